@@ -1,0 +1,200 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"tumble/sim/geom"
+)
+
+// BodyType says how a body moves.
+type BodyType uint8
+
+// The body types.
+const (
+	// Dynamic bodies move under forces and contacts.
+	Dynamic BodyType = iota
+	// Kinematic bodies move at their given velocity, push dynamic bodies and are not pushed.
+	Kinematic
+	// Static bodies never move.
+	Static
+)
+
+var bodyTypeNames = [...]string{"dynamic", "kinematic", "static"}
+
+// String returns the type's name as used in scene files.
+func (t BodyType) String() string {
+	if int(t) < len(bodyTypeNames) {
+		return bodyTypeNames[t]
+	}
+	return "unknown"
+}
+
+// DefaultDensity is the density (kg/m^3, water's) used when a body gives neither mass nor density.
+const DefaultDensity = 1000
+
+// BodyDef describes a body to add. The zero value plus a Shape is a valid dynamic body at the origin.
+type BodyDef struct {
+	Name            string // unique within a world; empty means "body<index>"
+	Type            BodyType
+	Shape           geom.Shape
+	Position        Vec3 // centre of mass, world
+	Rotation        Quat // zero value means identity
+	Velocity        Vec3 // world, m/s
+	AngularVelocity Vec3 // world, rad/s
+	Mass            float32 // kg; if zero, Density x volume
+	Density         float32 // kg/m^3; if zero (and Mass zero), DefaultDensity
+	Friction        float32 // Coulomb coefficient; pairs combine by geometric mean
+	Restitution     float32 // pairs combine by max
+}
+
+// Handle addresses a body stably: it stays valid, and keeps naming the same body, across removals of
+// other bodies. A removed body's handle is detected as stale.
+type Handle struct {
+	Index uint32 // slot in the handle table (not the dense index)
+	Gen   uint32 // generation of the slot; 0 is never issued, so the zero Handle is invalid
+}
+
+// Bodies is the world's body state in structure-of-arrays form: entry i of every slice describes the
+// body at dense index i. Readers (renderer, traces, UI) may read it between steps; they must not write
+// to it: edits go through World's methods.
+type Bodies struct {
+	Name            []string
+	Type            []BodyType
+	Shape           []geom.Shape
+	Position        []Vec3 // centre of mass, world
+	Rotation        []Quat
+	Velocity        []Vec3
+	AngularVelocity []Vec3
+	Mass            []float32 // 0 for static and kinematic bodies
+	InvMass         []float32 // 0 for static and kinematic bodies
+	InvInertiaLocal []Vec3    // principal inverse moments, local frame
+	InvInertiaWorld []Mat3    // R diag(InvInertiaLocal) R^T, refreshed every (sub-)step
+	Friction        []float32
+	Restitution     []float32
+	handle          []uint32 // dense index -> handle slot
+}
+
+// Len returns the number of bodies.
+func (b *Bodies) Len() int { return len(b.Position) }
+
+func (b *Bodies) append(d *BodyDef, invMass float32, invI Vec3, mass float32) {
+	b.Name = append(b.Name, d.Name)
+	b.Type = append(b.Type, d.Type)
+	b.Shape = append(b.Shape, d.Shape)
+	b.Position = append(b.Position, d.Position)
+	b.Rotation = append(b.Rotation, d.Rotation)
+	b.Velocity = append(b.Velocity, d.Velocity)
+	b.AngularVelocity = append(b.AngularVelocity, d.AngularVelocity)
+	b.Mass = append(b.Mass, mass)
+	b.InvMass = append(b.InvMass, invMass)
+	b.InvInertiaLocal = append(b.InvInertiaLocal, invI)
+	b.InvInertiaWorld = append(b.InvInertiaWorld, worldInertia(d.Rotation, invI))
+	b.Friction = append(b.Friction, d.Friction)
+	b.Restitution = append(b.Restitution, d.Restitution)
+}
+
+// moveLast moves the last body into slot i and shrinks every slice by one.
+func (b *Bodies) moveLast(i int) {
+	last := len(b.Position) - 1
+	b.Name[i], b.Name = b.Name[last], b.Name[:last]
+	b.Type[i], b.Type = b.Type[last], b.Type[:last]
+	b.Shape[i], b.Shape = b.Shape[last], b.Shape[:last]
+	b.Position[i], b.Position = b.Position[last], b.Position[:last]
+	b.Rotation[i], b.Rotation = b.Rotation[last], b.Rotation[:last]
+	b.Velocity[i], b.Velocity = b.Velocity[last], b.Velocity[:last]
+	b.AngularVelocity[i], b.AngularVelocity = b.AngularVelocity[last], b.AngularVelocity[:last]
+	b.Mass[i], b.Mass = b.Mass[last], b.Mass[:last]
+	b.InvMass[i], b.InvMass = b.InvMass[last], b.InvMass[:last]
+	b.InvInertiaLocal[i], b.InvInertiaLocal = b.InvInertiaLocal[last], b.InvInertiaLocal[:last]
+	b.InvInertiaWorld[i], b.InvInertiaWorld = b.InvInertiaWorld[last], b.InvInertiaWorld[:last]
+	b.Friction[i], b.Friction = b.Friction[last], b.Friction[:last]
+	b.Restitution[i], b.Restitution = b.Restitution[last], b.Restitution[:last]
+	b.handle[i], b.handle = b.handle[last], b.handle[:last]
+}
+
+// massProperties returns mass, inverse mass and inverse principal inertia for a body definition.
+func massProperties(d *BodyDef) (mass, invMass float32, invI Vec3) {
+	if d.Type != Dynamic {
+		return 0, 0, Vec3{}
+	}
+	m := float64(d.Mass)
+	if m == 0 {
+		rho := float64(d.Density)
+		if rho == 0 {
+			rho = DefaultDensity
+		}
+		m = rho * d.Shape.Volume()
+	}
+	unit := d.Shape.UnitInertia()
+	for k := 0; k < 3; k++ {
+		invI[k] = float32(1 / (m * float64(unit[k])))
+	}
+	return float32(m), float32(1 / m), invI
+}
+
+// validateDef checks a body definition; scene files are validated with better messages before this.
+func validateDef(d *BodyDef) error {
+	s := &d.Shape
+	bad := func(field string, v any) error { return fmt.Errorf("body %q: %s: invalid value %v", d.Name, field, v) }
+	finite := func(v ...float32) bool {
+		for _, x := range v {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return false
+			}
+		}
+		return true
+	}
+	if d.Type > Static {
+		return bad("type", d.Type)
+	}
+	switch s.Kind {
+	case geom.Box:
+		if !(s.HalfExtents[0] > 0 && s.HalfExtents[1] > 0 && s.HalfExtents[2] > 0) || !finite(s.HalfExtents[:]...) {
+			return bad("shape.halfExtents", s.HalfExtents)
+		}
+	case geom.Sphere:
+		if !(s.Radius > 0) || !finite(s.Radius) {
+			return bad("shape.radius", s.Radius)
+		}
+	case geom.Capsule:
+		if !(s.Radius > 0) || !finite(s.Radius) {
+			return bad("shape.radius", s.Radius)
+		}
+		if !(s.HalfHeight > 0) || !finite(s.HalfHeight) {
+			return bad("shape.halfHeight", s.HalfHeight)
+		}
+	case geom.Plane:
+		if d.Type != Static {
+			return fmt.Errorf("body %q: a plane must be static, got %s", d.Name, d.Type)
+		}
+		if l := s.Normal.Len(); !(l > 0.5 && l < 2) || !finite(s.Normal[:]...) {
+			return bad("shape.normal", s.Normal)
+		}
+	default:
+		return bad("shape.type", s.Kind)
+	}
+	if !finite(d.Position[:]...) || !finite(d.Velocity[:]...) || !finite(d.AngularVelocity[:]...) ||
+		!finite(d.Rotation.W, d.Rotation.V[0], d.Rotation.V[1], d.Rotation.V[2]) {
+		return bad("pose or velocity", "non-finite")
+	}
+	if d.Mass < 0 || d.Density < 0 || !finite(d.Mass, d.Density) {
+		return bad("mass/density", [2]float32{d.Mass, d.Density})
+	}
+	if d.Friction < 0 || d.Restitution < 0 || !finite(d.Friction, d.Restitution) {
+		return bad("friction/restitution", [2]float32{d.Friction, d.Restitution})
+	}
+	return nil
+}
+
+// worldInertia returns R diag(inv) R^T.
+func worldInertia(q Quat, inv Vec3) Mat3 {
+	r := q.Mat4().Mat3()
+	var out Mat3
+	for c := 0; c < 3; c++ {
+		for rr := 0; rr < 3; rr++ {
+			out[c*3+rr] = r[rr]*r[c]*inv[0] + r[3+rr]*r[3+c]*inv[1] + r[6+rr]*r[6+c]*inv[2]
+		}
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+// Package geom holds the geometry every stage of the step shares: shapes, poses, bounding boxes and
+// mass properties. It is the leaf of the simulation: the narrow phase (sim/collide), the broad phase
+// (sim/broad) and the world (sim) all speak in these types, so none of them needs to import another.
+//
+// All shapes are described in their body's local frame, centred on the centre of mass, so their
+// inertia tensors are diagonal there and a body's world inertia is R diag(I0) R^T.
+package geom
+
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// Vec3 is a 3-vector of float32 (mathgl's, so the renderer can use it unchanged).
+type Vec3 = mgl32.Vec3
+
+// Quat is a unit quaternion (mathgl's: W scalar, V vector part).
+type Quat = mgl32.Quat
+
+// Mat3 is a column-major 3x3 matrix (mathgl's).
+type Mat3 = mgl32.Mat3
+
+// Kind names a shape type.
+type Kind uint8
+
+// The shape kinds.
+const (
+	Box Kind = iota
+	Sphere
+	Capsule
+	Plane
+	NumKinds
+)
+
+var kindNames = [...]string{"box", "sphere", "capsule", "plane"}
+
+// String returns the kind's name as used in scene files.
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return "unknown"
+}
+
+// Shape is a convex collision shape in its body's local frame. Only the fields of its Kind are used.
+type Shape struct {
+	Kind        Kind
+	HalfExtents Vec3    // box: half sizes along local x, y, z
+	Radius      float32 // sphere, capsule
+	HalfHeight  float32 // capsule: half length of the core segment, along local y
+	Normal      Vec3    // plane: unit normal (local frame)
+	Offset      float32 // plane: points p with Normal.p = Offset (local frame)
+}
+
+// Pose is a rigid transform: a position and a rotation.
+type Pose struct {
+	P Vec3
+	Q Quat
+}
+
+// Identity is the identity pose.
+var Identity = Pose{Q: mgl32.QuatIdent()}
+
+// Apply maps a local point to the world.
+func (p Pose) Apply(v Vec3) Vec3 { return p.P.Add(p.Q.Rotate(v)) }
+
+// ApplyInv maps a world point to the local frame.
+func (p Pose) ApplyInv(v Vec3) Vec3 { return p.Q.Conjugate().Rotate(v.Sub(p.P)) }
+
+// AABB is an axis-aligned bounding box.
+type AABB struct {
+	Min, Max Vec3
+}
+
+// Overlaps reports whether two boxes intersect (touching counts).
+func (a AABB) Overlaps(b AABB) bool {
+	return a.Min[0] <= b.Max[0] && b.Min[0] <= a.Max[0] &&
+		a.Min[1] <= b.Max[1] && b.Min[1] <= a.Max[1] &&
+		a.Min[2] <= b.Max[2] && b.Min[2] <= a.Max[2]
+}
+
+// Union returns the smallest box holding both.
+func (a AABB) Union(b AABB) AABB {
+	return AABB{
+		Min: Vec3{min(a.Min[0], b.Min[0]), min(a.Min[1], b.Min[1]), min(a.Min[2], b.Min[2])},
+		Max: Vec3{max(a.Max[0], b.Max[0]), max(a.Max[1], b.Max[1]), max(a.Max[2], b.Max[2])},
+	}
+}
+
+// Contains reports whether b lies inside a.
+func (a AABB) Contains(b AABB) bool {
+	return a.Min[0] <= b.Min[0] && a.Min[1] <= b.Min[1] && a.Min[2] <= b.Min[2] &&
+		b.Max[0] <= a.Max[0] && b.Max[1] <= a.Max[1] && b.Max[2] <= a.Max[2]
+}
+
+// Centre returns the box's centre.
+func (a AABB) Centre() Vec3 { return a.Min.Add(a.Max).Mul(0.5) }
+
+// PlaneExtent bounds the half-space of a plane: planes are infinite, so their box is this large.
+const PlaneExtent = 1e6
+
+// Bounds returns the shape's world AABB at pose p. A plane's box is the whole world unless its normal is
+// axis-aligned, in which case the box is cut at the plane (a floor's box stops at the floor).
+func (s *Shape) Bounds(p Pose) AABB {
+	switch s.Kind {
+	case Sphere:
+		r := Vec3{s.Radius, s.Radius, s.Radius}
+		return AABB{Min: p.P.Sub(r), Max: p.P.Add(r)}
+	case Capsule:
+		axis := p.Q.Rotate(Vec3{0, s.HalfHeight, 0})
+		r := Vec3{s.Radius, s.Radius, s.Radius}
+		a, b := p.P.Add(axis), p.P.Sub(axis)
+		lo := Vec3{min(a[0], b[0]), min(a[1], b[1]), min(a[2], b[2])}
+		hi := Vec3{max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2])}
+		return AABB{Min: lo.Sub(r), Max: hi.Add(r)}
+	case Box:
+		m := p.Q.Mat4().Mat3()
+		var ext Vec3
+		for i := 0; i < 3; i++ {
+			ext[i] = abs32(m.At(i, 0))*s.HalfExtents[0] + abs32(m.At(i, 1))*s.HalfExtents[1] + abs32(m.At(i, 2))*s.HalfExtents[2]
+		}
+		return AABB{Min: p.P.Sub(ext), Max: p.P.Add(ext)}
+	case Plane:
+		n := p.Q.Rotate(s.Normal)
+		d := s.Offset + n.Dot(p.P)
+		box := AABB{Min: Vec3{-PlaneExtent, -PlaneExtent, -PlaneExtent}, Max: Vec3{PlaneExtent, PlaneExtent, PlaneExtent}}
+		for i := 0; i < 3; i++ {
+			if n[i] > 1-1e-6 {
+				box.Max[i] = d // solid below the plane along +axis
+			} else if n[i] < -(1 - 1e-6) {
+				box.Min[i] = -d
+			}
+		}
+		return box
+	}
+	return AABB{}
+}
+
+// Volume returns the shape's volume in m^3 (zero for a plane).
+func (s *Shape) Volume() float64 {
+	switch s.Kind {
+	case Box:
+		return 8 * float64(s.HalfExtents[0]) * float64(s.HalfExtents[1]) * float64(s.HalfExtents[2])
+	case Sphere:
+		r := float64(s.Radius)
+		return 4.0 / 3.0 * math.Pi * r * r * r
+	case Capsule:
+		r, h := float64(s.Radius), float64(s.HalfHeight)
+		return math.Pi*r*r*2*h + 4.0/3.0*math.Pi*r*r*r
+	}
+	return 0
+}
+
+// UnitInertia returns the principal moments of inertia (about the local axes through the centre of
+// mass) of the shape with unit mass. Exact for every kind; multiply by the mass.
+func (s *Shape) UnitInertia() Vec3 {
+	switch s.Kind {
+	case Box:
+		x, y, z := 2*float64(s.HalfExtents[0]), 2*float64(s.HalfExtents[1]), 2*float64(s.HalfExtents[2])
+		return Vec3{float32((y*y + z*z) / 12), float32((x*x + z*z) / 12), float32((x*x + y*y) / 12)}
+	case Sphere:
+		r := float64(s.Radius)
+		v := float32(0.4 * r * r)
+		return Vec3{v, v, v}
+	case Capsule:
+		return capsuleUnitInertia(float64(s.Radius), float64(s.HalfHeight))
+	}
+	return Vec3{}
+}
+
+// capsuleUnitInertia is the inertia of a solid capsule (a cylinder of radius r and length 2h along y,
+// capped by two hemispheres) of unit mass. The hemispheres' own moments about their centroid
+// (83/320 m r^2 transverse) are moved to the capsule's centre by the parallel-axis theorem; their
+// centroids sit 3r/8 beyond the cylinder's ends.
+func capsuleUnitInertia(r, h float64) Vec3 {
+	vc := math.Pi * r * r * 2 * h
+	vs := 4.0 / 3.0 * math.Pi * r * r * r
+	mc, ms := vc/(vc+vs), vs/(vc+vs) // cylinder and both hemispheres together
+	H := 2 * h
+	iy := mc*r*r/2 + ms*2*r*r/5
+	d := h + 3*r/8
+	ix := mc*(r*r/4+H*H/12) + ms*(83.0/320.0*r*r+d*d)
+	return Vec3{float32(ix), float32(iy), float32(ix)}
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,162 @@
+package sim
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+
+	"tumble/sim/geom"
+)
+
+// Vec3 is the simulation's 3-vector (float32).
+type Vec3 = geom.Vec3
+
+// Quat is the simulation's unit quaternion.
+type Quat = geom.Quat
+
+// Mat3 is the simulation's column-major 3x3 matrix.
+type Mat3 = geom.Mat3
+
+// SolverKind selects the constraint solver.
+type SolverKind uint8
+
+// The solvers. SolverDefault picks the backend's default (PGS on the CPU).
+const (
+	SolverDefault SolverKind = iota
+	// Jacobi computes every row from the same old velocities and sums the impulses per body, with mass
+	// splitting (seed 000; the GPU's solver).
+	Jacobi
+	// PGS is projected Gauss-Seidel over graph colours (the CPU default).
+	PGS
+	// XPBD is the position-based solver of seed 002 (the joints issue; not available yet).
+	XPBD
+)
+
+var solverNames = [...]string{"default", "jacobi", "pgs", "xpbd"}
+
+// String returns the solver's name as used in scene files and on the command line.
+func (k SolverKind) String() string {
+	if int(k) < len(solverNames) {
+		return solverNames[k]
+	}
+	return "unknown"
+}
+
+// ParseSolver maps a name ("jacobi", "pgs", "xpbd") to a SolverKind.
+func ParseSolver(name string) (SolverKind, error) {
+	for i, n := range solverNames {
+		if n == name && i != 0 {
+			return SolverKind(i), nil
+		}
+	}
+	return SolverDefault, fmt.Errorf("unknown solver %q (want jacobi, pgs or xpbd)", name)
+}
+
+// Settings are the world's tunable parameters. The zero value is usable: every zero field means the
+// documented default (so a Settings{} world has zero gravity; scenes supply gravity explicitly).
+type Settings struct {
+	Gravity    Vec3       // m/s^2
+	Dt         float32    // seconds per step; 0 means 1/60
+	Solver     SolverKind // 0 means PGS
+	Substeps   int        // soft sub-steps per step; 0 means 4
+	Iterations int        // solver iterations per sub-step; 0 means 1 (PGS) or 2 (Jacobi)
+
+	NoFriction    bool // friction rows off
+	NoWarmStart   bool // start every step from zero impulses
+	NoRelax       bool // skip the relax pass (keeps the bias velocity in the bodies: bouncier stacks)
+	NoRestitution bool // ignore restitution coefficients
+
+	ContactHertz         float32 // contact stiffness; 0 means 30 (capped at a quarter of the sub-step rate)
+	DampingRatio         float32 // contact damping ratio; 0 means 10
+	MaxPushOut           float32 // cap on the velocity that resolves overlap, m/s; 0 means 3
+	RestitutionThreshold float32 // relative normal speed under which nothing bounces, m/s; 0 means 1
+	LinearSlop           float32 // allowed overlap, m; 0 means 0.005
+	Speculative          float32 // contacts are made this far apart, m; 0 means 4 x LinearSlop
+	MaxLinearSpeed       float32 // a body faster than this is a blow-up, m/s; 0 means 1e4
+
+	Workers int // CPU worker goroutines; 0 means GOMAXPROCS
+}
+
+// resolved returns the settings with every default filled in.
+func (s Settings) resolved() Settings {
+	if s.Dt == 0 {
+		s.Dt = 1.0 / 60
+	}
+	if s.Solver == SolverDefault {
+		s.Solver = PGS
+	}
+	if s.Substeps <= 0 {
+		s.Substeps = 4
+	}
+	if s.Iterations <= 0 {
+		s.Iterations = 1
+		if s.Solver == Jacobi {
+			s.Iterations = 2
+		}
+	}
+	if s.ContactHertz == 0 {
+		s.ContactHertz = 30
+	}
+	if s.DampingRatio == 0 {
+		s.DampingRatio = 10
+	}
+	if s.MaxPushOut == 0 {
+		s.MaxPushOut = 3
+	}
+	if s.RestitutionThreshold == 0 {
+		s.RestitutionThreshold = 1
+	}
+	if s.LinearSlop == 0 {
+		s.LinearSlop = 0.005
+	}
+	if s.Speculative == 0 {
+		s.Speculative = 4 * s.LinearSlop
+	}
+	if s.MaxLinearSpeed == 0 {
+		s.MaxLinearSpeed = 1e4
+	}
+	if s.Workers <= 0 {
+		s.Workers = runtime.GOMAXPROCS(0)
+	}
+	return s
+}
+
+// Stage names a stage of the step, for timings.
+type Stage int
+
+// The stages, in the order a step runs them.
+const (
+	StageBounds Stage = iota
+	StageBroad
+	StageNarrow
+	StagePrepare
+	StageSolve
+	StageIntegrate
+	NumStages
+)
+
+var stageNames = [...]string{"bounds", "broad", "narrow", "prepare", "solve", "integrate"}
+
+// String returns the stage's short name.
+func (s Stage) String() string { return stageNames[s] }
+
+// Timings is the wall time each stage of the last step took.
+type Timings [NumStages]time.Duration
+
+// Total is the sum over stages.
+func (t *Timings) Total() time.Duration {
+	var s time.Duration
+	for _, d := range t {
+		s += d
+	}
+	return s
+}
+
+func identityIfZero(q Quat) Quat {
+	if q.W == 0 && q.V == (Vec3{}) {
+		return mgl32.QuatIdent()
+	}
+	return q.Normalize()
+}

@@ -1,0 +1,196 @@
+// Package sim is Tumble's physics model and its CPU backend: bodies in structure-of-arrays form,
+// settings, and the step pipeline (integrate velocities, bounds, broad phase, narrow phase, prepare,
+// solve in soft sub-steps, integrate positions, restitution, store impulses).
+//
+// A World is driven from one goroutine: Step advances it by Settings.Dt; edits (AddBody, RemoveBody,
+// SetSettings) happen between steps. Inside a step each stage runs over a pool of worker goroutines.
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"tumble/sim/geom"
+)
+
+// Stats describes the last step.
+type Stats struct {
+	Timings   Timings // wall time per stage
+	Pairs     int     // broad-phase pairs
+	Manifolds int     // touching pairs (manifolds with at least one point)
+	Contacts  int     // contact points
+	Colors    int     // graph colours used by PGS (0 for Jacobi)
+}
+
+// World is a rigid-body world.
+type World struct {
+	// Bodies is the body state; read it between steps, edit through methods.
+	Bodies Bodies
+	// Stats describes the last step.
+	Stats Stats
+	// StepCount is the number of steps taken; Time is StepCount x Dt in seconds.
+	StepCount int
+	Time      float64
+
+	settings Settings // resolved
+	user     Settings // as given
+
+	slots    []slot // handle table
+	freeSlot []uint32
+	names    map[string]int32 // name -> handle slot
+
+	joints []JointDef
+
+	pipe pipeline
+}
+
+type slot struct {
+	dense int32 // -1 when free
+	gen   uint32
+}
+
+// NewWorld returns an empty world.
+func NewWorld(s Settings) *World {
+	w := &World{names: map[string]int32{}}
+	w.SetSettings(s)
+	return w
+}
+
+// Settings returns the settings as given (zero fields unresolved).
+func (w *World) Settings() Settings { return w.user }
+
+// Resolved returns the settings in force, every default filled in.
+func (w *World) Resolved() Settings { return w.settings }
+
+// SetSettings replaces the settings; it takes effect at the next step.
+func (w *World) SetSettings(s Settings) {
+	w.user = s
+	w.settings = s.resolved()
+	w.pipe.setWorkers(w.settings.Workers)
+}
+
+// ErrStale is returned for a handle whose body was removed.
+var ErrStale = errors.New("stale body handle")
+
+// AddBody adds a body and returns its handle.
+func (w *World) AddBody(d BodyDef) (Handle, error) {
+	d.Rotation = identityIfZero(d.Rotation)
+	if d.Name == "" {
+		d.Name = fmt.Sprintf("body%d", w.Bodies.Len())
+	}
+	if _, dup := w.names[d.Name]; dup {
+		return Handle{}, fmt.Errorf("body %q: duplicate name", d.Name)
+	}
+	if err := validateDef(&d); err != nil {
+		return Handle{}, err
+	}
+	mass, invMass, invI := massProperties(&d)
+	var si uint32
+	if n := len(w.freeSlot); n > 0 {
+		si = w.freeSlot[n-1]
+		w.freeSlot = w.freeSlot[:n-1]
+	} else {
+		si = uint32(len(w.slots))
+		w.slots = append(w.slots, slot{})
+	}
+	s := &w.slots[si]
+	s.gen++
+	s.dense = int32(w.Bodies.Len())
+	w.Bodies.append(&d, invMass, invI, mass)
+	w.Bodies.handle = append(w.Bodies.handle, si)
+	w.names[d.Name] = int32(si)
+	w.pipe.invalidate()
+	return Handle{Index: si, Gen: s.gen}, nil
+}
+
+// RemoveBody removes a body; its handle and any joint naming it become stale.
+func (w *World) RemoveBody(h Handle) error {
+	i, ok := w.dense(h)
+	if !ok {
+		return ErrStale
+	}
+	delete(w.names, w.Bodies.Name[i])
+	// Joints on the removed body go with it.
+	kept := w.joints[:0]
+	for _, j := range w.joints {
+		if j.BodyA != h && j.BodyB != h {
+			kept = append(kept, j)
+		}
+	}
+	w.joints = kept
+	last := w.Bodies.Len() - 1
+	if i != last {
+		w.slots[w.Bodies.handle[last]].dense = int32(i)
+	}
+	w.Bodies.moveLast(i)
+	w.slots[h.Index].dense = -1
+	w.freeSlot = append(w.freeSlot, h.Index)
+	w.pipe.invalidate()
+	return nil
+}
+
+// Index returns the dense index of a live body (its entry in Bodies), or false for a stale handle.
+func (w *World) Index(h Handle) (int, bool) { return w.dense(h) }
+
+func (w *World) dense(h Handle) (int, bool) {
+	if h.Gen == 0 || int(h.Index) >= len(w.slots) {
+		return 0, false
+	}
+	s := w.slots[h.Index]
+	if s.gen != h.Gen || s.dense < 0 {
+		return 0, false
+	}
+	return int(s.dense), true
+}
+
+// HandleAt returns the handle of the body at dense index i.
+func (w *World) HandleAt(i int) Handle {
+	si := w.Bodies.handle[i]
+	return Handle{Index: si, Gen: w.slots[si].gen}
+}
+
+// Find returns the handle of the body with the given name.
+func (w *World) Find(name string) (Handle, bool) {
+	si, ok := w.names[name]
+	if !ok {
+		return Handle{}, false
+	}
+	return Handle{Index: uint32(si), Gen: w.slots[si].gen}, true
+}
+
+// SetVelocity sets a body's linear and angular velocity (world frame).
+func (w *World) SetVelocity(h Handle, v, omega Vec3) error {
+	i, ok := w.dense(h)
+	if !ok {
+		return ErrStale
+	}
+	w.Bodies.Velocity[i], w.Bodies.AngularVelocity[i] = v, omega
+	return nil
+}
+
+// SetPose teleports a body.
+func (w *World) SetPose(h Handle, p Vec3, q Quat) error {
+	i, ok := w.dense(h)
+	if !ok {
+		return ErrStale
+	}
+	q = identityIfZero(q)
+	w.Bodies.Position[i], w.Bodies.Rotation[i] = p, q
+	w.Bodies.InvInertiaWorld[i] = worldInertia(q, w.Bodies.InvInertiaLocal[i])
+	return nil
+}
+
+// BlowUpError reports a body whose state became non-finite or ran away during a step.
+type BlowUpError struct {
+	Body  string // the body's name
+	Step  int    // the step that produced it
+	What  string // which quantity, e.g. "position"
+	Value Vec3
+}
+
+func (e *BlowUpError) Error() string {
+	return fmt.Sprintf("step %d: body %q blew up: %s = %v", e.Step, e.Body, e.What, e.Value)
+}
+
+// shapeOf is a small helper for stages that need a body's collision shape by dense index.
+func (w *World) shapeOf(i int32) *geom.Shape { return &w.Bodies.Shape[i] }
