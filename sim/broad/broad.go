@@ -1,0 +1,62 @@
+// Package broad is the broad phase: from the bodies' world boxes it finds the candidate pairs that the
+// narrow phase then tests exactly. Every implementation satisfies Phase and returns the same list: each
+// overlapping pair once, as (A, B) with A < B, sorted, skipping pairs where neither body moves.
+//
+// SAP (sort and sweep) sorts the boxes along one axis and sweeps that order, keeping the order from
+// step to step so that the sort is an insertion sort over a nearly sorted list. Brute tests every pair
+// and is the reference the others are tested against. The linear BVH of DESIGN.md will be a third.
+//
+// Boxes are geom.AABBs. Touching boxes overlap (geom.AABB.Overlaps). A box with a NaN or infinite
+// coordinate, or with Min > Max on some axis, is treated as empty: it pairs with nothing. (A blown-up
+// body must not disturb the pairs of the others; the world reports it separately.)
+package broad
+
+import "tumble/sim/geom"
+
+// Pair is a candidate pair of bodies by dense index, A < B.
+type Pair struct{ A, B int32 }
+
+// Phase finds overlapping pairs.
+type Phase interface {
+	// Pairs returns out[:0] appended with every pair (i < j) whose boxes overlap (touching counts) and
+	// of which at least one is moving (moving[i] || moving[j]); sorted by (A, B), no duplicates.
+	// moving has one entry per box, or is nil to mean that every body moves.
+	Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair
+}
+
+// Brute is the O(n^2) reference broad phase: it tests every pair. Its zero value is ready to use.
+type Brute struct{}
+
+// Pairs implements Phase.
+func (Brute) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
+	checkMoving(boxes, moving)
+	out = out[:0]
+	for i := range boxes {
+		a := boxes[i]
+		if !valid(a) {
+			continue
+		}
+		mi := moving == nil || moving[i]
+		for j := i + 1; j < len(boxes); j++ {
+			if (mi || moving[j]) && a.Overlaps(boxes[j]) && valid(boxes[j]) {
+				out = append(out, Pair{int32(i), int32(j)})
+			}
+		}
+	}
+	return out
+}
+
+// valid reports whether a box is finite and not inverted. x-x is 0 for a finite x and NaN for NaN or
+// an infinity, so the sum below is 0 exactly when all six coordinates are finite.
+func valid(b geom.AABB) bool {
+	s := (b.Min[0] - b.Min[0]) + (b.Min[1] - b.Min[1]) + (b.Min[2] - b.Min[2]) +
+		(b.Max[0] - b.Max[0]) + (b.Max[1] - b.Max[1]) + (b.Max[2] - b.Max[2])
+	return s == 0 && b.Min[0] <= b.Max[0] && b.Min[1] <= b.Max[1] && b.Min[2] <= b.Max[2]
+}
+
+// checkMoving panics on a moving slice of the wrong length: that is a programmer error.
+func checkMoving(boxes []geom.AABB, moving []bool) {
+	if moving != nil && len(moving) != len(boxes) {
+		panic("broad: len(moving) != len(boxes)")
+	}
+}
