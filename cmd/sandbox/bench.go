@@ -1,0 +1,100 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"tumble/sim"
+)
+
+// Steps 60..599 of a 600-step run are the benchmark protocol's window: the first second (at 60 Hz) of
+// settling is left out.
+const protoFirst, protoSteps = 60, 600
+
+// cmdBench is "sandbox bench": step a scene N times and print the time per step, by stage.
+func cmdBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var wf worldFlags
+	wf.register(fs)
+	steps := fs.Int("steps", protoSteps, "number of timed steps")
+	warmup := fs.Int("warmup", 0, "untimed steps before the timed ones")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if *steps < 1 || *warmup < 0 {
+		fmt.Fprintf(stderr, "sandbox bench: want -steps >= 1 and -warmup >= 0, got %d and %d\n", *steps, *warmup)
+		return exitUsage
+	}
+	_, w, err := wf.open(stderr)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+
+	prog := newProgress(stderr, "bench "+wf.scene, *warmup+*steps)
+	for i := 1; i <= *warmup; i++ {
+		if err := stepWorld(w); err != nil {
+			prog.done()
+			return fail(stderr, "%s: warm-up: %v", wf.scene, err)
+		}
+		prog.update(i)
+	}
+	var stages [sim.NumStages][]float64 // ms per timed step
+	total := make([]float64, 0, *steps)
+	for i := 0; i < *steps; i++ {
+		t0 := time.Now()
+		err := stepWorld(w)
+		total = append(total, ms(time.Since(t0)))
+		if err != nil {
+			prog.done()
+			return fail(stderr, "%s: %v", wf.scene, err)
+		}
+		for s := range sim.NumStages {
+			stages[s] = append(stages[s], ms(w.Stats.Timings[s]))
+		}
+		prog.update(*warmup + i + 1)
+	}
+	prog.done()
+
+	set := w.Resolved()
+	fmt.Fprintf(stdout, "scene %s: %d bodies, %d joints\n", wf.scene, w.Bodies.Len(), w.NumJoints())
+	fmt.Fprintf(stdout, "solver %s, %d substeps x %d iterations, %d workers, backend cpu\n",
+		set.Solver, set.Substeps, set.Iterations, set.Workers)
+	fmt.Fprintf(stdout, "%d timed steps after %d warm-up steps\n\n", *steps, *warmup)
+	const row = "%-12s %14.4f %14.4f\n"
+	fmt.Fprintf(stdout, "%-12s %14s %14s\n", "stage", "mean ms/step", "median ms/step")
+	for s := range sim.NumStages {
+		fmt.Fprintf(stdout, row, s, mean(stages[s]), median(stages[s]))
+	}
+	fmt.Fprintf(stdout, row, "total (wall)", mean(total), median(total))
+	st := w.Stats
+	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds, %d contacts\n",
+		w.Bodies.Len(), st.Pairs, st.Manifolds, st.Contacts)
+	if *steps >= protoSteps {
+		fmt.Fprintf(stdout, "median ms/step over steps %d..%d: %.4f\n",
+			protoFirst, protoSteps-1, median(total[protoFirst:protoSteps]))
+	}
+	return exitOK
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func mean(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	n := len(y)
+	if n%2 == 1 {
+		return y[n/2]
+	}
+	return (y[n/2-1] + y[n/2]) / 2
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+// worldFlags are the flags run and bench share: which scene, and how to simulate it.
+type worldFlags struct {
+	scene   string
+	backend string
+	solver  string
+	workers int
+}
+
+func (f *worldFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.scene, "scene", "", "scene file, or preset name (see \"sandbox scenes\")")
+	fs.StringVar(&f.backend, "backend", "cpu", "simulation backend: cpu or cuda")
+	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: jacobi, pgs or xpbd")
+	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
+}
+
+// open loads the scene and builds its world, reporting notes (no CUDA, joints not simulated) on stderr.
+func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
+	if f.scene == "" {
+		return nil, nil, errors.New("-scene is required (a scene file or one of: " + strings.Join(scenes.Names(), ", ") + ")")
+	}
+	if f.workers < 0 {
+		return nil, nil, fmt.Errorf("-workers must be >= 0, got %d", f.workers)
+	}
+	if err := checkBackend(f.backend, stderr); err != nil {
+		return nil, nil, err
+	}
+	var opt scenes.Options
+	opt.Workers = f.workers
+	if f.solver != "" {
+		k, err := sim.ParseSolver(f.solver)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-solver: %w", err)
+		}
+		opt.Solver = k
+	}
+	s, err := loadScene(f.scene)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := s.World(opt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
+	}
+	if n := w.NumJoints(); n > 0 {
+		fmt.Fprintf(stderr, "sandbox: %s: %d joints loaded but not simulated yet\n", f.scene, n)
+	}
+	return s, w, nil
+}
+
+// loadScene reads a scene file if one exists at arg, else builds the preset of that name.
+func loadScene(arg string) (*scenes.Scene, error) {
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		return scenes.Load(arg)
+	}
+	if s, ok := scenes.Preset(arg); ok {
+		return s, nil
+	}
+	return nil, fmt.Errorf("no scene file or preset named %q (presets: %s)", arg, strings.Join(scenes.Names(), ", "))
+}
+
+// cudaBuilt says whether this binary has the CUDA backend. The gpu package's cuda build will set it;
+// until then every build is CPU only.
+const cudaBuilt = false
+
+// checkBackend accepts cpu and cuda; cuda in a build without it is a one-line note and the CPU.
+func checkBackend(name string, stderr io.Writer) error {
+	switch name {
+	case "cpu":
+		return nil
+	case "cuda":
+		if !cudaBuilt {
+			fmt.Fprintln(stderr, "sandbox: built without CUDA; running on the CPU")
+		}
+		return nil
+	}
+	return fmt.Errorf("-backend: unknown backend %q (want cpu or cuda)", name)
+}
+
+// parseFlags parses a subcommand's flags; it returns an exit status and false when the command should
+// stop (help asked for, or a bad command line).
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
+	fs.SetOutput(stderr)
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK, false
+	}
+	if err != nil {
+		return exitUsage, false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "sandbox %s: unexpected argument %q\n", fs.Name(), fs.Arg(0))
+		fs.Usage()
+		return exitUsage, false
+	}
+	return exitOK, true
+}

@@ -1,0 +1,63 @@
+// Command sandbox is Tumble's front end. With no arguments it will open the window app (a later
+// issue); its headless commands (run, bench, scenes, validate) load scene files or presets, step them
+// and report, as ../shared/docs/CONTRACT.md specifies. docs/SCENES.md is the user's reference.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // a bad scene, a failed step, an I/O error
+	exitUsage = 2 // a bad command line, or no window app in this build
+)
+
+const usage = `usage:
+  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda] [-solver NAME] [-workers N]
+  sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda] [-solver NAME] [-workers N]
+  sandbox scenes                  list the preset scenes
+  sandbox scenes export PRESET    write a preset as a scene file to standard output
+  sandbox validate FILE...        check scene files
+  sandbox help                    this text
+Run "sandbox COMMAND -h" for a command's flags. Solvers: jacobi, pgs, xpbd.
+`
+
+// run is the whole program: it parses args (without the program name), writes to stdout and stderr,
+// and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, "sandbox: the window app is not built yet: this version of Tumble has only its "+
+			"headless commands (the interactive window, renderer and settings panel are a later issue). "+
+			"Load, step, trace and time scenes with the commands below.\n\n"+usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdout, stderr)
+	case "bench":
+		return cmdBench(args[1:], stdout, stderr)
+	case "scenes":
+		return cmdScenes(args[1:], stdout, stderr)
+	case "validate":
+		return cmdValidate(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "sandbox: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+// fail reports an error the sandbox way and returns exitError.
+func fail(stderr io.Writer, format string, a ...any) int {
+	fmt.Fprintf(stderr, "sandbox: "+format+"\n", a...)
+	return exitError
+}

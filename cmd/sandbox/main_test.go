@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+// sandbox runs the program in-process.
+func sandbox(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// contractScene is the contract checker's scene: every shape and body type, and a joint.
+const contractScene = `{"name": "contract", "gravity": [0, -9.81, 0], "dt": 0.01,
+ "bodies": [{"name": "floor", "type": "static", "shape": {"type": "plane", "normal": [0, 1, 0], "offset": 0}},
+  {"name": "cube", "shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [0, 2, 0], "mass": 2},
+  {"name": "ball", "shape": {"type": "sphere", "radius": 0.25}, "position": [3, 1, 0], "rotation": [0, 0, 0.7071068, 0.7071068]},
+  {"name": "pill, the", "shape": {"type": "capsule", "radius": 0.2, "halfHeight": 0.5}, "position": [-3, 1, 0], "velocity": [1, 0, 0]},
+  {"name": "lift", "type": "kinematic", "shape": {"type": "box", "halfExtents": [1, 0.1, 1]}, "position": [0, 0.5, 5], "velocity": [0, 0.5, 0]}],
+ "joints": [{"type": "ball", "bodyA": "ball", "anchor": [3, 2, 0]}]}`
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readTrace(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func tracedSteps(rows [][]string) []int {
+	var steps []int
+	for _, r := range rows[1:] {
+		s, _ := strconv.Atoi(r[0])
+		if len(steps) == 0 || steps[len(steps)-1] != s {
+			steps = append(steps, s)
+		}
+	}
+	return steps
+}
+
+func TestNoArgumentsExplainsThatTheWindowAppIsNotBuilt(t *testing.T) {
+	code, out, errs := sandbox()
+	if code != 2 || out != "" || !strings.Contains(errs, "window app is not built yet") ||
+		!strings.Contains(errs, "sandbox run -scene") || !strings.Contains(errs, "sandbox validate") {
+		t.Errorf("code %d, stderr %q", code, errs)
+	}
+}
+
+func TestUnknownCommandIsAUsageError(t *testing.T) {
+	if code, _, errs := sandbox("fly"); code != 2 || !strings.HasPrefix(errs, "sandbox: unknown command") {
+		t.Errorf("code %d, stderr %q", code, errs)
+	}
+	if code, out, _ := sandbox("help"); code != 0 || !strings.Contains(out, "sandbox bench") {
+		t.Errorf("help: code %d", code)
+	}
+}
+
+func TestRunTracesStepZeroEveryKthAndTheLastStep(t *testing.T) {
+	scene := writeFile(t, "s.json", contractScene)
+	for _, c := range []struct {
+		steps, every int
+		want         []int
+	}{
+		{7, 3, []int{0, 3, 6, 7}},
+		{6, 3, []int{0, 3, 6}},
+		{3, 1, []int{0, 1, 2, 3}},
+		{0, 1, []int{0}},
+		{2, 10, []int{0, 2}},
+	} {
+		trace := filepath.Join(t.TempDir(), "t.csv")
+		code, _, errs := sandbox("run", "-scene", scene, "-steps", strconv.Itoa(c.steps), "-trace", trace,
+			"-every", strconv.Itoa(c.every))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		rows := readTrace(t, trace)
+		if strings.Join(rows[0], ",") != "step,time,body,px,py,pz,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz" {
+			t.Fatalf("header %v", rows[0])
+		}
+		if got := tracedSteps(rows); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("steps %d every %d: traced %v, want %v", c.steps, c.every, got, c.want)
+		}
+		if len(rows)-1 != 5*len(c.want) {
+			t.Errorf("%d rows for %d steps of 5 bodies", len(rows)-1, len(c.want))
+		}
+		for _, r := range rows[1:] {
+			step, _ := strconv.Atoi(r[0])
+			if tm, _ := strconv.ParseFloat(r[1], 64); tm != float64(step)*0.01 && r[1] != strconv.FormatFloat(float64(step)*0.01, 'g', 12, 64) {
+				t.Errorf("step %d at time %s", step, r[1])
+			}
+		}
+	}
+}
+
+func TestRunTraceStepZeroIsTheLoadedState(t *testing.T) {
+	scene := writeFile(t, "s.json", contractScene)
+	trace := filepath.Join(t.TempDir(), "t.csv")
+	if code, _, errs := sandbox("run", "-scene", scene, "-steps", "1", "-trace", trace); code != 0 {
+		t.Fatal(errs)
+	}
+	rows := readTrace(t, trace)
+	want := map[string]string{
+		"floor":     "0,0,floor,0,0,0,0,0,0,1,0,0,0,0,0,0",
+		"cube":      "0,0,cube,0,2,0,0,0,0,1,0,0,0,0,0,0",
+		"ball":      "0,0,ball,3,1,0,0,0,0.7071068,0.7071068,0,0,0,0,0,0",
+		"pill, the": "0,0,pill, the,-3,1,0,0,0,0,1,1,0,0,0,0,0",
+		"lift":      "0,0,lift,0,0.5,5,0,0,0,1,0,0.5,0,0,0,0",
+	}
+	for _, r := range rows[1:6] {
+		if got := strings.Join(r, ","); got != want[r[2]] {
+			t.Errorf("got  %s\nwant %s", got, want[r[2]])
+		}
+	}
+	// The name with a comma is quoted in the file itself.
+	raw, _ := os.ReadFile(trace)
+	if !strings.Contains(string(raw), `,"pill, the",`) {
+		t.Error("name with a comma not quoted")
+	}
+}
+
+func TestRunNotesJointsAndCUDA(t *testing.T) {
+	scene := writeFile(t, "s.json", contractScene)
+	code, out, errs := sandbox("run", "-scene", scene, "-steps", "2", "-backend", "cuda")
+	if code != 0 || !strings.Contains(errs, "built without CUDA; running on the CPU") ||
+		!strings.Contains(errs, "1 joints loaded but not simulated yet") || !strings.Contains(out, "2 steps") {
+		t.Errorf("code %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+func TestRunTakesAPresetAndOverridesTheSolver(t *testing.T) {
+	if code, out, errs := sandbox("run", "-scene", "stack", "-steps", "3", "-solver", "jacobi", "-workers", "2"); code != 0 ||
+		!strings.HasPrefix(out, "stack: 21 bodies, 3 steps") {
+		t.Errorf("code %d, %q %q", code, out, errs)
+	}
+	if code, _, errs := sandbox("run", "-scene", "stack", "-steps", "3", "-solver", "newton"); code != 1 ||
+		!strings.Contains(errs, "unknown solver") {
+		t.Errorf("bad solver: code %d, %q", code, errs)
+	}
+}
+
+func TestRunRefusesBadInputWithoutPanicking(t *testing.T) {
+	bad := writeFile(t, "bad.json", `{"bodies": [{"name": "cube", "shape": {"type": "box", "halfExtents": [1, 0, 1]}}]}`)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"run", "-scene", bad, "-steps", "1"}, 1, "bodies[0].shape.halfExtents[1]: must be > 0, got 0"},
+		{[]string{"run", "-scene", "nosuch", "-steps", "1"}, 1, "presets: bowling, dominoes"},
+		{[]string{"run", "-scene", "stack", "-steps", "1", "-backend", "metal"}, 1, "unknown backend"},
+		{[]string{"run", "-scene", "stack", "-steps", "1", "-trace", "/nonexistent/dir/t.csv"}, 1, "sandbox: "},
+		{[]string{"run", "-scene", "stack"}, 2, "-steps N is required"},
+		{[]string{"run", "-steps", "1"}, 1, "-scene is required"},
+		{[]string{"run", "-scene", "stack", "-steps", "1", "-every", "0"}, 2, "-every must be >= 1"},
+		{[]string{"run", "-scene", "stack", "-steps", "1", "extra"}, 2, "unexpected argument"},
+		{[]string{"run", "-bogus"}, 2, "flag provided but not defined"},
+		{[]string{"bench", "-scene", bad}, 1, "must be > 0, got 0"},
+	} {
+		code, _, errs := sandbox(c.args...)
+		if code != c.code || !strings.Contains(errs, c.msg) || strings.Contains(errs, "panic") {
+			t.Errorf("%v: code %d, stderr %q", c.args, code, errs)
+		}
+	}
+}
+
+func TestRunStopsOnABlowUpNamingTheBody(t *testing.T) {
+	old := stepWorld
+	defer func() { stepWorld = old }()
+	stepWorld = func(w *sim.World) error {
+		if err := old(w); err != nil {
+			return err
+		}
+		if w.StepCount == 3 {
+			return &sim.BlowUpError{Body: "box2", Step: 3, What: "velocity"}
+		}
+		return nil
+	}
+	trace := filepath.Join(t.TempDir(), "t.csv")
+	code, _, errs := sandbox("run", "-scene", "stack", "-steps", "10", "-trace", trace, "-every", "2")
+	if code != 1 || !strings.Contains(errs, `"box2"`) || !strings.HasPrefix(errs, "sandbox: ") {
+		t.Errorf("code %d, stderr %q", code, errs)
+	}
+	if got := tracedSteps(readTrace(t, trace)); !reflect.DeepEqual(got, []int{0, 2, 3}) {
+		t.Errorf("traced %v, want the steps up to and including the failing one", got)
+	}
+	stepWorld = func(*sim.World) error { return errors.New("boom") }
+	if code, _, errs := sandbox("bench", "-scene", "stack", "-steps", "5"); code != 1 || !strings.Contains(errs, "boom") {
+		t.Errorf("bench: code %d, stderr %q", code, errs)
+	}
+}
+
+func TestBenchPrintsEveryStageAndTheProtocolMedian(t *testing.T) {
+	code, out, errs := sandbox("bench", "-scene", "tumbling", "-steps", "5")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"bounds", "broad", "narrow", "prepare", "solve", "integrate", "total (wall)",
+		"mean ms/step", "median ms/step", "1 bodies", "pairs", "manifolds", "contacts"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "steps 60..599") {
+		t.Error("protocol median printed for 5 steps")
+	}
+	code, out, _ = sandbox("bench", "-scene", "tumbling", "-warmup", "2", "-workers", "1")
+	if code != 0 || !strings.Contains(out, "median ms/step over steps 60..599: ") || !strings.Contains(out, "600 timed steps after 2") {
+		t.Errorf("code %d\n%s", code, out)
+	}
+}
+
+func TestScenesListsAndExportsPresets(t *testing.T) {
+	code, out, _ := sandbox("scenes")
+	if code != 0 || strings.Join(strings.Fields(out), " ") != strings.Join(scenes.Names(), " ") {
+		t.Fatalf("code %d, %q", code, out)
+	}
+	code, out, _ = sandbox("scenes", "export", "pyramid20")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	s, err := scenes.Parse("export", []byte(out))
+	want, _ := scenes.Preset("pyramid20")
+	if err != nil || !reflect.DeepEqual(s, want) {
+		t.Errorf("export does not read back as the preset: %v", err)
+	}
+	if code, _, errs := sandbox("scenes", "export", "nope"); code != 1 || !strings.Contains(errs, "presets: ") {
+		t.Errorf("code %d, %q", code, errs)
+	}
+	if code, _, _ := sandbox("scenes", "import"); code != 2 {
+		t.Errorf("code %d", code)
+	}
+}
+
+func TestValidateExitsZeroOrOneWithTheMessage(t *testing.T) {
+	good := writeFile(t, "good.json", contractScene)
+	if code, out, errs := sandbox("validate", good); code != 0 || !strings.Contains(out, "ok (5 bodies, 1 joints)") {
+		t.Errorf("code %d, %q %q", code, out, errs)
+	}
+	dup := writeFile(t, "dup.json", `{"bodies": [{"name": "cube", "shape": {"type": "sphere", "radius": 1}},
+		{"name": "cube", "shape": {"type": "sphere", "radius": 1}}]}`)
+	code, _, errs := sandbox("validate", good, dup)
+	if code != 1 || errs != "sandbox: "+dup+": bodies[1].name: duplicate of bodies[0]'s name, got \"cube\"\n" {
+		t.Errorf("code %d, %q", code, errs)
+	}
+	if code, _, errs := sandbox("validate", filepath.Join(t.TempDir(), "missing.json")); code != 1 || !strings.Contains(errs, "no such file") {
+		t.Errorf("code %d, %q", code, errs)
+	}
+	if code, _, _ := sandbox("validate"); code != 2 {
+		t.Errorf("code %d", code)
+	}
+}

@@ -1,0 +1,154 @@
+// Package scenes is Tumble's scene file format (schema v1, JSON): Go types that mirror the file, Parse
+// and Load with full validation, Save, the conversion of a scene into a sim.World, and the built-in
+// presets.
+//
+// The types keep what the file said, not what it means: an optional field is a pointer (or an empty
+// string) that stays nil when the file leaves it out, so defaults are applied only when a world is
+// built and save(load(x)) writes back the same scene. Every error names the file, the JSON path and the
+// offending value (see Error), and nothing is half-loaded. docs/SCENES.md is the user's reference.
+package scenes
+
+import (
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Vec3 is a 3-vector as written in a scene file.
+type Vec3 [3]float64
+
+// Quat is a rotation quaternion in file order [x, y, z, w] (glTF's; mgl32.Quat is {W, V}).
+type Quat [4]float64
+
+// Scene is a scene file, schema v1. Nil pointers and empty strings are fields the file left out.
+type Scene struct {
+	Name    string   `json:"name,omitempty"`
+	Gravity *Vec3    `json:"gravity,omitempty"` // m/s^2; default DefaultGravity
+	Dt      *float64 `json:"dt,omitempty"`      // seconds per step; default DefaultDt
+	Solver  *Solver  `json:"solver,omitempty"`
+	Bodies  []Body   `json:"bodies"`
+	Joints  []Joint  `json:"joints,omitempty"`
+}
+
+// Solver holds the solver settings. Type, Iterations, Substeps, Friction and WarmStart are the
+// contract's; Relax, Restitution, ContactHertz and DampingRatio are Tumble's extensions.
+type Solver struct {
+	Type       string `json:"type,omitempty"`       // "jacobi", "pgs" or "xpbd"; default: the backend's
+	Iterations *int   `json:"iterations,omitempty"` // per sub-step; default: the solver's
+	Substeps   *int   `json:"substeps,omitempty"`   // per step; default 4
+	Friction   *bool  `json:"friction,omitempty"`   // friction rows on; default true
+	WarmStart  *bool  `json:"warmStart,omitempty"`  // start from last step's impulses; default true
+
+	Relax        *bool    `json:"relax,omitempty"`        // relax pass after the soft solve; default true
+	Restitution  *bool    `json:"restitution,omitempty"`  // bounce by the bodies' restitution; default true
+	ContactHertz *float64 `json:"contactHertz,omitempty"` // contact stiffness, Hz; default 30
+	DampingRatio *float64 `json:"dampingRatio,omitempty"` // contact damping ratio; default 10
+}
+
+// Body is one rigid body.
+type Body struct {
+	Name            string   `json:"name,omitempty"` // unique; default "body<index>"
+	Type            string   `json:"type,omitempty"` // "dynamic" (default), "kinematic" or "static"
+	Shape           Shape    `json:"shape"`
+	Position        *Vec3    `json:"position,omitempty"`        // centre of mass, world; default origin
+	Rotation        *Quat    `json:"rotation,omitempty"`        // [x, y, z, w]; default identity
+	Velocity        *Vec3    `json:"velocity,omitempty"`        // world, m/s; default zero
+	AngularVelocity *Vec3    `json:"angularVelocity,omitempty"` // world, rad/s; default zero
+	Mass            *float64 `json:"mass,omitempty"`            // kg; or
+	Density         *float64 `json:"density,omitempty"`         // kg/m^3; default sim.DefaultDensity
+	Friction        *float64 `json:"friction,omitempty"`        // default DefaultFriction
+	Restitution     *float64 `json:"restitution,omitempty"`     // default 0
+}
+
+// Shape is a body's collision shape in its local frame. Only the fields of its Type may be set.
+type Shape struct {
+	Type        string   `json:"type"`                  // "box", "sphere", "capsule" or "plane"
+	HalfExtents *Vec3    `json:"halfExtents,omitempty"` // box
+	Radius      *float64 `json:"radius,omitempty"`      // sphere, capsule
+	HalfHeight  *float64 `json:"halfHeight,omitempty"`  // capsule: half the core segment, along local y
+	Normal      *Vec3    `json:"normal,omitempty"`      // plane: any non-zero length (normalised)
+	Offset      *float64 `json:"offset,omitempty"`      // plane: points p with n.p = offset; default 0
+}
+
+// Joint joins two bodies, or a body and the static world (BodyB empty).
+type Joint struct {
+	Type   string      `json:"type"` // "ball", "hinge", "piston" or "fixed"
+	BodyA  string      `json:"bodyA"`
+	BodyB  string      `json:"bodyB,omitempty"`
+	Anchor *Vec3       `json:"anchor,omitempty"` // required: world point at load time
+	Axis   *Vec3       `json:"axis,omitempty"`   // hinge and piston only (required there)
+	Limits *[2]float64 `json:"limits,omitempty"` // hinge and piston only: [lo, hi], rad or m
+	Motor  *Motor      `json:"motor,omitempty"`  // hinge and piston only
+}
+
+// Motor drives a joint's free coordinate towards a target speed with a bounded force.
+type Motor struct {
+	Speed    float64 `json:"speed"`    // rad/s or m/s
+	MaxForce float64 `json:"maxForce"` // N m or N; > 0
+}
+
+// Defaults for fields a scene file leaves out.
+const (
+	DefaultDt       = 1.0 / 60
+	DefaultFriction = 0.5
+)
+
+// DefaultGravity is the gravity of a scene that gives none.
+var DefaultGravity = Vec3{0, -9.81, 0}
+
+// Error is a refused scene: the file, the JSON path of the offending field (e.g.
+// "bodies[3].shape.halfExtents[1]"), what is wrong with it and the value found, as JSON.
+type Error struct {
+	File    string // may be empty for a scene built in code
+	Line    int    // 1-based line and column, only for malformed JSON
+	Column  int
+	Path    string // empty for malformed JSON
+	Problem string
+	Value   string // empty when there is no value (a missing field)
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Line) + ":" + strconv.Itoa(e.Column))
+		}
+		b.WriteString(": ")
+	}
+	if e.Path != "" {
+		b.WriteString(e.Path + ": ")
+	}
+	b.WriteString(e.Problem)
+	if e.Value != "" {
+		b.WriteString(", got " + e.Value)
+	}
+	return b.String()
+}
+
+// bodyName returns the name body i goes by: its own, or "body<i>".
+func (s *Scene) bodyName(i int) string {
+	if s.Bodies[i].Name != "" {
+		return s.Bodies[i].Name
+	}
+	return "body" + strconv.Itoa(i)
+}
+
+// fmtNum writes a number the way Save does.
+func fmtNum(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	}
+	return string(appendNum(nil, x))
+}
+
+func fmtVec(v []float64) string {
+	b := []byte{'['}
+	for i, x := range v {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = append(b, fmtNum(x)...)
+	}
+	return string(append(b, ']'))
+}

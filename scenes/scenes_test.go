@@ -1,0 +1,265 @@
+package scenes
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// invalidCases holds one refused file per rule: the JSON path and the value the message must name.
+var invalidCases = []struct {
+	name, json, path, value string
+}{
+	{"top level not an object", `[1, 2]`, "(top level)", "[1, 2]"},
+	{"unknown field", `{"gravty": [0, -9.8, 0], "bodies": []}`, "gravty", "[0, -9.8, 0]"},
+	{"unknown field suggests spelling", `{"bodies": [{"shape": {"type": "box", "halfextents": [1, 1, 1]}}]}`,
+		"bodies[0].shape.halfextents", "[1, 1, 1]"},
+	{"duplicate key", `{"dt": 0.01, "dt": 0.02, "bodies": []}`, "dt", "0.02"},
+	{"bodies not an array", `{"bodies": {}}`, "bodies", "{}"},
+	{"number as string", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": "2"}]}`,
+		"bodies[0].mass", `"2"`},
+	{"null number", `{"dt": null, "bodies": []}`, "dt", "null"},
+	{"short vector", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "position": [1, 2]}]}`,
+		"bodies[0].position", "[1, 2]"},
+	{"string in vector", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "velocity": [1, "x", 2]}]}`,
+		"bodies[0].velocity[1]", `"x"`},
+	{"bool as string", `{"solver": {"friction": "yes"}, "bodies": []}`, "solver.friction", `"yes"`},
+	{"unknown body type", `{"bodies": [{"type": "wobbly", "shape": {"type": "sphere", "radius": 1}}]}`,
+		"bodies[0].type", `"wobbly"`},
+	{"unknown shape type", `{"bodies": [{"shape": {"type": "cone", "radius": 1}}]}`, "bodies[0].shape.type", `"cone"`},
+	{"unknown solver", `{"solver": {"type": "newton"}, "bodies": []}`, "solver.type", `"newton"`},
+	{"unknown joint type", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "rope", "bodyA": "a", "anchor": [0, 0, 0]}]}`, "joints[0].type", `"rope"`},
+	{"empty name", `{"bodies": [{"name": "", "shape": {"type": "sphere", "radius": 1}}]}`, "bodies[0].name", `""`},
+	{"missing shape", `{"bodies": [{"name": "a"}]}`, "bodies[0].shape", ""},
+	{"missing shape type", `{"bodies": [{"shape": {"radius": 1}}]}`, "bodies[0].shape.type", ""},
+	{"missing half extents", `{"bodies": [{"shape": {"type": "box"}}]}`, "bodies[0].shape.halfExtents", ""},
+	{"missing radius", `{"bodies": [{"shape": {"type": "capsule", "halfHeight": 1}}]}`, "bodies[0].shape.radius", ""},
+	{"missing plane normal", `{"bodies": [{"type": "static", "shape": {"type": "plane"}}]}`, "bodies[0].shape.normal", ""},
+	{"field of another shape", `{"bodies": [{"shape": {"type": "box", "halfExtents": [1, 1, 1], "radius": 2}}]}`,
+		"bodies[0].shape.radius", "2"},
+	{"missing joint type", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"bodyA": "a", "anchor": [0, 0, 0]}]}`, "joints[0].type", ""},
+	{"missing bodyA", `{"bodies": [], "joints": [{"type": "ball", "anchor": [0, 0, 0]}]}`, "joints[0].bodyA", ""},
+	{"missing anchor", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "ball", "bodyA": "a"}]}`, "joints[0].anchor", ""},
+	{"missing hinge axis", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "hinge", "bodyA": "a", "anchor": [0, 0, 0]}]}`, "joints[0].axis", ""},
+	{"missing motor speed", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "hinge", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 0, 1], "motor": {"maxForce": 1}}]}`,
+		"joints[0].motor.speed", ""},
+	{"overflowing number", `{"bodies": [{"shape": {"type": "sphere", "radius": 1e999}}]}`, "bodies[0].shape.radius", "1e999"},
+	{"gravity absurd", `{"gravity": [0, -98100, 0], "bodies": []}`, "gravity[1]", "-98100"},
+	{"dt zero", `{"dt": 0, "bodies": []}`, "dt", "0"},
+	{"dt negative", `{"dt": -0.01, "bodies": []}`, "dt", "-0.01"},
+	{"dt absurd", `{"dt": 5, "bodies": []}`, "dt", "5"},
+	{"iterations zero", `{"solver": {"iterations": 0}, "bodies": []}`, "solver.iterations", "0"},
+	{"iterations fractional", `{"solver": {"iterations": 2.5}, "bodies": []}`, "solver.iterations", "2.5"},
+	{"iterations huge", `{"solver": {"iterations": 1e12}, "bodies": []}`, "solver.iterations", "1e12"},
+	{"substeps huge", `{"solver": {"substeps": 1000}, "bodies": []}`, "solver.substeps", "1000"},
+	{"contact hertz zero", `{"solver": {"contactHertz": 0}, "bodies": []}`, "solver.contactHertz", "0"},
+	{"half extent zero", `{"bodies": [
+		{"shape": {"type": "sphere", "radius": 1}}, {"shape": {"type": "sphere", "radius": 1}},
+		{"shape": {"type": "sphere", "radius": 1}}, {"shape": {"type": "box", "halfExtents": [1, 0, 1]}}]}`,
+		"bodies[3].shape.halfExtents[1]", "0"},
+	{"radius negative", `{"bodies": [{"shape": {"type": "sphere", "radius": -1}}]}`, "bodies[0].shape.radius", "-1"},
+	{"size tiny", `{"bodies": [{"shape": {"type": "capsule", "radius": 1, "halfHeight": 1e-9}}]}`,
+		"bodies[0].shape.halfHeight", "1e-9"},
+	{"size absurd", `{"bodies": [{"shape": {"type": "sphere", "radius": 1e7}}]}`, "bodies[0].shape.radius", "10000000"},
+	{"mass zero", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 0}]}`, "bodies[0].mass", "0"},
+	{"density negative", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "density": -5}]}`, "bodies[0].density", "-5"},
+	{"mass and density", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "mass": 1, "density": 1000}]}`,
+		"bodies[0].density", "1000"},
+	{"friction negative", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "friction": -0.1}]}`,
+		"bodies[0].friction", "-0.1"},
+	{"restitution above one", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "restitution": 1.5}]}`,
+		"bodies[0].restitution", "1.5"},
+	{"position absurd", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "position": [0, 0, 1e9]}]}`,
+		"bodies[0].position[2]", "1000000000"},
+	{"velocity absurd", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "velocity": [0, 5000, 0]}]}`,
+		"bodies[0].velocity[1]", "5000"},
+	{"rotation not unit", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "rotation": [0, 0, 0, 2]}]}`,
+		"bodies[0].rotation", "[0, 0, 0, 2]"},
+	{"rotation zero", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "rotation": [0, 0, 0, 0]}]}`,
+		"bodies[0].rotation", "[0, 0, 0, 0]"},
+	{"duplicate name", `{"bodies": [{"name": "cube", "shape": {"type": "sphere", "radius": 1}},
+		{"name": "cube", "shape": {"type": "box", "halfExtents": [1, 1, 1]}}]}`, "bodies[1].name", `"cube"`},
+	{"name clashes with a default name", `{"bodies": [{"name": "body1", "shape": {"type": "sphere", "radius": 1}},
+		{"shape": {"type": "sphere", "radius": 1}}]}`, "bodies[1].name", `"body1"`},
+	{"plane on dynamic body", `{"bodies": [{"shape": {"type": "plane", "normal": [0, 1, 0]}}]}`, "bodies[0].type", `"dynamic"`},
+	{"plane on kinematic body", `{"bodies": [{"type": "kinematic", "shape": {"type": "plane", "normal": [0, 1, 0]}}]}`,
+		"bodies[0].type", `"kinematic"`},
+	{"plane normal zero", `{"bodies": [{"type": "static", "shape": {"type": "plane", "normal": [0, 0, 0]}}]}`,
+		"bodies[0].shape.normal", "[0, 0, 0]"},
+	{"joint names missing body", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "ball", "bodyA": "a", "bodyB": "ghost", "anchor": [0, 0, 0]}]}`, "joints[0].bodyB", `"ghost"`},
+	{"joint bodyA missing body", `{"bodies": [], "joints": [{"type": "ball", "bodyA": "ghost", "anchor": [0, 0, 0]}]}`,
+		"joints[0].bodyA", `"ghost"`},
+	{"joint to itself", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "fixed", "bodyA": "a", "bodyB": "a", "anchor": [0, 0, 0]}]}`, "joints[0].bodyB", `"a"`},
+	{"joint without dynamic body", `{"bodies": [{"name": "g", "type": "static", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "ball", "bodyA": "g", "anchor": [0, 0, 0]}]}`, "joints[0].bodyA", `"g"`},
+	{"limits reversed", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "hinge", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 0, 1], "limits": [1, -1]}]}`,
+		"joints[0].limits", "[1, -1]"},
+	{"limits on ball joint", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "ball", "bodyA": "a", "anchor": [0, 0, 0], "limits": [-1, 1]}]}`, "joints[0].limits", "[-1, 1]"},
+	{"axis zero", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "piston", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 0, 0]}]}`, "joints[0].axis", "[0, 0, 0]"},
+	{"motor without force", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "hinge", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 0, 1], "motor": {"speed": 1, "maxForce": 0}}]}`,
+		"joints[0].motor.maxForce", "0"},
+}
+
+func TestParseRefusesEachInvalidCaseNamingPathAndValue(t *testing.T) {
+	for _, c := range invalidCases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("scene.json", []byte(c.json))
+			if err == nil {
+				t.Fatalf("accepted: %+v", s)
+			}
+			if s != nil {
+				t.Errorf("returned a scene along with the error")
+			}
+			msg := err.Error()
+			t.Log(msg)
+			if !strings.HasPrefix(msg, "scene.json: "+c.path+": ") {
+				t.Errorf("message %q does not start with the file and path %q", msg, c.path)
+			}
+			if c.value != "" && !strings.HasSuffix(msg, ", got "+c.value) {
+				t.Errorf("message %q does not end with the value %q", msg, c.value)
+			}
+			if strings.Contains(msg, "\n") {
+				t.Errorf("message has more than one line: %q", msg)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.File != "scene.json" {
+				t.Errorf("error is not an *Error for the file: %#v", err)
+			}
+		})
+	}
+}
+
+func TestParseGivesTheExampleMessageExactly(t *testing.T) {
+	_, err := Parse("scene.json", []byte(invalidCases[findCase("half extent zero")].json))
+	want := "scene.json: bodies[3].shape.halfExtents[1]: must be > 0, got 0"
+	if err == nil || err.Error() != want {
+		t.Fatalf("got %v, want %s", err, want)
+	}
+}
+
+func findCase(name string) int {
+	for i, c := range invalidCases {
+		if c.name == name {
+			return i
+		}
+	}
+	panic("no case " + name)
+}
+
+func TestParseReportsLineAndColumnOfMalformedJSON(t *testing.T) {
+	for _, c := range []struct{ json, want string }{
+		{"{\n  \"bodies\": [\n    {\"shape\": }\n  ]\n}", "scene.json:3:15: malformed JSON: "},
+		{"{\"bodies\": []} x", "scene.json:1:16: malformed JSON: "},
+		{"{\"bodies\": [", "scene.json:1:13: malformed JSON: unexpected end"},
+		{"", "scene.json:1:1: malformed JSON: unexpected end"},
+		{"{\"dt\": NaN}", "scene.json:1:8: malformed JSON: "},
+	} {
+		_, err := Parse("scene.json", []byte(c.json))
+		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want prefix %q", c.json, err, c.want)
+		}
+	}
+}
+
+func TestParseAppliesNoDefaultsToTheScene(t *testing.T) {
+	s, err := Parse("s.json", []byte(`{"bodies": [{"shape": {"type": "sphere", "radius": 1}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := s.Bodies[0]
+	if s.Gravity != nil || s.Dt != nil || s.Solver != nil || b.Name != "" || b.Type != "" || b.Friction != nil ||
+		b.Position != nil || b.Rotation != nil || b.Mass != nil || b.Density != nil {
+		t.Errorf("absent fields were filled in: %+v", s)
+	}
+}
+
+// everything is a scene that sets every field of the format, extensions included.
+const everything = `{
+  "name": "everything",
+  "gravity": [0.5, -9.81, 0.25],
+  "dt": 0.005,
+  "solver": {"type": "jacobi", "iterations": 12, "substeps": 3, "friction": false, "warmStart": false,
+    "relax": false, "restitution": false, "contactHertz": 45.5, "dampingRatio": 2},
+  "bodies": [
+    {"name": "floor", "type": "static", "shape": {"type": "plane", "normal": [0, 2, 0], "offset": -1}, "friction": 0.9},
+    {"name": "lift", "type": "kinematic", "shape": {"type": "box", "halfExtents": [1, 0.1, 1]},
+     "position": [0, 0.5, 5], "velocity": [0, 0.5, 0], "angularVelocity": [0, 0.1, 0]},
+    {"name": "cube", "shape": {"type": "box", "halfExtents": [0.5, 0.25, 0.125]}, "position": [0, 2, 0],
+     "rotation": [0, 0, 0.7071068, 0.7071068], "velocity": [1, 2, 3], "angularVelocity": [-1, -2, -3],
+     "mass": 2, "friction": 0.3, "restitution": 0.7},
+    {"shape": {"type": "sphere", "radius": 0.25}, "density": 500, "position": [3, 1, 0]},
+    {"name": "pill", "type": "dynamic", "shape": {"type": "capsule", "radius": 0.2, "halfHeight": 0.5},
+     "position": [-3, 1, 0], "restitution": 0}
+  ],
+  "joints": [
+    {"type": "ball", "bodyA": "cube", "bodyB": "body3", "anchor": [1, 1, 0]},
+    {"type": "hinge", "bodyA": "cube", "anchor": [0, 3, 0], "axis": [0, 0, 1], "limits": [-0.5236, 0.5236],
+     "motor": {"speed": 1, "maxForce": 10}},
+    {"type": "piston", "bodyA": "pill", "bodyB": "lift", "anchor": [-3, 1, 0], "axis": [1, 0, 0], "limits": [0, 2],
+     "motor": {"speed": -0.5, "maxForce": 100}},
+    {"type": "fixed", "bodyA": "body3", "bodyB": "floor", "anchor": [3, 1, 0]}
+  ]
+}`
+
+// roundTrip saves s, parses the result and checks that nothing changed; it returns the saved text.
+func roundTrip(t testing.TB, s *Scene) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := s.Save(&buf); err != nil {
+		t.Fatalf("save: %v", err)
+	}
+	back, err := Parse("saved.json", buf.Bytes())
+	if err != nil {
+		t.Fatalf("saved scene does not parse: %v\n%s", err, buf.Bytes())
+	}
+	if !reflect.DeepEqual(s, back) {
+		t.Fatalf("round trip changed the scene:\n%+v\n%+v", s, back)
+	}
+	return buf.Bytes()
+}
+
+func TestSaveRoundTripsEveryField(t *testing.T) {
+	s, err := Parse("everything.json", []byte(everything))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Solver.DampingRatio == nil || *s.Solver.WarmStart || s.Joints[2].Motor.Speed != -0.5 ||
+		*s.Bodies[4].Restitution != 0 {
+		t.Fatalf("fields lost in parsing: %+v", s)
+	}
+	text := roundTrip(t, s)
+	// Saving again gives the same text.
+	var again bytes.Buffer
+	s.Save(&again)
+	if !bytes.Equal(text, again.Bytes()) {
+		t.Errorf("save is not deterministic")
+	}
+}
+
+func TestSaveRoundTripsEveryPreset(t *testing.T) {
+	for _, name := range Names() {
+		s, _ := Preset(name)
+		roundTrip(t, s)
+	}
+}
+
+func TestSaveWritesEmptyBodiesForANilSlice(t *testing.T) {
+	var buf bytes.Buffer
+	(&Scene{}).Save(&buf)
+	if _, err := Parse("x", buf.Bytes()); err != nil || !strings.Contains(buf.String(), `"bodies": []`) {
+		t.Errorf("got %v for\n%s", err, buf.String())
+	}
+}

@@ -1,0 +1,310 @@
+package scenes
+
+import (
+	"math"
+	"strconv"
+)
+
+// Limits on numbers in a scene. They keep every value well inside float32 (the simulation's type) and
+// refuse what can only be a typo; docs/SCENES.md lists them.
+const (
+	MaxGravity      = 1000 // |component|, m/s^2
+	MaxDt           = 1.0  // s
+	MaxIterations   = 1000 // per sub-step
+	MaxSubsteps     = 100  // per step
+	MaxCoordinate   = 1e5  // |position|, |anchor|, |plane offset|, m
+	MaxSpeed        = 1000 // |velocity component|, m/s, and |angular velocity component|, rad/s
+	MinSize         = 1e-3 // half extents, radius, half height, m
+	MaxSize         = 1e4  // half extents, radius, half height, m
+	MinMass         = 1e-6 // kg
+	MaxMass         = 1e9  // kg
+	MinDensity      = 1e-3 // kg/m^3
+	MaxDensity      = 1e6  // kg/m^3
+	MaxFriction     = 100  // Coulomb coefficient
+	MaxContactHertz = 1e4  // Hz
+	MaxDampingRatio = 1000 //
+	MaxMotorSpeed   = 1e4  // rad/s or m/s
+	MaxMotorForce   = 1e9  // N m or N
+	UnitTolerance   = 0.01 // a rotation's length must be within 1 +- UnitTolerance
+	MaxHingeLimit   = 2 * math.Pi
+)
+
+// Validate checks a scene (one built in code, or a parsed one again) against every rule of the format.
+// The error, if any, is an *Error with an empty File.
+func (s *Scene) Validate() error {
+	if err := s.validate(); err != nil {
+		return err
+	}
+	return nil
+}
+
+// check collects the first error.
+type check struct{ err *Error }
+
+func (c *check) fail(path, problem, value string) {
+	if c.err == nil {
+		c.err = &Error{Path: path, Problem: problem, Value: value}
+	}
+}
+
+// num checks that x is finite and lo <= x <= hi; positive means x must also be > 0 (and at least lo).
+func (c *check) num(path string, x, lo, hi float64, positive bool, unit string) {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		c.fail(path, "must be finite", fmtNum(x))
+	case positive && x <= 0:
+		c.fail(path, "must be > 0", fmtNum(x))
+	case x < lo && lo == 0:
+		c.fail(path, "must be >= 0", fmtNum(x))
+	case x < lo:
+		c.fail(path, "must be at least "+fmtNum(lo)+unit, fmtNum(x))
+	case x > hi:
+		c.fail(path, "must be at most "+fmtNum(hi)+unit, fmtNum(x))
+	}
+}
+
+func (c *check) vec(path string, v []float64, bound float64, unit string) {
+	for i, x := range v {
+		c.num(path+"["+strconv.Itoa(i)+"]", x, -bound, bound, false, unit)
+	}
+}
+
+// direction checks a vector that is normalised before use: finite and not (nearly) zero.
+func (c *check) direction(path string, v *Vec3) {
+	c.vec(path, v[:], 1e6, "")
+	if c.err == nil && math.Sqrt(v[0]*v[0]+v[1]*v[1]+v[2]*v[2]) < 1e-6 {
+		c.fail(path, "must not be zero", fmtVec(v[:]))
+	}
+}
+
+func (s *Scene) validate() *Error {
+	c := &check{}
+	if s.Gravity != nil {
+		c.vec("gravity", s.Gravity[:], MaxGravity, " m/s^2")
+	}
+	if s.Dt != nil {
+		c.num("dt", *s.Dt, 0, MaxDt, true, " s")
+	}
+	if s.Solver != nil {
+		s.Solver.validate(c)
+	}
+	names := make(map[string]int, len(s.Bodies))
+	for i := range s.Bodies {
+		path := "bodies[" + strconv.Itoa(i) + "]"
+		s.Bodies[i].validate(c, path)
+		name := s.bodyName(i)
+		if j, dup := names[name]; dup && c.err == nil {
+			c.fail(path+".name", "duplicate of bodies["+strconv.Itoa(j)+"]'s name", strconv.Quote(name))
+		}
+		names[name] = i
+	}
+	for i := range s.Joints {
+		s.Joints[i].validate(c, "joints["+strconv.Itoa(i)+"]", s, names)
+	}
+	return c.err
+}
+
+func (v *Solver) validate(c *check) {
+	switch v.Type {
+	case "", "jacobi", "pgs", "xpbd":
+	default:
+		c.fail("solver.type", "unknown solver (want jacobi, pgs or xpbd)", strconv.Quote(v.Type))
+	}
+	if v.Iterations != nil {
+		c.num("solver.iterations", float64(*v.Iterations), 1, MaxIterations, false, "")
+	}
+	if v.Substeps != nil {
+		c.num("solver.substeps", float64(*v.Substeps), 1, MaxSubsteps, false, "")
+	}
+	if v.ContactHertz != nil {
+		c.num("solver.contactHertz", *v.ContactHertz, 0, MaxContactHertz, true, " Hz")
+	}
+	if v.DampingRatio != nil {
+		c.num("solver.dampingRatio", *v.DampingRatio, 0, MaxDampingRatio, true, "")
+	}
+}
+
+func (b *Body) validate(c *check, path string) {
+	switch b.Type {
+	case "", "dynamic", "kinematic", "static":
+	default:
+		c.fail(path+".type", "unknown body type (want dynamic, kinematic or static)", strconv.Quote(b.Type))
+	}
+	b.Shape.validate(c, path+".shape")
+	if b.Shape.Type == "plane" && b.Type != "static" && c.err == nil {
+		typ := b.Type
+		if typ == "" {
+			typ = "dynamic"
+		}
+		c.fail(path+".type", "a plane must be on a static body", strconv.Quote(typ))
+	}
+	if b.Position != nil {
+		c.vec(path+".position", b.Position[:], MaxCoordinate, " m")
+	}
+	if q := b.Rotation; q != nil {
+		c.vec(path+".rotation", q[:], 2, "")
+		l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+		if c.err == nil && math.Abs(l-1) > UnitTolerance {
+			c.fail(path+".rotation", "must be a unit quaternion [x, y, z, w] (length "+
+				strconv.FormatFloat(l, 'g', 4, 64)+")", fmtVec(q[:]))
+		}
+	}
+	if b.Velocity != nil {
+		c.vec(path+".velocity", b.Velocity[:], MaxSpeed, " m/s")
+	}
+	if b.AngularVelocity != nil {
+		c.vec(path+".angularVelocity", b.AngularVelocity[:], MaxSpeed, " rad/s")
+	}
+	if b.Mass != nil {
+		c.num(path+".mass", *b.Mass, MinMass, MaxMass, true, " kg")
+	}
+	if b.Density != nil {
+		if b.Mass != nil {
+			c.fail(path+".density", "give mass or density, not both", fmtNum(*b.Density))
+		}
+		c.num(path+".density", *b.Density, MinDensity, MaxDensity, true, " kg/m^3")
+	}
+	if b.Friction != nil {
+		c.num(path+".friction", *b.Friction, 0, MaxFriction, false, "")
+	}
+	if b.Restitution != nil {
+		c.num(path+".restitution", *b.Restitution, 0, 1, false, "")
+	}
+}
+
+func (s *Shape) validate(c *check, path string) {
+	size := func(field string, x *float64) {
+		if x == nil {
+			c.fail(path+"."+field, "missing (required for a "+s.Type+")", "")
+			return
+		}
+		c.num(path+"."+field, *x, MinSize, MaxSize, true, " m")
+	}
+	// unused refuses a field that the shape's type does not read.
+	unused := func(field string, set bool, value string) {
+		if set {
+			c.fail(path+"."+field, "not a field of a "+s.Type+" shape", value)
+		}
+	}
+	unusedVec := func(field string, v *Vec3) {
+		if v != nil {
+			unused(field, true, fmtVec(v[:]))
+		}
+	}
+	unusedNum := func(field string, x *float64) {
+		if x != nil {
+			unused(field, true, fmtNum(*x))
+		}
+	}
+	switch s.Type {
+	case "box":
+		if s.HalfExtents == nil {
+			c.fail(path+".halfExtents", "missing (required for a box)", "")
+		} else {
+			for i, x := range s.HalfExtents {
+				c.num(path+".halfExtents["+strconv.Itoa(i)+"]", x, MinSize, MaxSize, true, " m")
+			}
+		}
+		unusedNum("radius", s.Radius)
+		unusedNum("halfHeight", s.HalfHeight)
+		unusedVec("normal", s.Normal)
+		unusedNum("offset", s.Offset)
+	case "sphere":
+		size("radius", s.Radius)
+		unusedVec("halfExtents", s.HalfExtents)
+		unusedNum("halfHeight", s.HalfHeight)
+		unusedVec("normal", s.Normal)
+		unusedNum("offset", s.Offset)
+	case "capsule":
+		size("radius", s.Radius)
+		size("halfHeight", s.HalfHeight)
+		unusedVec("halfExtents", s.HalfExtents)
+		unusedVec("normal", s.Normal)
+		unusedNum("offset", s.Offset)
+	case "plane":
+		if s.Normal == nil {
+			c.fail(path+".normal", "missing (required for a plane)", "")
+		} else {
+			c.direction(path+".normal", s.Normal)
+		}
+		if s.Offset != nil {
+			c.num(path+".offset", *s.Offset, -MaxCoordinate, MaxCoordinate, false, " m")
+		}
+		unusedVec("halfExtents", s.HalfExtents)
+		unusedNum("radius", s.Radius)
+		unusedNum("halfHeight", s.HalfHeight)
+	case "":
+		c.fail(path+".type", "missing (required)", "")
+	default:
+		c.fail(path+".type", "unknown shape type (want box, sphere, capsule or plane)", strconv.Quote(s.Type))
+	}
+}
+
+func (j *Joint) validate(c *check, path string, s *Scene, names map[string]int) {
+	axial := j.Type == "hinge" || j.Type == "piston"
+	switch j.Type {
+	case "ball", "hinge", "piston", "fixed":
+	case "":
+		c.fail(path+".type", "missing (required)", "")
+	default:
+		c.fail(path+".type", "unknown joint type (want ball, hinge, piston or fixed)", strconv.Quote(j.Type))
+	}
+	a, okA := names[j.BodyA]
+	switch {
+	case j.BodyA == "":
+		c.fail(path+".bodyA", "missing (required)", "")
+	case !okA:
+		c.fail(path+".bodyA", "no body has this name", strconv.Quote(j.BodyA))
+	}
+	dynamic := okA && isDynamic(s.Bodies[a].Type)
+	if j.BodyB != "" {
+		b, okB := names[j.BodyB]
+		switch {
+		case !okB:
+			c.fail(path+".bodyB", "no body has this name", strconv.Quote(j.BodyB))
+		case j.BodyB == j.BodyA:
+			c.fail(path+".bodyB", "must differ from bodyA", strconv.Quote(j.BodyB))
+		}
+		dynamic = dynamic || okB && isDynamic(s.Bodies[b].Type)
+	}
+	if !dynamic && okA {
+		c.fail(path+".bodyA", "a joint needs at least one dynamic body", strconv.Quote(j.BodyA))
+	}
+	if j.Anchor == nil {
+		c.fail(path+".anchor", "missing (required)", "")
+	} else {
+		c.vec(path+".anchor", j.Anchor[:], MaxCoordinate, " m")
+	}
+	switch {
+	case axial && j.Axis == nil:
+		c.fail(path+".axis", "missing (required for a "+j.Type+")", "")
+	case axial:
+		c.direction(path+".axis", j.Axis)
+	case j.Axis != nil:
+		c.fail(path+".axis", "only hinge and piston joints have an axis", fmtVec(j.Axis[:]))
+	}
+	if j.Limits != nil {
+		lp := path + ".limits"
+		if !axial {
+			c.fail(lp, "only hinge and piston joints have limits", fmtVec(j.Limits[:]))
+		}
+		bound, unit := float64(MaxCoordinate), " m"
+		if j.Type == "hinge" {
+			bound, unit = MaxHingeLimit, " rad"
+		}
+		c.vec(lp, j.Limits[:], bound, unit)
+		if c.err == nil && j.Limits[0] > j.Limits[1] {
+			c.fail(lp, "lo must be <= hi", fmtVec(j.Limits[:]))
+		}
+	}
+	if j.Motor != nil {
+		mp := path + ".motor"
+		if !axial {
+			c.fail(mp, "only hinge and piston joints have a motor", "")
+		}
+		c.num(mp+".speed", j.Motor.Speed, -MaxMotorSpeed, MaxMotorSpeed, false, "")
+		c.num(mp+".maxForce", j.Motor.MaxForce, 0, MaxMotorForce, true, "")
+	}
+}
+
+func isDynamic(t string) bool { return t == "" || t == "dynamic" }

@@ -1,0 +1,186 @@
+package scenes
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+
+	"tumble/sim"
+	"tumble/sim/geom"
+)
+
+// Options adjust how a scene becomes a world. The zero value builds the scene as written.
+type Options struct {
+	// Solver, unless sim.SolverDefault, replaces the scene's solver.type (the CLI's -solver flag).
+	Solver sim.SolverKind
+	// Workers, unless 0, sets the CPU worker count.
+	Workers int
+}
+
+// Settings returns the simulation settings the scene asks for, its defaults applied. Fields the scene
+// leaves to the simulation (iterations, sub-steps, contact stiffness) stay zero, meaning the solver's
+// own default. The scene must be valid.
+func (s *Scene) Settings() sim.Settings {
+	g := DefaultGravity
+	if s.Gravity != nil {
+		g = *s.Gravity
+	}
+	dt := DefaultDt
+	if s.Dt != nil {
+		dt = *s.Dt
+	}
+	set := sim.Settings{Gravity: vec(g), Dt: float32(dt)}
+	if v := s.Solver; v != nil {
+		if v.Type != "" {
+			set.Solver, _ = sim.ParseSolver(v.Type)
+		}
+		if v.Iterations != nil {
+			set.Iterations = *v.Iterations
+		}
+		if v.Substeps != nil {
+			set.Substeps = *v.Substeps
+		}
+		set.NoFriction = v.Friction != nil && !*v.Friction
+		set.NoWarmStart = v.WarmStart != nil && !*v.WarmStart
+		set.NoRelax = v.Relax != nil && !*v.Relax
+		set.NoRestitution = v.Restitution != nil && !*v.Restitution
+		if v.ContactHertz != nil {
+			set.ContactHertz = float32(*v.ContactHertz)
+		}
+		if v.DampingRatio != nil {
+			set.DampingRatio = float32(*v.DampingRatio)
+		}
+	}
+	return set
+}
+
+// TimeStep returns the scene's dt in seconds (DefaultDt if it gives none), at full precision.
+func (s *Scene) TimeStep() float64 {
+	if s.Dt != nil {
+		return *s.Dt
+	}
+	return DefaultDt
+}
+
+// World validates the scene and builds a world from it: its settings (adjusted by o), then its bodies
+// in file order (so body i of the scene is dense index i of the world) and its joints. On error it
+// returns no world at all.
+func (s *Scene) World(o Options) (*sim.World, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	set := s.Settings()
+	if o.Solver != sim.SolverDefault {
+		set.Solver = o.Solver
+	}
+	if o.Workers != 0 {
+		set.Workers = o.Workers
+	}
+	w := sim.NewWorld(set)
+	for i := range s.Bodies {
+		if _, err := w.AddBody(s.BodyDef(i)); err != nil {
+			return nil, fmt.Errorf("bodies[%d]: %w", i, err)
+		}
+	}
+	for i := range s.Joints {
+		j := &s.Joints[i]
+		d := sim.JointDef{Anchor: vec(*j.Anchor)}
+		switch j.Type {
+		case "ball":
+			d.Type = sim.Ball
+		case "hinge":
+			d.Type = sim.Hinge
+		case "piston":
+			d.Type = sim.Piston
+		case "fixed":
+			d.Type = sim.Fixed
+		}
+		d.BodyA, _ = w.Find(j.BodyA)
+		if j.BodyB != "" {
+			d.BodyB, _ = w.Find(j.BodyB)
+		}
+		if j.Axis != nil {
+			d.Axis = unit(*j.Axis)
+		}
+		if j.Limits != nil {
+			d.HasLimits = true
+			d.Limits = [2]float32{float32(j.Limits[0]), float32(j.Limits[1])}
+		}
+		if j.Motor != nil {
+			d.HasMotor = true
+			d.Motor = sim.Motor{Speed: float32(j.Motor.Speed), MaxForce: float32(j.Motor.MaxForce)}
+		}
+		if _, err := w.AddJoint(d); err != nil {
+			return nil, fmt.Errorf("joints[%d]: %w", i, err)
+		}
+	}
+	return w, nil
+}
+
+// BodyDef returns body i as the simulation's definition, defaults applied: name "body<i>", dynamic,
+// friction DefaultFriction, identity rotation (normalised if given), plane normal normalised. The scene
+// must be valid (see Validate).
+func (s *Scene) BodyDef(i int) sim.BodyDef {
+	b := &s.Bodies[i]
+	d := sim.BodyDef{
+		Name:     s.bodyName(i),
+		Rotation: mgl32.QuatIdent(),
+		Friction: DefaultFriction,
+	}
+	switch b.Type {
+	case "kinematic":
+		d.Type = sim.Kinematic
+	case "static":
+		d.Type = sim.Static
+	}
+	sh := &b.Shape
+	switch sh.Type {
+	case "box":
+		d.Shape = geom.Shape{Kind: geom.Box, HalfExtents: vec(*sh.HalfExtents)}
+	case "sphere":
+		d.Shape = geom.Shape{Kind: geom.Sphere, Radius: float32(*sh.Radius)}
+	case "capsule":
+		d.Shape = geom.Shape{Kind: geom.Capsule, Radius: float32(*sh.Radius), HalfHeight: float32(*sh.HalfHeight)}
+	case "plane":
+		d.Shape = geom.Shape{Kind: geom.Plane, Normal: unit(*sh.Normal)}
+		if sh.Offset != nil {
+			n := *sh.Normal
+			// The file's offset is for its normal as written; scale it with the normalisation.
+			d.Shape.Offset = float32(*sh.Offset / math.Sqrt(n[0]*n[0]+n[1]*n[1]+n[2]*n[2]))
+		}
+	}
+	if b.Position != nil {
+		d.Position = vec(*b.Position)
+	}
+	if q := b.Rotation; q != nil {
+		l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+		d.Rotation = mgl32.Quat{W: float32(q[3] / l), V: mgl32.Vec3{float32(q[0] / l), float32(q[1] / l), float32(q[2] / l)}}
+	}
+	if b.Velocity != nil {
+		d.Velocity = vec(*b.Velocity)
+	}
+	if b.AngularVelocity != nil {
+		d.AngularVelocity = vec(*b.AngularVelocity)
+	}
+	if b.Mass != nil {
+		d.Mass = float32(*b.Mass)
+	}
+	if b.Density != nil {
+		d.Density = float32(*b.Density)
+	}
+	if b.Friction != nil {
+		d.Friction = float32(*b.Friction)
+	}
+	if b.Restitution != nil {
+		d.Restitution = float32(*b.Restitution)
+	}
+	return d
+}
+
+func vec(v Vec3) sim.Vec3 { return sim.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }
+
+func unit(v Vec3) sim.Vec3 {
+	l := math.Sqrt(v[0]*v[0] + v[1]*v[1] + v[2]*v[2])
+	return sim.Vec3{float32(v[0] / l), float32(v[1] / l), float32(v[2] / l)}
+}
