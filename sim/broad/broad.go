@@ -11,7 +11,11 @@
 // body must not disturb the pairs of the others; the world reports it separately.)
 package broad
 
-import "tumble/sim/geom"
+import (
+	"math"
+
+	"tumble/sim/geom"
+)
 
 // Pair is a candidate pair of bodies by dense index, A < B.
 type Pair struct{ A, B int32 }
@@ -33,12 +37,12 @@ func (Brute) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	out = out[:0]
 	for i := range boxes {
 		a := boxes[i]
-		if !valid(a) {
+		if !valid(&a) {
 			continue
 		}
 		mi := moving == nil || moving[i]
 		for j := i + 1; j < len(boxes); j++ {
-			if (mi || moving[j]) && a.Overlaps(boxes[j]) && valid(boxes[j]) {
+			if (mi || moving[j]) && a.Overlaps(boxes[j]) && valid(&boxes[j]) {
 				out = append(out, Pair{int32(i), int32(j)})
 			}
 		}
@@ -46,12 +50,12 @@ func (Brute) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	return out
 }
 
-// valid reports whether a box is finite and not inverted. x-x is 0 for a finite x and NaN for NaN or
-// an infinity, so the sum below is 0 exactly when all six coordinates are finite.
-func valid(b geom.AABB) bool {
-	s := (b.Min[0] - b.Min[0]) + (b.Min[1] - b.Min[1]) + (b.Min[2] - b.Min[2]) +
-		(b.Max[0] - b.Max[0]) + (b.Max[1] - b.Max[1]) + (b.Max[2] - b.Max[2])
-	return s == 0 && b.Min[0] <= b.Max[0] && b.Min[1] <= b.Max[1] && b.Min[2] <= b.Max[2]
+// valid reports whether a box is non-empty with a finite size: no NaN, no infinity, Min <= Max. A NaN
+// coordinate makes a difference NaN, which fails >= 0; an infinite one makes it NaN or +Inf, which the
+// sum catches (as it does a size too large for a float32, which no body has).
+func valid(b *geom.AABB) bool {
+	dx, dy, dz := b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2]
+	return dx >= 0 && dy >= 0 && dz >= 0 && dx+dy+dz <= math.MaxFloat32
 }
 
 // checkMoving panics on a moving slice of the wrong length: that is a programmer error.
