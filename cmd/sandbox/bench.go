@@ -24,6 +24,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
+	if !wf.check("bench", stderr) {
+		return exitUsage
+	}
 	if *steps < 1 || *warmup < 0 {
 		fmt.Fprintf(stderr, "sandbox bench: want -steps >= 1 and -warmup >= 0, got %d and %d\n", *steps, *warmup)
 		return exitUsage

@@ -27,14 +27,22 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 }
 
+// check reports a missing -scene or a negative -workers as a usage error; it returns false then.
+func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
+	switch {
+	case f.scene == "":
+		fmt.Fprintf(stderr, "sandbox %s: -scene is required (a scene file or one of: %s)\n", cmd,
+			strings.Join(scenes.Names(), ", "))
+	case f.workers < 0:
+		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
+	default:
+		return true
+	}
+	return false
+}
+
 // open loads the scene and builds its world, reporting notes (no CUDA, joints not simulated) on stderr.
 func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
-	if f.scene == "" {
-		return nil, nil, errors.New("-scene is required (a scene file or one of: " + strings.Join(scenes.Names(), ", ") + ")")
-	}
-	if f.workers < 0 {
-		return nil, nil, fmt.Errorf("-workers must be >= 0, got %d", f.workers)
-	}
 	if err := checkBackend(f.backend, stderr); err != nil {
 		return nil, nil, err
 	}

@@ -25,6 +25,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
+	if !wf.check("run", stderr) {
+		return exitUsage
+	}
 	if *steps < 0 {
 		fmt.Fprintln(stderr, "sandbox run: -steps N is required (N >= 0)")
 		return exitUsage
