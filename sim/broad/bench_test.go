@@ -126,3 +126,13 @@ func TestPileHasPileDensity(t *testing.T) {
 		t.Logf("n=%d: %d pairs, %.1f neighbours per box, %d on the ground", n, len(pairs), per, ground)
 	}
 }
+
+// TestSAPSweepsPileInStripes guards the stripes: a wide pile must be swept along a horizontal axis and
+// cut into stripes across the other one, not swept whole.
+func TestSAPSweepsPileInStripes(t *testing.T) {
+	boxes, _ := pile(rand.New(rand.NewPCG(1, 10000)), 10000)
+	p := NewSAP().plan(boxes)
+	if p.axis == 1 || p.cut == 1 || p.stripes < 8 {
+		t.Errorf("plan %+v: want sweep and cut along x and z (not y), and at least 8 stripes", p)
+	}
+}
