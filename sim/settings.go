@@ -60,7 +60,7 @@ type Settings struct {
 	Gravity    Vec3       // m/s^2
 	Dt         float32    // seconds per step; 0 means 1/60
 	Solver     SolverKind // 0 means PGS
-	Substeps   int        // soft sub-steps per step; 0 means 4
+	Substeps   int        // soft sub-steps per step; 0 means 8
 	Iterations int        // solver iterations per sub-step; 0 means 1 (PGS) or 2 (Jacobi)
 
 	NoFriction    bool // friction rows off
@@ -68,7 +68,7 @@ type Settings struct {
 	NoRelax       bool // skip the relax pass (keeps the bias velocity in the bodies: bouncier stacks)
 	NoRestitution bool // ignore restitution coefficients
 
-	ContactHertz         float32 // contact stiffness; 0 means 30 (capped at a quarter of the sub-step rate)
+	ContactHertz         float32 // contact stiffness; 0 means 120 (capped at a quarter of the sub-step rate)
 	DampingRatio         float32 // contact damping ratio; 0 means 10
 	MaxPushOut           float32 // cap on the velocity that resolves overlap, m/s; 0 means 3
 	RestitutionThreshold float32 // relative normal speed under which nothing bounces, m/s; 0 means 1
@@ -88,7 +88,7 @@ func (s Settings) resolved() Settings {
 		s.Solver = PGS
 	}
 	if s.Substeps <= 0 {
-		s.Substeps = 4
+		s.Substeps = 8
 	}
 	if s.Iterations <= 0 {
 		s.Iterations = 1
@@ -97,7 +97,7 @@ func (s Settings) resolved() Settings {
 		}
 	}
 	if s.ContactHertz == 0 {
-		s.ContactHertz = 30
+		s.ContactHertz = 120
 	}
 	if s.DampingRatio == 0 {
 		s.DampingRatio = 10

@@ -1,15 +1,283 @@
 package sim
 
-// pipeline holds the step's scratch state. (Temporary: being written.)
-type pipeline struct{ workers int }
+import (
+	"math"
+	"time"
 
-func (p *pipeline) setWorkers(n int) { p.workers = n }
-func (p *pipeline) invalidate()      {}
+	"tumble/sim/broad"
+	"tumble/sim/collide"
+	"tumble/sim/geom"
+)
 
-// Step advances the world by one time step. It returns a *BlowUpError if a body's state became
-// non-finite or ran away.
+// pipeline is the step's working state. Its slices are kept between steps so a steady-state step
+// allocates nothing.
+type pipeline struct {
+	pool    *pool
+	workers int
+	fresh   bool // bodies were added or removed: last step's contacts no longer match by index
+
+	broad broad.Phase
+
+	// per body
+	boxes      []geom.AABB
+	dynamic    []bool
+	reach      []float32
+	rot        []Mat3 // current rotation matrices
+	bodyColors []uint64
+	count      []int32 // contact points touching each body
+	adjStart   []int32
+	adj        []int32
+	fill       []int32
+
+	// per pair and manifold
+	pairs      []broad.Pair
+	cand       []collide.Manifold
+	manifolds  []manifold
+	prev       []manifold // last step's, sorted by (a, b): warm starting and Contacts
+	manColor   []uint8
+	colorOrder []int32
+	colorStart []int32
+	colors     int
+	current    []int32 // manifold indices of the colour being solved
+
+	// per step
+	h, invH       float32
+	soft          softness
+	staticSoft    softness
+	maxPush       float32
+	restThreshold float32
+	useBias       bool
+
+	// loop bodies, made once so running them allocates nothing
+	fnBounds, fnNarrow, fnPrepare, fnIntVel, fnIntPos, fnFinish      func(worker, lo, hi int)
+	fnGather, fnJacobi, fnWarm, fnRestJacobi, fnColour, fnRestColour func(worker, lo, hi int)
+}
+
+func (p *pipeline) invalidate() {
+	p.fresh = true
+	p.prev = p.prev[:0]
+}
+
+// Close stops the world's worker goroutines. A World that is dropped without Close releases them when
+// it is garbage collected.
+func (w *World) Close() { w.pipe.pool.close() }
+
+func (w *World) bindStages() {
+	p := &w.pipe
+	if p.fnBounds != nil {
+		return
+	}
+	p.fnBounds = func(_, lo, hi int) { w.updateBounds(lo, hi) }
+	p.fnNarrow = func(_, lo, hi int) { w.narrowPhase(lo, hi) }
+	p.fnPrepare = func(_, lo, hi int) { w.prepareContacts(lo, hi) }
+	p.fnIntVel = func(_, lo, hi int) { w.integrateVelocities(lo, hi) }
+	p.fnIntPos = func(_, lo, hi int) { w.integratePositions(lo, hi) }
+	p.fnFinish = func(_, lo, hi int) { w.finishStep(lo, hi) }
+	p.fnGather = func(_, lo, hi int) { w.gatherImpulses(lo, hi) }
+	p.fnJacobi = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.jacobiManifold(&p.manifolds[k], p.useBias)
+		}
+	}
+	p.fnWarm = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.warmStartManifold(&p.manifolds[k])
+		}
+	}
+	p.fnRestJacobi = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.restituteManifold(&p.manifolds[k], true)
+		}
+	}
+	p.fnColour = func(_, lo, hi int) {
+		for _, k := range p.current[lo:hi] {
+			w.solveManifold(&p.manifolds[k], p.useBias)
+		}
+	}
+	p.fnRestColour = func(_, lo, hi int) {
+		for _, k := range p.current[lo:hi] {
+			w.restituteManifold(&p.manifolds[k], false)
+		}
+	}
+}
+
+// Grain sizes: loops shorter than this run on the calling goroutine alone.
+const (
+	bodyGrain     = 256
+	pairGrain     = 128
+	manifoldGrain = 64
+)
+
+// Step advances the world by one time step: bounds, broad phase, narrow phase, prepare, then Substeps
+// soft sub-steps of (integrate velocities, warm start, solve, integrate positions, relax), then
+// restitution and storing impulses for the next step's warm start. It returns a *BlowUpError naming
+// the first body whose state became non-finite or faster than MaxLinearSpeed; the world is then left
+// as the step made it.
 func (w *World) Step() error {
+	w.bindStages()
+	s := &w.settings
+	p := &w.pipe
+	b := &w.Bodies
+	n := b.Len()
+	if p.broad == nil {
+		p.broad = broad.NewSAP()
+	}
+	p.boxes = resize(p.boxes, n)
+	p.dynamic = resize(p.dynamic, n)
+	p.reach = resize(p.reach, n)
+	p.rot = resize(p.rot, n)
+	p.bodyColors = resize(p.bodyColors, n)
+	st := &w.Stats.Timings
+	*st = Timings{}
+
+	t := time.Now()
+	p.pool.run(n, bodyGrain, p.fnBounds)
+	t = lap(st, StageBounds, t)
+
+	p.pairs = p.broad.Pairs(p.boxes, p.dynamic, p.pairs)
+	w.Stats.Pairs = len(p.pairs)
+	t = lap(st, StageBroad, t)
+
+	p.cand = resize(p.cand, len(p.pairs))
+	p.pool.run(len(p.pairs), pairGrain, p.fnNarrow)
+	w.gatherManifolds()
+	t = lap(st, StageNarrow, t)
+
+	substeps := s.Substeps
+	p.h = s.Dt / float32(substeps)
+	p.invH = 1 / p.h
+	// A soft contact is stable and accurate up to about a quarter of the sub-step rate (h omega < pi/2).
+	hertz := min(s.ContactHertz, 0.25*p.invH)
+	p.soft = makeSoft(hertz, s.DampingRatio, p.h)
+	// Contacts with static bodies carry whole stacks: twice as stiff (Box2D v3 does the same).
+	p.staticSoft = makeSoft(min(2*hertz, 0.5*p.invH), s.DampingRatio, p.h)
+	p.maxPush = s.MaxPushOut
+	p.restThreshold = s.RestitutionThreshold
+	p.buildAdjacency(n)
+	if s.Solver != Jacobi {
+		p.colourManifolds(b)
+		w.Stats.Colors = p.colors
+	} else {
+		w.Stats.Colors = 0
+	}
+	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
+	p.fresh = false
+	t = lap(st, StagePrepare, t)
+
+	var tSolve, tInt time.Duration
+	for sub := 0; sub < substeps; sub++ {
+		p.pool.run(n, bodyGrain, p.fnIntVel)
+		t = lapInto(&tInt, t)
+		if !s.NoWarmStart {
+			p.pool.run(len(p.manifolds), manifoldGrain, p.fnWarm)
+			p.pool.run(n, bodyGrain, p.fnGather)
+		}
+		p.useBias = true
+		for it := 0; it < s.Iterations; it++ {
+			w.solvePass()
+		}
+		t = lapInto(&tSolve, t)
+		p.pool.run(n, bodyGrain, p.fnIntPos)
+		t = lapInto(&tInt, t)
+		if !s.NoRelax {
+			p.useBias = false
+			for it := 0; it < s.Iterations; it++ {
+				w.solvePass()
+			}
+		}
+		t = lapInto(&tSolve, t)
+	}
+	if !s.NoRestitution {
+		w.restitutionPass()
+	}
+	p.pool.run(n, bodyGrain, p.fnFinish)
+	// Store impulses: this step's manifolds become the next step's warm-start source.
+	p.prev, p.manifolds = p.manifolds, p.prev
+	t = lapInto(&tSolve, t)
+	st[StageSolve] = tSolve
+	st[StageIntegrate] = tInt
+
 	w.StepCount++
-	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
+	w.Time = float64(w.StepCount) * float64(s.Dt)
+	return w.checkBlowUp()
+}
+
+// solvePass runs one iteration of the selected solver over every manifold.
+func (w *World) solvePass() {
+	p := &w.pipe
+	if w.settings.Solver == Jacobi {
+		p.pool.run(len(p.manifolds), manifoldGrain, p.fnJacobi)
+		p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
+		return
+	}
+	w.eachColour(p.fnColour)
+}
+
+func (w *World) restitutionPass() {
+	p := &w.pipe
+	if w.settings.Solver == Jacobi {
+		p.pool.run(len(p.manifolds), manifoldGrain, p.fnRestJacobi)
+		p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
+		return
+	}
+	w.eachColour(p.fnRestColour)
+}
+
+// eachColour runs fn over the manifolds of each colour in turn (in parallel within a colour), then
+// over the overflow serially.
+func (w *World) eachColour(fn func(worker, lo, hi int)) {
+	p := &w.pipe
+	for c := 0; c < maxColors; c++ {
+		lo, hi := p.colorStart[c], p.colorStart[c+1]
+		if lo == hi {
+			continue
+		}
+		p.current = p.colorOrder[lo:hi]
+		p.pool.run(int(hi-lo), manifoldGrain, fn)
+	}
+	if lo, hi := p.colorStart[maxColors], p.colorStart[maxColors+1]; hi > lo {
+		p.current = p.colorOrder[lo:hi]
+		fn(0, 0, int(hi-lo))
+	}
+}
+
+func lap(st *Timings, s Stage, t time.Time) time.Time {
+	now := time.Now()
+	st[s] += now.Sub(t)
+	return now
+}
+
+func lapInto(d *time.Duration, t time.Time) time.Time {
+	now := time.Now()
+	*d += now.Sub(t)
+	return now
+}
+
+// checkBlowUp reports the first dynamic body whose position or velocity is non-finite or whose speed
+// exceeds MaxLinearSpeed.
+func (w *World) checkBlowUp() error {
+	b := &w.Bodies
+	limit := float64(w.settings.MaxLinearSpeed)
+	for i := range b.Position {
+		if b.Type[i] == Static {
+			continue
+		}
+		for _, c := range [...]struct {
+			what string
+			v    Vec3
+		}{{"position", b.Position[i]}, {"velocity", b.Velocity[i]}, {"angular velocity", b.AngularVelocity[i]}} {
+			x, y, z := float64(c.v[0]), float64(c.v[1]), float64(c.v[2])
+			if math.IsNaN(x+y+z) || math.IsInf(x+y+z, 0) {
+				return &BlowUpError{Body: b.Name[i], Step: w.StepCount, What: c.what, Value: c.v}
+			}
+		}
+		if v := b.Velocity[i]; float64(v.Len()) > limit {
+			return &BlowUpError{Body: b.Name[i], Step: w.StepCount, What: "velocity (over MaxLinearSpeed)", Value: v}
+		}
+		q := b.Rotation[i]
+		if f := float64(q.W + q.V[0] + q.V[1] + q.V[2]); math.IsNaN(f) || math.IsInf(f, 0) {
+			return &BlowUpError{Body: b.Name[i], Step: w.StepCount, What: "rotation", Value: q.V}
+		}
+	}
 	return nil
 }

@@ -9,6 +9,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"runtime"
 
 	"tumble/sim/geom"
 )
@@ -66,7 +67,13 @@ func (w *World) Resolved() Settings { return w.settings }
 func (w *World) SetSettings(s Settings) {
 	w.user = s
 	w.settings = s.resolved()
-	w.pipe.setWorkers(w.settings.Workers)
+	if w.pipe.pool == nil || w.pipe.workers != w.settings.Workers {
+		w.pipe.pool.close()
+		w.pipe.pool = newPool(w.settings.Workers)
+		w.pipe.workers = w.settings.Workers
+		// The worker goroutines hold no reference to the world; stop them when it is collected.
+		runtime.AddCleanup(w, func(p *pool) { p.close() }, w.pipe.pool)
+	}
 }
 
 // ErrStale is returned for a handle whose body was removed.
@@ -76,7 +83,12 @@ var ErrStale = errors.New("stale body handle")
 func (w *World) AddBody(d BodyDef) (Handle, error) {
 	d.Rotation = identityIfZero(d.Rotation)
 	if d.Name == "" {
-		d.Name = fmt.Sprintf("body%d", w.Bodies.Len())
+		// body<index>, as scene files default it; after removals that name may be taken.
+		for k := w.Bodies.Len(); d.Name == ""; k++ {
+			if _, taken := w.names[fmt.Sprintf("body%d", k)]; !taken {
+				d.Name = fmt.Sprintf("body%d", k)
+			}
+		}
 	}
 	if _, dup := w.names[d.Name]; dup {
 		return Handle{}, fmt.Errorf("body %q: duplicate name", d.Name)

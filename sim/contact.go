@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"math"
+
+	"tumble/sim/collide"
+	"tumble/sim/geom"
+)
+
+// contactPoint is one solver contact: a normal row and two friction rows.
+type contactPoint struct {
+	localA, localB Vec3 // anchors in the bodies' frames: current separation is measured from them
+	rA, rB         Vec3 // anchors relative to the centres, world frame, fixed for the step (Jacobians)
+	normalImpulse  float32
+	tangentImpulse [2]float32
+	maxNormal      float32 // largest normal impulse applied this step (restitution needs contact)
+	normalMass     float32
+	softMass       float32 // effective mass of the soft (biased) normal row
+	leak           float32 // fraction of the accumulated impulse the soft row gives back each pass
+	tangentMass    [2]float32
+	relVel         float32 // relative normal velocity before the solve (restitution)
+	id             uint32
+}
+
+// manifold is the solver's view of one touching pair.
+type manifold struct {
+	a, b        int32 // dense body indices, a < b
+	pair        int32 // index of the broad-phase pair (and narrow-phase result) it came from
+	count       int32
+	normal      Vec3 // from a to b
+	t1, t2      Vec3 // friction directions
+	friction    float32
+	restitution float32
+	biasRate    float32 // soft push-out rate of the biased pass
+	pts         [4]contactPoint
+	// Jacobi: the impulses this manifold applied in the current pass, summed for its bodies.
+	linImp     Vec3 // on b (a gets the opposite)
+	angA, angB Vec3 // rA x P and rB x P summed: a's angular impulse is -angA, b's is angB
+}
+
+// ContactPoint is a contact for inspection (UI, debugging): where, which way, how hard.
+type ContactPoint struct {
+	BodyA, BodyB  int // dense indices
+	Position      Vec3
+	Normal        Vec3 // from A to B
+	Separation    float32
+	NormalImpulse float32
+}
+
+// Contacts appends the last step's contact points to out.
+func (w *World) Contacts(out []ContactPoint) []ContactPoint {
+	b := &w.Bodies
+	for k := range w.pipe.prev {
+		m := &w.pipe.prev[k]
+		for i := 0; i < int(m.count); i++ {
+			cp := &m.pts[i]
+			pA := b.Position[m.a].Add(mulMV(&w.pipe.rot[m.a], cp.localA))
+			pB := b.Position[m.b].Add(mulMV(&w.pipe.rot[m.b], cp.localB))
+			out = append(out, ContactPoint{
+				BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Mul(0.5), Normal: m.normal,
+				Separation: dot(pB.Sub(pA), m.normal), NormalImpulse: cp.normalImpulse,
+			})
+		}
+	}
+	return out
+}
+
+// tangents builds two friction directions orthogonal to n (seed 000's SetupFrictionConstraints):
+// t1 = (0, nz, -ny) normalised when n is not along x, else (nz, 0, -nx); t2 = t1 x n.
+func tangents(n Vec3) (Vec3, Vec3) {
+	const eps = 1e-6
+	var t1 Vec3
+	if abs32(n[1]) > eps || abs32(n[2]) > eps {
+		t1 = Vec3{0, n[2], -n[1]}
+	} else {
+		t1 = Vec3{n[2], 0, -n[0]}
+	}
+	t1 = t1.Mul(1 / t1.Len())
+	t2 := cross(t1, n)
+	return t1, t2.Mul(1 / t2.Len())
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// boundingRadius is the distance from the centre to the farthest point of the shape.
+func boundingRadius(s *geom.Shape) float32 {
+	switch s.Kind {
+	case geom.Box:
+		return s.HalfExtents.Len()
+	case geom.Sphere:
+		return s.Radius
+	case geom.Capsule:
+		return s.Radius + s.HalfHeight
+	}
+	return 0
+}
+
+// updateBounds computes each body's world AABB, enlarged by how far it can move this step (velocity x dt,
+// plus the sweep of its farthest point under rotation) and half the speculative distance, so that the
+// pairs found once per step hold for every sub-step.
+func (w *World) updateBounds(lo, hi int) {
+	b := &w.Bodies
+	p := &w.pipe
+	dt := w.settings.Dt
+	half := 0.5 * w.settings.Speculative
+	for i := lo; i < hi; i++ {
+		box := b.Shape[i].Bounds(geom.Pose{P: b.Position[i], Q: b.Rotation[i]})
+		reach := float32(0)
+		if b.Type[i] != Static {
+			reach = (b.Velocity[i].Len() + b.AngularVelocity[i].Len()*boundingRadius(&b.Shape[i])) * dt
+		}
+		p.reach[i] = reach
+		e := reach + half
+		box.Min = box.Min.Sub(Vec3{e, e, e})
+		box.Max = box.Max.Add(Vec3{e, e, e})
+		p.boxes[i] = box
+		p.dynamic[i] = b.Type[i] == Dynamic
+		p.rot[i] = quatMat3(b.Rotation[i])
+	}
+}
+
+// narrowPhase runs the exact collision test on each broad-phase pair. The distance at which contacts are
+// made grows with the pair's relative motion this step (speculative contacts): a contact that is still
+// open has bias s/h, so the solver lets the bodies close the gap but not pass through each other, which
+// is what stops fast bodies tunnelling.
+func (w *World) narrowPhase(lo, hi int) {
+	b := &w.Bodies
+	p := &w.pipe
+	dt := w.settings.Dt
+	for k := lo; k < hi; k++ {
+		pr := p.pairs[k]
+		ia, ib := pr.A, pr.B
+		rel := b.Velocity[ib].Sub(b.Velocity[ia]).Len()*dt +
+			(b.AngularVelocity[ia].Len()*boundingRadius(&b.Shape[ia])+
+				b.AngularVelocity[ib].Len()*boundingRadius(&b.Shape[ib]))*dt
+		margin := w.settings.Speculative + rel
+		collide.Collide(&b.Shape[ia], geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]},
+			&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, margin, &p.cand[k])
+	}
+}
+
+// gatherManifolds turns the narrow phase's touching pairs into solver manifolds (serial, in pair order,
+// so the result is deterministic).
+func (w *World) gatherManifolds() {
+	p := &w.pipe
+	b := &w.Bodies
+	p.manifolds = p.manifolds[:0]
+	contacts := 0
+	for k := range p.pairs {
+		c := &p.cand[k]
+		if c.Count == 0 {
+			continue
+		}
+		ia, ib := p.pairs[k].A, p.pairs[k].B
+		m := manifold{a: ia, b: ib, pair: int32(k), count: int32(c.Count), normal: c.Normal}
+		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
+		m.restitution = max(b.Restitution[ia], b.Restitution[ib])
+		for i := 0; i < c.Count; i++ {
+			m.pts[i].id = c.Points[i].ID
+		}
+		p.manifolds = append(p.manifolds, m)
+		contacts += c.Count
+	}
+	w.Stats.Manifolds = len(p.manifolds)
+	w.Stats.Contacts = contacts
+}
+
+// findPrev returns last step's manifold for the pair (a, b), or nil. prev is sorted by (a, b).
+func (p *pipeline) findPrev(a, b int32) *manifold {
+	lo, hi := 0, len(p.prev)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		m := &p.prev[mid]
+		if m.a < a || (m.a == a && m.b < b) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo < len(p.prev) && p.prev[lo].a == a && p.prev[lo].b == b {
+		return &p.prev[lo]
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"errors"
+	"testing"
+
+	"tumble/sim/geom"
+)
+
+// Handles keep naming the same body when other bodies are removed, and go stale when theirs is.
+func TestHandlesSurviveRemovals(t *testing.T) {
+	w := NewWorld(Settings{})
+	defer w.Close()
+	var hs []Handle
+	for k := 0; k < 5; k++ {
+		hs = append(hs, mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{float32(k), 0, 0}}))
+	}
+	if err := w.RemoveBody(hs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.Index(hs[1]); ok {
+		t.Error("removed body's handle still valid")
+	}
+	if err := w.RemoveBody(hs[1]); !errors.Is(err, ErrStale) {
+		t.Errorf("second removal: %v, want ErrStale", err)
+	}
+	for k, h := range hs {
+		if k == 1 {
+			continue
+		}
+		i, ok := w.Index(h)
+		if !ok || w.Bodies.Position[i][0] != float32(k) {
+			t.Errorf("handle %d now names the body at x=%v", k, w.Bodies.Position[i][0])
+		}
+	}
+	// The freed slot is reused with a new generation: the old handle stays stale.
+	h := mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{9, 0, 0}})
+	if h.Index != hs[1].Index || h.Gen == hs[1].Gen {
+		t.Errorf("slot reuse: got %+v after removing %+v", h, hs[1])
+	}
+	if _, ok := w.Index(hs[1]); ok {
+		t.Error("stale handle revived by slot reuse")
+	}
+	if got, ok := w.Find("body4"); !ok || got != hs[4] {
+		t.Errorf("Find(body4) = %v, %v", got, ok)
+	}
+	if err := w.Step(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAddBodyRefusesBadDefinitions(t *testing.T) {
+	w := NewWorld(Settings{})
+	cases := map[string]BodyDef{
+		"zero box":      {Shape: boxShape(0, 1, 1)},
+		"dynamic plane": {Shape: geom.Shape{Kind: geom.Plane, Normal: Vec3{0, 1, 0}}},
+		"negative mass": {Shape: boxShape(1, 1, 1), Mass: -1},
+		"zero normal":   {Type: Static, Shape: geom.Shape{Kind: geom.Plane}},
+	}
+	for name, d := range cases {
+		if _, err := w.AddBody(d); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	mustAdd(t, w, BodyDef{Name: "x", Shape: boxShape(1, 1, 1)})
+	if _, err := w.AddBody(BodyDef{Name: "x", Shape: boxShape(1, 1, 1)}); err == nil {
+		t.Error("duplicate name accepted")
+	}
+	if w.Bodies.Len() != 1 {
+		t.Errorf("%d bodies after refusals, want 1", w.Bodies.Len())
+	}
+}
+
+// A non-finite state is caught at the end of the step and reported with the body's name.
+func TestBlowUpNamesTheBody(t *testing.T) {
+	w := NewWorld(Settings{MaxLinearSpeed: 100})
+	mustAdd(t, w, BodyDef{Name: "rocket", Shape: boxShape(1, 1, 1), Velocity: Vec3{1e3, 0, 0}})
+	err := w.Step()
+	var bu *BlowUpError
+	if !errors.As(err, &bu) || bu.Body != "rocket" {
+		t.Fatalf("Step() = %v, want a BlowUpError naming rocket", err)
+	}
+}
+
+func TestPoolCoversEveryIndexOnce(t *testing.T) {
+	p := newPool(3)
+	defer p.close()
+	for _, n := range []int{0, 1, 7, 1000, 12345} {
+		seen := make([]int32, n)
+		p.run(n, 16, func(_, lo, hi int) {
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+		})
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n=%d: index %d visited %d times", n, i, c)
+			}
+		}
+	}
+}
