@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Load reads and parses a scene file; see Parse.
@@ -143,7 +144,11 @@ func (n *node) String() string {
 	n.write(&b)
 	s := b.String()
 	if len(s) > 60 {
-		s = s[:57] + "..."
+		cut := 57
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "..."
 	}
 	return s
 }

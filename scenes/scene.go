@@ -107,6 +107,7 @@ type Error struct {
 	Value   string // empty when there is no value (a missing field)
 }
 
+// Error formats the refusal as "FILE: PATH: PROBLEM, got VALUE" (or "FILE:LINE:COL: malformed JSON: ...").
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {

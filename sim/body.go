@@ -38,10 +38,10 @@ type BodyDef struct {
 	Name            string // unique within a world; empty means "body<index>"
 	Type            BodyType
 	Shape           geom.Shape
-	Position        Vec3 // centre of mass, world
-	Rotation        Quat // zero value means identity
-	Velocity        Vec3 // world, m/s
-	AngularVelocity Vec3 // world, rad/s
+	Position        Vec3    // centre of mass, world
+	Rotation        Quat    // zero value means identity
+	Velocity        Vec3    // world, m/s
+	AngularVelocity Vec3    // world, rad/s
 	Mass            float32 // kg; if zero, Density x volume
 	Density         float32 // kg/m^3; if zero (and Mass zero), DefaultDensity
 	Friction        float32 // Coulomb coefficient; pairs combine by geometric mean

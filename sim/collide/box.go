@@ -134,11 +134,12 @@ func boxFaceContact(m *Manifold, ref *frame, hr geom.Vec3, i int, sg float32, in
 		x := madd(madd(ctr, eu, su), ev, sv)
 		poly[c] = clipVert{u: x[i1], v: x[i2], w: sg*x[i] - hr[i], feat: uint8(c), edge: uint8(c)}
 	}
-	lu, lv := hr[i1]*(1+clipSlack), hr[i2]*(1+clipSlack)
-	n := clipSide(&poly, 4, &tmp, false, 1, lu, 0)
-	n = clipSide(&tmp, n, &poly, false, -1, lu, 1)
-	n = clipSide(&poly, n, &tmp, true, 1, lv, 2)
-	n = clipSide(&tmp, n, &poly, true, -1, lv, 3)
+	lu, lv := hr[i1], hr[i2]
+	bu, bv := lu*clipSlack, lv*clipSlack
+	n := clipSide(&poly, 4, &tmp, false, 1, lu, bu, 0)
+	n = clipSide(&tmp, n, &poly, false, -1, lu, bu, 1)
+	n = clipSide(&poly, n, &tmp, true, 1, lv, bv, 2)
+	n = clipSide(&tmp, n, &poly, true, -1, lv, bv, 3)
 
 	// Keep the points below the margin.
 	cnt := 0

@@ -187,29 +187,29 @@ func regionFace(region uint32) (k int, sg float32, ok bool) {
 }
 
 // capsuleOnFace clips the core segment p0 + t*d (box frame) to the box face of axis k on side sg (its
-// four side planes, widened by a hair so a capsule flush with an edge keeps its ids) and adds a point
-// for each end of the clipped piece whose separation is below margin. Normal and positions are left in
-// the box frame.
+// four side planes) and adds a point for each end of the clipped piece whose separation is below margin.
+// A segment end within clipSlack beyond a side plane is kept rather than clipped, so a capsule flush with
+// the face's edge keeps its ids. Normal and positions are left in the box frame.
 func capsuleOnFace(m *Manifold, h, p0, d geom.Vec3, r float32, k int, sg, margin float32) {
 	t0, t1 := float32(0), float32(1)
 	var clip0, clip1 uint32
 	plane := uint32(1)
 	for _, a := range [2]int{(k + 1) % 3, (k + 2) % 3} {
-		lim := h[a] * (1 + clipSlack)
+		band := h[a] * clipSlack
 		for _, side := range [2]float32{1, -1} {
-			// side*(p0[a] + t*d[a]) <= lim
-			num, den := lim-side*p0[a], side*d[a]
+			// side*(p0[a] + t*d[a]) <= h[a]
+			num, den := h[a]-side*p0[a], side*d[a]
 			switch {
 			case den > 1e-12:
-				if tt := num / den; tt < t1 {
+				if tt := num / den; tt < t1 && den-num > band {
 					t1, clip1 = tt, plane
 				}
 			case den < -1e-12:
-				if tt := num / den; tt > t0 {
+				if tt := num / den; tt > t0 && -num > band {
 					t0, clip0 = tt, plane
 				}
 			default:
-				if num < 0 {
+				if num < -band {
 					return
 				}
 			}

@@ -3,9 +3,11 @@ package collide
 // Clipping of an incident face against a reference face (Sutherland-Hodgman, one side plane at a time)
 // and reduction of the clipped polygon to at most four points.
 
-// clipSlack widens the reference face's side planes by this fraction of its half extents, so an incident
-// vertex flush with the reference face's edge (equal boxes stacked) stays a vertex instead of flickering
-// between one vertex and two clip points from frame to frame.
+// clipSlack is a band outside the reference face's side planes, as a fraction of the face's half
+// extents, within which an incident vertex is kept as it is rather than clipped. An incident vertex flush
+// with the reference face's edge (equal boxes stacked) then stays one vertex with one id, instead of
+// flickering between a vertex and two clip points from frame to frame. Edges that really cross a side
+// plane are still cut exactly at it.
 const clipSlack = 1e-3
 
 // clipVert is a vertex of the incident polygon in the reference face's coordinates: u and v along the
@@ -21,27 +23,42 @@ type clipVert struct {
 const maxPoly = 8
 
 // clipSide clips the convex polygon in[:n] to the half-plane side*c <= lim, where c is the vertex's v
-// when onV is true and u otherwise, writes the result to out and returns its length. plane (0..3) names
-// the side plane in the features of the new vertices.
-func clipSide(in *[maxPoly]clipVert, n int, out *[maxPoly]clipVert, onV bool, side, lim float32, plane uint8) int {
+// when onV is true and u otherwise, writes the result to out and returns its length. Vertices up to band
+// beyond the plane are kept unmoved. plane (0..3) names the side plane in the features of new vertices.
+func clipSide(in *[maxPoly]clipVert, n int, out *[maxPoly]clipVert, onV bool, side, lim, band float32, plane uint8) int {
 	cnt := 0
-	if n == 0 {
-		return 0
-	}
-	a := &in[n-1]
-	da := sideDist(a, onV, side, lim)
-	for i := 0; i < n; i++ {
-		b := &in[i]
-		db := sideDist(b, onV, side, lim)
-		// Edge a -> b.
-		if (da <= 0) != (db <= 0) && cnt < maxPoly {
+	for i := 0; i < n && cnt < maxPoly; i++ {
+		a := &in[i]
+		b := &in[0]
+		if i+1 < n {
+			b = &in[i+1]
+		}
+		da, db := sideDist(a, onV, side, lim), sideDist(b, onV, side, lim)
+		// Edge a -> b: keep a if it is inside or in the band, add the point where the edge crosses the
+		// plane if it runs between an inside vertex and one beyond the band.
+		cross := false
+		if da <= band {
+			v := *a
+			if db > band {
+				if da <= 0 {
+					cross = true
+				} else {
+					v.edge = 4 + plane // from a, the polygon runs along the side plane
+				}
+			}
+			out[cnt] = v
+			cnt++
+		} else if db <= 0 {
+			cross = true
+		}
+		if cross && cnt < maxPoly {
 			t := da / (da - db)
 			x := clipVert{
 				u:    a.u + t*(b.u-a.u),
 				v:    a.v + t*(b.v-a.v),
 				w:    a.w + t*(b.w-a.w),
 				feat: 8 + 4*a.edge + plane,
-				edge: a.edge,
+				edge: a.edge, // entering: the rest of a's edge follows
 			}
 			if onV {
 				x.v = side * lim
@@ -54,11 +71,6 @@ func clipSide(in *[maxPoly]clipVert, n int, out *[maxPoly]clipVert, onV bool, si
 			out[cnt] = x
 			cnt++
 		}
-		if db <= 0 && cnt < maxPoly {
-			out[cnt] = *b
-			cnt++
-		}
-		a, da = b, db
 	}
 	return cnt
 }
