@@ -35,14 +35,14 @@ type Scene struct {
 type Solver struct {
 	Type       string `json:"type,omitempty"`       // "jacobi", "pgs" or "xpbd"; default: the backend's
 	Iterations *int   `json:"iterations,omitempty"` // per sub-step; default: the solver's
-	Substeps   *int   `json:"substeps,omitempty"`   // per step; default 4
+	Substeps   *int   `json:"substeps,omitempty"`   // per step; default: sim.Settings
 	Friction   *bool  `json:"friction,omitempty"`   // friction rows on; default true
 	WarmStart  *bool  `json:"warmStart,omitempty"`  // start from last step's impulses; default true
 
 	Relax        *bool    `json:"relax,omitempty"`        // relax pass after the soft solve; default true
 	Restitution  *bool    `json:"restitution,omitempty"`  // bounce by the bodies' restitution; default true
-	ContactHertz *float64 `json:"contactHertz,omitempty"` // contact stiffness, Hz; default 30
-	DampingRatio *float64 `json:"dampingRatio,omitempty"` // contact damping ratio; default 10
+	ContactHertz *float64 `json:"contactHertz,omitempty"` // contact stiffness, Hz; default: sim.Settings
+	DampingRatio *float64 `json:"dampingRatio,omitempty"` // contact damping ratio; default: sim.Settings
 }
 
 // Body is one rigid body.
