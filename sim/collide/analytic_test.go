@@ -70,7 +70,7 @@ func TestCollideExactCases(t *testing.T) {
 			name: "bigger box under a unit box, swapped: normal reversed, same points",
 			a:    box(0.5, 0.5, 0.5), pa: at(0.3, 0.99, -0.2),
 			b: box(2, 0.5, 2), pb: at(0, 0, 0),
-			normal: neg(yAxis),
+			normal: yAxis.Mul(-1),
 			points: []wantPoint{
 				{geom.Vec3{-0.2, 0.495, -0.7}, -0.01}, {geom.Vec3{0.8, 0.495, -0.7}, -0.01},
 				{geom.Vec3{-0.2, 0.495, 0.3}, -0.01}, {geom.Vec3{0.8, 0.495, 0.3}, -0.01},
@@ -155,7 +155,7 @@ func TestCollideExactCases(t *testing.T) {
 			name: "sphere centre inside a box leaves through the nearest face",
 			a:    sphere(0.3), pa: at(0.2, 0.45, 0.1),
 			b: box(1, 0.5, 1), pb: at(0, 0, 0),
-			normal: neg(yAxis),
+			normal: yAxis.Mul(-1),
 			points: []wantPoint{{geom.Vec3{0.2, 0.5 - 0.175, 0.1}, -0.35}},
 		},
 		{
@@ -176,7 +176,7 @@ func TestCollideExactCases(t *testing.T) {
 			name: "capsule lying over a box's edge is clipped at the edge",
 			a:    capsule(0.2, 0.5), pa: turned(1, 0.69, 0.3, 90, zAxis),
 			b: box(1, 0.5, 1), pb: at(0, 0, 0),
-			normal: neg(yAxis),
+			normal: yAxis.Mul(-1),
 			points: []wantPoint{{geom.Vec3{0.5, 0.495, 0.3}, -0.01}, {geom.Vec3{1, 0.495, 0.3}, -0.01}},
 		},
 		{
@@ -204,7 +204,7 @@ func TestCollideExactCases(t *testing.T) {
 			name: "capsule lying on a plane touches at both ends",
 			a:    capsule(0.2, 0.5), pa: turned(0.5, 0.19, 0, 90, xAxis),
 			b: floor, pb: at(0, 0, 0),
-			normal: neg(yAxis),
+			normal: yAxis.Mul(-1),
 			points: []wantPoint{{geom.Vec3{0.5, -0.005, 0.5}, -0.01}, {geom.Vec3{0.5, -0.005, -0.5}, -0.01}},
 		},
 		{

@@ -18,157 +18,16 @@ const (
 // not tried as an axis: it is nearly a face axis then, and normalising it would amplify rounding.
 const edgeParallelSq = 1e-5
 
-// Feature ids of box-box contacts. Face contacts: refB<<12 | refFace<<9 | incFace<<6 | clip feature
-// (see clipVert), faces numbered 2*axis + (1 on the negative side). Edge contacts: idBoxEdges |
-// edgeA<<4 | edgeB, edges numbered axis<<2 | the sides of the other two axes.
+// Feature ids of box-box contacts. Face contacts: refIsB<<12 | refFace<<9 | incFace<<6 | clip feature
+// (see clipVert), faces numbered as faceIndex does. Edge contacts: idBoxEdges | edgeA<<4 | edgeB, edges
+// numbered axis<<2 | the sides of the other two axes.
 const idBoxEdges = 1 << 13
 
 // preferFaceTol is how much larger a separation must be to replace a face axis of separation sep.
 func preferFaceTol(sep, scale float32) float32 { return preferFaceRel*abs32(sep) + preferFaceAbs*scale }
 
-// boxBox collides two boxes.
-func boxBox(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, m *Manifold) {
-	fa, fb := makeFrame(pa), makeFrame(pb)
-	ha, hb := a.HalfExtents, b.HalfExtents
-	d := fb.c.Sub(fa.c)
-	var R, absR [3][3]float32 // R[i][j] = A_i . B_j
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			r := fa.ax[i].Dot(fb.ax[j])
-			R[i][j], absR[i][j] = r, abs32(r)
-		}
-	}
-	ta, tb := fa.dirToLocal(d), fb.dirToLocal(d)
-
-	// Face axes of A, then of B. Any axis separating by margin or more rules out every point.
-	sepA, iA := float32(-1e30), 0
-	for i := 0; i < 3; i++ {
-		s := abs32(ta[i]) - ha[i] - (hb[0]*absR[i][0] + hb[1]*absR[i][1] + hb[2]*absR[i][2])
-		if s >= margin {
-			return
-		}
-		if s > sepA {
-			sepA, iA = s, i
-		}
-	}
-	sepB, iB := float32(-1e30), 0
-	for j := 0; j < 3; j++ {
-		s := abs32(tb[j]) - hb[j] - (ha[0]*absR[0][j] + ha[1]*absR[1][j] + ha[2]*absR[2][j])
-		if s >= margin {
-			return
-		}
-		if s > sepB {
-			sepB, iB = s, j
-		}
-	}
-	// Edge axes A_i x B_j, worked in A's frame where the axis is e_i x (column j of R).
-	sepE, iE, jE := float32(-1e30), -1, -1
-	for i := 0; i < 3; i++ {
-		i1, i2 := next3[i], next3[i+1]
-		for j := 0; j < 3; j++ {
-			l2 := R[i1][j]*R[i1][j] + R[i2][j]*R[i2][j]
-			if l2 < edgeParallelSq {
-				continue
-			}
-			j1, j2 := next3[j], next3[j+1]
-			proj := ta[i2]*R[i1][j] - ta[i1]*R[i2][j]
-			rA := ha[i1]*absR[i2][j] + ha[i2]*absR[i1][j]
-			rB := hb[j1]*absR[i][j2] + hb[j2]*absR[i][j1]
-			s := (abs32(proj) - rA - rB) / sqrt32(l2)
-			if s >= margin {
-				return
-			}
-			if s > sepE {
-				sepE, iE, jE = s, i, j
-			}
-		}
-	}
-
-	scale := min(max(ha[0], ha[1], ha[2]), max(hb[0], hb[1], hb[2]))
-	best := sepA
-	useB := sepB > sepA+preferFaceTol(sepA, scale)
-	if useB {
-		best = sepB
-	}
-	if iE >= 0 && sepE > best+preferFaceTol(best, scale) && boxEdgeContact(m, &fa, ha, iE, &fb, hb, jE, d, margin) {
-		return
-	}
-	if useB {
-		boxFaceContact(m, &fb, hb, iB, -sign32(tb[iB]), &fa, ha, true, margin)
-	} else {
-		boxFaceContact(m, &fa, ha, iA, sign32(ta[iA]), &fb, hb, false, margin)
-	}
-}
-
 // next3[i] and next3[i+1] are the two axes after i, cyclically.
 var next3 = [4]int{1, 2, 0, 1}
-
-// boxFaceContact clips the incident box's face most opposed to the reference face (axis i of ref, side
-// sg, facing the incident box) against the reference face and adds the (at most four) kept points.
-// refIsB says the reference box is B, so the normal is reversed.
-func boxFaceContact(m *Manifold, ref *frame, hr geom.Vec3, i int, sg float32, inc *frame, hi geom.Vec3, refIsB bool, margin float32) {
-	nRef := ref.ax[i].Mul(sg)
-	// Incident face: the one whose outward normal is most anti-parallel to nRef.
-	k, dk := 0, nRef.Dot(inc.ax[0])
-	for j := 1; j < 3; j++ {
-		if dj := nRef.Dot(inc.ax[j]); abs32(dj) > abs32(dk) {
-			k, dk = j, dj
-		}
-	}
-	tau := -sign32(dk)
-	k1, k2 := next3[k], next3[k+1]
-	ctr := ref.toLocal(madd(inc.c, inc.ax[k], tau*hi[k]))
-	eu := ref.dirToLocal(inc.ax[k1].Mul(hi[k1]))
-	ev := ref.dirToLocal(inc.ax[k2].Mul(hi[k2]))
-
-	i1, i2 := next3[i], next3[i+1]
-	var poly, tmp [maxPoly]clipVert
-	for c := 0; c < 4; c++ {
-		su, sv := float32(1), float32(1) // corners in order ++, -+, --, +-
-		if c == 1 || c == 2 {
-			su = -1
-		}
-		if c >= 2 {
-			sv = -1
-		}
-		x := madd(madd(ctr, eu, su), ev, sv)
-		poly[c] = clipVert{u: x[i1], v: x[i2], w: sg*x[i] - hr[i], feat: uint8(c), edge: uint8(c)}
-	}
-	lu, lv := hr[i1], hr[i2]
-	bu, bv := lu*clipSlack, lv*clipSlack
-	n := clipSide(&poly, 4, &tmp, false, 1, lu, bu, 0)
-	n = clipSide(&tmp, n, &poly, false, -1, lu, bu, 1)
-	n = clipSide(&poly, n, &tmp, true, 1, lv, bv, 2)
-	n = clipSide(&tmp, n, &poly, true, -1, lv, bv, 3)
-
-	// Keep the points below the margin.
-	cnt := 0
-	for j := 0; j < n; j++ {
-		if poly[j].w < margin {
-			poly[cnt] = poly[j]
-			cnt++
-		}
-	}
-	if cnt == 0 {
-		return
-	}
-	var keep [4]int
-	cnt = reduce(&poly, cnt, &keep)
-
-	base := uint32(faceIndex(i, sg))<<9 | uint32(faceIndex(k, tau))<<6
-	if refIsB {
-		base |= 1 << 12
-		m.Normal = neg(nRef)
-	} else {
-		m.Normal = nRef
-	}
-	for j := 0; j < cnt; j++ {
-		p := &poly[keep[j]]
-		var l geom.Vec3
-		l[i1], l[i2], l[i] = p.u, p.v, sg*(hr[i]+p.w/2)
-		m.add(ref.toWorld(l), p.w, base|uint32(p.feat))
-	}
-}
 
 // faceIndex numbers a box face: 2*axis, plus one on the negative side.
 func faceIndex(axis int, sg float32) int {
@@ -178,32 +37,248 @@ func faceIndex(axis int, sg float32) int {
 	return 2 * axis
 }
 
+// boxBox collides two boxes.
+func boxBox(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
+	fa, fb := makeFrame(pa), makeFrame(pb)
+	ha0, ha1, ha2 := a.HalfExtents[0], a.HalfExtents[1], a.HalfExtents[2]
+	hb0, hb1, hb2 := b.HalfExtents[0], b.HalfExtents[1], b.HalfExtents[2]
+	d := fb.c.sub(fa.c)
+	// rIJ = A_I . B_J, aIJ its magnitude; taI and tbJ: the centres' offset along A_I and B_J. All the
+	// axes below are unrolled into scalars, which the compiler keeps in registers.
+	r00 := fa.ax[0].dot(fb.ax[0])
+	r01 := fa.ax[0].dot(fb.ax[1])
+	r02 := fa.ax[0].dot(fb.ax[2])
+	r10 := fa.ax[1].dot(fb.ax[0])
+	r11 := fa.ax[1].dot(fb.ax[1])
+	r12 := fa.ax[1].dot(fb.ax[2])
+	r20 := fa.ax[2].dot(fb.ax[0])
+	r21 := fa.ax[2].dot(fb.ax[1])
+	r22 := fa.ax[2].dot(fb.ax[2])
+	a00, a01, a02 := abs32(r00), abs32(r01), abs32(r02)
+	a10, a11, a12 := abs32(r10), abs32(r11), abs32(r12)
+	a20, a21, a22 := abs32(r20), abs32(r21), abs32(r22)
+	ta0, ta1, ta2 := fa.ax[0].dot(d), fa.ax[1].dot(d), fa.ax[2].dot(d)
+	tb0, tb1, tb2 := fb.ax[0].dot(d), fb.ax[1].dot(d), fb.ax[2].dot(d)
+
+	// Face axes of A, then of B. Any axis separating by margin or more rules out every point.
+	sepA, iA := float32(-1e30), 0
+	for i, s := range [3]float32{
+		abs32(ta0) - ha0 - (hb0*a00 + hb1*a01 + hb2*a02),
+		abs32(ta1) - ha1 - (hb0*a10 + hb1*a11 + hb2*a12),
+		abs32(ta2) - ha2 - (hb0*a20 + hb1*a21 + hb2*a22),
+	} {
+		if s >= margin {
+			return
+		}
+		if s > sepA {
+			sepA, iA = s, i
+		}
+	}
+	sepB, iB := float32(-1e30), 0
+	for j, s := range [3]float32{
+		abs32(tb0) - hb0 - (ha0*a00 + ha1*a10 + ha2*a20),
+		abs32(tb1) - hb1 - (ha0*a01 + ha1*a11 + ha2*a21),
+		abs32(tb2) - hb2 - (ha0*a02 + ha1*a12 + ha2*a22),
+	} {
+		if s >= margin {
+			return
+		}
+		if s > sepB {
+			sepB, iB = s, j
+		}
+	}
+	// Edge axes A_i x B_j, worked in A's frame where the axis is e_i x (column j of R): its length is
+	// the sine of the angle between the edges, the projection of the offset is taI2*rI1J - taI1*rI2J,
+	// and the boxes' radii along it come from the other two axes of each.
+	sepE, iE, jE := float32(-1e30), -1, -1
+	if l2 := r10*r10 + r20*r20; l2 >= edgeParallelSq { // A0 x B0
+		s := (abs32(ta2*r10-ta1*r20) - ha1*a20 - ha2*a10 - hb1*a02 - hb2*a01) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 0, 0
+		}
+	}
+	if l2 := r11*r11 + r21*r21; l2 >= edgeParallelSq { // A0 x B1
+		s := (abs32(ta2*r11-ta1*r21) - ha1*a21 - ha2*a11 - hb2*a00 - hb0*a02) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 0, 1
+		}
+	}
+	if l2 := r12*r12 + r22*r22; l2 >= edgeParallelSq { // A0 x B2
+		s := (abs32(ta2*r12-ta1*r22) - ha1*a22 - ha2*a12 - hb0*a01 - hb1*a00) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 0, 2
+		}
+	}
+	if l2 := r20*r20 + r00*r00; l2 >= edgeParallelSq { // A1 x B0
+		s := (abs32(ta0*r20-ta2*r00) - ha2*a00 - ha0*a20 - hb1*a12 - hb2*a11) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 1, 0
+		}
+	}
+	if l2 := r21*r21 + r01*r01; l2 >= edgeParallelSq { // A1 x B1
+		s := (abs32(ta0*r21-ta2*r01) - ha2*a01 - ha0*a21 - hb2*a10 - hb0*a12) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 1, 1
+		}
+	}
+	if l2 := r22*r22 + r02*r02; l2 >= edgeParallelSq { // A1 x B2
+		s := (abs32(ta0*r22-ta2*r02) - ha2*a02 - ha0*a22 - hb0*a11 - hb1*a10) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 1, 2
+		}
+	}
+	if l2 := r00*r00 + r10*r10; l2 >= edgeParallelSq { // A2 x B0
+		s := (abs32(ta1*r00-ta0*r10) - ha0*a10 - ha1*a00 - hb1*a22 - hb2*a21) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 2, 0
+		}
+	}
+	if l2 := r01*r01 + r11*r11; l2 >= edgeParallelSq { // A2 x B1
+		s := (abs32(ta1*r01-ta0*r11) - ha0*a11 - ha1*a01 - hb2*a20 - hb0*a22) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 2, 1
+		}
+	}
+	if l2 := r02*r02 + r12*r12; l2 >= edgeParallelSq { // A2 x B2
+		s := (abs32(ta1*r02-ta0*r12) - ha0*a12 - ha1*a02 - hb0*a21 - hb1*a20) / sqrt32(l2)
+		if s >= margin {
+			return
+		}
+		if s > sepE {
+			sepE, iE, jE = s, 2, 2
+		}
+	}
+
+	ha, hb := vg(a.HalfExtents), vg(b.HalfExtents)
+	scale := min(max(ha.x, ha.y, ha.z), max(hb.x, hb.y, hb.z))
+	best := sepA
+	useB := sepB > sepA+preferFaceTol(sepA, scale)
+	if useB {
+		best = sepB
+	}
+	if iE >= 0 && sepE > best+preferFaceTol(best, scale) && boxEdgeContact(m, &fa, ha, iE, &fb, hb, jE, d, margin) {
+		return
+	}
+	if useB {
+		boxFaceContact(m, &fb, hb, iB, -sign32(fb.ax[iB].dot(d)), &fa, ha, true, margin)
+	} else {
+		boxFaceContact(m, &fa, ha, iA, sign32(fa.ax[iA].dot(d)), &fb, hb, false, margin)
+	}
+}
+
+// boxFaceContact clips the incident box's face most opposed to the reference face (axis i of ref, side
+// sg, facing the incident box) against the reference face and adds the (at most four) kept points.
+// refIsB says the reference box is B, so the normal is reversed.
+func boxFaceContact(m *Manifold, ref *frame, hr vec, i int, sg float32, inc *frame, hi vec, refIsB bool, margin float32) {
+	nRef := ref.ax[i].scale(sg)
+	// Incident face: the one whose outward normal is most anti-parallel to nRef.
+	k, dk := 0, nRef.dot(inc.ax[0])
+	if dj := nRef.dot(inc.ax[1]); abs32(dj) > abs32(dk) {
+		k, dk = 1, dj
+	}
+	if dj := nRef.dot(inc.ax[2]); abs32(dj) > abs32(dk) {
+		k, dk = 2, dj
+	}
+	tau := -sign32(dk)
+	k1, k2 := next3[k], next3[k+1]
+	ctr := ref.toLocal(inc.c.madd(inc.ax[k], tau*hi.get(k)))
+	eu := ref.dirToLocal(inc.ax[k1].scale(hi.get(k1)))
+	ev := ref.dirToLocal(inc.ax[k2].scale(hi.get(k2)))
+
+	// The incident face's corners in the reference face's coordinates, in order ++, -+, --, +-.
+	i1, i2 := next3[i], next3[i+1]
+	hri := hr.get(i)
+	var poly, tmp [maxPoly]clipVert
+	corner := func(c int, x vec) {
+		poly[c] = clipVert{u: x.get(i1), v: x.get(i2), w: sg*x.get(i) - hri, feat: uint8(c), edge: uint8(c)}
+	}
+	corner(0, ctr.add(eu).add(ev))
+	corner(1, ctr.sub(eu).add(ev))
+	corner(2, ctr.sub(eu).sub(ev))
+	corner(3, ctr.add(eu).sub(ev))
+
+	lu, lv := hr.get(i1), hr.get(i2)
+	bu, bv := lu*clipSlack, lv*clipSlack
+	n, pts := clipFace(&poly, &tmp, 4, lu, lv, bu, bv)
+
+	// Keep the points below the margin.
+	cnt := 0
+	for j := 0; j < n; j++ {
+		if pts[j].w < margin {
+			pts[cnt] = pts[j]
+			cnt++
+		}
+	}
+	if cnt == 0 {
+		return
+	}
+	var keep [4]int
+	cnt = reduce(pts, cnt, max(lu, lv), &keep)
+
+	base := uint32(faceIndex(i, sg))<<9 | uint32(faceIndex(k, tau))<<6
+	if refIsB {
+		base |= 1 << 12
+		m.setNormal(nRef.neg())
+	} else {
+		m.setNormal(nRef)
+	}
+	for j := 0; j < cnt; j++ {
+		p := &pts[keep[j]]
+		l := vec{}.with(i1, p.u).with(i2, p.v).with(i, sg*(hri+p.w/2))
+		m.add(ref.toWorld(l), p.w, base|uint32(p.feat))
+	}
+}
+
 // boxEdgeContact adds the single point between edge axis iE of box A and edge axis jE of box B: the
 // closest points of A's edge furthest along the axis and B's edge furthest against it. It reports false,
 // adding nothing, when those edges do not cross as seen along the axis (their lines' closest points lie
 // beyond an end): the edges are then not the touching features, which happens when the boxes are apart,
 // and the caller falls back to the best face axis.
-func boxEdgeContact(m *Manifold, fa *frame, ha geom.Vec3, iE int, fb *frame, hb geom.Vec3, jE int, d geom.Vec3, margin float32) bool {
+func boxEdgeContact(m *Manifold, fa *frame, ha vec, iE int, fb *frame, hb vec, jE int, d vec, margin float32) bool {
 	ua, ub := fa.ax[iE], fb.ax[jE]
-	L := ua.Cross(ub)
-	L = L.Mul(1 / sqrt32(L.Dot(L)))
-	if L.Dot(d) < 0 {
-		L = neg(L)
+	L := ua.cross(ub)
+	L = L.scale(1 / sqrt32(L.dot(L)))
+	if L.dot(d) < 0 {
+		L = L.neg()
 	}
 	ca, cb := fa.c, fb.c
 	var idA, idB uint32
 	for k := 0; k < 3; k++ {
 		if k != iE {
-			sa := sign32(L.Dot(fa.ax[k]))
-			ca = madd(ca, fa.ax[k], sa*ha[k])
+			sa := sign32(L.dot(fa.ax[k]))
+			ca = ca.madd(fa.ax[k], sa*ha.get(k))
 			idA <<= 1
 			if sa > 0 {
 				idA |= 1
 			}
 		}
 		if k != jE {
-			sb := -sign32(L.Dot(fb.ax[k]))
-			cb = madd(cb, fb.ax[k], sb*hb[k])
+			sb := -sign32(L.dot(fb.ax[k]))
+			cb = cb.madd(fb.ax[k], sb*hb.get(k))
 			idB <<= 1
 			if sb > 0 {
 				idB |= 1
@@ -211,22 +286,23 @@ func boxEdgeContact(m *Manifold, fa *frame, ha geom.Vec3, iE int, fb *frame, hb 
 		}
 	}
 	// Closest points of the lines ca + s*ua and cb + t*ub (unit directions, not parallel).
-	r := ca.Sub(cb)
-	b := ua.Dot(ub)
-	c, f := ua.Dot(r), ub.Dot(r)
+	r := ca.sub(cb)
+	b := ua.dot(ub)
+	c, f := ua.dot(r), ub.dot(r)
 	den := 1 - b*b
 	s := (b*f - c) / den
 	t := (f - b*c) / den
 	const slack = 1 + 1e-3
-	if abs32(s) > ha[iE]*slack || abs32(t) > hb[jE]*slack {
+	hae, hbe := ha.get(iE), hb.get(jE)
+	if abs32(s) > hae*slack || abs32(t) > hbe*slack {
 		return false
 	}
-	s, t = clamp32(s, -ha[iE], ha[iE]), clamp32(t, -hb[jE], hb[jE])
-	p, q := madd(ca, ua, s), madd(cb, ub, t)
-	sep := q.Sub(p).Dot(L)
+	s, t = clamp32(s, -hae, hae), clamp32(t, -hbe, hbe)
+	p, q := ca.madd(ua, s), cb.madd(ub, t)
+	sep := q.sub(p).dot(L)
 	if sep < margin {
-		m.Normal = L
-		m.add(p.Add(q).Mul(0.5), sep, idBoxEdges|(uint32(iE)<<2|idA)<<4|uint32(jE)<<2|idB)
+		m.setNormal(L)
+		m.add(p.add(q).scale(0.5), sep, idBoxEdges|(uint32(iE)<<2|idA)<<4|uint32(jE)<<2|idB)
 	}
 	return true
 }

@@ -26,40 +26,42 @@ const maxPoly = 8
 // when onV is true and u otherwise, writes the result to out and returns its length. Vertices up to band
 // beyond the plane are kept unmoved. plane (0..3) names the side plane in the features of new vertices.
 func clipSide(in *[maxPoly]clipVert, n int, out *[maxPoly]clipVert, onV bool, side, lim, band float32, plane uint8) int {
+	if n == 0 {
+		return 0
+	}
 	cnt := 0
+	da := sideDist(&in[0], onV, side, lim)
 	for i := 0; i < n && cnt < maxPoly; i++ {
 		a := &in[i]
 		b := &in[0]
 		if i+1 < n {
 			b = &in[i+1]
 		}
-		da, db := sideDist(a, onV, side, lim), sideDist(b, onV, side, lim)
+		db := sideDist(b, onV, side, lim)
 		// Edge a -> b: keep a if it is inside or in the band, add the point where the edge crosses the
 		// plane if it runs between an inside vertex and one beyond the band.
 		cross := false
 		if da <= band {
-			v := *a
+			out[cnt] = *a
 			if db > band {
 				if da <= 0 {
 					cross = true
 				} else {
-					v.edge = 4 + plane // from a, the polygon runs along the side plane
+					out[cnt].edge = 4 + plane // from a, the polygon runs along the side plane
 				}
 			}
-			out[cnt] = v
 			cnt++
 		} else if db <= 0 {
 			cross = true
 		}
 		if cross && cnt < maxPoly {
 			t := da / (da - db)
-			x := clipVert{
-				u:    a.u + t*(b.u-a.u),
-				v:    a.v + t*(b.v-a.v),
-				w:    a.w + t*(b.w-a.w),
-				feat: 8 + 4*a.edge + plane,
-				edge: a.edge, // entering: the rest of a's edge follows
-			}
+			x := &out[cnt]
+			x.u = a.u + t*(b.u-a.u)
+			x.v = a.v + t*(b.v-a.v)
+			x.w = a.w + t*(b.w-a.w)
+			x.feat = 8 + 4*a.edge + plane
+			x.edge = a.edge // entering: the rest of a's edge follows
 			if onV {
 				x.v = side * lim
 			} else {
@@ -68,11 +70,40 @@ func clipSide(in *[maxPoly]clipVert, n int, out *[maxPoly]clipVert, onV bool, si
 			if da <= 0 {
 				x.edge = 4 + plane // leaving: the polygon runs along the side plane from here
 			}
-			out[cnt] = x
 			cnt++
 		}
+		da = db
 	}
 	return cnt
+}
+
+// clipFace clips the polygon in poly[:n] to the rectangle |u| <= lu, |v| <= lv (each side with its band)
+// using tmp as scratch, and returns the result's length and the array holding it. Side planes that no
+// vertex crosses are skipped.
+func clipFace(poly, tmp *[maxPoly]clipVert, n int, lu, lv, bu, bv float32) (int, *[maxPoly]clipVert) {
+	src, dst := poly, tmp
+	for plane := uint8(0); plane < 4; plane++ {
+		onV := plane >= 2
+		side, lim, band := float32(1), lu, bu
+		if plane&1 != 0 {
+			side = -1
+		}
+		if onV {
+			lim, band = lv, bv
+		}
+		out := false
+		for i := 0; i < n; i++ {
+			if sideDist(&src[i], onV, side, lim) > band {
+				out = true
+				break
+			}
+		}
+		if out {
+			n = clipSide(src, n, dst, onV, side, lim, band, plane)
+			src, dst = dst, src
+		}
+	}
+	return n, src
 }
 
 // sideDist is p's signed distance beyond the side plane side*c = lim.
@@ -83,75 +114,90 @@ func sideDist(p *clipVert, onV bool, side, lim float32) float32 {
 	return side*p.u - lim
 }
 
+// Tolerances of the reduction: among points within these of the best, the first in polygon order is
+// taken, so near ties (a box resting almost flat, symmetric overlaps) resolve the same way every frame.
+const (
+	reduceDepthTol  = 1e-3 // deepest point: depth within this fraction of the face's size
+	reduceSpreadTol = 1e-2 // farthest point and largest triangles: within this fraction
+)
+
 // reduce chooses at most four of the points p[:n] to keep and writes their indices to keep, returning
 // how many. It keeps the deepest point, then the one farthest from it, then the two making the largest
-// triangles with those on either side, which holds the deepest contact and covers the most area.
-func reduce(p *[maxPoly]clipVert, n int, keep *[4]int) int {
+// triangles with those on either side, which holds the deepest contact and covers the most area. size
+// is the reference face's size, for the depth tolerance.
+func reduce(p *[maxPoly]clipVert, n int, size float32, keep *[4]int) int {
 	if n <= 4 {
 		for i := 0; i < n; i++ {
 			keep[i] = i
 		}
 		return n
 	}
-	i0 := 0
+	wMin := p[0].w
 	for i := 1; i < n; i++ {
-		if p[i].w < p[i0].w {
-			i0 = i
-		}
+		wMin = min(wMin, p[i].w)
 	}
-	i1, far := -1, float32(-1)
+	i0 := 0
+	for p[i0].w > wMin+reduceDepthTol*size {
+		i0++
+	}
+	var far float32
 	for i := 0; i < n; i++ {
-		du, dv := p[i].u-p[i0].u, p[i].v-p[i0].v
-		if d2 := du*du + dv*dv; i != i0 && d2 > far {
-			i1, far = i, d2
-		}
+		far = max(far, dist2D(&p[i], &p[i0]))
+	}
+	i1 := 0
+	for i1 == i0 || dist2D(&p[i1], &p[i0]) < far*(1-reduceSpreadTol) {
+		i1++
 	}
 	eu, ev := p[i1].u-p[i0].u, p[i1].v-p[i0].v
-	i2, i3 := -1, -1
+	area := func(i int) float32 { return eu*(p[i].v-p[i0].v) - ev*(p[i].u-p[i0].u) }
 	var aMax, aMin float32
 	for i := 0; i < n; i++ {
-		area := eu*(p[i].v-p[i0].v) - ev*(p[i].u-p[i0].u)
-		if area > aMax {
-			i2, aMax = i, area
-		}
-		if area < aMin {
-			i3, aMin = i, area
-		}
+		a := area(i)
+		aMax, aMin = max(aMax, a), min(aMin, a)
 	}
 	keep[0], keep[1] = i0, i1
 	k := 2
-	if i2 >= 0 {
-		keep[k] = i2
+	if aMax > 0 {
+		i := 0
+		for area(i) < aMax*(1-reduceSpreadTol) {
+			i++
+		}
+		keep[k] = i
 		k++
 	}
-	if i3 >= 0 {
-		keep[k] = i3
+	if aMin < 0 {
+		i := 0
+		for area(i) > aMin*(1-reduceSpreadTol) {
+			i++
+		}
+		keep[k] = i
 		k++
 	}
 	// All points on one side of the first pair: fill with the points farthest from those kept.
 	for k < 4 {
-		best, bestD := -1, float32(-1)
+		best, bestD := -1, float32(0)
 		for i := 0; i < n; i++ {
 			nearest := float32(-1)
-			for j := 0; j < k; j++ {
-				if keep[j] == i {
-					nearest = -1
-					break
-				}
-				du, dv := p[i].u-p[keep[j]].u, p[i].v-p[keep[j]].v
-				if d2 := du*du + dv*dv; nearest < 0 || d2 < nearest {
-					nearest = d2
+			for j := 0; j < k && nearest != 0; j++ {
+				if d := dist2D(&p[i], &p[keep[j]]); nearest < 0 || d < nearest {
+					nearest = d
 				}
 			}
 			if nearest > bestD {
 				best, bestD = i, nearest
 			}
 		}
-		if best < 0 || bestD <= 0 {
+		if best < 0 {
 			break
 		}
 		keep[k] = best
 		k++
 	}
 	return k
+}
+
+// dist2D is the squared distance between two clip vertices in the face's plane.
+func dist2D(a, b *clipVert) float32 {
+	du, dv := a.u-b.u, a.v-b.v
+	return du*du + dv*dv
 }

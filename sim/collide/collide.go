@@ -24,18 +24,6 @@ type Manifold struct {
 	Count  int
 }
 
-// add appends a point given its position and separation.
-func (m *Manifold) add(pos geom.Vec3, sep float32, id uint32) {
-	m.Points[m.Count] = Point{Position: pos, Separation: sep, ID: id}
-	m.Count++
-}
-
-// flip turns a manifold computed for (B, A) into the one for (A, B). Positions and separations are
-// symmetric; only the normal changes sign.
-func (m *Manifold) flip() {
-	m.Normal = geom.Vec3{-m.Normal[0], -m.Normal[1], -m.Normal[2]}
-}
-
 // Collide fills m with the contact points between shape a at pose pa and shape b at pose pb whose
 // separation is below margin (speculative contacts: margin > 0 gives points slightly apart too);
 // m.Count = 0 when none. Works for every kind pair in either order (normal always from A to B).
@@ -46,42 +34,42 @@ func Collide(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin fl
 	m.Count = 0
 	switch pair(a.Kind, b.Kind) {
 	case pair(geom.Box, geom.Box):
-		boxBox(a, pa, b, pb, margin, m)
+		boxBox(a, &pa, b, &pb, margin, m)
 	case pair(geom.Sphere, geom.Sphere):
-		sphereSphere(a, pa, b, pb, margin, m)
+		sphereSphere(a, &pa, b, &pb, margin, m)
 	case pair(geom.Capsule, geom.Capsule):
-		capsuleCapsule(a, pa, b, pb, margin, m)
+		capsuleCapsule(a, &pa, b, &pb, margin, m)
 
 	case pair(geom.Box, geom.Sphere):
-		boxSphere(a, pa, b, pb, margin, m)
+		boxSphere(a, &pa, b, &pb, margin, m)
 	case pair(geom.Sphere, geom.Box):
-		boxSphere(b, pb, a, pa, margin, m)
+		boxSphere(b, &pb, a, &pa, margin, m)
 		m.flip()
 	case pair(geom.Capsule, geom.Sphere):
-		capsuleSphere(a, pa, b, pb, margin, m)
+		capsuleSphere(a, &pa, b, &pb, margin, m)
 	case pair(geom.Sphere, geom.Capsule):
-		capsuleSphere(b, pb, a, pa, margin, m)
+		capsuleSphere(b, &pb, a, &pa, margin, m)
 		m.flip()
 	case pair(geom.Box, geom.Capsule):
-		boxCapsule(a, pa, b, pb, margin, m)
+		boxCapsule(a, &pa, b, &pb, margin, m)
 	case pair(geom.Capsule, geom.Box):
-		boxCapsule(b, pb, a, pa, margin, m)
+		boxCapsule(b, &pb, a, &pa, margin, m)
 		m.flip()
 
 	case pair(geom.Plane, geom.Box):
-		planeBox(a, pa, b, pb, margin, m)
+		planeBox(a, &pa, b, &pb, margin, m)
 	case pair(geom.Box, geom.Plane):
-		planeBox(b, pb, a, pa, margin, m)
+		planeBox(b, &pb, a, &pa, margin, m)
 		m.flip()
 	case pair(geom.Plane, geom.Sphere):
-		planeSphere(a, pa, b, pb, margin, m)
+		planeSphere(a, &pa, b, &pb, margin, m)
 	case pair(geom.Sphere, geom.Plane):
-		planeSphere(b, pb, a, pa, margin, m)
+		planeSphere(b, &pb, a, &pa, margin, m)
 		m.flip()
 	case pair(geom.Plane, geom.Capsule):
-		planeCapsule(a, pa, b, pb, margin, m)
+		planeCapsule(a, &pa, b, &pb, margin, m)
 	case pair(geom.Capsule, geom.Plane):
-		planeCapsule(b, pb, a, pa, margin, m)
+		planeCapsule(b, &pb, a, &pa, margin, m)
 		m.flip()
 	}
 }
@@ -89,10 +77,29 @@ func Collide(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin fl
 // pair packs two kinds into one switch key.
 func pair(a, b geom.Kind) uint8 { return uint8(a)<<4 | uint8(b) }
 
+// add appends a point given its position and separation.
+func (m *Manifold) add(pos vec, sep float32, id uint32) {
+	p := &m.Points[m.Count&3]
+	p.Position = geom.Vec3{pos.x, pos.y, pos.z}
+	p.Separation = sep
+	p.ID = id
+	m.Count++
+}
+
+// setNormal sets the manifold's normal.
+func (m *Manifold) setNormal(n vec) { m.Normal = geom.Vec3{n.x, n.y, n.z} }
+
+// flip turns a manifold computed for (B, A) into the one for (A, B). Positions and separations are
+// symmetric; only the normal changes sign.
+func (m *Manifold) flip() {
+	m.Normal = geom.Vec3{-m.Normal[0], -m.Normal[1], -m.Normal[2]}
+}
+
 // toWorld maps a manifold computed in frame f's local coordinates to the world.
 func (m *Manifold) toWorld(f *frame) {
-	m.Normal = f.dirToWorld(m.Normal)
+	m.setNormal(f.dirToWorld(vg(m.Normal)))
 	for i := 0; i < m.Count; i++ {
-		m.Points[i].Position = f.toWorld(m.Points[i].Position)
+		p := &m.Points[i]
+		p.Position = f.toWorld(vg(p.Position)).g()
 	}
 }

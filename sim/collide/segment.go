@@ -1,8 +1,7 @@
 package collide
 
-import "tumble/sim/geom"
-
-// Closest points between the core segments (and points) that capsules and spheres are built on.
+// Closest points between the core segments (and points) that capsules and spheres are built on, and
+// between a segment and a box.
 
 // degenerateSq is the squared length below which a segment is treated as a point.
 const degenerateSq = 1e-12
@@ -11,32 +10,32 @@ const degenerateSq = 1e-12
 const parallelSin = 1e-4
 
 // closestOnSegment returns the parameter t in [0, 1] of the point p0 + t*d closest to q.
-func closestOnSegment(p0, d, q geom.Vec3) float32 {
-	dd := d.Dot(d)
+func closestOnSegment(p0, d, q vec) float32 {
+	dd := d.dot(d)
 	if dd <= degenerateSq {
 		return 0
 	}
-	return clamp32(q.Sub(p0).Dot(d)/dd, 0, 1)
+	return clamp32(q.sub(p0).dot(d)/dd, 0, 1)
 }
 
 // closestSegments returns parameters s, t in [0, 1] of the closest points p0 + s*d1 and q0 + t*d2 of two
 // segments. When the segments are parallel (many pairs are closest) it picks the middle of the range
 // where their projections overlap, so a capsule lying along another gets a centred contact.
-func closestSegments(p0, d1, q0, d2 geom.Vec3) (s, t float32) {
-	a, e := d1.Dot(d1), d2.Dot(d2)
-	r := p0.Sub(q0)
-	f := d2.Dot(r)
+func closestSegments(p0, d1, q0, d2 vec) (s, t float32) {
+	a, e := d1.dot(d1), d2.dot(d2)
+	r := p0.sub(q0)
+	f := d2.dot(r)
 	if a <= degenerateSq {
 		if e <= degenerateSq {
 			return 0, 0
 		}
 		return 0, clamp32(f/e, 0, 1)
 	}
-	c := d1.Dot(r)
+	c := d1.dot(r)
 	if e <= degenerateSq {
 		return clamp32(-c/a, 0, 1), 0
 	}
-	b := d1.Dot(d2)
+	b := d1.dot(d2)
 	denom := a*e - b*b // = |d1 x d2|^2 >= 0
 	if denom > parallelSin*parallelSin*a*e {
 		s = clamp32((b*f-c*e)/denom, 0, 1)
@@ -47,11 +46,12 @@ func closestSegments(p0, d1, q0, d2 geom.Vec3) (s, t float32) {
 			s0, s1 = s1, s0
 		}
 		lo, hi := max(s0, 0), min(s1, 1)
-		if lo <= hi {
+		switch {
+		case lo <= hi:
 			s = (lo + hi) / 2
-		} else if s1 < 0 {
+		case s1 < 0:
 			s = 0
-		} else {
+		default:
 			s = 1
 		}
 	}
@@ -74,31 +74,33 @@ func closestSegments(p0, d1, q0, d2 geom.Vec3) (s, t float32) {
 // slab, of the squared excess. Along the segment that set of axes changes only where the segment crosses
 // a slab face, so between those (at most six) crossings the squared distance is one quadratic in t,
 // minimised in closed form. The function is convex, so the best interval minimum is the global one.
-func closestSegmentBox(p0, d, h geom.Vec3) (tBest, distSq float32) {
+func closestSegmentBox(p0v, dv, hv vec) (tBest, distSq float32) {
+	p0 := [3]float32{p0v.x, p0v.y, p0v.z}
+	d := [3]float32{dv.x, dv.y, dv.z}
+	h := [3]float32{hv.x, hv.y, hv.z}
 	var cuts [8]float32
-	n := 0
-	cuts[n] = 0
-	n++
+	n := 1 // cuts[0] = 0
 	for k := 0; k < 3; k++ {
 		if abs32(d[k]) <= 1e-12 {
 			continue
 		}
 		inv := 1 / d[k]
-		for _, face := range [2]float32{-h[k], h[k]} {
-			t := (face - p0[k]) * inv
-			if t > 0 && t < 1 {
-				cuts[n] = t
-				n++
-			}
+		if t := (-h[k] - p0[k]) * inv; t > 0 && t < 1 {
+			cuts[n] = t
+			n++
+		}
+		if t := (h[k] - p0[k]) * inv; t > 0 && t < 1 {
+			cuts[n] = t
+			n++
 		}
 	}
 	cuts[n] = 1
 	n++
 	// Insertion sort: at most eight entries.
-	for i := 1; i < n; i++ {
+	for i := 2; i < n-1; i++ {
 		v := cuts[i]
 		j := i
-		for ; j > 0 && cuts[j-1] > v; j-- {
+		for ; j > 1 && cuts[j-1] > v; j-- {
 			cuts[j] = cuts[j-1]
 		}
 		cuts[j] = v
@@ -106,11 +108,8 @@ func closestSegmentBox(p0, d, h geom.Vec3) (tBest, distSq float32) {
 	distSq = -1
 	for i := 0; i+1 < n; i++ {
 		ta, tb := cuts[i], cuts[i+1]
-		if tb-ta <= 0 && n > 2 {
-			continue
-		}
 		tm := (ta + tb) / 2
-		var qa, qb float32 // f(t) = qa t^2 + 2 qb t + const
+		var qa, qb float32 // f(t) = qa t^2 + 2 qb t + const on this stretch
 		for k := 0; k < 3; k++ {
 			x := p0[k] + tm*d[k]
 			var face float32
@@ -129,7 +128,7 @@ func closestSegmentBox(p0, d, h geom.Vec3) (tBest, distSq float32) {
 		if qa > 0 {
 			t = clamp32(-qb/qa, ta, tb)
 		}
-		ds := pointBoxDistSq(madd(p0, d, t), h)
+		ds := pointBoxDistSq(p0v.madd(dv, t), hv)
 		if distSq < 0 || ds < distSq {
 			tBest, distSq = t, ds
 			if ds == 0 {
@@ -140,31 +139,67 @@ func closestSegmentBox(p0, d, h geom.Vec3) (tBest, distSq float32) {
 	return tBest, distSq
 }
 
-// pointBoxDistSq returns the squared distance from p to the box [-h, h].
-func pointBoxDistSq(p, h geom.Vec3) float32 {
-	var s float32
-	for k := 0; k < 3; k++ {
-		if e := abs32(p[k]) - h[k]; e > 0 {
-			s += e * e
-		}
+// excess is how far x lies outside [-h, h] (zero inside).
+func excess(x, h float32) float32 {
+	if e := abs32(x) - h; e > 0 {
+		return e
 	}
-	return s
+	return 0
+}
+
+// pointBoxDistSq returns the squared distance from p to the box [-h, h].
+func pointBoxDistSq(p, h vec) float32 {
+	ex, ey, ez := excess(p.x, h.x), excess(p.y, h.y), excess(p.z, h.z)
+	return ex*ex + ey*ey + ez*ez
+}
+
+// clampAxis clamps x to [-h, h] and returns the region digit: 0 inside, 1 below, 2 above.
+func clampAxis(x, h float32) (float32, uint32) {
+	switch {
+	case x > h:
+		return h, 2
+	case x < -h:
+		return -h, 1
+	}
+	return x, 0
 }
 
 // clampBox returns the point of the box [-h, h] closest to p and a region code in 0..26 naming the box
-// feature it lies on (per axis: 0 inside the slab, 1 below, 2 above).
-func clampBox(p, h geom.Vec3) (geom.Vec3, uint32) {
-	var region uint32
-	for k := 2; k >= 0; k-- {
-		region *= 3
-		switch {
-		case p[k] > h[k]:
-			p[k] = h[k]
-			region += 2
-		case p[k] < -h[k]:
-			p[k] = -h[k]
-			region++
+// feature it lies on (base 3, x the lowest digit; per axis 0 inside the slab, 1 below, 2 above).
+func clampBox(p, h vec) (vec, uint32) {
+	x, rx := clampAxis(p.x, h.x)
+	y, ry := clampAxis(p.y, h.y)
+	z, rz := clampAxis(p.z, h.z)
+	return vec{x, y, z}, rx + 3*ry + 9*rz
+}
+
+// regionFace reports whether clampBox's region code names a face (exactly one axis outside its slab),
+// and which: local axis k and side sg.
+func regionFace(region uint32) (k int, sg float32, ok bool) {
+	found := false
+	for i := 0; i < 3; i++ {
+		if digit := region % 3; digit != 0 {
+			if found {
+				return 0, 0, false
+			}
+			found, k, sg = true, i, 1
+			if digit == 1 {
+				sg = -1
+			}
 		}
+		region /= 3
 	}
-	return p, region
+	return k, sg, found
+}
+
+// faceRegion is clampBox's region code for the face of axis k on side sg.
+func faceRegion(k int, sg float32) uint32 {
+	code := uint32(2)
+	if sg < 0 {
+		code = 1
+	}
+	for ; k > 0; k-- {
+		code *= 3
+	}
+	return code
 }

@@ -7,122 +7,113 @@ import "tumble/sim/geom"
 
 // fallbackNormal is used when two cores coincide and no direction is defined: any unit vector works,
 // world up is as good as any and keeps the choice deterministic.
-var fallbackNormal = geom.Vec3{0, 1, 0}
+var fallbackNormal = vec{0, 1, 0}
 
 // roundPoint adds the contact between core point pa (radius ra) of A and core point qb (radius rb) of
 // B along the unit normal n. The separation is the gap between the two surfaces along n and the position
 // lies midway between them.
-func roundPoint(m *Manifold, pa, qb, n geom.Vec3, ra, rb, margin float32, id uint32) {
-	s := qb.Sub(pa).Dot(n) - ra - rb
+func roundPoint(m *Manifold, pa, qb, n vec, ra, rb, margin float32, id uint32) {
+	s := qb.sub(pa).dot(n) - ra - rb
 	if s >= margin {
 		return
 	}
-	mid := pa.Add(qb).Mul(0.5)
-	m.add(madd(mid, n, (ra-rb)/2), s, id)
+	mid := pa.add(qb).scale(0.5)
+	m.add(mid.madd(n, (ra-rb)/2), s, id)
 }
 
 // directionOr returns v normalised, or fallback when v is (nearly) zero.
-func directionOr(v, fallback geom.Vec3) geom.Vec3 {
-	l2 := v.Dot(v)
+func directionOr(v, fallback vec) vec {
+	l2 := v.dot(v)
 	if l2 <= 1e-18 {
 		return fallback
 	}
-	return v.Mul(1 / sqrt32(l2))
+	return v.scale(1 / sqrt32(l2))
 }
 
 // sphereSphere collides two spheres.
-func sphereSphere(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, m *Manifold) {
-	d := pb.P.Sub(pa.P)
-	dist2 := d.Dot(d)
+func sphereSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
+	ca, cb := vg(pa.P), vg(pb.P)
+	d := cb.sub(ca)
+	dist2 := d.dot(d)
 	lim := a.Radius + b.Radius + margin
 	if dist2 >= lim*lim && lim > 0 {
 		return
 	}
-	m.Normal = directionOr(d, fallbackNormal)
-	roundPoint(m, pa.P, pb.P, m.Normal, a.Radius, b.Radius, margin, 0)
+	n := directionOr(d, fallbackNormal)
+	m.setNormal(n)
+	roundPoint(m, ca, cb, n, a.Radius, b.Radius, margin, 0)
 }
 
 // capsuleSphere collides capsule a with sphere b.
-func capsuleSphere(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, m *Manifold) {
+func capsuleSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	e0, e1 := capsuleEnds(a, pa)
-	d := e1.Sub(e0)
-	t := closestOnSegment(e0, d, pb.P)
-	q := madd(e0, d, t)
-	v := pb.P.Sub(q)
-	dist2 := v.Dot(v)
+	c := vg(pb.P)
+	d := e1.sub(e0)
+	q := e0.madd(d, closestOnSegment(e0, d, c))
+	v := c.sub(q)
+	dist2 := v.dot(v)
 	lim := a.Radius + b.Radius + margin
 	if dist2 >= lim*lim && lim > 0 {
 		return
 	}
 	// A sphere centre on the core: push out sideways, perpendicular to the core.
-	m.Normal = directionOr(v, perpendicular(d))
-	roundPoint(m, q, pb.P, m.Normal, a.Radius, b.Radius, margin, 0)
+	n := directionOr(v, perpendicular(d))
+	m.setNormal(n)
+	roundPoint(m, q, c, n, a.Radius, b.Radius, margin, 0)
 }
 
 // perpendicular returns a unit vector perpendicular to d (world up when d is zero).
-func perpendicular(d geom.Vec3) geom.Vec3 {
+func perpendicular(d vec) vec {
 	// Cross with the world axis least aligned with d.
-	ax, ay, az := abs32(d[0]), abs32(d[1]), abs32(d[2])
-	var c geom.Vec3
+	ax, ay, az := abs32(d.x), abs32(d.y), abs32(d.z)
+	var c vec
 	switch {
 	case ax <= ay && ax <= az:
-		c = geom.Vec3{0, -d[2], d[1]}
+		c = vec{0, -d.z, d.y}
 	case ay <= az:
-		c = geom.Vec3{d[2], 0, -d[0]}
+		c = vec{d.z, 0, -d.x}
 	default:
-		c = geom.Vec3{-d[1], d[0], 0}
+		c = vec{-d.y, d.x, 0}
 	}
 	return directionOr(c, fallbackNormal)
 }
 
 // boxSphere collides box a with sphere b. Outside the box the normal runs from the box's closest point
 // to the centre; with the centre inside, it is the normal of the nearest face. The id is the box
-// feature (face, edge or corner) touched.
-func boxSphere(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, m *Manifold) {
+// feature (face, edge or corner) touched, as a clampBox region code.
+func boxSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	f := makeFrame(pa)
-	h := a.HalfExtents
-	c := f.toLocal(pb.P)
+	h := vg(a.HalfExtents)
+	c := f.toLocal(vg(pb.P))
 	r := b.Radius
 	bp, region := clampBox(c, h)
-	v := c.Sub(bp)
-	dist2 := v.Dot(v)
-	var nl geom.Vec3
+	v := c.sub(bp)
+	dist2 := v.dot(v)
+	var nl vec
 	if dist2 > 1e-14 {
 		lim := r + margin
 		if dist2 >= lim*lim {
 			return
 		}
-		nl = v.Mul(1 / sqrt32(dist2))
+		nl = v.scale(1 / sqrt32(dist2))
 	} else {
 		// Centre inside the box: leave through the nearest face.
-		k, best := 0, h[0]-abs32(c[0])
-		for i := 1; i < 3; i++ {
-			if g := h[i] - abs32(c[i]); g < best {
-				k, best = i, g
-			}
+		k, best := 0, h.x-abs32(c.x)
+		if g := h.y - abs32(c.y); g < best {
+			k, best = 1, g
 		}
-		sg := sign32(c[k])
-		nl[k] = sg
-		bp[k] = sg * h[k]
-		region = faceRegion(k, sg)
+		if g := h.z - abs32(c.z); g < best {
+			k = 2
+		}
+		sg := sign32(c.get(k))
+		nl = axisVec(k, sg)
+		bp = c.with(k, sg*h.get(k))
+		region = faceRegion(k, sg) // the id of the face the sphere sank through
 	}
-	s := c.Sub(bp).Dot(nl) - r
+	s := c.sub(bp).dot(nl) - r
 	if s >= margin {
 		return
 	}
-	m.Normal = f.dirToWorld(nl)
-	m.add(f.toWorld(madd(bp, nl, s/2)), s, region)
-}
-
-// faceRegion is clampBox's region code for the face of axis k on side sg (so a sphere whose centre
-// sinks through a face keeps that face's id).
-func faceRegion(k int, sg float32) uint32 {
-	code := uint32(2)
-	if sg < 0 {
-		code = 1
-	}
-	for ; k > 0; k-- {
-		code *= 3
-	}
-	return code
+	m.setNormal(f.dirToWorld(nl))
+	m.add(f.toWorld(bp.madd(nl, s/2)), s, region)
 }
