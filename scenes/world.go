@@ -77,6 +77,9 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 	if o.Workers != 0 {
 		set.Workers = o.Workers
 	}
+	if err := set.Check(); err != nil {
+		return nil, fmt.Errorf("solver: %w", err)
+	}
 	w := sim.NewWorld(set)
 	for i := range s.Bodies {
 		if _, err := w.AddBody(s.BodyDef(i)); err != nil {

@@ -20,6 +20,11 @@ type contactPoint struct {
 	tangentMass    [2]float32
 	relVel         float32 // relative normal velocity before the solve (restitution)
 	id             uint32
+	// Friction anchors: the material points of each body where this contact started sticking. The
+	// biased pass pulls their tangential drift back to zero, so static friction holds positions and
+	// not only velocities (no creep in tall pyramids). They move with the contact while it slides.
+	anchorA, anchorB Vec3
+	sliding          bool // the Coulomb clamp was active in the last friction pass
 }
 
 // manifold is the solver's view of one touching pair.
@@ -32,6 +37,8 @@ type manifold struct {
 	friction    float32
 	restitution float32
 	biasRate    float32 // soft push-out rate of the biased pass
+	massScale   float32 // soft scales of the biased pass (see softness), used by anchored friction
+	leak        float32
 	pts         [4]contactPoint
 	// Jacobi: the impulses this manifold applied in the current pass, summed for its bodies.
 	linImp     Vec3 // on b (a gets the opposite)

@@ -48,7 +48,7 @@ func (w *World) prepareContacts(lo, hi int) {
 		if mA == 0 || mB == 0 {
 			soft = &p.staticSoft
 		}
-		m.biasRate = soft.biasRate
+		m.biasRate, m.massScale, m.leak = soft.biasRate, soft.massScale, soft.impulseScale
 		var old *manifold
 		if warm {
 			old = p.findPrev(a, o)
@@ -83,11 +83,22 @@ func (w *World) prepareContacts(lo, hi int) {
 			cp.relVel = dot(dv, n)
 			cp.maxNormal = 0
 			cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
+			cp.anchorA, cp.anchorB, cp.sliding = cp.localA, cp.localB, false
 			if old != nil {
 				for j := 0; j < int(old.count); j++ {
 					op := &old.pts[j]
 					if op.id != cp.id {
 						continue
+					}
+					if !op.sliding {
+						// Keep the old anchors unless they lie far apart along the contact plane: a
+						// sticking point drifts by millimetres, so a larger gap means the feature id now
+						// names another point of the manifold, whose anchors would twist the bodies.
+						d := mulMV(&p.rot[o], op.anchorB).Add(xB).Sub(mulMV(&p.rot[a], op.anchorA)).Sub(xA)
+						d = d.Sub(n.Mul(dot(d, n)))
+						if dot(d, d) < p.anchorReach*p.anchorReach {
+							cp.anchorA, cp.anchorB = op.anchorA, op.anchorB
+						}
 					}
 					cp.normalImpulse = op.normalImpulse
 					// Carry the old friction impulse as a world vector onto the new tangents.
@@ -158,10 +169,14 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 		wB = wB.Add(mulMV(iB, cross(cp.rB, P)))
 	}
 	if !w.settings.NoFriction {
+		var drift Vec3
+		if useBias {
+			drift = anchorDrift(m, xA, xB, rotA, rotB)
+		}
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
 			dv := vB.Add(cross(wB, cp.rB)).Sub(vA).Sub(cross(wA, cp.rA))
-			d1, d2 := frictionDelta(cp, m, dv)
+			d1, d2 := w.friction(cp, m, dv, useBias, drift)
 			P := m.t1.Mul(d1).Add(m.t2.Mul(d2))
 			vA = vA.Sub(P.Mul(mA))
 			wA = wA.Sub(mulMV(iA, cross(cp.rA, P)))
@@ -177,16 +192,39 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 	}
 }
 
-// frictionDelta updates a point's two friction impulses for relative velocity dv and returns their
-// change. The pair is clamped to the Coulomb disc |f_t| <= mu f_n using the current normal impulse, so
-// friction is isotropic.
-func frictionDelta(cp *contactPoint, m *manifold, dv Vec3) (float32, float32) {
-	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*dot(dv, m.t1)
-	l2 := cp.tangentImpulse[1] - cp.tangentMass[1]*dot(dv, m.t2)
+// anchorDrift returns the mean offset, over a manifold's points, between each point's two friction
+// anchors (the material points where it started sticking): how far the bodies have slipped since.
+// Anchoring the mean, rather than each corner, corrects translational creep without adding torsional
+// springs at the corners (those set tall stacks twisting, measured).
+func anchorDrift(m *manifold, xA, xB Vec3, rotA, rotB *Mat3) Vec3 {
+	var d Vec3
+	for i := 0; i < int(m.count); i++ {
+		cp := &m.pts[i]
+		d = d.Add(xB.Add(mulMV(rotB, cp.anchorB)).Sub(xA).Sub(mulMV(rotA, cp.anchorA)))
+	}
+	return d.Mul(1 / float32(m.count))
+}
+
+// friction updates a point's two friction impulses for relative velocity dv and returns their change.
+// In the biased pass a sticking contact also closes its tangential drift (see anchorDrift), softly,
+// with the normal row's spring and damping, so static friction holds positions and not only
+// velocities: without it a tall pyramid creeps apart by centimetres. The pair of impulses is clamped
+// to the Coulomb disc |f_t| <= mu f_n using the current normal impulse, so friction is isotropic; a
+// clamped point is sliding and its anchors are dropped at the next step.
+func (w *World) friction(cp *contactPoint, m *manifold, dv Vec3, useBias bool, drift Vec3) (float32, float32) {
+	ms, leak := float32(1), float32(0)
+	if useBias {
+		dv = dv.Add(drift.Mul(m.biasRate))
+		ms, leak = m.massScale, m.leak
+	}
+	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*ms*dot(dv, m.t1) - leak*cp.tangentImpulse[0]
+	l2 := cp.tangentImpulse[1] - cp.tangentMass[1]*ms*dot(dv, m.t2) - leak*cp.tangentImpulse[1]
 	maxF := m.friction * cp.normalImpulse
+	cp.sliding = false
 	if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
 		s := maxF / float32(math.Sqrt(float64(mag2)))
 		l1, l2 = l1*s, l2*s
+		cp.sliding = true
 	}
 	d1, d2 := l1-cp.tangentImpulse[0], l2-cp.tangentImpulse[1]
 	cp.tangentImpulse = [2]float32{l1, l2}
@@ -204,7 +242,10 @@ func (w *World) jacobiManifold(m *manifold, useBias bool) {
 	xA, xB := b.Position[a], b.Position[o]
 	rotA, rotB := &p.rot[a], &p.rot[o]
 	n := m.normal
-	var lin, angA, angB Vec3
+	var lin, angA, angB, drift Vec3
+	if useBias && !w.settings.NoFriction {
+		drift = anchorDrift(m, xA, xB, rotA, rotB)
+	}
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		d := xB.Add(mulMV(rotB, cp.localB)).Sub(xA).Sub(mulMV(rotA, cp.localA))
@@ -212,7 +253,7 @@ func (w *World) jacobiManifold(m *manifold, useBias bool) {
 		imp := p.normalRow(cp, m.biasRate, dot(d, n), dot(dv, n), useBias)
 		P := n.Mul(imp)
 		if !w.settings.NoFriction {
-			d1, d2 := frictionDelta(cp, m, dv)
+			d1, d2 := w.friction(cp, m, dv, useBias, drift)
 			P = P.Add(m.t1.Mul(d1)).Add(m.t2.Mul(d2))
 		}
 		lin = lin.Add(P)

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"time"
@@ -60,15 +61,15 @@ type Settings struct {
 	Gravity    Vec3       // m/s^2
 	Dt         float32    // seconds per step; 0 means 1/60
 	Solver     SolverKind // 0 means PGS
-	Substeps   int        // soft sub-steps per step; 0 means 8
-	Iterations int        // solver iterations per sub-step; 0 means 1 (PGS) or 2 (Jacobi)
+	Substeps   int        // soft sub-steps per step; 0 means 8 (PGS) or 16 (Jacobi)
+	Iterations int        // solver iterations per sub-step, each followed by a relax pass; 0 means 1 (PGS) or 2 (Jacobi)
 
 	NoFriction    bool // friction rows off
 	NoWarmStart   bool // start every step from zero impulses
 	NoRelax       bool // skip the relax pass (keeps the bias velocity in the bodies: bouncier stacks)
 	NoRestitution bool // ignore restitution coefficients
 
-	ContactHertz         float32 // contact stiffness; 0 means 120 (capped at a quarter of the sub-step rate)
+	ContactHertz         float32 // contact stiffness; 0 means 120 (PGS) or 240 (Jacobi), capped at a quarter of the sub-step rate
 	DampingRatio         float32 // contact damping ratio; 0 means 10
 	MaxPushOut           float32 // cap on the velocity that resolves overlap, m/s; 0 means 3
 	RestitutionThreshold float32 // relative normal speed under which nothing bounces, m/s; 0 means 1
@@ -87,17 +88,29 @@ func (s Settings) resolved() Settings {
 	if s.Solver == SolverDefault {
 		s.Solver = PGS
 	}
+	// Contact stiffness is bounded by the sub-step rate (a soft contact is stable up to about a quarter
+	// of it), and a stack compresses by load / (m_eff omega^2). Jacobi's split masses make each row
+	// softer by the number of rows on a body, so it needs a higher frequency, hence more sub-steps,
+	// for the same stack (measured: 20 boxes compress 1.0 cm with PGS at 8 x 1 and 120 Hz, 1.3 cm
+	// with Jacobi at 16 x 2 and 240 Hz, 5.3 cm with Jacobi at 8 x 2 and 120 Hz).
+	jacobi := s.Solver == Jacobi
 	if s.Substeps <= 0 {
 		s.Substeps = 8
+		if jacobi {
+			s.Substeps = 16
+		}
 	}
 	if s.Iterations <= 0 {
 		s.Iterations = 1
-		if s.Solver == Jacobi {
+		if jacobi {
 			s.Iterations = 2
 		}
 	}
 	if s.ContactHertz == 0 {
 		s.ContactHertz = 120
+		if jacobi {
+			s.ContactHertz = 240
+		}
 	}
 	if s.DampingRatio == 0 {
 		s.DampingRatio = 10
@@ -159,4 +172,18 @@ func identityIfZero(q Quat) Quat {
 		return mgl32.QuatIdent()
 	}
 	return q.Normalize()
+}
+
+// ErrSolverUnavailable is returned for a solver this build cannot run yet.
+var ErrSolverUnavailable = errors.New("solver xpbd is not implemented yet (it arrives with the joints issue); use jacobi or pgs")
+
+// Check reports settings the world cannot run: today only the XPBD solver, which is not written yet.
+func (s Settings) Check() error {
+	if s.Solver == XPBD {
+		return ErrSolverUnavailable
+	}
+	if s.Solver > XPBD {
+		return fmt.Errorf("unknown solver %d", s.Solver)
+	}
+	return nil
 }

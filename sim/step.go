@@ -47,6 +47,7 @@ type pipeline struct {
 	maxPush       float32
 	restThreshold float32
 	useBias       bool
+	anchorReach   float32 // friction anchors further apart than this are dropped
 
 	// loop bodies, made once so running them allocates nothing
 	fnBounds, fnNarrow, fnPrepare, fnIntVel, fnIntPos, fnFinish      func(worker, lo, hi int)
@@ -114,6 +115,9 @@ const (
 // the first body whose state became non-finite or faster than MaxLinearSpeed; the world is then left
 // as the step made it.
 func (w *World) Step() error {
+	if err := w.settings.Check(); err != nil {
+		return err
+	}
 	w.bindStages()
 	s := &w.settings
 	p := &w.pipe
@@ -153,6 +157,7 @@ func (w *World) Step() error {
 	p.staticSoft = makeSoft(min(2*hertz, 0.5*p.invH), s.DampingRatio, p.h)
 	p.maxPush = s.MaxPushOut
 	p.restThreshold = s.RestitutionThreshold
+	p.anchorReach = 2 * s.LinearSlop
 	p.buildAdjacency(n)
 	if s.Solver != Jacobi {
 		p.colourManifolds(b)
