@@ -163,8 +163,17 @@ func checkPair(t *testing.T, st *refStats, trial int, sa *geom.Shape, pa geom.Po
 		t.Fatalf("%s: normal %v not unit", where, m.Normal)
 	}
 	depth := -minSep(&m)
-	tol := rel*math.Abs(depth) + abs*size + 2e-5
+	// A face axis may be kept over a better one by up to rel of its own (larger) depth plus abs of the
+	// size, so the tolerance scales with the larger of the depths compared.
+	tolFor := func(depths ...float64) float64 {
+		x := 0.0
+		for _, d := range depths {
+			x = math.Max(x, math.Abs(d))
+		}
+		return rel*x + abs*size + 2e-5
+	}
 	ovl := overlapAlong(&ra, &rb, n)
+	tol := tolFor(depth, ovl)
 	if depth > 0 {
 		// The reported depth is the projections' overlap along the normal, and no direction separates
 		// the shapes with a shorter move (the normal is the least penetration axis, pointing A to B).
@@ -197,6 +206,7 @@ func checkPair(t *testing.T, st *refStats, trial int, sa *geom.Shape, pa geom.Po
 	// as far inside (or outside) the other shape as the separation says.
 	// Clipping keeps points up to clipSlack of a face's half extents beyond its edges (both, at a corner).
 	surfTol := math.Sqrt2*clipSlack*math.Max(ra.size(), rb.size()) + 2e-5
+	thin := math.Min(ra.thickness(), rb.thickness())
 	for i := 0; i < m.Count; i++ {
 		p := m.Points[i]
 		s := float64(p.Separation)
@@ -213,14 +223,15 @@ func checkPair(t *testing.T, st *refStats, trial int, sa *geom.Shape, pa geom.Po
 		// Apart: both anchors are outside the other shape, no further from it than the separation.
 		// Overlapping: no anchor is deeper in the other shape than the separation, and at least one is
 		// inside it (with a deep face contact, the reference face's anchor above a clipped incident
-		// point can lie outside the incident box, past its side face). A capsule tilted towards the
+		// point can lie outside the incident box, past its side face; and neither need be inside once
+		// the depth passes the thickness of a shape). A capsule tilted towards the
 		// other shape is nearer to an anchor than that point's separation says (its core comes closer
 		// elsewhere), so with capsules only the upper bounds hold.
 		oa, ob := rb.sdf(ancA), ra.sdf(ancB)
 		var bad bool
 		if s > 0 {
 			bad = oa > s+surfTol || ob > s+surfTol
-		} else {
+		} else if depth < thin {
 			bad = math.Min(oa, ob) > surfTol
 		}
 		if sa.Kind != geom.Capsule && sb.Kind != geom.Capsule {
@@ -240,6 +251,8 @@ func checkPair(t *testing.T, st *refStats, trial int, sa *geom.Shape, pa geom.Po
 	}
 	wd := -minSep(&w)
 	e := math.Abs(wd - depth)
+	wovl := overlapAlong(&ra, &rb, toRV(w.Normal).mul(-1))
+	tol = tolFor(depth, ovl, wd, wovl)
 	if e > tol {
 		t.Fatalf("%s: depth %.5f, swapped %.5f", where, depth, wd)
 	}
@@ -247,7 +260,13 @@ func checkPair(t *testing.T, st *refStats, trial int, sa *geom.Shape, pa geom.Po
 	wn := toRV(w.Normal)
 	if wn.dot(n) > -1+1e-4 {
 		// Only two boxes may pick a different (equally good) axis: the first box's faces are preferred.
-		if sa.Kind != geom.Box || sb.Kind != geom.Box || math.Abs(overlapAlong(&ra, &rb, wn.mul(-1))-wd) > tol {
+		// Overlapping, its depth must be the overlap along it; apart, its points no nearer than the gap
+		// along it (the points of a face contact between boxes apart lie further than that gap).
+		off := math.Abs(wovl - wd)
+		if wd < 0 {
+			off = math.Max(0, wd-wovl)
+		}
+		if sa.Kind != geom.Box || sb.Kind != geom.Box || off > tol {
 			t.Fatalf("%s: normal %v, swapped %v", where, m.Normal, w.Normal)
 		}
 	}

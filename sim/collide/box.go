@@ -180,13 +180,18 @@ func boxBox(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin f
 	if useB {
 		best = sepB
 	}
-	if iE >= 0 && sepE > best+preferFaceTol(best, scale) && boxEdgeContact(m, &fa, ha, iE, &fb, hb, jE, d, margin) {
+	if iE >= 0 && sepE > best+preferFaceTol(best, scale) && boxEdgeContact(m, &fa, ha, iE, &fb, hb, jE, d, sepE >= 0, margin) {
 		return
 	}
-	if useB {
-		boxFaceContact(m, &fb, hb, iB, -sign32(fb.ax[iB].dot(d)), &fa, ha, true, margin)
-	} else {
-		boxFaceContact(m, &fa, ha, iA, sign32(fa.ax[iA].dot(d)), &fb, hb, false, margin)
+	// The preferred face, then, if the boxes are apart and none of its clipped points is within the
+	// margin, the other box's best face (its clipped points may be).
+	for try := 0; try < 2 && m.Count == 0; try++ {
+		if useB {
+			boxFaceContact(m, &fb, hb, iB, -sign32(fb.ax[iB].dot(d)), &fa, ha, true, margin)
+		} else {
+			boxFaceContact(m, &fa, ha, iA, sign32(fa.ax[iA].dot(d)), &fb, hb, false, margin)
+		}
+		useB = !useB
 	}
 }
 
@@ -254,11 +259,13 @@ func boxFaceContact(m *Manifold, ref *frame, hr vec, i int, sg float32, inc *fra
 }
 
 // boxEdgeContact adds the single point between edge axis iE of box A and edge axis jE of box B: the
-// closest points of A's edge furthest along the axis and B's edge furthest against it. It reports false,
-// adding nothing, when those edges do not cross as seen along the axis (their lines' closest points lie
-// beyond an end): the edges are then not the touching features, which happens when the boxes are apart,
-// and the caller falls back to the best face axis.
-func boxEdgeContact(m *Manifold, fa *frame, ha vec, iE int, fb *frame, hb vec, jE int, d vec, margin float32) bool {
+// closest points of A's edge furthest along the axis and B's edge furthest against it.
+//
+// When the boxes overlap and this is their least penetration axis, those edges cross as seen along the
+// axis, up to rounding, which clamping absorbs. When the boxes are apart (apart is true) the best axis
+// need not come from touching edges: if the edges' lines meet beyond an end, it reports false, adding
+// nothing, and the caller falls back to the best face axis.
+func boxEdgeContact(m *Manifold, fa *frame, ha vec, iE int, fb *frame, hb vec, jE int, d vec, apart bool, margin float32) bool {
 	ua, ub := fa.ax[iE], fb.ax[jE]
 	L := ua.cross(ub)
 	L = L.scale(1 / sqrt32(L.dot(L)))
@@ -294,7 +301,7 @@ func boxEdgeContact(m *Manifold, fa *frame, ha vec, iE int, fb *frame, hb vec, j
 	t := (f - b*c) / den
 	const slack = 1 + 1e-3
 	hae, hbe := ha.get(iE), hb.get(jE)
-	if abs32(s) > hae*slack || abs32(t) > hbe*slack {
+	if apart && (abs32(s) > hae*slack || abs32(t) > hbe*slack) {
 		return false
 	}
 	s, t = clamp32(s, -hae, hae), clamp32(t, -hbe, hbe)

@@ -40,19 +40,31 @@ func capsuleCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, 
 		return
 	}
 	cr := da.cross(db)
+	crSq, aa, bb := cr.dot(cr), da.dot(da), db.dot(db)
 	var n vec
-	if dist2 > 1e-14 {
+	switch {
+	case s > 0 && s < 1 && t > 0 && t < 1 && crSq > parallelSin*parallelSin*aa*bb:
+		// Closest points inside both cores: the common perpendicular, exact even when the cores
+		// nearly meet and the closest points' difference is mostly rounding.
+		n = cr.scale(1 / sqrt32(crSq))
+		side := v.dot(n)
+		if side == 0 {
+			side = n.dot(vg(pb.P).sub(vg(pa.P)))
+		}
+		if side < 0 {
+			n = n.neg()
+		}
+	case dist2 > 1e-14:
 		n = v.scale(1 / sqrt32(dist2))
-	} else {
-		// The cores cross: leave along their common perpendicular, towards B's centre.
-		n = directionOr(cr, perpendicular(da))
+	default:
+		// The cores meet end to end or lie along one line: any direction across A's core.
+		n = perpendicular(da)
 		if n.dot(vg(pb.P).sub(vg(pa.P))) < 0 {
 			n = n.neg()
 		}
 	}
 	m.setNormal(n)
-	aa, bb := da.dot(da), db.dot(db)
-	if aa > degenerateSq && bb > degenerateSq && cr.dot(cr) < lyingSin*lyingSin*aa*bb {
+	if aa > degenerateSq && bb > degenerateSq && crSq < lyingSin*lyingSin*aa*bb {
 		// Side by side: one point at each end of the stretch where the cores overlap along A.
 		u0, u1 := b0.sub(a0).dot(da)/aa, b1.sub(a0).dot(da)/aa
 		if u0 > u1 {
@@ -96,8 +108,9 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 		q := p0.madd(d, t)
 		bp, region := clampBox(q, h)
 		nl := q.sub(bp).scale(1 / sqrt32(dist2))
-		k, sg, ok := regionFace(region)
-		if !ok {
+		k, sg, onFace := regionFace(region)
+		nearFace := false
+		if !onFace {
 			// Beyond an edge or corner, but nearly straight above a face (a capsule lying across the
 			// face's edge, tilted a hair down past it): still a face contact, so its points and ids do
 			// not change as it jitters across the edge.
@@ -108,10 +121,22 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 			if abs32(nl.z) > abs32(nl.get(k)) {
 				k = 2
 			}
-			sg, ok = sign32(nl.get(k)), abs32(nl.get(k)) >= faceNormalCos
+			sg, nearFace = sign32(nl.get(k)), abs32(nl.get(k)) >= faceNormalCos
 		}
-		if ok {
+		if onFace || nearFace {
 			capsuleOnFace(m, h, p0, d, r, k, sg, margin)
+			if nearFace && m.Count > 0 {
+				// Only if the core does not dip further below the face's level past the edge than on
+				// the face: the face normal would then not be a least-penetration direction.
+				low := min(sg*p0.get(k), sg*p1.get(k)) - h.get(k) - r
+				clipped := m.Points[0].Separation
+				if m.Count > 1 {
+					clipped = min(clipped, m.Points[1].Separation)
+				}
+				if low < clipped-preferFaceTol(clipped, scale) {
+					m.Count = 0
+				}
+			}
 			if m.Count > 0 {
 				m.toWorld(&f)
 				return

@@ -119,6 +119,14 @@ func (s *refShape) size() float64 {
 	return s.r
 }
 
+// thickness is the shape's smallest width.
+func (s *refShape) thickness() float64 {
+	if s.kind == geom.Box {
+		return 2 * math.Min(s.h[0], math.Min(s.h[1], s.h[2]))
+	}
+	return 2 * s.r
+}
+
 // samples appends to out points on the shape's surface no further than about spacing apart; corners
 // and edges of boxes are included exactly.
 func (s *refShape) samples(spacing float64, out []rv) []rv {
@@ -232,7 +240,8 @@ func randShape(rng *rand.Rand, k geom.Kind) geom.Shape {
 }
 
 // randPair places two shapes near contact: B's centre is put along a random direction u from A's at the
-// distance where their projections on u just touch, shifted by gap (negative: overlapping).
+// distance where their projections on u just touch, shifted by gap (negative: overlapping). One in five
+// placements is deep.
 func randPair(rng *rand.Rand, sa, sb *geom.Shape) (pa, pb geom.Pose) {
 	pa = geom.Pose{P: geom.Vec3{uniform(rng, -2, 2), uniform(rng, -2, 2), uniform(rng, -2, 2)}, Q: randQuat(rng)}
 	pb = geom.Pose{Q: randQuat(rng)}
@@ -242,6 +251,9 @@ func randPair(rng *rand.Rand, sa, sb *geom.Shape) (pa, pb geom.Pose) {
 	wb := rb.support(u.mul(-1)) + rb.c.dot(u) // rb.c is the origin here
 	size := math.Min(ra.size(), rb.size())
 	gap := (rng.Float64()*0.55 - 0.4) * size
+	if rng.Intn(5) == 0 {
+		gap = -(0.4 + 1.2*rng.Float64()) * size // deep: a sphere's centre may be inside a box
+	}
 	pb.P = ra.c.madd(u, wa+wb+gap).vec()
 	return pa, pb
 }

@@ -49,8 +49,12 @@ func capsuleSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, m
 	e0, e1 := capsuleEnds(a, pa)
 	c := vg(pb.P)
 	d := e1.sub(e0)
-	q := e0.madd(d, closestOnSegment(e0, d, c))
+	t := closestOnSegment(e0, d, c)
+	q := e0.madd(d, t)
 	v := c.sub(q)
+	if dd := d.dot(d); t > 0 && t < 1 && dd > degenerateSq {
+		v = v.madd(d, -v.dot(d)/dd) // exactly across the core: it is, up to rounding
+	}
 	dist2 := v.dot(v)
 	lim := a.Radius + b.Radius + margin
 	if dist2 >= lim*lim && lim > 0 {
