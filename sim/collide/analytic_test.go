@@ -187,6 +187,20 @@ func TestCollideExactCases(t *testing.T) {
 			points: []wantPoint{{geom.Vec3{0.1, 0.495, 0.3}, -0.01}},
 		},
 		{
+			name: "capsule sunk into a box (core inside): pushed out through the top at both ends",
+			a:    box(1, 0.5, 1), pa: at(0, 0, 0),
+			b: capsule(0.2, 0.5), pb: turned(0.1, 0.4, 0.3, 90, zAxis),
+			normal: yAxis,
+			points: []wantPoint{{geom.Vec3{-0.4, 0.35, 0.3}, -0.3}, {geom.Vec3{0.6, 0.35, 0.3}, -0.3}},
+		},
+		{
+			name: "capsule core cutting a box's edge: one point on the edge",
+			a:    box(0.5, 0.5, 0.5), pa: turned(0, 0, 0, 45, zAxis),
+			b: capsule(0.2, 0.5), pb: turned(0, 0.65, 0, 90, zAxis),
+			normal: yAxis,
+			points: []wantPoint{{geom.Vec3{0, (r45+0.65)/2 - 0.1, 0}, 0.65 - r45 - 0.2}},
+		},
+		{
 			name: "capsule lying on a parallel capsule touches at both ends of the overlap",
 			a:    capsule(0.2, 1), pa: turned(0, 0, 0, 90, zAxis),
 			b: capsule(0.3, 0.5), pb: turned(0.8, 0.49, 0, 90, zAxis),

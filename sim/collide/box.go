@@ -39,6 +39,11 @@ func faceIndex(axis int, sg float32) int {
 
 // boxBox collides two boxes.
 func boxBox(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
+	// Bounding spheres first: most pairs the broad phase passes are not touching.
+	ea, eb := vg(a.HalfExtents), vg(b.HalfExtents)
+	if lim, c := sqrt32(ea.dot(ea))+sqrt32(eb.dot(eb))+margin, vg(pb.P).sub(vg(pa.P)); c.dot(c) > lim*lim {
+		return
+	}
 	fa, fb := makeFrame(pa), makeFrame(pb)
 	ha0, ha1, ha2 := a.HalfExtents[0], a.HalfExtents[1], a.HalfExtents[2]
 	hb0, hb1, hb2 := b.HalfExtents[0], b.HalfExtents[1], b.HalfExtents[2]

@@ -92,12 +92,16 @@ func capsuleCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, 
 // a separating axis test over the box's three face normals and the three cross products of the core
 // with the box edges picks the axis of least penetration, preferring faces.
 func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
-	f := makeFrame(pa)
 	h := vg(a.HalfExtents)
+	r := b.Radius
 	e0, e1 := capsuleEnds(b, pb)
+	c := vg(pa.P)
+	if lim, q := sqrt32(h.dot(h))+r+margin, e0.madd(e1.sub(e0), closestOnSegment(e0, e1.sub(e0), c)).sub(c); q.dot(q) > lim*lim {
+		return // the core is beyond the box's bounding sphere
+	}
+	f := makeFrame(pa)
 	p0, p1 := f.toLocal(e0), f.toLocal(e1)
 	d := p1.sub(p0)
-	r := b.Radius
 	t, dist2 := closestSegmentBox(p0, d, h)
 	lim := r + margin
 	if dist2 >= lim*lim && lim > 0 {
@@ -184,6 +188,19 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	}
 	if edgeK < 0 || edgeSep <= faceSep+preferFaceTol(faceSep, scale) {
 		capsuleOnFace(m, h, p0, d, r, faceK, faceSg, margin)
+		if m.Count == 0 {
+			// Rounding left the clipped piece empty: the core's deepest end against the face instead.
+			q := p0
+			if faceSg*p1.get(faceK) < faceSg*p0.get(faceK) {
+				q = p1
+			}
+			bp, _ := clampBox(q, h)
+			bp = bp.with(faceK, faceSg*h.get(faceK))
+			nl := axisVec(faceK, faceSg)
+			s := q.sub(bp).dot(nl) - r
+			m.setNormal(nl)
+			m.add(bp.madd(nl, s/2), s, idBoxCapsule+faceRegion(faceK, faceSg))
+		}
 		m.toWorld(&f)
 		return
 	}

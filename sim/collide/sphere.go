@@ -86,10 +86,13 @@ func perpendicular(d vec) vec {
 // to the centre; with the centre inside, it is the normal of the nearest face. The id is the box
 // feature (face, edge or corner) touched, as a clampBox region code.
 func boxSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
-	f := makeFrame(pa)
 	h := vg(a.HalfExtents)
-	c := f.toLocal(vg(pb.P))
 	r := b.Radius
+	if lim, c := sqrt32(h.dot(h))+r+margin, vg(pb.P).sub(vg(pa.P)); c.dot(c) > lim*lim {
+		return // beyond the box's bounding sphere
+	}
+	f := makeFrame(pa)
+	c := f.toLocal(vg(pb.P))
 	bp, region := clampBox(c, h)
 	v := c.sub(bp)
 	dist2 := v.dot(v)
