@@ -253,7 +253,16 @@ func maxDrift(w *World, start []Vec3) float32 {
 	return d
 }
 
+// skipLong skips minute-long physics tests under the race detector or -short.
+func skipLong(t *testing.T) {
+	t.Helper()
+	if raceEnabled || testing.Short() {
+		t.Skip("long physics test: run without -race and -short")
+	}
+}
+
 func TestTwentyBoxStackStandsThirtySeconds(t *testing.T) {
+	skipLong(t)
 	for _, solver := range solvers {
 		w := stackWorld(t, Settings{Solver: solver}, 20)
 		start := append([]Vec3(nil), w.Bodies.Position...)
@@ -279,9 +288,7 @@ func pyramidWorld(t testing.TB, s Settings, base int) *World {
 }
 
 func TestTwentyRowPyramidStandsThirtySeconds(t *testing.T) {
-	if testing.Short() {
-		t.Skip("30 s of a 210-box pyramid")
-	}
+	skipLong(t)
 	for _, solver := range solvers {
 		w := pyramidWorld(t, Settings{Solver: solver}, 20)
 		start := append([]Vec3(nil), w.Bodies.Position...)
@@ -326,5 +333,56 @@ func TestKinematicPlatformCarriesBoxByFriction(t *testing.T) {
 		if y := w.Bodies.Position[ib][1]; abs32(y-1.35) > 0.02 {
 			t.Errorf("%v: box at height %.4f, want 1.35 (resting on the platform)", solver, y)
 		}
+	}
+}
+
+// binWorld builds an open-top static bin (floor and four walls, inner size 2*half x height x 2*half)
+// and n unit-ish boxes in a loose grid above it, falling in.
+func binWorld(t testing.TB, s Settings, n int, half, height float32) *World {
+	w := gravityWorld(s)
+	const wall = 0.5
+	mustAdd(t, w, BodyDef{Name: "floor", Type: Static, Shape: boxShape(half+2*wall, wall, half+2*wall), Position: Vec3{0, -wall, 0}, Friction: 0.6})
+	for k, p := range []Vec3{{half + wall, height / 2, 0}, {-half - wall, height / 2, 0}, {0, height / 2, half + wall}, {0, height / 2, -half - wall}} {
+		ext := Vec3{wall, height / 2, half + 2*wall}
+		if k >= 2 {
+			ext = Vec3{half + 2*wall, height / 2, wall}
+		}
+		mustAdd(t, w, BodyDef{Type: Static, Shape: boxShape(ext[0], ext[1], ext[2]), Position: p, Friction: 0.6})
+	}
+	per := int(2*half/0.6) - 1 // boxes per row, 0.6 m apart
+	for k := 0; k < n; k++ {
+		layer, cell := k/(per*per), k%(per*per)
+		x := -half + 0.6*float32(cell%per+1)
+		z := -half + 0.6*float32(cell/per+1)
+		y := height + 0.5 + 0.6*float32(layer)
+		mustAdd(t, w, BodyDef{Shape: boxShape(0.2, 0.2, 0.2), Position: Vec3{x, y, z}, Friction: 0.6,
+			Rotation: mgl32.QuatRotate(0.3*float32(k%7), Vec3{1, 0.5, 0.2}.Normalize()),
+			AngularVelocity: Vec3{float32(k%3) - 1, 0, float32(k%5) - 2}})
+	}
+	return w
+}
+
+// 1,000 boxes rained into a bin all end up inside it and come to rest.
+func TestRainedBoxesStayInTheBinAndSettle(t *testing.T) {
+	skipLong(t)
+	const half, height = 4, 4
+	w := binWorld(t, Settings{}, 1000, half, height)
+	run(t, w, 10*60)
+	b := &w.Bodies
+	fastest := float32(0)
+	for i := range b.Position {
+		if b.Type[i] != Dynamic {
+			continue
+		}
+		p := b.Position[i]
+		if abs32(p[0]) > half || abs32(p[2]) > half || p[1] < 0 || p[1] > height {
+			t.Errorf("box %s escaped the bin: at %v", b.Name[i], p)
+		}
+		fastest = max(fastest, b.Velocity[i].Len())
+	}
+	// Without sleeping a settled pile keeps a residual jiggle of a few cm/s at most; boxes still
+	// tumbling or sliding move at metres per second.
+	if fastest > 0.1 {
+		t.Errorf("after 10 s the fastest box still moves at %.3f m/s, want < 0.1 (at rest)", fastest)
 	}
 }

@@ -186,7 +186,7 @@ func (w *World) Step() error {
 		t = lapInto(&tInt, t)
 		if !s.NoRelax {
 			p.useBias = false
-			for it := 0; it < s.Iterations; it++ {
+			for it := 0; it < s.RelaxIterations; it++ {
 				w.solvePass()
 			}
 		}

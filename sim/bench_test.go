@@ -1,0 +1,59 @@
+package sim_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+// benchPreset steps a preset after warm steps and reports ms per step for each stage and in total,
+// with 1 and 2 workers. Allocations are per step (b.N steps).
+func benchPreset(b *testing.B, name string, warm int) {
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
+			sc, ok := scenes.Preset(name)
+			if !ok {
+				b.Fatalf("no preset %s", name)
+			}
+			w, err := sc.World(scenes.Options{Workers: workers})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			for i := 0; i < warm; i++ {
+				if err := w.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var stages sim.Timings
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := w.Step(); err != nil {
+					b.Fatal(err)
+				}
+				for s, d := range w.Stats.Timings {
+					stages[s] += d
+				}
+			}
+			per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 / float64(b.N) }
+			for s := sim.Stage(0); s < sim.NumStages; s++ {
+				b.ReportMetric(per(stages[s]), s.String()+"-ms/step")
+			}
+			b.ReportMetric(float64(w.Stats.Contacts), "contacts")
+			b.ReportMetric(float64(w.Bodies.Len())*float64(b.N)/b.Elapsed().Seconds(), "body-steps/s")
+		})
+	}
+}
+
+func BenchmarkStepPyramid20(b *testing.B) { benchPreset(b, "pyramid20", 60) }
+
+func BenchmarkStepPile(b *testing.B) {
+	if testing.Short() {
+		b.Skip("10,000 boxes")
+	}
+	benchPreset(b, "pile", 60)
+}
