@@ -356,7 +356,7 @@ func binWorld(t testing.TB, s Settings, n int, half, height float32) *World {
 		z := -half + 0.6*float32(cell/per+1)
 		y := height + 0.5 + 0.6*float32(layer)
 		mustAdd(t, w, BodyDef{Shape: boxShape(0.2, 0.2, 0.2), Position: Vec3{x, y, z}, Friction: 0.6,
-			Rotation: mgl32.QuatRotate(0.3*float32(k%7), Vec3{1, 0.5, 0.2}.Normalize()),
+			Rotation:        mgl32.QuatRotate(0.3*float32(k%7), Vec3{1, 0.5, 0.2}.Normalize()),
 			AngularVelocity: Vec3{float32(k%3) - 1, 0, float32(k%5) - 2}})
 	}
 	return w
