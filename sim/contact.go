@@ -9,8 +9,8 @@ import (
 
 // contactPoint is one solver contact: a normal row and two friction rows.
 type contactPoint struct {
-	localA, localB Vec3 // anchors in the bodies' frames: current separation is measured from them
-	rA, rB         Vec3 // anchors relative to the centres, world frame, fixed for the step (Jacobians)
+	localA, localB vec // anchors in the bodies' frames: current separation is measured from them
+	rA, rB         vec // anchors relative to the centres, world frame, fixed for the step (Jacobians)
 	normalImpulse  float32
 	tangentImpulse [2]float32
 	maxNormal      float32 // largest normal impulse applied this step (restitution needs contact)
@@ -19,11 +19,12 @@ type contactPoint struct {
 	leak           float32 // fraction of the accumulated impulse the soft row gives back each pass
 	tangentMass    [2]float32
 	relVel         float32 // relative normal velocity before the solve (restitution)
+	sep            float32 // current separation, refreshed when positions change (refreshManifold)
 	id             uint32
 	// Friction anchors: the material points of each body where this contact started sticking. The
 	// biased pass pulls their tangential drift back to zero, so static friction holds positions and
 	// not only velocities (no creep in tall pyramids). They move with the contact while it slides.
-	anchorA, anchorB Vec3
+	anchorA, anchorB vec
 	sliding          bool // the Coulomb clamp was active in the last friction pass
 }
 
@@ -32,17 +33,18 @@ type manifold struct {
 	a, b        int32 // dense body indices, a < b
 	pair        int32 // index of the broad-phase pair (and narrow-phase result) it came from
 	count       int32
-	normal      Vec3 // from a to b
-	t1, t2      Vec3 // friction directions
+	normal      vec // from a to b
+	t1, t2      vec // friction directions
 	friction    float32
 	restitution float32
 	biasRate    float32 // soft push-out rate of the biased pass
 	massScale   float32 // soft scales of the biased pass (see softness), used by anchored friction
 	leak        float32
+	drift       vec // mean friction-anchor drift, refreshed with sep
 	pts         [4]contactPoint
 	// Jacobi: the impulses this manifold applied in the current pass, summed for its bodies.
-	linImp     Vec3 // on b (a gets the opposite)
-	angA, angB Vec3 // rA x P and rB x P summed: a's angular impulse is -angA, b's is angB
+	linImp     vec // on b (a gets the opposite)
+	angA, angB vec // rA x P and rB x P summed: a's angular impulse is -angA, b's is angB
 }
 
 // ContactPoint is a contact for inspection (UI, debugging): where, which way, how hard.
@@ -61,11 +63,11 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 		m := &w.pipe.prev[k]
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
-			pA := b.Position[m.a].Add(mulMV(&w.pipe.rot[m.a], cp.localA))
-			pB := b.Position[m.b].Add(mulMV(&w.pipe.rot[m.b], cp.localB))
+			pA := vv(b.Position[m.a]).add(mulMat(&w.pipe.rot[m.a], cp.localA))
+			pB := vv(b.Position[m.b]).add(mulMat(&w.pipe.rot[m.b], cp.localB))
 			out = append(out, ContactPoint{
-				BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Mul(0.5), Normal: m.normal,
-				Separation: dot(pB.Sub(pA), m.normal), NormalImpulse: cp.normalImpulse,
+				BodyA: int(m.a), BodyB: int(m.b), Position: pA.add(pB).scale(0.5).v3(), Normal: m.normal.v3(),
+				Separation: pB.sub(pA).dot(m.normal), NormalImpulse: cp.normalImpulse,
 			})
 		}
 	}
@@ -74,18 +76,20 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 
 // tangents builds two friction directions orthogonal to n (seed 000's SetupFrictionConstraints):
 // t1 = (0, nz, -ny) normalised when n is not along x, else (nz, 0, -nx); t2 = t1 x n.
-func tangents(n Vec3) (Vec3, Vec3) {
+func tangents(n vec) (vec, vec) {
 	const eps = 1e-6
-	var t1 Vec3
-	if abs32(n[1]) > eps || abs32(n[2]) > eps {
-		t1 = Vec3{0, n[2], -n[1]}
+	var t1 vec
+	if abs32(n.y) > eps || abs32(n.z) > eps {
+		t1 = vec{0, n.z, -n.y}
 	} else {
-		t1 = Vec3{n[2], 0, -n[0]}
+		t1 = vec{n.z, 0, -n.x}
 	}
-	t1 = t1.Mul(1 / t1.Len())
-	t2 := cross(t1, n)
-	return t1, t2.Mul(1 / t2.Len())
+	t1 = t1.scale(1 / sqrt32(t1.dot(t1)))
+	t2 := t1.cross(n)
+	return t1, t2.scale(1 / sqrt32(t2.dot(t2)))
 }
+
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 
 func abs32(x float32) float32 {
 	if x < 0 {
@@ -164,7 +168,7 @@ func (w *World) gatherManifolds() {
 			continue
 		}
 		ia, ib := p.pairs[k].A, p.pairs[k].B
-		m := manifold{a: ia, b: ib, pair: int32(k), count: int32(c.Count), normal: c.Normal}
+		m := manifold{a: ia, b: ib, pair: int32(k), count: int32(c.Count), normal: vv(c.Normal)}
 		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
 		m.restitution = max(b.Restitution[ia], b.Restitution[ib])
 		for i := 0; i < c.Count; i++ {

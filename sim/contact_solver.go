@@ -53,24 +53,26 @@ func (w *World) prepareContacts(lo, hi int) {
 		if warm {
 			old = p.findPrev(a, o)
 		}
-		xA, xB := b.Position[a], b.Position[o]
-		vA, wA := b.Velocity[a], b.AngularVelocity[a]
-		vB, wB := b.Velocity[o], b.AngularVelocity[o]
+		xA, xB := vv(b.Position[a]), vv(b.Position[o])
+		vA, wA := vv(b.Velocity[a]), vv(b.AngularVelocity[a])
+		vB, wB := vv(b.Velocity[o]), vv(b.AngularVelocity[o])
 		for i := 0; i < int(m.count); i++ {
 			pt := &c.Points[i]
 			cp := &m.pts[i]
-			half := n.Mul(0.5 * pt.Separation)
-			rA := pt.Position.Sub(half).Sub(xA)
-			rB := pt.Position.Add(half).Sub(xB)
+			half := n.scale(0.5 * pt.Separation)
+			pos := vv(pt.Position)
+			rA := pos.sub(half).sub(xA)
+			rB := pos.add(half).sub(xB)
 			cp.rA, cp.rB = rA, rB
-			cp.localA = mulMTV(&p.rot[a], rA)
-			cp.localB = mulMTV(&p.rot[o], rB)
+			cp.localA = mulMatT(&p.rot[a], rA)
+			cp.localB = mulMatT(&p.rot[o], rB)
 			cp.normalMass = effMass(n, rA, rB, mA, mB, iA, iB, sA, sB)
 			// The soft row is the constraint plus a compliance gamma = K / a2 (K the row's inverse
 			// effective mass): its update is -(vn + bias + gamma lambda) / (K + gamma), which is
 			// Box2D's massScale and impulseScale. With Jacobi K is the split one, so the contact is as
 			// soft as its split mass: taking gamma from the unsplit K instead made Jacobi unstable
-			// (measured: heavy-on-light blew apart), so stacks under Jacobi compress more than under PGS.
+			// (measured: heavy-on-light blew apart), so Jacobi needs a higher frequency (more
+			// sub-steps) for the same stiffness.
 			cp.softMass, cp.leak = 0, 0
 			if cp.normalMass > 0 {
 				gamma := soft.compliance / cp.normalMass
@@ -79,33 +81,34 @@ func (w *World) prepareContacts(lo, hi int) {
 			}
 			cp.tangentMass[0] = effMass(m.t1, rA, rB, mA, mB, iA, iB, sA, sB)
 			cp.tangentMass[1] = effMass(m.t2, rA, rB, mA, mB, iA, iB, sA, sB)
-			dv := vB.Add(cross(wB, rB)).Sub(vA).Sub(cross(wA, rA))
-			cp.relVel = dot(dv, n)
+			dv := vB.add(wB.cross(rB)).sub(vA).sub(wA.cross(rA))
+			cp.relVel = dv.dot(n)
 			cp.maxNormal = 0
 			cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
 			cp.anchorA, cp.anchorB, cp.sliding = cp.localA, cp.localB, false
-			if old != nil {
-				for j := 0; j < int(old.count); j++ {
-					op := &old.pts[j]
-					if op.id != cp.id {
-						continue
-					}
-					if !op.sliding {
-						// Keep the old anchors unless they lie far apart along the contact plane: a
-						// sticking point drifts by millimetres, so a larger gap means the feature id now
-						// names another point of the manifold, whose anchors would twist the bodies.
-						d := mulMV(&p.rot[o], op.anchorB).Add(xB).Sub(mulMV(&p.rot[a], op.anchorA)).Sub(xA)
-						d = d.Sub(n.Mul(dot(d, n)))
-						if dot(d, d) < p.anchorReach*p.anchorReach {
-							cp.anchorA, cp.anchorB = op.anchorA, op.anchorB
-						}
-					}
-					cp.normalImpulse = op.normalImpulse
-					// Carry the old friction impulse as a world vector onto the new tangents.
-					t := old.t1.Mul(op.tangentImpulse[0]).Add(old.t2.Mul(op.tangentImpulse[1]))
-					cp.tangentImpulse = [2]float32{dot(t, m.t1), dot(t, m.t2)}
-					break
+			if old == nil {
+				continue
+			}
+			for j := 0; j < int(old.count); j++ {
+				op := &old.pts[j]
+				if op.id != cp.id {
+					continue
 				}
+				if !op.sliding {
+					// Keep the old anchors unless they lie far apart along the contact plane: a
+					// sticking point drifts by millimetres, so a larger gap means the feature id now
+					// names another point of the manifold.
+					d := mulMat(&p.rot[o], op.anchorB).add(xB).sub(mulMat(&p.rot[a], op.anchorA)).sub(xA)
+					d = d.sub(n.scale(d.dot(n)))
+					if d.dot(d) < p.anchorReach*p.anchorReach {
+						cp.anchorA, cp.anchorB = op.anchorA, op.anchorB
+					}
+				}
+				cp.normalImpulse = op.normalImpulse
+				// Carry the old friction impulse as a world vector onto the new tangents.
+				t := old.t1.scale(op.tangentImpulse[0]).add(old.t2.scale(op.tangentImpulse[1]))
+				cp.tangentImpulse = [2]float32{t.dot(m.t1), t.dot(m.t2)}
+				break
 			}
 		}
 	}
@@ -113,10 +116,10 @@ func (w *World) prepareContacts(lo, hi int) {
 
 // effMass returns 1 / (J M^-1 J^T) for a row along dir at anchors rA, rB; sA and sB scale each body's
 // inverse mass (mass splitting).
-func effMass(dir, rA, rB Vec3, mA, mB float32, iA, iB *Mat3, sA, sB float32) float32 {
-	ra := cross(rA, dir)
-	rb := cross(rB, dir)
-	k := sA*(mA+dot(ra, mulMV(iA, ra))) + sB*(mB+dot(rb, mulMV(iB, rb)))
+func effMass(dir, rA, rB vec, mA, mB float32, iA, iB *Mat3, sA, sB float32) float32 {
+	ra := rA.cross(dir)
+	rb := rB.cross(dir)
+	k := sA*(mA+ra.dot(mulMat(iA, ra))) + sB*(mB+rb.dot(mulMat(iB, rb)))
 	if k > 0 {
 		return 1 / k
 	}
@@ -144,85 +147,108 @@ func (p *pipeline) normalRow(cp *contactPoint, biasRate, s, vn float32, useBias 
 	return imp
 }
 
+// bodyPair is the state of a manifold's two bodies that the solver reads and updates.
+type bodyPair struct {
+	xA, xB, vA, wA, vB, wB vec
+	rotA, rotB, iA, iB     *Mat3
+	mA, mB                 float32
+}
+
+func (w *World) loadPair(m *manifold) bodyPair {
+	b := &w.Bodies
+	a, o := m.a, m.b
+	return bodyPair{
+		xA: vv(b.Position[a]), xB: vv(b.Position[o]),
+		vA: vv(b.Velocity[a]), wA: vv(b.AngularVelocity[a]),
+		vB: vv(b.Velocity[o]), wB: vv(b.AngularVelocity[o]),
+		rotA: &w.pipe.rot[a], rotB: &w.pipe.rot[o],
+		iA: &b.InvInertiaWorld[a], iB: &b.InvInertiaWorld[o],
+		mA: b.InvMass[a], mB: b.InvMass[o],
+	}
+}
+
+// apply adds impulse P at anchors rA (negated) and rB.
+func (s *bodyPair) apply(P, rA, rB vec) {
+	s.vA = s.vA.sub(P.scale(s.mA))
+	s.wA = s.wA.sub(mulMat(s.iA, rA.cross(P)))
+	s.vB = s.vB.add(P.scale(s.mB))
+	s.wB = s.wB.add(mulMat(s.iB, rB.cross(P)))
+}
+
+// relVel returns the velocity of b's anchor relative to a's.
+func (s *bodyPair) relVel(rA, rB vec) vec {
+	return s.vB.add(s.wB.cross(rB)).sub(s.vA).sub(s.wA.cross(rA))
+}
+
+// store writes the velocities of the dynamic bodies back. Static and kinematic bodies are never
+// written: several manifolds of one colour may share them.
+func (w *World) store(m *manifold, s *bodyPair) {
+	b := &w.Bodies
+	if s.mA != 0 {
+		b.Velocity[m.a], b.AngularVelocity[m.a] = s.vA.v3(), s.wA.v3()
+	}
+	if s.mB != 0 {
+		b.Velocity[m.b], b.AngularVelocity[m.b] = s.vB.v3(), s.wB.v3()
+	}
+}
+
 // solveManifold is one Gauss-Seidel pass over a manifold: each row sees the previous rows' updates.
 // Bodies of one graph colour are disjoint, so a colour's manifolds run in parallel.
 func (w *World) solveManifold(m *manifold, useBias bool) {
-	b := &w.Bodies
 	p := &w.pipe
-	a, o := m.a, m.b
-	mA, mB := b.InvMass[a], b.InvMass[o]
-	iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
-	vA, wA := b.Velocity[a], b.AngularVelocity[a]
-	vB, wB := b.Velocity[o], b.AngularVelocity[o]
-	xA, xB := b.Position[a], b.Position[o]
-	rotA, rotB := &p.rot[a], &p.rot[o]
+	s := w.loadPair(m)
 	n := m.normal
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		d := xB.Add(mulMV(rotB, cp.localB)).Sub(xA).Sub(mulMV(rotA, cp.localA))
-		dv := vB.Add(cross(wB, cp.rB)).Sub(vA).Sub(cross(wA, cp.rA))
-		imp := p.normalRow(cp, m.biasRate, dot(d, n), dot(dv, n), useBias)
-		P := n.Mul(imp)
-		vA = vA.Sub(P.Mul(mA))
-		wA = wA.Sub(mulMV(iA, cross(cp.rA, P)))
-		vB = vB.Add(P.Mul(mB))
-		wB = wB.Add(mulMV(iB, cross(cp.rB, P)))
+		dv := s.relVel(cp.rA, cp.rB)
+		imp := p.normalRow(cp, m.biasRate, cp.sep, dv.dot(n), useBias)
+		s.apply(n.scale(imp), cp.rA, cp.rB)
 	}
 	if !w.settings.NoFriction {
-		var drift Vec3
-		if useBias {
-			drift = anchorDrift(m, xA, xB, rotA, rotB)
-		}
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
-			dv := vB.Add(cross(wB, cp.rB)).Sub(vA).Sub(cross(wA, cp.rA))
-			d1, d2 := w.friction(cp, m, dv, useBias, drift)
-			P := m.t1.Mul(d1).Add(m.t2.Mul(d2))
-			vA = vA.Sub(P.Mul(mA))
-			wA = wA.Sub(mulMV(iA, cross(cp.rA, P)))
-			vB = vB.Add(P.Mul(mB))
-			wB = wB.Add(mulMV(iB, cross(cp.rB, P)))
+			d1, d2 := friction(cp, m, s.relVel(cp.rA, cp.rB), useBias, m.drift)
+			s.apply(m.t1.scale(d1).add(m.t2.scale(d2)), cp.rA, cp.rB)
 		}
 	}
-	if mA != 0 {
-		b.Velocity[a], b.AngularVelocity[a] = vA, wA
-	}
-	if mB != 0 {
-		b.Velocity[o], b.AngularVelocity[o] = vB, wB
-	}
+	w.store(m, &s)
 }
 
-// anchorDrift returns the mean offset, over a manifold's points, between each point's two friction
-// anchors (the material points where it started sticking): how far the bodies have slipped since.
-// Anchoring the mean, rather than each corner, corrects translational creep without adding torsional
-// springs at the corners (those set tall stacks twisting, measured).
-func anchorDrift(m *manifold, xA, xB Vec3, rotA, rotB *Mat3) Vec3 {
-	var d Vec3
+// refreshManifold recomputes what depends on body positions, which change only between the solve
+// and relax passes of a sub-step: each point's current separation (measured between its anchors, so
+// the solver sees penetration shrink as it pushes out) and the friction anchors' drift.
+func (w *World) refreshManifold(m *manifold) {
+	b := &w.Bodies
+	rotA, rotB := &w.pipe.rot[m.a], &w.pipe.rot[m.b]
+	xA, xB := vv(b.Position[m.a]), vv(b.Position[m.b])
+	var drift vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		d = d.Add(xB.Add(mulMV(rotB, cp.anchorB)).Sub(xA).Sub(mulMV(rotA, cp.anchorA)))
+		cp.sep = xB.add(mulMat(rotB, cp.localB)).sub(xA).sub(mulMat(rotA, cp.localA)).dot(m.normal)
+		drift = drift.add(xB.add(mulMat(rotB, cp.anchorB)).sub(xA).sub(mulMat(rotA, cp.anchorA)))
 	}
-	return d.Mul(1 / float32(m.count))
+	m.drift = drift.scale(1 / float32(m.count))
 }
 
 // friction updates a point's two friction impulses for relative velocity dv and returns their change.
-// In the biased pass a sticking contact also closes its tangential drift (see anchorDrift), softly,
+// In the biased pass a sticking contact also closes the mean drift between its points' friction anchors
+// (the material points where each started sticking), softly,
 // with the normal row's spring and damping, so static friction holds positions and not only
 // velocities: without it a tall pyramid creeps apart by centimetres. The pair of impulses is clamped
 // to the Coulomb disc |f_t| <= mu f_n using the current normal impulse, so friction is isotropic; a
 // clamped point is sliding and its anchors are dropped at the next step.
-func (w *World) friction(cp *contactPoint, m *manifold, dv Vec3, useBias bool, drift Vec3) (float32, float32) {
+func friction(cp *contactPoint, m *manifold, dv vec, useBias bool, drift vec) (float32, float32) {
 	ms, leak := float32(1), float32(0)
 	if useBias {
-		dv = dv.Add(drift.Mul(m.biasRate))
+		dv = dv.add(drift.scale(m.biasRate))
 		ms, leak = m.massScale, m.leak
 	}
-	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*ms*dot(dv, m.t1) - leak*cp.tangentImpulse[0]
-	l2 := cp.tangentImpulse[1] - cp.tangentMass[1]*ms*dot(dv, m.t2) - leak*cp.tangentImpulse[1]
+	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*ms*dv.dot(m.t1) - leak*cp.tangentImpulse[0]
+	l2 := cp.tangentImpulse[1] - cp.tangentMass[1]*ms*dv.dot(m.t2) - leak*cp.tangentImpulse[1]
 	maxF := m.friction * cp.normalImpulse
 	cp.sliding = false
 	if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
-		s := maxF / float32(math.Sqrt(float64(mag2)))
+		s := maxF / sqrt32(mag2)
 		l1, l2 = l1*s, l2*s
 		cp.sliding = true
 	}
@@ -234,44 +260,35 @@ func (w *World) friction(cp *contactPoint, m *manifold, dv Vec3, useBias bool, d
 // jacobiManifold computes a manifold's row updates from the velocities at the start of the pass (it
 // writes no body) and records their sum for gatherImpulses.
 func (w *World) jacobiManifold(m *manifold, useBias bool) {
-	b := &w.Bodies
 	p := &w.pipe
-	a, o := m.a, m.b
-	vA, wA := b.Velocity[a], b.AngularVelocity[a]
-	vB, wB := b.Velocity[o], b.AngularVelocity[o]
-	xA, xB := b.Position[a], b.Position[o]
-	rotA, rotB := &p.rot[a], &p.rot[o]
+	s := w.loadPair(m)
 	n := m.normal
-	var lin, angA, angB, drift Vec3
-	if useBias && !w.settings.NoFriction {
-		drift = anchorDrift(m, xA, xB, rotA, rotB)
-	}
+	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		d := xB.Add(mulMV(rotB, cp.localB)).Sub(xA).Sub(mulMV(rotA, cp.localA))
-		dv := vB.Add(cross(wB, cp.rB)).Sub(vA).Sub(cross(wA, cp.rA))
-		imp := p.normalRow(cp, m.biasRate, dot(d, n), dot(dv, n), useBias)
-		P := n.Mul(imp)
+		dv := s.relVel(cp.rA, cp.rB)
+		imp := p.normalRow(cp, m.biasRate, cp.sep, dv.dot(n), useBias)
+		P := n.scale(imp)
 		if !w.settings.NoFriction {
-			d1, d2 := w.friction(cp, m, dv, useBias, drift)
-			P = P.Add(m.t1.Mul(d1)).Add(m.t2.Mul(d2))
+			d1, d2 := friction(cp, m, dv, useBias, m.drift)
+			P = P.add(m.t1.scale(d1)).add(m.t2.scale(d2))
 		}
-		lin = lin.Add(P)
-		angA = angA.Add(cross(cp.rA, P))
-		angB = angB.Add(cross(cp.rB, P))
+		lin = lin.add(P)
+		angA = angA.add(cp.rA.cross(P))
+		angB = angB.add(cp.rB.cross(P))
 	}
 	m.linImp, m.angA, m.angB = lin, angA, angB
 }
 
 // warmStartManifold records the accumulated impulses of a manifold for gatherImpulses to apply.
 func (w *World) warmStartManifold(m *manifold) {
-	var lin, angA, angB Vec3
+	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		P := m.normal.Mul(cp.normalImpulse).Add(m.t1.Mul(cp.tangentImpulse[0])).Add(m.t2.Mul(cp.tangentImpulse[1]))
-		lin = lin.Add(P)
-		angA = angA.Add(cross(cp.rA, P))
-		angB = angB.Add(cross(cp.rB, P))
+		P := m.normal.scale(cp.normalImpulse).add(m.t1.scale(cp.tangentImpulse[0])).add(m.t2.scale(cp.tangentImpulse[1]))
+		lin = lin.add(P)
+		angA = angA.add(cp.rA.cross(P))
+		angB = angB.add(cp.rB.cross(P))
 	}
 	m.linImp, m.angA, m.angB = lin, angA, angB
 }
@@ -294,43 +311,29 @@ func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
 // restituteManifold applies restitution to a manifold, Gauss-Seidel style (PGS) or, with record set,
 // Jacobi style: from the pass's start velocities, recording the impulses for gatherImpulses.
 func (w *World) restituteManifold(m *manifold, record bool) {
-	b := &w.Bodies
 	p := &w.pipe
-	a, o := m.a, m.b
-	mA, mB := b.InvMass[a], b.InvMass[o]
-	iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
-	vA, wA := b.Velocity[a], b.AngularVelocity[a]
-	vB, wB := b.Velocity[o], b.AngularVelocity[o]
-	var lin, angA, angB Vec3
+	s := w.loadPair(m)
+	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		dv := vB.Add(cross(wB, cp.rB)).Sub(vA).Sub(cross(wA, cp.rA))
-		imp := p.restitutionImpulse(cp, m.restitution, dot(dv, m.normal))
+		imp := p.restitutionImpulse(cp, m.restitution, s.relVel(cp.rA, cp.rB).dot(m.normal))
 		if imp == 0 {
 			continue
 		}
-		P := m.normal.Mul(imp)
+		P := m.normal.scale(imp)
 		if record {
-			lin = lin.Add(P)
-			angA = angA.Add(cross(cp.rA, P))
-			angB = angB.Add(cross(cp.rB, P))
+			lin = lin.add(P)
+			angA = angA.add(cp.rA.cross(P))
+			angB = angB.add(cp.rB.cross(P))
 			continue
 		}
-		vA = vA.Sub(P.Mul(mA))
-		wA = wA.Sub(mulMV(iA, cross(cp.rA, P)))
-		vB = vB.Add(P.Mul(mB))
-		wB = wB.Add(mulMV(iB, cross(cp.rB, P)))
+		s.apply(P, cp.rA, cp.rB)
 	}
 	if record {
 		m.linImp, m.angA, m.angB = lin, angA, angB
 		return
 	}
-	if mA != 0 {
-		b.Velocity[a], b.AngularVelocity[a] = vA, wA
-	}
-	if mB != 0 {
-		b.Velocity[o], b.AngularVelocity[o] = vB, wB
-	}
+	w.store(m, &s)
 }
 
 // gatherImpulses adds to each dynamic body the impulses its manifolds recorded in this pass (the
@@ -342,18 +345,18 @@ func (w *World) gatherImpulses(lo, hi int) {
 		if b.InvMass[i] == 0 {
 			continue
 		}
-		var lin, ang Vec3
+		var lin, ang vec
 		for _, e := range p.adj[p.adjStart[i]:p.adjStart[i+1]] {
 			m := &p.manifolds[e>>1]
 			if e&1 == 0 {
-				lin = lin.Sub(m.linImp)
-				ang = ang.Sub(m.angA)
+				lin = lin.sub(m.linImp)
+				ang = ang.sub(m.angA)
 			} else {
-				lin = lin.Add(m.linImp)
-				ang = ang.Add(m.angB)
+				lin = lin.add(m.linImp)
+				ang = ang.add(m.angB)
 			}
 		}
-		b.Velocity[i] = b.Velocity[i].Add(lin.Mul(b.InvMass[i]))
-		b.AngularVelocity[i] = b.AngularVelocity[i].Add(mulMV(&b.InvInertiaWorld[i], ang))
+		b.Velocity[i] = vv(b.Velocity[i]).add(lin.scale(b.InvMass[i])).v3()
+		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).add(mulMat(&b.InvInertiaWorld[i], ang)).v3()
 	}
 }

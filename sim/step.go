@@ -52,6 +52,7 @@ type pipeline struct {
 	// loop bodies, made once so running them allocates nothing
 	fnBounds, fnNarrow, fnPrepare, fnIntVel, fnIntPos, fnFinish      func(worker, lo, hi int)
 	fnGather, fnJacobi, fnWarm, fnRestJacobi, fnColour, fnRestColour func(worker, lo, hi int)
+	fnRefresh                                                        func(worker, lo, hi int)
 }
 
 func (p *pipeline) invalidate() {
@@ -83,6 +84,11 @@ func (w *World) bindStages() {
 	p.fnWarm = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			w.warmStartManifold(&p.manifolds[k])
+		}
+	}
+	p.fnRefresh = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.refreshManifold(&p.manifolds[k])
 		}
 	}
 	p.fnRestJacobi = func(_, lo, hi int) {
@@ -177,6 +183,7 @@ func (w *World) Step() error {
 			p.pool.run(len(p.manifolds), manifoldGrain, p.fnWarm)
 			p.pool.run(n, bodyGrain, p.fnGather)
 		}
+		p.pool.run(len(p.manifolds), manifoldGrain, p.fnRefresh)
 		p.useBias = true
 		for it := 0; it < s.Iterations; it++ {
 			w.solvePass()
@@ -185,6 +192,7 @@ func (w *World) Step() error {
 		p.pool.run(n, bodyGrain, p.fnIntPos)
 		t = lapInto(&tInt, t)
 		if !s.NoRelax {
+			p.pool.run(len(p.manifolds), manifoldGrain, p.fnRefresh)
 			p.useBias = false
 			for it := 0; it < s.RelaxIterations; it++ {
 				w.solvePass()
