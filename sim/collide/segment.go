@@ -73,8 +73,9 @@ func closestSegments(p0, d1, q0, d2 vec) (s, t float32) {
 // The squared distance from a point to the box is a sum, over the axes where the point lies outside the
 // slab, of the squared excess. Along the segment that set of axes changes only where the segment crosses
 // a slab face, so between those (at most six) crossings the squared distance is one quadratic in t,
-// minimised in closed form. The function is convex, so the best interval minimum is the global one.
-func closestSegmentBox(p0v, dv, hv vec) (tBest, distSq float32) {
+// minimised in closed form. The function is convex, so walking the stretches in order, the first whose
+// own minimum is not at its far end holds the global minimum.
+func closestSegmentBox(p0v, dv, hv vec) (t, distSq float32) {
 	p0 := [3]float32{p0v.x, p0v.y, p0v.z}
 	d := [3]float32{dv.x, dv.y, dv.z}
 	h := [3]float32{hv.x, hv.y, hv.z}
@@ -96,7 +97,7 @@ func closestSegmentBox(p0v, dv, hv vec) (tBest, distSq float32) {
 	}
 	cuts[n] = 1
 	n++
-	// Insertion sort: at most eight entries.
+	// Insertion sort of the crossings between the fixed ends: at most six.
 	for i := 2; i < n-1; i++ {
 		v := cuts[i]
 		j := i
@@ -105,7 +106,6 @@ func closestSegmentBox(p0v, dv, hv vec) (tBest, distSq float32) {
 		}
 		cuts[j] = v
 	}
-	distSq = -1
 	for i := 0; i+1 < n; i++ {
 		ta, tb := cuts[i], cuts[i+1]
 		tm := (ta + tb) / 2
@@ -124,19 +124,16 @@ func closestSegmentBox(p0v, dv, hv vec) (tBest, distSq float32) {
 			qa += d[k] * d[k]
 			qb += d[k] * (p0[k] - face)
 		}
-		t := tm
-		if qa > 0 {
-			t = clamp32(-qb/qa, ta, tb)
+		if qa == 0 {
+			t = tm // f is constant here: inside the box, or level with it
+			break
 		}
-		ds := pointBoxDistSq(p0v.madd(dv, t), hv)
-		if distSq < 0 || ds < distSq {
-			tBest, distSq = t, ds
-			if ds == 0 {
-				break
-			}
+		if tt := -qb / qa; tt < tb || i+2 == n {
+			t = clamp32(tt, ta, tb)
+			break
 		}
 	}
-	return tBest, distSq
+	return t, pointBoxDistSq(p0v.madd(dv, t), hv)
 }
 
 // excess is how far x lies outside [-h, h] (zero inside).
