@@ -7,25 +7,30 @@ import (
 	"tumble/sim/geom"
 )
 
-// contactPoint is one solver contact: a normal row and two friction rows.
+// contactPoint is one solver contact: a normal row and two friction rows. Each row's angular
+// Jacobian terms (r x d for both bodies, and the inverse inertia times them) are fixed for the step,
+// so a pass only takes dot products and scaled additions.
 type contactPoint struct {
-	localA, localB vec // anchors in the bodies' frames: current separation is measured from them
-	rA, rB         vec // anchors relative to the centres, world frame, fixed for the step (Jacobians)
-	normalImpulse  float32
-	tangentImpulse [2]float32
-	maxNormal      float32 // largest normal impulse applied this step (restitution needs contact)
-	normalMass     float32
-	softMass       float32 // effective mass of the soft (biased) normal row
-	leak           float32 // fraction of the accumulated impulse the soft row gives back each pass
-	tangentMass    [2]float32
+	nA, nB, inA, inB     vec // rA x n, rB x n, IA^-1 (rA x n), IB^-1 (rB x n)
+	t1A, t1B, it1A, it1B vec // the same for the first friction direction
+	t2A, t2B, it2A, it2B vec // and the second
+	normalImpulse        float32
+	tangentImpulse       [2]float32
+	maxNormal            float32 // largest normal impulse applied this step (restitution needs contact)
+	normalMass           float32
+	softMass             float32 // effective mass of the soft (biased) normal row
+	leak                 float32 // fraction of the accumulated impulse the soft row gives back each pass
+	tangentMass          [2]float32
+	sep                  float32 // current separation, refreshed when positions change (refreshManifold)
+	sliding              bool    // the Coulomb clamp was active in the last friction pass
+
+	localA, localB vec     // anchors in the bodies' frames: current separation is measured from them
 	relVel         float32 // relative normal velocity before the solve (restitution)
-	sep            float32 // current separation, refreshed when positions change (refreshManifold)
 	id             uint32
 	// Friction anchors: the material points of each body where this contact started sticking. The
 	// biased pass pulls their tangential drift back to zero, so static friction holds positions and
 	// not only velocities (no creep in tall pyramids). They move with the contact while it slides.
 	anchorA, anchorB vec
-	sliding          bool // the Coulomb clamp was active in the last friction pass
 }
 
 // manifold is the solver's view of one touching pair.

@@ -63,10 +63,15 @@ func (w *World) prepareContacts(lo, hi int) {
 			pos := vv(pt.Position)
 			rA := pos.sub(half).sub(xA)
 			rB := pos.add(half).sub(xB)
-			cp.rA, cp.rB = rA, rB
+			cp.nA, cp.nB = rA.cross(n), rB.cross(n)
+			cp.t1A, cp.t1B = rA.cross(m.t1), rB.cross(m.t1)
+			cp.t2A, cp.t2B = rA.cross(m.t2), rB.cross(m.t2)
+			cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
+			cp.it1A, cp.it1B = mulMat(iA, cp.t1A), mulMat(iB, cp.t1B)
+			cp.it2A, cp.it2B = mulMat(iA, cp.t2A), mulMat(iB, cp.t2B)
 			cp.localA = mulMatT(&p.rot[a], rA)
 			cp.localB = mulMatT(&p.rot[o], rB)
-			cp.normalMass = effMass(n, rA, rB, mA, mB, iA, iB, sA, sB)
+			cp.normalMass = effMass(cp.nA, cp.nB, cp.inA, cp.inB, mA, mB, sA, sB)
 			// The soft row is the constraint plus a compliance gamma = K / a2 (K the row's inverse
 			// effective mass): its update is -(vn + bias + gamma lambda) / (K + gamma), which is
 			// Box2D's massScale and impulseScale. With Jacobi K is the split one, so the contact is as
@@ -79,8 +84,8 @@ func (w *World) prepareContacts(lo, hi int) {
 				cp.softMass = 1 / (1/cp.normalMass + gamma)
 				cp.leak = gamma * cp.softMass
 			}
-			cp.tangentMass[0] = effMass(m.t1, rA, rB, mA, mB, iA, iB, sA, sB)
-			cp.tangentMass[1] = effMass(m.t2, rA, rB, mA, mB, iA, iB, sA, sB)
+			cp.tangentMass[0] = effMass(cp.t1A, cp.t1B, cp.it1A, cp.it1B, mA, mB, sA, sB)
+			cp.tangentMass[1] = effMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB)
 			dv := vB.add(wB.cross(rB)).sub(vA).sub(wA.cross(rA))
 			cp.relVel = dv.dot(n)
 			cp.maxNormal = 0
@@ -114,12 +119,10 @@ func (w *World) prepareContacts(lo, hi int) {
 	}
 }
 
-// effMass returns 1 / (J M^-1 J^T) for a row along dir at anchors rA, rB; sA and sB scale each body's
-// inverse mass (mass splitting).
-func effMass(dir, rA, rB vec, mA, mB float32, iA, iB *Mat3, sA, sB float32) float32 {
-	ra := rA.cross(dir)
-	rb := rB.cross(dir)
-	k := sA*(mA+ra.dot(mulMat(iA, ra))) + sB*(mB+rb.dot(mulMat(iB, rb)))
+// effMass returns 1 / (J M^-1 J^T) for a row with angular terms ra = rA x d, rb = rB x d and their
+// inertia products ia, ib; sA and sB scale each body's inverse mass (mass splitting).
+func effMass(ra, rb, ia, ib vec, mA, mB float32, sA, sB float32) float32 {
+	k := sA*(mA+ra.dot(ia)) + sB*(mB+rb.dot(ib))
 	if k > 0 {
 		return 1 / k
 	}
@@ -149,35 +152,32 @@ func (p *pipeline) normalRow(cp *contactPoint, biasRate, s, vn float32, useBias 
 
 // bodyPair is the state of a manifold's two bodies that the solver reads and updates.
 type bodyPair struct {
-	xA, xB, vA, wA, vB, wB vec
-	rotA, rotB, iA, iB     *Mat3
-	mA, mB                 float32
+	vA, wA, vB, wB vec
+	mA, mB         float32
 }
 
 func (w *World) loadPair(m *manifold) bodyPair {
 	b := &w.Bodies
 	a, o := m.a, m.b
 	return bodyPair{
-		xA: vv(b.Position[a]), xB: vv(b.Position[o]),
 		vA: vv(b.Velocity[a]), wA: vv(b.AngularVelocity[a]),
 		vB: vv(b.Velocity[o]), wB: vv(b.AngularVelocity[o]),
-		rotA: &w.pipe.rot[a], rotB: &w.pipe.rot[o],
-		iA: &b.InvInertiaWorld[a], iB: &b.InvInertiaWorld[o],
 		mA: b.InvMass[a], mB: b.InvMass[o],
 	}
 }
 
-// apply adds impulse P at anchors rA (negated) and rB.
-func (s *bodyPair) apply(P, rA, rB vec) {
-	s.vA = s.vA.sub(P.scale(s.mA))
-	s.wA = s.wA.sub(mulMat(s.iA, rA.cross(P)))
-	s.vB = s.vB.add(P.scale(s.mB))
-	s.wB = s.wB.add(mulMat(s.iB, rB.cross(P)))
+// apply adds an impulse of size imp along a row of direction d with angular terms (ra, rb) and their
+// inertia products (ia, ib): a gets the negative.
+func (s *bodyPair) apply(imp float32, d, ia, ib vec) {
+	s.vA = s.vA.sub(d.scale(imp * s.mA))
+	s.wA = s.wA.sub(ia.scale(imp))
+	s.vB = s.vB.add(d.scale(imp * s.mB))
+	s.wB = s.wB.add(ib.scale(imp))
 }
 
-// relVel returns the velocity of b's anchor relative to a's.
-func (s *bodyPair) relVel(rA, rB vec) vec {
-	return s.vB.add(s.wB.cross(rB)).sub(s.vA).sub(s.wA.cross(rA))
+// rowVel returns the relative velocity along a row: d . (vB - vA) + rb . wB - ra . wA.
+func (s *bodyPair) rowVel(d, ra, rb vec) float32 {
+	return d.dot(s.vB.sub(s.vA)) + rb.dot(s.wB) - ra.dot(s.wA)
 }
 
 // store writes the velocities of the dynamic bodies back. Static and kinematic bodies are never
@@ -200,15 +200,15 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 	n := m.normal
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		dv := s.relVel(cp.rA, cp.rB)
-		imp := p.normalRow(cp, m.biasRate, cp.sep, dv.dot(n), useBias)
-		s.apply(n.scale(imp), cp.rA, cp.rB)
+		imp := p.normalRow(cp, m.biasRate, cp.sep, s.rowVel(n, cp.nA, cp.nB), useBias)
+		s.apply(imp, n, cp.inA, cp.inB)
 	}
 	if !w.settings.NoFriction {
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
-			d1, d2 := friction(cp, m, s.relVel(cp.rA, cp.rB), useBias, m.drift)
-			s.apply(m.t1.scale(d1).add(m.t2.scale(d2)), cp.rA, cp.rB)
+			d1, d2 := friction(cp, m, s.rowVel(m.t1, cp.t1A, cp.t1B), s.rowVel(m.t2, cp.t2A, cp.t2B), useBias)
+			s.apply(d1, m.t1, cp.it1A, cp.it1B)
+			s.apply(d2, m.t2, cp.it2A, cp.it2B)
 		}
 	}
 	w.store(m, &s)
@@ -230,21 +230,22 @@ func (w *World) refreshManifold(m *manifold) {
 	m.drift = drift.scale(1 / float32(m.count))
 }
 
-// friction updates a point's two friction impulses for relative velocity dv and returns their change.
-// In the biased pass a sticking contact also closes the mean drift between its points' friction anchors
-// (the material points where each started sticking), softly,
-// with the normal row's spring and damping, so static friction holds positions and not only
+// friction updates a point's two friction impulses for relative tangential velocities vt1, vt2 and
+// returns their change. In the biased pass a sticking contact also closes the mean drift between its
+// points' friction anchors (the material points where each started sticking; see refreshManifold),
+// softly, with the normal row's spring and damping, so static friction holds positions and not only
 // velocities: without it a tall pyramid creeps apart by centimetres. The pair of impulses is clamped
 // to the Coulomb disc |f_t| <= mu f_n using the current normal impulse, so friction is isotropic; a
 // clamped point is sliding and its anchors are dropped at the next step.
-func friction(cp *contactPoint, m *manifold, dv vec, useBias bool, drift vec) (float32, float32) {
+func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (float32, float32) {
 	ms, leak := float32(1), float32(0)
 	if useBias {
-		dv = dv.add(drift.scale(m.biasRate))
+		vt1 += m.drift.dot(m.t1) * m.biasRate
+		vt2 += m.drift.dot(m.t2) * m.biasRate
 		ms, leak = m.massScale, m.leak
 	}
-	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*ms*dv.dot(m.t1) - leak*cp.tangentImpulse[0]
-	l2 := cp.tangentImpulse[1] - cp.tangentMass[1]*ms*dv.dot(m.t2) - leak*cp.tangentImpulse[1]
+	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*ms*vt1 - leak*cp.tangentImpulse[0]
+	l2 := cp.tangentImpulse[1] - cp.tangentMass[1]*ms*vt2 - leak*cp.tangentImpulse[1]
 	maxF := m.friction * cp.normalImpulse
 	cp.sliding = false
 	if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
@@ -258,7 +259,8 @@ func friction(cp *contactPoint, m *manifold, dv vec, useBias bool, drift vec) (f
 }
 
 // jacobiManifold computes a manifold's row updates from the velocities at the start of the pass (it
-// writes no body) and records their sum for gatherImpulses.
+// writes no body) and records their sum for gatherImpulses: the linear impulse on b and the angular
+// impulses sum(r x P) on each body.
 func (w *World) jacobiManifold(m *manifold, useBias bool) {
 	p := &w.pipe
 	s := w.loadPair(m)
@@ -266,16 +268,16 @@ func (w *World) jacobiManifold(m *manifold, useBias bool) {
 	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		dv := s.relVel(cp.rA, cp.rB)
-		imp := p.normalRow(cp, m.biasRate, cp.sep, dv.dot(n), useBias)
-		P := n.scale(imp)
+		imp := p.normalRow(cp, m.biasRate, cp.sep, s.rowVel(n, cp.nA, cp.nB), useBias)
+		lin = lin.add(n.scale(imp))
+		angA = angA.add(cp.nA.scale(imp))
+		angB = angB.add(cp.nB.scale(imp))
 		if !w.settings.NoFriction {
-			d1, d2 := friction(cp, m, dv, useBias, m.drift)
-			P = P.add(m.t1.scale(d1)).add(m.t2.scale(d2))
+			d1, d2 := friction(cp, m, s.rowVel(m.t1, cp.t1A, cp.t1B), s.rowVel(m.t2, cp.t2A, cp.t2B), useBias)
+			lin = lin.add(m.t1.scale(d1)).add(m.t2.scale(d2))
+			angA = angA.add(cp.t1A.scale(d1)).add(cp.t2A.scale(d2))
+			angB = angB.add(cp.t1B.scale(d1)).add(cp.t2B.scale(d2))
 		}
-		lin = lin.add(P)
-		angA = angA.add(cp.rA.cross(P))
-		angB = angB.add(cp.rB.cross(P))
 	}
 	m.linImp, m.angA, m.angB = lin, angA, angB
 }
@@ -285,10 +287,10 @@ func (w *World) warmStartManifold(m *manifold) {
 	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		P := m.normal.scale(cp.normalImpulse).add(m.t1.scale(cp.tangentImpulse[0])).add(m.t2.scale(cp.tangentImpulse[1]))
-		lin = lin.add(P)
-		angA = angA.add(cp.rA.cross(P))
-		angB = angB.add(cp.rB.cross(P))
+		ln, l1, l2 := cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
+		lin = lin.add(m.normal.scale(ln)).add(m.t1.scale(l1)).add(m.t2.scale(l2))
+		angA = angA.add(cp.nA.scale(ln)).add(cp.t1A.scale(l1)).add(cp.t2A.scale(l2))
+		angB = angB.add(cp.nB.scale(ln)).add(cp.t1B.scale(l1)).add(cp.t2B.scale(l2))
 	}
 	m.linImp, m.angA, m.angB = lin, angA, angB
 }
@@ -313,21 +315,21 @@ func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
 func (w *World) restituteManifold(m *manifold, record bool) {
 	p := &w.pipe
 	s := w.loadPair(m)
+	n := m.normal
 	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		imp := p.restitutionImpulse(cp, m.restitution, s.relVel(cp.rA, cp.rB).dot(m.normal))
+		imp := p.restitutionImpulse(cp, m.restitution, s.rowVel(n, cp.nA, cp.nB))
 		if imp == 0 {
 			continue
 		}
-		P := m.normal.scale(imp)
 		if record {
-			lin = lin.add(P)
-			angA = angA.add(cp.rA.cross(P))
-			angB = angB.add(cp.rB.cross(P))
+			lin = lin.add(n.scale(imp))
+			angA = angA.add(cp.nA.scale(imp))
+			angB = angB.add(cp.nB.scale(imp))
 			continue
 		}
-		s.apply(P, cp.rA, cp.rB)
+		s.apply(imp, n, cp.inA, cp.inB)
 	}
 	if record {
 		m.linImp, m.angA, m.angB = lin, angA, angB
