@@ -53,6 +53,7 @@ type pipeline struct {
 	fnBounds, fnNarrow, fnPrepare, fnIntVel, fnIntPos, fnFinish      func(worker, lo, hi int)
 	fnGather, fnJacobi, fnWarm, fnRestJacobi, fnColour, fnRestColour func(worker, lo, hi int)
 	fnRefresh                                                        func(worker, lo, hi int)
+	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
 func (p *pipeline) invalidate() {
@@ -86,6 +87,7 @@ func (w *World) bindStages() {
 			w.warmStartManifold(&p.manifolds[k])
 		}
 	}
+	p.fnParallel = func(n int, fn func(worker, lo, hi int)) { p.pool.run(n, 1, fn) }
 	p.fnRefresh = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			w.refreshManifold(&p.manifolds[k])
@@ -131,6 +133,9 @@ func (w *World) Step() error {
 	n := b.Len()
 	if p.broad == nil {
 		p.broad = broad.NewSAP()
+	}
+	if sap, ok := p.broad.(*broad.SAP); ok {
+		sap.Parallel, sap.Workers = p.fnParallel, p.workers
 	}
 	p.boxes = resize(p.boxes, n)
 	p.dynamic = resize(p.dynamic, n)

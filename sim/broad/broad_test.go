@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"tumble/sim/geom"
@@ -209,8 +210,33 @@ func TestSAPMatchesBruteOnRandomScenes(t *testing.T) {
 				want := Brute{}.Pairs(sc.boxes, sc.moving, nil)
 				got := NewSAP().Pairs(sc.boxes, sc.moving, nil)
 				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f", name, n, p), got, want)
+				par := NewSAP()
+				par.Parallel, par.Workers = parallelFor(3), 3
+				got = par.Pairs(sc.boxes, sc.moving, got)
+				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel", name, n, p), got, want)
 			}
 		}
+	}
+}
+
+// parallelFor splits [0, n) into one range per worker, each run on its own goroutine, the way the
+// world's pool hands out work.
+func parallelFor(workers int) func(n int, fn func(worker, lo, hi int)) {
+	return func(n int, fn func(worker, lo, hi int)) {
+		var wg sync.WaitGroup
+		chunk := (n + workers - 1) / workers
+		for w := 0; w < workers; w++ {
+			lo, hi := w*chunk, min((w+1)*chunk, n)
+			if lo >= hi {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fn(w, lo, hi)
+			}()
+		}
+		wg.Wait()
 	}
 }
 

@@ -25,8 +25,19 @@ import (
 // order too scrambled to be worth finishing. All buffers are kept between calls, so once they have grown
 // a call allocates nothing.
 //
+// With Parallel set, the stripes are swept on several workers, each into its own buffer; the final sort
+// by (A, B) makes the result independent of which worker found a pair.
+//
 // An SAP is not safe for concurrent use. Create one with NewSAP.
 type SAP struct {
+	// Parallel, when set, calls fn over [0, n) split across workers (worker < Workers), and returns
+	// when all calls have: the world's worker pool. Nil sweeps on the caller alone.
+	Parallel func(n int, fn func(worker, lo, hi int))
+	Workers  int
+
+	rawW    [][]Pair                 // per-worker pairs of the parallel sweep
+	fnSweep func(worker, lo, hi int) // sweeps stripes lo..hi-1 into rawW[worker]; made once
+
 	axis  int     // sweep axis of order; -1 when order is not valid
 	order []int32 // box indices by increasing minimum along axis, from the last call
 	ents  []entry // this call's boxes in sweep order
@@ -105,15 +116,45 @@ func (s *SAP) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	s.count = slices.Grow(s.count[:0], n)[:n]
 	clear(s.count)
 	s.raw = s.raw[:0]
-	if p.stripes == 1 {
-		s.sweep(s.ents, 0)
-	} else {
+	switch {
+	case p.stripes == 1:
+		s.raw = sweep(s.ents, 0, s.raw)
+	case s.Parallel == nil || s.Workers < 2:
 		s.distribute(&p)
 		for k := 0; k < p.stripes; k++ {
-			s.sweep(s.cells[s.start[k]:s.start[k+1]], uint16(k))
+			s.raw = sweep(s.cells[s.start[k]:s.start[k+1]], uint16(k), s.raw)
 		}
+	default:
+		s.distribute(&p)
+		s.sweepParallel(&p)
+	}
+	for _, pr := range s.raw {
+		s.count[pr.A]++
 	}
 	return s.sortPairs(out)
+}
+
+// sweepParallel sweeps the stripes on the Parallel workers and gathers their pairs into s.raw.
+func (s *SAP) sweepParallel(p *plan) {
+	if len(s.rawW) < s.Workers {
+		s.rawW = append(s.rawW, make([][]Pair, s.Workers-len(s.rawW))...)
+	}
+	for w := range s.rawW {
+		s.rawW[w] = s.rawW[w][:0]
+	}
+	if s.fnSweep == nil {
+		s.fnSweep = func(worker, lo, hi int) {
+			buf := s.rawW[worker]
+			for k := lo; k < hi; k++ {
+				buf = sweep(s.cells[s.start[k]:s.start[k+1]], uint16(k), buf)
+			}
+			s.rawW[worker] = buf
+		}
+	}
+	s.Parallel(p.stripes, s.fnSweep)
+	for _, buf := range s.rawW {
+		s.raw = append(s.raw, buf...)
+	}
 }
 
 // plan picks the sweep axis, the axis along which the centres of the ordinary (valid, not
@@ -327,11 +368,10 @@ func (s *SAP) distribute(p *plan) {
 	start[0] = 0
 }
 
-// sweep appends to s.raw every overlapping pair with a moving member that belongs to stripe k, from a
-// run of entries sorted by lo, and counts in s.count the pairs of each A. A pair belongs to the stripe of
-// the greater of its two minima across the stripes.
-func (s *SAP) sweep(run []entry, k uint16) {
-	raw, count := s.raw, s.count
+// sweep appends to raw every overlapping pair with a moving member that belongs to stripe k, from a
+// run of entries sorted by lo. A pair belongs to the stripe of the greater of its two minima across
+// the stripes.
+func sweep(run []entry, k uint16, raw []Pair) []Pair {
 	for i := range run {
 		e := run[i]
 		for j := i + 1; j < len(run); j++ {
@@ -348,11 +388,10 @@ func (s *SAP) sweep(run []entry, k uint16) {
 					a, b = b, a
 				}
 				raw = append(raw, Pair{a, b})
-				count[a]++
 			}
 		}
 	}
-	s.raw = raw
+	return raw
 }
 
 // b2u is 1 for true and 0 for false; the compiler makes it a SETcc, not a branch.
