@@ -107,13 +107,21 @@ func TestWorkersGiveIdenticalResults(t *testing.T) {
 	for _, solver := range []SolverKind{PGS, Jacobi} {
 		var runs [2]*World
 		for k, workers := range []int{1, 3} {
-			w := binWorld(t, Settings{Solver: solver, Workers: workers, Substeps: 2}, 600, 3, 3)
+			w := binWorld(t, Settings{Solver: solver, Workers: workers, Substeps: 1, Iterations: 1}, 2500, 5, 2)
 			defer w.Close()
-			run(t, w, 40)
+			run(t, w, 50)
 			runs[k] = w
 		}
-		if runs[0].Stats.Manifolds < 4*manifoldGrain {
-			t.Fatalf("%v: only %d manifolds: the test does not exercise the parallel paths", solver, runs[0].Stats.Manifolds)
+		p := &runs[0].pipe
+		largest := int32(len(p.prev)) // Jacobi: one loop over all of the last step's manifolds
+		if solver == PGS {
+			largest = 0
+			for c := 0; c < maxColors; c++ {
+				largest = max(largest, p.colorStart[c+1]-p.colorStart[c])
+			}
+		}
+		if n := runs[0].Bodies.Len(); n < 2*bodyGrain || largest < 2*manifoldGrain {
+			t.Fatalf("%v: %d bodies, largest loop %d manifolds: too small to split across workers", solver, n, largest)
 		}
 		a, b := &runs[0].Bodies, &runs[1].Bodies
 		for i := range a.Position {
