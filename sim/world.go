@@ -200,6 +200,7 @@ type BlowUpError struct {
 	Value Vec3
 }
 
+// Error names the body, the step and the quantity that went bad.
 func (e *BlowUpError) Error() string {
 	return fmt.Sprintf("step %d: body %q blew up: %s = %v", e.Step, e.Body, e.What, e.Value)
 }
