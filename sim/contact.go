@@ -130,7 +130,6 @@ func (w *World) updateBounds(lo, hi int) {
 		if b.Type[i] != Static {
 			reach = (b.Velocity[i].Len() + b.AngularVelocity[i].Len()*boundingRadius(&b.Shape[i])) * dt
 		}
-		p.reach[i] = reach
 		e := reach + half
 		box.Min = box.Min.Sub(Vec3{e, e, e})
 		box.Max = box.Max.Add(Vec3{e, e, e})

@@ -14,14 +14,12 @@ import (
 type pipeline struct {
 	pool    *pool
 	workers int
-	fresh   bool // bodies were added or removed: last step's contacts no longer match by index
 
 	broad broad.Phase
 
 	// per body
 	boxes      []geom.AABB
 	dynamic    []bool
-	reach      []float32
 	rot        []Mat3 // current rotation matrices
 	bodyColors []uint64
 	count      []int32 // contact points touching each body
@@ -57,7 +55,6 @@ type pipeline struct {
 }
 
 func (p *pipeline) invalidate() {
-	p.fresh = true
 	p.prev = p.prev[:0]
 }
 
@@ -142,7 +139,6 @@ func (w *World) Step() error {
 	}
 	p.boxes = resize(p.boxes, n)
 	p.dynamic = resize(p.dynamic, n)
-	p.reach = resize(p.reach, n)
 	p.rot = resize(p.rot, n)
 	p.bodyColors = resize(p.bodyColors, n)
 	st := &w.Stats.Timings
@@ -180,7 +176,6 @@ func (w *World) Step() error {
 		w.Stats.Colors = 0
 	}
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
-	p.fresh = false
 	t = lap(st, StagePrepare, t)
 
 	var tSolve, tInt time.Duration

@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-
-	"tumble/sim/geom"
 )
 
 // Stats describes the last step.
@@ -204,6 +202,3 @@ type BlowUpError struct {
 func (e *BlowUpError) Error() string {
 	return fmt.Sprintf("step %d: body %q blew up: %s = %v", e.Step, e.Body, e.What, e.Value)
 }
-
-// shapeOf is a small helper for stages that need a body's collision shape by dense index.
-func (w *World) shapeOf(i int32) *geom.Shape { return &w.Bodies.Shape[i] }
