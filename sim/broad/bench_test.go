@@ -2,47 +2,12 @@ package broad
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 
+	"tumble/sim/broad/broadtest"
 	"tumble/sim/geom"
 )
-
-// pile returns n boxes packed like a settled pile: a jittered lattice of spacing 1, twice as wide and
-// deep as it is high, of boxes with half sizes 0.45..0.56 (the AABBs of cubes of side ~1 at random small
-// tilts), so each box overlaps its face neighbours and some edge neighbours: 7 to 8 in all. Box 0 is the
-// static ground plane under it; every other box moves.
-func pile(r *rand.Rand, n int) ([]geom.AABB, []bool) {
-	ny := max(1, int(math.Ceil(math.Cbrt(float64(n)/4))))
-	nx := 2 * ny
-	boxes := []geom.AABB{floor()}
-	for i := 0; len(boxes) < n; i++ {
-		x, y, z := i%nx, i/nx%ny, i/nx/ny
-		c := geom.Vec3{float32(x), float32(y) + 0.5, float32(z)}.Add(randVec(r, -0.05, 0.05))
-		h := randVec(r, 0.45, 0.56)
-		if y == 0 {
-			c[1] = h[1] - 0.005 // the bottom layer rests on the ground
-		}
-		boxes = append(boxes, boxAt(c, h))
-	}
-	moving := make([]bool, n)
-	for i := 1; i < n; i++ {
-		moving[i] = true
-	}
-	return boxes, moving
-}
-
-// jittered returns a copy of boxes each moved by up to d along each axis.
-func jittered(r *rand.Rand, boxes []geom.AABB, d float32) []geom.AABB {
-	out := make([]geom.AABB, len(boxes))
-	for i, b := range boxes {
-		v := randVec(r, -d, d)
-		out[i] = geom.AABB{Min: b.Min.Add(v), Max: b.Max.Add(v)}
-	}
-	out[0] = boxes[0] // the ground stays
-	return out
-}
 
 var benchSizes = []int{1_000, 10_000, 100_000}
 
@@ -52,13 +17,13 @@ func reportPairs(b *testing.B, pairs, calls int) {
 }
 
 // BenchmarkSAP is the steady state: every body moves a little (up to 1 mm along each axis, more than a
-// settled pile does in a step) between calls, so each call re-sorts the kept order by insertion.
+// settled broadtest.Pile does in a step) between calls, so each call re-sorts the kept order by insertion.
 func BenchmarkSAP(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("pile-%dk", n/1000), func(b *testing.B) {
+		b.Run(fmt.Sprintf("broadtest.Pile-%dk", n/1000), func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, uint64(n)))
-			boxes, moving := pile(r, n)
-			frames := [2][]geom.AABB{boxes, jittered(r, boxes, 0.001)}
+			boxes, moving := broadtest.Pile(r, n)
+			frames := [2][]geom.AABB{boxes, broadtest.Jittered(r, boxes, 0.001)}
 			s := NewSAP()
 			out := s.Pairs(frames[1], moving, nil)
 			out = s.Pairs(frames[0], moving, out)
@@ -77,8 +42,8 @@ func BenchmarkSAP(b *testing.B) {
 // change of sweep axis).
 func BenchmarkSAPFullSort(b *testing.B) {
 	for _, n := range benchSizes {
-		b.Run(fmt.Sprintf("pile-%dk", n/1000), func(b *testing.B) {
-			boxes, moving := pile(rand.New(rand.NewPCG(1, uint64(n))), n)
+		b.Run(fmt.Sprintf("broadtest.Pile-%dk", n/1000), func(b *testing.B) {
+			boxes, moving := broadtest.Pile(rand.New(rand.NewPCG(1, uint64(n))), n)
 			s := NewSAP()
 			out := s.Pairs(boxes, moving, nil)
 			calls := 0
@@ -95,8 +60,8 @@ func BenchmarkSAPFullSort(b *testing.B) {
 // BenchmarkBrute is the reference's cost, for scale (100k would take minutes).
 func BenchmarkBrute(b *testing.B) {
 	for _, n := range benchSizes[:2] {
-		b.Run(fmt.Sprintf("pile-%dk", n/1000), func(b *testing.B) {
-			boxes, moving := pile(rand.New(rand.NewPCG(1, uint64(n))), n)
+		b.Run(fmt.Sprintf("broadtest.Pile-%dk", n/1000), func(b *testing.B) {
+			boxes, moving := broadtest.Pile(rand.New(rand.NewPCG(1, uint64(n))), n)
 			out := Brute{}.Pairs(boxes, moving, nil)
 			calls := 0
 			for b.Loop() {
@@ -111,7 +76,7 @@ func BenchmarkBrute(b *testing.B) {
 // TestPileHasPileDensity keeps the benchmark scene honest: 6 to 10 neighbours per box.
 func TestPileHasPileDensity(t *testing.T) {
 	for _, n := range []int{1000, 10000} {
-		boxes, moving := pile(rand.New(rand.NewPCG(1, uint64(n))), n)
+		boxes, moving := broadtest.Pile(rand.New(rand.NewPCG(1, uint64(n))), n)
 		pairs := NewSAP().Pairs(boxes, moving, nil)
 		ground := 0
 		for _, p := range pairs {
@@ -127,10 +92,10 @@ func TestPileHasPileDensity(t *testing.T) {
 	}
 }
 
-// TestSAPSweepsPileInStripes guards the stripes: a wide pile must be swept along a horizontal axis and
+// TestSAPSweepsPileInStripes guards the stripes: a wide broadtest.Pile must be swept along a horizontal axis and
 // cut into stripes across the other one, not swept whole.
 func TestSAPSweepsPileInStripes(t *testing.T) {
-	boxes, _ := pile(rand.New(rand.NewPCG(1, 10000)), 10000)
+	boxes, _ := broadtest.Pile(rand.New(rand.NewPCG(1, 10000)), 10000)
 	p := NewSAP().plan(boxes)
 	if p.axis == 1 || p.cut == 1 || p.stripes < 8 {
 		t.Errorf("plan %+v: want sweep and cut along x and z (not y), and at least 8 stripes", p)

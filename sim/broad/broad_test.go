@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"tumble/sim/broad/broadtest"
 	"tumble/sim/geom"
 )
 
@@ -15,143 +16,6 @@ import (
 type scene struct {
 	boxes  []geom.AABB
 	moving []bool
-}
-
-// boxAt returns the box of half size h centred at c.
-func boxAt(c geom.Vec3, h geom.Vec3) geom.AABB {
-	return geom.AABB{Min: c.Sub(h), Max: c.Add(h)}
-}
-
-func cube(h float32) geom.Vec3 { return geom.Vec3{h, h, h} }
-
-// floor returns the box of a ground plane y = 0, as geom gives it.
-func floor() geom.AABB {
-	s := geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}}
-	return s.Bounds(geom.Identity)
-}
-
-func randIn(r *rand.Rand, lo, hi float32) float32 { return lo + (hi-lo)*r.Float32() }
-
-func randVec(r *rand.Rand, lo, hi float32) geom.Vec3 {
-	return geom.Vec3{randIn(r, lo, hi), randIn(r, lo, hi), randIn(r, lo, hi)}
-}
-
-// logUniform returns a size between lo and hi, uniform in log scale.
-func logUniform(r *rand.Rand, lo, hi float64) float32 {
-	return float32(lo * math.Pow(hi/lo, r.Float64()))
-}
-
-// The scene generators. Each returns n boxes; movingFrac of them (at random) move.
-var generators = map[string]func(r *rand.Rand, n int) []geom.AABB{
-	"uniform": func(r *rand.Rand, n int) []geom.AABB {
-		side := float32(math.Cbrt(float64(n))) * 2
-		bs := make([]geom.AABB, n)
-		for i := range bs {
-			bs[i] = boxAt(randVec(r, 0, side), randVec(r, 0.1, 1))
-		}
-		return bs
-	},
-	"clustered": func(r *rand.Rand, n int) []geom.AABB {
-		centres := make([]geom.Vec3, 1+n/50)
-		for i := range centres {
-			centres[i] = randVec(r, -50, 50)
-		}
-		bs := make([]geom.AABB, n)
-		for i := range bs {
-			c := centres[r.IntN(len(centres))]
-			d := geom.Vec3{float32(r.NormFloat64()), float32(r.NormFloat64()), float32(r.NormFloat64())}
-			bs[i] = boxAt(c.Add(d.Mul(2)), randVec(r, 0.2, 0.6))
-		}
-		return bs
-	},
-	"mixed sizes": func(r *rand.Rand, n int) []geom.AABB {
-		bs := make([]geom.AABB, n)
-		for i := range bs {
-			h := geom.Vec3{logUniform(r, 0.005, 50), logUniform(r, 0.005, 50), logUniform(r, 0.005, 50)}
-			bs[i] = boxAt(randVec(r, -60, 60), h)
-		}
-		return bs
-	},
-	"one point": func(r *rand.Rand, n int) []geom.AABB {
-		bs := make([]geom.AABB, n)
-		for i := range bs {
-			bs[i] = boxAt(geom.Vec3{1, 2, 3}, geom.Vec3{})
-		}
-		return bs
-	},
-	"identical": func(r *rand.Rand, n int) []geom.AABB {
-		bs := make([]geom.AABB, n)
-		for i := range bs {
-			bs[i] = boxAt(geom.Vec3{-4, 0, 7}, cube(0.5))
-		}
-		return bs
-	},
-	// Unit cubes on an integer grid: face, edge and corner neighbours all exactly touch.
-	"touching grid": func(r *rand.Rand, n int) []geom.AABB {
-		bs := make([]geom.AABB, n)
-		side := int(math.Ceil(math.Cbrt(float64(n))))
-		for i := range bs {
-			x, y, z := i%side, i/side%side, i/side/side
-			bs[i] = geom.AABB{Min: geom.Vec3{float32(x), float32(y), float32(z)}, Max: geom.Vec3{float32(x + 1), float32(y + 1), float32(z + 1)}}
-		}
-		r.Shuffle(len(bs), func(i, j int) { bs[i], bs[j] = bs[j], bs[i] })
-		return bs
-	},
-	// A pile on a ground plane, with a second, tilted plane whose box is the whole world.
-	"pile on planes": func(r *rand.Rand, n int) []geom.AABB {
-		bs := make([]geom.AABB, n)
-		for i := range bs {
-			bs[i] = boxAt(geom.Vec3{randIn(r, -5, 5), randIn(r, 0, 3), randIn(r, -5, 5)}, randVec(r, 0.2, 0.7))
-		}
-		if n > 0 {
-			bs[r.IntN(n)] = floor()
-		}
-		if n > 1 {
-			tilted := geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{1, 1, 0}.Normalize()}
-			bs[r.IntN(n)] = tilted.Bounds(geom.Identity)
-		}
-		return bs
-	},
-	// Boxes in a thin rod along z, so the sweep must choose z.
-	"rod": func(r *rand.Rand, n int) []geom.AABB {
-		bs := make([]geom.AABB, n)
-		for i := range bs {
-			bs[i] = boxAt(geom.Vec3{randIn(r, 0, 1), randIn(r, 0, 1), randIn(r, 0, float32(n))}, randVec(r, 0.1, 1))
-		}
-		return bs
-	},
-	// Some boxes are NaN, infinite or inverted: they must pair with nothing.
-	"invalid": func(r *rand.Rand, n int) []geom.AABB {
-		bs := make([]geom.AABB, n)
-		nan, inf := float32(math.NaN()), float32(math.Inf(1))
-		for i := range bs {
-			bs[i] = boxAt(randVec(r, 0, 4), randVec(r, 0.2, 1))
-			switch r.IntN(8) {
-			case 0:
-				bs[i].Min[r.IntN(3)] = nan
-			case 1:
-				bs[i].Max[r.IntN(3)] = inf
-			case 2:
-				bs[i].Min[r.IntN(3)] = -inf
-			case 3:
-				k := r.IntN(3)
-				bs[i].Min[k], bs[i].Max[k] = bs[i].Max[k], bs[i].Min[k]-0.1
-			}
-		}
-		return bs
-	},
-}
-
-// randomMoving returns flags with each body moving with probability p (nil when p is 1).
-func randomMoving(r *rand.Rand, n int, p float64) []bool {
-	if p >= 1 {
-		return nil
-	}
-	m := make([]bool, n)
-	for i := range m {
-		m[i] = r.Float64() < p
-	}
-	return m
 }
 
 // checkPairs fails the test unless got is exactly want and well formed.
@@ -186,12 +50,12 @@ func firstDiff(got, want []Pair) string {
 
 func TestBruteFindsTouchingAndSkipsStaticPairs(t *testing.T) {
 	boxes := []geom.AABB{
-		boxAt(geom.Vec3{0, 0, 0}, cube(0.5)),
-		boxAt(geom.Vec3{1, 0, 0}, cube(0.5)),   // touches 0 on a face
-		boxAt(geom.Vec3{1, 1, 1}, cube(0.5)),   // touches 0 at a corner, 1 on a face
-		boxAt(geom.Vec3{5, 0, 0}, cube(0.5)),   // alone
-		boxAt(geom.Vec3{1.5, 0, 0}, cube(0.1)), // inside 1's face region, apart from 0
-		floor(),                                // under 0, 1, 3 and 4 (4 static); 2 is above it
+		broadtest.BoxAt(geom.Vec3{0, 0, 0}, broadtest.Cube(0.5)),
+		broadtest.BoxAt(geom.Vec3{1, 0, 0}, broadtest.Cube(0.5)),   // touches 0 on a face
+		broadtest.BoxAt(geom.Vec3{1, 1, 1}, broadtest.Cube(0.5)),   // touches 0 at a corner, 1 on a face
+		broadtest.BoxAt(geom.Vec3{5, 0, 0}, broadtest.Cube(0.5)),   // alone
+		broadtest.BoxAt(geom.Vec3{1.5, 0, 0}, broadtest.Cube(0.1)), // inside 1's face region, apart from 0
+		broadtest.Floor(), // under 0, 1, 3 and 4 (4 static); 2 is above it
 	}
 	moving := []bool{true, true, false, true, false, false}
 	got := Brute{}.Pairs(boxes, moving, nil)
@@ -202,11 +66,11 @@ func TestBruteFindsTouchingAndSkipsStaticPairs(t *testing.T) {
 func TestSAPMatchesBruteOnRandomScenes(t *testing.T) {
 	sizes := []int{0, 1, 2, 3, 17, 200, 1000}
 	fractions := []float64{1, 0.5, 0.05, 0}
-	for name, gen := range generators {
+	for name, gen := range broadtest.Scenes {
 		for _, n := range sizes {
 			for _, p := range fractions {
 				r := rand.New(rand.NewPCG(uint64(n), uint64(p*100)))
-				sc := scene{gen(r, n), randomMoving(r, n, p)}
+				sc := scene{gen(r, n), broadtest.RandomMoving(r, n, p)}
 				want := Brute{}.Pairs(sc.boxes, sc.moving, nil)
 				got := NewSAP().Pairs(sc.boxes, sc.moving, nil)
 				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f", name, n, p), got, want)
@@ -247,8 +111,8 @@ func TestSAPKeepsOrderAcrossSteps(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	s := NewSAP()
 	var out []Pair
-	boxes := generators["uniform"](r, 500)
-	moving := randomMoving(r, len(boxes), 0.7)
+	boxes := broadtest.Scenes["uniform"](r, 500)
+	moving := broadtest.RandomMoving(r, len(boxes), 0.7)
 	step := func(what string) {
 		t.Helper()
 		want := Brute{}.Pairs(boxes, moving, nil)
@@ -257,15 +121,15 @@ func TestSAPKeepsOrderAcrossSteps(t *testing.T) {
 	}
 	for k := 0; k < 20; k++ {
 		for i := range boxes {
-			d := randVec(r, -0.2, 0.2)
+			d := broadtest.RandVec(r, -0.2, 0.2)
 			boxes[i] = geom.AABB{Min: boxes[i].Min.Add(d), Max: boxes[i].Max.Add(d)}
 		}
 		step(fmt.Sprintf("jitter %d", k))
 	}
 	r.Shuffle(len(boxes), func(i, j int) { boxes[i], boxes[j] = boxes[j], boxes[i] })
 	step("shuffled")
-	boxes = append(boxes, generators["clustered"](r, 100)...)
-	moving = append(moving, randomMoving(r, 100, 0)...)
+	boxes = append(boxes, broadtest.Scenes["clustered"](r, 100)...)
+	moving = append(moving, broadtest.RandomMoving(r, 100, 0)...)
 	step("bodies added")
 	boxes, moving = boxes[:300], moving[:300]
 	step("bodies removed")
@@ -275,7 +139,7 @@ func TestSAPKeepsOrderAcrossSteps(t *testing.T) {
 			h := boxes[i].Max.Sub(c)
 			c[0] *= 0.7
 			c[2] *= 1.3
-			boxes[i] = boxAt(c, h)
+			boxes[i] = broadtest.BoxAt(c, h)
 		}
 		step(fmt.Sprintf("turning %d", k))
 	}
@@ -288,7 +152,7 @@ func TestSAPKeepsOrderAcrossSteps(t *testing.T) {
 }
 
 func TestPairsResetsOut(t *testing.T) {
-	boxes := []geom.AABB{boxAt(geom.Vec3{}, cube(1)), boxAt(geom.Vec3{1, 1, 1}, cube(1))}
+	boxes := []geom.AABB{broadtest.BoxAt(geom.Vec3{}, broadtest.Cube(1)), broadtest.BoxAt(geom.Vec3{1, 1, 1}, broadtest.Cube(1))}
 	for _, ph := range []Phase{Brute{}, NewSAP()} {
 		out := []Pair{{7, 9}, {8, 9}}
 		out = ph.Pairs(boxes, nil, out)
@@ -314,8 +178,8 @@ func TestPairsPanicsOnShortMoving(t *testing.T) {
 
 func TestSAPSecondCallDoesNotAllocate(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	boxes := generators["pile on planes"](r, 2000)
-	moving := randomMoving(r, len(boxes), 0.9)
+	boxes := broadtest.Scenes["pile on planes"](r, 2000)
+	moving := broadtest.RandomMoving(r, len(boxes), 0.9)
 	s := NewSAP()
 	out := s.Pairs(boxes, moving, nil)
 	shift := float32(0.01)
@@ -341,9 +205,9 @@ func TestValidBox(t *testing.T) {
 		box  geom.AABB
 		want bool
 	}{
-		{boxAt(geom.Vec3{}, cube(1)), true},
-		{boxAt(geom.Vec3{3, 4, 5}, cube(0)), true},
-		{floor(), true},
+		{broadtest.BoxAt(geom.Vec3{}, broadtest.Cube(1)), true},
+		{broadtest.BoxAt(geom.Vec3{3, 4, 5}, broadtest.Cube(0)), true},
+		{broadtest.Floor(), true},
 		{geom.AABB{Min: geom.Vec3{0, nan, 0}, Max: geom.Vec3{1, 1, 1}}, false},
 		{geom.AABB{Min: geom.Vec3{0, 0, 0}, Max: geom.Vec3{1, 1, inf}}, false},
 		{geom.AABB{Min: geom.Vec3{-inf, 0, 0}, Max: geom.Vec3{1, 1, 1}}, false},
@@ -361,7 +225,7 @@ func FuzzSAPMatchesBrute(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 0, 0, 1, 1, 1, 0, 0, 0, 1, 1, 1, 1})
 	f.Add([]byte{0, 0, 0, 2, 2, 2, 1, 2, 0, 0, 3, 3, 3, 0, 9, 9, 9, 9, 9, 9, 1})
-	f.Add([]byte("a pile of bytes to be boxes, some of them moving and some of them not"))
+	f.Add([]byte("a broadtest.Pile of bytes to be boxes, some of them moving and some of them not"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var boxes []geom.AABB
 		var moving []bool

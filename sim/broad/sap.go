@@ -37,6 +37,8 @@ type SAP struct {
 
 	rawW    [][]Pair                 // per-worker pairs of the parallel sweep
 	fnSweep func(worker, lo, hi int) // sweeps stripes lo..hi-1 into rawW[worker]; made once
+	sorter  PairSorter
+	one     [1][]Pair // the runs of a serial sweep: raw alone
 
 	axis  int     // sweep axis of order; -1 when order is not valid
 	order []int32 // box indices by increasing minimum along axis, from the last call
@@ -44,7 +46,6 @@ type SAP struct {
 	cells []entry // ents copied into their stripes, stripe by stripe, each in sweep order
 	start []int32 // stripe k is cells[start[k]:start[k+1]]
 	raw   []Pair  // pairs in the order the sweep finds them
-	count []int32 // pairs per A; then the bucket ends when sorting
 
 	// Scratch for the full radix sort.
 	keys, keys2 []uint64
@@ -113,8 +114,6 @@ func (s *SAP) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	}
 	p := s.plan(boxes)
 	s.sort(boxes, moving, &p)
-	s.count = slices.Grow(s.count[:0], n)[:n]
-	clear(s.count)
 	s.raw = s.raw[:0]
 	switch {
 	case p.stripes == 1:
@@ -127,14 +126,13 @@ func (s *SAP) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	default:
 		s.distribute(&p)
 		s.sweepParallel(&p)
+		return s.sorter.Sort(s.rawW, n, out, s.Parallel)
 	}
-	for _, pr := range s.raw {
-		s.count[pr.A]++
-	}
-	return s.sortPairs(out)
+	s.one[0] = s.raw
+	return s.sorter.Sort(s.one[:], n, out, s.Parallel)
 }
 
-// sweepParallel sweeps the stripes on the Parallel workers and gathers their pairs into s.raw.
+// sweepParallel sweeps the stripes on the Parallel workers, each into its own buffer of s.rawW.
 func (s *SAP) sweepParallel(p *plan) {
 	if len(s.rawW) < s.Workers {
 		s.rawW = append(s.rawW, make([][]Pair, s.Workers-len(s.rawW))...)
@@ -152,9 +150,6 @@ func (s *SAP) sweepParallel(p *plan) {
 		}
 	}
 	s.Parallel(p.stripes, s.fnSweep)
-	for _, buf := range s.rawW {
-		s.raw = append(s.raw, buf...)
-	}
 }
 
 // plan picks the sweep axis, the axis along which the centres of the ordinary (valid, not
@@ -400,43 +395,4 @@ func b2u(b bool) uint8 {
 		return 1
 	}
 	return 0
-}
-
-// sortPairs writes s.raw into out sorted by (A, B): a counting sort by A into buckets, then each bucket
-// sorted by B (by insertion when small, as buckets mostly are).
-func (s *SAP) sortPairs(out []Pair) []Pair {
-	out = slices.Grow(out, len(s.raw))[:len(s.raw)]
-	count := s.count
-	start := int32(0)
-	for a, c := range count {
-		count[a] = start
-		start += c
-	}
-	for _, p := range s.raw {
-		out[count[p.A]] = p
-		count[p.A]++
-	}
-	lo := int32(0)
-	for _, hi := range count { // count[a] is now the end of bucket a
-		sortByB(out[lo:hi])
-		lo = hi
-	}
-	return out
-}
-
-// sortByB sorts pairs that share A by B.
-func sortByB(ps []Pair) {
-	if len(ps) > 24 {
-		slices.SortFunc(ps, func(p, q Pair) int { return int(p.B - q.B) })
-		return
-	}
-	for i := 1; i < len(ps); i++ {
-		p := ps[i]
-		j := i
-		for j > 0 && ps[j-1].B > p.B {
-			ps[j] = ps[j-1]
-			j--
-		}
-		ps[j] = p
-	}
 }
