@@ -355,7 +355,7 @@ func (d *decoder) required(m map[string]*node, key, path string) {
 }
 
 func (d *decoder) scene(n *node) *Scene {
-	m := d.fields(n, "", "name", "gravity", "dt", "solver", "bodies", "joints")
+	m := d.fields(n, "", "name", "gravity", "dt", "solver", "bodies", "joints", "broadphase")
 	s := &Scene{Bodies: []Body{}}
 	if m == nil {
 		return s
@@ -370,6 +370,12 @@ func (d *decoder) scene(n *node) *Scene {
 	s.Dt = d.optNumber(m, "dt", "")
 	if v, ok := m["solver"]; ok {
 		s.Solver = d.solver(v, "solver")
+	}
+	if v, ok := m["broadphase"]; ok {
+		if v.kind != 's' {
+			d.fail("broadphase", "must be a string", v)
+		}
+		s.Broadphase = v.text
 	}
 	if v, ok := m["bodies"]; ok {
 		if v.kind != 'a' {

@@ -64,6 +64,9 @@ func (s *Scene) Save(w io.Writer) error {
 	if s.Solver != nil {
 		field("solver", s.Solver)
 	}
+	if s.Broadphase != "" {
+		field("broadphase", s.Broadphase)
+	}
 	list("bodies", len(s.Bodies), func(i int) any { return &s.Bodies[i] })
 	if len(s.Joints) > 0 {
 		list("joints", len(s.Joints), func(i int) any { return &s.Joints[i] })

@@ -28,6 +28,9 @@ type Scene struct {
 	Solver  *Solver  `json:"solver,omitempty"`
 	Bodies  []Body   `json:"bodies"`
 	Joints  []Joint  `json:"joints,omitempty"`
+
+	// Broadphase is Tumble's extension: "lbvh", "sap", "grid" or "brute"; default "lbvh".
+	Broadphase string `json:"broadphase,omitempty"`
 }
 
 // Solver holds the solver settings. Type, Iterations, Substeps, Friction and WarmStart are the

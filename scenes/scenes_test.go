@@ -30,6 +30,8 @@ var invalidCases = []struct {
 		"bodies[0].type", `"wobbly"`},
 	{"unknown shape type", `{"bodies": [{"shape": {"type": "cone", "radius": 1}}]}`, "bodies[0].shape.type", `"cone"`},
 	{"unknown solver", `{"solver": {"type": "newton"}, "bodies": []}`, "solver.type", `"newton"`},
+	{"unknown broad phase", `{"broadphase": "octree", "bodies": []}`, "broadphase", `"octree"`},
+	{"broad phase not a string", `{"broadphase": 2, "bodies": []}`, "broadphase", "2"},
 	{"unknown joint type", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
 		"joints": [{"type": "rope", "bodyA": "a", "anchor": [0, 0, 0]}]}`, "joints[0].type", `"rope"`},
 	{"empty name", `{"bodies": [{"name": "", "shape": {"type": "sphere", "radius": 1}}]}`, "bodies[0].name", `""`},
@@ -193,6 +195,7 @@ const everything = `{
   "dt": 0.005,
   "solver": {"type": "jacobi", "iterations": 12, "substeps": 3, "friction": false, "warmStart": false,
     "relax": false, "restitution": false, "contactHertz": 45.5, "dampingRatio": 2},
+  "broadphase": "grid",
   "bodies": [
     {"name": "floor", "type": "static", "shape": {"type": "plane", "normal": [0, 2, 0], "offset": -1}, "friction": 0.9},
     {"name": "lift", "type": "kinematic", "shape": {"type": "box", "halfExtents": [1, 0.1, 1]},
@@ -236,7 +239,7 @@ func TestSaveRoundTripsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Solver.DampingRatio == nil || *s.Solver.WarmStart || s.Joints[2].Motor.Speed != -0.5 ||
+	if s.Solver.DampingRatio == nil || *s.Solver.WarmStart || s.Joints[2].Motor.Speed != -0.5 || s.Broadphase != "grid" ||
 		*s.Bodies[4].Restitution != 0 {
 		t.Fatalf("fields lost in parsing: %+v", s)
 	}

@@ -3,6 +3,8 @@ package scenes
 import (
 	"math"
 	"strconv"
+
+	"tumble/sim"
 )
 
 // Limits on numbers in a scene. They keep every value well inside float32 (the simulation's type) and
@@ -87,6 +89,11 @@ func (s *Scene) validate() *Error {
 	}
 	if s.Solver != nil {
 		s.Solver.validate(c)
+	}
+	if s.Broadphase != "" {
+		if _, err := sim.ParseBroadphase(s.Broadphase); err != nil {
+			c.fail("broadphase", "unknown broad phase (want lbvh, sap, grid or brute)", strconv.Quote(s.Broadphase))
+		}
 	}
 	names := make(map[string]int, len(s.Bodies))
 	for i := range s.Bodies {

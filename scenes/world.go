@@ -14,6 +14,8 @@ import (
 type Options struct {
 	// Solver, unless sim.SolverDefault, replaces the scene's solver.type (the CLI's -solver flag).
 	Solver sim.SolverKind
+	// Broadphase, unless sim.BroadDefault, replaces the scene's broadphase (the -broadphase flag).
+	Broadphase sim.BroadphaseKind
 	// Workers, unless 0, sets the CPU worker count.
 	Workers int
 }
@@ -31,6 +33,9 @@ func (s *Scene) Settings() sim.Settings {
 		dt = *s.Dt
 	}
 	set := sim.Settings{Gravity: vec(g), Dt: float32(dt)}
+	if s.Broadphase != "" {
+		set.Broadphase, _ = sim.ParseBroadphase(s.Broadphase)
+	}
 	if v := s.Solver; v != nil {
 		if v.Type != "" {
 			set.Solver, _ = sim.ParseSolver(v.Type)
@@ -76,6 +81,9 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 	}
 	if o.Workers != 0 {
 		set.Workers = o.Workers
+	}
+	if o.Broadphase != sim.BroadDefault {
+		set.Broadphase = o.Broadphase
 	}
 	if err := set.Check(); err != nil {
 		return nil, fmt.Errorf("solver: %w", err)

@@ -55,6 +55,43 @@ func ParseSolver(name string) (SolverKind, error) {
 	return SolverDefault, fmt.Errorf("unknown solver %q (want jacobi, pgs or xpbd)", name)
 }
 
+// BroadphaseKind selects the broad phase.
+type BroadphaseKind uint8
+
+// The broad phases. BroadDefault picks LBVH. Every one returns the same pairs; they differ in speed.
+const (
+	BroadDefault BroadphaseKind = iota
+	// LBVH is the linear BVH of package bvh: Morton codes, radix sort, Karras build, bottom-up fit,
+	// per-body traversal (the GPU's broad phase). The default.
+	LBVH
+	// SAP is sort and sweep in stripes, keeping the order between steps (package broad).
+	SAP
+	// Grid is a uniform grid, good when the bodies' sizes are alike (package broad).
+	Grid
+	// Brute tests every pair: the O(n^2) reference.
+	Brute
+)
+
+var broadphaseNames = [...]string{"default", "lbvh", "sap", "grid", "brute"}
+
+// String returns the broad phase's name as used in scene files and on the command line.
+func (k BroadphaseKind) String() string {
+	if int(k) < len(broadphaseNames) {
+		return broadphaseNames[k]
+	}
+	return "unknown"
+}
+
+// ParseBroadphase maps a name ("lbvh", "sap", "grid", "brute") to a BroadphaseKind.
+func ParseBroadphase(name string) (BroadphaseKind, error) {
+	for i, n := range broadphaseNames {
+		if n == name && i != 0 {
+			return BroadphaseKind(i), nil
+		}
+	}
+	return BroadDefault, fmt.Errorf("unknown broad phase %q (want lbvh, sap, grid or brute)", name)
+}
+
 // Settings are the world's tunable parameters. The zero value is usable: every zero field means the
 // documented default (so a Settings{} world has zero gravity; scenes supply gravity explicitly).
 type Settings struct {
@@ -80,6 +117,8 @@ type Settings struct {
 	MaxLinearSpeed       float32 // a body faster than this is a blow-up, m/s; 0 means 1e4
 
 	Workers int // CPU worker goroutines; 0 means GOMAXPROCS
+
+	Broadphase BroadphaseKind // 0 means LBVH
 }
 
 // resolved returns the settings with every default filled in.
@@ -89,6 +128,9 @@ func (s Settings) resolved() Settings {
 	}
 	if s.Solver == SolverDefault {
 		s.Solver = PGS
+	}
+	if s.Broadphase == BroadDefault {
+		s.Broadphase = LBVH
 	}
 	// Contact stiffness is bounded by the sub-step rate (a soft contact is stable up to about a quarter
 	// of it), and a stack compresses by load / (m_eff omega^2). Jacobi's split masses make each row
@@ -193,6 +235,9 @@ func (s Settings) Check() error {
 	}
 	if s.Solver > XPBD {
 		return fmt.Errorf("unknown solver %d", s.Solver)
+	}
+	if s.Broadphase > Brute {
+		return fmt.Errorf("unknown broad phase %d", s.Broadphase)
 	}
 	return nil
 }

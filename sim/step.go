@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"tumble/sim/broad"
+	"tumble/sim/bvh"
 	"tumble/sim/collide"
 	"tumble/sim/geom"
 )
@@ -15,7 +16,8 @@ type pipeline struct {
 	pool    *pool
 	workers int
 
-	broad broad.Phase
+	broad     broad.Phase
+	broadKind BroadphaseKind // of broad
 
 	// per body
 	boxes      []geom.AABB
@@ -107,6 +109,34 @@ func (w *World) bindStages() {
 	}
 }
 
+// selectBroadphase makes the broad phase the settings ask for, keeping the current one (and the state
+// it carries between steps: SAP's order, the BVH's tree) while the kind is unchanged.
+func (w *World) selectBroadphase() {
+	p := &w.pipe
+	kind := w.settings.Broadphase
+	if p.broad == nil || p.broadKind != kind {
+		switch kind {
+		case SAP:
+			p.broad = broad.NewSAP()
+		case Grid:
+			p.broad = broad.NewGrid()
+		case Brute:
+			p.broad = broad.Brute{}
+		default:
+			p.broad = bvh.New()
+		}
+		p.broadKind = kind
+	}
+	switch ph := p.broad.(type) {
+	case *bvh.LBVH:
+		ph.Parallel, ph.Workers = p.fnParallel, p.workers
+	case *broad.SAP:
+		ph.Parallel, ph.Workers = p.fnParallel, p.workers
+	case *broad.Grid:
+		ph.Parallel, ph.Workers = p.fnParallel, p.workers
+	}
+}
+
 // Grain sizes: loops shorter than this run on the calling goroutine alone. Handing a loop to the
 // workers costs a few microseconds, and a step runs some 200 loops per colour set, so a loop must
 // hold tens of microseconds of work to gain (measured: pyramid20 ran at 7.3 ms/step on two workers
@@ -131,12 +161,7 @@ func (w *World) Step() error {
 	p := &w.pipe
 	b := &w.Bodies
 	n := b.Len()
-	if p.broad == nil {
-		p.broad = broad.NewSAP()
-	}
-	if sap, ok := p.broad.(*broad.SAP); ok {
-		sap.Parallel, sap.Workers = p.fnParallel, p.workers
-	}
+	w.selectBroadphase()
 	p.boxes = resize(p.boxes, n)
 	p.dynamic = resize(p.dynamic, n)
 	p.rot = resize(p.rot, n)

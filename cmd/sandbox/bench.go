@@ -63,8 +63,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 
 	set := w.Resolved()
 	fmt.Fprintf(stdout, "scene %s: %d bodies, %d joints\n", wf.scene, w.Bodies.Len(), w.NumJoints())
-	fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, %d workers, backend cpu\n",
-		set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Workers)
+	fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend cpu\n",
+		set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers)
 	fmt.Fprintf(stdout, "%d timed steps after %d warm-up steps\n\n", *steps, *warmup)
 	const row = "%-12s %14.4f %14.4f\n"
 	fmt.Fprintf(stdout, "%-12s %14s %14s\n", "stage", "mean ms/step", "median ms/step")

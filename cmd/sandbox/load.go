@@ -17,6 +17,7 @@ type worldFlags struct {
 	scene   string
 	backend string
 	solver  string
+	broad   string
 	workers int
 }
 
@@ -25,6 +26,7 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.backend, "backend", "cpu", "simulation backend: cpu or cuda")
 	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: jacobi, pgs or xpbd")
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
+	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
 }
 
 // check reports a missing -scene or a negative -workers as a usage error; it returns false then.
@@ -54,6 +56,13 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 			return nil, nil, fmt.Errorf("-solver: %w", err)
 		}
 		opt.Solver = k
+	}
+	if f.broad != "" {
+		k, err := sim.ParseBroadphase(f.broad)
+		if err != nil {
+			return nil, nil, fmt.Errorf("-broadphase: %w", err)
+		}
+		opt.Broadphase = k
 	}
 	s, err := loadScene(f.scene)
 	if err != nil {

@@ -21,13 +21,13 @@ const (
 )
 
 const usage = `usage:
-  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda] [-solver NAME] [-workers N]
-  sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda] [-solver NAME] [-workers N]
+  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda] [-solver NAME] [-broadphase NAME] [-workers N]
+  sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda] [-solver NAME] [-broadphase NAME] [-workers N]
   sandbox scenes                  list the preset scenes
   sandbox scenes export PRESET    write a preset as a scene file to standard output
   sandbox validate FILE...        check scene files
   sandbox help                    this text
-Run "sandbox COMMAND -h" for a command's flags. Solvers: jacobi, pgs, xpbd.
+Run "sandbox COMMAND -h" for a command's flags. Solvers: jacobi, pgs, xpbd. Broad phases: lbvh (default), sap, grid, brute.
 `
 
 // run is the whole program: it parses args (without the program name), writes to stdout and stderr,

@@ -63,7 +63,7 @@ func TestBruteFindsTouchingAndSkipsStaticPairs(t *testing.T) {
 	checkPairs(t, "brute", got, want)
 }
 
-func TestSAPMatchesBruteOnRandomScenes(t *testing.T) {
+func TestSAPAndGridMatchBruteOnRandomScenes(t *testing.T) {
 	sizes := []int{0, 1, 2, 3, 17, 200, 1000}
 	fractions := []float64{1, 0.5, 0.05, 0}
 	for name, gen := range broadtest.Scenes {
@@ -78,6 +78,12 @@ func TestSAPMatchesBruteOnRandomScenes(t *testing.T) {
 				par.Parallel, par.Workers = parallelFor(3), 3
 				got = par.Pairs(sc.boxes, sc.moving, got)
 				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel", name, n, p), got, want)
+				got = NewGrid().Pairs(sc.boxes, sc.moving, got)
+				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f grid", name, n, p), got, want)
+				grid := NewGrid()
+				grid.Parallel, grid.Workers = parallelFor(3), 3
+				got = grid.Pairs(sc.boxes, sc.moving, got)
+				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel grid", name, n, p), got, want)
 			}
 		}
 	}
@@ -153,7 +159,7 @@ func TestSAPKeepsOrderAcrossSteps(t *testing.T) {
 
 func TestPairsResetsOut(t *testing.T) {
 	boxes := []geom.AABB{broadtest.BoxAt(geom.Vec3{}, broadtest.Cube(1)), broadtest.BoxAt(geom.Vec3{1, 1, 1}, broadtest.Cube(1))}
-	for _, ph := range []Phase{Brute{}, NewSAP()} {
+	for _, ph := range []Phase{Brute{}, NewSAP(), NewGrid()} {
 		out := []Pair{{7, 9}, {8, 9}}
 		out = ph.Pairs(boxes, nil, out)
 		checkPairs(t, fmt.Sprintf("%T", ph), out, []Pair{{0, 1}})
@@ -164,7 +170,7 @@ func TestPairsResetsOut(t *testing.T) {
 }
 
 func TestPairsPanicsOnShortMoving(t *testing.T) {
-	for _, ph := range []Phase{Brute{}, NewSAP()} {
+	for _, ph := range []Phase{Brute{}, NewSAP(), NewGrid()} {
 		func() {
 			defer func() {
 				if recover() == nil {
