@@ -110,12 +110,14 @@ func parallelFor(workers int) func(n int, fn func(worker, lo, hi int)) {
 	}
 }
 
-// TestSAPKeepsOrderAcrossSteps runs one SAP over a sequence of scenes that exercise each way its kept
+// TestSAPAndGridAcrossSteps runs one SAP (and one grid) over a sequence of scenes that exercise each way its kept
 // order can go stale: small motion (insertion sort), a shuffle (the fallback to a full sort), bodies
 // added and removed, and the scene turning so that another axis has the greatest spread.
-func TestSAPKeepsOrderAcrossSteps(t *testing.T) {
+func TestSAPAndGridAcrossSteps(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	s := NewSAP()
+	g := NewGrid()
+	g.Parallel, g.Workers = parallelFor(2), 2
 	var out []Pair
 	boxes := broadtest.Scenes["uniform"](r, 500)
 	moving := broadtest.RandomMoving(r, len(boxes), 0.7)
@@ -124,6 +126,8 @@ func TestSAPKeepsOrderAcrossSteps(t *testing.T) {
 		want := Brute{}.Pairs(boxes, moving, nil)
 		out = s.Pairs(boxes, moving, out)
 		checkPairs(t, what, out, want)
+		out = g.Pairs(boxes, moving, out)
+		checkPairs(t, what+" (grid)", out, want)
 	}
 	for k := 0; k < 20; k++ {
 		for i := range boxes {

@@ -9,7 +9,7 @@ import (
 
 // Grid is a uniform-grid broad phase (seed 001: good when the bodies' sizes are alike). Space is cut
 // into cubic cells a little larger than a typical box; each box is entered in every cell it touches,
-// the entries are bucketed by a hash of their cell (a counting sort, as a GPU does it), and the boxes
+// the entries are sorted by a hash of their cell (a radix sort, as a GPU does it), and the boxes
 // sharing a cell are tested against each other. A pair is reported only from the cell that holds the
 // corner of the two boxes' overlap nearest -infinity, which both boxes touch, so it is reported once.
 //
@@ -36,18 +36,18 @@ type Grid struct {
 	inv    float32 // 1 / cell size
 	mask   uint32  // buckets - 1
 
-	first  []int32     // per box: its first entry; first[n] = number of entries
-	ents   []cellEntry // per (box, cell), in box order
-	counts [][]uint32  // per worker chunk of boxes: entries per bucket, then scatter slots
-	chunks int
-	sorted []cellEntry // ents bucketed by cell hash
-	bucket []uint32    // bucket k is sorted[bucket[k]:bucket[k+1]]
-	big    []int32     // boxes too big for the grid
+	first     []int32     // per box: its first entry; first[n] = number of entries
+	ents      []cellEntry // per (box, cell), in box order
+	keys, tmp []uint64    // per entry: hash<<32 | entry index, then sorted
+	hashBits  uint
+	radix     RadixSorter
+	sorted    []cellEntry // ents in key order: entries of one hash are adjacent
+	big       []int32     // boxes too big for the grid
 
 	runs   [][]Pair
 	sorter PairSorter
 
-	fnCount, fnFill, fnHist, fnScatter, fnCells, fnBig func(worker, lo, hi int)
+	fnCount, fnFill, fnKeys, fnGather, fnCells, fnBig func(worker, lo, hi int)
 }
 
 type cellEntry struct {
@@ -61,8 +61,6 @@ func NewGrid() *Grid { return &Grid{} }
 
 // BigCells is how many cells across a box may span, along any axis, before the grid treats it as big.
 const BigCells = 3
-
-const gridChunk = 1 << 13 // boxes per chunk in the counting sort
 
 // Pairs implements Phase.
 func (g *Grid) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
@@ -96,33 +94,24 @@ func (g *Grid) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 		}
 	}
 
-	// Bucket the entries by cell hash: per-chunk histograms, a scan, a stable scatter.
-	buckets := 1
-	for buckets < 2*int(total) {
-		buckets *= 2
+	// Sort the entries by cell hash, with about two hash values per entry.
+	g.hashBits = 1
+	for 1<<g.hashBits < 2*int(total) && g.hashBits < 32 {
+		g.hashBits++
 	}
-	g.mask = uint32(buckets - 1)
-	g.chunks = (n + gridChunk - 1) / gridChunk
-	if len(g.counts) < g.chunks {
-		g.counts = append(g.counts, make([][]uint32, g.chunks-len(g.counts))...)
+	g.mask = uint32(1<<g.hashBits - 1)
+	g.keys = grow(g.keys, int(total))
+	g.tmp = grow(g.tmp, int(total))
+	g.par(int(total), g.fnKeys)
+	var par func(int, func(int, int, int))
+	if g.Workers > 1 {
+		par = g.Parallel
 	}
-	for c := 0; c < g.chunks; c++ {
-		g.counts[c] = grow(g.counts[c], buckets)
+	if sorted := g.radix.Sort(g.keys, g.tmp, 32, 32+g.hashBits, par); total > 0 && &sorted[0] != &g.keys[0] {
+		g.keys, g.tmp = g.tmp, g.keys
 	}
-	g.par(g.chunks, g.fnHist)
-	g.bucket = grow(g.bucket, buckets+1)
-	sum := uint32(0)
-	for k := 0; k < buckets; k++ {
-		g.bucket[k] = sum
-		for c := 0; c < g.chunks; c++ {
-			v := g.counts[c][k]
-			g.counts[c][k] = sum
-			sum += v
-		}
-	}
-	g.bucket[buckets] = sum
 	g.sorted = grow(g.sorted, int(total))
-	g.par(g.chunks, g.fnScatter)
+	g.par(int(total), g.fnGather)
 
 	// Pairs within each bucket's cells, then the big boxes against everyone.
 	workers := max(1, g.Workers)
@@ -132,7 +121,7 @@ func (g *Grid) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	for w := range g.runs {
 		g.runs[w] = g.runs[w][:0]
 	}
-	g.par(buckets, g.fnCells)
+	g.par(int(total), g.fnCells)
 	g.par(len(g.big), g.fnBig)
 	return g.sorter.Sort(g.runs, n, out, g.Parallel)
 }
@@ -220,29 +209,31 @@ func (g *Grid) bind() {
 			}
 		}
 	}
-	g.fnHist = func(_, lo, hi int) {
-		for c := lo; c < hi; c++ {
-			cnt := g.counts[c]
-			clear(cnt)
-			for _, e := range g.chunkEntries(c) {
-				cnt[hashCell(e.cell)&g.mask]++
-			}
+	g.fnKeys = func(_, lo, hi int) {
+		for e := lo; e < hi; e++ {
+			g.keys[e] = uint64(hashCell(g.ents[e].cell)&g.mask)<<32 | uint64(e)
 		}
 	}
-	g.fnScatter = func(_, lo, hi int) {
-		for c := lo; c < hi; c++ {
-			slot := g.counts[c]
-			for _, e := range g.chunkEntries(c) {
-				k := hashCell(e.cell) & g.mask
-				g.sorted[slot[k]] = e
-				slot[k]++
-			}
+	g.fnGather = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			g.sorted[k] = g.ents[uint32(g.keys[k])]
 		}
 	}
+	// Each call takes the runs of equal hash that start in [lo, hi), wherever they end.
 	g.fnCells = func(w, lo, hi int) {
 		out := g.runs[w]
-		for k := lo; k < hi; k++ {
-			out = g.cellPairs(g.sorted[g.bucket[k]:g.bucket[k+1]], out)
+		keys := g.keys
+		k := lo
+		for k > 0 && k < hi && keys[k]>>32 == keys[k-1]>>32 {
+			k++ // the run started before lo: the previous range has it
+		}
+		for k < hi {
+			end := k + 1
+			for end < len(keys) && keys[end]>>32 == keys[k]>>32 {
+				end++
+			}
+			out = g.cellPairs(g.sorted[k:end], out)
+			k = end
 		}
 		g.runs[w] = out
 	}
@@ -255,13 +246,7 @@ func (g *Grid) bind() {
 	}
 }
 
-// chunkEntries returns the entries of the boxes in chunk c.
-func (g *Grid) chunkEntries(c int) []cellEntry {
-	lo, hi := c*gridChunk, min((c+1)*gridChunk, len(g.boxes))
-	return g.ents[g.first[lo]:g.first[hi]]
-}
-
-// cellPairs appends the pairs reported from the cells of one bucket.
+// cellPairs appends the pairs reported from the cells of one run of entries with the same hash.
 func (g *Grid) cellPairs(es []cellEntry, out []Pair) []Pair {
 	for i := range es {
 		e := &es[i]

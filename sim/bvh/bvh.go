@@ -82,10 +82,8 @@ type LBVH struct {
 	lo      [3]float32     // Morton frame: origin and scale to [0, 1024)
 	scale   [3]float32
 
-	keys, keys2 []uint64
-	blocks      int      // radix sort blocks
-	hist        []uint32 // blocks x radixSize counts, then scatter offsets
-	shift       uint
+	keys, keys2 []uint64 // sorted keys; scratch
+	radix       broad.RadixSorter
 
 	nodes     []inner     // internal nodes 0..n-2; the root is 0
 	parent    []int32     // per node (internal 0..n-2, then leaf k at n-1+k): parent<<1 | side; -1 at the root
@@ -98,7 +96,7 @@ type LBVH struct {
 	runs   [][]broad.Pair // per worker, the pairs its queries found
 	sorter broad.PairSorter
 
-	fnBounds, fnMorton, fnHist, fnScatter, fnBuild, fnFit, fnQuery func(worker, lo, hi int)
+	fnBounds, fnMorton, fnBuild, fnFit, fnQuery func(worker, lo, hi int)
 }
 
 // inner is an internal node. It holds its two children's boxes, so that a query visiting it reads one
@@ -125,13 +123,6 @@ func New() *LBVH { return &LBVH{} }
 const (
 	bodyGrain  = 4096
 	queryGrain = 1024
-	blockSize  = 1 << 14 // bodies per radix-sort block
-)
-
-// Radix sort digits: three passes of 10 bits cover the 30 Morton bits.
-const (
-	radixBits = 10
-	radixSize = 1 << radixBits
 )
 
 // hugeExtent marks a box as spanning the world (a plane's): such boxes are left out of the Morton frame,
@@ -214,7 +205,12 @@ func (t *LBVH) build(clock time.Time) time.Time {
 	t.par(n, bodyGrain, t.fnMorton)
 	clock = t.lap(StageMorton, clock)
 
-	t.radixSort()
+	// The keys start in body order and their low 32 bits are the body index, so a stable sort on the
+	// 30 code bits alone leaves them in full 64-bit order: the index bits need no passes.
+	t.keys2 = resize(t.keys2, n)
+	if sorted := t.radix.Sort(t.keys, t.keys2, 32, 32+30, t.parallel(2*broad.RadixBlock)); &sorted[0] != &t.keys[0] {
+		t.keys, t.keys2 = t.keys2, t.keys
+	}
 	clock = t.lap(StageSort, clock)
 
 	t.nodes = resize(t.nodes, n-1)
@@ -235,55 +231,12 @@ func (t *LBVH) fit(clock time.Time) time.Time {
 	return t.lap(StageFit, clock)
 }
 
-// radixSort sorts t.keys by their Morton code (bits 32..61), stably. The keys start in body order, and
-// their low 32 bits are the body index, so a stable sort on the code alone leaves them in full 64-bit
-// order: the index bits need no passes of their own.
-func (t *LBVH) radixSort() {
-	n := t.n
-	t.keys2 = resize(t.keys2, n)
-	t.blocks = (n + blockSize - 1) / blockSize
-	t.hist = resize(t.hist, t.blocks*radixSize)
-	for shift := uint(32); shift < 32+30; shift += radixBits {
-		t.shift = shift
-		t.par(t.blocks, 2, t.fnHist)
-		// Exclusive scan, digit-major then block: block b's keys of digit d go after every key of a
-		// smaller digit and after the keys of digit d in blocks before b.
-		sum := uint32(0)
-		skip := false
-		for d := 0; d < radixSize; d++ {
-			for blk := 0; blk < t.blocks; blk++ {
-				c := t.hist[blk*radixSize+d]
-				if c == uint32(n) {
-					skip = true // every key has this digit: the pass would move nothing
-				}
-				t.hist[blk*radixSize+d] = sum
-				sum += c
-			}
-		}
-		if skip {
-			continue
-		}
-		t.par(t.blocks, 2, t.fnScatter)
-		t.keys, t.keys2 = t.keys2, t.keys
-	}
-}
-
 func (t *LBVH) bind() {
 	if t.fnBounds != nil {
 		return
 	}
 	t.fnBounds = func(w, lo, hi int) { t.boundsKernel(w, lo, hi) }
 	t.fnMorton = func(_, lo, hi int) { t.mortonKernel(lo, hi) }
-	t.fnHist = func(_, lo, hi int) {
-		for blk := lo; blk < hi; blk++ {
-			t.histKernel(blk)
-		}
-	}
-	t.fnScatter = func(_, lo, hi int) {
-		for blk := lo; blk < hi; blk++ {
-			t.scatterKernel(blk)
-		}
-	}
 	t.fnBuild = func(_, lo, hi int) { t.buildKernel(lo, hi) }
 	t.fnFit = func(w, lo, hi int) { t.fitKernel(w, lo, hi) }
 	t.fnQuery = func(w, lo, hi int) { t.runs[w] = t.queryKernel(lo, hi, t.runs[w]) }
@@ -336,27 +289,6 @@ func expandBits(v uint32) uint32 {
 // morton3 interleaves three 10-bit coordinates into a 30-bit Morton code, x highest.
 func morton3(x, y, z uint32) uint32 {
 	return expandBits(x)<<2 | expandBits(y)<<1 | expandBits(z)
-}
-
-// histKernel counts the current digit in block blk.
-func (t *LBVH) histKernel(blk int) {
-	h := t.hist[blk*radixSize : (blk+1)*radixSize]
-	clear(h)
-	lo, hi := blk*blockSize, min((blk+1)*blockSize, t.n)
-	for _, k := range t.keys[lo:hi] {
-		h[(k>>t.shift)&(radixSize-1)]++
-	}
-}
-
-// scatterKernel moves block blk's keys to their places for this pass, in order (stable).
-func (t *LBVH) scatterKernel(blk int) {
-	off := t.hist[blk*radixSize : (blk+1)*radixSize]
-	lo, hi := blk*blockSize, min((blk+1)*blockSize, t.n)
-	for _, k := range t.keys[lo:hi] {
-		d := (k >> t.shift) & (radixSize - 1)
-		t.keys2[off[d]] = k
-		off[d]++
-	}
 }
 
 // delta is the length of the common prefix of sorted keys i and j, or -1 when j is out of range.
@@ -542,6 +474,14 @@ func (t *LBVH) par(n, grain int, fn func(worker, lo, hi int)) {
 		return
 	}
 	t.Parallel(n, fn)
+}
+
+// parallel returns t.Parallel when the tree is large enough (grain bodies) to split a loop, else nil.
+func (t *LBVH) parallel(grain int) func(n int, fn func(worker, lo, hi int)) {
+	if t.Workers < 2 || t.n < grain {
+		return nil
+	}
+	return t.Parallel
 }
 
 func (t *LBVH) lap(s Stage, since time.Time) time.Time {

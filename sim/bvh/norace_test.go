@@ -1,0 +1,5 @@
+//go:build !race
+
+package bvh
+
+const raceEnabled = false
