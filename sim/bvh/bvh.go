@@ -399,66 +399,92 @@ func (t *LBVH) fitKernel(w, lo, hi int) {
 	t.cost[w] += cost
 }
 
-// queryKernel appends the pairs found from the leaves at sorted positions lo..hi-1. From position k it
-// looks only at leaves after k (subtrees whose last leaf is at or before k are skipped), so each pair
-// is found once, from the one of its two leaves that comes first; from a resting body it looks only
-// into subtrees holding a moving one, so resting pairs cost nothing.
+// queryKernel appends the pairs found from the leaves at sorted positions lo..hi-1. Each pair is found
+// once, from the one of its two leaves that comes first in key order, so from position k only the
+// leaves after k matter; they are exactly the right children of the ancestors of k whose left subtree
+// holds k. The query walks up from its leaf through the parent links and, at each such ancestor, tests
+// the right child's box (held in the ancestor) and, if it overlaps, walks that subtree depth first
+// with an explicit stack. From a resting body it looks only into subtrees holding a moving one, so
+// resting pairs cost nothing.
+//
+// Walking up instead of down from the root skips the half of the path from the root whose other
+// child holds only leaves before k, and tests one box per level instead of two.
 func (t *LBVH) queryKernel(lo, hi int, out []broad.Pair) []broad.Pair {
-	nodes := t.nodes
+	nodes, parent := t.nodes, t.parent
+	leaves := int32(t.n - 1)
 	var stack [64]int32 // the tree is at most 64 deep: each level lengthens the 64-bit key prefix
 	for k := lo; k < hi; k++ {
 		q := t.leafBox[k]
 		if q.Min[0] > q.Max[0] {
 			continue // invalid body
 		}
+		// The query box as six scalars, which the compiler keeps in registers (an array field is
+		// read from memory at each use).
+		qx0, qy0, qz0, qx1, qy1, qz1 := q.Min[0], q.Min[1], q.Min[2], q.Max[0], q.Max[1], q.Max[2]
 		body := t.leafBody[k]
-		// A child is worth a look when its last leaf is after k and, from a resting body, it holds a
-		// moving one. Both in one comparison: with the moving bit set in after, a child without it
-		// compares below.
-		after, keep := uint32(k), uint32(lastMask)
+		// From a resting body, a child is worth a look only if it holds a moving body.
+		need := uint32(0)
 		if t.moving != nil && !t.moving[body] {
-			after |= movingBit
-			keep = ^uint32(0)
+			need = movingBit
 		}
-		top := 0
-		idx := int32(0)
-		for {
+		for up := parent[leaves+int32(k)]; up >= 0; {
+			idx := up >> 1
+			if up&1 != 0 { // k is in the right subtree: the left one holds only leaves before k
+				up = parent[idx]
+				continue
+			}
+			up = parent[idx]
 			nd := &nodes[idx]
-			// overlaps(&q, &nd.box[c]), written out: the call is too big for the inliner, and this
-			// loop is most of the broad phase's time.
-			b0, b1 := &nd.box[0], &nd.box[1]
-			hit0 := nd.last[0]&keep > after &&
-				b2u(q.Min[0] <= b0.Max[0])&b2u(b0.Min[0] <= q.Max[0])&b2u(q.Min[1] <= b0.Max[1])&
-					b2u(b0.Min[1] <= q.Max[1])&b2u(q.Min[2] <= b0.Max[2])&b2u(b0.Min[2] <= q.Max[2]) != 0
-			hit1 := nd.last[1]&keep > after &&
-				b2u(q.Min[0] <= b1.Max[0])&b2u(b1.Min[0] <= q.Max[0])&b2u(q.Min[1] <= b1.Max[1])&
-					b2u(b1.Min[1] <= q.Max[1])&b2u(q.Min[2] <= b1.Max[2])&b2u(b1.Min[2] <= q.Max[2]) != 0
-			c0, c1 := nd.child[0], nd.child[1]
-			if hit0 && c0 < 0 {
-				out = appendPair(out, body, ^c0)
-				hit0 = false
+			b := &nd.box[1]
+			if nd.last[1]&need != need || !(qx0 <= b.Max[0] && b.Min[0] <= qx1 && qy0 <= b.Max[1] &&
+				b.Min[1] <= qy1 && qz0 <= b.Max[2] && b.Min[2] <= qz1) {
+				continue
 			}
-			if hit1 && c1 < 0 {
-				out = appendPair(out, body, ^c1)
-				hit1 = false
+			c := nd.child[1]
+			if c < 0 {
+				out = appendPair(out, body, ^c)
+				continue
 			}
-			switch {
-			case hit0 && hit1:
-				stack[top] = c1
-				top++
-				idx = c0
-			case hit0:
-				idx = c0
-			case hit1:
-				idx = c1
-			case top > 0:
-				top--
-				idx = stack[top]
-			default:
-				goto next
+			// Every leaf below c comes after k: walk the subtree.
+			top := 0
+			for {
+				nd := &nodes[c]
+				// overlaps(&q, &nd.box[i]), written out: the call is too big for the inliner,
+				// and this loop is most of the broad phase's time.
+				b0, b1 := &nd.box[0], &nd.box[1]
+				hit0 := nd.last[0]&need == need &&
+					b2u(qx0 <= b0.Max[0])&b2u(b0.Min[0] <= qx1)&b2u(qy0 <= b0.Max[1])&
+						b2u(b0.Min[1] <= qy1)&b2u(qz0 <= b0.Max[2])&b2u(b0.Min[2] <= qz1) != 0
+				hit1 := nd.last[1]&need == need &&
+					b2u(qx0 <= b1.Max[0])&b2u(b1.Min[0] <= qx1)&b2u(qy0 <= b1.Max[1])&
+						b2u(b1.Min[1] <= qy1)&b2u(qz0 <= b1.Max[2])&b2u(b1.Min[2] <= qz1) != 0
+				c0, c1 := nd.child[0], nd.child[1]
+				if hit0 && c0 < 0 {
+					out = appendPair(out, body, ^c0)
+					hit0 = false
+				}
+				if hit1 && c1 < 0 {
+					out = appendPair(out, body, ^c1)
+					hit1 = false
+				}
+				switch {
+				case hit0 && hit1:
+					stack[top] = c1
+					top++
+					c = c0
+				case hit0:
+					c = c0
+				case hit1:
+					c = c1
+				case top > 0:
+					top--
+					c = stack[top]
+				default:
+					goto done
+				}
 			}
+		done:
 		}
-	next:
 	}
 	return out
 }
