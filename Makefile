@@ -36,8 +36,9 @@ test: deps
 	go vet ./...
 	@echo '== go test -race (simulation)'
 	go test -race $(SIM_PKGS)
-	@echo '== long physics tests (30 s stacks and pyramids, rain; skipped under -race)'
+	@echo '== long tests (30 s stacks and pyramids, rain, a million-body broad phase; skipped under -race)'
 	go test -run 'ThirtySeconds|Rained' ./sim
+	go test -run 'MillionBodies' ./sim/bvh
 	@echo '== go test (the rest)'
 	$(if $(REST_PKGS),go test $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \
@@ -48,6 +49,8 @@ bench: build
 	go test -run '^$$' -bench . -benchmem $(SIM_PKGS)
 	bin/sandbox bench -scene pyramid20
 	bin/sandbox bench -scene pile
+	bin/sandbox bench -scene rain -steps 300 -broadphase lbvh
+	bin/sandbox bench -scene rain -steps 300 -broadphase sap
 
 run: build
 	@if [ -z "$$DISPLAY" ]; then \

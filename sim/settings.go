@@ -119,6 +119,9 @@ type Settings struct {
 	Workers int // CPU worker goroutines; 0 means GOMAXPROCS
 
 	Broadphase BroadphaseKind // 0 means LBVH
+	// BVHRefit, when above 1, lets the LBVH refit its tree instead of rebuilding it while the tree's
+	// cost stays within this factor of a fresh build's (bvh.LBVH.RefitGrowth); 0 rebuilds every step.
+	BVHRefit float32
 }
 
 // resolved returns the settings with every default filled in.

@@ -130,6 +130,7 @@ func (w *World) selectBroadphase() {
 	switch ph := p.broad.(type) {
 	case *bvh.LBVH:
 		ph.Parallel, ph.Workers = p.fnParallel, p.workers
+		ph.RefitGrowth = w.settings.BVHRefit
 	case *broad.SAP:
 		ph.Parallel, ph.Workers = p.fnParallel, p.workers
 	case *broad.Grid:
