@@ -38,6 +38,16 @@ type pipeline struct {
 	colors     int
 	current    []int32 // manifold indices of the colour being solved
 
+	// joints
+	connected       []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
+	jointColorStart []int32
+	jointColorOrder []int32
+	currentJoints   []int32
+	jointAdjStart   []int32
+	jointAdj        []int32
+	gatherJoints    bool // gatherImpulses adds the joints' recorded impulses
+	jointSoft       softness
+
 	// per step
 	h, invH       float32
 	soft          softness
@@ -51,6 +61,8 @@ type pipeline struct {
 	fnBounds, fnNarrow, fnPrepare, fnIntVel, fnIntPos, fnFinish      func(worker, lo, hi int)
 	fnGather, fnJacobi, fnWarm, fnRestJacobi, fnColour, fnRestColour func(worker, lo, hi int)
 	fnRefresh                                                        func(worker, lo, hi int)
+	fnJointMass, fnJointRefresh, fnJointWarm, fnJointColour          func(worker, lo, hi int)
+	fnJointJacobi                                                    func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -88,6 +100,27 @@ func (w *World) bindStages() {
 	p.fnRefresh = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			w.refreshManifold(&p.manifolds[k])
+		}
+	}
+	p.fnJointMass = func(_, lo, hi int) { w.jointMasses(lo, hi) }
+	p.fnJointRefresh = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.refreshJoint(&w.joints[k])
+		}
+	}
+	p.fnJointWarm = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.warmJoint(&w.joints[k])
+		}
+	}
+	p.fnJointJacobi = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.jacobiJoint(&w.joints[k], p.useBias)
+		}
+	}
+	p.fnJointColour = func(_, lo, hi int) {
+		for _, k := range p.currentJoints[lo:hi] {
+			w.solveJoint(&w.joints[k], p.useBias)
 		}
 	}
 	p.fnRestJacobi = func(_, lo, hi int) {
@@ -143,6 +176,9 @@ func (w *World) Step() error {
 	p.bodyColors = resize(p.bodyColors, n)
 	st := &w.Stats.Timings
 	*st = Timings{}
+	w.Broken = w.Broken[:0]
+	w.prepareJoints()
+	nj := len(w.joints)
 
 	t := time.Now()
 	p.pool.run(n, bodyGrain, p.fnBounds)
@@ -168,22 +204,33 @@ func (w *World) Step() error {
 	p.maxPush = s.MaxPushOut
 	p.restThreshold = s.RestitutionThreshold
 	p.anchorReach = 2 * s.LinearSlop
+	// Joints are stiffer than contacts (Box2D v3 takes twice the contact frequency) and less damped.
+	p.jointSoft = makeSoft(min(2*hertz, 0.5*p.invH), jointDampingRatio, p.h)
 	p.buildAdjacency(n)
+	p.jointAdjacency(n, b, w.joints)
 	if s.Solver != Jacobi {
 		p.colourManifolds(b)
+		p.colourJoints(b, w.joints)
 		w.Stats.Colors = p.colors
 	} else {
 		w.Stats.Colors = 0
 	}
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
+	p.pool.run(nj, jointGrain, p.fnJointMass)
+	if s.NoWarmStart {
+		w.resetJointImpulses()
+	}
 	t = lap(st, StagePrepare, t)
 
 	var tSolve, tInt time.Duration
 	for sub := 0; sub < substeps; sub++ {
 		p.pool.run(n, bodyGrain, p.fnIntVel)
 		t = lapInto(&tInt, t)
+		p.pool.run(nj, jointGrain, p.fnJointRefresh)
 		if !s.NoWarmStart {
 			p.pool.run(len(p.manifolds), manifoldGrain, p.fnWarm)
+			p.pool.run(nj, jointGrain, p.fnJointWarm)
+			p.gatherJoints = true
 			p.pool.run(n, bodyGrain, p.fnGather)
 		}
 		p.pool.run(len(p.manifolds), manifoldGrain, p.fnRefresh)
@@ -196,6 +243,7 @@ func (w *World) Step() error {
 		t = lapInto(&tInt, t)
 		if !s.NoRelax {
 			p.pool.run(len(p.manifolds), manifoldGrain, p.fnRefresh)
+			p.pool.run(nj, jointGrain, p.fnJointRefresh)
 			p.useBias = false
 			for it := 0; it < s.RelaxIterations; it++ {
 				w.solvePass()
@@ -207,6 +255,7 @@ func (w *World) Step() error {
 		w.restitutionPass()
 	}
 	p.pool.run(n, bodyGrain, p.fnFinish)
+	w.breakJoints()
 	// Store impulses: this step's manifolds become the next step's warm-start source.
 	p.prev, p.manifolds = p.manifolds, p.prev
 	t = lapInto(&tSolve, t)
@@ -223,9 +272,12 @@ func (w *World) solvePass() {
 	p := &w.pipe
 	if w.settings.Solver == Jacobi {
 		p.pool.run(len(p.manifolds), manifoldGrain, p.fnJacobi)
+		p.pool.run(len(w.joints), jointGrain, p.fnJointJacobi)
+		p.gatherJoints = true
 		p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
 		return
 	}
+	w.eachJointColour(p.fnJointColour)
 	w.eachColour(p.fnColour)
 }
 
@@ -233,6 +285,7 @@ func (w *World) restitutionPass() {
 	p := &w.pipe
 	if w.settings.Solver == Jacobi {
 		p.pool.run(len(p.manifolds), manifoldGrain, p.fnRestJacobi)
+		p.gatherJoints = false
 		p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
 		return
 	}
