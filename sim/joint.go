@@ -147,8 +147,10 @@ func (w *World) NumJoints() int { return len(w.joints) }
 // Joint returns the definition of joint i.
 func (w *World) Joint(i int) JointDef { return w.joints[i].def }
 
-// JointCoordinate returns joint i's free coordinate at the last step: the hinge angle (radians) or
-// piston travel (metres) relative to the creation pose, or a ball joint's twist angle.
+// JointCoordinate returns joint i's free coordinate at the last step: body A's hinge angle (radians,
+// right-handed about the axis) or piston travel (metres along the axis) relative to body B (or the
+// world) and to the creation pose, or a ball joint's twist angle (B relative to A about the twist
+// axis). Limits and motors act on this coordinate.
 func (w *World) JointCoordinate(i int) float32 { return w.joints[i].coord }
 
 // perpendicular returns a unit vector perpendicular to a unit vector v.

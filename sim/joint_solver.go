@@ -106,8 +106,11 @@ func (w *World) refreshJoint(j *joint) {
 		c2 := mulMat(RB, j.axisB.cross(j.perpB))
 		j.hinge.set(a1, b2, c2, j)
 		p1 := mulMat(RA, j.perpA)
-		j.coord = float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
-		j.angle.set(vec{}, a1, a1, j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
+		// The coordinate is A's angle relative to B (a motor on a body hinged to the world turns the
+		// body at +speed about the axis), so its rate is a1.(wA - wB): the row is -a1.
+		j.coord = -float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
+		na1 := a1.scale(-1)
+		j.angle.set(vec{}, na1, na1, j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
 	case Piston:
 		n := mulMat(RA, j.axisA)
 		n1 := mulMat(RA, j.perpA)
@@ -116,8 +119,10 @@ func (w *World) refreshJoint(j *joint) {
 		j.perp[0].set(n1, ra.cross(n1), rB.cross(n1), n1.dot(d), j)
 		j.perp[1].set(n2, ra.cross(n2), rB.cross(n2), n2.dot(d), j)
 		j.rot.set(qA, qB, j.rel0, j)
-		j.coord = n.dot(d)
-		j.angle.set(n, ra.cross(n), rB.cross(n), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
+		// A's travel relative to B along the axis: -n.d, at the rate of the reversed row.
+		j.coord = -n.dot(d)
+		nn := n.scale(-1)
+		j.angle.set(nn, ra.cross(nn), rB.cross(nn), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
 	case Fixed:
 		j.point.set(rA, rB, d, j)
 		j.rot.set(qA, qB, j.rel0, j)
