@@ -292,3 +292,32 @@ func TestJointBreaksAboveItsBreakForce(t *testing.T) {
 		}
 	}
 }
+
+// A limb on a ball joint with a 30 degree swing cone and twist limits of +-20 degrees, hanging
+// and kicked into both, stays inside them to within a degree.
+func TestBallSwingAndTwistLimitsHold(t *testing.T) {
+	const swing, twist = 0.5236, 0.349
+	for _, solver := range jointSolvers {
+		w := gravityWorld(Settings{Solver: solver})
+		h := mustAdd(t, w, BodyDef{Shape: geom.Shape{Kind: geom.Capsule, Radius: 0.05, HalfHeight: 0.2},
+			Position: Vec3{0, 1.75, 0}, Velocity: Vec3{3, 0, 1}, AngularVelocity: Vec3{0, 15, 0}, Mass: 1})
+		mustJoint(t, w, JointDef{Type: Ball, BodyA: h, Anchor: Vec3{0, 2, 0}, Axis: Vec3{0, 1, 0},
+			Swing: swing, HasTwist: true, Twist: [2]float32{-twist, twist}})
+		j := &w.joints[0]
+		worstS, worstT := float32(-1), float32(-1)
+		for s := 0; s < 300; s++ {
+			run(t, w, 1)
+			_, _, _, sw, tw := swingTwist(j, &w.pipe.rot[0], &identity3)
+			worstS = max(worstS, sw-swing)
+			worstT = max(worstT, abs32(tw)-twist)
+		}
+		if worstS < -0.01 || worstT < -0.01 {
+			t.Fatalf("%v: the kick did not reach the limits (swing %.3f, twist %.3f rad from them)", solver, worstS, worstT)
+		}
+		if worstS > math.Pi/180 || worstT > math.Pi/180 {
+			t.Errorf("%v: swing passed its cone by %.3f degrees, twist its limit by %.3f", solver, worstS*180/math.Pi, worstT*180/math.Pi)
+		} else {
+			t.Logf("%v: worst excess swing %.3f, twist %.3f degrees", solver, worstS*180/math.Pi, worstT*180/math.Pi)
+		}
+	}
+}
