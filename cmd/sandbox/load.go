@@ -41,7 +41,7 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 	return false
 }
 
-// open loads the scene and builds its world, reporting notes (no CUDA, joints not simulated) on stderr.
+// open loads the scene and builds its world, reporting notes (no CUDA) on stderr.
 func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	if err := checkBackend(f.backend, stderr); err != nil {
 		return nil, nil, err
@@ -62,9 +62,6 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	w, err := s.World(opt)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
-	}
-	if n := w.NumJoints(); n > 0 {
-		fmt.Fprintf(stderr, "sandbox: %s: %d joints loaded but not simulated yet\n", f.scene, n)
 	}
 	return s, w, nil
 }
