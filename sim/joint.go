@@ -92,6 +92,11 @@ type joint struct {
 
 	// Jacobi: impulses applied in the current pass (linear on b, angular on a and b).
 	lin, angA, angB vec
+
+	// XPBD: the sub-step's multipliers (anchors or lateral rows, alignment, limit) and the force the
+	// anchor rows last held, |lambda| / h^2.
+	xl    [3]float32
+	xpbdF float32
 }
 
 // AddJoint adds a joint between two bodies (or a body and the world, BodyB zero) at their current

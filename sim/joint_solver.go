@@ -279,14 +279,16 @@ func (j *joint) force(invH float32) float32 {
 // w.Broken.
 func (w *World) breakJoints() {
 	invH := w.pipe.invH
-	if w.settings.Solver == XPBD {
-		invH = w.pipe.invH * w.pipe.invH // XPBD's lambda is a positional impulse: force = lambda / h^2
-	}
+	xpbd := w.settings.Solver == XPBD
 	kept := w.joints[:0]
 	for k := range w.joints {
 		j := &w.joints[k]
 		if j.def.BreakForce > 0 {
-			if f := j.force(invH); f > j.def.BreakForce {
+			f := j.xpbdF // XPBD: the anchor rows' lambda is a positional impulse, force = lambda / h^2
+			if !xpbd {
+				f = j.force(invH)
+			}
+			if f > j.def.BreakForce {
 				w.Broken = append(w.Broken, BrokenJoint{Index: k, Def: j.def, Force: f, Step: w.StepCount + 1})
 				continue
 			}

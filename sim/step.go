@@ -48,6 +48,11 @@ type pipeline struct {
 	gatherJoints    bool // gatherImpulses adds the joints' recorded impulses
 	jointSoft       softness
 
+	// XPBD: the bodies' poses at the start of the sub-step and the corrections since
+	prevPos       []Vec3
+	prevRot       []Mat3
+	corrX, corrTh []vec
+
 	// per step
 	h, invH       float32
 	soft          softness
@@ -63,6 +68,8 @@ type pipeline struct {
 	fnRefresh                                                        func(worker, lo, hi int)
 	fnJointMass, fnJointRefresh, fnJointWarm, fnJointColour          func(worker, lo, hi int)
 	fnJointJacobi                                                    func(worker, lo, hi int)
+	fnXStart, fnXSave, fnXJoint, fnXContact, fnXVel, fnXContactVel   func(worker, lo, hi int)
+	fnXJointVel                                                      func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -121,6 +128,33 @@ func (w *World) bindStages() {
 	p.fnJointColour = func(_, lo, hi int) {
 		for _, k := range p.currentJoints[lo:hi] {
 			w.solveJoint(&w.joints[k], p.useBias)
+		}
+	}
+	p.fnXStart = func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			w.xpbdStartContacts(&p.manifolds[k])
+		}
+	}
+	p.fnXSave = func(_, lo, hi int) { w.xpbdSaveBodies(lo, hi) }
+	p.fnXVel = func(_, lo, hi int) { w.xpbdVelocities(lo, hi) }
+	p.fnXJoint = func(_, lo, hi int) {
+		for _, k := range p.currentJoints[lo:hi] {
+			w.xpbdJoint(&w.joints[k])
+		}
+	}
+	p.fnXJointVel = func(_, lo, hi int) {
+		for _, k := range p.currentJoints[lo:hi] {
+			w.xpbdJointVelocity(&w.joints[k])
+		}
+	}
+	p.fnXContact = func(_, lo, hi int) {
+		for _, k := range p.current[lo:hi] {
+			w.xpbdContact(&p.manifolds[k])
+		}
+	}
+	p.fnXContactVel = func(_, lo, hi int) {
+		for _, k := range p.current[lo:hi] {
+			w.xpbdContactVelocity(&p.manifolds[k])
 		}
 	}
 	p.fnRestJacobi = func(_, lo, hi int) {
@@ -230,6 +264,11 @@ func (w *World) Step() error {
 	t = lap(st, StagePrepare, t)
 
 	var tSolve, tInt time.Duration
+	if s.Solver == XPBD {
+		w.stepXPBD(n)
+		substeps = 0 // the velocity solvers' sub-steps and restitution pass do not run
+		t = lapInto(&tSolve, t)
+	}
 	for sub := 0; sub < substeps; sub++ {
 		p.pool.run(n, bodyGrain, p.fnIntVel)
 		t = lapInto(&tInt, t)
@@ -258,7 +297,7 @@ func (w *World) Step() error {
 		}
 		t = lapInto(&tSolve, t)
 	}
-	if !s.NoRestitution {
+	if !s.NoRestitution && s.Solver != XPBD {
 		w.restitutionPass()
 	}
 	p.pool.run(n, bodyGrain, p.fnFinish)
