@@ -327,3 +327,37 @@ func TestBallSwingAndTwistLimitsHold(t *testing.T) {
 		}
 	}
 }
+
+// The solver can be switched between steps: a pendulum handed from PGS to Jacobi to XPBD and back
+// every half second keeps its length and its period.
+func TestSolverSwitchesBetweenSteps(t *testing.T) {
+	const L, th0 = 1.0, 0.1
+	want := 2 * math.Pi * math.Sqrt(L/g) * (1 + th0*th0/16)
+	w := gravityWorld(Settings{})
+	h := mustAdd(t, w, BodyDef{Shape: sphereShape(0.02), Position: Vec3{float32(L * math.Sin(th0)), float32(2 - L*math.Cos(th0)), 0}, Mass: 1})
+	mustJoint(t, w, JointDef{Type: Ball, BodyA: h, Anchor: Vec3{0, 2, 0}})
+	i, _ := w.Index(h)
+	prev := w.Bodies.Position[i][0]
+	var crossings []float64
+	order := []SolverKind{PGS, Jacobi, XPBD}
+	for s := 0; s < 600; s++ {
+		if s%30 == 0 {
+			set := w.Settings()
+			set.Gravity, set.Solver = Vec3{0, -g, 0}, order[(s/30)%3]
+			w.SetSettings(set)
+		}
+		run(t, w, 1)
+		x := w.Bodies.Position[i][0]
+		if prev > 0 && x <= 0 {
+			crossings = append(crossings, w.Time-float64(x/(x-prev))/60)
+		}
+		prev = x
+		if l := w.Bodies.Position[i].Sub(Vec3{0, 2, 0}).Len(); abs32(l-L) > 1e-3 {
+			t.Fatalf("step %d (%v): length %.5f m, want %.1f", s, w.Settings().Solver, l, L)
+		}
+	}
+	n := len(crossings)
+	if period := (crossings[n-1] - crossings[0]) / float64(n-1); math.Abs(period-want)/want > 0.01 {
+		t.Errorf("period %.5f s, want %.5f", period, want)
+	}
+}
