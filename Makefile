@@ -36,8 +36,8 @@ test: deps
 	go vet ./...
 	@echo '== go test -race (simulation)'
 	go test -race $(SIM_PKGS)
-	@echo '== long physics tests (30 s stacks and pyramids, rain; skipped under -race)'
-	go test -run 'ThirtySeconds|Rained' ./sim
+	@echo '== long physics tests (30 s stacks and pyramids, rain, chains; skipped under -race)'
+	go test -run 'ThirtySeconds|Rained|ThirtyLinkChain|HeavyEndChain' ./sim
 	@echo '== go test (the rest)'
 	$(if $(REST_PKGS),go test $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \

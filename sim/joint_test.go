@@ -169,6 +169,7 @@ func chainStretch(w *World, links []Handle, l float32) float32 {
 
 // A 30-link chain released horizontally swings down; its joints open by under 1% of its length.
 func TestThirtyLinkChainStretchesUnderOnePercent(t *testing.T) {
+	skipLong(t)
 	const n, l = 30, 0.2
 	for _, solver := range jointSolvers {
 		w, links := chainWorld(t, Settings{Solver: solver}, n, l, 1, false)
@@ -191,6 +192,7 @@ func TestThirtyLinkChainStretchesUnderOnePercent(t *testing.T) {
 // PGS sags about 0.7%; Jacobi, whose split masses and lower joint frequency make each joint about 4x
 // softer, about 1.5% at the kick.
 func TestHeavyEndChainIsStable(t *testing.T) {
+	skipLong(t)
 	const n, l = 10, 0.2
 	for _, solver := range jointSolvers {
 		s := Settings{Solver: solver}
