@@ -13,7 +13,6 @@ var identity3 = Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
 // prepareJoints resolves each joint's bodies to dense indices, fixes their (split) masses for the
 // step, and lists the body pairs that joints connect (they do not collide with each other).
 func (w *World) prepareJoints() {
-	b := &w.Bodies
 	p := &w.pipe
 	p.connected = p.connected[:0]
 	for k := range w.joints {
@@ -28,7 +27,6 @@ func (w *World) prepareJoints() {
 		}
 	}
 	slices.Sort(p.connected)
-	_ = b
 }
 
 // jointMasses fixes each joint's inverse masses and inertias for the step; under Jacobi they are split
@@ -352,7 +350,7 @@ func (p *pipeline) colourJoints(b *Bodies, joints []joint) {
 
 // jointAdjacency lists, for every body, the joints touching it (as buildAdjacency does for manifolds)
 // and adds one to each dynamic body's constraint count per joint (Jacobi's mass splitting).
-func (p *pipeline) jointAdjacency(n int, b *Bodies, joints []joint) {
+func (p *pipeline) jointAdjacency(n int, joints []joint) {
 	p.jointAdjStart = resize(p.jointAdjStart, n+1)
 	clear(p.jointAdjStart)
 	for k := range joints {
@@ -378,7 +376,6 @@ func (p *pipeline) jointAdjacency(n int, b *Bodies, joints []joint) {
 			p.fill[j.b]++
 		}
 	}
-	_ = b
 }
 
 // eachJointColour runs fn over the joints of each colour in turn, then the overflow serially.

@@ -363,3 +363,34 @@ func TestSolverSwitchesBetweenSteps(t *testing.T) {
 		t.Errorf("period %.5f s, want %.5f", period, want)
 	}
 }
+
+// A piston motor drives a slider to its target speed with no more than its force: a free 2 kg slider
+// with a 5 N cap accelerates at no more than 2.5 m/s^2 and reaches 1 m/s; a vertical piston whose
+// 50 N cap cannot hold a 10 kg load (98 N) lets it sink at (mg - F)/m.
+func TestPistonMotorKeepsItsForceCap(t *testing.T) {
+	for _, solver := range jointSolvers {
+		w := gravityWorld(Settings{Solver: solver})
+		free := mustAdd(t, w, BodyDef{Shape: boxShape(0.2, 0.1, 0.1), Position: Vec3{0, 5, 0}, Mass: 2})
+		mustJoint(t, w, JointDef{Type: Piston, BodyA: free, Anchor: Vec3{0, 5, 0}, Axis: Vec3{1, 0, 0},
+			HasMotor: true, Motor: Motor{Speed: 1, MaxForce: 5}})
+		lift := mustAdd(t, w, BodyDef{Shape: boxShape(0.2, 0.2, 0.2), Position: Vec3{3, 50, 0}, Mass: 10})
+		mustJoint(t, w, JointDef{Type: Piston, BodyA: lift, Anchor: Vec3{3, 50, 0}, Axis: Vec3{0, 1, 0},
+			HasMotor: true, Motor: Motor{Speed: 1, MaxForce: 50}})
+		i, _ := w.Index(free)
+		k, _ := w.Index(lift)
+		dt := float64(w.Resolved().Dt)
+		for s := 1; s <= 60; s++ {
+			run(t, w, 1)
+			if v, bound := float64(w.Bodies.Velocity[i][0]), 2.5*float64(s)*dt; v > bound*1.001+1e-3 {
+				t.Fatalf("%v: step %d: slider at %.5f m/s, more than the 5 N cap allows (%.5f)", solver, s, v, bound)
+			}
+		}
+		if v := w.Bodies.Velocity[i][0]; abs32(v-1) > 1e-3 {
+			t.Errorf("%v: slider at %.4f m/s, want the motor's 1", solver, v)
+		}
+		want := -(g - 5) * 1.0 // (mg - F)/m over 1 s
+		if v := float64(w.Bodies.Velocity[k][1]); math.Abs(v-want) > 0.01*math.Abs(want) {
+			t.Errorf("%v: overloaded lift at %.4f m/s after 1 s, want %.4f (the motor pushing with its 50 N cap)", solver, v, want)
+		}
+	}
+}

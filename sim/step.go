@@ -248,7 +248,7 @@ func (w *World) Step() error {
 	}
 	p.jointSoft = makeSoft(jh, jointDampingRatio, p.h)
 	p.buildAdjacency(n)
-	p.jointAdjacency(n, b, w.joints)
+	p.jointAdjacency(n, w.joints)
 	if s.Solver != Jacobi {
 		p.colourManifolds(b)
 		p.colourJoints(b, w.joints)
