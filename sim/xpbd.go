@@ -53,9 +53,13 @@ func (w *World) positionalInvMass(i int32, r, n vec) float32 {
 	return m + w.angularInvMass(i, r.cross(n))
 }
 
-// invInertiaTimes returns I^-1 v for body i at its current rotation.
+// invInertiaTimes returns I^-1 v for body i at its current rotation (zero for the world or a body that
+// is not dynamic).
 func (w *World) invInertiaTimes(i int32, v vec) vec {
-	_, inv, r, _ := w.xpbdBody(i)
+	_, inv, r, ok := w.xpbdBody(i)
+	if !ok {
+		return vec{}
+	}
 	u := mulMatT(r, v)
 	return mulMat(r, vec{inv[0] * u.x, inv[1] * u.y, inv[2] * u.z})
 }
