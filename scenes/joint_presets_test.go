@@ -80,3 +80,24 @@ func TestCarPresetDrives(t *testing.T) {
 
 // ragdollTolerance is how far (rad) a ragdoll joint may pass its limit in the pile.
 var ragdollTolerance = map[sim.SolverKind]float32{sim.PGS: 3 * math.Pi / 180, sim.Jacobi: 8 * math.Pi / 180, sim.XPBD: 6 * math.Pi / 180}
+
+// The engine runs: the crank motor turns the crank and the rod drives the piston through its stroke
+// (2 x 0.3 m) within two seconds.
+func TestEnginePresetStrokesThePiston(t *testing.T) {
+	for _, solver := range []sim.SolverKind{sim.PGS, sim.Jacobi, sim.XPBD} {
+		s, _ := Preset("engine")
+		w, _ := s.World(Options{Solver: solver})
+		lo, hi := float32(1), float32(-1)
+		for i := 0; i < 120; i++ {
+			if err := w.Step(); err != nil {
+				t.Fatal(err)
+			}
+			c := w.JointCoordinate(3) // the piston joint
+			lo, hi = min(lo, c), max(hi, c)
+		}
+		if hi-lo < 0.55 || hi-lo > 0.7 {
+			t.Errorf("%v: piston travelled over [%.3f, %.3f], want the 0.6 m stroke", solver, lo, hi)
+		}
+		w.Close()
+	}
+}
