@@ -36,8 +36,8 @@ test: deps
 	go vet ./...
 	@echo '== go test -race (simulation)'
 	go test -race $(SIM_PKGS)
-	@echo '== long tests (30 s stacks and pyramids, rain, a million-body broad phase; skipped under -race)'
-	go test -run 'ThirtySeconds|Rained' ./sim
+	@echo '== long tests (30 s stacks and pyramids, rain, chains, a million-body broad phase; skipped under -race)'
+	go test -run 'ThirtySeconds|Rained|ThirtyLinkChain|HeavyEndChain' ./sim
 	go test -run 'MillionBodies' ./sim/bvh
 	@echo '== go test (the rest)'
 	$(if $(REST_PKGS),go test $(REST_PKGS),@echo 'no packages outside sim')

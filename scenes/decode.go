@@ -460,7 +460,7 @@ func (d *decoder) shape(n *node, path string, s *Shape) {
 }
 
 func (d *decoder) joint(n *node, path string, j *Joint) {
-	m := d.fields(n, path, "type", "bodyA", "bodyB", "anchor", "axis", "limits", "motor")
+	m := d.fields(n, path, "type", "bodyA", "bodyB", "anchor", "axis", "limits", "motor", "swing", "twist", "breakForce")
 	d.required(m, "type", path)
 	d.required(m, "bodyA", path)
 	if m == nil || d.err != nil {
@@ -474,6 +474,13 @@ func (d *decoder) joint(n *node, path string, j *Joint) {
 	if v, ok := m["limits"]; ok {
 		if a := d.array(v, join(path, "limits"), 2); a != nil {
 			j.Limits = &[2]float64{a[0], a[1]}
+		}
+	}
+	j.Swing = d.optNumber(m, "swing", path)
+	j.BreakForce = d.optNumber(m, "breakForce", path)
+	if v, ok := m["twist"]; ok {
+		if a := d.array(v, join(path, "twist"), 2); a != nil {
+			j.Twist = &[2]float64{a[0], a[1]}
 		}
 	}
 	if v, ok := m["motor"]; ok {

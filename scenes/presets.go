@@ -10,6 +10,14 @@ import (
 // presets maps a preset's name to the function that builds it. Each call builds a fresh Scene.
 var presets = map[string]func() *Scene{
 	"bowling":   bowling,
+	"bridge":    bridge,
+	"car":       car,
+	"chain":     chain,
+	"cradle":    cradle,
+	"door":      door,
+	"engine":    engine,
+	"pendulum":  pendulum,
+	"ragdoll":   ragdoll,
 	"dominoes":  dominoes,
 	"incline":   incline,
 	"mixed":     mixed,

@@ -79,9 +79,15 @@ type Joint struct {
 	BodyA  string      `json:"bodyA"`
 	BodyB  string      `json:"bodyB,omitempty"`
 	Anchor *Vec3       `json:"anchor,omitempty"` // required: world point at load time
-	Axis   *Vec3       `json:"axis,omitempty"`   // hinge and piston only (required there)
+	Axis   *Vec3       `json:"axis,omitempty"`   // hinge and piston (required), ball twist axis (with swing or twist)
 	Limits *[2]float64 `json:"limits,omitempty"` // hinge and piston only: [lo, hi], rad or m
 	Motor  *Motor      `json:"motor,omitempty"`  // hinge and piston only
+	// Ball joints only: the swing cone's half angle (rad, > 0) and twist limits ([lo, hi] rad) about
+	// the twist axis, which is Axis (required with either).
+	Swing *float64    `json:"swing,omitempty"`
+	Twist *[2]float64 `json:"twist,omitempty"`
+	// BreakForce, N (> 0): the joint is removed, and reported, once its constraint force exceeds it.
+	BreakForce *float64 `json:"breakForce,omitempty"`
 }
 
 // Motor drives a joint's free coordinate towards a target speed with a bounded force.

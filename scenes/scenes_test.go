@@ -106,6 +106,16 @@ var invalidCases = []struct {
 	{"limits reversed", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
 		"joints": [{"type": "hinge", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 0, 1], "limits": [1, -1]}]}`,
 		"joints[0].limits", "[1, -1]"},
+	{"swing on hinge", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "hinge", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 0, 1], "swing": 0.5}]}`, "joints[0].swing", ""},
+	{"ball swing without axis", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "ball", "bodyA": "a", "anchor": [0, 0, 0], "swing": 0.5}]}`, "joints[0].axis", ""},
+	{"ball axis without swing or twist", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "ball", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 1, 0]}]}`, "joints[0].axis", "[0, 1, 0]"},
+	{"twist lo > hi", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "ball", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 1, 0], "twist": [0.5, -0.5]}]}`, "joints[0].twist", "[0.5, -0.5]"},
+	{"zero break force", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
+		"joints": [{"type": "fixed", "bodyA": "a", "anchor": [0, 0, 0], "breakForce": 0}]}`, "joints[0].breakForce", "0"},
 	{"limits on ball joint", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
 		"joints": [{"type": "ball", "bodyA": "a", "anchor": [0, 0, 0], "limits": [-1, 1]}]}`, "joints[0].limits", "[-1, 1]"},
 	{"axis zero", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
@@ -209,6 +219,8 @@ const everything = `{
   ],
   "joints": [
     {"type": "ball", "bodyA": "cube", "bodyB": "body3", "anchor": [1, 1, 0]},
+    {"type": "ball", "bodyA": "pill", "bodyB": "cube", "anchor": [-1, 1, 0], "axis": [1, 0, 0], "swing": 0.7,
+     "twist": [-0.25, 0.5], "breakForce": 1000},
     {"type": "hinge", "bodyA": "cube", "anchor": [0, 3, 0], "axis": [0, 0, 1], "limits": [-0.5236, 0.5236],
      "motor": {"speed": 1, "maxForce": 10}},
     {"type": "piston", "bodyA": "pill", "bodyB": "lift", "anchor": [-3, 1, 0], "axis": [1, 0, 0], "limits": [0, 2],
@@ -239,7 +251,8 @@ func TestSaveRoundTripsEveryField(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Solver.DampingRatio == nil || *s.Solver.WarmStart || s.Joints[2].Motor.Speed != -0.5 || s.Broadphase != "grid" ||
+	if s.Solver.DampingRatio == nil || *s.Solver.WarmStart || s.Joints[3].Motor.Speed != -0.5 || *s.Joints[1].Swing != 0.7 ||
+		s.Broadphase != "grid" ||
 		*s.Bodies[4].Restitution != 0 {
 		t.Fatalf("fields lost in parsing: %+v", s)
 	}

@@ -282,13 +282,37 @@ func (j *Joint) validate(c *check, path string, s *Scene, names map[string]int) 
 	} else {
 		c.vec(path+".anchor", j.Anchor[:], MaxCoordinate, " m")
 	}
+	swingTwist := j.Swing != nil || j.Twist != nil
+	if swingTwist && j.Type != "ball" {
+		field := ".swing"
+		if j.Swing == nil {
+			field = ".twist"
+		}
+		c.fail(path+field, "only ball joints have swing and twist limits", "")
+	}
+	ballAxis := j.Type == "ball" && swingTwist
 	switch {
 	case axial && j.Axis == nil:
 		c.fail(path+".axis", "missing (required for a "+j.Type+")", "")
-	case axial:
+	case ballAxis && j.Axis == nil:
+		c.fail(path+".axis", "missing (a ball joint with swing or twist limits needs its twist axis)", "")
+	case axial || ballAxis:
 		c.direction(path+".axis", j.Axis)
 	case j.Axis != nil:
-		c.fail(path+".axis", "only hinge and piston joints have an axis", fmtVec(j.Axis[:]))
+		c.fail(path+".axis", "only hinge and piston joints, and ball joints with swing or twist, have an axis", fmtVec(j.Axis[:]))
+	}
+	if j.Swing != nil {
+		c.num(path+".swing", *j.Swing, 0, math.Pi, true, " rad")
+	}
+	if j.Twist != nil {
+		tp := path + ".twist"
+		c.vec(tp, j.Twist[:], math.Pi, " rad")
+		if c.err == nil && j.Twist[0] > j.Twist[1] {
+			c.fail(tp, "lo must be <= hi", fmtVec(j.Twist[:]))
+		}
+	}
+	if j.BreakForce != nil {
+		c.num(path+".breakForce", *j.BreakForce, 0, MaxMotorForce, true, " N")
 	}
 	if j.Limits != nil {
 		lp := path + ".limits"

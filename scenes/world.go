@@ -122,6 +122,16 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 			d.HasMotor = true
 			d.Motor = sim.Motor{Speed: float32(j.Motor.Speed), MaxForce: float32(j.Motor.MaxForce)}
 		}
+		if j.Swing != nil {
+			d.Swing = float32(*j.Swing)
+		}
+		if j.Twist != nil {
+			d.HasTwist = true
+			d.Twist = [2]float32{float32(j.Twist[0]), float32(j.Twist[1])}
+		}
+		if j.BreakForce != nil {
+			d.BreakForce = float32(*j.BreakForce)
+		}
 		if _, err := w.AddJoint(d); err != nil {
 			return nil, fmt.Errorf("joints[%d]: %w", i, err)
 		}

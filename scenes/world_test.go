@@ -68,8 +68,15 @@ func TestWorldMapsEveryField(t *testing.T) {
 	if b.Name[3] != "body3" || math.Abs(float64(b.Mass[3])-sphereMass) > 1e-3 {
 		t.Errorf("sphere %s mass %v, want %v", b.Name[3], b.Mass[3], sphereMass)
 	}
-	if w.NumJoints() != 4 {
+	if w.NumJoints() != 5 {
 		t.Errorf("%d joints", w.NumJoints())
+	}
+	if d := w.Joint(1); d.Type != sim.Ball || d.Swing != 0.7 || !d.HasTwist || d.Twist != [2]float32{-0.25, 0.5} ||
+		d.BreakForce != 1000 || d.Axis != (sim.Vec3{1, 0, 0}) {
+		t.Errorf("ball joint %+v", d)
+	}
+	if d := w.Joint(2); d.Type != sim.Hinge || !d.HasLimits || !d.HasMotor || d.Motor.MaxForce != 10 {
+		t.Errorf("hinge joint %+v", d)
 	}
 }
 

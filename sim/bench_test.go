@@ -57,3 +57,37 @@ func BenchmarkStepPile(b *testing.B) {
 	}
 	benchPreset(b, "pile", 60)
 }
+
+// benchSolvers steps a joint preset under each solver (1 worker) and reports ms per step and joints.
+func benchSolvers(b *testing.B, name string, warm int) {
+	for _, solver := range []sim.SolverKind{sim.PGS, sim.Jacobi, sim.XPBD} {
+		b.Run(fmt.Sprintf("%s/%v", name, solver), func(b *testing.B) {
+			sc, _ := scenes.Preset(name)
+			w, err := sc.World(scenes.Options{Solver: solver, Workers: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer w.Close()
+			for i := 0; i < warm; i++ {
+				if err := w.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := w.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/1e6/float64(b.N), "ms/step")
+			b.ReportMetric(float64(w.NumJoints()), "joints")
+		})
+	}
+}
+
+// BenchmarkStepRagdoll is the ragdoll pile (20 ragdolls, 220 bodies, 200 joints) under each solver.
+func BenchmarkStepRagdoll(b *testing.B) { benchSolvers(b, "ragdoll", 60) }
+
+// BenchmarkStepChain is the 30-link chain under each solver.
+func BenchmarkStepChain(b *testing.B) { benchSolvers(b, "chain", 60) }

@@ -172,6 +172,9 @@ func (w *World) gatherManifolds() {
 			continue
 		}
 		ia, ib := p.pairs[k].A, p.pairs[k].B
+		if p.jointed(ia, ib) {
+			continue // jointed bodies do not collide
+		}
 		m := manifold{a: ia, b: ib, pair: int32(k), count: int32(c.Count), normal: vv(c.Normal)}
 		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
 		m.restitution = max(b.Restitution[ia], b.Restitution[ib])

@@ -358,6 +358,18 @@ func (w *World) gatherImpulses(lo, hi int) {
 				ang = ang.add(m.angB)
 			}
 		}
+		if p.gatherJoints {
+			for _, e := range p.jointAdj[p.jointAdjStart[i]:p.jointAdjStart[i+1]] {
+				j := &w.joints[e>>1]
+				if e&1 == 0 {
+					lin = lin.sub(j.lin)
+					ang = ang.sub(j.angA)
+				} else {
+					lin = lin.add(j.lin)
+					ang = ang.add(j.angB)
+				}
+			}
+		}
 		b.Velocity[i] = vv(b.Velocity[i]).add(lin.scale(b.InvMass[i])).v3()
 		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).add(mulMat(&b.InvInertiaWorld[i], ang)).v3()
 	}

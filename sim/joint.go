@@ -1,13 +1,18 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
 
 // JointType names a joint kind.
 type JointType uint8
 
 // The joint types.
 const (
-	Ball   JointType = iota // 3 translation rows: a shared point
+	Ball   JointType = iota // 3 translation rows: a shared point; optional swing cone and twist limits
 	Hinge                   // ball + 2 rotation rows: rotation about one axis
 	Piston                  // 2 translation + 3 rotation rows: slides along one axis
 	Fixed                   // 6 rows: welded
@@ -35,27 +40,131 @@ type JointDef struct {
 	BodyA     Handle
 	BodyB     Handle // the zero Handle means the static world
 	Anchor    Vec3   // world point at creation where the bodies are joined
-	Axis      Vec3   // world direction at creation: hinge axis, piston slide axis
+	Axis      Vec3   // world direction at creation: hinge axis, piston slide axis, ball twist axis
 	HasLimits bool
 	Limits    [2]float32 // [lo, hi] relative to the creation pose: radians (hinge) or metres (piston)
 	HasMotor  bool
 	Motor     Motor
+	// Ball joints: a swing cone (the largest angle, radians, between the bodies' twist axes; 0 means
+	// none) and twist limits about the twist axis ([lo, hi] radians, when HasTwist). Both need Axis.
+	Swing    float32
+	HasTwist bool
+	Twist    [2]float32
+	// BreakForce, when positive, is the force (N) above which the joint breaks: it is removed at the
+	// end of the step that exceeded it and reported in World.Broken.
+	BreakForce float32
 }
 
-// AddJoint records a joint and returns its index. Joints are stored and kept with the scene, but the
-// solver does not enforce them yet: that is the joints issue's work. NumJoints lets front ends say so.
+// BrokenJoint reports a joint that broke during the last step.
+type BrokenJoint struct {
+	Index int      // the joint's index before removal
+	Def   JointDef // what it was
+	Force float32  // the constraint force that broke it, N
+	Step  int      // the step (StepCount after it)
+}
+
+// joint is a joint as the solver keeps it: its definition, the frames fixed at creation, the parts
+// whose rows it is made of, and per-step solver state.
+type joint struct {
+	def JointDef
+
+	// Frames at creation, in each body's local frame (the world's frame for the static world).
+	localA, localB vec  // the anchor
+	axisA, axisB   vec  // the axis (hinge, piston slide, ball twist)
+	perpA, perpB   vec  // a direction perpendicular to the axis: the zero of the angle
+	rel0           Quat // qA^-1 qB at creation: the pose the rotation parts hold
+
+	// Per step.
+	a, b   int32 // dense indices; -1 is the static world
+	mA, mB float32
+	iA, iB Mat3 // world inverse inertia (scaled by the mass-splitting count under Jacobi)
+	color  uint8
+
+	point  pointPart         // ball, hinge, fixed
+	hinge  hingeRotationPart // hinge
+	rot    rotationPart      // piston, fixed
+	perp   [2]axisPart       // piston: the two off-axis translation rows
+	angle  anglePart         // hinge angle or piston travel: limits and motor
+	swing  axisPart          // ball: swing cone (one-sided)
+	twist  anglePart         // ball: twist limits
+	coord  float32           // current hinge angle, piston travel or ball twist
+	swingA float32           // current swing angle
+
+	// Jacobi: impulses applied in the current pass (linear on b, angular on a and b).
+	lin, angA, angB vec
+
+	// XPBD: the sub-step's multipliers (anchors or lateral rows, alignment, limit) and the force the
+	// anchor rows last held, |lambda| / h^2.
+	xl    [3]float32
+	xpbdF float32
+}
+
+// AddJoint adds a joint between two bodies (or a body and the world, BodyB zero) at their current
+// poses and returns its index. The joint holds the relative pose the bodies have now.
 func (w *World) AddJoint(d JointDef) (int, error) {
-	if _, ok := w.dense(d.BodyA); !ok {
+	ia, ok := w.dense(d.BodyA)
+	if !ok {
 		return 0, fmt.Errorf("joint %d: bodyA: no such body", len(w.joints))
 	}
+	ib := -1
 	if d.BodyB != (Handle{}) {
-		if _, ok := w.dense(d.BodyB); !ok {
+		if ib, ok = w.dense(d.BodyB); !ok {
 			return 0, fmt.Errorf("joint %d: bodyB: no such body", len(w.joints))
 		}
+		if ib == ia {
+			return 0, fmt.Errorf("joint %d: bodyB: same body as bodyA", len(w.joints))
+		}
 	}
-	w.joints = append(w.joints, d)
+	axial := d.Type == Hinge || d.Type == Piston || (d.Type == Ball && (d.Swing > 0 || d.HasTwist))
+	if axial {
+		l := d.Axis.Len()
+		if !(l > 1e-6) || math.IsInf(float64(l), 0) {
+			return 0, fmt.Errorf("joint %d: axis: must be a non-zero direction, got %v", len(w.joints), d.Axis)
+		}
+		d.Axis = d.Axis.Mul(1 / l)
+	}
+	if d.HasLimits && d.Limits[0] > d.Limits[1] || d.HasTwist && d.Twist[0] > d.Twist[1] {
+		return 0, fmt.Errorf("joint %d: limits: lo must be <= hi", len(w.joints))
+	}
+	j := joint{def: d}
+	qA, qB := w.Bodies.Rotation[ia], mgl32.QuatIdent()
+	xA, xB := w.Bodies.Position[ia], Vec3{}
+	if ib >= 0 {
+		qB, xB = w.Bodies.Rotation[ib], w.Bodies.Position[ib]
+	}
+	axis := d.Axis
+	if !axial {
+		axis = Vec3{0, 1, 0}
+	}
+	perp := vv(axis).perpendicular().v3()
+	cA, cB := qA.Conjugate(), qB.Conjugate()
+	j.localA, j.localB = vv(cA.Rotate(d.Anchor.Sub(xA))), vv(cB.Rotate(d.Anchor.Sub(xB)))
+	j.axisA, j.axisB = vv(cA.Rotate(axis)), vv(cB.Rotate(axis))
+	j.perpA, j.perpB = vv(cA.Rotate(perp)), vv(cB.Rotate(perp))
+	j.rel0 = cA.Mul(qB).Normalize()
+	w.joints = append(w.joints, j)
 	return len(w.joints) - 1, nil
 }
 
-// NumJoints returns the number of joints recorded.
+// NumJoints returns the number of joints.
 func (w *World) NumJoints() int { return len(w.joints) }
+
+// Joint returns the definition of joint i.
+func (w *World) Joint(i int) JointDef { return w.joints[i].def }
+
+// JointCoordinate returns joint i's free coordinate at the last step: body A's hinge angle (radians,
+// right-handed about the axis) or piston travel (metres along the axis) relative to body B (or the
+// world) and to the creation pose, or a ball joint's twist angle (B relative to A about the twist
+// axis). Limits and motors act on this coordinate.
+func (w *World) JointCoordinate(i int) float32 { return w.joints[i].coord }
+
+// perpendicular returns a unit vector perpendicular to a unit vector v.
+func (a vec) perpendicular() vec {
+	var t vec
+	if abs32(a.x) < 0.57 {
+		t = vec{1, 0, 0}.cross(a)
+	} else {
+		t = vec{0, 1, 0}.cross(a)
+	}
+	return t.scale(1 / sqrt32(t.dot(t)))
+}

@@ -44,7 +44,13 @@ func gravityWorld(s Settings) *World {
 	return NewWorld(s)
 }
 
-var solvers = []SolverKind{PGS, Jacobi}
+var solvers = []SolverKind{PGS, Jacobi, XPBD}
+
+// stackingSolvers are the solvers that claim tall stacks and pyramids. XPBD does not: its static
+// friction acts within a sub-step on the normal multiplier of that sub-step (g h^2 of penetration,
+// near float32's resolution), and a 20-box stack creeps apart (measured: 9 cm in 10 s, toppled within
+// 30 s; a 5-box stack holds, 0.2 mm). docs/SCENES.md says so.
+var stackingSolvers = []SolverKind{PGS, Jacobi}
 
 // Semi-implicit Euler over sub-steps of h gives y_n = y0 - g h^2 n(n+1)/2 exactly; the analytic
 // y0 - g t^2/2 differs from it by g t h / 2.
@@ -96,6 +102,12 @@ func TestInclineSlidesWhenTanThetaExceedsMu(t *testing.T) {
 			// Sliding distance over [0.5 s, 2 s] for a box sliding from rest at t = 0.
 			a := g * (math.Sin(theta) - mu*math.Cos(theta))
 			if math.Tan(theta) < mu {
+				if solver == XPBD && math.Tan(theta) > 0.8*mu {
+					// Known limitation (docs/SCENES.md): XPBD's per-sub-step static friction lets a
+					// box creep near the friction angle (24 degrees: 1.2 cm in 1.5 s).
+					t.Logf("%v theta=%.0f: not claimed (static friction near the friction angle); moved %.4f m", solver, deg, d)
+					continue
+				}
 				if math.Abs(d) > 0.01 {
 					t.Errorf("%v theta=%.0f: tan %.3f < mu: box moved %.4f m, want < 0.01", solver, deg, math.Tan(theta), d)
 				}
@@ -263,7 +275,7 @@ func skipLong(t *testing.T) {
 
 func TestTwentyBoxStackStandsThirtySeconds(t *testing.T) {
 	skipLong(t)
-	for _, solver := range solvers {
+	for _, solver := range stackingSolvers {
 		w := stackWorld(t, Settings{Solver: solver}, 20)
 		start := append([]Vec3(nil), w.Bodies.Position...)
 		run(t, w, 30*60)
@@ -289,7 +301,7 @@ func pyramidWorld(t testing.TB, s Settings, base int) *World {
 
 func TestTwentyRowPyramidStandsThirtySeconds(t *testing.T) {
 	skipLong(t)
-	for _, solver := range solvers {
+	for _, solver := range stackingSolvers {
 		w := pyramidWorld(t, Settings{Solver: solver}, 20)
 		start := append([]Vec3(nil), w.Bodies.Position...)
 		run(t, w, 30*60)

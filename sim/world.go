@@ -30,6 +30,9 @@ type World struct {
 	// StepCount is the number of steps taken; Time is StepCount x Dt in seconds.
 	StepCount int
 	Time      float64
+	// Broken lists the joints that broke in the last step (their break force was exceeded); they have
+	// been removed.
+	Broken []BrokenJoint
 
 	settings Settings // resolved
 	user     Settings // as given
@@ -38,7 +41,7 @@ type World struct {
 	freeSlot []uint32
 	names    map[string]int32 // name -> handle slot
 
-	joints []JointDef
+	joints []joint
 
 	pipe pipeline
 }
@@ -123,10 +126,11 @@ func (w *World) RemoveBody(h Handle) error {
 	// Joints on the removed body go with it.
 	kept := w.joints[:0]
 	for _, j := range w.joints {
-		if j.BodyA != h && j.BodyB != h {
+		if j.def.BodyA != h && j.def.BodyB != h {
 			kept = append(kept, j)
 		}
 	}
+	clear(w.joints[len(kept):])
 	w.joints = kept
 	last := w.Bodies.Len() - 1
 	if i != last {

@@ -63,8 +63,14 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 
 	set := w.Resolved()
 	fmt.Fprintf(stdout, "scene %s: %d bodies, %d joints\n", wf.scene, w.Bodies.Len(), w.NumJoints())
-	fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend cpu\n",
-		set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers)
+	if set.Solver == sim.XPBD {
+		// XPBD has no soft contacts and no relax pass: position passes, then one velocity pass.
+		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d position passes + 1 velocity pass), broad phase %s, %d workers, backend cpu\n",
+			set.Solver, set.Substeps, set.Iterations, set.Broadphase, set.Workers)
+	} else {
+		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend cpu\n",
+			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers)
+	}
 	fmt.Fprintf(stdout, "%d timed steps after %d warm-up steps\n\n", *steps, *warmup)
 	const row = "%-12s %14.4f %14.4f\n"
 	fmt.Fprintf(stdout, "%-12s %14s %14s\n", "stage", "mean ms/step", "median ms/step")

@@ -47,7 +47,7 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 	return false
 }
 
-// open loads the scene and builds its world, reporting notes (no CUDA, joints not simulated) on stderr.
+// open loads the scene and builds its world, reporting notes (no CUDA) on stderr.
 func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	if err := checkBackend(f.backend, stderr); err != nil {
 		return nil, nil, err
@@ -80,9 +80,6 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 		set := w.Settings()
 		set.BVHRefit = float32(f.refit)
 		w.SetSettings(set)
-	}
-	if n := w.NumJoints(); n > 0 {
-		fmt.Fprintf(stderr, "sandbox: %s: %d joints loaded but not simulated yet\n", f.scene, n)
 	}
 	return s, w, nil
 }

@@ -145,11 +145,23 @@ func TestRunTraceStepZeroIsTheLoadedState(t *testing.T) {
 	}
 }
 
-func TestRunNotesJointsAndCUDA(t *testing.T) {
+func TestRunNotesCUDA(t *testing.T) {
 	scene := writeFile(t, "s.json", contractScene)
 	code, out, errs := sandbox("run", "-scene", scene, "-steps", "2", "-backend", "cuda")
 	if code != 0 || !strings.Contains(errs, "built without CUDA; running on the CPU") ||
-		!strings.Contains(errs, "1 joints loaded but not simulated yet") || !strings.Contains(out, "2 steps") {
+		strings.Contains(errs, "not simulated") || !strings.Contains(out, "2 steps") {
+		t.Errorf("code %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
+
+// A joint whose break force is exceeded is reported on stderr, one line, and the run goes on.
+func TestRunReportsBrokenJoints(t *testing.T) {
+	scene := writeFile(t, "s.json", `{"bodies": [{"name": "weight", "shape": {"type": "sphere", "radius": 0.1},
+ "position": [0, 1, 0], "mass": 10}],
+ "joints": [{"type": "ball", "bodyA": "weight", "anchor": [0, 1.2, 0], "breakForce": 50}]}`)
+	code, out, errs := sandbox("run", "-scene", scene, "-steps", "10")
+	if code != 0 || strings.Count(errs, "broke") != 1 ||
+		!strings.Contains(errs, "step 1: joint 0 (ball, weight-world) broke: force") || !strings.Contains(out, "10 steps") {
 		t.Errorf("code %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
@@ -173,7 +185,7 @@ func TestRunRefusesBadInputWithoutPanicking(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"run", "-scene", bad, "-steps", "1"}, 1, "bodies[0].shape.halfExtents[1]: must be > 0, got 0"},
-		{[]string{"run", "-scene", "nosuch", "-steps", "1"}, 1, "presets: bowling, dominoes"},
+		{[]string{"run", "-scene", "nosuch", "-steps", "1"}, 1, "presets: bowling, bridge, car"},
 		{[]string{"run", "-scene", "stack", "-steps", "1", "-backend", "metal"}, 1, "unknown backend"},
 		{[]string{"run", "-scene", "stack", "-steps", "1", "-trace", "/nonexistent/dir/t.csv"}, 1, "sandbox: "},
 		{[]string{"run", "-scene", "stack"}, 2, "-steps N is required"},

@@ -65,6 +65,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	var stepErr error
 	for i := 1; i <= *steps; i++ {
 		stepErr = stepWorld(w)
+		for _, bj := range w.Broken {
+			fmt.Fprintf(stderr, "sandbox: %s: step %d: joint %d (%s, %s) broke: force %.4g N > breakForce %.4g N\n",
+				wf.scene, bj.Step, bj.Index, bj.Def.Type, jointBodies(w, bj.Def), bj.Force, bj.Def.BreakForce)
+		}
 		last := i == *steps || stepErr != nil
 		if trace != nil && (i%*every == 0 || last) {
 			if err := trace.record(i, &w.Bodies); err != nil {
@@ -100,4 +104,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 			wf.scene, w.Bodies.Len(), *steps, float64(*steps)*s.TimeStep(), elapsed.Seconds())
 	}
 	return exitOK
+}
+
+// jointBodies names a joint's bodies ("a-b", or "a-world").
+func jointBodies(w *sim.World, d sim.JointDef) string {
+	name := func(h sim.Handle) string {
+		if i, ok := w.Index(h); ok {
+			return w.Bodies.Name[i]
+		}
+		return "world"
+	}
+	return name(d.BodyA) + "-" + name(d.BodyB)
 }

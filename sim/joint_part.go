@@ -1,0 +1,276 @@
+package sim
+
+// Joint constraint parts (after Jolt's ConstraintPart/): each joint type is a short composition of
+// these. A part holds its rows' Jacobian for the current sub-step (set from the bodies' current poses),
+// its position error C, its effective mass and its accumulated impulse (kept across steps for warm
+// starting). Every row has the form J = [-d, -ra, d, rb] on (vA, wA, vB, wB): a linear direction d
+// applied at the anchors and angular terms ra, rb, so C' = d.(vB - vA) + rb.wB - ra.wA.
+//
+// The velocity solvers (PGS, Jacobi) solve a part as a soft constraint (Box2D v3's soft step): in the
+// biased pass the impulse is -massScale K^-1 (C' + biasRate C) - impulseScale lambda, in the relax pass
+// -K^-1 C'. Under Jacobi the masses in K are the split ones (see prepareJoints).
+
+// jointPair is the state of a joint's two bodies while a part is solved. It also sums the impulses it
+// applied, which is what the Jacobi solver records for the per-body gather.
+type jointPair struct {
+	vA, wA, vB, wB  vec
+	mA, mB          float32
+	iA, iB          *Mat3
+	lin, angA, angB vec // impulses applied: linear on b (a gets the opposite), angular on a (negated) and b
+}
+
+// applyRow applies impulse imp along a scalar row.
+func (s *jointPair) applyRow(imp float32, r *axisPart) {
+	s.vA = s.vA.sub(r.d.scale(imp * s.mA))
+	s.wA = s.wA.sub(r.ia.scale(imp))
+	s.vB = s.vB.add(r.d.scale(imp * s.mB))
+	s.wB = s.wB.add(r.ib.scale(imp))
+	s.lin = s.lin.add(r.d.scale(imp))
+	s.angA = s.angA.add(r.ra.scale(imp))
+	s.angB = s.angB.add(r.rb.scale(imp))
+}
+
+// applyPoint applies the linear impulse P at the anchors (a gets -P).
+func (s *jointPair) applyPoint(P, rA, rB vec) {
+	lA, lB := rA.cross(P), rB.cross(P)
+	s.vA = s.vA.sub(P.scale(s.mA))
+	s.wA = s.wA.sub(mulMat(s.iA, lA))
+	s.vB = s.vB.add(P.scale(s.mB))
+	s.wB = s.wB.add(mulMat(s.iB, lB))
+	s.lin = s.lin.add(P)
+	s.angA = s.angA.add(lA)
+	s.angB = s.angB.add(lB)
+}
+
+// applyAngular applies the angular impulse L (a gets -L).
+func (s *jointPair) applyAngular(L vec) {
+	s.wA = s.wA.sub(mulMat(s.iA, L))
+	s.wB = s.wB.add(mulMat(s.iB, L))
+	s.angA = s.angA.add(L)
+	s.angB = s.angB.add(L)
+}
+
+// axisPart is one scalar row: a translation along d (the piston's off-axis rows and its travel), or,
+// with d zero, a rotation about an axis (the hinge angle, the swing cone, the twist). Its solve
+// functions make it an equality, a one-sided limit or a motor.
+type axisPart struct {
+	d, ra, rb vec
+	ia, ib    vec // the inverse inertias times ra and rb
+	mass      float32
+	c         float32 // position error
+	impulse   float32
+}
+
+func (r *axisPart) set(d, ra, rb vec, c float32, j *joint) {
+	r.d, r.ra, r.rb, r.c = d, ra, rb, c
+	r.ia, r.ib = mulMat(&j.iA, ra), mulMat(&j.iB, rb)
+	k := (j.mA+j.mB)*d.dot(d) + ra.dot(r.ia) + rb.dot(r.ib)
+	r.mass = 0
+	if k > 0 {
+		r.mass = 1 / k
+	}
+}
+
+func (s *jointPair) rowVel(r *axisPart) float32 {
+	return r.d.dot(s.vB.sub(s.vA)) + r.rb.dot(s.wB) - r.ra.dot(s.wA)
+}
+
+// solveEquality holds C = 0.
+func (r *axisPart) solveEquality(s *jointPair, soft *softness, useBias bool) {
+	v := s.rowVel(r)
+	var imp float32
+	if useBias {
+		imp = -r.mass*soft.massScale*(v+soft.biasRate*r.c) - soft.impulseScale*r.impulse
+	} else {
+		imp = -r.mass * v
+	}
+	r.impulse += imp
+	s.applyRow(imp, r)
+}
+
+// solveLimit holds C >= 0 with an impulse that only pushes (its accumulated value stays >= 0). While
+// the limit is open (C > 0) the row lets the coordinate close the gap this sub-step and no more
+// (speculative, as Box2D v3 does), so a fast joint does not overshoot its limit.
+func (r *axisPart) solveLimit(s *jointPair, soft *softness, useBias bool, invH float32) {
+	v := s.rowVel(r)
+	bias, ms, is := float32(0), float32(1), float32(0)
+	if r.c > 0 {
+		bias = r.c * invH
+	} else if useBias {
+		bias, ms, is = r.c*soft.biasRate, soft.massScale, soft.impulseScale
+	}
+	imp := -r.mass*ms*(v+bias) - is*r.impulse
+	acc := max(r.impulse+imp, 0)
+	imp = acc - r.impulse
+	r.impulse = acc
+	s.applyRow(imp, r)
+}
+
+// solveMotor drives C' towards speed with an accumulated impulse bounded by maxImpulse (the motor's
+// maximum force times the sub-step).
+func (r *axisPart) solveMotor(s *jointPair, speed, maxImpulse float32) {
+	v := s.rowVel(r)
+	acc := min(max(r.impulse+r.mass*(speed-v), -maxImpulse), maxImpulse)
+	imp := acc - r.impulse
+	r.impulse = acc
+	s.applyRow(imp, r)
+}
+
+// anglePart is a joint's free coordinate (hinge angle, piston travel, ball twist): a motor and lower
+// and upper one-sided limits, all rows along the same direction (the upper one reversed).
+type anglePart struct {
+	motor, lower, upper axisPart
+}
+
+// set sets the rows for the coordinate x with row (d, ra, rb) = dx/dt and limits [lo, hi].
+func (a *anglePart) set(d, ra, rb vec, x float32, limits bool, lo, hi float32, motor bool, j *joint) {
+	if motor {
+		a.motor.set(d, ra, rb, 0, j)
+	}
+	if limits {
+		a.lower.set(d, ra, rb, x-lo, j)
+		a.upper.set(d.scale(-1), ra.scale(-1), rb.scale(-1), hi-x, j)
+	}
+}
+
+func (a *anglePart) warm(s *jointPair, limits, motor bool) {
+	if motor {
+		s.applyRow(a.motor.impulse, &a.motor)
+	}
+	if limits {
+		s.applyRow(a.lower.impulse, &a.lower)
+		s.applyRow(a.upper.impulse, &a.upper)
+	}
+}
+
+func (a *anglePart) solve(s *jointPair, soft *softness, useBias bool, invH float32, limits bool, motor *Motor) {
+	if motor != nil {
+		a.motor.solveMotor(s, motor.Speed, motor.MaxForce/invH)
+	}
+	if limits {
+		a.lower.solveLimit(s, soft, useBias, invH)
+		a.upper.solveLimit(s, soft, useBias, invH)
+	}
+}
+
+// pointPart is the ball joint's 3 translation rows: the anchors rA, rB (world offsets from the
+// centres) meet. K = (mA + mB) 1 - [rA]x IA [rA]x - [rB]x IB [rB]x, solved as a 3x3 block.
+type pointPart struct {
+	rA, rB  vec
+	c       vec
+	mass    Mat3 // K^-1
+	impulse vec
+}
+
+func (p *pointPart) set(rA, rB, c vec, j *joint) {
+	p.rA, p.rB, p.c = rA, rB, c
+	var k Mat3
+	for col, e := range [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
+		kc := e.scale(j.mA + j.mB).
+			add(mulMat(&j.iA, rA.cross(e)).cross(rA)).
+			add(mulMat(&j.iB, rB.cross(e)).cross(rB))
+		k[3*col], k[3*col+1], k[3*col+2] = kc.x, kc.y, kc.z
+	}
+	p.mass = invert(k)
+}
+
+func (p *pointPart) solve(s *jointPair, soft *softness, useBias bool) {
+	cdot := s.vB.add(s.wB.cross(p.rB)).sub(s.vA).sub(s.wA.cross(p.rA))
+	var imp vec
+	if useBias {
+		imp = mulMat(&p.mass, cdot.add(p.c.scale(soft.biasRate))).scale(-soft.massScale).sub(p.impulse.scale(soft.impulseScale))
+	} else {
+		imp = mulMat(&p.mass, cdot).scale(-1)
+	}
+	p.impulse = p.impulse.add(imp)
+	s.applyPoint(imp, p.rA, p.rB)
+}
+
+// hingeRotationPart is the hinge's 2 rotation rows: B's two directions b2, c2 perpendicular to its
+// hinge axis stay perpendicular to A's hinge axis a1. C = (a1.b2, a1.c2); since d/dt (a1.b2) =
+// (b2 x a1).(wB - wA), the rows are u1 = b2 x a1 and u2 = c2 x a1, solved as a 2x2 block.
+type hingeRotationPart struct {
+	u1, u2  vec
+	c       [2]float32
+	mass    [3]float32 // K^-1 (symmetric): 11, 12, 22
+	impulse [2]float32
+}
+
+func (h *hingeRotationPart) set(a1, b2, c2 vec, j *joint) {
+	h.u1, h.u2 = b2.cross(a1), c2.cross(a1)
+	h.c = [2]float32{a1.dot(b2), a1.dot(c2)}
+	i1 := mulMat(&j.iA, h.u1).add(mulMat(&j.iB, h.u1))
+	i2 := mulMat(&j.iA, h.u2).add(mulMat(&j.iB, h.u2))
+	k11, k12, k22 := h.u1.dot(i1), h.u1.dot(i2), h.u2.dot(i2)
+	det := k11*k22 - k12*k12
+	h.mass = [3]float32{}
+	if det > 1e-12*(k11*k22) && det > 0 {
+		inv := 1 / det
+		h.mass = [3]float32{k22 * inv, -k12 * inv, k11 * inv}
+	}
+}
+
+func (h *hingeRotationPart) solve(s *jointPair, soft *softness, useBias bool) {
+	dw := s.wB.sub(s.wA)
+	c1, c2 := h.u1.dot(dw), h.u2.dot(dw)
+	ms, is := float32(1), float32(0)
+	if useBias {
+		c1 += soft.biasRate * h.c[0]
+		c2 += soft.biasRate * h.c[1]
+		ms, is = soft.massScale, soft.impulseScale
+	}
+	l1 := -ms*(h.mass[0]*c1+h.mass[1]*c2) - is*h.impulse[0]
+	l2 := -ms*(h.mass[1]*c1+h.mass[2]*c2) - is*h.impulse[1]
+	h.impulse[0] += l1
+	h.impulse[1] += l2
+	s.applyAngular(h.u1.scale(l1).add(h.u2.scale(l2)))
+}
+
+func (h *hingeRotationPart) warm(s *jointPair) {
+	s.applyAngular(h.u1.scale(h.impulse[0]).add(h.u2.scale(h.impulse[1])))
+}
+
+// rotationPart is the 3 rotation rows that lock the relative orientation (piston, fixed). The error is
+// the rotation vector of qE = qB q0^-1 qA^-1 (world frame), approximated as 2 vec(qE); its rate is
+// wB - wA at qE = 1, so K = IA + IB. The Jacobian is exact at zero error and first-order near it, as
+// in Jolt's RotationEulerConstraintPart.
+type rotationPart struct {
+	c       vec
+	mass    Mat3
+	impulse vec
+}
+
+func (r *rotationPart) set(qA, qB, rel0 Quat, j *joint) {
+	qE := qB.Mul(rel0.Conjugate()).Mul(qA.Conjugate())
+	c := vv(qE.V).scale(2)
+	if qE.W < 0 {
+		c = c.scale(-1)
+	}
+	r.c = c
+	var k Mat3
+	for i := range k {
+		k[i] = j.iA[i] + j.iB[i]
+	}
+	r.mass = invert(k)
+}
+
+func (r *rotationPart) solve(s *jointPair, soft *softness, useBias bool) {
+	cdot := s.wB.sub(s.wA)
+	var imp vec
+	if useBias {
+		imp = mulMat(&r.mass, cdot.add(r.c.scale(soft.biasRate))).scale(-soft.massScale).sub(r.impulse.scale(soft.impulseScale))
+	} else {
+		imp = mulMat(&r.mass, cdot).scale(-1)
+	}
+	r.impulse = r.impulse.add(imp)
+	s.applyAngular(imp)
+}
+
+// invert returns m^-1, or the zero matrix when m is singular (a row no body can move).
+func invert(m Mat3) Mat3 {
+	det := m.Det()
+	if det == 0 || det != det {
+		return Mat3{}
+	}
+	return m.Inv()
+}

@@ -1,0 +1,414 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+var identity3 = Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
+
+// prepareJoints resolves each joint's bodies to dense indices, fixes their (split) masses for the
+// step, and lists the body pairs that joints connect (they do not collide with each other).
+func (w *World) prepareJoints() {
+	p := &w.pipe
+	p.connected = p.connected[:0]
+	for k := range w.joints {
+		j := &w.joints[k]
+		a, _ := w.dense(j.def.BodyA)
+		j.a, j.b = int32(a), -1
+		if j.def.BodyB != (Handle{}) {
+			o, _ := w.dense(j.def.BodyB)
+			j.b = int32(o)
+			lo, hi := min(a, o), max(a, o)
+			p.connected = append(p.connected, uint64(lo)<<32|uint64(hi))
+		}
+	}
+	slices.Sort(p.connected)
+}
+
+// jointMasses fixes each joint's inverse masses and inertias for the step; under Jacobi they are split
+// by the number of constraints (contact points and joints) on each body.
+func (w *World) jointMasses(lo, hi int) {
+	b := &w.Bodies
+	p := &w.pipe
+	jacobi := w.settings.Solver == Jacobi
+	for k := lo; k < hi; k++ {
+		j := &w.joints[k]
+		sA := float32(1)
+		if jacobi {
+			sA = float32(max(p.count[j.a], 1))
+		}
+		j.mA = b.InvMass[j.a] * sA
+		j.iA = scaleMat(b.InvInertiaWorld[j.a], sA)
+		j.mB, j.iB = 0, Mat3{}
+		if j.b >= 0 {
+			sB := float32(1)
+			if jacobi {
+				sB = float32(max(p.count[j.b], 1))
+			}
+			j.mB = b.InvMass[j.b] * sB
+			j.iB = scaleMat(b.InvInertiaWorld[j.b], sB)
+		}
+	}
+}
+
+func scaleMat(m Mat3, s float32) Mat3 {
+	for i := range m {
+		m[i] *= s
+	}
+	return m
+}
+
+// jointed reports whether a joint connects the bodies at dense indices a < b.
+func (p *pipeline) jointed(a, b int32) bool {
+	if len(p.connected) == 0 {
+		return false
+	}
+	_, ok := slices.BinarySearch(p.connected, uint64(a)<<32|uint64(b))
+	return ok
+}
+
+// jointPoses returns the current positions, rotation matrices and quaternions of a joint's bodies
+// (the origin and identity for the static world).
+func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3, qA, qB Quat) {
+	b := &w.Bodies
+	p := &w.pipe
+	xA, rA, qA = vv(b.Position[j.a]), &p.rot[j.a], b.Rotation[j.a]
+	xB, rB, qB = vec{}, &identity3, mgl32.QuatIdent()
+	if j.b >= 0 {
+		xB, rB, qB = vv(b.Position[j.b]), &p.rot[j.b], b.Rotation[j.b]
+	}
+	return
+}
+
+// refreshJoint sets every part's rows and position errors from the bodies' current poses. It runs
+// before the biased solve and again before the relax pass of each sub-step.
+func (w *World) refreshJoint(j *joint) {
+	xA, xB, RA, RB, qA, qB := w.jointPoses(j)
+	rA, rB := mulMat(RA, j.localA), mulMat(RB, j.localB)
+	d := xB.add(rB).sub(xA).sub(rA)
+	def := &j.def
+	switch def.Type {
+	case Ball:
+		j.point.set(rA, rB, d, j)
+		if def.Swing > 0 || def.HasTwist {
+			w.refreshSwingTwist(j, RA, RB)
+		}
+	case Hinge:
+		j.point.set(rA, rB, d, j)
+		a1 := mulMat(RA, j.axisA)
+		b2 := mulMat(RB, j.perpB)
+		c2 := mulMat(RB, j.axisB.cross(j.perpB))
+		j.hinge.set(a1, b2, c2, j)
+		p1 := mulMat(RA, j.perpA)
+		// The coordinate is A's angle relative to B (a motor on a body hinged to the world turns the
+		// body at +speed about the axis), so its rate is a1.(wA - wB): the row is -a1.
+		j.coord = -float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
+		na1 := a1.scale(-1)
+		j.angle.set(vec{}, na1, na1, j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
+	case Piston:
+		n := mulMat(RA, j.axisA)
+		n1 := mulMat(RA, j.perpA)
+		n2 := n.cross(n1)
+		ra := rA.add(d)
+		j.perp[0].set(n1, ra.cross(n1), rB.cross(n1), n1.dot(d), j)
+		j.perp[1].set(n2, ra.cross(n2), rB.cross(n2), n2.dot(d), j)
+		j.rot.set(qA, qB, j.rel0, j)
+		// A's travel relative to B along the axis: -n.d, at the rate of the reversed row.
+		j.coord = -n.dot(d)
+		nn := n.scale(-1)
+		j.angle.set(nn, ra.cross(nn), rB.cross(nn), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
+	case Fixed:
+		j.point.set(rA, rB, d, j)
+		j.rot.set(qA, qB, j.rel0, j)
+	}
+}
+
+// swingTwist measures a ball joint's swing (the angle between the bodies' twist axes) and twist (the
+// rotation about B's twist axis after the swing is undone: A's reference direction is carried onto B
+// by the shortest rotation from tA to tB, then compared with B's).
+func swingTwist(j *joint, RA, RB *Mat3) (tA, tB, e vec, swing, twist float32) {
+	tA, tB = mulMat(RA, j.axisA), mulMat(RB, j.axisB)
+	e = tA.cross(tB)
+	s, c := sqrt32(e.dot(e)), tA.dot(tB)
+	swing = float32(math.Atan2(float64(s), float64(c)))
+	pA, pB := mulMat(RA, j.perpA), mulMat(RB, j.perpB)
+	if c > -0.999 {
+		pA = pA.scale(c).add(e.cross(pA)).add(e.scale(e.dot(pA) / (1 + c)))
+	}
+	twist = float32(math.Atan2(float64(tB.dot(pA.cross(pB))), float64(pA.dot(pB))))
+	return
+}
+
+func (w *World) refreshSwingTwist(j *joint, RA, RB *Mat3) {
+	def := &j.def
+	tA, tB, e, swing, twist := swingTwist(j, RA, RB)
+	j.swingA, j.coord = swing, twist
+	if def.Swing > 0 {
+		// dswing/dt = e/|e| . (wB - wA); the row holds def.Swing - swing >= 0.
+		ax := mulMat(RA, j.perpA)
+		if s := sqrt32(e.dot(e)); s > 1e-6 {
+			ax = e.scale(1 / s)
+		}
+		ax = ax.scale(-1)
+		j.swing.set(vec{}, ax, ax, def.Swing-swing, j)
+	}
+	if def.HasTwist {
+		t := tA.add(tB)
+		t = t.scale(1 / max(sqrt32(t.dot(t)), 1e-6))
+		j.twist.set(vec{}, t, t, twist, true, def.Twist[0], def.Twist[1], false, j)
+	}
+}
+
+func (w *World) loadJoint(j *joint) jointPair {
+	b := &w.Bodies
+	s := jointPair{vA: vv(b.Velocity[j.a]), wA: vv(b.AngularVelocity[j.a]), mA: j.mA, mB: j.mB, iA: &j.iA, iB: &j.iB}
+	if j.b >= 0 {
+		s.vB, s.wB = vv(b.Velocity[j.b]), vv(b.AngularVelocity[j.b])
+	}
+	return s
+}
+
+func (w *World) storeJoint(j *joint, s *jointPair) {
+	b := &w.Bodies
+	if b.InvMass[j.a] != 0 {
+		b.Velocity[j.a], b.AngularVelocity[j.a] = s.vA.v3(), s.wA.v3()
+	}
+	if j.b >= 0 && b.InvMass[j.b] != 0 {
+		b.Velocity[j.b], b.AngularVelocity[j.b] = s.vB.v3(), s.wB.v3()
+	}
+}
+
+// warmJoint records a joint's accumulated impulses for gatherImpulses to apply.
+func (w *World) warmJoint(j *joint) {
+	s := w.loadJoint(j)
+	def := &j.def
+	switch def.Type {
+	case Ball:
+		s.applyPoint(j.point.impulse, j.point.rA, j.point.rB)
+		if def.Swing > 0 {
+			s.applyRow(j.swing.impulse, &j.swing)
+		}
+		if def.HasTwist {
+			j.twist.warm(&s, true, false)
+		}
+	case Hinge:
+		s.applyPoint(j.point.impulse, j.point.rA, j.point.rB)
+		j.hinge.warm(&s)
+		j.angle.warm(&s, def.HasLimits, def.HasMotor)
+	case Piston:
+		s.applyRow(j.perp[0].impulse, &j.perp[0])
+		s.applyRow(j.perp[1].impulse, &j.perp[1])
+		s.applyAngular(j.rot.impulse)
+		j.angle.warm(&s, def.HasLimits, def.HasMotor)
+	case Fixed:
+		s.applyPoint(j.point.impulse, j.point.rA, j.point.rB)
+		s.applyAngular(j.rot.impulse)
+	}
+	j.lin, j.angA, j.angB = s.lin, s.angA, s.angB
+}
+
+// solveJointParts runs one pass over a joint's parts: motor and limits first, then the equality
+// parts, so the parts that must hold are solved last (Box2D's order).
+func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
+	p := &w.pipe
+	soft := &p.jointSoft
+	def := &j.def
+	var motor *Motor
+	if def.HasMotor {
+		motor = &def.Motor
+	}
+	switch def.Type {
+	case Ball:
+		if def.Swing > 0 {
+			j.swing.solveLimit(s, soft, useBias, p.invH)
+		}
+		if def.HasTwist {
+			j.twist.solve(s, soft, useBias, p.invH, true, nil)
+		}
+		j.point.solve(s, soft, useBias)
+	case Hinge:
+		j.angle.solve(s, soft, useBias, p.invH, def.HasLimits, motor)
+		j.hinge.solve(s, soft, useBias)
+		j.point.solve(s, soft, useBias)
+	case Piston:
+		j.angle.solve(s, soft, useBias, p.invH, def.HasLimits, motor)
+		j.rot.solve(s, soft, useBias)
+		j.perp[0].solveEquality(s, soft, useBias)
+		j.perp[1].solveEquality(s, soft, useBias)
+	case Fixed:
+		j.rot.solve(s, soft, useBias)
+		j.point.solve(s, soft, useBias)
+	}
+}
+
+// solveJoint is one Gauss-Seidel pass over a joint (bodies of one colour are disjoint).
+func (w *World) solveJoint(j *joint, useBias bool) {
+	s := w.loadJoint(j)
+	w.solveJointParts(j, &s, useBias)
+	w.storeJoint(j, &s)
+}
+
+// jacobiJoint solves a joint's parts from the pass's start velocities against its split masses and
+// records the impulses for gatherImpulses; it writes no body.
+func (w *World) jacobiJoint(j *joint, useBias bool) {
+	s := w.loadJoint(j)
+	w.solveJointParts(j, &s, useBias)
+	j.lin, j.angA, j.angB = s.lin, s.angA, s.angB
+}
+
+// jointForce is the joint's constraint force over the last sub-step: its translation impulse over h.
+func (j *joint) force(invH float32) float32 {
+	var l2 float32
+	switch j.def.Type {
+	case Ball, Hinge, Fixed:
+		l2 = j.point.impulse.dot(j.point.impulse)
+	case Piston:
+		t := j.angle.lower.impulse - j.angle.upper.impulse + j.angle.motor.impulse
+		l2 = j.perp[0].impulse*j.perp[0].impulse + j.perp[1].impulse*j.perp[1].impulse + t*t
+	}
+	return sqrt32(l2) * invH
+}
+
+// breakJoints removes the joints whose force exceeded their break force this step and reports them in
+// w.Broken.
+func (w *World) breakJoints() {
+	invH := w.pipe.invH
+	xpbd := w.settings.Solver == XPBD
+	kept := w.joints[:0]
+	for k := range w.joints {
+		j := &w.joints[k]
+		if j.def.BreakForce > 0 {
+			f := j.xpbdF // XPBD: the anchor rows' lambda is a positional impulse, force = lambda / h^2
+			if !xpbd {
+				f = j.force(invH)
+			}
+			if f > j.def.BreakForce {
+				w.Broken = append(w.Broken, BrokenJoint{Index: k, Def: j.def, Force: f, Step: w.StepCount + 1})
+				continue
+			}
+		}
+		kept = append(kept, *j)
+	}
+	if len(kept) != len(w.joints) {
+		clear(w.joints[len(kept):])
+		w.joints = kept
+	}
+}
+
+// colourJoints colours the joints the way colourManifolds colours manifolds (a joint is an edge between
+// its two dynamic bodies); the joints of one colour are solved in parallel.
+func (p *pipeline) colourJoints(b *Bodies, joints []joint) {
+	used := p.bodyColors
+	for i := range used {
+		used[i] = 0
+	}
+	var count [maxColors + 1]int32
+	for k := range joints {
+		j := &joints[k]
+		var busy uint64
+		dynA := b.InvMass[j.a] != 0
+		dynB := j.b >= 0 && b.InvMass[j.b] != 0
+		if dynA {
+			busy |= used[j.a]
+		}
+		if dynB {
+			busy |= used[j.b]
+		}
+		c := bits.TrailingZeros64(^busy)
+		if c < maxColors {
+			bit := uint64(1) << c
+			if dynA {
+				used[j.a] |= bit
+			}
+			if dynB {
+				used[j.b] |= bit
+			}
+		}
+		j.color = uint8(c)
+		count[c]++
+	}
+	p.jointColorStart = resize(p.jointColorStart, maxColors+2)
+	start := int32(0)
+	for c := 0; c <= maxColors; c++ {
+		p.jointColorStart[c] = start
+		start += count[c]
+	}
+	p.jointColorStart[maxColors+1] = start
+	p.jointColorOrder = resize(p.jointColorOrder, len(joints))
+	var next [maxColors + 1]int32
+	copy(next[:], p.jointColorStart[:maxColors+1])
+	for k := range joints {
+		c := joints[k].color
+		p.jointColorOrder[next[c]] = int32(k)
+		next[c]++
+	}
+}
+
+// jointAdjacency lists, for every body, the joints touching it (as buildAdjacency does for manifolds)
+// and adds one to each dynamic body's constraint count per joint (Jacobi's mass splitting).
+func (p *pipeline) jointAdjacency(n int, joints []joint) {
+	p.jointAdjStart = resize(p.jointAdjStart, n+1)
+	clear(p.jointAdjStart)
+	for k := range joints {
+		j := &joints[k]
+		p.jointAdjStart[j.a+1]++
+		p.count[j.a]++
+		if j.b >= 0 {
+			p.jointAdjStart[j.b+1]++
+			p.count[j.b]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		p.jointAdjStart[i+1] += p.jointAdjStart[i]
+	}
+	p.jointAdj = resize(p.jointAdj, int(p.jointAdjStart[n]))
+	copy(p.fill, p.jointAdjStart[:n])
+	for k := range joints {
+		j := &joints[k]
+		p.jointAdj[p.fill[j.a]] = int32(k) << 1
+		p.fill[j.a]++
+		if j.b >= 0 {
+			p.jointAdj[p.fill[j.b]] = int32(k)<<1 | 1
+			p.fill[j.b]++
+		}
+	}
+}
+
+// eachJointColour runs fn over the joints of each colour in turn, then the overflow serially.
+func (w *World) eachJointColour(fn func(worker, lo, hi int)) {
+	p := &w.pipe
+	for c := 0; c < maxColors; c++ {
+		lo, hi := p.jointColorStart[c], p.jointColorStart[c+1]
+		if lo == hi {
+			continue
+		}
+		p.currentJoints = p.jointColorOrder[lo:hi]
+		p.pool.run(int(hi-lo), jointGrain, fn)
+	}
+	if lo, hi := p.jointColorStart[maxColors], p.jointColorStart[maxColors+1]; hi > lo {
+		p.currentJoints = p.jointColorOrder[lo:hi]
+		fn(0, 0, int(hi-lo))
+	}
+}
+
+// jointGrain: joints shorter than this per loop run on the caller.
+const jointGrain = 128
+
+// jointDampingRatio is the damping ratio of the joints' soft rows (Box2D v3's default is 2).
+const jointDampingRatio = 2
+
+// resetJointImpulses zeroes every part's accumulated impulse (no warm starting).
+func (w *World) resetJointImpulses() {
+	for k := range w.joints {
+		j := &w.joints[k]
+		j.point.impulse, j.rot.impulse = vec{}, vec{}
+		j.hinge.impulse = [2]float32{}
+		j.perp[0].impulse, j.perp[1].impulse, j.swing.impulse = 0, 0, 0
+		j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse = 0, 0, 0
+		j.twist.lower.impulse, j.twist.upper.impulse = 0, 0
+	}
+}

@@ -1,0 +1,535 @@
+package sim
+
+import "math"
+
+// The XPBD solver (seed 002: Mueller et al. 2020, "Detailed Rigid Body Simulation with Extended
+// Position Based Dynamics"). Each step collects the contact pairs once (velocity-expanded bounds, as for
+// the other solvers); then each of S sub-steps of h = dt/S:
+//
+//  1. integrate velocities (gravity, gyroscopic term) and remember the poses;
+//  2. integrate positions, x += h v, q += h/2 (w, 0) q;
+//  3. solve positions (Iterations passes, Gauss-Seidel over graph colours): joints by positional and
+//     angular corrections, dlambda = (-c - alpha~ lambda) / (w1 + w2 + alpha~) with the generalised
+//     inverse masses w = 1/m + (r x n)^T I^-1 (r x n) (alpha~ = compliance / h^2; joints and contacts
+//     are rigid here, alpha = 0); contacts push penetrating points apart and, with static friction,
+//     cancel their tangential slip when |lambda_t| <= mu |lambda_n|;
+//  4. velocities from the pose change, v = (x - x0) / h, w = 2 vec(q q0^-1) / h;
+//  5. the velocity pass: dynamic friction (|dv_t| <= mu |f_n| h), restitution (e times the normal
+//     approach speed of the sub-step's start, none under the restitution threshold), joint motors
+//     (target speed, impulse capped at maxForce h) and joint damping (Settings.JointDamping).
+//
+// Joints reuse the velocity solvers' frames: the coordinate, swing and twist measures are the same
+// functions, so limits mean the same thing under every solver.
+
+// xpbdBody returns the inverse mass, the local inverse inertia and the rotation of body i (nothing for
+// the static world or a body that is not dynamic).
+func (w *World) xpbdBody(i int32) (float32, Vec3, *Mat3, bool) {
+	if i < 0 {
+		return 0, Vec3{}, nil, false
+	}
+	m := w.Bodies.InvMass[i]
+	if m == 0 {
+		return 0, Vec3{}, nil, false
+	}
+	return m, w.Bodies.InvInertiaLocal[i], &w.pipe.rot[i], true
+}
+
+// angularInvMass returns n^T I^-1 n for body i (world n), with I from its current rotation.
+func (w *World) angularInvMass(i int32, n vec) float32 {
+	_, inv, r, ok := w.xpbdBody(i)
+	if !ok {
+		return 0
+	}
+	u := mulMatT(r, n)
+	return inv[0]*u.x*u.x + inv[1]*u.y*u.y + inv[2]*u.z*u.z
+}
+
+// positionalInvMass returns the generalised inverse mass 1/m + (r x n)^T I^-1 (r x n).
+func (w *World) positionalInvMass(i int32, r, n vec) float32 {
+	m, _, _, ok := w.xpbdBody(i)
+	if !ok {
+		return 0
+	}
+	return m + w.angularInvMass(i, r.cross(n))
+}
+
+// invInertiaTimes returns I^-1 v for body i at its current rotation (zero for the world or a body that
+// is not dynamic).
+func (w *World) invInertiaTimes(i int32, v vec) vec {
+	_, inv, r, ok := w.xpbdBody(i)
+	if !ok {
+		return vec{}
+	}
+	u := mulMatT(r, v)
+	return mulMat(r, vec{inv[0] * u.x, inv[1] * u.y, inv[2] * u.z})
+}
+
+// rotateBody turns body i by the small rotation vector th: q += 1/2 (th, 0) q, normalised.
+func (w *World) rotateBody(i int32, th vec) {
+	b := &w.Bodies
+	q := b.Rotation[i]
+	t := th.v3()
+	dw := -dot(t, q.V)
+	dv := t.Mul(q.W).Add(cross(t, q.V))
+	q.W += 0.5 * dw
+	q.V = q.V.Add(dv.Mul(0.5))
+	q = q.Normalize()
+	b.Rotation[i] = q
+	w.pipe.rot[i] = quatMat3(q)
+	w.pipe.corrTh[i] = w.pipe.corrTh[i].add(th)
+}
+
+// pushPositional applies the positional impulse P at offset r to body i with sign s (+1 or -1).
+func (w *World) pushPositional(i int32, P, r vec, s float32) {
+	m, _, _, ok := w.xpbdBody(i)
+	if !ok {
+		return
+	}
+	b := &w.Bodies
+	dx := P.scale(s * m)
+	b.Position[i] = vv(b.Position[i]).add(dx).v3()
+	w.pipe.corrX[i] = w.pipe.corrX[i].add(dx)
+	w.rotateBody(i, w.invInertiaTimes(i, r.cross(P)).scale(s))
+}
+
+// correctPosition moves bodies a and b so that (pB - pA) changes by -E, shared by their generalised
+// inverse masses, with compliance alpha; lambda accumulates the multiplier. It returns dlambda (<= 0).
+func (w *World) correctPosition(a, b int32, rA, rB, E vec, alpha float32, lambda *float32) float32 {
+	c := sqrt32(E.dot(E))
+	if c < 1e-9 {
+		return 0
+	}
+	n := E.scale(1 / c)
+	wA, wB := w.positionalInvMass(a, rA, n), w.positionalInvMass(b, rB, n)
+	at := alpha * w.pipe.invH * w.pipe.invH
+	if wA+wB+at == 0 {
+		return 0
+	}
+	dl := (-c - at**lambda) / (wA + wB + at)
+	*lambda += dl
+	P := n.scale(dl)
+	w.pushPositional(b, P, rB, 1)
+	w.pushPositional(a, P, rA, -1)
+	return dl
+}
+
+// worldInvInertia returns R diag(inv) R^T of body i at its current rotation (zero for the world or a
+// body that is not dynamic).
+func (w *World) worldInvInertia(i int32) Mat3 {
+	_, inv, r, ok := w.xpbdBody(i)
+	if !ok {
+		return Mat3{}
+	}
+	var out Mat3
+	for c := 0; c < 3; c++ {
+		for rr := 0; rr < 3; rr++ {
+			out[c*3+rr] = r[rr]*r[c]*inv[0] + r[3+rr]*r[3+c]*inv[1] + r[6+rr]*r[6+c]*inv[2]
+		}
+	}
+	return out
+}
+
+// correctPoint moves bodies a and b so that (pB - pA) changes by -E: the 3-row point correction, solved
+// as one block, P = -K^-1 E with K = (mA + mB) 1 - [rA]x IA [rA]x - [rB]x IB [rB]x at the current
+// poses (the point part's K). One scalar row along E, as in the paper, stalls when a body's inertia
+// is tiny against its lever arm (a pendulum bob on a 1 m arm spun up to 45 rad/s and ran 1.7% slow):
+// the block corrects the radial and tangential errors each with its own mass. It returns |P|.
+func (w *World) correctPoint(a, b int32, rA, rB, E vec) float32 {
+	if E.dot(E) < 1e-18 {
+		return 0
+	}
+	mA, _, _, _ := w.xpbdBody(a)
+	mB, _, _, _ := w.xpbdBody(b)
+	iA, iB := w.worldInvInertia(a), w.worldInvInertia(b)
+	var k Mat3
+	for col, e := range [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
+		kc := e.scale(mA + mB).
+			add(mulMat(&iA, rA.cross(e)).cross(rA)).
+			add(mulMat(&iB, rB.cross(e)).cross(rB))
+		k[3*col], k[3*col+1], k[3*col+2] = kc.x, kc.y, kc.z
+	}
+	inv := invert(k)
+	P := mulMat(&inv, E).scale(-1)
+	w.pushPositional(b, P, rB, 1)
+	w.pushPositional(a, P, rA, -1)
+	return sqrt32(P.dot(P))
+}
+
+// correctRotation turns body a by the rotation vector dq relative to body b (a by +, b by -, shared
+// by their inverse inertias about dq's axis), with compliance alpha.
+func (w *World) correctRotation(a, b int32, dq vec, alpha float32, lambda *float32) {
+	th := sqrt32(dq.dot(dq))
+	if th < 1e-9 {
+		return
+	}
+	n := dq.scale(1 / th)
+	wA, wB := w.angularInvMass(a, n), w.angularInvMass(b, n)
+	at := alpha * w.pipe.invH * w.pipe.invH
+	if wA+wB+at == 0 {
+		return
+	}
+	dl := (th - at**lambda) / (wA + wB + at)
+	*lambda += dl
+	L := n.scale(dl)
+	if _, _, _, ok := w.xpbdBody(a); ok {
+		w.rotateBody(a, w.invInertiaTimes(a, L))
+	}
+	if _, _, _, ok := w.xpbdBody(b); ok {
+		w.rotateBody(b, w.invInertiaTimes(b, L).scale(-1))
+	}
+}
+
+// xpbdFrames returns a joint's current anchor offsets, their separation d = pB - pA and the rotation
+// matrices.
+func (w *World) xpbdFrames(j *joint) (rA, rB, d vec, RA, RB *Mat3) {
+	xA, xB, RA, RB, _, _ := w.jointPoses(j)
+	rA, rB = mulMat(RA, j.localA), mulMat(RB, j.localB)
+	return rA, rB, xB.add(rB).sub(xA).sub(rA), RA, RB
+}
+
+// relRotation returns the rotation vector that turns A onto its pose relative to B: 2 vec(qE).
+func (w *World) relRotation(j *joint) vec {
+	_, _, _, _, qA, qB := w.jointPoses(j)
+	qE := qB.Mul(j.rel0.Conjugate()).Mul(qA.Conjugate())
+	c := vv(qE.V).scale(2)
+	if qE.W < 0 {
+		c = c.scale(-1)
+	}
+	return c
+}
+
+func clamp32(x, lo, hi float32) float32 { return min(max(x, lo), hi) }
+
+// xpbdJoint is one position-pass correction of a joint: rotations first, then the anchors.
+func (w *World) xpbdJoint(j *joint) {
+	def := &j.def
+	a, b := j.a, j.b
+	l := &j.xl
+	switch def.Type {
+	case Ball:
+		if def.Swing > 0 || def.HasTwist {
+			_, _, RA, RB, _, _ := w.jointPoses(j)
+			tA, tB, e, swing, twist := swingTwist(j, RA, RB)
+			if def.Swing > 0 && swing > def.Swing {
+				if s := sqrt32(e.dot(e)); s > 1e-6 {
+					w.correctRotation(a, b, e.scale((swing-def.Swing)/s), 0, &l[1])
+				}
+			}
+			if def.HasTwist {
+				if over := twist - clamp32(twist, def.Twist[0], def.Twist[1]); over != 0 {
+					t := tA.add(tB)
+					t = t.scale(1 / max(sqrt32(t.dot(t)), 1e-6))
+					w.correctRotation(a, b, t.scale(over), 0, &l[2])
+				}
+			}
+		}
+		rA, rB, d, _, _ := w.xpbdFrames(j)
+		l[0] += w.correctPoint(a, b, rA, rB, d)
+	case Hinge:
+		_, _, _, RA, RB := w.xpbdFrames(j)
+		a1, a2 := mulMat(RA, j.axisA), mulMat(RB, j.axisB)
+		w.correctRotation(a, b, a1.cross(a2), 0, &l[1])
+		if def.HasLimits {
+			_, _, _, RA, RB = w.xpbdFrames(j)
+			a1 = mulMat(RA, j.axisA)
+			p1, b2 := mulMat(RA, j.perpA), mulMat(RB, j.perpB)
+			phi := -float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
+			if over := clamp32(phi, def.Limits[0], def.Limits[1]) - phi; over != 0 {
+				w.correctRotation(a, b, a1.scale(over), 0, &l[2])
+			}
+		}
+		rA, rB, d, _, _ := w.xpbdFrames(j)
+		l[0] += w.correctPoint(a, b, rA, rB, d)
+	case Piston:
+		w.correctRotation(a, b, w.relRotation(j), 0, &l[1])
+		rA, rB, d, RA, _ := w.xpbdFrames(j)
+		n := mulMat(RA, j.axisA)
+		along := n.dot(d)
+		E := d.sub(n.scale(along))
+		if def.HasLimits {
+			// A's travel is -along; it must stay in [lo, hi].
+			E = E.add(n.scale(along - clamp32(along, -def.Limits[1], -def.Limits[0])))
+		}
+		// rA + d is B's anchor seen from A: the lateral rows act there on A, as in the velocity rows.
+		l[0] += w.correctPoint(a, b, rA.add(d), rB, E)
+	case Fixed:
+		w.correctRotation(a, b, w.relRotation(j), 0, &l[1])
+		rA, rB, d, _, _ := w.xpbdFrames(j)
+		l[0] += w.correctPoint(a, b, rA, rB, d)
+	}
+}
+
+// xpbdJointVelocity is a joint's velocity pass: damping of the relative motion at the anchor and of
+// the relative rotation, then the motor with an impulse capped at maxForce h per sub-step.
+func (w *World) xpbdJointVelocity(j *joint) {
+	p := &w.pipe
+	def := &j.def
+	if k := w.settings.JointDamping; k > 0 {
+		w.dampJoint(j, min(k*p.h, 1))
+	}
+	if !def.HasMotor {
+		return
+	}
+	w.refreshJoint(j)
+	j.angle.motor.impulse = 0
+	s := w.loadJoint(j)
+	j.angle.motor.solveMotor(&s, def.Motor.Speed, def.Motor.MaxForce*p.h)
+	w.storeJoint(j, &s)
+}
+
+// dampJoint removes the fraction f of the relative angular velocity and of the relative velocity of
+// the anchors, as impulses through the generalised inverse masses.
+func (w *World) dampJoint(j *joint, f float32) {
+	b := &w.Bodies
+	rA, rB, _, _, _ := w.xpbdFrames(j)
+	vel := func(i int32, r vec) (vec, vec) {
+		if i < 0 {
+			return vec{}, vec{}
+		}
+		v, om := vv(b.Velocity[i]), vv(b.AngularVelocity[i])
+		return v.add(om.cross(r)), om
+	}
+	vA, wA := vel(j.a, rA)
+	vB, wB := vel(j.b, rB)
+	if dw := wB.sub(wA); dw.dot(dw) > 0 {
+		th := sqrt32(dw.dot(dw))
+		n := dw.scale(1 / th)
+		if k := w.angularInvMass(j.a, n) + w.angularInvMass(j.b, n); k > 0 {
+			L := n.scale(f * th / k)
+			w.addVelocity(j.a, vec{}, w.invInertiaTimes(j.a, L))
+			w.addVelocity(j.b, vec{}, w.invInertiaTimes(j.b, L).scale(-1))
+		}
+	}
+	if dv := vB.sub(vA); dv.dot(dv) > 0 {
+		w.velocityImpulse(j.a, j.b, rA, rB, dv.scale(-f))
+	}
+}
+
+// addVelocity adds dv and dw to a dynamic body.
+func (w *World) addVelocity(i int32, dv, dw vec) {
+	if _, _, _, ok := w.xpbdBody(i); !ok {
+		return
+	}
+	b := &w.Bodies
+	b.Velocity[i] = vv(b.Velocity[i]).add(dv).v3()
+	b.AngularVelocity[i] = vv(b.AngularVelocity[i]).add(dw).v3()
+}
+
+// velocityImpulse changes the relative velocity (vB - vA) at the anchors by dv with one impulse along
+// dv through the generalised inverse masses.
+func (w *World) velocityImpulse(a, b int32, rA, rB, dv vec) {
+	m := sqrt32(dv.dot(dv))
+	if m < 1e-12 {
+		return
+	}
+	n := dv.scale(1 / m)
+	k := w.positionalInvMass(a, rA, n) + w.positionalInvMass(b, rB, n)
+	if k == 0 {
+		return
+	}
+	P := n.scale(m / k)
+	if ma, _, _, ok := w.xpbdBody(a); ok {
+		w.addVelocity(a, P.scale(-ma), w.invInertiaTimes(a, rA.cross(P)).scale(-1))
+	}
+	if mb, _, _, ok := w.xpbdBody(b); ok {
+		w.addVelocity(b, P.scale(mb), w.invInertiaTimes(b, rB.cross(P)))
+	}
+}
+
+// contactOffsets returns a contact point's current offsets from the centres of its bodies.
+func (w *World) contactOffsets(m *manifold, cp *contactPoint) (vec, vec) {
+	return mulMat(&w.pipe.rot[m.a], cp.localA), mulMat(&w.pipe.rot[m.b], cp.localB)
+}
+
+// xpbdStartContacts records each point's normal velocity at the start of the sub-step (restitution)
+// and clears its multipliers.
+func (w *World) xpbdStartContacts(m *manifold) {
+	b := &w.Bodies
+	for i := 0; i < int(m.count); i++ {
+		cp := &m.pts[i]
+		rA, rB := w.contactOffsets(m, cp)
+		v := vv(b.Velocity[m.b]).add(vv(b.AngularVelocity[m.b]).cross(rB)).
+			sub(vv(b.Velocity[m.a])).sub(vv(b.AngularVelocity[m.a]).cross(rA))
+		cp.relVel = v.dot(m.normal)
+		cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
+	}
+}
+
+// xpbdContact is one position-pass correction of a manifold: each penetrating point is pushed apart
+// along the normal; then, if static friction can hold the manifold (|lambda_t| <= mu sum |lambda_n|),
+// the tangential slip of its mean point since the sub-step's start is undone. Like dynamic friction
+// (xpbdContactVelocity) this acts once per manifold: per point, the Gauss-Seidel order gives the points
+// unequal normal shares, and a box on a slope crept.
+func (w *World) xpbdContact(m *manifold) {
+	b := &w.Bodies
+	p := &w.pipe
+	n := m.normal
+	var lambdaN float32
+	var local [2]vec
+	active := 0
+	for i := 0; i < int(m.count); i++ {
+		cp := &m.pts[i]
+		rA, rB := w.contactOffsets(m, cp)
+		pA := vv(b.Position[m.a]).add(rA)
+		pB := vv(b.Position[m.b]).add(rB)
+		if sep := pB.sub(pA).dot(n); sep < 0 {
+			w.correctPosition(m.a, m.b, rA, rB, n.scale(sep), 0, &cp.normalImpulse)
+		}
+		if cp.normalImpulse != 0 {
+			lambdaN += abs32(cp.normalImpulse)
+			local[0], local[1] = local[0].add(cp.anchorA), local[1].add(cp.anchorB)
+			active++
+		}
+	}
+	if active == 0 || w.settings.NoFriction || m.friction == 0 {
+		return
+	}
+	// The slip is measured between the friction anchors (the material points where the contact
+	// started sticking, kept across steps as for the velocity solvers), not since the sub-step's
+	// start: otherwise float32 rounding of each sub-step's tiny slip random-walks a stack apart
+	// (measured: 20 boxes toppled within 30 s; 5 boxes crept 4 cm in 10 s).
+	la, lb := local[0].scale(1/float32(active)), local[1].scale(1/float32(active))
+	rA, rB := mulMat(&p.rot[m.a], la), mulMat(&p.rot[m.b], lb)
+	slip := vv(b.Position[m.b]).add(rB).sub(vv(b.Position[m.a])).sub(rA)
+	slip = slip.sub(n.scale(slip.dot(n)))
+	c := sqrt32(slip.dot(slip))
+	if c < 1e-9 {
+		return
+	}
+	t := slip.scale(1 / c)
+	k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
+	if k == 0 {
+		return
+	}
+	lt := &m.pts[0].tangentImpulse[0]
+	if dl := -c / k; abs32(*lt+dl) <= m.friction*lambdaN {
+		w.correctPosition(m.a, m.b, rA, rB, slip, 0, lt)
+		return
+	}
+	// Sliding: the next step takes new anchors where the points are then.
+	for i := 0; i < int(m.count); i++ {
+		m.pts[i].sliding = true
+	}
+}
+
+// xpbdContactVelocity is a manifold's velocity pass: restitution at each point that was pushed this
+// sub-step, then dynamic friction once for the manifold, at the mean of those points.
+func (w *World) xpbdContactVelocity(m *manifold) {
+	b := &w.Bodies
+	p := &w.pipe
+	n := m.normal
+	relVel := func(rA, rB vec) vec {
+		return vv(b.Velocity[m.b]).add(vv(b.AngularVelocity[m.b]).cross(rB)).
+			sub(vv(b.Velocity[m.a])).sub(vv(b.AngularVelocity[m.a]).cross(rA))
+	}
+	var cA, cB vec
+	var lambdaN float32
+	active := 0
+	for i := 0; i < int(m.count); i++ {
+		cp := &m.pts[i]
+		if cp.normalImpulse == 0 {
+			continue
+		}
+		rA, rB := w.contactOffsets(m, cp)
+		cA, cB = cA.add(rA), cB.add(rB)
+		lambdaN += abs32(cp.normalImpulse)
+		active++
+		// Restitution: leave at e times the sub-step's approach speed, or not at all when it was slow
+		// (under the threshold) so resting contacts do not jitter.
+		e := m.restitution
+		if w.settings.NoRestitution || -cp.relVel < p.restThreshold {
+			e = 0
+		}
+		vn := relVel(rA, rB).dot(n)
+		w.velocityImpulse(m.a, m.b, rA, rB, n.scale(max(-e*cp.relVel, 0)-vn))
+	}
+	if active == 0 || w.settings.NoFriction {
+		return
+	}
+	// Dynamic friction: the friction impulse is at most mu times the normal one of the sub-step,
+	// |lambda_n| / h (the paper's h mu |f_n| with f_n = lambda_n / h^2), so the slip velocity changes by
+	// at most that times the generalised inverse mass along it. Applied once per manifold at the mean
+	// point: per point, in Gauss-Seidel order, the points' unequal shares spun a box sliding down a
+	// slope about the slope's normal.
+	rA, rB := cA.scale(1/float32(active)), cB.scale(1/float32(active))
+	v := relVel(rA, rB)
+	vt := v.sub(n.scale(v.dot(n)))
+	st := sqrt32(vt.dot(vt))
+	if st == 0 {
+		return
+	}
+	t := vt.scale(1 / st)
+	k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
+	w.velocityImpulse(m.a, m.b, rA, rB, t.scale(-min(m.friction*lambdaN*p.invH*k, st)))
+}
+
+// xpbdSaveBodies remembers the bodies' poses at the start of the sub-step.
+func (w *World) xpbdSaveBodies(lo, hi int) {
+	b := &w.Bodies
+	p := &w.pipe
+	for i := lo; i < hi; i++ {
+		p.prevPos[i], p.prevRot[i] = b.Position[i], p.rot[i]
+		p.corrX[i], p.corrTh[i] = vec{}, vec{}
+	}
+}
+
+// xpbdVelocities derives the dynamic bodies' velocities from their pose change over the sub-step:
+// v = (x - x0) / h, w = 2 vec(q q0^-1) / h. The pose change is the predicted one (h v, h w) plus the
+// corrections, so this adds the corrections over h to the velocities: the same in exact arithmetic,
+// but in float32 the difference of two nearly equal poses loses most digits (it made a motor-driven
+// wheel's speed wander by 4e-3 rad/s), the sum of the corrections does not.
+func (w *World) xpbdVelocities(lo, hi int) {
+	b := &w.Bodies
+	p := &w.pipe
+	for i := lo; i < hi; i++ {
+		if b.Type[i] != Dynamic {
+			continue
+		}
+		b.Velocity[i] = vv(b.Velocity[i]).add(p.corrX[i].scale(p.invH)).v3()
+		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).add(p.corrTh[i].scale(p.invH)).v3()
+	}
+}
+
+// stepXPBD runs the XPBD sub-steps (see the top of this file).
+func (w *World) stepXPBD(n int) {
+	s := &w.settings
+	p := &w.pipe
+	p.prevPos = resize(p.prevPos, n)
+	p.prevRot = resize(p.prevRot, n)
+	p.corrX = resize(p.corrX, n)
+	p.corrTh = resize(p.corrTh, n)
+	nm, nj := len(p.manifolds), len(w.joints)
+	for sub := 0; sub < s.Substeps; sub++ {
+		p.pool.run(n, bodyGrain, p.fnIntVel)
+		p.pool.run(nm, manifoldGrain, p.fnXStart)
+		p.pool.run(n, bodyGrain, p.fnXSave)
+		p.pool.run(n, bodyGrain, p.fnIntPos)
+		for k := range w.joints {
+			w.joints[k].xl = [3]float32{}
+		}
+		for it := 0; it < s.Iterations; it++ {
+			w.eachJointColour(p.fnXJoint)
+			w.eachColour(p.fnXContact)
+		}
+		for k := range w.joints {
+			j := &w.joints[k]
+			j.xpbdF = abs32(j.xl[0]) * p.invH * p.invH
+		}
+		p.pool.run(n, bodyGrain, p.fnXVel)
+		w.eachColour(p.fnXContactVel)
+		w.eachJointColour(p.fnXJointVel)
+	}
+	// Leave what the velocity solvers and Contacts read: a point's normal impulse (lambda / h of the
+	// last sub-step), no friction impulse, no joint impulses (a switch to PGS or Jacobi starts cold).
+	for k := range p.manifolds {
+		m := &p.manifolds[k]
+		for i := 0; i < int(m.count); i++ {
+			cp := &m.pts[i]
+			cp.normalImpulse, cp.tangentImpulse = max(-cp.normalImpulse*p.invH, 0), [2]float32{}
+		}
+	}
+	if nj > 0 {
+		w.resetJointImpulses()
+		p.pool.run(nj, jointGrain, p.fnJointRefresh) // the joints' coordinates at the final poses
+	}
+}
