@@ -194,14 +194,11 @@ func (w *World) selectBroadphase() {
 		}
 		p.broadKind = kind
 	}
-	switch ph := p.broad.(type) {
-	case *bvh.LBVH:
-		ph.Parallel, ph.Workers = p.fnParallel, p.workers
-		ph.RefitGrowth = w.settings.BVHRefit
-	case *broad.SAP:
-		ph.Parallel, ph.Workers = p.fnParallel, p.workers
-	case *broad.Grid:
-		ph.Parallel, ph.Workers = p.fnParallel, p.workers
+	if ph, ok := p.broad.(broad.Parallel); ok {
+		ph.SetParallel(p.fnParallel, p.workers)
+	}
+	if t, ok := p.broad.(*bvh.LBVH); ok {
+		t.RefitGrowth = w.settings.BVHRefit
 	}
 }
 

@@ -28,6 +28,13 @@ type Phase interface {
 	Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair
 }
 
+// Parallel is a Phase that can spread its work over the world's worker pool: fn runs a loop body over
+// [0, n) split across workers (worker < workers) and returns when all calls have.
+type Parallel interface {
+	Phase
+	SetParallel(fn func(n int, body func(worker, lo, hi int)), workers int)
+}
+
 // Brute is the O(n^2) reference broad phase: it tests every pair. Its zero value is ready to use.
 type Brute struct{}
 

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"tumble/sim/broad/broadtest"
@@ -75,38 +74,17 @@ func TestSAPAndGridMatchBruteOnRandomScenes(t *testing.T) {
 				got := NewSAP().Pairs(sc.boxes, sc.moving, nil)
 				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f", name, n, p), got, want)
 				par := NewSAP()
-				par.Parallel, par.Workers = parallelFor(3), 3
+				par.Parallel, par.Workers = broadtest.ParallelFor(3), 3
 				got = par.Pairs(sc.boxes, sc.moving, got)
 				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel", name, n, p), got, want)
 				got = NewGrid().Pairs(sc.boxes, sc.moving, got)
 				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f grid", name, n, p), got, want)
 				grid := NewGrid()
-				grid.Parallel, grid.Workers = parallelFor(3), 3
+				grid.Parallel, grid.Workers = broadtest.ParallelFor(3), 3
 				got = grid.Pairs(sc.boxes, sc.moving, got)
 				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel grid", name, n, p), got, want)
 			}
 		}
-	}
-}
-
-// parallelFor splits [0, n) into one range per worker, each run on its own goroutine, the way the
-// world's pool hands out work.
-func parallelFor(workers int) func(n int, fn func(worker, lo, hi int)) {
-	return func(n int, fn func(worker, lo, hi int)) {
-		var wg sync.WaitGroup
-		chunk := (n + workers - 1) / workers
-		for w := 0; w < workers; w++ {
-			lo, hi := w*chunk, min((w+1)*chunk, n)
-			if lo >= hi {
-				break
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				fn(w, lo, hi)
-			}()
-		}
-		wg.Wait()
 	}
 }
 
@@ -117,7 +95,7 @@ func TestSAPAndGridAcrossSteps(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 7))
 	s := NewSAP()
 	g := NewGrid()
-	g.Parallel, g.Workers = parallelFor(2), 2
+	g.Parallel, g.Workers = broadtest.ParallelFor(2), 2
 	var out []Pair
 	boxes := broadtest.Scenes["uniform"](r, 500)
 	moving := broadtest.RandomMoving(r, len(boxes), 0.7)

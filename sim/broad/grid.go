@@ -312,3 +312,8 @@ func (g *Grid) par(n int, fn func(worker, lo, hi int)) {
 func grow[T any](s []T, n int) []T {
 	return slices.Grow(s[:0], n)[:n]
 }
+
+// SetParallel sets the Parallel and Workers fields (the broad.Parallel interface).
+func (g *Grid) SetParallel(fn func(n int, body func(worker, lo, hi int)), workers int) {
+	g.Parallel, g.Workers = fn, workers
+}

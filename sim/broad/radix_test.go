@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"tumble/sim/broad/broadtest"
 )
 
 // The radix sort agrees with a stable comparison sort on the chosen bits, serially and in parallel,
@@ -36,7 +37,7 @@ func TestRadixSorterMatchesStableSort(t *testing.T) {
 				})
 				var par func(int, func(int, int, int))
 				if workers > 1 {
-					par = parallelFor(workers)
+					par = broadtest.ParallelFor(workers)
 				}
 				got := s.Sort(keys, make([]uint64, n), bits[0], bits[1], par)
 				if !slices.Equal(got, want) {

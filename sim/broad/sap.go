@@ -396,3 +396,8 @@ func b2u(b bool) uint8 {
 	}
 	return 0
 }
+
+// SetParallel sets the Parallel and Workers fields (the broad.Parallel interface).
+func (s *SAP) SetParallel(fn func(n int, body func(worker, lo, hi int)), workers int) {
+	s.Parallel, s.Workers = fn, workers
+}

@@ -581,3 +581,8 @@ func sum(xs []float64) float64 {
 func resize[T any](s []T, n int) []T {
 	return slices.Grow(s[:0], n)[:n]
 }
+
+// SetParallel sets the Parallel and Workers fields (the broad.Parallel interface).
+func (t *LBVH) SetParallel(fn func(n int, body func(worker, lo, hi int)), workers int) {
+	t.Parallel, t.Workers = fn, workers
+}

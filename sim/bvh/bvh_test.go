@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"testing"
 
 	"tumble/sim/broad"
@@ -36,27 +35,6 @@ func checkPairs(t *testing.T, what string, got, want []broad.Pair) {
 		case got[k] != want[k]:
 			t.Fatalf("%s: got %d pairs, want %d: at %d got %v, want %v", what, len(got), len(want), k, got[k], want[k])
 		}
-	}
-}
-
-// parallelFor splits [0, n) into one range per worker, each on its own goroutine, the way the world's
-// pool hands out work.
-func parallelFor(workers int) func(n int, fn func(worker, lo, hi int)) {
-	return func(n int, fn func(worker, lo, hi int)) {
-		var wg sync.WaitGroup
-		chunk := (n + workers - 1) / workers
-		for w := 0; w < workers; w++ {
-			lo, hi := w*chunk, min((w+1)*chunk, n)
-			if lo >= hi {
-				break
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				fn(w, lo, hi)
-			}()
-		}
-		wg.Wait()
 	}
 }
 
@@ -177,7 +155,7 @@ func TestLBVHMatchesBruteOnRandomScenes(t *testing.T) {
 				checkPairs(t, what, tr.Pairs(boxes, moving, nil), want)
 				checkTree(t, what, tr, moving)
 				par := New()
-				par.Parallel, par.Workers = parallelFor(3), 3
+				par.Parallel, par.Workers = broadtest.ParallelFor(3), 3
 				checkPairs(t, what+" parallel", par.Pairs(boxes, moving, nil), want)
 				checkTree(t, what+" parallel", par, moving)
 			}
@@ -195,7 +173,7 @@ func TestLBVHRefit(t *testing.T) {
 		tr := New()
 		tr.RefitGrowth = 1.15
 		if workers > 1 {
-			tr.Parallel, tr.Workers = parallelFor(workers), workers
+			tr.Parallel, tr.Workers = broadtest.ParallelFor(workers), workers
 		}
 		rebuilds, refits := 0, 0
 		var out []broad.Pair
@@ -262,7 +240,7 @@ func TestLBVHSecondCallDoesNotAllocate(t *testing.T) {
 	for _, refit := range []float32{0, 1.5} {
 		tr := New()
 		tr.RefitGrowth = refit
-		tr.Parallel, tr.Workers = parallelFor(2), 2
+		tr.Parallel, tr.Workers = broadtest.ParallelFor(2), 2
 		out := tr.Pairs(boxes, moving, nil)
 		allocs := testing.AllocsPerRun(10, func() { out = tr.Pairs(boxes, moving, out) })
 		// parallelFor itself allocates (goroutines, closures); count the tree's own with it off.

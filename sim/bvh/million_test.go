@@ -94,7 +94,7 @@ func TestEveryPhaseAgreesOnAMillionBodies(t *testing.T) {
 		start = time.Now()
 	}
 	par := New()
-	par.Parallel, par.Workers = parallelFor(3), 3
+	par.Parallel, par.Workers = broadtest.ParallelFor(3), 3
 	check("lbvh, 3 workers", par)
 	checkTree(t, "lbvh, 3 workers", par, moving)
 	// Refit: shift every box, refit, and compare with a fresh build on the shifted boxes.

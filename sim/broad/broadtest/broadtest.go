@@ -6,6 +6,7 @@ package broadtest
 import (
 	"math"
 	"math/rand/v2"
+	"sync"
 
 	"tumble/sim/geom"
 )
@@ -183,4 +184,25 @@ func Jittered(r *rand.Rand, boxes []geom.AABB, d float32) []geom.AABB {
 	}
 	out[0] = boxes[0] // the ground stays
 	return out
+}
+
+// ParallelFor returns a parallel-for that splits [0, n) into one range per worker, each run on its own
+// goroutine, the way the world's pool hands out work.
+func ParallelFor(workers int) func(n int, fn func(worker, lo, hi int)) {
+	return func(n int, fn func(worker, lo, hi int)) {
+		var wg sync.WaitGroup
+		chunk := (n + workers - 1) / workers
+		for w := 0; w < workers; w++ {
+			lo, hi := w*chunk, min((w+1)*chunk, n)
+			if lo >= hi {
+				break
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fn(w, lo, hi)
+			}()
+		}
+		wg.Wait()
+	}
 }
