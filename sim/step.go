@@ -198,7 +198,7 @@ func (w *World) selectBroadphase() {
 		ph.SetParallel(p.fnParallel, p.workers)
 	}
 	if t, ok := p.broad.(*bvh.LBVH); ok {
-		t.RefitGrowth = w.settings.BVHRefit
+		t.RefitGrowth = w.settings.BVHRefit // at most 1: rebuild every step
 	}
 }
 

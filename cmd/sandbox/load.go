@@ -28,7 +28,7 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: jacobi, pgs or xpbd")
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
-	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: rebuild every step)")
+	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild every step)")
 }
 
 // check reports a missing -scene or a negative -workers as a usage error; it returns false then.
@@ -39,8 +39,8 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 			strings.Join(scenes.Names(), ", "))
 	case f.workers < 0:
 		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
-	case f.refit != 0 && !(f.refit > 1 && f.refit <= 1000):
-		fmt.Fprintf(stderr, "sandbox %s: -bvh-refit must be 0 or in (1, 1000], got %g\n", cmd, f.refit)
+	case !(f.refit == 0 || f.refit >= 1 && f.refit <= 1000):
+		fmt.Fprintf(stderr, "sandbox %s: -bvh-refit must be 0 (the default) or in [1, 1000], got %g\n", cmd, f.refit)
 	default:
 		return true
 	}
