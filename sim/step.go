@@ -243,6 +243,10 @@ func (w *World) Step() error {
 
 	p.pairs = p.broad.Pairs(p.boxes, p.dynamic, p.pairs)
 	w.Stats.Pairs = len(p.pairs)
+	w.Stats.BVH = BVHStats{}
+	if t, ok := p.broad.(*bvh.LBVH); ok {
+		w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
+	}
 	t = lap(st, StageBroad, t)
 
 	p.cand = resize(p.cand, len(p.pairs))

@@ -7,9 +7,12 @@
 package sim
 
 import (
+	"time"
+
 	"errors"
 	"fmt"
 	"runtime"
+	"tumble/sim/bvh"
 )
 
 // Stats describes the last step.
@@ -19,6 +22,17 @@ type Stats struct {
 	Manifolds int     // touching pairs (manifolds with at least one point)
 	Contacts  int     // contact points
 	Colors    int     // graph colours used by PGS (0 for Jacobi)
+
+	// BVH breaks the broad stage down when the LBVH ran it (BVH.Used): its wall time per stage
+	// (zero for the build stages on a step that refitted) and whether it rebuilt the tree.
+	BVH BVHStats
+}
+
+// BVHStats is the LBVH's share of a step.
+type BVHStats struct {
+	Used    bool
+	Rebuilt bool
+	Stages  [bvh.NumStages]time.Duration
 }
 
 // World is a rigid-body world.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"tumble/sim"
+	"tumble/sim/bvh"
 )
 
 // Steps 60..599 of a 600-step run are the benchmark protocol's window: the first second (at 60 Hz) of
@@ -45,6 +46,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		prog.update(i)
 	}
 	var stages [sim.NumStages][]float64 // ms per timed step
+	var bvhStages [bvh.NumStages][]float64
+	rebuilds := 0
 	total := make([]float64, 0, *steps)
 	for i := 0; i < *steps; i++ {
 		t0 := time.Now()
@@ -56,6 +59,14 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 		for s := range sim.NumStages {
 			stages[s] = append(stages[s], ms(w.Stats.Timings[s]))
+		}
+		if b := &w.Stats.BVH; b.Used {
+			for s := range bvh.NumStages {
+				bvhStages[s] = append(bvhStages[s], ms(b.Stages[s]))
+			}
+			if b.Rebuilt {
+				rebuilds++
+			}
 		}
 		prog.update(*warmup + i + 1)
 	}
@@ -72,15 +83,23 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers)
 	}
 	fmt.Fprintf(stdout, "%d timed steps after %d warm-up steps\n\n", *steps, *warmup)
-	const row = "%-12s %14.4f %14.4f\n"
-	fmt.Fprintf(stdout, "%-12s %14s %14s\n", "stage", "mean ms/step", "median ms/step")
+	const row = "%-14s %14.4f %14.4f\n"
+	fmt.Fprintf(stdout, "%-14s %14s %14s\n", "stage", "mean ms/step", "median ms/step")
 	for s := range sim.NumStages {
 		fmt.Fprintf(stdout, row, s, mean(stages[s]), median(stages[s]))
+		if s == sim.StageBroad && len(bvhStages[0]) > 0 {
+			for b := range bvh.NumStages {
+				fmt.Fprintf(stdout, row, "  lbvh "+b.String(), mean(bvhStages[b]), median(bvhStages[b]))
+			}
+		}
 	}
 	fmt.Fprintf(stdout, row, "total (wall)", mean(total), median(total))
 	st := w.Stats
 	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds, %d contacts\n",
 		w.Bodies.Len(), st.Pairs, st.Manifolds, st.Contacts)
+	if len(bvhStages[0]) > 0 {
+		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
+	}
 	if *steps >= protoSteps {
 		fmt.Fprintf(stdout, "median ms/step over steps %d..%d: %.4f\n",
 			protoFirst, protoSteps-1, median(total[protoFirst:protoSteps]))

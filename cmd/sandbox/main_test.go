@@ -195,6 +195,8 @@ func TestRunRefusesBadInputWithoutPanicking(t *testing.T) {
 		{[]string{"run", "-scene", "stack", "-steps", "1", "extra"}, 2, "unexpected argument"},
 		{[]string{"run", "-bogus"}, 2, "flag provided but not defined"},
 		{[]string{"bench", "-scene", bad}, 1, "must be > 0, got 0"},
+		{[]string{"bench", "-scene", "stack", "-broadphase", "octree"}, 1, `unknown broad phase "octree"`},
+		{[]string{"bench", "-scene", "stack", "-bvh-refit", "0.5"}, 2, "-bvh-refit must be 0 (the default) or in [1, 1000]"},
 	} {
 		code, _, errs := sandbox(c.args...)
 		if code != c.code || !strings.Contains(errs, c.msg) || strings.Contains(errs, "panic") {
@@ -246,6 +248,25 @@ func TestBenchPrintsEveryStageAndTheProtocolMedian(t *testing.T) {
 	code, out, _ = sandbox("bench", "-scene", "tumbling", "-warmup", "2", "-workers", "1")
 	if code != 0 || !strings.Contains(out, "median ms/step over steps 60..599: ") || !strings.Contains(out, "600 timed steps after 2") {
 		t.Errorf("code %d\n%s", code, out)
+	}
+}
+
+// bench breaks the broad stage down by LBVH stage, and says how often the tree was rebuilt; with
+// another broad phase it names that one and prints no LBVH rows.
+func TestBenchBreaksDownTheLBVH(t *testing.T) {
+	code, out, errs := sandbox("bench", "-scene", "stack", "-steps", "4", "-bvh-refit", "1")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"broad phase lbvh", "  lbvh bounds", "  lbvh morton", "  lbvh sort", "  lbvh build",
+		"  lbvh fit", "  lbvh query", "  lbvh pairs", "lbvh: rebuilt on 4 of 4 timed steps"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	code, out, errs = sandbox("bench", "-scene", "stack", "-steps", "4", "-broadphase", "sap")
+	if code != 0 || !strings.Contains(out, "broad phase sap") || strings.Contains(out, "lbvh") {
+		t.Errorf("code %d, stderr %q\n%s", code, errs, out)
 	}
 }
 

@@ -29,7 +29,7 @@ func (s *PairSorter) Sort(runs [][]Pair, n int, out []Pair, parallel func(m int,
 	if total == 0 {
 		return out
 	}
-	if parallel == nil || len(runs) == 1 && total < 1<<14 {
+	if parallel == nil || total < 1<<14 { // small: handing out the work costs more than it saves
 		parallel = serial
 	}
 	if len(s.counts) < len(runs) {
