@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"runtime"
 	"tumble/sim/bvh"
+	"tumble/sim/geom"
 )
 
 // Stats describes the last step.
@@ -219,4 +220,23 @@ type BlowUpError struct {
 // Error names the body, the step and the quantity that went bad.
 func (e *BlowUpError) Error() string {
 	return fmt.Sprintf("step %d: body %q blew up: %s = %v", e.Step, e.Body, e.What, e.Value)
+}
+
+// BVHLevel appends to out the boxes of the broad phase's tree at depth d (0 is the root), as of the
+// last step, for debug drawing; it appends nothing when the broad phase is not the LBVH or no step
+// has run. BVHDepth is the number of levels below the root.
+func (w *World) BVHLevel(d int, out []geom.AABB) []geom.AABB {
+	if t, ok := w.pipe.broad.(*bvh.LBVH); ok {
+		return t.LevelBoxes(d, out)
+	}
+	return out
+}
+
+// BVHDepth returns the depth of the broad phase's tree as of the last step (0 when it is not the
+// LBVH, or before the first step).
+func (w *World) BVHDepth() int {
+	if t, ok := w.pipe.broad.(*bvh.LBVH); ok {
+		return t.Depth()
+	}
+	return 0
 }

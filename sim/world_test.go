@@ -173,3 +173,27 @@ func TestBroadphasesGiveIdenticalSteps(t *testing.T) {
 		}
 	}
 }
+
+// The world hands out the LBVH's levels for debug drawing, and nothing with another broad phase.
+func TestWorldBVHLevels(t *testing.T) {
+	w := binWorld(t, Settings{Workers: 1}, 200, 3, 4)
+	defer w.Close()
+	if w.BVHDepth() != 0 || len(w.BVHLevel(2, nil)) != 0 {
+		t.Error("a tree before the first step")
+	}
+	run(t, w, 1)
+	d := w.BVHDepth()
+	if d < 8 {
+		t.Fatalf("depth %d for %d bodies", d, w.Bodies.Len())
+	}
+	if got := len(w.BVHLevel(d, nil)); got != w.Bodies.Len() {
+		t.Errorf("deepest level has %d boxes for %d bodies", got, w.Bodies.Len())
+	}
+	set := w.Settings()
+	set.Broadphase = SAP
+	w.SetSettings(set)
+	run(t, w, 1)
+	if w.BVHDepth() != 0 || len(w.BVHLevel(1, nil)) != 0 {
+		t.Error("BVH levels with sort-and-sweep")
+	}
+}

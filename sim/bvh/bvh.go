@@ -586,3 +586,50 @@ func resize[T any](s []T, n int) []T {
 func (t *LBVH) SetParallel(fn func(n int, body func(worker, lo, hi int)), workers int) {
 	t.Parallel, t.Workers = fn, workers
 }
+
+// LevelBoxes appends to out the boxes of the tree's subtrees at depth d (the root is depth 0, its two
+// children depth 1), as of the last call: the view a debug drawing of "BVH level d" shows. A leaf
+// above depth d stands for itself, so every level covers every body. It appends nothing before the
+// first call with two or more bodies.
+func (t *LBVH) LevelBoxes(d int, out []geom.AABB) []geom.AABB {
+	if t.n < 2 || len(t.nodes) < t.n-1 {
+		return out
+	}
+	if d <= 0 {
+		return append(out, union(&t.nodes[0].box[0], &t.nodes[0].box[1]))
+	}
+	var visit func(idx int32, depth int)
+	visit = func(idx int32, depth int) {
+		nd := &t.nodes[idx]
+		for c := 0; c < 2; c++ {
+			if depth+1 == d || nd.child[c] < 0 {
+				if b := nd.box[c]; b.Min[0] <= b.Max[0] {
+					out = append(out, b)
+				}
+				continue
+			}
+			visit(nd.child[c], depth+1)
+		}
+	}
+	visit(0, 0)
+	return out
+}
+
+// Depth returns the number of levels below the root in the last call's tree (0 with under two bodies).
+func (t *LBVH) Depth() int {
+	if t.n < 2 || len(t.nodes) < t.n-1 {
+		return 0
+	}
+	var depth func(idx int32) int
+	depth = func(idx int32) int {
+		nd := &t.nodes[idx]
+		d := 0
+		for c := 0; c < 2; c++ {
+			if nd.child[c] >= 0 {
+				d = max(d, depth(nd.child[c]))
+			}
+		}
+		return d + 1
+	}
+	return depth(0)
+}

@@ -264,3 +264,39 @@ func TestLBVHPanicsOnShortMoving(t *testing.T) {
 	}()
 	New().Pairs(make([]geom.AABB, 3), make([]bool, 2), nil)
 }
+
+// Every level of the tree covers every body: each body's box lies inside some box of the level, the
+// level count grows with depth up to the number of valid bodies, and the deepest level is the leaves.
+func TestLevelBoxesCoverEveryBody(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 8))
+	boxes := broadtest.Scenes["clustered"](r, 500)
+	tr := New()
+	tr.Pairs(boxes, nil, nil)
+	depth := tr.Depth()
+	if depth < 9 || depth > 64 { // at least log2(500)
+		t.Fatalf("depth %d for 500 bodies", depth)
+	}
+	prev := 0
+	for d := 0; d <= depth; d++ {
+		level := tr.LevelBoxes(d, nil)
+		if len(level) < prev || len(level) > len(boxes) {
+			t.Fatalf("level %d has %d boxes after %d", d, len(level), prev)
+		}
+		prev = len(level)
+		for i, b := range boxes {
+			inside := false
+			for _, l := range level {
+				inside = inside || contains(l, b)
+			}
+			if !inside {
+				t.Fatalf("level %d: body %d's box %v is in none of its %d boxes", d, i, b, len(level))
+			}
+		}
+	}
+	if prev != len(boxes) {
+		t.Errorf("deepest level has %d boxes, want one per body (%d)", prev, len(boxes))
+	}
+	if got := New().LevelBoxes(3, nil); len(got) != 0 {
+		t.Errorf("an unused tree gave %d boxes", len(got))
+	}
+}
