@@ -1,0 +1,68 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"strings"
+
+	"tumble/scenes"
+	"tumble/ui"
+)
+
+// headlessHelp is what the app says, after its one line, when it cannot open a window.
+const headlessHelp = `The headless commands work without one:
+  sandbox run -scene stack -steps 600 -trace out.csv   # step a scene, write a trace
+  sandbox bench -scene pile                            # time a step, by stage
+  sandbox scenes                                       # list the preset scenes
+Screenshots (-frames N -screenshot out.png) need a display too; without one, use a virtual one:
+  xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 60 -screenshot out.png
+`
+
+// cmdWindow is "sandbox [flags]": the window app, or with -screenshot a headless render to PNG.
+func cmdWindow(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	scene := fs.String("scene", "pyramid", "scene file, or preset name ("+strings.Join(scenes.Names(), ", ")+")")
+	frames := fs.Int("frames", 0, "with -screenshot: render this many frames off screen, one step each")
+	shot := fs.String("screenshot", "", "write the last frame to this PNG file and exit")
+	width := fs.Int("width", 1280, "window or screenshot width")
+	height := fs.Int("height", 800, "window or screenshot height")
+	noPanel := fs.Bool("no-panel", false, "leave the ImGui panel out")
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if (*shot == "") != (*frames == 0) {
+		fmt.Fprintln(stderr, "sandbox: -frames and -screenshot go together (-frames N >= 1 -screenshot out.png)")
+		return exitUsage
+	}
+	if *frames < 0 || *width < 16 || *height < 16 {
+		fmt.Fprintln(stderr, "sandbox: want -frames >= 1 and a size of at least 16 x 16")
+		return exitUsage
+	}
+	if err := ui.CheckDisplay(); err != nil {
+		fmt.Fprintf(stderr, "sandbox: %v, so no window.\n%s", err, headlessHelp)
+		return exitUsage
+	}
+	img, err := ui.Run(ui.Options{Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel})
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if *shot == "" {
+		return exitOK
+	}
+	f, err := os.Create(*shot)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fail(stderr, "%s: %v", *shot, err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(stderr, "%v", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d x %d, %s after %d frames)\n", *shot, *width, *height, *scene, *frames)
+	return exitOK
+}

@@ -1,0 +1,36 @@
+#version 450 core
+in vec3 vNormal;
+in vec3 vWorld;
+in vec4 vColor;
+in vec4 vLight;
+
+uniform vec3 uLightDir; // towards the light
+uniform vec3 uEye;
+uniform sampler2DShadow uShadow;
+uniform int uWire;
+
+out vec4 fragColor;
+
+float shadow(vec4 lp, float ndl) {
+	vec3 p = lp.xyz / lp.w * 0.5 + 0.5;
+	if (p.z > 1.0 || p.x < 0.0 || p.x > 1.0 || p.y < 0.0 || p.y > 1.0) return 1.0;
+	float bias = max(0.002 * (1.0 - ndl), 0.0005);
+	vec2 texel = 1.0 / vec2(textureSize(uShadow, 0));
+	float lit = 0.0;
+	for (int x = -1; x <= 1; x++)
+		for (int y = -1; y <= 1; y++)
+			lit += texture(uShadow, vec3(p.xy + vec2(x, y) * texel, p.z - bias));
+	return lit / 9.0;
+}
+
+void main() {
+	if (uWire != 0) { fragColor = vec4(vColor.rgb * 1.2, 1.0); return; }
+	vec3 n = normalize(vNormal);
+	float ndl = max(dot(n, uLightDir), 0.0);
+	float s = shadow(vLight, ndl);
+	vec3 v = normalize(uEye - vWorld);
+	vec3 h = normalize(uLightDir + v);
+	float spec = pow(max(dot(n, h), 0.0), 32.0) * 0.25 * s;
+	vec3 c = vColor.rgb * (0.35 + 0.65 * ndl * s) + vec3(spec);
+	fragColor = vec4(c, 1.0);
+}

@@ -1,0 +1,325 @@
+// Package ui is the desktop sandbox: a GLFW window, the render package's 3D view, the Dear ImGui
+// panel (imgui-go, with its GLFW platform and OpenGL renderer glue written here) and the mouse and
+// keyboard bindings. Every edit becomes a command (package ui/command) applied between steps; the
+// simulation steps on its own goroutine with a fixed time step, while GL stays on the main OS thread.
+package ui
+
+import (
+	"fmt"
+	"image"
+	"math"
+	"runtime"
+	"time"
+
+	"github.com/go-gl/gl/v4.6-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/inkyblackness/imgui-go/v4"
+
+	"tumble/render"
+	"tumble/sim"
+	"tumble/ui/command"
+)
+
+// Options configure the app.
+type Options struct {
+	Scene         string // preset name or scene file (default "pyramid")
+	Width, Height int    // window size in screen coordinates (default 1280 x 800)
+	// Frames, if > 0, makes a headless run: a hidden window, Frames frames each after exactly one
+	// simulation step (so the result is reproducible), then the last frame is returned as an image.
+	Frames  int
+	NoPanel bool // leave the ImGui panel out (screenshots of the 3D view alone)
+	// Setup, if set, runs on the session before the first frame (tests queue commands with it).
+	Setup func(a *App)
+}
+
+// App is the running sandbox: the session, the camera, the view state the panel edits.
+type App struct {
+	S   *command.Session
+	Cam render.Camera
+
+	win      *glfw.Window
+	rend     *render.Renderer
+	gui      *imguiGL
+	ctx      *imgui.Context
+	frame    render.Frame
+	opt      Options
+	glInfo   string
+	panelW   float32
+	lastTime time.Time
+
+	// View state.
+	Selected   sim.Handle
+	Follow     bool
+	Wireframe  bool
+	ColorMode  render.ColorBy
+	ShowHelp   bool
+	Debug      DebugDraw
+	hoverRow   int // contacts table row under the mouse, -1 none
+	hoverPoint *mgl32.Vec3
+
+	// Mouse.
+	mouseX, mouseY float64
+	pressX, pressY float64
+	dragging       bool // left drag on a body (mouse joint)
+	orbiting       bool
+	panning        bool
+	dragDepth      float32 // distance along the view axis of the grabbed point
+
+	panel panelState
+	stats statsHistory
+}
+
+// DebugDraw are the debug layers' switches.
+type DebugDraw struct {
+	Contacts, Normals, Friction, Joints, AABBs, COM, Velocities bool
+}
+
+// Run opens the window and runs the app until it is closed; in headless mode (Frames > 0) it returns
+// the last frame. It must be called from the main goroutine with the OS thread locked.
+func Run(opt Options) (*image.RGBA, error) {
+	if opt.Scene == "" {
+		opt.Scene = "pyramid"
+	}
+	if opt.Width == 0 {
+		opt.Width, opt.Height = 1280, 800
+	}
+	if err := CheckDisplay(); err != nil {
+		return nil, err
+	}
+	a := &App{opt: opt, hoverRow: -1, ColorMode: render.ColorByBody}
+	s, err := openScene(opt.Scene)
+	if err != nil {
+		return nil, err
+	}
+	a.S = s
+	if err := a.open(); err != nil {
+		return nil, err
+	}
+	defer a.close()
+	a.frameAll()
+	if opt.Setup != nil {
+		opt.Setup(a)
+	}
+	if opt.Frames > 0 {
+		return a.headless()
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { a.S.Run(stop); close(done) }()
+	for !a.win.ShouldClose() {
+		glfw.PollEvents()
+		fbw, fbh := a.win.GetFramebufferSize()
+		a.drawFrame(0, fbw, fbh)
+		a.win.SwapBuffers()
+	}
+	close(stop)
+	<-done
+	return nil, nil
+}
+
+// headless renders Frames frames into an off-screen target, one step per frame, and reads the last.
+func (a *App) headless() (*image.RGBA, error) {
+	w, h := a.opt.Width, a.opt.Height
+	t := render.NewTarget(w, h)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, t.FBO)
+	if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+		return nil, fmt.Errorf("off-screen framebuffer incomplete: status 0x%x", st)
+	}
+	for i := 0; i < a.opt.Frames; i++ {
+		glfw.PollEvents()
+		if i > 0 {
+			if err := a.S.Step(); err != nil {
+				return nil, err
+			}
+		} else if err := a.S.Apply(); err != nil {
+			return nil, err
+		}
+		a.drawFrame(t.FBO, w, h)
+	}
+	gl.Finish()
+	return render.ReadPixels(t.FBO, w, h), nil
+}
+
+func (a *App) open() error {
+	if err := glfw.Init(); err != nil {
+		return fmt.Errorf("glfw: %w", err)
+	}
+	glfw.WindowHint(glfw.ContextVersionMajor, 4)
+	glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
+	glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
+	glfw.WindowHint(glfw.ScaleToMonitor, glfw.True)
+	if a.opt.Frames > 0 {
+		glfw.WindowHint(glfw.Visible, glfw.False)
+	}
+	var err error
+	for _, minor := range []int{6, 5} { // 4.6, or 4.5 where that is the most (Mesa's llvmpipe)
+		glfw.WindowHint(glfw.ContextVersionMinor, minor)
+		a.win, err = glfw.CreateWindow(a.opt.Width, a.opt.Height, "Tumble: "+a.S.Name(), nil, nil)
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		glfw.Terminate()
+		return fmt.Errorf("no OpenGL 4.5 core context: %w", err)
+	}
+	a.win.MakeContextCurrent()
+	glfw.SwapInterval(1)
+	if a.glInfo, err = render.Init(); err != nil {
+		glfw.Terminate()
+		return err
+	}
+	if a.rend, err = render.New(); err != nil {
+		glfw.Terminate()
+		return err
+	}
+	a.ctx = imgui.CreateContext(nil)
+	io := imgui.CurrentIO()
+	io.SetIniFilename("") // no imgui.ini in the working directory
+	imgui.StyleColorsDark()
+	a.platformSetup(io)
+	if a.gui, err = newImguiGL(io); err != nil {
+		glfw.Terminate()
+		return err
+	}
+	a.lastTime = time.Now()
+	return nil
+}
+
+func (a *App) close() {
+	a.ctx.Destroy()
+	glfw.Terminate()
+}
+
+// frameAll points the camera at every body that is not a plane.
+func (a *App) frameAll() {
+	var lo, hi mgl32.Vec3
+	a.S.View(func(w *sim.World) {
+		var f render.Frame
+		render.Fill(&f, w, render.ColorByBody, nil, nil)
+		lo, hi = f.Lo, f.Hi
+	})
+	a.Cam = render.NewCamera(mgl32.Vec3{}, 10)
+	a.Cam.Frame(lo, hi)
+}
+
+// drawFrame builds the panel, fills the frame from the world and draws both into fb.
+func (a *App) drawFrame(fb uint32, fbw, fbh int) {
+	now := time.Now()
+	dt := now.Sub(a.lastTime)
+	a.lastTime = now
+	ww, wh := a.opt.Width, a.opt.Height
+	if a.opt.Frames == 0 {
+		ww, wh = a.win.GetSize()
+	}
+	io := imgui.CurrentIO()
+	io.SetDisplaySize(imgui.Vec2{X: float32(ww), Y: float32(wh)})
+	io.SetDisplayFrameBufferScale(imgui.Vec2{X: float32(fbw) / float32(max(ww, 1)), Y: float32(fbh) / float32(max(wh, 1))})
+	io.SetDeltaTime(float32(max(dt.Seconds(), 1e-4)))
+	imgui.NewFrame()
+	if !a.opt.NoPanel {
+		a.buildPanel(float32(ww), float32(wh))
+	}
+	if a.ShowHelp {
+		a.helpOverlay(float32(ww), float32(wh))
+	}
+	imgui.Render()
+
+	tFill := time.Now()
+	a.S.View(func(w *sim.World) {
+		if a.Follow {
+			if i, ok := w.Index(a.Selected); ok {
+				a.Cam.Target = w.Bodies.Position[i]
+			}
+		}
+		a.fill(w)
+	})
+	t0 := time.Now()
+	vw, _ := a.viewport()
+	a.rend.Draw(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe})
+	a.gui.render([2]float32{float32(ww), float32(wh)}, [2]float32{float32(fbw), float32(fbh)}, imgui.RenderedDrawData())
+	a.stats.addFrame(dt, t0.Sub(tFill), time.Since(t0))
+}
+
+// fill builds the frame's instances and debug lines from the world (under the session's lock).
+func (a *App) fill(w *sim.World) {
+	hl := map[int][4]float32{}
+	if i, ok := w.Index(a.Selected); ok {
+		hl[i] = render.ColorSelected
+	}
+	for _, h := range []sim.Handle{a.panel.jointA, a.panel.jointB} {
+		if i, ok := w.Index(h); ok && h != a.Selected {
+			hl[i] = render.ColorHovered
+		}
+	}
+	var counts []int32
+	var contacts []sim.ContactPoint
+	if a.ColorMode == render.ColorByContact || a.Debug.Contacts || a.Debug.Normals || a.Debug.Friction || a.hoverRow >= 0 {
+		contacts = w.Contacts(nil)
+		counts = make([]int32, w.Bodies.Len())
+		for _, c := range contacts {
+			counts[c.BodyA]++
+			counts[c.BodyB]++
+		}
+	}
+	render.Fill(&a.frame, w, a.ColorMode, counts, hl)
+	a.frame.Lines = a.frame.Lines[:0]
+	a.debugLines(w, contacts)
+	a.stats.sample(w)
+}
+
+// openScene starts a session on a preset or a scene file.
+func openScene(name string) (*command.Session, error) {
+	if s, err := command.NewPreset(name); err == nil {
+		return s, nil
+	}
+	s, err := command.NewPreset("stack")
+	if err != nil {
+		return nil, err
+	}
+	s.Do(command.LoadFile(name))
+	if err := s.Apply(); err != nil {
+		return nil, fmt.Errorf("%s: not a preset, and as a file: %w", name, err)
+	}
+	return s, nil
+}
+
+// init locks the main goroutine to the main OS thread, as GL and GLFW need: cmd/sandbox calls Run
+// from main, and the tests run their window work on the main goroutine (see TestMain).
+func init() { runtime.LockOSThread() }
+
+// viewport is the 3D view's size in screen coordinates (mouse positions use them): the window less
+// the panel on its right.
+func (a *App) viewport() (float32, float32) {
+	w, h := a.opt.Width, a.opt.Height
+	if a.opt.Frames == 0 {
+		w, h = a.win.GetSize()
+	}
+	vw := float32(w)
+	if !a.opt.NoPanel {
+		vw = max(vw-PanelWidth, 16)
+	}
+	return vw, float32(h)
+}
+
+// cursorRay is the world ray under the mouse.
+func (a *App) cursorRay() (mgl32.Vec3, mgl32.Vec3) {
+	w, h := a.viewport()
+	return a.Cam.Ray(float32(a.mouseX), float32(a.mouseY), w, h)
+}
+
+// cursorGround is where the ray under the mouse meets the scene (a body or the ground), or a point 10 m
+// along it.
+func (a *App) cursorGround() mgl32.Vec3 {
+	o, d := a.cursorRay()
+	if hit, ok := a.S.Pick(o, d); ok {
+		return hit.Point
+	}
+	if d[1] < -1e-3 {
+		return o.Add(d.Mul(-o[1] / d[1]))
+	}
+	return o.Add(d.Mul(10))
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
