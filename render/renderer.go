@@ -62,7 +62,7 @@ func New() (*Renderer, error) {
 	}
 	r.uMesh = uniforms(r.mesh, "uViewProj", "uLightViewProj", "uLightDir", "uEye", "uShadow", "uWire")
 	r.uShadow = uniforms(r.shadow, "uLightViewProj")
-	r.uGround = uniforms(r.ground, "uViewProj", "uLightViewProj", "uNormal", "uLightDir", "uEye", "uSky", "uShadow")
+	r.uGround = uniforms(r.ground, "uViewProj", "uLightViewProj", "uNormal", "uLightDir", "uEye", "uSky", "uShadow", "uFog")
 	r.uLine = gl.GetUniformLocation(r.line, gl.Str("uViewProj\x00"))
 
 	meshes := [numKinds]mesh{boxMesh(), sphereMesh(24, 16, false), sphereMesh(24, 16, true)}
@@ -191,10 +191,11 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 	gl.Uniform3fv(u["uEye"], 1, &eye[0])
 	gl.Uniform3fv(u["uSky"], 1, &Sky[0])
 	gl.Uniform1i(u["uShadow"], 0)
+	gl.Uniform1f(u["uFog"], max(150, 4*cam.Distance))
 	gl.BindVertexArray(r.groundVAO)
 	gl.BindBuffer(gl.ARRAY_BUFFER, r.groundVBO)
 	for _, p := range f.Planes {
-		q := planeQuad(p, eye, 400)
+		q := planeQuad(p, eye, max(400, 8*cam.Distance))
 		gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(q)*12, gl.Ptr(&q[0][0]))
 		gl.Uniform3fv(u["uNormal"], 1, &p.Normal[0])
 		gl.DrawArrays(gl.TRIANGLE_FAN, 0, 4)

@@ -7,6 +7,7 @@ uniform vec3 uNormal;
 uniform vec3 uLightDir;
 uniform vec3 uEye;
 uniform vec3 uSky;
+uniform float uFog; // distance at which the ground has faded into the sky
 uniform sampler2DShadow uShadow;
 out vec4 fragColor;
 
@@ -33,6 +34,6 @@ void main() {
 	float ndl = max(dot(uNormal, uLightDir), 0.0);
 	vec3 base = mix(vec3(0.42, 0.43, 0.45), vec3(0.25, 0.26, 0.28), line);
 	vec3 c = base * (0.4 + 0.6 * ndl * shadow(vLight));
-	float fog = clamp(length(vWorld - uEye) / 150.0, 0.0, 1.0);
+	float fog = clamp(length(vWorld - uEye) / uFog, 0.0, 1.0);
 	fragColor = vec4(mix(c, uSky, fog * fog), 1.0);
 }

@@ -9,6 +9,8 @@ import (
 	"image"
 	"math"
 	"runtime"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-gl/gl/v4.6-core/gl"
@@ -28,7 +30,13 @@ type Options struct {
 	// Frames, if > 0, makes a headless run: a hidden window, Frames frames each after exactly one
 	// simulation step (so the result is reproducible), then the last frame is returned as an image.
 	Frames  int
-	NoPanel bool // leave the ImGui panel out (screenshots of the 3D view alone)
+	NoPanel bool     // leave the ImGui panel out (screenshots of the 3D view alone)
+	Select  string   // name of a body to select at the start
+	Debug   []string // debug layers to turn on: see DebugNames
+	Color   string   // colour mode: one of render.ColorNames' first words (body, type, sleep, contact)
+	Open    []string // panel sections to open besides the default ones (spawn, joints, debug)
+	// Yaw and Pitch, if not zero, turn the framed camera (degrees; pitch > 0 looks down).
+	Yaw, Pitch float32
 	// Setup, if set, runs on the session before the first frame (tests queue commands with it).
 	Setup func(a *App)
 }
@@ -84,9 +92,11 @@ func Run(opt Options) (*image.RGBA, error) {
 	if opt.Width == 0 {
 		opt.Width, opt.Height = 1280, 800
 	}
-	if err := CheckDisplay(); err != nil {
+	disp, err := openDisplay()
+	if err != nil {
 		return nil, err
 	}
+	defer disp.close() // runs after a.close (glfw.Terminate), deferred below
 	a := &App{opt: opt, hoverRow: -1, ColorMode: render.ColorByBody}
 	s, err := openScene(opt.Scene)
 	if err != nil {
@@ -98,6 +108,9 @@ func Run(opt Options) (*image.RGBA, error) {
 	}
 	defer a.close()
 	a.frameAll()
+	if err := a.applyOptions(); err != nil {
+		return nil, err
+	}
 	if opt.Setup != nil {
 		opt.Setup(a)
 	}
@@ -116,6 +129,51 @@ func Run(opt Options) (*image.RGBA, error) {
 	close(stop)
 	<-done
 	return nil, nil
+}
+
+// DebugNames are the debug layers Options.Debug (and the -debug flag) can turn on.
+var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities"}
+
+func (a *App) applyOptions() error {
+	o := &a.opt
+	if o.Select != "" {
+		a.S.View(func(w *sim.World) { a.Selected, _ = w.Find(o.Select) })
+		if a.Selected == (sim.Handle{}) {
+			return fmt.Errorf("-select: no body named %q", o.Select)
+		}
+	}
+	d := &a.Debug
+	flags := []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities}
+	for _, name := range o.Debug {
+		k := slices.Index(DebugNames, name)
+		if k < 0 {
+			return fmt.Errorf("-debug: unknown layer %q (want %s)", name, strings.Join(DebugNames, ", "))
+		}
+		*flags[k] = true
+	}
+	if o.Color != "" {
+		k := slices.IndexFunc(render.ColorNames, func(n string) bool { return strings.HasPrefix(n, o.Color) })
+		if k < 0 {
+			return fmt.Errorf("-color: unknown mode %q (want body, type, sleep or contact)", o.Color)
+		}
+		a.ColorMode = render.ColorBy(k)
+	}
+	if o.Yaw != 0 {
+		a.Cam.Yaw = mgl32.DegToRad(o.Yaw)
+	}
+	if o.Pitch != 0 {
+		a.Cam.Pitch = mgl32.DegToRad(o.Pitch)
+	}
+	a.panel.init()
+	for _, sec := range o.Open {
+		switch sec {
+		case "spawn", "joints", "debug":
+			a.panel.open[sec] = true
+		default:
+			return fmt.Errorf("-open: unknown section %q (want spawn, joints or debug)", sec)
+		}
+	}
+	return nil
 }
 
 // headless renders Frames frames into an off-screen target, one step per frame, and reads the last.

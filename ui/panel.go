@@ -43,8 +43,10 @@ type panelState struct {
 
 	filter      string
 	sortKey     int32
-	allContacts bool // list every contact when no body is selected and no filter is set
+	allContacts bool                 // list every contact when no body is selected and no filter is set
+	rows        []command.ContactRow // the table as last shown
 
+	open       map[string]bool // sections to open on the first frame
 	frictionMu float32
 	restAll    float32
 	inited     bool
@@ -55,6 +57,7 @@ func (p *panelState) init() {
 		return
 	}
 	p.inited = true
+	p.open = map[string]bool{}
 	p.path = "scene.json"
 	p.spawnCount, p.spawnSize, p.spawnFric = 10, [3]float32{0.25, 0.25, 0.25}, 0.6
 	p.spawnPattern = int32(command.Stack)
@@ -91,15 +94,23 @@ func (a *App) buildPanel(ww, wh float32) {
 	if imgui.CollapsingHeaderV("Simulation", imgui.TreeNodeFlagsDefaultOpen) {
 		a.simulationSection()
 	}
+	openOnce := func(name string) {
+		if p.open[name] {
+			imgui.SetNextItemOpen(true, imgui.ConditionOnce)
+		}
+	}
+	openOnce("spawn")
 	if imgui.CollapsingHeader("Spawn") {
 		a.spawnSection()
 	}
+	openOnce("joints")
 	if imgui.CollapsingHeader("Joints") {
 		a.jointsSection()
 	}
 	if imgui.CollapsingHeaderV("Inspect", imgui.TreeNodeFlagsDefaultOpen) {
 		a.inspectSection()
 	}
+	openOnce("debug")
 	if imgui.CollapsingHeader("Debug draw") {
 		a.debugSection()
 	}
@@ -515,6 +526,7 @@ func (a *App) inspectSection() {
 	imgui.SameLine()
 	imgui.Checkbox("all", &p.allContacts)
 	imgui.Combo("sort by", &p.sortKey, []string{"pair", "depth", "normal impulse", "friction impulse"})
+	p.rows = rows
 	imgui.Textf("%d contact points (hover a row to see it in the view)", len(rows))
 	a.hoverRow, a.hoverPoint = -1, nil
 	flags := imgui.TableFlagsBorders | imgui.TableFlagsRowBg | imgui.TableFlagsScrollY | imgui.TableFlagsResizable

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"image/png"
@@ -30,6 +31,12 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	width := fs.Int("width", 1280, "window or screenshot width")
 	height := fs.Int("height", 800, "window or screenshot height")
 	noPanel := fs.Bool("no-panel", false, "leave the ImGui panel out")
+	sel := fs.String("select", "", "select the body of this name at the start")
+	debug := fs.String("debug", "", "debug layers to draw, comma separated: "+strings.Join(ui.DebugNames, ","))
+	color := fs.String("color", "", "colour bodies by: body, type, sleep or contact")
+	yaw := fs.Float64("yaw", 0, "camera yaw, degrees (0: the default view)")
+	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
+	open := fs.String("open", "", "panel sections to open, comma separated: spawn,joints,debug")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -41,11 +48,13 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sandbox: want -frames >= 1 and a size of at least 16 x 16")
 		return exitUsage
 	}
-	if err := ui.CheckDisplay(); err != nil {
+	img, err := ui.Run(ui.Options{Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel,
+		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
+		Yaw: float32(*yaw), Pitch: float32(*pitch)})
+	if errors.Is(err, ui.ErrNoDisplay) {
 		fmt.Fprintf(stderr, "sandbox: %v, so no window.\n%s", err, headlessHelp)
 		return exitUsage
 	}
-	img, err := ui.Run(ui.Options{Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel})
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
@@ -65,4 +74,12 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d x %d, %s after %d frames)\n", *shot, *width, *height, *scene, *frames)
 	return exitOK
+}
+
+// list splits a comma-separated flag value; empty gives nil.
+func list(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
 }
