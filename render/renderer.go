@@ -223,7 +223,7 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 		gl.BindVertexArray(r.lineVAO)
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
 		gl.BufferData(gl.ARRAY_BUFFER, len(f.Lines)*int(unsafe.Sizeof(LineVertex{})), gl.Ptr(f.Lines), gl.STREAM_DRAW)
-		gl.DepthFunc(gl.ALWAYS) // debug lines show through the bodies
+		gl.DepthFunc(gl.LEQUAL)
 		gl.DrawArrays(gl.LINES, 0, int32(len(f.Lines)))
 		gl.DepthFunc(gl.LESS)
 	}

@@ -20,5 +20,5 @@ for scene in $("$bin" scenes | awk '{print $1}'); do
 	shot "$scene" "$frames" -scene "$scene" -no-panel -width 640 -height 400 "${view[@]}"
 done
 # The panel: a body selected (its contacts in the table, highlighted), contact debug lines.
-shot panel 30 -scene pyramid -select box3_2_2 -debug contacts,normals -width 1280 -height 800
-shot panel-spawn-joints 30 -scene stack -open spawn,joints,debug -color type -width 1280 -height 800
+shot panel 30 -scene pyramid -select box2_7_7 -debug contacts,normals -open scene,inspect,stats -width 1280 -height 800
+shot panel-spawn-joints 30 -scene mixed -open simulation,spawn,joints,debug -debug aabbs -color type -width 1280 -height 800

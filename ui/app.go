@@ -34,7 +34,7 @@ type Options struct {
 	Select  string   // name of a body to select at the start
 	Debug   []string // debug layers to turn on: see DebugNames
 	Color   string   // colour mode: one of render.ColorNames' first words (body, type, sleep, contact)
-	Open    []string // panel sections to open besides the default ones (spawn, joints, debug)
+	Open    []string // if any, the panel sections open at the start (the others closed): see SectionNames
 	// Yaw and Pitch, if not zero, turn the framed camera (degrees; pitch > 0 looks down).
 	Yaw, Pitch float32
 	// Setup, if set, runs on the session before the first frame (tests queue commands with it).
@@ -131,6 +131,9 @@ func Run(opt Options) (*image.RGBA, error) {
 	return nil, nil
 }
 
+// SectionNames are the panel's sections, as Options.Open (and the -open flag) names them.
+var SectionNames = []string{"scene", "simulation", "spawn", "joints", "inspect", "debug", "stats"}
+
 // DebugNames are the debug layers Options.Debug (and the -debug flag) can turn on.
 var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities"}
 
@@ -166,12 +169,10 @@ func (a *App) applyOptions() error {
 	}
 	a.panel.init()
 	for _, sec := range o.Open {
-		switch sec {
-		case "spawn", "joints", "debug":
-			a.panel.open[sec] = true
-		default:
-			return fmt.Errorf("-open: unknown section %q (want spawn, joints or debug)", sec)
+		if !slices.Contains(SectionNames, sec) {
+			return fmt.Errorf("-open: unknown section %q (want %s)", sec, strings.Join(SectionNames, ", "))
 		}
+		a.panel.open[sec] = true
 	}
 	return nil
 }

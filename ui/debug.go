@@ -23,17 +23,27 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 	f := &a.frame
 	d := &a.Debug
 	b := &w.Bodies
+	// Impulses drawn relative to the largest of the frame: the longest line is 0.6 m whatever the masses.
+	var maxN, maxT float32
+	for _, c := range contacts {
+		maxN = max(maxN, c.NormalImpulse)
+		maxT = max(maxT, c.FrictionImpulse.Len())
+	}
 	for _, c := range contacts {
 		if d.Contacts {
 			f.Cross(c.Position, 0.05, colContact)
 		}
 		if d.Normals {
-			// Scaled by the impulse per unit mass of a 1 kg body at 60 Hz: about the length of gravity's.
-			l := min(0.05+c.NormalImpulse*6, 2)
+			l := float32(0.05)
+			if maxN > 0 {
+				l += 0.55 * c.NormalImpulse / maxN
+			}
 			f.Line(c.Position, c.Position.Add(c.Normal.Mul(l)), colNormal)
 		}
 		if d.Friction {
-			f.Line(c.Position, c.Position.Add(c.FrictionImpulse.Mul(6)), colFriction)
+			if maxT > 0 {
+				f.Line(c.Position, c.Position.Add(c.FrictionImpulse.Mul(0.6/maxT)), colFriction)
+			}
 		}
 	}
 	if a.hoverPoint != nil {

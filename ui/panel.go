@@ -70,6 +70,13 @@ func (p *panelState) init() {
 // PanelWidth is the panel's width in screen coordinates; it sits on the right of the window.
 const PanelWidth = 380
 
+// openOnce sets a section's first-frame state when Options.Open chose the open sections.
+func (p *panelState) openOnce(name string) {
+	if len(p.open) > 0 {
+		imgui.SetNextItemOpen(p.open[name], imgui.ConditionOnce)
+	}
+}
+
 func (a *App) buildPanel(ww, wh float32) {
 	p := &a.panel
 	p.init()
@@ -88,32 +95,31 @@ func (a *App) buildPanel(ww, wh float32) {
 	if p.message != "" {
 		imgui.Text(p.message)
 	}
+	p.openOnce("scene")
 	if imgui.CollapsingHeaderV("Scene", imgui.TreeNodeFlagsDefaultOpen) {
 		a.sceneSection()
 	}
+	p.openOnce("simulation")
 	if imgui.CollapsingHeaderV("Simulation", imgui.TreeNodeFlagsDefaultOpen) {
 		a.simulationSection()
 	}
-	openOnce := func(name string) {
-		if p.open[name] {
-			imgui.SetNextItemOpen(true, imgui.ConditionOnce)
-		}
-	}
-	openOnce("spawn")
+	p.openOnce("spawn")
 	if imgui.CollapsingHeader("Spawn") {
 		a.spawnSection()
 	}
-	openOnce("joints")
+	p.openOnce("joints")
 	if imgui.CollapsingHeader("Joints") {
 		a.jointsSection()
 	}
+	p.openOnce("inspect")
 	if imgui.CollapsingHeaderV("Inspect", imgui.TreeNodeFlagsDefaultOpen) {
 		a.inspectSection()
 	}
-	openOnce("debug")
+	p.openOnce("debug")
 	if imgui.CollapsingHeader("Debug draw") {
 		a.debugSection()
 	}
+	p.openOnce("stats")
 	if imgui.CollapsingHeaderV("Stats", imgui.TreeNodeFlagsDefaultOpen) {
 		a.stats.show(a)
 	}

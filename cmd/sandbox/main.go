@@ -26,7 +26,8 @@ const usage = `usage:
   sandbox -scene FILE|PRESET -frames N -screenshot OUT.png [VIEW FLAGS]
                                   render N frames off screen (one step each) to a PNG
     VIEW FLAGS: -width W -height H -no-panel -select BODY -color body|type|sleep|contact -yaw DEG -pitch DEG
-                -debug contacts,normals,friction,joints,aabbs,com,velocities -open spawn,joints,debug
+                -debug contacts,normals,friction,joints,aabbs,com,velocities
+                -open scene,simulation,spawn,joints,inspect,debug,stats
   sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda] [-solver NAME] [-workers N]
   sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda] [-solver NAME] [-workers N]
   sandbox scenes                  list the preset scenes

@@ -36,7 +36,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	color := fs.String("color", "", "colour bodies by: body, type, sleep or contact")
 	yaw := fs.Float64("yaw", 0, "camera yaw, degrees (0: the default view)")
 	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
-	open := fs.String("open", "", "panel sections to open, comma separated: spawn,joints,debug")
+	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
