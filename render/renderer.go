@@ -25,7 +25,7 @@ var Sky = [3]float32{0.62, 0.72, 0.82}
 // LightDir points towards the directional light.
 var LightDir = mgl32.Vec3{-0.55, 0.75, 0.35}.Normalize()
 
-const shadowSize = 2048
+const shadowSize = 1024
 
 // Renderer holds the GL objects. Make it with New after the context is current.
 type Renderer struct {
@@ -60,7 +60,7 @@ func New() (*Renderer, error) {
 	if r.line, err = Program("line.vert", "line.frag"); err != nil {
 		return nil, err
 	}
-	r.uMesh = uniforms(r.mesh, "uViewProj", "uLightViewProj", "uLightDir", "uEye", "uShadow", "uWire")
+	r.uMesh = uniforms(r.mesh, "uViewProj", "uLightViewProj", "uLightDir", "uEye", "uShadow", "uWire", "uDepthOnly")
 	r.uShadow = uniforms(r.shadow, "uLightViewProj")
 	r.uGround = uniforms(r.ground, "uViewProj", "uLightViewProj", "uNormal", "uLightDir", "uEye", "uSky", "uShadow", "uFog")
 	r.uLine = gl.GetUniformLocation(r.line, gl.Str("uViewProj\x00"))
@@ -183,6 +183,19 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 	gl.ActiveTexture(gl.TEXTURE0)
 	gl.BindTexture(gl.TEXTURE_2D, r.shadowTex)
 
+	// Depth pre-pass: a software renderer (llvmpipe) shades every fragment that passes the depth test,
+	// and a heap of boxes drawn in any order overdraws many times; with the depth laid down first,
+	// each pixel is shaded once. The same program (so the same positions, to the bit) draws it.
+	gl.UseProgram(r.mesh)
+	gl.UniformMatrix4fv(r.uMesh["uViewProj"], 1, false, &vp[0])
+	gl.Uniform1i(r.uMesh["uDepthOnly"], 1)
+	if !opt.Wireframe {
+		gl.ColorMask(false, false, false, false)
+		r.drawShapes(f)
+		gl.ColorMask(true, true, true, true)
+	}
+	gl.Uniform1i(r.uMesh["uDepthOnly"], 0)
+
 	gl.UseProgram(r.ground)
 	u := r.uGround
 	gl.UniformMatrix4fv(u["uViewProj"], 1, false, &vp[0])
@@ -214,7 +227,9 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 		gl.PolygonMode(gl.FRONT_AND_BACK, gl.LINE)
 	}
 	gl.Uniform1i(u["uWire"], wire)
+	gl.DepthFunc(gl.LEQUAL)
 	r.drawShapes(f)
+	gl.DepthFunc(gl.LESS)
 	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
 
 	if len(f.Lines) > 0 {

@@ -8,6 +8,7 @@ uniform vec3 uLightDir; // towards the light
 uniform vec3 uEye;
 uniform sampler2DShadow uShadow;
 uniform int uWire;
+uniform int uDepthOnly; // the depth pre-pass: no shading
 
 out vec4 fragColor;
 
@@ -15,15 +16,12 @@ float shadow(vec4 lp, float ndl) {
 	vec3 p = lp.xyz / lp.w * 0.5 + 0.5;
 	if (p.z > 1.0 || p.x < 0.0 || p.x > 1.0 || p.y < 0.0 || p.y > 1.0) return 1.0;
 	float bias = max(0.002 * (1.0 - ndl), 0.0005);
-	vec2 texel = 1.0 / vec2(textureSize(uShadow, 0));
-	float lit = 0.0;
-	for (int x = -1; x <= 1; x++)
-		for (int y = -1; y <= 1; y++)
-			lit += texture(uShadow, vec3(p.xy + vec2(x, y) * texel, p.z - bias));
-	return lit / 9.0;
+	// One comparison tap: the sampler filters linearly, a 2 x 2 PCF (cheap on a software renderer).
+	return texture(uShadow, vec3(p.xy, p.z - bias));
 }
 
 void main() {
+	if (uDepthOnly != 0) { fragColor = vec4(0.0); return; }
 	if (uWire != 0) { fragColor = vec4(vColor.rgb * 1.2, 1.0); return; }
 	vec3 n = normalize(vNormal);
 	float ndl = max(dot(n, uLightDir), 0.0);

@@ -29,16 +29,20 @@ type Options struct {
 	Width, Height int    // window size in screen coordinates (default 1280 x 800)
 	// Frames, if > 0, makes a headless run: a hidden window, Frames frames each after exactly one
 	// simulation step (so the result is reproducible), then the last frame is returned as an image.
-	Frames  int
-	NoPanel bool     // leave the ImGui panel out (screenshots of the 3D view alone)
-	Select  string   // name of a body to select at the start
-	Debug   []string // debug layers to turn on: see DebugNames
-	Color   string   // colour mode: one of render.ColorNames' first words (body, type, sleep, contact)
-	Open    []string // if any, the panel sections open at the start (the others closed): see SectionNames
+	Frames    int
+	NoPanel   bool     // leave the ImGui panel out (screenshots of the 3D view alone)
+	NoShadows bool     // no shadow map (faster on a software renderer)
+	Select    string   // name of a body to select at the start
+	Debug     []string // debug layers to turn on: see DebugNames
+	Color     string   // colour mode: one of render.ColorNames' first words (body, type, sleep, contact)
+	Open      []string // if any, the panel sections open at the start (the others closed): see SectionNames
 	// Yaw and Pitch, if not zero, turn the framed camera (degrees; pitch > 0 looks down).
 	Yaw, Pitch float32
 	// Setup, if set, runs on the session before the first frame (tests queue commands with it).
 	Setup func(a *App)
+	// Timings, if set in a headless run, receives each frame's split (GL finished before the clock
+	// stops, so draw is the time llvmpipe or the GPU took).
+	Timings *[]FrameTiming
 }
 
 // App is the running sandbox: the session, the camera, the view state the panel edits.
@@ -60,6 +64,7 @@ type App struct {
 	Selected   sim.Handle
 	Follow     bool
 	Wireframe  bool
+	NoShadows  bool
 	ColorMode  render.ColorBy
 	ShowHelp   bool
 	Debug      DebugDraw
@@ -74,8 +79,14 @@ type App struct {
 	panning        bool
 	dragDepth      float32 // distance along the view axis of the grabbed point
 
-	panel panelState
-	stats statsHistory
+	panel     panelState
+	stats     statsHistory
+	lastSplit split
+}
+
+type split struct {
+	FrameTiming
+	drawStart time.Time
 }
 
 // DebugDraw are the debug layers' switches.
@@ -161,6 +172,7 @@ func (a *App) applyOptions() error {
 		}
 		a.ColorMode = render.ColorBy(k)
 	}
+	a.NoShadows = o.NoShadows
 	if o.Yaw != 0 {
 		a.Cam.Yaw = mgl32.DegToRad(o.Yaw)
 	}
@@ -177,6 +189,14 @@ func (a *App) applyOptions() error {
 	return nil
 }
 
+// FrameTiming is one headless frame's time, by part.
+type FrameTiming struct {
+	Step  time.Duration // the simulation step
+	Panel time.Duration // building the ImGui panel
+	Fill  time.Duration // copying the state slices into the instance buffer, debug lines
+	Draw  time.Duration // the 3D view and the panel drawn, to gl.Finish
+}
+
 // headless renders Frames frames into an off-screen target, one step per frame, and reads the last.
 func (a *App) headless() (*image.RGBA, error) {
 	w, h := a.opt.Width, a.opt.Height
@@ -187,6 +207,7 @@ func (a *App) headless() (*image.RGBA, error) {
 	}
 	for i := 0; i < a.opt.Frames; i++ {
 		glfw.PollEvents()
+		t0 := time.Now()
 		if i > 0 {
 			if err := a.S.Step(); err != nil {
 				return nil, err
@@ -194,7 +215,15 @@ func (a *App) headless() (*image.RGBA, error) {
 		} else if err := a.S.Apply(); err != nil {
 			return nil, err
 		}
+		step := time.Since(t0)
 		a.drawFrame(t.FBO, w, h)
+		if a.opt.Timings != nil {
+			gl.Finish()
+			ft := a.lastSplit
+			ft.Step = step
+			ft.Draw = time.Since(ft.drawStart)
+			*a.opt.Timings = append(*a.opt.Timings, ft.FrameTiming)
+		}
 	}
 	gl.Finish()
 	return render.ReadPixels(t.FBO, w, h), nil
@@ -277,6 +306,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	io.SetDisplayFrameBufferScale(imgui.Vec2{X: float32(fbw) / float32(max(ww, 1)), Y: float32(fbh) / float32(max(wh, 1))})
 	io.SetDeltaTime(float32(max(dt.Seconds(), 1e-4)))
 	imgui.NewFrame()
+	tPanel := time.Now()
 	if !a.opt.NoPanel {
 		a.buildPanel(float32(ww), float32(wh))
 	}
@@ -295,8 +325,9 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 		a.fill(w)
 	})
 	t0 := time.Now()
+	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel), Fill: t0.Sub(tFill)}, drawStart: t0}
 	vw, _ := a.viewport()
-	a.rend.Draw(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe})
+	a.rend.Draw(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe, NoShadows: a.NoShadows})
 	a.gui.render([2]float32{float32(ww), float32(wh)}, [2]float32{float32(fbw), float32(fbh)}, imgui.RenderedDrawData())
 	a.stats.addFrame(dt, t0.Sub(tFill), time.Since(t0))
 }

@@ -585,6 +585,8 @@ func (a *App) debugSection() {
 		textDisabled("no sleeping in sim yet: every body is awake")
 	}
 	imgui.Checkbox("wireframe (W)", &a.Wireframe)
+	imgui.SameLine()
+	imgui.Checkbox("no shadows", &a.NoShadows)
 	imgui.Checkbox("contact points", &d.Contacts)
 	imgui.SameLine()
 	imgui.Checkbox("normals x impulse", &d.Normals)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"tumble/scenes"
 	"tumble/ui"
@@ -31,11 +32,13 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	width := fs.Int("width", 1280, "window or screenshot width")
 	height := fs.Int("height", 800, "window or screenshot height")
 	noPanel := fs.Bool("no-panel", false, "leave the ImGui panel out")
+	noShadows := fs.Bool("no-shadows", false, "draw without the shadow map (faster on a software renderer)")
 	sel := fs.String("select", "", "select the body of this name at the start")
 	debug := fs.String("debug", "", "debug layers to draw, comma separated: "+strings.Join(ui.DebugNames, ","))
 	color := fs.String("color", "", "colour bodies by: body, type, sleep or contact")
 	yaw := fs.Float64("yaw", 0, "camera yaw, degrees (0: the default view)")
 	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
+	perf := fs.Bool("perf", false, "with -screenshot: print the frame time split (step, panel, fill, draw)")
 	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -48,7 +51,12 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sandbox: want -frames >= 1 and a size of at least 16 x 16")
 		return exitUsage
 	}
-	img, err := ui.Run(ui.Options{Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel,
+	var timings []ui.FrameTiming
+	var tp *[]ui.FrameTiming
+	if *perf {
+		tp = &timings
+	}
+	img, err := ui.Run(ui.Options{Timings: tp, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch)})
 	if errors.Is(err, ui.ErrNoDisplay) {
@@ -73,6 +81,9 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "%v", err)
 	}
 	fmt.Fprintf(stdout, "wrote %s (%d x %d, %s after %d frames)\n", *shot, *width, *height, *scene, *frames)
+	if *perf {
+		printTimings(stdout, timings)
+	}
 	return exitOK
 }
 
@@ -82,4 +93,30 @@ func list(s string) []string {
 		return nil
 	}
 	return strings.Split(s, ",")
+}
+
+// printTimings prints the median and mean of each part of the frames after the first (which compiles
+// shaders and uploads the font).
+func printTimings(w io.Writer, t []ui.FrameTiming) {
+	if len(t) > 1 {
+		t = t[1:]
+	}
+	parts := []struct {
+		name string
+		get  func(ui.FrameTiming) time.Duration
+	}{
+		{"step", func(f ui.FrameTiming) time.Duration { return f.Step }},
+		{"panel", func(f ui.FrameTiming) time.Duration { return f.Panel }},
+		{"fill", func(f ui.FrameTiming) time.Duration { return f.Fill }},
+		{"draw", func(f ui.FrameTiming) time.Duration { return f.Draw }},
+		{"frame", func(f ui.FrameTiming) time.Duration { return f.Step + f.Panel + f.Fill + f.Draw }},
+	}
+	fmt.Fprintf(w, "%d frames timed\n%-6s %14s %14s\n", len(t), "part", "median ms", "mean ms")
+	for _, p := range parts {
+		v := make([]float64, len(t))
+		for i, f := range t {
+			v[i] = ms(p.get(f))
+		}
+		fmt.Fprintf(w, "%-6s %14.2f %14.2f\n", p.name, median(v), mean(v))
+	}
 }
