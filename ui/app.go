@@ -7,7 +7,6 @@ package ui
 import (
 	"fmt"
 	"image"
-	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -29,7 +28,9 @@ type Options struct {
 	Width, Height int    // window size in screen coordinates (default 1280 x 800)
 	// Frames, if > 0, makes a headless run: a hidden window, Frames frames each after exactly one
 	// simulation step (so the result is reproducible), then the last frame is returned as an image.
-	Frames    int
+	Frames int
+	// For, if > 0 in a windowed run, closes the window after this long (smoke tests of the real loop).
+	For       time.Duration
 	NoPanel   bool     // leave the ImGui panel out (screenshots of the 3D view alone)
 	NoShadows bool     // no shadow map (faster on a software renderer)
 	Select    string   // name of a body to select at the start
@@ -131,7 +132,11 @@ func Run(opt Options) (*image.RGBA, error) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() { a.S.Run(stop); close(done) }()
+	start := time.Now()
 	for !a.win.ShouldClose() {
+		if a.opt.For > 0 && time.Since(start) > a.opt.For {
+			break
+		}
 		glfw.PollEvents()
 		fbw, fbh := a.win.GetFramebufferSize()
 		a.drawFrame(0, fbw, fbh)
@@ -411,5 +416,3 @@ func (a *App) cursorGround() mgl32.Vec3 {
 	}
 	return o.Add(d.Mul(10))
 }
-
-func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
@@ -621,5 +620,4 @@ func (a *App) helpOverlay(ww, wh float32) {
 		imgui.Textf("%-38s %s", s[0], s[1])
 	}
 	imgui.End()
-	_ = strings.TrimSpace
 }

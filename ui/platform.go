@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
 
 	"tumble/sim"
@@ -200,5 +199,3 @@ func (a *App) jointPick(hit command.Hit, ok bool) {
 		p.jointMode = 0
 	}
 }
-
-var _ = mgl32.Vec3{}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/inkyblackness/imgui-go/v4"
@@ -60,23 +61,12 @@ func (s *statsHistory) sample(w *sim.World) {
 		pz += m * float64(v[2])
 	}
 	s.energy[k] = float32(ke)
-	s.moment[k] = float32(px*px + py*py + pz*pz)
-	if s.moment[k] > 0 {
-		s.moment[k] = sqrt(s.moment[k])
-	}
+	s.moment[k] = float32(math.Sqrt(px*px + py*py + pz*pz))
 	for st := range sim.NumStages {
 		s.stages[st][k] = float32(w.Stats.Timings[st].Seconds() * 1000)
 	}
 	s.step[k] = float32(w.Stats.Timings.Total().Seconds() * 1000)
 	s.bodies, s.pairs, s.contacts, s.joints = b.Len(), w.Stats.Pairs, w.Stats.Contacts, w.NumJoints()
-}
-
-func sqrt(x float32) float32 {
-	r := x
-	for range 20 {
-		r = 0.5 * (r + x/r)
-	}
-	return r
 }
 
 // ordered returns the series oldest first.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/go-gl/mathgl/mgl32"
@@ -317,4 +318,31 @@ func TestContactsTableOfAClickedBodyMatchesTheSimulation(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestTheWindowLoopStepsOnItsOwnGoroutineInRealTime(t *testing.T) {
+	needDisplay(t)
+	var a *App
+	onMain(func() {
+		_, err := Run(Options{Scene: "stack", Width: 640, Height: 400, For: 2 * time.Second, Setup: func(app *App) {
+			a = app
+			a.Key(glfw.KeyF1) // the help overlay
+			a.Key(glfw.KeyB)  // a ball
+		}})
+		if err != nil {
+			t.Error(err)
+		}
+	})
+	a.S.View(func(w *sim.World) {
+		// 2 s at 60 Hz is 120 steps; a loaded machine may fall behind (at most 4 steps a frame).
+		if w.StepCount < 20 || w.StepCount > 125 {
+			t.Errorf("%d steps in 2 s of wall time", w.StepCount)
+		}
+		if w.Bodies.Len() != 22 {
+			t.Errorf("%d bodies: the B key's ball is missing", w.Bodies.Len())
+		}
+	})
+	if _, err := os.Stat("imgui.ini"); err == nil {
+		t.Error("imgui.ini written to the working directory")
+	}
 }
