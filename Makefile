@@ -24,7 +24,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps test bench run screenshots
+.PHONY: build deps test bench run screenshots perf
 
 build: deps
 	go build -o bin/sandbox ./cmd/sandbox
@@ -65,6 +65,10 @@ run: build
 		exit 0; \
 	fi; \
 	exec bin/sandbox -scene $(SCENE)
+
+# The window's frame times for docs/PERF.md: 1,000 and 10,000 boxes under llvmpipe.
+perf: build
+	$(XVFB) scripts/perf.sh bin/sandbox out
 
 # Regenerate docs/screenshots/ (every preset, and the panel) under a virtual display.
 screenshots: build

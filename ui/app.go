@@ -30,7 +30,9 @@ type Options struct {
 	// simulation step (so the result is reproducible), then the last frame is returned as an image.
 	Frames int
 	// For, if > 0 in a windowed run, closes the window after this long (smoke tests of the real loop).
-	For       time.Duration
+	For time.Duration
+	// Summary, if set, receives the windowed run's frame and step counts when it ends.
+	Summary   *Summary
 	NoPanel   bool     // leave the ImGui panel out (screenshots of the 3D view alone)
 	NoShadows bool     // no shadow map (faster on a software renderer)
 	Select    string   // name of a body to select at the start
@@ -133,6 +135,9 @@ func Run(opt Options) (*image.RGBA, error) {
 	done := make(chan struct{})
 	go func() { a.S.Run(stop); close(done) }()
 	start := time.Now()
+	var steps0 int
+	a.S.View(func(w *sim.World) { steps0 = w.StepCount })
+	frames := 0
 	for !a.win.ShouldClose() {
 		if a.opt.For > 0 && time.Since(start) > a.opt.For {
 			break
@@ -141,9 +146,14 @@ func Run(opt Options) (*image.RGBA, error) {
 		fbw, fbh := a.win.GetFramebufferSize()
 		a.drawFrame(0, fbw, fbh)
 		a.win.SwapBuffers()
+		frames++
 	}
 	close(stop)
 	<-done
+	if opt.Summary != nil {
+		*opt.Summary = Summary{Frames: frames, Elapsed: time.Since(start)}
+		a.S.View(func(w *sim.World) { opt.Summary.Steps = w.StepCount - steps0 })
+	}
 	return nil, nil
 }
 
@@ -192,6 +202,12 @@ func (a *App) applyOptions() error {
 		a.panel.open[sec] = true
 	}
 	return nil
+}
+
+// Summary counts what a windowed run did: frames drawn and simulation steps taken in its wall time.
+type Summary struct {
+	Frames, Steps int
+	Elapsed       time.Duration
 }
 
 // FrameTiming is one headless frame's time, by part.

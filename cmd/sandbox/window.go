@@ -38,6 +38,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	color := fs.String("color", "", "colour bodies by: body, type, sleep or contact")
 	yaw := fs.Float64("yaw", 0, "camera yaw, degrees (0: the default view)")
 	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
+	runFor := fs.Duration("for", 0, "close the window after this long and print frames and steps per second (e.g. 10s)")
 	perf := fs.Bool("perf", false, "with -screenshot: print the frame time split (step, panel, fill, draw)")
 	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -56,7 +57,8 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	if *perf {
 		tp = &timings
 	}
-	img, err := ui.Run(ui.Options{Timings: tp, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+	var sum ui.Summary
+	img, err := ui.Run(ui.Options{Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch)})
 	if errors.Is(err, ui.ErrNoDisplay) {
@@ -67,6 +69,11 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "%v", err)
 	}
 	if *shot == "" {
+		if *runFor > 0 {
+			sec := sum.Elapsed.Seconds()
+			fmt.Fprintf(stdout, "%s: %d frames in %.1f s (%.1f FPS), %d steps (%.1f per second)\n",
+				*scene, sum.Frames, sec, float64(sum.Frames)/sec, sum.Steps, float64(sum.Steps)/sec)
+		}
 		return exitOK
 	}
 	f, err := os.Create(*shot)
