@@ -73,6 +73,7 @@ type App struct {
 	Debug      DebugDraw
 	hoverRow   int // contacts table row under the mouse, -1 none
 	hoverPoint *mgl32.Vec3
+	hoverPair  [2]int // the hovered row's bodies (dense indices)
 
 	// Mouse.
 	mouseX, mouseY float64
@@ -362,6 +363,13 @@ func (a *App) fill(w *sim.World) {
 	for _, h := range []sim.Handle{a.panel.jointA, a.panel.jointB} {
 		if i, ok := w.Index(h); ok && h != a.Selected {
 			hl[i] = render.ColorHovered
+		}
+	}
+	if a.hoverPoint != nil {
+		for _, i := range a.hoverPair {
+			if i < w.Bodies.Len() {
+				hl[i] = render.ColorHovered
+			}
 		}
 	}
 	var counts []int32

@@ -551,6 +551,7 @@ func (a *App) inspectSection() {
 				a.hoverRow = k
 				pt := r.Point
 				a.hoverPoint = &pt
+				a.hoverPair = [2]int{r.IA, r.IB}
 			}
 			imgui.TableNextColumn()
 			imgui.Textf("%.2f %.2f %.2f", r.Point[0], r.Point[1], r.Point[2])

@@ -101,6 +101,13 @@ func (s *statsHistory) show(a *App) {
 	}
 	size := imgui.Vec2{X: 0, Y: 45}
 	imgui.PlotLinesV("step ms", step, 0, "", 0, maxOf(step), size)
+	if imgui.TreeNode("step ms by stage") {
+		for st := range sim.NumStages {
+			v := s.ordered(&s.stages[st])
+			imgui.PlotLinesV(sim.Stage(st).String(), v, 0, fmt.Sprintf("%.2f", last(v)), 0, maxOf(v), imgui.Vec2{Y: 30})
+		}
+		imgui.TreePop()
+	}
 	imgui.PlotLinesV("frame ms", fr, 0, "", 0, maxOf(fr), size)
 	e := s.ordered(&s.energy)
 	imgui.PlotLinesV("kinetic J", e, 0, fmt.Sprintf("%.3g", last(e)), 0, maxOf(e), size)
