@@ -79,6 +79,7 @@ func (p *panelState) openOnce(name string) {
 func (a *App) buildPanel(ww, wh float32) {
 	p := &a.panel
 	p.init()
+	a.hoverRow, a.hoverPoint = -1, nil // set again below while a contacts row is hovered
 	imgui.SetNextWindowPosV(imgui.Vec2{X: ww - PanelWidth, Y: 0}, imgui.ConditionAlways, imgui.Vec2{})
 	imgui.SetNextWindowSizeV(imgui.Vec2{X: PanelWidth, Y: wh}, imgui.ConditionAlways)
 	imgui.BeginV("Tumble", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse)
@@ -533,7 +534,6 @@ func (a *App) inspectSection() {
 	imgui.Combo("sort by", &p.sortKey, []string{"pair", "depth", "normal impulse", "friction impulse"})
 	p.rows = rows
 	imgui.Textf("%d contact points (hover a row to see it in the view)", len(rows))
-	a.hoverRow, a.hoverPoint = -1, nil
 	flags := imgui.TableFlagsBorders | imgui.TableFlagsRowBg | imgui.TableFlagsScrollY | imgui.TableFlagsResizable
 	if imgui.BeginTableV("contacts", 6, flags, imgui.Vec2{Y: 180}, 0) {
 		imgui.TableSetupScrollFreeze(0, 1)
