@@ -288,6 +288,17 @@ func (a *App) open() error {
 	io := imgui.CurrentIO()
 	io.SetIniFilename("") // no imgui.ini in the working directory
 	imgui.StyleColorsDark()
+	// HiDPI. Where window coordinates are pixels (X11, Windows) a scaled monitor has a content scale
+	// above 1: ImGui's sizes and font grow with it. Where they are not (macOS), the framebuffer scale set
+	// each frame does the work and the content scale's excess is already in it.
+	if cs, _ := a.win.GetContentScale(); cs > 1 {
+		fbw, _ := a.win.GetFramebufferSize()
+		ww, _ := a.win.GetSize()
+		if fbw == ww {
+			imgui.CurrentStyle().ScaleAllSizes(cs)
+			io.SetFontGlobalScale(cs)
+		}
+	}
 	a.platformSetup(io)
 	if a.gui, err = newImguiGL(io); err != nil {
 		glfw.Terminate()
