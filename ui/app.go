@@ -60,7 +60,7 @@ type App struct {
 	frame    render.Frame
 	opt      Options
 	glInfo   string
-	panelW   float32
+	uiScale  float32 // HiDPI scale of the panel (1 on an unscaled monitor)
 	lastTime time.Time
 
 	// View state.
@@ -297,6 +297,7 @@ func (a *App) open() error {
 		if fbw == ww {
 			imgui.CurrentStyle().ScaleAllSizes(cs)
 			io.SetFontGlobalScale(cs)
+			a.uiScale = cs
 		}
 	}
 	a.platformSetup(io)
@@ -428,10 +429,13 @@ func (a *App) viewport() (float32, float32) {
 	}
 	vw := float32(w)
 	if !a.opt.NoPanel {
-		vw = max(vw-PanelWidth, 16)
+		vw = max(vw-a.panelWidth(), 16)
 	}
 	return vw, float32(h)
 }
+
+// panelWidth is the panel's width in screen coordinates.
+func (a *App) panelWidth() float32 { return PanelWidth * max(a.uiScale, 1) }
 
 // cursorRay is the world ray under the mouse.
 func (a *App) cursorRay() (mgl32.Vec3, mgl32.Vec3) {

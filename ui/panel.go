@@ -66,7 +66,8 @@ func (p *panelState) init() {
 	p.frictionMu = 0.6
 }
 
-// PanelWidth is the panel's width in screen coordinates; it sits on the right of the window.
+// PanelWidth is the panel's width in screen coordinates on an unscaled monitor (times the content
+// scale on a HiDPI one); it sits on the right of the window.
 const PanelWidth = 380
 
 // openOnce sets a section's first-frame state when Options.Open chose the open sections.
@@ -80,11 +81,12 @@ func (a *App) buildPanel(ww, wh float32) {
 	p := &a.panel
 	p.init()
 	a.hoverRow, a.hoverPoint = -1, nil // set again below while a contacts row is hovered
-	imgui.SetNextWindowPosV(imgui.Vec2{X: ww - PanelWidth, Y: 0}, imgui.ConditionAlways, imgui.Vec2{})
-	imgui.SetNextWindowSizeV(imgui.Vec2{X: PanelWidth, Y: wh}, imgui.ConditionAlways)
+	pw := a.panelWidth()
+	imgui.SetNextWindowPosV(imgui.Vec2{X: ww - pw, Y: 0}, imgui.ConditionAlways, imgui.Vec2{})
+	imgui.SetNextWindowSizeV(imgui.Vec2{X: pw, Y: wh}, imgui.ConditionAlways)
 	imgui.BeginV("Tumble", nil, imgui.WindowFlagsNoMove|imgui.WindowFlagsNoResize|imgui.WindowFlagsNoCollapse)
 	defer imgui.End()
-	imgui.PushItemWidth(170)
+	imgui.PushItemWidth(170 * max(a.uiScale, 1))
 	defer imgui.PopItemWidth()
 	imgui.Textf("%s  |  %s", a.S.Name(), a.glInfo)
 	if err := a.S.Err(); err != nil {
