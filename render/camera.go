@@ -67,11 +67,39 @@ func (c *Camera) Zoom(factor float32) {
 	c.Distance = mgl32.Clamp(c.Distance*factor, 0.2, 5000)
 }
 
-// Frame points the camera at the box [lo, hi] from a distance at which all of it is in view.
-func (c *Camera) Frame(lo, hi mgl32.Vec3) {
+// Frame points the camera at the box [lo, hi] and moves in as close as it can with every corner in a
+// viewport of the given aspect ratio (width / height), with a margin.
+func (c *Camera) Frame(lo, hi mgl32.Vec3, aspect float32) {
 	c.Target = lo.Add(hi).Mul(0.5)
 	r := hi.Sub(lo).Len() / 2
-	c.Distance = max(2, r/float32(math.Sin(float64(c.fov()/2)))*1.05)
+	far := max(2, r/float32(math.Sin(float64(c.fov()/2)))*1.05) // the bounding sphere fits: all in view
+	fits := func(d float32) bool {
+		c.Distance = d
+		m := c.Proj(aspect).Mul4(c.View())
+		for i := range 8 {
+			p := lo
+			for k := range 3 {
+				if i>>k&1 == 1 {
+					p[k] = hi[k]
+				}
+			}
+			q := m.Mul4x1(p.Vec4(1))
+			if q[3] <= 0 || math.Abs(float64(q[0]/q[3])) > 0.9 || math.Abs(float64(q[1]/q[3])) > 0.9 {
+				return false
+			}
+		}
+		return true
+	}
+	nearest := far
+	for lo, hi := float32(0), far; hi-lo > 0.01*far; {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			hi, nearest = mid, mid
+		} else {
+			lo = mid
+		}
+	}
+	c.Distance = max(nearest, 1)
 }
 
 // Ray returns the world ray through the viewport point (x, y), in pixels from the top left of a

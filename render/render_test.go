@@ -31,7 +31,7 @@ func TestFrameFitsTheBoxInView(t *testing.T) {
 	var c Camera
 	c = NewCamera(mgl32.Vec3{}, 1)
 	lo, hi := mgl32.Vec3{-5, 0, -5}, mgl32.Vec3{5, 10, 5}
-	c.Frame(lo, hi)
+	c.Frame(lo, hi, 1)
 	for i := range 8 {
 		p := mgl32.Vec3{lo[0], lo[1], lo[2]}
 		for k := range 3 {
@@ -42,6 +42,12 @@ func TestFrameFitsTheBoxInView(t *testing.T) {
 		if x, y, ok := c.Project(p, 600, 600); !ok || x < 0 || y < 0 || x > 600 || y > 600 {
 			t.Errorf("corner %v at (%v, %v): out of view", p, x, y)
 		}
+	}
+	// A long thin row is framed from closer than its bounding sphere needs, on a wide view.
+	far := c.Distance
+	c.Frame(mgl32.Vec3{-20, 0, -0.5}, mgl32.Vec3{20, 1, 0.5}, 16.0/9)
+	if c.Distance > far*2 {
+		t.Errorf("distance %v for a 40 m row", c.Distance)
 	}
 }
 

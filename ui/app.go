@@ -323,7 +323,8 @@ func (a *App) frameAll() {
 		lo, hi = f.Lo, f.Hi
 	})
 	a.Cam = render.NewCamera(mgl32.Vec3{}, 10)
-	a.Cam.Frame(lo, hi)
+	vw, vh := a.viewport()
+	a.Cam.Frame(lo, hi, vw/vh)
 }
 
 // drawFrame builds the panel, fills the frame from the world and draws both into fb.

@@ -40,11 +40,7 @@ type Session struct {
 
 	drag *Drag
 
-	// Err is the last error a command or a step returned (a blow-up pauses the session).
-	err error
-
-	// StepTime is the wall time of the last step; StepsPerFrame, how many steps the last Advance took.
-	StepTime time.Duration
+	err error // the last error a command or a step returned (a blow-up pauses the session)
 }
 
 // jointFrame keeps a joint's anchor and axis in body A's frame, so a saved scene places the anchor
@@ -174,9 +170,7 @@ func (s *Session) Step() error {
 func (s *Session) stepLocked() error {
 	s.applyLocked()
 	s.applyDrag()
-	t0 := time.Now()
 	err := s.world.Step()
-	s.StepTime = time.Since(t0)
 	if err != nil {
 		s.paused = true
 		s.err = err
