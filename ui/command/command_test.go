@@ -470,3 +470,74 @@ func TestAdvanceIsAFixedStepAccumulator(t *testing.T) {
 		t.Errorf("single step: %d steps", n)
 	}
 }
+
+func TestJointListEditDeleteAndRemovingABodyDropsItsJoints(t *testing.T) {
+	s := preset(t, "stack")
+	var h [4]sim.Handle
+	s.View(func(w *sim.World) {
+		for k := range h {
+			h[k], _ = w.Find("box" + string(rune('0'+k)))
+		}
+	})
+	s.Do(Join(JoinSpec{Type: sim.Ball, A: h[0], B: h[1], Anchor: AnchorMidpoint}))
+	s.Do(Join(JoinSpec{Type: sim.Hinge, A: h[1], B: h[2], Anchor: AnchorMidpoint, Axis: sim.Vec3{1, 0, 0}, Frame: AxisLocalA}))
+	s.Do(Join(JoinSpec{Type: sim.Fixed, A: h[3], PickA: sim.Vec3{0, 3.5, 0}})) // to the world
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	lim := [2]float32{-0.1, 0.2}
+	s.Do(EditJoint(0, sim.Piston, &lim, &sim.Motor{Speed: 1, MaxForce: 5}))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		// The edited joint moves to the end, its bodies and anchor kept, its type, limits and motor new.
+		j := w.Joint(2)
+		if j.Type != sim.Piston || j.BodyA != h[0] || !j.HasLimits || j.Limits != lim || !j.HasMotor || j.Axis.Len() < 0.99 {
+			t.Errorf("edited joint %+v", j)
+		}
+		if j := w.Joint(1); j.Type != sim.Fixed || j.BodyB != (sim.Handle{}) || j.Anchor != (sim.Vec3{0, 3.5, 0}) {
+			t.Errorf("world joint %+v", j)
+		}
+	})
+	// Saved and loaded back: three joints, with the right bodies.
+	sc := s.CurrentScene()
+	if len(sc.Joints) != 3 || sc.Joints[1].BodyB != "" || sc.Joints[2].Type != "piston" || sc.Joints[2].Limits == nil {
+		t.Errorf("saved joints %+v", sc.Joints)
+	}
+	if _, err := New("again", sc); err != nil {
+		t.Errorf("the saved scene does not load: %v", err)
+	}
+	s.Do(RemoveBody(h[1])) // box1 is in the hinge (1-2) and the edited piston (0-1)
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if w.NumJoints() != 1 || w.Joint(0).Type != sim.Fixed {
+			t.Errorf("%d joints left after removing box1, want only the fixed one", w.NumJoints())
+		}
+	})
+	if sc := s.CurrentScene(); len(sc.Joints) != 1 {
+		t.Errorf("saved %d joints", len(sc.Joints))
+	}
+	s.Do(RemoveJoint(0))
+	s.Do(RemoveJoint(0))
+	if err := s.Apply(); err == nil {
+		t.Error("removing a joint that is not there succeeded")
+	}
+}
+
+func TestShootAddsAMovingBallAndAboveSceneIsOverTheBodies(t *testing.T) {
+	s := preset(t, "stack")
+	if p := s.AboveScene(); p[1] < 20.5 || p.Len() > 30 {
+		t.Errorf("above the stack: %v", p)
+	}
+	s.Do(Shoot(sim.Vec3{0, 5, 10}, sim.Vec3{0, 0, -2}, 20, 0.3, 10))
+	s.Apply()
+	s.View(func(w *sim.World) {
+		i := w.Bodies.Len() - 1
+		if w.Bodies.Shape[i].Kind != geom.Sphere || w.Bodies.Velocity[i] != (sim.Vec3{0, 0, -20}) || w.Bodies.Mass[i] != 10 {
+			t.Errorf("ball %v %v %v", w.Bodies.Shape[i], w.Bodies.Velocity[i], w.Bodies.Mass[i])
+		}
+	})
+}

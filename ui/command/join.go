@@ -137,10 +137,12 @@ func EditJoint(k int, typ sim.JointType, limits *[2]float32, motor *sim.Motor) C
 		if motor != nil {
 			d.Motor = *motor
 		}
-		if (typ == sim.Hinge || typ == sim.Piston) && d.Axis.Len() < 1e-6 {
-			d.Axis = sim.Vec3{0, 0, 1}
-		}
 		f := s.frames[k]
+		if (typ == sim.Hinge || typ == sim.Piston) && d.Axis.Len() < 1e-6 {
+			// A ball or fixed joint has no axis: the edited one slides or turns about world z.
+			d.Axis = sim.Vec3{0, 0, 1}
+			f.axis = s.frameOf(d).axis
+		}
 		if err := s.world.RemoveJoint(k); err != nil {
 			return err
 		}
