@@ -2,12 +2,12 @@
 # installs what is missing first (make deps). See README.md.
 
 # System packages. The headless core needs only Go (checked by scripts/deps.sh, not from apt) and a C
-# toolchain for cgo and the race detector. The window app (a later issue) needs WINDOW_PKGS for GLFW,
-# OpenGL and a virtual display for tests: add them to DEPS_PKGS then, not before.
-CORE_PKGS   := gcc libc6-dev
+# toolchain for cgo and the race detector. The window app needs WINDOW_PKGS for GLFW, OpenGL (Mesa's
+# llvmpipe where there is no GPU) and a virtual display (Xvfb) for its tests and screenshots.
+CORE_PKGS   := gcc g++ libc6-dev
 WINDOW_PKGS := pkg-config libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev \
                libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth
-DEPS_PKGS   := $(CORE_PKGS)
+DEPS_PKGS   := $(CORE_PKGS) $(WINDOW_PKGS)
 
 # One fixed value (Go's own default), so that a CGO_CXXFLAGS in someone's environment cannot change the
 # build cache key and force the slow C++ of Dear ImGui to be rebuilt.
@@ -20,7 +20,11 @@ REST_PKGS = $(shell go list ./... | grep -v -e '^$(MODULE)/sim$$' -e '^$(MODULE)
 
 CONTRACT_CHECK := ../shared/tools/contract-check.py
 
-.PHONY: build deps test bench run
+# A virtual display for the window tests and the screenshots: one Xvfb for the whole command, stopped
+# when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
+XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
+
+.PHONY: build deps test bench run screenshots perf
 
 build: deps
 	go build -o bin/sandbox ./cmd/sandbox
@@ -39,8 +43,8 @@ test: deps
 	@echo '== long tests (30 s stacks and pyramids, rain, chains, a million-body broad phase; skipped under -race)'
 	go test -run 'ThirtySeconds|Rained|ThirtyLinkChain|HeavyEndChain' ./sim
 	go test -run 'MillionBodies' ./sim/bvh
-	@echo '== go test (the rest)'
-	$(if $(REST_PKGS),go test $(REST_PKGS),@echo 'no packages outside sim')
+	@echo '== go test (the rest; the window tests under Xvfb)'
+	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \
 		echo '== contract check'; python3 $(CONTRACT_CHECK); \
 	else echo '== contract check skipped (no $(CONTRACT_CHECK) or no python3)'; fi
@@ -52,12 +56,23 @@ bench: build
 	bin/sandbox bench -scene rain -steps 300 -broadphase lbvh
 	bin/sandbox bench -scene rain -steps 300 -broadphase sap
 
+# make run SCENE=mixed opens another preset or a scene file.
+SCENE ?= pyramid
 run: build
 	@if [ -z "$$DISPLAY" ]; then \
 		echo 'make run: no display ($$DISPLAY is empty), so no window. The headless commands work:'; \
 		echo '  bin/sandbox run -scene stack -steps 600 -trace out.csv   # step a scene, write a trace'; \
 		echo '  bin/sandbox bench -scene pile                            # time a step, by stage'; \
 		echo '  bin/sandbox scenes                                       # list the preset scenes'; \
+		echo "  $(XVFB) bin/sandbox -scene $(SCENE) -frames 120 -screenshot out.png   # a screenshot"; \
 		exit 0; \
 	fi; \
-	exec bin/sandbox
+	exec bin/sandbox -scene $(SCENE)
+
+# The window's frame times for docs/PERF.md: 1,000 and 10,000 boxes under llvmpipe.
+perf: build
+	$(XVFB) scripts/perf.sh bin/sandbox out
+
+# Regenerate docs/screenshots/ (every preset, and the panel) under a virtual display.
+screenshots: build
+	$(XVFB) scripts/screenshots.sh bin/sandbox docs/screenshots

@@ -59,6 +59,8 @@ type ContactPoint struct {
 	Normal        Vec3 // from A to B
 	Separation    float32
 	NormalImpulse float32
+	// FrictionImpulse is the accumulated friction impulse, N s, a world vector in the contact plane.
+	FrictionImpulse Vec3
 }
 
 // Contacts appends the last step's contact points to out.
@@ -73,6 +75,7 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 			out = append(out, ContactPoint{
 				BodyA: int(m.a), BodyB: int(m.b), Position: pA.add(pB).scale(0.5).v3(), Normal: m.normal.v3(),
 				Separation: pB.sub(pA).dot(m.normal), NormalImpulse: cp.normalImpulse,
+				FrictionImpulse: m.t1.scale(cp.tangentImpulse[0]).add(m.t2.scale(cp.tangentImpulse[1])).v3(),
 			})
 		}
 	}

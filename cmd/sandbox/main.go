@@ -1,5 +1,5 @@
-// Command sandbox is Tumble's front end. With no arguments it will open the window app (a later
-// issue); its headless commands (run, bench, scenes, validate) load scene files or presets, step them
+// Command sandbox is Tumble's front end. With no arguments (or only flags) it opens the window app
+// (package ui), or renders a scene off screen to a PNG with -screenshot; its headless commands (run, bench, scenes, validate) load scene files or presets, step them
 // and report, as ../shared/docs/CONTRACT.md specifies. docs/SCENES.md is the user's reference.
 package main
 
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 func main() {
@@ -17,12 +18,18 @@ func main() {
 const (
 	exitOK    = 0
 	exitError = 1 // a bad scene, a failed step, an I/O error
-	exitUsage = 2 // a bad command line, or no window app in this build
+	exitUsage = 2 // a bad command line, or no display for the window app
 )
 
 const usage = `usage:
-  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda] [-solver NAME] [-broadphase NAME] [-workers N]
-  sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda] [-solver NAME] [-broadphase NAME] [-workers N]
+  sandbox [-scene FILE|PRESET] [VIEW FLAGS]                     the window app
+  sandbox -scene FILE|PRESET -frames N -screenshot OUT.png [VIEW FLAGS]
+                                  render N frames off screen (one step each) to a PNG
+    VIEW FLAGS: -width W -height H -no-panel -select BODY -color body|type|sleep|contact -yaw DEG -pitch DEG
+                -debug contacts,normals,friction,joints,aabbs,com,velocities,bvh
+                -open scene,simulation,spawn,joints,inspect,debug,stats
+  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda] [-solver NAME] [-broadphase NAME] [-bvh-refit G] [-workers N]
+  sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda] [-solver NAME] [-broadphase NAME] [-bvh-refit G] [-workers N]
   sandbox scenes                  list the preset scenes
   sandbox scenes export PRESET    write a preset as a scene file to standard output
   sandbox validate FILE...        check scene files
@@ -33,11 +40,8 @@ Run "sandbox COMMAND -h" for a command's flags. Solvers: jacobi, pgs, xpbd. Broa
 // run is the whole program: it parses args (without the program name), writes to stdout and stderr,
 // and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, "sandbox: the window app is not built yet: this version of Tumble has only its "+
-			"headless commands (the interactive window, renderer and settings panel are a later issue). "+
-			"Load, step, trace and time scenes with the commands below.\n\n"+usage)
-		return exitUsage
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") && !isHelp(args[0]) {
+		return cmdWindow(args, stdout, stderr)
 	}
 	switch args[0] {
 	case "run":
@@ -55,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "sandbox: unknown command %q\n%s", args[0], usage)
 	return exitUsage
 }
+
+func isHelp(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
 
 // fail reports an error the sandbox way and returns exitError.
 func fail(stderr io.Writer, format string, a ...any) int {

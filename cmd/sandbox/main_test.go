@@ -65,11 +65,24 @@ func tracedSteps(rows [][]string) []int {
 	return steps
 }
 
-func TestNoArgumentsExplainsThatTheWindowAppIsNotBuilt(t *testing.T) {
-	code, out, errs := sandbox()
-	if code != 2 || out != "" || !strings.Contains(errs, "window app is not built yet") ||
-		!strings.Contains(errs, "sandbox run -scene") || !strings.Contains(errs, "sandbox validate") {
-		t.Errorf("code %d, stderr %q", code, errs)
+func TestNoDisplaySaysSoInOneLineAndShowsTheHeadlessCommands(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	for _, args := range [][]string{nil, {"-scene", "stack"}, {"-scene", "stack", "-frames", "2", "-screenshot", "x.png"}} {
+		code, out, errs := sandbox(args...)
+		first, _, _ := strings.Cut(errs, "\n")
+		if code != 2 || out != "" || !strings.Contains(first, "no display") ||
+			!strings.Contains(errs, "sandbox run -scene") || !strings.Contains(errs, "xvfb-run") {
+			t.Errorf("%v: code %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+func TestScreenshotFlagsGoTogether(t *testing.T) {
+	for _, args := range [][]string{{"-frames", "3"}, {"-screenshot", "x.png"}} {
+		if code, _, errs := sandbox(args...); code != 2 || !strings.Contains(errs, "go together") {
+			t.Errorf("%v: code %d, stderr %q", args, code, errs)
+		}
 	}
 }
 

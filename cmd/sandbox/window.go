@@ -1,0 +1,129 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"image/png"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"tumble/scenes"
+	"tumble/ui"
+)
+
+// headlessHelp is what the app says, after its one line, when it cannot open a window.
+const headlessHelp = `The headless commands work without one:
+  sandbox run -scene stack -steps 600 -trace out.csv   # step a scene, write a trace
+  sandbox bench -scene pile                            # time a step, by stage
+  sandbox scenes                                       # list the preset scenes
+Screenshots (-frames N -screenshot out.png) need a display too; without one, use a virtual one:
+  xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 60 -screenshot out.png
+`
+
+// cmdWindow is "sandbox [flags]": the window app, or with -screenshot a headless render to PNG.
+func cmdWindow(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
+	scene := fs.String("scene", "pyramid", "scene file, or preset name ("+strings.Join(scenes.Names(), ", ")+")")
+	frames := fs.Int("frames", 0, "with -screenshot: render this many frames off screen, one step each")
+	shot := fs.String("screenshot", "", "write the last frame to this PNG file and exit")
+	width := fs.Int("width", 1280, "window or screenshot width")
+	height := fs.Int("height", 800, "window or screenshot height")
+	noPanel := fs.Bool("no-panel", false, "leave the ImGui panel out")
+	noShadows := fs.Bool("no-shadows", false, "draw without the shadow map (faster on a software renderer)")
+	sel := fs.String("select", "", "select the body of this name at the start")
+	debug := fs.String("debug", "", "debug layers to draw, comma separated: "+strings.Join(ui.DebugNames, ","))
+	color := fs.String("color", "", "colour bodies by: body, type, sleep or contact")
+	yaw := fs.Float64("yaw", 0, "camera yaw, degrees (0: the default view)")
+	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
+	runFor := fs.Duration("for", 0, "close the window after this long and print frames and steps per second (e.g. 10s)")
+	perf := fs.Bool("perf", false, "with -screenshot: print the frame time split (step, panel, fill, draw)")
+	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
+	if code, ok := parseFlags(fs, args, stderr); !ok {
+		return code
+	}
+	if (*shot == "") != (*frames == 0) {
+		fmt.Fprintln(stderr, "sandbox: -frames and -screenshot go together (-frames N >= 1 -screenshot out.png)")
+		return exitUsage
+	}
+	if *frames < 0 || *width < 16 || *height < 16 {
+		fmt.Fprintln(stderr, "sandbox: want -frames >= 1 and a size of at least 16 x 16")
+		return exitUsage
+	}
+	var timings []ui.FrameTiming
+	var tp *[]ui.FrameTiming
+	if *perf {
+		tp = &timings
+	}
+	var sum ui.Summary
+	img, err := ui.Run(ui.Options{Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
+		Yaw: float32(*yaw), Pitch: float32(*pitch)})
+	if errors.Is(err, ui.ErrNoDisplay) {
+		fmt.Fprintf(stderr, "sandbox: %v, so no window.\n%s", err, headlessHelp)
+		return exitUsage
+	}
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if *shot == "" {
+		if *runFor > 0 {
+			sec := sum.Elapsed.Seconds()
+			fmt.Fprintf(stdout, "%s: %d frames in %.1f s (%.1f FPS), %d steps (%.1f per second)\n",
+				*scene, sum.Frames, sec, float64(sum.Frames)/sec, sum.Steps, float64(sum.Steps)/sec)
+		}
+		return exitOK
+	}
+	f, err := os.Create(*shot)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fail(stderr, "%s: %v", *shot, err)
+	}
+	if err := f.Close(); err != nil {
+		return fail(stderr, "%v", err)
+	}
+	fmt.Fprintf(stdout, "wrote %s (%d x %d, %s after %d frames)\n", *shot, *width, *height, *scene, *frames)
+	if *perf {
+		printTimings(stdout, timings)
+	}
+	return exitOK
+}
+
+// list splits a comma-separated flag value; empty gives nil.
+func list(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, ",")
+}
+
+// printTimings prints the median and mean of each part of the frames after the first (which compiles
+// shaders and uploads the font).
+func printTimings(w io.Writer, t []ui.FrameTiming) {
+	if len(t) > 1 {
+		t = t[1:]
+	}
+	parts := []struct {
+		name string
+		get  func(ui.FrameTiming) time.Duration
+	}{
+		{"step", func(f ui.FrameTiming) time.Duration { return f.Step }},
+		{"panel", func(f ui.FrameTiming) time.Duration { return f.Panel }},
+		{"fill", func(f ui.FrameTiming) time.Duration { return f.Fill }},
+		{"draw", func(f ui.FrameTiming) time.Duration { return f.Draw }},
+		{"frame", func(f ui.FrameTiming) time.Duration { return f.Step + f.Panel + f.Fill + f.Draw }},
+	}
+	fmt.Fprintf(w, "%d frames timed\n%-6s %14s %14s\n", len(t), "part", "median ms", "mean ms")
+	for _, p := range parts {
+		v := make([]float64, len(t))
+		for i, f := range t {
+			v[i] = ms(p.get(f))
+		}
+		fmt.Fprintf(w, "%-6s %14.2f %14.2f\n", p.name, median(v), mean(v))
+	}
+}

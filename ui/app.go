@@ -1,0 +1,464 @@
+// Package ui is the desktop sandbox: a GLFW window, the render package's 3D view, the Dear ImGui
+// panel (imgui-go, with its GLFW platform and OpenGL renderer glue written here) and the mouse and
+// keyboard bindings. Every edit becomes a command (package ui/command) applied between steps; the
+// simulation steps on its own goroutine with a fixed time step, while GL stays on the main OS thread.
+package ui
+
+import (
+	"fmt"
+	"image"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-gl/gl/v4.6-core/gl"
+	"github.com/go-gl/glfw/v3.3/glfw"
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/inkyblackness/imgui-go/v4"
+
+	"tumble/render"
+	"tumble/sim"
+	"tumble/sim/geom"
+	"tumble/ui/command"
+)
+
+// Options configure the app.
+type Options struct {
+	Scene         string // preset name or scene file (default "pyramid")
+	Width, Height int    // window size in screen coordinates (default 1280 x 800)
+	// Frames, if > 0, makes a headless run: a hidden window, Frames frames each after exactly one
+	// simulation step (so the result is reproducible), then the last frame is returned as an image.
+	Frames int
+	// For, if > 0 in a windowed run, closes the window after this long (smoke tests of the real loop).
+	For time.Duration
+	// Summary, if set, receives the windowed run's frame and step counts when it ends.
+	Summary   *Summary
+	NoPanel   bool     // leave the ImGui panel out (screenshots of the 3D view alone)
+	NoShadows bool     // no shadow map (faster on a software renderer)
+	Select    string   // name of a body to select at the start
+	Debug     []string // debug layers to turn on: see DebugNames
+	Color     string   // colour mode: one of render.ColorNames' first words (body, type, sleep, contact)
+	Open      []string // if any, the panel sections open at the start (the others closed): see SectionNames
+	// Yaw and Pitch, if not zero, turn the framed camera (degrees; pitch > 0 looks down).
+	Yaw, Pitch float32
+	// Setup, if set, runs on the session before the first frame (tests queue commands with it).
+	Setup func(a *App)
+	// Timings, if set in a headless run, receives each frame's split (GL finished before the clock
+	// stops, so draw is the time llvmpipe or the GPU took).
+	Timings *[]FrameTiming
+}
+
+// App is the running sandbox: the session, the camera, the view state the panel edits.
+type App struct {
+	S   *command.Session
+	Cam render.Camera
+
+	win      *glfw.Window
+	rend     *render.Renderer
+	bvhBoxes []geom.AABB // the BVH debug layer's boxes, kept between frames
+	gui      *imguiGL
+	ctx      *imgui.Context
+	frame    render.Frame
+	opt      Options
+	glInfo   string
+	uiScale  float32 // HiDPI scale of the panel (1 on an unscaled monitor)
+	lastTime time.Time
+
+	// View state.
+	Selected   sim.Handle
+	Follow     bool
+	Wireframe  bool
+	NoShadows  bool
+	ColorMode  render.ColorBy
+	ShowHelp   bool
+	Debug      DebugDraw
+	hoverRow   int // contacts table row under the mouse, -1 none
+	hoverPoint *mgl32.Vec3
+	hoverPair  [2]int // the hovered row's bodies (dense indices)
+
+	// Mouse.
+	mouseX, mouseY float64
+	pressX, pressY float64
+	dragging       bool // left drag on a body (mouse joint)
+	orbiting       bool
+	panning        bool
+	dragDepth      float32 // distance along the view axis of the grabbed point
+
+	panel     panelState
+	stats     statsHistory
+	lastSplit split
+}
+
+type split struct {
+	FrameTiming
+	drawStart time.Time
+}
+
+// DebugDraw are the debug layers' switches.
+type DebugDraw struct {
+	Contacts, Normals, Friction, Joints, AABBs, COM, Velocities bool
+	// BVH draws the broad phase's tree at depth BVHDepth (0 is the root) when it is the LBVH.
+	BVH      bool
+	BVHDepth int
+}
+
+// Run opens the window and runs the app until it is closed; in headless mode (Frames > 0) it returns
+// the last frame. It must be called from the main goroutine with the OS thread locked.
+func Run(opt Options) (*image.RGBA, error) {
+	if opt.Scene == "" {
+		opt.Scene = "pyramid"
+	}
+	if opt.Width == 0 {
+		opt.Width, opt.Height = 1280, 800
+	}
+	disp, err := openDisplay()
+	if err != nil {
+		return nil, err
+	}
+	defer disp.close() // runs after a.close (glfw.Terminate), deferred below
+	a := &App{opt: opt, hoverRow: -1, ColorMode: render.ColorByBody}
+	s, err := openScene(opt.Scene)
+	if err != nil {
+		return nil, err
+	}
+	a.S = s
+	if err := a.open(); err != nil {
+		return nil, err
+	}
+	defer a.close()
+	a.frameAll()
+	if err := a.applyOptions(); err != nil {
+		return nil, err
+	}
+	if opt.Setup != nil {
+		opt.Setup(a)
+	}
+	if opt.Frames > 0 {
+		return a.headless()
+	}
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() { a.S.Run(stop); close(done) }()
+	start := time.Now()
+	var steps0 int
+	a.S.View(func(w *sim.World) { steps0 = w.StepCount })
+	frames := 0
+	for !a.win.ShouldClose() {
+		if a.opt.For > 0 && time.Since(start) > a.opt.For {
+			break
+		}
+		glfw.PollEvents()
+		fbw, fbh := a.win.GetFramebufferSize()
+		a.drawFrame(0, fbw, fbh)
+		a.win.SwapBuffers()
+		frames++
+	}
+	close(stop)
+	<-done
+	if opt.Summary != nil {
+		*opt.Summary = Summary{Frames: frames, Elapsed: time.Since(start)}
+		a.S.View(func(w *sim.World) { opt.Summary.Steps = w.StepCount - steps0 })
+	}
+	return nil, nil
+}
+
+// SectionNames are the panel's sections, as Options.Open (and the -open flag) names them.
+var SectionNames = []string{"scene", "simulation", "spawn", "joints", "inspect", "debug", "stats"}
+
+// DebugNames are the debug layers Options.Debug (and the -debug flag) can turn on.
+var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities", "bvh"}
+
+func (a *App) applyOptions() error {
+	o := &a.opt
+	if o.Select != "" {
+		a.S.View(func(w *sim.World) { a.Selected, _ = w.Find(o.Select) })
+		if a.Selected == (sim.Handle{}) {
+			return fmt.Errorf("-select: no body named %q", o.Select)
+		}
+	}
+	d := &a.Debug
+	d.BVHDepth = 6 // a level of a few hundred boxes in the presets: deep enough to see the tree's shape
+	flags := []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH}
+	for _, name := range o.Debug {
+		k := slices.Index(DebugNames, name)
+		if k < 0 {
+			return fmt.Errorf("-debug: unknown layer %q (want %s)", name, strings.Join(DebugNames, ", "))
+		}
+		*flags[k] = true
+	}
+	if o.Color != "" {
+		k := slices.IndexFunc(render.ColorNames, func(n string) bool { return strings.HasPrefix(n, o.Color) })
+		if k < 0 {
+			return fmt.Errorf("-color: unknown mode %q (want body, type, sleep or contact)", o.Color)
+		}
+		a.ColorMode = render.ColorBy(k)
+	}
+	a.NoShadows = o.NoShadows
+	if o.Yaw != 0 {
+		a.Cam.Yaw = mgl32.DegToRad(o.Yaw)
+	}
+	if o.Pitch != 0 {
+		a.Cam.Pitch = mgl32.DegToRad(o.Pitch)
+	}
+	a.panel.init()
+	for _, sec := range o.Open {
+		if !slices.Contains(SectionNames, sec) {
+			return fmt.Errorf("-open: unknown section %q (want %s)", sec, strings.Join(SectionNames, ", "))
+		}
+		a.panel.open[sec] = true
+	}
+	return nil
+}
+
+// Summary counts what a windowed run did: frames drawn and simulation steps taken in its wall time.
+type Summary struct {
+	Frames, Steps int
+	Elapsed       time.Duration
+}
+
+// FrameTiming is one headless frame's time, by part.
+type FrameTiming struct {
+	Step  time.Duration // the simulation step
+	Panel time.Duration // building the ImGui panel
+	Fill  time.Duration // copying the state slices into the instance buffer, debug lines
+	Draw  time.Duration // the 3D view and the panel drawn, to gl.Finish
+}
+
+// headless renders Frames frames into an off-screen target, one step per frame, and reads the last.
+func (a *App) headless() (*image.RGBA, error) {
+	w, h := a.opt.Width, a.opt.Height
+	t := render.NewTarget(w, h)
+	gl.BindFramebuffer(gl.FRAMEBUFFER, t.FBO)
+	if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
+		return nil, fmt.Errorf("off-screen framebuffer incomplete: status 0x%x", st)
+	}
+	for i := 0; i < a.opt.Frames; i++ {
+		glfw.PollEvents()
+		t0 := time.Now()
+		if i > 0 {
+			if err := a.S.Step(); err != nil {
+				return nil, err
+			}
+		} else if err := a.S.Apply(); err != nil {
+			return nil, err
+		}
+		step := time.Since(t0)
+		a.drawFrame(t.FBO, w, h)
+		if a.opt.Timings != nil {
+			gl.Finish()
+			ft := a.lastSplit
+			ft.Step = step
+			ft.Draw = time.Since(ft.drawStart)
+			*a.opt.Timings = append(*a.opt.Timings, ft.FrameTiming)
+		}
+	}
+	gl.Finish()
+	return render.ReadPixels(t.FBO, w, h), nil
+}
+
+func (a *App) open() error {
+	if err := glfw.Init(); err != nil {
+		return fmt.Errorf("glfw: %w", err)
+	}
+	glfw.WindowHint(glfw.ContextVersionMajor, 4)
+	glfw.WindowHint(glfw.OpenGLProfile, glfw.OpenGLCoreProfile)
+	glfw.WindowHint(glfw.OpenGLForwardCompatible, glfw.True)
+	glfw.WindowHint(glfw.ScaleToMonitor, glfw.True)
+	if a.opt.Frames > 0 {
+		glfw.WindowHint(glfw.Visible, glfw.False)
+	}
+	var err error
+	for _, minor := range []int{6, 5} { // 4.6, or 4.5 where that is the most (Mesa's llvmpipe)
+		glfw.WindowHint(glfw.ContextVersionMinor, minor)
+		a.win, err = glfw.CreateWindow(a.opt.Width, a.opt.Height, "Tumble: "+a.S.Name(), nil, nil)
+		if err == nil {
+			break
+		}
+	}
+	if err != nil {
+		glfw.Terminate()
+		return fmt.Errorf("no OpenGL 4.5 core context: %w", err)
+	}
+	a.win.MakeContextCurrent()
+	glfw.SwapInterval(1)
+	if a.glInfo, err = render.Init(); err != nil {
+		glfw.Terminate()
+		return err
+	}
+	if a.rend, err = render.New(); err != nil {
+		glfw.Terminate()
+		return err
+	}
+	a.ctx = imgui.CreateContext(nil)
+	io := imgui.CurrentIO()
+	io.SetIniFilename("") // no imgui.ini in the working directory
+	imgui.StyleColorsDark()
+	// HiDPI. Where window coordinates are pixels (X11, Windows) a scaled monitor has a content scale
+	// above 1: ImGui's sizes and font grow with it. Where they are not (macOS), the framebuffer scale set
+	// each frame does the work and the content scale's excess is already in it.
+	if cs, _ := a.win.GetContentScale(); cs > 1 {
+		fbw, _ := a.win.GetFramebufferSize()
+		ww, _ := a.win.GetSize()
+		if fbw == ww {
+			imgui.CurrentStyle().ScaleAllSizes(cs)
+			io.SetFontGlobalScale(cs)
+			a.uiScale = cs
+		}
+	}
+	a.platformSetup(io)
+	if a.gui, err = newImguiGL(io); err != nil {
+		glfw.Terminate()
+		return err
+	}
+	a.lastTime = time.Now()
+	return nil
+}
+
+func (a *App) close() {
+	a.ctx.Destroy()
+	glfw.Terminate()
+}
+
+// frameAll points the camera at every body that is not a plane.
+func (a *App) frameAll() {
+	var lo, hi mgl32.Vec3
+	a.S.View(func(w *sim.World) {
+		var f render.Frame
+		render.Fill(&f, w, render.ColorByBody, nil, nil)
+		lo, hi = f.Lo, f.Hi
+	})
+	a.Cam = render.NewCamera(mgl32.Vec3{}, 10)
+	vw, vh := a.viewport()
+	a.Cam.Frame(lo, hi, vw/vh)
+}
+
+// drawFrame builds the panel, fills the frame from the world and draws both into fb.
+func (a *App) drawFrame(fb uint32, fbw, fbh int) {
+	now := time.Now()
+	dt := now.Sub(a.lastTime)
+	a.lastTime = now
+	ww, wh := a.opt.Width, a.opt.Height
+	if a.opt.Frames == 0 {
+		ww, wh = a.win.GetSize()
+	}
+	io := imgui.CurrentIO()
+	io.SetDisplaySize(imgui.Vec2{X: float32(ww), Y: float32(wh)})
+	io.SetDisplayFrameBufferScale(imgui.Vec2{X: float32(fbw) / float32(max(ww, 1)), Y: float32(fbh) / float32(max(wh, 1))})
+	io.SetDeltaTime(float32(max(dt.Seconds(), 1e-4)))
+	imgui.NewFrame()
+	tPanel := time.Now()
+	if !a.opt.NoPanel {
+		a.buildPanel(float32(ww), float32(wh))
+	}
+	if a.ShowHelp {
+		a.helpOverlay(float32(ww), float32(wh))
+	}
+	imgui.Render()
+
+	tFill := time.Now()
+	a.S.View(func(w *sim.World) {
+		if a.Follow {
+			if i, ok := w.Index(a.Selected); ok {
+				a.Cam.Target = w.Bodies.Position[i]
+			}
+		}
+		a.fill(w)
+	})
+	t0 := time.Now()
+	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel), Fill: t0.Sub(tFill)}, drawStart: t0}
+	vw, _ := a.viewport()
+	a.rend.Draw(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe, NoShadows: a.NoShadows})
+	a.gui.render([2]float32{float32(ww), float32(wh)}, [2]float32{float32(fbw), float32(fbh)}, imgui.RenderedDrawData())
+	a.stats.addFrame(dt, t0.Sub(tFill), time.Since(t0))
+}
+
+// fill builds the frame's instances and debug lines from the world (under the session's lock).
+func (a *App) fill(w *sim.World) {
+	hl := map[int][4]float32{}
+	if i, ok := w.Index(a.Selected); ok {
+		hl[i] = render.ColorSelected
+	}
+	for _, h := range []sim.Handle{a.panel.jointA, a.panel.jointB} {
+		if i, ok := w.Index(h); ok && h != a.Selected {
+			hl[i] = render.ColorHovered
+		}
+	}
+	if a.hoverPoint != nil {
+		for _, i := range a.hoverPair {
+			if i < w.Bodies.Len() {
+				hl[i] = render.ColorHovered
+			}
+		}
+	}
+	var counts []int32
+	var contacts []sim.ContactPoint
+	if a.ColorMode == render.ColorByContact || a.Debug.Contacts || a.Debug.Normals || a.Debug.Friction || a.hoverRow >= 0 {
+		contacts = w.Contacts(nil)
+		counts = make([]int32, w.Bodies.Len())
+		for _, c := range contacts {
+			counts[c.BodyA]++
+			counts[c.BodyB]++
+		}
+	}
+	render.Fill(&a.frame, w, a.ColorMode, counts, hl)
+	a.frame.Lines = a.frame.Lines[:0]
+	a.debugLines(w, contacts)
+	a.stats.sample(w)
+}
+
+// openScene starts a session on a preset or a scene file.
+func openScene(name string) (*command.Session, error) {
+	if s, err := command.NewPreset(name); err == nil {
+		return s, nil
+	}
+	s, err := command.NewPreset("stack")
+	if err != nil {
+		return nil, err
+	}
+	s.Do(command.LoadFile(name))
+	if err := s.Apply(); err != nil {
+		return nil, fmt.Errorf("%s: not a preset, and as a file: %w", name, err)
+	}
+	return s, nil
+}
+
+// init locks the main goroutine to the main OS thread, as GL and GLFW need: cmd/sandbox calls Run
+// from main, and the tests run their window work on the main goroutine (see TestMain).
+func init() { runtime.LockOSThread() }
+
+// viewport is the 3D view's size in screen coordinates (mouse positions use them): the window less
+// the panel on its right.
+func (a *App) viewport() (float32, float32) {
+	w, h := a.opt.Width, a.opt.Height
+	if a.opt.Frames == 0 {
+		w, h = a.win.GetSize()
+	}
+	vw := float32(w)
+	if !a.opt.NoPanel {
+		vw = max(vw-a.panelWidth(), 16)
+	}
+	return vw, float32(h)
+}
+
+// panelWidth is the panel's width in screen coordinates.
+func (a *App) panelWidth() float32 { return PanelWidth * max(a.uiScale, 1) }
+
+// cursorRay is the world ray under the mouse.
+func (a *App) cursorRay() (mgl32.Vec3, mgl32.Vec3) {
+	w, h := a.viewport()
+	return a.Cam.Ray(float32(a.mouseX), float32(a.mouseY), w, h)
+}
+
+// cursorGround is where the ray under the mouse meets the scene (a body or the ground), or a point 10 m
+// along it.
+func (a *App) cursorGround() mgl32.Vec3 {
+	o, d := a.cursorRay()
+	if hit, ok := a.S.Pick(o, d); ok {
+		return hit.Point
+	}
+	if d[1] < -1e-3 {
+		return o.Add(d.Mul(-o[1] / d[1]))
+	}
+	return o.Add(d.Mul(10))
+}

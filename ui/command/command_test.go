@@ -1,0 +1,540 @@
+package command
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tumble/scenes"
+	"tumble/sim"
+	"tumble/sim/geom"
+)
+
+func preset(t *testing.T, name string) *Session {
+	t.Helper()
+	s, err := NewPreset(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// ground returns a session on a scene with only a ground plane.
+func ground(t *testing.T) *Session {
+	t.Helper()
+	sc, err := scenes.Parse("ground.json", []byte(`{"bodies": [{"name": "ground", "type": "static",
+		"shape": {"type": "plane", "normal": [0, 1, 0]}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New("ground", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSpawningAHundredBoxesAddsBodiesThatFallAndLand(t *testing.T) {
+	for _, pat := range []Pattern{Rain, Wall, Pyramid} {
+		t.Run(PatternNames[pat], func(t *testing.T) {
+			s := ground(t)
+			s.Do(Spawn(Spec{Kind: geom.Box, Pattern: pat, Count: 100, Size: sim.Vec3{0.25, 0.25, 0.25},
+				Friction: 0.6, At: sim.Vec3{0, 0, 0}}))
+			if err := s.Apply(); err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			var y0 []float32
+			s.View(func(w *sim.World) {
+				n = w.Bodies.Len()
+				for i := 1; i < n; i++ {
+					y0 = append(y0, w.Bodies.Position[i][1])
+				}
+			})
+			if n != 101 {
+				t.Fatalf("%d bodies after spawning 100 on a ground, want 101", n)
+			}
+			if err := s.Steps(360); err != nil { // 6 s
+				t.Fatal(err)
+			}
+			s.View(func(w *sim.World) {
+				b := &w.Bodies
+				maxV, fell := float32(0), 0
+				for i := 1; i < b.Len(); i++ {
+					y := b.Position[i][1]
+					if y < 0.2 {
+						t.Errorf("box %s sank to y = %.3f", b.Name[i], y)
+					}
+					if y < y0[i-1]-0.5 {
+						fell++
+					}
+					maxV = max(maxV, b.Velocity[i].Len())
+				}
+				if pat == Rain && fell != 100 {
+					t.Errorf("%d of 100 rained boxes fell", fell)
+				}
+				if maxV > 0.5 {
+					t.Errorf("after 6 s a box still moves at %.2f m/s: not landed", maxV)
+				}
+			})
+		})
+	}
+}
+
+func TestSpawnPatternsRefuseBadSpecsWhole(t *testing.T) {
+	s := ground(t)
+	for _, sp := range []Spec{
+		{Kind: geom.Box, Pattern: Stack, Count: 3, Size: sim.Vec3{0, 1, 1}},
+		{Kind: geom.Sphere, Pattern: Stack, Count: 0, Size: sim.Vec3{1}},
+		{Kind: geom.Plane, Pattern: Single, Count: 1, Size: sim.Vec3{1, 1, 1}},
+	} {
+		s.Do(Spawn(sp))
+		if err := s.Apply(); err == nil {
+			t.Errorf("%+v: accepted", sp)
+		}
+	}
+	s.View(func(w *sim.World) {
+		if w.Bodies.Len() != 1 {
+			t.Errorf("%d bodies after refused spawns", w.Bodies.Len())
+		}
+	})
+}
+
+// pickAt casts straight down onto the point (x, z).
+func pickAt(t *testing.T, s *Session, x, z float32) Hit {
+	t.Helper()
+	h, ok := s.Pick(sim.Vec3{x, 50, z}, sim.Vec3{0, -1, 0})
+	if !ok {
+		t.Fatalf("nothing under (%v, %v)", x, z)
+	}
+	return h
+}
+
+func TestPickFindsTheNearestShapeAlongTheRay(t *testing.T) {
+	s := preset(t, "mixed")
+	s.View(func(w *sim.World) {
+		b := &w.Bodies
+		for i := range b.Len() {
+			if b.Shape[i].Kind == geom.Plane {
+				continue
+			}
+			// From far out along +z, aimed at the centre: the first hit is this body or one in front.
+			o := b.Position[i].Add(sim.Vec3{0, 0, 40})
+			h, ok := RayCast(w, o, sim.Vec3{0, 0, -1})
+			if !ok {
+				t.Fatalf("ray at %s hit nothing", b.Name[i])
+			}
+			if h.Point[2] < b.Position[i][2]-1e-3 {
+				t.Errorf("ray at %s hit %s behind it", b.Name[i], b.Name[h.Index])
+			}
+		}
+	})
+	// Down onto the stack preset's column: the top box, at its top face.
+	s = preset(t, "stack")
+	h := pickAt(t, s, 0.1, 0.1)
+	s.View(func(w *sim.World) {
+		if name := w.Bodies.Name[h.Index]; name != "box19" || math.Abs(float64(h.Point[1]-20)) > 1e-3 {
+			t.Errorf("picked %s at %v, want box19 at y 20", name, h.Point)
+		}
+	})
+	// Beside it: the ground plane.
+	h = pickAt(t, s, 5, 5)
+	s.View(func(w *sim.World) {
+		if w.Bodies.Shape[h.Index].Kind != geom.Plane || math.Abs(float64(h.Point[1])) > 1e-4 {
+			t.Errorf("picked %s at %v, want the ground at y 0", w.Bodies.Name[h.Index], h.Point)
+		}
+	})
+}
+
+func TestRayCastsHitEachShapeOnItsSurface(t *testing.T) {
+	cases := []struct {
+		shape geom.Shape
+		o, d  sim.Vec3
+		t     float32
+		n     sim.Vec3
+	}{
+		{geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 2, 3}}, sim.Vec3{5, 0, 0}, sim.Vec3{-1, 0, 0}, 4, sim.Vec3{1, 0, 0}},
+		{geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 2, 3}}, sim.Vec3{0, -5, 0}, sim.Vec3{0, 1, 0}, 3, sim.Vec3{0, -1, 0}},
+		{geom.Shape{Kind: geom.Sphere, Radius: 2}, sim.Vec3{0, 0, 10}, sim.Vec3{0, 0, -1}, 8, sim.Vec3{0, 0, 1}},
+		{geom.Shape{Kind: geom.Capsule, Radius: 0.5, HalfHeight: 1}, sim.Vec3{3, 0.5, 0}, sim.Vec3{-1, 0, 0}, 2.5, sim.Vec3{1, 0, 0}},
+		{geom.Shape{Kind: geom.Capsule, Radius: 0.5, HalfHeight: 1}, sim.Vec3{0, 5, 0}, sim.Vec3{0, -1, 0}, 3.5, sim.Vec3{0, 1, 0}},
+		{geom.Shape{Kind: geom.Plane, Normal: sim.Vec3{0, 1, 0}, Offset: 1}, sim.Vec3{0, 5, 0}, sim.Vec3{0, -1, 0}, 4, sim.Vec3{0, 1, 0}},
+	}
+	for _, c := range cases {
+		tt, n, ok := rayShape(&c.shape, c.o, c.d)
+		if !ok || math.Abs(float64(tt-c.t)) > 1e-5 || n.Sub(c.n).Len() > 1e-5 {
+			t.Errorf("%s from %v along %v: t %v n %v ok %v, want t %v n %v", c.shape.Kind, c.o, c.d, tt, n, ok, c.t, c.n)
+		}
+	}
+	miss := geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 1, 1}}
+	if _, _, ok := rayShape(&miss, sim.Vec3{5, 5, 0}, sim.Vec3{-1, 0, 0}); ok {
+		t.Error("a ray passing above a box hit it")
+	}
+}
+
+func TestHingeBetweenTwoPickedBodiesIsCreated(t *testing.T) {
+	s := preset(t, "stack")
+	top := pickAt(t, s, 0.2, 0)
+	var under Hit
+	s.View(func(w *sim.World) {
+		// box18, picked from the side.
+		h, ok := RayCast(w, sim.Vec3{10, 18.5, 0}, sim.Vec3{-1, 0, 0})
+		if !ok || w.Bodies.Name[h.Index] != "box18" {
+			t.Fatalf("side pick found %v", h)
+		}
+		under = h
+	})
+	created := -1
+	s.Do(Join(JoinSpec{Type: sim.Hinge, A: top.Body, B: under.Body, PickA: top.Point, PickB: under.Point,
+		Anchor: AnchorMidpoint, Axis: sim.Vec3{0, 0, 1}, Limits: &[2]float32{-0.5, 0.5},
+		Created: func(k int) { created = k }}))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if w.NumJoints() != 1 || created != 0 {
+			t.Fatalf("%d joints, created %d", w.NumJoints(), created)
+		}
+		j := w.Joint(0)
+		if j.Type != sim.Hinge || j.BodyA != top.Body || j.BodyB != under.Body || !j.HasLimits ||
+			j.Anchor.Sub(sim.Vec3{0, 19, 0}).Len() > 1e-4 || j.Axis != (sim.Vec3{0, 0, 1}) {
+			t.Errorf("joint %+v", j)
+		}
+	})
+	// Saved with the current state, it names both bodies and the anchor where the bodies are now.
+	sc := s.CurrentScene()
+	if len(sc.Joints) != 1 || sc.Joints[0].BodyA != "box19" || sc.Joints[0].BodyB != "box18" {
+		t.Errorf("saved joints %+v", sc.Joints)
+	}
+	// The same body twice, and a stale body, are refused.
+	s.Do(Join(JoinSpec{Type: sim.Ball, A: top.Body, B: top.Body}))
+	if err := s.Apply(); err == nil {
+		t.Error("a joint from a body to itself was accepted")
+	}
+}
+
+func TestHingeHoldsTwoBodiesTogether(t *testing.T) {
+	s := ground(t)
+	s.Do(Spawn(Spec{Kind: geom.Box, Pattern: Single, Count: 1, Size: sim.Vec3{0.5, 0.1, 0.1}, At: sim.Vec3{0, 3, 0}}))
+	s.Apply()
+	var a sim.Handle
+	s.View(func(w *sim.World) { a = w.HandleAt(1) })
+	s.Do(Join(JoinSpec{Type: sim.Hinge, A: a, PickA: sim.Vec3{-0.5, 3.11, 0}, Axis: sim.Vec3{0, 0, 1}}))
+	s.Apply()
+	s.Steps(120)
+	s.View(func(w *sim.World) {
+		if y := w.Bodies.Position[1][1]; y < 2 {
+			t.Errorf("a hinged bar fell to y %.2f", y)
+		}
+	})
+}
+
+func TestTogglingFrictionChangesTheInclinesOutcome(t *testing.T) {
+	slid := func(friction bool) float32 {
+		s := preset(t, "incline")
+		s.Do(SetFriction(friction))
+		var h sim.Handle
+		var p0 sim.Vec3
+		s.View(func(w *sim.World) {
+			for i, n := range w.Bodies.Name {
+				if strings.HasPrefix(n, "ramp25_") && strings.HasSuffix(n, "_sticks") {
+					h, p0 = w.HandleAt(i), w.Bodies.Position[i]
+					break
+				}
+			}
+		})
+		if err := s.Steps(90); err != nil {
+			t.Fatal(err)
+		}
+		var d float32
+		s.View(func(w *sim.World) {
+			i, _ := w.Index(h)
+			d = w.Bodies.Position[i].Sub(p0).Len()
+			if friction == w.Resolved().NoFriction {
+				t.Errorf("friction %v: settings say NoFriction %v", friction, w.Resolved().NoFriction)
+			}
+		})
+		return d
+	}
+	with, without := slid(true), slid(false)
+	if with > 0.05 {
+		t.Errorf("with friction the sticking box moved %.3f m", with)
+	}
+	if without < 0.5 {
+		t.Errorf("without friction the box moved only %.3f m in 1.5 s", without)
+	}
+}
+
+func TestContactTableOfAPickedBodyMatchesTheSimulationsContacts(t *testing.T) {
+	s := preset(t, "pyramid")
+	if err := s.Steps(30); err != nil {
+		t.Fatal(err)
+	}
+	h := pickAt(t, s, 0.3, 0.2) // the apex
+	s.View(func(w *sim.World) {
+		name := w.Bodies.Name[h.Index]
+		rows := ContactTable(w, name, ByPair)
+		var want []sim.ContactPoint
+		for _, c := range w.Contacts(nil) {
+			if c.BodyA == h.Index || c.BodyB == h.Index {
+				want = append(want, c)
+			}
+		}
+		if len(rows) == 0 || len(rows) != len(want) {
+			t.Fatalf("%s: %d rows, simulation has %d contacts on it", name, len(rows), len(want))
+		}
+		for _, c := range want {
+			found := false
+			for _, r := range rows {
+				if r.IA == c.BodyA && r.IB == c.BodyB && r.Point == c.Position && r.Normal == c.Normal &&
+					r.Depth == -c.Separation && r.NormalImp == c.NormalImpulse {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("contact %+v missing from the table", c)
+			}
+		}
+		for i := 1; i < len(rows); i++ {
+			if d := ContactTable(w, name, ByNormalImpulse); d[i].NormalImp > d[i-1].NormalImp {
+				t.Error("not sorted by normal impulse")
+			}
+		}
+	})
+}
+
+func TestSaveWritesTheCurrentStateNotTheInitialOne(t *testing.T) {
+	s := preset(t, "bowling")
+	s.Steps(30)
+	p := filepath.Join(t.TempDir(), "now.json")
+	s.Do(SaveFile(p))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		for i := range w.Bodies.Len() {
+			got := sc.Bodies[i].Position
+			want := w.Bodies.Position[i]
+			if math.Abs(got[0]-float64(want[0])) > 1e-5 || math.Abs(got[1]-float64(want[1])) > 1e-5 {
+				t.Errorf("%s saved at %v, is at %v", w.Bodies.Name[i], *got, want)
+			}
+		}
+	})
+	// Loading it back continues from there.
+	s2, err := New("now", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.View(func(w *sim.World) {
+		if w.Bodies.Len() != len(sc.Bodies) {
+			t.Errorf("%d bodies", w.Bodies.Len())
+		}
+	})
+}
+
+func TestSnapshotRestoreAndReset(t *testing.T) {
+	s := preset(t, "bowling")
+	s.Steps(20)
+	s.Do(Snapshot())
+	s.Apply()
+	var at sim.Vec3
+	s.View(func(w *sim.World) { at = w.Bodies.Position[w.Bodies.Len()-1] })
+	s.Steps(20)
+	s.Do(Restore())
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if p := w.Bodies.Position[w.Bodies.Len()-1]; p.Sub(at).Len() > 1e-5 {
+			t.Errorf("restored ball at %v, snapshot had %v", p, at)
+		}
+	})
+	s.Do(Reset())
+	s.Apply()
+	sc, _ := scenes.Preset("bowling")
+	s.View(func(w *sim.World) {
+		last := sc.Bodies[len(sc.Bodies)-1].Position
+		if p := w.Bodies.Position[w.Bodies.Len()-1]; math.Abs(float64(p[0])-last[0]) > 1e-5 || w.StepCount != 0 {
+			t.Errorf("reset ball at %v step %d", p, w.StepCount)
+		}
+	})
+}
+
+func TestEditBodyInPlaceAndRemove(t *testing.T) {
+	s := preset(t, "stack")
+	h := pickAt(t, s, 0, 0).Body
+	st, m, mu, v := sim.Static, float32(5), float32(0.9), sim.Vec3{1, 0, 0}
+	s.Do(EditBody(h, BodyEdit{Mass: &m, Friction: &mu, Velocity: &v}))
+	s.Apply()
+	s.View(func(w *sim.World) {
+		i, _ := w.Index(h)
+		b := &w.Bodies
+		if b.Mass[i] != 5 || b.InvMass[i] != 0.2 || b.Friction[i] != 0.9 || b.Velocity[i] != v {
+			t.Errorf("mass %v inv %v friction %v velocity %v", b.Mass[i], b.InvMass[i], b.Friction[i], b.Velocity[i])
+		}
+	})
+	s.Do(EditBody(h, BodyEdit{Type: &st}))
+	s.Apply()
+	s.Steps(10)
+	s.View(func(w *sim.World) {
+		i, _ := w.Index(h)
+		if w.Bodies.InvMass[i] != 0 || w.Bodies.Position[i][1] != 19.5 {
+			t.Errorf("static top box: inv mass %v, y %v", w.Bodies.InvMass[i], w.Bodies.Position[i][1])
+		}
+	})
+	s.Do(RemoveBody(h))
+	s.Apply()
+	s.View(func(w *sim.World) {
+		if w.Bodies.Len() != 20 {
+			t.Errorf("%d bodies after removing one of 21", w.Bodies.Len())
+		}
+	})
+	s.Do(RemoveBody(h))
+	if err := s.Apply(); err == nil {
+		t.Error("removing a removed body succeeded")
+	}
+}
+
+func TestMouseDragLiftsABodyWithACappedForce(t *testing.T) {
+	s := ground(t)
+	s.Do(Spawn(Spec{Kind: geom.Box, Pattern: Single, Size: sim.Vec3{0.5, 0.5, 0.5}}))
+	s.Apply()
+	var h sim.Handle
+	s.View(func(w *sim.World) { h = w.HandleAt(1) })
+	s.Do(StartDrag(h, sim.Vec3{0, 1, 0}))
+	s.Do(MoveDrag(sim.Vec3{0, 3, 0}))
+	s.Steps(180)
+	s.View(func(w *sim.World) {
+		if y := w.Bodies.Position[1][1]; math.Abs(float64(y)-2.5) > 0.1 {
+			t.Errorf("dragged box at y %.3f, want about 2.5 (grabbed at its top face, target 3)", y)
+		}
+	})
+	// A target far away: the speed the cap allows in one step is bounded.
+	s.Do(MoveDrag(sim.Vec3{0, 1000, 0}))
+	s.Step()
+	s.View(func(w *sim.World) {
+		if v := w.Bodies.Velocity[1].Len(); v > DefaultMaxAccel/60+0.5 {
+			t.Errorf("one step of dragging gave %.1f m/s, over the cap", v)
+		}
+	})
+	s.Do(EndDrag())
+	s.Apply()
+	if _, ok := s.Dragging(); ok {
+		t.Error("still dragging")
+	}
+}
+
+func TestSettingsCommandsChangeTheRunningWorld(t *testing.T) {
+	s := preset(t, "stack")
+	s.Do(SetSettings(func(set *sim.Settings) {
+		set.Gravity = sim.Vec3{0, -1, 0}
+		set.Substeps, set.Iterations, set.Solver = 3, 5, sim.Jacobi
+		set.NoWarmStart = true
+	}))
+	s.Apply()
+	s.View(func(w *sim.World) {
+		r := w.Resolved()
+		if r.Gravity[1] != -1 || r.Substeps != 3 || r.Iterations != 5 || r.Solver != sim.Jacobi || !r.NoWarmStart {
+			t.Errorf("resolved %+v", r)
+		}
+	})
+	s.Do(SetSettings(func(set *sim.Settings) { set.Solver = sim.XPBD }))
+	if err := s.Apply(); err == nil {
+		t.Error("xpbd accepted though sim refuses it")
+	}
+}
+
+func TestAdvanceIsAFixedStepAccumulator(t *testing.T) {
+	s := preset(t, "stack")
+	acc, n := s.Advance(0, 2.5/60)
+	if n != 2 || math.Abs(acc-0.5/60) > 1e-6 {
+		t.Errorf("2.5 steps of time: %d steps, %v left", n, acc)
+	}
+	if _, n = s.Advance(0, 10); n != maxCatchUp {
+		t.Errorf("a long stall took %d steps, want the cap %d", n, maxCatchUp)
+	}
+	s.Do(Pause(true))
+	if _, n = s.Advance(0, 1); n != 0 {
+		t.Errorf("paused: %d steps", n)
+	}
+	s.Do(StepOnce())
+	if _, n = s.Advance(0, 0); n != 1 {
+		t.Errorf("single step: %d steps", n)
+	}
+}
+
+func TestJointListEditDeleteAndRemovingABodyDropsItsJoints(t *testing.T) {
+	s := preset(t, "stack")
+	var h [4]sim.Handle
+	s.View(func(w *sim.World) {
+		for k := range h {
+			h[k], _ = w.Find("box" + string(rune('0'+k)))
+		}
+	})
+	s.Do(Join(JoinSpec{Type: sim.Ball, A: h[0], B: h[1], Anchor: AnchorMidpoint}))
+	s.Do(Join(JoinSpec{Type: sim.Hinge, A: h[1], B: h[2], Anchor: AnchorMidpoint, Axis: sim.Vec3{1, 0, 0}, Frame: AxisLocalA}))
+	s.Do(Join(JoinSpec{Type: sim.Fixed, A: h[3], PickA: sim.Vec3{0, 3.5, 0}})) // to the world
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	lim := [2]float32{-0.1, 0.2}
+	s.Do(EditJoint(0, sim.Piston, &lim, &sim.Motor{Speed: 1, MaxForce: 5}))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		// The edited joint moves to the end, its bodies and anchor kept, its type, limits and motor new.
+		j := w.Joint(2)
+		if j.Type != sim.Piston || j.BodyA != h[0] || !j.HasLimits || j.Limits != lim || !j.HasMotor || j.Axis.Len() < 0.99 {
+			t.Errorf("edited joint %+v", j)
+		}
+		if j := w.Joint(1); j.Type != sim.Fixed || j.BodyB != (sim.Handle{}) || j.Anchor != (sim.Vec3{0, 3.5, 0}) {
+			t.Errorf("world joint %+v", j)
+		}
+	})
+	// Saved and loaded back: three joints, with the right bodies.
+	sc := s.CurrentScene()
+	if len(sc.Joints) != 3 || sc.Joints[1].BodyB != "" || sc.Joints[2].Type != "piston" || sc.Joints[2].Limits == nil {
+		t.Errorf("saved joints %+v", sc.Joints)
+	}
+	if _, err := New("again", sc); err != nil {
+		t.Errorf("the saved scene does not load: %v", err)
+	}
+	s.Do(RemoveBody(h[1])) // box1 is in the hinge (1-2) and the edited piston (0-1)
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if w.NumJoints() != 1 || w.Joint(0).Type != sim.Fixed {
+			t.Errorf("%d joints left after removing box1, want only the fixed one", w.NumJoints())
+		}
+	})
+	if sc := s.CurrentScene(); len(sc.Joints) != 1 {
+		t.Errorf("saved %d joints", len(sc.Joints))
+	}
+	s.Do(RemoveJoint(0))
+	s.Do(RemoveJoint(0))
+	if err := s.Apply(); err == nil {
+		t.Error("removing a joint that is not there succeeded")
+	}
+}
+
+func TestShootAddsAMovingBallAndAboveSceneIsOverTheBodies(t *testing.T) {
+	s := preset(t, "stack")
+	if p := s.AboveScene(); p[1] < 20.5 || p.Len() > 30 {
+		t.Errorf("above the stack: %v", p)
+	}
+	s.Do(Shoot(sim.Vec3{0, 5, 10}, sim.Vec3{0, 0, -2}, 20, 0.3, 10))
+	s.Apply()
+	s.View(func(w *sim.World) {
+		i := w.Bodies.Len() - 1
+		if w.Bodies.Shape[i].Kind != geom.Sphere || w.Bodies.Velocity[i] != (sim.Vec3{0, 0, -20}) || w.Bodies.Mass[i] != 10 {
+			t.Errorf("ball %v %v %v", w.Bodies.Shape[i], w.Bodies.Velocity[i], w.Bodies.Mass[i])
+		}
+	})
+}

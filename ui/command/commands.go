@@ -1,0 +1,354 @@
+package command
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/go-gl/mathgl/mgl32"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+// Pause stops (on true) or resumes (on false) real-time stepping.
+func Pause(on bool) Command {
+	return func(s *Session) error { s.paused = on; return nil }
+}
+
+// TogglePause flips the play state (the Space key).
+func TogglePause() Command {
+	return func(s *Session) error { s.paused = !s.paused; return nil }
+}
+
+// StepOnce pauses and takes one step at the next Advance (the N key).
+func StepOnce() Command {
+	return func(s *Session) error { s.paused = true; s.single++; return nil }
+}
+
+// Reset rebuilds the world from the scene it was loaded from (the R key).
+func Reset() Command {
+	return func(s *Session) error { return s.load(s.name, s.initial) }
+}
+
+// LoadPreset replaces the world with the named preset.
+func LoadPreset(name string) Command {
+	return func(s *Session) error {
+		sc, ok := scenes.Preset(name)
+		if !ok {
+			return fmt.Errorf("no preset named %q", name)
+		}
+		return s.load(name, sc)
+	}
+}
+
+// LoadFile replaces the world with a scene file's; on error the world is kept.
+func LoadFile(path string) Command {
+	return func(s *Session) error {
+		sc, err := scenes.Load(path)
+		if err != nil {
+			return err
+		}
+		return s.load(path, sc)
+	}
+}
+
+// SaveFile writes the current state (poses, velocities, settings, joints) as a scene file.
+func SaveFile(path string) Command {
+	return func(s *Session) error {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if err := s.currentScene().Save(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return f.Close()
+	}
+}
+
+// Snapshot keeps a copy of the current state in memory for Restore.
+func Snapshot() Command {
+	return func(s *Session) error { s.snap = s.currentScene(); return nil }
+}
+
+// Restore goes back to the last Snapshot (keeping Reset's scene as it was).
+func Restore() Command {
+	return func(s *Session) error {
+		if s.snap == nil {
+			return fmt.Errorf("no snapshot to restore")
+		}
+		init, name := s.initial, s.name
+		err := s.load(name, s.snap)
+		s.initial = init
+		return err
+	}
+}
+
+// HasSnapshot says whether Restore has something to restore.
+func (s *Session) HasSnapshot() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.snap != nil
+}
+
+// SetSettings changes the simulation settings through World.SetSettings; edit receives the current
+// (user-given) settings. A setting sim refuses (such as an unimplemented solver) leaves them unchanged.
+func SetSettings(edit func(*sim.Settings)) Command {
+	return func(s *Session) error {
+		set := s.world.Settings()
+		edit(&set)
+		if err := set.Check(); err != nil {
+			return err
+		}
+		s.world.SetSettings(set)
+		return nil
+	}
+}
+
+// SetFriction turns friction on or off.
+func SetFriction(on bool) Command {
+	return SetSettings(func(set *sim.Settings) { set.NoFriction = !on })
+}
+
+// SetFrictionCoefficient sets every body's friction coefficient to mu (pairs combine by geometric
+// mean, so a pair of bodies with mu has mu).
+func SetFrictionCoefficient(mu float32) Command {
+	return func(s *Session) error {
+		if !(mu >= 0) {
+			return fmt.Errorf("friction must be >= 0, got %v", mu)
+		}
+		for i := range s.world.Bodies.Friction {
+			s.world.Bodies.Friction[i] = mu
+		}
+		return nil
+	}
+}
+
+// SetRestitutionAll sets every body's restitution coefficient to e.
+func SetRestitutionAll(e float32) Command {
+	return func(s *Session) error {
+		if !(e >= 0) {
+			return fmt.Errorf("restitution must be >= 0, got %v", e)
+		}
+		for i := range s.world.Bodies.Restitution {
+			s.world.Bodies.Restitution[i] = e
+		}
+		return nil
+	}
+}
+
+// RemoveBody removes a body and the joints on it (the Delete key).
+func RemoveBody(h sim.Handle) Command {
+	return func(s *Session) error {
+		if _, ok := s.world.Index(h); !ok {
+			return ErrNoSelection
+		}
+		kept := s.frames[:0]
+		for i, f := range s.frames {
+			if j := s.world.Joint(i); j.BodyA != h && j.BodyB != h {
+				kept = append(kept, f)
+			}
+		}
+		s.frames = kept
+		if s.drag != nil && s.drag.Body == h {
+			s.drag = nil
+		}
+		return s.world.RemoveBody(h)
+	}
+}
+
+// BodyEdit is an in-place edit of a body's properties (the Inspect panel). Nil fields are unchanged.
+type BodyEdit struct {
+	Type            *sim.BodyType
+	Mass            *float32 // kg, dynamic bodies only
+	Friction        *float32
+	Restitution     *float32
+	Velocity        *sim.Vec3
+	AngularVelocity *sim.Vec3
+}
+
+// EditBody applies e to the body h. Changing the type to static or kinematic zeroes the inverse mass
+// (and, for static, the velocity); back to dynamic, the mass is the edit's or the shape's at 1000 kg/m^3.
+func EditBody(h sim.Handle, e BodyEdit) Command {
+	return func(s *Session) error {
+		i, ok := s.world.Index(h)
+		if !ok {
+			return ErrNoSelection
+		}
+		b := &s.world.Bodies
+		if e.Mass != nil && !(*e.Mass > 0) {
+			return fmt.Errorf("mass must be > 0, got %v", *e.Mass)
+		}
+		if e.Type != nil && *e.Type != b.Type[i] {
+			if b.Shape[i].Kind == 3 && *e.Type != sim.Static { // geom.Plane
+				return fmt.Errorf("a plane must be static")
+			}
+			b.Type[i] = *e.Type
+			if *e.Type == sim.Dynamic {
+				m := float32(sim.DefaultDensity * b.Shape[i].Volume())
+				if e.Mass != nil {
+					m = *e.Mass
+				}
+				setMass(b, i, m)
+			} else {
+				b.Mass[i], b.InvMass[i], b.InvInertiaLocal[i], b.InvInertiaWorld[i] = 0, 0, sim.Vec3{}, sim.Mat3{}
+				if *e.Type == sim.Static {
+					b.Velocity[i], b.AngularVelocity[i] = sim.Vec3{}, sim.Vec3{}
+				}
+			}
+		}
+		if e.Mass != nil && b.Type[i] == sim.Dynamic {
+			setMass(b, i, *e.Mass)
+		}
+		if e.Friction != nil {
+			if !(*e.Friction >= 0) {
+				return fmt.Errorf("friction must be >= 0")
+			}
+			b.Friction[i] = *e.Friction
+		}
+		if e.Restitution != nil {
+			if !(*e.Restitution >= 0) {
+				return fmt.Errorf("restitution must be >= 0")
+			}
+			b.Restitution[i] = *e.Restitution
+		}
+		if b.Type[i] != sim.Static {
+			if e.Velocity != nil {
+				b.Velocity[i] = *e.Velocity
+			}
+			if e.AngularVelocity != nil {
+				b.AngularVelocity[i] = *e.AngularVelocity
+			}
+		}
+		return nil
+	}
+}
+
+// setMass gives dynamic body i mass m, its inertia scaled from the shape's unit inertia.
+func setMass(b *sim.Bodies, i int, m float32) {
+	unit := b.Shape[i].UnitInertia()
+	var inv sim.Vec3
+	for k := range 3 {
+		inv[k] = 1 / (m * unit[k])
+	}
+	b.Mass[i], b.InvMass[i], b.InvInertiaLocal[i] = m, 1/m, inv
+	r := b.Rotation[i].Mat4().Mat3()
+	b.InvInertiaWorld[i] = r.Mul3(mgl32.Diag3(inv)).Mul3(r.Transpose())
+}
+
+// Shoot fires a sphere of radius r and mass m from origin along dir at speed v (the B key).
+func Shoot(origin, dir sim.Vec3, speed, r, m float32) Command {
+	return func(s *Session) error {
+		_, err := s.world.AddBody(sim.BodyDef{
+			Shape: sphere(r), Position: origin, Velocity: dir.Normalize().Mul(speed), Mass: m,
+			Friction: 0.5, Restitution: 0.1,
+		})
+		return err
+	}
+}
+
+// currentScene is the world as it is now, as a scene file: poses, velocities, masses, materials,
+// settings and joints (anchors and axes moved with body A).
+func (s *Session) currentScene() *scenes.Scene {
+	w := s.world
+	set := w.Settings()
+	out := &scenes.Scene{Name: s.name}
+	if s.initial != nil {
+		out.Name = s.initial.Name
+	}
+	g := set.Gravity
+	out.Gravity = &scenes.Vec3{f64(g[0]), f64(g[1]), f64(g[2])}
+	dt := f64(w.Resolved().Dt)
+	out.Dt = &dt
+	sv := &scenes.Solver{}
+	if set.Solver != sim.SolverDefault {
+		sv.Type = set.Solver.String()
+	}
+	if set.Iterations > 0 {
+		it := set.Iterations
+		sv.Iterations = &it
+	}
+	if set.Substeps > 0 {
+		sub := set.Substeps
+		sv.Substeps = &sub
+	}
+	sv.Friction, sv.WarmStart = boolp(!set.NoFriction), boolp(!set.NoWarmStart)
+	sv.Relax, sv.Restitution = boolp(!set.NoRelax), boolp(!set.NoRestitution)
+	if set.ContactHertz > 0 {
+		sv.ContactHertz = fp(set.ContactHertz)
+	}
+	if set.DampingRatio > 0 {
+		sv.DampingRatio = fp(set.DampingRatio)
+	}
+	out.Solver = sv
+	b := &w.Bodies
+	for i := range b.Len() {
+		body := scenes.Body{Name: b.Name[i], Type: b.Type[i].String(), Shape: fileShape(b, i),
+			Position: vp(b.Position[i]), Friction: fp(b.Friction[i]), Restitution: fp(b.Restitution[i])}
+		q := b.Rotation[i]
+		body.Rotation = &scenes.Quat{f64(q.V[0]), f64(q.V[1]), f64(q.V[2]), f64(q.W)}
+		if b.Type[i] != sim.Static {
+			body.Velocity, body.AngularVelocity = vp(b.Velocity[i]), vp(b.AngularVelocity[i])
+		}
+		if b.Type[i] == sim.Dynamic {
+			body.Mass = fp(b.Mass[i])
+		}
+		out.Bodies = append(out.Bodies, body)
+	}
+	for k := range w.NumJoints() {
+		j := w.Joint(k)
+		ia, _ := w.Index(j.BodyA)
+		f := s.frames[k]
+		anchor := b.Position[ia].Add(b.Rotation[ia].Rotate(f.anchor))
+		fj := scenes.Joint{Type: j.Type.String(), BodyA: b.Name[ia], Anchor: vp(anchor)}
+		if ib, ok := w.Index(j.BodyB); ok {
+			fj.BodyB = b.Name[ib]
+		}
+		if j.Type == sim.Hinge || j.Type == sim.Piston {
+			fj.Axis = vp(b.Rotation[ia].Rotate(f.axis))
+			if j.HasLimits {
+				fj.Limits = &[2]float64{f64(j.Limits[0]), f64(j.Limits[1])}
+			}
+			if j.HasMotor {
+				fj.Motor = &scenes.Motor{Speed: f64(j.Motor.Speed), MaxForce: f64(j.Motor.MaxForce)}
+			}
+		}
+		out.Joints = append(out.Joints, fj)
+	}
+	return out
+}
+
+// CurrentScene returns the world as it is now, as a scene (what SaveFile writes).
+func (s *Session) CurrentScene() *scenes.Scene {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.currentScene()
+}
+
+func fileShape(b *sim.Bodies, i int) scenes.Shape {
+	sh := &b.Shape[i]
+	switch sh.Kind.String() {
+	case "box":
+		return scenes.Shape{Type: "box", HalfExtents: vp(sh.HalfExtents)}
+	case "sphere":
+		return scenes.Shape{Type: "sphere", Radius: fp(sh.Radius)}
+	case "capsule":
+		return scenes.Shape{Type: "capsule", Radius: fp(sh.Radius), HalfHeight: fp(sh.HalfHeight)}
+	}
+	return scenes.Shape{Type: "plane", Normal: vp(sh.Normal), Offset: fp(sh.Offset)}
+}
+
+// f64 widens a float32 keeping its shortest decimal form (0.1f saves as 0.1, not 0.10000000149).
+func f64(x float32) float64 {
+	v, err := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+	if err != nil {
+		return float64(x)
+	}
+	return v
+}
+
+func fp(x float32) *float64      { v := f64(x); return &v }
+func vp(v sim.Vec3) *scenes.Vec3 { return &scenes.Vec3{f64(v[0]), f64(v[1]), f64(v[2])} }
+func boolp(b bool) *bool         { return &b }

@@ -1,0 +1,251 @@
+// Package command is the sandbox's command layer: a Session owns the running world, and every edit the
+// user makes (spawn, pick and join, remove, change a setting, load or save a scene, drag a body) is a
+// Command queued on it and applied between steps. The window app's panel and input handlers only queue
+// commands and read the world through View; tests drive the same layer without a window.
+//
+// A Session is safe for concurrent use: the simulation goroutine (Run) applies commands and steps under
+// the session's lock, and the GL thread reads state through View under the same lock.
+package command
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+// Command is one edit, applied to the session's world between two steps.
+type Command func(s *Session) error
+
+// Session is a running sandbox: a world, the scene it came from, its commands and its play state.
+type Session struct {
+	mu sync.Mutex
+
+	world   *sim.World
+	name    string        // scene or preset name
+	initial *scenes.Scene // what Reset goes back to
+	snap    *scenes.Scene // Snapshot's copy, nil if none
+	frames  []jointFrame  // per joint, its anchor and axis in body A's frame (see jointFrame)
+
+	queue  []Command
+	paused bool
+	single int // steps still to take while paused (N key)
+
+	drag *Drag
+
+	err error // the last error a command or a step returned (a blow-up pauses the session)
+}
+
+// jointFrame keeps a joint's anchor and axis in body A's frame, so a saved scene places the anchor
+// where it is now, not where it was when the joint was made.
+type jointFrame struct {
+	anchor, axis sim.Vec3
+}
+
+// New returns a session on the scene s (a copy is kept for Reset); name labels it.
+func New(name string, s *scenes.Scene) (*Session, error) {
+	ss := &Session{}
+	if err := ss.load(name, s); err != nil {
+		return nil, err
+	}
+	return ss, nil
+}
+
+// NewPreset returns a session on the named preset scene.
+func NewPreset(name string) (*Session, error) {
+	s, ok := scenes.Preset(name)
+	if !ok {
+		return nil, fmt.Errorf("no preset named %q", name)
+	}
+	return New(name, s)
+}
+
+func (s *Session) load(name string, sc *scenes.Scene) error {
+	w, err := sc.World(scenes.Options{})
+	if err != nil {
+		return err
+	}
+	if s.world != nil {
+		s.world.Close()
+	}
+	s.world, s.name, s.initial = w, name, clone(sc)
+	s.frames = s.frames[:0]
+	for i := 0; i < w.NumJoints(); i++ {
+		s.frames = append(s.frames, s.frameOf(w.Joint(i)))
+	}
+	s.drag = nil
+	s.err = nil
+	return nil
+}
+
+func (s *Session) frameOf(d sim.JointDef) jointFrame {
+	i, _ := s.world.Index(d.BodyA)
+	b := &s.world.Bodies
+	inv := b.Rotation[i].Conjugate()
+	return jointFrame{anchor: inv.Rotate(d.Anchor.Sub(b.Position[i])), axis: inv.Rotate(d.Axis)}
+}
+
+// clone deep-copies a scene through its file form.
+func clone(sc *scenes.Scene) *scenes.Scene {
+	c := *sc
+	c.Bodies = append([]scenes.Body(nil), sc.Bodies...)
+	c.Joints = append([]scenes.Joint(nil), sc.Joints...)
+	return &c
+}
+
+// Name is the session's scene name.
+func (s *Session) Name() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
+}
+
+// Do queues c; it runs before the next step (or at the next Apply).
+func (s *Session) Do(c Command) {
+	s.mu.Lock()
+	s.queue = append(s.queue, c)
+	s.mu.Unlock()
+}
+
+// Apply runs the queued commands now. The first error is kept (see Err) and returned.
+func (s *Session) Apply() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.applyLocked()
+}
+
+func (s *Session) applyLocked() error {
+	var first error
+	for len(s.queue) > 0 {
+		q := s.queue
+		s.queue = nil
+		for _, c := range q {
+			if err := c(s); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	if first != nil {
+		s.err = first
+	}
+	return first
+}
+
+// Err returns the last error of a command or step, or nil.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// View runs f with the world under the session's lock; f must not keep the world or its slices.
+func (s *Session) View(f func(w *sim.World)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(s.world)
+}
+
+// Paused reports whether the simulation is paused.
+func (s *Session) Paused() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paused
+}
+
+// Step applies the queued commands and takes one step, whether paused or not (tests and the N key
+// use it). A blow-up pauses the session and is returned.
+func (s *Session) Step() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stepLocked()
+}
+
+func (s *Session) stepLocked() error {
+	s.applyLocked()
+	s.applyDrag()
+	err := s.world.Step()
+	if err != nil {
+		s.paused = true
+		s.err = err
+	}
+	return err
+}
+
+// Steps takes n steps (see Step), stopping at the first error.
+func (s *Session) Steps(n int) error {
+	for range n {
+		if err := s.Step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Dt is the world's time step, seconds.
+func (s *Session) Dt() float64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return float64(s.world.Resolved().Dt)
+}
+
+// maxCatchUp bounds the steps one Advance takes, so a slow machine slows the simulation down instead
+// of spiralling (each late frame asking for ever more steps).
+const maxCatchUp = 4
+
+// Advance is the fixed-step accumulator: it adds elapsed seconds to acc, takes as many whole steps as
+// acc holds (at most maxCatchUp; the rest is dropped), applies the queued commands, and returns the
+// new accumulator and the number of steps taken. Paused, it takes only single steps asked for with
+// StepOnce.
+func (s *Session) Advance(acc, elapsed float64) (float64, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.applyLocked()
+	if s.paused {
+		n := 0
+		if s.single > 0 {
+			s.single--
+			if s.stepLocked() == nil {
+				n = 1
+			}
+		}
+		return 0, n
+	}
+	dt := float64(s.world.Resolved().Dt)
+	acc += elapsed
+	n := 0
+	for acc >= dt && n < maxCatchUp {
+		if s.stepLocked() != nil {
+			return 0, n
+		}
+		acc -= dt
+		n++
+	}
+	if n == maxCatchUp {
+		acc = 0
+	}
+	return acc, n
+}
+
+// Run steps the session in real time until stop is closed: the simulation goroutine of the window
+// app. It polls at a fraction of the time step so the accumulator stays close to wall time.
+func (s *Session) Run(stop <-chan struct{}) {
+	last := time.Now()
+	acc := 0.0
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			acc, _ = s.Advance(acc, now.Sub(last).Seconds())
+			last = now
+		}
+	}
+}
+
+// ErrNoSelection is returned by commands that need a body when the handle is stale or zero.
+var ErrNoSelection = errors.New("no such body (stale or empty selection)")

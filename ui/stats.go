@@ -1,0 +1,124 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/inkyblackness/imgui-go/v4"
+
+	"tumble/sim"
+)
+
+const historyLen = 240
+
+// statsHistory keeps rolling series for the Stats plots.
+type statsHistory struct {
+	stages         [sim.NumStages][historyLen]float32 // ms
+	step           [historyLen]float32                // ms, the whole step
+	frame, draw    [historyLen]float32                // ms
+	fill           [historyLen]float32                // ms: copying state into the instance buffer
+	energy, moment [historyLen]float32
+	n, lastStep    int
+	bodies, pairs  int
+	contacts       int
+	joints         int
+	fps            float32
+}
+
+func (s *statsHistory) addFrame(dt, fill, draw time.Duration) {
+	k := s.n % historyLen
+	s.frame[k] = float32(dt.Seconds() * 1000)
+	s.fill[k] = float32(fill.Seconds() * 1000)
+	s.draw[k] = float32(draw.Seconds() * 1000)
+	if dt > 0 {
+		s.fps = 0.9*s.fps + 0.1*float32(1/dt.Seconds())
+	}
+	s.n++
+}
+
+// sample records the world's counters and energies (under the session's lock).
+func (s *statsHistory) sample(w *sim.World) {
+	k := s.n % historyLen
+	b := &w.Bodies
+	var ke, px, py, pz float64
+	for i := range b.Len() {
+		if b.InvMass[i] == 0 {
+			continue
+		}
+		m := float64(b.Mass[i])
+		v := b.Velocity[i]
+		ke += 0.5 * m * float64(v.Dot(v))
+		inv := b.InvInertiaLocal[i]
+		wl := b.Rotation[i].Conjugate().Rotate(b.AngularVelocity[i])
+		for c := range 3 {
+			if inv[c] > 0 {
+				ke += 0.5 * float64(wl[c]*wl[c]/inv[c])
+			}
+		}
+		px += m * float64(v[0])
+		py += m * float64(v[1])
+		pz += m * float64(v[2])
+	}
+	s.energy[k] = float32(ke)
+	s.moment[k] = float32(math.Sqrt(px*px + py*py + pz*pz))
+	for st := range sim.NumStages {
+		s.stages[st][k] = float32(w.Stats.Timings[st].Seconds() * 1000)
+	}
+	s.step[k] = float32(w.Stats.Timings.Total().Seconds() * 1000)
+	s.bodies, s.pairs, s.contacts, s.joints = b.Len(), w.Stats.Pairs, w.Stats.Contacts, w.NumJoints()
+}
+
+// ordered returns the series oldest first.
+func (s *statsHistory) ordered(series *[historyLen]float32) []float32 {
+	n := min(s.n, historyLen)
+	out := make([]float32, 0, n)
+	for i := s.n - n; i < s.n; i++ {
+		out = append(out, series[i%historyLen])
+	}
+	return out
+}
+
+func last(v []float32) float32 {
+	if len(v) == 0 {
+		return 0
+	}
+	return v[len(v)-1]
+}
+
+func (s *statsHistory) show(a *App) {
+	imgui.Textf("bodies %d  pairs %d  contacts %d  joints %d", s.bodies, s.pairs, s.contacts, s.joints)
+	fr := s.ordered(&s.frame)
+	imgui.Textf("%.0f FPS   frame %.2f ms   fill %.2f ms   draw %.2f ms", s.fps, last(fr), last(s.ordered(&s.fill)), last(s.ordered(&s.draw)))
+	step := s.ordered(&s.step)
+	line := ""
+	for st := range sim.NumStages {
+		line += fmt.Sprintf("%s %.2f  ", sim.Stage(st), last(s.ordered(&s.stages[st])))
+	}
+	imgui.Textf("step %.2f ms: %s", last(step), line)
+	if len(step) == 0 {
+		return // nothing sampled yet (ImGui's plots index their first value)
+	}
+	size := imgui.Vec2{X: 0, Y: 45}
+	imgui.PlotLinesV("step ms", step, 0, "", 0, maxOf(step), size)
+	if imgui.TreeNode("step ms by stage") {
+		for st := range sim.NumStages {
+			v := s.ordered(&s.stages[st])
+			imgui.PlotLinesV(sim.Stage(st).String(), v, 0, fmt.Sprintf("%.2f", last(v)), 0, maxOf(v), imgui.Vec2{Y: 30})
+		}
+		imgui.TreePop()
+	}
+	imgui.PlotLinesV("frame ms", fr, 0, "", 0, maxOf(fr), size)
+	e := s.ordered(&s.energy)
+	imgui.PlotLinesV("kinetic J", e, 0, fmt.Sprintf("%.3g", last(e)), 0, maxOf(e), size)
+	m := s.ordered(&s.moment)
+	imgui.PlotLinesV("|momentum|", m, 0, fmt.Sprintf("%.3g", last(m)), 0, maxOf(m), size)
+}
+
+func maxOf(v []float32) float32 {
+	m := float32(1e-6)
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m * 1.1
+}
