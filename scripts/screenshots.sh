@@ -19,6 +19,8 @@ for scene in $("$bin" scenes | awk '{print $1}'); do
 	esac
 	shot "$scene" "$frames" -scene "$scene" -no-panel -width 640 -height 400 "${view[@]}"
 done
+# The broad phase's tree: the LBVH's boxes at depth 6 over the settling rain.
+shot bvh 120 -scene rain -pitch 65 -debug bvh -no-panel -width 640 -height 400
 # The panel: a body selected (its contacts in the table, highlighted), contact debug lines.
 shot panel 30 -scene pyramid -select box2_7_7 -debug contacts,normals -open scene,inspect,stats -width 1280 -height 800
 shot panel-spawn-joints 30 -scene mixed -open simulation,spawn,joints,debug -debug aabbs -color type -width 1280 -height 800

@@ -443,9 +443,19 @@ func TestSettingsCommandsChangeTheRunningWorld(t *testing.T) {
 			t.Errorf("resolved %+v", r)
 		}
 	})
-	s.Do(SetSettings(func(set *sim.Settings) { set.Solver = sim.XPBD }))
+	s.Do(SetSettings(func(set *sim.Settings) { set.Solver, set.Broadphase = sim.XPBD, sim.Grid }))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.Steps(2)
+	s.View(func(w *sim.World) {
+		if r := w.Resolved(); r.Solver != sim.XPBD || r.Broadphase != sim.Grid {
+			t.Errorf("resolved %+v", r)
+		}
+	})
+	s.Do(SetSettings(func(set *sim.Settings) { set.Broadphase = 99 }))
 	if err := s.Apply(); err == nil {
-		t.Error("xpbd accepted though sim refuses it")
+		t.Error("an unknown broad phase was accepted")
 	}
 }
 
