@@ -55,7 +55,7 @@ type ColorBy int
 const (
 	ColorByBody    ColorBy = iota // a distinct hue per body
 	ColorByType                   // dynamic, kinematic, static
-	ColorBySleep                  // awake or asleep (sim has no sleeping yet: every body is awake)
+	ColorBySleep                  // awake or asleep (sim.Bodies.Asleep; only with sim.Settings.Sleep on)
 	ColorByContact                // number of contact points touching the body, blue to red
 )
 
@@ -68,6 +68,7 @@ var (
 	ColorKinematic = [4]float32{0.25, 0.55, 0.95, 1}
 	ColorStatic    = [4]float32{0.55, 0.57, 0.60, 1}
 	ColorAwake     = [4]float32{0.35, 0.75, 0.35, 1}
+	ColorAsleep    = [4]float32{0.30, 0.35, 0.75, 1}
 	ColorSelected  = [4]float32{1.00, 0.95, 0.25, 1}
 	ColorHovered   = [4]float32{0.30, 1.00, 1.00, 1}
 )
@@ -150,6 +151,9 @@ func Fill(f *Frame, w *sim.World, mode ColorBy, contacts []int32, highlight map[
 			}
 		case mode == ColorBySleep:
 			in.Color = ColorAwake
+			if b.Asleep[i] {
+				in.Color = ColorAsleep
+			}
 		case mode == ColorByContact:
 			n := 0.0
 			if i < len(contacts) {

@@ -404,7 +404,7 @@ func (d *decoder) scene(n *node) *Scene {
 
 func (d *decoder) solver(n *node, path string) *Solver {
 	m := d.fields(n, path, "type", "iterations", "substeps", "friction", "warmStart",
-		"relax", "restitution", "contactHertz", "dampingRatio")
+		"relax", "restitution", "contactHertz", "dampingRatio", "sleep")
 	if m == nil {
 		return nil
 	}
@@ -418,6 +418,7 @@ func (d *decoder) solver(n *node, path string) *Solver {
 		Restitution:  d.optBool(m, "restitution", path),
 		ContactHertz: d.optNumber(m, "contactHertz", path),
 		DampingRatio: d.optNumber(m, "dampingRatio", path),
+		Sleep:        d.optBool(m, "sleep", path),
 	}
 }
 

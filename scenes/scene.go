@@ -46,6 +46,7 @@ type Solver struct {
 	Restitution  *bool    `json:"restitution,omitempty"`  // bounce by the bodies' restitution; default true
 	ContactHertz *float64 `json:"contactHertz,omitempty"` // contact stiffness, Hz; default: sim.Settings
 	DampingRatio *float64 `json:"dampingRatio,omitempty"` // contact damping ratio; default: sim.Settings
+	Sleep        *bool    `json:"sleep,omitempty"`        // let resting islands sleep; default false
 }
 
 // Body is one rigid body.

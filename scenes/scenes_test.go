@@ -204,7 +204,7 @@ const everything = `{
   "gravity": [0.5, -9.81, 0.25],
   "dt": 0.005,
   "solver": {"type": "jacobi", "iterations": 12, "substeps": 3, "friction": false, "warmStart": false,
-    "relax": false, "restitution": false, "contactHertz": 45.5, "dampingRatio": 2},
+    "relax": false, "restitution": false, "contactHertz": 45.5, "dampingRatio": 2, "sleep": true},
   "broadphase": "grid",
   "bodies": [
     {"name": "floor", "type": "static", "shape": {"type": "plane", "normal": [0, 2, 0], "offset": -1}, "friction": 0.9},

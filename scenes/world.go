@@ -50,6 +50,7 @@ func (s *Scene) Settings() sim.Settings {
 		set.NoWarmStart = v.WarmStart != nil && !*v.WarmStart
 		set.NoRelax = v.Relax != nil && !*v.Relax
 		set.NoRestitution = v.Restitution != nil && !*v.Restitution
+		set.Sleep = v.Sleep != nil && *v.Sleep
 		if v.ContactHertz != nil {
 			set.ContactHertz = float32(*v.ContactHertz)
 		}

@@ -72,7 +72,12 @@ type Bodies struct {
 	InvInertiaWorld []Mat3    // R diag(InvInertiaLocal) R^T, refreshed every (sub-)step
 	Friction        []float32
 	Restitution     []float32
-	handle          []uint32 // dense index -> handle slot
+	// Asleep marks dynamic bodies of a sleeping island (Settings.Sleep): they hold still, cost no
+	// solver work, and wake when touched, edited or joined. SleepTime is how long a body has been
+	// at rest, seconds.
+	Asleep    []bool
+	SleepTime []float32
+	handle    []uint32 // dense index -> handle slot
 }
 
 // Len returns the number of bodies.
@@ -92,6 +97,8 @@ func (b *Bodies) append(d *BodyDef, invMass float32, invI Vec3, mass float32) {
 	b.InvInertiaWorld = append(b.InvInertiaWorld, worldInertia(d.Rotation, invI))
 	b.Friction = append(b.Friction, d.Friction)
 	b.Restitution = append(b.Restitution, d.Restitution)
+	b.Asleep = append(b.Asleep, false)
+	b.SleepTime = append(b.SleepTime, 0)
 }
 
 // moveLast moves the last body into slot i and shrinks every slice by one.
@@ -110,6 +117,8 @@ func (b *Bodies) moveLast(i int) {
 	b.InvInertiaWorld[i], b.InvInertiaWorld = b.InvInertiaWorld[last], b.InvInertiaWorld[:last]
 	b.Friction[i], b.Friction = b.Friction[last], b.Friction[:last]
 	b.Restitution[i], b.Restitution = b.Restitution[last], b.Restitution[:last]
+	b.Asleep[i], b.Asleep = b.Asleep[last], b.Asleep[:last]
+	b.SleepTime[i], b.SleepTime = b.SleepTime[last], b.SleepTime[:last]
 	b.handle[i], b.handle = b.handle[last], b.handle[:last]
 }
 

@@ -137,7 +137,7 @@ func (w *World) updateBounds(lo, hi int) {
 		box.Min = box.Min.Sub(Vec3{e, e, e})
 		box.Max = box.Max.Add(Vec3{e, e, e})
 		p.boxes[i] = box
-		p.dynamic[i] = b.Type[i] == Dynamic
+		p.dynamic[i] = b.Type[i] == Dynamic && !b.Asleep[i]
 		p.rot[i] = quatMat3(b.Rotation[i])
 	}
 }

@@ -53,7 +53,7 @@ func (w *World) integrateVelocities(lo, hi int) {
 	h := p.h
 	g := w.settings.Gravity.Mul(h)
 	for i := lo; i < hi; i++ {
-		if b.Type[i] != Dynamic {
+		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
 		b.Velocity[i] = b.Velocity[i].Add(g)
@@ -106,7 +106,7 @@ func (w *World) integratePositions(lo, hi int) {
 	p := &w.pipe
 	h := p.h
 	for i := lo; i < hi; i++ {
-		if b.Type[i] == Static {
+		if b.Type[i] == Static || b.Asleep[i] {
 			continue
 		}
 		b.Position[i] = b.Position[i].Add(b.Velocity[i].Mul(h))
@@ -127,12 +127,23 @@ func (w *World) integratePositions(lo, hi int) {
 	}
 }
 
-// finishStep refreshes world inverse inertia from the final orientations.
+// finishStep refreshes world inverse inertia from the final orientations and, with sleeping on,
+// counts how long each awake dynamic body has been at rest: its speed plus its spin times its bounding
+// radius (the fastest any point of it moves) under sleepSpeed.
 func (w *World) finishStep(lo, hi int) {
 	b := &w.Bodies
+	sleep, dt := w.settings.Sleep, w.settings.Dt
 	for i := lo; i < hi; i++ {
-		if b.Type[i] == Dynamic {
-			b.InvInertiaWorld[i] = worldInertia(b.Rotation[i], b.InvInertiaLocal[i])
+		if b.Type[i] != Dynamic || b.Asleep[i] {
+			continue
+		}
+		b.InvInertiaWorld[i] = worldInertia(b.Rotation[i], b.InvInertiaLocal[i])
+		if sleep {
+			if b.Velocity[i].Len()+b.AngularVelocity[i].Len()*boundingRadius(&b.Shape[i]) < sleepSpeed {
+				b.SleepTime[i] += dt
+			} else {
+				b.SleepTime[i] = 0
+			}
 		}
 	}
 }

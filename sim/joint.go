@@ -143,6 +143,10 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 	j.perpA, j.perpB = vv(cA.Rotate(perp)), vv(cB.Rotate(perp))
 	j.rel0 = cA.Mul(qB).Normalize()
 	w.joints = append(w.joints, j)
+	w.wakeIndex(ia)
+	if ib >= 0 {
+		w.wakeIndex(ib)
+	}
 	return len(w.joints) - 1, nil
 }
 

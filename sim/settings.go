@@ -130,6 +130,11 @@ type Settings struct {
 	Workers int // CPU worker goroutines; 0 means GOMAXPROCS
 
 	Broadphase BroadphaseKind // 0 means LBVH
+
+	// Sleep lets islands of touching or jointed bodies that have all been at rest for SleepTime
+	// fall asleep (off by default: the physics tests watch every body move).
+	Sleep     bool
+	SleepTime float32 // seconds at rest before an island sleeps; 0 means 0.5
 	// BVHRefit lets the LBVH refit its tree instead of rebuilding it while the tree's cost stays within
 	// this factor of a fresh build's (bvh.LBVH.RefitGrowth). 0 means DefaultBVHRefit; 1 (or less)
 	// rebuilds every step.
@@ -149,6 +154,9 @@ func (s Settings) resolved() Settings {
 	}
 	if s.BVHRefit == 0 {
 		s.BVHRefit = DefaultBVHRefit
+	}
+	if s.SleepTime <= 0 {
+		s.SleepTime = 0.5
 	}
 	// Contact stiffness is bounded by the sub-step rate (a soft contact is stable up to about a quarter
 	// of it), and a stack compresses by load / (m_eff omega^2). Jacobi's split masses make each row

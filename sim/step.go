@@ -40,6 +40,11 @@ type pipeline struct {
 	colors     int
 	current    []int32 // manifold indices of the colour being solved
 
+	// sleeping
+	sleepers   []sleeper // sleeping bodies' poses, kept across the solve
+	island     []int32   // union-find parent per body
+	islandRest []float32 // least rest time per island root
+
 	// joints
 	connected       []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
 	jointColorStart []int32
@@ -252,6 +257,10 @@ func (w *World) Step() error {
 	p.cand = resize(p.cand, len(p.pairs))
 	p.pool.run(len(p.pairs), pairGrain, p.fnNarrow)
 	w.gatherManifolds()
+	if s.Sleep {
+		w.wakeTouched()
+		w.keepSleepers()
+	}
 	t = lap(st, StageNarrow, t)
 
 	substeps := s.Substeps
@@ -327,10 +336,17 @@ func (w *World) Step() error {
 	if !s.NoRestitution && s.Solver != XPBD {
 		w.restitutionPass()
 	}
+	if s.Sleep {
+		w.restoreSleepers()
+	}
 	p.pool.run(n, bodyGrain, p.fnFinish)
 	w.breakJoints()
 	// Store impulses: this step's manifolds become the next step's warm-start source.
 	p.prev, p.manifolds = p.manifolds, p.prev
+	w.Stats.Asleep = 0
+	if s.Sleep {
+		w.updateSleep()
+	}
 	t = lapInto(&tSolve, t)
 	st[StageSolve] = tSolve
 	st[StageIntegrate] = tInt

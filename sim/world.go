@@ -23,6 +23,7 @@ type Stats struct {
 	Manifolds int     // touching pairs (manifolds with at least one point)
 	Contacts  int     // contact points
 	Colors    int     // graph colours used by PGS (0 for Jacobi)
+	Asleep    int     // sleeping bodies after the step (Settings.Sleep)
 
 	// BVH breaks the broad stage down when the LBVH ran it (BVH.Used): its wall time per stage
 	// (zero for the build stages on a step that refitted) and whether it rebuilt the tree.
@@ -83,6 +84,7 @@ func (w *World) Resolved() Settings { return w.settings }
 func (w *World) SetSettings(s Settings) {
 	w.user = s
 	w.settings = s.resolved()
+	w.wakeAll() // gravity, friction or the solver may have changed: nothing is at rest any more
 	if w.pipe.pool == nil || w.pipe.workers != w.settings.Workers {
 		w.pipe.pool.close()
 		w.pipe.pool = newPool(w.settings.Workers)
@@ -138,6 +140,12 @@ func (w *World) RemoveBody(h Handle) error {
 		return ErrStale
 	}
 	delete(w.names, w.Bodies.Name[i])
+	// What rested on it wakes (a margin of twice the contact distance catches what touched it).
+	b := &w.Bodies
+	box := b.Shape[i].Bounds(geom.Pose{P: b.Position[i], Q: b.Rotation[i]})
+	e := 2 * w.settings.Speculative
+	box.Min, box.Max = box.Min.Sub(Vec3{e, e, e}), box.Max.Add(Vec3{e, e, e})
+	w.wakeOverlapping(box)
 	// Joints on the removed body go with it.
 	kept := w.joints[:0]
 	for _, j := range w.joints {
@@ -194,6 +202,7 @@ func (w *World) SetVelocity(h Handle, v, omega Vec3) error {
 		return ErrStale
 	}
 	w.Bodies.Velocity[i], w.Bodies.AngularVelocity[i] = v, omega
+	w.wakeIndex(i)
 	return nil
 }
 
@@ -206,6 +215,7 @@ func (w *World) SetPose(h Handle, p Vec3, q Quat) error {
 	q = identityIfZero(q)
 	w.Bodies.Position[i], w.Bodies.Rotation[i] = p, q
 	w.Bodies.InvInertiaWorld[i] = worldInertia(q, w.Bodies.InvInertiaLocal[i])
+	w.wakeIndex(i)
 	return nil
 }
 

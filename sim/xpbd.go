@@ -482,7 +482,7 @@ func (w *World) xpbdVelocities(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	for i := lo; i < hi; i++ {
-		if b.Type[i] != Dynamic {
+		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
 		b.Velocity[i] = vv(b.Velocity[i]).add(p.corrX[i].scale(p.invH)).v3()

@@ -278,11 +278,13 @@ func (a *App) simulationSection() {
 	if imgui.Button("set every body's restitution") {
 		a.do("restitution", command.SetRestitutionAll(p.restAll))
 	}
-	beginDisabled(true)
-	sleep := false
-	imgui.Checkbox("sleeping", &sleep)
-	endDisabled()
-	disabledTip("sim has no sleeping yet (step stage 9 is not implemented): every body stays awake")
+	sleep := set.Sleep
+	if imgui.Checkbox("sleeping", &sleep) {
+		edit(func(s *sim.Settings) { s.Sleep = sleep })
+	}
+	if imgui.IsItemHovered() {
+		imgui.SetTooltip("islands at rest for 0.5 s sleep: they hold still and cost nothing until touched")
+	}
 	broads := []sim.BroadphaseKind{sim.LBVH, sim.SAP, sim.Grid, sim.Brute}
 	bp := int32(slices.Index(broads, res.Broadphase))
 	if imgui.Combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
@@ -572,7 +574,13 @@ func (a *App) debugSection() {
 		a.ColorMode = render.ColorBy(mode)
 	}
 	if a.ColorMode == render.ColorBySleep {
-		textDisabled("no sleeping in sim yet: every body is awake")
+		asleep, on := 0, false
+		a.S.View(func(w *sim.World) { asleep, on = w.Stats.Asleep, w.Settings().Sleep })
+		if on {
+			imgui.Text(fmt.Sprintf("%d bodies asleep (blue), the rest awake (green)", asleep))
+		} else {
+			textDisabled("sleeping is off (Simulation > sleeping): every body is awake")
+		}
 	}
 	imgui.Checkbox("wireframe (W)", &a.Wireframe)
 	imgui.SameLine()

@@ -548,3 +548,26 @@ func TestShootAddsAMovingBallAndAboveSceneIsOverTheBodies(t *testing.T) {
 		}
 	})
 }
+
+// The sleeping switch: with it on, the resting stack falls asleep; switched off, it wakes.
+func TestSleepingSwitchPutsARestingStackToSleep(t *testing.T) {
+	s := preset(t, "stack")
+	s.Do(SetSettings(func(set *sim.Settings) { set.Sleep = true }))
+	s.Apply()
+	s.Steps(120)
+	asleep := 0
+	s.View(func(w *sim.World) { asleep = w.Stats.Asleep })
+	if asleep != 20 {
+		t.Fatalf("%d of 20 boxes asleep after 2 s with sleeping on", asleep)
+	}
+	s.Do(SetSettings(func(set *sim.Settings) { set.Sleep = false }))
+	s.Apply()
+	s.Steps(1)
+	s.View(func(w *sim.World) {
+		for i, a := range w.Bodies.Asleep {
+			if a {
+				t.Fatalf("body %d still asleep with sleeping off", i)
+			}
+		}
+	})
+}

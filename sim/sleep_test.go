@@ -1,0 +1,169 @@
+package sim
+
+import (
+	"testing"
+)
+
+// sleepyStack is a column of n unit boxes on the ground, with sleeping on under the given solver.
+func sleepyStack(t *testing.T, solver SolverKind, n int) (*World, []Handle) {
+	t.Helper()
+	w := gravityWorld(Settings{Solver: solver, Sleep: true})
+	groundPlane(t, w, 0.6, 0)
+	var hs []Handle
+	for k := 0; k < n; k++ {
+		hs = append(hs, mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{0, 0.5 + float32(k), 0}, Friction: 0.6}))
+	}
+	return w, hs
+}
+
+func asleep(w *World, h Handle) bool {
+	i, _ := w.Index(h)
+	return w.Bodies.Asleep[i]
+}
+
+// A stack at rest falls asleep as one island after SleepTime (0.5 s), then costs no contacts at all, and its
+// bodies hold still exactly.
+func TestRestingStackFallsAsleepAndHolds(t *testing.T) {
+	for _, solver := range []SolverKind{PGS, Jacobi, XPBD} {
+		w, hs := sleepyStack(t, solver, 5)
+		run(t, w, 20) // a third of a second at rest: not yet asleep
+		if w.Stats.Asleep != 0 {
+			t.Fatalf("%v: %d bodies asleep after 1/3 s", solver, w.Stats.Asleep)
+		}
+		run(t, w, 100)
+		if w.Stats.Asleep != len(hs) {
+			t.Fatalf("%v: %d of %d bodies asleep after 2 s", solver, w.Stats.Asleep, len(hs))
+		}
+		i, _ := w.Index(hs[4])
+		top := w.Bodies.Position[i]
+		run(t, w, 60)
+		if w.Stats.Manifolds != 0 || w.Stats.Pairs != 0 {
+			t.Errorf("%v: a sleeping stack made %d pairs and %d manifolds", solver, w.Stats.Pairs, w.Stats.Manifolds)
+		}
+		if got := w.Bodies.Position[i]; got != top || w.Bodies.Velocity[i] != (Vec3{}) {
+			t.Errorf("%v: the sleeping top box moved from %v to %v (v %v)", solver, top, got, w.Bodies.Velocity[i])
+		}
+		if d := top[1] - 4.5; d < -0.05 || d > 0.01 {
+			t.Errorf("%v: top box asleep at y %.3f, want about 4.5", solver, top[1])
+		}
+	}
+}
+
+// Sleeping is off unless asked for: the same stack stays awake.
+func TestNothingSleepsByDefault(t *testing.T) {
+	w := gravityWorld(Settings{})
+	groundPlane(t, w, 0.6, 0)
+	h := mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{0, 0.5, 0}})
+	run(t, w, 180)
+	if w.Stats.Asleep != 0 || asleep(w, h) {
+		t.Error("a body fell asleep with sleeping off")
+	}
+}
+
+// A ball thrown at a sleeping stack wakes the box it hits in the step it touches, and the wake spreads
+// down the stack; the hit box moves.
+func TestBallWakesASleepingStack(t *testing.T) {
+	w, hs := sleepyStack(t, PGS, 5)
+	run(t, w, 120)
+	if w.Stats.Asleep != 5 {
+		t.Fatalf("%d asleep", w.Stats.Asleep)
+	}
+	mustAdd(t, w, BodyDef{Shape: sphereShape(0.3), Position: Vec3{-3, 4.5, 0}, Velocity: Vec3{12, 0, 0}, Mass: 3000})
+	i, _ := w.Index(hs[4])
+	x0 := w.Bodies.Position[i][0]
+	run(t, w, 30)
+	if asleep(w, hs[4]) || w.Bodies.Position[i][0]-x0 < 0.2 {
+		t.Errorf("the hit box: asleep %v, moved %.3f m", asleep(w, hs[4]), w.Bodies.Position[i][0]-x0)
+	}
+	if asleep(w, hs[3]) {
+		t.Error("the box under the hit one is still asleep")
+	}
+}
+
+// Removing the bottom box of a sleeping stack wakes the box on it, and the rest follow: the stack
+// falls by a box height.
+func TestRemovingTheSupportWakesTheStack(t *testing.T) {
+	w, hs := sleepyStack(t, PGS, 4)
+	run(t, w, 120)
+	if w.Stats.Asleep != 4 {
+		t.Fatalf("%d asleep", w.Stats.Asleep)
+	}
+	if err := w.RemoveBody(hs[0]); err != nil {
+		t.Fatal(err)
+	}
+	run(t, w, 90)
+	i, _ := w.Index(hs[3])
+	if y := w.Bodies.Position[i][1]; y > 2.6 {
+		t.Errorf("top box at y %.3f after its support went: want it down to about 2.5", y)
+	}
+}
+
+// Editing a sleeping body (SetVelocity) wakes it; a moving kinematic body wakes what it reaches.
+func TestEditsAndKinematicBodiesWakeSleepers(t *testing.T) {
+	w, hs := sleepyStack(t, PGS, 1)
+	pusher := mustAdd(t, w, BodyDef{Type: Kinematic, Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{-3, 0.5, 0}})
+	run(t, w, 120)
+	if !asleep(w, hs[0]) {
+		t.Fatal("the box did not fall asleep")
+	}
+	if err := w.SetVelocity(hs[0], Vec3{0, 0, 1}, Vec3{}); err != nil || asleep(w, hs[0]) {
+		t.Fatal("SetVelocity left the box asleep")
+	}
+	run(t, w, 120)
+	if !asleep(w, hs[0]) {
+		t.Fatal("the box did not fall asleep again")
+	}
+	i, _ := w.Index(hs[0])
+	x0 := w.Bodies.Position[i][0]
+	w.SetVelocity(pusher, Vec3{2, 0, 0}, Vec3{}) // reaches the box after about a second
+	run(t, w, 120)
+	if asleep(w, hs[0]) || w.Bodies.Position[i][0]-x0 < 0.5 {
+		t.Errorf("pushed box: asleep %v, moved %.3f m", asleep(w, hs[0]), w.Bodies.Position[i][0]-x0)
+	}
+}
+
+// A pendulum hanging at rest sleeps, and a joint added to a sleeping body wakes it.
+func TestJointedBodiesSleepAndWakeTogether(t *testing.T) {
+	w := gravityWorld(Settings{Sleep: true})
+	a := mustAdd(t, w, BodyDef{Shape: sphereShape(0.1), Position: Vec3{0, 1, 0}, Mass: 1})
+	mustJoint(t, w, JointDef{Type: Ball, BodyA: a, Anchor: Vec3{0, 2, 0}})
+	b := mustAdd(t, w, BodyDef{Shape: sphereShape(0.1), Position: Vec3{3, 1, 0}, Mass: 1})
+	mustJoint(t, w, JointDef{Type: Ball, BodyA: b, Anchor: Vec3{3, 2, 0}})
+	run(t, w, 120)
+	if !asleep(w, a) || !asleep(w, b) {
+		t.Fatalf("hanging balls asleep: %v %v", asleep(w, a), asleep(w, b))
+	}
+	mustJoint(t, w, JointDef{Type: Ball, BodyA: a, BodyB: b, Anchor: Vec3{1.5, 1, 0}})
+	if asleep(w, a) || asleep(w, b) {
+		t.Error("adding a joint left its bodies asleep")
+	}
+}
+
+// Boxes rained into a bin settle and most of them fall asleep, inside the bin; the result is the same
+// on one worker and on three.
+func TestRainedBoxesFallAsleepInTheBin(t *testing.T) {
+	skipLong(t)
+	var runs [2]*World
+	for k, workers := range []int{1, 3} {
+		w := binWorld(t, Settings{Sleep: true, Workers: workers}, 300, 3, 4)
+		defer w.Close()
+		run(t, w, 8*60)
+		runs[k] = w
+	}
+	w := runs[0]
+	if frac := float64(w.Stats.Asleep) / 300; frac < 0.9 {
+		t.Errorf("%d of 300 boxes asleep after 8 s", w.Stats.Asleep)
+	}
+	b := &w.Bodies
+	for i := range b.Position {
+		if b.Type[i] == Dynamic && (b.Position[i][1] < 0 || abs32(b.Position[i][0]) > 3 || abs32(b.Position[i][2]) > 3) {
+			t.Errorf("box %d at %v, outside the bin", i, b.Position[i])
+		}
+	}
+	o := &runs[1].Bodies
+	for i := range b.Position {
+		if b.Position[i] != o.Position[i] || b.Asleep[i] != o.Asleep[i] {
+			t.Fatalf("body %d differs between 1 and 3 workers: %v %v vs %v %v", i, b.Position[i], b.Asleep[i], o.Position[i], o.Asleep[i])
+		}
+	}
+}
