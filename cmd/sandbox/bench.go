@@ -95,8 +95,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, row, "total (wall)", mean(total), median(total))
 	st := w.Stats
-	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds, %d contacts\n",
+	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds, %d contacts",
 		w.Bodies.Len(), st.Pairs, st.Manifolds, st.Contacts)
+	if set.Sleep {
+		fmt.Fprintf(stdout, ", %d asleep", st.Asleep)
+	}
+	fmt.Fprintln(stdout)
 	if len(bvhStages[0]) > 0 {
 		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
 	}
