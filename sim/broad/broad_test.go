@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"tumble/sim/broad/broadtest"
@@ -15,36 +14,6 @@ import (
 type scene struct {
 	boxes  []geom.AABB
 	moving []bool
-}
-
-// checkPairs fails the test unless got is exactly want and well formed.
-func checkPairs(t *testing.T, what string, got, want []Pair) {
-	t.Helper()
-	for k, p := range got {
-		if p.A >= p.B {
-			t.Fatalf("%s: pair %d is %v: want A < B", what, k, p)
-		}
-		if k > 0 && (got[k-1].A > p.A || got[k-1].A == p.A && got[k-1].B >= p.B) {
-			t.Fatalf("%s: pairs %d, %d are %v, %v: not sorted or duplicated", what, k-1, k, got[k-1], p)
-		}
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("%s: got %d pairs, want %d; first difference: %s", what, len(got), len(want), firstDiff(got, want))
-	}
-}
-
-func firstDiff(got, want []Pair) string {
-	for k := 0; k < len(got) || k < len(want); k++ {
-		switch {
-		case k >= len(got):
-			return fmt.Sprintf("missing %v", want[k])
-		case k >= len(want):
-			return fmt.Sprintf("extra %v", got[k])
-		case got[k] != want[k]:
-			return fmt.Sprintf("at %d got %v want %v", k, got[k], want[k])
-		}
-	}
-	return "none"
 }
 
 func TestBruteFindsTouchingAndSkipsStaticPairs(t *testing.T) {
@@ -59,7 +28,7 @@ func TestBruteFindsTouchingAndSkipsStaticPairs(t *testing.T) {
 	moving := []bool{true, true, false, true, false, false}
 	got := Brute{}.Pairs(boxes, moving, nil)
 	want := []Pair{{0, 1}, {0, 2}, {0, 5}, {1, 2}, {1, 4}, {1, 5}, {3, 5}}
-	checkPairs(t, "brute", got, want)
+	broadtest.CheckPairs(t, "brute", got, want)
 }
 
 func TestSAPAndGridMatchBruteOnRandomScenes(t *testing.T) {
@@ -72,17 +41,17 @@ func TestSAPAndGridMatchBruteOnRandomScenes(t *testing.T) {
 				sc := scene{gen(r, n), broadtest.RandomMoving(r, n, p)}
 				want := Brute{}.Pairs(sc.boxes, sc.moving, nil)
 				got := NewSAP().Pairs(sc.boxes, sc.moving, nil)
-				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f", name, n, p), got, want)
+				broadtest.CheckPairs(t, fmt.Sprintf("%s n=%d moving=%.2f", name, n, p), got, want)
 				par := NewSAP()
 				par.Parallel, par.Workers = broadtest.ParallelFor(3), 3
 				got = par.Pairs(sc.boxes, sc.moving, got)
-				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel", name, n, p), got, want)
+				broadtest.CheckPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel", name, n, p), got, want)
 				got = NewGrid().Pairs(sc.boxes, sc.moving, got)
-				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f grid", name, n, p), got, want)
+				broadtest.CheckPairs(t, fmt.Sprintf("%s n=%d moving=%.2f grid", name, n, p), got, want)
 				grid := NewGrid()
 				grid.Parallel, grid.Workers = broadtest.ParallelFor(3), 3
 				got = grid.Pairs(sc.boxes, sc.moving, got)
-				checkPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel grid", name, n, p), got, want)
+				broadtest.CheckPairs(t, fmt.Sprintf("%s n=%d moving=%.2f parallel grid", name, n, p), got, want)
 			}
 		}
 	}
@@ -103,9 +72,9 @@ func TestSAPAndGridAcrossSteps(t *testing.T) {
 		t.Helper()
 		want := Brute{}.Pairs(boxes, moving, nil)
 		out = s.Pairs(boxes, moving, out)
-		checkPairs(t, what, out, want)
+		broadtest.CheckPairs(t, what, out, want)
 		out = g.Pairs(boxes, moving, out)
-		checkPairs(t, what+" (grid)", out, want)
+		broadtest.CheckPairs(t, what+" (grid)", out, want)
 	}
 	for k := 0; k < 20; k++ {
 		for i := range boxes {
@@ -144,7 +113,7 @@ func TestPairsResetsOut(t *testing.T) {
 	for _, ph := range []Phase{Brute{}, NewSAP(), NewGrid()} {
 		out := []Pair{{7, 9}, {8, 9}}
 		out = ph.Pairs(boxes, nil, out)
-		checkPairs(t, fmt.Sprintf("%T", ph), out, []Pair{{0, 1}})
+		broadtest.CheckPairs(t, fmt.Sprintf("%T", ph), out, []Pair{{0, 1}})
 		if out = ph.Pairs(nil, nil, out); len(out) != 0 {
 			t.Errorf("%T: no boxes gave %v", ph, out)
 		}
@@ -230,7 +199,7 @@ func FuzzSAPMatchesBrute(f *testing.F) {
 		s := NewSAP()
 		for call := 0; call < 2; call++ {
 			want := Brute{}.Pairs(boxes, moving, nil)
-			checkPairs(t, fmt.Sprintf("call %d", call), s.Pairs(boxes, moving, nil), want)
+			broadtest.CheckPairs(t, fmt.Sprintf("call %d", call), s.Pairs(boxes, moving, nil), want)
 			for i := range boxes { // move every other box a step, then sweep again
 				if i%2 == 0 {
 					boxes[i].Min[i%3] += 0.5

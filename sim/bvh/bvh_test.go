@@ -4,39 +4,12 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"slices"
 	"testing"
 
 	"tumble/sim/broad"
 	"tumble/sim/broad/broadtest"
 	"tumble/sim/geom"
 )
-
-// checkPairs fails the test unless got is exactly want and well formed.
-func checkPairs(t *testing.T, what string, got, want []broad.Pair) {
-	t.Helper()
-	for k, p := range got {
-		if p.A >= p.B {
-			t.Fatalf("%s: pair %d is %v: want A < B", what, k, p)
-		}
-		if k > 0 && (got[k-1].A > p.A || got[k-1].A == p.A && got[k-1].B >= p.B) {
-			t.Fatalf("%s: pairs %d, %d are %v, %v: not sorted or duplicated", what, k-1, k, got[k-1], p)
-		}
-	}
-	if slices.Equal(got, want) {
-		return
-	}
-	for k := 0; ; k++ {
-		switch {
-		case k >= len(got):
-			t.Fatalf("%s: got %d pairs, want %d: missing %v", what, len(got), len(want), want[k])
-		case k >= len(want):
-			t.Fatalf("%s: got %d pairs, want %d: extra %v", what, len(got), len(want), got[k])
-		case got[k] != want[k]:
-			t.Fatalf("%s: got %d pairs, want %d: at %d got %v, want %v", what, len(got), len(want), k, got[k], want[k])
-		}
-	}
-}
 
 // checkTree checks the tree's invariants after a call: keys strictly increasing, every leaf reached
 // exactly once from the root, parent links that match the child links, the leaves' last positions and
@@ -152,11 +125,11 @@ func TestLBVHMatchesBruteOnRandomScenes(t *testing.T) {
 				want := broad.Brute{}.Pairs(boxes, moving, nil)
 				what := fmt.Sprintf("%s n=%d moving=%.2f", name, n, p)
 				tr := New()
-				checkPairs(t, what, tr.Pairs(boxes, moving, nil), want)
+				broadtest.CheckPairs(t, what, tr.Pairs(boxes, moving, nil), want)
 				checkTree(t, what, tr, moving)
 				par := New()
 				par.Parallel, par.Workers = broadtest.ParallelFor(3), 3
-				checkPairs(t, what+" parallel", par.Pairs(boxes, moving, nil), want)
+				broadtest.CheckPairs(t, what+" parallel", par.Pairs(boxes, moving, nil), want)
 				checkTree(t, what+" parallel", par, moving)
 			}
 		}
@@ -188,7 +161,7 @@ func TestLBVHRefit(t *testing.T) {
 			want := broad.Brute{}.Pairs(boxes, moving, nil)
 			out = tr.Pairs(boxes, moving, out)
 			what := fmt.Sprintf("workers=%d step %d", workers, step)
-			checkPairs(t, what, out, want)
+			broadtest.CheckPairs(t, what, out, want)
 			checkTree(t, what, tr, moving)
 			if tr.Rebuilt {
 				rebuilds++
@@ -204,7 +177,7 @@ func TestLBVHRefit(t *testing.T) {
 		if !tr.Rebuilt {
 			t.Errorf("workers=%d: no rebuild after the body count changed", workers)
 		}
-		checkPairs(t, "fewer bodies", out, broad.Brute{}.Pairs(boxes[:1500], moving[:1500], nil))
+		broadtest.CheckPairs(t, "fewer bodies", out, broad.Brute{}.Pairs(boxes[:1500], moving[:1500], nil))
 	}
 }
 

@@ -89,7 +89,7 @@ func TestEveryPhaseAgreesOnAMillionBodies(t *testing.T) {
 	start := time.Now()
 	check := func(what string, ph broad.Phase) {
 		t.Helper()
-		checkPairs(t, what, ph.Pairs(boxes, moving, nil), got)
+		broadtest.CheckPairs(t, what, ph.Pairs(boxes, moving, nil), got)
 		t.Logf("%s: %v", what, time.Since(start))
 		start = time.Now()
 	}
@@ -104,7 +104,7 @@ func TestEveryPhaseAgreesOnAMillionBodies(t *testing.T) {
 	}
 	par.RefitGrowth = 10
 	shifted := New().Pairs(boxes, moving, nil)
-	checkPairs(t, "refitted", par.Pairs(boxes, moving, nil), shifted)
+	broadtest.CheckPairs(t, "refitted", par.Pairs(boxes, moving, nil), shifted)
 	if par.Rebuilt {
 		t.Error("the tree was rebuilt, not refitted")
 	}

@@ -4,9 +4,12 @@
 package broadtest
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
+	"testing"
 
 	"tumble/sim/geom"
 )
@@ -204,5 +207,37 @@ func ParallelFor(workers int) func(n int, fn func(worker, lo, hi int)) {
 			}()
 		}
 		wg.Wait()
+	}
+}
+
+// CheckPairs fails the test unless got is exactly want and well formed: each pair A < B, sorted by
+// (A, B), no duplicates. It takes any pair type shaped like broad.Pair (broadtest cannot import broad,
+// whose own tests use it).
+func CheckPairs[P ~struct{ A, B int32 }](t testing.TB, what string, got, want []P) {
+	t.Helper()
+	for k := range got {
+		p := struct{ A, B int32 }(got[k])
+		if p.A >= p.B {
+			t.Fatalf("%s: pair %d is %v: want A < B", what, k, p)
+		}
+		if k > 0 {
+			q := struct{ A, B int32 }(got[k-1])
+			if q.A > p.A || q.A == p.A && q.B >= p.B {
+				t.Fatalf("%s: pairs %d, %d are %v, %v: not sorted or duplicated", what, k-1, k, q, p)
+			}
+		}
+	}
+	if slices.Equal(got, want) {
+		return
+	}
+	for k := 0; ; k++ {
+		switch {
+		case k >= len(got):
+			t.Fatalf("%s: got %d pairs, want %d: missing %v", what, len(got), len(want), want[k])
+		case k >= len(want):
+			t.Fatalf("%s: got %d pairs, want %d: extra %v", what, len(got), len(want), got[k])
+		case got[k] != want[k]:
+			t.Fatalf("%s: got %d pairs, want %d: %s", what, len(got), len(want), fmt.Sprintf("at %d got %v, want %v", k, got[k], want[k]))
+		}
 	}
 }
