@@ -77,6 +77,7 @@ type Bodies struct {
 	// at rest, seconds.
 	Asleep    []bool
 	SleepTime []float32
+	island    []uint32 // label of a sleeping body's island (0 when awake): waking one wakes all
 	handle    []uint32 // dense index -> handle slot
 }
 
@@ -99,6 +100,7 @@ func (b *Bodies) append(d *BodyDef, invMass float32, invI Vec3, mass float32) {
 	b.Restitution = append(b.Restitution, d.Restitution)
 	b.Asleep = append(b.Asleep, false)
 	b.SleepTime = append(b.SleepTime, 0)
+	b.island = append(b.island, 0)
 }
 
 // moveLast moves the last body into slot i and shrinks every slice by one.
@@ -119,6 +121,7 @@ func (b *Bodies) moveLast(i int) {
 	b.Restitution[i], b.Restitution = b.Restitution[last], b.Restitution[:last]
 	b.Asleep[i], b.Asleep = b.Asleep[last], b.Asleep[:last]
 	b.SleepTime[i], b.SleepTime = b.SleepTime[last], b.SleepTime[:last]
+	b.island[i], b.island = b.island[last], b.island[:last]
 	b.handle[i], b.handle = b.handle[last], b.handle[:last]
 }
 

@@ -9,29 +9,62 @@ import "tumble/sim/geom"
 //
 // A sleeping body is left out of the next steps' work: the broad phase treats it as resting (so it
 // makes no pairs with other sleeping or static bodies), and it is neither integrated nor moved by the
-// solver. It wakes, with its rest time reset, when:
-//   - an awake dynamic body touches it (a contact between the two after the narrow phase), or a joint
-//     ties it to an awake dynamic body: it is solved in that same step;
-//   - a moving kinematic body's box overlaps its box;
-//   - the program edits it (SetVelocity, SetPose), adds or removes a joint on it, removes a body whose
-//     box overlaps it, or changes the settings (every body wakes).
+// solver. Its island wakes whole, every body's rest time reset, when one of its bodies:
+//   - is touched by an awake dynamic body (a contact between the two after the narrow phase), or is
+//     tied by a joint to one;
+//   - is reached by a moving kinematic body's box;
+//   - is edited by the program (SetVelocity, SetPose, Wake), gains or loses a joint, or overlaps a body
+//     being removed; a change of settings wakes every body.
 //
-// Waking spreads through a sleeping pile one contact per step: the contacts between two sleeping bodies
-// are not computed, so a woken body's sleeping neighbours wake on the next step, when its contacts with
-// them appear. Their warm-start impulses are gone, so a woken pile starts its solve cold.
+// An island woken by contact is solved in that same step: the collision stages run again with its
+// bodies moving, so its contacts are there (Step allows maxWakeRounds rounds). The contacts of a
+// sleeping island are not kept, so a woken island starts its solve without warm-start impulses.
 
 // sleepSpeed is the speed, m/s, under which a body counts as at rest: its linear speed plus its angular
 // speed times its bounding radius (Box2D v3 uses 0.05 m/s as well).
 const sleepSpeed = 0.05
 
-// wakeIndex wakes body i and restarts its rest time.
-func (w *World) wakeIndex(i int) {
+// maxWakeRounds bounds how many times a step runs its collision stages because islands woke.
+const maxWakeRounds = 4
+
+// markWake wakes body i, restarts its rest time, and queues its island for flushWakes.
+func (w *World) markWake(i int) {
 	b := &w.Bodies
-	b.Asleep[i] = false
-	b.SleepTime[i] = 0
+	if b.Asleep[i] && b.island[i] != 0 {
+		w.pipe.wakeLabels = append(w.pipe.wakeLabels, b.island[i])
+	}
+	b.Asleep[i], b.SleepTime[i], b.island[i] = false, 0, 0
 }
 
-// Wake wakes a body (and restarts its rest time); it reports false for a stale handle.
+// flushWakes wakes every body of the islands markWake queued; it reports whether any body woke.
+func (w *World) flushWakes() bool {
+	p := &w.pipe
+	if len(p.wakeLabels) == 0 {
+		return false
+	}
+	b := &w.Bodies
+	for i, a := range b.Asleep {
+		if a {
+			for _, l := range p.wakeLabels {
+				if b.island[i] == l {
+					b.Asleep[i], b.SleepTime[i], b.island[i] = false, 0, 0
+					break
+				}
+			}
+		}
+	}
+	p.wakeLabels = p.wakeLabels[:0]
+	return true
+}
+
+// wakeIndex wakes body i and the rest of its island now.
+func (w *World) wakeIndex(i int) {
+	w.markWake(i)
+	w.flushWakes()
+}
+
+// Wake wakes a body and its island (and restarts their rest time); it reports false for a stale
+// handle.
 func (w *World) Wake(h Handle) bool {
 	i, ok := w.dense(h)
 	if ok {
@@ -45,21 +78,24 @@ func (w *World) wakeAll() {
 	b := &w.Bodies
 	clear(b.Asleep)
 	clear(b.SleepTime)
+	clear(b.island)
 }
 
-// wakeOverlapping wakes the sleeping bodies whose boxes overlap box.
+// wakeOverlapping wakes the sleeping bodies whose boxes overlap box, and their islands.
 func (w *World) wakeOverlapping(box geom.AABB) {
 	b := &w.Bodies
 	for i := range b.Asleep {
 		if b.Asleep[i] && box.Overlaps(b.Shape[i].Bounds(geom.Pose{P: b.Position[i], Q: b.Rotation[i]})) {
-			w.wakeIndex(i)
+			w.markWake(i)
 		}
 	}
+	w.flushWakes()
 }
 
-// wakeTouched runs after the narrow phase: it wakes the sleeping bodies that touch an awake dynamic
-// body or a moving kinematic body, or are jointed to an awake dynamic body (through chains of joints).
-func (w *World) wakeTouched() {
+// wakeTouched runs after the narrow phase: it wakes the islands of the sleeping bodies that touch an
+// awake dynamic body or a moving kinematic body, or are jointed to an awake dynamic body. It reports
+// whether any body woke.
+func (w *World) wakeTouched() bool {
 	b := &w.Bodies
 	p := &w.pipe
 	awake := func(i int32) bool { return i >= 0 && b.Type[i] == Dynamic && !b.Asleep[i] }
@@ -69,9 +105,9 @@ func (w *World) wakeTouched() {
 			continue
 		}
 		if b.Asleep[m.a] && awake(m.b) {
-			w.wakeIndex(int(m.a))
+			w.markWake(int(m.a))
 		} else if b.Asleep[m.b] && awake(m.a) {
-			w.wakeIndex(int(m.b))
+			w.markWake(int(m.b))
 		}
 	}
 	for i := range b.Type {
@@ -79,27 +115,23 @@ func (w *World) wakeTouched() {
 			box := p.boxes[i]
 			for j := range b.Asleep {
 				if b.Asleep[j] && box.Overlaps(p.boxes[j]) {
-					w.wakeIndex(j)
+					w.markWake(j)
 				}
 			}
 		}
 	}
-	for changed := len(w.joints) > 0; changed; {
-		changed = false
-		for k := range w.joints {
-			j := &w.joints[k]
-			if j.b < 0 {
-				continue
-			}
-			if b.Asleep[j.a] && awake(j.b) {
-				w.wakeIndex(int(j.a))
-				changed = true
-			} else if b.Asleep[j.b] && awake(j.a) {
-				w.wakeIndex(int(j.b))
-				changed = true
-			}
+	for k := range w.joints {
+		j := &w.joints[k]
+		if j.b < 0 {
+			continue
+		}
+		if b.Asleep[j.a] && awake(j.b) {
+			w.markWake(int(j.a))
+		} else if b.Asleep[j.b] && awake(j.a) {
+			w.markWake(int(j.b))
 		}
 	}
+	return w.flushWakes()
 }
 
 // keepSleepers remembers the sleeping bodies' poses before the solve, and restoreSleepers puts them
@@ -176,13 +208,22 @@ func (w *World) updateSleep() {
 			p.islandRest[r] = min(p.islandRest[r], b.SleepTime[i])
 		}
 	}
+	p.islandLabel = resize(p.islandLabel, n)
+	clear(p.islandLabel)
 	asleep := 0
 	for i := 0; i < n; i++ {
 		if b.Type[i] != Dynamic {
 			continue
 		}
-		if !b.Asleep[i] && p.islandRest[p.find(int32(i))] >= w.settings.SleepTime {
-			b.Asleep[i] = true
+		if r := p.find(int32(i)); !b.Asleep[i] && p.islandRest[r] >= w.settings.SleepTime {
+			if p.islandLabel[r] == 0 {
+				p.nextLabel++
+				if p.nextLabel == 0 { // wrapped: labels in use are unique enough, 0 is not a label
+					p.nextLabel = 1
+				}
+				p.islandLabel[r] = p.nextLabel
+			}
+			b.Asleep[i], b.island[i] = true, p.islandLabel[r]
 			b.Velocity[i], b.AngularVelocity[i] = Vec3{}, Vec3{}
 		}
 		if b.Asleep[i] {

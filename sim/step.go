@@ -41,9 +41,12 @@ type pipeline struct {
 	current    []int32 // manifold indices of the colour being solved
 
 	// sleeping
-	sleepers   []sleeper // sleeping bodies' poses, kept across the solve
-	island     []int32   // union-find parent per body
-	islandRest []float32 // least rest time per island root
+	sleepers    []sleeper // sleeping bodies' poses, kept across the solve
+	island      []int32   // union-find parent per body
+	islandRest  []float32 // least rest time per island root
+	islandLabel []uint32  // label given to a sleeping island, per root
+	nextLabel   uint32
+	wakeLabels  []uint32 // islands to wake whole (flushWakes)
 
 	// joints
 	connected       []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
@@ -243,25 +246,32 @@ func (w *World) Step() error {
 	nj := len(w.joints)
 
 	t := time.Now()
-	p.pool.run(n, bodyGrain, p.fnBounds)
-	t = lap(st, StageBounds, t)
+	// The collision stages. With sleeping on, a sleeping island that an awake body now touches wakes
+	// whole, and the stages run again so that its contacts are there for this step's solve (a few
+	// rounds at most; a wake chain longer than that finishes on the next steps).
+	for round := 0; ; round++ {
+		p.pool.run(n, bodyGrain, p.fnBounds)
+		t = lap(st, StageBounds, t)
 
-	p.pairs = p.broad.Pairs(p.boxes, p.dynamic, p.pairs)
-	w.Stats.Pairs = len(p.pairs)
-	w.Stats.BVH = BVHStats{}
-	if t, ok := p.broad.(*bvh.LBVH); ok {
-		w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
+		p.pairs = p.broad.Pairs(p.boxes, p.dynamic, p.pairs)
+		w.Stats.Pairs = len(p.pairs)
+		w.Stats.BVH = BVHStats{}
+		if t, ok := p.broad.(*bvh.LBVH); ok {
+			w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
+		}
+		t = lap(st, StageBroad, t)
+
+		p.cand = resize(p.cand, len(p.pairs))
+		p.pool.run(len(p.pairs), pairGrain, p.fnNarrow)
+		w.gatherManifolds()
+		t = lap(st, StageNarrow, t)
+		if !s.Sleep || !w.wakeTouched() || round == maxWakeRounds-1 {
+			break
+		}
 	}
-	t = lap(st, StageBroad, t)
-
-	p.cand = resize(p.cand, len(p.pairs))
-	p.pool.run(len(p.pairs), pairGrain, p.fnNarrow)
-	w.gatherManifolds()
 	if s.Sleep {
-		w.wakeTouched()
 		w.keepSleepers()
 	}
-	t = lap(st, StageNarrow, t)
 
 	substeps := s.Substeps
 	p.h = s.Dt / float32(substeps)
