@@ -381,18 +381,7 @@ func (p *pipeline) jointAdjacency(n int, joints []joint) {
 // eachJointColour runs fn over the joints of each colour in turn, then the overflow serially.
 func (w *World) eachJointColour(fn func(worker, lo, hi int)) {
 	p := &w.pipe
-	for c := 0; c < maxColors; c++ {
-		lo, hi := p.jointColorStart[c], p.jointColorStart[c+1]
-		if lo == hi {
-			continue
-		}
-		p.currentJoints = p.jointColorOrder[lo:hi]
-		p.pool.run(int(hi-lo), jointGrain, fn)
-	}
-	if lo, hi := p.jointColorStart[maxColors], p.jointColorStart[maxColors+1]; hi > lo {
-		p.currentJoints = p.jointColorOrder[lo:hi]
-		fn(0, 0, int(hi-lo))
-	}
+	p.runColours(p.jointColorStart, p.jointColorOrder, &p.currentJoints, jointGrain, fn)
 }
 
 // jointGrain: joints shorter than this per loop run on the caller.

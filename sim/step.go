@@ -404,16 +404,22 @@ const jacobiRestitutionPasses = 8
 // over the overflow serially.
 func (w *World) eachColour(fn func(worker, lo, hi int)) {
 	p := &w.pipe
+	p.runColours(p.colorStart, p.colorOrder, &p.current, manifoldGrain, fn)
+}
+
+// runColours runs fn over each colour's items (order[start[c]:start[c+1]], published in *current) in
+// turn, in parallel within a colour, then over the overflow (colour maxColors) serially.
+func (p *pipeline) runColours(start, order []int32, current *[]int32, grain int, fn func(worker, lo, hi int)) {
 	for c := 0; c < maxColors; c++ {
-		lo, hi := p.colorStart[c], p.colorStart[c+1]
+		lo, hi := start[c], start[c+1]
 		if lo == hi {
 			continue
 		}
-		p.current = p.colorOrder[lo:hi]
-		p.pool.run(int(hi-lo), manifoldGrain, fn)
+		*current = order[lo:hi]
+		p.pool.run(int(hi-lo), grain, fn)
 	}
-	if lo, hi := p.colorStart[maxColors], p.colorStart[maxColors+1]; hi > lo {
-		p.current = p.colorOrder[lo:hi]
+	if lo, hi := start[maxColors], start[maxColors+1]; hi > lo {
+		*current = order[lo:hi]
 		fn(0, 0, int(hi-lo))
 	}
 }
