@@ -24,20 +24,37 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps test bench run screenshots perf
+.PHONY: build deps cuda-deps kernels test bench run screenshots perf
+
+# The cuda build where it can run (a GPU and the toolkit: scripts/cuda-tags.sh), the plain one elsewhere.
+TAGS = $(shell scripts/cuda-tags.sh)
 
 build: deps
-	go build -o bin/sandbox ./cmd/sandbox
+	@echo 'build: $(if $(TAGS),the cuda build (-tags cuda),the CPU build (no NVIDIA GPU or CUDA toolkit here))'
+	go build $(if $(TAGS),-tags $(TAGS)) -o bin/sandbox ./cmd/sandbox
 
 deps:
 	@scripts/deps.sh $(DEPS_PKGS)
 
-test: deps
+# The CUDA toolkit (nvcc, cuda.h, cudaGL.h, libcuda to link against), for make kernels and for compiling
+# the cuda build in make test; Debian's CUDA 11.8 from non-free when missing.
+cuda-deps:
+	@scripts/cuda-deps.sh
+
+# Compile gpu/kernels/*.cu to the PTX that gpu/ embeds (committed; TestPTXIsCurrent says when stale).
+kernels: cuda-deps
+	scripts/kernels.sh
+
+test: deps cuda-deps
 	@echo '== gofmt -l'
 	@files=$$(gofmt -l .); if [ -n "$$files" ]; then \
 		echo "gofmt: these files are not formatted (run gofmt -w on them):"; echo "$$files"; exit 1; fi
 	@echo '== go vet'
 	go vet ./...
+	@echo '== the cuda build: vet, and compile the binary and test binaries (they run only on a GPU machine)'
+	go vet -tags cuda ./gpu/... ./cmd/...
+	go build -tags cuda -o /dev/null ./cmd/sandbox
+	go test -tags cuda -count=1 -exec /bin/true ./gpu/... ./cmd/...
 	@echo '== go test -race (simulation)'
 	go test -race $(SIM_PKGS)
 	@echo '== long tests (30 s stacks and pyramids, rain, chains, a million-body broad phase; skipped under -race)'

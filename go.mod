@@ -7,4 +7,10 @@ require (
 	github.com/go-gl/glfw/v3.3/glfw v0.0.0-20240506104042-037f3cc74f2a
 	github.com/go-gl/mathgl v1.2.0
 	github.com/inkyblackness/imgui-go/v4 v4.7.0
+	gorgonia.org/cu v0.9.6
+)
+
+require (
+	github.com/google/uuid v1.1.1 // indirect
+	github.com/pkg/errors v0.9.1 // indirect
 )

@@ -65,6 +65,9 @@ type ContactPoint struct {
 
 // Contacts appends the last step's contact points to out.
 func (w *World) Contacts(out []ContactPoint) []ContactPoint {
+	if w.backend != nil {
+		return w.backend.Contacts(w, out)
+	}
 	b := &w.Bodies
 	for k := range w.pipe.prev {
 		m := &w.pipe.prev[k]

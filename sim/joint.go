@@ -102,6 +102,7 @@ type joint struct {
 // AddJoint adds a joint between two bodies (or a body and the world, BodyB zero) at their current
 // poses and returns its index. The joint holds the relative pose the bodies have now.
 func (w *World) AddJoint(d JointDef) (int, error) {
+	w.beforeEdit()
 	ia, ok := w.dense(d.BodyA)
 	if !ok {
 		return 0, fmt.Errorf("joint %d: bodyA: no such body", len(w.joints))
@@ -142,6 +143,7 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 	j.axisA, j.axisB = vv(cA.Rotate(axis)), vv(cB.Rotate(axis))
 	j.perpA, j.perpB = vv(cA.Rotate(perp)), vv(cB.Rotate(perp))
 	j.rel0 = cA.Mul(qB).Normalize()
+	w.edits.Joints = true
 	w.joints = append(w.joints, j)
 	w.wakeIndex(ia)
 	if ib >= 0 {

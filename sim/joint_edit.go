@@ -9,6 +9,7 @@ func (w *World) RemoveJoint(i int) error {
 	}
 	w.Wake(w.joints[i].def.BodyA)
 	w.Wake(w.joints[i].def.BodyB)
+	w.edits.Joints = true
 	w.joints = append(w.joints[:i], w.joints[i+1:]...)
 	clear(w.joints[len(w.joints):cap(w.joints)][:1])
 	return nil

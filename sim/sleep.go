@@ -68,6 +68,8 @@ func (w *World) wakeIndex(i int) {
 func (w *World) Wake(h Handle) bool {
 	i, ok := w.dense(h)
 	if ok {
+		w.beforeEdit()
+		w.edited(i)
 		w.wakeIndex(i)
 	}
 	return ok

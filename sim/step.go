@@ -226,6 +226,9 @@ const (
 // the first body whose state became non-finite or faster than MaxLinearSpeed; the world is then left
 // as the step made it.
 func (w *World) Step() error {
+	if w.backend != nil {
+		return w.stepBackend()
+	}
 	if err := w.settings.Check(); err != nil {
 		return err
 	}

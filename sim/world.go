@@ -60,6 +60,11 @@ type World struct {
 	joints []joint
 
 	pipe pipeline
+
+	backend    Backend // nil: the CPU stages
+	stale      bool    // the backend has stepped since Bodies were last synced
+	edits      Edits   // changes the backend has not taken yet
+	backendErr error   // a failed Sync during an edit, returned by the next Step
 }
 
 type slot struct {
@@ -82,6 +87,8 @@ func (w *World) Resolved() Settings { return w.settings }
 
 // SetSettings replaces the settings; it takes effect at the next step.
 func (w *World) SetSettings(s Settings) {
+	w.beforeEdit()
+	w.edits.Settings = true
 	w.user = s
 	w.settings = s.resolved()
 	w.wakeAll() // gravity, friction or the solver may have changed: nothing is at rest any more
@@ -99,6 +106,7 @@ var ErrStale = errors.New("stale body handle")
 
 // AddBody adds a body and returns its handle.
 func (w *World) AddBody(d BodyDef) (Handle, error) {
+	w.beforeEdit()
 	d.Rotation = identityIfZero(d.Rotation)
 	if d.Name == "" {
 		// body<index>, as scene files default it; after removals that name may be taken.
@@ -130,6 +138,7 @@ func (w *World) AddBody(d BodyDef) (Handle, error) {
 	w.Bodies.handle = append(w.Bodies.handle, si)
 	w.names[d.Name] = int32(si)
 	w.pipe.invalidate()
+	w.edited(w.Bodies.Len() - 1)
 	return Handle{Index: si, Gen: s.gen}, nil
 }
 
@@ -139,6 +148,7 @@ func (w *World) RemoveBody(h Handle) error {
 	if !ok {
 		return ErrStale
 	}
+	w.beforeEdit()
 	delete(w.names, w.Bodies.Name[i])
 	// What rested on it wakes (a margin of twice the contact distance catches what touched it).
 	b := &w.Bodies
@@ -153,6 +163,9 @@ func (w *World) RemoveBody(h Handle) error {
 			kept = append(kept, j)
 		}
 	}
+	if len(kept) != len(w.joints) {
+		w.edits.Joints = true
+	}
 	clear(w.joints[len(kept):])
 	w.joints = kept
 	last := w.Bodies.Len() - 1
@@ -163,6 +176,7 @@ func (w *World) RemoveBody(h Handle) error {
 	w.slots[h.Index].dense = -1
 	w.freeSlot = append(w.freeSlot, h.Index)
 	w.pipe.invalidate()
+	w.edited(i)
 	return nil
 }
 
@@ -201,6 +215,8 @@ func (w *World) SetVelocity(h Handle, v, omega Vec3) error {
 	if !ok {
 		return ErrStale
 	}
+	w.beforeEdit()
+	w.edited(i)
 	w.Bodies.Velocity[i], w.Bodies.AngularVelocity[i] = v, omega
 	w.wakeIndex(i)
 	return nil
@@ -212,6 +228,8 @@ func (w *World) SetPose(h Handle, p Vec3, q Quat) error {
 	if !ok {
 		return ErrStale
 	}
+	w.beforeEdit()
+	w.edited(i)
 	q = identityIfZero(q)
 	w.Bodies.Position[i], w.Bodies.Rotation[i] = p, q
 	w.Bodies.InvInertiaWorld[i] = worldInertia(q, w.Bodies.InvInertiaLocal[i])

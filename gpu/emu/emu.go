@@ -1,0 +1,92 @@
+// Package emu runs Tumble's CUDA kernels (gpu/kernels/*.cu) on the CPU, compiled as host C++ through
+// cgo with the emulation in tumble.cuh: a launch runs every block of the grid in turn, each thread of a
+// block as a plain call, or as a fiber when the kernel meets at __syncthreads. Device memory is host
+// memory from Alloc, which ends each buffer at an inaccessible page (a write past its end faults) with a
+// canary in the alignment slack that is checked after every launch.
+//
+// It exists so that make test checks the kernels' logic on machines without a GPU. Each kernel source
+// is compiled here by a one-line k_*.cc file that includes it.
+package emu
+
+/*
+#cgo CXXFLAGS: -std=gnu++17 -O2 -g -Wall -Wno-unused-function
+#include <stdlib.h>
+#include "emu.h"
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+)
+
+// Alloc returns a zeroed buffer of the given size, addressed like a device pointer.
+func Alloc(bytes int) (uintptr, error) {
+	if bytes < 0 {
+		return 0, fmt.Errorf("emu: allocate %d bytes", bytes)
+	}
+	p := uintptr(C.tb_alloc(C.size_t(bytes)))
+	if p == 0 {
+		return 0, fmt.Errorf("emu: out of memory allocating %d bytes", bytes)
+	}
+	return p, nil
+}
+
+// Free releases a buffer from Alloc.
+func Free(p uintptr) { C.tb_free(C.uintptr_t(p)) }
+
+// Bytes views n bytes at p (a buffer from Alloc) as a Go slice, for copies in and out.
+func Bytes(p uintptr, n int) []byte {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(C.tb_addr(C.uintptr_t(p))), n)
+}
+
+// Has reports whether a kernel of that name was compiled in.
+func Has(name string) bool {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return C.tb_has_kernel(cs) != 0
+}
+
+// Launch runs the kernel name over grid blocks of block threads. params holds one 8-byte slot per
+// kernel parameter (the value in its low bytes) and sizes the byte size the caller means each to have;
+// a count or size that does not match the kernel's signature is an error, as is a thread that writes
+// past a buffer's end or a block whose threads do not all reach the same barriers.
+func Launch(name string, grid, block int, params []uint64, sizes []uintptr) error {
+	if len(params) != len(sizes) {
+		return errors.New("emu: params and sizes differ in length")
+	}
+	if grid <= 0 {
+		return nil
+	}
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	n := len(params)
+	// The slots and the pointer array live in C memory: cgo may not be handed Go pointers to Go pointers.
+	mem := C.malloc(C.size_t(max(n, 1) * 24))
+	defer C.free(mem)
+	slots := unsafe.Slice((*uint64)(mem), max(n, 1))
+	ptrs := unsafe.Slice((*unsafe.Pointer)(unsafe.Add(mem, 8*max(n, 1))), max(n, 1))
+	szs := unsafe.Slice((*C.size_t)(unsafe.Add(mem, 16*max(n, 1))), max(n, 1))
+	for i := range params {
+		slots[i] = params[i]
+		ptrs[i] = unsafe.Pointer(&slots[i])
+		szs[i] = C.size_t(sizes[i])
+	}
+	var msg [512]C.char
+	if C.tb_launch(cs, C.uint(grid), C.uint(block), (*unsafe.Pointer)(unsafe.Add(mem, 8*max(n, 1))), &szs[0], C.int(n), &msg[0], C.int(len(msg))) != 0 {
+		return fmt.Errorf("emu: %s", C.GoString(&msg[0]))
+	}
+	return nil
+}
+
+// Sizeof returns sizeof of the named C++ structure of layout.cuh as the host compiler lays it out (the
+// same as nvcc for these plain structures), or 0 for a name it does not know.
+func Sizeof(name string) uintptr {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return uintptr(C.tb_sizeof(cs))
+}

@@ -1,0 +1,27 @@
+// The kernel emulator's C interface (see runtime.cc).
+#ifndef TUMBLE_EMU_H
+#define TUMBLE_EMU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+uintptr_t tb_alloc(size_t size);
+void tb_free(uintptr_t p);
+int tb_check(char *err, int errlen);
+int tb_launch(const char *name, unsigned grid, unsigned block, void **params, const size_t *sizes, int nparams,
+              char *err, int errlen);
+int tb_has_kernel(const char *name);
+size_t tb_sizeof(const char *name);
+
+// tb_addr turns a buffer's address back into a pointer (for Go, where vet rightly distrusts the cast).
+static inline void *tb_addr(uintptr_t p) { return (void *)p; }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,247 @@
+// The kernel emulator's runtime: the kernel registry, the launch grid, fibers for kernels that call
+// __syncthreads, and guarded allocations that catch writes past a buffer's end.
+#include "../kernels/tumble.cuh"
+#include "emu.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <sys/mman.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <vector>
+
+namespace tbemu {
+
+thread_local uint3 thread_idx, block_idx;
+thread_local dim3 block_dim, grid_dim;
+
+struct kernel {
+	void *fn;
+	invoker call;
+	std::vector<size_t> sizes;
+	bool sync;
+};
+
+static std::map<std::string, kernel> &registry() {
+	static std::map<std::string, kernel> r;
+	return r;
+}
+
+void register_kernel(const char *name, void *fn, invoker call, const size_t *sizes, int nparams, bool sync) {
+	registry()[name] = kernel{fn, call, std::vector<size_t>(sizes, sizes + nparams), sync};
+}
+
+// Fibers: one per thread of the block being run.
+struct fiber {
+	ucontext_t ctx;
+	char *stack;
+	bool done;
+};
+static const size_t fiber_stack = 256 * 1024;
+static thread_local std::vector<fiber> fibers;
+static thread_local ucontext_t scheduler;
+static thread_local int current = -1;
+static thread_local const kernel *running;
+static thread_local void **running_params;
+static thread_local const char *running_name;
+static thread_local bool failed;
+static thread_local char failure[256];
+
+static void fail(const char *msg) {
+	if (!failed) {
+		failed = true;
+		snprintf(failure, sizeof failure, "%s", msg);
+	}
+}
+
+void syncthreads() {
+	if (current < 0) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "kernel %s calls __syncthreads but is registered with TB_REGISTER, not TB_REGISTER_SYNC",
+		         running_name);
+		fail(msg);
+		return;
+	}
+	swapcontext(&fibers[current].ctx, &scheduler);
+}
+
+static void fiber_entry() {
+	running->call(running->fn, running_params);
+	fibers[current].done = true;
+}
+
+static void set_thread(unsigned t) {
+	thread_idx.x = t % block_dim.x;
+	thread_idx.y = (t / block_dim.x) % block_dim.y;
+	thread_idx.z = t / (block_dim.x * block_dim.y);
+}
+
+static void run_block_fibers(unsigned nthreads) {
+	if (fibers.size() < nthreads) {
+		size_t old = fibers.size();
+		fibers.resize(nthreads);
+		for (size_t i = old; i < nthreads; i++) {
+			fibers[i].stack = static_cast<char *>(malloc(fiber_stack));
+		}
+	}
+	for (unsigned i = 0; i < nthreads; i++) {
+		fiber &f = fibers[i];
+		getcontext(&f.ctx);
+		f.ctx.uc_stack.ss_sp = f.stack;
+		f.ctx.uc_stack.ss_size = fiber_stack;
+		f.ctx.uc_link = &scheduler;
+		f.done = false;
+		makecontext(&f.ctx, fiber_entry, 0);
+	}
+	for (;;) {
+		// Run every live thread up to its next barrier (or its end).
+		for (unsigned i = 0; i < nthreads; i++) {
+			if (fibers[i].done) {
+				continue;
+			}
+			current = static_cast<int>(i);
+			set_thread(i);
+			swapcontext(&scheduler, &fibers[i].ctx);
+		}
+		current = -1;
+		unsigned done = 0;
+		for (unsigned i = 0; i < nthreads; i++) {
+			done += fibers[i].done;
+		}
+		if (done == nthreads) {
+			return;
+		}
+		if (done != 0) {
+			char msg[256];
+			snprintf(msg, sizeof msg,
+			         "kernel %s: %u of %u threads of block %u finished while the others wait at __syncthreads",
+			         running_name, done, nthreads, block_idx.x);
+			fail(msg);
+			// The waiting fibers are abandoned; their stacks are reused by the next launch.
+			return;
+		}
+	}
+}
+
+// Guarded allocations: each buffer ends 16-byte aligned right before an inaccessible page, and the
+// few bytes between its end and that page hold a canary that tb_check verifies after each launch.
+struct allocation {
+	char *base;
+	size_t mapped;
+	char *ptr;
+	size_t size;
+};
+static std::map<uintptr_t, allocation> &allocations() {
+	static std::map<uintptr_t, allocation> a;
+	return a;
+}
+static const unsigned char canary = 0xA5;
+
+} // namespace tbemu
+
+using namespace tbemu;
+
+extern "C" {
+
+uintptr_t tb_alloc(size_t size) {
+	size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+	size_t body = (size + 15) / 16 * 16;
+	size_t pages = (body + page - 1) / page * page;
+	if (pages == 0) {
+		pages = page;
+	}
+	size_t mapped = pages + page;
+	void *base = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED) {
+		return 0;
+	}
+	char *b = static_cast<char *>(base);
+	mprotect(b + pages, page, PROT_NONE);
+	char *ptr = b + pages - body;
+	memset(ptr + size, canary, body - size);
+	allocations()[reinterpret_cast<uintptr_t>(ptr)] = allocation{b, mapped, ptr, size};
+	return reinterpret_cast<uintptr_t>(ptr);
+}
+
+void tb_free(uintptr_t p) {
+	auto it = allocations().find(p);
+	if (it == allocations().end()) {
+		return;
+	}
+	munmap(it->second.base, it->second.mapped);
+	allocations().erase(it);
+}
+
+int tb_check(char *err, int errlen) {
+	for (auto &kv : allocations()) {
+		allocation &a = kv.second;
+		size_t body = (a.size + 15) / 16 * 16;
+		for (size_t i = a.size; i < body; i++) {
+			if (static_cast<unsigned char>(a.ptr[i]) != canary) {
+				snprintf(err, errlen, "write past the end of a %zu-byte buffer (byte %zu)", a.size, i);
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
+int tb_launch(const char *name, unsigned grid, unsigned block, void **params, const size_t *sizes, int nparams,
+              char *err, int errlen) {
+	auto it = registry().find(name);
+	if (it == registry().end()) {
+		snprintf(err, errlen, "no kernel named %s", name);
+		return 1;
+	}
+	const kernel &k = it->second;
+	if (static_cast<int>(k.sizes.size()) != nparams) {
+		snprintf(err, errlen, "kernel %s takes %zu parameters, got %d", name, k.sizes.size(), nparams);
+		return 1;
+	}
+	for (int i = 0; i < nparams; i++) {
+		if (k.sizes[i] != sizes[i]) {
+			snprintf(err, errlen, "kernel %s: parameter %d is %zu bytes, got %zu", name, i, k.sizes[i], sizes[i]);
+			return 1;
+		}
+	}
+	if (block == 0 || block > 1024) {
+		snprintf(err, errlen, "kernel %s: block of %u threads (1..1024)", name, block);
+		return 1;
+	}
+	failed = false;
+	running = &k;
+	running_params = params;
+	running_name = name;
+	grid_dim = dim3{grid, 1, 1};
+	block_dim = dim3{block, 1, 1};
+	for (unsigned b = 0; b < grid && !failed; b++) {
+		block_idx = uint3{b, 0, 0};
+		if (k.sync) {
+			run_block_fibers(block);
+			continue;
+		}
+		current = -1;
+		for (unsigned t = 0; t < block && !failed; t++) {
+			thread_idx = uint3{t, 0, 0};
+			k.call(k.fn, params);
+		}
+	}
+	running = nullptr;
+	if (failed) {
+		snprintf(err, errlen, "%s", failure);
+		return 1;
+	}
+	if (tb_check(err, errlen)) {
+		char msg[256];
+		snprintf(msg, sizeof msg, "kernel %s: %s", name, err);
+		snprintf(err, errlen, "%s", msg);
+		return 1;
+	}
+	return 0;
+}
+
+int tb_has_kernel(const char *name) { return registry().count(name) != 0; }
+
+} // extern "C"

@@ -1,0 +1,55 @@
+package gpu
+
+import (
+	"fmt"
+	"unsafe"
+
+	"tumble/gpu/emu"
+)
+
+// emulated is the device that runs kernels through the kernel emulator (package emu) on the CPU.
+type emulated struct{}
+
+func (emulated) Name() string { return "emulated kernels on the CPU" }
+
+func (emulated) alloc(bytes int) (ptr, error) {
+	p, err := emu.Alloc(bytes)
+	return ptr(p), err
+}
+
+func (emulated) free(p ptr) { emu.Free(uintptr(p)) }
+
+func (emulated) upload(dst ptr, src unsafe.Pointer, bytes int) error {
+	copy(emu.Bytes(uintptr(dst), bytes), unsafe.Slice((*byte)(src), bytes))
+	return nil
+}
+
+func (emulated) download(dst unsafe.Pointer, src ptr, bytes int) error {
+	copy(unsafe.Slice((*byte)(dst), bytes), emu.Bytes(uintptr(src), bytes))
+	return nil
+}
+
+func (emulated) copy(dst, src ptr, bytes int) error {
+	copy(emu.Bytes(uintptr(dst), bytes), emu.Bytes(uintptr(src), bytes))
+	return nil
+}
+
+func (emulated) zero(dst ptr, bytes int) error {
+	clear(emu.Bytes(uintptr(dst), bytes))
+	return nil
+}
+
+func (emulated) launch(kernel string, grid, block int, args ...any) error {
+	slots, sizes, err := packArgs(kernel, args)
+	if err != nil {
+		return err
+	}
+	if err := emu.Launch(kernel, grid, block, slots, sizes); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
+
+func (emulated) sync() error { return nil }
+
+func (emulated) close() {}

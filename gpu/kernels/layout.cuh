@@ -1,0 +1,52 @@
+// layout.cuh: the device data that kernels of different stages share. gpu/state.go mirrors every
+// structure here byte for byte (TestLayoutsMatch checks the sizes).
+#pragma once
+#include "tumble.cuh"
+
+// Shape kinds, as sim/geom.Kind.
+#define TB_BOX 0
+#define TB_SPHERE 1
+#define TB_CAPSULE 2
+#define TB_PLANE 3
+
+// Body types, as sim.BodyType, in the low bits of a body's flags.
+#define TB_DYNAMIC 0
+#define TB_KINEMATIC 1
+#define TB_STATIC 2
+#define TB_TYPE_MASK 3u
+
+// TbShape is a collision shape in its body's frame (sim/geom.Shape): a box's half extents (a, b, c),
+// a sphere's radius a, a capsule's radius a and half height b (core along local y), a plane's unit
+// normal (nx, ny, nz) and offset d.
+struct TbShape {
+	int kind;
+	float a, b, c;
+	float nx, ny, nz, d;
+};
+
+// Body state lives in separate arrays indexed by the dense body index (as sim.Bodies):
+//   float4 pos[]      centre of mass (xyz), inverse mass (w; 0 for static and kinematic)
+//   float4 rot[]      orientation quaternion (x, y, z, w)
+//   float4 vel[]      linear velocity (xyz), w unused (0)
+//   float4 omega[]    angular velocity (xyz), w unused (0)
+//   float4 invI[]     principal inverse inertia, local frame (xyz), w unused (0)
+//   TbShape shape[]
+//   float2 material[] friction (x), restitution (y)
+//   unsigned flags[]  body type (TB_TYPE_MASK bits)
+
+// A broad-phase pair is an int2 (a, b) of dense indices with a < b; pair lists are sorted by (a, b).
+
+// TbPoint is one contact point of a narrow-phase manifold (sim/collide.Point).
+struct TbPoint {
+	float px, py, pz; // world, midway between the surfaces
+	float sep;        // signed distance along the normal, negative when overlapping
+	unsigned id;      // feature id, stable while the same features touch
+};
+
+// TbContact is a touching pair from the narrow phase (sim/collide.Manifold, with its bodies).
+struct TbContact {
+	int a, b;         // dense body indices, a < b
+	int count;        // points, 1..4
+	float nx, ny, nz; // unit normal from a to b
+	TbPoint pts[4];
+};

@@ -1,0 +1,118 @@
+package sim
+
+import "slices"
+
+// Backend runs a World's steps somewhere other than this package's CPU stages: the CUDA backend in
+// package gpu keeps the body state in device memory and steps it there. The World stays the model: it
+// holds the bodies, joints and settings, applies edits to its own copy, and lists them (TakeEdits) for
+// the backend to mirror before its next step. Its Bodies are brought up to date from the backend only
+// when someone asks (Sync), so a step has no host round trip.
+type Backend interface {
+	// Name says what runs the steps, e.g. "cuda (NVIDIA H100 80GB HBM3)".
+	Name() string
+	// Step advances the world by one time step. It fills w.Stats and w.Broken, and returns a
+	// *BlowUpError naming the first body that became non-finite or ran away.
+	Step(w *World) error
+	// Pull copies the backend's body state (positions, rotations, velocities) into w.Bodies.
+	Pull(w *World) error
+	// Contacts appends the last step's contact points to out (read back from the backend).
+	Contacts(w *World, out []ContactPoint) []ContactPoint
+	// Close releases what the backend holds. The World keeps the state of its last Sync.
+	Close()
+}
+
+// Edits lists what changed in a World since a backend last took them (TakeEdits).
+type Edits struct {
+	// All: take everything again (a backend was just attached).
+	All bool
+	// Bodies are the dense indices whose definition or state was set (added bodies, a removal's moved
+	// body, SetPose, SetVelocity, Wake), sorted and unique, all below Bodies.Len().
+	Bodies []int32
+	// Joints: joints were added or removed.
+	Joints bool
+	// Settings: the settings changed.
+	Settings bool
+}
+
+// SetBackend makes b run the world's steps from now on (nil: the CPU stages of this package). The
+// previous backend's state is synced into Bodies and it is closed; b starts from the whole world.
+func (w *World) SetBackend(b Backend) error {
+	if err := w.Sync(); err != nil {
+		return err
+	}
+	if w.backend != nil {
+		w.backend.Close()
+	}
+	w.backend = b
+	w.edits = Edits{All: true}
+	w.pipe.invalidate()
+	return nil
+}
+
+// Backend returns the backend that runs the steps, or nil for the CPU stages.
+func (w *World) Backend() Backend { return w.backend }
+
+// Sync brings Bodies up to date with the backend's state. It does nothing when the world has no
+// backend or nothing stepped since the last Sync.
+func (w *World) Sync() error {
+	if w.backend == nil || !w.stale {
+		return nil
+	}
+	if err := w.backend.Pull(w); err != nil {
+		return err
+	}
+	w.stale = false
+	for i := range w.Bodies.InvInertiaWorld {
+		w.Bodies.InvInertiaWorld[i] = worldInertia(w.Bodies.Rotation[i], w.Bodies.InvInertiaLocal[i])
+	}
+	return nil
+}
+
+// TakeEdits returns the edits since the last call and forgets them.
+func (w *World) TakeEdits() Edits {
+	e := w.edits
+	w.edits = Edits{}
+	n := int32(w.Bodies.Len())
+	slices.Sort(e.Bodies)
+	e.Bodies = slices.Compact(e.Bodies)
+	for len(e.Bodies) > 0 && e.Bodies[len(e.Bodies)-1] >= n {
+		e.Bodies = e.Bodies[:len(e.Bodies)-1]
+	}
+	return e
+}
+
+// beforeEdit readies the host copy for an edit: with a backend, Bodies must be current first (an
+// edit such as a removal copies one body's state over another's).
+func (w *World) beforeEdit() {
+	if w.backend == nil {
+		return
+	}
+	if err := w.Sync(); err != nil && w.backendErr == nil {
+		w.backendErr = err
+	}
+}
+
+// edited records that body i changed.
+func (w *World) edited(i int) {
+	if w.backend != nil && !w.edits.All {
+		w.edits.Bodies = append(w.edits.Bodies, int32(i))
+	}
+}
+
+// stepBackend is Step with a backend.
+func (w *World) stepBackend() error {
+	if w.backendErr != nil {
+		err := w.backendErr
+		w.backendErr = nil
+		return err
+	}
+	if err := w.settings.Check(); err != nil {
+		return err
+	}
+	w.Broken = w.Broken[:0]
+	err := w.backend.Step(w)
+	w.stale = true
+	w.StepCount++
+	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
+	return err
+}
