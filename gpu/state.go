@@ -39,4 +39,8 @@ type bodyBuffers struct {
 	shape                      buffer // tbShape
 	material                   buffer // float2: friction, restitution
 	flags                      buffer // uint32: body type
+	// invIW is the world inverse inertia R diag(invI) R^T, three float4 rows per body (w unused),
+	// refreshed by the solver whenever orientations change.
+	invIW buffer
+	n     int // bodies
 }

@@ -1,0 +1,48 @@
+package gpu
+
+import "tumble/sim"
+
+// The contracts between the stages of the CUDA step, each in its own file:
+//
+//	bounds and broad phase  broad.go   (kernels/bounds.cu, kernels/lbvh.cu)
+//	narrow phase            narrow.go  (kernels/narrow.cu)
+//	contact solver, integration, the sub-step loop   solver.go  (kernels/solver.cu, kernels/integrate.cu)
+//	joints                  joints.go  (kernels/joints.cu)
+//	renderer transforms     transforms.go (kernels/transforms.cu)
+//
+// backend.go owns the body buffers and runs the stages in order.
+
+// softness mirrors the CPU solver's soft-constraint coefficients (Box2D v3's soft step) for one sub-step.
+type softness struct {
+	biasRate, massScale, impulseScale float32
+}
+
+// stepConsts are the values every solver stage derives from the settings for one step.
+type stepConsts struct {
+	s                              sim.Settings // resolved
+	h, invH                        float32      // sub-step and its inverse
+	contactSoft, staticSoft, joint softness
+}
+
+// accum is the Jacobi solver's per-body accumulators (float4 arrays, xyz used): each pass zeroes them,
+// every contact and joint row adds the impulse it applies (atomicAdd: +P and +rB x P on body b, -P and
+// -rA x P on body a), and one kernel then applies v += invMass lin, omega += invIWorld ang (sim's
+// gatherImpulses).
+type accum struct {
+	lin, ang ptr
+}
+
+// jointHooks is what the sub-step loop (solver.go) calls for the joints (joints.go implements it).
+// Every method only launches kernels; none reads back.
+type jointHooks interface {
+	// count adds each joint's share to the split counts (uint32 per body) before prepare.
+	count(d device, b *bodyBuffers, split ptr) error
+	// prepare fixes the joints' effective masses for the step (split masses under Jacobi).
+	prepare(d device, b *bodyBuffers, split ptr, c *stepConsts) error
+	// refresh recomputes what depends on positions (called after positions change).
+	refresh(d device, b *bodyBuffers, c *stepConsts) error
+	// warmStart adds the joints' accumulated impulses to acc.
+	warmStart(d device, b *bodyBuffers, acc accum, c *stepConsts) error
+	// solve runs one Jacobi pass of the joint rows, adding their impulse changes to acc.
+	solve(d device, b *bodyBuffers, acc accum, c *stepConsts, useBias bool) error
+}
