@@ -131,18 +131,24 @@ func (w *World) updateBounds(lo, hi int) {
 	dt := w.settings.Dt
 	half := 0.5 * w.settings.Speculative
 	for i := lo; i < hi; i++ {
-		box := b.Shape[i].Bounds(geom.Pose{P: b.Position[i], Q: b.Rotation[i]})
-		reach := float32(0)
-		if b.Type[i] != Static {
-			reach = (b.Velocity[i].Len() + b.AngularVelocity[i].Len()*boundingRadius(&b.Shape[i])) * dt
-		}
-		e := reach + half
-		box.Min = box.Min.Sub(Vec3{e, e, e})
-		box.Max = box.Max.Add(Vec3{e, e, e})
-		p.boxes[i] = box
+		p.boxes[i] = BodyBounds(b, i, dt, half)
 		p.dynamic[i] = b.Type[i] == Dynamic && !b.Asleep[i]
 		p.rot[i] = quatMat3(b.Rotation[i])
 	}
+}
+
+// BodyBounds is body i's world AABB for a step of dt: its shape's bounds, enlarged by how far it can
+// move (velocity x dt, plus the sweep of its farthest point under rotation) and by margin.
+func BodyBounds(b *Bodies, i int, dt, margin float32) geom.AABB {
+	box := b.Shape[i].Bounds(geom.Pose{P: b.Position[i], Q: b.Rotation[i]})
+	reach := float32(0)
+	if b.Type[i] != Static {
+		reach = (b.Velocity[i].Len() + b.AngularVelocity[i].Len()*boundingRadius(&b.Shape[i])) * dt
+	}
+	e := reach + margin
+	box.Min = box.Min.Sub(Vec3{e, e, e})
+	box.Max = box.Max.Add(Vec3{e, e, e})
+	return box
 }
 
 // narrowPhase runs the exact collision test on each broad-phase pair. The distance at which contacts are
