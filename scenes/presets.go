@@ -22,6 +22,8 @@ var presets = map[string]func() *Scene{
 	"incline":   incline,
 	"mixed":     mixed,
 	"pile":      pile,
+	"pile100k":  pile100k,
+	"pile1m":    pile1m,
 	"pyramid":   pyramid,
 	"pyramid20": pyramid20,
 	"rain":      rain,
@@ -101,9 +103,19 @@ func pyramid20() *Scene {
 // 1.1 m between layers, the first layer centred at y = 0.55, the grid centred on x = z = 0. Each box is
 // jittered by +-3 cm in x and z and +-0.05 rad of yaw, drawn from pileRand in the order layer, x, z
 // (three draws per box: x, z, yaw).
-func pile() *Scene {
-	const nx, nz, layers = 10, 10, 100
-	s := newScene("pile")
+func pile() *Scene { return gridPile("pile", 10, 10, 100) }
+
+// pile100k and pile1m are the GPU benchmark piles: the pile's boxes, jitter and pitch in grids of
+// 100 x 100 x 10 (100,000 boxes) and 250 x 250 x 16 (1,000,000 boxes), low enough to settle in a few
+// seconds.
+func pile100k() *Scene { return gridPile("pile100k", 100, 100, 10) }
+
+func pile1m() *Scene { return gridPile("pile1m", 250, 250, 16) }
+
+// gridPile builds nx x nz x layers boxes as the pile describes.
+func gridPile(name string, nx, nz, layers int) *Scene {
+	s := newScene(name)
+	s.Bodies = make([]Body, 0, nx*nz*layers+1)
 	s.add(ground(stackFriction))
 	r := pileSeed
 	for l := range layers {
