@@ -1,0 +1,453 @@
+package gpu
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/go-gl/mathgl/mgl32"
+
+	"tumble/sim"
+	"tumble/sim/geom"
+)
+
+// jointTestBodies fills device body buffers (layout.cuh) from b: pos (xyz, inverse mass in w), rot,
+// vel, omega, invI, shape, material, flags and invIW (three float4 rows of R diag(invI) R^T per body,
+// taken from b.InvInertiaWorld so that the rows see exactly the CPU's inertia).
+func jointTestBodies(t testing.TB, d device, b *sim.Bodies) *bodyBuffers {
+	t.Helper()
+	n := b.Len()
+	pos := make([]float4, n)
+	rot := make([]float4, n)
+	vel := make([]float4, n)
+	omega := make([]float4, n)
+	invI := make([]float4, n)
+	shape := make([]tbShape, n)
+	material := make([]float2, n)
+	flags := make([]uint32, n)
+	invIW := make([]float4, 3*n)
+	for i := 0; i < n; i++ {
+		p, q, v, w, ii := b.Position[i], b.Rotation[i], b.Velocity[i], b.AngularVelocity[i], b.InvInertiaLocal[i]
+		pos[i] = float4{p[0], p[1], p[2], b.InvMass[i]}
+		rot[i] = float4{q.V[0], q.V[1], q.V[2], q.W}
+		vel[i] = float4{v[0], v[1], v[2], 0}
+		omega[i] = float4{w[0], w[1], w[2], 0}
+		invI[i] = float4{ii[0], ii[1], ii[2], 0}
+		s := &b.Shape[i]
+		switch s.Kind {
+		case geom.Box:
+			shape[i] = tbShape{Kind: 0, A: s.HalfExtents[0], B: s.HalfExtents[1], C: s.HalfExtents[2]}
+		case geom.Sphere:
+			shape[i] = tbShape{Kind: 1, A: s.Radius}
+		case geom.Capsule:
+			shape[i] = tbShape{Kind: 2, A: s.Radius, B: s.HalfHeight}
+		case geom.Plane:
+			shape[i] = tbShape{Kind: 3, NX: s.Normal[0], NY: s.Normal[1], NZ: s.Normal[2], D: s.Offset}
+		}
+		material[i] = float2{b.Friction[i], b.Restitution[i]}
+		flags[i] = uint32(b.Type[i])
+		m := &b.InvInertiaWorld[i]
+		for r := 0; r < 3; r++ {
+			invIW[3*i+r] = float4{m[r], m[3+r], m[6+r], 0}
+		}
+	}
+	bb := &bodyBuffers{n: n}
+	put := func(buf *buffer, bytes int, up func(ptr) error) {
+		if err := grow(d, buf, bytes); err != nil {
+			t.Fatal(err)
+		}
+		if err := up(buf.p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(&bb.pos, 16*n, func(p ptr) error { return uploadSlice(d, p, pos) })
+	put(&bb.rot, 16*n, func(p ptr) error { return uploadSlice(d, p, rot) })
+	put(&bb.vel, 16*n, func(p ptr) error { return uploadSlice(d, p, vel) })
+	put(&bb.omega, 16*n, func(p ptr) error { return uploadSlice(d, p, omega) })
+	put(&bb.invI, 16*n, func(p ptr) error { return uploadSlice(d, p, invI) })
+	put(&bb.shape, int(unsafe.Sizeof(tbShape{}))*n, func(p ptr) error { return uploadSlice(d, p, shape) })
+	put(&bb.material, 8*n, func(p ptr) error { return uploadSlice(d, p, material) })
+	put(&bb.flags, 4*n, func(p ptr) error { return uploadSlice(d, p, flags) })
+	put(&bb.invIW, 48*n, func(p ptr) error { return uploadSlice(d, p, invIW) })
+	return bb
+}
+
+func releaseTestBodies(d device, b *bodyBuffers) {
+	for _, buf := range []*buffer{&b.pos, &b.rot, &b.vel, &b.omega, &b.invI, &b.shape, &b.material, &b.flags, &b.invIW} {
+		release(d, buf)
+	}
+}
+
+// jointRig runs the joint stage on the emulated device over a World's bodies, applying the
+// accumulators on the host as sim's gatherImpulses does (the solver stage that does it on the device
+// is tested on its own).
+type jointRig struct {
+	d               device
+	b               *bodyBuffers
+	st              jointStage
+	split, lin, ang buffer
+	c               stepConsts
+	// Host copies: the state the CPU's gather reads and writes.
+	pos   []sim.Vec3
+	rot   []sim.Quat
+	vel   []sim.Vec3
+	omega []sim.Vec3
+	invM  []float32
+	invIW []sim.Mat3
+}
+
+// newJointRig loads w's bodies and joints; the step constants are those w's settings give one step.
+func newJointRig(t testing.TB, w *sim.World) *jointRig {
+	t.Helper()
+	d := emulated{}
+	b := &w.Bodies
+	n := b.Len()
+	r := &jointRig{d: d, b: jointTestBodies(t, d, b)}
+	r.pos = append([]sim.Vec3(nil), b.Position...)
+	r.rot = append([]sim.Quat(nil), b.Rotation...)
+	r.vel = append([]sim.Vec3(nil), b.Velocity...)
+	r.omega = append([]sim.Vec3(nil), b.AngularVelocity...)
+	r.invM = append([]float32(nil), b.InvMass...)
+	r.invIW = append([]sim.Mat3(nil), b.InvInertiaWorld...)
+	for _, buf := range []struct {
+		b     *buffer
+		bytes int
+	}{{&r.split, 4 * n}, {&r.lin, 16 * n}, {&r.ang, 16 * n}} {
+		if err := grow(d, buf.b, buf.bytes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := w.Resolved()
+	h := s.Dt / float32(s.Substeps)
+	br, ms, is := sim.JointSoftness(s)
+	r.c = stepConsts{s: s, h: h, invH: 1 / h, joint: softness{br, ms, is}}
+	if err := r.st.upload(d, w); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// reload replaces the bodies with w's current state, keeping the joints (and their impulses).
+func (r *jointRig) reload(t testing.TB, w *sim.World) {
+	t.Helper()
+	releaseTestBodies(r.d, r.b)
+	b := &w.Bodies
+	r.b = jointTestBodies(t, r.d, b)
+	copy(r.pos, b.Position)
+	copy(r.rot, b.Rotation)
+	copy(r.vel, b.Velocity)
+	copy(r.omega, b.AngularVelocity)
+	copy(r.invM, b.InvMass)
+	copy(r.invIW, b.InvInertiaWorld)
+}
+
+func (r *jointRig) close() {
+	releaseTestBodies(r.d, r.b)
+	r.st.release(r.d)
+	release(r.d, &r.split)
+	release(r.d, &r.lin)
+	release(r.d, &r.ang)
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// begin does what a step does before its sub-steps (split counts from the joints alone, no contacts,
+// then prepare) and the sub-step's refresh.
+func (r *jointRig) begin(t testing.TB) {
+	t.Helper()
+	must(t, r.d.zero(r.split.p, 4*r.b.n))
+	must(t, r.st.count(r.d, r.b, r.split.p))
+	must(t, r.st.prepare(r.d, r.b, r.split.p, &r.c))
+	must(t, r.st.refresh(r.d, r.b, &r.c))
+}
+
+func (r *jointRig) acc() accum { return accum{lin: r.lin.p, ang: r.ang.p} }
+
+func (r *jointRig) zeroAcc(t testing.TB) {
+	t.Helper()
+	must(t, r.d.zero(r.lin.p, 16*r.b.n))
+	must(t, r.d.zero(r.ang.p, 16*r.b.n))
+}
+
+// warm runs the warm start and applies it.
+func (r *jointRig) warm(t testing.TB) {
+	t.Helper()
+	r.zeroAcc(t)
+	must(t, r.st.warmStart(r.d, r.b, r.acc(), &r.c))
+	r.apply(t)
+}
+
+// pass runs one Jacobi pass and applies it.
+func (r *jointRig) pass(t testing.TB, useBias bool) {
+	t.Helper()
+	r.zeroAcc(t)
+	must(t, r.st.solve(r.d, r.b, r.acc(), &r.c, useBias))
+	r.apply(t)
+}
+
+// apply adds the accumulators to the velocities of the bodies with mass (sim's gatherImpulses, in the
+// same float32 operations) and sends the velocities back.
+func (r *jointRig) apply(t testing.TB) {
+	t.Helper()
+	n := r.b.n
+	lin, ang := make([]float4, n), make([]float4, n)
+	must(t, downloadSlice(r.d, lin, r.lin.p))
+	must(t, downloadSlice(r.d, ang, r.ang.p))
+	for i := 0; i < n; i++ {
+		if r.invM[i] == 0 {
+			if lin[i] != (float4{}) || ang[i] != (float4{}) {
+				t.Fatalf("body %d has no mass but its accumulators hold %v %v", i, lin[i], ang[i])
+			}
+			continue
+		}
+		m, a := r.invM[i], ang[i]
+		r.vel[i] = r.vel[i].Add(sim.Vec3{lin[i].X * m, lin[i].Y * m, lin[i].Z * m})
+		I := &r.invIW[i]
+		r.omega[i] = r.omega[i].Add(sim.Vec3{
+			I[0]*a.X + I[3]*a.Y + I[6]*a.Z,
+			I[1]*a.X + I[4]*a.Y + I[7]*a.Z,
+			I[2]*a.X + I[5]*a.Y + I[8]*a.Z,
+		})
+	}
+	r.sendVelocities(t)
+}
+
+func (r *jointRig) sendVelocities(t testing.TB) {
+	t.Helper()
+	n := r.b.n
+	vel, omega := make([]float4, n), make([]float4, n)
+	for i := 0; i < n; i++ {
+		v, w := r.vel[i], r.omega[i]
+		vel[i], omega[i] = float4{v[0], v[1], v[2], 0}, float4{w[0], w[1], w[2], 0}
+	}
+	must(t, uploadSlice(r.d, r.b.vel.p, vel))
+	must(t, uploadSlice(r.d, r.b.omega.p, omega))
+}
+
+func (r *jointRig) joints(t testing.TB) []tbJoint {
+	t.Helper()
+	out := make([]tbJoint, r.st.n)
+	must(t, downloadSlice(r.d, out, r.st.joints.p))
+	return out
+}
+
+func (r *jointRig) forces(t testing.TB) []float32 {
+	t.Helper()
+	p, n := r.st.forces()
+	out := make([]float32, n)
+	must(t, downloadSlice(r.d, out, p))
+	return out
+}
+
+// rates returns each joint's coordinate and swing angle rates from the current velocities, by finite
+// difference: the poses are moved on by dt (x += v dt, q += dt/2 (w, 0) q), the rows refreshed there,
+// and the poses put back (refreshed again).
+func (r *jointRig) rates(t testing.TB, dt float32) (coord, swing []float32) {
+	t.Helper()
+	before := r.joints(t)
+	n := r.b.n
+	pos, rot := make([]float4, n), make([]float4, n)
+	for i := 0; i < n; i++ {
+		p, q, v, w := r.pos[i], r.rot[i], r.vel[i], r.omega[i]
+		p = p.Add(v.Mul(dt))
+		dq := mgl32.Quat{W: 0, V: w}.Mul(q).Scale(dt / 2)
+		q = q.Add(dq).Normalize()
+		pos[i], rot[i] = float4{p[0], p[1], p[2], r.invM[i]}, float4{q.V[0], q.V[1], q.V[2], q.W}
+	}
+	must(t, uploadSlice(r.d, r.b.pos.p, pos))
+	must(t, uploadSlice(r.d, r.b.rot.p, rot))
+	must(t, r.st.refresh(r.d, r.b, &r.c))
+	after := r.joints(t)
+	for i := 0; i < n; i++ {
+		p, q := r.pos[i], r.rot[i]
+		pos[i], rot[i] = float4{p[0], p[1], p[2], r.invM[i]}, float4{q.V[0], q.V[1], q.V[2], q.W}
+	}
+	must(t, uploadSlice(r.d, r.b.pos.p, pos))
+	must(t, uploadSlice(r.d, r.b.rot.p, rot))
+	must(t, r.st.refresh(r.d, r.b, &r.c))
+	for k := range before {
+		coord = append(coord, (after[k].Coord-before[k].Coord)/dt)
+		swing = append(swing, (after[k].SwingAngle-before[k].SwingAngle)/dt)
+	}
+	return coord, swing
+}
+
+// oneStep is the CPU's step that one GPU pass reproduces: Jacobi, one sub-step of one biased pass, no
+// relax pass, no warm start, no gravity (and the tests leave no contacts and give angular velocity
+// only to bodies of isotropic inertia, which have no gyroscopic term), so the step's velocity change
+// is exactly one jacobiJoint pass over every joint followed by gatherImpulses.
+var oneStep = sim.Settings{Solver: sim.Jacobi, Substeps: 1, Iterations: 1, NoWarmStart: true, NoRelax: true,
+	NoRestitution: true}
+
+func addBody(t testing.TB, w *sim.World, d sim.BodyDef) sim.Handle {
+	t.Helper()
+	h, err := w.AddBody(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func addJoint(t testing.TB, w *sim.World, d sim.JointDef) {
+	t.Helper()
+	if _, err := w.AddJoint(d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func randVec(rng *rand.Rand, s float32) sim.Vec3 {
+	return sim.Vec3{(rng.Float32()*2 - 1) * s, (rng.Float32()*2 - 1) * s, (rng.Float32()*2 - 1) * s}
+}
+
+func randRot(rng *rand.Rand, angle float32) sim.Quat {
+	axis := randVec(rng, 1)
+	if axis.Len() < 1e-3 {
+		axis = sim.Vec3{0, 1, 0}
+	}
+	return mgl32.QuatRotate(angle*rng.Float32(), axis.Normalize())
+}
+
+// randomJointWorld makes bodies on a grid 3 m apart (no two touch) of every shape, a static and a
+// kinematic one among them, joins random pairs and bodies to the world with every joint type, limit
+// and motor, then moves the bodies off the joints' poses and sets velocities. Only spheres and cubes
+// spin (see oneStep). With isotropic set every dynamic body is a sphere or a cube. Every joint gets
+// breakForce.
+func randomJointWorld(t testing.TB, seed uint64, s sim.Settings, nb, nj int, isotropic bool, breakForce float32) *sim.World {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	w := sim.NewWorld(s)
+	var hs []sim.Handle
+	spins := map[sim.Handle]bool{}
+	for i := 0; i < nb; i++ {
+		d := sim.BodyDef{Position: sim.Vec3{3 * float32(i%6), 5, 3 * float32(i/6)}, Rotation: randRot(rng, math.Pi),
+			Mass: 0.5 + 4*rng.Float32()}
+		spin := true
+		switch k := rng.IntN(4); {
+		case k == 0 || isotropic && k != 1:
+			d.Shape = geom.Shape{Kind: geom.Sphere, Radius: 0.3 + 0.3*rng.Float32()}
+		case k == 1:
+			e := 0.2 + 0.4*rng.Float32()
+			d.Shape = geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{e, e, e}}
+		case k == 2:
+			d.Shape = geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{0.2 + 0.4*rng.Float32(), 0.2 + 0.4*rng.Float32(), 0.2 + 0.4*rng.Float32()}}
+			spin = false
+		default:
+			d.Shape = geom.Shape{Kind: geom.Capsule, Radius: 0.2 + 0.2*rng.Float32(), HalfHeight: 0.1 + 0.3*rng.Float32()}
+			spin = false
+		}
+		switch i {
+		case 1:
+			d.Type = sim.Static
+		case 2:
+			d.Type, d.Velocity = sim.Kinematic, randVec(rng, 1)
+		}
+		h := addBody(t, w, d)
+		hs = append(hs, h)
+		spins[h] = spin && d.Type == sim.Dynamic
+	}
+	for k := 0; k < nj; k++ {
+		a := hs[rng.IntN(nb)]
+		for a == hs[1] || a == hs[2] {
+			a = hs[rng.IntN(nb)]
+		}
+		var b sim.Handle
+		if rng.IntN(4) != 0 {
+			for b = hs[rng.IntN(nb)]; b == a; b = hs[rng.IntN(nb)] {
+			}
+		}
+		ia, _ := w.Index(a)
+		anchor := w.Bodies.Position[ia].Add(randVec(rng, 1))
+		def := sim.JointDef{Type: sim.JointType(k % 4), BodyA: a, BodyB: b, Anchor: anchor, Axis: randVec(rng, 1),
+			BreakForce: breakForce}
+		if def.Axis.Len() < 0.1 {
+			def.Axis = sim.Vec3{0, 0, 1}
+		}
+		switch def.Type {
+		case sim.Ball:
+			if rng.IntN(3) != 0 {
+				def.Swing = 0.05 + 0.4*rng.Float32()
+			}
+			if rng.IntN(3) != 0 {
+				def.HasTwist = true
+				lo := -0.4 + 0.45*rng.Float32()
+				def.Twist = [2]float32{lo, lo + 0.4*rng.Float32()}
+			}
+		case sim.Hinge, sim.Piston:
+			scale := float32(0.4)
+			if def.Type == sim.Piston {
+				scale = 0.15
+			}
+			if rng.IntN(3) != 0 {
+				def.HasLimits = true
+				lo := scale * (-1 + 1.1*rng.Float32())
+				def.Limits = [2]float32{lo, lo + scale*rng.Float32()}
+			}
+			if rng.IntN(2) == 0 {
+				def.HasMotor = true
+				def.Motor = sim.Motor{Speed: 4*rng.Float32() - 2, MaxForce: []float32{0.5, 20, 1e5}[rng.IntN(3)]}
+			}
+		}
+		addJoint(t, w, def)
+	}
+	for i, h := range hs {
+		if i == 1 {
+			continue
+		}
+		p, q := w.Bodies.Position[i], w.Bodies.Rotation[i]
+		must(t, w.SetPose(h, p.Add(randVec(rng, 0.15)), randRot(rng, 0.35).Mul(q).Normalize()))
+		var om sim.Vec3
+		if spins[h] {
+			om = randVec(rng, 2)
+		}
+		if i != 2 {
+			must(t, w.SetVelocity(h, randVec(rng, 1), om))
+		}
+	}
+	return w
+}
+
+// near reports whether got is within tol of want, relative to max(1, |want|).
+func near(got, want sim.Vec3, tol float32) bool {
+	return got.Sub(want).Len() <= tol*max(1, want.Len())
+}
+
+// One biased Jacobi pass over random joints of every type (limits active and open, motors saturated
+// and not, bodies on several joints so the split counts differ, static, kinematic and world
+// partners) changes the velocities as the CPU's step does, and each joint's force is the one the CPU
+// compares with its break force. The tolerance, 2e-4 of the speed, covers float32 rounding where
+// the two builds order operations differently (atan2 in float64 on the CPU, mathgl's matrix
+// inverse); a row on a wrong body or a wrong sign moves velocities by order one.
+func TestJointPassMatchesCPUJacobiStep(t *testing.T) {
+	for seed := uint64(1); seed <= 6; seed++ {
+		// Every joint breaks (break force 1e-9 N), so w.Broken reports every force.
+		w := randomJointWorld(t, seed, oneStep, 24, 40, false, 1e-9)
+		r := newJointRig(t, w)
+		forcesCPU := make([]float32, w.NumJoints())
+		must(t, w.Step())
+		r.begin(t)
+		r.pass(t, true)
+		for i := range r.vel {
+			if !near(r.vel[i], w.Bodies.Velocity[i], 2e-4) || !near(r.omega[i], w.Bodies.AngularVelocity[i], 2e-4) {
+				t.Errorf("seed %d body %d: GPU v %v w %v, CPU v %v w %v", seed, i, r.vel[i], r.omega[i],
+					w.Bodies.Velocity[i], w.Bodies.AngularVelocity[i])
+			}
+		}
+		got := r.forces(t)
+		for _, br := range w.Broken {
+			forcesCPU[br.Index] = br.Force
+		}
+		for k, f := range got {
+			if d := math.Abs(float64(f - forcesCPU[k])); d > 2e-4*max(1, float64(forcesCPU[k])) {
+				t.Errorf("seed %d joint %d (%v): GPU force %v, CPU %v", seed, k, r.st.host[k].Type, f, forcesCPU[k])
+			}
+		}
+		r.close()
+		w.Close()
+	}
+}
