@@ -451,3 +451,145 @@ func TestJointPassMatchesCPUJacobiStep(t *testing.T) {
 		w.Close()
 	}
 }
+
+// Warm starting and refreshing at moved poses: after a step, with the bodies moved again, the next
+// step's refresh, warm start (last step's impulses on this step's rows) and biased pass change the
+// velocities as the CPU's warm-started step does, and the joint coordinates (limits and motors act on
+// them) are the CPU's. Every dynamic body is a sphere or a cube so that spinning bodies have no
+// gyroscopic term in the CPU's step.
+func TestJointWarmStartAndRefreshMatchCPU(t *testing.T) {
+	s := oneStep
+	s.NoWarmStart = false
+	for seed := uint64(1); seed <= 4; seed++ {
+		w := randomJointWorld(t, seed, s, 18, 30, true, 0)
+		r := newJointRig(t, w)
+		for step := 0; step < 3; step++ {
+			if step > 0 {
+				rng := rand.New(rand.NewPCG(seed, uint64(step)))
+				for i := 0; i < w.Bodies.Len(); i++ {
+					if w.Bodies.Type[i] == sim.Dynamic {
+						q := randRot(rng, 0.1).Mul(w.Bodies.Rotation[i]).Normalize()
+						must(t, w.SetPose(w.HandleAt(i), w.Bodies.Position[i].Add(randVec(rng, 0.05)), q))
+					}
+				}
+				r.reload(t, w)
+			}
+			must(t, w.Step())
+			r.begin(t)
+			r.warm(t)
+			r.pass(t, true)
+			for i := range r.vel {
+				if !near(r.vel[i], w.Bodies.Velocity[i], 2e-4) || !near(r.omega[i], w.Bodies.AngularVelocity[i], 2e-4) {
+					t.Errorf("seed %d step %d body %d: GPU v %v w %v, CPU v %v w %v", seed, step, i, r.vel[i], r.omega[i],
+						w.Bodies.Velocity[i], w.Bodies.AngularVelocity[i])
+				}
+			}
+			for k, j := range r.joints(t) {
+				if c := w.JointCoordinate(k); math.Abs(float64(j.Coord-c)) > 1e-4 {
+					t.Errorf("seed %d step %d joint %d: GPU coordinate %v, CPU %v", seed, step, k, j.Coord, c)
+				}
+			}
+		}
+		r.close()
+		w.Close()
+	}
+}
+
+// The split counts are the number of joints on each body, and prepare scales each side's inverse mass
+// and inertia by its body's count (at least one, as sim's jointMasses).
+func TestJointCountAndPrepareSplitMasses(t *testing.T) {
+	w := randomJointWorld(t, 9, oneStep, 24, 40, false, 0)
+	defer w.Close()
+	r := newJointRig(t, w)
+	defer r.close()
+	r.begin(t)
+	want := make([]uint32, w.Bodies.Len())
+	for k := 0; k < w.NumJoints(); k++ {
+		f := w.JointFrame(k)
+		want[f.A]++
+		if f.B >= 0 {
+			want[f.B]++
+		}
+	}
+	got := make([]uint32, len(want))
+	must(t, downloadSlice(r.d, got, r.split.p))
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("body %d: split count %d, want %d", i, got[i], want[i])
+		}
+	}
+	for k, j := range r.joints(t) {
+		f := w.JointFrame(k)
+		sA := float32(max(want[f.A], 1))
+		if j.MA != w.Bodies.InvMass[f.A]*sA || j.IA[4] != w.Bodies.InvInertiaWorld[f.A][4]*sA {
+			t.Errorf("joint %d: body A mass %v inertia %v, want %v %v", k, j.MA, j.IA[4], w.Bodies.InvMass[f.A]*sA,
+				w.Bodies.InvInertiaWorld[f.A][4]*sA)
+		}
+		if f.B < 0 && (j.MB != 0 || j.IB != [9]float32{}) {
+			t.Errorf("joint %d to the world: body B mass %v inertia %v, want zero", k, j.MB, j.IB)
+		}
+	}
+}
+
+// Without warm starting prepare zeroes the impulses, and a warm start then adds nothing.
+func TestJointPrepareWithoutWarmStartZeroesImpulses(t *testing.T) {
+	s := oneStep
+	s.NoWarmStart = false
+	w := randomJointWorld(t, 3, s, 12, 20, false, 0)
+	defer w.Close()
+	r := newJointRig(t, w)
+	defer r.close()
+	r.begin(t)
+	r.pass(t, true)
+	if j := r.joints(t)[0]; j.PointImpulse == (vec3{}) {
+		t.Fatal("a ball joint under load holds no impulse")
+	}
+	r.c.s.NoWarmStart = true
+	r.begin(t)
+	for k, j := range r.joints(t) {
+		imp := []float32{j.PointImpulse.X, j.PointImpulse.Y, j.PointImpulse.Z, j.RotImpulse.X, j.RotImpulse.Y,
+			j.RotImpulse.Z, j.HingeImpulse[0], j.HingeImpulse[1], j.Perp[0].Impulse, j.Perp[1].Impulse,
+			j.SwingRow.Impulse, j.Motor.Impulse, j.Lower.Impulse, j.Upper.Impulse, j.TwistLower.Impulse, j.TwistUpper.Impulse}
+		for _, x := range imp {
+			if x != 0 {
+				t.Fatalf("joint %d: impulses %v after prepare without warm starting", k, imp)
+			}
+		}
+	}
+	v := append([]sim.Vec3(nil), r.vel...)
+	r.warm(t)
+	for i := range v {
+		if v[i] != r.vel[i] {
+			t.Fatalf("body %d: warm start of zero impulses changed its velocity", i)
+		}
+	}
+}
+
+// joints.go's tbJoint has joints.cu's layout.
+func TestJointLayoutMatchesKernel(t *testing.T) {
+	d := emulated{}
+	var b buffer
+	must(t, grow(d, &b, 8))
+	defer release(d, &b)
+	must(t, d.launch("tb_joint_sizes", 1, 1, b))
+	got := make([]uint32, 2)
+	must(t, downloadSlice(d, got, b.p))
+	if got[0] != uint32(unsafe.Sizeof(tbJoint{})) || got[1] != uint32(unsafe.Sizeof(tbJointRow{})) {
+		t.Errorf("sizeof TbJoint, TbJointRow = %v in C++, %d %d in Go", got, unsafe.Sizeof(tbJoint{}), unsafe.Sizeof(tbJointRow{}))
+	}
+}
+
+// A world with no joints launches nothing and reports no forces.
+func TestJointStageWithoutJoints(t *testing.T) {
+	w := sim.NewWorld(oneStep)
+	defer w.Close()
+	addBody(t, w, sim.BodyDef{Shape: geom.Shape{Kind: geom.Sphere, Radius: 1}})
+	r := newJointRig(t, w)
+	defer r.close()
+	r.begin(t)
+	r.warm(t)
+	r.pass(t, true)
+	if _, n := r.st.forces(); n != 0 {
+		t.Errorf("forces: %d joints, want 0", n)
+	}
+}
