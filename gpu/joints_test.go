@@ -593,3 +593,304 @@ func TestJointStageWithoutJoints(t *testing.T) {
 		t.Errorf("forces: %d joints, want 0", n)
 	}
 }
+
+var (
+	boxA = geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{0.3, 0.5, 0.2}}
+	boxB = geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{0.4, 0.2, 0.3}}
+	cube = geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{0.3, 0.3, 0.3}}
+)
+
+// pairWorld joins two boxes of different (anisotropic) inertia, tilted, by def at anchor, and sets
+// velocities that move the joint in every direction.
+func pairWorld(t *testing.T, def sim.JointDef) (*sim.World, sim.Vec3) {
+	w := sim.NewWorld(oneStep)
+	a := addBody(t, w, sim.BodyDef{Shape: boxA, Mass: 2, Rotation: mgl32.QuatRotate(0.7, sim.Vec3{1, 2, 3}.Normalize())})
+	b := addBody(t, w, sim.BodyDef{Shape: boxB, Mass: 5, Position: sim.Vec3{1.2, 0.3, 0},
+		Rotation: mgl32.QuatRotate(-0.4, sim.Vec3{0, 1, 1}.Normalize())})
+	anchor := sim.Vec3{0.6, 0.2, 0.1}
+	def.BodyA, def.BodyB, def.Anchor = a, b, anchor
+	addJoint(t, w, def)
+	must(t, w.SetVelocity(a, sim.Vec3{-1, 0.5, 0}, sim.Vec3{0.3, -1, 2}))
+	must(t, w.SetVelocity(b, sim.Vec3{1, 0, -0.5}, sim.Vec3{2, 0, 1}))
+	return w, anchor
+}
+
+// relative returns the velocity of B's anchor point relative to A's and B's spin relative to A's.
+func (r *jointRig) relative(anchor sim.Vec3) (dv, dw sim.Vec3) {
+	va := r.vel[0].Add(r.omega[0].Cross(anchor.Sub(r.pos[0])))
+	vb := r.vel[1].Add(r.omega[1].Cross(anchor.Sub(r.pos[1])))
+	return vb.Sub(va), r.omega[1].Sub(r.omega[0])
+}
+
+func offAxis(v, axis sim.Vec3) sim.Vec3 { return v.Sub(axis.Mul(v.Dot(axis))) }
+
+// A rigid pass (no bias) of a lone ball joint (split counts 1) makes its anchors move together, and
+// the impulses are equal and opposite (momentum is kept).
+func TestBallJointRigidPassStopsAnchorSeparation(t *testing.T) {
+	w, anchor := pairWorld(t, sim.JointDef{Type: sim.Ball})
+	defer w.Close()
+	r := newJointRig(t, w)
+	defer r.close()
+	momentum := func() sim.Vec3 { return r.vel[0].Mul(w.Bodies.Mass[0]).Add(r.vel[1].Mul(w.Bodies.Mass[1])) }
+	p0 := momentum()
+	r.begin(t)
+	before, _ := r.relative(anchor)
+	r.pass(t, false)
+	after, _ := r.relative(anchor)
+	if before.Len() < 1 || after.Len() > 1e-5*before.Len() {
+		t.Errorf("anchor relative velocity %v before the pass, %v after, want 0", before, after)
+	}
+	if p1 := momentum(); !near(p1, p0, 1e-5) {
+		t.Errorf("momentum %v before, %v after", p0, p1)
+	}
+}
+
+// kinetic returns the bodies' kinetic energy (rigid joint rows may take energy out, never put it in).
+func (r *jointRig) kinetic(w *sim.World) float32 {
+	var e float32
+	for i := range r.vel {
+		if r.invM[i] == 0 {
+			continue
+		}
+		I := r.invIW[i].Inv()
+		e += 0.5*w.Bodies.Mass[i]*r.vel[i].Dot(r.vel[i]) + 0.5*r.omega[i].Dot(I.Mul3x1(r.omega[i]))
+	}
+	return e
+}
+
+// Hinge and fixed joints between two bodies: repeated rigid passes converge to a relative motion the
+// joint allows (the parts of one pass are solved in sequence, so one pass leaves what the later parts
+// disturbed of the earlier ones): no anchor separation, no relative spin off the hinge axis (none at
+// all for fixed), and no energy gained on the way.
+func TestHingeAndFixedRigidPassesConverge(t *testing.T) {
+	axis := sim.Vec3{1, 2, 0.5}.Normalize()
+	for _, typ := range []sim.JointType{sim.Hinge, sim.Fixed} {
+		w, anchor := pairWorld(t, sim.JointDef{Type: typ, Axis: axis})
+		r := newJointRig(t, w)
+		r.begin(t)
+		e := r.kinetic(w)
+		for it := 0; it < 60; it++ {
+			r.pass(t, false)
+			if e1 := r.kinetic(w); e1 > e*(1+1e-5) {
+				t.Errorf("%v: pass %d raised the kinetic energy from %v to %v", typ, it, e, e1)
+			}
+			e = r.kinetic(w)
+		}
+		dv, dw := r.relative(anchor)
+		if typ == sim.Hinge {
+			dw = offAxis(dw, axis)
+		}
+		if dv.Len() > 1e-3 || dw.Len() > 1e-3 {
+			t.Errorf("%v: after 60 passes anchor relative velocity %v, relative spin (off axis) %v", typ, dv, dw)
+		}
+		r.close()
+		w.Close()
+	}
+}
+
+// worldJoint joins one body at the origin, tilted, to the static world at its centre by def.
+func worldJoint(t *testing.T, shape geom.Shape, def sim.JointDef) (*sim.World, sim.Handle) {
+	w := sim.NewWorld(oneStep)
+	h := addBody(t, w, sim.BodyDef{Shape: shape, Mass: 3, Rotation: mgl32.QuatRotate(0.5, sim.Vec3{1, 1, 0}.Normalize())})
+	def.BodyA = h
+	addJoint(t, w, def)
+	return w, h
+}
+
+// One rigid pass of a body joined to the world at its centre, where the anchor rows exert no torque:
+// a hinge removes all spin off its axis (its angular impulse is off the axis: with this body's
+// anisotropic inertia the spin about the axis changes too), a fixed joint stops the body, a piston
+// keeps only the velocity along its axis; the anchor rows stop the centre (ball, hinge, fixed).
+func TestWorldJointRigidPassLeavesOnlyTheFreeMotion(t *testing.T) {
+	axis := sim.Vec3{1, 2, 0.5}.Normalize()
+	v0, w0 := sim.Vec3{0.5, -1, 0.3}, sim.Vec3{1, -2, 3}
+	for _, typ := range []sim.JointType{sim.Ball, sim.Hinge, sim.Piston, sim.Fixed} {
+		w, h := worldJoint(t, boxA, sim.JointDef{Type: typ, Axis: axis})
+		must(t, w.SetVelocity(h, v0, w0))
+		r := newJointRig(t, w)
+		r.begin(t)
+		r.pass(t, false)
+		v, om := r.vel[0], r.omega[0]
+		wantV, wantW := sim.Vec3{}, sim.Vec3{}
+		switch typ {
+		case sim.Ball:
+			wantW = w0
+		case sim.Hinge:
+			wantW = axis.Mul(om.Dot(axis))
+			I := r.invIW[0].Inv()
+			if l := I.Mul3x1(om.Sub(w0)); math.Abs(float64(l.Dot(axis))) > 1e-5*float64(l.Len()) {
+				t.Errorf("hinge: angular impulse %v has a part along the axis", l)
+			}
+		case sim.Piston:
+			wantV = axis.Mul(v0.Dot(axis))
+		}
+		if !near(v, wantV, 1e-5) || !near(om, wantW, 1e-5) {
+			t.Errorf("%v: v %v w %v after the pass, want %v %v", typ, v, om, wantV, wantW)
+		}
+		r.close()
+		w.Close()
+	}
+}
+
+// A limit that is exceeded stops motion further past it in one rigid pass and lets motion back into
+// range through untouched; with the bias it pushes the coordinate back; an open limit lets the
+// coordinate close the gap within the sub-step and no more. Cases: hinge angle, piston travel, ball
+// twist (lower and upper limits) and ball swing cone. The body is a cube at the joint's anchor, so the
+// limit row is the only one that sees the motion, and rates are measured on the coordinate itself.
+func TestJointLimitsStopMotionPastThem(t *testing.T) {
+	z, x, y := sim.Vec3{0, 0, 1}, sim.Vec3{1, 0, 0}, sim.Vec3{0, 1, 0}
+	hinge := sim.JointDef{Type: sim.Hinge, Axis: z, HasLimits: true, Limits: [2]float32{-0.2, 0.15}}
+	piston := sim.JointDef{Type: sim.Piston, Axis: x, HasLimits: true, Limits: [2]float32{-0.1, 0.05}}
+	twist := sim.JointDef{Type: sim.Ball, Axis: y, HasTwist: true, Twist: [2]float32{-0.2, 0.15}}
+	swing := sim.JointDef{Type: sim.Ball, Axis: y, Swing: 0.3}
+	for _, c := range []struct {
+		name     string
+		def      sim.JointDef
+		turn     sim.Vec3 // rotation vector applied to the body after the joint is made
+		move     sim.Vec3 // translation
+		push     sim.Vec3 // angular (or, with linear, linear) velocity along which the coordinate moves
+		linear   bool
+		swing    bool    // the coordinate is the swing angle (upper limit def.Swing)
+		gap      float32 // > 0: the limit is open by gap
+		lo, hi   float32
+		hasLower bool
+	}{
+		{name: "hinge upper", def: hinge, turn: z.Mul(0.25), push: z},
+		{name: "hinge lower", def: hinge, turn: z.Mul(-0.3), push: z},
+		{name: "hinge open", def: hinge, turn: z.Mul(0.14), push: z, gap: 0.01},
+		{name: "piston upper", def: piston, move: x.Mul(0.1), push: x, linear: true},
+		{name: "piston lower", def: piston, move: x.Mul(-0.15), push: x, linear: true},
+		{name: "piston open", def: piston, move: x.Mul(-0.09), push: x, linear: true, gap: 0.01},
+		{name: "twist upper", def: twist, turn: y.Mul(0.25), push: y},
+		{name: "twist lower", def: twist, turn: y.Mul(-0.3), push: y},
+		{name: "swing", def: swing, turn: x.Mul(0.4), push: x, swing: true},
+		{name: "swing open", def: swing, turn: x.Mul(0.29), push: x, swing: true, gap: 0.01},
+	} {
+		w, h := worldJoint(t, cube, c.def)
+		q := w.Bodies.Rotation[0]
+		if l := c.turn.Len(); l > 0 {
+			q = mgl32.QuatRotate(l, c.turn.Mul(1/l)).Mul(q).Normalize()
+		}
+		must(t, w.SetPose(h, c.move, q))
+		r := newJointRig(t, w)
+		r.begin(t)
+		coordOf := func(j tbJoint) float32 {
+			if c.swing {
+				return j.SwingAngle
+			}
+			return j.Coord
+		}
+		rateOf := func() float32 {
+			cr, sr := r.rates(t, 1e-3)
+			if c.swing {
+				return sr[0]
+			}
+			return cr[0]
+		}
+		setVel := func(s float32) {
+			r.vel[0], r.omega[0] = sim.Vec3{}, sim.Vec3{}
+			if c.linear {
+				r.vel[0] = c.push.Mul(s)
+			} else {
+				r.omega[0] = c.push.Mul(s)
+			}
+			r.sendVelocities(t)
+		}
+		// Which limit, and how far: side is +1 past (or near) the upper limit, -1 the lower.
+		x0 := coordOf(r.joints(t)[0])
+		lo, hi := c.def.Limits[0], c.def.Limits[1]
+		switch {
+		case c.swing:
+			lo, hi = -1, c.def.Swing
+		case c.def.HasTwist:
+			lo, hi = c.def.Twist[0], c.def.Twist[1]
+		}
+		side, past := float32(1), x0-hi
+		if x0-lo < hi-x0 {
+			side, past = -1, lo-x0
+		}
+		if c.gap > 0 && math.Abs(float64(-past-c.gap)) > 1e-4 || c.gap == 0 && past < 0.04 {
+			t.Fatalf("%s: coordinate %v against limits [%v, %v]: not the case meant", c.name, x0, lo, hi)
+		}
+		// The velocity that drives the coordinate further out.
+		out := float32(1)
+		setVel(3)
+		if rateOf()*side < 0 {
+			out = -1
+			setVel(-3)
+		}
+		if r0 := rateOf() * side; r0 < 2 {
+			t.Fatalf("%s: pushing rate %v", c.name, r0)
+		}
+		r.pass(t, false)
+		want := float32(0)
+		if c.gap > 0 {
+			want = c.gap * r.c.invH
+		}
+		if r1 := rateOf() * side; math.Abs(float64(r1-want)) > 5e-3 {
+			t.Errorf("%s: after the pass the coordinate moves out at %v, want %v", c.name, r1, want)
+		}
+		if c.gap > 0 {
+			w.Close()
+			r.close()
+			continue
+		}
+		// Moving back into range: the limit lets it be. (A new step first: within one, the impulse the
+		// limit accumulated stopping the push would also stop this motion until it is used up.)
+		r.begin(t)
+		setVel(-out)
+		back := rateOf()
+		if back*side > -0.5 {
+			t.Fatalf("%s: moving back at rate %v", c.name, back)
+		}
+		v, om := r.vel[0], r.omega[0]
+		r.pass(t, false)
+		if !near(r.vel[0], v, 1e-6) || !near(r.omega[0], om, 1e-6) {
+			t.Errorf("%s: moving back into range (rate %v), the pass changed v %v w %v to %v %v", c.name, back, v, om,
+				r.vel[0], r.omega[0])
+		}
+		// At rest past the limit: the biased pass pushes the coordinate back.
+		r.begin(t)
+		setVel(0)
+		r.pass(t, true)
+		if rb := rateOf() * side; rb > -0.01 {
+			t.Errorf("%s: at rest past the limit, the biased pass gives rate %v outwards, want inwards", c.name, rb)
+		}
+		r.close()
+		w.Close()
+	}
+}
+
+// A motor with torque to spare brings the coordinate to its speed in one pass (a hinge turns its body
+// at +speed about the axis, a piston slides it at +speed along the axis); a weak one changes the rate
+// by at most its force times the sub-step over the effective mass.
+func TestJointMotorsReachTheirSpeed(t *testing.T) {
+	axis := sim.Vec3{1, -2, 0.5}.Normalize()
+	for _, typ := range []sim.JointType{sim.Hinge, sim.Piston} {
+		for _, force := range []float32{1e6, 2} {
+			def := sim.JointDef{Type: typ, Axis: axis, HasMotor: true, Motor: sim.Motor{Speed: 3, MaxForce: force}}
+			w, h := worldJoint(t, cube, def)
+			must(t, w.SetVelocity(h, axis.Mul(-0.5), axis.Mul(-0.5)))
+			r := newJointRig(t, w)
+			r.begin(t)
+			r.pass(t, false)
+			rate, inv := r.omega[0].Dot(axis), w.Bodies.InvInertiaLocal[0][0]
+			if typ == sim.Piston {
+				rate, inv = r.vel[0].Dot(axis), w.Bodies.InvMass[0]
+			}
+			want := float32(3)
+			if force < 1e3 {
+				want = -0.5 + force*r.c.h*inv
+			}
+			if math.Abs(float64(rate-want)) > 1e-4 {
+				t.Errorf("%v motor, max force %v: rate %v after the pass, want %v", typ, force, rate, want)
+			}
+			cr, _ := r.rates(t, 1e-3)
+			if math.Abs(float64(cr[0]-rate)) > 5e-3 {
+				t.Errorf("%v motor: the coordinate moves at %v, the body at %v along the axis", typ, cr[0], rate)
+			}
+			r.close()
+			w.Close()
+		}
+	}
+}
