@@ -63,23 +63,41 @@ type tbJoint struct {
 // prepare, then per sub-step refresh, warmStart and solve, as sim/step.go does.
 type jointStage struct {
 	joints buffer // tbJoint
+	spare  buffer // tbJoint: the previous array while upload carries impulses over
+	from   buffer // int32 per joint: upload's map to the previous array
 	force  buffer // float32 per joint: its force in the step's last solve pass
 	n      int
-	host   []tbJoint // upload's staging, kept to avoid allocating on every edit
+	defs   []sim.JointDef // of the joints on the device, in order: what upload matches edits against
+	host   []tbJoint      // upload's staging, kept to avoid allocating on every edit
+	fromH  []int32
 }
 
 // upload replaces the device joints with w's (called when Edits.Joints, and after body removals,
-// which move dense indices). The accumulated impulses start from zero: joints carry no identity
-// across an edit, so the first step after one is not warm started.
+// which move dense indices). A joint whose definition was already on the device keeps its accumulated
+// impulses, as the CPU's joints do across edits: w's joints are the previous ones in order, less those
+// removed, plus new ones, so each is matched with the next equal definition at or after the previous
+// match.
 func (j *jointStage) upload(d device, w *sim.World) error {
 	n := w.NumJoints()
 	j.host = j.host[:0]
+	j.fromH = j.fromH[:0]
+	next, kept := 0, false
+	newDefs := make([]sim.JointDef, 0, n)
 	for i := 0; i < n; i++ {
 		f := w.JointFrame(i)
 		def := &f.Def
 		if f.A < 0 || f.A >= w.Bodies.Len() || f.B >= w.Bodies.Len() {
-			return fmt.Errorf("gpu: joint %d: stale body index (%d, %d)", i, f.A, f.B)
+			return fmt.Errorf("gpu: joint %d: body index (%d, %d) out of range", i, f.A, f.B)
 		}
+		from := int32(-1)
+		for o := next; o < len(j.defs); o++ {
+			if j.defs[o] == *def {
+				from, next, kept = int32(o), o+1, true
+				break
+			}
+		}
+		j.fromH = append(j.fromH, from)
+		newDefs = append(newDefs, *def)
 		var flags uint32
 		if def.HasLimits {
 			flags |= jointLimits
@@ -100,11 +118,13 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 			Swing: def.Swing, TwistLo: def.Twist[0], TwistHi: def.Twist[1],
 		})
 	}
+	j.defs = newDefs
 	j.n = n
 	if n == 0 {
 		return nil
 	}
 	size := int(unsafe.Sizeof(tbJoint{}))
+	j.joints, j.spare = j.spare, j.joints
 	if err := grow(d, &j.joints, n*size); err != nil {
 		return err
 	}
@@ -114,7 +134,19 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 	if err := d.zero(j.force.p, 4*n); err != nil {
 		return err
 	}
-	return uploadSlice(d, j.joints.p, j.host)
+	if err := uploadSlice(d, j.joints.p, j.host); err != nil {
+		return err
+	}
+	if !kept {
+		return nil
+	}
+	if err := grow(d, &j.from, 4*n); err != nil {
+		return err
+	}
+	if err := uploadSlice(d, j.from.p, j.fromH); err != nil {
+		return err
+	}
+	return d.launch("tb_joint_keep", blocks(n, jointThreads), jointThreads, j.joints, j.spare, j.from, int32(n))
 }
 
 // count adds each joint's one to the split counts of its bodies.
@@ -175,8 +207,10 @@ func (j *jointStage) forces() (ptr, int) { return j.force.p, j.n }
 // release frees the device joints.
 func (j *jointStage) release(d device) {
 	release(d, &j.joints)
+	release(d, &j.spare)
+	release(d, &j.from)
 	release(d, &j.force)
-	j.n = 0
+	j.n, j.defs = 0, nil
 }
 
 var _ jointHooks = (*jointStage)(nil)

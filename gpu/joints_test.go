@@ -128,18 +128,19 @@ func newJointRig(t testing.TB, w *sim.World) *jointRig {
 	return r
 }
 
-// reload replaces the bodies with w's current state, keeping the joints (and their impulses).
+// reload replaces the bodies with w's current state (no more bodies than at first), keeping the
+// joints (and their impulses).
 func (r *jointRig) reload(t testing.TB, w *sim.World) {
 	t.Helper()
 	releaseTestBodies(r.d, r.b)
 	b := &w.Bodies
 	r.b = jointTestBodies(t, r.d, b)
-	copy(r.pos, b.Position)
-	copy(r.rot, b.Rotation)
-	copy(r.vel, b.Velocity)
-	copy(r.omega, b.AngularVelocity)
-	copy(r.invM, b.InvMass)
-	copy(r.invIW, b.InvInertiaWorld)
+	r.pos = append(r.pos[:0], b.Position...)
+	r.rot = append(r.rot[:0], b.Rotation...)
+	r.vel = append(r.vel[:0], b.Velocity...)
+	r.omega = append(r.omega[:0], b.AngularVelocity...)
+	r.invM = append(r.invM[:0], b.InvMass...)
+	r.invIW = append(r.invIW[:0], b.InvInertiaWorld...)
 }
 
 func (r *jointRig) close() {
@@ -452,9 +453,10 @@ func TestJointPassMatchesCPUJacobiStep(t *testing.T) {
 	}
 }
 
-// Warm starting and refreshing at moved poses: after a step, with the bodies moved again, the next
-// step's refresh, warm start (last step's impulses on this step's rows) and biased pass change the
-// velocities as the CPU's warm-started step does, and the joint coordinates (limits and motors act on
+// Warm starting and refreshing at moved poses: after a step, with the bodies moved again, joints
+// removed or added and a body removed (upload carries the kept joints' impulses over), the next step's refresh, warm
+// start (last step's impulses on this step's rows) and biased pass change the velocities as the CPU's
+// warm-started step does, and the joint coordinates (limits and motors act on
 // them) are the CPU's. Every dynamic body is a sphere or a cube so that spinning bodies have no
 // gyroscopic term in the CPU's step.
 func TestJointWarmStartAndRefreshMatchCPU(t *testing.T) {
@@ -464,6 +466,10 @@ func TestJointWarmStartAndRefreshMatchCPU(t *testing.T) {
 		w := randomJointWorld(t, seed, s, 18, 30, true, 0)
 		r := newJointRig(t, w)
 		for step := 0; step < 3; step++ {
+			if step == 2 {
+				// The last body moves to index 0: its joints' dense indices change.
+				must(t, w.RemoveBody(w.HandleAt(0)))
+			}
 			if step > 0 {
 				rng := rand.New(rand.NewPCG(seed, uint64(step)))
 				for i := 0; i < w.Bodies.Len(); i++ {
@@ -473,6 +479,17 @@ func TestJointWarmStartAndRefreshMatchCPU(t *testing.T) {
 					}
 				}
 				r.reload(t, w)
+				// Joint edits: the kept joints keep their impulses, a new one starts from none.
+				switch step {
+				case 1:
+					must(t, w.RemoveJoint(3))
+					must(t, w.RemoveJoint(0))
+				case 2:
+					def := w.Joint(5)
+					def.Type, def.HasMotor, def.Motor = sim.Hinge, true, sim.Motor{Speed: 1, MaxForce: 50}
+					addJoint(t, w, def)
+				}
+				must(t, r.st.upload(r.d, w))
 			}
 			must(t, w.Step())
 			r.begin(t)

@@ -630,6 +630,30 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const f
 	jgather(j, s, pos, lin, ang);
 }
 
+// tb_joint_keep carries the accumulated impulses of the joints that an edit kept over to the new joint
+// array (from[k] is joint k's index in src, or -1 for a new joint), so that warm starting survives the
+// removal or addition of other joints, as on the CPU. The rows are set again by the next refresh.
+TB_KERNEL void tb_joint_keep(TbJoint *dst, const TbJoint *src, const int *from, int n) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n || from[k] < 0) {
+		return;
+	}
+	TbJoint &j = dst[k];
+	const TbJoint &o = src[from[k]];
+	j.pointImpulse = o.pointImpulse;
+	j.rotImpulse = o.rotImpulse;
+	j.hingeImpulse[0] = o.hingeImpulse[0];
+	j.hingeImpulse[1] = o.hingeImpulse[1];
+	j.perp[0].impulse = o.perp[0].impulse;
+	j.perp[1].impulse = o.perp[1].impulse;
+	j.swingRow.impulse = o.swingRow.impulse;
+	j.motor.impulse = o.motor.impulse;
+	j.lower.impulse = o.lower.impulse;
+	j.upper.impulse = o.upper.impulse;
+	j.twistLower.impulse = o.twistLower.impulse;
+	j.twistUpper.impulse = o.twistUpper.impulse;
+}
+
 // tb_joint_sizes writes sizeof(TbJoint) and sizeof(TbJointRow), for the test that checks gpu/joints.go's
 // mirror.
 TB_KERNEL void tb_joint_sizes(unsigned *out) {
@@ -644,4 +668,5 @@ TB_REGISTER(tb_joint_prepare)
 TB_REGISTER(tb_joint_refresh)
 TB_REGISTER(tb_joint_warm)
 TB_REGISTER(tb_joint_solve)
+TB_REGISTER(tb_joint_keep)
 TB_REGISTER(tb_joint_sizes)
