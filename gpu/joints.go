@@ -20,6 +20,7 @@ const (
 // vec3 is CUDA's float3 (12 bytes, 4-byte aligned).
 type vec3 struct{ X, Y, Z float32 }
 
+// v3 converts a sim vector to its device layout.
 func v3(v sim.Vec3) vec3 { return vec3{v[0], v[1], v[2]} }
 
 // tbJointRow mirrors joints.cu's TbJointRow.
