@@ -1,0 +1,217 @@
+package gpu
+
+import (
+	"fmt"
+	"unsafe"
+
+	"tumble/sim"
+)
+
+// jointThreads is the block size of the joint kernels (one thread per joint).
+const jointThreads = 64
+
+// Joint flags, as joints.cu's TB_JOINT_*.
+const (
+	jointLimits = 1 << iota // hinge, piston: limits on the coordinate
+	jointMotor              // hinge, piston: a motor on the coordinate
+	jointTwist              // ball: twist limits
+)
+
+// vec3 is CUDA's float3 (12 bytes, 4-byte aligned).
+type vec3 struct{ X, Y, Z float32 }
+
+// v3 converts a sim vector to its device layout.
+func v3(v sim.Vec3) vec3 { return vec3{v[0], v[1], v[2]} }
+
+// tbJointRow mirrors joints.cu's TbJointRow.
+type tbJointRow struct {
+	D, RA, RB, IA, IB vec3
+	Mass, C, Impulse  float32
+}
+
+// tbJoint mirrors joints.cu's TbJoint: the definition and frames (set by upload), then the state the
+// kernels keep (split masses, parts, accumulated impulses).
+type tbJoint struct {
+	Type, A, B                   int32
+	Flags                        uint32
+	LocalA, LocalB, AxisA, AxisB vec3
+	PerpA, PerpB                 vec3
+	Rel0                         [4]float32
+	Lo, Hi                       float32
+	MotorSpeed, MotorMaxForce    float32
+	Swing, TwistLo, TwistHi      float32
+	MA, MB                       float32
+	IA, IB                       [9]float32
+	Coord, SwingAngle            float32
+	RA, RB, PointC               vec3
+	PointMass                    [9]float32
+	PointImpulse                 vec3
+	U1, U2                       vec3
+	HingeC                       [2]float32
+	HingeMass                    [3]float32
+	HingeImpulse                 [2]float32
+	RotC                         vec3
+	RotMass                      [9]float32
+	RotImpulse                   vec3
+	Perp                         [2]tbJointRow
+	SwingRow                     tbJointRow
+	Motor, Lower, Upper          tbJointRow
+	TwistLower, TwistUpper       tbJointRow
+}
+
+// jointStage solves the joints' rows on the device for the Jacobi sub-step loop (jointHooks). The
+// joints are few, so upload sends all of them whenever they change; each step the loop calls count,
+// prepare, then per sub-step refresh, warmStart and solve, as sim/step.go does.
+type jointStage struct {
+	joints buffer // tbJoint
+	spare  buffer // tbJoint: the previous array while upload carries impulses over
+	from   buffer // int32 per joint: upload's map to the previous array
+	force  buffer // float32 per joint: its force in the step's last solve pass
+	n      int
+	defs   []sim.JointDef // of the joints on the device, in order: what upload matches edits against
+	host   []tbJoint      // upload's staging, kept to avoid allocating on every edit
+	fromH  []int32
+}
+
+// upload replaces the device joints with w's (called when Edits.Joints, and after body removals,
+// which move dense indices). A joint whose definition was already on the device keeps its accumulated
+// impulses, as the CPU's joints do across edits: w's joints are the previous ones in order, less those
+// removed, plus new ones, so each is matched with the next equal definition at or after the previous
+// match.
+func (j *jointStage) upload(d device, w *sim.World) error {
+	n := w.NumJoints()
+	j.host = j.host[:0]
+	j.fromH = j.fromH[:0]
+	next, kept := 0, false
+	newDefs := make([]sim.JointDef, 0, n)
+	for i := 0; i < n; i++ {
+		f := w.JointFrame(i)
+		def := &f.Def
+		if f.A < 0 || f.A >= w.Bodies.Len() || f.B >= w.Bodies.Len() {
+			return fmt.Errorf("gpu: joint %d: body index (%d, %d) out of range", i, f.A, f.B)
+		}
+		from := int32(-1)
+		for o := next; o < len(j.defs); o++ {
+			if j.defs[o] == *def {
+				from, next, kept = int32(o), o+1, true
+				break
+			}
+		}
+		j.fromH = append(j.fromH, from)
+		newDefs = append(newDefs, *def)
+		var flags uint32
+		if def.HasLimits {
+			flags |= jointLimits
+		}
+		if def.HasMotor {
+			flags |= jointMotor
+		}
+		if def.HasTwist {
+			flags |= jointTwist
+		}
+		j.host = append(j.host, tbJoint{
+			Type: int32(def.Type), A: int32(f.A), B: int32(f.B), Flags: flags,
+			LocalA: v3(f.LocalA), LocalB: v3(f.LocalB), AxisA: v3(f.AxisA), AxisB: v3(f.AxisB),
+			PerpA: v3(f.PerpA), PerpB: v3(f.PerpB),
+			Rel0: [4]float32{f.Rel0.V[0], f.Rel0.V[1], f.Rel0.V[2], f.Rel0.W},
+			Lo:   def.Limits[0], Hi: def.Limits[1],
+			MotorSpeed: def.Motor.Speed, MotorMaxForce: def.Motor.MaxForce,
+			Swing: def.Swing, TwistLo: def.Twist[0], TwistHi: def.Twist[1],
+		})
+	}
+	j.defs = newDefs
+	j.n = n
+	if n == 0 {
+		return nil
+	}
+	size := int(unsafe.Sizeof(tbJoint{}))
+	j.joints, j.spare = j.spare, j.joints
+	if err := grow(d, &j.joints, n*size); err != nil {
+		return err
+	}
+	if err := grow(d, &j.force, 4*n); err != nil {
+		return err
+	}
+	if err := d.zero(j.force.p, 4*n); err != nil {
+		return err
+	}
+	if err := uploadSlice(d, j.joints.p, j.host); err != nil {
+		return err
+	}
+	if !kept {
+		return nil
+	}
+	if err := grow(d, &j.from, 4*n); err != nil {
+		return err
+	}
+	if err := uploadSlice(d, j.from.p, j.fromH); err != nil {
+		return err
+	}
+	return d.launch("tb_joint_keep", blocks(n, jointThreads), jointThreads, j.joints, j.spare, j.from, int32(n))
+}
+
+// count adds each joint's one to the split counts of its bodies.
+func (j *jointStage) count(d device, b *bodyBuffers, split ptr) error {
+	if j.n == 0 {
+		return nil
+	}
+	return d.launch("tb_joint_count", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), split)
+}
+
+// prepare fixes the split masses for the step and, without warm starting, zeroes the impulses.
+func (j *jointStage) prepare(d device, b *bodyBuffers, split ptr, c *stepConsts) error {
+	if j.n == 0 {
+		return nil
+	}
+	reset := int32(0)
+	if c.s.NoWarmStart {
+		reset = 1
+	}
+	return d.launch("tb_joint_prepare", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.invIW,
+		split, reset)
+}
+
+// refresh sets the rows and position errors from the bodies' current poses.
+func (j *jointStage) refresh(d device, b *bodyBuffers, c *stepConsts) error {
+	if j.n == 0 {
+		return nil
+	}
+	return d.launch("tb_joint_refresh", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.rot)
+}
+
+// warmStart adds the accumulated impulses (on the refreshed rows) to acc.
+func (j *jointStage) warmStart(d device, b *bodyBuffers, acc accum, c *stepConsts) error {
+	if j.n == 0 {
+		return nil
+	}
+	return d.launch("tb_joint_warm", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, acc.lin, acc.ang)
+}
+
+// solve runs one Jacobi pass of the rows from the bodies' current velocities, adding the impulse
+// changes to acc and writing each joint's force.
+func (j *jointStage) solve(d device, b *bodyBuffers, acc accum, c *stepConsts, useBias bool) error {
+	if j.n == 0 {
+		return nil
+	}
+	bias := int32(0)
+	if useBias {
+		bias = 1
+	}
+	return d.launch("tb_joint_solve", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.vel, b.omega,
+		acc.lin, acc.ang, c.joint.biasRate, c.joint.massScale, c.joint.impulseScale, c.invH, bias, j.force)
+}
+
+// forces returns the device array of each joint's force (N) in the last solve pass, which at the end
+// of a step is what sim's breakJoints compares with a joint's BreakForce, and the number of joints.
+func (j *jointStage) forces() (ptr, int) { return j.force.p, j.n }
+
+// release frees the device joints.
+func (j *jointStage) release(d device) {
+	release(d, &j.joints)
+	release(d, &j.spare)
+	release(d, &j.from)
+	release(d, &j.force)
+	j.n, j.defs = 0, nil
+}
+
+var _ jointHooks = (*jointStage)(nil)

@@ -1,0 +1,672 @@
+// joints.cu: the joint rows of the Jacobi solver (sim/joint_part.go, sim/joint_solver.go), one thread
+// per joint. A joint is a short composition of parts, as on the CPU: a point part (3 translation rows:
+// ball, hinge, fixed), a hinge-rotation part (2 rows), a rotation part (3 rows: piston, fixed), scalar
+// rows (the piston's off-axis rows, the swing cone) and angle parts (a motor and lower and upper limits
+// on the hinge angle, the piston travel or the ball twist).
+//
+// Each Jacobi pass solves a joint's parts in sequence from the pass's start velocities against the
+// split masses, then adds the impulses it applied into the per-body accumulators (sim's jacobiJoint
+// followed by gatherImpulses). gpu/joints.go drives the kernels in the order of sim/step.go.
+#include "layout.cuh"
+
+#define TB_JOINT_BALL 0
+#define TB_JOINT_HINGE 1
+#define TB_JOINT_PISTON 2
+#define TB_JOINT_FIXED 3
+
+// Joint flags.
+#define TB_JOINT_LIMITS 1u // hinge, piston: limits on the coordinate
+#define TB_JOINT_MOTOR 2u  // hinge, piston: a motor on the coordinate
+#define TB_JOINT_TWIST 4u  // ball: twist limits
+
+// TbJointRow is one scalar row (sim's axisPart): J = [-d, -ra, d, rb] on (vA, wA, vB, wB).
+struct TbJointRow {
+	float3 d, ra, rb;
+	float3 ia, ib; // the split inverse inertias times ra and rb
+	float mass;    // 1 / (J M^-1 J^T), 0 when no body can move along the row
+	float c;       // position error
+	float impulse; // accumulated, kept across steps for warm starting
+};
+
+// TbJoint is one joint: its definition and creation frames (uploaded by gpu/joints.go from
+// sim.JointFrame), the split masses fixed for the step, and its parts. gpu/joints.go mirrors it
+// (tbJoint); tb_joint_sizes lets the test compare the sizes.
+struct TbJoint {
+	int type;
+	int a, b; // dense body indices; b is -1 for the static world
+	unsigned flags;
+	float3 localA, localB, axisA, axisB, perpA, perpB;
+	float rel0[4]; // qA^-1 qB at creation (x, y, z, w)
+	float lo, hi;  // coordinate limits
+	float motorSpeed, motorMaxForce;
+	float swing;            // ball: swing cone angle, 0 for none
+	float twistLo, twistHi; // ball: twist limits
+
+	// Per step: inverse masses and world inverse inertias scaled by the split counts (column-major).
+	float mA, mB;
+	float iA[9], iB[9];
+	float coord;      // hinge angle, piston travel or ball twist at the last refresh
+	float swingAngle; // ball: swing angle at the last refresh
+
+	// Point part: anchors (world offsets from the centres), error, K^-1, impulse.
+	float3 rA, rB, pointC;
+	float pointMass[9];
+	float3 pointImpulse;
+	// Hinge-rotation part: rows u1, u2, errors, K^-1 (11, 12, 22), impulses.
+	float3 u1, u2;
+	float hingeC[2], hingeMass[3], hingeImpulse[2];
+	// Rotation part: error (rotation vector), K^-1, impulse.
+	float3 rotC;
+	float rotMass[9];
+	float3 rotImpulse;
+	// Scalar rows.
+	TbJointRow perp[2];                  // piston: off-axis translation
+	TbJointRow swingRow;                 // ball: swing cone (one-sided)
+	TbJointRow motor, lower, upper;      // hinge, piston: the coordinate's motor and limits
+	TbJointRow twistLower, twistUpper;   // ball: twist limits
+};
+
+TB_FN float3 jv(float x, float y, float z) { return make_float3(x, y, z); }
+TB_FN float3 jadd(float3 a, float3 b) { return jv(a.x + b.x, a.y + b.y, a.z + b.z); }
+TB_FN float3 jsub(float3 a, float3 b) { return jv(a.x - b.x, a.y - b.y, a.z - b.z); }
+TB_FN float3 jscale(float3 a, float s) { return jv(a.x * s, a.y * s, a.z * s); }
+TB_FN float jdot(float3 a, float3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+TB_FN float3 jcross(float3 a, float3 b) {
+	return jv(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+TB_FN float3 jxyz(float4 a) { return jv(a.x, a.y, a.z); }
+
+// jmul returns m v for a column-major 3x3 matrix.
+TB_FN float3 jmul(const float *m, float3 v) {
+	return jv(m[0] * v.x + m[3] * v.y + m[6] * v.z, m[1] * v.x + m[4] * v.y + m[7] * v.z,
+	          m[2] * v.x + m[5] * v.y + m[8] * v.z);
+}
+
+// jinvert writes m^-1, or zero when m is singular (sim's invert over mathgl's Mat3.Inv, which also
+// takes a determinant within 1e-20 of zero as singular).
+TB_FN void jinvert(const float *m, float *out) {
+	float det = m[0] * m[4] * m[8] + m[3] * m[7] * m[2] + m[6] * m[1] * m[5] - m[6] * m[4] * m[2] -
+	            m[3] * m[1] * m[8] - m[0] * m[7] * m[5];
+	if (det == 0 || det != det || fabsf(det) < 1e-20f) {
+		for (int i = 0; i < 9; i++) {
+			out[i] = 0;
+		}
+		return;
+	}
+	float inv = 1 / det;
+	out[0] = (m[4] * m[8] - m[5] * m[7]) * inv;
+	out[1] = (m[2] * m[7] - m[1] * m[8]) * inv;
+	out[2] = (m[1] * m[5] - m[2] * m[4]) * inv;
+	out[3] = (m[5] * m[6] - m[3] * m[8]) * inv;
+	out[4] = (m[0] * m[8] - m[2] * m[6]) * inv;
+	out[5] = (m[2] * m[3] - m[0] * m[5]) * inv;
+	out[6] = (m[3] * m[7] - m[4] * m[6]) * inv;
+	out[7] = (m[1] * m[6] - m[0] * m[7]) * inv;
+	out[8] = (m[0] * m[4] - m[1] * m[3]) * inv;
+}
+
+// jquatMat writes the rotation matrix (column-major) of the unit quaternion (x, y, z, w), as sim's
+// quatMat3.
+TB_FN void jquatMat(float4 q, float *m) {
+	float xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+	float xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+	float wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+	m[0] = 1 - 2 * (yy + zz);
+	m[1] = 2 * (xy + wz);
+	m[2] = 2 * (xz - wy);
+	m[3] = 2 * (xy - wz);
+	m[4] = 1 - 2 * (xx + zz);
+	m[5] = 2 * (yz + wx);
+	m[6] = 2 * (xz + wy);
+	m[7] = 2 * (yz - wx);
+	m[8] = 1 - 2 * (xx + yy);
+}
+
+// jqmul returns the Hamilton product p q of quaternions stored as (x, y, z, w).
+TB_FN float4 jqmul(float4 p, float4 q) {
+	float3 pv = jv(p.x, p.y, p.z), qv = jv(q.x, q.y, q.z);
+	float3 v = jadd(jadd(jcross(pv, qv), jscale(qv, p.w)), jscale(pv, q.w));
+	return make_float4(v.x, v.y, v.z, p.w * q.w - jdot(pv, qv));
+}
+TB_FN float4 jconj(float4 q) { return make_float4(-q.x, -q.y, -q.z, q.w); }
+
+// TbJointSoft is the soft step of the joint rows (sim's softness).
+struct TbJointSoft {
+	float biasRate, massScale, impulseScale;
+};
+
+// TbJointPair is the state of a joint's two bodies while its parts are solved (sim's jointPair): their
+// velocities, split masses, and the sums of the impulses applied (linear on b, angular on a and b).
+struct TbJointPair {
+	float3 vA, wA, vB, wB;
+	float mA, mB;
+	const float *iA, *iB;
+	float3 lin, angA, angB;
+};
+
+TB_FN void japplyRow(TbJointPair &s, float imp, const TbJointRow &r) {
+	s.vA = jsub(s.vA, jscale(r.d, imp * s.mA));
+	s.wA = jsub(s.wA, jscale(r.ia, imp));
+	s.vB = jadd(s.vB, jscale(r.d, imp * s.mB));
+	s.wB = jadd(s.wB, jscale(r.ib, imp));
+	s.lin = jadd(s.lin, jscale(r.d, imp));
+	s.angA = jadd(s.angA, jscale(r.ra, imp));
+	s.angB = jadd(s.angB, jscale(r.rb, imp));
+}
+
+TB_FN void japplyPoint(TbJointPair &s, float3 P, float3 rA, float3 rB) {
+	float3 lA = jcross(rA, P), lB = jcross(rB, P);
+	s.vA = jsub(s.vA, jscale(P, s.mA));
+	s.wA = jsub(s.wA, jmul(s.iA, lA));
+	s.vB = jadd(s.vB, jscale(P, s.mB));
+	s.wB = jadd(s.wB, jmul(s.iB, lB));
+	s.lin = jadd(s.lin, P);
+	s.angA = jadd(s.angA, lA);
+	s.angB = jadd(s.angB, lB);
+}
+
+TB_FN void japplyAngular(TbJointPair &s, float3 L) {
+	s.wA = jsub(s.wA, jmul(s.iA, L));
+	s.wB = jadd(s.wB, jmul(s.iB, L));
+	s.angA = jadd(s.angA, L);
+	s.angB = jadd(s.angB, L);
+}
+
+// Scalar rows (sim's axisPart).
+
+TB_FN void jrowSet(TbJointRow &r, float3 d, float3 ra, float3 rb, float c, const TbJoint &j) {
+	r.d = d;
+	r.ra = ra;
+	r.rb = rb;
+	r.c = c;
+	r.ia = jmul(j.iA, ra);
+	r.ib = jmul(j.iB, rb);
+	float k = (j.mA + j.mB) * jdot(d, d) + jdot(ra, r.ia) + jdot(rb, r.ib);
+	r.mass = k > 0 ? 1 / k : 0;
+}
+
+TB_FN float jrowVel(const TbJointPair &s, const TbJointRow &r) {
+	return jdot(r.d, jsub(s.vB, s.vA)) + jdot(r.rb, s.wB) - jdot(r.ra, s.wA);
+}
+
+TB_FN void jsolveEquality(TbJointRow &r, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
+	float v = jrowVel(s, r);
+	float imp;
+	if (useBias) {
+		imp = -r.mass * soft.massScale * (v + soft.biasRate * r.c) - soft.impulseScale * r.impulse;
+	} else {
+		imp = -r.mass * v;
+	}
+	r.impulse += imp;
+	japplyRow(s, imp, r);
+}
+
+// jsolveLimit holds C >= 0; an open limit (C > 0) lets the gap close within the sub-step and no
+// further (speculative), as sim's solveLimit.
+TB_FN void jsolveLimit(TbJointRow &r, TbJointPair &s, const TbJointSoft &soft, bool useBias, float invH) {
+	float v = jrowVel(s, r);
+	float bias = 0, ms = 1, is = 0;
+	if (r.c > 0) {
+		bias = r.c * invH;
+	} else if (useBias) {
+		bias = r.c * soft.biasRate;
+		ms = soft.massScale;
+		is = soft.impulseScale;
+	}
+	float imp = -r.mass * ms * (v + bias) - is * r.impulse;
+	float acc = fmaxf(r.impulse + imp, 0.0f);
+	imp = acc - r.impulse;
+	r.impulse = acc;
+	japplyRow(s, imp, r);
+}
+
+TB_FN void jsolveMotor(TbJointRow &r, TbJointPair &s, float speed, float maxImpulse) {
+	float v = jrowVel(s, r);
+	float acc = fminf(fmaxf(r.impulse + r.mass * (speed - v), -maxImpulse), maxImpulse);
+	float imp = acc - r.impulse;
+	r.impulse = acc;
+	japplyRow(s, imp, r);
+}
+
+// Angle parts: a motor and lower and upper limits on one coordinate x with rate (d, ra, rb).
+
+TB_FN void jangleSet(TbJointRow &motor, TbJointRow &lower, TbJointRow &upper, float3 d, float3 ra, float3 rb,
+                     float x, bool limits, float lo, float hi, bool hasMotor, const TbJoint &j) {
+	if (hasMotor) {
+		jrowSet(motor, d, ra, rb, 0, j);
+	}
+	if (limits) {
+		jrowSet(lower, d, ra, rb, x - lo, j);
+		jrowSet(upper, jscale(d, -1), jscale(ra, -1), jscale(rb, -1), hi - x, j);
+	}
+}
+
+// Point part.
+
+TB_FN void jpointSet(TbJoint &j, float3 rA, float3 rB, float3 c) {
+	j.rA = rA;
+	j.rB = rB;
+	j.pointC = c;
+	float k[9];
+	float3 e[3] = {jv(1, 0, 0), jv(0, 1, 0), jv(0, 0, 1)};
+	for (int col = 0; col < 3; col++) {
+		float3 kc = jadd(jadd(jscale(e[col], j.mA + j.mB), jcross(jmul(j.iA, jcross(rA, e[col])), rA)),
+		                 jcross(jmul(j.iB, jcross(rB, e[col])), rB));
+		k[3 * col] = kc.x;
+		k[3 * col + 1] = kc.y;
+		k[3 * col + 2] = kc.z;
+	}
+	jinvert(k, j.pointMass);
+}
+
+TB_FN void jpointSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
+	float3 cdot = jsub(jsub(jadd(s.vB, jcross(s.wB, j.rB)), s.vA), jcross(s.wA, j.rA));
+	float3 imp;
+	if (useBias) {
+		imp = jsub(jscale(jmul(j.pointMass, jadd(cdot, jscale(j.pointC, soft.biasRate))), -soft.massScale),
+		           jscale(j.pointImpulse, soft.impulseScale));
+	} else {
+		imp = jscale(jmul(j.pointMass, cdot), -1);
+	}
+	j.pointImpulse = jadd(j.pointImpulse, imp);
+	japplyPoint(s, imp, j.rA, j.rB);
+}
+
+// Hinge-rotation part: B's directions b2, c2 perpendicular to its axis stay perpendicular to A's axis a1.
+
+TB_FN void jhingeSet(TbJoint &j, float3 a1, float3 b2, float3 c2) {
+	j.u1 = jcross(b2, a1);
+	j.u2 = jcross(c2, a1);
+	j.hingeC[0] = jdot(a1, b2);
+	j.hingeC[1] = jdot(a1, c2);
+	float3 i1 = jadd(jmul(j.iA, j.u1), jmul(j.iB, j.u1));
+	float3 i2 = jadd(jmul(j.iA, j.u2), jmul(j.iB, j.u2));
+	float k11 = jdot(j.u1, i1), k12 = jdot(j.u1, i2), k22 = jdot(j.u2, i2);
+	float det = k11 * k22 - k12 * k12;
+	j.hingeMass[0] = j.hingeMass[1] = j.hingeMass[2] = 0;
+	if (det > 1e-12f * (k11 * k22) && det > 0) {
+		float inv = 1 / det;
+		j.hingeMass[0] = k22 * inv;
+		j.hingeMass[1] = -k12 * inv;
+		j.hingeMass[2] = k11 * inv;
+	}
+}
+
+TB_FN void jhingeSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
+	float3 dw = jsub(s.wB, s.wA);
+	float c1 = jdot(j.u1, dw), c2 = jdot(j.u2, dw);
+	float ms = 1, is = 0;
+	if (useBias) {
+		c1 += soft.biasRate * j.hingeC[0];
+		c2 += soft.biasRate * j.hingeC[1];
+		ms = soft.massScale;
+		is = soft.impulseScale;
+	}
+	float l1 = -ms * (j.hingeMass[0] * c1 + j.hingeMass[1] * c2) - is * j.hingeImpulse[0];
+	float l2 = -ms * (j.hingeMass[1] * c1 + j.hingeMass[2] * c2) - is * j.hingeImpulse[1];
+	j.hingeImpulse[0] += l1;
+	j.hingeImpulse[1] += l2;
+	japplyAngular(s, jadd(jscale(j.u1, l1), jscale(j.u2, l2)));
+}
+
+// Rotation part: the error is the rotation vector of qE = qB q0^-1 qA^-1, approximated as 2 vec(qE);
+// K = IA + IB.
+
+TB_FN void jrotSet(TbJoint &j, float4 qA, float4 qB) {
+	float4 rel0 = make_float4(j.rel0[0], j.rel0[1], j.rel0[2], j.rel0[3]);
+	float4 qE = jqmul(jqmul(qB, jconj(rel0)), jconj(qA));
+	float3 c = jscale(jv(qE.x, qE.y, qE.z), 2);
+	if (qE.w < 0) {
+		c = jscale(c, -1);
+	}
+	j.rotC = c;
+	float k[9];
+	for (int i = 0; i < 9; i++) {
+		k[i] = j.iA[i] + j.iB[i];
+	}
+	jinvert(k, j.rotMass);
+}
+
+TB_FN void jrotSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
+	float3 cdot = jsub(s.wB, s.wA);
+	float3 imp;
+	if (useBias) {
+		imp = jsub(jscale(jmul(j.rotMass, jadd(cdot, jscale(j.rotC, soft.biasRate))), -soft.massScale),
+		           jscale(j.rotImpulse, soft.impulseScale));
+	} else {
+		imp = jscale(jmul(j.rotMass, cdot), -1);
+	}
+	j.rotImpulse = jadd(j.rotImpulse, imp);
+	japplyAngular(s, imp);
+}
+
+// jrefresh sets every part's rows and errors from the bodies' current poses (sim's refreshJoint).
+TB_FN void jrefresh(TbJoint &j, const float4 *pos, const float4 *rot) {
+	float RA[9], RB[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+	float4 qA = rot[j.a], qB = make_float4(0, 0, 0, 1);
+	float3 xA = jxyz(pos[j.a]), xB = jv(0, 0, 0);
+	jquatMat(qA, RA);
+	if (j.b >= 0) {
+		qB = rot[j.b];
+		xB = jxyz(pos[j.b]);
+		jquatMat(qB, RB);
+	}
+	float3 rA = jmul(RA, j.localA), rB = jmul(RB, j.localB);
+	float3 d = jsub(jsub(jadd(xB, rB), xA), rA);
+	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
+	switch (j.type) {
+	case TB_JOINT_BALL:
+		jpointSet(j, rA, rB, d);
+		if (j.swing > 0 || (j.flags & TB_JOINT_TWIST)) {
+			// Swing: the angle between the twist axes; twist: about B's axis once A's reference
+			// direction is carried onto B by the shortest rotation from tA to tB (sim's swingTwist).
+			float3 tA = jmul(RA, j.axisA), tB = jmul(RB, j.axisB);
+			float3 e = jcross(tA, tB);
+			float sn = sqrtf(jdot(e, e)), cs = jdot(tA, tB);
+			float swing = atan2f(sn, cs);
+			float3 pA = jmul(RA, j.perpA), pB = jmul(RB, j.perpB);
+			if (cs > -0.999f) {
+				pA = jadd(jadd(jscale(pA, cs), jcross(e, pA)), jscale(e, jdot(e, pA) / (1 + cs)));
+			}
+			float twist = atan2f(jdot(tB, jcross(pA, pB)), jdot(pA, pB));
+			j.swingAngle = swing;
+			j.coord = twist;
+			if (j.swing > 0) {
+				float3 ax = jmul(RA, j.perpA);
+				float s = sqrtf(jdot(e, e));
+				if (s > 1e-6f) {
+					ax = jscale(e, 1 / s);
+				}
+				ax = jscale(ax, -1);
+				jrowSet(j.swingRow, jv(0, 0, 0), ax, ax, j.swing - swing, j);
+			}
+			if (j.flags & TB_JOINT_TWIST) {
+				float3 t = jadd(tA, tB);
+				t = jscale(t, 1 / fmaxf(sqrtf(jdot(t, t)), 1e-6f));
+				jangleSet(j.motor, j.twistLower, j.twistUpper, jv(0, 0, 0), t, t, twist, true, j.twistLo,
+				          j.twistHi, false, j);
+			}
+		}
+		break;
+	case TB_JOINT_HINGE: {
+		jpointSet(j, rA, rB, d);
+		float3 a1 = jmul(RA, j.axisA);
+		float3 b2 = jmul(RB, j.perpB);
+		float3 c2 = jmul(RB, jcross(j.axisB, j.perpB));
+		jhingeSet(j, a1, b2, c2);
+		float3 p1 = jmul(RA, j.perpA);
+		// A's angle relative to B: its rate is a1.(wA - wB), so the row is -a1.
+		j.coord = -atan2f(jdot(a1, jcross(p1, b2)), jdot(p1, b2));
+		float3 na1 = jscale(a1, -1);
+		jangleSet(j.motor, j.lower, j.upper, jv(0, 0, 0), na1, na1, j.coord, limits, j.lo, j.hi, motor, j);
+		break;
+	}
+	case TB_JOINT_PISTON: {
+		float3 n = jmul(RA, j.axisA);
+		float3 n1 = jmul(RA, j.perpA);
+		float3 n2 = jcross(n, n1);
+		float3 ra = jadd(rA, d);
+		jrowSet(j.perp[0], n1, jcross(ra, n1), jcross(rB, n1), jdot(n1, d), j);
+		jrowSet(j.perp[1], n2, jcross(ra, n2), jcross(rB, n2), jdot(n2, d), j);
+		jrotSet(j, qA, qB);
+		// A's travel relative to B along the axis: -n.d, at the rate of the reversed row.
+		j.coord = -jdot(n, d);
+		float3 nn = jscale(n, -1);
+		jangleSet(j.motor, j.lower, j.upper, nn, jcross(ra, nn), jcross(rB, nn), j.coord, limits, j.lo, j.hi, motor,
+		          j);
+		break;
+	}
+	case TB_JOINT_FIXED:
+		jpointSet(j, rA, rB, d);
+		jrotSet(j, qA, qB);
+		break;
+	}
+}
+
+TB_FN TbJointPair jpair(const TbJoint &j) {
+	TbJointPair s;
+	s.vA = s.wA = s.vB = s.wB = jv(0, 0, 0);
+	s.lin = s.angA = s.angB = jv(0, 0, 0);
+	s.mA = j.mA;
+	s.mB = j.mB;
+	s.iA = j.iA;
+	s.iB = j.iB;
+	return s;
+}
+
+// jgather adds a joint's recorded impulses into the accumulators of its dynamic bodies (what sim's
+// gatherImpulses adds per joint; bodies of zero inverse mass are never written there).
+TB_FN void jgather(const TbJoint &j, const TbJointPair &s, const float4 *pos, float4 *lin, float4 *ang) {
+	if (pos[j.a].w != 0) {
+		atomicAdd(&lin[j.a].x, -s.lin.x);
+		atomicAdd(&lin[j.a].y, -s.lin.y);
+		atomicAdd(&lin[j.a].z, -s.lin.z);
+		atomicAdd(&ang[j.a].x, -s.angA.x);
+		atomicAdd(&ang[j.a].y, -s.angA.y);
+		atomicAdd(&ang[j.a].z, -s.angA.z);
+	}
+	if (j.b >= 0 && pos[j.b].w != 0) {
+		atomicAdd(&lin[j.b].x, s.lin.x);
+		atomicAdd(&lin[j.b].y, s.lin.y);
+		atomicAdd(&lin[j.b].z, s.lin.z);
+		atomicAdd(&ang[j.b].x, s.angB.x);
+		atomicAdd(&ang[j.b].y, s.angB.y);
+		atomicAdd(&ang[j.b].z, s.angB.z);
+	}
+}
+
+// tb_joint_count adds one to the split count of each of a joint's bodies (sim's jointAdjacency).
+TB_KERNEL void tb_joint_count(const TbJoint *joints, int n, unsigned *split) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	const TbJoint &j = joints[k];
+	atomicAdd(&split[j.a], 1u);
+	if (j.b >= 0) {
+		atomicAdd(&split[j.b], 1u);
+	}
+}
+
+// tb_joint_prepare fixes the joints' inverse masses and inertias for the step: a body on c constraints
+// counts as c bodies of mass m / c (sim's jointMasses under Jacobi). invIW holds three float4 rows per
+// body. reset zeroes the accumulated impulses (no warm starting).
+TB_KERNEL void tb_joint_prepare(TbJoint *joints, int n, const float4 *pos, const float4 *invIW, const unsigned *split,
+                                int reset) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	TbJoint &j = joints[k];
+	float sA = (float)max(split[j.a], 1u);
+	j.mA = pos[j.a].w * sA;
+	for (int r = 0; r < 3; r++) {
+		float4 row = invIW[3 * j.a + r];
+		j.iA[r] = row.x * sA;
+		j.iA[3 + r] = row.y * sA;
+		j.iA[6 + r] = row.z * sA;
+	}
+	j.mB = 0;
+	for (int i = 0; i < 9; i++) {
+		j.iB[i] = 0;
+	}
+	if (j.b >= 0) {
+		float sB = (float)max(split[j.b], 1u);
+		j.mB = pos[j.b].w * sB;
+		for (int r = 0; r < 3; r++) {
+			float4 row = invIW[3 * j.b + r];
+			j.iB[r] = row.x * sB;
+			j.iB[3 + r] = row.y * sB;
+			j.iB[6 + r] = row.z * sB;
+		}
+	}
+	if (reset) {
+		j.pointImpulse = j.rotImpulse = jv(0, 0, 0);
+		j.hingeImpulse[0] = j.hingeImpulse[1] = 0;
+		j.perp[0].impulse = j.perp[1].impulse = j.swingRow.impulse = 0;
+		j.motor.impulse = j.lower.impulse = j.upper.impulse = 0;
+		j.twistLower.impulse = j.twistUpper.impulse = 0;
+	}
+}
+
+// tb_joint_refresh sets the joints' rows from the bodies' current poses.
+TB_KERNEL void tb_joint_refresh(TbJoint *joints, int n, const float4 *pos, const float4 *rot) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	jrefresh(joints[k], pos, rot);
+}
+
+// tb_joint_warm adds the joints' accumulated impulses to the accumulators (sim's warmJoint).
+TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, const float4 *pos, float4 *lin, float4 *ang) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	const TbJoint &j = joints[k];
+	TbJointPair s = jpair(j);
+	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
+	switch (j.type) {
+	case TB_JOINT_BALL:
+		japplyPoint(s, j.pointImpulse, j.rA, j.rB);
+		if (j.swing > 0) {
+			japplyRow(s, j.swingRow.impulse, j.swingRow);
+		}
+		if (j.flags & TB_JOINT_TWIST) {
+			japplyRow(s, j.twistLower.impulse, j.twistLower);
+			japplyRow(s, j.twistUpper.impulse, j.twistUpper);
+		}
+		break;
+	case TB_JOINT_HINGE:
+	case TB_JOINT_PISTON:
+		if (j.type == TB_JOINT_HINGE) {
+			japplyPoint(s, j.pointImpulse, j.rA, j.rB);
+			japplyAngular(s, jadd(jscale(j.u1, j.hingeImpulse[0]), jscale(j.u2, j.hingeImpulse[1])));
+		} else {
+			japplyRow(s, j.perp[0].impulse, j.perp[0]);
+			japplyRow(s, j.perp[1].impulse, j.perp[1]);
+			japplyAngular(s, j.rotImpulse);
+		}
+		if (motor) {
+			japplyRow(s, j.motor.impulse, j.motor);
+		}
+		if (limits) {
+			japplyRow(s, j.lower.impulse, j.lower);
+			japplyRow(s, j.upper.impulse, j.upper);
+		}
+		break;
+	case TB_JOINT_FIXED:
+		japplyPoint(s, j.pointImpulse, j.rA, j.rB);
+		japplyAngular(s, j.rotImpulse);
+		break;
+	}
+	jgather(j, s, pos, lin, ang);
+}
+
+// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence (motor and
+// limits first, the equality parts last, as sim's solveJointParts) from the velocities at the start of
+// the pass, adds the impulses it applied to the accumulators, and writes the force it carries
+// (translation impulse over the sub-step, sim's joint.force) to force[k].
+TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const float4 *vel, const float4 *omega,
+                              float4 *lin, float4 *ang, float biasRate, float massScale, float impulseScale, float invH,
+                              int useBias, float *force) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	TbJoint &j = joints[k];
+	TbJointSoft soft = {biasRate, massScale, impulseScale};
+	bool bias = useBias != 0;
+	TbJointPair s = jpair(j);
+	s.vA = jxyz(vel[j.a]);
+	s.wA = jxyz(omega[j.a]);
+	if (j.b >= 0) {
+		s.vB = jxyz(vel[j.b]);
+		s.wB = jxyz(omega[j.b]);
+	}
+	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
+	float l2 = 0;
+	switch (j.type) {
+	case TB_JOINT_BALL:
+		if (j.swing > 0) {
+			jsolveLimit(j.swingRow, s, soft, bias, invH);
+		}
+		if (j.flags & TB_JOINT_TWIST) {
+			jsolveLimit(j.twistLower, s, soft, bias, invH);
+			jsolveLimit(j.twistUpper, s, soft, bias, invH);
+		}
+		jpointSolve(j, s, soft, bias);
+		l2 = jdot(j.pointImpulse, j.pointImpulse);
+		break;
+	case TB_JOINT_HINGE:
+	case TB_JOINT_PISTON:
+		if (motor) {
+			jsolveMotor(j.motor, s, j.motorSpeed, j.motorMaxForce / invH);
+		}
+		if (limits) {
+			jsolveLimit(j.lower, s, soft, bias, invH);
+			jsolveLimit(j.upper, s, soft, bias, invH);
+		}
+		if (j.type == TB_JOINT_HINGE) {
+			jhingeSolve(j, s, soft, bias);
+			jpointSolve(j, s, soft, bias);
+			l2 = jdot(j.pointImpulse, j.pointImpulse);
+		} else {
+			jrotSolve(j, s, soft, bias);
+			jsolveEquality(j.perp[0], s, soft, bias);
+			jsolveEquality(j.perp[1], s, soft, bias);
+			float t = j.lower.impulse - j.upper.impulse + j.motor.impulse;
+			l2 = j.perp[0].impulse * j.perp[0].impulse + j.perp[1].impulse * j.perp[1].impulse + t * t;
+		}
+		break;
+	case TB_JOINT_FIXED:
+		jrotSolve(j, s, soft, bias);
+		jpointSolve(j, s, soft, bias);
+		l2 = jdot(j.pointImpulse, j.pointImpulse);
+		break;
+	}
+	force[k] = sqrtf(l2) * invH;
+	jgather(j, s, pos, lin, ang);
+}
+
+// tb_joint_keep carries the accumulated impulses of the joints that an edit kept over to the new joint
+// array (from[k] is joint k's index in src, or -1 for a new joint), so that warm starting survives the
+// removal or addition of other joints, as on the CPU. The rows are set again by the next refresh.
+TB_KERNEL void tb_joint_keep(TbJoint *dst, const TbJoint *src, const int *from, int n) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n || from[k] < 0) {
+		return;
+	}
+	TbJoint &j = dst[k];
+	const TbJoint &o = src[from[k]];
+	j.pointImpulse = o.pointImpulse;
+	j.rotImpulse = o.rotImpulse;
+	j.hingeImpulse[0] = o.hingeImpulse[0];
+	j.hingeImpulse[1] = o.hingeImpulse[1];
+	j.perp[0].impulse = o.perp[0].impulse;
+	j.perp[1].impulse = o.perp[1].impulse;
+	j.swingRow.impulse = o.swingRow.impulse;
+	j.motor.impulse = o.motor.impulse;
+	j.lower.impulse = o.lower.impulse;
+	j.upper.impulse = o.upper.impulse;
+	j.twistLower.impulse = o.twistLower.impulse;
+	j.twistUpper.impulse = o.twistUpper.impulse;
+}
+
+// tb_joint_sizes writes sizeof(TbJoint) and sizeof(TbJointRow), for the test that checks gpu/joints.go's
+// mirror.
+TB_KERNEL void tb_joint_sizes(unsigned *out) {
+	if (tbThread() == 0) {
+		out[0] = sizeof(TbJoint);
+		out[1] = sizeof(TbJointRow);
+	}
+}
+
+TB_REGISTER(tb_joint_count)
+TB_REGISTER(tb_joint_prepare)
+TB_REGISTER(tb_joint_refresh)
+TB_REGISTER(tb_joint_warm)
+TB_REGISTER(tb_joint_solve)
+TB_REGISTER(tb_joint_keep)
+TB_REGISTER(tb_joint_sizes)
