@@ -90,3 +90,7 @@ func Sizeof(name string) uintptr {
 	defer C.free(unsafe.Pointer(cs))
 	return uintptr(C.tb_sizeof(cs))
 }
+
+// Sources returns the SHA-256 of gpu/kernels/ptx/SOURCES when this emulator was compiled: which
+// kernel sources it runs (scripts/kernels.sh writes it into sources.h).
+func Sources() string { return C.GoString(C.tb_sources()) }

@@ -16,6 +16,7 @@ int tb_launch(const char *name, unsigned grid, unsigned block, void **params, co
               char *err, int errlen);
 int tb_has_kernel(const char *name);
 size_t tb_sizeof(const char *name);
+const char *tb_sources(void);
 
 // tb_addr turns a buffer's address back into a pointer (for Go, where vet rightly distrusts the cast).
 static inline void *tb_addr(uintptr_t p) { return (void *)p; }

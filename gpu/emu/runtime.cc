@@ -2,6 +2,7 @@
 // __syncthreads, and guarded allocations that catch writes past a buffer's end.
 #include "../kernels/tumble.cuh"
 #include "emu.h"
+#include "sources.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -243,5 +244,7 @@ int tb_launch(const char *name, unsigned grid, unsigned block, void **params, co
 }
 
 int tb_has_kernel(const char *name) { return registry().count(name) != 0; }
+
+const char *tb_sources(void) { return TB_SOURCES_SHA256; }
 
 } // extern "C"
