@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -424,7 +425,10 @@ func TestSolverHonoursSettings(t *testing.T) {
 func TestSolverContactsMatchCPU(t *testing.T) {
 	defs := []sim.BodyDef{ground(0.6, 0)}
 	for i := 0; i < 3; i++ {
-		defs = append(defs, box("", sim.Vec3{0.1 * float32(i), 0.5 + float32(i)*1.001, 0}, 0.5))
+		// Turned about y by different angles, so that each body's frame matters.
+		b := box("", sim.Vec3{0.1 * float32(i), 0.5 + float32(i)*1.001, 0}, 0.5)
+		b.Rotation = mgl32.QuatRotate(0.3*float32(i), sim.Vec3{0, 1, 0})
+		defs = append(defs, b)
 	}
 	r := newSolverRig(t, sim.Settings{Gravity: sim.Vec3{1, -9.81, 0}}, defs)
 	r.run(30, 1e-4)
@@ -433,8 +437,8 @@ func TestSolverContactsMatchCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != len(want) || len(got) != 12 {
-		t.Fatalf("%d contacts, CPU %d (want 12: 4 per touching pair)", len(got), len(want))
+	if len(got) != len(want) || len(got) < 12 {
+		t.Fatalf("%d contacts, CPU %d (want at least 4 per touching pair)", len(got), len(want))
 	}
 	for i := range got {
 		g, w := got[i], want[i]
@@ -517,5 +521,146 @@ func TestSolverLayouts(t *testing.T) {
 	if int(sz[0]) != solverManifoldBytes || int(sz[1]) != contactOutBytes || int(unsafe.Sizeof(tbContactOut{})) != contactOutBytes {
 		t.Errorf("sizeof TbSolverManifold %d, TbContactOut %d (Go %d); solver.go says %d and %d", sz[0], sz[1],
 			unsafe.Sizeof(tbContactOut{}), solverManifoldBytes, contactOutBytes)
+	}
+}
+
+// TestSolverGrowingKeepsWarmStart: reserving more manifolds mid-run keeps last step's manifolds, so the
+// next step still warm starts as the CPU's does (losing them shows as a difference right away).
+func TestSolverGrowingKeepsWarmStart(t *testing.T) {
+	defs := []sim.BodyDef{ground(0.6, 0)}
+	for i := 0; i < 3; i++ {
+		defs = append(defs, box("", sim.Vec3{0.02 * float32(i), 0.5 + float32(i)*1.001, 0}, 0.5))
+	}
+	r := newSolverRig(t, sim.Settings{Gravity: earth}, defs)
+	r.run(20, 1e-4)
+	for _, c := range []int{200, 1000} {
+		r.capacity = c
+		must(t, grow(r.d, &r.contacts, c*int(unsafe.Sizeof(tbContact{}))), r.st.reserve(r.d, r.bb.n, c))
+		r.run(3, 1e-6)
+	}
+}
+
+// TestSolverIgnoresContactsPastCapacity: a counter past the capacity (the narrow phase overflowed)
+// makes the solver use the first capacity contacts and write nothing beyond them.
+func TestSolverIgnoresContactsPastCapacity(t *testing.T) {
+	d := emulated{}
+	w := sim.NewWorld(sim.Settings{Solver: sim.Jacobi, Gravity: earth})
+	defer w.Close()
+	for _, def := range []sim.BodyDef{ground(0.5, 0), box("a", sim.Vec3{0, 0.49, 0}, 0.5), box("b", sim.Vec3{3, 0.49, 0}, 0.5)} {
+		if _, err := w.AddBody(def); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bb := solverTestBodies(t, d, &w.Bodies)
+	defer releaseBodies(d, bb)
+	s := w.Resolved()
+	cs := hostContacts(&s, &w.Bodies)
+	if len(cs) != 2 {
+		t.Fatalf("%d contacts, want 2", len(cs))
+	}
+	var st solverStage
+	defer st.release(d)
+	var contacts, count buffer
+	defer release(d, &contacts)
+	defer release(d, &count)
+	must(t, grow(d, &contacts, int(unsafe.Sizeof(tbContact{}))), uploadSlice(d, contacts.p, cs[:1]),
+		grow(d, &count, 4), uploadSlice(d, count.p, []int32{7}))
+	c := makeConsts(s)
+	must(t, st.step(d, bb, contacts.p, count.p, 1, nil, &c))
+	got, err := st.readContacts(d, bb, nil)
+	must(t, err)
+	if len(got) != 4 || got[0].BodyB != 1 {
+		t.Errorf("kept %d contact points (first %+v), want body 1's 4", len(got), got)
+	}
+	var pos []float4 = make([]float4, 3)
+	must(t, downloadSlice(d, pos, bb.pos.p))
+	if pos[1].Y < 0.49 || pos[2].Y > 0.49 {
+		t.Errorf("box a at y %.4f (held by its contact), box b at %.4f (falls freely): want a >= 0.49 > b", pos[1].Y, pos[2].Y)
+	}
+}
+
+// hookLog is a jointHooks that records when the solver calls it, and checks what it is given.
+type hookLog struct {
+	t     *testing.T
+	calls []string
+	split []uint32
+	acc   accum
+}
+
+func (h *hookLog) count(d device, b *bodyBuffers, split ptr) error {
+	h.calls = append(h.calls, "count")
+	h.split = make([]uint32, b.n)
+	must(h.t, downloadSlice(d, h.split, split))
+	h.split[1] += 2 // two joints on body 1
+	return uploadSlice(d, split, h.split)
+}
+
+func (h *hookLog) prepare(d device, b *bodyBuffers, split ptr, c *stepConsts) error {
+	h.calls = append(h.calls, "prepare")
+	got := make([]uint32, b.n)
+	must(h.t, downloadSlice(d, got, split))
+	if got[1] != h.split[1] {
+		h.t.Errorf("prepare sees split %v, want %v", got, h.split)
+	}
+	return nil
+}
+
+func (h *hookLog) refresh(d device, b *bodyBuffers, c *stepConsts) error {
+	h.calls = append(h.calls, "refresh")
+	return nil
+}
+
+func (h *hookLog) warmStart(d device, b *bodyBuffers, acc accum, c *stepConsts) error {
+	h.calls = append(h.calls, "warm")
+	h.acc = acc
+	return nil
+}
+
+func (h *hookLog) solve(d device, b *bodyBuffers, acc accum, c *stepConsts, useBias bool) error {
+	h.calls = append(h.calls, map[bool]string{true: "solve", false: "relax"}[useBias])
+	if acc != h.acc {
+		h.t.Errorf("solve gets accumulators %v, warm start got %v", acc, h.acc)
+	}
+	// An impulse of 1 N s along x on body 1 in every pass: the solver must apply it.
+	return uploadSlice(d, acc.lin+16, []float4{{1, 0, 0, 0}})
+}
+
+// TestSolverCallsJointHooksInOrder: the joint hooks run where the CPU step handles joints, they see the
+// contact split counts, and what they add to the accumulators is applied.
+func TestSolverCallsJointHooksInOrder(t *testing.T) {
+	d := emulated{}
+	w := sim.NewWorld(sim.Settings{Solver: sim.Jacobi, Substeps: 2, Iterations: 2, RelaxIterations: 1})
+	defer w.Close()
+	for _, def := range []sim.BodyDef{ground(0.5, 0), box("a", sim.Vec3{0, 0.49, 0}, 0.5)} {
+		if _, err := w.AddBody(def); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bb := solverTestBodies(t, d, &w.Bodies)
+	defer releaseBodies(d, bb)
+	s := w.Resolved()
+	cs := hostContacts(&s, &w.Bodies)
+	var st solverStage
+	defer st.release(d)
+	var contacts, count buffer
+	defer release(d, &contacts)
+	defer release(d, &count)
+	must(t, grow(d, &contacts, 4*int(unsafe.Sizeof(tbContact{}))), uploadSlice(d, contacts.p, cs),
+		grow(d, &count, 4), uploadSlice(d, count.p, []int32{int32(len(cs))}))
+	h := &hookLog{t: t}
+	c := makeConsts(s)
+	must(t, st.step(d, bb, contacts.p, count.p, 4, h, &c))
+	sub := "refresh warm solve solve refresh relax "
+	if got, want := strings.Join(h.calls, " ")+" ", "count prepare "+sub+sub; got != want {
+		t.Errorf("hook calls:\n%s\nwant\n%s", got, want)
+	}
+	if h.split[1] != 4+2 || h.split[0] != 4 {
+		t.Errorf("split counts %v, want [4 6]: 4 contact points each, plus the hook's 2 on the box", h.split)
+	}
+	var vel [2]float4
+	must(t, downloadSlice(d, vel[:], bb.vel.p))
+	// Six passes of 1 N s on a 1000 kg box without gravity: friction has no normal impulse to hold it.
+	if vel[1].X <= 0 {
+		t.Errorf("box velocity %v: the hooks' impulses were not applied", vel[1])
 	}
 }
