@@ -127,7 +127,8 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 	st := &c.s
 	n := b.n
 	capM := int32(contactCapacity)
-	mg, bg := blocks(contactCapacity, solverManifoldThreads), blocks(max(n, 1), solverBodyThreads)
+	// Grids of at least one block: CUDA refuses an empty grid, and the kernels return early.
+	mg, bg := blocks(max(contactCapacity, 1), solverManifoldThreads), blocks(max(n, 1), solverBodyThreads)
 	cur, prev := s.cur, 1-s.cur
 	man := s.man[cur].p
 	k := sim.StepConstantsOf(*st)
