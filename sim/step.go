@@ -277,25 +277,10 @@ func (w *World) Step() error {
 	}
 
 	substeps := s.Substeps
-	p.h = s.Dt / float32(substeps)
-	p.invH = 1 / p.h
-	// A soft contact is stable and accurate up to about a quarter of the sub-step rate (h omega < pi/2).
-	hertz := min(s.ContactHertz, 0.25*p.invH)
-	p.soft = makeSoft(hertz, s.DampingRatio, p.h)
-	// Contacts with static bodies carry whole stacks: twice as stiff (Box2D v3 does the same).
-	p.staticSoft = makeSoft(min(2*hertz, 0.5*p.invH), s.DampingRatio, p.h)
+	p.h, p.invH, p.soft, p.staticSoft, p.jointSoft = stepSoftness(s)
 	p.maxPush = s.MaxPushOut
 	p.restThreshold = s.RestitutionThreshold
 	p.anchorReach = 2 * s.LinearSlop
-	// Joints are stiffer than contacts (Box2D v3 takes twice the contact frequency) and less damped.
-	// Under Jacobi the split masses make a joint's row see a fraction of each body, and at twice the
-	// contact frequency a 10-link chain with a 100x heavier end grew an oscillation and came apart
-	// after 8 s (at 1.5x it wobbled): Jacobi's joints run at the contact frequency.
-	jh := min(2*hertz, 0.5*p.invH)
-	if s.Solver == Jacobi {
-		jh = hertz
-	}
-	p.jointSoft = makeSoft(jh, jointDampingRatio, p.h)
 	p.buildAdjacency(n)
 	p.jointAdjacency(n, w.joints)
 	if s.Solver != Jacobi {

@@ -1,0 +1,442 @@
+// solver.cu: the Jacobi contact solver of the sub-step loop (sim/contact_solver.go, Solver == Jacobi),
+// one thread per manifold or per body.
+//
+// A manifold's rows are all computed from the velocities at the start of the pass; each manifold adds
+// the impulses it applied to its bodies' accumulators (atomics), and tb_solver_apply then moves every
+// dynamic body by its sum. Effective masses use split masses (a body touched by c rows counts as c
+// bodies of mass m/c), so the simultaneous corrections sum to one. The manifolds of the last step are
+// kept (double-buffered) to warm start this step's by feature id.
+#include "layout.cuh"
+#include "solvermath.cuh"
+
+// TbSolverPoint is one solver contact point (sim's contactPoint): a normal row and two friction rows
+// with their angular Jacobian terms fixed for the step.
+struct TbSolverPoint {
+	float3 nA, nB, inA, inB;     // rA x n, rB x n and the world inverse inertia times them
+	float3 t1A, t1B, it1A, it1B; // the same for the first friction direction
+	float3 t2A, t2B, it2A, it2B; // and the second
+	float3 localA, localB;       // anchors in the bodies' frames (current separation)
+	float3 anchorA, anchorB;     // friction anchors: where the point started sticking, bodies' frames
+	float normalImpulse, tangentImpulse1, tangentImpulse2;
+	float maxNormal; // largest normal impulse applied this step (restitution needs contact)
+	float normalMass, softMass, leak, tangentMass1, tangentMass2;
+	float sep;    // current separation (tb_solver_refresh)
+	float relVel; // relative normal velocity before the solve (restitution)
+	unsigned id;  // feature id
+	int sliding;  // the Coulomb clamp was active in the last friction pass
+};
+
+// TbSolverManifold is the solver's view of one touching pair (sim's manifold).
+struct TbSolverManifold {
+	int a, b, count;
+	float3 normal, t1, t2;
+	float friction, restitution;
+	float biasRate, massScale, leak; // soft coefficients of the biased pass
+	float3 drift;                    // mean friction-anchor drift (tb_solver_refresh)
+	TbSolverPoint pts[4];
+};
+
+// TbContactOut is a contact point as World.Contacts reports it (tb_solver_export).
+struct TbContactOut {
+	int a, b; // a is -1 for an unused slot
+	float px, py, pz;
+	float nx, ny, nz;
+	float sep, normalImpulse;
+	float fx, fy, fz; // friction impulse, world
+};
+
+// tb_solver_sizes writes the sizes of the solver's structures, so the Go side can check its mirrors.
+TB_KERNEL void tb_solver_sizes(int *out) {
+	if (tbThread() == 0) {
+		out[0] = sizeof(TbSolverManifold);
+		out[1] = sizeof(TbContactOut);
+	}
+}
+TB_REGISTER(tb_solver_sizes)
+
+// tbManifolds is the number of manifolds this step: the narrow phase's count, capped at the capacity
+// (the counter keeps counting past it; the backend grows and re-runs).
+TB_FN int tbManifolds(const int *count, int cap) { return min(*count, cap); }
+
+// tb_solver_split counts the contact points touching each body (the Jacobi mass splitting). split must
+// be zeroed before; the joints add theirs after.
+TB_KERNEL void tb_solver_split(const TbContact *contacts, const int *count, int cap, unsigned *split) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	const TbContact &c = contacts[k];
+	atomicAdd(&split[c.a], (unsigned)c.count);
+	atomicAdd(&split[c.b], (unsigned)c.count);
+}
+TB_REGISTER(tb_solver_split)
+
+// tbTangents builds two friction directions orthogonal to n (sim's tangents).
+TB_FN void tbTangents(float3 n, float3 *t1, float3 *t2) {
+	const float eps = 1e-6f;
+	float3 t;
+	if (fabsf(n.y) > eps || fabsf(n.z) > eps) {
+		t = make_float3(0, n.z, -n.y);
+	} else {
+		t = make_float3(n.z, 0, -n.x);
+	}
+	t = tbScale(t, 1 / sqrtf(tbDot(t, t)));
+	float3 u = tbCross(t, n);
+	*t1 = t;
+	*t2 = tbScale(u, 1 / sqrtf(tbDot(u, u)));
+}
+
+// tbEffMass returns 1 / (J M^-1 J^T) of a row with split inverse masses (sim's effMass).
+TB_FN float tbEffMass(float3 ra, float3 rb, float3 ia, float3 ib, float mA, float mB, float sA, float sB) {
+	float k = sA * (mA + tbDot(ra, ia)) + sB * (mB + tbDot(rb, ib));
+	return k > 0 ? 1 / k : 0;
+}
+
+// tbFindPrev returns last step's manifold of the pair (a, b), or null; prev is sorted by (a, b).
+TB_FN const TbSolverManifold *tbFindPrev(const TbSolverManifold *prev, int n, int a, int b) {
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = (int)((unsigned)(lo + hi) >> 1);
+		const TbSolverManifold &m = prev[mid];
+		if (m.a < a || (m.a == a && m.b < b)) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	if (lo < n && prev[lo].a == a && prev[lo].b == b) {
+		return &prev[lo];
+	}
+	return 0;
+}
+
+// tb_solver_prepare turns each narrow-phase contact into a solver manifold for the step (sim's
+// gatherManifolds and prepareContacts): tangents, split effective masses, softness (the static one when
+// either body does not move), friction sqrt(fa fb), restitution max(ea, eb), anchors, the pre-solve
+// relative normal velocity, and, with warm starting, the impulses and friction anchors of last step's
+// point with the same feature id.
+TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, int cap, TbSolverManifold *man,
+                                 const TbSolverManifold *prev, const int *prevCount, const float4 *pos,
+                                 const float4 *rot, const float4 *vel, const float4 *omega, const float4 *invIW,
+                                 const float2 *material, const unsigned *split, float softBias, float softMass,
+                                 float softLeak, float softCompliance, float staticBias, float staticMass,
+                                 float staticLeak, float staticCompliance, int warm, float anchorReach) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	const TbContact &c = contacts[k];
+	TbSolverManifold &m = man[k];
+	int a = c.a, o = c.b;
+	m.a = a, m.b = o, m.count = c.count;
+	float3 n = make_float3(c.nx, c.ny, c.nz);
+	m.normal = n;
+	float2 matA = material[a], matB = material[o];
+	m.friction = sqrtf(matA.x * matB.x);
+	m.restitution = fmaxf(matA.y, matB.y);
+	float4 pA = pos[a], pB = pos[o];
+	float mA = pA.w, mB = pB.w;
+	const float4 *iA = &invIW[3 * a], *iB = &invIW[3 * o];
+	float sA = (float)max(split[a], 1u), sB = (float)max(split[o], 1u);
+	tbTangents(n, &m.t1, &m.t2);
+	float compliance = softCompliance;
+	m.biasRate = softBias, m.massScale = softMass, m.leak = softLeak;
+	if (mA == 0 || mB == 0) {
+		m.biasRate = staticBias, m.massScale = staticMass, m.leak = staticLeak;
+		compliance = staticCompliance;
+	}
+	m.drift = make_float3(0, 0, 0);
+	const TbSolverManifold *old = warm ? tbFindPrev(prev, *prevCount, a, o) : 0;
+	float rotA[9], rotB[9];
+	tbQuatMat(rot[a], rotA);
+	tbQuatMat(rot[o], rotB);
+	float3 xA = tbXYZ(pA), xB = tbXYZ(pB);
+	float3 vA = tbXYZ(vel[a]), wA = tbXYZ(omega[a]);
+	float3 vB = tbXYZ(vel[o]), wB = tbXYZ(omega[o]);
+	for (int i = 0; i < c.count; i++) {
+		const TbPoint &pt = c.pts[i];
+		TbSolverPoint &cp = m.pts[i];
+		cp.id = pt.id;
+		float3 half = tbScale(n, 0.5f * pt.sep);
+		float3 p = make_float3(pt.px, pt.py, pt.pz);
+		float3 rA = tbSub(tbSub(p, half), xA);
+		float3 rB = tbSub(tbAdd(p, half), xB);
+		cp.nA = tbCross(rA, n), cp.nB = tbCross(rB, n);
+		cp.t1A = tbCross(rA, m.t1), cp.t1B = tbCross(rB, m.t1);
+		cp.t2A = tbCross(rA, m.t2), cp.t2B = tbCross(rB, m.t2);
+		cp.inA = tbMulRows(iA, cp.nA), cp.inB = tbMulRows(iB, cp.nB);
+		cp.it1A = tbMulRows(iA, cp.t1A), cp.it1B = tbMulRows(iB, cp.t1B);
+		cp.it2A = tbMulRows(iA, cp.t2A), cp.it2B = tbMulRows(iB, cp.t2B);
+		cp.localA = tbMulMatT(rotA, rA);
+		cp.localB = tbMulMatT(rotB, rB);
+		cp.normalMass = tbEffMass(cp.nA, cp.nB, cp.inA, cp.inB, mA, mB, sA, sB);
+		// The soft row is the constraint plus a compliance gamma = K / a2, K the row's split inverse
+		// effective mass (see prepareContacts).
+		cp.softMass = 0, cp.leak = 0;
+		if (cp.normalMass > 0) {
+			float gamma = compliance / cp.normalMass;
+			cp.softMass = 1 / (1 / cp.normalMass + gamma);
+			cp.leak = gamma * cp.softMass;
+		}
+		cp.tangentMass1 = tbEffMass(cp.t1A, cp.t1B, cp.it1A, cp.it1B, mA, mB, sA, sB);
+		cp.tangentMass2 = tbEffMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB);
+		float3 dv = tbSub(tbSub(tbAdd(vB, tbCross(wB, rB)), vA), tbCross(wA, rA));
+		cp.relVel = tbDot(dv, n);
+		cp.maxNormal = 0;
+		cp.normalImpulse = 0, cp.tangentImpulse1 = 0, cp.tangentImpulse2 = 0;
+		cp.anchorA = cp.localA, cp.anchorB = cp.localB, cp.sliding = 0;
+		cp.sep = 0;
+		if (!old) {
+			continue;
+		}
+		for (int j = 0; j < old->count; j++) {
+			const TbSolverPoint &op = old->pts[j];
+			if (op.id != cp.id) {
+				continue;
+			}
+			if (!op.sliding) {
+				// Keep the old anchors unless they lie far apart along the contact plane (the feature
+				// id then names another point of the manifold).
+				float3 d = tbSub(tbSub(tbAdd(tbMulMat(rotB, op.anchorB), xB), tbMulMat(rotA, op.anchorA)), xA);
+				d = tbSub(d, tbScale(n, tbDot(d, n)));
+				if (tbDot(d, d) < anchorReach * anchorReach) {
+					cp.anchorA = op.anchorA, cp.anchorB = op.anchorB;
+				}
+			}
+			cp.normalImpulse = op.normalImpulse;
+			// Carry the old friction impulse as a world vector onto the new tangents.
+			float3 t = tbAdd(tbScale(old->t1, op.tangentImpulse1), tbScale(old->t2, op.tangentImpulse2));
+			cp.tangentImpulse1 = tbDot(t, m.t1);
+			cp.tangentImpulse2 = tbDot(t, m.t2);
+			break;
+		}
+	}
+}
+TB_REGISTER(tb_solver_prepare)
+
+// tbRecord adds a manifold's impulses to its moving bodies' accumulators: lin on b (a gets -lin), and
+// the angular impulses angB on b, -angA on a.
+TB_FN void tbRecord(float4 *accLin, float4 *accAng, const float4 *pos, int a, int b, float3 lin, float3 angA,
+                    float3 angB) {
+	if (pos[a].w != 0) {
+		atomicAdd(&accLin[a].x, -lin.x), atomicAdd(&accLin[a].y, -lin.y), atomicAdd(&accLin[a].z, -lin.z);
+		atomicAdd(&accAng[a].x, -angA.x), atomicAdd(&accAng[a].y, -angA.y), atomicAdd(&accAng[a].z, -angA.z);
+	}
+	if (pos[b].w != 0) {
+		atomicAdd(&accLin[b].x, lin.x), atomicAdd(&accLin[b].y, lin.y), atomicAdd(&accLin[b].z, lin.z);
+		atomicAdd(&accAng[b].x, angB.x), atomicAdd(&accAng[b].y, angB.y), atomicAdd(&accAng[b].z, angB.z);
+	}
+}
+
+// tb_solver_warm_start adds each manifold's accumulated impulses to its bodies' accumulators
+// (warmStartManifold).
+TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *count, int cap, const float4 *pos,
+                                    float4 *accLin, float4 *accAng) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	const TbSolverManifold &m = man[k];
+	float3 lin = make_float3(0, 0, 0), angA = lin, angB = lin;
+	for (int i = 0; i < m.count; i++) {
+		const TbSolverPoint &cp = m.pts[i];
+		float ln = cp.normalImpulse, l1 = cp.tangentImpulse1, l2 = cp.tangentImpulse2;
+		lin = tbAdd(tbAdd(tbAdd(lin, tbScale(m.normal, ln)), tbScale(m.t1, l1)), tbScale(m.t2, l2));
+		angA = tbAdd(tbAdd(tbAdd(angA, tbScale(cp.nA, ln)), tbScale(cp.t1A, l1)), tbScale(cp.t2A, l2));
+		angB = tbAdd(tbAdd(tbAdd(angB, tbScale(cp.nB, ln)), tbScale(cp.t1B, l1)), tbScale(cp.t2B, l2));
+	}
+	tbRecord(accLin, accAng, pos, m.a, m.b, lin, angA, angB);
+}
+TB_REGISTER(tb_solver_warm_start)
+
+// tb_solver_apply moves each dynamic body by the impulses accumulated this pass (sim's gatherImpulses:
+// v += invMass lin, omega += invIWorld ang) and zeroes its accumulators for the next pass.
+TB_KERNEL void tb_solver_apply(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
+                               float4 *accLin, float4 *accAng, int n) {
+	int i = tbThread();
+	if (i >= n) {
+		return;
+	}
+	float invMass = pos[i].w;
+	float3 lin = tbXYZ(accLin[i]), ang = tbXYZ(accAng[i]);
+	accLin[i] = make_float4(0, 0, 0, 0);
+	accAng[i] = make_float4(0, 0, 0, 0);
+	if (invMass == 0) {
+		return;
+	}
+	float3 v = tbAdd(tbXYZ(vel[i]), tbScale(lin, invMass));
+	float3 w = tbAdd(tbXYZ(omega[i]), tbMulRows(&invIW[3 * i], ang));
+	vel[i] = make_float4(v.x, v.y, v.z, 0);
+	omega[i] = make_float4(w.x, w.y, w.z, 0);
+}
+TB_REGISTER(tb_solver_apply)
+
+// tb_solver_refresh recomputes what depends on positions (refreshManifold): each point's separation,
+// measured between its anchors, and the mean drift of the friction anchors.
+TB_KERNEL void tb_solver_refresh(TbSolverManifold *man, const int *count, int cap, const float4 *pos,
+                                 const float4 *rot) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	TbSolverManifold &m = man[k];
+	float rotA[9], rotB[9];
+	tbQuatMat(rot[m.a], rotA);
+	tbQuatMat(rot[m.b], rotB);
+	float3 xA = tbXYZ(pos[m.a]), xB = tbXYZ(pos[m.b]);
+	float3 drift = make_float3(0, 0, 0);
+	for (int i = 0; i < m.count; i++) {
+		TbSolverPoint &cp = m.pts[i];
+		cp.sep = tbDot(tbSub(tbSub(tbAdd(xB, tbMulMat(rotB, cp.localB)), xA), tbMulMat(rotA, cp.localA)), m.normal);
+		drift = tbAdd(drift, tbSub(tbSub(tbAdd(xB, tbMulMat(rotB, cp.anchorB)), xA), tbMulMat(rotA, cp.anchorA)));
+	}
+	m.drift = tbScale(drift, 1 / (float)m.count);
+}
+TB_REGISTER(tb_solver_refresh)
+
+// tbRowVel returns the relative velocity along a row: d . (vB - vA) + rb . wB - ra . wA.
+TB_FN float tbRowVel(float3 d, float3 ra, float3 rb, float3 vA, float3 wA, float3 vB, float3 wB) {
+	return tbDot(d, tbSub(vB, vA)) + tbDot(rb, wB) - tbDot(ra, wA);
+}
+
+// tb_solver_jacobi is one Jacobi pass over the manifolds (jacobiManifold): every row from the
+// velocities at the start of the pass, the impulse changes summed into the accumulators. An open
+// contact may close its gap this sub-step and no more; a penetrating one is pushed out softly with
+// bias, not at all without. Friction is clamped to the Coulomb disc, and in the biased pass a sticking
+// contact also closes its friction anchors' drift.
+TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap, const float4 *pos,
+                                const float4 *vel, const float4 *omega, float4 *accLin, float4 *accAng,
+                                float invH, float maxPush, int useBias, int noFriction) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	TbSolverManifold &m = man[k];
+	float3 vA = tbXYZ(vel[m.a]), wA = tbXYZ(omega[m.a]);
+	float3 vB = tbXYZ(vel[m.b]), wB = tbXYZ(omega[m.b]);
+	float3 n = m.normal;
+	float3 lin = make_float3(0, 0, 0), angA = lin, angB = lin;
+	for (int i = 0; i < m.count; i++) {
+		TbSolverPoint &cp = m.pts[i];
+		float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
+		float s = cp.sep, imp;
+		if (s > 0) {
+			imp = -cp.normalMass * (vn + s * invH);
+		} else if (useBias) {
+			imp = -cp.softMass * (vn + fmaxf(m.biasRate * s, -maxPush)) - cp.leak * cp.normalImpulse;
+		} else {
+			imp = -cp.normalMass * vn;
+		}
+		float acc = fmaxf(cp.normalImpulse + imp, 0);
+		imp = acc - cp.normalImpulse;
+		cp.normalImpulse = acc;
+		cp.maxNormal = fmaxf(cp.maxNormal, imp);
+		lin = tbAdd(lin, tbScale(n, imp));
+		angA = tbAdd(angA, tbScale(cp.nA, imp));
+		angB = tbAdd(angB, tbScale(cp.nB, imp));
+		if (noFriction) {
+			continue;
+		}
+		float vt1 = tbRowVel(m.t1, cp.t1A, cp.t1B, vA, wA, vB, wB);
+		float vt2 = tbRowVel(m.t2, cp.t2A, cp.t2B, vA, wA, vB, wB);
+		float ms = 1, leak = 0;
+		if (useBias) {
+			vt1 += tbDot(m.drift, m.t1) * m.biasRate;
+			vt2 += tbDot(m.drift, m.t2) * m.biasRate;
+			ms = m.massScale, leak = m.leak;
+		}
+		float l1 = cp.tangentImpulse1 - cp.tangentMass1 * ms * vt1 - leak * cp.tangentImpulse1;
+		float l2 = cp.tangentImpulse2 - cp.tangentMass2 * ms * vt2 - leak * cp.tangentImpulse2;
+		float maxF = m.friction * cp.normalImpulse;
+		cp.sliding = 0;
+		float mag2 = l1 * l1 + l2 * l2;
+		if (mag2 > maxF * maxF) {
+			float sc = maxF / sqrtf(mag2);
+			l1 *= sc, l2 *= sc;
+			cp.sliding = 1;
+		}
+		float d1 = l1 - cp.tangentImpulse1, d2 = l2 - cp.tangentImpulse2;
+		cp.tangentImpulse1 = l1, cp.tangentImpulse2 = l2;
+		lin = tbAdd(tbAdd(lin, tbScale(m.t1, d1)), tbScale(m.t2, d2));
+		angA = tbAdd(tbAdd(angA, tbScale(cp.t1A, d1)), tbScale(cp.t2A, d2));
+		angB = tbAdd(tbAdd(angB, tbScale(cp.t1B, d1)), tbScale(cp.t2B, d2));
+	}
+	tbRecord(accLin, accAng, pos, m.a, m.b, lin, angA, angB);
+}
+TB_REGISTER(tb_solver_jacobi)
+
+// tb_solver_restitute is one Jacobi restitution pass (restituteManifold with record): points that
+// approached faster than the threshold and pushed this step leave at e times their approach speed.
+TB_KERNEL void tb_solver_restitute(TbSolverManifold *man, const int *count, int cap, const float4 *pos,
+                                   const float4 *vel, const float4 *omega, float4 *accLin, float4 *accAng,
+                                   float threshold) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	TbSolverManifold &m = man[k];
+	float3 vA = tbXYZ(vel[m.a]), wA = tbXYZ(omega[m.a]);
+	float3 vB = tbXYZ(vel[m.b]), wB = tbXYZ(omega[m.b]);
+	float3 n = m.normal;
+	float3 lin = make_float3(0, 0, 0), angA = lin, angB = lin;
+	for (int i = 0; i < m.count; i++) {
+		TbSolverPoint &cp = m.pts[i];
+		if (cp.relVel > -threshold || cp.maxNormal == 0) {
+			continue;
+		}
+		float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
+		float imp = -cp.normalMass * (vn + m.restitution * cp.relVel);
+		float acc = fmaxf(cp.normalImpulse + imp, 0);
+		imp = acc - cp.normalImpulse;
+		cp.normalImpulse = acc;
+		cp.maxNormal = fmaxf(cp.maxNormal, imp);
+		if (imp == 0) {
+			continue;
+		}
+		lin = tbAdd(lin, tbScale(n, imp));
+		angA = tbAdd(angA, tbScale(cp.nA, imp));
+		angB = tbAdd(angB, tbScale(cp.nB, imp));
+	}
+	tbRecord(accLin, accAng, pos, m.a, m.b, lin, angA, angB);
+}
+TB_REGISTER(tb_solver_restitute)
+
+// tb_solver_keep records how many manifolds this step kept: they are the next step's warm-start source.
+TB_KERNEL void tb_solver_keep(const int *count, int cap, int *kept) {
+	if (tbThread() == 0) {
+		*kept = tbManifolds(count, cap);
+	}
+}
+TB_REGISTER(tb_solver_keep)
+
+// tb_solver_export writes the kept manifolds' points as World.Contacts reports them, point i of
+// manifold k into slot 4k + i (a = -1 in unused slots).
+TB_KERNEL void tb_solver_export(const TbSolverManifold *man, const int *kept, const float4 *pos,
+                                const float4 *rot, TbContactOut *out) {
+	int s = tbThread();
+	int k = s >> 2, i = s & 3;
+	if (k >= *kept) {
+		return;
+	}
+	const TbSolverManifold &m = man[k];
+	TbContactOut &o = out[s];
+	if (i >= m.count) {
+		o.a = -1, o.b = -1;
+		return;
+	}
+	const TbSolverPoint &cp = m.pts[i];
+	float rotA[9], rotB[9];
+	tbQuatMat(rot[m.a], rotA);
+	tbQuatMat(rot[m.b], rotB);
+	float3 pA = tbAdd(tbXYZ(pos[m.a]), tbMulMat(rotA, cp.localA));
+	float3 pB = tbAdd(tbXYZ(pos[m.b]), tbMulMat(rotB, cp.localB));
+	float3 p = tbScale(tbAdd(pA, pB), 0.5f);
+	float3 f = tbAdd(tbScale(m.t1, cp.tangentImpulse1), tbScale(m.t2, cp.tangentImpulse2));
+	o.a = m.a, o.b = m.b;
+	o.px = p.x, o.py = p.y, o.pz = p.z;
+	o.nx = m.normal.x, o.ny = m.normal.y, o.nz = m.normal.z;
+	o.sep = tbDot(tbSub(pB, pA), m.normal);
+	o.normalImpulse = cp.normalImpulse;
+	o.fx = f.x, o.fy = f.y, o.fz = f.z;
+}
+TB_REGISTER(tb_solver_export)
