@@ -549,7 +549,7 @@ func TestNarrowMatchesCollideExactCases(t *testing.T) {
 
 // TestNarrowMatchesCollideOnRandomPairs: thousands of random pairs of every kind combination (both
 // orders), placed deep, touching and just apart, with random velocities (so the margin varies per
-// pair), plus resting box stacks, crossed edges and tilted boxes.
+// pair), plus resting box stacks, crossed edges, tilted boxes and capsules lying across box edges.
 func TestNarrowMatchesCollideOnRandomPairs(t *testing.T) {
 	d := emulated{}
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -616,6 +616,34 @@ func TestNarrowMatchesCollideOnRandomPairs(t *testing.T) {
 		b := w.add(geom.Shape{Kind: geom.Box, HalfExtents: hb}, pb, geom.Vec3{}, geom.Vec3{})
 		if rng.IntN(2) == 0 {
 			// The same pair the other way round: B's shape and pose at the lower index.
+			w.b.Shape[a], w.b.Shape[b] = w.b.Shape[b], w.b.Shape[a]
+			w.b.Position[a], w.b.Position[b] = w.b.Position[b], w.b.Position[a]
+			w.b.Rotation[a], w.b.Rotation[b] = w.b.Rotation[b], w.b.Rotation[a]
+		}
+		pairs = append(pairs, int2{a, b})
+	}
+	// Capsules lying across a box's edge, tilted up to 10 degrees either way: on the face, nearly
+	// above it (taken as a face contact) or past it (an edge contact).
+	for i := 0; i < 600; i++ {
+		h := geom.Vec3{0.2 + rng.Float32(), 0.2 + rng.Float32(), 0.2 + rng.Float32()}
+		c := nCapsule(0.05+0.4*rng.Float32(), 0.1+rng.Float32())
+		qa := narrowRandRot(rng, mgl32.QuatIdent())
+		pa := geom.Pose{P: geom.Vec3{8*rng.Float32() - 4, 8*rng.Float32() - 4, 8*rng.Float32() - 4}, Q: qa}
+		tilt := (rng.Float32() - 0.5) * 20 * math.Pi / 180
+		local := geom.Vec3{h[0] + c.HalfHeight*(1.6*rng.Float32()-0.8), h[1] + c.Radius + 0.03*(rng.Float32()-0.7), h[2] * (2*rng.Float32() - 1)}
+		if i%2 == 0 {
+			// One end just past the edge, the core dipping 3 to 9 degrees: whether the contact stays
+			// on the face hangs on faceNormalCos and on how far the end dips.
+			tilt = (3 + 6*rng.Float32()) * math.Pi / 180
+			if rng.IntN(2) == 0 {
+				tilt = -tilt
+			}
+			local[0] = h[0] - c.HalfHeight + 0.08*rng.Float32()
+		}
+		pb := geom.Pose{P: pa.P.Add(qa.Rotate(local)), Q: qa.Mul(mgl32.QuatRotate(math.Pi/2+tilt, geom.Vec3{0, 0, 1}))}
+		a := w.add(geom.Shape{Kind: geom.Box, HalfExtents: h}, pa, geom.Vec3{}, geom.Vec3{})
+		b := w.add(c, pb, geom.Vec3{}, geom.Vec3{})
+		if rng.IntN(2) == 0 {
 			w.b.Shape[a], w.b.Shape[b] = w.b.Shape[b], w.b.Shape[a]
 			w.b.Position[a], w.b.Position[b] = w.b.Position[b], w.b.Position[a]
 			w.b.Rotation[a], w.b.Rotation[b] = w.b.Rotation[b], w.b.Rotation[a]
