@@ -712,6 +712,8 @@ func narrowDegenerateCases() []narrowCase {
 		{nCapsule(0.2, 0.5), nTurned(0, 0, 0, 90, z), nCapsule(0.3, 0.5), nTurned(1, 0, 0, 90, z), 0},
 		{nCapsule(0.2, 0.5), nTurned(0, 0, 0, 90, z), nCapsule(0.3, 0.5), nTurned(0.4, 0, 0, 90, z), 0.01},
 		{nBox(1, 1, 0.3), nAt(0, 0, 0), nSphere(0.2), nAt(0.1, 0.2, 0.1), 0},
+		{nBox(1, 1, 0.3), nAt(0, 0, 0), nSphere(0.2), nAt(0.1, 0.2, -0.1), 0},
+		{nCapsule(0.2, 0.5), nAt(0, 0, 0), nCapsule(0.3, 0.5), nTurned(0, 0.5, -0.5, 90, x), 0},
 		{nSphere(0.2), nAt(1, 1, 1), nSphere(0.3), nAt(1, 1, 1), 0},
 		{nCapsule(0.2, 0.5), nTurned(0, 0, 0, 30, z), nSphere(0.3), nAt(0, 0, 0), 0},
 		{nCapsule(0.2, 0), nAt(0, 0, 0), nCapsule(0.3, 0), nAt(0.1, 0.4, 0), 0},
