@@ -321,7 +321,7 @@ func narrowSupport(s *geom.Shape, q geom.Quat, u geom.Vec3) float32 {
 	case geom.Box:
 		var r float32
 		for k := 0; k < 3; k++ {
-			ax := q.Rotate(geom.Vec3{}.Add(unitAxis(k)))
+			ax := q.Rotate(unitAxis(k))
 			r += abs(u.Dot(ax)) * s.HalfExtents[k]
 		}
 		return r
