@@ -1,0 +1,115 @@
+// narrow.cu: the narrow phase. One thread per broad-phase pair runs the exact collision routine of
+// collide.cuh (sim/collide's, ported) into a per-pair slot; a scan of the touching flags then gives each
+// touching pair its place in the contact list, so the list comes out in pair order, as the CPU's
+// gatherManifolds builds it, whatever order the threads ran in (gpu/narrow.go drives the three steps).
+#include "collide.cuh"
+
+#define TB_NARROW_THREADS 128
+
+// tbNarrowJointed reports whether the key a<<32|b is among the n sorted keys: jointed bodies do not
+// collide.
+TB_FN bool tbNarrowJointed(const unsigned long long *keys, int n, int a, int b) {
+	unsigned long long key = ((unsigned long long)(unsigned)a << 32) | (unsigned)b;
+	int lo = 0, hi = n;
+	while (lo < hi) {
+		int mid = (lo + hi) >> 1;
+		if (keys[mid] < key) {
+			lo = mid + 1;
+		} else {
+			hi = mid;
+		}
+	}
+	return lo < n && keys[lo] == key;
+}
+
+// tbNarrowLen is |v| as mgl32's Vec3.Len computes it.
+TB_FN float tbNarrowLen(float4 v) { return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z); }
+
+// tbNarrowBoundingRadius is the distance from the centre to the shape's farthest point (sim's
+// boundingRadius; zero for a plane).
+TB_FN float tbNarrowBoundingRadius(const TbShape &s) {
+	switch (s.kind) {
+	case TB_BOX:
+		return sqrtf(s.a * s.a + s.b * s.b + s.c * s.c);
+	case TB_SPHERE:
+		return s.a;
+	case TB_CAPSULE:
+		return s.a + s.b;
+	}
+	return 0;
+}
+
+TB_FN NcPose tbNarrowPose(const float4 *pos, const float4 *rot, int i) {
+	float4 p = pos[i], q = rot[i];
+	NcPose o;
+	o.p = ncVec(p.x, p.y, p.z);
+	o.qx = q.x;
+	o.qy = q.y;
+	o.qz = q.z;
+	o.qw = q.w;
+	return o;
+}
+
+// tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
+// touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
+// scan over all pairCapacity flags needs no count from the host. The contact margin is the CPU's
+// (sim's narrowPhase): the speculative distance plus how far the pair can close in dt.
+TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
+                                 const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
+                                 const unsigned long long *jointed, int nJointed, float dt, float speculative,
+                                 TbContact *cand, unsigned *touching) {
+	unsigned i = tbThread();
+	if (i >= (unsigned)pairCapacity) {
+		return;
+	}
+	unsigned n = min(*pairCount, (unsigned)pairCapacity);
+	if (i >= n) {
+		cand[i].count = 0;
+		touching[i] = 0;
+		return;
+	}
+	int2 pr = pairs[i];
+	int ia = pr.x, ib = pr.y;
+	TbContact m;
+	m.a = ia;
+	m.b = ib;
+	m.count = 0;
+	m.nx = m.ny = m.nz = 0;
+	if (!tbNarrowJointed(jointed, nJointed, ia, ib)) {
+		TbShape sa = shape[ia], sb = shape[ib];
+		float4 va = vel[ia], vb = vel[ib];
+		float rel = tbNarrowLen(make_float4(vb.x - va.x, vb.y - va.y, vb.z - va.z, 0)) * dt +
+		            (tbNarrowLen(omega[ia]) * tbNarrowBoundingRadius(sa) +
+		             tbNarrowLen(omega[ib]) * tbNarrowBoundingRadius(sb)) *
+		                dt;
+		float margin = speculative + rel;
+		ncCollide(sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
+	}
+	if (m.count > 0) {
+		cand[i] = m;
+	} else {
+		cand[i].count = 0;
+	}
+	touching[i] = m.count > 0 ? 1u : 0u;
+}
+TB_REGISTER(tb_narrow_collide)
+
+// tb_narrow_compact copies each touching pair's manifold to its place offsets[i] (the exclusive scan of
+// the touching flags) in contacts, dropping those at or past capacity, and the last thread writes the
+// number of touching pairs, which may exceed capacity: the host then grows the list and runs again.
+TB_KERNEL void tb_narrow_compact(const TbContact *cand, const unsigned *offsets, int pairCapacity,
+                                 TbContact *contacts, int capacity, unsigned *count) {
+	unsigned i = tbThread();
+	if (i >= (unsigned)pairCapacity) {
+		return;
+	}
+	bool touch = cand[i].count > 0;
+	unsigned dst = offsets[i];
+	if (touch && dst < (unsigned)capacity) {
+		contacts[dst] = cand[i];
+	}
+	if (i == (unsigned)pairCapacity - 1) {
+		*count = dst + (touch ? 1u : 0u);
+	}
+}
+TB_REGISTER(tb_narrow_compact)

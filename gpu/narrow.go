@@ -1,0 +1,116 @@
+package gpu
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// narrowThreads is the block size of the narrow-phase kernels (narrow.cu's TB_NARROW_THREADS).
+const narrowThreads = 128
+
+var contactBytes = int(unsafe.Sizeof(tbContact{}))
+
+// narrowStage runs the narrow phase on the device (kernels/narrow.cu): every broad-phase pair is
+// collided by the routines of sim/collide, ported, into a slot of its own, and the touching ones are
+// compacted by a scan into a contact list in pair order, the order of the CPU's manifolds. Everything
+// it does is a launch: the pair count is read by the kernels, and the contact count is left on the
+// device for the backend to read at the end of the step (it keeps counting past the list's capacity,
+// and the backend grows the list with reserve and runs the step again when it did).
+type narrowStage struct {
+	cand     buffer // tbContact per pair: its manifold before compaction (count 0: none)
+	offsets  buffer // uint32 per pair: touching flag, then scanned in place into list positions
+	contacts buffer // tbContact per contact slot: the compacted list
+	count    buffer // uint32: touching pairs this step, possibly more than contactCap
+	jointed  buffer // uint64 keys a<<32|b of jointed pairs, sorted
+	nJointed int
+	pairCap  int
+	contCap  int
+	scan     scanner
+}
+
+// reserve makes room for pairCapacity pairs and contactCapacity contacts (contents are lost when a
+// buffer grows).
+func (s *narrowStage) reserve(d device, pairCapacity, contactCapacity int) error {
+	if pairCapacity < 0 || contactCapacity < 0 {
+		return fmt.Errorf("gpu: narrow phase: reserve %d pairs, %d contacts", pairCapacity, contactCapacity)
+	}
+	if err := grow(d, &s.cand, pairCapacity*contactBytes); err != nil {
+		return fmt.Errorf("gpu: narrow phase: %d pair slots: %w", pairCapacity, err)
+	}
+	if err := grow(d, &s.offsets, 4*pairCapacity); err != nil {
+		return fmt.Errorf("gpu: narrow phase: %d pair offsets: %w", pairCapacity, err)
+	}
+	if err := grow(d, &s.contacts, contactCapacity*contactBytes); err != nil {
+		return fmt.Errorf("gpu: narrow phase: %d contacts: %w", contactCapacity, err)
+	}
+	if err := grow(d, &s.count, 4); err != nil {
+		return fmt.Errorf("gpu: narrow phase: contact counter: %w", err)
+	}
+	s.pairCap = max(s.pairCap, pairCapacity)
+	s.contCap = contactCapacity
+	return nil
+}
+
+// setJointed uploads the keys a<<32|b (a < b, sorted ascending) of the body pairs that a joint
+// connects: the narrow phase gives them no contacts, as the CPU's gatherManifolds skips them.
+func (s *narrowStage) setJointed(d device, keys []uint64) error {
+	for i := 1; i < len(keys); i++ {
+		if keys[i] <= keys[i-1] {
+			return fmt.Errorf("gpu: narrow phase: jointed keys not sorted and distinct at %d", i)
+		}
+	}
+	if err := grow(d, &s.jointed, 8*len(keys)); err != nil {
+		return fmt.Errorf("gpu: narrow phase: %d jointed pairs: %w", len(keys), err)
+	}
+	s.nJointed = len(keys)
+	return uploadSlice(d, s.jointed.p, keys)
+}
+
+// run collides the pairs (int2, a < b, sorted by (a, b)) of which the device holds the count at
+// pairCount (uint32; only the first pairCapacity are read), with the contact margin of the CPU's
+// narrow phase: speculative plus the pair's relative motion over dt. The contact list and its count
+// (contactList) are ready when the launches have run.
+func (s *narrowStage) run(d device, b *bodyBuffers, pairs, pairCount ptr, pairCapacity int, dt, speculative float32) error {
+	if pairCapacity > s.pairCap || s.count.p == 0 {
+		if err := s.reserve(d, pairCapacity, s.contCap); err != nil {
+			return err
+		}
+	}
+	if pairCapacity == 0 {
+		return d.zero(s.count.p, 4)
+	}
+	// A null pointer is never read (nJointed is 0 then), but keep it a valid address for the
+	// emulator's argument checks and the driver alike.
+	jointed := s.jointed.p
+	if jointed == 0 {
+		jointed = s.count.p
+	}
+	if err := d.launch("tb_narrow_collide", blocks(pairCapacity, narrowThreads), narrowThreads,
+		pairs, pairCount, int32(pairCapacity), b.pos, b.rot, b.vel, b.omega, b.shape,
+		jointed, int32(s.nJointed), dt, speculative, s.cand, s.offsets); err != nil {
+		return err
+	}
+	if err := s.scan.run(d, s.offsets.p, s.offsets.p, pairCapacity); err != nil {
+		return err
+	}
+	return d.launch("tb_narrow_compact", blocks(pairCapacity, narrowThreads), narrowThreads,
+		s.cand, s.offsets, int32(pairCapacity), s.contacts, int32(s.contCap), s.count)
+}
+
+// contactList returns the device list of contacts (tbContact, in pair order), the device address of
+// its count (uint32: the number of touching pairs, which exceeds capacity when the list overflowed;
+// only the first capacity were written) and the list's capacity.
+func (s *narrowStage) contactList() (contacts ptr, count ptr, capacity int) {
+	return s.contacts.p, s.count.p, s.contCap
+}
+
+// release frees the stage's buffers.
+func (s *narrowStage) release(d device) {
+	release(d, &s.cand)
+	release(d, &s.offsets)
+	release(d, &s.contacts)
+	release(d, &s.count)
+	release(d, &s.jointed)
+	s.scan.release(d)
+	*s = narrowStage{}
+}
