@@ -8,6 +8,8 @@ mkdir -p ptx
 rm -f ptx/*.ptx
 for f in *.cu; do
 	nvcc -ptx -arch=compute_70 -O3 -lineinfo -o "ptx/${f%.cu}.ptx" "$f"
+	# -lineinfo records absolute source paths: keep them relative so the PTX is the same in any checkout.
+	sed -i "s#\"$PWD/#\"gpu/kernels/#" "ptx/${f%.cu}.ptx"
 	echo "kernels: ptx/${f%.cu}.ptx"
 done
 sha256sum -- *.cu *.cuh | LC_ALL=C sort -k2 >ptx/SOURCES
