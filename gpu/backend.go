@@ -8,6 +8,7 @@ import "tumble/sim"
 type Backend struct {
 	dev    device
 	bodies bodyBuffers
+	inst   instanceWriter // WriteInstances' scratch (transforms.go)
 }
 
 var _ sim.Backend = (*Backend)(nil)
@@ -47,4 +48,7 @@ func (b *Backend) Pull(w *sim.World) error { return errAssembling }
 func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint { return out }
 
 // Close releases the device buffers (and the CUDA context).
-func (b *Backend) Close() { b.dev.close() }
+func (b *Backend) Close() {
+	b.inst.release(b.dev)
+	b.dev.close()
+}
