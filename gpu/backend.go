@@ -9,6 +9,8 @@ type Backend struct {
 	dev    device
 	bodies bodyBuffers
 	inst   instanceWriter // WriteInstances' scratch (transforms.go)
+	// closers run first in Close: interop registrations must go before the context does.
+	closers []func()
 }
 
 var _ sim.Backend = (*Backend)(nil)
@@ -49,6 +51,10 @@ func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPo
 
 // Close releases the device buffers (and the CUDA context).
 func (b *Backend) Close() {
+	for _, c := range b.closers {
+		c()
+	}
+	b.closers = nil
 	b.inst.release(b.dev)
 	b.dev.close()
 }

@@ -94,12 +94,20 @@ func (b *Backend) NewInterop(glVendor, glRenderer string) (*Interop, error) {
 	if err := DecideInterop(f); err != nil {
 		return nil, err
 	}
-	return &Interop{d: d}, nil
+	x := &Interop{d: d}
+	b.closers = append(b.closers, x.Close)
+	return x, nil
 }
+
+// errClosed is what an Interop whose backend was closed (switched away from) answers.
+var errClosed = fmt.Errorf("gpu: interop: the backend was closed")
 
 // Register makes the GL buffer glBuffer of the given size the one Map maps. Registering is costly, so
 // it is done only when the buffer or its size changed (the renderer reallocates a buffer that grows).
 func (x *Interop) Register(glBuffer uint32, bytes int) error {
+	if x.d == nil {
+		return errClosed
+	}
 	if glBuffer == x.buf && bytes == x.bytes && x.buf != 0 {
 		return nil
 	}
@@ -120,6 +128,9 @@ func (x *Interop) Register(glBuffer uint32, bytes int) error {
 // Map maps the registered buffer for CUDA and returns its device address and size in bytes. GL must
 // not touch the buffer until Unmap.
 func (x *Interop) Map() (uintptr, int, error) {
+	if x.d == nil {
+		return 0, 0, errClosed
+	}
 	if x.buf == 0 {
 		return 0, 0, fmt.Errorf("gpu: interop: no buffer registered")
 	}
@@ -139,17 +150,25 @@ func (x *Interop) Map() (uintptr, int, error) {
 
 // Unmap hands the buffer back to GL; the driver orders it after the kernels that wrote it.
 func (x *Interop) Unmap() error {
+	if x.d == nil {
+		return errClosed
+	}
 	defer x.d.bind()()
 	x.ptr, x.size = 0, 0
 	return cuErr("cuGraphicsUnmapResources", C.tbUnmap(x.res))
 }
 
-// Close unregisters the buffer. Call it before the GL buffer or the backend goes away.
+// Close unregisters the buffer; the Interop is unusable after it. The backend's Close calls it too,
+// before it destroys the context, so an app that switches backends need not order the two.
 func (x *Interop) Close() {
-	if x.buf == 0 {
+	if x.d == nil {
 		return
 	}
-	defer x.d.bind()()
-	C.tbUnregister(x.res)
-	x.buf, x.bytes = 0, 0
+	if x.buf != 0 {
+		unbind := x.d.bind()
+		C.tbUnregister(x.res)
+		unbind()
+		x.buf, x.bytes = 0, 0
+	}
+	x.d = nil
 }
