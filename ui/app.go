@@ -146,7 +146,7 @@ func Run(opt Options) (*image.RGBA, error) {
 	if opt.Backend != "" && opt.Backend != command.BackendCPU {
 		s.Do(command.UseBackend(opt.Backend))
 		if err := s.Apply(); err != nil {
-			a.notef("-backend %s: %v; running on the CPU", opt.Backend, err)
+			a.notef("%v; running on the CPU", err)
 		}
 	}
 	if err := a.open(); err != nil {

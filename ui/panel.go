@@ -648,11 +648,15 @@ func (a *App) backendCombo() {
 		imgui.SetTooltip(tip)
 	}
 	if a.S.BackendKind() != command.BackendCPU {
-		textDisabled("on " + a.S.BackendName())
-		if a.InteropNote != "" {
-			imgui.PushTextWrapPos()
-			textDisabled(a.InteropNote)
-			imgui.PopTextWrapPos()
+		imgui.PushTextWrapPos()
+		on := "on " + a.S.BackendName()
+		if a.S.BackendKind() == command.BackendEmulated {
+			on += ": slow, for inspecting the GPU code path"
 		}
+		textDisabled(on)
+		if a.InteropNote != "" {
+			textDisabled(a.InteropNote)
+		}
+		imgui.PopTextWrapPos()
 	}
 }

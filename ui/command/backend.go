@@ -30,7 +30,7 @@ func BackendLabel(kind string) string {
 	case BackendCUDA:
 		return "cuda"
 	case BackendEmulated:
-		return "cuda (emulated: slow, for inspection)"
+		return "cuda (emulated, slow)"
 	}
 	return "cpu"
 }
