@@ -66,11 +66,8 @@ func styleOf(mode render.ColorBy, contacts []int32, w *sim.World, hl map[int][4]
 		Contacts: contacts, Sleeping: w.Bodies.Asleep, Highlight: hl}
 }
 
-// compareWithFill runs WriteInstances into a buffer of exactly the records' size and checks it against
-// render.Fill of the same world: records equal within 1e-6 (the kernel repeats Fill's float arithmetic
-// and its colours' double arithmetic; nvcc may fuse a multiply-add, the host build does not), in the
-// same order, and the same bounds within a relative 1e-6.
-func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode render.ColorBy, contacts []int32, hl map[int][4]float32) {
+// fillRecords is render.Fill's frame for w and its records in the device buffer's order.
+func fillRecords(t *testing.T, w *sim.World, mode render.ColorBy, contacts []int32, hl map[int][4]float32) (render.Frame, []render.Instance) {
 	t.Helper()
 	var f render.Frame
 	render.Fill(&f, w, mode, contacts, hl)
@@ -78,24 +75,18 @@ func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode render.ColorBy
 	for k := range f.Shapes {
 		want = append(want, f.Shapes[k]...)
 	}
-	counts := CountKinds(w)
-	if got := [3]int{len(f.Shapes[0]), len(f.Shapes[1]), len(f.Shapes[2])}; got != counts {
-		t.Fatalf("CountKinds %v, Fill %v", counts, got)
+	if got := [3]int{len(f.Shapes[0]), len(f.Shapes[1]), len(f.Shapes[2])}; got != CountKinds(w) {
+		t.Fatalf("CountKinds %v, Fill %v", CountKinds(w), got)
 	}
-	d := b.dev
-	dst, err := d.alloc(max(len(want), 1) * InstanceBytes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.free(dst)
-	res, err := b.WriteInstances(uintptr(dst), len(want), counts, styleOf(mode, contacts, w, hl))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make([]render.Instance, len(want))
-	if err := downloadSlice(d, got, dst); err != nil {
-		t.Fatal(err)
-	}
+	return f, want
+}
+
+// checkRecords compares WriteInstances' output (records and bounds) with render.Fill's: records equal
+// within 1e-6 (the kernel repeats Fill's float arithmetic and its colours' double arithmetic; nvcc
+// may fuse a multiply-add where the host build does not), in the same order, and the same bounds
+// within a relative 1e-6.
+func checkRecords(t *testing.T, mode render.ColorBy, got, want []render.Instance, res Instances, f *render.Frame) {
+	t.Helper()
 	for i := range want {
 		g, e := (*[15]float32)(unsafe.Pointer(&got[i])), (*[15]float32)(unsafe.Pointer(&want[i]))
 		for k := range 15 {
@@ -117,6 +108,28 @@ func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode render.ColorBy
 			}
 		}
 	}
+}
+
+// compareWithFill runs WriteInstances into a device buffer of exactly the records' size (the
+// emulator's guard catches a write past it) and checks it against render.Fill of the same world.
+func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode render.ColorBy, contacts []int32, hl map[int][4]float32) {
+	t.Helper()
+	f, want := fillRecords(t, w, mode, contacts, hl)
+	d := b.dev
+	dst, err := d.alloc(max(len(want), 1) * InstanceBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.free(dst)
+	res, err := b.WriteInstances(uintptr(dst), len(want), CountKinds(w), styleOf(mode, contacts, w, hl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]render.Instance, len(want))
+	if err := downloadSlice(d, got, dst); err != nil {
+		t.Fatal(err)
+	}
+	checkRecords(t, mode, got, want, res, &f)
 }
 
 func TestInstanceRecordIsRendersInstance(t *testing.T) {
