@@ -247,7 +247,7 @@ type Summary struct {
 type FrameTiming struct {
 	Step  time.Duration // the simulation step
 	Panel time.Duration // building the ImGui panel
-	Fill  time.Duration // copying the state slices into the instance buffer, debug lines
+	Fill  time.Duration // the instances (the CPU fill after a sync, or the device writing them through interop), debug lines
 	Draw  time.Duration // the 3D view and the panel drawn, to gl.Finish
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"tumble/gpu"
 	"tumble/sim"
+	"tumble/sim/geom"
 )
 
 // bodyState copies every body's state and definition (under View).
@@ -117,7 +118,7 @@ func (f *fakeBackend) Pull(w *sim.World) error {
 func (f *fakeBackend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint { return out }
 func (f *fakeBackend) Close()                                                           { f.closes++ }
 
-func attachFake(t *testing.T, s *Session, f *fakeBackend) {
+func attachFake(t *testing.T, s *Session, f sim.Backend) {
 	t.Helper()
 	s.Do(func(s *Session) error { s.backend = "fake"; return s.world.SetBackend(f) })
 	if err := s.Apply(); err != nil {
@@ -201,4 +202,100 @@ func TestResetKeepsTheBackend(t *testing.T) {
 			t.Error("the reset world is on the CPU")
 		}
 	})
+}
+
+// recorder is a backend that steps nothing and records the edits each step takes.
+type recorder struct {
+	fakeBackend
+	edits []sim.Edits
+}
+
+func (r *recorder) Step(w *sim.World) error {
+	r.edits = append(r.edits, w.TakeEdits())
+	return nil
+}
+
+// TestPanelEditsReachTheBackend: every panel edit, including those that write Bodies directly
+// (material, mass, a drag's velocity), is in the edits the backend takes at its next step.
+func TestPanelEditsReachTheBackend(t *testing.T) {
+	s := preset(t, "stack")
+	r := &recorder{}
+	attachFake(t, s, r)
+	step := func(what string, c Command) sim.Edits {
+		t.Helper()
+		if c != nil {
+			s.Do(c)
+		}
+		if err := s.Step(); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return r.edits[len(r.edits)-1]
+	}
+	if e := step("attach", nil); !e.All {
+		t.Fatalf("first step after attaching: %+v, want All", e)
+	}
+	n := len(bodyState(s).Name)
+	if e := step("friction", SetFrictionCoefficient(0.4)); len(e.Bodies) != n {
+		t.Errorf("friction for every body: %d of %d bodies edited", len(e.Bodies), n)
+	}
+	var h, h2 sim.Handle
+	s.View(func(w *sim.World) { h, h2 = w.HandleAt(3), w.HandleAt(5) })
+	m := float32(7)
+	if e := step("mass", EditBody(h, BodyEdit{Mass: &m})); !reflect.DeepEqual(e.Bodies, []int32{3}) {
+		t.Errorf("mass edit: %+v", e)
+	}
+	if e := step("spawn", Spawn(Spec{Kind: geom.Box, Pattern: Stack, Count: 2, Size: sim.Vec3{0.2, 0.2, 0.2}, At: sim.Vec3{3, 0, 0}})); !reflect.DeepEqual(e.Bodies, []int32{int32(n), int32(n + 1)}) {
+		t.Errorf("spawn: %+v", e)
+	}
+	if e := step("join", Join(JoinSpec{Type: sim.Ball, A: h, B: h2, Anchor: AnchorMidpoint})); !e.Joints {
+		t.Errorf("join: %+v", e)
+	}
+	if e := step("gravity", SetSettings(func(set *sim.Settings) { set.Gravity = sim.Vec3{0, -5, 0} })); !e.Settings {
+		t.Errorf("settings: %+v", e)
+	}
+	var top sim.Handle
+	s.View(func(w *sim.World) { top = w.HandleAt(n - 1) })
+	s.Do(StartDrag(top, bodyState(s).Position[n-1]))
+	if e := step("drag", MoveDrag(sim.Vec3{0, 30, 0})); !reflect.DeepEqual(e.Bodies, []int32{int32(n - 1)}) {
+		t.Errorf("drag: %+v", e)
+	}
+}
+
+// TestThePanelWorksOnTheEmulatedBackend: with the emulated backend attached, the panel's edits,
+// picking, the contacts table, save, snapshot and restore all work, and a restored or loaded world
+// stays on the backend.
+func TestThePanelWorksOnTheEmulatedBackend(t *testing.T) {
+	s := preset(t, "pyramid")
+	if err := s.Steps(20); err != nil {
+		t.Fatal(err)
+	}
+	s.Do(UseBackend(BackendEmulated))
+	s.Do(Snapshot())
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	n := len(bodyState(s).Name)
+	hit := pickAt(t, s, 0.3, 0.2)
+	m := float32(3)
+	s.Do(EditBody(hit.Body, BodyEdit{Mass: &m}))
+	s.Do(Spawn(Spec{Kind: geom.Sphere, Pattern: Wall, Count: 4, Size: sim.Vec3{0.2, 0.2, 0.2}, At: s.AboveScene()}))
+	s.Do(SetFrictionCoefficient(0.2))
+	s.Do(SetRestitutionAll(0.1))
+	s.Do(SaveFile(t.TempDir() + "/s.json"))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if w.Bodies.Len() != n+4 || w.Bodies.Mass[hit.Index] != 3 || w.Bodies.Friction[0] != 0.2 {
+			t.Errorf("%d bodies (want %d), mass %v, friction %v", w.Bodies.Len(), n+4, w.Bodies.Mass[hit.Index], w.Bodies.Friction[0])
+		}
+		ContactTable(w, "", ByPair) // read back on request; no step on the backend yet, so none
+	})
+	s.Do(Restore())
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(bodyState(s).Name); got != n || s.BackendKind() != BackendEmulated {
+		t.Errorf("restored: %d bodies (want %d), on %q", got, n, s.BackendKind())
+	}
 }
