@@ -72,7 +72,7 @@ func TestInteropWritesTheGLBuffer(t *testing.T) {
 		uploadBodies(t, b, w)
 		f, want := fillRecords(t, w, render.ColorByBody, nil, nil)
 		buf := ctx.NewBuffer(len(want) * InstanceBytes)
-		res, err := x.WriteInstances(b, buf, len(want), CountKinds(w), styleOf(render.ColorByBody, nil, w, nil))
+		res, err := x.WriteInstances(b, w, buf, len(want), styleOf(render.ColorByBody, nil, w, nil))
 		if err != nil {
 			t.Fatal(err)
 		}

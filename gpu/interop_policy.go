@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"tumble/sim"
 )
 
 // InteropFacts is what decides whether the renderer can take its instances straight from the device
@@ -60,18 +62,21 @@ func DecideInterop(f InteropFacts) error {
 	return fmt.Errorf("%w: %s%s", ErrInteropOff, why, fallback)
 }
 
-// WriteInstances writes b's instance records (Backend.WriteInstances) straight into the GL buffer
-// glBuffer of capacity records: registered if it is new or was reallocated, mapped, written, unmapped.
-// Call it on the GL thread, between steps (under the session's lock), before drawing.
-func (x *Interop) WriteInstances(b *Backend, glBuffer uint32, capacity int, counts [3]int, st *InstanceStyle) (Instances, error) {
+// WriteInstances writes b's instance records of w (Backend.WriteInstances) straight into the GL
+// buffer glBuffer of capacity records: registered if it is new or was reallocated, mapped, written,
+// unmapped. Call it on the GL thread, between steps (under the session's lock), before drawing.
+func (x *Interop) WriteInstances(b *Backend, w *sim.World, glBuffer uint32, capacity int, st *InstanceStyle) (Instances, error) {
+	if b.bodies.n != w.Bodies.Len() {
+		return Instances{}, ErrNotOnDevice // before mapping: nothing to write
+	}
 	if err := x.Register(glBuffer, capacity*InstanceBytes); err != nil {
-		return Instances{Counts: counts}, err
+		return Instances{}, err
 	}
 	p, size, err := x.Map()
 	if err != nil {
-		return Instances{Counts: counts}, err
+		return Instances{}, err
 	}
-	in, err := b.WriteInstances(p, min(capacity, size/InstanceBytes), counts, st)
+	in, err := b.WriteInstances(w, p, min(capacity, size/InstanceBytes), st)
 	if uerr := x.Unmap(); err == nil {
 		err = uerr
 	}

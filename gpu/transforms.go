@@ -86,13 +86,27 @@ func (iw *instanceWriter) release(d device) {
 	iw.scan.release(d)
 }
 
-// WriteInstances writes one instance record per body that is not a plane into dst, a device buffer
-// of capacity records (the mapped GL instance buffer on the interop path), from the device's body
-// arrays: the same records in the same order as render.Fill makes from a synced World. counts are
-// the records per kind (CountKinds of the world the device mirrors). Everything runs on the device
-// except the few bytes of style, and the bounds read back at the end (24 bytes; the renderer needs
-// them for the shadow map, and the draw waits for the kernel anyway).
-func (b *Backend) WriteInstances(dst uintptr, capacity int, counts [3]int, st *InstanceStyle) (Instances, error) {
+// ErrNotOnDevice is returned by WriteInstances when the device does not hold the world's bodies yet
+// (attached, or bodies added or removed, and no step has taken the edits): the caller draws that frame
+// from the host copy instead.
+var ErrNotOnDevice = errorString("gpu: the device does not hold the world's bodies yet")
+
+// WriteInstances writes one instance record per body of w that is not a plane into dst, a device
+// buffer of capacity records (the mapped GL instance buffer on the interop path), from the device's
+// body arrays: the same records in the same order as render.Fill makes from a synced w. Only w's
+// definitions are read (shapes, for the count per kind), so w need not be synced. Everything runs on
+// the device except the few bytes of style, and the bounds read back at the end (24 bytes; the
+// renderer needs them for the shadow map, and the draw waits for the kernel anyway).
+func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *InstanceStyle) (Instances, error) {
+	if b.bodies.n != w.Bodies.Len() {
+		return Instances{}, ErrNotOnDevice
+	}
+	return b.writeInstances(dst, capacity, CountKinds(w), st)
+}
+
+// writeInstances is WriteInstances with the records per kind given (tests give wrong ones to check
+// the kernel's capacity guard).
+func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *InstanceStyle) (Instances, error) {
 	out := Instances{Counts: counts}
 	d, n, iw := b.dev, b.bodies.n, &b.inst
 	if out.Total() > capacity {

@@ -121,7 +121,7 @@ func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode render.ColorBy
 		t.Fatal(err)
 	}
 	defer d.free(dst)
-	res, err := b.WriteInstances(uintptr(dst), len(want), CountKinds(w), styleOf(mode, contacts, w, hl))
+	res, err := b.WriteInstances(w, uintptr(dst), len(want), styleOf(mode, contacts, w, hl))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,9 +232,9 @@ func TestTransformsMatchFillOnPresets(t *testing.T) {
 	compareWithFill(t, b, w, render.ColorByBody, nil, nil)
 }
 
-// TestTransformsRefuseASmallBuffer: a buffer too small for the records is an error, not a write past
-// its end.
-func TestTransformsRefuseASmallBuffer(t *testing.T) {
+// TestTransformsRefuseASmallBufferAndAStaleDevice: a buffer too small for the records is an error, not
+// a write past its end; so is a device that does not hold the world's bodies.
+func TestTransformsRefuseASmallBufferAndAStaleDevice(t *testing.T) {
 	b := NewEmulated()
 	defer b.Close()
 	w := randomWorld(t, rand.New(rand.NewPCG(3, 4)), 50)
@@ -247,13 +247,19 @@ func TestTransformsRefuseASmallBuffer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.dev.free(dst)
-	if _, err := b.WriteInstances(uintptr(dst), total-1, counts, styleOf(render.ColorByBody, nil, w, nil)); err == nil {
+	if _, err := b.WriteInstances(w, uintptr(dst), total-1, styleOf(render.ColorByBody, nil, w, nil)); err == nil {
 		t.Error("no error for a buffer one record short")
 	}
 	// Counts that understate a kind: the kernel's own guard drops the records past the capacity.
 	under := counts
 	under[0]--
-	if _, err := b.WriteInstances(uintptr(dst), total-1, under, styleOf(render.ColorByBody, nil, w, nil)); err != nil {
+	if _, err := b.writeInstances(uintptr(dst), total-1, under, styleOf(render.ColorByBody, nil, w, nil)); err != nil {
 		t.Errorf("understated counts: %v (the capacity guard should drop records, the emulator's guard would fail an overrun)", err)
+	}
+	if _, err := w.AddBody(sim.BodyDef{Shape: geom.Shape{Kind: geom.Sphere, Radius: 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.WriteInstances(w, uintptr(dst), total-1, styleOf(render.ColorByBody, nil, w, nil)); err != ErrNotOnDevice {
+		t.Errorf("a body the device does not hold: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"unsafe"
@@ -78,7 +79,10 @@ func (a *App) fillDevice(w *sim.World) {
 			st.Contacts[c.BodyB]++
 		}
 	}
-	in, err := a.interop.WriteInstances(gb, buf, capacity, counts, &st)
+	in, err := a.interop.WriteInstances(gb, w, buf, capacity, &st)
+	if errors.Is(err, gpu.ErrNotOnDevice) {
+		return // the device catches up at the next step; this frame comes from the host copy
+	}
 	if err != nil {
 		a.interop.Close()
 		a.interop = nil
