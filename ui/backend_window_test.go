@@ -67,18 +67,18 @@ func TestEmulatedBackendFallsBackToTheCPUCopyWithOneLine(t *testing.T) {
 	}
 }
 
-// TestPanelSwitchesBackendsAndShowsWhyNot: the panel's switch (the command it queues, applied at
-// once), to the emulated backend, to cuda (refused without the build, staying put) and back to the CPU;
+// TestPanelSwitchesBackendsAndShowsWhyNot: the panel's switch (the command applied at once), to the
+// emulated backend, to cuda (refused without the build, staying put) and back to the CPU;
 // the window goes on drawing throughout.
 func TestPanelSwitchesBackendsAndShowsWhyNot(t *testing.T) {
 	needDisplay(t)
 	var log bytes.Buffer
 	var msgs []string
 	_, a := run(t, Options{Scene: "stack", Width: 640, Height: 400, Frames: 3, Log: &log, Setup: func(a *App) {
-		a.do("backend emu", command.UseBackend(command.BackendEmulated))
+		a.switchBackend(command.BackendEmulated)
 		msgs = append(msgs, a.panel.message)
 		if !gpu.Available {
-			a.do("backend cuda", command.UseBackend(command.BackendCUDA))
+			a.switchBackend(command.BackendCUDA)
 			msgs = append(msgs, a.panel.message)
 		}
 	}})
@@ -96,7 +96,7 @@ func TestPanelSwitchesBackendsAndShowsWhyNot(t *testing.T) {
 	if err := a.S.Err(); err != nil && !a.S.Paused() {
 		t.Errorf("step error %v but not paused", err)
 	}
-	a.do("backend cpu", command.UseBackend(command.BackendCPU))
+	a.switchBackend(command.BackendCPU)
 	if a.S.BackendKind() != command.BackendCPU {
 		t.Errorf("still on %q after switching to the CPU: %s", a.S.BackendKind(), a.panel.message)
 	}

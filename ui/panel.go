@@ -624,6 +624,17 @@ func (a *App) helpOverlay(ww, wh float32) {
 	imgui.End()
 }
 
+// switchBackend moves the world onto a backend of the kind, on this (the GL) thread rather than queued
+// (see Session.Exec), and reports the outcome in the panel.
+func (a *App) switchBackend(kind string) {
+	what := "backend " + kind
+	if err := a.S.Exec(command.UseBackend(kind)); err != nil {
+		a.panel.message = what + ": " + err.Error()
+	} else {
+		a.panel.message = what + ": done"
+	}
+}
+
 // backendCombo switches the running world's backend (command.UseBackend, between two steps) and
 // says where the frame's instances come from.
 func (a *App) backendCombo() {
@@ -634,7 +645,7 @@ func (a *App) backendCombo() {
 	}
 	cur := int32(slices.Index(kinds, a.S.BackendKind()))
 	if imgui.Combo("backend", &cur, labels) && cur >= 0 && kinds[cur] != a.S.BackendKind() {
-		a.do("backend "+kinds[cur], command.UseBackend(kinds[cur]))
+		a.switchBackend(kinds[cur])
 	}
 	if imgui.IsItemHovered() {
 		tip := "cpu: this package's stages on the CPU workers.\n" +

@@ -115,3 +115,18 @@ func (s *Session) BackendName() string {
 	}
 	return BackendCPU
 }
+
+// Exec runs c at once on the calling goroutine, under the session's lock between two steps, rather than
+// queueing it for whichever goroutine applies the queue next: for a command that must run on the
+// caller's thread, such as a backend switch made on the GL thread (interop's registrations with the old
+// backend are released there). Its error is kept like a queued command's.
+func (s *Session) Exec(c Command) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sync()
+	err := c(s)
+	if err != nil {
+		s.err = err
+	}
+	return err
+}
