@@ -107,7 +107,7 @@ type App struct {
 	interop              *gpu.Interop
 	interopFor           sim.Backend
 	interopDecided       bool
-	InteropNote          string
+	interopNote          string
 }
 
 type split struct {

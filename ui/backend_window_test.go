@@ -59,8 +59,8 @@ func TestEmulatedBackendFallsBackToTheCPUCopyWithOneLine(t *testing.T) {
 	if len(lines) != 1 || !strings.Contains(lines[0], "interop off") || !strings.Contains(lines[0], "host copy") {
 		t.Errorf("log %q: want one line saying interop is off and why", log.String())
 	}
-	if a.InteropNote == "" || !strings.Contains(lines[0], a.InteropNote) || a.interop != nil || a.frame.Device {
-		t.Errorf("panel note %q, interop %v, device frame %v", a.InteropNote, a.interop, a.frame.Device)
+	if a.interopNote == "" || !strings.Contains(lines[0], a.interopNote) || a.interop != nil || a.frame.Device {
+		t.Errorf("panel note %q, interop %v, device frame %v", a.interopNote, a.interop, a.frame.Device)
 	}
 	if n := differentPixels(got, want); n > 0 {
 		t.Errorf("%d pixels differ from the CPU backend's render of the same state", n)

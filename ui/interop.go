@@ -40,17 +40,17 @@ func (a *App) updateInterop(w *sim.World) {
 	}
 	gb, ok := b.(*gpu.Backend)
 	if !ok {
-		a.InteropNote = "" // the CPU backend: the bodies are on the host already
+		a.interopNote = "" // the CPU backend: the bodies are on the host already
 		return
 	}
 	x, err := gb.NewInterop(a.glVendor, a.glRenderer)
 	if err != nil {
-		a.InteropNote = err.Error()
+		a.interopNote = err.Error()
 	} else {
 		a.interop = x
-		a.InteropNote = "interop on: CUDA writes the instances into the GL buffer"
+		a.interopNote = "interop on: CUDA writes the instances into the GL buffer"
 	}
-	a.notef("%s", a.InteropNote)
+	a.notef("%s", a.interopNote)
 }
 
 // needsHostCopy says whether this frame reads body state on the host anyway (debug layers, following
@@ -86,8 +86,8 @@ func (a *App) fillDevice(w *sim.World) {
 	if err != nil {
 		a.interop.Close()
 		a.interop = nil
-		a.InteropNote = fmt.Sprintf("interop off after an error: %v; drawing from a host copy of the bodies", err)
-		a.notef("%s", a.InteropNote)
+		a.interopNote = fmt.Sprintf("interop off after an error: %v; drawing from a host copy of the bodies", err)
+		a.notef("%s", a.interopNote)
 		return
 	}
 	f := &a.frame

@@ -665,8 +665,8 @@ func (a *App) backendCombo() {
 			on += ": slow, for inspecting the GPU code path"
 		}
 		textDisabled(on)
-		if a.InteropNote != "" {
-			textDisabled(a.InteropNote)
+		if a.interopNote != "" {
+			textDisabled(a.interopNote)
 		}
 		imgui.PopTextWrapPos()
 	}
