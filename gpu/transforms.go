@@ -94,7 +94,9 @@ var ErrNotOnDevice = errorString("gpu: the device does not hold the world's bodi
 // WriteInstances writes one instance record per body of w that is not a plane into dst, a device
 // buffer of capacity records (the mapped GL instance buffer on the interop path), from the device's
 // body arrays: the same records in the same order as render.Fill makes from a synced w. Only w's
-// definitions are read (shapes, for the count per kind), so w need not be synced. Everything runs on
+// definitions are read (shapes, for the count per kind), so w need not be synced. On the device it
+// reads b.bodies' pos, rot, shape and flags for b.bodies.n bodies, as the backend's upload of the
+// world's edits leaves them. Everything runs on
 // the device except the few bytes of style, and the bounds read back at the end (24 bytes; the
 // renderer needs them for the shadow map, and the draw waits for the kernel anyway).
 func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *InstanceStyle) (Instances, error) {

@@ -7,7 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl32"
+
 	"tumble/gpu"
+	"tumble/sim"
 	"tumble/ui/command"
 )
 
@@ -124,5 +127,40 @@ func TestTheWindowRunsOnTheEmulatedBackend(t *testing.T) {
 	}
 	if strings.Count(log.String(), "interop off") != 1 {
 		t.Errorf("log %q: want the interop line once", log.String())
+	}
+}
+
+// TestClickingAndJoiningWorkWithABackendAttached: picking reads the bodies back (on click), the
+// selection highlights, the joint tool joins two clicked bodies, and every debug layer draws from the
+// host copy, all on the emulated backend.
+func TestClickingAndJoiningWorkWithABackendAttached(t *testing.T) {
+	needDisplay(t)
+	var top, below sim.Handle
+	_, a := run(t, Options{Scene: "stack", Width: 960, Height: 600, Frames: 3, Backend: command.BackendEmulated,
+		Log: &bytes.Buffer{}, Debug: DebugNames, Open: SectionNames, Setup: func(a *App) {
+			a.S.View(func(w *sim.World) {
+				top, _ = w.Find("box19")
+				below, _ = w.Find("box18")
+			})
+			click(a, mgl32.Vec3{0, 19.5, 0.5})
+			if a.Selected != top {
+				t.Errorf("clicked box19, selected %v", a.Selected)
+			}
+			a.panel.init()
+			a.panel.jointMode = 1
+			click(a, mgl32.Vec3{0, 19.5, 0.5})
+			click(a, mgl32.Vec3{0, 18.5, 0.5})
+			a.do("joint", command.Join(a.JoinSpec()))
+		}})
+	if a.S.BackendKind() != command.BackendEmulated {
+		t.Fatalf("on %q", a.S.BackendKind())
+	}
+	a.S.View(func(w *sim.World) {
+		if w.NumJoints() != 1 || w.Joint(0).BodyA != top || w.Joint(0).BodyB != below {
+			t.Errorf("%d joints (want box19 to box18): %s", w.NumJoints(), a.panel.message)
+		}
+	})
+	if len(a.frame.Lines) == 0 || a.frame.Device {
+		t.Errorf("%d debug line vertices, device frame %v", len(a.frame.Lines), a.frame.Device)
 	}
 }
