@@ -8,6 +8,9 @@ import "tumble/sim"
 type Backend struct {
 	dev    device
 	bodies bodyBuffers
+	inst   instanceWriter // WriteInstances' scratch (transforms.go)
+	// closers run first in Close: interop registrations must go before the context does.
+	closers []func()
 }
 
 var _ sim.Backend = (*Backend)(nil)
@@ -47,4 +50,11 @@ func (b *Backend) Pull(w *sim.World) error { return errAssembling }
 func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint { return out }
 
 // Close releases the device buffers (and the CUDA context).
-func (b *Backend) Close() { b.dev.close() }
+func (b *Backend) Close() {
+	for _, c := range b.closers {
+		c()
+	}
+	b.closers = nil
+	b.inst.release(b.dev)
+	b.dev.close()
+}

@@ -42,6 +42,12 @@ type Renderer struct {
 	lineVAO, lineVBO     uint32
 
 	shadowFBO, shadowTex uint32
+
+	// The device buffer: every kind's instances in one buffer, grouped, written by CUDA through interop;
+	// drawn through its own vertex arrays with a base instance per kind.
+	devBuf uint32
+	devCap int // records
+	devVAO [numKinds]uint32
 }
 
 // New compiles the shaders and builds the meshes and buffers.
@@ -82,12 +88,22 @@ func New() (*Renderer, error) {
 		r.count[k] = int32(len(m.index))
 		gl.GenBuffers(1, &r.inst[k])
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.inst[k])
-		is := int32(unsafe.Sizeof(Instance{}))
-		attrib(3, 3, is, 0, 1)
-		attrib(4, 4, is, 12, 1)
-		attrib(5, 3, is, 28, 1)
-		attrib(6, 1, is, 40, 1)
-		attrib(7, 4, is, 44, 1)
+		instanceAttribs()
+	}
+
+	gl.GenBuffers(1, &r.devBuf)
+	r.allocDevice(1024)
+	for k := range numKinds {
+		gl.GenVertexArrays(1, &r.devVAO[k])
+		gl.BindVertexArray(r.devVAO[k])
+		gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo[k])
+		stride := int32(unsafe.Sizeof(vertex{}))
+		attrib(0, 3, stride, 0, 0)
+		attrib(1, 3, stride, 12, 0)
+		attrib(2, 1, stride, 24, 0)
+		gl.BindBuffer(gl.ELEMENT_ARRAY_BUFFER, r.ebo[k])
+		gl.BindBuffer(gl.ARRAY_BUFFER, r.devBuf)
+		instanceAttribs()
 	}
 
 	gl.GenVertexArrays(1, &r.groundVAO)
@@ -124,6 +140,33 @@ func New() (*Renderer, error) {
 	return r, nil
 }
 
+// instanceAttribs points attributes 3..7 at Instance records in the bound array buffer.
+func instanceAttribs() {
+	is := int32(unsafe.Sizeof(Instance{}))
+	attrib(3, 3, is, 0, 1)
+	attrib(4, 4, is, 12, 1)
+	attrib(5, 3, is, 28, 1)
+	attrib(6, 1, is, 40, 1)
+	attrib(7, 4, is, 44, 1)
+}
+
+// allocDevice (re)allocates the device buffer for n records; its contents are lost.
+func (r *Renderer) allocDevice(n int) {
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.devBuf)
+	gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(Instance{})), nil, gl.DYNAMIC_DRAW)
+	r.devCap = n
+}
+
+// DeviceBuffer returns the GL buffer that a Frame with Device set draws from, grown (with headroom,
+// reallocated: contents lost) to hold at least n records, and its capacity in records. An interop
+// user registers it with CUDA, and again when the capacity it returns changes.
+func (r *Renderer) DeviceBuffer(n int) (buffer uint32, capacity int) {
+	if n > r.devCap {
+		r.allocDevice(n + n/4)
+	}
+	return r.devBuf, r.devCap
+}
+
 func attrib(loc uint32, n, stride int32, off uintptr, divisor uint32) {
 	gl.EnableVertexAttribArray(loc)
 	gl.VertexAttribPointerWithOffset(loc, n, gl.FLOAT, false, stride, off)
@@ -148,7 +191,7 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 	for k := range numKinds {
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.inst[k])
 		n := len(f.Shapes[k])
-		if n > 0 {
+		if n > 0 && !f.Device {
 			gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(Instance{})), gl.Ptr(f.Shapes[k]), gl.STREAM_DRAW)
 		}
 	}
@@ -246,6 +289,18 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 }
 
 func (r *Renderer) drawShapes(f *Frame) {
+	if f.Device {
+		base := 0
+		for k := range numKinds {
+			n := min(f.Counts[k], r.devCap-base)
+			if n > 0 {
+				gl.BindVertexArray(r.devVAO[k])
+				gl.DrawElementsInstancedBaseInstance(gl.TRIANGLES, r.count[k], gl.UNSIGNED_INT, nil, int32(n), uint32(base))
+			}
+			base += f.Counts[k]
+		}
+		return
+	}
 	for k := range numKinds {
 		if n := len(f.Shapes[k]); n > 0 {
 			gl.BindVertexArray(r.vao[k])

@@ -46,7 +46,16 @@ type Frame struct {
 	Planes []Plane
 	Lines  []LineVertex
 	Lo, Hi mgl32.Vec3
+	// Device, when set, says the instances are already in the renderer's device buffer
+	// (Renderer.DeviceBuffer), written there by CUDA through interop: Counts of them per kind, grouped
+	// boxes, spheres, capsules. Shapes is then ignored and nothing is uploaded.
+	Device bool
+	Counts [numKinds]int
 }
+
+// NumKinds is the number of instanced shape kinds (box, sphere, capsule), the groups of the device
+// buffer in that order.
+const NumKinds = numKinds
 
 // ColorBy chooses the bodies' colours.
 type ColorBy int
@@ -111,6 +120,7 @@ func Fill(f *Frame, w *sim.World, mode ColorBy, contacts []int32, highlight map[
 		f.Shapes[k] = f.Shapes[k][:0]
 	}
 	f.Planes = f.Planes[:0]
+	f.Device = false
 	b := &w.Bodies
 	first := true
 	for i := range b.Len() {
@@ -202,5 +212,16 @@ func (f *Frame) Cross(p mgl32.Vec3, s float32, c [4]float32) {
 		var d mgl32.Vec3
 		d[k] = s
 		f.Line(p.Sub(d), p.Add(d), c)
+	}
+}
+
+// FillPlanes sets only f's planes from w (the ground the device path draws; plane bodies are
+// definitions, current on the host without a sync).
+func FillPlanes(f *Frame, w *sim.World) {
+	f.Planes = f.Planes[:0]
+	for i := range w.Bodies.Shape {
+		if sh := &w.Bodies.Shape[i]; sh.Kind == geom.Plane {
+			f.Planes = append(f.Planes, Plane{Normal: sh.Normal, Offset: sh.Offset})
+		}
 	}
 }

@@ -116,3 +116,20 @@ func (w *World) stepBackend() error {
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
 	return err
 }
+
+// Touched records that the caller wrote body i's entries of Bodies directly (the sandbox panel's
+// edits of mass, type and material, a mouse drag's velocity), so that an attached backend takes them
+// with its next step's edits. Sync before such a write. Without a backend it does nothing.
+func (w *World) Touched(i int) { w.edited(i) }
+
+// DropBackend closes the backend without reading its state back: Bodies keep the state of the last
+// Sync and the CPU stages step the world from there. It is the way off a backend whose state cannot
+// be read (a failed Pull), where SetBackend(nil) fails.
+func (w *World) DropBackend() {
+	if w.backend != nil {
+		w.backend.Close()
+	}
+	w.backend, w.stale, w.backendErr = nil, false, nil
+	w.edits = Edits{}
+	w.pipe.invalidate()
+}

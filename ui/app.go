@@ -7,6 +7,7 @@ package ui
 import (
 	"fmt"
 	"image"
+	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
 
+	"tumble/gpu"
 	"tumble/render"
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -47,6 +49,16 @@ type Options struct {
 	// Timings, if set in a headless run, receives each frame's split (GL finished before the clock
 	// stops, so draw is the time llvmpipe or the GPU took).
 	Timings *[]FrameTiming
+	// Backend is the backend to start on: cpu (the default), cuda, or emu (the emulated CUDA backend).
+	// One that cannot start leaves the world on the CPU, with one line saying why.
+	Backend string
+	// Log receives the app's one-line notices (a backend that could not start, interop on or off);
+	// nil: standard error.
+	Log io.Writer
+
+	// deviceCopy (tests) draws every frame through the renderer's device buffer, filled from the CPU
+	// fill as interop would fill it from CUDA, so the device path's drawing is tested without a GPU.
+	deviceCopy bool
 }
 
 // App is the running sandbox: the session, the camera, the view state the panel edits.
@@ -88,6 +100,14 @@ type App struct {
 	panel     panelState
 	stats     statsHistory
 	lastSplit split
+
+	// CUDA-GL interop (see updateInterop): the shim while the instances come straight from the
+	// device, the backend it was decided for, and the one line saying whether it is on and why not.
+	glVendor, glRenderer string
+	interop              *gpu.Interop
+	interopFor           sim.Backend
+	interopDecided       bool
+	interopNote          string
 }
 
 type split struct {
@@ -123,6 +143,12 @@ func Run(opt Options) (*image.RGBA, error) {
 		return nil, err
 	}
 	a.S = s
+	if opt.Backend != "" && opt.Backend != command.BackendCPU {
+		s.Do(command.UseBackend(opt.Backend))
+		if err := s.Apply(); err != nil {
+			a.notef("%v; running on the CPU", err)
+		}
+	}
 	if err := a.open(); err != nil {
 		return nil, err
 	}
@@ -221,7 +247,7 @@ type Summary struct {
 type FrameTiming struct {
 	Step  time.Duration // the simulation step
 	Panel time.Duration // building the ImGui panel
-	Fill  time.Duration // copying the state slices into the instance buffer, debug lines
+	Fill  time.Duration // the instances (the CPU fill after a sync, or the device writing them through interop), debug lines
 	Draw  time.Duration // the 3D view and the panel drawn, to gl.Finish
 }
 
@@ -233,15 +259,23 @@ func (a *App) headless() (*image.RGBA, error) {
 	if st := gl.CheckFramebufferStatus(gl.FRAMEBUFFER); st != gl.FRAMEBUFFER_COMPLETE {
 		return nil, fmt.Errorf("off-screen framebuffer incomplete: status 0x%x", st)
 	}
+	stopped := false
 	for i := 0; i < a.opt.Frames; i++ {
 		glfw.PollEvents()
 		t0 := time.Now()
-		if i > 0 {
+		if i > 0 && !stopped {
 			if err := a.S.Step(); err != nil {
+				if a.S.BackendKind() == command.BackendCPU {
+					return nil, err
+				}
+				// As in the window: the session pauses, the panel shows the error, frames go on.
+				a.notef("step %d on the %s backend: %v; paused", i, a.S.BackendKind(), err)
+				stopped = true
+			}
+		} else if i == 0 {
+			if err := a.S.Apply(); err != nil {
 				return nil, err
 			}
-		} else if err := a.S.Apply(); err != nil {
-			return nil, err
 		}
 		step := time.Since(t0)
 		a.drawFrame(t.FBO, w, h)
@@ -286,6 +320,7 @@ func (a *App) open() error {
 		glfw.Terminate()
 		return err
 	}
+	a.glVendor, a.glRenderer = gl.GoStr(gl.GetString(gl.VENDOR)), gl.GoStr(gl.GetString(gl.RENDERER))
 	if a.rend, err = render.New(); err != nil {
 		glfw.Terminate()
 		return err
@@ -316,6 +351,9 @@ func (a *App) open() error {
 }
 
 func (a *App) close() {
+	if a.interop != nil {
+		a.interop.Close()
+	}
 	a.ctx.Destroy()
 	glfw.Terminate()
 }
@@ -357,14 +395,26 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	imgui.Render()
 
 	tFill := time.Now()
-	a.S.View(func(w *sim.World) {
-		if a.Follow {
-			if i, ok := w.Index(a.Selected); ok {
-				a.Cam.Target = w.Bodies.Position[i]
-			}
+	a.frame.Device = false
+	a.S.Peek(func(w *sim.World) {
+		a.updateInterop(w)
+		if a.interop != nil && !a.needsHostCopy() {
+			a.fillDevice(w)
 		}
-		a.fill(w)
 	})
+	if !a.frame.Device {
+		a.S.View(func(w *sim.World) { // the CPU-copy path: Bodies synced with the backend first
+			if a.Follow {
+				if i, ok := w.Index(a.Selected); ok {
+					a.Cam.Target = w.Bodies.Position[i]
+				}
+			}
+			a.fill(w)
+		})
+		if a.opt.deviceCopy {
+			a.copyToDevice()
+		}
+	}
 	t0 := time.Now()
 	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel), Fill: t0.Sub(tFill)}, drawStart: t0}
 	vw, _ := a.viewport()
@@ -373,8 +423,8 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	a.stats.addFrame(dt, t0.Sub(tFill), time.Since(t0))
 }
 
-// fill builds the frame's instances and debug lines from the world (under the session's lock).
-func (a *App) fill(w *sim.World) {
+// highlights are the bodies drawn in a highlight colour, by dense index.
+func (a *App) highlights(w *sim.World) map[int][4]float32 {
 	hl := map[int][4]float32{}
 	if i, ok := w.Index(a.Selected); ok {
 		hl[i] = render.ColorSelected
@@ -391,6 +441,12 @@ func (a *App) fill(w *sim.World) {
 			}
 		}
 	}
+	return hl
+}
+
+// fill builds the frame's instances and debug lines from the world (under the session's lock).
+func (a *App) fill(w *sim.World) {
+	hl := a.highlights(w)
 	var counts []int32
 	var contacts []sim.ContactPoint
 	if a.ColorMode == render.ColorByContact || a.Debug.Contacts || a.Debug.Normals || a.Debug.Friction || a.hoverRow >= 0 {

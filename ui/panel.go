@@ -7,6 +7,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
 
+	"tumble/gpu"
 	"tumble/render"
 	"tumble/scenes"
 	"tumble/sim"
@@ -291,11 +292,7 @@ func (a *App) simulationSection() {
 		k := broads[bp]
 		edit(func(s *sim.Settings) { s.Broadphase = k })
 	}
-	beginDisabled(true)
-	be := int32(0)
-	imgui.Combo("backend", &be, []string{"cpu"})
-	endDisabled()
-	disabledTip("this build has no CUDA backend (the gpu package is a later issue): the CPU runs the step")
+	a.backendCombo()
 	workers := int32(res.Workers)
 	if imgui.SliderInt("CPU workers", &workers, 1, 32) {
 		edit(func(s *sim.Settings) { s.Workers = int(workers) })
@@ -625,4 +622,52 @@ func (a *App) helpOverlay(ww, wh float32) {
 		imgui.Textf("%-38s %s", s[0], s[1])
 	}
 	imgui.End()
+}
+
+// switchBackend moves the world onto a backend of the kind, on this (the GL) thread rather than queued
+// (see Session.Exec), and reports the outcome in the panel.
+func (a *App) switchBackend(kind string) {
+	what := "backend " + kind
+	if err := a.S.Exec(command.UseBackend(kind)); err != nil {
+		a.panel.message = what + ": " + err.Error()
+	} else {
+		a.panel.message = what + ": done"
+	}
+}
+
+// backendCombo switches the running world's backend (command.UseBackend, between two steps) and
+// says where the frame's instances come from.
+func (a *App) backendCombo() {
+	kinds := command.BackendKinds()
+	labels := make([]string, len(kinds))
+	for i, k := range kinds {
+		labels[i] = command.BackendLabel(k)
+	}
+	cur := int32(slices.Index(kinds, a.S.BackendKind()))
+	if imgui.Combo("backend", &cur, labels) && cur >= 0 && kinds[cur] != a.S.BackendKind() {
+		a.switchBackend(kinds[cur])
+	}
+	if imgui.IsItemHovered() {
+		tip := "cpu: this package's stages on the CPU workers.\n" +
+			"cuda (emulated): the CUDA backend's kernels compiled for the CPU, one thread at a time: tens of\n" +
+			"times slower than the CPU backend, for inspecting the GPU code path without a GPU."
+		if gpu.Available {
+			tip = "cuda: the step on the GPU.\n" + tip
+		} else {
+			tip += "\ncuda is not offered: this build has no CUDA (build with -tags cuda)."
+		}
+		imgui.SetTooltip(tip)
+	}
+	if a.S.BackendKind() != command.BackendCPU {
+		imgui.PushTextWrapPos()
+		on := "on " + a.S.BackendName()
+		if a.S.BackendKind() == command.BackendEmulated {
+			on += ": slow, for inspecting the GPU code path"
+		}
+		textDisabled(on)
+		if a.interopNote != "" {
+			textDisabled(a.interopNote)
+		}
+		imgui.PopTextWrapPos()
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -41,11 +42,16 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	runFor := fs.Duration("for", 0, "close the window after this long and print frames and steps per second (e.g. 10s)")
 	perf := fs.Bool("perf", false, "with -screenshot: print the frame time split (step, panel, fill, draw)")
 	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
+	backend := fs.String("backend", "cpu", "the backend to start on: cpu, cuda (a build with -tags cuda), or emu (the CUDA backend's kernels emulated on the CPU: slow, for inspection); the panel switches it")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if (*shot == "") != (*frames == 0) {
 		fmt.Fprintln(stderr, "sandbox: -frames and -screenshot go together (-frames N >= 1 -screenshot out.png)")
+		return exitUsage
+	}
+	if !slices.Contains([]string{"cpu", "cuda", "emu"}, *backend) {
+		fmt.Fprintf(stderr, "sandbox: -backend %q: want cpu, cuda or emu\n", *backend)
 		return exitUsage
 	}
 	if *frames < 0 || *width < 16 || *height < 16 {
@@ -60,7 +66,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	var sum ui.Summary
 	img, err := ui.Run(ui.Options{Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
-		Yaw: float32(*yaw), Pitch: float32(*pitch)})
+		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Log: stderr})
 	if errors.Is(err, ui.ErrNoDisplay) {
 		fmt.Fprintf(stderr, "sandbox: %v, so no window.\n%s", err, headlessHelp)
 		return exitUsage

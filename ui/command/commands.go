@@ -121,6 +121,7 @@ func SetFrictionCoefficient(mu float32) Command {
 		}
 		for i := range s.world.Bodies.Friction {
 			s.world.Bodies.Friction[i] = mu
+			s.world.Touched(i)
 		}
 		return nil
 	}
@@ -134,6 +135,7 @@ func SetRestitutionAll(e float32) Command {
 		}
 		for i := range s.world.Bodies.Restitution {
 			s.world.Bodies.Restitution[i] = e
+			s.world.Touched(i)
 		}
 		return nil
 	}
@@ -178,6 +180,7 @@ func EditBody(h sim.Handle, e BodyEdit) Command {
 			return ErrNoSelection
 		}
 		b := &s.world.Bodies
+		s.world.Touched(i) // written directly below: an attached backend must take it
 		if e.Mass != nil && !(*e.Mass > 0) {
 			return fmt.Errorf("mass must be > 0, got %v", *e.Mass)
 		}
@@ -324,6 +327,7 @@ func (s *Session) currentScene() *scenes.Scene {
 func (s *Session) CurrentScene() *scenes.Scene {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sync()
 	return s.currentScene()
 }
 

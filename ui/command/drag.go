@@ -70,6 +70,7 @@ func (s *Session) applyDrag() {
 	if d == nil {
 		return
 	}
+	s.sync() // with a backend, the grabbed body's state is read back each step while dragging
 	i, ok := s.world.Index(d.Body)
 	if !ok || s.world.Bodies.Type[i] != sim.Dynamic {
 		s.drag = nil
@@ -94,4 +95,5 @@ func (s *Session) applyDrag() {
 	b.AngularVelocity[i] = b.AngularVelocity[i].Add(b.InvInertiaWorld[i].Mul3x1(r.Cross(imp)))
 	// A little angular damping so a body held off its centre settles instead of swinging forever.
 	b.AngularVelocity[i] = b.AngularVelocity[i].Mul(0.98)
+	s.world.Touched(i)
 }

@@ -22,6 +22,7 @@ type Hit struct {
 func (s *Session) Pick(origin, dir sim.Vec3) (Hit, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sync()
 	return RayCast(s.world, origin, dir)
 }
 

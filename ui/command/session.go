@@ -36,6 +36,8 @@ type Session struct {
 
 	drag *Drag
 
+	backend string // the kind of backend the world runs on (UseBackend), "" for the CPU
+
 	err error // the last error a command or a step returned (a blow-up pauses the session)
 }
 
@@ -69,6 +71,9 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 		return err
 	}
 	if s.world != nil {
+		if b := s.world.Backend(); b != nil {
+			b.Close()
+		}
 		s.world.Close()
 	}
 	s.world, s.name, s.initial = w, name, clone(sc)
@@ -78,7 +83,23 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 	}
 	s.drag = nil
 	s.err = nil
+	// A new world runs on the backend the user chose for the old one.
+	if s.backend != "" {
+		if err := s.attach(s.backend); err != nil {
+			s.backend = ""
+			s.err = fmt.Errorf("%s loaded on the CPU: %w", name, err)
+		}
+	}
 	return nil
+}
+
+// sync brings the world's Bodies up to date with its backend before they are read or edited (cheap
+// when nothing stepped since the last time, free without a backend). A backend that cannot be read
+// leaves Bodies as last synced; its error is kept for the panel unless an earlier one is.
+func (s *Session) sync() {
+	if err := s.world.Sync(); err != nil && s.err == nil {
+		s.err = fmt.Errorf("reading the bodies back from the backend: %w", err)
+	}
 }
 
 func (s *Session) frameOf(d sim.JointDef) jointFrame {
@@ -118,6 +139,9 @@ func (s *Session) Apply() error {
 }
 
 func (s *Session) applyLocked() error {
+	if len(s.queue) > 0 {
+		s.sync() // commands read and write Bodies
+	}
 	var first error
 	for len(s.queue) > 0 {
 		q := s.queue
@@ -141,8 +165,19 @@ func (s *Session) Err() error {
 	return s.err
 }
 
-// View runs f with the world under the session's lock; f must not keep the world or its slices.
+// View runs f with the world under the session's lock, its Bodies synced with the backend first;
+// f must not keep the world or its slices.
 func (s *Session) View(f func(w *sim.World)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sync()
+	f(s.world)
+}
+
+// Peek is View without the sync: for a reader of what the host keeps current by itself (definitions
+// such as shapes, types and names, settings, the backend) that must not copy the bodies back, such as
+// the renderer drawing straight from the device.
+func (s *Session) Peek(f func(w *sim.World)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f(s.world)

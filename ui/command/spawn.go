@@ -161,6 +161,7 @@ func Spawn(sp Spec) Command {
 func (s *Session) AboveScene() sim.Vec3 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sync()
 	b := &s.world.Bodies
 	top := float32(0)
 	var c sim.Vec3

@@ -1,0 +1,216 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+
+	"tumble/sim"
+	"tumble/sim/geom"
+)
+
+// InstanceBytes is the size of one instance record that WriteInstances writes: render.Instance's
+// layout (position, quaternion x y z w, scale, extra, colour: 15 float32). The gpu package does not
+// import render (it would pull OpenGL into every user of the backend); a test checks the two agree.
+const InstanceBytes = 60
+
+// Colour modes of InstanceStyle.Mode, with render.ColorBy's values.
+const (
+	ColorByBody = iota
+	ColorByType
+	ColorBySleep
+	ColorByContact
+)
+
+// InstanceStyle says how WriteInstances colours the bodies: render.Fill's rules, with the renderer's
+// palette passed in (the renderer owns the colours).
+type InstanceStyle struct {
+	Mode                                      int // ColorByBody, ...
+	Static, Dynamic, Kinematic, Awake, Asleep [4]float32
+	// Contacts are the contact points touching each body, by dense index (ColorByContact; a body past
+	// its end has none). It is uploaded per call: the contact colouring is a debug view.
+	Contacts []int32
+	// Sleeping marks asleep bodies by dense index (ColorBySleep); nil: every body awake.
+	Sleeping []bool
+	// Highlight replaces some bodies' colours (dense index to colour; a zero colour is ignored).
+	Highlight map[int][4]float32
+}
+
+// Instances says what WriteInstances wrote: the records per kind (boxes, spheres, capsules, in that
+// order in the buffer) and the bodies' bounds, as render.Frame's Lo and Hi (Any false: no body that is
+// not a plane, bounds unset).
+type Instances struct {
+	Counts [3]int
+	Lo, Hi [3]float32
+	Any    bool
+}
+
+// Total is the number of records.
+func (in Instances) Total() int { return in.Counts[0] + in.Counts[1] + in.Counts[2] }
+
+// CountKinds counts w's bodies per drawn kind (box, sphere, capsule). Shapes are definitions that only
+// edits change, and the World keeps them current on the host, so this needs no Sync.
+func CountKinds(w *sim.World) [3]int {
+	var c [3]int
+	for i := range w.Bodies.Shape {
+		switch w.Bodies.Shape[i].Kind {
+		case geom.Box:
+			c[0]++
+		case geom.Sphere:
+			c[1]++
+		case geom.Capsule:
+			c[2]++
+		}
+	}
+	return c
+}
+
+// instanceWriter holds WriteInstances' scratch buffers between frames.
+type instanceWriter struct {
+	flags, rank      buffer // 3 rows of n uint32: kind marks, their scans
+	palette          buffer // 5 float4
+	contacts, asleep buffer
+	hlIdx, hlCol     buffer
+	bounds           buffer // 6 float32
+	scan             scanner
+	hostAsleep       []uint32
+	hostIdx          []int32
+	hostCol          []float4
+	hostBounds       [6]float32
+	hostPalette      [5]float4
+}
+
+func (iw *instanceWriter) release(d device) {
+	for _, b := range []*buffer{&iw.flags, &iw.rank, &iw.palette, &iw.contacts, &iw.asleep, &iw.hlIdx, &iw.hlCol, &iw.bounds} {
+		release(d, b)
+	}
+	iw.scan.release(d)
+}
+
+// ErrNotOnDevice is returned by WriteInstances when the device does not hold the world's bodies yet
+// (attached, or bodies added or removed, and no step has taken the edits): the caller draws that frame
+// from the host copy instead.
+var ErrNotOnDevice = errorString("gpu: the device does not hold the world's bodies yet")
+
+// WriteInstances writes one instance record per body of w that is not a plane into dst, a device
+// buffer of capacity records (the mapped GL instance buffer on the interop path), from the device's
+// body arrays: the same records in the same order as render.Fill makes from a synced w. Only w's
+// definitions are read (shapes, for the count per kind), so w need not be synced. On the device it
+// reads b.bodies' pos, rot, shape and flags for b.bodies.n bodies, as the backend's upload of the
+// world's edits leaves them. Everything runs on
+// the device except the few bytes of style, and the bounds read back at the end (24 bytes; the
+// renderer needs them for the shadow map, and the draw waits for the kernel anyway).
+func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *InstanceStyle) (Instances, error) {
+	if b.bodies.n != w.Bodies.Len() {
+		return Instances{}, ErrNotOnDevice
+	}
+	return b.writeInstances(dst, capacity, CountKinds(w), st)
+}
+
+// writeInstances is WriteInstances with the records per kind given (tests give wrong ones to check
+// the kernel's capacity guard).
+func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *InstanceStyle) (Instances, error) {
+	out := Instances{Counts: counts}
+	d, n, iw := b.dev, b.bodies.n, &b.inst
+	if out.Total() > capacity {
+		return out, fmt.Errorf("gpu: %d instance records for a buffer of %d", out.Total(), capacity)
+	}
+	if n == 0 {
+		return out, nil
+	}
+	for _, g := range []struct {
+		b     *buffer
+		bytes int
+	}{{&iw.flags, 12 * n}, {&iw.rank, 12 * n}, {&iw.palette, 5 * 16}, {&iw.bounds, 6 * 4}} {
+		if err := grow(d, g.b, g.bytes); err != nil {
+			return out, err
+		}
+	}
+	if err := d.launch("tb_transforms_flag", blocks(n, 256), 256, b.bodies.shape, iw.flags, int32(n)); err != nil {
+		return out, err
+	}
+	for k := range 3 {
+		if err := iw.scan.run(d, iw.flags.at(k*n, 4), iw.rank.at(k*n, 4), n); err != nil {
+			return out, err
+		}
+	}
+
+	for k, c := range [5][4]float32{st.Static, st.Dynamic, st.Kinematic, st.Awake, st.Asleep} {
+		iw.hostPalette[k] = float4{c[0], c[1], c[2], c[3]}
+	}
+	if err := uploadSlice(d, iw.palette.p, iw.hostPalette[:]); err != nil {
+		return out, err
+	}
+	inf := float32(math.Inf(1))
+	iw.hostBounds = [6]float32{inf, inf, inf, -inf, -inf, -inf}
+	if err := uploadSlice(d, iw.bounds.p, iw.hostBounds[:]); err != nil {
+		return out, err
+	}
+	var contacts, asleep, hlIdx, hlCol ptr
+	nContacts := 0
+	if st.Mode == ColorByContact && len(st.Contacts) > 0 {
+		nContacts = min(len(st.Contacts), n)
+		if err := grow(d, &iw.contacts, 4*nContacts); err != nil {
+			return out, err
+		}
+		if err := uploadSlice(d, iw.contacts.p, st.Contacts[:nContacts]); err != nil {
+			return out, err
+		}
+		contacts = iw.contacts.p
+	}
+	if st.Mode == ColorBySleep && st.Sleeping != nil {
+		iw.hostAsleep = iw.hostAsleep[:0]
+		for i := range n {
+			v := uint32(0)
+			if i < len(st.Sleeping) && st.Sleeping[i] {
+				v = 1
+			}
+			iw.hostAsleep = append(iw.hostAsleep, v)
+		}
+		if err := grow(d, &iw.asleep, 4*n); err != nil {
+			return out, err
+		}
+		if err := uploadSlice(d, iw.asleep.p, iw.hostAsleep); err != nil {
+			return out, err
+		}
+		asleep = iw.asleep.p
+	}
+	iw.hostIdx, iw.hostCol = iw.hostIdx[:0], iw.hostCol[:0]
+	for i, c := range st.Highlight {
+		if i >= 0 && i < n && c != [4]float32{} {
+			iw.hostIdx = append(iw.hostIdx, int32(i))
+			iw.hostCol = append(iw.hostCol, float4{c[0], c[1], c[2], c[3]})
+		}
+	}
+	if nh := len(iw.hostIdx); nh > 0 {
+		if err := grow(d, &iw.hlIdx, 4*nh); err != nil {
+			return out, err
+		}
+		if err := grow(d, &iw.hlCol, 16*nh); err != nil {
+			return out, err
+		}
+		if err := uploadSlice(d, iw.hlIdx.p, iw.hostIdx); err != nil {
+			return out, err
+		}
+		if err := uploadSlice(d, iw.hlCol.p, iw.hostCol); err != nil {
+			return out, err
+		}
+		hlIdx, hlCol = iw.hlIdx.p, iw.hlCol.p
+	}
+
+	err := d.launch("tb_transforms_write", blocks(n, 256), 256,
+		b.bodies.pos, b.bodies.rot, b.bodies.shape, b.bodies.flags, iw.rank, int32(n),
+		ptr(dst), int32(capacity), int32(counts[0]), int32(counts[0]+counts[1]),
+		int32(st.Mode), iw.palette, contacts, int32(nContacts), asleep, hlIdx, hlCol, int32(len(iw.hostIdx)),
+		iw.bounds)
+	if err != nil {
+		return out, err
+	}
+	if err := downloadSlice(d, iw.hostBounds[:], iw.bounds.p); err != nil {
+		return out, err
+	}
+	hb := iw.hostBounds
+	if out.Any = hb[0] <= hb[3]; out.Any {
+		out.Lo, out.Hi = [3]float32{hb[0], hb[1], hb[2]}, [3]float32{hb[3], hb[4], hb[5]}
+	}
+	return out, nil
+}

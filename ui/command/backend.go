@@ -1,0 +1,132 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+
+	"tumble/gpu"
+	"tumble/sim"
+)
+
+// Backend kinds, as UseBackend and the window's -backend flag name them.
+const (
+	BackendCPU      = "cpu"
+	BackendCUDA     = "cuda"
+	BackendEmulated = "emu"
+)
+
+// BackendKinds lists the kinds this build offers, the CPU first: cuda only in a build with CUDA, and
+// the emulated CUDA backend always (it runs the GPU code path on the CPU, slowly, for inspection).
+func BackendKinds() []string {
+	if gpu.Available {
+		return []string{BackendCPU, BackendCUDA, BackendEmulated}
+	}
+	return []string{BackendCPU, BackendEmulated}
+}
+
+// BackendLabel is the panel's honest name for a kind.
+func BackendLabel(kind string) string {
+	switch kind {
+	case BackendCUDA:
+		return "cuda"
+	case BackendEmulated:
+		return "cuda (emulated, slow)"
+	}
+	return "cpu"
+}
+
+// newBackend makes a backend of the kind; nil for the CPU.
+func newBackend(kind string) (sim.Backend, error) {
+	switch kind {
+	case BackendCPU, "":
+		return nil, nil
+	case BackendCUDA:
+		b, err := gpu.New()
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case BackendEmulated:
+		return gpu.NewEmulated(), nil
+	}
+	return nil, fmt.Errorf("unknown backend %q (want cpu, cuda or emu)", kind)
+}
+
+// attach puts the world on a new backend of the kind. On failure the world stays where it was.
+func (s *Session) attach(kind string) error {
+	b, err := newBackend(kind)
+	if err != nil {
+		return err
+	}
+	if err := s.world.SetBackend(b); err != nil {
+		if b != nil {
+			b.Close()
+		}
+		return err
+	}
+	return nil
+}
+
+// ErrBackendUnreadable is wrapped by UseBackend's error when the backend left could not give its
+// state back and the world went on from the state of its last successful read.
+var ErrBackendUnreadable = errors.New("the backend's last state could not be read back")
+
+// UseBackend moves the running world onto a backend of the kind (cpu, cuda, emu) between two steps,
+// keeping every body, joint and setting: the old backend's state is read back into the world, which
+// the new one starts from. If the new backend cannot be made or the state cannot be read, the world
+// stays on the old one and the error says why. The one exception is going to the CPU from a backend
+// that cannot be read back at all: the world then goes on from its last synced state, and the error
+// (wrapping ErrBackendUnreadable) says so, since staying would leave no way off that backend.
+func UseBackend(kind string) Command {
+	return func(s *Session) error {
+		err := s.attach(kind)
+		if err != nil && (kind == BackendCPU || kind == "") && s.world.Backend() != nil {
+			s.world.DropBackend()
+			s.backend = ""
+			return fmt.Errorf("back on the CPU from the bodies as last read back: %w (%v)", ErrBackendUnreadable, err)
+		}
+		if err != nil {
+			return fmt.Errorf("%s backend: %w", kind, err)
+		}
+		s.backend = kind
+		if kind == BackendCPU {
+			s.backend = ""
+		}
+		return nil
+	}
+}
+
+// BackendKind is the kind of backend the world runs on (cpu, cuda or emu).
+func (s *Session) BackendKind() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.backend == "" {
+		return BackendCPU
+	}
+	return s.backend
+}
+
+// BackendName is the backend's own description (sim.Backend.Name), "cpu" without one.
+func (s *Session) BackendName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.world.Backend(); b != nil {
+		return b.Name()
+	}
+	return BackendCPU
+}
+
+// Exec runs c at once on the calling goroutine, under the session's lock between two steps, rather than
+// queueing it for whichever goroutine applies the queue next: for a command that must run on the
+// caller's thread, such as a backend switch made on the GL thread (interop's registrations with the old
+// backend are released there). Its error is kept like a queued command's.
+func (s *Session) Exec(c Command) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sync()
+	err := c(s)
+	if err != nil {
+		s.err = err
+	}
+	return err
+}
