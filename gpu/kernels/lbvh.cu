@@ -1,0 +1,464 @@
+// lbvh.cu: the linear BVH broad phase of sim/bvh, one kernel per stage (gpu/broad.go runs them):
+//
+//  1. tb_broad_scene_blocks, tb_broad_scene_frame: the box of the ordinary boxes' centres, reduced per
+//     block then in one block, and the Morton frame from it;
+//  2. tb_broad_morton: a 30-bit Morton code per body (the body index is the value that rides along);
+//  3. tb_broad_radix_count, tb_broad_radix_scatter: a stable LSD radix sort of 4-bit digits (per-block
+//     digit counts, a scan of them (scan.cu), a stable scatter), for the codes and later the pairs;
+//  4. tb_broad_build: the Karras 2012 radix tree over the sorted 64-bit keys code<<32 | index;
+//  5. tb_broad_fit: the bottom-up AABB pass, with an atomic flag per node;
+//  6. tb_broad_query: per leaf, the walk up and the stack traversal of sim/bvh's queryKernel, appending
+//     pairs through an atomic counter;
+//  7. the pairs sorted by (a, b) with the same radix sort, and tb_broad_pairs_out.
+#include "broad.cuh"
+
+#define TB_BROAD_THREADS 256
+
+// --- 1. scene bounds ---------------------------------------------------------------------------------
+
+// tbReduceBox folds the block's per-thread boxes (lo, hi in shared memory, TB_BROAD_THREADS each) into
+// element 0. min and max are exact, so the result does not depend on the order.
+TB_FN void tbReduceBox(float (*lo)[TB_BROAD_THREADS], float (*hi)[TB_BROAD_THREADS]) {
+	unsigned t = threadIdx.x;
+	for (unsigned s = TB_BROAD_THREADS / 2; s > 0; s >>= 1) {
+		__syncthreads();
+		if (t < s) {
+			for (int k = 0; k < 3; k++) {
+				lo[k][t] = fminf(lo[k][t], lo[k][t + s]);
+				hi[k][t] = fmaxf(hi[k][t], hi[k][t + s]);
+			}
+		}
+	}
+	__syncthreads();
+}
+
+// tb_broad_scene_blocks writes to partial[block] the box of the centres of the ordinary boxes (valid
+// and not world-spanning) among those the block visits (a grid-stride loop). Launch with
+// TB_BROAD_THREADS threads.
+TB_KERNEL void tb_broad_scene_blocks(const TbBox *boxes, int n, TbBox *partial) {
+	__shared__ float lo[3][TB_BROAD_THREADS], hi[3][TB_BROAD_THREADS];
+	unsigned t = threadIdx.x;
+	float l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (unsigned i = tbThread(); i < (unsigned)n; i += gridDim.x * blockDim.x) {
+		TbBox b = boxes[i];
+		if (!tbBoxOrdinary(b)) {
+			continue;
+		}
+		for (int k = 0; k < 3; k++) {
+			float c = 0.5f * (b.lo[k] + b.hi[k]);
+			l[k] = fminf(l[k], c);
+			h[k] = fmaxf(h[k], c);
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		lo[k][t] = l[k];
+		hi[k][t] = h[k];
+	}
+	tbReduceBox(lo, hi);
+	if (t == 0) {
+		TbBox p;
+		for (int k = 0; k < 3; k++) {
+			p.lo[k] = lo[k][0];
+			p.hi[k] = hi[k][0];
+		}
+		partial[blockIdx.x] = p;
+	}
+}
+TB_REGISTER_SYNC(tb_broad_scene_blocks)
+
+// tb_broad_scene_frame reduces the nb partial boxes and writes the Morton frame: frame[0..2] the origin,
+// frame[3] the scale to [0, 1024), one for all three axes so that the cells are cubes (as sim/bvh).
+// An axis without ordinary boxes keeps origin 0; with no extent at all the scale is 0. Launch one
+// block of TB_BROAD_THREADS threads.
+TB_KERNEL void tb_broad_scene_frame(const TbBox *partial, int nb, float *frame) {
+	__shared__ float lo[3][TB_BROAD_THREADS], hi[3][TB_BROAD_THREADS];
+	unsigned t = threadIdx.x;
+	float l[3] = {INFINITY, INFINITY, INFINITY}, h[3] = {-INFINITY, -INFINITY, -INFINITY};
+	for (unsigned i = t; i < (unsigned)nb; i += blockDim.x) {
+		TbBox b = partial[i];
+		for (int k = 0; k < 3; k++) {
+			l[k] = fminf(l[k], b.lo[k]);
+			h[k] = fmaxf(h[k], b.hi[k]);
+		}
+	}
+	for (int k = 0; k < 3; k++) {
+		lo[k][t] = l[k];
+		hi[k][t] = h[k];
+	}
+	tbReduceBox(lo, hi);
+	if (t == 0) {
+		float span = 0;
+		for (int k = 0; k < 3; k++) {
+			frame[k] = 0;
+			if (lo[k][0] <= hi[k][0]) {
+				frame[k] = lo[k][0];
+				span = fmaxf(span, hi[k][0] - lo[k][0]);
+			}
+		}
+		frame[3] = span > 0 ? 1024 / span : 0;
+	}
+}
+TB_REGISTER_SYNC(tb_broad_scene_frame)
+
+// --- 2. Morton codes ---------------------------------------------------------------------------------
+
+// tbExpandBits spreads the low 10 bits of v so that two zero bits follow each: bit k moves to bit 3k.
+TB_FN unsigned tbExpandBits(unsigned v) {
+	v = (v * 0x00010001u) & 0xFF0000FFu;
+	v = (v * 0x00000101u) & 0x0F00F00Fu;
+	v = (v * 0x00000011u) & 0xC30C30C3u;
+	v = (v * 0x00000005u) & 0x49249249u;
+	return v;
+}
+
+// tb_broad_morton writes body i's 30-bit Morton code (x highest) in the frame to codes[i] and i to
+// index[i]. Centres outside the frame (world-spanning boxes) clamp to its faces; invalid boxes get the
+// last code.
+TB_KERNEL void tb_broad_morton(const TbBox *boxes, const float *frame, unsigned *codes, unsigned *index, int n) {
+	unsigned i = tbThread();
+	if (i >= (unsigned)n) {
+		return;
+	}
+	TbBox b = boxes[i];
+	unsigned code = (1u << 30) - 1;
+	if (tbBoxValid(b)) {
+		unsigned q[3];
+		float scale = frame[3];
+		for (int k = 0; k < 3; k++) {
+			float c = (0.5f * (b.lo[k] + b.hi[k]) - frame[k]) * scale;
+			q[k] = (unsigned)fminf(fmaxf(c, 0), 1023); // fmaxf takes 0 over a NaN (Inf-Inf, Inf*0)
+		}
+		code = tbExpandBits(q[0]) << 2 | tbExpandBits(q[1]) << 1 | tbExpandBits(q[2]);
+	}
+	codes[i] = code;
+	index[i] = i;
+}
+TB_REGISTER(tb_broad_morton)
+
+// --- 3. radix sort -----------------------------------------------------------------------------------
+
+#define TB_RADIX_BITS 4
+#define TB_RADIX_DIGITS (1 << TB_RADIX_BITS)
+#define TB_RADIX_THREADS 128
+#define TB_RADIX_PER_THREAD 8
+#define TB_RADIX_TILE (TB_RADIX_THREADS * TB_RADIX_PER_THREAD)
+
+// tbCount is how many values a sort or a pair pass covers: n, or fewer when a device counter says so.
+TB_FN unsigned tbCount(int n, const unsigned *count) {
+	unsigned m = (unsigned)n;
+	if (count) {
+		m = min(m, *count);
+	}
+	return m;
+}
+
+// tb_broad_radix_count writes hist[d * gridDim.x + block] = how many of the block's TB_RADIX_TILE keys
+// have digit d at bit shift: digit-major, so that an exclusive scan of hist gives each (digit, block)
+// its first place in the output. Keys past tbCount(n, count) are left out. Launch with
+// TB_RADIX_THREADS threads.
+TB_KERNEL void tb_broad_radix_count(const unsigned *keys, int n, const unsigned *count, int shift,
+                                    unsigned *hist) {
+	__shared__ unsigned digits[TB_RADIX_DIGITS];
+	unsigned t = threadIdx.x, m = tbCount(n, count);
+	if (t < TB_RADIX_DIGITS) {
+		digits[t] = 0;
+	}
+	__syncthreads();
+	unsigned base = blockIdx.x * TB_RADIX_TILE + t * TB_RADIX_PER_THREAD;
+	for (int j = 0; j < TB_RADIX_PER_THREAD; j++) {
+		if (base + j < m) {
+			atomicAdd(&digits[(keys[base + j] >> shift) & (TB_RADIX_DIGITS - 1)], 1u);
+		}
+	}
+	__syncthreads();
+	if (t < TB_RADIX_DIGITS) {
+		hist[t * gridDim.x + blockIdx.x] = digits[t];
+	}
+}
+TB_REGISTER_SYNC(tb_broad_radix_count)
+
+// tb_broad_radix_scatter moves each key and its value to its place in the order sorted (stably) by the
+// digit at bit shift; offsets is hist after an exclusive scan. Stability within a block: each thread
+// holds TB_RADIX_PER_THREAD consecutive keys, and a block-wide exclusive scan of the per-thread digit
+// counts, digit-major, gives every thread the number of the block's keys that go before its own. Launch
+// with the grid of tb_broad_radix_count.
+TB_KERNEL void tb_broad_radix_scatter(const unsigned *keys, const unsigned *vals, unsigned *keysOut,
+                                      unsigned *valsOut, int n, const unsigned *count, int shift,
+                                      const unsigned *offsets) {
+	__shared__ unsigned cnt[TB_RADIX_DIGITS * TB_RADIX_THREADS]; // [digit][thread]
+	__shared__ unsigned part[TB_RADIX_THREADS];
+	__shared__ unsigned place[TB_RADIX_DIGITS]; // global place of the block's first key of each digit
+	unsigned t = threadIdx.x, m = tbCount(n, count);
+	unsigned base = blockIdx.x * TB_RADIX_TILE + t * TB_RADIX_PER_THREAD;
+	for (int d = 0; d < TB_RADIX_DIGITS; d++) {
+		cnt[d * TB_RADIX_THREADS + t] = 0;
+	}
+	unsigned key[TB_RADIX_PER_THREAD], val[TB_RADIX_PER_THREAD], dig[TB_RADIX_PER_THREAD];
+	for (int j = 0; j < TB_RADIX_PER_THREAD; j++) {
+		dig[j] = TB_RADIX_DIGITS; // none
+		if (base + j < m) {
+			key[j] = keys[base + j];
+			val[j] = vals[base + j];
+			dig[j] = (key[j] >> shift) & (TB_RADIX_DIGITS - 1);
+			cnt[dig[j] * TB_RADIX_THREADS + t]++;
+		}
+	}
+	__syncthreads();
+	// Exclusive scan of cnt in its flat (digit-major) order: thread t owns entries
+	// [t * TB_RADIX_DIGITS, (t + 1) * TB_RADIX_DIGITS).
+	unsigned own = t * TB_RADIX_DIGITS, sum = 0;
+	for (int e = 0; e < TB_RADIX_DIGITS; e++) {
+		sum += cnt[own + e];
+	}
+	part[t] = sum;
+	__syncthreads();
+	// Each thread adds up the sums before its own: a loop of at most TB_RADIX_THREADS broadcast reads,
+	// which costs about what a log-step scan's barriers do and keeps the block to four barriers.
+	unsigned run = 0;
+	for (unsigned u = 0; u < t; u++) {
+		run += part[u];
+	}
+	for (int e = 0; e < TB_RADIX_DIGITS; e++) {
+		unsigned v = cnt[own + e];
+		cnt[own + e] = run;
+		run += v;
+	}
+	__syncthreads();
+	// cnt[d][t] now counts the block's keys of digits below d plus those of digit d in threads below t.
+	if (t < TB_RADIX_DIGITS) {
+		place[t] = offsets[t * gridDim.x + blockIdx.x] - cnt[t * TB_RADIX_THREADS];
+	}
+	__syncthreads();
+	for (int j = 0; j < TB_RADIX_PER_THREAD; j++) {
+		if (dig[j] < TB_RADIX_DIGITS) {
+			unsigned d = dig[j];
+			unsigned at = place[d] + cnt[d * TB_RADIX_THREADS + t]++;
+			keysOut[at] = key[j];
+			valsOut[at] = val[j];
+		}
+	}
+}
+TB_REGISTER_SYNC(tb_broad_radix_scatter)
+
+// --- 4. build ----------------------------------------------------------------------------------------
+
+// tbDelta is the length of the common prefix of sorted keys i and j (code << 32 | index), or -1 when j
+// is out of range.
+TB_FN int tbDelta(const unsigned *codes, const unsigned *index, int n, int i, int j) {
+	if (j < 0 || j >= n) {
+		return -1;
+	}
+	unsigned long long a = (unsigned long long)codes[i] << 32 | index[i];
+	unsigned long long b = (unsigned long long)codes[j] << 32 | index[j];
+	return __clzll((long long)(a ^ b));
+}
+
+// tb_broad_build makes internal node i (i < n-1) of the Karras tree over the n sorted keys, as sim/bvh's
+// buildKernel: the node's range from the direction of the longer common prefix (doubling, then binary
+// search), its split at the last key sharing more than the node's prefix, children (internal node, or
+// ~body for a one-leaf child), the last leaf under each child, and the children's parent links
+// (parent<<1 | side; node slots: internal 0..n-2, then leaf k at n-1+k). parent[0] = -1 (the root).
+TB_KERNEL void tb_broad_build(const unsigned *codes, const unsigned *index, int n, TbNode *nodes, int *parent) {
+	int i = (int)tbThread();
+	if (i >= n - 1) {
+		return;
+	}
+	if (i == 0) {
+		parent[0] = -1;
+	}
+	int d = tbDelta(codes, index, n, i, i + 1) < tbDelta(codes, index, n, i, i - 1) ? -1 : 1;
+	int dmin = tbDelta(codes, index, n, i, i - d);
+	int lmax = 2;
+	while (tbDelta(codes, index, n, i, i + lmax * d) > dmin) {
+		lmax *= 2;
+	}
+	int l = 0;
+	for (int s = lmax / 2; s > 0; s /= 2) {
+		if (tbDelta(codes, index, n, i, i + (l + s) * d) > dmin) {
+			l += s;
+		}
+	}
+	int j = i + l * d;
+	int dnode = tbDelta(codes, index, n, i, j);
+	int s = 0;
+	for (int step = (l + 1) / 2;; step = (step + 1) / 2) {
+		if (tbDelta(codes, index, n, i, i + (s + step) * d) > dnode) {
+			s += step;
+		}
+		if (step == 1) {
+			break;
+		}
+	}
+	int gamma = i + s * d + min(d, 0);
+	int first = min(i, j), last = max(i, j);
+	TbNode *nd = &nodes[i];
+	nd->last[0] = (unsigned)gamma;
+	nd->last[1] = (unsigned)last;
+	int left = gamma, right = gamma + 1;
+	nd->child[0] = gamma;
+	nd->child[1] = gamma + 1;
+	if (first == gamma) {
+		left += n - 1;
+		nd->child[0] = ~(int)index[gamma];
+	}
+	if (last == gamma + 1) {
+		right += n - 1;
+		nd->child[1] = ~(int)index[gamma + 1];
+	}
+	parent[left] = i << 1;
+	parent[right] = i << 1 | 1;
+}
+TB_REGISTER(tb_broad_build)
+
+// --- 5. fit ------------------------------------------------------------------------------------------
+
+// tb_broad_fit gives leaf k (sorted position) its body's box (empty for an invalid one) and walks up,
+// writing each fitted box into its parent's slot for it. At each node the first child to arrive
+// counts itself in flags (zero before the pass) and stops; the second fits the node around both
+// children and goes on, so every node is fitted once, after both children. The fence orders a slot's
+// write before the count that lets the sibling read it; the sibling reads through volatile so that it
+// sees the write and not a cached line.
+TB_KERNEL void tb_broad_fit(const TbBox *boxes, const unsigned *moving, const unsigned *index, int n,
+                            const int *parent, TbNode *nodes, TbBox *leafBox, unsigned *flags) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	unsigned body = index[k];
+	TbBox box = boxes[body];
+	if (!tbBoxValid(box)) {
+		for (int a = 0; a < 3; a++) {
+			box.lo[a] = INFINITY;
+			box.hi[a] = -INFINITY;
+		}
+	}
+	leafBox[k] = box;
+	unsigned mv = moving[body] ? TB_MOVING_BIT : 0;
+	for (int up = parent[n - 1 + k]; up >= 0;) {
+		int idx = up >> 1, side = up & 1;
+		volatile TbNode *nd = &nodes[idx];
+		for (int a = 0; a < 3; a++) {
+			nd->box[side].lo[a] = box.lo[a];
+			nd->box[side].hi[a] = box.hi[a];
+		}
+		nd->last[side] = (nd->last[side] & TB_LAST_MASK) | mv;
+		__threadfence();
+		if (atomicAdd(&flags[idx], 1u) == 0) {
+			return; // the sibling is not fitted yet: it will come up this way
+		}
+		__threadfence();
+		for (int a = 0; a < 3; a++) {
+			box.lo[a] = fminf(nd->box[0].lo[a], nd->box[1].lo[a]);
+			box.hi[a] = fmaxf(nd->box[0].hi[a], nd->box[1].hi[a]);
+		}
+		mv = (nd->last[0] | nd->last[1]) & TB_MOVING_BIT;
+		up = parent[idx];
+	}
+}
+TB_REGISTER(tb_broad_fit)
+
+// --- 6. query ----------------------------------------------------------------------------------------
+
+TB_FN bool tbOverlaps(const TbBox &q, const TbBox &b) {
+	return q.lo[0] <= b.hi[0] && b.lo[0] <= q.hi[0] && q.lo[1] <= b.hi[1] && b.lo[1] <= q.hi[1] &&
+	       q.lo[2] <= b.hi[2] && b.lo[2] <= q.hi[2];
+}
+
+// tbEmit appends the pair (body, other), smaller index first, if there is room; the counter counts on
+// past cap so that the host learns how much room the list needs.
+TB_FN void tbEmit(unsigned *pairA, unsigned *pairB, unsigned *count, int cap, int body, int other) {
+	unsigned at = atomicAdd(count, 1u);
+	if (at < (unsigned)cap) {
+		pairA[at] = (unsigned)min(body, other);
+		pairB[at] = (unsigned)max(body, other);
+	}
+}
+
+// tb_broad_query finds the pairs of leaf k (sorted position) with the leaves after it, as sim/bvh's
+// queryKernel: those leaves are the right children of the ancestors whose left subtree holds k, so the
+// query walks up the parent links and, at each such ancestor, tests the right child's box and walks an
+// overlapping subtree depth first with an explicit stack. From a resting body it looks only into
+// subtrees holding a moving body. The tree is at most 64 deep (each level lengthens the key prefix).
+TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBox *leafBox, const unsigned *index,
+                              const unsigned *moving, int n, unsigned *pairA, unsigned *pairB, unsigned *count,
+                              int cap) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	TbBox q = leafBox[k];
+	if (q.lo[0] > q.hi[0]) {
+		return; // invalid body
+	}
+	int body = (int)index[k];
+	unsigned need = moving[body] ? 0 : TB_MOVING_BIT;
+	int stack[64];
+	for (int up = parent[n - 1 + k]; up >= 0;) {
+		int idx = up >> 1;
+		bool fromRight = up & 1;
+		up = parent[idx];
+		if (fromRight) {
+			continue; // the left subtree holds only leaves before k
+		}
+		const TbNode *nd = &nodes[idx];
+		if ((nd->last[1] & need) != need || !tbOverlaps(q, nd->box[1])) {
+			continue;
+		}
+		int c = nd->child[1];
+		if (c < 0) {
+			tbEmit(pairA, pairB, count, cap, body, ~c);
+			continue;
+		}
+		int top = 0;
+		for (;;) {
+			const TbNode *m = &nodes[c];
+			bool hit0 = (m->last[0] & need) == need && tbOverlaps(q, m->box[0]);
+			bool hit1 = (m->last[1] & need) == need && tbOverlaps(q, m->box[1]);
+			int c0 = m->child[0], c1 = m->child[1];
+			if (hit0 && c0 < 0) {
+				tbEmit(pairA, pairB, count, cap, body, ~c0);
+				hit0 = false;
+			}
+			if (hit1 && c1 < 0) {
+				tbEmit(pairA, pairB, count, cap, body, ~c1);
+				hit1 = false;
+			}
+			if (hit0 && hit1) {
+				stack[top++] = c1;
+				c = c0;
+			} else if (hit0) {
+				c = c0;
+			} else if (hit1) {
+				c = c1;
+			} else if (top > 0) {
+				c = stack[--top];
+			} else {
+				break;
+			}
+		}
+	}
+}
+TB_REGISTER(tb_broad_query)
+
+// --- 7. output ---------------------------------------------------------------------------------------
+
+// tb_broad_pairs_out interleaves the sorted pair columns into the int2 list, up to the count (at most
+// cap).
+TB_KERNEL void tb_broad_pairs_out(const unsigned *pairA, const unsigned *pairB, const unsigned *count, int cap,
+                                  int2 *pairs) {
+	unsigned i = tbThread();
+	if (i >= tbCount(cap, count)) {
+		return;
+	}
+	pairs[i] = make_int2((int)pairA[i], (int)pairB[i]);
+}
+TB_REGISTER(tb_broad_pairs_out)
+
+// tb_broad_sizes writes the sizes of the broad phase's structures, for the Go mirrors' test.
+TB_KERNEL void tb_broad_sizes(unsigned *out) {
+	if (tbThread() == 0) {
+		out[0] = sizeof(TbBox);
+		out[1] = sizeof(TbNode);
+	}
+}
+TB_REGISTER(tb_broad_sizes)
