@@ -44,11 +44,15 @@ func randomWorld(t testing.TB, r *rand.Rand, n int) *sim.World {
 		case 2:
 			def.Shape = geom.Shape{Kind: geom.Capsule, Radius: broadtest.RandIn(r, 0.1, 0.5), HalfHeight: broadtest.RandIn(r, 0.1, 0.8)}
 		}
-		if n > 2 && i == n/2 {
-			def.Type, def.Shape = sim.Static, geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}, Offset: -side / 2}
-		}
-		if n > 5 && i == n/3 {
+		switch {
+		case n > 2 && i == n/2: // a floor: its box stops at the plane
+			def.Type, def.Rotation = sim.Static, geom.Identity.Q
+			def.Shape = geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}, Offset: -side / 2}
+		case n > 5 && i == n/3: // tilted: the whole world
 			def.Type, def.Shape = sim.Static, geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{1, 1, 0}.Normalize(), Offset: 0.5}
+		case n > 8 && i == n/4: // a ceiling, turned a quarter about z so that its normal becomes -x
+			def.Type, def.Rotation = sim.Static, geom.Quat{W: float32(math.Sqrt(0.5)), V: geom.Vec3{0, 0, float32(math.Sqrt(0.5))}}
+			def.Shape = geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}, Offset: side / 2}
 		}
 		if _, err := w.AddBody(def); err != nil {
 			t.Fatal(err)
