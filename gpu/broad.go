@@ -25,7 +25,7 @@ type tbBox struct{ Lo, Hi [3]float32 }
 type tbNode struct {
 	Box   [2]tbBox
 	Child [2]int32  // internal node, or ^body for a leaf
-	Last  [2]uint32 // last sorted leaf below the child, movingBit when a moving body is below it
+	Last  [2]uint32 // last sorted leaf below the child, | broadMovingBit if a moving body is
 }
 
 // broadMovingBit is the top bit of tbNode.Last (TB_MOVING_BIT).
@@ -35,7 +35,8 @@ const broadMovingBit = 1 << 31
 // device: per body a box and a moving flag, then the pair list, sorted by (a, b), that sim's LBVH gives
 // on those boxes. It only launches kernels; the pair count stays on the device, counting on past the
 // list's capacity, so that the backend can read it at the end of the step and grow (reserve) and re-run
-// when it overflowed.
+// when it overflowed. The tree is rebuilt every step: sim/bvh's refit (Settings.BVHRefit) is not
+// ported, which changes its cost, not its pairs.
 type broadStage struct {
 	// timer, when set, is called after each stage's launches with the stage's name (bounds, scene,
 	// morton, sort, build, fit, query, pairs), for benchmarks that sync and read a clock there.

@@ -44,11 +44,15 @@ func randomWorld(t testing.TB, r *rand.Rand, n int) *sim.World {
 		case 2:
 			def.Shape = geom.Shape{Kind: geom.Capsule, Radius: broadtest.RandIn(r, 0.1, 0.5), HalfHeight: broadtest.RandIn(r, 0.1, 0.8)}
 		}
-		if n > 2 && i == n/2 {
-			def.Type, def.Shape = sim.Static, geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}, Offset: -side / 2}
-		}
-		if n > 5 && i == n/3 {
+		switch {
+		case n > 2 && i == n/2: // a floor: its box stops at the plane
+			def.Type, def.Rotation = sim.Static, geom.Identity.Q
+			def.Shape = geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}, Offset: -side / 2}
+		case n > 5 && i == n/3: // tilted: the whole world
 			def.Type, def.Shape = sim.Static, geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{1, 1, 0}.Normalize(), Offset: 0.5}
+		case n > 8 && i == n/4: // a ceiling, turned a quarter about z so that its normal becomes -x
+			def.Type, def.Rotation = sim.Static, geom.Quat{W: float32(math.Sqrt(0.5)), V: geom.Vec3{0, 0, float32(math.Sqrt(0.5))}}
+			def.Shape = geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}, Offset: side / 2}
 		}
 		if _, err := w.AddBody(def); err != nil {
 			t.Fatal(err)
@@ -456,4 +460,72 @@ func minVec(a, b geom.Vec3) geom.Vec3 {
 
 func maxVec(a, b geom.Vec3) geom.Vec3 {
 	return geom.Vec3{max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2])}
+}
+
+// TestBroadTimerSeesEveryStage: the timer hook is called once per stage, in order.
+func TestBroadTimerSeesEveryStage(t *testing.T) {
+	d := emulated{}
+	var s broadStage
+	defer s.release(d)
+	var got []string
+	s.timer = func(stage string) { got = append(got, stage) }
+	broadRun(t, d, &s, randomWorld(t, rand.New(rand.NewPCG(6, 6)), 5))
+	want := []string{"bounds", "scene", "morton", "sort", "build", "fit", "query", "pairs"}
+	if !slices.Equal(got[:min(len(got), len(want))], want) {
+		t.Errorf("stages %v, want %v", got, want)
+	}
+}
+
+// TestUploadBodiesFillsEveryArray checks each device array against the sim.Bodies it came from; the
+// world inverse inertia against sim's own (the same products in the same order: equal to a rounding).
+func TestUploadBodiesFillsEveryArray(t *testing.T) {
+	d := emulated{}
+	w := randomWorld(t, rand.New(rand.NewPCG(7, 7)), 40)
+	sb := &w.Bodies
+	b, err := uploadBodies(d, sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.release(d)
+	n := sb.Len()
+	if b.n != n {
+		t.Fatalf("n = %d, want %d", b.n, n)
+	}
+	pos, rot, vel, omega, invI := make([]float4, n), make([]float4, n), make([]float4, n), make([]float4, n), make([]float4, n)
+	shape, material, flags, invIW := make([]tbShape, n), make([]float2, n), make([]uint32, n), make([]float4, 3*n)
+	for _, err := range []error{
+		downloadSlice(d, pos, b.pos.p), downloadSlice(d, rot, b.rot.p), downloadSlice(d, vel, b.vel.p),
+		downloadSlice(d, omega, b.omega.p), downloadSlice(d, invI, b.invI.p), downloadSlice(d, shape, b.shape.p),
+		downloadSlice(d, material, b.material.p), downloadSlice(d, flags, b.flags.p), downloadSlice(d, invIW, b.invIW.p),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		p, q, v, om, ii, s := sb.Position[i], sb.Rotation[i], sb.Velocity[i], sb.AngularVelocity[i], sb.InvInertiaLocal[i], sb.Shape[i]
+		wantShape := tbShape{Kind: int32(s.Kind), NX: s.Normal[0], NY: s.Normal[1], NZ: s.Normal[2], D: s.Offset}
+		switch s.Kind {
+		case geom.Box:
+			wantShape.A, wantShape.B, wantShape.C = s.HalfExtents[0], s.HalfExtents[1], s.HalfExtents[2]
+		case geom.Sphere, geom.Capsule:
+			wantShape.A, wantShape.B = s.Radius, s.HalfHeight
+		}
+		if pos[i] != (float4{p[0], p[1], p[2], sb.InvMass[i]}) || rot[i] != (float4{q.V[0], q.V[1], q.V[2], q.W}) ||
+			vel[i] != (float4{v[0], v[1], v[2], 0}) || omega[i] != (float4{om[0], om[1], om[2], 0}) ||
+			invI[i] != (float4{ii[0], ii[1], ii[2], 0}) || shape[i] != wantShape ||
+			material[i] != (float2{sb.Friction[i], sb.Restitution[i]}) || flags[i] != uint32(sb.Type[i]) {
+			t.Fatalf("body %d: pos %v rot %v vel %v omega %v invI %v shape %+v material %v flags %d", i, pos[i], rot[i],
+				vel[i], omega[i], invI[i], shape[i], material[i], flags[i])
+		}
+		m := sb.InvInertiaWorld[i] // column-major
+		for r := 0; r < 3; r++ {
+			row := [3]float32{invIW[3*i+r].X, invIW[3*i+r].Y, invIW[3*i+r].Z}
+			for c := 0; c < 3; c++ {
+				if want := m[c*3+r]; math.Abs(float64(row[c]-want)) > 1e-6*max(1, math.Abs(float64(want))) {
+					t.Fatalf("body %d: invIW[%d][%d] = %g, want %g", i, r, c, row[c], want)
+				}
+			}
+		}
+	}
 }

@@ -269,7 +269,9 @@ TB_KERNEL void tb_broad_build(const unsigned *codes, const unsigned *index, int 
 	int d = tbDelta(codes, index, n, i, i + 1) < tbDelta(codes, index, n, i, i - 1) ? -1 : 1;
 	int dmin = tbDelta(codes, index, n, i, i - d);
 	int lmax = 2;
-	while (tbDelta(codes, index, n, i, i + lmax * d) > dmin) {
+	// Past 2n the probe is out of range anyway; the bound only stops a corrupt (unsorted, duplicated)
+	// key list from looping here for ever.
+	while (lmax < 2 * n && tbDelta(codes, index, n, i, i + lmax * d) > dmin) {
 		lmax *= 2;
 	}
 	int l = 0;
@@ -281,7 +283,7 @@ TB_KERNEL void tb_broad_build(const unsigned *codes, const unsigned *index, int 
 	int j = i + l * d;
 	int dnode = tbDelta(codes, index, n, i, j);
 	int s = 0;
-	for (int step = (l + 1) / 2;; step = (step + 1) / 2) {
+	for (int step = max((l + 1) / 2, 1);; step = (step + 1) / 2) { // l >= 1 unless the keys are corrupt
 		if (tbDelta(codes, index, n, i, i + (s + step) * d) > dnode) {
 			s += step;
 		}
@@ -343,8 +345,8 @@ TB_KERNEL void tb_broad_fit(const TbBox *boxes, const unsigned *moving, const un
 		}
 		nd->last[side] = (nd->last[side] & TB_LAST_MASK) | mv;
 		__threadfence();
-		if (atomicAdd(&flags[idx], 1u) == 0) {
-			return; // the sibling is not fitted yet: it will come up this way
+		if (atomicAdd(&flags[idx], 1u) != 1) {
+			return; // 0: the sibling is not fitted yet and will come up this way (more: a corrupt tree)
 		}
 		__threadfence();
 		for (int a = 0; a < 3; a++) {
@@ -393,7 +395,10 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 	int body = (int)index[k];
 	unsigned need = moving[body] ? 0 : TB_MOVING_BIT;
 	int stack[64];
-	for (int up = parent[n - 1 + k]; up >= 0;) {
+	// A query visits each internal node at most once; the budget only ends a walk over a corrupt
+	// tree (one with a cycle), which would otherwise never end on a GPU without a watchdog.
+	int budget = 2 * n;
+	for (int up = parent[n - 1 + k]; up >= 0 && --budget > 0;) {
 		int idx = up >> 1;
 		bool fromRight = up & 1;
 		up = parent[idx];
@@ -410,7 +415,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 			continue;
 		}
 		int top = 0;
-		for (;;) {
+		while (--budget > 0) {
 			const TbNode *m = &nodes[c];
 			bool hit0 = (m->last[0] & need) == need && tbOverlaps(q, m->box[0]);
 			bool hit1 = (m->last[1] & need) == need && tbOverlaps(q, m->box[1]);
@@ -423,7 +428,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 				tbEmit(pairA, pairB, count, cap, body, ~c1);
 				hit1 = false;
 			}
-			if (hit0 && hit1) {
+			if (hit0 && hit1 && top < 64) {
 				stack[top++] = c1;
 				c = c0;
 			} else if (hit0) {
