@@ -1,5 +1,7 @@
 // The kernel emulator's runtime: the kernel registry, the launch grid, fibers for kernels that call
 // __syncthreads, and guarded allocations that catch writes past a buffer's end.
+// _longjmp between fiber stacks is what the fibers do: fortify's longjmp check would refuse it.
+#undef _FORTIFY_SOURCE
 #include "../kernels/tumble.cuh"
 #include "emu.h"
 #include "sources.h"
@@ -9,6 +11,7 @@
 #include <map>
 #include <string>
 #include <sys/mman.h>
+#include <setjmp.h>
 #include <ucontext.h>
 #include <unistd.h>
 #include <vector>
@@ -34,15 +37,21 @@ void register_kernel(const char *name, void *fn, invoker call, const size_t *siz
 	registry()[name] = kernel{fn, call, std::vector<size_t>(sizes, sizes + nparams), sync};
 }
 
-// Fibers: one per thread of the block being run.
+// Fibers: one per thread of the block being run. A fiber is created once (makecontext) and lives
+// for the process: its entry loops, running the current kernel for each block it is given. Switches
+// between a fiber and the scheduler use _setjmp/_longjmp, which save no signal mask: swapcontext
+// makes two system calls per switch, and a block of 256 threads meeting at 16 barriers switches
+// thousands of times.
 struct fiber {
-	ucontext_t ctx;
+	ucontext_t ctx; // the first entry only
 	char *stack;
-	bool done;
+	jmp_buf jb; // where the fiber waits: at a barrier, or finished
+	bool started, done;
 };
 static const size_t fiber_stack = 256 * 1024;
-static thread_local std::vector<fiber> fibers;
-static thread_local ucontext_t scheduler;
+static const unsigned max_fibers = 1024;
+static thread_local fiber *fibers[max_fibers]; // stable addresses: a ucontext_t points into itself
+static thread_local jmp_buf scheduler;
 static thread_local int current = -1;
 static thread_local const kernel *running;
 static thread_local void **running_params;
@@ -57,6 +66,13 @@ static void fail(const char *msg) {
 	}
 }
 
+// yield returns to the scheduler; the fiber continues from here when the scheduler resumes it.
+static void yield() {
+	if (!_setjmp(fibers[current]->jb)) {
+		_longjmp(scheduler, 1);
+	}
+}
+
 void syncthreads() {
 	if (current < 0) {
 		char msg[256];
@@ -65,12 +81,24 @@ void syncthreads() {
 		fail(msg);
 		return;
 	}
-	swapcontext(&fibers[current].ctx, &scheduler);
+	yield();
 }
 
 static void fiber_entry() {
-	running->call(running->fn, running_params);
-	fibers[current].done = true;
+	for (;;) {
+		running->call(running->fn, running_params);
+		fibers[current]->done = true;
+		yield(); // resumed for the next block
+	}
+}
+
+static void make_fiber(fiber *f) {
+	getcontext(&f->ctx);
+	f->ctx.uc_stack.ss_sp = f->stack;
+	f->ctx.uc_stack.ss_size = fiber_stack;
+	f->ctx.uc_link = nullptr; // fiber_entry never returns
+	makecontext(&f->ctx, fiber_entry, 0);
+	f->started = false;
 }
 
 static void set_thread(unsigned t) {
@@ -79,37 +107,42 @@ static void set_thread(unsigned t) {
 	thread_idx.z = t / (block_dim.x * block_dim.y);
 }
 
-static void run_block_fibers(unsigned nthreads) {
-	if (fibers.size() < nthreads) {
-		size_t old = fibers.size();
-		fibers.resize(nthreads);
-		for (size_t i = old; i < nthreads; i++) {
-			fibers[i].stack = static_cast<char *>(malloc(fiber_stack));
+// resume runs fiber i until it next yields.
+static void resume(unsigned i) {
+	fiber *f = fibers[i];
+	current = static_cast<int>(i);
+	set_thread(i);
+	if (!_setjmp(scheduler)) {
+		if (!f->started) {
+			f->started = true;
+			ucontext_t here; // never resumed: the fiber comes back through _longjmp
+			swapcontext(&here, &f->ctx);
+		} else {
+			_longjmp(f->jb, 1);
 		}
 	}
+}
+
+static void run_block_fibers(unsigned nthreads) {
 	for (unsigned i = 0; i < nthreads; i++) {
-		fiber &f = fibers[i];
-		getcontext(&f.ctx);
-		f.ctx.uc_stack.ss_sp = f.stack;
-		f.ctx.uc_stack.ss_size = fiber_stack;
-		f.ctx.uc_link = &scheduler;
-		f.done = false;
-		makecontext(&f.ctx, fiber_entry, 0);
+		if (!fibers[i]) {
+			fibers[i] = new fiber();
+			fibers[i]->stack = static_cast<char *>(malloc(fiber_stack));
+			make_fiber(fibers[i]);
+		}
+		fibers[i]->done = false;
 	}
 	for (;;) {
 		// Run every live thread up to its next barrier (or its end).
 		for (unsigned i = 0; i < nthreads; i++) {
-			if (fibers[i].done) {
-				continue;
+			if (!fibers[i]->done) {
+				resume(i);
 			}
-			current = static_cast<int>(i);
-			set_thread(i);
-			swapcontext(&scheduler, &fibers[i].ctx);
 		}
 		current = -1;
 		unsigned done = 0;
 		for (unsigned i = 0; i < nthreads; i++) {
-			done += fibers[i].done;
+			done += fibers[i]->done;
 		}
 		if (done == nthreads) {
 			return;
@@ -120,7 +153,12 @@ static void run_block_fibers(unsigned nthreads) {
 			         "kernel %s: %u of %u threads of block %u finished while the others wait at __syncthreads",
 			         running_name, done, nthreads, block_idx.x);
 			fail(msg);
-			// The waiting fibers are abandoned; their stacks are reused by the next launch.
+			// The waiting fibers are stopped mid-kernel: start them afresh next time.
+			for (unsigned i = 0; i < nthreads; i++) {
+				if (!fibers[i]->done) {
+					make_fiber(fibers[i]);
+				}
+			}
 			return;
 		}
 	}
