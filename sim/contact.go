@@ -109,6 +109,10 @@ func abs32(x float32) float32 {
 	return x
 }
 
+// BoundingRadius is the distance from the centre to the farthest point of the shape (how far a spin
+// moves a body's surface: the bounds and the narrow phase's margin use it).
+func BoundingRadius(s *geom.Shape) float32 { return boundingRadius(s) }
+
 // boundingRadius is the distance from the centre to the farthest point of the shape.
 func boundingRadius(s *geom.Shape) float32 {
 	switch s.Kind {

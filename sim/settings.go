@@ -141,6 +141,10 @@ type Settings struct {
 	BVHRefit float32
 }
 
+// Resolve returns the settings with every default filled in, as a World resolves them. The defaults
+// of some fields depend on the solver, so a backend whose default solver differs sets it first.
+func (s Settings) Resolve() Settings { return s.resolved() }
+
 // resolved returns the settings with every default filled in.
 func (s Settings) resolved() Settings {
 	if s.Dt == 0 {
