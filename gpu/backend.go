@@ -1,16 +1,45 @@
 package gpu
 
-import "tumble/sim"
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+	"unsafe"
+
+	"tumble/sim"
+)
 
 // Backend is the CUDA backend: a sim.Backend that keeps the world's body state in device memory and
-// runs every stage of the step as kernels, one launch sequence per step. On the emulated device
-// (NewEmulated) the same sequence runs the same kernels compiled for the CPU.
+// runs every stage of the step as kernels, one launch sequence per step with no read-back inside it.
+// On the emulated device (NewEmulated) the same sequence runs the same kernels compiled for the CPU.
+//
+// A step is optimistic about its fixed-capacity lists (pairs, contacts): at its end one small read-back
+// brings the counters, and when a list overflowed, the state saved at the start of the step is put
+// back, the lists grow to fit and the step runs again. The same read-back carries the blow-up check.
 type Backend struct {
 	dev    device
 	bodies bodyBuffers
 	inst   instanceWriter // WriteInstances' scratch (transforms.go)
 	// closers run first in Close: interop registrations must go before the context does.
 	closers []func()
+	saved   bodyBuffers // pos, rot, vel, omega at the start of the step, for a re-run
+	broad   broadStage
+	narrow  narrowStage
+	solver  solverStage
+	joints  jointStage
+
+	nJoints             int
+	pairCap, contactCap int
+	consts              stepConsts
+	host                state // Pull's staging
+
+	// Timed makes Step wait for the device after each stage so that World.Stats.Timings splits the
+	// step by stage (benchmarks); otherwise only the whole step is timed.
+	Timed bool
+	// Reruns counts steps that ran again because a list overflowed.
+	Reruns int
 }
 
 var _ sim.Backend = (*Backend)(nil)
@@ -32,29 +61,336 @@ func NewEmulated() *Backend { return &Backend{dev: emulated{}} }
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
-// errAssembling is returned until the stages are wired into Step (this commit only fixes the API the
-// renderer and panel build against).
-var errAssembling = errorString("gpu: the CUDA step is not assembled yet")
+// Check says whether the backend can step a world with these settings (as given, unresolved): it
+// solves with Jacobi (the default solver on this backend) and does not put bodies to sleep.
+func Check(s sim.Settings) error {
+	if s.Solver != sim.SolverDefault && s.Solver != sim.Jacobi {
+		return fmt.Errorf("the CUDA backend solves with jacobi; the %s solver runs on the CPU backend", s.Solver)
+	}
+	if s.Sleep {
+		return errors.New("the CUDA backend does not put bodies to sleep; turn sleeping off or use the CPU backend")
+	}
+	return nil
+}
 
-type errorString string
+// Note returns a one-line note about settings the backend runs differently from the CPU, or "".
+func Note(s sim.Settings) string {
+	if s.Broadphase != sim.BroadDefault && s.Broadphase != sim.LBVH {
+		return fmt.Sprintf("the CUDA backend's broad phase is its LBVH (the %s broad phase runs on the CPU backend)", s.Broadphase)
+	}
+	return ""
+}
 
-func (e errorString) Error() string { return string(e) }
+// settings resolves the world's settings for this backend: Jacobi is its default solver.
+func settings(w *sim.World) (sim.Settings, error) {
+	if err := Check(w.Settings()); err != nil {
+		return sim.Settings{}, err
+	}
+	u := w.Settings()
+	u.Solver = sim.Jacobi
+	return u.Resolve(), nil
+}
 
 // Step advances w by one step on the device.
-func (b *Backend) Step(w *sim.World) error { return errAssembling }
+func (b *Backend) Step(w *sim.World) error {
+	start := time.Now()
+	s, err := settings(w)
+	if err != nil {
+		return err
+	}
+	if err := b.apply(w, w.TakeEdits()); err != nil {
+		return err
+	}
+	n := w.Bodies.Len()
+	b.consts = makeConsts(s)
+	st := &w.Stats.Timings
+	*st = sim.Timings{}
+	lap := func(stage sim.Stage, t time.Time) time.Time {
+		if !b.Timed {
+			return t
+		}
+		if err == nil {
+			err = b.dev.sync()
+		}
+		now := time.Now()
+		st[stage] += now.Sub(t)
+		return now
+	}
+	var counts [3]uint32 // pairs, contacts, blow-up index (int32)
+	for attempt := 0; ; attempt++ {
+		if err := b.save(n); err != nil {
+			return err
+		}
+		t := time.Now()
+		if err := b.broad.run(b.dev, &b.bodies, s.Dt, s.Speculative); err != nil {
+			return err
+		}
+		t = lap(sim.StageBroad, t)
+		pairs, pairCount, pairCap := b.broad.pairList()
+		if err := b.narrow.run(b.dev, &b.bodies, pairs, pairCount, pairCap, s.Dt, s.Speculative); err != nil {
+			return err
+		}
+		t = lap(sim.StageNarrow, t)
+		contacts, contactCount, contactCap := b.narrow.contactList()
+		var hooks jointHooks
+		if b.nJoints > 0 {
+			hooks = &b.joints
+		}
+		if err := b.solver.step(b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts); err != nil {
+			return err
+		}
+		lap(sim.StageSolve, t)
+		if err != nil {
+			return err
+		}
+		// The step's one read-back: the list counters and the blow-up index.
+		if err := b.dev.download(unsafe.Pointer(&counts[0]), pairCount, 4); err != nil {
+			return err
+		}
+		if err := b.dev.download(unsafe.Pointer(&counts[1]), contactCount, 4); err != nil {
+			return err
+		}
+		if err := b.dev.download(unsafe.Pointer(&counts[2]), b.solver.blowUp(), 4); err != nil {
+			return err
+		}
+		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap {
+			break
+		}
+		if attempt == 3 {
+			return fmt.Errorf("gpu: the pair or contact list still overflowed after %d re-runs (%d pairs, %d contacts)", attempt, counts[0], counts[1])
+		}
+		// Put the state back, grow the lists to what the counters saw, and run the step again.
+		if err := b.restore(n); err != nil {
+			return err
+		}
+		b.solver.forget()
+		b.Reruns++
+		b.pairCap = max(b.pairCap, int(counts[0])+int(counts[0])/2)
+		b.contactCap = max(b.contactCap, int(counts[1])+int(counts[1])/2)
+		if err := b.reserve(n); err != nil {
+			return err
+		}
+	}
+	w.Stats.Pairs = int(counts[0])
+	w.Stats.Manifolds = int(counts[1])
+	w.Stats.Contacts = 0
+	w.Stats.Colors = 0
+	w.Stats.Asleep = 0
+	w.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true}
+	if !b.Timed {
+		st[sim.StageSolve] = time.Since(start)
+	}
+	if bad := int32(counts[2]); bad >= 0 && int(bad) < n {
+		if err := b.Pull(w); err != nil {
+			return err
+		}
+		e := &sim.BlowUpError{Body: w.Bodies.Name[bad], Step: w.StepCount + 1, What: "velocity", Value: w.Bodies.Velocity[bad]}
+		if p := w.Bodies.Position[bad]; !finite(p) {
+			e.What, e.Value = "position", p
+		}
+		return e
+	}
+	return b.breakJoints(w)
+}
+
+func finite(v sim.Vec3) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// reserve sizes every buffer for n bodies and the current list capacities.
+func (b *Backend) reserve(n int) error {
+	if b.pairCap == 0 {
+		b.pairCap = max(1024, 8*n)
+		b.contactCap = max(1024, 4*n)
+	}
+	if err := b.broad.reserve(b.dev, n, b.pairCap); err != nil {
+		return err
+	}
+	if err := b.narrow.reserve(b.dev, b.pairCap, b.contactCap); err != nil {
+		return err
+	}
+	return b.solver.reserve(b.dev, n, b.contactCap)
+}
+
+// apply mirrors the world's edits on the device: changed bodies are uploaded one contiguous run at a
+// time (no full re-upload), the joints (few) whole when they changed.
+func (b *Backend) apply(w *sim.World, e sim.Edits) error {
+	n := w.Bodies.Len()
+	old := b.bodies.n
+	if e.All {
+		old = 0
+	}
+	if err := b.bodies.reserve(b.dev, n, min(old, n)); err != nil {
+		return err
+	}
+	if err := b.reserve(n); err != nil {
+		return err
+	}
+	if e.All {
+		if err := b.bodies.put(b.dev, &w.Bodies, 0, n); err != nil {
+			return err
+		}
+	} else {
+		// Bodies appended since the last step, then the edited ones in runs of consecutive indices.
+		if err := b.bodies.put(b.dev, &w.Bodies, min(old, n), n); err != nil {
+			return err
+		}
+		for k := 0; k < len(e.Bodies); {
+			lo := int(e.Bodies[k])
+			hi := lo + 1
+			for k++; k < len(e.Bodies) && int(e.Bodies[k]) == hi; k++ {
+				hi++
+			}
+			if lo >= old || lo >= n {
+				continue // uploaded with the appended bodies
+			}
+			if err := b.bodies.put(b.dev, &w.Bodies, lo, min(hi, old, n)); err != nil {
+				return err
+			}
+		}
+	}
+	if n != old || e.All {
+		b.solver.forget() // indices moved: last step's contacts no longer name the same bodies
+	}
+	// Joints name bodies by dense index, which a removal changes: they are re-uploaded (they are few)
+	// after any structural edit.
+	if e.All || e.Joints || n != old || (len(e.Bodies) > 0 && w.NumJoints() > 0) {
+		if err := b.joints.upload(b.dev, w); err != nil {
+			return err
+		}
+		b.nJoints = w.NumJoints()
+		if err := b.narrow.setJointed(b.dev, jointedPairs(w)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jointedPairs lists the body pairs that a joint links (they do not collide), as sorted a<<32|b keys.
+func jointedPairs(w *sim.World) []uint64 {
+	var keys []uint64
+	for i := range w.NumJoints() {
+		d := w.Joint(i)
+		a, okA := w.Index(d.BodyA)
+		c, okB := w.Index(d.BodyB)
+		if !okA || !okB {
+			continue
+		}
+		if a > c {
+			a, c = c, a
+		}
+		keys = append(keys, uint64(a)<<32|uint64(c))
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// save copies the moving state at the start of a step, so that a step whose lists overflowed can run
+// again from it.
+func (b *Backend) save(n int) error {
+	for _, c := range [][2]*buffer{{&b.saved.pos, &b.bodies.pos}, {&b.saved.rot, &b.bodies.rot},
+		{&b.saved.vel, &b.bodies.vel}, {&b.saved.omega, &b.bodies.omega}} {
+		if err := grow(b.dev, c[0], n*sizeFloat4); err != nil {
+			return err
+		}
+		if err := b.dev.copy(c[0].p, c[1].p, n*sizeFloat4); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restore puts back the state save copied.
+func (b *Backend) restore(n int) error {
+	for _, c := range [][2]*buffer{{&b.bodies.pos, &b.saved.pos}, {&b.bodies.rot, &b.saved.rot},
+		{&b.bodies.vel, &b.saved.vel}, {&b.bodies.omega, &b.saved.omega}} {
+		if err := b.dev.copy(c[0].p, c[1].p, n*sizeFloat4); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// breakJoints reads the joints' forces when some joint can break, and removes (on the host, which
+// re-uploads the joints before the next step) those whose force exceeded their break force.
+func (b *Backend) breakJoints(w *sim.World) error {
+	breakable := false
+	for i := range w.NumJoints() {
+		if w.Joint(i).BreakForce > 0 {
+			breakable = true
+			break
+		}
+	}
+	if !breakable {
+		return nil
+	}
+	fp, nf := b.joints.forces()
+	forces := make([]float32, nf)
+	if err := downloadSlice(b.dev, forces, fp); err != nil {
+		return err
+	}
+	var broken []int
+	for i := range min(nf, w.NumJoints()) {
+		if d := w.Joint(i); d.BreakForce > 0 && forces[i] > d.BreakForce {
+			broken = append(broken, i)
+		}
+	}
+	if len(broken) == 0 {
+		return nil
+	}
+	// Removing a joint wakes its bodies, an edit: the host copy must be current first.
+	if err := b.Pull(w); err != nil {
+		return err
+	}
+	for k := len(broken) - 1; k >= 0; k-- {
+		i := broken[k]
+		d := w.Joint(i)
+		if err := w.RemoveJoint(i); err != nil {
+			return err
+		}
+		w.Broken = append(w.Broken, sim.BrokenJoint{Index: i, Def: d, Force: forces[i], Step: w.StepCount + 1})
+	}
+	slices.Reverse(w.Broken)
+	return nil
+}
 
 // Pull copies the device's body state into w.Bodies.
-func (b *Backend) Pull(w *sim.World) error { return errAssembling }
+func (b *Backend) Pull(w *sim.World) error {
+	n := min(w.Bodies.Len(), b.bodies.n)
+	if err := b.bodies.get(b.dev, &b.host, n); err != nil {
+		return err
+	}
+	b.host.store(&w.Bodies)
+	return nil
+}
 
 // Contacts appends the last step's contact points, read back from the device.
-func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint { return out }
+func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint {
+	got, err := b.solver.readContacts(b.dev, &b.bodies, out)
+	if err != nil {
+		return out
+	}
+	return got
+}
 
-// Close releases the device buffers (and the CUDA context).
+// Close releases the device buffers and the device. Interop registrations go first, before the
+// context does.
 func (b *Backend) Close() {
 	for _, c := range b.closers {
 		c()
 	}
 	b.closers = nil
 	b.inst.release(b.dev)
+	b.broad.release(b.dev)
+	b.narrow.release(b.dev)
+	b.solver.release(b.dev)
+	b.joints.release(b.dev)
+	b.bodies.release(b.dev)
+	b.saved.release(b.dev)
 	b.dev.close()
 }

@@ -31,8 +31,8 @@ func TestTransformsOnTheGPUMatchFill(t *testing.T) {
 	defer b.Close()
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, n := range []int{1, 257, 5000, 100000} {
-		w := randomWorld(t, rng, n)
-		uploadBodies(t, b, w)
+		w := randomShapesWorld(t, rng, n)
+		putBodies(t, b, w)
 		contacts := make([]int32, n)
 		for i := range contacts {
 			contacts[i] = int32(rng.IntN(12))
@@ -68,8 +68,8 @@ func TestInteropWritesTheGLBuffer(t *testing.T) {
 	defer x.Close()
 	rng := rand.New(rand.NewPCG(8, 9))
 	for _, n := range []int{100, 20000} {
-		w := randomWorld(t, rng, n)
-		uploadBodies(t, b, w)
+		w := randomShapesWorld(t, rng, n)
+		putBodies(t, b, w)
 		f, want := fillRecords(t, w, render.ColorByBody, nil, nil)
 		buf := ctx.NewBuffer(len(want) * InstanceBytes)
 		res, err := x.WriteInstances(b, w, buf, len(want), styleOf(render.ColorByBody, nil, w, nil))

@@ -12,67 +12,6 @@ import (
 	"tumble/sim/geom"
 )
 
-// jointTestBodies fills device body buffers (layout.cuh) from b: pos (xyz, inverse mass in w), rot,
-// vel, omega, invI, shape, material, flags and invIW (three float4 rows of R diag(invI) R^T per body,
-// taken from b.InvInertiaWorld so that the rows see exactly the CPU's inertia).
-func jointTestBodies(t testing.TB, d device, b *sim.Bodies) *bodyBuffers {
-	t.Helper()
-	n := b.Len()
-	pos := make([]float4, n)
-	rot := make([]float4, n)
-	vel := make([]float4, n)
-	omega := make([]float4, n)
-	invI := make([]float4, n)
-	shape := make([]tbShape, n)
-	material := make([]float2, n)
-	flags := make([]uint32, n)
-	invIW := make([]float4, 3*n)
-	for i := 0; i < n; i++ {
-		p, q, v, w, ii := b.Position[i], b.Rotation[i], b.Velocity[i], b.AngularVelocity[i], b.InvInertiaLocal[i]
-		pos[i] = float4{p[0], p[1], p[2], b.InvMass[i]}
-		rot[i] = float4{q.V[0], q.V[1], q.V[2], q.W}
-		vel[i] = float4{v[0], v[1], v[2], 0}
-		omega[i] = float4{w[0], w[1], w[2], 0}
-		invI[i] = float4{ii[0], ii[1], ii[2], 0}
-		s := &b.Shape[i]
-		switch s.Kind {
-		case geom.Box:
-			shape[i] = tbShape{Kind: 0, A: s.HalfExtents[0], B: s.HalfExtents[1], C: s.HalfExtents[2]}
-		case geom.Sphere:
-			shape[i] = tbShape{Kind: 1, A: s.Radius}
-		case geom.Capsule:
-			shape[i] = tbShape{Kind: 2, A: s.Radius, B: s.HalfHeight}
-		case geom.Plane:
-			shape[i] = tbShape{Kind: 3, NX: s.Normal[0], NY: s.Normal[1], NZ: s.Normal[2], D: s.Offset}
-		}
-		material[i] = float2{b.Friction[i], b.Restitution[i]}
-		flags[i] = uint32(b.Type[i])
-		m := &b.InvInertiaWorld[i]
-		for r := 0; r < 3; r++ {
-			invIW[3*i+r] = float4{m[r], m[3+r], m[6+r], 0}
-		}
-	}
-	bb := &bodyBuffers{n: n}
-	put := func(buf *buffer, bytes int, up func(ptr) error) {
-		if err := grow(d, buf, bytes); err != nil {
-			t.Fatal(err)
-		}
-		if err := up(buf.p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	put(&bb.pos, 16*n, func(p ptr) error { return uploadSlice(d, p, pos) })
-	put(&bb.rot, 16*n, func(p ptr) error { return uploadSlice(d, p, rot) })
-	put(&bb.vel, 16*n, func(p ptr) error { return uploadSlice(d, p, vel) })
-	put(&bb.omega, 16*n, func(p ptr) error { return uploadSlice(d, p, omega) })
-	put(&bb.invI, 16*n, func(p ptr) error { return uploadSlice(d, p, invI) })
-	put(&bb.shape, int(unsafe.Sizeof(tbShape{}))*n, func(p ptr) error { return uploadSlice(d, p, shape) })
-	put(&bb.material, 8*n, func(p ptr) error { return uploadSlice(d, p, material) })
-	put(&bb.flags, 4*n, func(p ptr) error { return uploadSlice(d, p, flags) })
-	put(&bb.invIW, 48*n, func(p ptr) error { return uploadSlice(d, p, invIW) })
-	return bb
-}
-
 func releaseTestBodies(d device, b *bodyBuffers) {
 	for _, buf := range []*buffer{&b.pos, &b.rot, &b.vel, &b.omega, &b.invI, &b.shape, &b.material, &b.flags, &b.invIW} {
 		release(d, buf)
@@ -103,7 +42,7 @@ func newJointRig(t testing.TB, w *sim.World) *jointRig {
 	d := emulated{}
 	b := &w.Bodies
 	n := b.Len()
-	r := &jointRig{d: d, b: jointTestBodies(t, d, b)}
+	r := &jointRig{d: d, b: testBodies(t, d, b)}
 	r.pos = append([]sim.Vec3(nil), b.Position...)
 	r.rot = append([]sim.Quat(nil), b.Rotation...)
 	r.vel = append([]sim.Vec3(nil), b.Velocity...)
@@ -134,7 +73,7 @@ func (r *jointRig) reload(t testing.TB, w *sim.World) {
 	t.Helper()
 	releaseTestBodies(r.d, r.b)
 	b := &w.Bodies
-	r.b = jointTestBodies(t, r.d, b)
+	r.b = testBodies(t, r.d, b)
 	r.pos = append(r.pos[:0], b.Position...)
 	r.rot = append(r.rot[:0], b.Rotation...)
 	r.vel = append(r.vel[:0], b.Velocity...)
@@ -149,13 +88,6 @@ func (r *jointRig) close() {
 	release(r.d, &r.split)
 	release(r.d, &r.lin)
 	release(r.d, &r.ang)
-}
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
 }
 
 // begin does what a step does before its sub-steps (split counts from the joints alone, no contacts,

@@ -32,75 +32,6 @@ const (
 	narrowPosTol    = 1e-4
 )
 
-// narrowTestBodies uploads the body state the narrow phase reads (and the rest of layout.cuh's body
-// arrays, filled as the backend fills them) from b.
-func narrowTestBodies(t testing.TB, d device, b *sim.Bodies) *bodyBuffers {
-	t.Helper()
-	n := b.Len()
-	pos := make([]float4, n)
-	rot := make([]float4, n)
-	vel := make([]float4, n)
-	omega := make([]float4, n)
-	invI := make([]float4, n)
-	shape := make([]tbShape, n)
-	material := make([]float2, n)
-	flags := make([]uint32, n)
-	for i := 0; i < n; i++ {
-		p, q := b.Position[i], b.Rotation[i]
-		pos[i] = float4{p[0], p[1], p[2], b.InvMass[i]}
-		rot[i] = float4{q.V[0], q.V[1], q.V[2], q.W}
-		v, w := b.Velocity[i], b.AngularVelocity[i]
-		vel[i] = float4{v[0], v[1], v[2], 0}
-		omega[i] = float4{w[0], w[1], w[2], 0}
-		ii := b.InvInertiaLocal[i]
-		invI[i] = float4{ii[0], ii[1], ii[2], 0}
-		shape[i] = narrowTestShape(&b.Shape[i])
-		material[i] = float2{b.Friction[i], b.Restitution[i]}
-		flags[i] = uint32(b.Type[i])
-	}
-	bb := &bodyBuffers{n: n}
-	up := func(dst *buffer, bytes int, load func(ptr) error) {
-		t.Helper()
-		if err := grow(d, dst, bytes); err != nil {
-			t.Fatal(err)
-		}
-		if err := load(dst.p); err != nil {
-			t.Fatal(err)
-		}
-	}
-	up(&bb.pos, 16*n, func(p ptr) error { return uploadSlice(d, p, pos) })
-	up(&bb.rot, 16*n, func(p ptr) error { return uploadSlice(d, p, rot) })
-	up(&bb.vel, 16*n, func(p ptr) error { return uploadSlice(d, p, vel) })
-	up(&bb.omega, 16*n, func(p ptr) error { return uploadSlice(d, p, omega) })
-	up(&bb.invI, 16*n, func(p ptr) error { return uploadSlice(d, p, invI) })
-	up(&bb.shape, 32*n, func(p ptr) error { return uploadSlice(d, p, shape) })
-	up(&bb.material, 8*n, func(p ptr) error { return uploadSlice(d, p, material) })
-	up(&bb.flags, 4*n, func(p ptr) error { return uploadSlice(d, p, flags) })
-	up(&bb.invIW, 48*n, func(p ptr) error { return d.zero(p, 48*n) })
-	t.Cleanup(func() {
-		for _, x := range []*buffer{&bb.pos, &bb.rot, &bb.vel, &bb.omega, &bb.invI, &bb.shape, &bb.material, &bb.flags, &bb.invIW} {
-			release(d, x)
-		}
-	})
-	return bb
-}
-
-// narrowTestShape is a shape as layout.cuh's TbShape.
-func narrowTestShape(s *geom.Shape) tbShape {
-	out := tbShape{Kind: int32(s.Kind)}
-	switch s.Kind {
-	case geom.Box:
-		out.A, out.B, out.C = s.HalfExtents[0], s.HalfExtents[1], s.HalfExtents[2]
-	case geom.Sphere:
-		out.A = s.Radius
-	case geom.Capsule:
-		out.A, out.B = s.Radius, s.HalfHeight
-	case geom.Plane:
-		out.NX, out.NY, out.NZ, out.D = s.Normal[0], s.Normal[1], s.Normal[2], s.Offset
-	}
-	return out
-}
-
 // narrowTestWorld builds bodies for the tests: the narrow phase reads only shapes, poses and
 // velocities.
 type narrowTestWorld struct{ b sim.Bodies }
@@ -129,19 +60,6 @@ func (w *narrowTestWorld) add(s geom.Shape, p geom.Pose, v, omega geom.Vec3) int
 	return int32(len(b.Position) - 1)
 }
 
-// narrowBoundingRadius is sim's boundingRadius (unexported there).
-func narrowBoundingRadius(s *geom.Shape) float32 {
-	switch s.Kind {
-	case geom.Box:
-		return s.HalfExtents.Len()
-	case geom.Sphere:
-		return s.Radius
-	case geom.Capsule:
-		return s.Radius + s.HalfHeight
-	}
-	return 0
-}
-
 // narrowCPU is the CPU's narrow phase and gatherManifolds over pairs, as a contact list: the margin is
 // sim's narrowPhase's, line for line.
 func narrowCPU(b *sim.Bodies, pairs []int2, dt, speculative float32, jointed []uint64) []tbContact {
@@ -153,8 +71,8 @@ func narrowCPU(b *sim.Bodies, pairs []int2, dt, speculative float32, jointed []u
 			continue
 		}
 		rel := b.Velocity[ib].Sub(b.Velocity[ia]).Len()*dt +
-			(b.AngularVelocity[ia].Len()*narrowBoundingRadius(&b.Shape[ia])+
-				b.AngularVelocity[ib].Len()*narrowBoundingRadius(&b.Shape[ib]))*dt
+			(b.AngularVelocity[ia].Len()*sim.BoundingRadius(&b.Shape[ia])+
+				b.AngularVelocity[ib].Len()*sim.BoundingRadius(&b.Shape[ib]))*dt
 		margin := speculative + rel
 		collide.Collide(&b.Shape[ia], geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]},
 			&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, margin, &m)
@@ -237,7 +155,7 @@ func narrowCompare(t testing.TB, b *sim.Bodies, want, got []tbContact, dev *narr
 			t.Fatalf("%s: contact %d is pair (%d, %d) with %d points, want (%d, %d) with %d:\n got %+v\nwant %+v",
 				where, k, g.A, g.B, g.Count, w.A, w.B, w.Count, *g, *w)
 		}
-		scale := float64(max(1, narrowBoundingRadius(&b.Shape[w.A]), narrowBoundingRadius(&b.Shape[w.B])))
+		scale := float64(max(1, sim.BoundingRadius(&b.Shape[w.A]), sim.BoundingRadius(&b.Shape[w.B])))
 		for _, body := range []int32{w.A, w.B} {
 			for _, x := range b.Position[body] {
 				scale = math.Max(scale, math.Abs(float64(x)))
@@ -369,7 +287,7 @@ func narrowRandPair(rng *rand.Rand, w *narrowTestWorld, ka, kb geom.Kind) int2 {
 	}
 	pa := geom.Pose{P: geom.Vec3{8*rng.Float32() - 4, 8*rng.Float32() - 4, 8*rng.Float32() - 4}, Q: narrowRandRot(rng, mgl32.QuatIdent())}
 	pb := geom.Pose{Q: narrowRandRot(rng, pa.Q)}
-	size := min(narrowBoundingRadius(&sa), narrowBoundingRadius(&sb))
+	size := min(sim.BoundingRadius(&sa), sim.BoundingRadius(&sb))
 	gap := size * (0.4*rng.Float32() - 0.3)
 	switch {
 	case ka == geom.Plane || kb == geom.Plane:
@@ -379,7 +297,7 @@ func narrowRandPair(rng *rand.Rand, w *narrowTestWorld, ka, kb geom.Kind) int2 {
 		}
 		n := pp.Q.Rotate(plane.Normal)
 		d := plane.Offset + n.Dot(pp.P)
-		gap = narrowBoundingRadius(other) * (0.4*rng.Float32() - 0.3)
+		gap = sim.BoundingRadius(other) * (0.4*rng.Float32() - 0.3)
 		tangent := narrowRandUnit(rng)
 		tangent = tangent.Sub(n.Mul(tangent.Dot(n))).Mul(3 * rng.Float32())
 		po.P = n.Mul(d + narrowSupport(other, po.Q, n) + gap).Add(tangent)
@@ -506,7 +424,7 @@ func narrowCheckCases(t *testing.T, cases []narrowCase, dev *narrowDev) {
 			ib := w.add(c.b, c.pb, geom.Vec3{}, geom.Vec3{})
 			pairs = append(pairs, int2{ia, ib})
 		}
-		bb := narrowTestBodies(t, d, &w.b)
+		bb := testBodies(t, d, &w.b)
 		var s narrowStage
 		if err := s.reserve(d, len(pairs), 4*len(pairs)); err != nil {
 			t.Fatal(err)
@@ -650,7 +568,7 @@ func TestNarrowMatchesCollideOnRandomPairs(t *testing.T) {
 		}
 		pairs = append(pairs, int2{a, b})
 	}
-	bb := narrowTestBodies(t, d, &w.b)
+	bb := testBodies(t, d, &w.b)
 	var s narrowStage
 	defer s.release(d)
 	if err := s.reserve(d, len(pairs), len(pairs)); err != nil {
@@ -742,7 +660,7 @@ func TestNarrowCompactsInPairOrder(t *testing.T) {
 	d := emulated{}
 	rng := rand.New(rand.NewPCG(7, 8))
 	w, pairs := narrowPile(rng, 80)
-	bb := narrowTestBodies(t, d, &w.b)
+	bb := testBodies(t, d, &w.b)
 	var s narrowStage
 	defer s.release(d)
 	if err := s.reserve(d, len(pairs)+100, len(pairs)); err != nil {
@@ -789,7 +707,7 @@ func TestNarrowOverflowKeepsCounting(t *testing.T) {
 	d := emulated{}
 	rng := rand.New(rand.NewPCG(9, 10))
 	w, pairs := narrowPile(rng, 60)
-	bb := narrowTestBodies(t, d, &w.b)
+	bb := testBodies(t, d, &w.b)
 	const dt, spec = 1.0 / 60, 0.02
 	want := narrowCPU(&w.b, pairs, dt, spec, nil)
 	capacity := len(want) / 2
@@ -839,7 +757,7 @@ func TestNarrowSkipsJointedPairs(t *testing.T) {
 	d := emulated{}
 	rng := rand.New(rand.NewPCG(11, 12))
 	w, pairs := narrowPile(rng, 60)
-	bb := narrowTestBodies(t, d, &w.b)
+	bb := testBodies(t, d, &w.b)
 	const dt, spec = 1.0 / 60, 0.02
 	all := narrowCPU(&w.b, pairs, dt, spec, nil)
 	var keys []uint64

@@ -159,12 +159,15 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 	}
 	acc := accum{lin: s.accLin.p, ang: s.accAng.p}
 	apply := func() {
-		launch("tb_solver_apply", bg, solverBodyThreads, b.pos, b.vel, b.omega, b.invIW, acc.lin, acc.ang, int32(n))
+		if err == nil {
+			err = s.apply(d, b)
+		}
 	}
 	refresh := func() { launch("tb_solver_refresh", mg, solverManifoldThreads, man, contactCount, capM, b.pos, b.rot) }
 	pass := func(useBias bool) {
-		launch("tb_solver_jacobi", mg, solverManifoldThreads, man, contactCount, capM, b.pos, b.vel, b.omega,
-			acc.lin, acc.ang, c.invH, st.MaxPushOut, flag(useBias), flag(st.NoFriction))
+		if err == nil {
+			err = s.jacobi(d, b, man, contactCount, contactCapacity, c, useBias)
+		}
 		hook(func() error { return j.solve(d, b, acc, c, useBias) })
 		apply()
 	}
@@ -219,6 +222,30 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 	}
 	s.cur = prev
 	return nil
+}
+
+// jacobi launches one Jacobi pass of the contact rows of the manifolds at man into the accumulators.
+func (s *solverStage) jacobi(d device, b *bodyBuffers, man, contactCount ptr, contactCapacity int, c *stepConsts,
+	useBias bool) error {
+	return d.launch("tb_solver_jacobi", blocks(max(contactCapacity, 1), solverManifoldThreads), solverManifoldThreads,
+		man, contactCount, int32(contactCapacity), b.pos, b.vel, b.omega, s.accLin.p, s.accAng.p, c.invH,
+		c.s.MaxPushOut, flag(useBias), flag(c.s.NoFriction))
+}
+
+// apply launches the kernel that applies the accumulated impulses to the bodies and clears them.
+func (s *solverStage) apply(d device, b *bodyBuffers) error {
+	return d.launch("tb_solver_apply", blocks(max(b.n, 1), solverBodyThreads), solverBodyThreads, b.pos, b.vel,
+		b.omega, b.invIW, s.accLin.p, s.accAng.p, int32(b.n))
+}
+
+// pass runs one biased Jacobi pass of the contacts over last step's manifolds and applies it (for
+// measuring a pass in isolation: Backend.MeasureFloor).
+func (s *solverStage) pass(d device, b *bodyBuffers, contactCount ptr, contactCapacity int, c *stepConsts,
+	useBias bool) error {
+	if err := s.jacobi(d, b, s.man[1-s.cur].p, contactCount, contactCapacity, c, useBias); err != nil {
+		return err
+	}
+	return s.apply(d, b)
 }
 
 // flag is a kernel's int flag.

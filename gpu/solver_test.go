@@ -27,67 +27,6 @@ import (
 // while a wrong index or a missing term moves bodies by centimetres within a few steps (each kernel's
 // index mutations were checked to fail these tests).
 
-// solverTestBodies fills device body buffers from b (what the production upload does in upload.go).
-func solverTestBodies(t testing.TB, d device, b *sim.Bodies) *bodyBuffers {
-	t.Helper()
-	n := b.Len()
-	pos, rot, vel, om, invI := make([]float4, n), make([]float4, n), make([]float4, n), make([]float4, n), make([]float4, n)
-	shape, mat, flags, invIW := make([]tbShape, n), make([]float2, n), make([]uint32, n), make([]float4, 3*n)
-	for i := 0; i < n; i++ {
-		p, q, v, w, ii := b.Position[i], b.Rotation[i], b.Velocity[i], b.AngularVelocity[i], b.InvInertiaLocal[i]
-		pos[i] = float4{p[0], p[1], p[2], b.InvMass[i]}
-		rot[i] = float4{q.V[0], q.V[1], q.V[2], q.W}
-		vel[i] = float4{v[0], v[1], v[2], 0}
-		om[i] = float4{w[0], w[1], w[2], 0}
-		invI[i] = float4{ii[0], ii[1], ii[2], 0}
-		s := &b.Shape[i]
-		shape[i] = tbShape{Kind: int32(s.Kind), NX: s.Normal[0], NY: s.Normal[1], NZ: s.Normal[2], D: s.Offset}
-		switch s.Kind {
-		case geom.Box:
-			shape[i].A, shape[i].B, shape[i].C = s.HalfExtents[0], s.HalfExtents[1], s.HalfExtents[2]
-		case geom.Sphere:
-			shape[i].A = s.Radius
-		case geom.Capsule:
-			shape[i].A, shape[i].B = s.Radius, s.HalfHeight
-		}
-		mat[i] = float2{b.Friction[i], b.Restitution[i]}
-		flags[i] = uint32(b.Type[i])
-		m := b.InvInertiaWorld[i]
-		for r := 0; r < 3; r++ {
-			invIW[3*i+r] = float4{m[r], m[3+r], m[6+r], 0}
-		}
-	}
-	bb := &bodyBuffers{n: n}
-	for _, u := range []struct {
-		b     *buffer
-		bytes int
-	}{{&bb.pos, 16 * n}, {&bb.rot, 16 * n}, {&bb.vel, 16 * n}, {&bb.omega, 16 * n}, {&bb.invI, 16 * n},
-		{&bb.shape, int(unsafe.Sizeof(tbShape{})) * n}, {&bb.material, 8 * n}, {&bb.flags, 4 * n}, {&bb.invIW, 48 * n}} {
-		if err := grow(d, u.b, u.bytes); err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(t, uploadSlice(d, bb.pos.p, pos), uploadSlice(d, bb.rot.p, rot), uploadSlice(d, bb.vel.p, vel),
-		uploadSlice(d, bb.omega.p, om), uploadSlice(d, bb.invI.p, invI), uploadSlice(d, bb.shape.p, shape),
-		uploadSlice(d, bb.material.p, mat), uploadSlice(d, bb.flags.p, flags), uploadSlice(d, bb.invIW.p, invIW))
-	return bb
-}
-
-func must(t testing.TB, errs ...error) {
-	t.Helper()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func releaseBodies(d device, b *bodyBuffers) {
-	for _, x := range []*buffer{&b.pos, &b.rot, &b.vel, &b.omega, &b.invI, &b.shape, &b.material, &b.flags, &b.invIW} {
-		release(d, x)
-	}
-}
-
 // boundingRadius is sim's: the distance from the centre to the farthest point of the shape.
 func boundingRadius(s *geom.Shape) float32 {
 	switch s.Kind {
@@ -165,12 +104,12 @@ func newSolverRig(t testing.TB, s sim.Settings, defs []sim.BodyDef) *solverRig {
 		}
 	}
 	r.c = makeConsts(r.cpu.Resolved())
-	r.bb = solverTestBodies(t, r.d, &r.host.Bodies)
+	r.bb = testBodies(t, r.d, &r.host.Bodies)
 	must(t, grow(r.d, &r.contacts, r.capacity*int(unsafe.Sizeof(tbContact{}))), grow(r.d, &r.count, 4),
 		r.st.reserve(r.d, r.bb.n, r.capacity))
 	t.Cleanup(func() {
 		r.st.release(r.d)
-		releaseBodies(r.d, r.bb)
+		r.bb.release(r.d)
 		release(r.d, &r.contacts)
 		release(r.d, &r.count)
 		r.cpu.Close()
@@ -492,7 +431,7 @@ func TestSolverBlowUpNamesFirstBadBody(t *testing.T) {
 		if tc.name == "nan" {
 			w.Bodies.Position[3][0] = float32(math.NaN()) // AddBody refuses it: set it as a blow-up would
 		}
-		bb := solverTestBodies(t, d, &w.Bodies)
+		bb := testBodies(t, d, &w.Bodies)
 		var st solverStage
 		var count buffer
 		must(t, grow(d, &count, 4), d.zero(count.p, 4))
@@ -509,7 +448,7 @@ func TestSolverBlowUpNamesFirstBadBody(t *testing.T) {
 		}
 		st.release(d)
 		release(d, &count)
-		releaseBodies(d, bb)
+		bb.release(d)
 		w.Close()
 	}
 }
@@ -555,8 +494,8 @@ func TestSolverIgnoresContactsPastCapacity(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bb := solverTestBodies(t, d, &w.Bodies)
-	defer releaseBodies(d, bb)
+	bb := testBodies(t, d, &w.Bodies)
+	defer bb.release(d)
 	s := w.Resolved()
 	cs := hostContacts(&s, &w.Bodies)
 	if len(cs) != 2 {
@@ -640,8 +579,8 @@ func TestSolverCallsJointHooksInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	bb := solverTestBodies(t, d, &w.Bodies)
-	defer releaseBodies(d, bb)
+	bb := testBodies(t, d, &w.Bodies)
+	defer bb.release(d)
 	s := w.Resolved()
 	cs := hostContacts(&s, &w.Bodies)
 	var st solverStage

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -89,7 +90,7 @@ func (iw *instanceWriter) release(d device) {
 // ErrNotOnDevice is returned by WriteInstances when the device does not hold the world's bodies yet
 // (attached, or bodies added or removed, and no step has taken the edits): the caller draws that frame
 // from the host copy instead.
-var ErrNotOnDevice = errorString("gpu: the device does not hold the world's bodies yet")
+var ErrNotOnDevice = errors.New("gpu: the device does not hold the world's bodies yet")
 
 // WriteInstances writes one instance record per body of w that is not a plane into dst, a device
 // buffer of capacity records (the mapped GL instance buffer on the interop path), from the device's

@@ -14,50 +14,16 @@ import (
 	"tumble/sim/geom"
 )
 
-// uploadBodies fills b's body arrays from w (what the backend's attach will do once it is assembled),
-// only the arrays the transforms kernel reads.
-func uploadBodies(t *testing.T, b *Backend, w *sim.World) {
+// putBodies uploads w's bodies into b's body arrays (exact sizes on the emulator, so its guard
+// catches a read past the bodies).
+func putBodies(t *testing.T, b *Backend, w *sim.World) {
 	t.Helper()
-	d, bs := b.dev, &w.Bodies
-	n := bs.Len()
-	pos, rot := make([]float4, n), make([]float4, n)
-	shape, flags := make([]tbShape, n), make([]uint32, n)
-	for i := range n {
-		p, q := bs.Position[i], bs.Rotation[i]
-		pos[i] = float4{p[0], p[1], p[2], bs.InvMass[i]}
-		rot[i] = float4{q.V[0], q.V[1], q.V[2], q.W}
-		s := bs.Shape[i]
-		switch s.Kind {
-		case geom.Box:
-			shape[i] = tbShape{Kind: 0, A: s.HalfExtents[0], B: s.HalfExtents[1], C: s.HalfExtents[2]}
-		case geom.Sphere:
-			shape[i] = tbShape{Kind: 1, A: s.Radius}
-		case geom.Capsule:
-			shape[i] = tbShape{Kind: 2, A: s.Radius, B: s.HalfHeight}
-		case geom.Plane:
-			shape[i] = tbShape{Kind: 3, NX: s.Normal[0], NY: s.Normal[1], NZ: s.Normal[2], D: s.Offset}
-		}
-		flags[i] = uint32(bs.Type[i])
+	b.bodies.release(b.dev)
+	bb, err := uploadBodies(b.dev, &w.Bodies)
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Exact sizes, so that the emulator's guard catches a read past the bodies.
-	for _, x := range []struct {
-		b     *buffer
-		bytes int
-	}{{&b.bodies.pos, 16 * n}, {&b.bodies.rot, 16 * n}, {&b.bodies.shape, 32 * n}, {&b.bodies.flags, 4 * n}} {
-		release(d, x.b)
-		p, err := d.alloc(x.bytes)
-		if err != nil {
-			t.Fatal(err)
-		}
-		*x.b = buffer{p: p, bytes: x.bytes}
-	}
-	for _, err := range []error{uploadSlice(d, b.bodies.pos.p, pos), uploadSlice(d, b.bodies.rot.p, rot),
-		uploadSlice(d, b.bodies.shape.p, shape), uploadSlice(d, b.bodies.flags.p, flags)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	b.bodies.n = n
+	b.bodies = *bb
 }
 
 func styleOf(mode render.ColorBy, contacts []int32, w *sim.World, hl map[int][4]float32) *InstanceStyle {
@@ -149,7 +115,7 @@ func TestInstanceRecordIsRendersInstance(t *testing.T) {
 }
 
 // randomWorld has every shape kind, planes among them, in random poses and types, some asleep.
-func randomWorld(t *testing.T, rng *rand.Rand, n int) *sim.World {
+func randomShapesWorld(t *testing.T, rng *rand.Rand, n int) *sim.World {
 	t.Helper()
 	w := sim.NewWorld(sim.Settings{Workers: 1})
 	for i := range n {
@@ -188,8 +154,8 @@ func TestTransformsMatchFillOnRandomWorlds(t *testing.T) {
 	b := NewEmulated()
 	defer b.Close()
 	for _, n := range []int{1, 3, 257, 1500} {
-		w := randomWorld(t, rng, n)
-		uploadBodies(t, b, w)
+		w := randomShapesWorld(t, rng, n)
+		putBodies(t, b, w)
 		contacts := make([]int32, rng.IntN(n+1)) // may be shorter than the bodies, as Fill allows
 		for i := range contacts {
 			contacts[i] = int32(rng.IntN(12))
@@ -218,7 +184,7 @@ func TestTransformsMatchFillOnPresets(t *testing.T) {
 			w.Close()
 			continue // the emulator's time goes to the random worlds
 		}
-		uploadBodies(t, b, w)
+		putBodies(t, b, w)
 		compareWithFill(t, b, w, render.ColorByBody, nil, map[int][4]float32{0: render.ColorSelected})
 		compareWithFill(t, b, w, render.ColorByType, nil, nil)
 		w.Close()
@@ -228,7 +194,7 @@ func TestTransformsMatchFillOnPresets(t *testing.T) {
 	if _, err := w.AddBody(sim.BodyDef{Type: sim.Static, Shape: geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}}}); err != nil {
 		t.Fatal(err)
 	}
-	uploadBodies(t, b, w)
+	putBodies(t, b, w)
 	compareWithFill(t, b, w, render.ColorByBody, nil, nil)
 }
 
@@ -237,9 +203,9 @@ func TestTransformsMatchFillOnPresets(t *testing.T) {
 func TestTransformsRefuseASmallBufferAndAStaleDevice(t *testing.T) {
 	b := NewEmulated()
 	defer b.Close()
-	w := randomWorld(t, rand.New(rand.NewPCG(3, 4)), 50)
+	w := randomShapesWorld(t, rand.New(rand.NewPCG(3, 4)), 50)
 	defer w.Close()
-	uploadBodies(t, b, w)
+	putBodies(t, b, w)
 	counts := CountKinds(w)
 	total := counts[0] + counts[1] + counts[2]
 	dst, err := b.dev.alloc((total - 1) * InstanceBytes)
