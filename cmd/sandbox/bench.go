@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"tumble/gpu"
 	"tumble/sim"
 	"tumble/sim/bvh"
 )
@@ -35,6 +36,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	_, w, err := wf.open(stderr)
 	if err != nil {
 		return fail(stderr, "%v", err)
+	}
+	backend := "cpu"
+	if b, ok := w.Backend().(*gpu.Backend); ok {
+		b.Timed = true // wait for the device after each stage, so the stages' times add up
+		backend = b.Name()
+		defer b.Close()
 	}
 
 	prog := newProgress(stderr, "bench "+wf.scene, *warmup+*steps)
@@ -73,14 +80,17 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	prog.done()
 
 	set := w.Resolved()
+	if w.Backend() != nil {
+		set.Solver = sim.Jacobi // the CUDA backend's solver
+	}
 	fmt.Fprintf(stdout, "scene %s: %d bodies, %d joints\n", wf.scene, w.Bodies.Len(), w.NumJoints())
 	if set.Solver == sim.XPBD {
 		// XPBD has no soft contacts and no relax pass: position passes, then one velocity pass.
-		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d position passes + 1 velocity pass), broad phase %s, %d workers, backend cpu\n",
-			set.Solver, set.Substeps, set.Iterations, set.Broadphase, set.Workers)
+		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d position passes + 1 velocity pass), broad phase %s, %d workers, backend %s\n",
+			set.Solver, set.Substeps, set.Iterations, set.Broadphase, set.Workers, backend)
 	} else {
-		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend cpu\n",
-			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers)
+		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend %s\n",
+			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers, backend)
 	}
 	fmt.Fprintf(stdout, "%d timed steps after %d warm-up steps\n\n", *steps, *warmup)
 	const row = "%-14s %14.4f %14.4f\n"
@@ -95,14 +105,26 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, row, "total (wall)", mean(total), median(total))
 	st := w.Stats
-	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds, %d contacts",
-		w.Bodies.Len(), st.Pairs, st.Manifolds, st.Contacts)
+	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds", w.Bodies.Len(), st.Pairs, st.Manifolds)
+	if w.Backend() == nil {
+		fmt.Fprintf(stdout, ", %d contacts", st.Contacts) // the CUDA backend does not count points
+	}
 	if set.Sleep {
 		fmt.Fprintf(stdout, ", %d asleep", st.Asleep)
 	}
 	fmt.Fprintln(stdout)
 	if len(bvhStages[0]) > 0 {
 		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
+	}
+	if b, ok := w.Backend().(*gpu.Backend); ok {
+		if b.Reruns > 0 {
+			fmt.Fprintf(stdout, "steps re-run because a list overflowed: %d\n", b.Reruns)
+		}
+		if f, err := b.MeasureFloor(20); err != nil {
+			fmt.Fprintf(stdout, "bandwidth floor: %v\n", err)
+		} else {
+			fmt.Fprintln(stdout, f)
+		}
 	}
 	if *steps >= protoSteps {
 		fmt.Fprintf(stdout, "median ms/step over steps %d..%d: %.4f\n",

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"tumble/gpu"
 	"tumble/scenes"
 	"tumble/sim"
 )
@@ -24,7 +25,7 @@ type worldFlags struct {
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scene, "scene", "", "scene file, or preset name (see \"sandbox scenes\")")
-	fs.StringVar(&f.backend, "backend", "cpu", "simulation backend: cpu or cuda")
+	fs.StringVar(&f.backend, "backend", "cpu", "simulation backend: cpu, cuda, or emu (the CUDA kernels emulated on the CPU: slow, for checking)")
 	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: jacobi, pgs or xpbd")
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
@@ -47,9 +48,10 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 	return false
 }
 
-// open loads the scene and builds its world, reporting notes (no CUDA) on stderr.
+// open loads the scene and builds its world on the chosen backend, reporting notes (no CUDA) on
+// stderr.
 func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
-	if err := checkBackend(f.backend, stderr); err != nil {
+	if err := checkBackend(f.backend); err != nil {
 		return nil, nil, err
 	}
 	var opt scenes.Options
@@ -81,7 +83,39 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 		set.BVHRefit = float32(f.refit)
 		w.SetSettings(set)
 	}
+	if err := attachBackend(w, f.backend, stderr); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
+	}
 	return s, w, nil
+}
+
+// attachBackend puts w on the named backend. cuda in a build without CUDA is a one-line note and the
+// CPU; settings the CUDA backend cannot run (another solver, sleeping) are an error.
+func attachBackend(w *sim.World, name string, stderr io.Writer) error {
+	var b *gpu.Backend
+	switch name {
+	case "cpu":
+		return nil
+	case "cuda":
+		if !gpu.Available {
+			fmt.Fprintln(stderr, "sandbox: built without CUDA; running on the CPU")
+			return nil
+		}
+		var err error
+		if b, err = gpu.New(); err != nil {
+			return fmt.Errorf("-backend cuda: %w", err)
+		}
+	case "emu":
+		b = gpu.NewEmulated()
+	}
+	if err := gpu.Check(w.Settings()); err != nil {
+		b.Close()
+		return fmt.Errorf("-backend %s: %w", name, err)
+	}
+	if note := gpu.Note(w.Settings()); note != "" {
+		fmt.Fprintf(stderr, "sandbox: %s\n", note)
+	}
+	return w.SetBackend(b)
 }
 
 // loadScene reads a scene file if one exists at arg, else builds the preset of that name.
@@ -95,22 +129,13 @@ func loadScene(arg string) (*scenes.Scene, error) {
 	return nil, fmt.Errorf("no scene file or preset named %q (presets: %s)", arg, strings.Join(scenes.Names(), ", "))
 }
 
-// cudaBuilt says whether this binary has the CUDA backend. The gpu package's cuda build will set it;
-// until then every build is CPU only.
-const cudaBuilt = false
-
-// checkBackend accepts cpu and cuda; cuda in a build without it is a one-line note and the CPU.
-func checkBackend(name string, stderr io.Writer) error {
+// checkBackend accepts cpu, cuda and emu.
+func checkBackend(name string) error {
 	switch name {
-	case "cpu":
-		return nil
-	case "cuda":
-		if !cudaBuilt {
-			fmt.Fprintln(stderr, "sandbox: built without CUDA; running on the CPU")
-		}
+	case "cpu", "cuda", "emu":
 		return nil
 	}
-	return fmt.Errorf("-backend: unknown backend %q (want cpu or cuda)", name)
+	return fmt.Errorf("-backend: unknown backend %q (want cpu, cuda or emu)", name)
 }
 
 // parseFlags parses a subcommand's flags; it returns an exit status and false when the command should

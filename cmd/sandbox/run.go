@@ -40,6 +40,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
+	if b := w.Backend(); b != nil {
+		defer b.Close()
+	}
 
 	var trace *traceWriter
 	var traceFile *os.File
@@ -71,7 +74,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 		last := i == *steps || stepErr != nil
 		if trace != nil && (i%*every == 0 || last) {
-			if err := trace.record(i, &w.Bodies); err != nil {
+			err := w.Sync() // a backend's state comes back only for the steps recorded
+			if err == nil {
+				err = trace.record(i, &w.Bodies)
+			}
+			if err != nil {
 				prog.done()
 				return fail(stderr, "trace: %v", err)
 			}
