@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"tumble/sim"
+	"tumble/sim/bvh"
 )
 
 // Backend is the CUDA backend: a sim.Backend that keeps the world's body state in device memory and
@@ -91,6 +92,10 @@ func settings(w *sim.World) (sim.Settings, error) {
 	return u.Resolve(), nil
 }
 
+// broadStages maps the broad stage's stage names to the LBVH's (sim/bvh) stages for World.Stats.
+var broadStages = map[string]bvh.Stage{"scene": bvh.StageBounds, "morton": bvh.StageMorton, "sort": bvh.StageSort,
+	"build": bvh.StageBuild, "fit": bvh.StageFit, "query": bvh.StageQuery, "pairs": bvh.StagePairs}
+
 // Step advances w by one step on the device.
 func (b *Backend) Step(w *sim.World) error {
 	start := time.Now()
@@ -116,6 +121,38 @@ func (b *Backend) Step(w *sim.World) error {
 		st[stage] += now.Sub(t)
 		return now
 	}
+	var bvhStages [bvh.NumStages]time.Duration
+	b.broad.timer = nil
+	if b.Timed {
+		// The broad stage's own stages, as the CPU's LBVH reports them; its per-body bounds are the
+		// step's bounds stage.
+		tb := time.Now()
+		b.broad.timer = func(stage string) {
+			if err == nil {
+				err = b.dev.sync()
+			}
+			now := time.Now()
+			if k, ok := broadStages[stage]; ok {
+				bvhStages[k] += now.Sub(tb)
+			} else if stage == "bounds" {
+				st[sim.StageBounds] += now.Sub(tb)
+			}
+			tb = now
+		}
+	}
+	b.solver.timer = nil
+	var ts time.Time
+	if b.Timed {
+		b.solver.timer = func(stage sim.Stage) error {
+			if err := b.dev.sync(); err != nil {
+				return err
+			}
+			now := time.Now()
+			st[stage] += now.Sub(ts)
+			ts = now
+			return nil
+		}
+	}
 	var counts [3]uint32 // pairs, contacts, blow-up index (int32)
 	for attempt := 0; ; attempt++ {
 		if err := b.save(n); err != nil {
@@ -136,10 +173,15 @@ func (b *Backend) Step(w *sim.World) error {
 		if b.nJoints > 0 {
 			hooks = &b.joints
 		}
+		if b.Timed {
+			if err := b.dev.sync(); err != nil {
+				return err
+			}
+			ts = time.Now()
+		}
 		if err := b.solver.step(b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts); err != nil {
 			return err
 		}
-		lap(sim.StageSolve, t)
 		if err != nil {
 			return err
 		}
@@ -176,7 +218,10 @@ func (b *Backend) Step(w *sim.World) error {
 	w.Stats.Contacts = 0
 	w.Stats.Colors = 0
 	w.Stats.Asleep = 0
-	w.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true}
+	w.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
+	if b.Timed {
+		st[sim.StageBroad] -= st[sim.StageBounds] // the broad stage's time included the bounds
+	}
 	if !b.Timed {
 		st[sim.StageSolve] = time.Since(start)
 	}

@@ -52,7 +52,10 @@ type solverStage struct {
 	bad            buffer // int32: first blown-up body, or -1
 	out            buffer // TbContactOut, readContacts
 	capacity       int    // manifolds man[] holds
-	forgetPrev     bool
+	// timer, when set, is called after the launches of each part of the step with the stage they
+	// belong to (prepare, integrate, solve), for benchmarks that wait for the device and read a clock.
+	timer      func(stage sim.Stage) error
+	forgetPrev bool
 }
 
 // reserve makes room for the given numbers of bodies and contacts (manifolds). Growing keeps last
@@ -158,6 +161,11 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 		}
 	}
 	acc := accum{lin: s.accLin.p, ang: s.accAng.p}
+	lap := func(stage sim.Stage) {
+		if s.timer != nil && err == nil {
+			err = s.timer(stage)
+		}
+	}
 	apply := func() {
 		if err == nil {
 			err = s.apply(d, b)
@@ -180,9 +188,11 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 		k.Static.BiasRate, k.Static.MassScale, k.Static.ImpulseScale, k.Static.Compliance,
 		flag(!st.NoWarmStart), 2*st.LinearSlop)
 	hook(func() error { return j.prepare(d, b, s.split.p, c) })
+	lap(sim.StagePrepare)
 	for sub := 0; sub < st.Substeps; sub++ {
 		launch("tb_integrate_velocities", bg, solverBodyThreads, b.rot, b.vel, b.omega, b.invI, b.flags, int32(n),
 			c.h, st.Gravity[0], st.Gravity[1], st.Gravity[2])
+		lap(sim.StageIntegrate)
 		hook(func() error { return j.refresh(d, b, c) })
 		if !st.NoWarmStart {
 			launch("tb_solver_warm_start", mg, solverManifoldThreads, man, contactCount, capM, b.pos, acc.lin, acc.ang)
@@ -193,7 +203,9 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 		for it := 0; it < st.Iterations; it++ {
 			pass(true)
 		}
+		lap(sim.StageSolve)
 		launch("tb_integrate_positions", bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, int32(n), c.h)
+		lap(sim.StageIntegrate)
 		if !st.NoRelax {
 			refresh()
 			hook(func() error { return j.refresh(d, b, c) })
@@ -210,6 +222,7 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 			apply()
 		}
 	}
+	lap(sim.StageSolve)
 	launch("tb_integrate_finish", bg, solverBodyThreads, b.rot, b.invI, b.invIW, b.flags, int32(n))
 	// This step's manifolds become the next step's warm-start source.
 	launch("tb_solver_keep", 1, 1, contactCount, capM, s.kept[cur])
@@ -217,6 +230,7 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 	launch("tb_integrate_blowup_check", bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, int32(n),
 		st.MaxLinearSpeed, s.bad)
 	launch("tb_integrate_blowup_done", 1, 1, s.bad, int32(n))
+	lap(sim.StageIntegrate)
 	if err != nil {
 		return fmt.Errorf("solver: %w", err)
 	}
