@@ -173,3 +173,20 @@ func TestEmulatedEdits(t *testing.T) {
 		}
 	}
 }
+
+// TestEmulatedOverflowReruns: with lists far too small for the pyramid, every overflowing step is put
+// back, the lists grow, and the step runs again, so the world moves exactly as on the CPU.
+func TestEmulatedOverflowReruns(t *testing.T) {
+	b := NewEmulated()
+	b.pairCap, b.contactCap = 3, 2
+	worst, where := runParity(t, b, parityCase{scene: "pyramid20", steps: 20})
+	if b.Reruns == 0 {
+		t.Error("no step was re-run: the small lists did not overflow")
+	}
+	if worst != 0 {
+		t.Errorf("after %d re-runs positions differ by %.3g m: %s", b.Reruns, worst, where)
+	}
+	if b.pairCap < 400 || b.contactCap < 400 {
+		t.Errorf("lists grew to %d pairs and %d contacts, want at least the pyramid's 400", b.pairCap, b.contactCap)
+	}
+}
