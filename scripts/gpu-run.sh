@@ -28,6 +28,6 @@ fi
 
 for scene in pile pile100k pile1m; do
 	echo "== sandbox bench -backend cuda -scene $scene"
-	bin/gpu/sandbox bench -backend cuda -scene "$scene" -warmup 120 -steps 300 >"$out/bench-$scene.txt" 2>&1
+	bin/gpu/sandbox bench -backend cuda -scene "$scene" -substeps 4 -warmup 120 -steps 300 >"$out/bench-$scene.txt" 2>&1
 	echo "exit $?"; cat "$out/bench-$scene.txt"
 done

@@ -15,12 +15,13 @@ import (
 
 // worldFlags are the flags run and bench share: which scene, and how to simulate it.
 type worldFlags struct {
-	scene   string
-	backend string
-	solver  string
-	broad   string
-	refit   float64
-	workers int
+	scene    string
+	backend  string
+	solver   string
+	broad    string
+	refit    float64
+	workers  int
+	substeps int
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
@@ -29,6 +30,7 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: jacobi, pgs or xpbd")
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
+	fs.IntVar(&f.substeps, "substeps", 0, "override the scene's solver sub-steps (0: keep)")
 	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild every step)")
 }
 
@@ -38,6 +40,8 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 	case f.scene == "":
 		fmt.Fprintf(stderr, "sandbox %s: -scene is required (a scene file or one of: %s)\n", cmd,
 			strings.Join(scenes.Names(), ", "))
+	case f.substeps < 0 || f.substeps > 100:
+		fmt.Fprintf(stderr, "sandbox %s: -substeps must be in [0, 100], got %d\n", cmd, f.substeps)
 	case f.workers < 0:
 		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
 	case !(f.refit == 0 || f.refit >= 1 && f.refit <= 1000):
@@ -78,9 +82,14 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
 	}
-	if f.refit != 0 {
+	if f.refit != 0 || f.substeps != 0 {
 		set := w.Settings()
-		set.BVHRefit = float32(f.refit)
+		if f.refit != 0 {
+			set.BVHRefit = float32(f.refit)
+		}
+		if f.substeps != 0 {
+			set.Substeps = f.substeps
+		}
 		w.SetSettings(set)
 	}
 	if err := attachBackend(w, f.backend, stderr); err != nil {

@@ -323,3 +323,29 @@ func TestValidateExitsZeroOrOneWithTheMessage(t *testing.T) {
 		t.Errorf("code %d", code)
 	}
 }
+
+// The emulated CUDA backend runs the same step as the CPU's Jacobi solver: the traces agree, and
+// settings it cannot run are errors that name them.
+func TestRunOnTheEmulatedBackend(t *testing.T) {
+	dir := t.TempDir()
+	emu, cpu := filepath.Join(dir, "emu.csv"), filepath.Join(dir, "cpu.csv")
+	if code, _, errs := sandbox("run", "-scene", "stack", "-steps", "30", "-backend", "emu", "-trace", emu, "-every", "10"); code != 0 {
+		t.Fatalf("emu: code %d: %s", code, errs)
+	}
+	if code, _, errs := sandbox("run", "-scene", "stack", "-steps", "30", "-solver", "jacobi", "-trace", cpu, "-every", "10"); code != 0 {
+		t.Fatalf("cpu: code %d: %s", code, errs)
+	}
+	a, _ := os.ReadFile(emu)
+	b, _ := os.ReadFile(cpu)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("the emulated backend's trace differs from the CPU's Jacobi trace")
+	}
+	code, _, errs := sandbox("run", "-scene", "stack", "-steps", "1", "-backend", "emu", "-solver", "xpbd")
+	if code != 1 || !strings.Contains(errs, "solves with jacobi; the xpbd solver runs on the CPU backend") {
+		t.Errorf("xpbd on the CUDA backend: code %d, %q", code, errs)
+	}
+	code, _, errs = sandbox("run", "-scene", "stack", "-steps", "1", "-backend", "emu", "-broadphase", "grid")
+	if code != 0 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "broad phase is its LBVH") {
+		t.Errorf("grid on the CUDA backend: code %d, %q", code, errs)
+	}
+}
