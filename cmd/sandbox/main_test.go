@@ -349,3 +349,15 @@ func TestRunOnTheEmulatedBackend(t *testing.T) {
 		t.Errorf("grid on the CUDA backend: code %d, %q", code, errs)
 	}
 }
+
+// A joint breaks on the emulated CUDA backend at the step and force the CPU's Jacobi step reports.
+func TestRunReportsBrokenJointsOnTheEmulatedBackend(t *testing.T) {
+	scene := writeFile(t, "s.json", `{"solver": {"type": "jacobi"},
+ "bodies": [{"name": "weight", "shape": {"type": "sphere", "radius": 0.1}, "position": [0, 1, 0], "mass": 10}],
+ "joints": [{"type": "ball", "bodyA": "weight", "anchor": [0, 1.2, 0], "breakForce": 50}]}`)
+	_, _, cpu := sandbox("run", "-scene", scene, "-steps", "10")
+	code, out, emu := sandbox("run", "-scene", scene, "-steps", "10", "-backend", "emu")
+	if code != 0 || strings.Count(emu, "broke") != 1 || emu != cpu || !strings.Contains(out, "10 steps") {
+		t.Errorf("code %d, stdout %q\nstderr (emu) %q\nstderr (cpu) %q", code, out, emu, cpu)
+	}
+}
