@@ -28,22 +28,13 @@ func newCUDA(t testing.TB) *Backend {
 	return b
 }
 
-func TestCUDAParity(t *testing.T) {
-	for _, c := range cudaParity {
-		t.Run(c.scene, func(t *testing.T) {
-			worst, where := runParity(t, newCUDA(t), c)
-			t.Logf("%s: %d steps, largest position difference %.3g m (%s)", c.scene, c.steps, worst, where)
-			if !(worst <= c.tol) {
-				t.Errorf("%s: positions differ by %.3g m > %.3g m: %s", c.scene, worst, c.tol, where)
-			}
-		})
-	}
-}
+func TestCUDAParity(t *testing.T) { checkParity(t, cudaParity, newCUDA) }
 
-// TestCUDARainParity: 10,000 boxes falling into a bin are chaotic, so after the first 30 steps (body by
-// body within 1 mm: the boxes are still in free fall or just landing) the runs are compared by what the
-// physics fixes: every box inside the bin, none lost or blown up, and the mean height of the boxes
-// within 0.2 m of the CPU's after 600 steps (the settled heap is about 6.5 m high).
+// TestCUDARainParity: 10,000 boxes packed into a falling grid (neighbours touch from the first step)
+// are chaotic: rounding differences (the GPU's fused multiply-adds and atomic sums) grow to centimetres
+// within 30 steps, on the emulator too. So the runs are compared by what the physics fixes: no blow-up,
+// every box inside the bin after 600 steps, and the mean height of the boxes within 0.2 m of the CPU's
+// (the settled heap is about 6.5 m high).
 func TestCUDARainParity(t *testing.T) {
 	cpu := newWorld(t, "rain")
 	defer cpu.Close()
@@ -58,21 +49,17 @@ func TestCUDARainParity(t *testing.T) {
 			t.Fatal(err)
 		}
 		if err := dev.Step(); err != nil {
-			t.Fatal(err)
-		}
-		if step == 30 {
-			if err := dev.Sync(); err != nil {
-				t.Fatal(err)
-			}
-			for i := range cpu.Bodies.Len() {
-				if d := dist(cpu.Bodies.Position[i], dev.Bodies.Position[i]); !(d < 1e-3) {
-					t.Fatalf("step 30: %s differs by %.3g m", cpu.Bodies.Name[i], d)
-				}
-			}
+			t.Fatalf("step %d: %v", step, err)
 		}
 	}
 	if err := dev.Sync(); err != nil {
 		t.Fatal(err)
+	}
+	for i := range dev.Bodies.Len() {
+		p := dev.Bodies.Position[i]
+		if dev.Bodies.Type[i] == sim.Dynamic && !(p[1] > -0.1 && abs(p[0]) < 7.25 && abs(p[2]) < 7.25) {
+			t.Errorf("%s is outside the bin at %v", dev.Bodies.Name[i], p)
+		}
 	}
 	meanY := func(w *sim.World) float64 {
 		s, n := 0.0, 0

@@ -95,17 +95,21 @@ func dist(a, b sim.Vec3) float64 {
 	return math.Sqrt(dx*dx + dy*dy + dz*dz)
 }
 
-func TestEmulatedParity(t *testing.T) {
-	for _, c := range emulatedParity {
+// checkParity runs each case against the CPU on a backend from newBackend.
+func checkParity(t *testing.T, cases []parityCase, newBackend func(testing.TB) *Backend) {
+	for _, c := range cases {
 		t.Run(c.scene, func(t *testing.T) {
-			b := NewEmulated()
-			worst, where := runParity(t, b, c)
+			worst, where := runParity(t, newBackend(t), c)
 			t.Logf("%s: %d steps, largest position difference %.3g m (%s)", c.scene, c.steps, worst, where)
 			if !(worst <= c.tol) {
 				t.Errorf("%s: positions differ by %.3g m > %.3g m: %s", c.scene, worst, c.tol, where)
 			}
 		})
 	}
+}
+
+func TestEmulatedParity(t *testing.T) {
+	checkParity(t, emulatedParity, func(testing.TB) *Backend { return NewEmulated() })
 }
 
 // TestEmulatedEdits: edits between steps (spawn, remove, set velocity, teleport, a new joint, new

@@ -27,19 +27,6 @@ import (
 // while a wrong index or a missing term moves bodies by centimetres within a few steps (each kernel's
 // index mutations were checked to fail these tests).
 
-// boundingRadius is sim's: the distance from the centre to the farthest point of the shape.
-func boundingRadius(s *geom.Shape) float32 {
-	switch s.Kind {
-	case geom.Box:
-		return s.HalfExtents.Len()
-	case geom.Sphere:
-		return s.Radius
-	case geom.Capsule:
-		return s.Radius + s.HalfHeight
-	}
-	return 0
-}
-
 // hostContacts is the CPU step's collision stages for state b: bounds with half the speculative
 // distance, every overlapping pair with a dynamic body, sorted by (a, b), and the narrow phase with the
 // CPU's margin (speculative distance plus the pair's relative motion this step).
@@ -57,8 +44,8 @@ func hostContacts(s *sim.Settings, b *sim.Bodies) []tbContact {
 			}
 			dt := s.Dt
 			rel := b.Velocity[ib].Sub(b.Velocity[ia]).Len()*dt +
-				(b.AngularVelocity[ia].Len()*boundingRadius(&b.Shape[ia])+
-					b.AngularVelocity[ib].Len()*boundingRadius(&b.Shape[ib]))*dt
+				(b.AngularVelocity[ia].Len()*sim.BoundingRadius(&b.Shape[ia])+
+					b.AngularVelocity[ib].Len()*sim.BoundingRadius(&b.Shape[ib]))*dt
 			var m collide.Manifold
 			collide.Collide(&b.Shape[ia], geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]},
 				&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, s.Speculative+rel, &m)

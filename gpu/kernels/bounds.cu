@@ -74,19 +74,6 @@ TB_FN TbBox tbShapeBox(const TbShape &s, float4 p, float4 q) {
 	return b;
 }
 
-// tbBoundingRadius is sim's boundingRadius: the distance from the centre to the shape's farthest point.
-TB_FN float tbBoundingRadius(const TbShape &s) {
-	switch (s.kind) {
-	case TB_BOX:
-		return sqrtf(s.a * s.a + s.b * s.b + s.c * s.c);
-	case TB_SPHERE:
-		return s.a;
-	case TB_CAPSULE:
-		return s.a + s.b;
-	}
-	return 0;
-}
-
 // tb_broad_bounds writes body i's box for a step of dt (its shape's box grown by how far it can move,
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
 // moves (dynamic: the GPU step has no sleeping).

@@ -8,6 +8,7 @@
 // split masses, then adds the impulses it applied into the per-body accumulators (sim's jacobiJoint
 // followed by gatherImpulses). gpu/joints.go drives the kernels in the order of sim/step.go.
 #include "layout.cuh"
+#include "solvermath.cuh"
 
 #define TB_JOINT_BALL 0
 #define TB_JOINT_HINGE 1
@@ -66,22 +67,6 @@ struct TbJoint {
 	TbJointRow twistLower, twistUpper;   // ball: twist limits
 };
 
-TB_FN float3 jv(float x, float y, float z) { return make_float3(x, y, z); }
-TB_FN float3 jadd(float3 a, float3 b) { return jv(a.x + b.x, a.y + b.y, a.z + b.z); }
-TB_FN float3 jsub(float3 a, float3 b) { return jv(a.x - b.x, a.y - b.y, a.z - b.z); }
-TB_FN float3 jscale(float3 a, float s) { return jv(a.x * s, a.y * s, a.z * s); }
-TB_FN float jdot(float3 a, float3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-TB_FN float3 jcross(float3 a, float3 b) {
-	return jv(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
-}
-TB_FN float3 jxyz(float4 a) { return jv(a.x, a.y, a.z); }
-
-// jmul returns m v for a column-major 3x3 matrix.
-TB_FN float3 jmul(const float *m, float3 v) {
-	return jv(m[0] * v.x + m[3] * v.y + m[6] * v.z, m[1] * v.x + m[4] * v.y + m[7] * v.z,
-	          m[2] * v.x + m[5] * v.y + m[8] * v.z);
-}
-
 // jinvert writes m^-1, or zero when m is singular (sim's invert over mathgl's Mat3.Inv, which also
 // takes a determinant within 1e-20 of zero as singular).
 TB_FN void jinvert(const float *m, float *out) {
@@ -124,9 +109,9 @@ TB_FN void jquatMat(float4 q, float *m) {
 
 // jqmul returns the Hamilton product p q of quaternions stored as (x, y, z, w).
 TB_FN float4 jqmul(float4 p, float4 q) {
-	float3 pv = jv(p.x, p.y, p.z), qv = jv(q.x, q.y, q.z);
-	float3 v = jadd(jadd(jcross(pv, qv), jscale(qv, p.w)), jscale(pv, q.w));
-	return make_float4(v.x, v.y, v.z, p.w * q.w - jdot(pv, qv));
+	float3 pv = make_float3(p.x, p.y, p.z), qv = make_float3(q.x, q.y, q.z);
+	float3 v = tbAdd(tbAdd(tbCross(pv, qv), tbScale(qv, p.w)), tbScale(pv, q.w));
+	return make_float4(v.x, v.y, v.z, p.w * q.w - tbDot(pv, qv));
 }
 TB_FN float4 jconj(float4 q) { return make_float4(-q.x, -q.y, -q.z, q.w); }
 
@@ -145,31 +130,31 @@ struct TbJointPair {
 };
 
 TB_FN void japplyRow(TbJointPair &s, float imp, const TbJointRow &r) {
-	s.vA = jsub(s.vA, jscale(r.d, imp * s.mA));
-	s.wA = jsub(s.wA, jscale(r.ia, imp));
-	s.vB = jadd(s.vB, jscale(r.d, imp * s.mB));
-	s.wB = jadd(s.wB, jscale(r.ib, imp));
-	s.lin = jadd(s.lin, jscale(r.d, imp));
-	s.angA = jadd(s.angA, jscale(r.ra, imp));
-	s.angB = jadd(s.angB, jscale(r.rb, imp));
+	s.vA = tbSub(s.vA, tbScale(r.d, imp * s.mA));
+	s.wA = tbSub(s.wA, tbScale(r.ia, imp));
+	s.vB = tbAdd(s.vB, tbScale(r.d, imp * s.mB));
+	s.wB = tbAdd(s.wB, tbScale(r.ib, imp));
+	s.lin = tbAdd(s.lin, tbScale(r.d, imp));
+	s.angA = tbAdd(s.angA, tbScale(r.ra, imp));
+	s.angB = tbAdd(s.angB, tbScale(r.rb, imp));
 }
 
 TB_FN void japplyPoint(TbJointPair &s, float3 P, float3 rA, float3 rB) {
-	float3 lA = jcross(rA, P), lB = jcross(rB, P);
-	s.vA = jsub(s.vA, jscale(P, s.mA));
-	s.wA = jsub(s.wA, jmul(s.iA, lA));
-	s.vB = jadd(s.vB, jscale(P, s.mB));
-	s.wB = jadd(s.wB, jmul(s.iB, lB));
-	s.lin = jadd(s.lin, P);
-	s.angA = jadd(s.angA, lA);
-	s.angB = jadd(s.angB, lB);
+	float3 lA = tbCross(rA, P), lB = tbCross(rB, P);
+	s.vA = tbSub(s.vA, tbScale(P, s.mA));
+	s.wA = tbSub(s.wA, tbMulMat(s.iA, lA));
+	s.vB = tbAdd(s.vB, tbScale(P, s.mB));
+	s.wB = tbAdd(s.wB, tbMulMat(s.iB, lB));
+	s.lin = tbAdd(s.lin, P);
+	s.angA = tbAdd(s.angA, lA);
+	s.angB = tbAdd(s.angB, lB);
 }
 
 TB_FN void japplyAngular(TbJointPair &s, float3 L) {
-	s.wA = jsub(s.wA, jmul(s.iA, L));
-	s.wB = jadd(s.wB, jmul(s.iB, L));
-	s.angA = jadd(s.angA, L);
-	s.angB = jadd(s.angB, L);
+	s.wA = tbSub(s.wA, tbMulMat(s.iA, L));
+	s.wB = tbAdd(s.wB, tbMulMat(s.iB, L));
+	s.angA = tbAdd(s.angA, L);
+	s.angB = tbAdd(s.angB, L);
 }
 
 // Scalar rows (sim's axisPart).
@@ -179,14 +164,14 @@ TB_FN void jrowSet(TbJointRow &r, float3 d, float3 ra, float3 rb, float c, const
 	r.ra = ra;
 	r.rb = rb;
 	r.c = c;
-	r.ia = jmul(j.iA, ra);
-	r.ib = jmul(j.iB, rb);
-	float k = (j.mA + j.mB) * jdot(d, d) + jdot(ra, r.ia) + jdot(rb, r.ib);
+	r.ia = tbMulMat(j.iA, ra);
+	r.ib = tbMulMat(j.iB, rb);
+	float k = (j.mA + j.mB) * tbDot(d, d) + tbDot(ra, r.ia) + tbDot(rb, r.ib);
 	r.mass = k > 0 ? 1 / k : 0;
 }
 
 TB_FN float jrowVel(const TbJointPair &s, const TbJointRow &r) {
-	return jdot(r.d, jsub(s.vB, s.vA)) + jdot(r.rb, s.wB) - jdot(r.ra, s.wA);
+	return tbDot(r.d, tbSub(s.vB, s.vA)) + tbDot(r.rb, s.wB) - tbDot(r.ra, s.wA);
 }
 
 TB_FN void jsolveEquality(TbJointRow &r, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
@@ -237,7 +222,7 @@ TB_FN void jangleSet(TbJointRow &motor, TbJointRow &lower, TbJointRow &upper, fl
 	}
 	if (limits) {
 		jrowSet(lower, d, ra, rb, x - lo, j);
-		jrowSet(upper, jscale(d, -1), jscale(ra, -1), jscale(rb, -1), hi - x, j);
+		jrowSet(upper, tbScale(d, -1), tbScale(ra, -1), tbScale(rb, -1), hi - x, j);
 	}
 }
 
@@ -248,10 +233,10 @@ TB_FN void jpointSet(TbJoint &j, float3 rA, float3 rB, float3 c) {
 	j.rB = rB;
 	j.pointC = c;
 	float k[9];
-	float3 e[3] = {jv(1, 0, 0), jv(0, 1, 0), jv(0, 0, 1)};
+	float3 e[3] = {make_float3(1, 0, 0), make_float3(0, 1, 0), make_float3(0, 0, 1)};
 	for (int col = 0; col < 3; col++) {
-		float3 kc = jadd(jadd(jscale(e[col], j.mA + j.mB), jcross(jmul(j.iA, jcross(rA, e[col])), rA)),
-		                 jcross(jmul(j.iB, jcross(rB, e[col])), rB));
+		float3 kc = tbAdd(tbAdd(tbScale(e[col], j.mA + j.mB), tbCross(tbMulMat(j.iA, tbCross(rA, e[col])), rA)),
+		                 tbCross(tbMulMat(j.iB, tbCross(rB, e[col])), rB));
 		k[3 * col] = kc.x;
 		k[3 * col + 1] = kc.y;
 		k[3 * col + 2] = kc.z;
@@ -260,28 +245,28 @@ TB_FN void jpointSet(TbJoint &j, float3 rA, float3 rB, float3 c) {
 }
 
 TB_FN void jpointSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
-	float3 cdot = jsub(jsub(jadd(s.vB, jcross(s.wB, j.rB)), s.vA), jcross(s.wA, j.rA));
+	float3 cdot = tbSub(tbSub(tbAdd(s.vB, tbCross(s.wB, j.rB)), s.vA), tbCross(s.wA, j.rA));
 	float3 imp;
 	if (useBias) {
-		imp = jsub(jscale(jmul(j.pointMass, jadd(cdot, jscale(j.pointC, soft.biasRate))), -soft.massScale),
-		           jscale(j.pointImpulse, soft.impulseScale));
+		imp = tbSub(tbScale(tbMulMat(j.pointMass, tbAdd(cdot, tbScale(j.pointC, soft.biasRate))), -soft.massScale),
+		           tbScale(j.pointImpulse, soft.impulseScale));
 	} else {
-		imp = jscale(jmul(j.pointMass, cdot), -1);
+		imp = tbScale(tbMulMat(j.pointMass, cdot), -1);
 	}
-	j.pointImpulse = jadd(j.pointImpulse, imp);
+	j.pointImpulse = tbAdd(j.pointImpulse, imp);
 	japplyPoint(s, imp, j.rA, j.rB);
 }
 
 // Hinge-rotation part: B's directions b2, c2 perpendicular to its axis stay perpendicular to A's axis a1.
 
 TB_FN void jhingeSet(TbJoint &j, float3 a1, float3 b2, float3 c2) {
-	j.u1 = jcross(b2, a1);
-	j.u2 = jcross(c2, a1);
-	j.hingeC[0] = jdot(a1, b2);
-	j.hingeC[1] = jdot(a1, c2);
-	float3 i1 = jadd(jmul(j.iA, j.u1), jmul(j.iB, j.u1));
-	float3 i2 = jadd(jmul(j.iA, j.u2), jmul(j.iB, j.u2));
-	float k11 = jdot(j.u1, i1), k12 = jdot(j.u1, i2), k22 = jdot(j.u2, i2);
+	j.u1 = tbCross(b2, a1);
+	j.u2 = tbCross(c2, a1);
+	j.hingeC[0] = tbDot(a1, b2);
+	j.hingeC[1] = tbDot(a1, c2);
+	float3 i1 = tbAdd(tbMulMat(j.iA, j.u1), tbMulMat(j.iB, j.u1));
+	float3 i2 = tbAdd(tbMulMat(j.iA, j.u2), tbMulMat(j.iB, j.u2));
+	float k11 = tbDot(j.u1, i1), k12 = tbDot(j.u1, i2), k22 = tbDot(j.u2, i2);
 	float det = k11 * k22 - k12 * k12;
 	j.hingeMass[0] = j.hingeMass[1] = j.hingeMass[2] = 0;
 	if (det > 1e-12f * (k11 * k22) && det > 0) {
@@ -293,8 +278,8 @@ TB_FN void jhingeSet(TbJoint &j, float3 a1, float3 b2, float3 c2) {
 }
 
 TB_FN void jhingeSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
-	float3 dw = jsub(s.wB, s.wA);
-	float c1 = jdot(j.u1, dw), c2 = jdot(j.u2, dw);
+	float3 dw = tbSub(s.wB, s.wA);
+	float c1 = tbDot(j.u1, dw), c2 = tbDot(j.u2, dw);
 	float ms = 1, is = 0;
 	if (useBias) {
 		c1 += soft.biasRate * j.hingeC[0];
@@ -306,7 +291,7 @@ TB_FN void jhingeSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool
 	float l2 = -ms * (j.hingeMass[1] * c1 + j.hingeMass[2] * c2) - is * j.hingeImpulse[1];
 	j.hingeImpulse[0] += l1;
 	j.hingeImpulse[1] += l2;
-	japplyAngular(s, jadd(jscale(j.u1, l1), jscale(j.u2, l2)));
+	japplyAngular(s, tbAdd(tbScale(j.u1, l1), tbScale(j.u2, l2)));
 }
 
 // Rotation part: the error is the rotation vector of qE = qB q0^-1 qA^-1, approximated as 2 vec(qE);
@@ -315,9 +300,9 @@ TB_FN void jhingeSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool
 TB_FN void jrotSet(TbJoint &j, float4 qA, float4 qB) {
 	float4 rel0 = make_float4(j.rel0[0], j.rel0[1], j.rel0[2], j.rel0[3]);
 	float4 qE = jqmul(jqmul(qB, jconj(rel0)), jconj(qA));
-	float3 c = jscale(jv(qE.x, qE.y, qE.z), 2);
+	float3 c = tbScale(make_float3(qE.x, qE.y, qE.z), 2);
 	if (qE.w < 0) {
-		c = jscale(c, -1);
+		c = tbScale(c, -1);
 	}
 	j.rotC = c;
 	float k[9];
@@ -328,15 +313,15 @@ TB_FN void jrotSet(TbJoint &j, float4 qA, float4 qB) {
 }
 
 TB_FN void jrotSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
-	float3 cdot = jsub(s.wB, s.wA);
+	float3 cdot = tbSub(s.wB, s.wA);
 	float3 imp;
 	if (useBias) {
-		imp = jsub(jscale(jmul(j.rotMass, jadd(cdot, jscale(j.rotC, soft.biasRate))), -soft.massScale),
-		           jscale(j.rotImpulse, soft.impulseScale));
+		imp = tbSub(tbScale(tbMulMat(j.rotMass, tbAdd(cdot, tbScale(j.rotC, soft.biasRate))), -soft.massScale),
+		           tbScale(j.rotImpulse, soft.impulseScale));
 	} else {
-		imp = jscale(jmul(j.rotMass, cdot), -1);
+		imp = tbScale(tbMulMat(j.rotMass, cdot), -1);
 	}
-	j.rotImpulse = jadd(j.rotImpulse, imp);
+	j.rotImpulse = tbAdd(j.rotImpulse, imp);
 	japplyAngular(s, imp);
 }
 
@@ -344,15 +329,15 @@ TB_FN void jrotSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool u
 TB_FN void jrefresh(TbJoint &j, const float4 *pos, const float4 *rot) {
 	float RA[9], RB[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
 	float4 qA = rot[j.a], qB = make_float4(0, 0, 0, 1);
-	float3 xA = jxyz(pos[j.a]), xB = jv(0, 0, 0);
+	float3 xA = tbXYZ(pos[j.a]), xB = make_float3(0, 0, 0);
 	jquatMat(qA, RA);
 	if (j.b >= 0) {
 		qB = rot[j.b];
-		xB = jxyz(pos[j.b]);
+		xB = tbXYZ(pos[j.b]);
 		jquatMat(qB, RB);
 	}
-	float3 rA = jmul(RA, j.localA), rB = jmul(RB, j.localB);
-	float3 d = jsub(jsub(jadd(xB, rB), xA), rA);
+	float3 rA = tbMulMat(RA, j.localA), rB = tbMulMat(RB, j.localB);
+	float3 d = tbSub(tbSub(tbAdd(xB, rB), xA), rA);
 	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
 	switch (j.type) {
 	case TB_JOINT_BALL:
@@ -360,59 +345,59 @@ TB_FN void jrefresh(TbJoint &j, const float4 *pos, const float4 *rot) {
 		if (j.swing > 0 || (j.flags & TB_JOINT_TWIST)) {
 			// Swing: the angle between the twist axes; twist: about B's axis once A's reference
 			// direction is carried onto B by the shortest rotation from tA to tB (sim's swingTwist).
-			float3 tA = jmul(RA, j.axisA), tB = jmul(RB, j.axisB);
-			float3 e = jcross(tA, tB);
-			float sn = sqrtf(jdot(e, e)), cs = jdot(tA, tB);
+			float3 tA = tbMulMat(RA, j.axisA), tB = tbMulMat(RB, j.axisB);
+			float3 e = tbCross(tA, tB);
+			float sn = sqrtf(tbDot(e, e)), cs = tbDot(tA, tB);
 			float swing = atan2f(sn, cs);
-			float3 pA = jmul(RA, j.perpA), pB = jmul(RB, j.perpB);
+			float3 pA = tbMulMat(RA, j.perpA), pB = tbMulMat(RB, j.perpB);
 			if (cs > -0.999f) {
-				pA = jadd(jadd(jscale(pA, cs), jcross(e, pA)), jscale(e, jdot(e, pA) / (1 + cs)));
+				pA = tbAdd(tbAdd(tbScale(pA, cs), tbCross(e, pA)), tbScale(e, tbDot(e, pA) / (1 + cs)));
 			}
-			float twist = atan2f(jdot(tB, jcross(pA, pB)), jdot(pA, pB));
+			float twist = atan2f(tbDot(tB, tbCross(pA, pB)), tbDot(pA, pB));
 			j.swingAngle = swing;
 			j.coord = twist;
 			if (j.swing > 0) {
-				float3 ax = jmul(RA, j.perpA);
-				float s = sqrtf(jdot(e, e));
+				float3 ax = tbMulMat(RA, j.perpA);
+				float s = sqrtf(tbDot(e, e));
 				if (s > 1e-6f) {
-					ax = jscale(e, 1 / s);
+					ax = tbScale(e, 1 / s);
 				}
-				ax = jscale(ax, -1);
-				jrowSet(j.swingRow, jv(0, 0, 0), ax, ax, j.swing - swing, j);
+				ax = tbScale(ax, -1);
+				jrowSet(j.swingRow, make_float3(0, 0, 0), ax, ax, j.swing - swing, j);
 			}
 			if (j.flags & TB_JOINT_TWIST) {
-				float3 t = jadd(tA, tB);
-				t = jscale(t, 1 / fmaxf(sqrtf(jdot(t, t)), 1e-6f));
-				jangleSet(j.motor, j.twistLower, j.twistUpper, jv(0, 0, 0), t, t, twist, true, j.twistLo,
+				float3 t = tbAdd(tA, tB);
+				t = tbScale(t, 1 / fmaxf(sqrtf(tbDot(t, t)), 1e-6f));
+				jangleSet(j.motor, j.twistLower, j.twistUpper, make_float3(0, 0, 0), t, t, twist, true, j.twistLo,
 				          j.twistHi, false, j);
 			}
 		}
 		break;
 	case TB_JOINT_HINGE: {
 		jpointSet(j, rA, rB, d);
-		float3 a1 = jmul(RA, j.axisA);
-		float3 b2 = jmul(RB, j.perpB);
-		float3 c2 = jmul(RB, jcross(j.axisB, j.perpB));
+		float3 a1 = tbMulMat(RA, j.axisA);
+		float3 b2 = tbMulMat(RB, j.perpB);
+		float3 c2 = tbMulMat(RB, tbCross(j.axisB, j.perpB));
 		jhingeSet(j, a1, b2, c2);
-		float3 p1 = jmul(RA, j.perpA);
+		float3 p1 = tbMulMat(RA, j.perpA);
 		// A's angle relative to B: its rate is a1.(wA - wB), so the row is -a1.
-		j.coord = -atan2f(jdot(a1, jcross(p1, b2)), jdot(p1, b2));
-		float3 na1 = jscale(a1, -1);
-		jangleSet(j.motor, j.lower, j.upper, jv(0, 0, 0), na1, na1, j.coord, limits, j.lo, j.hi, motor, j);
+		j.coord = -atan2f(tbDot(a1, tbCross(p1, b2)), tbDot(p1, b2));
+		float3 na1 = tbScale(a1, -1);
+		jangleSet(j.motor, j.lower, j.upper, make_float3(0, 0, 0), na1, na1, j.coord, limits, j.lo, j.hi, motor, j);
 		break;
 	}
 	case TB_JOINT_PISTON: {
-		float3 n = jmul(RA, j.axisA);
-		float3 n1 = jmul(RA, j.perpA);
-		float3 n2 = jcross(n, n1);
-		float3 ra = jadd(rA, d);
-		jrowSet(j.perp[0], n1, jcross(ra, n1), jcross(rB, n1), jdot(n1, d), j);
-		jrowSet(j.perp[1], n2, jcross(ra, n2), jcross(rB, n2), jdot(n2, d), j);
+		float3 n = tbMulMat(RA, j.axisA);
+		float3 n1 = tbMulMat(RA, j.perpA);
+		float3 n2 = tbCross(n, n1);
+		float3 ra = tbAdd(rA, d);
+		jrowSet(j.perp[0], n1, tbCross(ra, n1), tbCross(rB, n1), tbDot(n1, d), j);
+		jrowSet(j.perp[1], n2, tbCross(ra, n2), tbCross(rB, n2), tbDot(n2, d), j);
 		jrotSet(j, qA, qB);
 		// A's travel relative to B along the axis: -n.d, at the rate of the reversed row.
-		j.coord = -jdot(n, d);
-		float3 nn = jscale(n, -1);
-		jangleSet(j.motor, j.lower, j.upper, nn, jcross(ra, nn), jcross(rB, nn), j.coord, limits, j.lo, j.hi, motor,
+		j.coord = -tbDot(n, d);
+		float3 nn = tbScale(n, -1);
+		jangleSet(j.motor, j.lower, j.upper, nn, tbCross(ra, nn), tbCross(rB, nn), j.coord, limits, j.lo, j.hi, motor,
 		          j);
 		break;
 	}
@@ -425,8 +410,8 @@ TB_FN void jrefresh(TbJoint &j, const float4 *pos, const float4 *rot) {
 
 TB_FN TbJointPair jpair(const TbJoint &j) {
 	TbJointPair s;
-	s.vA = s.wA = s.vB = s.wB = jv(0, 0, 0);
-	s.lin = s.angA = s.angB = jv(0, 0, 0);
+	s.vA = s.wA = s.vB = s.wB = make_float3(0, 0, 0);
+	s.lin = s.angA = s.angB = make_float3(0, 0, 0);
 	s.mA = j.mA;
 	s.mB = j.mB;
 	s.iA = j.iA;
@@ -501,7 +486,7 @@ TB_KERNEL void tb_joint_prepare(TbJoint *joints, int n, const float4 *pos, const
 		}
 	}
 	if (reset) {
-		j.pointImpulse = j.rotImpulse = jv(0, 0, 0);
+		j.pointImpulse = j.rotImpulse = make_float3(0, 0, 0);
 		j.hingeImpulse[0] = j.hingeImpulse[1] = 0;
 		j.perp[0].impulse = j.perp[1].impulse = j.swingRow.impulse = 0;
 		j.motor.impulse = j.lower.impulse = j.upper.impulse = 0;
@@ -542,7 +527,7 @@ TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, const float4 *pos, fl
 	case TB_JOINT_PISTON:
 		if (j.type == TB_JOINT_HINGE) {
 			japplyPoint(s, j.pointImpulse, j.rA, j.rB);
-			japplyAngular(s, jadd(jscale(j.u1, j.hingeImpulse[0]), jscale(j.u2, j.hingeImpulse[1])));
+			japplyAngular(s, tbAdd(tbScale(j.u1, j.hingeImpulse[0]), tbScale(j.u2, j.hingeImpulse[1])));
 		} else {
 			japplyRow(s, j.perp[0].impulse, j.perp[0]);
 			japplyRow(s, j.perp[1].impulse, j.perp[1]);
@@ -579,11 +564,11 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const f
 	TbJointSoft soft = {biasRate, massScale, impulseScale};
 	bool bias = useBias != 0;
 	TbJointPair s = jpair(j);
-	s.vA = jxyz(vel[j.a]);
-	s.wA = jxyz(omega[j.a]);
+	s.vA = tbXYZ(vel[j.a]);
+	s.wA = tbXYZ(omega[j.a]);
 	if (j.b >= 0) {
-		s.vB = jxyz(vel[j.b]);
-		s.wB = jxyz(omega[j.b]);
+		s.vB = tbXYZ(vel[j.b]);
+		s.wB = tbXYZ(omega[j.b]);
 	}
 	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
 	float l2 = 0;
@@ -597,7 +582,7 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const f
 			jsolveLimit(j.twistUpper, s, soft, bias, invH);
 		}
 		jpointSolve(j, s, soft, bias);
-		l2 = jdot(j.pointImpulse, j.pointImpulse);
+		l2 = tbDot(j.pointImpulse, j.pointImpulse);
 		break;
 	case TB_JOINT_HINGE:
 	case TB_JOINT_PISTON:
@@ -611,7 +596,7 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const f
 		if (j.type == TB_JOINT_HINGE) {
 			jhingeSolve(j, s, soft, bias);
 			jpointSolve(j, s, soft, bias);
-			l2 = jdot(j.pointImpulse, j.pointImpulse);
+			l2 = tbDot(j.pointImpulse, j.pointImpulse);
 		} else {
 			jrotSolve(j, s, soft, bias);
 			jsolveEquality(j.perp[0], s, soft, bias);
@@ -623,7 +608,7 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const f
 	case TB_JOINT_FIXED:
 		jrotSolve(j, s, soft, bias);
 		jpointSolve(j, s, soft, bias);
-		l2 = jdot(j.pointImpulse, j.pointImpulse);
+		l2 = tbDot(j.pointImpulse, j.pointImpulse);
 		break;
 	}
 	force[k] = sqrtf(l2) * invH;

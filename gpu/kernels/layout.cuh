@@ -24,6 +24,20 @@ struct TbShape {
 	float nx, ny, nz, d;
 };
 
+// tbBoundingRadius is sim's boundingRadius: the distance from the centre to the shape's farthest point
+// (zero for a plane).
+TB_FN float tbBoundingRadius(const TbShape &s) {
+	switch (s.kind) {
+	case TB_BOX:
+		return sqrtf(s.a * s.a + s.b * s.b + s.c * s.c);
+	case TB_SPHERE:
+		return s.a;
+	case TB_CAPSULE:
+		return s.a + s.b;
+	}
+	return 0;
+}
+
 // Body state lives in separate arrays indexed by the dense body index (as sim.Bodies):
 //   float4 pos[]      centre of mass (xyz), inverse mass (w; 0 for static and kinematic)
 //   float4 rot[]      orientation quaternion (x, y, z, w)

@@ -25,20 +25,6 @@ TB_FN bool tbNarrowJointed(const unsigned long long *keys, int n, int a, int b) 
 // tbNarrowLen is |v| as mgl32's Vec3.Len computes it.
 TB_FN float tbNarrowLen(float4 v) { return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z); }
 
-// tbNarrowBoundingRadius is the distance from the centre to the shape's farthest point (sim's
-// boundingRadius; zero for a plane).
-TB_FN float tbNarrowBoundingRadius(const TbShape &s) {
-	switch (s.kind) {
-	case TB_BOX:
-		return sqrtf(s.a * s.a + s.b * s.b + s.c * s.c);
-	case TB_SPHERE:
-		return s.a;
-	case TB_CAPSULE:
-		return s.a + s.b;
-	}
-	return 0;
-}
-
 TB_FN NcPose tbNarrowPose(const float4 *pos, const float4 *rot, int i) {
 	float4 p = pos[i], q = rot[i];
 	NcPose o;
@@ -79,8 +65,8 @@ TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, i
 		TbShape sa = shape[ia], sb = shape[ib];
 		float4 va = vel[ia], vb = vel[ib];
 		float rel = tbNarrowLen(make_float4(vb.x - va.x, vb.y - va.y, vb.z - va.z, 0)) * dt +
-		            (tbNarrowLen(omega[ia]) * tbNarrowBoundingRadius(sa) +
-		             tbNarrowLen(omega[ib]) * tbNarrowBoundingRadius(sb)) *
+		            (tbNarrowLen(omega[ia]) * tbBoundingRadius(sa) +
+		             tbNarrowLen(omega[ib]) * tbBoundingRadius(sb)) *
 		                dt;
 		float margin = speculative + rel;
 		ncCollide(sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
