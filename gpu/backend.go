@@ -23,6 +23,7 @@ type Backend struct {
 	dev    device
 	bodies bodyBuffers
 	inst   instanceWriter // WriteInstances' scratch (transforms.go)
+	dbg    debugWriter    // WriteDebugLines' scratch (debug.go)
 	// closers run first in Close: interop registrations must go before the context does.
 	closers []func()
 	saved   bodyBuffers // pos, rot, vel, omega at the start of the step, for a re-run
@@ -431,6 +432,7 @@ func (b *Backend) Close() {
 	}
 	b.closers = nil
 	b.inst.release(b.dev)
+	b.dbg.release(b.dev)
 	b.broad.release(b.dev)
 	b.narrow.release(b.dev)
 	b.solver.release(b.dev)

@@ -55,6 +55,9 @@ type broadStage struct {
 	scan           scanner
 
 	cur int // which of codes/index holds the sorted keys after the sort
+	// treeN is the number of leaves of the tree the last pairsOf built (0: none yet), for the debug
+	// draw's BVH layer (debug.go).
+	treeN int
 }
 
 // reserve makes room for the given number of bodies and pairs (growing, never shrinking).
@@ -108,6 +111,7 @@ func (s *broadStage) pairsOf(d device, n int) error {
 	if err := d.zero(s.count.p, 4); err != nil {
 		return err
 	}
+	s.treeN = 0
 	if n < 2 {
 		return nil
 	}
@@ -145,6 +149,7 @@ func (s *broadStage) pairsOf(d device, n int) error {
 		return err
 	}
 	s.lap("fit")
+	s.treeN = n
 	if err := d.launch("tb_broad_query", blocks(n, broadThreads), broadThreads, s.nodes, s.parent, s.leafBox,
 		index, s.moving, int32(n), s.pairA[0], s.pairB[0], s.count, int32(s.capacity)); err != nil {
 		return err
@@ -210,5 +215,5 @@ func (s *broadStage) release(d device) {
 		release(d, b)
 	}
 	s.scan.release(d)
-	s.bodies, s.capacity = 0, 0
+	s.bodies, s.capacity, s.treeN = 0, 0, 0
 }

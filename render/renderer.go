@@ -48,6 +48,10 @@ type Renderer struct {
 	devBuf uint32
 	devCap int // records
 	devVAO [numKinds]uint32
+	// The device line buffer: debug line vertices written by CUDA through interop (a buffer of its own:
+	// the host lines' buffer is reallocated every frame, which would drop a CUDA registration).
+	devLineVAO, devLineBuf uint32
+	devLineCap             int // vertices
 }
 
 // New compiles the shaders and builds the meshes and buffers.
@@ -120,6 +124,12 @@ func New() (*Renderer, error) {
 	ls := int32(unsafe.Sizeof(LineVertex{}))
 	attrib(0, 3, ls, 0, 0)
 	attrib(1, 4, ls, 12, 0)
+	gl.GenVertexArrays(1, &r.devLineVAO)
+	gl.BindVertexArray(r.devLineVAO)
+	gl.GenBuffers(1, &r.devLineBuf)
+	r.allocDeviceLines(1024)
+	attrib(0, 3, ls, 0, 0)
+	attrib(1, 4, ls, 12, 0)
 	gl.BindVertexArray(0)
 
 	gl.GenTextures(1, &r.shadowTex)
@@ -165,6 +175,23 @@ func (r *Renderer) DeviceBuffer(n int) (buffer uint32, capacity int) {
 		r.allocDevice(n + n/4)
 	}
 	return r.devBuf, r.devCap
+}
+
+// allocDeviceLines (re)allocates the device line buffer for n vertices; its contents are lost.
+func (r *Renderer) allocDeviceLines(n int) {
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.devLineBuf)
+	gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(LineVertex{})), nil, gl.DYNAMIC_DRAW)
+	r.devLineCap = n
+}
+
+// DeviceLineBuffer returns the GL buffer that a Frame's DeviceLines are drawn from, grown (with
+// headroom, reallocated: contents lost) to hold at least n vertices, and its capacity in vertices. An
+// interop user registers it with CUDA, and again when the capacity it returns changes.
+func (r *Renderer) DeviceLineBuffer(n int) (buffer uint32, capacity int) {
+	if n > r.devLineCap {
+		r.allocDeviceLines(n + n/4)
+	}
+	return r.devLineBuf, r.devLineCap
 }
 
 func attrib(loc uint32, n, stride int32, off uintptr, divisor uint32) {
@@ -283,6 +310,14 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 		gl.BufferData(gl.ARRAY_BUFFER, len(f.Lines)*int(unsafe.Sizeof(LineVertex{})), gl.Ptr(f.Lines), gl.STREAM_DRAW)
 		gl.DepthFunc(gl.LEQUAL)
 		gl.DrawArrays(gl.LINES, 0, int32(len(f.Lines)))
+		gl.DepthFunc(gl.LESS)
+	}
+	if n := min(f.DeviceLines, r.devLineCap); n > 0 {
+		gl.UseProgram(r.line)
+		gl.UniformMatrix4fv(r.uLine, 1, false, &vp[0])
+		gl.BindVertexArray(r.devLineVAO)
+		gl.DepthFunc(gl.LEQUAL)
+		gl.DrawArrays(gl.LINES, 0, int32(n))
 		gl.DepthFunc(gl.LESS)
 	}
 	gl.BindVertexArray(0)

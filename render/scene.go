@@ -51,6 +51,9 @@ type Frame struct {
 	// boxes, spheres, capsules. Shapes is then ignored and nothing is uploaded.
 	Device bool
 	Counts [numKinds]int
+	// DeviceLines is the number of debug line vertices already in the renderer's device line buffer
+	// (Renderer.DeviceLineBuffer), written there by CUDA through interop; they are drawn after Lines.
+	DeviceLines int
 }
 
 // NumKinds is the number of instanced shape kinds (box, sphere, capsule), the groups of the device

@@ -101,10 +101,11 @@ type App struct {
 	stats     statsHistory
 	lastSplit split
 
-	// CUDA-GL interop (see updateInterop): the shim while the instances come straight from the
-	// device, the backend it was decided for, and the one line saying whether it is on and why not.
+	// CUDA-GL interop (see updateInterop): the shims while the instances and the debug lines come
+	// straight from the device (one per GL buffer), the backend it was decided for, and the one line
+	// saying whether it is on and why not.
 	glVendor, glRenderer string
-	interop              *gpu.Interop
+	interop, lineInterop *gpu.Interop
 	interopFor           sim.Backend
 	interopDecided       bool
 	interopNote          string
@@ -351,9 +352,7 @@ func (a *App) open() error {
 }
 
 func (a *App) close() {
-	if a.interop != nil {
-		a.interop.Close()
-	}
+	a.closeInterop()
 	a.ctx.Destroy()
 	glfw.Terminate()
 }
@@ -395,7 +394,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	imgui.Render()
 
 	tFill := time.Now()
-	a.frame.Device = false
+	a.frame.Device, a.frame.DeviceLines = false, 0
 	a.S.Peek(func(w *sim.World) {
 		a.updateInterop(w)
 		if a.interop != nil && !a.needsHostCopy() {

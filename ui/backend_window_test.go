@@ -44,6 +44,25 @@ func TestDeviceBufferDrawsWhatTheCPUFillDraws(t *testing.T) {
 	}
 }
 
+// TestDeviceLineBufferDrawsWhatTheHostLinesDraw: the interop path's debug lines (the device line
+// buffer, as the debug kernels fill it), fed here the CPU path's vertices, render the same pixels as
+// the host lines, with the layers the kernels write (contacts, normals, AABBs, BVH level boxes).
+func TestDeviceLineBufferDrawsWhatTheHostLinesDraw(t *testing.T) {
+	needDisplay(t)
+	opt := Options{Scene: "mixed", Width: 480, Height: 320, Frames: 2, NoPanel: true,
+		Debug: []string{"contacts", "normals", "aabbs", "bvh"}}
+	want, _ := run(t, opt)
+	opt.deviceCopy = true
+	got, a := run(t, opt)
+	if !a.frame.Device || a.frame.DeviceLines == 0 || len(a.frame.Lines) != 0 {
+		t.Fatalf("the lines were not drawn from the device line buffer (%d device, %d host vertices)",
+			a.frame.DeviceLines, len(a.frame.Lines))
+	}
+	if n := differentPixels(got, want); n > 0 {
+		t.Errorf("%d pixels differ between the device line buffer's draw and the host lines'", n)
+	}
+}
+
 // TestEmulatedBackendFallsBackToTheCPUCopyWithOneLine: with a CUDA backend that cannot share buffers
 // with this GL context (here: Mesa's llvmpipe, a build without CUDA, or the emulated device), the app
 // says why in one line, in its log and its panel, and draws from a host copy of the bodies: the same

@@ -34,10 +34,7 @@ func (a *App) updateInterop(w *sim.World) {
 		return
 	}
 	a.interopDecided, a.interopFor = true, b
-	if a.interop != nil {
-		a.interop.Close()
-		a.interop = nil
-	}
+	a.closeInterop()
 	gb, ok := b.(*gpu.Backend)
 	if !ok {
 		a.interopNote = "" // the CPU backend: the bodies are on the host already
@@ -49,17 +46,40 @@ func (a *App) updateInterop(w *sim.World) {
 	} else {
 		a.interop = x
 		a.interopNote = "interop on: CUDA writes the instances into the GL buffer"
+		// The same decision for the line buffer; if it fails anyway, the debug layers take the
+		// host copy, and the note says so.
+		if lx, err := gb.NewInterop(a.glVendor, a.glRenderer); err == nil {
+			a.lineInterop = lx
+			a.interopNote = "interop on: CUDA writes the instances and the debug lines into the GL buffers"
+		}
 	}
 	a.notef("%s", a.interopNote)
 }
 
-// needsHostCopy says whether this frame reads body state on the host anyway (debug layers, following
-// the selection, the contacts table's hover, the stats' energies are not on the device path yet), so
-// the CPU-copy path draws it.
+// closeInterop drops both interop shims.
+func (a *App) closeInterop() {
+	for _, x := range []**gpu.Interop{&a.interop, &a.lineInterop} {
+		if *x != nil {
+			(*x).Close()
+			*x = nil
+		}
+	}
+}
+
+// deviceLayers says whether a debug layer that the kernels draw (gpu.WriteDebugLines) is on.
+func (a *App) deviceLayers() bool {
+	d := a.Debug
+	return d.Contacts || d.Normals || d.AABBs || d.BVH
+}
+
+// needsHostCopy says whether this frame reads body state on the host anyway (following the selection,
+// the contacts table's hover, the debug layers the kernels do not draw: friction, joints, centres of
+// mass, velocities), so the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the
+// device when the line buffer is shared too.
 func (a *App) needsHostCopy() bool {
 	d := a.Debug
-	return a.Follow || a.hoverRow >= 0 || d.Contacts || d.Normals || d.Friction || d.Joints || d.AABBs ||
-		d.COM || d.Velocities || d.BVH
+	return a.Follow || a.hoverRow >= 0 || d.Friction || d.Joints || d.COM || d.Velocities ||
+		a.panel.jointA != (sim.Handle{}) || (a.deviceLayers() && a.lineInterop == nil)
 }
 
 // fillDevice has the backend write the frame's instances into the renderer's device buffer through
@@ -84,13 +104,17 @@ func (a *App) fillDevice(w *sim.World) {
 		return // the device catches up at the next step; this frame comes from the host copy
 	}
 	if err != nil {
-		a.interop.Close()
-		a.interop = nil
-		a.interopNote = fmt.Sprintf("interop off after an error: %v; drawing from a host copy of the bodies", err)
-		a.notef("%s", a.interopNote)
+		a.interopFailed(err)
 		return
 	}
 	f := &a.frame
+	f.DeviceLines = 0
+	if a.deviceLayers() {
+		if f.DeviceLines, err = a.deviceLines(gb, w); err != nil {
+			a.interopFailed(err)
+			return
+		}
+	}
 	f.Device, f.Counts = true, [render.NumKinds]int(in.Counts)
 	render.FillPlanes(f, w)
 	f.Lo, f.Hi = mgl32.Vec3{-5, 0, -5}, mgl32.Vec3{5, 2, 5}
@@ -100,8 +124,34 @@ func (a *App) fillDevice(w *sim.World) {
 	f.Lines = f.Lines[:0]
 }
 
+// interopFailed drops interop for good after an error, with one line; the frame falls back to the
+// CPU-copy path.
+func (a *App) interopFailed(err error) {
+	a.closeInterop()
+	a.frame.DeviceLines = 0
+	a.interopNote = fmt.Sprintf("interop off after an error: %v; drawing from a host copy of the bodies", err)
+	a.notef("%s", a.interopNote)
+}
+
+// deviceLines has the backend's kernels write the enabled debug layers (contacts and normals, AABBs,
+// the BVH level) into the renderer's device line buffer through interop, growing it once when it is
+// too small, and returns the number of vertices.
+func (a *App) deviceLines(gb *gpu.Backend, w *sim.World) (int, error) {
+	d := a.Debug
+	st := gpu.DebugStyle{Contacts: d.Contacts, Normals: d.Normals, AABBs: d.AABBs, BVH: d.BVH, BVHDepth: d.BVHDepth,
+		Contact: colContact, Normal: colNormal, AABB: colAABB, BVHColor: colBVH}
+	buf, capacity := a.rend.DeviceLineBuffer(0)
+	lines, err := a.lineInterop.WriteDebugLines(gb, w, buf, capacity, &st)
+	if errors.Is(err, gpu.ErrLineCapacity) {
+		buf, capacity = a.rend.DeviceLineBuffer(lines.Total()) // reallocated: registered again
+		lines, err = a.lineInterop.WriteDebugLines(gb, w, buf, capacity, &st)
+	}
+	return lines.Total(), err
+}
+
 // copyToDevice puts the CPU fill's instances into the renderer's device buffer, grouped as the
-// transforms kernel writes them, and draws the frame from there (Options.deviceCopy, for tests).
+// transforms kernel writes them, and its debug lines into the device line buffer, as the debug kernels
+// write them, and draws the frame from there (Options.deviceCopy, for tests).
 func (a *App) copyToDevice() {
 	f := &a.frame
 	var all []render.Instance
@@ -113,6 +163,12 @@ func (a *App) copyToDevice() {
 	if len(all) > 0 {
 		gl.BindBuffer(gl.ARRAY_BUFFER, buf)
 		gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(all)*int(unsafe.Sizeof(render.Instance{})), gl.Ptr(all))
+	}
+	if n := len(f.Lines); n > 0 {
+		lb, _ := a.rend.DeviceLineBuffer(n)
+		gl.BindBuffer(gl.ARRAY_BUFFER, lb)
+		gl.BufferSubData(gl.ARRAY_BUFFER, 0, n*int(unsafe.Sizeof(render.LineVertex{})), gl.Ptr(f.Lines))
+		f.DeviceLines, f.Lines = n, f.Lines[:0]
 	}
 	f.Device = true
 }
