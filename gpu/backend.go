@@ -26,7 +26,8 @@ type Backend struct {
 	dbg    debugWriter    // WriteDebugLines' scratch (debug.go)
 	// closers run first in Close: interop registrations must go before the context does.
 	closers []func()
-	saved   bodyBuffers // pos, rot, vel, omega at the start of the step, for a re-run
+	saved   bodyBuffers
+	stats   buffer // uint32: contact points, then the four counters tb_stats_gather packs // pos, rot, vel, omega at the start of the step, for a re-run
 	broad   broadStage
 	narrow  narrowStage
 	solver  solverStage
@@ -83,14 +84,19 @@ func Note(s sim.Settings) string {
 	return ""
 }
 
-// settings resolves the world's settings for this backend: Jacobi is its default solver.
+// Resolve fills in the defaults of settings as this backend runs them: Jacobi is its solver, whose
+// defaults (sub-steps, iterations, ...) differ from the CPU default's.
+func Resolve(s sim.Settings) sim.Settings {
+	s.Solver = sim.Jacobi
+	return s.Resolve()
+}
+
+// settings resolves the world's settings for this backend.
 func settings(w *sim.World) (sim.Settings, error) {
 	if err := Check(w.Settings()); err != nil {
 		return sim.Settings{}, err
 	}
-	u := w.Settings()
-	u.Solver = sim.Jacobi
-	return u.Resolve(), nil
+	return Resolve(w.Settings()), nil
 }
 
 // broadStages maps the broad stage's stage names to the LBVH's (sim/bvh) stages for World.Stats.
@@ -154,7 +160,7 @@ func (b *Backend) Step(w *sim.World) error {
 			return nil
 		}
 	}
-	var counts [3]uint32 // pairs, contacts, blow-up index (int32)
+	var counts [4]uint32 // pairs, contacts, blow-up index (int32), contact points
 	for attempt := 0; ; attempt++ {
 		if err := b.save(n); err != nil {
 			return err
@@ -186,14 +192,8 @@ func (b *Backend) Step(w *sim.World) error {
 		if err != nil {
 			return err
 		}
-		// The step's one read-back: the list counters and the blow-up index.
-		if err := b.dev.download(unsafe.Pointer(&counts[0]), pairCount, 4); err != nil {
-			return err
-		}
-		if err := b.dev.download(unsafe.Pointer(&counts[1]), contactCount, 4); err != nil {
-			return err
-		}
-		if err := b.dev.download(unsafe.Pointer(&counts[2]), b.solver.blowUp(), 4); err != nil {
+		// The step's one read-back: the list counters, the blow-up index and the contact points.
+		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, &counts); err != nil {
 			return err
 		}
 		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap {
@@ -216,7 +216,7 @@ func (b *Backend) Step(w *sim.World) error {
 	}
 	w.Stats.Pairs = int(counts[0])
 	w.Stats.Manifolds = int(counts[1])
-	w.Stats.Contacts = 0
+	w.Stats.Contacts = int(counts[3])
 	w.Stats.Colors = 0
 	w.Stats.Asleep = 0
 	w.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
@@ -439,5 +439,28 @@ func (b *Backend) Close() {
 	b.joints.release(b.dev)
 	b.bodies.release(b.dev)
 	b.saved.release(b.dev)
+	release(b.dev, &b.stats)
 	b.dev.close()
+}
+
+// gatherStats counts the contact points and reads the step's counters back in one copy.
+func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, out *[4]uint32) error {
+	d := b.dev
+	if b.stats.p == 0 {
+		if err := grow(d, &b.stats, 5*4); err != nil {
+			return err
+		}
+	}
+	points, packed := b.stats.p, b.stats.p+4
+	if err := d.zero(points, 4); err != nil {
+		return err
+	}
+	if err := d.launch("tb_stats_points", blocks(max(contactCap, 1), 256), 256, contacts, contactCount,
+		int32(contactCap), points); err != nil {
+		return err
+	}
+	if err := d.launch("tb_stats_gather", 1, 1, pairCount, contactCount, b.solver.blowUp(), points, packed); err != nil {
+		return err
+	}
+	return d.download(unsafe.Pointer(&out[0]), packed, 16)
 }

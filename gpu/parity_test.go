@@ -82,9 +82,11 @@ func runParity(t *testing.T, b *Backend, c parityCase) (float64, string) {
 					cpu.Bodies.Position[i], dev.Bodies.Position[i])
 			}
 		}
-		if cpu.Stats.Manifolds != dev.Stats.Manifolds && step < 30 {
-			t.Errorf("%s step %d: %d touching pairs on the CPU, %d on the device", c.scene, step,
-				cpu.Stats.Manifolds, dev.Stats.Manifolds)
+		if (cpu.Stats.Manifolds != dev.Stats.Manifolds || cpu.Stats.Contacts != dev.Stats.Contacts ||
+			cpu.Stats.Pairs != dev.Stats.Pairs) && step < 30 {
+			t.Errorf("%s step %d: %d pairs, %d touching, %d points on the CPU; %d, %d, %d on the device", c.scene,
+				step, cpu.Stats.Pairs, cpu.Stats.Manifolds, cpu.Stats.Contacts, dev.Stats.Pairs, dev.Stats.Manifolds,
+				dev.Stats.Contacts)
 		}
 	}
 	return worst, where

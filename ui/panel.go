@@ -206,6 +206,12 @@ func (a *App) sceneSection() {
 func (a *App) simulationSection() {
 	var set, res sim.Settings
 	a.S.View(func(w *sim.World) { set, res = w.Settings(), w.Resolved() })
+	// The CUDA backend runs Jacobi with Jacobi's defaults, keeps every body awake and always uses its
+	// LBVH: the panel shows what runs, not the CPU's choices.
+	onGPU := a.S.BackendKind() != command.BackendCPU
+	if onGPU {
+		res = gpu.Resolve(set)
+	}
 	paused := a.S.Paused()
 	label := "Pause (Space)"
 	if paused {
@@ -234,7 +240,10 @@ func (a *App) simulationSection() {
 	}
 	solvers := []sim.SolverKind{sim.PGS, sim.Jacobi, sim.XPBD}
 	solver := int32(slices.Index(solvers, res.Solver))
-	if imgui.Combo("solver", &solver, []string{"pgs (Gauss-Seidel)", "jacobi", "xpbd"}) {
+	if onGPU {
+		imgui.Text("solver: jacobi (the CUDA backend's)")
+		disabledTip("the CUDA backend solves with Jacobi; switch the backend to cpu for pgs or xpbd")
+	} else if imgui.Combo("solver", &solver, []string{"pgs (Gauss-Seidel)", "jacobi", "xpbd"}) {
 		k := solvers[solver]
 		edit(func(s *sim.Settings) { s.Solver = k })
 	}
@@ -280,15 +289,19 @@ func (a *App) simulationSection() {
 		a.do("restitution", command.SetRestitutionAll(p.restAll))
 	}
 	sleep := set.Sleep
-	if imgui.Checkbox("sleeping", &sleep) {
+	if onGPU {
+		imgui.Text("sleeping: off (the CUDA backend keeps every body awake)")
+	} else if imgui.Checkbox("sleeping", &sleep) {
 		edit(func(s *sim.Settings) { s.Sleep = sleep })
 	}
-	if imgui.IsItemHovered() {
+	if !onGPU && imgui.IsItemHovered() {
 		imgui.SetTooltip("islands at rest for 0.5 s sleep: they hold still and cost nothing until touched")
 	}
 	broads := []sim.BroadphaseKind{sim.LBVH, sim.SAP, sim.Grid, sim.Brute}
 	bp := int32(slices.Index(broads, res.Broadphase))
-	if imgui.Combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
+	if onGPU {
+		imgui.Text("broad phase: lbvh, rebuilt every step (the CUDA backend's)")
+	} else if imgui.Combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
 		k := broads[bp]
 		edit(func(s *sim.Settings) { s.Broadphase = k })
 	}

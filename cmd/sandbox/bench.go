@@ -105,10 +105,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, row, "total (wall)", mean(total), median(total))
 	st := w.Stats
-	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds", w.Bodies.Len(), st.Pairs, st.Manifolds)
-	if w.Backend() == nil {
-		fmt.Fprintf(stdout, ", %d contacts", st.Contacts) // the CUDA backend does not count points
-	}
+	fmt.Fprintf(stdout, "\nlast step: %d bodies, %d pairs, %d manifolds, %d contacts",
+		w.Bodies.Len(), st.Pairs, st.Manifolds, st.Contacts)
 	if set.Sleep {
 		fmt.Fprintf(stdout, ", %d asleep", st.Asleep)
 	}

@@ -299,3 +299,22 @@ func TestThePanelWorksOnTheEmulatedBackend(t *testing.T) {
 		t.Errorf("restored: %d bodies (want %d), on %q", got, n, s.BackendKind())
 	}
 }
+
+// A world set to a solver the CUDA backend does not run, or to sleep, stays on the CPU with the reason.
+func TestSwitchingToCUDARefusesSettingsItCannotRun(t *testing.T) {
+	for _, edit := range []func(*sim.Settings){
+		func(s *sim.Settings) { s.Solver = sim.PGS },
+		func(s *sim.Settings) { s.Sleep = true },
+	} {
+		s := preset(t, "stack")
+		s.Do(SetSettings(edit))
+		if err := s.Apply(); err != nil {
+			t.Fatal(err)
+		}
+		s.Do(UseBackend(BackendEmulated))
+		err := s.Apply()
+		if err == nil || !strings.Contains(err.Error(), "the CUDA backend") || s.BackendKind() != BackendCPU {
+			t.Errorf("got %v, on %s", err, s.BackendKind())
+		}
+	}
+}

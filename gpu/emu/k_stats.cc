@@ -1,0 +1,1 @@
+#include "../kernels/stats.cu"
