@@ -290,7 +290,7 @@ func (a *App) simulationSection() {
 	}
 	sleep := set.Sleep
 	if onGPU {
-		imgui.Text("sleeping: off (the CUDA backend keeps every body awake)")
+		imgui.Text("sleeping: off on the CUDA backend")
 	} else if imgui.Checkbox("sleeping", &sleep) {
 		edit(func(s *sim.Settings) { s.Sleep = sleep })
 	}
@@ -300,7 +300,7 @@ func (a *App) simulationSection() {
 	broads := []sim.BroadphaseKind{sim.LBVH, sim.SAP, sim.Grid, sim.Brute}
 	bp := int32(slices.Index(broads, res.Broadphase))
 	if onGPU {
-		imgui.Text("broad phase: lbvh, rebuilt every step (the CUDA backend's)")
+		imgui.Text("broad phase: lbvh (CUDA: rebuilt each step)")
 	} else if imgui.Combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
 		k := broads[bp]
 		edit(func(s *sim.Settings) { s.Broadphase = k })
