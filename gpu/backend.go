@@ -26,12 +26,14 @@ type Backend struct {
 	dbg    debugWriter    // WriteDebugLines' scratch (debug.go)
 	// closers run first in Close: interop registrations must go before the context does.
 	closers []func()
-	saved   bodyBuffers
-	stats   buffer // uint32: contact points, then the four counters tb_stats_gather packs // pos, rot, vel, omega at the start of the step, for a re-run
-	broad   broadStage
-	narrow  narrowStage
-	solver  solverStage
-	joints  jointStage
+	saved   bodyBuffers // pos, rot, vel, omega, invIW at the start of the step, for a re-run
+	// savedJoints is the joints' array (accumulated impulses) at the start of the step, for a re-run.
+	savedJoints buffer
+	stats       buffer // uint32: contact points, then the four counters tb_stats_gather packs
+	broad       broadStage
+	narrow      narrowStage
+	solver      solverStage
+	joints      jointStage
 
 	nJoints             int
 	pairCap, contactCap int
@@ -206,7 +208,7 @@ func (b *Backend) Step(w *sim.World) error {
 		if err := b.restore(n); err != nil {
 			return err
 		}
-		b.solver.forget()
+		b.solver.rewind()
 		b.Reruns++
 		b.pairCap = max(b.pairCap, int(counts[0])+int(counts[0])/2)
 		b.contactCap = max(b.contactCap, int(counts[1])+int(counts[1])/2)
@@ -339,12 +341,14 @@ func jointedPairs(w *sim.World) []uint64 {
 // save copies the moving state at the start of a step, so that a step whose lists overflowed can run
 // again from it.
 func (b *Backend) save(n int) error {
-	for _, c := range [][2]*buffer{{&b.saved.pos, &b.bodies.pos}, {&b.saved.rot, &b.bodies.rot},
-		{&b.saved.vel, &b.bodies.vel}, {&b.saved.omega, &b.bodies.omega}} {
-		if err := grow(b.dev, c[0], n*sizeFloat4); err != nil {
+	for _, c := range b.savedArrays(n) {
+		if c.bytes == 0 {
+			continue
+		}
+		if err := grow(b.dev, c.saved, c.bytes); err != nil {
 			return err
 		}
-		if err := b.dev.copy(c[0].p, c[1].p, n*sizeFloat4); err != nil {
+		if err := b.dev.copy(c.saved.p, c.live.p, c.bytes); err != nil {
 			return err
 		}
 	}
@@ -353,13 +357,37 @@ func (b *Backend) save(n int) error {
 
 // restore puts back the state save copied.
 func (b *Backend) restore(n int) error {
-	for _, c := range [][2]*buffer{{&b.bodies.pos, &b.saved.pos}, {&b.bodies.rot, &b.saved.rot},
-		{&b.bodies.vel, &b.saved.vel}, {&b.bodies.omega, &b.saved.omega}} {
-		if err := b.dev.copy(c[0].p, c[1].p, n*sizeFloat4); err != nil {
+	for _, c := range b.savedArrays(n) {
+		if c.bytes == 0 {
+			continue
+		}
+		if err := b.dev.copy(c.live.p, c.saved.p, c.bytes); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// savedArrays pairs each array a step changes and a re-run must start from with its copy: the bodies'
+// moving state and their world inverse inertia, which the step's end recomputes from the new rotations
+// (left as the overflowing attempt made it, the re-run's prepare used the end-of-step inertia where the
+// CPU uses the start-of-step one: the rain's first step, which always overflows the default lists,
+// left velocities 1.8e-7 m/s off the CPU's with one sub-step and one iteration, and angular ones up
+// to 6e-4 rad/s with the default settings), and the joints' accumulated impulses.
+func (b *Backend) savedArrays(n int) []struct {
+	saved, live *buffer
+	bytes       int
+} {
+	return []struct {
+		saved, live *buffer
+		bytes       int
+	}{
+		{&b.saved.pos, &b.bodies.pos, n * sizeFloat4}, {&b.saved.rot, &b.bodies.rot, n * sizeFloat4},
+		{&b.saved.vel, &b.bodies.vel, n * sizeFloat4}, {&b.saved.omega, &b.bodies.omega, n * sizeFloat4},
+		{&b.saved.invIW, &b.bodies.invIW, n * sizeInvIW},
+		// The joints' impulses warm start every sub-step; the attempt left them as its end made them.
+		{&b.savedJoints, &b.joints.joints, b.joints.n * int(unsafe.Sizeof(tbJoint{}))},
+	}
 }
 
 // breakJoints reads the joints' forces when some joint can break, and removes (on the host, which
@@ -440,6 +468,7 @@ func (b *Backend) Close() {
 	b.bodies.release(b.dev)
 	b.saved.release(b.dev)
 	release(b.dev, &b.stats)
+	release(b.dev, &b.savedJoints)
 	b.dev.close()
 }
 

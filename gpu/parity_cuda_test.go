@@ -13,10 +13,10 @@ import (
 // runs them there): the same parity cases as the emulated ones, longer, and the rain.
 
 var cudaParity = []parityCase{
-	{"stack", 600, 2e-3},
-	{"pyramid20", 600, 2e-3},
-	{"pendulum", 600, 5e-3},
-	{"chain", 600, 1e-2},
+	{"stack", 600, 2e-3, 0},
+	{"pyramid20", 600, 2e-3, 0},
+	{"pendulum", 600, 5e-3, 0},
+	{"chain", 600, 1e-2, 0},
 }
 
 func newCUDA(t testing.TB) *Backend {
