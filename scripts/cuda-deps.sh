@@ -13,26 +13,7 @@ have() {
 }
 have && exit 0
 
-if ! command -v apt-get >/dev/null 2>&1; then
-	echo "cuda-deps: no CUDA toolkit (nvcc, cuda.h) and no apt-get: install the CUDA toolkit by hand." >&2
-	exit 1
-fi
-if [ "$(id -u)" -eq 0 ]; then
-	sudo=()
-elif command -v sudo >/dev/null 2>&1; then
-	sudo=(sudo)
-else
-	echo "cuda-deps: the CUDA toolkit is missing; as root run: apt-get install nvidia-cuda-toolkit nvidia-cuda-dev (from Debian's non-free)" >&2
-	exit 1
-fi
 echo "cuda-deps: installing Debian's CUDA toolkit (nvidia-cuda-toolkit, nvidia-cuda-dev; a few minutes)"
-src=/etc/apt/sources.list.d/debian-nonfree.sources
-if [ ! -f "$src" ] && [ -f /etc/apt/sources.list.d/debian.sources ]; then
-	sed -e 's/^Components: main$/Components: contrib non-free/' /etc/apt/sources.list.d/debian.sources |
-		"${sudo[@]}" tee "$src" >/dev/null
-fi
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	nvidia-cuda-toolkit nvidia-cuda-dev >/dev/null
+DEPS_NONFREE=1 "$(dirname "$0")/deps.sh" nvidia-cuda-toolkit nvidia-cuda-dev
 have || { echo "cuda-deps: installed, but nvcc or cuda.h is still missing" >&2; exit 1; }
 nvcc --version | tail -1

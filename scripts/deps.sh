@@ -48,5 +48,11 @@ else
 fi
 echo "deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# DEPS_NONFREE=1: the packages come from Debian's contrib and non-free components (the CUDA toolkit).
+src=/etc/apt/sources.list.d/debian-nonfree.sources
+if [ -n "${DEPS_NONFREE:-}" ] && [ ! -f "$src" ] && [ -f /etc/apt/sources.list.d/debian.sources ]; then
+	sed -e 's/^Components: main$/Components: contrib non-free/' /etc/apt/sources.list.d/debian.sources |
+		"${sudo[@]}" tee "$src" >/dev/null
+fi
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
