@@ -31,6 +31,7 @@ const usage = `usage:
   sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
   sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
   sandbox scenes                  list the preset scenes
+  sandbox scenes -l               the presets with their group, bodies, joints and a description
   sandbox scenes export PRESET    write a preset as a scene file to standard output
   sandbox validate FILE...        check scene files
   sandbox help                    this text

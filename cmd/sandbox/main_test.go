@@ -288,6 +288,16 @@ func TestScenesListsAndExportsPresets(t *testing.T) {
 	if code != 0 || strings.Join(strings.Fields(out), " ") != strings.Join(scenes.Names(), " ") {
 		t.Fatalf("code %d, %q", code, out)
 	}
+	code, out, _ = sandbox("scenes", "-l")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != len(scenes.Names())+1 || !strings.HasPrefix(lines[0], "name") {
+		t.Fatalf("scenes -l: code %d, %q", code, out)
+	}
+	for i, in := range scenes.Catalog() {
+		if f := strings.Fields(lines[i+1]); len(f) < 5 || f[0] != in.Name || !strings.HasSuffix(lines[i+1], in.Description) {
+			t.Errorf("scenes -l line %d: %q, want %s ... %s", i+1, lines[i+1], in.Name, in.Description)
+		}
+	}
 	code, out, _ = sandbox("scenes", "export", "pyramid20")
 	if code != 0 {
 		t.Fatal(code)

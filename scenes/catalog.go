@@ -1,0 +1,92 @@
+package scenes
+
+// The catalog: what each preset is, for a scene picker (the window's panel, `sandbox scenes -l`).
+
+// Info describes a preset for a user choosing one.
+type Info struct {
+	Name        string // the preset's name, as Preset takes it
+	Group       string // what kind of scene: "stacks", "piles", "joints", "materials", "motion", "benchmarks"
+	Description string // one line, under 100 characters: what it shows and what to try
+	Bodies      int    // bodies in the scene, static ones (the ground) included
+	Joints      int    // joints in the scene
+	Heavy       bool   // Bodies >= HeavyBodies: too many to draw at frame rate with a software renderer
+}
+
+// HeavyBodies is the body count from which a preset is Heavy: the 10,000-box piles and up (pile,
+// rain, pile100k, pile1m). The largest preset below it, pyramid, has 386 bodies.
+const HeavyBodies = 5000
+
+// catalog lists every preset, grouped, and within a group from the simplest to the largest. The
+// counts are written out rather than counted at run time because building pile1m takes seconds;
+// TestCatalogMatchesThePresets builds every preset and checks them.
+var catalog = []Info{
+	{Name: "stack", Group: "stacks", Bodies: 21,
+		Description: "20 unit boxes in a column: watch it stand, then drag the bottom box out"},
+	{Name: "pyramid", Group: "stacks", Bodies: 386,
+		Description: "385 boxes in a 10 x 10 square pyramid: shoot it (B) and watch it collapse"},
+	{Name: "dominoes", Group: "stacks", Bodies: 41,
+		Description: "40 dominoes in a row, the first tipped over: watch the wave run down the line"},
+	{Name: "wall", Group: "stacks", Bodies: 97,
+		Description: "A wall of 95 bricks hit by a steel ball: watch the breach, then shoot more (B)"},
+
+	{Name: "mixed", Group: "piles", Bodies: 76,
+		Description: "75 boxes, spheres and capsules falling on the ground: drag one through the heap"},
+	{Name: "rain", Group: "piles", Bodies: 10005,
+		Description: "10,000 small boxes poured into a bin: watch the heap form and settle"},
+
+	{Name: "pendulum", Group: "joints", Bodies: 3, Joints: 2,
+		Description: "A pendulum on a ball joint and a bar on a hinge: drag them and watch them swing"},
+	{Name: "cradle", Group: "joints", Bodies: 6, Joints: 5,
+		Description: "Newton's cradle: 5 hinged balls, the first swings in and the last flies out"},
+	{Name: "chain", Group: "joints", Bodies: 31, Joints: 30,
+		Description: "30 capsule links on ball joints falling from 8 m: drag the free end and whip it"},
+	{Name: "bridge", Group: "joints", Bodies: 28, Joints: 21,
+		Description: "20 hinged planks between two banks, five boxes dropped on: shoot the deck (B)"},
+	{Name: "door", Group: "joints", Bodies: 4, Joints: 1,
+		Description: "A door on a hinge limited to 0..100 degrees, pushed by a ball: see it stop at the limit"},
+	{Name: "engine", Group: "joints", Bodies: 4, Joints: 4,
+		Description: "A motor turns a crank, a rod and a piston: see the piston run between its stops"},
+	{Name: "car", Group: "joints", Bodies: 6, Joints: 4,
+		Description: "A chassis on four motor-driven wheels drives off: shoot it (B) or drag it over"},
+	{Name: "ragdoll", Group: "joints", Bodies: 221, Joints: 200,
+		Description: "20 ragdolls (cones, twist and hinge limits) in a pile: drag a limb to its limits"},
+
+	{Name: "incline", Group: "materials", Bodies: 16,
+		Description: "Boxes on 15, 25 and 35 degree ramps: where tan(theta) > mu they slide, else they stick"},
+	{Name: "bowling", Group: "materials", Bodies: 12,
+		Description: "A 7 kg ball rolls into ten pins: change the friction and reset (R) to roll again"},
+
+	{Name: "tumbling", Group: "motion", Bodies: 1,
+		Description: "A T-handle spinning in zero gravity flips over and back (the Dzhanibekov effect)"},
+
+	{Name: "pyramid20", Group: "benchmarks", Bodies: 211,
+		Description: "The benchmark pyramid, 210 boxes one deep: compare the solvers, then shoot it (B)"},
+	{Name: "pile", Group: "benchmarks", Bodies: 10001,
+		Description: "The benchmark pile: 10,000 boxes in 100 layers settle; compare solvers and backends"},
+	{Name: "pile100k", Group: "benchmarks", Bodies: 100001,
+		Description: "GPU benchmark: 100,000 boxes in 10 layers settle; run it on the CUDA backend"},
+	{Name: "pile1m", Group: "benchmarks", Bodies: 1000001,
+		Description: "GPU benchmark: a million boxes in 16 layers settle; the CUDA backend on a large GPU"},
+}
+
+// Catalog returns every preset's Info, grouped by kind of scene (stacks, piles, joints, materials,
+// motion, benchmarks), each group from the simplest scene to the largest. The slice is the caller's.
+func Catalog() []Info {
+	out := make([]Info, len(catalog))
+	for i, in := range catalog {
+		in.Heavy = in.Bodies >= HeavyBodies
+		out[i] = in
+	}
+	return out
+}
+
+// PresetInfo returns the named preset's Info, or false if there is no such preset.
+func PresetInfo(name string) (Info, bool) {
+	for _, in := range catalog {
+		if in.Name == name {
+			in.Heavy = in.Bodies >= HeavyBodies
+			return in, true
+		}
+	}
+	return Info{}, false
+}
