@@ -118,7 +118,7 @@ func (a *App) Key(k glfw.Key) {
 // Shoot fires a ball from the eye through the cursor.
 func (a *App) Shoot() {
 	o, d := a.cursorRay()
-	a.S.Do(command.Shoot(o.Add(d.Mul(1)), d, 25, 0.3, 10))
+	a.S.Do(command.Shoot(o.Add(d.Mul(1)), d, command.DefaultShot()))
 }
 
 func (a *App) mouseButton(b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {

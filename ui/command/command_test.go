@@ -539,7 +539,7 @@ func TestShootAddsAMovingBallAndAboveSceneIsOverTheBodies(t *testing.T) {
 	if p := s.AboveScene(); p[1] < 20.5 || p.Len() > 30 {
 		t.Errorf("above the stack: %v", p)
 	}
-	s.Do(Shoot(sim.Vec3{0, 5, 10}, sim.Vec3{0, 0, -2}, 20, 0.3, 10))
+	s.Do(Shoot(sim.Vec3{0, 5, 10}, sim.Vec3{0, 0, -2}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{0.3}, Mass: 10, Speed: 20}))
 	s.Apply()
 	s.View(func(w *sim.World) {
 		i := w.Bodies.Len() - 1
@@ -547,6 +547,103 @@ func TestShootAddsAMovingBallAndAboveSceneIsOverTheBodies(t *testing.T) {
 			t.Errorf("ball %v %v %v", w.Bodies.Shape[i], w.Bodies.Velocity[i], w.Bodies.Mass[i])
 		}
 	})
+}
+
+// Each kind fires with the spec's mass (or 1000 kg/m^3 with mass 0) and speed along the direction; a
+// box flies face-first (its local +z along the flight), a capsule point-first.
+func TestShootFiresEachKindWithItsMassAndSpeed(t *testing.T) {
+	dir := sim.Vec3{1, 0.5, -2}
+	d := dir.Normalize()
+	for _, tc := range []struct {
+		spec  ShotSpec
+		mass  float32
+		ahead sim.Vec3 // the local axis that must point along the flight; zero: none
+	}{
+		{ShotSpec{Kind: geom.Sphere, Size: [3]float32{0.3}, Mass: 10, Speed: 25}, 10, sim.Vec3{}},
+		{ShotSpec{Kind: geom.Box, Size: [3]float32{0.4, 0.2, 0.1}, Mass: 3, Speed: 40}, 3, sim.Vec3{0, 0, 1}},
+		{ShotSpec{Kind: geom.Capsule, Size: [3]float32{0.1, 0.5}, Mass: 2.5, Speed: 0}, 2.5, sim.Vec3{0, 1, 0}},
+		{ShotSpec{Kind: geom.Box, Size: [3]float32{0.5, 0.5, 0.5}, Speed: 10}, 1000, sim.Vec3{0, 0, 1}}, // 1 m^3 at 1000 kg/m^3
+		{ShotSpec{Kind: geom.Box, Size: [3]float32{0.5, 0.25, 0.5}, Speed: 500}, 500, sim.Vec3{0, 0, 1}},
+	} {
+		s := preset(t, "stack")
+		s.Do(Shoot(sim.Vec3{0, 5, 10}, dir, tc.spec))
+		if err := s.Apply(); err != nil {
+			t.Fatalf("%+v: %v", tc.spec, err)
+		}
+		s.View(func(w *sim.World) {
+			b := &w.Bodies
+			i := b.Len() - 1
+			if b.Len() != 22 || b.Shape[i].Kind != tc.spec.Kind {
+				t.Fatalf("%+v: %d bodies, the last a %s", tc.spec, b.Len(), b.Shape[i].Kind)
+			}
+			if math.Abs(float64(b.Mass[i]-tc.mass)) > 1e-3*float64(tc.mass) {
+				t.Errorf("%+v: mass %v, want %v", tc.spec, b.Mass[i], tc.mass)
+			}
+			if v := b.Velocity[i]; v.Sub(d.Mul(tc.spec.Speed)).Len() > 1e-5*max(1, tc.spec.Speed) {
+				t.Errorf("%+v: velocity %v, want %v", tc.spec, v, d.Mul(tc.spec.Speed))
+			}
+			if tc.ahead != (sim.Vec3{}) {
+				if a := b.Rotation[i].Rotate(tc.ahead); a.Sub(d).Len() > 1e-5 {
+					t.Errorf("%+v: local %v points along %v, want %v", tc.spec, tc.ahead, a, d)
+				}
+			}
+		})
+	}
+}
+
+// A box fired level flies upright, and one fired straight up or down still face-first.
+func TestShootBoxFacesTheFlight(t *testing.T) {
+	for _, dir := range []sim.Vec3{{0, 0, -1}, {3, 0, 4}, {0, 1, 0}, {0, -1, 0}, {1e-4, -1, 0}} {
+		q := facing(dir.Normalize())
+		if z := q.Rotate(sim.Vec3{0, 0, 1}); z.Sub(dir.Normalize()).Len() > 1e-5 {
+			t.Errorf("dir %v: +z goes to %v", dir, z)
+		}
+		if math.Abs(float64(q.Len()-1)) > 1e-5 {
+			t.Errorf("dir %v: |q| = %v", dir, q.Len())
+		}
+		if dir[1] == 0 {
+			if y := q.Rotate(sim.Vec3{0, 1, 0}); y.Sub(sim.Vec3{0, 1, 0}).Len() > 1e-5 {
+				t.Errorf("dir %v: fired level, local y goes to %v", dir, y)
+			}
+		}
+	}
+}
+
+// A bad spec fires nothing and says which field is wrong, and its value.
+func TestShootRefusesBadSpecs(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	ok := DefaultShot()
+	for _, tc := range []struct {
+		origin, dir sim.Vec3
+		spec        ShotSpec
+		want        string
+	}{
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Plane, Size: [3]float32{1, 1, 1}, Speed: 1}, "kind: must be box, sphere or capsule, got plane"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{0}, Speed: 1}, "size[0] (sphere radius): must be positive and finite, got 0"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{inf}, Speed: 1}, "size[0] (sphere radius): must be positive and finite, got +Inf"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Box, Size: [3]float32{1, -1, 1}, Speed: 1}, "size[1] (box half extent y): must be positive and finite, got -1"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Box, Size: [3]float32{1, 1, nan}, Speed: 1}, "size[2] (box half extent z): must be positive and finite, got NaN"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Capsule, Size: [3]float32{0.2, 0}, Speed: 1}, "size[1] (capsule half height): must be positive and finite, got 0"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{1}, Mass: -1, Speed: 1}, "mass: must be >= 0 and finite (0: 1000 kg/m^3), got -1"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{1}, Mass: inf, Speed: 1}, "mass: must be >= 0 and finite (0: 1000 kg/m^3), got +Inf"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{1}, Speed: 501}, "speed: must be 0..500 m/s, got 501"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{1}, Speed: -1}, "speed: must be 0..500 m/s, got -1"},
+		{sim.Vec3{}, sim.Vec3{0, 0, -1}, ShotSpec{Kind: geom.Sphere, Size: [3]float32{1}, Speed: nan}, "speed: must be 0..500 m/s, got NaN"},
+		{sim.Vec3{}, sim.Vec3{}, ok, "direction: must be a non-zero finite vector"},
+		{sim.Vec3{0, nan, 0}, sim.Vec3{0, 0, -1}, ok, "origin: must be finite"},
+	} {
+		s := preset(t, "stack")
+		s.Do(Shoot(tc.origin, tc.dir, tc.spec))
+		err := s.Apply()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: got %v, want %q", tc.spec, err, tc.want)
+		}
+		s.View(func(w *sim.World) {
+			if w.Bodies.Len() != 21 {
+				t.Errorf("%+v: a refused shot added a body", tc.spec)
+			}
+		})
+	}
 }
 
 // The sleeping switch: with it on, the resting stack falls asleep; switched off, it wakes.

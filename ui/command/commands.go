@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 
@@ -9,6 +10,7 @@ import (
 
 	"tumble/scenes"
 	"tumble/sim"
+	"tumble/sim/geom"
 )
 
 // Pause stops (on true) or resumes (on false) real-time stepping.
@@ -241,15 +243,104 @@ func setMass(b *sim.Bodies, i int, m float32) {
 	b.InvInertiaWorld[i] = r.Mul3(mgl32.Diag3(inv)).Mul3(r.Transpose())
 }
 
-// Shoot fires a sphere of radius r and mass m from origin along dir at speed v (the B key).
-func Shoot(origin, dir sim.Vec3, speed, r, m float32) Command {
+// ShotSpec describes what Shoot fires.
+type ShotSpec struct {
+	Kind geom.Kind // geom.Box, geom.Sphere or geom.Capsule
+	// Size: a box's half extents; a sphere's radius is Size[0]; a capsule's radius Size[0] and half
+	// height Size[1]. The sizes a kind uses must be positive and finite; the others are ignored.
+	Size  [3]float32
+	Mass  float32 // kg; 0 means 1000 kg/m^3 (sim.DefaultDensity), as Spawn's
+	Speed float32 // m/s, 0..500
+}
+
+// DefaultShot is what the B key fires: a 0.3 m, 10 kg ball at 25 m/s.
+func DefaultShot() ShotSpec {
+	return ShotSpec{Kind: geom.Sphere, Size: [3]float32{0.3}, Mass: 10, Speed: 25}
+}
+
+// maxShotSpeed bounds ShotSpec.Speed (m/s): faster bodies tunnel through thin ones in a 1/60 s step.
+const maxShotSpeed = 500
+
+// check returns an error naming the first field of the spec out of range, and its value.
+func (sp ShotSpec) check() error {
+	finitePos := func(x float32) bool { return x > 0 && !math.IsInf(float64(x), 0) }
+	var names []string
+	switch sp.Kind {
+	case geom.Box:
+		names = []string{"half extent x", "half extent y", "half extent z"}
+	case geom.Sphere:
+		names = []string{"radius"}
+	case geom.Capsule:
+		names = []string{"radius", "half height"}
+	default:
+		return fmt.Errorf("shoot: kind: must be box, sphere or capsule, got %s", sp.Kind)
+	}
+	for k, n := range names {
+		if !finitePos(sp.Size[k]) {
+			return fmt.Errorf("shoot: size[%d] (%s %s): must be positive and finite, got %v", k, sp.Kind, n, sp.Size[k])
+		}
+	}
+	if !(sp.Mass >= 0) || math.IsInf(float64(sp.Mass), 0) {
+		return fmt.Errorf("shoot: mass: must be >= 0 and finite (0: 1000 kg/m^3), got %v", sp.Mass)
+	}
+	if !(sp.Speed >= 0 && sp.Speed <= maxShotSpeed) {
+		return fmt.Errorf("shoot: speed: must be 0..%d m/s, got %v", maxShotSpeed, sp.Speed)
+	}
+	return nil
+}
+
+// Shoot fires the spec's body from origin along dir (the B key), with friction 0.5 and restitution
+// 0.1. A box flies face-first (its local +z along dir) and a capsule point-first (its axis, local y,
+// along dir). An invalid spec, a non-finite origin or a zero direction fires nothing.
+func Shoot(origin, dir sim.Vec3, sp ShotSpec) Command {
 	return func(s *Session) error {
-		_, err := s.world.AddBody(sim.BodyDef{
-			Shape: sphere(r), Position: origin, Velocity: dir.Normalize().Mul(speed), Mass: m,
-			Friction: 0.5, Restitution: 0.1,
-		})
+		if err := sp.check(); err != nil {
+			return err
+		}
+		l := dir.Len()
+		if !(l > 1e-6) || math.IsInf(float64(l), 0) {
+			return fmt.Errorf("shoot: direction: must be a non-zero finite vector, got %v", dir)
+		}
+		if !finite(origin) {
+			return fmt.Errorf("shoot: origin: must be finite, got %v", origin)
+		}
+		d := dir.Mul(1 / l)
+		def := sim.BodyDef{Position: origin, Velocity: d.Mul(sp.Speed), Mass: sp.Mass,
+			Friction: 0.5, Restitution: 0.1}
+		switch sp.Kind {
+		case geom.Box:
+			def.Shape = geom.Shape{Kind: geom.Box, HalfExtents: sp.Size}
+			def.Rotation = facing(d)
+		case geom.Sphere:
+			def.Shape = sphere(sp.Size[0])
+		case geom.Capsule:
+			def.Shape = geom.Shape{Kind: geom.Capsule, Radius: sp.Size[0], HalfHeight: sp.Size[1]}
+			def.Rotation = mgl32.QuatBetweenVectors(sim.Vec3{0, 1, 0}, d)
+		}
+		_, err := s.world.AddBody(def)
 		return err
 	}
+}
+
+// facing returns the rotation that turns local +z onto the unit vector d, with local y as near world up
+// as d allows (a box fired level flies upright).
+func facing(d sim.Vec3) sim.Quat {
+	up := sim.Vec3{0, 1, 0}
+	if d[1] > 0.99 || d[1] < -0.99 {
+		up = sim.Vec3{0, 0, -1} // straight up or down: any roll will do
+	}
+	x := up.Cross(d).Normalize()
+	y := d.Cross(x)
+	return mgl32.Mat4ToQuat(mgl32.Mat3FromCols(x, y, d).Mat4()).Normalize()
+}
+
+func finite(v sim.Vec3) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // currentScene is the world as it is now, as a scene file: poses, velocities, masses, materials,
