@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"math"
+
 	"github.com/go-gl/mathgl/mgl32"
 
+	"tumble/render"
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -77,38 +80,155 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 	}
 	if d.Joints || a.panel.jointA != (sim.Handle{}) {
 		for k := range w.NumJoints() {
-			j := w.Joint(k)
-			ia, _ := w.Index(j.BodyA)
-			f.Cross(j.Anchor, 0.15, colJoint)
-			f.Line(b.Position[ia], j.Anchor, colJoint)
-			if ib, ok := w.Index(j.BodyB); ok {
-				f.Line(b.Position[ib], j.Anchor, colJoint)
+			jointLines(f, w, k)
+		}
+	}
+}
+
+// Joint drawing: sizes (m) and the colour of the joint's current coordinate.
+const (
+	jointAxisLen  = 0.6  // half the axis line of a hinge or piston
+	jointFanLen   = 0.4  // a hinge's limit fan, and its current angle (a little longer)
+	jointConeLen  = 0.3  // a ball joint's swing cone (its slant height) and current twist axis
+	jointTwistLen = 0.15 // a ball joint's twist limits, drawn at the cone's tip
+	jointArcSteps = 12   // segments of a limit arc or fan
+	jointRimSteps = 24   // segments of a swing cone's rim
+)
+
+var colJointNow = [4]float32{0.4, 1, 0.2, 1}
+
+// jointLines draws joint k as it is now. Its anchors, axes and reference directions are the frames
+// fixed in each body at creation (World.JointFrame) turned by the bodies' current rotations, so they move
+// with the bodies. Every joint gets a cross at body A's anchor and lines from the bodies' centres to
+// their anchors. The limits are drawn in body B's frame (the world's for a joint to the world), in red,
+// and body A's current coordinate among them, in green, so one sees how near a limit the joint is:
+//   - hinge: the axis; the fan of allowed angles; A's reference direction (its angle).
+//   - piston: the slide axis; the segment between the two stops; the slider's position on it.
+//   - ball with a swing cone or twist limits: the cone about B's twist axis (its rim at the swing
+//     angle), the twist limits as an arc at the cone's tip, A's twist axis and A's reference direction
+//     carried onto B's axis (its twist).
+//   - fixed: a small box at the anchor, turned with body A.
+func jointLines(f *render.Frame, w *sim.World, k int) {
+	jf := w.JointFrame(k)
+	def := jf.Def
+	b := &w.Bodies
+	ia, ok := w.Index(def.BodyA)
+	if !ok {
+		return
+	}
+	xA, qA := b.Position[ia], b.Rotation[ia]
+	xB, qB := sim.Vec3{}, mgl32.QuatIdent()
+	ib, okB := w.Index(def.BodyB)
+	if def.BodyB != (sim.Handle{}) {
+		if !okB {
+			return
+		}
+		xB, qB = b.Position[ib], b.Rotation[ib]
+	}
+	anchorA, anchorB := xA.Add(qA.Rotate(jf.LocalA)), xB.Add(qB.Rotate(jf.LocalB))
+	axisA, axisB := qA.Rotate(jf.AxisA), qB.Rotate(jf.AxisB)
+	perpA, perpB := qA.Rotate(jf.PerpA), qB.Rotate(jf.PerpB)
+
+	f.Cross(anchorA, 0.15, colJoint)
+	f.Line(xA, anchorA, colJoint)
+	if okB {
+		f.Line(xB, anchorB, colJoint)
+	}
+	switch def.Type {
+	case sim.Hinge:
+		f.Line(anchorA.Sub(axisA.Mul(jointAxisLen)), anchorA.Add(axisA.Mul(jointAxisLen)), colNormal)
+		if def.HasLimits {
+			// The hinge angle is A's rotation about the axis relative to B: A's reference direction
+			// is B's turned by the angle, so the allowed directions are B's turned by lo..hi.
+			fan(f, anchorB, axisB, perpB, def.Limits[0], def.Limits[1], jointFanLen, true)
+		}
+		f.Line(anchorA, anchorA.Add(perpA.Mul(1.15*jointFanLen)), colJointNow)
+	case sim.Piston:
+		f.Line(anchorA.Sub(axisA.Mul(jointAxisLen)), anchorA.Add(axisA.Mul(jointAxisLen)), colNormal)
+		if def.HasLimits {
+			lo, hi := anchorB.Add(axisB.Mul(def.Limits[0])), anchorB.Add(axisB.Mul(def.Limits[1]))
+			f.Line(lo, hi, colContact)
+			f.Cross(lo, 0.08, colContact)
+			f.Cross(hi, 0.08, colContact)
+		}
+		// The travel is A's anchor's offset from B's along the axis; a tick across the axis there.
+		p := anchorB.Add(axisB.Mul(axisA.Dot(anchorA.Sub(anchorB))))
+		f.Line(p.Sub(perpB.Mul(0.12)), p.Add(perpB.Mul(0.12)), colJointNow)
+	case sim.Ball:
+		if !(def.Swing > 0 || def.HasTwist) {
+			return // a plain ball joint has no axis
+		}
+		side := axisB.Cross(perpB)
+		if def.Swing > 0 {
+			sn, cs := sin32(def.Swing), cos32(def.Swing)
+			rim := func(i int) mgl32.Vec3 {
+				phi := 2 * math.Pi * float64(i) / jointRimSteps
+				r := perpB.Mul(float32(math.Cos(phi))).Add(side.Mul(float32(math.Sin(phi))))
+				return anchorB.Add(axisB.Mul(cs * jointConeLen)).Add(r.Mul(sn * jointConeLen))
 			}
-			if j.Type == sim.Hinge || j.Type == sim.Piston {
-				f.Line(j.Anchor.Sub(j.Axis.Mul(0.6)), j.Anchor.Add(j.Axis.Mul(0.6)), colNormal)
-				if j.HasLimits && j.Type == sim.Piston {
-					f.Cross(j.Anchor.Add(j.Axis.Mul(j.Limits[0])), 0.08, colContact)
-					f.Cross(j.Anchor.Add(j.Axis.Mul(j.Limits[1])), 0.08, colContact)
+			for i := range jointRimSteps {
+				f.Line(rim(i), rim(i+1), colContact)
+				if i%(jointRimSteps/4) == 0 {
+					f.Line(anchorB, rim(i), colContact)
 				}
-				if j.HasLimits && j.Type == sim.Hinge {
-					// The limit arc: a fan of the allowed angles about the axis.
-					u := perp(j.Axis)
-					const n = 12
-					for s := 0; s <= n; s++ {
-						ang := j.Limits[0] + (j.Limits[1]-j.Limits[0])*float32(s)/n
-						r := mgl32.QuatRotate(ang, j.Axis).Rotate(u)
-						f.Line(j.Anchor, j.Anchor.Add(r.Mul(0.4)), colContact)
-					}
-				}
+			}
+		}
+		tip := anchorB.Add(axisB.Mul(jointConeLen))
+		if def.HasTwist {
+			// The twist is B's rotation relative to A about B's axis: A's reference direction, carried
+			// onto B's axis, is B's turned by -twist, so the allowed directions are B's turned by
+			// -hi..-lo.
+			fan(f, tip, axisB, perpB, -def.Twist[1], -def.Twist[0], jointTwistLen, false)
+		}
+		f.Line(anchorA, anchorA.Add(axisA.Mul(1.15*jointConeLen)), colJointNow)
+		// A's reference direction carried by the shortest rotation from A's twist axis onto B's.
+		c, e := axisA.Dot(axisB), axisA.Cross(axisB)
+		pa := perpA
+		if c > -0.999 {
+			pa = pa.Mul(c).Add(e.Cross(pa)).Add(e.Mul(e.Dot(pa) / (1 + c)))
+		}
+		f.Line(tip, tip.Add(pa.Mul(1.3*jointTwistLen)), colJointNow)
+	case sim.Fixed:
+		orientedBox(f, anchorA, qA, 0.08, colJoint)
+	}
+}
+
+// fan draws the directions u turned about the unit axis by lo..hi as an arc of radius r about c, with
+// its two ends as rays from c (and, with rays, every step's ray too).
+func fan(f *render.Frame, c, axis, u mgl32.Vec3, lo, hi, r float32, rays bool) {
+	at := func(i int) mgl32.Vec3 {
+		ang := lo + (hi-lo)*float32(i)/jointArcSteps
+		return c.Add(mgl32.QuatRotate(ang, axis).Rotate(u).Mul(r))
+	}
+	for i := 0; i <= jointArcSteps; i++ {
+		if rays || i == 0 || i == jointArcSteps {
+			f.Line(c, at(i), colContact)
+		}
+		if i < jointArcSteps {
+			f.Line(at(i), at(i+1), colContact)
+		}
+	}
+}
+
+// orientedBox draws the 12 edges of a cube of half size h centred on c, turned by q.
+func orientedBox(f *render.Frame, c mgl32.Vec3, q mgl32.Quat, h float32, col [4]float32) {
+	corner := func(i int) mgl32.Vec3 {
+		p := mgl32.Vec3{-h, -h, -h}
+		for k := range 3 {
+			if i>>k&1 == 1 {
+				p[k] = h
+			}
+		}
+		return c.Add(q.Rotate(p))
+	}
+	for i := range 8 {
+		for k := range 3 {
+			if j := i | 1<<k; j != i {
+				f.Line(corner(i), corner(j), col)
 			}
 		}
 	}
 }
 
-func perp(n mgl32.Vec3) mgl32.Vec3 {
-	t := mgl32.Vec3{1, 0, 0}
-	if n[0] > 0.9 || n[0] < -0.9 {
-		t = mgl32.Vec3{0, 1, 0}
-	}
-	return n.Cross(t).Normalize()
-}
+func sin32(x float32) float32 { return float32(math.Sin(float64(x))) }
+func cos32(x float32) float32 { return float32(math.Cos(float64(x))) }
