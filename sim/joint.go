@@ -124,8 +124,8 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 		}
 		d.Axis = d.Axis.Mul(1 / l)
 	}
-	if d.HasLimits && d.Limits[0] > d.Limits[1] || d.HasTwist && d.Twist[0] > d.Twist[1] {
-		return 0, fmt.Errorf("joint %d: limits: lo must be <= hi", len(w.joints))
+	if err := checkJointParams(len(w.joints), &d); err != nil {
+		return 0, err
 	}
 	j := joint{def: d}
 	qA, qB := w.Bodies.Rotation[ia], mgl32.QuatIdent()
@@ -150,6 +150,39 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 		w.wakeIndex(ib)
 	}
 	return len(w.joints) - 1, nil
+}
+
+// checkJointParams checks the parameters of a joint's definition that UpdateJoint may change: limits
+// with lo <= hi, and finite values, with the motor's maximum force, the swing cone and the break force
+// not negative. i names the joint in the error.
+func checkJointParams(i int, d *JointDef) error {
+	finite := func(xs ...float32) bool {
+		for _, x := range xs {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return false
+			}
+		}
+		return true
+	}
+	switch {
+	case d.HasLimits && !finite(d.Limits[0], d.Limits[1]):
+		return fmt.Errorf("joint %d: limits: %v must be finite", i, d.Limits)
+	case d.HasLimits && d.Limits[0] > d.Limits[1]:
+		return fmt.Errorf("joint %d: limits: lo must be <= hi, got %v", i, d.Limits)
+	case d.HasTwist && !finite(d.Twist[0], d.Twist[1]):
+		return fmt.Errorf("joint %d: twist: %v must be finite", i, d.Twist)
+	case d.HasTwist && d.Twist[0] > d.Twist[1]:
+		return fmt.Errorf("joint %d: twist: lo must be <= hi, got %v", i, d.Twist)
+	case d.HasMotor && !finite(d.Motor.Speed):
+		return fmt.Errorf("joint %d: motor speed: must be finite, got %v", i, d.Motor.Speed)
+	case d.HasMotor && !(finite(d.Motor.MaxForce) && d.Motor.MaxForce >= 0):
+		return fmt.Errorf("joint %d: motor max force: must be finite and >= 0, got %v", i, d.Motor.MaxForce)
+	case !(finite(d.Swing) && d.Swing >= 0):
+		return fmt.Errorf("joint %d: swing: must be finite and >= 0, got %v", i, d.Swing)
+	case !(finite(d.BreakForce) && d.BreakForce >= 0):
+		return fmt.Errorf("joint %d: break force: must be finite and >= 0, got %v", i, d.BreakForce)
+	}
+	return nil
 }
 
 // NumJoints returns the number of joints.

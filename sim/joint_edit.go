@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // RemoveJoint removes joint i between steps; the joints after it move down one index.
 func (w *World) RemoveJoint(i int) error {
@@ -13,4 +16,130 @@ func (w *World) RemoveJoint(i int) error {
 	w.joints = append(w.joints[:i], w.joints[i+1:]...)
 	clear(w.joints[len(w.joints):cap(w.joints)][:1])
 	return nil
+}
+
+// UpdateJoint changes joint i's parameters between steps, in place: its limits (HasLimits, Limits),
+// motor (HasMotor, Motor), a ball joint's swing cone and twist limits (Swing, HasTwist, Twist) and its
+// break force, checked as AddJoint checks them. The joint keeps its index and the frames it fixed in
+// its bodies when it was added, so nothing moves and the limits stay measured from the creation pose.
+//
+// Type, BodyA, BodyB, Anchor and Axis must equal Joint(i)'s: another type, other bodies or another
+// anchor or axis make another joint (RemoveJoint, then AddJoint at the bodies' current poses). A ball
+// joint added without a swing cone or twist limits has no twist axis, so it cannot be given them.
+//
+// The accumulated impulses of the limits and motor that changed are dropped (they pushed against the
+// old ones); the other rows keep warm starting. The joint's bodies are woken, and a backend takes the
+// joint again before its next step.
+func (w *World) UpdateJoint(i int, d JointDef) error {
+	if i < 0 || i >= len(w.joints) {
+		return fmt.Errorf("joint %d: no such joint (%d joints)", i, len(w.joints))
+	}
+	j := &w.joints[i]
+	old := j.def
+	fixed := func(field string, was, now any) error {
+		return fmt.Errorf("joint %d: %s: cannot change (%v to %v); remove the joint and add a new one", i, field, was, now)
+	}
+	switch {
+	case d.Type != old.Type:
+		return fixed("type", old.Type, d.Type)
+	case d.BodyA != old.BodyA:
+		return fixed("bodyA", old.BodyA, d.BodyA)
+	case d.BodyB != old.BodyB:
+		return fixed("bodyB", old.BodyB, d.BodyB)
+	case d.Anchor != old.Anchor:
+		return fixed("anchor", old.Anchor, d.Anchor)
+	case d.Axis != old.Axis:
+		return fixed("axis", old.Axis, d.Axis)
+	}
+	if d.Type == Ball && (d.Swing > 0 || d.HasTwist) && !(old.Swing > 0 || old.HasTwist) {
+		return fmt.Errorf("joint %d: swing, twist: the ball joint was added without a swing cone or twist "+
+			"limits, so it has no twist axis; remove it and add it again with an axis", i)
+	}
+	if err := checkJointParams(i, &d); err != nil {
+		return err
+	}
+	if d == old {
+		return nil
+	}
+	if d.HasLimits != old.HasLimits || d.Limits != old.Limits {
+		j.angle.lower.impulse, j.angle.upper.impulse = 0, 0
+	}
+	if d.HasMotor != old.HasMotor || d.Motor != old.Motor {
+		j.angle.motor.impulse = 0
+	}
+	if d.Swing != old.Swing {
+		j.swing.impulse = 0
+	}
+	if d.HasTwist != old.HasTwist || d.Twist != old.Twist {
+		j.twist.lower.impulse, j.twist.upper.impulse = 0, 0
+	}
+	j.def = d
+	w.edits.Joints = true
+	w.Wake(d.BodyA)
+	w.Wake(d.BodyB)
+	return nil
+}
+
+// JointState is a joint as it is now, for display: where its anchor and axis are, the coordinate its
+// limits apply to, and the force it holds.
+type JointState struct {
+	// AnchorA and AnchorB are the joint's anchor as fixed in body A and in body B (in the world for the
+	// static world) when the joint was added, in world coordinates now. They coincide while a ball,
+	// hinge or fixed joint holds; a piston's lie apart along its axis by its travel.
+	AnchorA, AnchorB Vec3
+	// Axis is the joint axis as fixed in body A, in world coordinates now (a unit vector): a hinge's
+	// axis, a piston's slide axis, a ball joint's twist axis. It is zero for a fixed joint and for a
+	// ball joint without a swing cone or twist limits.
+	Axis Vec3
+	// Coordinate is what Limits apply to, measured from the bodies' current poses as the solver
+	// measures it (JointCoordinate is the solver's value at the last step): a hinge's angle (radians,
+	// body A's rotation relative to B, right-handed about Axis), a piston's travel (metres, A relative
+	// to B along Axis), both zero at the creation pose; a ball joint's twist (radians, B relative to A
+	// about the twist axis, what Twist limits). Zero for a fixed joint and a ball joint without an axis.
+	Coordinate float32
+	// Swing is a ball joint's swing angle, between the bodies' twist axes (radians, what Swing limits);
+	// zero for the other types.
+	Swing float32
+	// Force is the constraint force (N) the joint held in the last step: the value compared with
+	// BreakForce (the translation impulse of the last sub-step over its length; under XPBD the anchor
+	// rows' multiplier over h^2). It is NaN where the backend stepping the world does not report it.
+	Force float32
+}
+
+// JointState returns joint i's state now. It reads the bodies' poses from Bodies: with a backend, Sync
+// first.
+func (w *World) JointState(i int) JointState {
+	j := &w.joints[i]
+	b := &w.Bodies
+	ia, _ := w.dense(j.def.BodyA)
+	xA, RA := vv(b.Position[ia]), quatMat3(b.Rotation[ia])
+	xB, RB := vec{}, identity3
+	if ib, ok := w.dense(j.def.BodyB); ok {
+		xB, RB = vv(b.Position[ib]), quatMat3(b.Rotation[ib])
+	}
+	rA, rB := mulMat(&RA, j.localA), mulMat(&RB, j.localB)
+	s := JointState{AnchorA: xA.add(rA).v3(), AnchorB: xB.add(rB).v3()}
+	axis := mulMat(&RA, j.axisA)
+	switch def := &j.def; def.Type {
+	case Hinge:
+		s.Axis = axis.v3()
+		s.Coordinate = hingeAngle(j, &RA, &RB)
+	case Piston:
+		s.Axis = axis.v3()
+		s.Coordinate = -axis.dot(xB.add(rB).sub(xA).sub(rA))
+	case Ball:
+		if def.Swing > 0 || def.HasTwist {
+			s.Axis = axis.v3()
+			_, _, _, s.Swing, s.Coordinate = swingTwist(j, &RA, &RB)
+		}
+	}
+	switch {
+	case w.backend != nil:
+		s.Force = float32(math.NaN())
+	case w.settings.Solver == XPBD:
+		s.Force = j.xpbdF
+	default:
+		s.Force = j.force(w.pipe.invH)
+	}
+	return s
 }

@@ -103,10 +103,9 @@ func (w *World) refreshJoint(j *joint) {
 		b2 := mulMat(RB, j.perpB)
 		c2 := mulMat(RB, j.axisB.cross(j.perpB))
 		j.hinge.set(a1, b2, c2, j)
-		p1 := mulMat(RA, j.perpA)
 		// The coordinate is A's angle relative to B (a motor on a body hinged to the world turns the
 		// body at +speed about the axis), so its rate is a1.(wA - wB): the row is -a1.
-		j.coord = -float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
+		j.coord = hingeAngle(j, RA, RB)
 		na1 := a1.scale(-1)
 		j.angle.set(vec{}, na1, na1, j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
 	case Piston:
@@ -125,6 +124,14 @@ func (w *World) refreshJoint(j *joint) {
 		j.point.set(rA, rB, d, j)
 		j.rot.set(qA, qB, j.rel0, j)
 	}
+}
+
+// hingeAngle measures a hinge's angle: body A's rotation about its axis a1 relative to body B, from
+// A's reference direction p1 to B's b2 (both perpendicular to the axis at creation), right-handed
+// about a1 and zero at the creation pose.
+func hingeAngle(j *joint, RA, RB *Mat3) float32 {
+	a1, p1, b2 := mulMat(RA, j.axisA), mulMat(RA, j.perpA), mulMat(RB, j.perpB)
+	return -float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
 }
 
 // swingTwist measures a ball joint's swing (the angle between the bodies' twist axes) and twist (the

@@ -1,7 +1,5 @@
 package sim
 
-import "math"
-
 // The XPBD solver (seed 002: Mueller et al. 2020, "Detailed Rigid Body Simulation with Extended
 // Position Based Dynamics"). Each step collects the contact pairs once (velocity-expanded bounds, as for
 // the other solvers); then each of S sub-steps of h = dt/S:
@@ -232,8 +230,7 @@ func (w *World) xpbdJoint(j *joint) {
 		if def.HasLimits {
 			_, _, _, RA, RB = w.xpbdFrames(j)
 			a1 = mulMat(RA, j.axisA)
-			p1, b2 := mulMat(RA, j.perpA), mulMat(RB, j.perpB)
-			phi := -float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
+			phi := hingeAngle(j, RA, RB)
 			if over := clamp32(phi, def.Limits[0], def.Limits[1]) - phi; over != 0 {
 				w.correctRotation(a, b, a1.scale(over), 0, &l[2])
 			}

@@ -421,7 +421,7 @@ func (a *App) jointsSection() {
 			imgui.Textf("%s - %s", names[k][0], names[k][1])
 			imgui.TableNextColumn()
 			if imgui.Button("apply edits") {
-				a.do("edit joint", command.EditJoint(k, jointTypes[p.jointType], a.limits(), a.motorSpec()))
+				a.do("edit joint", command.EditJoint(k, command.JointEdit{Limits: a.limits(), Motor: a.motorSpec()}))
 			}
 			imgui.TableNextColumn()
 			if imgui.Button("delete") {

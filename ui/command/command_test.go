@@ -493,29 +493,32 @@ func TestJointListEditDeleteAndRemovingABodyDropsItsJoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	lim := [2]float32{-0.1, 0.2}
-	s.Do(EditJoint(0, sim.Piston, &lim, &sim.Motor{Speed: 1, MaxForce: 5}))
+	s.Do(EditJoint(1, JointEdit{Limits: &lim, Motor: &sim.Motor{Speed: 1, MaxForce: 5}}))
 	if err := s.Apply(); err != nil {
 		t.Fatal(err)
 	}
 	s.View(func(w *sim.World) {
-		// The edited joint moves to the end, its bodies and anchor kept, its type, limits and motor new.
-		j := w.Joint(2)
-		if j.Type != sim.Piston || j.BodyA != h[0] || !j.HasLimits || j.Limits != lim || !j.HasMotor || j.Axis.Len() < 0.99 {
+		// The edited joint stays where it is, its bodies, type and axis kept, its limits and motor new.
+		j := w.Joint(1)
+		if j.Type != sim.Hinge || j.BodyA != h[1] || !j.HasLimits || j.Limits != lim || !j.HasMotor || j.Axis.Len() < 0.99 {
 			t.Errorf("edited joint %+v", j)
 		}
-		if j := w.Joint(1); j.Type != sim.Fixed || j.BodyB != (sim.Handle{}) || j.Anchor != (sim.Vec3{0, 3.5, 0}) {
+		if j := w.Joint(0); j.Type != sim.Ball || j.HasLimits || j.HasMotor {
+			t.Errorf("joint 0 %+v", j)
+		}
+		if j := w.Joint(2); j.Type != sim.Fixed || j.BodyB != (sim.Handle{}) || j.Anchor != (sim.Vec3{0, 3.5, 0}) {
 			t.Errorf("world joint %+v", j)
 		}
 	})
 	// Saved and loaded back: three joints, with the right bodies.
 	sc := s.CurrentScene()
-	if len(sc.Joints) != 3 || sc.Joints[1].BodyB != "" || sc.Joints[2].Type != "piston" || sc.Joints[2].Limits == nil {
+	if len(sc.Joints) != 3 || sc.Joints[2].BodyB != "" || sc.Joints[1].Type != "hinge" || sc.Joints[1].Limits == nil {
 		t.Errorf("saved joints %+v", sc.Joints)
 	}
 	if _, err := New("again", sc); err != nil {
 		t.Errorf("the saved scene does not load: %v", err)
 	}
-	s.Do(RemoveBody(h[1])) // box1 is in the hinge (1-2) and the edited piston (0-1)
+	s.Do(RemoveBody(h[1])) // box1 is in the ball (0-1) and the edited hinge (1-2)
 	if err := s.Apply(); err != nil {
 		t.Fatal(err)
 	}

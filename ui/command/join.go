@@ -118,39 +118,57 @@ func RemoveJoint(k int) Command {
 	}
 }
 
-// EditJoint replaces joint k's type, limits and motor (its bodies, anchor and axis stay). sim has no
-// in-place joint edit, so this removes the joint and adds the edited one back at the end of the list.
-func EditJoint(k int, typ sim.JointType, limits *[2]float32, motor *sim.Motor) Command {
+// JointEdit is a change to a joint's parameters (sim.World.UpdateJoint). A nil field leaves that
+// parameter as it is; Limits, Motor or Twist given without their Has flag also turn them on.
+type JointEdit struct {
+	HasLimits *bool
+	Limits    *[2]float32 // [lo, hi] from the creation pose: radians (hinge) or metres (piston)
+	HasMotor  *bool
+	Motor     *sim.Motor
+	Swing     *float32 // ball: the swing cone, radians (0: none)
+	HasTwist  *bool
+	Twist     *[2]float32 // ball: twist limits [lo, hi], radians
+	// BreakForce is the force (N) above which the joint breaks (0: never).
+	BreakForce *float32
+}
+
+// Apply returns d with the edit's changes.
+func (e JointEdit) Apply(d sim.JointDef) sim.JointDef {
+	if e.Limits != nil {
+		d.HasLimits, d.Limits = true, *e.Limits
+	}
+	if e.HasLimits != nil {
+		d.HasLimits = *e.HasLimits
+	}
+	if e.Motor != nil {
+		d.HasMotor, d.Motor = true, *e.Motor
+	}
+	if e.HasMotor != nil {
+		d.HasMotor = *e.HasMotor
+	}
+	if e.Swing != nil {
+		d.Swing = *e.Swing
+	}
+	if e.Twist != nil {
+		d.HasTwist, d.Twist = true, *e.Twist
+	}
+	if e.HasTwist != nil {
+		d.HasTwist = *e.HasTwist
+	}
+	if e.BreakForce != nil {
+		d.BreakForce = *e.BreakForce
+	}
+	return d
+}
+
+// EditJoint changes joint k's parameters in place (sim.World.UpdateJoint): it keeps its index, its
+// bodies, type, anchor and axis, and the frames it holds them in, so the bodies do not move. A new
+// type, anchor or axis is a new joint: RemoveJoint, then Join.
+func EditJoint(k int, e JointEdit) Command {
 	return func(s *Session) error {
 		if k < 0 || k >= s.world.NumJoints() {
 			return fmt.Errorf("joint %d: no such joint", k)
 		}
-		d := s.world.Joint(k)
-		d.Type = typ
-		d.HasLimits, d.HasMotor = limits != nil, motor != nil
-		if limits != nil {
-			if limits[0] > limits[1] {
-				return fmt.Errorf("joint %d: limits [%v, %v]: lower above upper", k, limits[0], limits[1])
-			}
-			d.Limits = *limits
-		}
-		if motor != nil {
-			d.Motor = *motor
-		}
-		f := s.frames[k]
-		if (typ == sim.Hinge || typ == sim.Piston) && d.Axis.Len() < 1e-6 {
-			// A ball or fixed joint has no axis: the edited one slides or turns about world z.
-			d.Axis = sim.Vec3{0, 0, 1}
-			f.axis = s.frameOf(d).axis
-		}
-		if err := s.world.RemoveJoint(k); err != nil {
-			return err
-		}
-		s.frames = append(s.frames[:k], s.frames[k+1:]...)
-		if _, err := s.world.AddJoint(d); err != nil {
-			return err
-		}
-		s.frames = append(s.frames, f)
-		return nil
+		return s.world.UpdateJoint(k, e.Apply(s.world.Joint(k)))
 	}
 }
