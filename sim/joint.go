@@ -68,6 +68,9 @@ type BrokenJoint struct {
 type joint struct {
 	def JointDef
 	id  uint64 // unique in the world and kept by UpdateJoint (JointFrame.ID)
+	// hasAxis: the frames' axis is def.Axis (hinge, piston, a ball with a swing cone or twist limits
+	// when added); otherwise it is +y in the world at creation, a placeholder.
+	hasAxis bool
 
 	// Frames at creation, in each body's local frame (the world's frame for the static world).
 	localA, localB vec  // the anchor
@@ -129,7 +132,7 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 		return 0, err
 	}
 	w.jointSerial++
-	j := joint{def: d, id: w.jointSerial}
+	j := joint{def: d, id: w.jointSerial, hasAxis: axial}
 	qA, qB := w.Bodies.Rotation[ia], mgl32.QuatIdent()
 	xA, xB := w.Bodies.Position[ia], Vec3{}
 	if ib >= 0 {

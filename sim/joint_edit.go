@@ -51,7 +51,7 @@ func (w *World) UpdateJoint(i int, d JointDef) error {
 	case d.Axis != old.Axis:
 		return fixed("axis", old.Axis, d.Axis)
 	}
-	if d.Type == Ball && (d.Swing > 0 || d.HasTwist) && !(old.Swing > 0 || old.HasTwist) {
+	if d.Type == Ball && (d.Swing > 0 || d.HasTwist) && !j.hasAxis {
 		return fmt.Errorf("joint %d: swing, twist: the ball joint was added without a swing cone or twist "+
 			"limits, so it has no twist axis; remove it and add it again with an axis", i)
 	}
@@ -130,7 +130,7 @@ type JointState struct {
 	AnchorA, AnchorB Vec3
 	// Axis is the joint axis as fixed in body A, in world coordinates now (a unit vector): a hinge's
 	// axis, a piston's slide axis, a ball joint's twist axis. It is zero for a fixed joint and for a
-	// ball joint without a swing cone or twist limits.
+	// ball joint added without a swing cone or twist limits (it has no axis).
 	Axis Vec3
 	// Coordinate is what Limits apply to, measured from the bodies' current poses as the solver
 	// measures it (JointCoordinate is the solver's value at the last step): a hinge's angle (radians,
@@ -163,7 +163,7 @@ func (w *World) JointState(i int) JointState {
 	rA, rB := mulMat(&RA, j.localA), mulMat(&RB, j.localB)
 	s := JointState{AnchorA: xA.add(rA).v3(), AnchorB: xB.add(rB).v3()}
 	axis := mulMat(&RA, j.axisA)
-	switch def := &j.def; def.Type {
+	switch j.def.Type {
 	case Hinge:
 		s.Axis = axis.v3()
 		s.Coordinate = hingeAngle(j, &RA, &RB)
@@ -171,7 +171,7 @@ func (w *World) JointState(i int) JointState {
 		s.Axis = axis.v3()
 		s.Coordinate = -axis.dot(xB.add(rB).sub(xA).sub(rA))
 	case Ball:
-		if def.Swing > 0 || def.HasTwist {
+		if j.hasAxis {
 			s.Axis = axis.v3()
 			_, _, _, s.Swing, s.Coordinate = swingTwist(j, &RA, &RB)
 		}

@@ -51,6 +51,21 @@ func TestUpdateJointRefusesANewTypeBodyAnchorOrAxis(t *testing.T) {
 	if err := w.UpdateJoint(0, ball); err == nil || !strings.Contains(err.Error(), "joint 0: swing") {
 		t.Errorf("a swing cone on a ball joint added without an axis: %v", err)
 	}
+	// One added with them has its axis for good: they can go and come back.
+	cone, err := w.AddJoint(JointDef{Type: Ball, BodyA: h, Anchor: Vec3{0, 2, 0}, Axis: Vec3{1, 0, 0}, Swing: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, swing := range []float32{0, 0.3} {
+		d := w.Joint(cone)
+		d.Swing = swing
+		if err := w.UpdateJoint(cone, d); err != nil {
+			t.Errorf("swing %v on a ball joint added with a cone: %v", swing, err)
+		}
+	}
+	if err := w.RemoveJoint(cone); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.UpdateJoint(3, w.Joint(k)); err == nil || !strings.Contains(err.Error(), "joint 3: no such joint") {
 		t.Errorf("joint 3 of 3: %v", err)
 	}
