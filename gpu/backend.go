@@ -47,7 +47,10 @@ type Backend struct {
 	Reruns int
 }
 
-var _ sim.Backend = (*Backend)(nil)
+var (
+	_ sim.Backend          = (*Backend)(nil)
+	_ sim.JointForceReader = (*Backend)(nil)
+)
 
 // New returns the backend on the first CUDA device. A build without the cuda tag returns ErrNoCUDA.
 func New() (*Backend, error) {
@@ -441,6 +444,30 @@ func (b *Backend) Pull(w *sim.World) error {
 	}
 	b.host.store(&w.Bodies)
 	return nil
+}
+
+// JointForces appends the force (N) each of w's joints held in the last step, read back from the
+// device: what breakJoints compares with the joints' break forces (sim.JointForceReader). A joint not
+// on the device yet (added since the last step) gets NaN.
+func (b *Backend) JointForces(w *sim.World, out []float32) ([]float32, error) {
+	fp, nf := b.joints.forces()
+	dev := make([]float32, nf)
+	if err := downloadSlice(b.dev, dev, fp); err != nil {
+		return out, err
+	}
+	ids := b.joints.ids
+	next := 0
+	for i := range w.NumJoints() {
+		id, f := w.JointFrame(i).ID, float32(math.NaN())
+		for o := next; o < min(len(ids), nf); o++ {
+			if ids[o] == id {
+				f, next = dev[o], o+1
+				break
+			}
+		}
+		out = append(out, f)
+	}
+	return out, nil
 }
 
 // Contacts appends the last step's contact points, read back from the device.

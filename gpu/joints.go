@@ -68,21 +68,27 @@ type jointStage struct {
 	from   buffer // int32 per joint: upload's map to the previous array
 	force  buffer // float32 per joint: its force in the step's last solve pass
 	n      int
-	defs   []sim.JointDef // of the joints on the device, in order: what upload matches edits against
+	ids    []uint64       // sim.JointFrame.ID of the joints on the device, in order: what upload matches
+	defs   []sim.JointDef // their definitions, to tell which rows an in-place edit made stale
 	host   []tbJoint      // upload's staging, kept to avoid allocating on every edit
 	fromH  []int32
+	stale  []ptr // upload's list of impulses to zero after the carry-over
 }
 
 // upload replaces the device joints with w's (called when Edits.Joints, and after body removals,
-// which move dense indices). A joint whose definition was already on the device keeps its accumulated
-// impulses, as the CPU's joints do across edits: w's joints are the previous ones in order, less those
-// removed, plus new ones, so each is matched with the next equal definition at or after the previous
-// match.
+// which move dense indices). A joint already on the device keeps its accumulated impulses, as the
+// CPU's joints do across edits: w's joints are the previous ones in order, less those removed, plus
+// new ones, so each is matched by its ID with the next previous joint at or after the previous match.
+// A joint edited in place (sim.World.UpdateJoint) then drops the impulses of the rows the edit made
+// stale (sim.ChangedRows), as on the CPU.
 func (j *jointStage) upload(d device, w *sim.World) error {
 	n := w.NumJoints()
 	j.host = j.host[:0]
 	j.fromH = j.fromH[:0]
+	j.stale = j.stale[:0]
+	size := int(unsafe.Sizeof(tbJoint{}))
 	next, kept := 0, false
+	newIDs := make([]uint64, 0, n)
 	newDefs := make([]sim.JointDef, 0, n)
 	for i := 0; i < n; i++ {
 		f := w.JointFrame(i)
@@ -91,13 +97,17 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 			return fmt.Errorf("gpu: joint %d: body index (%d, %d) out of range", i, f.A, f.B)
 		}
 		from := int32(-1)
-		for o := next; o < len(j.defs); o++ {
-			if j.defs[o] == *def {
+		for o := next; o < len(j.ids); o++ {
+			if j.ids[o] == f.ID {
 				from, next, kept = int32(o), o+1, true
+				for _, off := range staleImpulses(sim.ChangedRows(j.defs[o], *def)) {
+					j.stale = append(j.stale, ptr(i*size)+off)
+				}
 				break
 			}
 		}
 		j.fromH = append(j.fromH, from)
+		newIDs = append(newIDs, f.ID)
 		newDefs = append(newDefs, *def)
 		var flags uint32
 		if def.HasLimits {
@@ -119,12 +129,11 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 			Swing: def.Swing, TwistLo: def.Twist[0], TwistHi: def.Twist[1],
 		})
 	}
-	j.defs = newDefs
+	j.ids, j.defs = newIDs, newDefs
 	j.n = n
 	if n == 0 {
 		return nil
 	}
-	size := int(unsafe.Sizeof(tbJoint{}))
 	j.joints, j.spare = j.spare, j.joints
 	if err := grow(d, &j.joints, n*size); err != nil {
 		return err
@@ -147,7 +156,43 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 	if err := uploadSlice(d, j.from.p, j.fromH); err != nil {
 		return err
 	}
-	return d.launch("tb_joint_keep", blocks(n, jointThreads), jointThreads, j.joints, j.spare, j.from, int32(n))
+	if err := d.launch("tb_joint_keep", blocks(n, jointThreads), jointThreads, j.joints, j.spare, j.from, int32(n)); err != nil {
+		return err
+	}
+	for _, off := range j.stale {
+		if err := d.zero(j.joints.p+off, 4); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// staleImpulses returns the offsets in a tbJoint of the accumulated impulses of rows.
+func staleImpulses(rows sim.JointRows) []ptr {
+	if rows == 0 {
+		return nil
+	}
+	imp := unsafe.Offsetof(tbJointRow{}.Impulse)
+	var offs []ptr
+	add := func(fields ...uintptr) {
+		for _, f := range fields {
+			offs = append(offs, ptr(f+imp))
+		}
+	}
+	var z tbJoint
+	if rows&sim.LimitRows != 0 {
+		add(unsafe.Offsetof(z.Lower), unsafe.Offsetof(z.Upper))
+	}
+	if rows&sim.MotorRow != 0 {
+		add(unsafe.Offsetof(z.Motor))
+	}
+	if rows&sim.SwingRow != 0 {
+		add(unsafe.Offsetof(z.SwingRow))
+	}
+	if rows&sim.TwistRows != 0 {
+		add(unsafe.Offsetof(z.TwistLower), unsafe.Offsetof(z.TwistUpper))
+	}
+	return offs
 }
 
 // count adds each joint's one to the split counts of its bodies.
@@ -211,7 +256,7 @@ func (j *jointStage) release(d device) {
 	release(d, &j.spare)
 	release(d, &j.from)
 	release(d, &j.force)
-	j.n, j.defs = 0, nil
+	j.n, j.ids, j.defs = 0, nil, nil
 }
 
 var _ jointHooks = (*jointStage)(nil)

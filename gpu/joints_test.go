@@ -411,11 +411,31 @@ func TestJointWarmStartAndRefreshMatchCPU(t *testing.T) {
 					}
 				}
 				r.reload(t, w)
-				// Joint edits: the kept joints keep their impulses, a new one starts from none.
+				// Joint edits: the kept joints keep their impulses, a new one starts from none, and one
+				// edited in place (UpdateJoint) drops those of the rows that changed and keeps the others.
 				switch step {
 				case 1:
 					must(t, w.RemoveJoint(3))
 					must(t, w.RemoveJoint(0))
+					for k := range w.NumJoints() {
+						def := w.Joint(k)
+						switch k % 4 {
+						case 0:
+							def.HasLimits, def.Limits = true, [2]float32{-0.2, 0.3}
+						case 1:
+							def.Motor.Speed += 0.5
+						case 2:
+							if def.Swing > 0 {
+								def.Swing *= 0.8
+							}
+							if def.HasTwist {
+								def.Twist[0] -= 0.05
+							}
+						case 3:
+							def.BreakForce = 1e6
+						}
+						must(t, w.UpdateJoint(k, def))
+					}
 				case 2:
 					def := w.Joint(5)
 					def.Type, def.HasMotor, def.Motor = sim.Hinge, true, sim.Motor{Speed: 1, MaxForce: 50}

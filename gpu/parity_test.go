@@ -248,3 +248,60 @@ func TestEmulatedRerunIsExact(t *testing.T) {
 		})
 	}
 }
+
+// TestEmulatedJointEdit: joints edited in place (sim.World.UpdateJoint) move on the device as on the
+// CPU, at rounding level: a new motor (the rows it does not change keep their warm start on both
+// sides), then an upper limit narrowed from 100 degrees to 0.5 rad, which pulls the door back. The
+// device reports the force the hinge holds (JointState) as the CPU does.
+func TestEmulatedJointEdit(t *testing.T) {
+	cpu := newWorld(t, "door")
+	defer cpu.Close()
+	dev := newWorld(t, "door")
+	defer dev.Close()
+	if err := dev.SetBackend(NewEmulated()); err != nil {
+		t.Fatal(err)
+	}
+	defer dev.SetBackend(nil)
+	worst := 0.0
+	for step := 1; step <= 180; step++ {
+		for _, w := range []*sim.World{cpu, dev} {
+			d := w.Joint(0)
+			switch step {
+			case 31:
+				d.HasMotor, d.Motor = true, sim.Motor{Speed: 2, MaxForce: 100}
+			case 91:
+				d.Limits[1] = 0.5
+			}
+			if err := w.UpdateJoint(0, d); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := dev.Sync(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range cpu.Bodies.Len() {
+			worst = max(worst, dist(cpu.Bodies.Position[i], dev.Bodies.Position[i]))
+		}
+		if step == 90 {
+			if worst > 1e-5 {
+				t.Errorf("after a new motor the positions differ by up to %.3g m", worst)
+			}
+			t.Logf("a new motor: positions differ by up to %.3g m", worst)
+			worst = 0
+		}
+		if c, d := cpu.JointState(0), dev.JointState(0); step%30 == 0 &&
+			!(math.Abs(float64(d.Force-c.Force)) <= 0.01*float64(c.Force)+1e-3) {
+			t.Errorf("step %d: the hinge holds %.4f N on the CPU, %.4f on the device", step, c.Force, d.Force)
+		}
+	}
+	c, d := cpu.JointState(0), dev.JointState(0)
+	t.Logf("narrowed limits: hinge at %.5f rad on the CPU, %.5f on the device, holding %.2f N and %.2f N; "+
+		"positions differ by up to %.3g m", c.Coordinate, d.Coordinate, c.Force, d.Force, worst)
+	if math.Abs(float64(c.Coordinate-0.5)) > 0.01 || math.Abs(float64(d.Coordinate-c.Coordinate)) > 1e-4 || worst > 1e-4 {
+		t.Errorf("narrowed limits: hinge at %.5f rad on the CPU, %.5f on the device (limit 0.5); positions differ by "+
+			"up to %.3g m", c.Coordinate, d.Coordinate, worst)
+	}
+}

@@ -21,6 +21,14 @@ type Backend interface {
 	Close()
 }
 
+// JointForceReader is a Backend that can report the force each joint held in its last step, the value
+// it compares with the joint's BreakForce. World.JointState reads it through this, once per step.
+type JointForceReader interface {
+	// JointForces appends to out the force (N) of each of w's joints in the backend's last step, in
+	// w's joint order, NaN for a joint the backend has not stepped yet.
+	JointForces(w *World, out []float32) ([]float32, error)
+}
+
 // Edits lists what changed in a World since a backend last took them (TakeEdits).
 type Edits struct {
 	// All: take everything again (a backend was just attached).
@@ -28,7 +36,8 @@ type Edits struct {
 	// Bodies are the dense indices whose definition or state was set (added bodies, a removal's moved
 	// body, SetPose, SetVelocity, Wake), sorted and unique, all below Bodies.Len().
 	Bodies []int32
-	// Joints: joints were added or removed.
+	// Joints: joints were added, removed or edited (UpdateJoint). JointFrame.ID tells an edited joint
+	// from a new one.
 	Joints bool
 	// Settings: the settings changed.
 	Settings bool
@@ -45,6 +54,7 @@ func (w *World) SetBackend(b Backend) error {
 	}
 	w.backend = b
 	w.edits = Edits{All: true}
+	w.forcesRead = false
 	w.pipe.invalidate()
 	return nil
 }
@@ -111,7 +121,7 @@ func (w *World) stepBackend() error {
 	}
 	w.Broken = w.Broken[:0]
 	err := w.backend.Step(w)
-	w.stale = true
+	w.stale, w.forcesRead = true, false
 	w.StepCount++
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
 	return err

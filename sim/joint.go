@@ -67,6 +67,10 @@ type BrokenJoint struct {
 // whose rows it is made of, and per-step solver state.
 type joint struct {
 	def JointDef
+	id  uint64 // unique in the world and kept by UpdateJoint (JointFrame.ID)
+	// hasAxis: the frames' axis is def.Axis (hinge, piston, a ball with a swing cone or twist limits
+	// when added); otherwise it is +y in the world at creation, a placeholder.
+	hasAxis bool
 
 	// Frames at creation, in each body's local frame (the world's frame for the static world).
 	localA, localB vec  // the anchor
@@ -127,7 +131,8 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 	if err := checkJointParams(len(w.joints), &d); err != nil {
 		return 0, err
 	}
-	j := joint{def: d}
+	w.jointSerial++
+	j := joint{def: d, id: w.jointSerial, hasAxis: axial}
 	qA, qB := w.Bodies.Rotation[ia], mgl32.QuatIdent()
 	xA, xB := w.Bodies.Position[ia], Vec3{}
 	if ib >= 0 {
@@ -143,7 +148,7 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 	j.axisA, j.axisB = vv(cA.Rotate(axis)), vv(cB.Rotate(axis))
 	j.perpA, j.perpB = vv(cA.Rotate(perp)), vv(cB.Rotate(perp))
 	j.rel0 = cA.Mul(qB).Normalize()
-	w.edits.Joints = true
+	w.jointsChanged()
 	w.joints = append(w.joints, j)
 	w.wakeIndex(ia)
 	if ib >= 0 {

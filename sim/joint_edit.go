@@ -12,7 +12,7 @@ func (w *World) RemoveJoint(i int) error {
 	}
 	w.Wake(w.joints[i].def.BodyA)
 	w.Wake(w.joints[i].def.BodyB)
-	w.edits.Joints = true
+	w.jointsChanged()
 	w.joints = append(w.joints[:i], w.joints[i+1:]...)
 	clear(w.joints[len(w.joints):cap(w.joints)][:1])
 	return nil
@@ -51,7 +51,7 @@ func (w *World) UpdateJoint(i int, d JointDef) error {
 	case d.Axis != old.Axis:
 		return fixed("axis", old.Axis, d.Axis)
 	}
-	if d.Type == Ball && (d.Swing > 0 || d.HasTwist) && !(old.Swing > 0 || old.HasTwist) {
+	if d.Type == Ball && (d.Swing > 0 || d.HasTwist) && !j.hasAxis {
 		return fmt.Errorf("joint %d: swing, twist: the ball joint was added without a swing cone or twist "+
 			"limits, so it has no twist axis; remove it and add it again with an axis", i)
 	}
@@ -61,23 +61,64 @@ func (w *World) UpdateJoint(i int, d JointDef) error {
 	if d == old {
 		return nil
 	}
-	if d.HasLimits != old.HasLimits || d.Limits != old.Limits {
+	stale := ChangedRows(old, d)
+	if stale&LimitRows != 0 {
 		j.angle.lower.impulse, j.angle.upper.impulse = 0, 0
 	}
-	if d.HasMotor != old.HasMotor || d.Motor != old.Motor {
+	if stale&MotorRow != 0 {
 		j.angle.motor.impulse = 0
 	}
-	if d.Swing != old.Swing {
+	if stale&SwingRow != 0 {
 		j.swing.impulse = 0
 	}
-	if d.HasTwist != old.HasTwist || d.Twist != old.Twist {
+	if stale&TwistRows != 0 {
 		j.twist.lower.impulse, j.twist.upper.impulse = 0, 0
 	}
 	j.def = d
-	w.edits.Joints = true
+	w.jointsChanged()
 	w.Wake(d.BodyA)
 	w.Wake(d.BodyB)
 	return nil
+}
+
+// JointRows names groups of a joint's solver rows: the ones whose accumulated impulses an edit of the
+// joint's parameters makes stale.
+type JointRows uint8
+
+// The row groups that depend on a joint's parameters.
+const (
+	LimitRows JointRows = 1 << iota // a hinge's or piston's lower and upper limits
+	MotorRow                        // a hinge's or piston's motor
+	SwingRow                        // a ball joint's swing cone
+	TwistRows                       // a ball joint's lower and upper twist limits
+)
+
+// ChangedRows returns the rows whose accumulated impulses UpdateJoint drops when a joint's definition
+// goes from old to new: those of the limits, motor, swing cone and twist limits that changed (they
+// pushed against the old ones, or are left from before the limit or motor was turned off). A backend
+// that keeps impulses across edits drops the same ones.
+func ChangedRows(old, new JointDef) JointRows {
+	var r JointRows
+	if old.HasLimits != new.HasLimits || old.Limits != new.Limits {
+		r |= LimitRows
+	}
+	if old.HasMotor != new.HasMotor || old.Motor != new.Motor {
+		r |= MotorRow
+	}
+	if old.Swing != new.Swing {
+		r |= SwingRow
+	}
+	if old.HasTwist != new.HasTwist || old.Twist != new.Twist {
+		r |= TwistRows
+	}
+	return r
+}
+
+// jointsChanged records that joints were added, removed or edited: a backend takes them again, and the
+// forces read from it (JointState) are read again.
+func (w *World) jointsChanged() {
+	w.edits.Joints = true
+	w.forcesRead = false
 }
 
 // JointState is a joint as it is now, for display: where its anchor and axis are, the coordinate its
@@ -89,7 +130,7 @@ type JointState struct {
 	AnchorA, AnchorB Vec3
 	// Axis is the joint axis as fixed in body A, in world coordinates now (a unit vector): a hinge's
 	// axis, a piston's slide axis, a ball joint's twist axis. It is zero for a fixed joint and for a
-	// ball joint without a swing cone or twist limits.
+	// ball joint added without a swing cone or twist limits (it has no axis).
 	Axis Vec3
 	// Coordinate is what Limits apply to, measured from the bodies' current poses as the solver
 	// measures it (JointCoordinate is the solver's value at the last step): a hinge's angle (radians,
@@ -102,7 +143,9 @@ type JointState struct {
 	Swing float32
 	// Force is the constraint force (N) the joint held in the last step: the value compared with
 	// BreakForce (the translation impulse of the last sub-step over its length; under XPBD the anchor
-	// rows' multiplier over h^2). It is NaN where the backend stepping the world does not report it.
+	// rows' multiplier over h^2). With a backend it is read from the backend (JointForceReader), and
+	// NaN where it cannot be: a backend without the reader, a failed read, or a joint added since the
+	// backend's last step.
 	Force float32
 }
 
@@ -120,7 +163,7 @@ func (w *World) JointState(i int) JointState {
 	rA, rB := mulMat(&RA, j.localA), mulMat(&RB, j.localB)
 	s := JointState{AnchorA: xA.add(rA).v3(), AnchorB: xB.add(rB).v3()}
 	axis := mulMat(&RA, j.axisA)
-	switch def := &j.def; def.Type {
+	switch j.def.Type {
 	case Hinge:
 		s.Axis = axis.v3()
 		s.Coordinate = hingeAngle(j, &RA, &RB)
@@ -128,18 +171,41 @@ func (w *World) JointState(i int) JointState {
 		s.Axis = axis.v3()
 		s.Coordinate = -axis.dot(xB.add(rB).sub(xA).sub(rA))
 	case Ball:
-		if def.Swing > 0 || def.HasTwist {
+		if j.hasAxis {
 			s.Axis = axis.v3()
 			_, _, _, s.Swing, s.Coordinate = swingTwist(j, &RA, &RB)
 		}
 	}
 	switch {
 	case w.backend != nil:
-		s.Force = float32(math.NaN())
+		s.Force = w.backendForce(i)
 	case w.settings.Solver == XPBD:
 		s.Force = j.xpbdF
 	default:
 		s.Force = j.force(w.pipe.invH)
 	}
 	return s
+}
+
+// backendForce returns joint i's force as the backend reports it, read once per step (NaN where it
+// cannot be read). A failed read is returned by the next Step, as a failed Sync in an edit is.
+func (w *World) backendForce(i int) float32 {
+	r, ok := w.backend.(JointForceReader)
+	if !ok {
+		return float32(math.NaN())
+	}
+	if !w.forcesRead {
+		f, err := r.JointForces(w, w.forces[:0])
+		if err != nil {
+			if w.backendErr == nil {
+				w.backendErr = err
+			}
+			return float32(math.NaN())
+		}
+		w.forces, w.forcesRead = f, true
+	}
+	if i >= len(w.forces) {
+		return float32(math.NaN())
+	}
+	return w.forces[i]
 }

@@ -18,6 +18,10 @@ type JointFrame struct {
 	PerpA, PerpB Vec3
 	// Rel0 is qA^-1 qB at creation: the relative rotation the piston and fixed joints hold.
 	Rel0 Quat
+	// ID is unique to the joint in its world: AddJoint gives each joint a new one, which it keeps when
+	// joints before it are removed and when UpdateJoint edits it. A backend that keeps state per joint
+	// across edits matches its copy by ID.
+	ID uint64
 }
 
 // JointFrame returns joint i's frame. Dense indices move when bodies are removed, so a backend must
@@ -34,7 +38,7 @@ func (w *World) JointFrame(i int) JointFrame {
 		LocalA: j.localA.v3(), LocalB: j.localB.v3(),
 		AxisA: j.axisA.v3(), AxisB: j.axisB.v3(),
 		PerpA: j.perpA.v3(), PerpB: j.perpB.v3(),
-		Rel0: j.rel0,
+		Rel0: j.rel0, ID: j.id,
 	}
 }
 

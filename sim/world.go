@@ -57,14 +57,17 @@ type World struct {
 	freeSlot []uint32
 	names    map[string]int32 // name -> handle slot
 
-	joints []joint
+	joints      []joint
+	jointSerial uint64 // the last joint id given out (joint.id)
 
 	pipe pipeline
 
-	backend    Backend // nil: the CPU stages
-	stale      bool    // the backend has stepped since Bodies were last synced
-	edits      Edits   // changes the backend has not taken yet
-	backendErr error   // a failed Sync during an edit, returned by the next Step
+	backend    Backend   // nil: the CPU stages
+	stale      bool      // the backend has stepped since Bodies were last synced
+	edits      Edits     // changes the backend has not taken yet
+	backendErr error     // a failed Sync during an edit, returned by the next Step
+	forces     []float32 // the joints' forces read from the backend (JointState), when forcesRead
+	forcesRead bool      // forces are the backend's for the last step and the joints as they are
 }
 
 type slot struct {
@@ -164,7 +167,7 @@ func (w *World) RemoveBody(h Handle) error {
 		}
 	}
 	if len(kept) != len(w.joints) {
-		w.edits.Joints = true
+		w.jointsChanged()
 	}
 	clear(w.joints[len(kept):])
 	w.joints = kept

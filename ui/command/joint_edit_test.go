@@ -185,8 +185,13 @@ func TestAnEditedDoorLimitHoldsOnTheEmulatedBackend(t *testing.T) {
 		if d := w.Joint(0); w.NumJoints() != 1 || d.Limits != narrow {
 			t.Errorf("%d joints, joint 0 %+v", w.NumJoints(), d)
 		}
-		if st := w.JointState(0); math.Abs(float64(st.Coordinate)-at) > 1e-3 {
+		st := w.JointState(0)
+		if math.Abs(float64(st.Coordinate)-at) > 1e-3 {
 			t.Errorf("JointState's angle %.4f, the door's rotation %.4f", st.Coordinate, at)
+		}
+		// At rest against its limit the hinge holds the 20 kg door's weight (the device reports it).
+		if weight := 20 * 9.81; !(math.Abs(float64(st.Force)-weight) < 0.05*weight) {
+			t.Errorf("the hinge holds %.1f N, want the door's weight %.1f N", st.Force, weight)
 		}
 	})
 	if math.Abs(at-30*deg) > deg || hi > 32*deg {
