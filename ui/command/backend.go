@@ -135,7 +135,7 @@ func (s *Session) Exec(c Command) error {
 	s.sync()
 	err := c(s)
 	if err != nil {
-		s.err = err
+		s.setErr(err)
 	}
 	return err
 }

@@ -671,3 +671,31 @@ func TestSleepingSwitchPutsARestingStackToSleep(t *testing.T) {
 		}
 	})
 }
+
+func TestResetKeepsChangedSettingsAndRevertSettingsRestoresTheScenes(t *testing.T) {
+	s := preset(t, "stack")
+	var scene sim.Settings
+	s.View(func(w *sim.World) { scene = w.Settings() })
+	s.Do(SetSettings(func(set *sim.Settings) { set.Iterations, set.NoFriction, set.Gravity = 17, true, sim.Vec3{0, -3, 0} }))
+	s.Steps(10)
+	s.Do(Reset())
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		got := w.Settings()
+		if got.Iterations != 17 || !got.NoFriction || got.Gravity != (sim.Vec3{0, -3, 0}) || w.StepCount != 0 {
+			t.Errorf("after reset: iterations %d, no friction %v, gravity %v, step %d; want the changed settings at step 0",
+				got.Iterations, got.NoFriction, got.Gravity, w.StepCount)
+		}
+	})
+	s.Do(RevertSettings())
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if got := w.Settings(); got != scene {
+			t.Errorf("after revert: %+v, want the scene's %+v", got, scene)
+		}
+	})
+}

@@ -28,9 +28,32 @@ func StepOnce() Command {
 	return func(s *Session) error { s.paused = true; s.single++; return nil }
 }
 
-// Reset rebuilds the world from the scene it was loaded from (the R key).
+// Reset rebuilds the world from the scene it was loaded from (the R key), keeping the settings the
+// user has changed since (solver, sub-steps, friction, gravity...): RevertSettings goes back to the
+// scene's own.
 func Reset() Command {
-	return func(s *Session) error { return s.load(s.name, s.initial) }
+	return func(s *Session) error {
+		set := s.world.Settings()
+		if err := s.load(s.name, s.initial); err != nil {
+			return err
+		}
+		s.world.SetSettings(set)
+		return nil
+	}
+}
+
+// RevertSettings sets the scene's own settings again (as its file or preset gives them), undoing every
+// change made in the panel or by commands.
+func RevertSettings() Command {
+	return func(s *Session) error {
+		w, err := s.initial.World(scenes.Options{})
+		if err != nil {
+			return err
+		}
+		defer w.Close()
+		s.world.SetSettings(w.Settings())
+		return nil
+	}
 }
 
 // LoadPreset replaces the world with the named preset.

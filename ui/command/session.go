@@ -38,7 +38,16 @@ type Session struct {
 
 	backend string // the kind of backend the world runs on (UseBackend), "" for the CPU
 
-	err error // the last error a command or a step returned (a blow-up pauses the session)
+	err    error // the last error a command or a step returned (a blow-up pauses the session)
+	errSeq int   // counts the errors set, so a reader can tell a new error from one it has shown
+}
+
+// setErr keeps err as the session's last error (nil clears it).
+func (s *Session) setErr(err error) {
+	s.err = err
+	if err != nil {
+		s.errSeq++
+	}
 }
 
 // jointFrame keeps a joint's anchor and axis in body A's frame, so a saved scene places the anchor
@@ -82,12 +91,12 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 		s.frames = append(s.frames, s.frameOf(w.Joint(i)))
 	}
 	s.drag = nil
-	s.err = nil
+	s.setErr(nil)
 	// A new world runs on the backend the user chose for the old one.
 	if s.backend != "" {
 		if err := s.attach(s.backend); err != nil {
 			s.backend = ""
-			s.err = fmt.Errorf("%s loaded on the CPU: %w", name, err)
+			s.setErr(fmt.Errorf("%s loaded on the CPU: %w", name, err))
 		}
 	}
 	return nil
@@ -98,7 +107,7 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 // leaves Bodies as last synced; its error is kept for the panel unless an earlier one is.
 func (s *Session) sync() {
 	if err := s.world.Sync(); err != nil && s.err == nil {
-		s.err = fmt.Errorf("reading the bodies back from the backend: %w", err)
+		s.setErr(fmt.Errorf("reading the bodies back from the backend: %w", err))
 	}
 }
 
@@ -153,7 +162,7 @@ func (s *Session) applyLocked() error {
 		}
 	}
 	if first != nil {
-		s.err = first
+		s.setErr(first)
 	}
 	return first
 }
@@ -163,6 +172,13 @@ func (s *Session) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.err
+}
+
+// ErrSeq counts the errors the session has kept so far (see Err): it changes with each new one.
+func (s *Session) ErrSeq() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.errSeq
 }
 
 // View runs f with the world under the session's lock, its Bodies synced with the backend first;
@@ -204,7 +220,7 @@ func (s *Session) stepLocked() error {
 	err := s.world.Step()
 	if err != nil {
 		s.paused = true
-		s.err = err
+		s.setErr(err)
 	}
 	return err
 }
