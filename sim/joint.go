@@ -46,7 +46,8 @@ type JointDef struct {
 	HasMotor  bool
 	Motor     Motor
 	// Ball joints: a swing cone (the largest angle, radians, between the bodies' twist axes; 0 means
-	// none) and twist limits about the twist axis ([lo, hi] radians, when HasTwist). Both need Axis.
+	// none) and twist limits about the twist axis ([lo, hi] radians, when HasTwist). Both need Axis, and a ball
+	// joint added with an Axis can be given them later.
 	Swing    float32
 	HasTwist bool
 	Twist    [2]float32
@@ -68,8 +69,8 @@ type BrokenJoint struct {
 type joint struct {
 	def JointDef
 	id  uint64 // unique in the world and kept by UpdateJoint (JointFrame.ID)
-	// hasAxis: the frames' axis is def.Axis (hinge, piston, a ball with a swing cone or twist limits
-	// when added); otherwise it is +y in the world at creation, a placeholder.
+	// hasAxis: the frames' axis is def.Axis (hinge, piston, a ball given an axis, a swing cone or twist
+	// limits when added); otherwise it is +y in the world at creation, a placeholder.
 	hasAxis bool
 
 	// Frames at creation, in each body's local frame (the world's frame for the static world).
@@ -120,7 +121,9 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 			return 0, fmt.Errorf("joint %d: bodyB: same body as bodyA", len(w.joints))
 		}
 	}
-	axial := d.Type == Hinge || d.Type == Piston || (d.Type == Ball && (d.Swing > 0 || d.HasTwist))
+	// A ball joint keeps a given axis as its twist axis, so a swing cone and twist limits can be added
+	// later (UpdateJoint); with limits it needs one.
+	axial := d.Type == Hinge || d.Type == Piston || (d.Type == Ball && (d.Swing > 0 || d.HasTwist || d.Axis.Len() > 1e-6))
 	if axial {
 		l := d.Axis.Len()
 		if !(l > 1e-6) || math.IsInf(float64(l), 0) {

@@ -25,7 +25,7 @@ func (w *World) RemoveJoint(i int) error {
 //
 // Type, BodyA, BodyB, Anchor and Axis must equal Joint(i)'s: another type, other bodies or another
 // anchor or axis make another joint (RemoveJoint, then AddJoint at the bodies' current poses). A ball
-// joint added without a swing cone or twist limits has no twist axis, so it cannot be given them.
+// joint added without an axis, a swing cone or twist limits has no twist axis, so it cannot be given them.
 //
 // The accumulated impulses of the limits and motor that changed are dropped (they pushed against the
 // old ones); the other rows keep warm starting. The joint's bodies are woken, and a backend takes the
@@ -52,8 +52,8 @@ func (w *World) UpdateJoint(i int, d JointDef) error {
 		return fixed("axis", old.Axis, d.Axis)
 	}
 	if d.Type == Ball && (d.Swing > 0 || d.HasTwist) && !j.hasAxis {
-		return fmt.Errorf("joint %d: swing, twist: the ball joint was added without a swing cone or twist "+
-			"limits, so it has no twist axis; remove it and add it again with an axis", i)
+		return fmt.Errorf("joint %d: swing, twist: the ball joint was added without an axis, a swing cone or "+
+			"twist limits, so it has no twist axis; remove it and add it again with an axis", i)
 	}
 	if err := checkJointParams(i, &d); err != nil {
 		return err

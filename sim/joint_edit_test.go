@@ -320,3 +320,33 @@ func TestJointIDsSurviveEditsAndRemovals(t *testing.T) {
 		t.Errorf("IDs %v after an edit, a removal and an addition, were %v", got, ids)
 	}
 }
+
+// A ball joint added with an axis and no limits keeps it as its twist axis: a swing cone added later
+// holds, measured from the creation pose.
+func TestABallJointAddedWithAnAxisTakesASwingConeLater(t *testing.T) {
+	w := NewWorld(Settings{Workers: 1})
+	defer w.Close()
+	top := mustAdd(t, w, BodyDef{Shape: boxShape(0.1, 0.5, 0.1), Position: Vec3{0, 2.5, 0}, Velocity: Vec3{3, 0, 0}, Mass: 1})
+	k, err := w.AddJoint(JointDef{Type: Ball, BodyA: top, Anchor: Vec3{0, 3, 0}, Axis: Vec3{0, 1, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := w.JointState(k); st.Axis.Len() < 0.99 {
+		t.Fatalf("a ball joint added with an axis reports axis %v", st.Axis)
+	}
+	d := w.Joint(k)
+	d.Swing = 0.3
+	if err := w.UpdateJoint(k, d); err != nil {
+		t.Fatalf("adding a swing cone: %v", err)
+	}
+	most := float32(0)
+	for range 240 {
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+		most = max(most, w.JointState(k).Swing)
+	}
+	if most > 0.35 || most < 0.2 {
+		t.Errorf("largest swing %.3f rad with a 0.3 rad cone (pushed at 3 m/s)", most)
+	}
+}

@@ -31,7 +31,7 @@ type JoinSpec struct {
 	PickA   sim.Vec3   // the clicked points (world)
 	PickB   sim.Vec3
 	Anchor  AnchorMode
-	Axis    sim.Vec3 // hinge and piston
+	Axis    sim.Vec3 // hinge and piston; a ball joint's twist axis
 	Frame   AxisFrame
 	Limits  *[2]float32
 	Motor   *sim.Motor
@@ -62,6 +62,14 @@ func (j *JoinSpec) Def(w *sim.World) (sim.JointDef, error) {
 		d.Anchor = j.PickB
 	default:
 		d.Anchor = j.PickA
+	}
+	if j.Type == sim.Ball && j.Axis.Len() > 1e-6 {
+		// A ball joint's twist axis, for a swing cone and twist limits given later.
+		ax := j.Axis
+		if j.Frame == AxisLocalA {
+			ax = b.Rotation[ia].Rotate(ax)
+		}
+		d.Axis = ax.Normalize()
 	}
 	if j.Type == sim.Hinge || j.Type == sim.Piston {
 		ax := j.Axis
