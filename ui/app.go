@@ -55,6 +55,10 @@ type Options struct {
 	// Log receives the app's one-line notices (a backend that could not start, interop on or off);
 	// nil: standard error.
 	Log io.Writer
+	// Prefs is the file the view and panel preferences are read from at the start and written to at
+	// the end (panel width and sections, debug layers, spawn and shot forms): cmd/sandbox passes
+	// PrefsPath(), in the user's config directory; empty: none are read or kept.
+	Prefs string
 
 	// deviceCopy (tests) draws every frame through the renderer's device buffer, filled from the CPU
 	// fill as interop would fill it from CUDA, so the device path's drawing is tested without a GPU.
@@ -78,16 +82,22 @@ type App struct {
 	lastTime time.Time
 
 	// View state.
-	Selected   sim.Handle
-	Follow     bool
-	Wireframe  bool
-	NoShadows  bool
-	ColorMode  render.ColorBy
-	ShowHelp   bool
-	Debug      DebugDraw
-	hoverRow   int // contacts table row under the mouse, -1 none
-	hoverPoint *mgl32.Vec3
-	hoverPair  [2]int // the hovered row's bodies (dense indices)
+	Selected  sim.Handle
+	Follow    bool
+	Wireframe bool
+	NoShadows bool
+	ColorMode render.ColorBy
+	ShowHelp  bool
+	Debug     DebugDraw
+	// PanelHidden hides the panel (Tab): the 3D view takes the whole window.
+	PanelHidden bool
+	// HoverHighlight lights up the body under the cursor and names it in a tooltip.
+	HoverHighlight bool
+	hoverBody      sim.Handle
+	hoverMoved     bool // the mouse moved since the hovered body was last picked
+	hoverRow       int  // contacts table row under the mouse, -1 none
+	hoverPoint     *mgl32.Vec3
+	hoverPair      [2]int // the hovered row's bodies (dense indices)
 
 	// Mouse.
 	mouseX, mouseY float64
@@ -97,9 +107,16 @@ type App struct {
 	panning        bool
 	dragDepth      float32 // distance along the view axis of the grabbed point
 
-	panel     panelState
-	stats     statsHistory
-	lastSplit split
+	panel       panelState
+	stats       statsHistory
+	lastSplit   split
+	in          inputQueue // GLFW's events, until a frame takes them (feedInput)
+	w           widgets    // the panel's widgets as submitted, with their IDs and rectangles
+	panelW      float32    // the panel's width as the user left it (0: the default)
+	cursors     map[glfw.StandardCursor]*glfw.Cursor
+	cursorShape imgui.MouseCursorID
+	cursorSet   bool
+	dupLogged   bool
 
 	// CUDA-GL interop (see updateInterop): the shims while the instances and the debug lines come
 	// straight from the device (one per GL buffer), the backend it was decided for, and the one line
@@ -127,40 +144,11 @@ type DebugDraw struct {
 // Run opens the window and runs the app until it is closed; in headless mode (Frames > 0) it returns
 // the last frame. It must be called from the main goroutine with the OS thread locked.
 func Run(opt Options) (*image.RGBA, error) {
-	if opt.Scene == "" {
-		opt.Scene = "pyramid"
-	}
-	if opt.Width == 0 {
-		opt.Width, opt.Height = 1280, 800
-	}
-	disp, err := openDisplay()
+	a, closeAll, err := start(opt)
 	if err != nil {
 		return nil, err
 	}
-	defer disp.close() // runs after a.close (glfw.Terminate), deferred below
-	a := &App{opt: opt, hoverRow: -1, ColorMode: render.ColorByBody}
-	s, err := openScene(opt.Scene)
-	if err != nil {
-		return nil, err
-	}
-	a.S = s
-	if opt.Backend != "" && opt.Backend != command.BackendCPU {
-		s.Do(command.UseBackend(opt.Backend))
-		if err := s.Apply(); err != nil {
-			a.notef("%v; running on the CPU", err)
-		}
-	}
-	if err := a.open(); err != nil {
-		return nil, err
-	}
-	defer a.close()
-	a.frameAll()
-	if err := a.applyOptions(); err != nil {
-		return nil, err
-	}
-	if opt.Setup != nil {
-		opt.Setup(a)
-	}
+	defer closeAll()
 	if opt.Frames > 0 {
 		return a.headless()
 	}
@@ -175,10 +163,7 @@ func Run(opt Options) (*image.RGBA, error) {
 		if a.opt.For > 0 && time.Since(start) > a.opt.For {
 			break
 		}
-		glfw.PollEvents()
-		fbw, fbh := a.win.GetFramebufferSize()
-		a.drawFrame(0, fbw, fbh)
-		a.win.SwapBuffers()
+		a.runFrame()
 		frames++
 	}
 	close(stop)
@@ -190,8 +175,61 @@ func Run(opt Options) (*image.RGBA, error) {
 	return nil, nil
 }
 
-// SectionNames are the panel's sections, as Options.Open (and the -open flag) names them.
-var SectionNames = []string{"scene", "simulation", "spawn", "joints", "inspect", "debug", "stats"}
+// start opens the display, the scene and the window, and applies the options; closeAll keeps the
+// preferences and closes everything again.
+func start(opt Options) (a *App, closeAll func(), err error) {
+	if opt.Scene == "" {
+		opt.Scene = "pyramid"
+	}
+	if opt.Width == 0 {
+		opt.Width, opt.Height = 1280, 800
+	}
+	disp, err := openDisplay()
+	if err != nil {
+		return nil, nil, err
+	}
+	a = &App{opt: opt, hoverRow: -1, ColorMode: render.ColorByBody, HoverHighlight: true}
+	a.Debug.Joints = true
+	s, err := openScene(opt.Scene)
+	if err != nil {
+		disp.close()
+		return nil, nil, err
+	}
+	a.S = s
+	if opt.Backend != "" && opt.Backend != command.BackendCPU {
+		s.Do(command.UseBackend(opt.Backend))
+		if err := s.Apply(); err != nil {
+			a.notef("%v; running on the CPU", err)
+		}
+	}
+	if err := a.open(); err != nil {
+		disp.close()
+		return nil, nil, err
+	}
+	closeAll = func() {
+		a.savePrefs()
+		a.close()
+		disp.close()
+	}
+	a.loadPrefs()
+	a.frameAll()
+	if err := a.applyOptions(); err != nil {
+		closeAll()
+		return nil, nil, err
+	}
+	if opt.Setup != nil {
+		opt.Setup(a)
+	}
+	return a, closeAll, nil
+}
+
+// runFrame handles the window's events and draws one frame to it.
+func (a *App) runFrame() {
+	glfw.PollEvents()
+	fbw, fbh := a.win.GetFramebufferSize()
+	a.drawFrame(0, fbw, fbh)
+	a.win.SwapBuffers()
+}
 
 // DebugNames are the debug layers Options.Debug (and the -debug flag) can turn on.
 var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities", "bvh"}
@@ -205,7 +243,9 @@ func (a *App) applyOptions() error {
 		}
 	}
 	d := &a.Debug
-	d.BVHDepth = 6 // a level of a few hundred boxes in the presets: deep enough to see the tree's shape
+	if d.BVHDepth == 0 {
+		d.BVHDepth = 6 // a level of a few hundred boxes in the presets: deep enough to see the tree's shape
+	}
 	flags := []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH}
 	for _, name := range o.Debug {
 		k := slices.Index(DebugNames, name)
@@ -229,6 +269,9 @@ func (a *App) applyOptions() error {
 		a.Cam.Pitch = mgl32.DegToRad(o.Pitch)
 	}
 	a.panel.init()
+	if len(o.Open) > 0 {
+		clear(a.panel.open)
+	}
 	for _, sec := range o.Open {
 		if !slices.Contains(SectionNames, sec) {
 			return fmt.Errorf("-open: unknown section %q (want %s)", sec, strings.Join(SectionNames, ", "))
@@ -329,6 +372,9 @@ func (a *App) open() error {
 	a.ctx = imgui.CreateContext(nil)
 	io := imgui.CurrentIO()
 	io.SetIniFilename("") // no imgui.ini in the working directory
+	// The app sets the mouse cursor ImGui asks for (see setCursor), which also lets ImGui resize the
+	// panel by its edge.
+	io.SetBackendFlags(io.GetBackendFlags() | imgui.BackendFlagsHasMouseCursors)
 	imgui.StyleColorsDark()
 	// HiDPI. Where window coordinates are pixels (X11, Windows) a scaled monitor has a content scale
 	// above 1: ImGui's sizes and font grow with it. Where they are not (macOS), the framebuffer scale set
@@ -383,15 +429,30 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	io.SetDisplaySize(imgui.Vec2{X: float32(ww), Y: float32(wh)})
 	io.SetDisplayFrameBufferScale(imgui.Vec2{X: float32(fbw) / float32(max(ww, 1)), Y: float32(fbh) / float32(max(wh, 1))})
 	io.SetDeltaTime(float32(max(dt.Seconds(), 1e-4)))
+	a.feedInput(io)
 	imgui.NewFrame()
+	a.w.beginFrame()
+	if a.w.onDup == nil {
+		a.w.onDup = func(path string) {
+			if !a.dupLogged {
+				a.dupLogged = true
+				a.notef("panel: two widgets share the ImGui ID %q; one of them cannot be used", path)
+			}
+		}
+	}
 	tPanel := time.Now()
-	if !a.opt.NoPanel {
+	var t float64
+	a.S.Peek(func(w *sim.World) { t = w.Time })
+	a.stats.tick(now, t)
+	if !a.opt.NoPanel && !a.PanelHidden {
 		a.buildPanel(float32(ww), float32(wh))
 	}
 	if a.ShowHelp {
 		a.helpOverlay(float32(ww), float32(wh))
 	}
+	a.hover(io)
 	imgui.Render()
+	a.setCursor()
 
 	tFill := time.Now()
 	a.frame.Device, a.frame.DeviceLines = false, 0
@@ -428,10 +489,13 @@ func (a *App) highlights(w *sim.World) map[int][4]float32 {
 	if i, ok := w.Index(a.Selected); ok {
 		hl[i] = render.ColorSelected
 	}
-	for _, h := range []sim.Handle{a.panel.jointA, a.panel.jointB} {
+	for _, h := range []sim.Handle{a.panel.joint.a, a.panel.joint.b} {
 		if i, ok := w.Index(h); ok && h != a.Selected {
 			hl[i] = render.ColorHovered
 		}
+	}
+	if i, ok := w.Index(a.hoverBody); ok && a.HoverHighlight && a.hoverBody != a.Selected {
+		hl[i] = render.ColorHovered
 	}
 	if a.hoverPoint != nil {
 		for _, i := range a.hoverPair {
@@ -490,14 +554,56 @@ func (a *App) viewport() (float32, float32) {
 		w, h = a.win.GetSize()
 	}
 	vw := float32(w)
-	if !a.opt.NoPanel {
-		vw = max(vw-a.panelWidth(), 16)
+	if !a.opt.NoPanel && !a.PanelHidden {
+		vw = max(vw-min(a.panelWidth(), max(vw-16, minPanelWidth)), 16)
 	}
 	return vw, float32(h)
 }
 
-// panelWidth is the panel's width in screen coordinates.
-func (a *App) panelWidth() float32 { return PanelWidth * max(a.uiScale, 1) }
+// panelWidth is the panel's width in screen coordinates: as the user dragged it, or the default.
+func (a *App) panelWidth() float32 {
+	if a.panelW > 0 {
+		return a.panelW
+	}
+	return PanelWidth * a.scale()
+}
+
+// scale is the panel's HiDPI scale (1 on an unscaled monitor).
+func (a *App) scale() float32 { return max(a.uiScale, 1) }
+
+// hover picks the body under the cursor when the mouse moved over the 3D view (for the highlight and
+// its tooltip); over the panel, or while dragging, nothing is hovered.
+func (a *App) hover(io imgui.IO) {
+	if !a.HoverHighlight || io.WantCaptureMouse() || a.dragging || a.orbiting || a.panning {
+		a.hoverBody = sim.Handle{}
+		return
+	}
+	if vw, vh := a.viewport(); a.mouseX < 0 || a.mouseY < 0 || float32(a.mouseX) >= vw || float32(a.mouseY) >= vh {
+		a.hoverBody = sim.Handle{}
+		return
+	}
+	if a.hoverMoved {
+		a.hoverMoved = false
+		o, d := a.cursorRay()
+		a.hoverBody = sim.Handle{}
+		if hit, ok := a.S.Pick(o, d); ok {
+			a.hoverBody = hit.Body
+		}
+	}
+	if a.hoverBody == (sim.Handle{}) {
+		return
+	}
+	var desc string
+	a.S.Peek(func(w *sim.World) {
+		if i, ok := w.Index(a.hoverBody); ok {
+			b := &w.Bodies
+			desc = fmt.Sprintf("%s: %s %s, %.3g kg", b.Name[i], b.Type[i], b.Shape[i].Kind, b.Mass[i])
+		}
+	})
+	if desc != "" {
+		imgui.SetTooltip(desc)
+	}
+}
 
 // cursorRay is the world ray under the mouse.
 func (a *App) cursorRay() (mgl32.Vec3, mgl32.Vec3) {
@@ -516,4 +622,36 @@ func (a *App) cursorGround() mgl32.Vec3 {
 		return o.Add(d.Mul(-o[1] / d[1]))
 	}
 	return o.Add(d.Mul(10))
+}
+
+// setCursor shows the mouse cursor ImGui asks for: arrows to resize the panel by its edge, a beam over
+// text fields.
+func (a *App) setCursor() {
+	if a.win == nil || a.opt.Frames > 0 {
+		return
+	}
+	want := imgui.MouseCursor()
+	if want == a.cursorShape && a.cursorSet {
+		return
+	}
+	a.cursorShape, a.cursorSet = want, true
+	shapes := map[imgui.MouseCursorID]glfw.StandardCursor{
+		imgui.MouseCursorTextInput: glfw.IBeamCursor, imgui.MouseCursorResizeEW: glfw.HResizeCursor,
+		imgui.MouseCursorResizeNS: glfw.VResizeCursor, imgui.MouseCursorHand: glfw.HandCursor,
+		imgui.MouseCursorResizeAll: glfw.CrosshairCursor,
+	}
+	if a.cursors == nil {
+		a.cursors = map[glfw.StandardCursor]*glfw.Cursor{}
+	}
+	s, ok := shapes[want]
+	if !ok {
+		a.win.SetCursor(nil) // the arrow
+		return
+	}
+	c := a.cursors[s]
+	if c == nil {
+		c = glfw.CreateStandardCursor(s)
+		a.cursors[s] = c
+	}
+	a.win.SetCursor(c)
 }

@@ -172,7 +172,7 @@ func TestClickingAndJoiningWorkWithABackendAttached(t *testing.T) {
 				t.Errorf("clicked box19, selected %v", a.Selected)
 			}
 			a.panel.init()
-			a.panel.jointMode = 1
+			a.panel.joint.mode = 1
 			click(a, mgl32.Vec3{0, 19.5, 0.5})
 			click(a, mgl32.Vec3{0, 18.5, 0.5})
 			a.do("joint", command.Join(a.JoinSpec()))

@@ -78,7 +78,7 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 			}
 		}
 	}
-	if d.Joints || a.panel.jointA != (sim.Handle{}) {
+	if d.Joints || a.panel.joint.a != (sim.Handle{}) {
 		for k := range w.NumJoints() {
 			jointLines(f, w, k)
 		}

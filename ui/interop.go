@@ -79,7 +79,7 @@ func (a *App) deviceLayers() bool {
 func (a *App) needsHostCopy() bool {
 	d := a.Debug
 	return a.Follow || a.hoverRow >= 0 || d.Friction || d.Joints || d.COM || d.Velocities ||
-		a.panel.jointA != (sim.Handle{}) || (a.deviceLayers() && a.lineInterop == nil)
+		a.panel.joint.a != (sim.Handle{}) || (a.deviceLayers() && a.lineInterop == nil)
 }
 
 // fillDevice has the backend write the frame's instances into the renderer's device buffer through

@@ -10,8 +10,9 @@ import (
 	"tumble/ui/command"
 )
 
-// platformSetup is the GLFW side of Dear ImGui: it maps keys and forwards mouse, wheel, key and
-// character events to ImGui, and those ImGui does not want to the 3D view's bindings.
+// platformSetup is the GLFW side of Dear ImGui: it maps keys and routes GLFW's mouse, wheel, key and
+// character callbacks into the input queue (see input), which the next frame hands to ImGui and, for
+// what ImGui does not want, to the 3D view's bindings.
 func (a *App) platformSetup(io imgui.IO) {
 	keys := map[int]glfw.Key{
 		imgui.KeyTab: glfw.KeyTab, imgui.KeyLeftArrow: glfw.KeyLeft, imgui.KeyRightArrow: glfw.KeyRight,
@@ -19,51 +20,116 @@ func (a *App) platformSetup(io imgui.IO) {
 		imgui.KeyPageDown: glfw.KeyPageDown, imgui.KeyHome: glfw.KeyHome, imgui.KeyEnd: glfw.KeyEnd,
 		imgui.KeyInsert: glfw.KeyInsert, imgui.KeyDelete: glfw.KeyDelete, imgui.KeyBackspace: glfw.KeyBackspace,
 		imgui.KeySpace: glfw.KeySpace, imgui.KeyEnter: glfw.KeyEnter, imgui.KeyEscape: glfw.KeyEscape,
-		imgui.KeyA: glfw.KeyA, imgui.KeyC: glfw.KeyC, imgui.KeyV: glfw.KeyV, imgui.KeyX: glfw.KeyX,
+		imgui.KeyKeyPadEnter: glfw.KeyKPEnter, imgui.KeyA: glfw.KeyA, imgui.KeyC: glfw.KeyC, imgui.KeyV: glfw.KeyV, imgui.KeyX: glfw.KeyX,
 		imgui.KeyY: glfw.KeyY, imgui.KeyZ: glfw.KeyZ,
 	}
 	for k, g := range keys {
 		io.KeyMap(k, int(g))
 	}
 	w := a.win
-	w.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) {
-		dx, dy := x-a.mouseX, y-a.mouseY
-		a.mouseX, a.mouseY = x, y
-		io.SetMousePosition(imgui.Vec2{X: float32(x), Y: float32(y)})
-		a.mouseMoved(dx, dy)
-	})
+	w.SetCursorPosCallback(func(_ *glfw.Window, x, y float64) { a.onCursorPos(x, y) })
 	w.SetMouseButtonCallback(func(_ *glfw.Window, b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {
-		if b < 3 {
-			io.SetMouseButtonDown(int(b), act == glfw.Press)
-		}
-		if act == glfw.Press && io.WantCaptureMouse() {
-			return
-		}
-		a.mouseButton(b, act, mods)
+		a.onMouseButton(b, act, mods)
 	})
-	w.SetScrollCallback(func(_ *glfw.Window, dx, dy float64) {
-		io.AddMouseWheelDelta(float32(dx), float32(dy))
-		if !io.WantCaptureMouse() {
-			a.Cam.Zoom(float32(math.Pow(0.9, dy)))
-		}
-	})
-	w.SetCharCallback(func(_ *glfw.Window, r rune) { io.AddInputCharacters(string(r)) })
+	w.SetScrollCallback(func(_ *glfw.Window, dx, dy float64) { a.onScroll(dx, dy) })
+	w.SetCharCallback(func(_ *glfw.Window, r rune) { a.onChar(r) })
 	w.SetKeyCallback(func(_ *glfw.Window, k glfw.Key, _ int, act glfw.Action, mods glfw.ModifierKey) {
-		if act == glfw.Press {
-			io.KeyPress(int(k))
-		}
-		if act == glfw.Release {
-			io.KeyRelease(int(k))
-		}
-		io.KeyCtrl(int(glfw.KeyLeftControl), int(glfw.KeyRightControl))
-		io.KeyShift(int(glfw.KeyLeftShift), int(glfw.KeyRightShift))
-		io.KeyAlt(int(glfw.KeyLeftAlt), int(glfw.KeyRightAlt))
-		io.KeySuper(int(glfw.KeyLeftSuper), int(glfw.KeyRightSuper))
-		if act == glfw.Press && !io.WantCaptureKeyboard() {
-			a.Key(k)
-		}
+		a.onKey(k, act, mods)
 	})
 }
+
+// The GLFW callbacks (and the real-input tests, which call these same functions) only queue events.
+
+func (a *App) onCursorPos(x, y float64) { a.in.add(inputEvent{kind: evMove, x: x, y: y}) }
+
+func (a *App) onMouseButton(b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {
+	a.in.add(inputEvent{kind: evButton, button: b, act: act, mods: mods})
+}
+
+func (a *App) onScroll(dx, dy float64) { a.in.add(inputEvent{kind: evScroll, x: dx, y: dy}) }
+
+func (a *App) onChar(r rune) { a.in.add(inputEvent{kind: evChar, r: r}) }
+
+func (a *App) onKey(k glfw.Key, act glfw.Action, mods glfw.ModifierKey) {
+	if act == glfw.Repeat {
+		act = glfw.Press // a held key types again
+	}
+	a.in.add(inputEvent{kind: evKey, key: k, act: act, mods: mods})
+}
+
+// feedInput hands the queued events to ImGui and the 3D view at the start of a frame. Dear ImGui 1.85
+// reads the mouse buttons and keys as a state per frame, so a press and its release within one frame
+// would be lost, and a press right after a move would be judged by where the mouse was last frame. So
+// events trickle: a frame takes events in order until one that must wait for the next frame (a second
+// change of a button or of the same key, or a press after a move), and the rest stay queued.
+func (a *App) feedInput(io imgui.IO) {
+	evs := a.in.take()
+	moved, buttoned := false, false
+	var keysChanged map[glfw.Key]bool
+	n := 0
+	for ; n < len(evs); n++ {
+		e := evs[n]
+		stop := false
+		switch e.kind {
+		case evMove:
+			stop = buttoned
+		case evButton:
+			stop = buttoned || (moved && e.act == glfw.Press)
+		case evKey:
+			stop = keysChanged[e.key]
+		}
+		if stop {
+			break
+		}
+		switch e.kind {
+		case evMove:
+			moved = true
+			dx, dy := e.x-a.mouseX, e.y-a.mouseY
+			a.mouseX, a.mouseY = e.x, e.y
+			io.SetMousePosition(imgui.Vec2{X: float32(e.x), Y: float32(e.y)})
+			a.hoverMoved = true
+			a.mouseMoved(dx, dy)
+		case evButton:
+			buttoned = true
+			if e.button < 3 {
+				io.SetMouseButtonDown(int(e.button), e.act == glfw.Press)
+			}
+			if e.act == glfw.Press && a.overUI(io) {
+				continue
+			}
+			a.mouseButton(e.button, e.act, e.mods)
+		case evScroll:
+			io.AddMouseWheelDelta(float32(e.x), float32(e.y))
+			if !a.overUI(io) {
+				a.Cam.Zoom(float32(math.Pow(0.9, e.y)))
+			}
+		case evChar:
+			io.AddInputCharacters(string(e.r))
+		case evKey:
+			if keysChanged == nil {
+				keysChanged = map[glfw.Key]bool{}
+			}
+			keysChanged[e.key] = true
+			if e.act == glfw.Press {
+				io.KeyPress(int(e.key))
+			} else {
+				io.KeyRelease(int(e.key))
+			}
+			io.KeyCtrl(int(glfw.KeyLeftControl), int(glfw.KeyRightControl))
+			io.KeyShift(int(glfw.KeyLeftShift), int(glfw.KeyRightShift))
+			io.KeyAlt(int(glfw.KeyLeftAlt), int(glfw.KeyRightAlt))
+			io.KeySuper(int(glfw.KeyLeftSuper), int(glfw.KeyRightSuper))
+			if e.act == glfw.Press && !io.WantCaptureKeyboard() {
+				a.Key(e.key)
+			}
+		}
+	}
+	a.in.putBack(evs[n:])
+}
+
+// overUI reports whether the mouse is over the panel or another ImGui window, or ImGui holds it (a
+// widget being dragged): then the 3D view leaves the event alone.
+func (a *App) overUI(io imgui.IO) bool { return io.WantCaptureMouse() }
 
 // Shortcuts are the keyboard bindings, in the order the F1 overlay lists them.
 var Shortcuts = [][2]string{
@@ -76,7 +142,8 @@ var Shortcuts = [][2]string{
 	{"N", "single step (pauses)"},
 	{"R", "reset the scene"},
 	{"Delete", "remove the selected body"},
-	{"B", "shoot a ball from the camera"},
+	{"B", "shoot (Shoot section: shape, size, mass, speed) through the cursor"},
+	{"Tab", "hide / show the panel"},
 	{"F", "frame all"},
 	{"C", "follow the selected body (toggle)"},
 	{"W", "wireframe (toggle)"},
@@ -92,8 +159,9 @@ func (a *App) Key(k glfw.Key) {
 	case glfw.KeyN:
 		a.S.Do(command.StepOnce())
 	case glfw.KeyR:
-		a.S.Do(command.Reset())
-		a.Selected = sim.Handle{}
+		a.reset()
+	case glfw.KeyTab:
+		a.PanelHidden = !a.PanelHidden
 	case glfw.KeyDelete:
 		if a.Selected != (sim.Handle{}) {
 			a.S.Do(command.RemoveBody(a.Selected))
@@ -109,16 +177,23 @@ func (a *App) Key(k glfw.Key) {
 		a.Wireframe = !a.Wireframe
 	case glfw.KeyEscape:
 		a.Selected = sim.Handle{}
-		a.panel.jointMode = 0
+		a.panel.joint.mode = 0
 	case glfw.KeyF1:
 		a.ShowHelp = !a.ShowHelp
 	}
 }
 
-// Shoot fires a ball from the eye through the cursor.
+// Shoot fires the Shoot section's body from the eye through the cursor (the B key).
 func (a *App) Shoot() {
 	o, d := a.cursorRay()
-	a.S.Do(command.Shoot(o.Add(d.Mul(1)), d, command.DefaultShot()))
+	a.do("shoot", command.Shoot(o.Add(d.Mul(1)), d, a.ShotSpec()))
+}
+
+// shootAtCentre fires the Shoot section's body from the eye through the middle of the view.
+func (a *App) shootAtCentre() {
+	vw, vh := a.viewport()
+	o, d := a.Cam.Ray(vw/2, vh/2, vw, vh)
+	a.do("shoot", command.Shoot(o.Add(d.Mul(1)), d, a.ShotSpec()))
 }
 
 func (a *App) mouseButton(b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {
@@ -127,7 +202,7 @@ func (a *App) mouseButton(b glfw.MouseButton, act glfw.Action, mods glfw.Modifie
 		a.pressX, a.pressY = a.mouseX, a.mouseY
 		o, d := a.cursorRay()
 		hit, ok := a.S.Pick(o, d)
-		if a.panel.jointMode != 0 {
+		if a.panel.joint.mode != 0 {
 			a.jointPick(hit, ok)
 			return
 		}
@@ -188,14 +263,14 @@ func (a *App) jointPick(hit command.Hit, ok bool) {
 	if !ok {
 		return
 	}
-	p := &a.panel
-	if p.jointMode == 1 {
-		p.jointA, p.pickA = hit.Body, hit.Point
-		p.jointMode = 2
+	f := &a.panel.joint
+	if f.mode == 1 {
+		f.a, f.pickA = hit.Body, hit.Point
+		f.mode = 2
 		return
 	}
-	if hit.Body != p.jointA {
-		p.jointB, p.pickB = hit.Body, hit.Point
-		p.jointMode = 0
+	if hit.Body != f.a {
+		f.b, f.pickB = hit.Body, hit.Point
+		f.mode = 0
 	}
 }

@@ -24,6 +24,32 @@ type statsHistory struct {
 	contacts       int
 	joints         int
 	fps            float32
+	// realTime is simulated seconds per wall second over about the last second (clock holds the
+	// samples it is measured over).
+	realTime float64
+	clock    []clockSample
+}
+
+type clockSample struct {
+	wall time.Time
+	sim  float64
+}
+
+// tick records the simulated time t at wall time now and updates the real-time factor.
+func (s *statsHistory) tick(now time.Time, t float64) {
+	if n := len(s.clock); n > 0 && t < s.clock[n-1].sim {
+		s.clock = s.clock[:0] // a reset or a new scene: time starts again
+	}
+	s.clock = append(s.clock, clockSample{now, t})
+	k := 0
+	for k < len(s.clock)-2 && now.Sub(s.clock[k+1].wall) >= time.Second {
+		k++
+	}
+	s.clock = s.clock[k:]
+	first := s.clock[0]
+	if dt := now.Sub(first.wall).Seconds(); dt > 0.1 {
+		s.realTime = (t - first.sim) / dt
+	}
 }
 
 func (s *statsHistory) addFrame(dt, fill, draw time.Duration) {
@@ -101,12 +127,12 @@ func (s *statsHistory) show(a *App) {
 	}
 	size := imgui.Vec2{X: 0, Y: 45}
 	imgui.PlotLinesV("step ms", step, 0, "", 0, maxOf(step), size)
-	if imgui.TreeNode("step ms by stage") {
+	if a.w.treeNode("step ms by stage") {
 		for st := range sim.NumStages {
 			v := s.ordered(&s.stages[st])
 			imgui.PlotLinesV(sim.Stage(st).String(), v, 0, fmt.Sprintf("%.2f", last(v)), 0, maxOf(v), imgui.Vec2{Y: 30})
 		}
-		imgui.TreePop()
+		a.w.treePop()
 	}
 	imgui.PlotLinesV("frame ms", fr, 0, "", 0, maxOf(fr), size)
 	e := s.ordered(&s.energy)

@@ -184,8 +184,8 @@ func TestSpawningAHundredBoxesThroughTheUIAddsBodiesThatFallAndLand(t *testing.T
 		a.mouseX, a.mouseY = float64(x), float64(y)
 		p := &a.panel
 		p.init()
-		p.spawnKind, p.spawnPattern, p.spawnCount, p.spawnAtMouse = 0, int32(command.Rain), 100, true
-		p.spawnSize = [3]float32{0.25, 0.25, 0.25}
+		p.spawn.Kind, p.spawn.Pattern, p.spawn.Count, p.spawn.AtCursor = 0, int32(command.Rain), 100, true
+		p.spawn.Size = [3]float32{0.25, 0.25, 0.25}
 		sp := a.SpawnSpec()
 		if sp.At.Sub(mgl32.Vec3{6, 0, 6}).Len() > 0.2 {
 			t.Errorf("spawn point under the cursor %v, want about (6, 0, 6)", sp.At)
@@ -227,13 +227,13 @@ func TestHingeBetweenTwoClickedBodies(t *testing.T) {
 		})
 		// Joints section: pick A then B by clicking the two boxes' front faces.
 		a.panel.init()
-		a.panel.jointMode = 1
+		a.panel.joint.mode = 1
 		click(a, mgl32.Vec3{0, 19.5, 0.5})
 		click(a, mgl32.Vec3{0, 18.5, 0.5})
-		if a.panel.jointA != top || a.panel.jointB != below {
-			t.Fatalf("picked %v and %v, want box19 %v and box18 %v", a.panel.jointA, a.panel.jointB, top, below)
+		if a.panel.joint.a != top || a.panel.joint.b != below {
+			t.Fatalf("picked %v and %v, want box19 %v and box18 %v", a.panel.joint.a, a.panel.joint.b, top, below)
 		}
-		a.panel.jointType, a.panel.anchorMode, a.panel.axisChoice = 0, 1, 2 // hinge, midpoint, z
+		a.panel.joint.typ, a.panel.joint.anchor, a.panel.joint.axis = 0, 1, 2 // hinge, midpoint, z
 		a.do("joint", command.Join(a.JoinSpec()))
 		a.Debug.Joints = true
 	}})

@@ -64,7 +64,11 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		tp = &timings
 	}
 	var sum ui.Summary
-	img, err := ui.Run(ui.Options{Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+	prefs := ""
+	if *frames == 0 && *runFor == 0 {
+		prefs = ui.PrefsPath() // an interactive run remembers the panel; screenshots and timed runs do not
+	}
+	img, err := ui.Run(ui.Options{Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Log: stderr})
 	if errors.Is(err, ui.ErrNoDisplay) {

@@ -1,0 +1,114 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"tumble/sim"
+)
+
+// jointRow is the joints table's row label of joint k.
+func (d *driver) jointRow(k int) string {
+	return fmt.Sprintf("joints/#%d/###joint", k)
+}
+
+func (d *driver) joint(k int) (j sim.JointDef, st sim.JointState) {
+	d.world(func(w *sim.World) { j, st = w.Joint(k), w.JointState(k) })
+	return
+}
+
+// The door's hinge, clicked in the joints table, shows its own limits and motor; editing its motor
+// keeps its 0-100 degree limits (the old "apply edits" replaced them with the creation widgets'), and
+// an edited limit holds.
+func TestJointsInspectorEditsAJointsOwnLimitsAndMotor(t *testing.T) {
+	d := drive(t, Options{Scene: "door", Open: []string{"joints"}})
+	j0, _ := d.joint(0)
+	if !j0.HasLimits {
+		t.Fatalf("the door's hinge has no limits")
+	}
+	d.click(d.jointRow(0))
+	if d.a.panel.joint.selected != 0 {
+		t.Fatalf("selected joint %d after clicking row 0", d.a.panel.joint.selected)
+	}
+	d.click("selected/motor##own")
+	d.setText("selected/speed, max force##own", 0, 2, "1.5")
+	d.setText("selected/speed, max force##own", 1, 2, "40")
+	j, st := d.joint(0)
+	if !j.HasMotor || j.Motor.Speed != 1.5 || j.Motor.MaxForce != 40 || !j.HasLimits || j.Limits != j0.Limits {
+		t.Fatalf("after the motor edit: motor %v %+v, limits %v %v (were %v)", j.HasMotor, j.Motor, j.HasLimits, j.Limits, j0.Limits)
+	}
+	if gap := st.AnchorA.Sub(st.AnchorB).Len(); gap > 0.01 {
+		t.Errorf("the hinge's anchors %.3f m apart after the edit", gap)
+	}
+	d.setText("selected/lo, hi, deg##own", 1, 2, "30")
+	j, _ = d.joint(0)
+	if !near(j.Limits[1], 30*math.Pi/180, 1e-4) || j.Limits[0] != j0.Limits[0] {
+		t.Fatalf("limits %v after typing 30 deg as the upper one", j.Limits)
+	}
+	d.frames(180) // the motor drives the door open against its new limit
+	_, st = d.joint(0)
+	if st.Coordinate > j.Limits[1]+0.05 || st.Coordinate < j.Limits[0]-0.05 {
+		t.Errorf("door at %.1f deg, limits %.1f to %.1f", st.Coordinate*180/math.Pi, j.Limits[0]*180/math.Pi, j.Limits[1]*180/math.Pi)
+	}
+	d.setText("selected/break force, N", 0, 1, "100000")
+	d.click("selected/limits##own")
+	j, _ = d.joint(0)
+	if j.BreakForce != 1e5 || j.HasLimits {
+		t.Errorf("break force %v, limits on %v", j.BreakForce, j.HasLimits)
+	}
+	d.click("selected/limits##own")
+	d.click("selected/motor##own")
+	if j, _ = d.joint(0); !j.HasLimits || j.HasMotor {
+		t.Errorf("limits on %v, motor on %v after turning them back", j.HasLimits, j.HasMotor)
+	}
+}
+
+// Pick A then B in the view, choose the joint in the form, create it, inspect its swing and twist,
+// and delete it.
+func TestJointsFormCreatesABallJointBetweenTwoClickedBodies(t *testing.T) {
+	d := drive(t, Options{Scene: "stack", Open: []string{"joints"}})
+	d.frames(20)
+	d.click("joints/Pick A then B")
+	d.clickBody("box3")
+	d.clickBody("box2")
+	if d.a.bodyName(d.a.panel.joint.a, false) != "box3" || d.a.bodyName(d.a.panel.joint.b, false) != "box2" {
+		t.Fatalf("picked %q and %q", d.a.bodyName(d.a.panel.joint.a, false), d.a.bodyName(d.a.panel.joint.b, false))
+	}
+	d.choose("joints/type", "piston")
+	d.choose("joints/anchor", "clicked point")
+	d.click("joints/limits")
+	d.drag("joints/lo, hi (rad or m)", 1, 2, 15)
+	d.click("joints/motor")
+	d.drag("joints/speed, max force", 0, 2, 10)
+	d.click("joints/in A's frame")
+	d.choose("joints/axis", "y")
+	d.choose("joints/type", "ball")
+	d.choose("joints/anchor", "midpoint")
+	var n int
+	d.world(func(w *sim.World) { n = w.NumJoints() })
+	d.click("joints/Create joint")
+	j, _ := d.joint(n)
+	if j.Type != sim.Ball || d.a.panel.joint.selected != n {
+		t.Fatalf("created %v, selected %d: %s", j.Type, d.a.panel.joint.selected, d.a.panel.message)
+	}
+	d.setText("selected/swing cone, deg", 0, 1, "20")
+	d.click("selected/twist limits")
+	d.setText("selected/twist lo, hi, deg", 1, 2, "15")
+	j, _ = d.joint(n)
+	if !near(j.Swing, 20*math.Pi/180, 1e-4) || !j.HasTwist || !near(j.Twist[1], 15*math.Pi/180, 1e-4) {
+		t.Errorf("swing %v, twist %v %v", j.Swing, j.HasTwist, j.Twist)
+	}
+	d.click("joints/B = world")
+	if d.a.panel.joint.b != (sim.Handle{}) {
+		t.Errorf("B = world left B set")
+	}
+	d.click("joints/" + lastJointDelete(n))
+	d.world(func(w *sim.World) {
+		if w.NumJoints() != n {
+			t.Errorf("%d joints after deleting the new one, want %d", w.NumJoints(), n)
+		}
+	})
+}
+
+func lastJointDelete(k int) string { return fmt.Sprintf("#%d/delete", k) }

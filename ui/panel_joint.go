@@ -1,0 +1,119 @@
+package ui
+
+import (
+	"fmt"
+
+	"github.com/inkyblackness/imgui-go/v4"
+
+	"tumble/sim"
+	"tumble/ui/command"
+)
+
+// jointInspector shows joint k's own state (anchors and axis now, where it stands against its limits,
+// the force it carries) and edits its own limits, motor and break force in place.
+func (a *App) jointInspector(k int) {
+	g := &a.w
+	var (
+		d   sim.JointDef
+		st  sim.JointState
+		ok  bool
+		nA  string
+		nB  = "world"
+		deg = float32(180 / 3.14159265)
+	)
+	a.S.View(func(w *sim.World) {
+		if k >= w.NumJoints() {
+			return
+		}
+		ok = true
+		d, st = w.Joint(k), w.JointState(k)
+		if i, live := w.Index(d.BodyA); live {
+			nA = w.Bodies.Name[i]
+		}
+		if i, live := w.Index(d.BodyB); live {
+			nB = w.Bodies.Name[i]
+		}
+	})
+	if !ok {
+		return
+	}
+	imgui.Separator()
+	imgui.Textf("joint %d: %s, %s - %s", k, d.Type, nA, nB)
+	imgui.Textf("anchor on A (%.2f, %.2f, %.2f)  on B (%.2f, %.2f, %.2f)", st.AnchorA[0], st.AnchorA[1], st.AnchorA[2],
+		st.AnchorB[0], st.AnchorB[1], st.AnchorB[2])
+	if d.Type != sim.Fixed {
+		imgui.Textf("axis (%.2f, %.2f, %.2f)", st.Axis[0], st.Axis[1], st.Axis[2])
+	}
+	lim := ""
+	if d.HasLimits {
+		lim = fmt.Sprintf(" (limits %.1f to %.1f)", d.Limits[0]*deg, d.Limits[1]*deg)
+	}
+	switch d.Type {
+	case sim.Hinge:
+		imgui.Textf("angle %.1f deg%s", st.Coordinate*deg, lim)
+	case sim.Piston:
+		if d.HasLimits {
+			lim = fmt.Sprintf(" (limits %.3f to %.3f)", d.Limits[0], d.Limits[1])
+		}
+		imgui.Textf("travel %.3f m%s", st.Coordinate, lim)
+	case sim.Ball:
+		imgui.Textf("swing %.1f deg   twist %.1f deg", st.Swing*deg, st.Coordinate*deg)
+	}
+	if f := st.Force; f == f {
+		imgui.Textf("force %.1f N", f)
+	} else {
+		textDisabled("force: not known yet (no step since the joint was made)")
+	}
+	edit := func(what string, e command.JointEdit) { a.do(what, command.EditJoint(k, e)) }
+	if d.Type == sim.Hinge || d.Type == sim.Piston {
+		unit, scale := "m", float32(1)
+		if d.Type == sim.Hinge {
+			unit, scale = "deg", deg
+		}
+		on := d.HasLimits
+		if g.checkbox("limits##own", &on) {
+			edit("joint limits", command.JointEdit{HasLimits: &on})
+		}
+		if on {
+			lim := [2]float32{d.Limits[0] * scale, d.Limits[1] * scale}
+			if g.dragFloat2("lo, hi, "+unit+"##own", &lim, 0.1, -3600, 3600, "%.2f") && lim[0] <= lim[1] {
+				l := [2]float32{lim[0] / scale, lim[1] / scale}
+				edit("joint limits", command.JointEdit{Limits: &l})
+			}
+		}
+		motor := d.HasMotor
+		if g.checkbox("motor##own", &motor) {
+			edit("joint motor", command.JointEdit{HasMotor: &motor})
+		}
+		if motor {
+			m := [2]float32{d.Motor.Speed, d.Motor.MaxForce}
+			if g.dragFloat2("speed, max force##own", &m, 0.05, -100, 1e5, "%.2f") && m[1] >= 0 {
+				edit("joint motor", command.JointEdit{Motor: &sim.Motor{Speed: m[0], MaxForce: m[1]}})
+			}
+		}
+	}
+	if d.Type == sim.Ball {
+		sw := d.Swing * deg
+		if g.sliderFloat("swing cone, deg", &sw, 0, 180) {
+			s := sw / deg
+			edit("swing cone", command.JointEdit{Swing: &s})
+		}
+		tip("the largest angle between the bodies' twist axes; 0: no cone")
+		tw := d.HasTwist
+		if g.checkbox("twist limits", &tw) {
+			edit("twist limits", command.JointEdit{HasTwist: &tw})
+		}
+		if tw {
+			lim := [2]float32{d.Twist[0] * deg, d.Twist[1] * deg}
+			if g.dragFloat2("twist lo, hi, deg", &lim, 0.5, -180, 180, "%.1f") && lim[0] <= lim[1] {
+				l := [2]float32{lim[0] / deg, lim[1] / deg}
+				edit("twist limits", command.JointEdit{Twist: &l})
+			}
+		}
+	}
+	bf := d.BreakForce
+	if g.dragFloat("break force, N", &bf, 1, 0, 1e7, "%.0f") && bf >= 0 {
+		edit("break force", command.JointEdit{BreakForce: &bf})
+	}
+	tip("the joint breaks at a force above this; 0: never")
+}
