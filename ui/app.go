@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"os"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/go-gl/gl/v4.6-core/gl"
@@ -155,6 +158,11 @@ func Run(opt Options) (*image.RGBA, error) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() { a.S.Run(stop); close(done) }()
+	// Ctrl+C in the terminal (or a TERM signal) closes the window as its close button does, so the
+	// preferences are kept.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sig)
 	start := time.Now()
 	var steps0 int
 	a.S.View(func(w *sim.World) { steps0 = w.StepCount })
@@ -162,6 +170,12 @@ func Run(opt Options) (*image.RGBA, error) {
 	for !a.win.ShouldClose() {
 		if a.opt.For > 0 && time.Since(start) > a.opt.For {
 			break
+		}
+		select {
+		case <-sig:
+			a.win.SetShouldClose(true)
+			continue
+		default:
 		}
 		a.runFrame()
 		frames++
@@ -446,6 +460,8 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	a.stats.tick(now, t)
 	if !a.opt.NoPanel && !a.PanelHidden {
 		a.buildPanel(float32(ww), float32(wh))
+	} else if !a.opt.NoPanel {
+		a.panelHint(float32(ww))
 	}
 	if a.ShowHelp {
 		a.helpOverlay(float32(ww), float32(wh))
@@ -458,7 +474,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	a.frame.Device, a.frame.DeviceLines = false, 0
 	a.S.Peek(func(w *sim.World) {
 		a.updateInterop(w)
-		if a.interop != nil && !a.needsHostCopy() {
+		if a.interop != nil && !a.needsHostCopy(w) {
 			a.fillDevice(w)
 		}
 	})
@@ -595,9 +611,14 @@ func (a *App) hover(io imgui.IO) {
 	}
 	var desc string
 	a.S.Peek(func(w *sim.World) {
-		if i, ok := w.Index(a.hoverBody); ok {
-			b := &w.Bodies
-			desc = fmt.Sprintf("%s: %s %s, %.3g kg", b.Name[i], b.Type[i], b.Shape[i].Kind, b.Mass[i])
+		i, ok := w.Index(a.hoverBody)
+		switch b := &w.Bodies; {
+		case !ok || b.Shape[i].Kind == geom.Plane: // the ground is not a body to point at
+			a.hoverBody = sim.Handle{}
+		case b.Type[i] == sim.Dynamic:
+			desc = fmt.Sprintf("%s: %s, %.3g kg", b.Name[i], b.Shape[i].Kind, b.Mass[i])
+		default:
+			desc = fmt.Sprintf("%s: %s %s", b.Name[i], b.Type[i], b.Shape[i].Kind)
 		}
 	})
 	if desc != "" {
@@ -654,4 +675,14 @@ func (a *App) setCursor() {
 		a.cursors[s] = c
 	}
 	a.win.SetCursor(c)
+}
+
+// panelHint says, in the corner of a window whose panel is hidden, how to bring it back.
+func (a *App) panelHint(ww float32) {
+	imgui.SetNextWindowPosV(imgui.Vec2{X: ww - 8, Y: 8}, imgui.ConditionAlways, imgui.Vec2{X: 1})
+	imgui.SetNextWindowBgAlpha(0.6)
+	a.w.begin("##hint", nil, imgui.WindowFlagsNoDecoration|imgui.WindowFlagsAlwaysAutoResize|
+		imgui.WindowFlagsNoInputs|imgui.WindowFlagsNoFocusOnAppearing|imgui.WindowFlagsNoNav)
+	imgui.Text("Tab: show the panel")
+	a.w.end()
 }

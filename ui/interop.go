@@ -76,9 +76,11 @@ func (a *App) deviceLayers() bool {
 // the contacts table's hover, the debug layers the kernels do not draw: friction, joints, centres of
 // mass, velocities), so the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the
 // device when the line buffer is shared too.
-func (a *App) needsHostCopy() bool {
+func (a *App) needsHostCopy(w *sim.World) bool {
 	d := a.Debug
-	return a.Follow || a.hoverRow >= 0 || d.Friction || d.Joints || d.COM || d.Velocities ||
+	// The joints layer is on by default: it costs the host copy only where there are joints to draw.
+	joints := d.Joints && w.NumJoints() > 0
+	return a.Follow || a.hoverRow >= 0 || d.Friction || joints || d.COM || d.Velocities ||
 		a.panel.joint.a != (sim.Handle{}) || (a.deviceLayers() && a.lineInterop == nil)
 }
 

@@ -27,7 +27,7 @@ const usage = `usage:
                                   render N frames off screen (one step each) to a PNG
     VIEW FLAGS: -width W -height H -no-panel -select BODY -color body|type|sleep|contact -yaw DEG -pitch DEG
                 -debug contacts,normals,friction,joints,aabbs,com,velocities,bvh
-                -open scene,simulation,spawn,joints,inspect,debug,stats
+                -open scene,simulation,spawn,shoot,joints,inspect,debug,stats
   sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
   sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
   sandbox scenes                  list the preset scenes
