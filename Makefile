@@ -6,7 +6,7 @@
 # llvmpipe where there is no GPU) and a virtual display (Xvfb) for its tests and screenshots.
 CORE_PKGS   := gcc g++ libc6-dev
 WINDOW_PKGS := pkg-config libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev \
-               libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth
+               libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth xdotool
 DEPS_PKGS   := $(CORE_PKGS) $(WINDOW_PKGS)
 
 # One fixed value (Go's own default), so that a CGO_CXXFLAGS in someone's environment cannot change the
