@@ -193,7 +193,7 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 		s.kept[prev], b.pos, b.rot, b.vel, b.omega, b.invIW, b.material, s.split,
 		k.Contact.BiasRate, k.Contact.MassScale, k.Contact.ImpulseScale, k.Contact.Compliance,
 		k.Static.BiasRate, k.Static.MassScale, k.Static.ImpulseScale, k.Static.Compliance,
-		flag(!st.NoWarmStart), 2*st.LinearSlop)
+		flag(!st.NoWarmStart), 2*st.LinearSlop, flag(st.NoFriction))
 	hook(func() error { return j.prepare(d, b, s.split.p, c) })
 	lap(sim.StagePrepare)
 	for sub := 0; sub < st.Substeps; sub++ {

@@ -114,13 +114,17 @@ TB_FN const TbSolverManifold *tbFindPrev(const TbSolverManifold *prev, int n, in
 // gatherManifolds and prepareContacts): tangents, split effective masses, softness (the static one when
 // either body does not move), friction sqrt(fa fb), restitution max(ea, eb), anchors, the pre-solve
 // relative normal velocity, and, with warm starting, the impulses and friction anchors of last step's
-// point with the same feature id.
+// point with the same feature id. As in prepareContacts, the seeded friction impulse is none when the
+// pair does not rub (friction off or a coefficient of 0), and at most mu times the seeded normal impulse
+// when the coefficient was lowered since last step; a point that does not rub is marked sliding, so its
+// anchors are taken afresh later.
 TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, int cap, TbSolverManifold *man,
                                  const TbSolverManifold *prev, const int *prevCount, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const float4 *invIW,
                                  const float2 *material, const unsigned *split, float softBias, float softMass,
                                  float softLeak, float softCompliance, float staticBias, float staticMass,
-                                 float staticLeak, float staticCompliance, int warm, float anchorReach) {
+                                 float staticLeak, float staticCompliance, int warm, float anchorReach,
+                                 int noFriction) {
 	int k = tbThread();
 	if (k >= tbManifolds(count, cap)) {
 		return;
@@ -146,6 +150,7 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 		compliance = staticCompliance;
 	}
 	m.drift = make_float3(0, 0, 0);
+	int rubs = !noFriction && m.friction > 0;
 	const TbSolverManifold *old = warm ? tbFindPrev(prev, *prevCount, a, o) : 0;
 	float rotA[9], rotB[9];
 	tbQuatMat(rot[a], rotA);
@@ -184,7 +189,7 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 		cp.relVel = tbDot(dv, n);
 		cp.maxNormal = 0;
 		cp.normalImpulse = 0, cp.tangentImpulse1 = 0, cp.tangentImpulse2 = 0;
-		cp.anchorA = cp.localA, cp.anchorB = cp.localB, cp.sliding = 0;
+		cp.anchorA = cp.localA, cp.anchorB = cp.localB, cp.sliding = !rubs;
 		cp.sep = 0;
 		if (!old) {
 			continue;
@@ -204,10 +209,21 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 				}
 			}
 			cp.normalImpulse = op.normalImpulse;
-			// Carry the old friction impulse as a world vector onto the new tangents.
-			float3 t = tbAdd(tbScale(old->t1, op.tangentImpulse1), tbScale(old->t2, op.tangentImpulse2));
-			cp.tangentImpulse1 = tbDot(t, m.t1);
-			cp.tangentImpulse2 = tbDot(t, m.t2);
+			if (rubs) {
+				// Carry the old friction impulse as a world vector onto the new tangents; clamped to the
+				// Coulomb disc of the coefficient when it was lowered since last step (sim's coulomb).
+				float3 t = tbAdd(tbScale(old->t1, op.tangentImpulse1), tbScale(old->t2, op.tangentImpulse2));
+				float l1 = tbDot(t, m.t1), l2 = tbDot(t, m.t2);
+				if (m.friction < old->friction) {
+					float maxF = m.friction * cp.normalImpulse;
+					float mag2 = l1 * l1 + l2 * l2;
+					if (mag2 > maxF * maxF) {
+						float sc = maxF / sqrtf(mag2);
+						l1 *= sc, l2 *= sc;
+					}
+				}
+				cp.tangentImpulse1 = l1, cp.tangentImpulse2 = l2;
+			}
 			break;
 		}
 	}
