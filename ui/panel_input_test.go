@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -540,5 +541,59 @@ func TestClockStatusLineAndHover(t *testing.T) {
 	d.frames(2)
 	if d.a.hoverBody != (sim.Handle{}) {
 		t.Errorf("a body stays hovered with the mouse over the panel")
+	}
+}
+
+// Issue 12's third defect, through the panel: on the incline, once the boxes rest, unticking
+// "friction" (warm starting left on) frees them: each slides down its frictionless ramp at g sin theta.
+// Before the fix the warm start kept applying last step's friction impulse and they stayed glued.
+func TestUntickingFrictionFreesTheRestingBoxesOnTheIncline(t *testing.T) {
+	d := drive(t, Options{Scene: "incline"})
+	d.frames(60) // a second: the boxes static friction holds are at rest
+	type box struct {
+		i     int
+		theta float64
+	}
+	var boxes []box
+	d.world(func(w *sim.World) {
+		for i, n := range w.Bodies.Name {
+			var deg int
+			if strings.HasSuffix(n, "_sticks") {
+				if _, err := fmt.Sscanf(n, "ramp%d_", &deg); err == nil {
+					boxes = append(boxes, box{i, float64(deg) * math.Pi / 180})
+				}
+			}
+		}
+	})
+	if len(boxes) == 0 {
+		t.Fatal("no resting boxes on the incline")
+	}
+	d.click("Tumble/###play") // paused while the box is clicked, so the timing below is exact
+	d.click("simulation/friction")
+	var warm, fr bool
+	d.world(func(w *sim.World) { warm, fr = !w.Settings().NoWarmStart, !w.Settings().NoFriction })
+	if !warm || fr {
+		t.Fatalf("warm starting %v, friction %v after unticking friction", warm, fr)
+	}
+	speeds := func() []float32 {
+		var v []float32
+		d.world(func(w *sim.World) {
+			for _, b := range boxes {
+				v = append(v, w.Bodies.Velocity[b.i].Len())
+			}
+		})
+		return v
+	}
+	d.click("Tumble/###play")
+	d.frames(6) // the first steps after the switch
+	v0 := speeds()
+	d.frames(30) // half a second of free sliding
+	v1 := speeds()
+	for k, b := range boxes {
+		a := float64(v1[k]-v0[k]) / 0.5
+		if want := 9.81 * math.Sin(b.theta); math.Abs(a-want) > 0.02*want {
+			t.Errorf("box on the %.0f degree ramp: %.3f m/s^2 down the slope without friction, want g sin theta %.3f",
+				b.theta*180/math.Pi, a, want)
+		}
 	}
 }
