@@ -56,8 +56,9 @@ type debugWriter struct {
 	vSlot           buffer // int32 per BVH slot: 2 node + child, -1 the root's union
 	palette, totals buffer // 4 float4; 3 uint32
 	scan            scanner
-	hostPalette     [4]float4
-	hostTotals      [3]uint32
+	// Host staging, each allocated on its own (see hostStaging): 4 float4, 3 uint32.
+	hostPalette []float4
+	hostTotals  []uint32
 }
 
 func (dw *debugWriter) release(d device) {
@@ -81,6 +82,8 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 		return out, ErrNotOnDevice
 	}
 	d, n, dw := b.dev, b.bodies.n, &b.dbg
+	hostStaging(&dw.hostPalette, 4)
+	hostStaging(&dw.hostTotals, 3)
 	for k, c := range [4][4]float32{st.Contact, st.Normal, st.AABB, st.BVHColor} {
 		dw.hostPalette[k] = float4{c[0], c[1], c[2], c[3]}
 	}
@@ -92,7 +95,7 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 			return out, err
 		}
 	}
-	if err := uploadSlice(d, dw.palette.p, dw.hostPalette[:]); err != nil {
+	if err := uploadSlice(d, dw.palette.p, dw.hostPalette); err != nil {
 		return out, err
 	}
 
@@ -186,7 +189,7 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 		dw.vFlag, dw.vRank, int32(nB), dw.totals); err != nil {
 		return out, err
 	}
-	if err := downloadSlice(d, dw.hostTotals[:], dw.totals.p); err != nil {
+	if err := downloadSlice(d, dw.hostTotals, dw.totals.p); err != nil {
 		return out, err
 	}
 	perContact := 0

@@ -96,7 +96,19 @@ func release(d device, b *buffer) {
 // at returns the address of element i of a buffer of elements of the given size.
 func (b buffer) at(i, size int) ptr { return b.p + ptr(i*size) }
 
-// uploadSlice copies s to the device at dst.
+// hostStaging makes *s a slice of n elements in an allocation of its own, if it is not one already.
+// Host memory handed to the driver's copies must hold no Go pointers: cgo checks the whole allocation a
+// pointer points into, so an array field of a struct that also holds slices (the writers' palettes)
+// panics with "Go pointer to unpinned Go pointer" on a real GPU, and on the emulator, which crosses
+// cgo the same way. A slice made here, of pointer-free elements, is safe.
+func hostStaging[T any](s *[]T, n int) {
+	if len(*s) != n {
+		*s = make([]T, n)
+	}
+}
+
+// uploadSlice copies s to the device at dst. s must not point into memory that holds Go pointers (see
+// hostStaging).
 func uploadSlice[T any](d device, dst ptr, s []T) error {
 	if len(s) == 0 {
 		return nil

@@ -76,8 +76,8 @@ type instanceWriter struct {
 	hostAsleep       []uint32
 	hostIdx          []int32
 	hostCol          []float4
-	hostBounds       [6]float32
-	hostPalette      [5]float4
+	hostBounds       []float32 // 6, on its own (see hostStaging)
+	hostPalette      []float4  // 5, on its own
 }
 
 func (iw *instanceWriter) release(d device) {
@@ -135,15 +135,17 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *I
 		}
 	}
 
+	hostStaging(&iw.hostPalette, 5)
+	hostStaging(&iw.hostBounds, 6)
 	for k, c := range [5][4]float32{st.Static, st.Dynamic, st.Kinematic, st.Awake, st.Asleep} {
 		iw.hostPalette[k] = float4{c[0], c[1], c[2], c[3]}
 	}
-	if err := uploadSlice(d, iw.palette.p, iw.hostPalette[:]); err != nil {
+	if err := uploadSlice(d, iw.palette.p, iw.hostPalette); err != nil {
 		return out, err
 	}
 	inf := float32(math.Inf(1))
-	iw.hostBounds = [6]float32{inf, inf, inf, -inf, -inf, -inf}
-	if err := uploadSlice(d, iw.bounds.p, iw.hostBounds[:]); err != nil {
+	copy(iw.hostBounds, []float32{inf, inf, inf, -inf, -inf, -inf})
+	if err := uploadSlice(d, iw.bounds.p, iw.hostBounds); err != nil {
 		return out, err
 	}
 	var contacts, asleep, hlIdx, hlCol ptr
@@ -206,7 +208,7 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *I
 	if err != nil {
 		return out, err
 	}
-	if err := downloadSlice(d, iw.hostBounds[:], iw.bounds.p); err != nil {
+	if err := downloadSlice(d, iw.hostBounds, iw.bounds.p); err != nil {
 		return out, err
 	}
 	hb := iw.hostBounds

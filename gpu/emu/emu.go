@@ -11,6 +11,7 @@ package emu
 /*
 #cgo CXXFLAGS: -std=gnu++17 -O2 -g -Wall -Wno-unused-function
 #include <stdlib.h>
+#include <string.h>
 #include "emu.h"
 */
 import "C"
@@ -42,6 +43,22 @@ func Bytes(p uintptr, n int) []byte {
 		return nil
 	}
 	return unsafe.Slice((*byte)(C.tb_addr(C.uintptr_t(p))), n)
+}
+
+// CopyIn copies n bytes from host memory at src to the buffer address p, through cgo as the CUDA
+// driver's cuMemcpyHtoD is called: cgo's pointer check (GODEBUG cgocheck) looks at src as it does
+// there, so host memory that the driver would refuse (Go memory holding Go pointers) fails here too.
+func CopyIn(p uintptr, src unsafe.Pointer, n int) {
+	if n > 0 {
+		C.memcpy(C.tb_addr(C.uintptr_t(p)), src, C.size_t(n))
+	}
+}
+
+// CopyOut copies n bytes from the buffer address p to host memory at dst, through cgo (see CopyIn).
+func CopyOut(dst unsafe.Pointer, p uintptr, n int) {
+	if n > 0 {
+		C.memcpy(dst, C.tb_addr(C.uintptr_t(p)), C.size_t(n))
+	}
 }
 
 // Has reports whether a kernel of that name was compiled in.
