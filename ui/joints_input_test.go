@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"tumble/sim"
+	"tumble/ui/command"
 )
 
 // jointRow is the joints table's row label of joint k.
@@ -32,6 +33,9 @@ func TestJointsInspectorEditsAJointsOwnLimitsAndMotor(t *testing.T) {
 		t.Fatalf("selected joint %d after clicking row 0", d.a.panel.joint.selected)
 	}
 	d.click("selected/motor##own")
+	if j, _ := d.joint(0); !j.HasMotor || j.Motor.MaxForce <= 0 || j.Motor.Speed == 0 {
+		t.Errorf("a motor switched on that was never set: %+v (it would do nothing)", j.Motor)
+	}
 	d.setText("selected/speed, max force##own", 0, 2, "1.5")
 	d.setText("selected/speed, max force##own", 1, 2, "40")
 	j, st := d.joint(0)
@@ -112,3 +116,27 @@ func TestJointsFormCreatesABallJointBetweenTwoClickedBodies(t *testing.T) {
 }
 
 func lastJointDelete(k int) string { return fmt.Sprintf("#%d/delete", k) }
+
+// Limits switched on for a joint that never had any start as a range around where the joint is, not
+// as a lock at its creation pose.
+func TestLimitsSwitchedOnForTheFirstTimeHoldTheJointWhereItIs(t *testing.T) {
+	d := drive(t, Options{Scene: "stack", Open: []string{"joints"}, Setup: func(a *App) {
+		a.S.View(func(w *sim.World) {
+			top, _ := w.Find("box3")
+			a.panel.joint.a = top
+		})
+		a.panel.joint.axis = 2
+		a.do("joint", command.Join(a.JoinSpec()))
+		a.panel.joint.selected = 0
+	}})
+	d.frames(10)
+	j, _ := d.joint(0)
+	if j.Type != sim.Hinge || j.HasLimits {
+		t.Fatalf("set-up: %v with limits %v", j.Type, j.HasLimits)
+	}
+	d.click("selected/limits##own")
+	j, st := d.joint(0)
+	if !j.HasLimits || !(j.Limits[0] < st.Coordinate && st.Coordinate < j.Limits[1]) || j.Limits[1]-j.Limits[0] < 1 {
+		t.Errorf("limits %v around the joint's angle %v", j.Limits, st.Coordinate)
+	}
+}

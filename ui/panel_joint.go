@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/inkyblackness/imgui-go/v4"
 
@@ -39,8 +40,8 @@ func (a *App) jointInspector(k int) {
 	}
 	imgui.Separator()
 	imgui.Textf("joint %d: %s, %s - %s", k, d.Type, nA, nB)
-	imgui.Textf("anchor on A (%.2f, %.2f, %.2f)  on B (%.2f, %.2f, %.2f)", st.AnchorA[0], st.AnchorA[1], st.AnchorA[2],
-		st.AnchorB[0], st.AnchorB[1], st.AnchorB[2])
+	imgui.Textf("anchor on A (%.2f, %.2f, %.2f)", st.AnchorA[0], st.AnchorA[1], st.AnchorA[2])
+	imgui.Textf("anchor on B (%.2f, %.2f, %.2f)", st.AnchorB[0], st.AnchorB[1], st.AnchorB[2])
 	if d.Type != sim.Fixed {
 		imgui.Textf("axis (%.2f, %.2f, %.2f)", st.Axis[0], st.Axis[1], st.Axis[2])
 	}
@@ -72,7 +73,17 @@ func (a *App) jointInspector(k int) {
 		}
 		on := d.HasLimits
 		if g.checkbox("limits##own", &on) {
-			edit("joint limits", command.JointEdit{HasLimits: &on})
+			e := command.JointEdit{HasLimits: &on}
+			if on && d.Limits == ([2]float32{}) {
+				// Never set: a range that holds the joint where it is now, not a lock at the creation pose.
+				half := float32(1) // m
+				if d.Type == sim.Hinge {
+					half = math.Pi / 2
+				}
+				l := [2]float32{min(st.Coordinate, 0) - half, max(st.Coordinate, 0) + half}
+				e.Limits = &l
+			}
+			edit("joint limits", e)
 		}
 		if on {
 			lim := [2]float32{d.Limits[0] * scale, d.Limits[1] * scale}
@@ -83,7 +94,13 @@ func (a *App) jointInspector(k int) {
 		}
 		motor := d.HasMotor
 		if g.checkbox("motor##own", &motor) {
-			edit("joint motor", command.JointEdit{HasMotor: &motor})
+			e := command.JointEdit{HasMotor: &motor}
+			if motor && d.Motor.MaxForce == 0 {
+				// Never set: a motor that moves the joint (1 rad/s or 1 m/s, up to 100 N m or N), not one
+				// of zero force that would change nothing.
+				e.Motor = &sim.Motor{Speed: 1, MaxForce: 100}
+			}
+			edit("joint motor", e)
 		}
 		if motor {
 			m := [2]float32{d.Motor.Speed, d.Motor.MaxForce}
