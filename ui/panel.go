@@ -130,6 +130,8 @@ func (a *App) buildPanel(ww, wh float32) {
 	defer g.endChild()
 	imgui.PushItemWidth(-labelWidth * a.scale()) // the labels right of the fields get this much
 	defer imgui.PopItemWidth()
+	imgui.PushTextWrapPos() // text wraps at the panel's edge, whatever its width (not in tables)
+	defer imgui.PopTextWrapPos()
 	for _, s := range sections {
 		if len(p.open) > 0 {
 			imgui.SetNextItemOpen(p.open[s.name], imgui.ConditionOnce)

@@ -238,11 +238,13 @@ func (g *widgets) beginTable(id string, columns int, flags imgui.TableFlags, siz
 	}
 	g.stack = append(g.stack, idPart(id))
 	g.enterClip()
+	imgui.PushTextWrapPosV(-1) // a cell's text stays on one line
 	return true
 }
 
 // endTable closes the table begun by beginTable (only when that returned true).
 func (g *widgets) endTable() {
+	imgui.PopTextWrapPos()
 	imgui.EndTable()
 	g.stack = g.stack[:len(g.stack)-1]
 	g.leaveClip()
