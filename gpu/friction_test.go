@@ -1,11 +1,11 @@
 package gpu
 
 import (
-	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -21,17 +21,14 @@ func restingBoxes(t *testing.T, w *sim.World) ([]int, []float64) {
 	var boxes []int
 	var angles []float64
 	for i, name := range w.Bodies.Name {
-		var deg int
-		if !strings.HasSuffix(name, "_sticks") {
+		theta, _, sticks, ok := scenes.InclineBox(name)
+		if !ok || !sticks {
 			continue
-		}
-		if _, err := fmt.Sscanf(name, "ramp%d_", &deg); err != nil {
-			t.Fatalf("%s: %v", name, err)
 		}
 		if v := w.Bodies.Velocity[i].Len(); v > 0.01 {
 			t.Fatalf("%s moves at %.4f m/s after a second with friction on: not at rest", name, v)
 		}
-		boxes, angles = append(boxes, i), append(angles, float64(deg)*math.Pi/180)
+		boxes, angles = append(boxes, i), append(angles, theta)
 	}
 	if len(boxes) != 6 {
 		t.Fatalf("%d resting boxes, want 6", len(boxes))

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // presets maps a preset's name to the function that builds it. Each call builds a fresh Scene.
@@ -219,6 +220,23 @@ func incline() *Scene {
 		}
 	}
 	return s
+}
+
+// InclineBox reads the name incline gives a box: its ramp's angle (radians), its effective friction
+// coefficient mu, and whether static friction should hold it (tan theta < mu); ok is false for any
+// other name.
+func InclineBox(name string) (theta, mu float64, sticks, ok bool) {
+	var deg, tan float64
+	var verdict string
+	r := strings.NewReplacer("ramp", "", "_tan", " ", "_mu", " ", "_", " ")
+	if !strings.HasPrefix(name, "ramp") || strings.Count(name, "_") != 3 {
+		return 0, 0, false, false
+	}
+	if _, err := fmt.Sscan(r.Replace(name), &deg, &tan, &mu, &verdict); err != nil ||
+		(verdict != "sticks" && verdict != "slides") {
+		return 0, 0, false, false
+	}
+	return deg * math.Pi / 180, mu, verdict == "sticks", true
 }
 
 // bowling: ten pins (capsules) in the standard triangle and a 7 kg ball rolling at them at 8 m/s.

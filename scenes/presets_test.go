@@ -1,10 +1,8 @@
 package scenes
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -121,13 +119,11 @@ func TestInclineNamesSayWhetherTanThetaExceedsMu(t *testing.T) {
 			continue
 		}
 		n++
-		var deg, tan, mu float64
-		var verdict string
-		if _, err := sscan(b.Name, &deg, &tan, &mu, &verdict); err != nil {
-			t.Fatalf("%s: %v", b.Name, err)
+		th, mu, sticks, ok := InclineBox(b.Name)
+		if !ok {
+			t.Fatalf("%s: not an incline box's name", b.Name)
 		}
-		th := deg * math.Pi / 180
-		if slides := math.Tan(th) > mu; slides != (verdict == "slides") {
+		if slides := math.Tan(th) > mu; slides != !sticks {
 			t.Errorf("%s: tan %v, mu %v", b.Name, math.Tan(th), mu)
 		}
 		if got := math.Sqrt(*b.Friction * 1); math.Abs(got-mu) > 1e-9 { // sqrt(box x ramp), ramps have 1
@@ -137,14 +133,14 @@ func TestInclineNamesSayWhetherTanThetaExceedsMu(t *testing.T) {
 	if n != 12 {
 		t.Errorf("%d boxes", n)
 	}
+	for _, name := range []string{"ramp15", "ground", "ramp15_tan0.27_mu0.4_rolls", "ramp_x"} {
+		if _, _, _, ok := InclineBox(name); ok {
+			t.Errorf("InclineBox(%q) took it for a box", name)
+		}
+	}
 }
 
 // sscan parses "ramp<deg>_tan<tan>_mu<mu>_<verdict>".
-func sscan(name string, deg, tan, mu *float64, verdict *string) (int, error) {
-	r := strings.NewReplacer("ramp", "", "_tan", " ", "_mu", " ", "_", " ")
-	return fmt.Sscan(r.Replace(name), deg, tan, mu, verdict)
-}
-
 func TestTumblingSpinsAboutTheIntermediateAxis(t *testing.T) {
 	s, _ := Preset("tumbling")
 	if len(s.Bodies) != 1 || s.Bodies[0].Name != "handle" || *s.Gravity != (Vec3{}) {

@@ -1,9 +1,7 @@
 package sim_test
 
 import (
-	"fmt"
 	"math"
-	"strings"
 	"testing"
 
 	"tumble/scenes"
@@ -29,19 +27,16 @@ func restingOnIncline(t *testing.T, solver sim.SolverKind) (*sim.World, []int, [
 	var boxes []int
 	var angles []float64
 	for i, name := range w.Bodies.Name {
-		var deg int
-		if !strings.HasSuffix(name, "_sticks") {
+		theta, _, sticks, ok := scenes.InclineBox(name)
+		if !ok || !sticks {
 			continue
-		}
-		if _, err := fmt.Sscanf(name, "ramp%d_", &deg); err != nil {
-			t.Fatalf("%s: %v", name, err)
 		}
 		// XPBD's static friction lets a box creep near the friction angle (docs/SCENES.md: 35 degrees
 		// at mu 0.8 creeps at about 1 cm/s), still a thousandth of the slide the tests look for.
 		if v := w.Bodies.Velocity[i].Len(); v > 0.05 {
 			t.Fatalf("%v: %s moves at %.4f m/s after a second with friction on: not at rest", solver, name, v)
 		}
-		boxes, angles = append(boxes, i), append(angles, float64(deg)*math.Pi/180)
+		boxes, angles = append(boxes, i), append(angles, theta)
 	}
 	if len(boxes) != 6 {
 		t.Fatalf("%d resting boxes, want 6", len(boxes))

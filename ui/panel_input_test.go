@@ -1,13 +1,13 @@
 package ui
 
 import (
-	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"tumble/scenes"
 	"tumble/sim"
 	"tumble/ui/command"
 )
@@ -557,11 +557,8 @@ func TestUntickingFrictionFreesTheRestingBoxesOnTheIncline(t *testing.T) {
 	var boxes []box
 	d.world(func(w *sim.World) {
 		for i, n := range w.Bodies.Name {
-			var deg int
-			if strings.HasSuffix(n, "_sticks") {
-				if _, err := fmt.Sscanf(n, "ramp%d_", &deg); err == nil {
-					boxes = append(boxes, box{i, float64(deg) * math.Pi / 180})
-				}
+			if theta, _, sticks, ok := scenes.InclineBox(n); ok && sticks {
+				boxes = append(boxes, box{i, theta})
 			}
 		}
 	})
