@@ -38,7 +38,9 @@ type Backend struct {
 	nJoints             int
 	pairCap, contactCap int
 	consts              stepConsts
-	host                state // Pull's staging
+	plan                sim.Plan     // the step's stages, for the settings planFor
+	planFor             sim.Settings // resolved
+	host                state        // Pull's staging
 
 	// Timed makes Step wait for the device after each stage so that World.Stats.Timings splits the
 	// step by stage (benchmarks); otherwise only the whole step is timed.
@@ -108,8 +110,10 @@ func settings(w *sim.World) (sim.Settings, error) {
 var broadStages = map[string]bvh.Stage{"scene": bvh.StageBounds, "morton": bvh.StageMorton, "sort": bvh.StageSort,
 	"build": bvh.StageBuild, "fit": bvh.StageFit, "query": bvh.StageQuery, "pairs": bvh.StagePairs}
 
-// Step advances w by one step on the device.
-func (b *Backend) Step(w *sim.World) error {
+// Step advances w by one step on the device: it runs the stages of the world's Plan (sim.PlanOf), the
+// same list the CPU runs, each as kernel launches, and reports the statistics, the joints that broke
+// and a blow-up in r.
+func (b *Backend) Step(w *sim.World, r *sim.StepReport) error {
 	start := time.Now()
 	s, err := settings(w)
 	if err != nil {
@@ -120,25 +124,15 @@ func (b *Backend) Step(w *sim.World) error {
 	}
 	n := w.Bodies.Len()
 	b.consts = makeConsts(s)
-	st := &w.Stats.Timings
-	*st = sim.Timings{}
-	lap := func(stage sim.Stage, t time.Time) time.Time {
-		if !b.Timed {
-			return t
-		}
-		if err == nil {
-			err = b.dev.sync()
-		}
-		now := time.Now()
-		st[stage] += now.Sub(t)
-		return now
+	if b.planFor != s || b.plan == nil {
+		b.plan, b.planFor = sim.PlanOf(s), s
 	}
+	st := &r.Stats.Timings
 	var bvhStages [bvh.NumStages]time.Duration
 	b.broad.timer = nil
+	var tb time.Time
 	if b.Timed {
-		// The broad stage's own stages, as the CPU's LBVH reports them; its per-body bounds are the
-		// step's bounds stage.
-		tb := time.Now()
+		// The broad stage's own stages, as the CPU's LBVH reports them.
 		b.broad.timer = func(stage string) {
 			if err == nil {
 				err = b.dev.sync()
@@ -146,58 +140,26 @@ func (b *Backend) Step(w *sim.World) error {
 			now := time.Now()
 			if k, ok := broadStages[stage]; ok {
 				bvhStages[k] += now.Sub(tb)
-			} else if stage == "bounds" {
-				st[sim.StageBounds] += now.Sub(tb)
 			}
 			tb = now
 		}
 	}
-	b.solver.timer = nil
-	var ts time.Time
-	if b.Timed {
-		b.solver.timer = func(stage sim.Stage) error {
-			if err := b.dev.sync(); err != nil {
-				return err
-			}
-			now := time.Now()
-			st[stage] += now.Sub(ts)
-			ts = now
-			return nil
-		}
-	}
 	var counts [4]uint32 // pairs, contacts, blow-up index (int32), contact points
 	for attempt := 0; ; attempt++ {
+		*st = sim.Timings{}
+		bvhStages = [bvh.NumStages]time.Duration{}
 		if err := b.save(n); err != nil {
 			return err
 		}
-		t := time.Now()
-		if err := b.broad.run(b.dev, &b.bodies, s.Dt, s.Speculative); err != nil {
-			return err
-		}
-		t = lap(sim.StageBroad, t)
-		pairs, pairCount, pairCap := b.broad.pairList()
-		if err := b.narrow.run(b.dev, &b.bodies, pairs, pairCount, pairCap, s.Dt, s.Speculative); err != nil {
-			return err
-		}
-		t = lap(sim.StageNarrow, t)
-		contacts, contactCount, contactCap := b.narrow.contactList()
-		var hooks jointHooks
-		if b.nJoints > 0 {
-			hooks = &b.joints
-		}
-		if b.Timed {
-			if err := b.dev.sync(); err != nil {
-				return err
-			}
-			ts = time.Now()
-		}
-		if err := b.solver.step(b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts); err != nil {
+		if err := b.runPlan(st, &tb); err != nil {
 			return err
 		}
 		if err != nil {
 			return err
 		}
 		// The step's one read-back: the list counters, the blow-up index and the contact points.
+		_, pairCount, pairCap := b.broad.pairList()
+		contacts, contactCount, contactCap := b.narrow.contactList()
 		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, &counts); err != nil {
 			return err
 		}
@@ -219,38 +181,62 @@ func (b *Backend) Step(w *sim.World) error {
 			return err
 		}
 	}
-	w.Stats.Pairs = int(counts[0])
-	w.Stats.Manifolds = int(counts[1])
-	w.Stats.Contacts = int(counts[3])
-	w.Stats.Colors = 0
-	w.Stats.Asleep = 0
-	w.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
-	if b.Timed {
-		st[sim.StageBroad] -= st[sim.StageBounds] // the broad stage's time included the bounds
-	}
+	r.Stats.Pairs = int(counts[0])
+	r.Stats.Manifolds = int(counts[1])
+	r.Stats.Contacts = int(counts[3])
+	r.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
 	if !b.Timed {
+		// Untimed, the stages are not waited for: the whole step is one figure, kept under solve.
+		*st = sim.Timings{}
 		st[sim.StageSolve] = time.Since(start)
 	}
 	if bad := int32(counts[2]); bad >= 0 && int(bad) < n {
-		if err := b.Pull(w); err != nil {
-			return err
-		}
-		e := &sim.BlowUpError{Body: w.Bodies.Name[bad], Step: w.StepCount + 1, What: "velocity", Value: w.Bodies.Velocity[bad]}
-		if p := w.Bodies.Position[bad]; !finite(p) {
-			e.What, e.Value = "position", p
-		}
-		return e
+		r.BlowUp = int(bad)
+		return nil
 	}
-	return b.breakJoints(w)
+	return b.breakJoints(w, r)
 }
 
-func finite(v sim.Vec3) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
+// runPlan launches one attempt of the step: every stage of the plan, in order. Timed, it waits for the
+// device after each stage and adds its time to st (tb is the broad stage's clock).
+func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
+	s := &b.consts.s
+	t := time.Now()
+	var run solverRun
+	for _, op := range b.plan {
+		*tb = t
+		var err error
+		switch op.Stage {
+		case sim.StageBounds:
+			err = b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative)
+		case sim.StageBroad:
+			err = b.broad.pairsOf(b.dev, b.bodies.n)
+		case sim.StageNarrow:
+			pairs, pairCount, pairCap := b.broad.pairList()
+			err = b.narrow.run(b.dev, &b.bodies, pairs, pairCount, pairCap, s.Dt, s.Speculative)
+		case sim.StagePrepare:
+			contacts, contactCount, contactCap := b.narrow.contactList()
+			var hooks jointHooks
+			if b.nJoints > 0 {
+				hooks = &b.joints
+			}
+			err = b.solver.prepare(&run, b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts)
+		default:
+			err = b.solver.run(&run, op)
+		}
+		if err == nil && b.Timed {
+			err = b.dev.sync()
+		}
+		if err != nil {
+			return err
+		}
+		if b.Timed {
+			now := time.Now()
+			st[op.Stage] += now.Sub(t)
+			t = now
 		}
 	}
-	return true
+	return nil
 }
 
 // reserve sizes every buffer for n bodies and the current list capacities.
@@ -393,9 +379,9 @@ func (b *Backend) savedArrays(n int) []struct {
 	}
 }
 
-// breakJoints reads the joints' forces when some joint can break, and removes (on the host, which
-// re-uploads the joints before the next step) those whose force exceeded their break force.
-func (b *Backend) breakJoints(w *sim.World) error {
+// breakJoints reads the joints' forces when some joint can break, and reports in r those whose force
+// exceeded their break force (the World removes them, and re-uploads the joints before the next step).
+func (b *Backend) breakJoints(w *sim.World, r *sim.StepReport) error {
 	breakable := false
 	for i := range w.NumJoints() {
 		if w.Joint(i).BreakForce > 0 {
@@ -411,28 +397,11 @@ func (b *Backend) breakJoints(w *sim.World) error {
 	if err := downloadSlice(b.dev, forces, fp); err != nil {
 		return err
 	}
-	var broken []int
 	for i := range min(nf, w.NumJoints()) {
 		if d := w.Joint(i); d.BreakForce > 0 && forces[i] > d.BreakForce {
-			broken = append(broken, i)
+			r.Broken = append(r.Broken, sim.BrokenJoint{Index: i, Def: d, Force: forces[i], Step: w.StepCount + 1})
 		}
 	}
-	if len(broken) == 0 {
-		return nil
-	}
-	// Removing a joint wakes its bodies, an edit: the host copy must be current first.
-	if err := b.Pull(w); err != nil {
-		return err
-	}
-	for k := len(broken) - 1; k >= 0; k-- {
-		i := broken[k]
-		d := w.Joint(i)
-		if err := w.RemoveJoint(i); err != nil {
-			return err
-		}
-		w.Broken = append(w.Broken, sim.BrokenJoint{Index: i, Def: d, Force: forces[i], Step: w.StepCount + 1})
-	}
-	slices.Reverse(w.Broken)
 	return nil
 }
 

@@ -92,9 +92,9 @@ func (s *broadStage) reserve(d device, bodies, pairCapacity int) error {
 	return nil
 }
 
-// run computes the bodies' boxes for a step of dt (grown by half the speculative distance, as sim's
-// updateBounds) and their moving flags, then the pair list.
-func (s *broadStage) run(d device, b *bodyBuffers, dt, speculative float32) error {
+// bounds is the Bounds stage on the device: each body's box, enlarged by its motion over the step
+// (dt) and half the speculative distance, and its moving flag, for pairsOf.
+func (s *broadStage) bounds(d device, b *bodyBuffers, dt, speculative float32) error {
 	if err := s.reserve(d, b.n, s.capacity); err != nil {
 		return err
 	}
@@ -102,8 +102,7 @@ func (s *broadStage) run(d device, b *bodyBuffers, dt, speculative float32) erro
 		b.shape, b.flags, s.boxes, s.moving, int32(b.n), dt, 0.5*speculative); err != nil {
 		return err
 	}
-	s.lap("bounds")
-	return s.pairsOf(d, b.n)
+	return nil
 }
 
 // pairsOf runs the LBVH over the first n boxes and moving flags in s.boxes and s.moving.

@@ -48,14 +48,11 @@ type solverStage struct {
 	accLin, accAng buffer    // float4 per body: the Jacobi accumulators (accum)
 	man            [2]buffer // TbSolverManifold: the one this step writes (cur) and last step's
 	kept           [2]buffer // int32: the number of manifolds in man[i] valid for warm starting
-	cur            int
-	bad            buffer // int32: first blown-up body, or -1
-	out            buffer // TbContactOut, readContacts
-	capacity       int    // manifolds man[] holds
-	// timer, when set, is called after the launches of each part of the step with the stage they
-	// belong to (prepare, integrate, solve), for benchmarks that wait for the device and read a clock.
-	timer      func(stage sim.Stage) error
-	forgetPrev bool
+	cur            int       // the buffer of man and kept this step writes; 1-cur holds last step's
+	bad            buffer    // int32: first blown-up body, or -1
+	out            buffer    // TbContactOut, readContacts
+	capacity       int       // manifolds man[] holds
+	forgetPrev     bool
 }
 
 // reserve makes room for the given numbers of bodies and contacts (manifolds). Growing keeps last
@@ -126,21 +123,51 @@ func (s *solverStage) rewind() { s.cur = 1 - s.cur }
 // faster than MaxLinearSpeed, or -1.
 func (s *solverStage) blowUp() ptr { return s.bad.p }
 
-// step runs the solver part of one step on b, for the contacts the narrow phase left at contacts (the
-// device int32 at contactCount says how many; those past contactCapacity are ignored). j may be nil
-// (no joints). It only launches kernels.
-func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr, contactCapacity int, j jointHooks,
-	c *stepConsts) error {
+// solverRun is one step's launch context for the solver's stages: the contact list the narrow phase
+// left, the manifold buffer this step writes, the launch grids and the first error. Each stage only
+// launches kernels.
+type solverRun struct {
+	d            device
+	b            *bodyBuffers
+	contactCount ptr // device int32: the narrow phase's contact count
+	capM         int32
+	capacity     int
+	j            jointHooks // nil without joints
+	c            *stepConsts
+	man          ptr // this step's manifolds
+	mg, bg       int // grids over the manifolds and over the bodies
+	acc          accum
+	// posesMoved: the bodies moved since the rows were last refreshed (sim's refreshRows).
+	posesMoved bool
+	err        error
+}
+
+func (r *solverRun) launch(kernel string, grid, block int, args ...any) {
+	if r.err == nil {
+		r.err = r.d.launch(kernel, grid, block, args...)
+	}
+}
+
+func (r *solverRun) hook(f func() error) {
+	if r.err == nil && r.j != nil {
+		r.err = f()
+	}
+}
+
+// prepare is the Prepare stage on the device: split counts and the contact and joint rows, warm
+// started from last step's manifolds. It readies r for the step's other stages.
+func (s *solverStage) prepare(r *solverRun, d device, b *bodyBuffers, contacts, contactCount ptr, contactCapacity int,
+	j jointHooks, c *stepConsts) error {
 	if err := s.reserve(d, b.n, contactCapacity); err != nil {
 		return err
 	}
 	st := &c.s
 	n := b.n
-	capM := int32(contactCapacity)
 	// Grids of at least one block: CUDA refuses an empty grid, and the kernels return early.
-	mg, bg := blocks(max(contactCapacity, 1), solverManifoldThreads), blocks(max(n, 1), solverBodyThreads)
-	cur, prev := s.cur, 1-s.cur
-	man := s.man[cur].p
+	*r = solverRun{d: d, b: b, contactCount: contactCount, capM: int32(contactCapacity), capacity: contactCapacity,
+		j: j, c: c, man: s.man[s.cur].p, mg: blocks(max(contactCapacity, 1), solverManifoldThreads),
+		bg: blocks(max(n, 1), solverBodyThreads), acc: accum{lin: s.accLin.p, ang: s.accAng.p}, posesMoved: true}
+	prev := 1 - s.cur
 	k := sim.StepConstantsOf(*st)
 	if s.forgetPrev {
 		if err := d.zero(s.kept[prev].p, 4); err != nil {
@@ -156,92 +183,83 @@ func (s *solverStage) step(d device, b *bodyBuffers, contacts, contactCount ptr,
 			return err
 		}
 	}
-	var err error
-	launch := func(kernel string, grid, block int, args ...any) {
-		if err == nil {
-			err = d.launch(kernel, grid, block, args...)
-		}
-	}
-	hook := func(f func() error) {
-		if err == nil && j != nil {
-			err = f()
-		}
-	}
-	acc := accum{lin: s.accLin.p, ang: s.accAng.p}
-	lap := func(stage sim.Stage) {
-		if s.timer != nil && err == nil {
-			err = s.timer(stage)
-		}
-	}
-	apply := func() {
-		if err == nil {
-			err = s.apply(d, b)
-		}
-	}
-	refresh := func() { launch("tb_solver_refresh", mg, solverManifoldThreads, man, contactCount, capM, b.pos, b.rot) }
-	pass := func(useBias bool) {
-		if err == nil {
-			err = s.jacobi(d, b, man, contactCount, contactCapacity, c, useBias)
-		}
-		hook(func() error { return j.solve(d, b, acc, c, useBias) })
-		apply()
-	}
-
-	launch("tb_solver_split", mg, solverManifoldThreads, contacts, contactCount, capM, s.split)
-	hook(func() error { return j.count(d, b, s.split.p) })
-	launch("tb_solver_prepare", mg, solverManifoldThreads, contacts, contactCount, capM, man, s.man[prev],
+	r.launch("tb_solver_split", r.mg, solverManifoldThreads, contacts, contactCount, r.capM, s.split)
+	r.hook(func() error { return j.count(d, b, s.split.p) })
+	r.launch("tb_solver_prepare", r.mg, solverManifoldThreads, contacts, contactCount, r.capM, r.man, s.man[prev],
 		s.kept[prev], b.pos, b.rot, b.vel, b.omega, b.invIW, b.material, s.split,
 		k.Contact.BiasRate, k.Contact.MassScale, k.Contact.ImpulseScale, k.Contact.Compliance,
 		k.Static.BiasRate, k.Static.MassScale, k.Static.ImpulseScale, k.Static.Compliance,
 		flag(!st.NoWarmStart), 2*st.LinearSlop, flag(st.NoFriction))
-	hook(func() error { return j.prepare(d, b, s.split.p, c) })
-	lap(sim.StagePrepare)
-	for sub := 0; sub < st.Substeps; sub++ {
-		launch("tb_integrate_velocities", bg, solverBodyThreads, b.rot, b.vel, b.omega, b.invI, b.flags, int32(n),
+	r.hook(func() error { return j.prepare(d, b, s.split.p, c) })
+	return r.err
+}
+
+// run runs one of the solver's stages of the plan (after Prepare) on the device: sim's Jacobi solver,
+// stage for stage.
+func (s *solverStage) run(r *solverRun, op sim.Op) error {
+	d, b, c, st := r.d, r.b, r.c, &r.c.s
+	n := int32(b.n)
+	apply := func() {
+		if r.err == nil {
+			r.err = s.apply(d, b)
+		}
+	}
+	// refreshRows brings the contact and joint rows to the current poses, once after each move.
+	refreshRows := func() {
+		if !r.posesMoved {
+			return
+		}
+		r.launch("tb_solver_refresh", r.mg, solverManifoldThreads, r.man, r.contactCount, r.capM, b.pos, b.rot)
+		r.hook(func() error { return r.j.refresh(d, b, c) })
+		r.posesMoved = false
+	}
+	switch op.Stage {
+	case sim.StageIntegrateVelocities:
+		r.launch("tb_integrate_velocities", r.bg, solverBodyThreads, b.rot, b.vel, b.omega, b.invI, b.flags, n,
 			c.h, st.Gravity[0], st.Gravity[1], st.Gravity[2])
-		lap(sim.StageIntegrate)
-		hook(func() error { return j.refresh(d, b, c) })
-		if !st.NoWarmStart {
-			launch("tb_solver_warm_start", mg, solverManifoldThreads, man, contactCount, capM, b.pos, acc.lin, acc.ang)
-			hook(func() error { return j.warmStart(d, b, acc, c) })
-			apply()
-		}
-		refresh()
-		for it := 0; it < st.Iterations; it++ {
-			pass(true)
-		}
-		lap(sim.StageSolve)
-		launch("tb_integrate_positions", bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, int32(n), c.h)
-		lap(sim.StageIntegrate)
-		if !st.NoRelax {
-			refresh()
-			hook(func() error { return j.refresh(d, b, c) })
-			for it := 0; it < st.RelaxIterations; it++ {
-				pass(false)
+	case sim.StageWarmStart:
+		refreshRows()
+		r.launch("tb_solver_warm_start", r.mg, solverManifoldThreads, r.man, r.contactCount, r.capM, b.pos, r.acc.lin,
+			r.acc.ang)
+		r.hook(func() error { return r.j.warmStart(d, b, r.acc, c) })
+		apply()
+	case sim.StageSolve, sim.StageRelax:
+		refreshRows()
+		useBias := op.Stage == sim.StageSolve
+		for range op.Passes {
+			if r.err == nil {
+				r.err = s.jacobi(d, b, r.man, r.contactCount, r.capacity, c, useBias)
 			}
-		}
-	}
-	if !st.NoRestitution {
-		// Jacobi repeats the restitution pass (see sim's restitutionPass); joints take no part.
-		for it := 0; it < sim.JacobiRestitutionPasses; it++ {
-			launch("tb_solver_restitute", mg, solverManifoldThreads, man, contactCount, capM, b.pos, b.vel, b.omega,
-				acc.lin, acc.ang, st.RestitutionThreshold)
+			r.hook(func() error { return r.j.solve(d, b, r.acc, c, useBias) })
 			apply()
 		}
+	case sim.StageIntegratePositions:
+		r.launch("tb_integrate_positions", r.bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, n, c.h)
+		r.posesMoved = true
+	case sim.StageRestitution:
+		// Jacobi repeats the restitution pass (see sim's Jacobi solver); joints take no part.
+		for range op.Passes {
+			r.launch("tb_solver_restitute", r.mg, solverManifoldThreads, r.man, r.contactCount, r.capM, b.pos, b.vel,
+				b.omega, r.acc.lin, r.acc.ang, st.RestitutionThreshold)
+			apply()
+		}
+	case sim.StageStoreImpulses:
+		r.launch("tb_integrate_finish", r.bg, solverBodyThreads, b.rot, b.invI, b.invIW, b.flags, n)
+		// This step's manifolds become the next step's warm-start source.
+		r.launch("tb_solver_keep", 1, 1, r.contactCount, r.capM, s.kept[s.cur])
+		r.launch("tb_integrate_blowup_reset", 1, 1, s.bad, n)
+		r.launch("tb_integrate_blowup_check", r.bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, n,
+			st.MaxLinearSpeed, s.bad)
+		r.launch("tb_integrate_blowup_done", 1, 1, s.bad, n)
+		if r.err == nil {
+			s.cur = 1 - s.cur
+		}
+	default:
+		return fmt.Errorf("solver: the CUDA backend has no %s stage (it solves with jacobi)", op.Stage)
 	}
-	lap(sim.StageSolve)
-	launch("tb_integrate_finish", bg, solverBodyThreads, b.rot, b.invI, b.invIW, b.flags, int32(n))
-	// This step's manifolds become the next step's warm-start source.
-	launch("tb_solver_keep", 1, 1, contactCount, capM, s.kept[cur])
-	launch("tb_integrate_blowup_reset", 1, 1, s.bad, int32(n))
-	launch("tb_integrate_blowup_check", bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, int32(n),
-		st.MaxLinearSpeed, s.bad)
-	launch("tb_integrate_blowup_done", 1, 1, s.bad, int32(n))
-	lap(sim.StageIntegrate)
-	if err != nil {
-		return fmt.Errorf("solver: %w", err)
+	if r.err != nil {
+		return fmt.Errorf("solver: %w", r.err)
 	}
-	s.cur = prev
 	return nil
 }
 

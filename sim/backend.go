@@ -1,6 +1,9 @@
 package sim
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Backend runs a World's steps somewhere other than this package's CPU stages: the CUDA backend in
 // package gpu keeps the body state in device memory and steps it there. The World stays the model: it
@@ -10,15 +13,29 @@ import "slices"
 type Backend interface {
 	// Name says what runs the steps, e.g. "cuda (NVIDIA H100 80GB HBM3)".
 	Name() string
-	// Step advances the world by one time step. It fills w.Stats and w.Broken, and returns a
-	// *BlowUpError naming the first body that became non-finite or ran away.
-	Step(w *World) error
+	// Step advances the world by one time step, running the stages of its Plan (PlanOf the world's
+	// settings), and fills in r. It reads w (its settings, TakeEdits, the joints) and does not change
+	// it: the World applies the report.
+	Step(w *World, r *StepReport) error
 	// Pull copies the backend's body state (positions, rotations, velocities) into w.Bodies.
 	Pull(w *World) error
 	// Contacts appends the last step's contact points to out (read back from the backend).
 	Contacts(w *World, out []ContactPoint) []ContactPoint
 	// Close releases what the backend holds. The World keeps the state of its last Sync.
 	Close()
+}
+
+// StepReport is what a backend's step tells the World, which applies it: the step's statistics, the
+// joints that broke and the body that blew up.
+type StepReport struct {
+	// Stats describes the step (Timings by stage, pairs, manifolds, contacts).
+	Stats Stats
+	// Broken lists the joints whose force exceeded their break force, in ascending joint index, with
+	// the force and Step the number of the step that broke them. The World removes them.
+	Broken []BrokenJoint
+	// BlowUp is the dense index of the first body whose state became non-finite or faster than
+	// MaxLinearSpeed, or -1.
+	BlowUp int
 }
 
 // JointForceReader is a Backend that can report the force each joint held in its last step, the value
@@ -109,7 +126,7 @@ func (w *World) edited(i int) {
 	}
 }
 
-// stepBackend is Step with a backend.
+// stepBackend is Step with a backend: the backend steps, and the World applies its report.
 func (w *World) stepBackend() error {
 	if w.backendErr != nil {
 		err := w.backendErr
@@ -120,11 +137,45 @@ func (w *World) stepBackend() error {
 		return err
 	}
 	w.Broken = w.Broken[:0]
-	err := w.backend.Step(w)
+	r := &w.report
+	*r = StepReport{Broken: r.Broken[:0], BlowUp: -1}
+	err := w.backend.Step(w, r)
 	w.stale, w.forcesRead = true, false
 	w.StepCount++
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
-	return err
+	if err != nil {
+		return err
+	}
+	w.Stats = r.Stats
+	if i := r.BlowUp; i >= 0 && i < w.Bodies.Len() {
+		if err := w.Sync(); err != nil {
+			return err
+		}
+		b := &w.Bodies
+		e := &BlowUpError{Body: b.Name[i], Step: w.StepCount, What: "velocity", Value: b.Velocity[i]}
+		if p := b.Position[i]; !finite(p) {
+			e.What, e.Value = "position", p
+		}
+		return e
+	}
+	// Broken joints go highest index first, so the lower indices stay valid.
+	for k := len(r.Broken) - 1; k >= 0; k-- {
+		if err := w.RemoveJoint(r.Broken[k].Index); err != nil {
+			return err
+		}
+	}
+	w.Broken = append(w.Broken, r.Broken...)
+	return nil
+}
+
+// finite reports whether every component of v is a finite number.
+func finite(v Vec3) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Touched records that the caller wrote body i's entries of Bodies directly (the sandbox panel's

@@ -40,7 +40,7 @@ func (w *World) prepareContacts(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	warm := !w.settings.NoWarmStart
-	jacobi := w.settings.Solver == Jacobi
+	jacobi := p.split
 	noFriction := w.settings.NoFriction
 	for k := lo; k < hi; k++ {
 		m := &p.manifolds[k]

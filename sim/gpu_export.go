@@ -27,9 +27,6 @@ func StepConstantsOf(s Settings) StepConstants {
 	return StepConstants{H: h, InvH: invH, Contact: exp(soft), Static: exp(static), Joint: exp(joint)}
 }
 
-// JacobiRestitutionPasses is the number of restitution passes the Jacobi solver makes.
-const JacobiRestitutionPasses = jacobiRestitutionPasses
-
 // stepSoftness derives the sub-step and the soft coefficients of contacts and joints from resolved
 // settings.
 func stepSoftness(s *Settings) (h, invH float32, soft, static, joint softness) {
@@ -45,7 +42,7 @@ func stepSoftness(s *Settings) (h, invH float32, soft, static, joint softness) {
 	// contact frequency a 10-link chain with a 100x heavier end grew an oscillation and came apart
 	// after 8 s (at 1.5x it wobbled): Jacobi's joints run at the contact frequency.
 	jh := min(2*hertz, 0.5*invH)
-	if s.Solver == Jacobi {
+	if SolverOf(s.Solver).splitMasses() {
 		jh = hertz
 	}
 	joint = makeSoft(jh, jointDampingRatio, h)

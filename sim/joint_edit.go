@@ -179,10 +179,8 @@ func (w *World) JointState(i int) JointState {
 	switch {
 	case w.backend != nil:
 		s.Force = w.backendForce(i)
-	case w.settings.Solver == XPBD:
-		s.Force = j.xpbdF
 	default:
-		s.Force = j.force(w.pipe.invH)
+		s.Force = SolverOf(w.settings.Solver).jointForce(w, j)
 	}
 	return s
 }

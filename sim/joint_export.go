@@ -46,13 +46,6 @@ func (w *World) JointFrame(i int) JointFrame {
 // gives the joint rows of a velocity solver (PGS, Jacobi) under settings s, as Step computes them.
 func JointSoftness(s Settings) (biasRate, massScale, impulseScale float32) {
 	s = s.resolved()
-	h := s.Dt / float32(s.Substeps)
-	invH := 1 / h
-	hertz := min(s.ContactHertz, 0.25*invH)
-	jh := min(2*hertz, 0.5*invH)
-	if s.Solver == Jacobi {
-		jh = hertz
-	}
-	soft := makeSoft(jh, jointDampingRatio, h)
-	return soft.biasRate, soft.massScale, soft.impulseScale
+	_, _, _, _, joint := stepSoftness(&s)
+	return joint.biasRate, joint.massScale, joint.impulseScale
 }

@@ -34,7 +34,7 @@ func (w *World) prepareJoints() {
 func (w *World) jointMasses(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	jacobi := w.settings.Solver == Jacobi
+	jacobi := p.split
 	for k := lo; k < hi; k++ {
 		j := &w.joints[k]
 		sA := float32(1)
@@ -283,17 +283,11 @@ func (j *joint) force(invH float32) float32 {
 // breakJoints removes the joints whose force exceeded their break force this step and reports them in
 // w.Broken.
 func (w *World) breakJoints() {
-	invH := w.pipe.invH
-	xpbd := w.settings.Solver == XPBD
 	kept := w.joints[:0]
 	for k := range w.joints {
 		j := &w.joints[k]
 		if j.def.BreakForce > 0 {
-			f := j.xpbdF // XPBD: the anchor rows' lambda is a positional impulse, force = lambda / h^2
-			if !xpbd {
-				f = j.force(invH)
-			}
-			if f > j.def.BreakForce {
+			if f := w.pipe.solver.jointForce(w, j); f > j.def.BreakForce {
 				w.Broken = append(w.Broken, BrokenJoint{Index: k, Def: j.def, Force: f, Step: w.StepCount + 1})
 				continue
 			}

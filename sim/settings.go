@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"runtime"
-	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -162,45 +161,10 @@ func (s Settings) resolved() Settings {
 	if s.SleepTime <= 0 {
 		s.SleepTime = 0.5
 	}
-	// Contact stiffness is bounded by the sub-step rate (a soft contact is stable up to about a quarter
-	// of it), and a stack compresses by load / (m_eff omega^2). Jacobi's split masses make each row
-	// softer by the number of rows on a body, so it needs a higher frequency, hence more sub-steps,
-	// for the same stack (measured: 20 boxes compress 1.0 cm with PGS at 8 x 1 and 120 Hz, 1.3 cm
-	// with Jacobi at 16 x 2 and 240 Hz, 5.3 cm with Jacobi at 8 x 2 and 120 Hz). Iterations hold a
-	// 20-row pyramid against creep: its worst box moves 16.5 cm in 15 s with PGS at 8 x 1, 4.8 cm at
-	// 8 x 2, 1.3 cm at 8 x 4 with one relax pass, 0.2 cm at 8 x 4 with four; 0.8 cm with Jacobi 16 x 2.
-	// Over 30 s: 0.19 cm with 4 iterations and 2 relax passes (as good as 4 + 4, 22% fewer passes),
-	// 2.5 cm with 4 + 1, 1.6 cm with 3 + 2.
-	// XPBD follows Mueller et al.: many sub-steps of one position pass each.
-	jacobi := s.Solver == Jacobi
-	if s.Substeps <= 0 {
-		switch s.Solver {
-		case Jacobi:
-			s.Substeps = 16
-		case XPBD:
-			s.Substeps = 20
-		default:
-			s.Substeps = 8
-		}
-	}
-	if s.Iterations <= 0 {
-		switch s.Solver {
-		case Jacobi:
-			s.Iterations = 2
-		case XPBD:
-			s.Iterations = 1
-		default:
-			s.Iterations = 4
-		}
-	}
+	// The solver's own defaults: sub-steps, iterations and contact stiffness (see each solver's file).
+	SolverOf(s.Solver).defaults(&s)
 	if s.RelaxIterations <= 0 {
 		s.RelaxIterations = min(s.Iterations, 2)
-	}
-	if s.ContactHertz == 0 {
-		s.ContactHertz = 120
-		if jacobi {
-			s.ContactHertz = 240
-		}
 	}
 	if s.DampingRatio == 0 {
 		s.DampingRatio = 10
@@ -226,37 +190,6 @@ func (s Settings) resolved() Settings {
 	return s
 }
 
-// Stage names a stage of the step, for timings.
-type Stage int
-
-// The stages, in the order a step runs them.
-const (
-	StageBounds Stage = iota
-	StageBroad
-	StageNarrow
-	StagePrepare
-	StageSolve
-	StageIntegrate
-	NumStages
-)
-
-var stageNames = [...]string{"bounds", "broad", "narrow", "prepare", "solve", "integrate"}
-
-// String returns the stage's short name.
-func (s Stage) String() string { return stageNames[s] }
-
-// Timings is the wall time each stage of the last step took.
-type Timings [NumStages]time.Duration
-
-// Total is the sum over stages.
-func (t *Timings) Total() time.Duration {
-	var s time.Duration
-	for _, d := range t {
-		s += d
-	}
-	return s
-}
-
 func identityIfZero(q Quat) Quat {
 	if q.W == 0 && q.V == (Vec3{}) {
 		return mgl32.QuatIdent()
@@ -266,7 +199,7 @@ func identityIfZero(q Quat) Quat {
 
 // Check reports settings the world cannot run (an unknown solver).
 func (s Settings) Check() error {
-	if s.Solver > XPBD {
+	if int(s.Solver) >= len(solverTable) {
 		return fmt.Errorf("unknown solver %d", s.Solver)
 	}
 	if s.Broadphase > Brute {

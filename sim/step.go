@@ -56,6 +56,7 @@ type pipeline struct {
 	jointAdjStart   []int32
 	jointAdj        []int32
 	gatherJoints    bool // gatherImpulses adds the joints' recorded impulses
+	split           bool // the solver's rows use split masses (Jacobi)
 	jointSoft       softness
 
 	// XPBD: the bodies' poses at the start of the sub-step and the corrections since
@@ -70,7 +71,13 @@ type pipeline struct {
 	maxPush       float32
 	restThreshold float32
 	useBias       bool
-	anchorReach   float32 // friction anchors further apart than this are dropped
+	posesMoved    bool // the bodies moved since the rows were last refreshed (refreshRows)
+
+	// the plan (w.plan), written for the settings planFor by solver
+	planFor     Settings
+	solver      Solver
+	steps       Plan
+	anchorReach float32 // friction anchors further apart than this are dropped
 
 	// loop bodies, made once so running them allocates nothing
 	fnBounds, fnNarrow, fnPrepare, fnIntVel, fnIntPos, fnFinish      func(worker, lo, hi int)
@@ -220,11 +227,12 @@ const (
 	manifoldGrain = 256
 )
 
-// Step advances the world by one time step: bounds, broad phase, narrow phase, prepare, then Substeps
-// soft sub-steps of (integrate velocities, warm start, solve, integrate positions, relax), then
-// restitution and storing impulses for the next step's warm start. It returns a *BlowUpError naming
-// the first body whose state became non-finite or faster than MaxLinearSpeed; the world is then left
-// as the step made it.
+// Step advances the world by one time step: it runs the step's Plan, which the selected solver writes
+// (Solver.Plan; for the velocity solvers the bounds, the broad and narrow phases, prepare, then
+// Substeps soft sub-steps of integrate velocities, warm start, solve, integrate positions and relax,
+// then restitution and storing impulses for the next step's warm start), timing each stage. It returns
+// a *BlowUpError naming the first body whose state became non-finite or faster than MaxLinearSpeed; the
+// world is then left as the step made it.
 func (w *World) Step() error {
 	if w.backend != nil {
 		return w.stepBackend()
@@ -233,11 +241,8 @@ func (w *World) Step() error {
 		return err
 	}
 	w.bindStages()
-	s := &w.settings
 	p := &w.pipe
-	b := &w.Bodies
-	n := b.Len()
-	w.selectBroadphase()
+	n := w.Bodies.Len()
 	p.boxes = resize(p.boxes, n)
 	p.dynamic = resize(p.dynamic, n)
 	p.rot = resize(p.rot, n)
@@ -245,148 +250,130 @@ func (w *World) Step() error {
 	st := &w.Stats.Timings
 	*st = Timings{}
 	w.Broken = w.Broken[:0]
-	w.prepareJoints()
-	nj := len(w.joints)
-
+	w.Stats.Asleep = 0
 	t := time.Now()
-	// The collision stages. With sleeping on, a sleeping island that an awake body now touches wakes
-	// whole, and the stages run again so that its contacts are there for this step's solve (a few
-	// rounds at most; a wake chain longer than that finishes on the next steps).
-	for round := 0; ; round++ {
-		p.pool.run(n, bodyGrain, p.fnBounds)
-		t = lap(st, StageBounds, t)
-
-		p.pairs = p.broad.Pairs(p.boxes, p.dynamic, p.pairs)
-		w.Stats.Pairs = len(p.pairs)
-		w.Stats.BVH = BVHStats{}
-		if t, ok := p.broad.(*bvh.LBVH); ok {
-			w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
-		}
-		t = lap(st, StageBroad, t)
-
-		p.cand = resize(p.cand, len(p.pairs))
-		p.pool.run(len(p.pairs), pairGrain, p.fnNarrow)
-		w.gatherManifolds()
-		t = lap(st, StageNarrow, t)
-		if !s.Sleep || !w.wakeTouched() || round == maxWakeRounds-1 {
-			break
-		}
+	for _, op := range w.plan() {
+		w.runStage(op)
+		now := time.Now()
+		st[op.Stage] += now.Sub(t)
+		t = now
 	}
+	w.StepCount++
+	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
+	return w.checkBlowUp()
+}
+
+// plan returns the step's plan under the current settings, written again only when they change.
+func (w *World) plan() Plan {
+	p := &w.pipe
+	if p.planFor != w.settings || p.steps == nil {
+		p.planFor = w.settings
+		p.solver = SolverOf(w.settings.Solver)
+		p.steps = p.solver.Plan(&w.settings, p.steps[:0])
+	}
+	return p.steps
+}
+
+// Plan returns the stages one step runs under the world's current settings.
+func (w *World) Plan() Plan { return PlanOf(w.settings) }
+
+// runStage runs one entry of the plan on the CPU: the solver's own stages through the solver, the
+// common ones here.
+func (w *World) runStage(op Op) {
+	p := &w.pipe
+	if p.solver.run(w, op) {
+		return
+	}
+	s := &w.settings
+	n := w.Bodies.Len()
+	switch op.Stage {
+	case StageBounds:
+		w.prepareJoints()
+		w.selectBroadphase()
+		p.pool.run(n, bodyGrain, p.fnBounds)
+	case StageBroad:
+		w.broadPhase()
+	case StageNarrow:
+		w.narrowPhaseAll()
+		// With sleeping on, a sleeping island that an awake body now touches wakes whole, and the
+		// collision stages run again so that its contacts are there for this step's solve (a few
+		// rounds at most; a wake chain longer than that finishes on the next steps).
+		for round := 1; s.Sleep && round < maxWakeRounds && w.wakeTouched(); round++ {
+			p.pool.run(n, bodyGrain, p.fnBounds)
+			w.broadPhase()
+			w.narrowPhaseAll()
+		}
+	case StagePrepare:
+		w.prepare()
+	case StageIntegrateVelocities:
+		p.pool.run(n, bodyGrain, p.fnIntVel)
+	case StageIntegratePositions:
+		p.pool.run(n, bodyGrain, p.fnIntPos)
+		p.posesMoved = true
+	case StageStoreImpulses:
+		if s.Sleep {
+			w.restoreSleepers()
+		}
+		p.pool.run(n, bodyGrain, p.fnFinish)
+		w.breakJoints()
+		// This step's manifolds become the next step's warm-start source.
+		p.prev, p.manifolds = p.manifolds, p.prev
+	case StageSleep:
+		w.updateSleep()
+	default:
+		panic("sim: the " + op.Stage.String() + " stage is not run by the " + p.solver.Kind().String() + " solver")
+	}
+}
+
+// broadPhase finds the pairs of overlapping boxes with the selected broad phase.
+func (w *World) broadPhase() {
+	p := &w.pipe
+	p.pairs = p.broad.Pairs(p.boxes, p.dynamic, p.pairs)
+	w.Stats.Pairs = len(p.pairs)
+	w.Stats.BVH = BVHStats{}
+	if t, ok := p.broad.(*bvh.LBVH); ok {
+		w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
+	}
+}
+
+// narrowPhaseAll makes the manifolds of every pair and matches them with last step's.
+func (w *World) narrowPhaseAll() {
+	p := &w.pipe
+	p.cand = resize(p.cand, len(p.pairs))
+	p.pool.run(len(p.pairs), pairGrain, p.fnNarrow)
+	w.gatherManifolds()
+}
+
+// prepare is the Prepare stage: the step's constants, the bodies' constraint lists, the graph colours
+// for a solver that visits rows by colour, the contact rows and the joints' masses.
+func (w *World) prepare() {
+	s := &w.settings
+	p := &w.pipe
+	b := &w.Bodies
+	n := b.Len()
 	if s.Sleep {
 		w.keepSleepers()
 	}
-
-	substeps := s.Substeps
 	p.h, p.invH, p.soft, p.staticSoft, p.jointSoft = stepSoftness(s)
 	p.maxPush = s.MaxPushOut
 	p.restThreshold = s.RestitutionThreshold
 	p.anchorReach = 2 * s.LinearSlop
+	p.split = p.solver.splitMasses()
 	p.buildAdjacency(n)
 	p.jointAdjacency(n, w.joints)
-	if s.Solver != Jacobi {
+	w.Stats.Colors = 0
+	if p.solver.colours() {
 		p.colourManifolds(b)
 		p.colourJoints(b, w.joints)
 		w.Stats.Colors = p.colors
-	} else {
-		w.Stats.Colors = 0
 	}
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
-	p.pool.run(nj, jointGrain, p.fnJointMass)
+	p.pool.run(len(w.joints), jointGrain, p.fnJointMass)
 	if s.NoWarmStart {
 		w.resetJointImpulses()
 	}
-	t = lap(st, StagePrepare, t)
-
-	var tSolve, tInt time.Duration
-	if s.Solver == XPBD {
-		w.stepXPBD(n)
-		substeps = 0 // the velocity solvers' sub-steps and restitution pass do not run
-		t = lapInto(&tSolve, t)
-	}
-	for sub := 0; sub < substeps; sub++ {
-		p.pool.run(n, bodyGrain, p.fnIntVel)
-		t = lapInto(&tInt, t)
-		p.pool.run(nj, jointGrain, p.fnJointRefresh)
-		if !s.NoWarmStart {
-			p.pool.run(len(p.manifolds), manifoldGrain, p.fnWarm)
-			p.pool.run(nj, jointGrain, p.fnJointWarm)
-			p.gatherJoints = true
-			p.pool.run(n, bodyGrain, p.fnGather)
-		}
-		p.pool.run(len(p.manifolds), manifoldGrain, p.fnRefresh)
-		p.useBias = true
-		for it := 0; it < s.Iterations; it++ {
-			w.solvePass()
-		}
-		t = lapInto(&tSolve, t)
-		p.pool.run(n, bodyGrain, p.fnIntPos)
-		t = lapInto(&tInt, t)
-		if !s.NoRelax {
-			p.pool.run(len(p.manifolds), manifoldGrain, p.fnRefresh)
-			p.pool.run(nj, jointGrain, p.fnJointRefresh)
-			p.useBias = false
-			for it := 0; it < s.RelaxIterations; it++ {
-				w.solvePass()
-			}
-		}
-		t = lapInto(&tSolve, t)
-	}
-	if !s.NoRestitution && s.Solver != XPBD {
-		w.restitutionPass()
-	}
-	if s.Sleep {
-		w.restoreSleepers()
-	}
-	p.pool.run(n, bodyGrain, p.fnFinish)
-	w.breakJoints()
-	// Store impulses: this step's manifolds become the next step's warm-start source.
-	p.prev, p.manifolds = p.manifolds, p.prev
-	w.Stats.Asleep = 0
-	if s.Sleep {
-		w.updateSleep()
-	}
-	t = lapInto(&tSolve, t)
-	st[StageSolve] = tSolve
-	st[StageIntegrate] = tInt
-
-	w.StepCount++
-	w.Time = float64(w.StepCount) * float64(s.Dt)
-	return w.checkBlowUp()
+	p.posesMoved = true // the rows are refreshed before the first pass reads them
 }
-
-// solvePass runs one iteration of the selected solver over every manifold.
-func (w *World) solvePass() {
-	p := &w.pipe
-	if w.settings.Solver == Jacobi {
-		p.pool.run(len(p.manifolds), manifoldGrain, p.fnJacobi)
-		p.pool.run(len(w.joints), jointGrain, p.fnJointJacobi)
-		p.gatherJoints = true
-		p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
-		return
-	}
-	w.eachJointColour(p.fnJointColour)
-	w.eachColour(p.fnColour)
-}
-
-func (w *World) restitutionPass() {
-	p := &w.pipe
-	if w.settings.Solver == Jacobi {
-		// One Jacobi pass moves each body by its split share only (a ball between a contact and a
-		// joint gets half the bounce), so Jacobi repeats the pass: each converges further towards
-		// e times the approach speed (measured on Newton's cradle, e = 1: the last ball leaves
-		// at 27% of the first's speed after one pass, 65% after four, 92% after eight).
-		p.gatherJoints = false
-		for it := 0; it < jacobiRestitutionPasses; it++ {
-			p.pool.run(len(p.manifolds), manifoldGrain, p.fnRestJacobi)
-			p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
-		}
-		return
-	}
-	w.eachColour(p.fnRestColour)
-}
-
-// jacobiRestitutionPasses is the number of restitution passes the Jacobi solver makes.
-const jacobiRestitutionPasses = 8
 
 // eachColour runs fn over the manifolds of each colour in turn (in parallel within a colour), then
 // over the overflow serially.

@@ -62,12 +62,13 @@ type World struct {
 
 	pipe pipeline
 
-	backend    Backend   // nil: the CPU stages
-	stale      bool      // the backend has stepped since Bodies were last synced
-	edits      Edits     // changes the backend has not taken yet
-	backendErr error     // a failed Sync during an edit, returned by the next Step
-	forces     []float32 // the joints' forces read from the backend (JointState), when forcesRead
-	forcesRead bool      // forces are the backend's for the last step and the joints as they are
+	backend    Backend    // nil: the CPU stages
+	stale      bool       // the backend has stepped since Bodies were last synced
+	edits      Edits      // changes the backend has not taken yet
+	backendErr error      // a failed Sync during an edit, returned by the next Step
+	forces     []float32  // the joints' forces read from the backend (JointState), when forcesRead
+	forcesRead bool       // forces are the backend's for the last step and the joints as they are
+	report     StepReport // the backend's last step
 }
 
 type slot struct {

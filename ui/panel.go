@@ -400,22 +400,46 @@ func (a *App) simulationSection() {
 		k := solvers[solver]
 		edit("solver", func(s *sim.Settings) { s.Solver = k })
 	}
-	warm := !set.NoWarmStart
-	if g.checkbox("warm starting", &warm) {
-		edit("warm starting", func(s *sim.Settings) { s.NoWarmStart = !warm })
+	// Only the settings the solver reads (sim.Solver.Params): XPBD has no soft contacts, warm start or
+	// relax pass; the velocity solvers have no joint damping of their own.
+	params := sim.SolverOf(res.Solver).Params()
+	if params.Has(sim.ParamWarmStart) {
+		warm := !set.NoWarmStart
+		if g.checkbox("warm starting", &warm) {
+			edit("warm starting", func(s *sim.Settings) { s.NoWarmStart = !warm })
+		}
 	}
-	relax := !set.NoRelax
-	g.sameLine("checkbox", "relax")
-	if g.checkbox("relax", &relax) {
-		edit("relax", func(s *sim.Settings) { s.NoRelax = !relax })
+	if params.Has(sim.ParamRelax) {
+		relax := !set.NoRelax
+		g.sameLine("checkbox", "relax")
+		if g.checkbox("relax", &relax) {
+			edit("relax", func(s *sim.Settings) { s.NoRelax = !relax })
+		}
 	}
-	chz := res.ContactHertz
-	if g.sliderFloatV("contact Hz", &chz, 5, 480, "%.0f", imgui.SliderFlagsLogarithmic) {
-		edit("contact stiffness", func(s *sim.Settings) { s.ContactHertz = chz })
+	if params.Has(sim.ParamRelaxIterations) && !set.NoRelax {
+		rit := int32(res.RelaxIterations)
+		if g.sliderInt("relax passes", &rit, 1, 32) {
+			edit("relax passes", func(s *sim.Settings) { s.RelaxIterations = int(rit) })
+		}
 	}
-	dr := res.DampingRatio
-	if g.sliderFloat("damping ratio", &dr, 0.1, 20) {
-		edit("damping ratio", func(s *sim.Settings) { s.DampingRatio = dr })
+	if params.Has(sim.ParamContactHertz) {
+		chz := res.ContactHertz
+		if g.sliderFloatV("contact Hz", &chz, 5, 480, "%.0f", imgui.SliderFlagsLogarithmic) {
+			edit("contact stiffness", func(s *sim.Settings) { s.ContactHertz = chz })
+		}
+	}
+	if params.Has(sim.ParamDampingRatio) {
+		dr := res.DampingRatio
+		if g.sliderFloat("damping ratio", &dr, 0.1, 20) {
+			edit("damping ratio", func(s *sim.Settings) { s.DampingRatio = dr })
+		}
+	}
+	if params.Has(sim.ParamJointDamping) {
+		jd := res.JointDamping
+		if g.sliderFloat("joint damping, 1/s", &jd, 0, 50) {
+			edit("joint damping", func(s *sim.Settings) { s.JointDamping = jd })
+		}
+		tip("damps the relative motion of jointed bodies (XPBD's velocity pass)")
 	}
 	grav := [3]float32(res.Gravity)
 	if g.dragFloat3("gravity", &grav, 0.05, -50, 50, "%.2f") {

@@ -594,3 +594,41 @@ func TestUntickingFrictionFreesTheRestingBoxesOnTheIncline(t *testing.T) {
 		}
 	}
 }
+
+// TestSimulationSectionShowsOnlyTheSolversSettings: the section offers each solver's settings and no
+// others (sim.Solver.Params): XPBD shows its joint damping and hides the soft step's contact stiffness,
+// damping ratio, warm start and relax; PGS the reverse; and the relax passes slider sets the relax
+// iterations.
+func TestSimulationSectionShowsOnlyTheSolversSettings(t *testing.T) {
+	d := drive(t, Options{Scene: "pendulum"})
+	set := func() (s sim.Settings) { d.world(func(w *sim.World) { s = w.Settings() }); return }
+	soft := []string{"warm starting", "relax", "relax passes", "contact Hz", "damping ratio"}
+	d.setText("simulation/relax passes", 0, 1, "3")
+	if got := set().RelaxIterations; got != 3 {
+		t.Errorf("relax iterations %d after typing 3", got)
+	}
+	if d.has("simulation/joint damping, 1/s") {
+		t.Error("PGS shows XPBD's joint damping")
+	}
+	d.choose("simulation/solver", "xpbd")
+	d.frames(2)
+	for _, l := range soft {
+		if d.has("simulation/" + l) {
+			t.Errorf("XPBD shows %q, which it does not read", l)
+		}
+	}
+	d.setText("simulation/joint damping, 1/s", 0, 1, "4")
+	if s := set(); s.Solver != sim.XPBD || s.JointDamping != 4 {
+		t.Errorf("solver %v, joint damping %v after choosing xpbd and typing 4", s.Solver, s.JointDamping)
+	}
+	d.choose("simulation/solver", "pgs (Gauss-Seidel)")
+	d.frames(2)
+	if d.has("simulation/joint damping, 1/s") {
+		t.Error("PGS shows XPBD's joint damping")
+	}
+	for _, l := range soft {
+		if !d.has("simulation/" + l) {
+			t.Errorf("PGS does not show %q", l)
+		}
+	}
+}

@@ -117,9 +117,12 @@ func (s *statsHistory) show(a *App) {
 	fr := s.ordered(&s.frame)
 	imgui.Textf("%.0f FPS   frame %.2f ms   fill %.2f ms   draw %.2f ms", s.fps, last(fr), last(s.ordered(&s.fill)), last(s.ordered(&s.draw)))
 	step := s.ordered(&s.step)
+	// The stages the recent steps ran (a solver's plan runs some of sim's stages, not all).
 	line := ""
 	for st := range sim.NumStages {
-		line += fmt.Sprintf("%s %.2f  ", sim.Stage(st), last(s.ordered(&s.stages[st])))
+		if v := s.ordered(&s.stages[st]); maxOf(v) > 1.1e-6 {
+			line += fmt.Sprintf("%s %.2f  ", sim.Stage(st), last(v))
+		}
 	}
 	imgui.Textf("step %.2f ms: %s", last(step), line)
 	if len(step) == 0 {
@@ -130,6 +133,9 @@ func (s *statsHistory) show(a *App) {
 	if a.w.treeNode("step ms by stage") {
 		for st := range sim.NumStages {
 			v := s.ordered(&s.stages[st])
+			if maxOf(v) <= 1.1e-6 {
+				continue
+			}
 			imgui.PlotLinesV(sim.Stage(st).String(), v, 0, fmt.Sprintf("%.2f", last(v)), 0, maxOf(v), imgui.Vec2{Y: 30})
 		}
 		a.w.treePop()

@@ -22,6 +22,10 @@ type worldFlags struct {
 	refit    float64
 	workers  int
 	substeps int
+	// solver settings, 0: keep the scene's; each is accepted only by a solver that reads it
+	iterations   int
+	contactHertz float64
+	jointDamping float64
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
@@ -31,6 +35,9 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
 	fs.IntVar(&f.substeps, "substeps", 0, "override the scene's solver sub-steps (0: keep)")
+	fs.IntVar(&f.iterations, "iterations", 0, "override the scene's solver iterations per sub-step (0: keep)")
+	fs.Float64Var(&f.contactHertz, "contact-hertz", 0, "override the contact stiffness, Hz (pgs, jacobi; 0: keep)")
+	fs.Float64Var(&f.jointDamping, "joint-damping", 0, "joint damping, 1/s (xpbd; 0: keep)")
 	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild every step)")
 }
 
@@ -42,6 +49,12 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 			strings.Join(scenes.Names(), ", "))
 	case f.substeps < 0 || f.substeps > 100:
 		fmt.Fprintf(stderr, "sandbox %s: -substeps must be in [0, 100], got %d\n", cmd, f.substeps)
+	case f.iterations < 0 || f.iterations > 1000:
+		fmt.Fprintf(stderr, "sandbox %s: -iterations must be in [0, 1000], got %d\n", cmd, f.iterations)
+	case !(f.contactHertz >= 0 && f.contactHertz <= 1e4):
+		fmt.Fprintf(stderr, "sandbox %s: -contact-hertz must be in [0, 10000], got %g\n", cmd, f.contactHertz)
+	case !(f.jointDamping >= 0 && f.jointDamping <= 1e4):
+		fmt.Fprintf(stderr, "sandbox %s: -joint-damping must be in [0, 10000], got %g\n", cmd, f.jointDamping)
 	case f.workers < 0:
 		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
 	case !(f.refit == 0 || f.refit >= 1 && f.refit <= 1000):
@@ -82,15 +95,8 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
 	}
-	if f.refit != 0 || f.substeps != 0 {
-		set := w.Settings()
-		if f.refit != 0 {
-			set.BVHRefit = float32(f.refit)
-		}
-		if f.substeps != 0 {
-			set.Substeps = f.substeps
-		}
-		w.SetSettings(set)
+	if err := f.applySettings(w); err != nil {
+		return nil, nil, err
 	}
 	if err := attachBackend(w, f.backend, stderr); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
@@ -164,4 +170,37 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
 		return exitUsage, false
 	}
 	return exitOK, true
+}
+
+// applySettings applies the flags that override the scene's settings. A solver setting the world's
+// solver does not read (sim.Solver.Params) is refused, naming the flag and the settings it does read.
+func (f *worldFlags) applySettings(w *sim.World) error {
+	set := w.Settings()
+	if f.refit != 0 {
+		set.BVHRefit = float32(f.refit)
+	}
+	solver := sim.SolverOf(w.Resolved().Solver)
+	for _, o := range []struct {
+		flag  string
+		param sim.Param
+		given bool
+		set   func()
+	}{
+		{"-substeps", sim.ParamSubsteps, f.substeps != 0, func() { set.Substeps = f.substeps }},
+		{"-iterations", sim.ParamIterations, f.iterations != 0, func() { set.Iterations = f.iterations }},
+		{"-contact-hertz", sim.ParamContactHertz, f.contactHertz != 0, func() { set.ContactHertz = float32(f.contactHertz) }},
+		{"-joint-damping", sim.ParamJointDamping, f.jointDamping != 0, func() { set.JointDamping = float32(f.jointDamping) }},
+	} {
+		if !o.given {
+			continue
+		}
+		if !solver.Params().Has(o.param) {
+			return fmt.Errorf("%s: the %s solver does not use %s (it reads %s)", o.flag, solver.Kind(), o.param, solver.Params())
+		}
+		o.set()
+	}
+	if set != w.Settings() {
+		w.SetSettings(set)
+	}
+	return nil
 }

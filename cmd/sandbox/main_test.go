@@ -184,6 +184,10 @@ func TestRunTakesAPresetAndOverridesTheSolver(t *testing.T) {
 		!strings.HasPrefix(out, "stack: 21 bodies, 3 steps") {
 		t.Errorf("code %d, %q %q", code, out, errs)
 	}
+	if code, out, errs := sandbox("run", "-scene", "pendulum", "-steps", "3", "-solver", "xpbd", "-iterations", "2",
+		"-joint-damping", "3"); code != 0 || !strings.HasPrefix(out, "pendulum: 3 bodies, 3 steps") {
+		t.Errorf("xpbd with its own settings: code %d, %q %q", code, out, errs)
+	}
 	if code, _, errs := sandbox("run", "-scene", "stack", "-steps", "3", "-solver", "newton"); code != 1 ||
 		!strings.Contains(errs, "unknown solver") {
 		t.Errorf("bad solver: code %d, %q", code, errs)
@@ -210,6 +214,12 @@ func TestRunRefusesBadInputWithoutPanicking(t *testing.T) {
 		{[]string{"bench", "-scene", bad}, 1, "must be > 0, got 0"},
 		{[]string{"bench", "-scene", "stack", "-broadphase", "octree"}, 1, `unknown broad phase "octree"`},
 		{[]string{"bench", "-scene", "stack", "-bvh-refit", "0.5"}, 2, "-bvh-refit must be 0 (the default) or in [1, 1000]"},
+		{[]string{"run", "-scene", "stack", "-steps", "1", "-iterations", "-2"}, 2, "-iterations must be in [0, 1000], got -2"},
+		// A setting the solver does not read is refused, naming what it does read.
+		{[]string{"run", "-scene", "stack", "-steps", "1", "-solver", "xpbd", "-contact-hertz", "60"}, 1,
+			"-contact-hertz: the xpbd solver does not use contactHertz (it reads substeps, iterations, friction,"},
+		{[]string{"run", "-scene", "stack", "-steps", "1", "-solver", "pgs", "-joint-damping", "2"}, 1,
+			"-joint-damping: the pgs solver does not use jointDamping"},
 	} {
 		code, _, errs := sandbox(c.args...)
 		if code != c.code || !strings.Contains(errs, c.msg) || strings.Contains(errs, "panic") {

@@ -105,8 +105,8 @@ type fakeBackend struct {
 	pulls, closes    int
 }
 
-func (f *fakeBackend) Name() string            { return "fake" }
-func (f *fakeBackend) Step(w *sim.World) error { return f.stepErr }
+func (f *fakeBackend) Name() string                               { return "fake" }
+func (f *fakeBackend) Step(w *sim.World, _ *sim.StepReport) error { return f.stepErr }
 func (f *fakeBackend) Pull(w *sim.World) error {
 	if f.pullErr != nil {
 		return f.pullErr
@@ -210,7 +210,7 @@ type recorder struct {
 	edits []sim.Edits
 }
 
-func (r *recorder) Step(w *sim.World) error {
+func (r *recorder) Step(w *sim.World, _ *sim.StepReport) error {
 	r.edits = append(r.edits, w.TakeEdits())
 	return nil
 }

@@ -487,46 +487,96 @@ func (w *World) xpbdVelocities(lo, hi int) {
 	}
 }
 
-// stepXPBD runs the XPBD sub-steps (see the top of this file).
-func (w *World) stepXPBD(n int) {
-	s := &w.settings
+// xpbdSolver is the XPBD solver described at the top of this file.
+type xpbdSolver struct{}
+
+// Kind is XPBD.
+func (xpbdSolver) Kind() SolverKind { return XPBD }
+
+// Params: XPBD has no soft contacts, no warm start, no relax pass and no push-out cap; its joint
+// damping is its own.
+func (xpbdSolver) Params() Param {
+	return ParamSubsteps | ParamIterations | ParamFriction | ParamRestitution | ParamRestitutionThreshold |
+		ParamJointDamping
+}
+
+// Plan is Substeps times (integrate velocities, predict the poses, Iterations position passes, derive
+// the velocities, the velocity pass); restitution is part of the velocity pass.
+func (xpbdSolver) Plan(s *Settings, p Plan) Plan {
+	p = collisionPlan(p)
+	for range s.Substeps {
+		p = append(p, Op{StageIntegrateVelocities, 1}, Op{StageIntegratePositions, 1}, Op{StageSolve, s.Iterations},
+			Op{StageDeriveVelocities, 1}, Op{StageSolveVelocities, 1})
+	}
+	return endPlan(s, p)
+}
+
+// defaults: Mueller et al.'s many sub-steps of one position pass each (20 x 1).
+func (xpbdSolver) defaults(s *Settings) {
+	if s.Substeps <= 0 {
+		s.Substeps = 20
+	}
+	if s.Iterations <= 0 {
+		s.Iterations = 1
+	}
+	if s.ContactHertz == 0 {
+		s.ContactHertz = 120 // not read by XPBD; resolved as PGS's so that a switch of solver keeps it
+	}
+}
+
+func (xpbdSolver) splitMasses() bool { return false }
+func (xpbdSolver) colours() bool     { return true }
+
+// jointForce: the anchor rows' lambda is a positional impulse, force = lambda / h^2 (xpbdF).
+func (xpbdSolver) jointForce(_ *World, j *joint) float32 { return j.xpbdF }
+
+func (xpbdSolver) run(w *World, op Op) bool {
 	p := &w.pipe
-	p.prevPos = resize(p.prevPos, n)
-	p.prevRot = resize(p.prevRot, n)
-	p.corrX = resize(p.corrX, n)
-	p.corrTh = resize(p.corrTh, n)
-	nm, nj := len(p.manifolds), len(w.joints)
-	for sub := 0; sub < s.Substeps; sub++ {
-		p.pool.run(n, bodyGrain, p.fnIntVel)
-		p.pool.run(nm, manifoldGrain, p.fnXStart)
+	n := w.Bodies.Len()
+	switch op.Stage {
+	case StageIntegratePositions:
+		p.prevPos = resize(p.prevPos, n)
+		p.prevRot = resize(p.prevRot, n)
+		p.corrX = resize(p.corrX, n)
+		p.corrTh = resize(p.corrTh, n)
+		p.pool.run(len(p.manifolds), manifoldGrain, p.fnXStart)
 		p.pool.run(n, bodyGrain, p.fnXSave)
 		p.pool.run(n, bodyGrain, p.fnIntPos)
 		for k := range w.joints {
 			w.joints[k].xl = [3]float32{}
 		}
-		for it := 0; it < s.Iterations; it++ {
+	case StageSolve:
+		for range op.Passes {
 			w.eachJointColour(p.fnXJoint)
 			w.eachColour(p.fnXContact)
 		}
+	case StageDeriveVelocities:
 		for k := range w.joints {
 			j := &w.joints[k]
 			j.xpbdF = abs32(j.xl[0]) * p.invH * p.invH
 		}
 		p.pool.run(n, bodyGrain, p.fnXVel)
+	case StageSolveVelocities:
 		w.eachColour(p.fnXContactVel)
 		w.eachJointColour(p.fnXJointVel)
-	}
-	// Leave what the velocity solvers and Contacts read: a point's normal impulse (lambda / h of the
-	// last sub-step), no friction impulse, no joint impulses (a switch to PGS or Jacobi starts cold).
-	for k := range p.manifolds {
-		m := &p.manifolds[k]
-		for i := 0; i < int(m.count); i++ {
-			cp := &m.pts[i]
-			cp.normalImpulse, cp.tangentImpulse = max(-cp.normalImpulse*p.invH, 0), [2]float32{}
+	case StageStoreImpulses:
+		// Leave what the velocity solvers and Contacts read: a point's normal impulse (lambda / h of
+		// the last sub-step), no friction impulse, no joint impulses (a switch to PGS or Jacobi starts
+		// cold); then the step's common end.
+		for k := range p.manifolds {
+			m := &p.manifolds[k]
+			for i := 0; i < int(m.count); i++ {
+				cp := &m.pts[i]
+				cp.normalImpulse, cp.tangentImpulse = max(-cp.normalImpulse*p.invH, 0), [2]float32{}
+			}
 		}
+		if len(w.joints) > 0 {
+			w.resetJointImpulses()
+			p.pool.run(len(w.joints), jointGrain, p.fnJointRefresh) // the joints' coordinates at the final poses
+		}
+		return false
+	default:
+		return false
 	}
-	if nj > 0 {
-		w.resetJointImpulses()
-		p.pool.run(nj, jointGrain, p.fnJointRefresh) // the joints' coordinates at the final poses
-	}
+	return true
 }

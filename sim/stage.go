@@ -1,0 +1,105 @@
+package sim
+
+import "time"
+
+// Stage is one stage of the step. The constants list every stage a step can run, in the order a
+// velocity solver's step runs them (Box2D v3's b2SolverStageType is the model); which of them a step
+// runs, how often and in what order is its Plan, written by the selected solver. The CPU stages of this
+// package and the CUDA backend's kernels both run the same Plan, and both time it by these stages.
+type Stage int
+
+// The stages.
+const (
+	// StageBounds gives every body its world bounding box, enlarged by its motion over the step so that
+	// pairs found once hold for every sub-step.
+	StageBounds Stage = iota
+	// StageBroad finds the pairs of overlapping boxes (Settings.Broadphase).
+	StageBroad
+	// StageNarrow makes a contact manifold for each touching pair and matches its points with last
+	// step's by feature id.
+	StageNarrow
+	// StagePrepare fixes the step's constraint rows: the graph colours, each contact point's anchors,
+	// effective masses and warm-start impulses, the joints' masses.
+	StagePrepare
+	// StageIntegrateVelocities applies gravity and the gyroscopic term over one sub-step.
+	StageIntegrateVelocities
+	// StageWarmStart applies the impulses the rows held at the end of the last step.
+	StageWarmStart
+	// StageSolve runs the solver's passes with the bias that pushes overlap and joint drift out (XPBD:
+	// its position passes).
+	StageSolve
+	// StageIntegratePositions moves the bodies by their velocities over one sub-step (XPBD: predicts
+	// the poses its position passes then correct).
+	StageIntegratePositions
+	// StageRelax runs passes without the bias, taking the push-out velocity back out of the bodies.
+	StageRelax
+	// StageDeriveVelocities sets the velocities from the sub-step's pose change (XPBD).
+	StageDeriveVelocities
+	// StageSolveVelocities is XPBD's velocity pass: dynamic friction, restitution and joint damping.
+	StageSolveVelocities
+	// StageRestitution makes the contacts that approached fast enough bounce.
+	StageRestitution
+	// StageStoreImpulses ends the solve: world inertias, joints past their break force, and this step's
+	// impulses kept to warm start the next.
+	StageStoreImpulses
+	// StageSleep puts islands that have rested long enough to sleep (Settings.Sleep).
+	StageSleep
+	// NumStages is the number of stages.
+	NumStages
+)
+
+var stageNames = [NumStages]string{"bounds", "broad", "narrow", "prepare", "integrate velocities", "warm start",
+	"solve", "integrate positions", "relax", "derive velocities", "solve velocities", "restitution",
+	"store impulses", "sleep"}
+
+// String returns the stage's name.
+func (s Stage) String() string {
+	if s >= 0 && s < NumStages {
+		return stageNames[s]
+	}
+	return "unknown"
+}
+
+// Op is one entry of a Plan: a stage and the number of passes it makes (Solve, Relax, Restitution:
+// the iterations; 1 for the others).
+type Op struct {
+	Stage  Stage
+	Passes int
+}
+
+// Plan is the ordered list of stages one step runs. Solvers write it (Solver.Plan); every backend runs
+// it as it is, so a stage and its order are decided in one place.
+type Plan []Op
+
+// Uses reports whether the plan runs stage s.
+func (p Plan) Uses(s Stage) bool {
+	for _, op := range p {
+		if op.Stage == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Count returns how many times the plan runs stage s, and how many passes in all.
+func (p Plan) Count(s Stage) (ops, passes int) {
+	for _, op := range p {
+		if op.Stage == s {
+			ops++
+			passes += op.Passes
+		}
+	}
+	return ops, passes
+}
+
+// Timings is the wall time each stage took in the last step (summed over its sub-steps).
+type Timings [NumStages]time.Duration
+
+// Total is the sum over stages.
+func (t *Timings) Total() time.Duration {
+	var s time.Duration
+	for _, d := range t {
+		s += d
+	}
+	return s
+}
