@@ -9,7 +9,7 @@ package sim
 //  3. solve positions (Iterations passes, Gauss-Seidel over graph colours): joints by positional and
 //     angular corrections, dlambda = (-c - alpha~ lambda) / (w1 + w2 + alpha~) with the generalised
 //     inverse masses w = 1/m + (r x n)^T I^-1 (r x n) (alpha~ = compliance / h^2; joints and contacts
-//     are rigid here, alpha = 0); contacts push penetrating points apart and, with static friction,
+//     are rigid here, alpha = 0, so the terms in alpha~ drop out); contacts push penetrating points apart and, with static friction,
 //     cancel their tangential slip when |lambda_t| <= mu |lambda_n|;
 //  4. velocities from the pose change, v = (x - x0) / h, w = 2 vec(q q0^-1) / h;
 //  5. the velocity pass: dynamic friction (|dv_t| <= mu |f_n| h), restitution (e times the normal
@@ -91,19 +91,20 @@ func (w *World) pushPositional(i int32, P, r vec, s float32) {
 }
 
 // correctPosition moves bodies a and b so that (pB - pA) changes by -E, shared by their generalised
-// inverse masses, with compliance alpha; lambda accumulates the multiplier. It returns dlambda (<= 0).
-func (w *World) correctPosition(a, b int32, rA, rB, E vec, alpha float32, lambda *float32) float32 {
+// inverse masses; lambda accumulates the multiplier. It returns dlambda (<= 0). The constraint is rigid
+// (the paper's compliance alpha is 0 here: contacts and joints do not stretch, so its alpha~ lambda
+// term and the alpha~ in the denominator vanish).
+func (w *World) correctPosition(a, b int32, rA, rB, E vec, lambda *float32) float32 {
 	c := sqrt32(E.dot(E))
 	if c < 1e-9 {
 		return 0
 	}
 	n := E.scale(1 / c)
 	wA, wB := w.positionalInvMass(a, rA, n), w.positionalInvMass(b, rB, n)
-	at := alpha * w.pipe.invH * w.pipe.invH
-	if wA+wB+at == 0 {
+	if wA+wB == 0 {
 		return 0
 	}
-	dl := (-c - at**lambda) / (wA + wB + at)
+	dl := -c / (wA + wB)
 	*lambda += dl
 	P := n.scale(dl)
 	w.pushPositional(b, P, rB, 1)
@@ -154,19 +155,18 @@ func (w *World) correctPoint(a, b int32, rA, rB, E vec) float32 {
 }
 
 // correctRotation turns body a by the rotation vector dq relative to body b (a by +, b by -, shared
-// by their inverse inertias about dq's axis), with compliance alpha.
-func (w *World) correctRotation(a, b int32, dq vec, alpha float32, lambda *float32) {
+// by their inverse inertias about dq's axis), rigidly as correctPosition.
+func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
 	th := sqrt32(dq.dot(dq))
 	if th < 1e-9 {
 		return
 	}
 	n := dq.scale(1 / th)
 	wA, wB := w.angularInvMass(a, n), w.angularInvMass(b, n)
-	at := alpha * w.pipe.invH * w.pipe.invH
-	if wA+wB+at == 0 {
+	if wA+wB == 0 {
 		return
 	}
-	dl := (th - at**lambda) / (wA + wB + at)
+	dl := th / (wA + wB)
 	*lambda += dl
 	L := n.scale(dl)
 	if _, _, _, ok := w.xpbdBody(a); ok {
@@ -210,14 +210,14 @@ func (w *World) xpbdJoint(j *joint) {
 			tA, tB, e, swing, twist := swingTwist(j, RA, RB)
 			if def.Swing > 0 && swing > def.Swing {
 				if s := sqrt32(e.dot(e)); s > 1e-6 {
-					w.correctRotation(a, b, e.scale((swing-def.Swing)/s), 0, &l[1])
+					w.correctRotation(a, b, e.scale((swing-def.Swing)/s), &l[1])
 				}
 			}
 			if def.HasTwist {
 				if over := twist - clamp32(twist, def.Twist[0], def.Twist[1]); over != 0 {
 					t := tA.add(tB)
 					t = t.scale(1 / max(sqrt32(t.dot(t)), 1e-6))
-					w.correctRotation(a, b, t.scale(over), 0, &l[2])
+					w.correctRotation(a, b, t.scale(over), &l[2])
 				}
 			}
 		}
@@ -226,19 +226,19 @@ func (w *World) xpbdJoint(j *joint) {
 	case Hinge:
 		_, _, _, RA, RB := w.xpbdFrames(j)
 		a1, a2 := mulMat(RA, j.axisA), mulMat(RB, j.axisB)
-		w.correctRotation(a, b, a1.cross(a2), 0, &l[1])
+		w.correctRotation(a, b, a1.cross(a2), &l[1])
 		if def.HasLimits {
 			_, _, _, RA, RB = w.xpbdFrames(j)
 			a1 = mulMat(RA, j.axisA)
 			phi := hingeAngle(j, RA, RB)
 			if over := clamp32(phi, def.Limits[0], def.Limits[1]) - phi; over != 0 {
-				w.correctRotation(a, b, a1.scale(over), 0, &l[2])
+				w.correctRotation(a, b, a1.scale(over), &l[2])
 			}
 		}
 		rA, rB, d, _, _ := w.xpbdFrames(j)
 		l[0] += w.correctPoint(a, b, rA, rB, d)
 	case Piston:
-		w.correctRotation(a, b, w.relRotation(j), 0, &l[1])
+		w.correctRotation(a, b, w.relRotation(j), &l[1])
 		rA, rB, d, RA, _ := w.xpbdFrames(j)
 		n := mulMat(RA, j.axisA)
 		along := n.dot(d)
@@ -250,7 +250,7 @@ func (w *World) xpbdJoint(j *joint) {
 		// rA + d is B's anchor seen from A: the lateral rows act there on A, as in the velocity rows.
 		l[0] += w.correctPoint(a, b, rA.add(d), rB, E)
 	case Fixed:
-		w.correctRotation(a, b, w.relRotation(j), 0, &l[1])
+		w.correctRotation(a, b, w.relRotation(j), &l[1])
 		rA, rB, d, _, _ := w.xpbdFrames(j)
 		l[0] += w.correctPoint(a, b, rA, rB, d)
 	}
@@ -370,7 +370,7 @@ func (w *World) xpbdContact(m *manifold) {
 		pA := vv(b.Position[m.a]).add(rA)
 		pB := vv(b.Position[m.b]).add(rB)
 		if sep := pB.sub(pA).dot(n); sep < 0 {
-			w.correctPosition(m.a, m.b, rA, rB, n.scale(sep), 0, &cp.normalImpulse)
+			w.correctPosition(m.a, m.b, rA, rB, n.scale(sep), &cp.normalImpulse)
 		}
 		if cp.normalImpulse != 0 {
 			lambdaN += abs32(cp.normalImpulse)
@@ -400,7 +400,7 @@ func (w *World) xpbdContact(m *manifold) {
 	}
 	lt := &m.pts[0].tangentImpulse[0]
 	if dl := -c / k; abs32(*lt+dl) <= m.friction*lambdaN {
-		w.correctPosition(m.a, m.b, rA, rB, slip, 0, lt)
+		w.correctPosition(m.a, m.b, rA, rB, slip, lt)
 		return
 	}
 	// Sliding: the next step takes new anchors where the points are then.
