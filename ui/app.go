@@ -361,16 +361,8 @@ func (a *App) open() error {
 		glfw.WindowHint(glfw.Visible, glfw.False)
 	}
 	var err error
-	for _, minor := range []int{6, 5} { // 4.6, or 4.5 where that is the most (Mesa's llvmpipe)
-		glfw.WindowHint(glfw.ContextVersionMinor, minor)
-		a.win, err = glfw.CreateWindow(a.opt.Width, a.opt.Height, "Tumble: "+a.S.Name(), nil, nil)
-		if err == nil {
-			break
-		}
-	}
-	if err != nil {
-		glfw.Terminate()
-		return fmt.Errorf("no OpenGL 4.5 core context: %w", err)
+	if a.win, err = createWindow(a.opt.Width, a.opt.Height, "Tumble: "+a.S.Name()); err != nil {
+		return err
 	}
 	a.win.MakeContextCurrent()
 	glfw.SwapInterval(1)
