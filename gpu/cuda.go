@@ -23,8 +23,10 @@ type cudaDevice struct {
 	ctx  cu.CUContext
 	name string
 	mods []cu.Module
-	mu   sync.Mutex
-	fns  map[string]cu.Function
+	// owner is the index in mods of the module that defines each kernel (kernels.Owners).
+	owner map[string]int
+	mu    sync.Mutex
+	fns   map[string]cu.Function
 }
 
 // openCUDA creates a context on the first GPU (or the given ordinal) and loads every PTX module.
@@ -48,7 +50,9 @@ func openCUDA(ordinal int) (*cudaDevice, error) {
 	}
 	name, _ := dev.Name()
 	d := &cudaDevice{dev: dev, ctx: ctx, name: name, fns: map[string]cu.Function{}}
-	for _, m := range kernels.Modules() {
+	mods := kernels.Modules()
+	d.owner = kernels.Owners(mods)
+	for _, m := range mods {
 		mod, err := cu.LoadData(string(m.PTX))
 		if err != nil {
 			d.close()
@@ -113,13 +117,18 @@ func (d *cudaDevice) function(name string) (cu.Function, error) {
 	if fn, ok := d.fns[name]; ok {
 		return fn, nil
 	}
-	for _, m := range d.mods {
-		if fn, err := m.Function(name); err == nil {
-			d.fns[name] = fn
-			return fn, nil
-		}
+	// Only the module that defines the kernel is asked: asking the others fails in the driver (named
+	// symbol not found), errors compute-sanitizer reports by the hundred.
+	i, ok := d.owner[name]
+	if !ok || i >= len(d.mods) {
+		return cu.Function{}, fmt.Errorf("gpu: no kernel named %s in the PTX", name)
 	}
-	return cu.Function{}, fmt.Errorf("gpu: no kernel named %s in the PTX", name)
+	fn, err := d.mods[i].Function(name)
+	if err != nil {
+		return cu.Function{}, fmt.Errorf("gpu: kernel %s in module %d: %w", name, i, err)
+	}
+	d.fns[name] = fn
+	return fn, nil
 }
 
 func (d *cudaDevice) launch(kernel string, grid, block int, args ...any) error {

@@ -3,6 +3,7 @@ package kernels
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -40,5 +41,40 @@ func TestPTXIsCurrent(t *testing.T) {
 		if base, ok := strings.CutSuffix(name, ".cu"); ok && !mods[base] {
 			t.Errorf("gpu/kernels/%s has no ptx/%s.ptx: run make kernels", name, base)
 		}
+	}
+}
+
+// TestEveryKernelHasOneOwningModule: each TB_KERNEL in the sources is the entry of exactly one PTX
+// module, the one compiled from its own .cu file, so a device looks it up there alone.
+func TestEveryKernelHasOneOwningModule(t *testing.T) {
+	mods := Modules()
+	seen := map[string]string{}
+	for _, m := range mods {
+		for _, e := range m.Entries() {
+			if other, ok := seen[e]; ok {
+				t.Errorf("kernel %s is in modules %s and %s", e, other, m.Name)
+			}
+			seen[e] = m.Name
+		}
+	}
+	owners := Owners(mods)
+	kernelRE := regexp.MustCompile(`TB_KERNEL\s+void\s+(\w+)\s*\(`)
+	n := 0
+	for name, src := range Sources() {
+		if !strings.HasSuffix(name, ".cu") {
+			continue
+		}
+		for _, k := range kernelRE.FindAllSubmatch(src, -1) {
+			n++
+			i, ok := owners[string(k[1])]
+			if !ok {
+				t.Errorf("%s: kernel %s is in no PTX module", name, k[1])
+			} else if want := strings.TrimSuffix(name, ".cu"); mods[i].Name != want {
+				t.Errorf("kernel %s is owned by module %s, want %s", k[1], mods[i].Name, want)
+			}
+		}
+	}
+	if n < 40 || len(owners) != n {
+		t.Errorf("%d kernels in the sources, %d entries in the PTX", n, len(owners))
 	}
 }
