@@ -10,7 +10,9 @@ import "tumble/sim"
 //	joints                  joints.go  (kernels/joints.cu)
 //	renderer transforms     transforms.go (kernels/transforms.cu)
 //
-// backend.go owns the body buffers and runs the stages in order.
+// backend.go owns the body buffers and runs the step's sim.Plan (runPlan): bounds and broad phase in
+// broad.go, the narrow phase in narrow.go, and Prepare and every later stage in solver.go
+// (solverStage.prepare and run), the same stages in the same order as the CPU.
 
 // softness mirrors the CPU solver's soft-constraint coefficients (Box2D v3's soft step) for one sub-step.
 type softness struct {

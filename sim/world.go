@@ -1,6 +1,13 @@
 // Package sim is Tumble's physics model and its CPU backend: bodies in structure-of-arrays form,
-// settings, and the step pipeline (integrate velocities, bounds, broad phase, narrow phase, prepare,
-// solve in soft sub-steps, integrate positions, restitution, store impulses).
+// settings, and the step.
+//
+// A step is a Plan: an ordered list of Stages (stage.go) that the selected Solver writes (solver.go,
+// one file per solver). For the velocity solvers (Jacobi, PGS) it is bounds, broad phase, narrow phase,
+// prepare, then Substeps soft sub-steps of integrate velocities, warm start, solve, integrate positions
+// and relax, then restitution, store impulses and sleep; XPBD's sub-steps are integrate velocities,
+// predict positions, position passes, derive velocities and a velocity pass. The CPU runs the plan
+// stage by stage here (step.go: runStage), the CUDA backend (package gpu) runs the same plan as kernels,
+// and both time it by the same stages.
 //
 // A World is driven from one goroutine: Step advances it by Settings.Dt; edits (AddBody, RemoveBody,
 // SetSettings) happen between steps. Inside a step each stage runs over a pool of worker goroutines.
