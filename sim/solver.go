@@ -158,3 +158,46 @@ func (w *World) warmStart() {
 	p.gatherJoints = true
 	p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
 }
+
+// softDefaults are a soft-step solver's defaults for the settings that depend on the solver.
+type softDefaults struct {
+	substeps, iterations int
+	hertz                float32 // contact stiffness
+}
+
+// fill sets the zero fields of s.
+func (d softDefaults) fill(s *Settings) {
+	if s.Substeps <= 0 {
+		s.Substeps = d.substeps
+	}
+	if s.Iterations <= 0 {
+		s.Iterations = d.iterations
+	}
+	if s.ContactHertz == 0 {
+		s.ContactHertz = d.hertz
+	}
+}
+
+// runSoftStep runs the soft step's solver stages for a velocity solver whose one pass over every row
+// is pass and whose one restitution pass is restitute: the warm start, the biased solve and the relax
+// (the rows brought to the current poses first), and restitution. It reports whether op was one of them.
+func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
+	p := &w.pipe
+	switch op.Stage {
+	case StageWarmStart:
+		w.warmStart()
+	case StageSolve, StageRelax:
+		w.refreshRows()
+		p.useBias = op.Stage == StageSolve
+		for range op.Passes {
+			pass()
+		}
+	case StageRestitution:
+		for range op.Passes {
+			restitute()
+		}
+	default:
+		return false
+	}
+	return true
+}

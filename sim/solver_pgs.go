@@ -21,41 +21,19 @@ func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, p) }
 // worst box moves 16.5 cm in 15 s at 8 x 1, 4.8 cm at 8 x 2, 1.3 cm at 8 x 4 with one relax pass, 0.2 cm
 // at 8 x 4 with four; over 30 s 0.19 cm with 4 iterations and 2 relax passes (as good as 4 + 4, 22% fewer
 // passes), 2.5 cm with 4 + 1, 1.6 cm with 3 + 2.
-func (pgsSolver) defaults(s *Settings) {
-	if s.Substeps <= 0 {
-		s.Substeps = 8
-	}
-	if s.Iterations <= 0 {
-		s.Iterations = 4
-	}
-	if s.ContactHertz == 0 {
-		s.ContactHertz = 120
-	}
-}
+func (pgsSolver) defaults(s *Settings) { softDefaults{substeps: 8, iterations: 4, hertz: 120}.fill(s) }
 
 func (pgsSolver) splitMasses() bool { return false }
 func (pgsSolver) colours() bool     { return true }
 
+// run: a pass solves the joints, then the manifolds, colour by colour; restitution visits the
+// manifolds the same way.
 func (pgsSolver) run(w *World, op Op) bool {
 	p := &w.pipe
-	switch op.Stage {
-	case StageWarmStart:
-		w.warmStart()
-	case StageSolve, StageRelax:
-		w.refreshRows()
-		p.useBias = op.Stage == StageSolve
-		for range op.Passes {
-			w.eachJointColour(p.fnJointColour)
-			w.eachColour(p.fnColour)
-		}
-	case StageRestitution:
-		for range op.Passes {
-			w.eachColour(p.fnRestColour)
-		}
-	default:
-		return false
-	}
-	return true
+	return w.runSoftStep(op, func() {
+		w.eachJointColour(p.fnJointColour)
+		w.eachColour(p.fnColour)
+	}, func() { w.eachColour(p.fnRestColour) })
 }
 
 func (pgsSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }

@@ -513,15 +513,8 @@ func (xpbdSolver) Plan(s *Settings, p Plan) Plan {
 
 // defaults: Mueller et al.'s many sub-steps of one position pass each (20 x 1).
 func (xpbdSolver) defaults(s *Settings) {
-	if s.Substeps <= 0 {
-		s.Substeps = 20
-	}
-	if s.Iterations <= 0 {
-		s.Iterations = 1
-	}
-	if s.ContactHertz == 0 {
-		s.ContactHertz = 120 // not read by XPBD; resolved as PGS's so that a switch of solver keeps it
-	}
+	// ContactHertz is not read by XPBD; it resolves as PGS's so that a switch of solver keeps it.
+	softDefaults{substeps: 20, iterations: 1, hertz: 120}.fill(s)
 }
 
 func (xpbdSolver) splitMasses() bool { return false }
