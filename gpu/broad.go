@@ -7,26 +7,14 @@ import (
 
 // Launch geometry of bounds.cu and lbvh.cu.
 const (
-	broadThreads = 256                     // TB_BROAD_THREADS
-	radixBits    = 4                       // TB_RADIX_BITS
-	radixDigits  = 1 << radixBits          // TB_RADIX_DIGITS
-	radixThreads = 128                     // TB_RADIX_THREADS
-	radixTile    = radixThreads * 8        // TB_RADIX_TILE
-	sceneBlocks  = 64                      // most blocks of the first scene-bounds reduction
-	mortonBits   = 30                      // bits of a Morton code
-	tbBoxSize    = 24                      // sizeof(TbBox)
-	tbNodeSize   = 2*tbBoxSize + 2*4 + 2*4 // sizeof(TbNode)
+	broadThreads = 256              // TB_BROAD_THREADS
+	radixBits    = 4                // TB_RADIX_BITS
+	radixDigits  = 1 << radixBits   // TB_RADIX_DIGITS
+	radixThreads = 128              // TB_RADIX_THREADS
+	radixTile    = radixThreads * 8 // TB_RADIX_TILE
+	sceneBlocks  = 64               // most blocks of the first scene-bounds reduction
+	mortonBits   = 30               // bits of a Morton code
 )
-
-// tbBox mirrors broad.cuh's TbBox (the layout of geom.AABB).
-type tbBox struct{ Lo, Hi [3]float32 }
-
-// tbNode mirrors broad.cuh's TbNode: an internal node of the LBVH.
-type tbNode struct {
-	Box   [2]tbBox
-	Child [2]int32  // internal node, or ^body for a leaf
-	Last  [2]uint32 // last sorted leaf below the child, | broadMovingBit if a moving body is
-}
 
 // broadMovingBit is the top bit of tbNode.Last (TB_MOVING_BIT).
 const broadMovingBit = 1 << 31

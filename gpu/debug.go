@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"tumble/sim"
 )
@@ -11,8 +12,9 @@ import (
 // layout (position, colour: 7 float32). A test checks the two agree (gpu does not import render).
 const LineVertexBytes = 28
 
-// debugPointBytes is sizeof(TbDebugPoint) in debug.cu, solver.cu's TbContactOut.
-const debugPointBytes = contactOutBytes
+// debugPointBytes is sizeof(TbDebugPoint) in debug.cu: solver.cu's TbContactOut, which
+// tb_solver_export writes and the debug kernels read.
+const debugPointBytes = int(unsafe.Sizeof(tbDebugPoint{}))
 
 // Vertices per item (debug.cu's TB_*_VERTS): render.Frame's Cross, Line and Box.
 const (

@@ -276,7 +276,8 @@ func TestDebugVertexIsRendersLineVertex(t *testing.T) {
 	must(t, d.launch("tb_debug_sizes", 1, 1, out))
 	var sizes [2]int32
 	must(t, downloadSlice(d, sizes[:], out))
-	if sizes != [2]int32{LineVertexBytes, debugPointBytes} {
-		t.Errorf("kernel sizes %v, want %d, %d", sizes, LineVertexBytes, debugPointBytes)
+	if sizes != [2]int32{LineVertexBytes, int32(debugPointBytes)} || unsafe.Sizeof(tbLineVertex{}) != LineVertexBytes {
+		t.Errorf("kernel sizes %v, want %d, %d (tbLineVertex %d)", sizes, LineVertexBytes, debugPointBytes,
+			unsafe.Sizeof(tbLineVertex{}))
 	}
 }

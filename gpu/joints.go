@@ -17,47 +17,8 @@ const (
 	jointTwist              // ball: twist limits
 )
 
-// vec3 is CUDA's float3 (12 bytes, 4-byte aligned).
-type vec3 struct{ X, Y, Z float32 }
-
 // v3 converts a sim vector to its device layout.
-func v3(v sim.Vec3) vec3 { return vec3{v[0], v[1], v[2]} }
-
-// tbJointRow mirrors joints.cu's TbJointRow.
-type tbJointRow struct {
-	D, RA, RB, IA, IB vec3
-	Mass, C, Impulse  float32
-}
-
-// tbJoint mirrors joints.cu's TbJoint: the definition and frames (set by upload), then the state the
-// kernels keep (split masses, parts, accumulated impulses).
-type tbJoint struct {
-	Type, A, B                   int32
-	Flags                        uint32
-	LocalA, LocalB, AxisA, AxisB vec3
-	PerpA, PerpB                 vec3
-	Rel0                         [4]float32
-	Lo, Hi                       float32
-	MotorSpeed, MotorMaxForce    float32
-	Swing, TwistLo, TwistHi      float32
-	MA, MB                       float32
-	IA, IB                       [9]float32
-	Coord, SwingAngle            float32
-	RA, RB, PointC               vec3
-	PointMass                    [9]float32
-	PointImpulse                 vec3
-	U1, U2                       vec3
-	HingeC                       [2]float32
-	HingeMass                    [3]float32
-	HingeImpulse                 [2]float32
-	RotC                         vec3
-	RotMass                      [9]float32
-	RotImpulse                   vec3
-	Perp                         [2]tbJointRow
-	SwingRow                     tbJointRow
-	Motor, Lower, Upper          tbJointRow
-	TwistLower, TwistUpper       tbJointRow
-}
+func v3(v sim.Vec3) float3 { return float3{v[0], v[1], v[2]} }
 
 // jointStage solves the joints' rows on the device for the Jacobi sub-step loop (jointHooks). The
 // joints are few, so upload sends all of them whenever they change; each step the loop calls count,

@@ -510,7 +510,7 @@ func TestJointPrepareWithoutWarmStartZeroesImpulses(t *testing.T) {
 	defer r.close()
 	r.begin(t)
 	r.pass(t, true)
-	if j := r.joints(t)[0]; j.PointImpulse == (vec3{}) {
+	if j := r.joints(t)[0]; j.PointImpulse == (float3{}) {
 		t.Fatal("a ball joint under load holds no impulse")
 	}
 	r.c.s.NoWarmStart = true

@@ -1,14 +1,9 @@
 package gpu
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // narrowThreads is the block size of the narrow-phase kernels (narrow.cu's TB_NARROW_THREADS).
 const narrowThreads = 128
-
-var contactBytes = int(unsafe.Sizeof(tbContact{}))
 
 // narrowStage runs the narrow phase on the device (kernels/narrow.cu): every broad-phase pair is
 // collided by the routines of sim/collide, ported, into a slot of its own, and the touching ones are
