@@ -117,7 +117,8 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 	if err := uploadSlice(d, j.from.p, j.fromH); err != nil {
 		return err
 	}
-	if err := d.launch("tb_joint_keep", blocks(n, jointThreads), jointThreads, j.joints, j.spare, j.from, int32(n)); err != nil {
+	if err := (kernelSet{d}).jointKeep(blocks(n, jointThreads), jointThreads, jointKeepArgs{Dst: j.joints.p,
+		Src: j.spare.p, From: j.from.p, N: int32(n)}); err != nil {
 		return err
 	}
 	for _, off := range j.stale {
@@ -161,7 +162,8 @@ func (j *jointStage) count(d device, b *bodyBuffers, split ptr) error {
 	if j.n == 0 {
 		return nil
 	}
-	return d.launch("tb_joint_count", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), split)
+	return kernelSet{d}.jointCount(blocks(j.n, jointThreads), jointThreads, jointCountArgs{Joints: j.joints.p,
+		N: int32(j.n), Split: split})
 }
 
 // prepare fixes the split masses for the step and, without warm starting, zeroes the impulses.
@@ -169,12 +171,8 @@ func (j *jointStage) prepare(d device, b *bodyBuffers, split ptr, c *stepConsts)
 	if j.n == 0 {
 		return nil
 	}
-	reset := int32(0)
-	if c.s.NoWarmStart {
-		reset = 1
-	}
-	return d.launch("tb_joint_prepare", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.invIW,
-		split, reset)
+	return kernelSet{d}.jointPrepare(blocks(j.n, jointThreads), jointThreads, jointPrepareArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, InvIW: b.invIW.p, Split: split, Reset: flag(c.s.NoWarmStart)})
 }
 
 // refresh sets the rows and position errors from the bodies' current poses.
@@ -182,7 +180,8 @@ func (j *jointStage) refresh(d device, b *bodyBuffers, c *stepConsts) error {
 	if j.n == 0 {
 		return nil
 	}
-	return d.launch("tb_joint_refresh", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.rot)
+	return kernelSet{d}.jointRefresh(blocks(j.n, jointThreads), jointThreads, jointRefreshArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, Rot: b.rot.p})
 }
 
 // warmStart adds the accumulated impulses (on the refreshed rows) to acc.
@@ -190,7 +189,8 @@ func (j *jointStage) warmStart(d device, b *bodyBuffers, acc accum, c *stepConst
 	if j.n == 0 {
 		return nil
 	}
-	return d.launch("tb_joint_warm", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, acc.lin, acc.ang)
+	return kernelSet{d}.jointWarm(blocks(j.n, jointThreads), jointThreads, jointWarmArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, Lin: acc.lin, Ang: acc.ang})
 }
 
 // solve runs one Jacobi pass of the rows from the bodies' current velocities, adding the impulse
@@ -199,12 +199,10 @@ func (j *jointStage) solve(d device, b *bodyBuffers, acc accum, c *stepConsts, u
 	if j.n == 0 {
 		return nil
 	}
-	bias := int32(0)
-	if useBias {
-		bias = 1
-	}
-	return d.launch("tb_joint_solve", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.vel, b.omega,
-		acc.lin, acc.ang, c.joint.biasRate, c.joint.massScale, c.joint.impulseScale, c.invH, bias, j.force)
+	return kernelSet{d}.jointSolve(blocks(j.n, jointThreads), jointThreads, jointSolveArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, Lin: acc.lin, Ang: acc.ang,
+		BiasRate: c.joint.biasRate, MassScale: c.joint.massScale, ImpulseScale: c.joint.impulseScale,
+		InvH: c.invH, UseBias: flag(useBias), Force: j.force.p})
 }
 
 // forces returns the device array of each joint's force (N) in the last solve pass, which at the end
