@@ -140,7 +140,7 @@ func TestBroadLayoutsMatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release(d, &out)
-	if err := d.launch("tb_broad_sizes", 1, 1, out); err != nil {
+	if err := (kernelSet{d}).broadSizes(1, 1, broadSizesArgs{Out: out.p}); err != nil {
 		t.Fatal(err)
 	}
 	var got [2]uint32

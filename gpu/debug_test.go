@@ -273,7 +273,7 @@ func TestDebugVertexIsRendersLineVertex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.free(out)
-	must(t, d.launch("tb_debug_sizes", 1, 1, out))
+	must(t, kernelSet{d}.debugSizes(1, 1, debugSizesArgs{Out: out}))
 	var sizes [2]int32
 	must(t, downloadSlice(d, sizes[:], out))
 	if sizes != [2]int32{LineVertexBytes, int32(debugPointBytes)} || unsafe.Sizeof(tbLineVertex{}) != LineVertexBytes {
