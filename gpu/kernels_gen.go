@@ -201,17 +201,17 @@ type kernelSet struct{ dev device }
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
 // moves (dynamic: the GPU step has no sleeping).
 type broadBoundsArgs struct {
-	Pos    ptr     // const float4 *
-	Rot    ptr     // const float4 *
-	Vel    ptr     // const float4 *
-	Omega  ptr     // const float4 *
-	Shape  ptr     // const TbShape *
-	Flags  ptr     // const unsigned int *
-	Boxes  ptr     // TbBox *
-	Moving ptr     // unsigned int *
-	N      int32   // int
-	Dt     float32 // float
-	Margin float32 // float
+	Pos    ptr // const float4 *
+	Rot    ptr // const float4 *
+	Vel    ptr // const float4 *
+	Omega  ptr // const float4 *
+	Shape  ptr // const TbShape *
+	Flags  ptr // const unsigned int *
+	Boxes  ptr // TbBox *
+	Moving ptr // unsigned int *
+	N      int32
+	Dt     float32
+	Margin float32
 }
 
 // broadBounds launches tb_broad_bounds over grid blocks of block threads.
@@ -225,11 +225,11 @@ func (k kernelSet) broadBounds(grid, block int, a broadBoundsArgs) error {
 // capacity: the slot count lives on the device, kept x 4) and takes the largest normal impulse
 // (maxN must start at 0; impulses are never negative).
 type debugContactFlagArgs struct {
-	Pts   ptr   // const TbDebugPoint *
-	Kept  ptr   // const int *
-	Slots int32 // int
-	Flag  ptr   // unsigned int *
-	MaxN  ptr   // float *
+	Pts   ptr // const TbDebugPoint *
+	Kept  ptr // const int *
+	Slots int32
+	Flag  ptr // unsigned int *
+	MaxN  ptr // float *
 }
 
 // debugContactFlag launches tb_debug_contact_flag over grid blocks of block threads.
@@ -244,17 +244,17 @@ func (k kernelSet) debugContactFlag(grid, block int, a debugContactFlagArgs) err
 // largest. Contact k's vertices start at base + rank[k] x (its vertex count); nothing is written past
 // capacity vertices.
 type debugContactsArgs struct {
-	Pts      ptr   // const TbDebugPoint *
-	Flag     ptr   // const unsigned int *
-	Rank     ptr   // const unsigned int *
-	Slots    int32 // int
-	MaxN     ptr   // const float *
-	Cross    int32 // int
-	Normals  int32 // int
-	Palette  ptr   // const float4 *
-	Dst      ptr   // TbLineVertex *
-	Base     int32 // int
-	Capacity int32 // int
+	Pts      ptr // const TbDebugPoint *
+	Flag     ptr // const unsigned int *
+	Rank     ptr // const unsigned int *
+	Slots    int32
+	MaxN     ptr // const float *
+	Cross    int32
+	Normals  int32
+	Palette  ptr // const float4 *
+	Dst      ptr // TbLineVertex *
+	Base     int32
+	Capacity int32
 }
 
 // debugContacts launches tb_debug_contacts over grid blocks of block threads.
@@ -266,9 +266,9 @@ func (k kernelSet) debugContacts(grid, block int, a debugContactsArgs) error {
 //
 // tb_debug_body_flag marks the bodies that are not planes: the window draws no box for a plane.
 type debugBodyFlagArgs struct {
-	Shape ptr   // const TbShape *
-	Flag  ptr   // unsigned int *
-	N     int32 // int
+	Shape ptr // const TbShape *
+	Flag  ptr // unsigned int *
+	N     int32
 }
 
 // debugBodyFlag launches tb_debug_body_flag over grid blocks of block threads.
@@ -281,14 +281,14 @@ func (k kernelSet) debugBodyFlag(grid, block int, a debugBodyFlagArgs) error {
 // tb_debug_boxes writes the marked bodies' boxes (tb_broad_bounds' output with no sweep or margin: the
 // shapes' bounds at their poses), body i's at base + rank[i] x 24.
 type debugBoxesArgs struct {
-	Boxes    ptr   // const TbBox *
-	Flag     ptr   // const unsigned int *
-	Rank     ptr   // const unsigned int *
-	N        int32 // int
-	Palette  ptr   // const float4 *
-	Dst      ptr   // TbLineVertex *
-	Base     int32 // int
-	Capacity int32 // int
+	Boxes    ptr // const TbBox *
+	Flag     ptr // const unsigned int *
+	Rank     ptr // const unsigned int *
+	N        int32
+	Palette  ptr // const float4 *
+	Dst      ptr // TbLineVertex *
+	Base     int32
+	Capacity int32
 }
 
 // debugBoxes launches tb_debug_boxes over grid blocks of block threads.
@@ -304,12 +304,12 @@ func (k kernelSet) debugBoxes(grid, block int, a debugBoxesArgs) error {
 // the order of LevelBoxes' depth-first walk (the left child's range comes first). slot[last] gets the
 // child (2i + c) and flag[last] 1 when the window draws the box; flag must be zeroed before.
 type debugBvhFlagArgs struct {
-	Nodes  ptr   // const TbNode *
-	Parent ptr   // const int *
-	N      int32 // int
-	Depth  int32 // int
-	Flag   ptr   // unsigned int *
-	Slot   ptr   // int *
+	Nodes  ptr // const TbNode *
+	Parent ptr // const int *
+	N      int32
+	Depth  int32
+	Flag   ptr // unsigned int *
+	Slot   ptr // int *
 }
 
 // debugBvhFlag launches tb_debug_bvh_flag over grid blocks of block threads.
@@ -322,10 +322,10 @@ func (k kernelSet) debugBvhFlag(grid, block int, a debugBvhFlagArgs) error {
 // tb_debug_bvh_root marks LevelBoxes(0): the root's box, the union of its children's, in slot 0
 // (slot -1 for the union). flag must be zeroed before.
 type debugBvhRootArgs struct {
-	Nodes ptr   // const TbNode *
-	N     int32 // int
-	Flag  ptr   // unsigned int *
-	Slot  ptr   // int *
+	Nodes ptr // const TbNode *
+	N     int32
+	Flag  ptr // unsigned int *
+	Slot  ptr // int *
 }
 
 // debugBvhRoot launches tb_debug_bvh_root over grid blocks of block threads.
@@ -337,15 +337,15 @@ func (k kernelSet) debugBvhRoot(grid, block int, a debugBvhRootArgs) error {
 //
 // tb_debug_bvh writes the marked level boxes, slot k's at base + rank[k] x 24.
 type debugBvhArgs struct {
-	Nodes    ptr   // const TbNode *
-	Flag     ptr   // const unsigned int *
-	Slot     ptr   // const int *
-	Rank     ptr   // const unsigned int *
-	N        int32 // int
-	Palette  ptr   // const float4 *
-	Dst      ptr   // TbLineVertex *
-	Base     int32 // int
-	Capacity int32 // int
+	Nodes    ptr // const TbNode *
+	Flag     ptr // const unsigned int *
+	Slot     ptr // const int *
+	Rank     ptr // const unsigned int *
+	N        int32
+	Palette  ptr // const float4 *
+	Dst      ptr // TbLineVertex *
+	Base     int32
+	Capacity int32
 }
 
 // debugBvh launches tb_debug_bvh over grid blocks of block threads.
@@ -358,16 +358,16 @@ func (k kernelSet) debugBvh(grid, block int, a debugBvhArgs) error {
 // tb_debug_totals writes the number of marked items of each of the three layers (the last exclusive
 // rank plus the last mark), for the one read-back that sizes the output.
 type debugTotalsArgs struct {
-	FlagC ptr   // const unsigned int *
-	RankC ptr   // const unsigned int *
-	NC    int32 // int
-	FlagA ptr   // const unsigned int *
-	RankA ptr   // const unsigned int *
-	NA    int32 // int
-	FlagB ptr   // const unsigned int *
-	RankB ptr   // const unsigned int *
-	NB    int32 // int
-	Out   ptr   // unsigned int *
+	FlagC ptr // const unsigned int *
+	RankC ptr // const unsigned int *
+	NC    int32
+	FlagA ptr // const unsigned int *
+	RankA ptr // const unsigned int *
+	NA    int32
+	FlagB ptr // const unsigned int *
+	RankB ptr // const unsigned int *
+	NB    int32
+	Out   ptr // unsigned int *
 }
 
 // debugTotals launches tb_debug_totals over grid blocks of block threads.
@@ -393,16 +393,16 @@ func (k kernelSet) debugSizes(grid, block int, a debugSizesArgs) error {
 // sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
 // the body frame, two Newton steps from w2 = w1, which conserves a free body's |L| and energy.
 type integrateVelocitiesArgs struct {
-	Rot   ptr     // const float4 *
-	Vel   ptr     // float4 *
-	Omega ptr     // float4 *
-	InvI  ptr     // const float4 *
-	Flags ptr     // const unsigned int *
-	N     int32   // int
-	H     float32 // float
-	GX    float32 // float
-	GY    float32 // float
-	GZ    float32 // float
+	Rot   ptr // const float4 *
+	Vel   ptr // float4 *
+	Omega ptr // float4 *
+	InvI  ptr // const float4 *
+	Flags ptr // const unsigned int *
+	N     int32
+	H     float32
+	GX    float32
+	GY    float32
+	GZ    float32
 }
 
 // integrateVelocities launches tb_integrate_velocities over grid blocks of block threads.
@@ -415,13 +415,13 @@ func (k kernelSet) integrateVelocities(grid, block int, a integrateVelocitiesArg
 // tb_integrate_positions moves dynamic and kinematic bodies over one sub-step h (integratePositions):
 // x += h v, q += h/2 (w, 0) q, renormalised.
 type integratePositionsArgs struct {
-	Pos   ptr     // float4 *
-	Rot   ptr     // float4 *
-	Vel   ptr     // const float4 *
-	Omega ptr     // const float4 *
-	Flags ptr     // const unsigned int *
-	N     int32   // int
-	H     float32 // float
+	Pos   ptr // float4 *
+	Rot   ptr // float4 *
+	Vel   ptr // const float4 *
+	Omega ptr // const float4 *
+	Flags ptr // const unsigned int *
+	N     int32
+	H     float32
 }
 
 // integratePositions launches tb_integrate_positions over grid blocks of block threads.
@@ -435,11 +435,11 @@ func (k kernelSet) integratePositions(grid, block int, a integratePositionsArgs)
 // orientations (finishStep; sim's worldInertia, through mathgl's rotation matrix). The solver keeps
 // the step's inertia fixed until then, as the CPU does.
 type integrateFinishArgs struct {
-	Rot   ptr   // const float4 *
-	InvI  ptr   // const float4 *
-	InvIW ptr   // float4 *
-	Flags ptr   // const unsigned int *
-	N     int32 // int
+	Rot   ptr // const float4 *
+	InvI  ptr // const float4 *
+	InvIW ptr // float4 *
+	Flags ptr // const unsigned int *
+	N     int32
 }
 
 // integrateFinish launches tb_integrate_finish over grid blocks of block threads.
@@ -453,14 +453,14 @@ func (k kernelSet) integrateFinish(grid, block int, a integrateFinishArgs) error
 // velocity, angular velocity or rotation is non-finite, or whose speed exceeds maxSpeed (checkBlowUp).
 // *bad must hold n before the launch; tb_integrate_blowup_done turns "none" (n) into -1.
 type integrateBlowupCheckArgs struct {
-	Pos      ptr     // const float4 *
-	Rot      ptr     // const float4 *
-	Vel      ptr     // const float4 *
-	Omega    ptr     // const float4 *
-	Flags    ptr     // const unsigned int *
-	N        int32   // int
-	MaxSpeed float32 // float
-	Bad      ptr     // int *
+	Pos      ptr // const float4 *
+	Rot      ptr // const float4 *
+	Vel      ptr // const float4 *
+	Omega    ptr // const float4 *
+	Flags    ptr // const unsigned int *
+	N        int32
+	MaxSpeed float32
+	Bad      ptr // int *
 }
 
 // integrateBlowupCheck launches tb_integrate_blowup_check over grid blocks of block threads.
@@ -472,8 +472,8 @@ func (k kernelSet) integrateBlowupCheck(grid, block int, a integrateBlowupCheckA
 //
 // tb_integrate_blowup_reset and tb_integrate_blowup_done bracket tb_integrate_blowup_check.
 type integrateBlowupResetArgs struct {
-	Bad ptr   // int *
-	N   int32 // int
+	Bad ptr // int *
+	N   int32
 }
 
 // integrateBlowupReset launches tb_integrate_blowup_reset over grid blocks of block threads.
@@ -483,8 +483,8 @@ func (k kernelSet) integrateBlowupReset(grid, block int, a integrateBlowupResetA
 
 // integrateBlowupDoneArgs are the parameters of tb_integrate_blowup_done (kernels/integrate.cu), in the kernel's order.
 type integrateBlowupDoneArgs struct {
-	Bad ptr   // int *
-	N   int32 // int
+	Bad ptr // int *
+	N   int32
 }
 
 // integrateBlowupDone launches tb_integrate_blowup_done over grid blocks of block threads.
@@ -496,9 +496,9 @@ func (k kernelSet) integrateBlowupDone(grid, block int, a integrateBlowupDoneArg
 //
 // tb_joint_count adds one to the split count of each of a joint's bodies (sim's jointAdjacency).
 type jointCountArgs struct {
-	Joints ptr   // const TbJoint *
-	N      int32 // int
-	Split  ptr   // unsigned int *
+	Joints ptr // const TbJoint *
+	N      int32
+	Split  ptr // unsigned int *
 }
 
 // jointCount launches tb_joint_count over grid blocks of block threads.
@@ -512,12 +512,12 @@ func (k kernelSet) jointCount(grid, block int, a jointCountArgs) error {
 // counts as c bodies of mass m / c (sim's jointMasses under Jacobi). invIW holds three float4 rows per
 // body. reset zeroes the accumulated impulses (no warm starting).
 type jointPrepareArgs struct {
-	Joints ptr   // TbJoint *
-	N      int32 // int
-	Pos    ptr   // const float4 *
-	InvIW  ptr   // const float4 *
-	Split  ptr   // const unsigned int *
-	Reset  int32 // int
+	Joints ptr // TbJoint *
+	N      int32
+	Pos    ptr // const float4 *
+	InvIW  ptr // const float4 *
+	Split  ptr // const unsigned int *
+	Reset  int32
 }
 
 // jointPrepare launches tb_joint_prepare over grid blocks of block threads.
@@ -529,10 +529,10 @@ func (k kernelSet) jointPrepare(grid, block int, a jointPrepareArgs) error {
 //
 // tb_joint_refresh sets the joints' rows from the bodies' current poses.
 type jointRefreshArgs struct {
-	Joints ptr   // TbJoint *
-	N      int32 // int
-	Pos    ptr   // const float4 *
-	Rot    ptr   // const float4 *
+	Joints ptr // TbJoint *
+	N      int32
+	Pos    ptr // const float4 *
+	Rot    ptr // const float4 *
 }
 
 // jointRefresh launches tb_joint_refresh over grid blocks of block threads.
@@ -544,11 +544,11 @@ func (k kernelSet) jointRefresh(grid, block int, a jointRefreshArgs) error {
 //
 // tb_joint_warm adds the joints' accumulated impulses to the accumulators (sim's warmJoint).
 type jointWarmArgs struct {
-	Joints ptr   // const TbJoint *
-	N      int32 // int
-	Pos    ptr   // const float4 *
-	Lin    ptr   // float4 *
-	Ang    ptr   // float4 *
+	Joints ptr // const TbJoint *
+	N      int32
+	Pos    ptr // const float4 *
+	Lin    ptr // float4 *
+	Ang    ptr // float4 *
 }
 
 // jointWarm launches tb_joint_warm over grid blocks of block threads.
@@ -563,19 +563,19 @@ func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
 // the pass, adds the impulses it applied to the accumulators, and writes the force it carries
 // (translation impulse over the sub-step, sim's joint.force) to force[k].
 type jointSolveArgs struct {
-	Joints       ptr     // TbJoint *
-	N            int32   // int
-	Pos          ptr     // const float4 *
-	Vel          ptr     // const float4 *
-	Omega        ptr     // const float4 *
-	Lin          ptr     // float4 *
-	Ang          ptr     // float4 *
-	BiasRate     float32 // float
-	MassScale    float32 // float
-	ImpulseScale float32 // float
-	InvH         float32 // float
-	UseBias      int32   // int
-	Force        ptr     // float *
+	Joints       ptr // TbJoint *
+	N            int32
+	Pos          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Lin          ptr // float4 *
+	Ang          ptr // float4 *
+	BiasRate     float32
+	MassScale    float32
+	ImpulseScale float32
+	InvH         float32
+	UseBias      int32
+	Force        ptr // float *
 }
 
 // jointSolve launches tb_joint_solve over grid blocks of block threads.
@@ -589,10 +589,10 @@ func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
 // array (from[k] is joint k's index in src, or -1 for a new joint), so that warm starting survives the
 // removal or addition of other joints, as on the CPU. The rows are set again by the next refresh.
 type jointKeepArgs struct {
-	Dst  ptr   // TbJoint *
-	Src  ptr   // const TbJoint *
-	From ptr   // const int *
-	N    int32 // int
+	Dst  ptr // TbJoint *
+	Src  ptr // const TbJoint *
+	From ptr // const int *
+	N    int32
 }
 
 // jointKeep launches tb_joint_keep over grid blocks of block threads.
@@ -619,9 +619,9 @@ func (k kernelSet) jointSizes(grid, block int, a jointSizesArgs) error {
 // and not world-spanning) among those the block visits (a grid-stride loop). Launch with
 // TB_BROAD_THREADS threads.
 type broadSceneBlocksArgs struct {
-	Boxes   ptr   // const TbBox *
-	N       int32 // int
-	Partial ptr   // TbBox *
+	Boxes   ptr // const TbBox *
+	N       int32
+	Partial ptr // TbBox *
 }
 
 // broadSceneBlocks launches tb_broad_scene_blocks over grid blocks of block threads.
@@ -636,9 +636,9 @@ func (k kernelSet) broadSceneBlocks(grid, block int, a broadSceneBlocksArgs) err
 // An axis without ordinary boxes keeps origin 0; with no extent at all the scale is 0. Launch one
 // block of TB_BROAD_THREADS threads.
 type broadSceneFrameArgs struct {
-	Partial ptr   // const TbBox *
-	Nb      int32 // int
-	Frame   ptr   // float *
+	Partial ptr // const TbBox *
+	Nb      int32
+	Frame   ptr // float *
 }
 
 // broadSceneFrame launches tb_broad_scene_frame over grid blocks of block threads.
@@ -652,11 +652,11 @@ func (k kernelSet) broadSceneFrame(grid, block int, a broadSceneFrameArgs) error
 // index[i]. Centres outside the frame (world-spanning boxes) clamp to its faces; invalid boxes get the
 // last code.
 type broadMortonArgs struct {
-	Boxes ptr   // const TbBox *
-	Frame ptr   // const float *
-	Codes ptr   // unsigned int *
-	Index ptr   // unsigned int *
-	N     int32 // int
+	Boxes ptr // const TbBox *
+	Frame ptr // const float *
+	Codes ptr // unsigned int *
+	Index ptr // unsigned int *
+	N     int32
 }
 
 // broadMorton launches tb_broad_morton over grid blocks of block threads.
@@ -671,11 +671,11 @@ func (k kernelSet) broadMorton(grid, block int, a broadMortonArgs) error {
 // its first place in the output. Keys past tbCount(n, count) are left out. Launch with
 // TB_RADIX_THREADS threads.
 type broadRadixCountArgs struct {
-	Keys  ptr   // const unsigned int *
-	N     int32 // int
-	Count ptr   // const unsigned int *
-	Shift int32 // int
-	Hist  ptr   // unsigned int *
+	Keys  ptr // const unsigned int *
+	N     int32
+	Count ptr // const unsigned int *
+	Shift int32
+	Hist  ptr // unsigned int *
 }
 
 // broadRadixCount launches tb_broad_radix_count over grid blocks of block threads.
@@ -691,14 +691,14 @@ func (k kernelSet) broadRadixCount(grid, block int, a broadRadixCountArgs) error
 // counts, digit-major, gives every thread the number of the block's keys that go before its own. Launch
 // with the grid of tb_broad_radix_count.
 type broadRadixScatterArgs struct {
-	Keys    ptr   // const unsigned int *
-	Vals    ptr   // const unsigned int *
-	KeysOut ptr   // unsigned int *
-	ValsOut ptr   // unsigned int *
-	N       int32 // int
-	Count   ptr   // const unsigned int *
-	Shift   int32 // int
-	Offsets ptr   // const unsigned int *
+	Keys    ptr // const unsigned int *
+	Vals    ptr // const unsigned int *
+	KeysOut ptr // unsigned int *
+	ValsOut ptr // unsigned int *
+	N       int32
+	Count   ptr // const unsigned int *
+	Shift   int32
+	Offsets ptr // const unsigned int *
 }
 
 // broadRadixScatter launches tb_broad_radix_scatter over grid blocks of block threads.
@@ -714,11 +714,11 @@ func (k kernelSet) broadRadixScatter(grid, block int, a broadRadixScatterArgs) e
 // ~body for a one-leaf child), the last leaf under each child, and the children's parent links
 // (parent<<1 | side; node slots: internal 0..n-2, then leaf k at n-1+k). parent[0] = -1 (the root).
 type broadBuildArgs struct {
-	Codes  ptr   // const unsigned int *
-	Index  ptr   // const unsigned int *
-	N      int32 // int
-	Nodes  ptr   // TbNode *
-	Parent ptr   // int *
+	Codes  ptr // const unsigned int *
+	Index  ptr // const unsigned int *
+	N      int32
+	Nodes  ptr // TbNode *
+	Parent ptr // int *
 }
 
 // broadBuild launches tb_broad_build over grid blocks of block threads.
@@ -735,14 +735,14 @@ func (k kernelSet) broadBuild(grid, block int, a broadBuildArgs) error {
 // write before the count that lets the sibling read it; the sibling reads through volatile so that it
 // sees the write and not a cached line.
 type broadFitArgs struct {
-	Boxes   ptr   // const TbBox *
-	Moving  ptr   // const unsigned int *
-	Index   ptr   // const unsigned int *
-	N       int32 // int
-	Parent  ptr   // const int *
-	Nodes   ptr   // TbNode *
-	LeafBox ptr   // TbBox *
-	Flags   ptr   // unsigned int *
+	Boxes   ptr // const TbBox *
+	Moving  ptr // const unsigned int *
+	Index   ptr // const unsigned int *
+	N       int32
+	Parent  ptr // const int *
+	Nodes   ptr // TbNode *
+	LeafBox ptr // TbBox *
+	Flags   ptr // unsigned int *
 }
 
 // broadFit launches tb_broad_fit over grid blocks of block threads.
@@ -758,16 +758,16 @@ func (k kernelSet) broadFit(grid, block int, a broadFitArgs) error {
 // overlapping subtree depth first with an explicit stack. From a resting body it looks only into
 // subtrees holding a moving body. The tree is at most 64 deep (each level lengthens the key prefix).
 type broadQueryArgs struct {
-	Nodes   ptr   // const TbNode *
-	Parent  ptr   // const int *
-	LeafBox ptr   // const TbBox *
-	Index   ptr   // const unsigned int *
-	Moving  ptr   // const unsigned int *
-	N       int32 // int
-	PairA   ptr   // unsigned int *
-	PairB   ptr   // unsigned int *
-	Count   ptr   // unsigned int *
-	Cap     int32 // int
+	Nodes   ptr // const TbNode *
+	Parent  ptr // const int *
+	LeafBox ptr // const TbBox *
+	Index   ptr // const unsigned int *
+	Moving  ptr // const unsigned int *
+	N       int32
+	PairA   ptr // unsigned int *
+	PairB   ptr // unsigned int *
+	Count   ptr // unsigned int *
+	Cap     int32
 }
 
 // broadQuery launches tb_broad_query over grid blocks of block threads.
@@ -780,11 +780,11 @@ func (k kernelSet) broadQuery(grid, block int, a broadQueryArgs) error {
 // tb_broad_pairs_out interleaves the sorted pair columns into the int2 list, up to the count (at most
 // cap).
 type broadPairsOutArgs struct {
-	PairA ptr   // const unsigned int *
-	PairB ptr   // const unsigned int *
-	Count ptr   // const unsigned int *
-	Cap   int32 // int
-	Pairs ptr   // int2 *
+	PairA ptr // const unsigned int *
+	PairB ptr // const unsigned int *
+	Count ptr // const unsigned int *
+	Cap   int32
+	Pairs ptr // int2 *
 }
 
 // broadPairsOut launches tb_broad_pairs_out over grid blocks of block threads.
@@ -811,20 +811,20 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 // scan over all pairCapacity flags needs no count from the host. The contact margin is the CPU's
 // (sim's narrowPhase): the speculative distance plus how far the pair can close in dt.
 type narrowCollideArgs struct {
-	Pairs        ptr     // const int2 *
-	PairCount    ptr     // const unsigned int *
-	PairCapacity int32   // int
-	Pos          ptr     // const float4 *
-	Rot          ptr     // const float4 *
-	Vel          ptr     // const float4 *
-	Omega        ptr     // const float4 *
-	Shape        ptr     // const TbShape *
-	Jointed      ptr     // const unsigned long long *
-	NJointed     int32   // int
-	Dt           float32 // float
-	Speculative  float32 // float
-	Cand         ptr     // TbContact *
-	Touching     ptr     // unsigned int *
+	Pairs        ptr // const int2 *
+	PairCount    ptr // const unsigned int *
+	PairCapacity int32
+	Pos          ptr // const float4 *
+	Rot          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Shape        ptr // const TbShape *
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Dt           float32
+	Speculative  float32
+	Cand         ptr // TbContact *
+	Touching     ptr // unsigned int *
 }
 
 // narrowCollide launches tb_narrow_collide over grid blocks of block threads.
@@ -838,12 +838,12 @@ func (k kernelSet) narrowCollide(grid, block int, a narrowCollideArgs) error {
 // the touching flags) in contacts, dropping those at or past capacity, and the last thread writes the
 // number of touching pairs, which may exceed capacity: the host then grows the list and runs again.
 type narrowCompactArgs struct {
-	Cand         ptr   // const TbContact *
-	Offsets      ptr   // const unsigned int *
-	PairCapacity int32 // int
-	Contacts     ptr   // TbContact *
-	Capacity     int32 // int
-	Count        ptr   // unsigned int *
+	Cand         ptr // const TbContact *
+	Offsets      ptr // const unsigned int *
+	PairCapacity int32
+	Contacts     ptr // TbContact *
+	Capacity     int32
+	Count        ptr // unsigned int *
 }
 
 // narrowCompact launches tb_narrow_compact over grid blocks of block threads.
@@ -857,10 +857,10 @@ func (k kernelSet) narrowCompact(grid, block int, a narrowCompactArgs) error {
 // and sums[block] = the block's total. in and out may be the same buffer. Launch with
 // TB_SCAN_THREADS threads per block.
 type scanBlocksArgs struct {
-	In   ptr   // const unsigned int *
-	Out  ptr   // unsigned int *
-	Sums ptr   // unsigned int *
-	N    int32 // int
+	In   ptr // const unsigned int *
+	Out  ptr // unsigned int *
+	Sums ptr // unsigned int *
+	N    int32
 }
 
 // scanBlocks launches tb_scan_blocks over grid blocks of block threads.
@@ -872,9 +872,9 @@ func (k kernelSet) scanBlocks(grid, block int, a scanBlocksArgs) error {
 //
 // tb_scan_add adds each block's offset (the exclusive scan of the block sums) to its values.
 type scanAddArgs struct {
-	Out     ptr   // unsigned int *
-	Offsets ptr   // const unsigned int *
-	N       int32 // int
+	Out     ptr // unsigned int *
+	Offsets ptr // const unsigned int *
+	N       int32
 }
 
 // scanAdd launches tb_scan_add over grid blocks of block threads.
@@ -886,9 +886,9 @@ func (k kernelSet) scanAdd(grid, block int, a scanAddArgs) error {
 //
 // tb_fill_u32 sets n values to v.
 type fillU32Args struct {
-	Out ptr    // unsigned int *
-	V   uint32 // unsigned int
-	N   int32  // int
+	Out ptr // unsigned int *
+	V   uint32
+	N   int32
 }
 
 // fillU32 launches tb_fill_u32 over grid blocks of block threads.
@@ -913,10 +913,10 @@ func (k kernelSet) solverSizes(grid, block int, a solverSizesArgs) error {
 // tb_solver_split counts the contact points touching each body (the Jacobi mass splitting). split must
 // be zeroed before; the joints add theirs after.
 type solverSplitArgs struct {
-	Contacts ptr   // const TbContact *
-	Count    ptr   // const int *
-	Cap      int32 // int
-	Split    ptr   // unsigned int *
+	Contacts ptr // const TbContact *
+	Count    ptr // const int *
+	Cap      int32
+	Split    ptr // unsigned int *
 }
 
 // solverSplit launches tb_solver_split over grid blocks of block threads.
@@ -935,30 +935,30 @@ func (k kernelSet) solverSplit(grid, block int, a solverSplitArgs) error {
 // when the coefficient was lowered since last step; a point that does not rub is marked sliding, so its
 // anchors are taken afresh later.
 type solverPrepareArgs struct {
-	Contacts         ptr     // const TbContact *
-	Count            ptr     // const int *
-	Cap              int32   // int
-	Man              ptr     // TbSolverManifold *
-	Prev             ptr     // const TbSolverManifold *
-	PrevCount        ptr     // const int *
-	Pos              ptr     // const float4 *
-	Rot              ptr     // const float4 *
-	Vel              ptr     // const float4 *
-	Omega            ptr     // const float4 *
-	InvIW            ptr     // const float4 *
-	Material         ptr     // const float2 *
-	Split            ptr     // const unsigned int *
-	SoftBias         float32 // float
-	SoftMass         float32 // float
-	SoftLeak         float32 // float
-	SoftCompliance   float32 // float
-	StaticBias       float32 // float
-	StaticMass       float32 // float
-	StaticLeak       float32 // float
-	StaticCompliance float32 // float
-	Warm             int32   // int
-	AnchorReach      float32 // float
-	NoFriction       int32   // int
+	Contacts         ptr // const TbContact *
+	Count            ptr // const int *
+	Cap              int32
+	Man              ptr // TbSolverManifold *
+	Prev             ptr // const TbSolverManifold *
+	PrevCount        ptr // const int *
+	Pos              ptr // const float4 *
+	Rot              ptr // const float4 *
+	Vel              ptr // const float4 *
+	Omega            ptr // const float4 *
+	InvIW            ptr // const float4 *
+	Material         ptr // const float2 *
+	Split            ptr // const unsigned int *
+	SoftBias         float32
+	SoftMass         float32
+	SoftLeak         float32
+	SoftCompliance   float32
+	StaticBias       float32
+	StaticMass       float32
+	StaticLeak       float32
+	StaticCompliance float32
+	Warm             int32
+	AnchorReach      float32
+	NoFriction       int32
 }
 
 // solverPrepare launches tb_solver_prepare over grid blocks of block threads.
@@ -971,12 +971,12 @@ func (k kernelSet) solverPrepare(grid, block int, a solverPrepareArgs) error {
 // tb_solver_warm_start adds each manifold's accumulated impulses to its bodies' accumulators
 // (warmStartManifold).
 type solverWarmStartArgs struct {
-	Man    ptr   // const TbSolverManifold *
-	Count  ptr   // const int *
-	Cap    int32 // int
-	Pos    ptr   // const float4 *
-	AccLin ptr   // float4 *
-	AccAng ptr   // float4 *
+	Man    ptr // const TbSolverManifold *
+	Count  ptr // const int *
+	Cap    int32
+	Pos    ptr // const float4 *
+	AccLin ptr // float4 *
+	AccAng ptr // float4 *
 }
 
 // solverWarmStart launches tb_solver_warm_start over grid blocks of block threads.
@@ -989,13 +989,13 @@ func (k kernelSet) solverWarmStart(grid, block int, a solverWarmStartArgs) error
 // tb_solver_apply moves each dynamic body by the impulses accumulated this pass (sim's gatherImpulses:
 // v += invMass lin, omega += invIWorld ang) and zeroes its accumulators for the next pass.
 type solverApplyArgs struct {
-	Pos    ptr   // const float4 *
-	Vel    ptr   // float4 *
-	Omega  ptr   // float4 *
-	InvIW  ptr   // const float4 *
-	AccLin ptr   // float4 *
-	AccAng ptr   // float4 *
-	N      int32 // int
+	Pos    ptr // const float4 *
+	Vel    ptr // float4 *
+	Omega  ptr // float4 *
+	InvIW  ptr // const float4 *
+	AccLin ptr // float4 *
+	AccAng ptr // float4 *
+	N      int32
 }
 
 // solverApply launches tb_solver_apply over grid blocks of block threads.
@@ -1008,11 +1008,11 @@ func (k kernelSet) solverApply(grid, block int, a solverApplyArgs) error {
 // tb_solver_refresh recomputes what depends on positions (refreshManifold): each point's separation,
 // measured between its anchors, and the mean drift of the friction anchors.
 type solverRefreshArgs struct {
-	Man   ptr   // TbSolverManifold *
-	Count ptr   // const int *
-	Cap   int32 // int
-	Pos   ptr   // const float4 *
-	Rot   ptr   // const float4 *
+	Man   ptr // TbSolverManifold *
+	Count ptr // const int *
+	Cap   int32
+	Pos   ptr // const float4 *
+	Rot   ptr // const float4 *
 }
 
 // solverRefresh launches tb_solver_refresh over grid blocks of block threads.
@@ -1028,18 +1028,18 @@ func (k kernelSet) solverRefresh(grid, block int, a solverRefreshArgs) error {
 // bias, not at all without. Friction is clamped to the Coulomb disc, and in the biased pass a sticking
 // contact also closes its friction anchors' drift.
 type solverJacobiArgs struct {
-	Man        ptr     // TbSolverManifold *
-	Count      ptr     // const int *
-	Cap        int32   // int
-	Pos        ptr     // const float4 *
-	Vel        ptr     // const float4 *
-	Omega      ptr     // const float4 *
-	AccLin     ptr     // float4 *
-	AccAng     ptr     // float4 *
-	InvH       float32 // float
-	MaxPush    float32 // float
-	UseBias    int32   // int
-	NoFriction int32   // int
+	Man        ptr // TbSolverManifold *
+	Count      ptr // const int *
+	Cap        int32
+	Pos        ptr // const float4 *
+	Vel        ptr // const float4 *
+	Omega      ptr // const float4 *
+	AccLin     ptr // float4 *
+	AccAng     ptr // float4 *
+	InvH       float32
+	MaxPush    float32
+	UseBias    int32
+	NoFriction int32
 }
 
 // solverJacobi launches tb_solver_jacobi over grid blocks of block threads.
@@ -1052,15 +1052,15 @@ func (k kernelSet) solverJacobi(grid, block int, a solverJacobiArgs) error {
 // tb_solver_restitute is one Jacobi restitution pass (restituteManifold with record): points that
 // approached faster than the threshold and pushed this step leave at e times their approach speed.
 type solverRestituteArgs struct {
-	Man       ptr     // TbSolverManifold *
-	Count     ptr     // const int *
-	Cap       int32   // int
-	Pos       ptr     // const float4 *
-	Vel       ptr     // const float4 *
-	Omega     ptr     // const float4 *
-	AccLin    ptr     // float4 *
-	AccAng    ptr     // float4 *
-	Threshold float32 // float
+	Man       ptr // TbSolverManifold *
+	Count     ptr // const int *
+	Cap       int32
+	Pos       ptr // const float4 *
+	Vel       ptr // const float4 *
+	Omega     ptr // const float4 *
+	AccLin    ptr // float4 *
+	AccAng    ptr // float4 *
+	Threshold float32
 }
 
 // solverRestitute launches tb_solver_restitute over grid blocks of block threads.
@@ -1072,9 +1072,9 @@ func (k kernelSet) solverRestitute(grid, block int, a solverRestituteArgs) error
 //
 // tb_solver_keep records how many manifolds this step kept: they are the next step's warm-start source.
 type solverKeepArgs struct {
-	Count ptr   // const int *
-	Cap   int32 // int
-	Kept  ptr   // int *
+	Count ptr // const int *
+	Cap   int32
+	Kept  ptr // int *
 }
 
 // solverKeep launches tb_solver_keep over grid blocks of block threads.
@@ -1104,10 +1104,10 @@ func (k kernelSet) solverExport(grid, block int, a solverExportArgs) error {
 // tb_stats_points adds up the points of the narrow phase's contacts (those within capacity) into
 // *points, which the caller zeroes first.
 type statsPointsArgs struct {
-	Contacts ptr   // const TbContact *
-	Count    ptr   // const unsigned int *
-	Cap      int32 // int
-	Points   ptr   // unsigned int *
+	Contacts ptr // const TbContact *
+	Count    ptr // const unsigned int *
+	Cap      int32
+	Points   ptr // unsigned int *
 }
 
 // statsPoints launches tb_stats_points over grid blocks of block threads.
@@ -1137,9 +1137,9 @@ func (k kernelSet) statsGather(grid, block int, a statsGatherArgs) error {
 // tb_transforms_flag marks each body in its kind's row of flags (3 rows of n: box, sphere, capsule),
 // for the scans that rank the bodies within their kind.
 type transformsFlagArgs struct {
-	Shape ptr   // const TbShape *
-	Flags ptr   // unsigned int *
-	N     int32 // int
+	Shape ptr // const TbShape *
+	Flags ptr // unsigned int *
+	N     int32
 }
 
 // transformsFlag launches tb_transforms_flag over grid blocks of block threads.
@@ -1154,25 +1154,25 @@ func (k kernelSet) transformsFlag(grid, block int, a transformsFlagArgs) error {
 // set to +inf and -inf beforehand) by the body's world AABB, as geom.Shape.Bounds computes it.
 // contacts (nContacts entries), asleep and hlIdx/hlCol (nHl highlights) may be null.
 type transformsWriteArgs struct {
-	Pos       ptr   // const float4 *
-	Rot       ptr   // const float4 *
-	Shape     ptr   // const TbShape *
-	Flags     ptr   // const unsigned int *
-	Rank      ptr   // const unsigned int *
-	N         int32 // int
-	Out       ptr   // float *
-	Capacity  int32 // int
-	Base1     int32 // int
-	Base2     int32 // int
-	Mode      int32 // int
-	Palette   ptr   // const float4 *
-	Contacts  ptr   // const int *
-	NContacts int32 // int
-	Asleep    ptr   // const unsigned int *
-	HlIdx     ptr   // const int *
-	HlCol     ptr   // const float4 *
-	NHl       int32 // int
-	Bounds    ptr   // float *
+	Pos       ptr // const float4 *
+	Rot       ptr // const float4 *
+	Shape     ptr // const TbShape *
+	Flags     ptr // const unsigned int *
+	Rank      ptr // const unsigned int *
+	N         int32
+	Out       ptr // float *
+	Capacity  int32
+	Base1     int32
+	Base2     int32
+	Mode      int32
+	Palette   ptr // const float4 *
+	Contacts  ptr // const int *
+	NContacts int32
+	Asleep    ptr // const unsigned int *
+	HlIdx     ptr // const int *
+	HlCol     ptr // const float4 *
+	NHl       int32
+	Bounds    ptr // float *
 }
 
 // transformsWrite launches tb_transforms_write over grid blocks of block threads.

@@ -289,7 +289,11 @@ type kernelSet struct{ dev device }
 		}
 		fmt.Fprintf(&b, "type %sArgs struct {\n", gn)
 		for _, p := range k.Params {
-			fmt.Fprintf(&b, "\t%s %s // %s\n", goFieldName(p.Name), paramGo(p), p.Type)
+			fmt.Fprintf(&b, "\t%s %s", goFieldName(p.Name), paramGo(p))
+			if p.Type.Ptr {
+				fmt.Fprintf(&b, " // %s", p.Type) // what the device address points to
+			}
+			b.WriteString("\n")
 		}
 		b.WriteString("}\n\n")
 		fmt.Fprintf(&b, "// %s launches %s over grid blocks of block threads.\n", gn, k.Name)

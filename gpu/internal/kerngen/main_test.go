@@ -63,7 +63,7 @@ TB_REGISTER(tb_a_b)
 	got := string(out["kernels_gen.go"])
 	for _, want := range []string{
 		"_ [12]byte // C aligns v to 16 bytes\n\tV float4\n\tN uint32\n\t_ [12]byte // C pads S to a multiple of 16 bytes",
-		"type aBArgs struct {\n\tS ptr     // const S *\n\tN int32   // int\n\tX float32 // float\n}",
+		"type aBArgs struct {\n\tS ptr // const S *\n\tN int32\n\tX float32\n}",
 		`return k.dev.launch("tb_a_b", grid, block, a.S, a.N, a.X)`,
 	} {
 		if !strings.Contains(got, want) {
