@@ -24,7 +24,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps cuda-deps kernels test bench run screenshots perf
+.PHONY: build deps cuda-deps generate kernels test bench run screenshots perf
 
 # The cuda build where it can run (a GPU and the toolkit: scripts/cuda-tags.sh), the plain one elsewhere.
 TAGS = $(shell scripts/cuda-tags.sh)
@@ -41,7 +41,13 @@ deps:
 cuda-deps:
 	@scripts/cuda-deps.sh
 
-# Compile gpu/kernels/*.cu to the PTX that gpu/ embeds (committed; TestPTXIsCurrent says when stale).
+# Generate the Go side of the kernels' interface from gpu/kernels (struct mirrors, typed launch wrappers,
+# the emulator's layout registrations; committed; TestGeneratedIsCurrent says when stale). Needs only Go.
+generate:
+	go run ./gpu/internal/kerngen
+
+# Compile gpu/kernels/*.cu to the PTX that gpu/ embeds (committed; TestPTXIsCurrent says when stale),
+# then generate as above (scripts/kernels.sh runs both).
 kernels: cuda-deps
 	scripts/kernels.sh
 

@@ -7,26 +7,14 @@ import (
 
 // Launch geometry of bounds.cu and lbvh.cu.
 const (
-	broadThreads = 256                     // TB_BROAD_THREADS
-	radixBits    = 4                       // TB_RADIX_BITS
-	radixDigits  = 1 << radixBits          // TB_RADIX_DIGITS
-	radixThreads = 128                     // TB_RADIX_THREADS
-	radixTile    = radixThreads * 8        // TB_RADIX_TILE
-	sceneBlocks  = 64                      // most blocks of the first scene-bounds reduction
-	mortonBits   = 30                      // bits of a Morton code
-	tbBoxSize    = 24                      // sizeof(TbBox)
-	tbNodeSize   = 2*tbBoxSize + 2*4 + 2*4 // sizeof(TbNode)
+	broadThreads = 256              // TB_BROAD_THREADS
+	radixBits    = 4                // TB_RADIX_BITS
+	radixDigits  = 1 << radixBits   // TB_RADIX_DIGITS
+	radixThreads = 128              // TB_RADIX_THREADS
+	radixTile    = radixThreads * 8 // TB_RADIX_TILE
+	sceneBlocks  = 64               // most blocks of the first scene-bounds reduction
+	mortonBits   = 30               // bits of a Morton code
 )
-
-// tbBox mirrors broad.cuh's TbBox (the layout of geom.AABB).
-type tbBox struct{ Lo, Hi [3]float32 }
-
-// tbNode mirrors broad.cuh's TbNode: an internal node of the LBVH.
-type tbNode struct {
-	Box   [2]tbBox
-	Child [2]int32  // internal node, or ^body for a leaf
-	Last  [2]uint32 // last sorted leaf below the child, | broadMovingBit if a moving body is
-}
 
 // broadMovingBit is the top bit of tbNode.Last (TB_MOVING_BIT).
 const broadMovingBit = 1 << 31
@@ -98,8 +86,10 @@ func (s *broadStage) bounds(d device, b *bodyBuffers, dt, speculative float32) e
 	if err := s.reserve(d, b.n, s.capacity); err != nil {
 		return err
 	}
-	if err := d.launch("tb_broad_bounds", blocks(b.n, broadThreads), broadThreads, b.pos, b.rot, b.vel, b.omega,
-		b.shape, b.flags, s.boxes, s.moving, int32(b.n), dt, 0.5*speculative); err != nil {
+	if err := (kernelSet{d}).broadBounds(blocks(b.n, broadThreads), broadThreads, broadBoundsArgs{
+		Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p, Flags: b.flags.p,
+		Boxes: s.boxes.p, Moving: s.moving.p, N: int32(b.n), Dt: dt, Margin: 0.5 * speculative,
+	}); err != nil {
 		return err
 	}
 	return nil
@@ -114,16 +104,19 @@ func (s *broadStage) pairsOf(d device, n int) error {
 	if n < 2 {
 		return nil
 	}
+	k := kernelSet{d}
 	nb := min(blocks(n, broadThreads), sceneBlocks)
-	if err := d.launch("tb_broad_scene_blocks", nb, broadThreads, s.boxes, int32(n), s.partial); err != nil {
+	if err := k.broadSceneBlocks(nb, broadThreads, broadSceneBlocksArgs{Boxes: s.boxes.p, N: int32(n),
+		Partial: s.partial.p}); err != nil {
 		return err
 	}
-	if err := d.launch("tb_broad_scene_frame", 1, broadThreads, s.partial, int32(nb), s.frame); err != nil {
+	if err := k.broadSceneFrame(1, broadThreads, broadSceneFrameArgs{Partial: s.partial.p, Nb: int32(nb),
+		Frame: s.frame.p}); err != nil {
 		return err
 	}
 	s.lap("scene")
-	if err := d.launch("tb_broad_morton", blocks(n, broadThreads), broadThreads, s.boxes, s.frame,
-		s.codes[0], s.index[0], int32(n)); err != nil {
+	if err := k.broadMorton(blocks(n, broadThreads), broadThreads, broadMortonArgs{Boxes: s.boxes.p,
+		Frame: s.frame.p, Codes: s.codes[0].p, Index: s.index[0].p, N: int32(n)}); err != nil {
 		return err
 	}
 	s.lap("morton")
@@ -135,22 +128,24 @@ func (s *broadStage) pairsOf(d device, n int) error {
 	}
 	s.lap("sort")
 	codes, index := s.codes[s.cur], s.index[s.cur]
-	if err := d.launch("tb_broad_build", blocks(n-1, broadThreads), broadThreads, codes, index, int32(n),
-		s.nodes, s.parent); err != nil {
+	if err := k.broadBuild(blocks(n-1, broadThreads), broadThreads, broadBuildArgs{Codes: codes.p, Index: index.p,
+		N: int32(n), Nodes: s.nodes.p, Parent: s.parent.p}); err != nil {
 		return err
 	}
 	s.lap("build")
 	if err := d.zero(s.flags.p, 4*(n-1)); err != nil {
 		return err
 	}
-	if err := d.launch("tb_broad_fit", blocks(n, broadThreads), broadThreads, s.boxes, s.moving, index, int32(n),
-		s.parent, s.nodes, s.leafBox, s.flags); err != nil {
+	if err := k.broadFit(blocks(n, broadThreads), broadThreads, broadFitArgs{Boxes: s.boxes.p, Moving: s.moving.p,
+		Index: index.p, N: int32(n), Parent: s.parent.p, Nodes: s.nodes.p, LeafBox: s.leafBox.p,
+		Flags: s.flags.p}); err != nil {
 		return err
 	}
 	s.lap("fit")
 	s.treeN = n
-	if err := d.launch("tb_broad_query", blocks(n, broadThreads), broadThreads, s.nodes, s.parent, s.leafBox,
-		index, s.moving, int32(n), s.pairA[0], s.pairB[0], s.count, int32(s.capacity)); err != nil {
+	if err := k.broadQuery(blocks(n, broadThreads), broadThreads, broadQueryArgs{Nodes: s.nodes.p,
+		Parent: s.parent.p, LeafBox: s.leafBox.p, Index: index.p, Moving: s.moving.p, N: int32(n),
+		PairA: s.pairA[0].p, PairB: s.pairB[0].p, Count: s.count.p, Cap: int32(s.capacity)}); err != nil {
 		return err
 	}
 	s.lap("query")
@@ -163,8 +158,9 @@ func (s *broadStage) pairsOf(d device, n int) error {
 	if cur, err = s.radixSort(d, &s.pairA, &s.pairB, cur, s.capacity, s.count.p, width); err != nil {
 		return err
 	}
-	if err := d.launch("tb_broad_pairs_out", blocks(s.capacity, broadThreads), broadThreads, s.pairA[cur],
-		s.pairB[cur], s.count, int32(s.capacity), s.pairs); err != nil {
+	if err := k.broadPairsOut(blocks(s.capacity, broadThreads), broadThreads, broadPairsOutArgs{
+		PairA: s.pairA[cur].p, PairB: s.pairB[cur].p, Count: s.count.p, Cap: int32(s.capacity),
+		Pairs: s.pairs.p}); err != nil {
 		return err
 	}
 	s.lap("pairs")
@@ -175,17 +171,19 @@ func (s *broadStage) pairsOf(d device, n int) error {
 // the device's *count of them, at most n, when count is not 0). Each pass of radixBits moves the data
 // to the other buffer of each pair; it returns the one that holds the result.
 func (s *broadStage) radixSort(d device, keys, vals *[2]buffer, cur, n int, count ptr, bits int) (int, error) {
+	k := kernelSet{d}
 	nb := blocks(n, radixTile)
 	for shift := 0; shift < bits; shift += radixBits {
-		if err := d.launch("tb_broad_radix_count", nb, radixThreads, keys[cur], int32(n), count, int32(shift),
-			s.hist); err != nil {
+		if err := k.broadRadixCount(nb, radixThreads, broadRadixCountArgs{Keys: keys[cur].p, N: int32(n),
+			Count: count, Shift: int32(shift), Hist: s.hist.p}); err != nil {
 			return cur, err
 		}
 		if err := s.scan.run(d, s.hist.p, s.hist.p, radixDigits*nb); err != nil {
 			return cur, err
 		}
-		if err := d.launch("tb_broad_radix_scatter", nb, radixThreads, keys[cur], vals[cur], keys[1-cur],
-			vals[1-cur], int32(n), count, int32(shift), s.hist); err != nil {
+		if err := k.broadRadixScatter(nb, radixThreads, broadRadixScatterArgs{Keys: keys[cur].p,
+			Vals: vals[cur].p, KeysOut: keys[1-cur].p, ValsOut: vals[1-cur].p, N: int32(n), Count: count,
+			Shift: int32(shift), Offsets: s.hist.p}); err != nil {
 			return cur, err
 		}
 		cur = 1 - cur

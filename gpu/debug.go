@@ -3,6 +3,7 @@ package gpu
 import (
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"tumble/sim"
 )
@@ -11,8 +12,9 @@ import (
 // layout (position, colour: 7 float32). A test checks the two agree (gpu does not import render).
 const LineVertexBytes = 28
 
-// debugPointBytes is sizeof(TbDebugPoint) in debug.cu, solver.cu's TbContactOut.
-const debugPointBytes = contactOutBytes
+// debugPointBytes is sizeof(TbDebugPoint) in debug.cu: solver.cu's TbContactOut, which
+// tb_solver_export writes and the debug kernels read.
+const debugPointBytes = int(unsafe.Sizeof(tbDebugPoint{}))
 
 // Vertices per item (debug.cu's TB_*_VERTS): render.Frame's Cross, Line and Box.
 const (
@@ -82,6 +84,7 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 		return out, ErrNotOnDevice
 	}
 	d, n, dw := b.dev, b.bodies.n, &b.dbg
+	k := kernelSet{d}
 	hostStaging(&dw.hostPalette, 4)
 	hostStaging(&dw.hostTotals, 3)
 	for k, c := range [4][4]float32{st.Contact, st.Normal, st.AABB, st.BVHColor} {
@@ -116,12 +119,13 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 		if err := d.zero(dw.maxN.p, 4); err != nil {
 			return out, err
 		}
-		if err := d.launch("tb_solver_export", blocks(slots, solverManifoldThreads), solverManifoldThreads,
-			s.man[last], s.kept[last], b.bodies.pos, b.bodies.rot, dw.points); err != nil {
+		if err := k.solverExport(blocks(slots, solverManifoldThreads), solverManifoldThreads, solverExportArgs{
+			Man: s.man[last].p, Kept: s.kept[last].p, Pos: b.bodies.pos.p, Rot: b.bodies.rot.p, Out: dw.points.p,
+		}); err != nil {
 			return out, err
 		}
-		if err := d.launch("tb_debug_contact_flag", blocks(slots, 256), 256, dw.points, s.kept[last], int32(slots),
-			dw.cFlag, dw.maxN); err != nil {
+		if err := k.debugContactFlag(blocks(slots, 256), 256, debugContactFlagArgs{Pts: dw.points.p,
+			Kept: s.kept[last].p, Slots: int32(slots), Flag: dw.cFlag.p, MaxN: dw.maxN.p}); err != nil {
 			return out, err
 		}
 		if err := dw.scan.run(d, dw.cFlag.p, dw.cRank.p, slots); err != nil {
@@ -142,11 +146,13 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 			}
 		}
 		bb := &b.bodies
-		if err := d.launch("tb_broad_bounds", blocks(n, broadThreads), broadThreads, bb.pos, bb.rot, bb.vel, bb.omega,
-			bb.shape, bb.flags, dw.boxes, dw.moving, int32(n), float32(0), float32(0)); err != nil {
+		if err := k.broadBounds(blocks(n, broadThreads), broadThreads, broadBoundsArgs{Pos: bb.pos.p, Rot: bb.rot.p,
+			Vel: bb.vel.p, Omega: bb.omega.p, Shape: bb.shape.p, Flags: bb.flags.p, Boxes: dw.boxes.p,
+			Moving: dw.moving.p, N: int32(n), Dt: 0, Margin: 0}); err != nil {
 			return out, err
 		}
-		if err := d.launch("tb_debug_body_flag", blocks(n, 256), 256, bb.shape, dw.bFlag, int32(n)); err != nil {
+		if err := k.debugBodyFlag(blocks(n, 256), 256, debugBodyFlagArgs{Shape: bb.shape.p, Flag: dw.bFlag.p,
+			N: int32(n)}); err != nil {
 			return out, err
 		}
 		if err := dw.scan.run(d, dw.bFlag.p, dw.bRank.p, n); err != nil {
@@ -171,10 +177,11 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 		}
 		var err error
 		if st.BVHDepth <= 0 {
-			err = d.launch("tb_debug_bvh_root", 1, 1, b.broad.nodes, int32(tn), dw.vFlag, dw.vSlot)
+			err = k.debugBvhRoot(1, 1, debugBvhRootArgs{Nodes: b.broad.nodes.p, N: int32(tn), Flag: dw.vFlag.p,
+				Slot: dw.vSlot.p})
 		} else {
-			err = d.launch("tb_debug_bvh_flag", blocks(tn-1, 256), 256, b.broad.nodes, b.broad.parent, int32(tn),
-				int32(st.BVHDepth), dw.vFlag, dw.vSlot)
+			err = k.debugBvhFlag(blocks(tn-1, 256), 256, debugBvhFlagArgs{Nodes: b.broad.nodes.p,
+				Parent: b.broad.parent.p, N: int32(tn), Depth: int32(st.BVHDepth), Flag: dw.vFlag.p, Slot: dw.vSlot.p})
 		}
 		if err != nil {
 			return out, err
@@ -185,8 +192,9 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 	}
 
 	// The one read-back: how many items each layer has.
-	if err := d.launch("tb_debug_totals", 1, 1, dw.cFlag, dw.cRank, int32(slots), dw.bFlag, dw.bRank, int32(nA),
-		dw.vFlag, dw.vRank, int32(nB), dw.totals); err != nil {
+	if err := k.debugTotals(1, 1, debugTotalsArgs{FlagC: dw.cFlag.p, RankC: dw.cRank.p, NC: int32(slots),
+		FlagA: dw.bFlag.p, RankA: dw.bRank.p, NA: int32(nA), FlagB: dw.vFlag.p, RankB: dw.vRank.p, NB: int32(nB),
+		Out: dw.totals.p}); err != nil {
 		return out, err
 	}
 	if err := downloadSlice(d, dw.hostTotals, dw.totals.p); err != nil {
@@ -205,20 +213,24 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 		return out, fmt.Errorf("%w: %d vertices for a buffer of %d", ErrLineCapacity, out.Total(), capacity)
 	}
 	if out.Contacts > 0 {
-		if err := d.launch("tb_debug_contacts", blocks(slots, 256), 256, dw.points, dw.cFlag, dw.cRank, int32(slots),
-			dw.maxN, flag(st.Contacts), flag(st.Normals), dw.palette, ptr(dst), int32(0), int32(capacity)); err != nil {
+		if err := k.debugContacts(blocks(slots, 256), 256, debugContactsArgs{Pts: dw.points.p, Flag: dw.cFlag.p,
+			Rank: dw.cRank.p, Slots: int32(slots), MaxN: dw.maxN.p, Cross: flag(st.Contacts),
+			Normals: flag(st.Normals), Palette: dw.palette.p, Dst: ptr(dst), Base: 0,
+			Capacity: int32(capacity)}); err != nil {
 			return out, err
 		}
 	}
 	if out.AABBs > 0 {
-		if err := d.launch("tb_debug_boxes", blocks(nA, 256), 256, dw.boxes, dw.bFlag, dw.bRank, int32(nA),
-			dw.palette, ptr(dst), int32(out.Contacts), int32(capacity)); err != nil {
+		if err := k.debugBoxes(blocks(nA, 256), 256, debugBoxesArgs{Boxes: dw.boxes.p, Flag: dw.bFlag.p,
+			Rank: dw.bRank.p, N: int32(nA), Palette: dw.palette.p, Dst: ptr(dst), Base: int32(out.Contacts),
+			Capacity: int32(capacity)}); err != nil {
 			return out, err
 		}
 	}
 	if out.BVH > 0 {
-		if err := d.launch("tb_debug_bvh", blocks(nB, 256), 256, b.broad.nodes, dw.vFlag, dw.vSlot, dw.vRank,
-			int32(nB), dw.palette, ptr(dst), int32(out.Contacts+out.AABBs), int32(capacity)); err != nil {
+		if err := k.debugBvh(blocks(nB, 256), 256, debugBvhArgs{Nodes: b.broad.nodes.p, Flag: dw.vFlag.p,
+			Slot: dw.vSlot.p, Rank: dw.vRank.p, N: int32(nB), Palette: dw.palette.p, Dst: ptr(dst),
+			Base: int32(out.Contacts + out.AABBs), Capacity: int32(capacity)}); err != nil {
 			return out, err
 		}
 	}

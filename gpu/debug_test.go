@@ -273,10 +273,11 @@ func TestDebugVertexIsRendersLineVertex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.free(out)
-	must(t, d.launch("tb_debug_sizes", 1, 1, out))
+	must(t, kernelSet{d}.debugSizes(1, 1, debugSizesArgs{Out: out}))
 	var sizes [2]int32
 	must(t, downloadSlice(d, sizes[:], out))
-	if sizes != [2]int32{LineVertexBytes, debugPointBytes} {
-		t.Errorf("kernel sizes %v, want %d, %d", sizes, LineVertexBytes, debugPointBytes)
+	if sizes != [2]int32{LineVertexBytes, int32(debugPointBytes)} || unsafe.Sizeof(tbLineVertex{}) != LineVertexBytes {
+		t.Errorf("kernel sizes %v, want %d, %d (tbLineVertex %d)", sizes, LineVertexBytes, debugPointBytes,
+			unsafe.Sizeof(tbLineVertex{}))
 	}
 }

@@ -1,5 +1,8 @@
 package gpu
 
+// The kernels' typed wrappers and struct mirrors (kernels_gen.go) come from the kernel sources.
+//go:generate go run ./internal/kerngen
+
 import (
 	"fmt"
 	"unsafe"

@@ -17,47 +17,8 @@ const (
 	jointTwist              // ball: twist limits
 )
 
-// vec3 is CUDA's float3 (12 bytes, 4-byte aligned).
-type vec3 struct{ X, Y, Z float32 }
-
 // v3 converts a sim vector to its device layout.
-func v3(v sim.Vec3) vec3 { return vec3{v[0], v[1], v[2]} }
-
-// tbJointRow mirrors joints.cu's TbJointRow.
-type tbJointRow struct {
-	D, RA, RB, IA, IB vec3
-	Mass, C, Impulse  float32
-}
-
-// tbJoint mirrors joints.cu's TbJoint: the definition and frames (set by upload), then the state the
-// kernels keep (split masses, parts, accumulated impulses).
-type tbJoint struct {
-	Type, A, B                   int32
-	Flags                        uint32
-	LocalA, LocalB, AxisA, AxisB vec3
-	PerpA, PerpB                 vec3
-	Rel0                         [4]float32
-	Lo, Hi                       float32
-	MotorSpeed, MotorMaxForce    float32
-	Swing, TwistLo, TwistHi      float32
-	MA, MB                       float32
-	IA, IB                       [9]float32
-	Coord, SwingAngle            float32
-	RA, RB, PointC               vec3
-	PointMass                    [9]float32
-	PointImpulse                 vec3
-	U1, U2                       vec3
-	HingeC                       [2]float32
-	HingeMass                    [3]float32
-	HingeImpulse                 [2]float32
-	RotC                         vec3
-	RotMass                      [9]float32
-	RotImpulse                   vec3
-	Perp                         [2]tbJointRow
-	SwingRow                     tbJointRow
-	Motor, Lower, Upper          tbJointRow
-	TwistLower, TwistUpper       tbJointRow
-}
+func v3(v sim.Vec3) float3 { return float3{v[0], v[1], v[2]} }
 
 // jointStage solves the joints' rows on the device for the Jacobi sub-step loop (jointHooks). The
 // joints are few, so upload sends all of them whenever they change; each step the loop calls count,
@@ -156,7 +117,8 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 	if err := uploadSlice(d, j.from.p, j.fromH); err != nil {
 		return err
 	}
-	if err := d.launch("tb_joint_keep", blocks(n, jointThreads), jointThreads, j.joints, j.spare, j.from, int32(n)); err != nil {
+	if err := (kernelSet{d}).jointKeep(blocks(n, jointThreads), jointThreads, jointKeepArgs{Dst: j.joints.p,
+		Src: j.spare.p, From: j.from.p, N: int32(n)}); err != nil {
 		return err
 	}
 	for _, off := range j.stale {
@@ -200,7 +162,8 @@ func (j *jointStage) count(d device, b *bodyBuffers, split ptr) error {
 	if j.n == 0 {
 		return nil
 	}
-	return d.launch("tb_joint_count", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), split)
+	return kernelSet{d}.jointCount(blocks(j.n, jointThreads), jointThreads, jointCountArgs{Joints: j.joints.p,
+		N: int32(j.n), Split: split})
 }
 
 // prepare fixes the split masses for the step and, without warm starting, zeroes the impulses.
@@ -208,12 +171,8 @@ func (j *jointStage) prepare(d device, b *bodyBuffers, split ptr, c *stepConsts)
 	if j.n == 0 {
 		return nil
 	}
-	reset := int32(0)
-	if c.s.NoWarmStart {
-		reset = 1
-	}
-	return d.launch("tb_joint_prepare", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.invIW,
-		split, reset)
+	return kernelSet{d}.jointPrepare(blocks(j.n, jointThreads), jointThreads, jointPrepareArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, InvIW: b.invIW.p, Split: split, Reset: flag(c.s.NoWarmStart)})
 }
 
 // refresh sets the rows and position errors from the bodies' current poses.
@@ -221,7 +180,8 @@ func (j *jointStage) refresh(d device, b *bodyBuffers, c *stepConsts) error {
 	if j.n == 0 {
 		return nil
 	}
-	return d.launch("tb_joint_refresh", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.rot)
+	return kernelSet{d}.jointRefresh(blocks(j.n, jointThreads), jointThreads, jointRefreshArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, Rot: b.rot.p})
 }
 
 // warmStart adds the accumulated impulses (on the refreshed rows) to acc.
@@ -229,7 +189,8 @@ func (j *jointStage) warmStart(d device, b *bodyBuffers, acc accum, c *stepConst
 	if j.n == 0 {
 		return nil
 	}
-	return d.launch("tb_joint_warm", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, acc.lin, acc.ang)
+	return kernelSet{d}.jointWarm(blocks(j.n, jointThreads), jointThreads, jointWarmArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, Lin: acc.lin, Ang: acc.ang})
 }
 
 // solve runs one Jacobi pass of the rows from the bodies' current velocities, adding the impulse
@@ -238,12 +199,10 @@ func (j *jointStage) solve(d device, b *bodyBuffers, acc accum, c *stepConsts, u
 	if j.n == 0 {
 		return nil
 	}
-	bias := int32(0)
-	if useBias {
-		bias = 1
-	}
-	return d.launch("tb_joint_solve", blocks(j.n, jointThreads), jointThreads, j.joints, int32(j.n), b.pos, b.vel, b.omega,
-		acc.lin, acc.ang, c.joint.biasRate, c.joint.massScale, c.joint.impulseScale, c.invH, bias, j.force)
+	return kernelSet{d}.jointSolve(blocks(j.n, jointThreads), jointThreads, jointSolveArgs{Joints: j.joints.p,
+		N: int32(j.n), Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, Lin: acc.lin, Ang: acc.ang,
+		BiasRate: c.joint.biasRate, MassScale: c.joint.massScale, ImpulseScale: c.joint.impulseScale,
+		InvH: c.invH, UseBias: flag(useBias), Force: j.force.p})
 }
 
 // forces returns the device array of each joint's force (N) in the last solve pass, which at the end

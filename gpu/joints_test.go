@@ -510,7 +510,7 @@ func TestJointPrepareWithoutWarmStartZeroesImpulses(t *testing.T) {
 	defer r.close()
 	r.begin(t)
 	r.pass(t, true)
-	if j := r.joints(t)[0]; j.PointImpulse == (vec3{}) {
+	if j := r.joints(t)[0]; j.PointImpulse == (float3{}) {
 		t.Fatal("a ball joint under load holds no impulse")
 	}
 	r.c.s.NoWarmStart = true
@@ -534,13 +534,13 @@ func TestJointPrepareWithoutWarmStartZeroesImpulses(t *testing.T) {
 	}
 }
 
-// joints.go's tbJoint has joints.cu's layout.
+// The generated tbJoint and tbJointRow have the sizes the kernel reports (see TestSolverLayouts).
 func TestJointLayoutMatchesKernel(t *testing.T) {
 	d := emulated{}
 	var b buffer
 	must(t, grow(d, &b, 8))
 	defer release(d, &b)
-	must(t, d.launch("tb_joint_sizes", 1, 1, b))
+	must(t, kernelSet{d}.jointSizes(1, 1, jointSizesArgs{Out: b.p}))
 	got := make([]uint32, 2)
 	must(t, downloadSlice(d, got, b.p))
 	if got[0] != uint32(unsafe.Sizeof(tbJoint{})) || got[1] != uint32(unsafe.Sizeof(tbJointRow{})) {

@@ -1,14 +1,9 @@
 package gpu
 
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // narrowThreads is the block size of the narrow-phase kernels (narrow.cu's TB_NARROW_THREADS).
 const narrowThreads = 128
-
-var contactBytes = int(unsafe.Sizeof(tbContact{}))
 
 // narrowStage runs the narrow phase on the device (kernels/narrow.cu): every broad-phase pair is
 // collided by the routines of sim/collide, ported, into a slot of its own, and the touching ones are
@@ -85,16 +80,22 @@ func (s *narrowStage) run(d device, b *bodyBuffers, pairs, pairCount ptr, pairCa
 	if jointed == 0 {
 		jointed = s.count.p
 	}
-	if err := d.launch("tb_narrow_collide", blocks(pairCapacity, narrowThreads), narrowThreads,
-		pairs, pairCount, int32(pairCapacity), b.pos, b.rot, b.vel, b.omega, b.shape,
-		jointed, int32(s.nJointed), dt, speculative, s.cand, s.offsets); err != nil {
+	k := kernelSet{d}
+	if err := k.narrowCollide(blocks(pairCapacity, narrowThreads), narrowThreads, narrowCollideArgs{
+		Pairs: pairs, PairCount: pairCount, PairCapacity: int32(pairCapacity),
+		Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
+		Jointed: jointed, NJointed: int32(s.nJointed), Dt: dt, Speculative: speculative,
+		Cand: s.cand.p, Touching: s.offsets.p,
+	}); err != nil {
 		return err
 	}
 	if err := s.scan.run(d, s.offsets.p, s.offsets.p, pairCapacity); err != nil {
 		return err
 	}
-	return d.launch("tb_narrow_compact", blocks(pairCapacity, narrowThreads), narrowThreads,
-		s.cand, s.offsets, int32(pairCapacity), s.contacts, int32(s.contCap), s.count)
+	return k.narrowCompact(blocks(pairCapacity, narrowThreads), narrowThreads, narrowCompactArgs{
+		Cand: s.cand.p, Offsets: s.offsets.p, PairCapacity: int32(pairCapacity),
+		Contacts: s.contacts.p, Capacity: int32(s.contCap), Count: s.count.p,
+	})
 }
 
 // contactList returns the device list of contacts (tbContact, in pair order), the device address of

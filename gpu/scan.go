@@ -29,7 +29,8 @@ func (s *scanner) level(d device, l int, in, out ptr, n int) error {
 		return err
 	}
 	sums := s.levels[l].p
-	if err := d.launch("tb_scan_blocks", nb, scanThreads, in, out, sums, int32(n)); err != nil {
+	k := kernelSet{d}
+	if err := k.scanBlocks(nb, scanThreads, scanBlocksArgs{In: in, Out: out, Sums: sums, N: int32(n)}); err != nil {
 		return err
 	}
 	if nb == 1 {
@@ -38,7 +39,7 @@ func (s *scanner) level(d device, l int, in, out ptr, n int) error {
 	if err := s.level(d, l+1, sums, sums, nb); err != nil {
 		return err
 	}
-	return d.launch("tb_scan_add", blocks(n, 256), 256, out, sums, int32(n))
+	return k.scanAdd(blocks(n, 256), 256, scanAddArgs{Out: out, Offsets: sums, N: int32(n)})
 }
 
 func (s *scanner) release(d device) {

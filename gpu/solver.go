@@ -9,26 +9,11 @@ import (
 // The contact solver, integration and the sub-step loop of the CUDA step (kernels/solver.cu,
 // kernels/integrate.cu): sim's Jacobi path, stage for stage, after the narrow phase.
 
-// Sizes of solver.cu's structures (TestSolverLayouts checks them against the kernels' sizeof).
-const (
-	solverManifoldBytes = 1056 // TbSolverManifold
-	contactOutBytes     = 52   // TbContactOut
-)
-
 // Launch geometry.
 const (
 	solverManifoldThreads = 64
 	solverBodyThreads     = 128
 )
-
-// tbContactOut mirrors solver.cu's TbContactOut: one contact point as World.Contacts reports it.
-type tbContactOut struct {
-	A, B        int32 // A is -1 for an unused slot
-	PX, PY, PZ  float32
-	NX, NY, NZ  float32
-	Sep, Normal float32
-	FX, FY, FZ  float32
-}
 
 // makeConsts derives the step's constants from resolved settings s (World.Resolved), through the same
 // function the CPU step uses.
@@ -327,7 +312,7 @@ func (s *solverStage) readContacts(d device, b *bodyBuffers, out []sim.ContactPo
 		}
 		out = append(out, sim.ContactPoint{
 			BodyA: int(p.A), BodyB: int(p.B), Position: sim.Vec3{p.PX, p.PY, p.PZ},
-			Normal: sim.Vec3{p.NX, p.NY, p.NZ}, Separation: p.Sep, NormalImpulse: p.Normal,
+			Normal: sim.Vec3{p.NX, p.NY, p.NZ}, Separation: p.Sep, NormalImpulse: p.NormalImpulse,
 			FrictionImpulse: sim.Vec3{p.FX, p.FY, p.FZ},
 		})
 	}

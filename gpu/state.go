@@ -1,37 +1,18 @@
 package gpu
 
-// Go mirrors of gpu/kernels/layout.cuh (TestLayoutsMatch checks their sizes against the C++ ones).
+import "unsafe"
 
-// float4 is CUDA's float4: 16 bytes, 16-byte aligned on the device.
-type float4 struct{ X, Y, Z, W float32 }
+// The Go mirrors of the kernels' structures (tbShape, tbContact, tbJoint, float4, ...) are generated
+// into kernels_gen.go from gpu/kernels by gpu/internal/kerngen; TestLayoutsMatchC checks them.
 
-// float2 is CUDA's float2.
-type float2 struct{ X, Y float32 }
-
-// int2 is CUDA's int2: a broad-phase pair (a, b).
-type int2 struct{ X, Y int32 }
-
-// tbShape mirrors TbShape.
-type tbShape struct {
-	Kind          int32
-	A, B, C       float32
-	NX, NY, NZ, D float32
-}
-
-// tbPoint mirrors TbPoint.
-type tbPoint struct {
-	PX, PY, PZ float32
-	Sep        float32
-	ID         uint32
-}
-
-// tbContact mirrors TbContact.
-type tbContact struct {
-	A, B       int32
-	Count      int32
-	NX, NY, NZ float32
-	Pts        [4]tbPoint
-}
+// Sizes of the kernels' structures that buffers are sized by.
+const (
+	contactBytes        = int(unsafe.Sizeof(tbContact{}))        // TbContact
+	solverManifoldBytes = int(unsafe.Sizeof(tbSolverManifold{})) // TbSolverManifold
+	contactOutBytes     = int(unsafe.Sizeof(tbContactOut{}))     // TbContactOut
+	tbBoxSize           = int(unsafe.Sizeof(tbBox{}))            // TbBox
+	tbNodeSize          = int(unsafe.Sizeof(tbNode{}))           // TbNode
+)
 
 // bodyBuffers holds the device arrays of body state (layout.cuh), indexed by dense body index.
 type bodyBuffers struct {

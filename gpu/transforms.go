@@ -126,7 +126,9 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *I
 			return out, err
 		}
 	}
-	if err := d.launch("tb_transforms_flag", blocks(n, 256), 256, b.bodies.shape, iw.flags, int32(n)); err != nil {
+	k := kernelSet{d}
+	if err := k.transformsFlag(blocks(n, 256), 256, transformsFlagArgs{Shape: b.bodies.shape.p, Flags: iw.flags.p,
+		N: int32(n)}); err != nil {
 		return out, err
 	}
 	for k := range 3 {
@@ -200,11 +202,13 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *I
 		hlIdx, hlCol = iw.hlIdx.p, iw.hlCol.p
 	}
 
-	err := d.launch("tb_transforms_write", blocks(n, 256), 256,
-		b.bodies.pos, b.bodies.rot, b.bodies.shape, b.bodies.flags, iw.rank, int32(n),
-		ptr(dst), int32(capacity), int32(counts[0]), int32(counts[0]+counts[1]),
-		int32(st.Mode), iw.palette, contacts, int32(nContacts), asleep, hlIdx, hlCol, int32(len(iw.hostIdx)),
-		iw.bounds)
+	err := k.transformsWrite(blocks(n, 256), 256, transformsWriteArgs{
+		Pos: b.bodies.pos.p, Rot: b.bodies.rot.p, Shape: b.bodies.shape.p, Flags: b.bodies.flags.p,
+		Rank: iw.rank.p, N: int32(n), Out: ptr(dst), Capacity: int32(capacity),
+		Base1: int32(counts[0]), Base2: int32(counts[0] + counts[1]), Mode: int32(st.Mode),
+		Palette: iw.palette.p, Contacts: contacts, NContacts: int32(nContacts), Asleep: asleep,
+		HlIdx: hlIdx, HlCol: hlCol, NHl: int32(len(iw.hostIdx)), Bounds: iw.bounds.p,
+	})
 	if err != nil {
 		return out, err
 	}

@@ -100,12 +100,47 @@ func Launch(name string, grid, block int, params []uint64, sizes []uintptr) erro
 	return nil
 }
 
-// Sizeof returns sizeof of the named C++ structure of layout.cuh as the host compiler lays it out (the
-// same as nvcc for these plain structures), or 0 for a name it does not know.
+// Sizeof returns sizeof of the named kernel structure (TbShape, float4, ...) as the host compiler lays
+// it out (the same as nvcc for these plain structures), or 0 for a name it does not know. Every
+// structure the kernels share with the host is registered (layout.h, by the files kerngen generates).
 func Sizeof(name string) uintptr {
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
 	return uintptr(C.tb_sizeof(cs))
+}
+
+// Fields returns the number of fields of the named structure, or -1 for a name it does not know.
+func Fields(name string) int {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	return int(C.tb_fields(cs))
+}
+
+// Offsetof returns the offset of the named field of the named structure as the host compiler lays it
+// out, and false when it knows no such structure or field.
+func Offsetof(name, field string) (uintptr, bool) {
+	cs, cf := C.CString(name), C.CString(field)
+	defer C.free(unsafe.Pointer(cs))
+	defer C.free(unsafe.Pointer(cf))
+	off := C.tb_offsetof(cs, cf)
+	return uintptr(off), off >= 0
+}
+
+// ParamSizes returns the byte size of each parameter of the named kernel, and false when there is no
+// such kernel.
+func ParamSizes(name string) ([]uintptr, bool) {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	var sizes [64]C.size_t
+	n := int(C.tb_kernel_params(cs, &sizes[0], C.int(len(sizes))))
+	if n < 0 {
+		return nil, false
+	}
+	out := make([]uintptr, min(n, len(sizes)))
+	for i := range out {
+		out[i] = uintptr(sizes[i])
+	}
+	return out, true
 }
 
 // Sources returns the SHA-256 of gpu/kernels/ptx/SOURCES when this emulator was compiled: which

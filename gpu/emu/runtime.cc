@@ -4,6 +4,7 @@
 #undef _FORTIFY_SOURCE
 #include "../kernels/tumble.cuh"
 #include "emu.h"
+#include "layout.h"
 #include "sources.h"
 
 #include <cstdio>
@@ -35,6 +36,21 @@ static std::map<std::string, kernel> &registry() {
 
 void register_kernel(const char *name, void *fn, invoker call, const size_t *sizes, int nparams, bool sync) {
 	registry()[name] = kernel{fn, call, std::vector<size_t>(sizes, sizes + nparams), sync};
+}
+
+// The structures' layouts (layout.h): size, and the fields' offsets in declaration order.
+struct layout {
+	size_t size;
+	std::vector<field_offset> fields;
+};
+
+static std::map<std::string, layout> &layouts() {
+	static std::map<std::string, layout> r;
+	return r;
+}
+
+void register_layout(const char *name, size_t size, const field_offset *fields, int nfields) {
+	layouts()[name] = layout{size, std::vector<field_offset>(fields, fields + nfields)};
 }
 
 // Fibers: one per thread of the block being run. A fiber is created once (makecontext) and lives
@@ -282,6 +298,41 @@ int tb_launch(const char *name, unsigned grid, unsigned block, void **params, co
 }
 
 int tb_has_kernel(const char *name) { return registry().count(name) != 0; }
+
+int tb_kernel_params(const char *name, size_t *sizes, int max) {
+	auto k = registry().find(name);
+	if (k == registry().end()) {
+		return -1;
+	}
+	int n = (int)k->second.sizes.size();
+	for (int i = 0; i < n && i < max; i++) {
+		sizes[i] = k->second.sizes[i];
+	}
+	return n;
+}
+
+size_t tb_sizeof(const char *name) {
+	auto l = layouts().find(name);
+	return l == layouts().end() ? 0 : l->second.size;
+}
+
+int tb_fields(const char *name) {
+	auto l = layouts().find(name);
+	return l == layouts().end() ? -1 : (int)l->second.fields.size();
+}
+
+long tb_offsetof(const char *name, const char *field) {
+	auto l = layouts().find(name);
+	if (l == layouts().end()) {
+		return -1;
+	}
+	for (const field_offset &f : l->second.fields) {
+		if (std::string(f.name) == field) {
+			return (long)f.offset;
+		}
+	}
+	return -1;
+}
 
 const char *tb_sources(void) { return TB_SOURCES_SHA256; }
 
