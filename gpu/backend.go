@@ -480,11 +480,13 @@ func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap 
 	if err := d.zero(points, 4); err != nil {
 		return err
 	}
-	if err := d.launch("tb_stats_points", blocks(max(contactCap, 1), 256), 256, contacts, contactCount,
-		int32(contactCap), points); err != nil {
+	ks := kernelSet{d}
+	if err := ks.statsPoints(blocks(max(contactCap, 1), 256), 256, statsPointsArgs{Contacts: contacts,
+		Count: contactCount, Cap: int32(contactCap), Points: points}); err != nil {
 		return err
 	}
-	if err := d.launch("tb_stats_gather", 1, 1, pairCount, contactCount, b.solver.blowUp(), points, packed); err != nil {
+	if err := ks.statsGather(1, 1, statsGatherArgs{Pairs: pairCount, Contacts: contactCount, Bad: b.solver.blowUp(),
+		Points: points, Out: packed}); err != nil {
 		return err
 	}
 	return d.download(unsafe.Pointer(&out[0]), packed, 16)

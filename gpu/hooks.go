@@ -26,14 +26,6 @@ type stepConsts struct {
 	contactSoft, staticSoft, joint softness
 }
 
-// accum is the Jacobi solver's per-body accumulators (float4 arrays, xyz used): each pass zeroes them,
-// every contact and joint row adds the impulse it applies (atomicAdd: +P and +rB x P on body b, -P and
-// -rA x P on body a), and one kernel then applies v += invMass lin, omega += invIWorld ang (sim's
-// gatherImpulses).
-type accum struct {
-	lin, ang ptr
-}
-
 // jointHooks is what the sub-step loop (solver.go) calls for the joints (joints.go implements it).
 // Every method only launches kernels; none reads back.
 type jointHooks interface {
@@ -43,8 +35,12 @@ type jointHooks interface {
 	prepare(d device, b *bodyBuffers, split ptr, c *stepConsts) error
 	// refresh recomputes what depends on positions (called after positions change).
 	refresh(d device, b *bodyBuffers, c *stepConsts) error
-	// warmStart adds the joints' accumulated impulses to acc.
-	warmStart(d device, b *bodyBuffers, acc accum, c *stepConsts) error
-	// solve runs one Jacobi pass of the joint rows, adding their impulse changes to acc.
-	solve(d device, b *bodyBuffers, acc accum, c *stepConsts, useBias bool) error
+	// warmStart records the joints' accumulated impulses (lists).
+	warmStart(d device, b *bodyBuffers, c *stepConsts) error
+	// solve runs one Jacobi pass of the joint rows, recording their impulse changes (lists).
+	solve(d device, b *bodyBuffers, c *stepConsts, useBias bool) error
+	// lists returns the joints' impulse records (three float4 per joint: lin, angA, angB) and each
+	// body's list of its joints in joint order (dense rows start, adj: k << 1 | side), which
+	// tb_solver_gather adds after the contacts'.
+	lists() (imp, start, adj ptr)
 }

@@ -28,12 +28,18 @@ type jointStage struct {
 	spare  buffer // tbJoint: the previous array while upload carries impulses over
 	from   buffer // int32 per joint: upload's map to the previous array
 	force  buffer // float32 per joint: its force in the step's last solve pass
-	n      int
-	ids    []uint64       // sim.JointFrame.ID of the joints on the device, in order: what upload matches
-	defs   []sim.JointDef // their definitions, to tell which rows an in-place edit made stale
-	host   []tbJoint      // upload's staging, kept to avoid allocating on every edit
-	fromH  []int32
-	stale  []ptr // upload's list of impulses to zero after the carry-over
+	// imp is each joint's record of the impulses its last pass applied (three float4: lin, angA,
+	// angB), which tb_solver_gather adds to its bodies; start and adj list each body's joints (dense
+	// rows, k << 1 | side, by joint index: sim's jointAdjacency), made on the host at upload.
+	imp, start, adj buffer
+	n               int
+	ids             []uint64       // sim.JointFrame.ID of the joints on the device, in order: what upload matches
+	defs            []sim.JointDef // their definitions, to tell which rows an in-place edit made stale
+	host            []tbJoint      // upload's staging, kept to avoid allocating on every edit
+	fromH           []int32
+	startH          []int32 // upload's staging of start and adj
+	adjH            []int32
+	stale           []ptr // upload's list of impulses to zero after the carry-over
 }
 
 // upload replaces the device joints with w's (called when Edits.Joints, and after body removals,
@@ -106,6 +112,9 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 		return err
 	}
 	if err := uploadSlice(d, j.joints.p, j.host); err != nil {
+		return err
+	}
+	if err := j.uploadLists(d, w.Bodies.Len()); err != nil {
 		return err
 	}
 	if !kept {
@@ -184,23 +193,67 @@ func (j *jointStage) refresh(d device, b *bodyBuffers, c *stepConsts) error {
 		N: int32(j.n), Pos: b.pos.p, Rot: b.rot.p})
 }
 
-// warmStart adds the accumulated impulses (on the refreshed rows) to acc.
-func (j *jointStage) warmStart(d device, b *bodyBuffers, acc accum, c *stepConsts) error {
+// uploadLists lists each of the n bodies' joints (start, adj) for tb_solver_gather, in joint order, as
+// sim's jointAdjacency does, and sizes the joints' impulse records.
+func (j *jointStage) uploadLists(d device, n int) error {
+	j.startH = append(j.startH[:0], make([]int32, n+1)...)
+	for _, h := range j.host {
+		j.startH[h.A+1]++
+		if h.B >= 0 {
+			j.startH[h.B+1]++
+		}
+	}
+	for i := range n {
+		j.startH[i+1] += j.startH[i]
+	}
+	j.adjH = append(j.adjH[:0], make([]int32, j.startH[n])...)
+	fill := append([]int32(nil), j.startH[:n]...)
+	for k, h := range j.host {
+		j.adjH[fill[h.A]] = int32(k) << 1
+		fill[h.A]++
+		if h.B >= 0 {
+			j.adjH[fill[h.B]] = int32(k)<<1 | 1
+			fill[h.B]++
+		}
+	}
+	for _, g := range []struct {
+		b     *buffer
+		bytes int
+	}{{&j.imp, 3 * sizeFloat4 * j.n}, {&j.start, 4 * (n + 1)}, {&j.adj, 4 * max(len(j.adjH), 1)}} {
+		if err := grow(d, g.b, g.bytes); err != nil {
+			return err
+		}
+	}
+	if err := uploadSlice(d, j.start.p, j.startH); err != nil {
+		return err
+	}
+	if len(j.adjH) == 0 {
+		return nil
+	}
+	return uploadSlice(d, j.adj.p, j.adjH)
+}
+
+// lists returns the joints' impulse records and each body's list of its joints (start, adj), for
+// tb_solver_gather.
+func (j *jointStage) lists() (imp, start, adj ptr) { return j.imp.p, j.start.p, j.adj.p }
+
+// warmStart records the accumulated impulses (on the refreshed rows).
+func (j *jointStage) warmStart(d device, b *bodyBuffers, c *stepConsts) error {
 	if j.n == 0 {
 		return nil
 	}
 	return kernelSet{d}.jointWarm(blocks(j.n, jointThreads), jointThreads, jointWarmArgs{Joints: j.joints.p,
-		N: int32(j.n), Pos: b.pos.p, Lin: acc.lin, Ang: acc.ang})
+		N: int32(j.n), Jimp: j.imp.p})
 }
 
-// solve runs one Jacobi pass of the rows from the bodies' current velocities, adding the impulse
-// changes to acc and writing each joint's force.
-func (j *jointStage) solve(d device, b *bodyBuffers, acc accum, c *stepConsts, useBias bool) error {
+// solve runs one Jacobi pass of the rows from the bodies' current velocities, recording the impulse
+// changes and writing each joint's force.
+func (j *jointStage) solve(d device, b *bodyBuffers, c *stepConsts, useBias bool) error {
 	if j.n == 0 {
 		return nil
 	}
 	return kernelSet{d}.jointSolve(blocks(j.n, jointThreads), jointThreads, jointSolveArgs{Joints: j.joints.p,
-		N: int32(j.n), Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, Lin: acc.lin, Ang: acc.ang,
+		N: int32(j.n), Vel: b.vel.p, Omega: b.omega.p, Jimp: j.imp.p,
 		BiasRate: c.joint.biasRate, MassScale: c.joint.massScale, ImpulseScale: c.joint.impulseScale,
 		InvH: c.invH, UseBias: flag(useBias), Force: j.force.p})
 }
@@ -215,6 +268,9 @@ func (j *jointStage) release(d device) {
 	release(d, &j.spare)
 	release(d, &j.from)
 	release(d, &j.force)
+	release(d, &j.imp)
+	release(d, &j.start)
+	release(d, &j.adj)
 	j.n, j.ids, j.defs = 0, nil, nil
 }
 

@@ -18,15 +18,15 @@ func releaseTestBodies(d device, b *bodyBuffers) {
 	}
 }
 
-// jointRig runs the joint stage on the emulated device over a World's bodies, applying the
-// accumulators on the host as sim's gatherImpulses does (the solver stage that does it on the device
-// is tested on its own).
+// jointRig runs the joint stage on the emulated device over a World's bodies, applying the joints'
+// impulse records on the host as sim's gatherImpulses does (the solver stage's tb_solver_gather that
+// does it on the device is tested with the solver).
 type jointRig struct {
-	d               device
-	b               *bodyBuffers
-	st              jointStage
-	split, lin, ang buffer
-	c               stepConsts
+	d     device
+	b     *bodyBuffers
+	st    jointStage
+	split buffer
+	c     stepConsts
 	// Host copies: the state the CPU's gather reads and writes.
 	pos   []sim.Vec3
 	rot   []sim.Quat
@@ -52,7 +52,7 @@ func newJointRig(t testing.TB, w *sim.World) *jointRig {
 	for _, buf := range []struct {
 		b     *buffer
 		bytes int
-	}{{&r.split, 4 * n}, {&r.lin, 16 * n}, {&r.ang, 16 * n}} {
+	}{{&r.split, 4 * n}} {
 		if err := grow(d, buf.b, buf.bytes); err != nil {
 			t.Fatal(err)
 		}
@@ -86,8 +86,6 @@ func (r *jointRig) close() {
 	releaseTestBodies(r.d, r.b)
 	r.st.release(r.d)
 	release(r.d, &r.split)
-	release(r.d, &r.lin)
-	release(r.d, &r.ang)
 }
 
 // begin does what a step does before its sub-steps (split counts from the joints alone, no contacts,
@@ -100,47 +98,51 @@ func (r *jointRig) begin(t testing.TB) {
 	must(t, r.st.refresh(r.d, r.b, &r.c))
 }
 
-func (r *jointRig) acc() accum { return accum{lin: r.lin.p, ang: r.ang.p} }
-
-func (r *jointRig) zeroAcc(t testing.TB) {
-	t.Helper()
-	must(t, r.d.zero(r.lin.p, 16*r.b.n))
-	must(t, r.d.zero(r.ang.p, 16*r.b.n))
-}
-
 // warm runs the warm start and applies it.
 func (r *jointRig) warm(t testing.TB) {
 	t.Helper()
-	r.zeroAcc(t)
-	must(t, r.st.warmStart(r.d, r.b, r.acc(), &r.c))
+	must(t, r.st.warmStart(r.d, r.b, &r.c))
 	r.apply(t)
 }
 
 // pass runs one Jacobi pass and applies it.
 func (r *jointRig) pass(t testing.TB, useBias bool) {
 	t.Helper()
-	r.zeroAcc(t)
-	must(t, r.st.solve(r.d, r.b, r.acc(), &r.c, useBias))
+	must(t, r.st.solve(r.d, r.b, &r.c, useBias))
 	r.apply(t)
 }
 
-// apply adds the accumulators to the velocities of the bodies with mass (sim's gatherImpulses, in the
-// same float32 operations) and sends the velocities back.
+// apply adds the joints' impulse records to the velocities of the bodies with mass, each body's in its
+// list's order (sim's gatherImpulses, in the same float32 operations), and sends the velocities back.
 func (r *jointRig) apply(t testing.TB) {
 	t.Helper()
 	n := r.b.n
-	lin, ang := make([]float4, n), make([]float4, n)
-	must(t, downloadSlice(r.d, lin, r.lin.p))
-	must(t, downloadSlice(r.d, ang, r.ang.p))
+	if r.st.n == 0 {
+		r.sendVelocities(t)
+		return
+	}
+	impP, startP, adjP := r.st.lists()
+	imp, start := make([]float4, 3*r.st.n), make([]int32, n+1)
+	must(t, downloadSlice(r.d, imp, impP), downloadSlice(r.d, start, startP))
+	adj := make([]int32, max(start[n], 1))
+	must(t, downloadSlice(r.d, adj, adjP))
 	for i := 0; i < n; i++ {
 		if r.invM[i] == 0 {
-			if lin[i] != (float4{}) || ang[i] != (float4{}) {
-				t.Fatalf("body %d has no mass but its accumulators hold %v %v", i, lin[i], ang[i])
-			}
 			continue
 		}
-		m, a := r.invM[i], ang[i]
-		r.vel[i] = r.vel[i].Add(sim.Vec3{lin[i].X * m, lin[i].Y * m, lin[i].Z * m})
+		var lin, a float4
+		for _, e := range adj[start[i]:start[i+1]] {
+			k, sign := int(e>>1), float32(-1)
+			ang := imp[3*k+1]
+			if e&1 == 1 {
+				sign, ang = 1, imp[3*k+2]
+			}
+			l := imp[3*k]
+			lin = float4{lin.X + sign*l.X, lin.Y + sign*l.Y, lin.Z + sign*l.Z, 0}
+			a = float4{a.X + sign*ang.X, a.Y + sign*ang.Y, a.Z + sign*ang.Z, 0}
+		}
+		m := r.invM[i]
+		r.vel[i] = r.vel[i].Add(sim.Vec3{lin.X * m, lin.Y * m, lin.Z * m})
 		I := &r.invIW[i]
 		r.omega[i] = r.omega[i].Add(sim.Vec3{
 			I[0]*a.X + I[3]*a.Y + I[6]*a.Z,

@@ -542,34 +542,30 @@ func (k kernelSet) jointRefresh(grid, block int, a jointRefreshArgs) error {
 
 // jointWarmArgs are the parameters of tb_joint_warm (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_warm adds the joints' accumulated impulses to the accumulators (sim's warmJoint).
+// tb_joint_warm records the joints' accumulated impulses (sim's warmJoint).
 type jointWarmArgs struct {
 	Joints ptr // const TbJoint *
 	N      int32
-	Pos    ptr // const float4 *
-	Lin    ptr // float4 *
-	Ang    ptr // float4 *
+	Jimp   ptr // float4 *
 }
 
 // jointWarm launches tb_joint_warm over grid blocks of block threads.
 func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
-	return k.dev.launch("tb_joint_warm", grid, block, a.Joints, a.N, a.Pos, a.Lin, a.Ang)
+	return k.dev.launch("tb_joint_warm", grid, block, a.Joints, a.N, a.Jimp)
 }
 
 // jointSolveArgs are the parameters of tb_joint_solve (kernels/joints.cu), in the kernel's order.
 //
 // tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence (motor and
 // limits first, the equality parts last, as sim's solveJointParts) from the velocities at the start of
-// the pass, adds the impulses it applied to the accumulators, and writes the force it carries
+// the pass, records the impulses it applied, and writes the force it carries
 // (translation impulse over the sub-step, sim's joint.force) to force[k].
 type jointSolveArgs struct {
 	Joints       ptr // TbJoint *
 	N            int32
-	Pos          ptr // const float4 *
 	Vel          ptr // const float4 *
 	Omega        ptr // const float4 *
-	Lin          ptr // float4 *
-	Ang          ptr // float4 *
+	Jimp         ptr // float4 *
 	BiasRate     float32
 	MassScale    float32
 	ImpulseScale float32
@@ -580,7 +576,7 @@ type jointSolveArgs struct {
 
 // jointSolve launches tb_joint_solve over grid blocks of block threads.
 func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
-	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Pos, a.Vel, a.Omega, a.Lin, a.Ang, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
+	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Vel, a.Omega, a.Jimp, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
 }
 
 // jointKeepArgs are the parameters of tb_joint_keep (kernels/joints.cu), in the kernel's order.
@@ -968,39 +964,94 @@ func (k kernelSet) solverPrepare(grid, block int, a solverPrepareArgs) error {
 
 // solverWarmStartArgs are the parameters of tb_solver_warm_start (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_warm_start adds each manifold's accumulated impulses to its bodies' accumulators
-// (warmStartManifold).
+// tb_solver_warm_start records each manifold's accumulated impulses (warmStartManifold).
 type solverWarmStartArgs struct {
-	Man    ptr // const TbSolverManifold *
-	Count  ptr // const int *
-	Cap    int32
-	Pos    ptr // const float4 *
-	AccLin ptr // float4 *
-	AccAng ptr // float4 *
+	Man   ptr // const TbSolverManifold *
+	Count ptr // const int *
+	Cap   int32
+	Imp   ptr // float4 *
 }
 
 // solverWarmStart launches tb_solver_warm_start over grid blocks of block threads.
 func (k kernelSet) solverWarmStart(grid, block int, a solverWarmStartArgs) error {
-	return k.dev.launch("tb_solver_warm_start", grid, block, a.Man, a.Count, a.Cap, a.Pos, a.AccLin, a.AccAng)
+	return k.dev.launch("tb_solver_warm_start", grid, block, a.Man, a.Count, a.Cap, a.Imp)
 }
 
-// solverApplyArgs are the parameters of tb_solver_apply (kernels/solver.cu), in the kernel's order.
+// solverAdjCountArgs are the parameters of tb_solver_adj_count (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_apply moves each dynamic body by the impulses accumulated this pass (sim's gatherImpulses:
-// v += invMass lin, omega += invIWorld ang) and zeroes its accumulators for the next pass.
-type solverApplyArgs struct {
+// tb_solver_adj_count counts, for each dynamic body, the manifolds touching it (sim's buildAdjacency;
+// static and kinematic bodies are not moved by impulses, so they get no list).
+type solverAdjCountArgs struct {
+	Man   ptr // const TbSolverManifold *
+	Count ptr // const int *
+	Cap   int32
+	Pos   ptr // const float4 *
+	Deg   ptr // unsigned int *
+}
+
+// solverAdjCount launches tb_solver_adj_count over grid blocks of block threads.
+func (k kernelSet) solverAdjCount(grid, block int, a solverAdjCountArgs) error {
+	return k.dev.launch("tb_solver_adj_count", grid, block, a.Man, a.Count, a.Cap, a.Pos, a.Deg)
+}
+
+// solverAdjFillArgs are the parameters of tb_solver_adj_fill (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_adj_fill lists each dynamic body's manifolds in adj[start[i]:start[i+1]] as k << 1 | side
+// (side 1 where the body is b). The atomics leave each list in any order; tb_solver_adj_sort fixes it.
+type solverAdjFillArgs struct {
+	Man   ptr // const TbSolverManifold *
+	Count ptr // const int *
+	Cap   int32
+	Pos   ptr // const float4 *
+	Start ptr // const unsigned int *
+	Fill  ptr // unsigned int *
+	Adj   ptr // int *
+}
+
+// solverAdjFill launches tb_solver_adj_fill over grid blocks of block threads.
+func (k kernelSet) solverAdjFill(grid, block int, a solverAdjFillArgs) error {
+	return k.dev.launch("tb_solver_adj_fill", grid, block, a.Man, a.Count, a.Cap, a.Pos, a.Start, a.Fill, a.Adj)
+}
+
+// solverAdjSortArgs are the parameters of tb_solver_adj_sort (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_adj_sort sorts each body's list, that is by manifold index, the order in which the CPU's
+// gather adds the impulses. Lists are short (a dynamic body touches a few dozen manifolds at most in the
+// scenes; static bodies, which touch thousands, have none), so an insertion sort per body does.
+type solverAdjSortArgs struct {
+	Start ptr // const unsigned int *
+	Adj   ptr // int *
+	N     int32
+}
+
+// solverAdjSort launches tb_solver_adj_sort over grid blocks of block threads.
+func (k kernelSet) solverAdjSort(grid, block int, a solverAdjSortArgs) error {
+	return k.dev.launch("tb_solver_adj_sort", grid, block, a.Start, a.Adj, a.N)
+}
+
+// solverGatherArgs are the parameters of tb_solver_gather (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_gather moves each dynamic body by the impulses its manifolds recorded in this pass and,
+// with joints set, those its joints recorded (sim's gatherImpulses: the sum in list order, then
+// v += invMass lin, omega += invIWorld ang). start/adj list the manifolds, jstart/jadj the joints.
+type solverGatherArgs struct {
 	Pos    ptr // const float4 *
 	Vel    ptr // float4 *
 	Omega  ptr // float4 *
 	InvIW  ptr // const float4 *
-	AccLin ptr // float4 *
-	AccAng ptr // float4 *
+	Start  ptr // const unsigned int *
+	Adj    ptr // const int *
+	Imp    ptr // const float4 *
+	Jstart ptr // const int *
+	Jadj   ptr // const int *
+	Jimp   ptr // const float4 *
+	Joints int32
 	N      int32
 }
 
-// solverApply launches tb_solver_apply over grid blocks of block threads.
-func (k kernelSet) solverApply(grid, block int, a solverApplyArgs) error {
-	return k.dev.launch("tb_solver_apply", grid, block, a.Pos, a.Vel, a.Omega, a.InvIW, a.AccLin, a.AccAng, a.N)
+// solverGather launches tb_solver_gather over grid blocks of block threads.
+func (k kernelSet) solverGather(grid, block int, a solverGatherArgs) error {
+	return k.dev.launch("tb_solver_gather", grid, block, a.Pos, a.Vel, a.Omega, a.InvIW, a.Start, a.Adj, a.Imp, a.Jstart, a.Jadj, a.Jimp, a.Joints, a.N)
 }
 
 // solverRefreshArgs are the parameters of tb_solver_refresh (kernels/solver.cu), in the kernel's order.
@@ -1023,7 +1074,7 @@ func (k kernelSet) solverRefresh(grid, block int, a solverRefreshArgs) error {
 // solverJacobiArgs are the parameters of tb_solver_jacobi (kernels/solver.cu), in the kernel's order.
 //
 // tb_solver_jacobi is one Jacobi pass over the manifolds (jacobiManifold): every row from the
-// velocities at the start of the pass, the impulse changes summed into the accumulators. An open
+// velocities at the start of the pass, the impulse changes recorded for the gather. An open
 // contact may close its gap this sub-step and no more; a penetrating one is pushed out softly with
 // bias, not at all without. Friction is clamped to the Coulomb disc, and in the biased pass a sticking
 // contact also closes its friction anchors' drift.
@@ -1031,11 +1082,9 @@ type solverJacobiArgs struct {
 	Man        ptr // TbSolverManifold *
 	Count      ptr // const int *
 	Cap        int32
-	Pos        ptr // const float4 *
 	Vel        ptr // const float4 *
 	Omega      ptr // const float4 *
-	AccLin     ptr // float4 *
-	AccAng     ptr // float4 *
+	Imp        ptr // float4 *
 	InvH       float32
 	MaxPush    float32
 	UseBias    int32
@@ -1044,7 +1093,7 @@ type solverJacobiArgs struct {
 
 // solverJacobi launches tb_solver_jacobi over grid blocks of block threads.
 func (k kernelSet) solverJacobi(grid, block int, a solverJacobiArgs) error {
-	return k.dev.launch("tb_solver_jacobi", grid, block, a.Man, a.Count, a.Cap, a.Pos, a.Vel, a.Omega, a.AccLin, a.AccAng, a.InvH, a.MaxPush, a.UseBias, a.NoFriction)
+	return k.dev.launch("tb_solver_jacobi", grid, block, a.Man, a.Count, a.Cap, a.Vel, a.Omega, a.Imp, a.InvH, a.MaxPush, a.UseBias, a.NoFriction)
 }
 
 // solverRestituteArgs are the parameters of tb_solver_restitute (kernels/solver.cu), in the kernel's order.
@@ -1055,17 +1104,15 @@ type solverRestituteArgs struct {
 	Man       ptr // TbSolverManifold *
 	Count     ptr // const int *
 	Cap       int32
-	Pos       ptr // const float4 *
 	Vel       ptr // const float4 *
 	Omega     ptr // const float4 *
-	AccLin    ptr // float4 *
-	AccAng    ptr // float4 *
+	Imp       ptr // float4 *
 	Threshold float32
 }
 
 // solverRestitute launches tb_solver_restitute over grid blocks of block threads.
 func (k kernelSet) solverRestitute(grid, block int, a solverRestituteArgs) error {
-	return k.dev.launch("tb_solver_restitute", grid, block, a.Man, a.Count, a.Cap, a.Pos, a.Vel, a.Omega, a.AccLin, a.AccAng, a.Threshold)
+	return k.dev.launch("tb_solver_restitute", grid, block, a.Man, a.Count, a.Cap, a.Vel, a.Omega, a.Imp, a.Threshold)
 }
 
 // solverKeepArgs are the parameters of tb_solver_keep (kernels/solver.cu), in the kernel's order.

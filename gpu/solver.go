@@ -28,16 +28,25 @@ func makeConsts(s sim.Settings) stepConsts {
 // starting, the soft sub-steps (integrate velocities, warm start, Jacobi passes with bias, integrate
 // positions, relax), restitution, world inertia and the blow-up check. It keeps this step's solver
 // manifolds as the next step's warm-start source (two buffers, swapped every step).
+//
+// A Jacobi pass has every manifold and joint record the impulses it applied; tb_solver_gather then adds
+// each dynamic body's records in a fixed order, its manifolds by index and then its joints by index (the
+// CPU's gatherImpulses), from per-body lists prepare makes each step. No float atomics: the step gives
+// the same bits from run to run, as the CPU's does, whatever order the threads run in.
 type solverStage struct {
-	split          buffer    // uint32 per body: contact points and joints touching it
-	accLin, accAng buffer    // float4 per body: the Jacobi accumulators (accum)
-	man            [2]buffer // TbSolverManifold: the one this step writes (cur) and last step's
-	kept           [2]buffer // int32: the number of manifolds in man[i] valid for warm starting
-	cur            int       // the buffer of man and kept this step writes; 1-cur holds last step's
-	bad            buffer    // int32: first blown-up body, or -1
-	out            buffer    // TbContactOut, readContacts
-	capacity       int       // manifolds man[] holds
-	forgetPrev     bool
+	split      buffer    // uint32 per body: contact points and joints touching it
+	imp        buffer    // float4 x 3 per manifold: the impulses its last pass applied (lin, angA, angB)
+	start      buffer    // uint32 per body + 1: where each body's manifold list starts in adj
+	fill       buffer    // uint32 per body: tb_solver_adj_fill's cursors
+	adj        buffer    // int32 x 2 per manifold: each body's manifolds, k << 1 | side, by index
+	scan       scanner   // start from the counts
+	man        [2]buffer // TbSolverManifold: the one this step writes (cur) and last step's
+	kept       [2]buffer // int32: the number of manifolds in man[i] valid for warm starting
+	cur        int       // the buffer of man and kept this step writes; 1-cur holds last step's
+	bad        buffer    // int32: first blown-up body, or -1
+	out        buffer    // TbContactOut, readContacts
+	capacity   int       // manifolds man[] holds
+	forgetPrev bool
 }
 
 // reserve makes room for the given numbers of bodies and contacts (manifolds). Growing keeps last
@@ -47,7 +56,8 @@ func (s *solverStage) reserve(d device, bodies, contactCapacity int) error {
 	for _, g := range []struct {
 		b     *buffer
 		bytes int
-	}{{&s.split, 4 * bodies}, {&s.accLin, 16 * bodies}, {&s.accAng, 16 * bodies}} {
+	}{{&s.split, 4 * bodies}, {&s.start, 4 * (bodies + 1)}, {&s.fill, 4 * bodies},
+		{&s.imp, 3 * sizeFloat4 * contactCapacity}, {&s.adj, 8 * contactCapacity}} {
 		if err := grow(d, g.b, g.bytes); err != nil {
 			return fmt.Errorf("solver: %w", err)
 		}
@@ -113,6 +123,7 @@ func (s *solverStage) blowUp() ptr { return s.bad.p }
 // launches kernels.
 type solverRun struct {
 	d            device
+	k            kernelSet
 	b            *bodyBuffers
 	contactCount ptr // device int32: the narrow phase's contact count
 	capM         int32
@@ -121,26 +132,28 @@ type solverRun struct {
 	c            *stepConsts
 	man          ptr // this step's manifolds
 	mg, bg       int // grids over the manifolds and over the bodies
-	acc          accum
 	// posesMoved: the bodies moved since the rows were last refreshed (sim's refreshRows).
 	posesMoved bool
 	err        error
 }
 
-func (r *solverRun) launch(kernel string, grid, block int, args ...any) {
+// do runs f unless an earlier launch of the step failed.
+func (r *solverRun) do(f func() error) {
 	if r.err == nil {
-		r.err = r.d.launch(kernel, grid, block, args...)
-	}
-}
-
-func (r *solverRun) hook(f func() error) {
-	if r.err == nil && r.j != nil {
 		r.err = f()
 	}
 }
 
-// prepare is the Prepare stage on the device: split counts and the contact and joint rows, warm
-// started from last step's manifolds. It readies r for the step's other stages.
+// hook runs f, a call on the joints, when there are joints and nothing failed.
+func (r *solverRun) hook(f func() error) {
+	if r.j != nil {
+		r.do(f)
+	}
+}
+
+// prepare is the Prepare stage on the device: split counts, the contact and joint rows, warm started
+// from last step's manifolds, and each dynamic body's list of its manifolds for the gathers. It readies
+// r for the step's other stages.
 func (s *solverStage) prepare(r *solverRun, d device, b *bodyBuffers, contacts, contactCount ptr, contactCapacity int,
 	j jointHooks, c *stepConsts) error {
 	if err := s.reserve(d, b.n, contactCapacity); err != nil {
@@ -149,93 +162,137 @@ func (s *solverStage) prepare(r *solverRun, d device, b *bodyBuffers, contacts, 
 	st := &c.s
 	n := b.n
 	// Grids of at least one block: CUDA refuses an empty grid, and the kernels return early.
-	*r = solverRun{d: d, b: b, contactCount: contactCount, capM: int32(contactCapacity), capacity: contactCapacity,
-		j: j, c: c, man: s.man[s.cur].p, mg: blocks(max(contactCapacity, 1), solverManifoldThreads),
-		bg: blocks(max(n, 1), solverBodyThreads), acc: accum{lin: s.accLin.p, ang: s.accAng.p}, posesMoved: true}
+	*r = solverRun{d: d, k: kernelSet{d}, b: b, contactCount: contactCount, capM: int32(contactCapacity),
+		capacity: contactCapacity, j: j, c: c, man: s.man[s.cur].p,
+		mg: blocks(max(contactCapacity, 1), solverManifoldThreads), bg: blocks(max(n, 1), solverBodyThreads),
+		posesMoved: true}
 	prev := 1 - s.cur
-	k := sim.StepConstantsOf(*st)
+	sc := sim.StepConstantsOf(*st)
 	if s.forgetPrev {
 		if err := d.zero(s.kept[prev].p, 4); err != nil {
 			return err
 		}
 		s.forgetPrev = false
 	}
-	for _, z := range []struct {
-		p     ptr
-		bytes int
-	}{{s.split.p, 4 * n}, {s.accLin.p, 16 * n}, {s.accAng.p, 16 * n}} {
-		if err := d.zero(z.p, z.bytes); err != nil {
-			return err
-		}
+	if err := d.zero(s.split.p, 4*n); err != nil {
+		return err
 	}
-	r.launch("tb_solver_split", r.mg, solverManifoldThreads, contacts, contactCount, r.capM, s.split)
+	ks := r.k
+	r.do(func() error {
+		return ks.solverSplit(r.mg, solverManifoldThreads, solverSplitArgs{Contacts: contacts, Count: contactCount,
+			Cap: r.capM, Split: s.split.p})
+	})
 	r.hook(func() error { return j.count(d, b, s.split.p) })
-	r.launch("tb_solver_prepare", r.mg, solverManifoldThreads, contacts, contactCount, r.capM, r.man, s.man[prev],
-		s.kept[prev], b.pos, b.rot, b.vel, b.omega, b.invIW, b.material, s.split,
-		k.Contact.BiasRate, k.Contact.MassScale, k.Contact.ImpulseScale, k.Contact.Compliance,
-		k.Static.BiasRate, k.Static.MassScale, k.Static.ImpulseScale, k.Static.Compliance,
-		flag(!st.NoWarmStart), 2*st.LinearSlop, flag(st.NoFriction))
+	r.do(func() error {
+		return ks.solverPrepare(r.mg, solverManifoldThreads, solverPrepareArgs{Contacts: contacts, Count: contactCount,
+			Cap: r.capM, Man: r.man, Prev: s.man[prev].p, PrevCount: s.kept[prev].p, Pos: b.pos.p, Rot: b.rot.p,
+			Vel: b.vel.p, Omega: b.omega.p, InvIW: b.invIW.p, Material: b.material.p, Split: s.split.p,
+			SoftBias: sc.Contact.BiasRate, SoftMass: sc.Contact.MassScale, SoftLeak: sc.Contact.ImpulseScale,
+			SoftCompliance: sc.Contact.Compliance, StaticBias: sc.Static.BiasRate, StaticMass: sc.Static.MassScale,
+			StaticLeak: sc.Static.ImpulseScale, StaticCompliance: sc.Static.Compliance, Warm: flag(!st.NoWarmStart),
+			AnchorReach: 2 * st.LinearSlop, NoFriction: flag(st.NoFriction)})
+	})
 	r.hook(func() error { return j.prepare(d, b, s.split.p, c) })
+	r.do(func() error { return s.lists(r) })
 	return r.err
+}
+
+// lists makes each dynamic body's list of this step's manifolds, sorted by manifold index: counts, their
+// prefix sums, the fill, the sort.
+func (s *solverStage) lists(r *solverRun) error {
+	d, ks, n := r.d, r.k, r.b.n
+	if err := d.zero(s.start.p, 4*(n+1)); err != nil {
+		return err
+	}
+	if err := d.zero(s.fill.p, 4*n); err != nil {
+		return err
+	}
+	if err := ks.solverAdjCount(r.mg, solverManifoldThreads, solverAdjCountArgs{Man: r.man, Count: r.contactCount,
+		Cap: r.capM, Pos: r.b.pos.p, Deg: s.start.p}); err != nil {
+		return err
+	}
+	if err := s.scan.run(d, s.start.p, s.start.p, n+1); err != nil {
+		return err
+	}
+	if err := ks.solverAdjFill(r.mg, solverManifoldThreads, solverAdjFillArgs{Man: r.man, Count: r.contactCount,
+		Cap: r.capM, Pos: r.b.pos.p, Start: s.start.p, Fill: s.fill.p, Adj: s.adj.p}); err != nil {
+		return err
+	}
+	return ks.solverAdjSort(r.bg, solverBodyThreads, solverAdjSortArgs{Start: s.start.p, Adj: s.adj.p, N: int32(n)})
 }
 
 // run runs one of the solver's stages of the plan (after Prepare) on the device: sim's Jacobi solver,
 // stage for stage.
 func (s *solverStage) run(r *solverRun, op sim.Op) error {
-	d, b, c, st := r.d, r.b, r.c, &r.c.s
+	d, ks, b, c, st := r.d, r.k, r.b, r.c, &r.c.s
 	n := int32(b.n)
-	apply := func() {
-		if r.err == nil {
-			r.err = s.apply(d, b)
-		}
-	}
 	// refreshRows brings the contact and joint rows to the current poses, once after each move.
 	refreshRows := func() {
 		if !r.posesMoved {
 			return
 		}
-		r.launch("tb_solver_refresh", r.mg, solverManifoldThreads, r.man, r.contactCount, r.capM, b.pos, b.rot)
+		r.do(func() error {
+			return ks.solverRefresh(r.mg, solverManifoldThreads, solverRefreshArgs{Man: r.man, Count: r.contactCount,
+				Cap: r.capM, Pos: b.pos.p, Rot: b.rot.p})
+		})
 		r.hook(func() error { return r.j.refresh(d, b, c) })
 		r.posesMoved = false
 	}
+	gather := func(joints bool) { r.do(func() error { return s.gather(r.d, b, r.j, joints) }) }
 	switch op.Stage {
 	case sim.StageIntegrateVelocities:
-		r.launch("tb_integrate_velocities", r.bg, solverBodyThreads, b.rot, b.vel, b.omega, b.invI, b.flags, n,
-			c.h, st.Gravity[0], st.Gravity[1], st.Gravity[2])
+		r.do(func() error {
+			return ks.integrateVelocities(r.bg, solverBodyThreads, integrateVelocitiesArgs{Rot: b.rot.p, Vel: b.vel.p,
+				Omega: b.omega.p, InvI: b.invI.p, Flags: b.flags.p, N: n, H: c.h, GX: st.Gravity[0], GY: st.Gravity[1],
+				GZ: st.Gravity[2]})
+		})
 	case sim.StageWarmStart:
 		refreshRows()
-		r.launch("tb_solver_warm_start", r.mg, solverManifoldThreads, r.man, r.contactCount, r.capM, b.pos, r.acc.lin,
-			r.acc.ang)
-		r.hook(func() error { return r.j.warmStart(d, b, r.acc, c) })
-		apply()
+		r.do(func() error {
+			return ks.solverWarmStart(r.mg, solverManifoldThreads, solverWarmStartArgs{Man: r.man, Count: r.contactCount,
+				Cap: r.capM, Imp: s.imp.p})
+		})
+		r.hook(func() error { return r.j.warmStart(d, b, c) })
+		gather(true)
 	case sim.StageSolve, sim.StageRelax:
 		refreshRows()
 		useBias := op.Stage == sim.StageSolve
 		for range op.Passes {
-			if r.err == nil {
-				r.err = s.jacobi(d, b, r.man, r.contactCount, r.capacity, c, useBias)
-			}
-			r.hook(func() error { return r.j.solve(d, b, r.acc, c, useBias) })
-			apply()
+			r.do(func() error { return s.jacobi(d, b, r.man, r.contactCount, r.capacity, c, useBias) })
+			r.hook(func() error { return r.j.solve(d, b, c, useBias) })
+			gather(true)
 		}
 	case sim.StageIntegratePositions:
-		r.launch("tb_integrate_positions", r.bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, n, c.h)
+		r.do(func() error {
+			return ks.integratePositions(r.bg, solverBodyThreads, integratePositionsArgs{Pos: b.pos.p, Rot: b.rot.p,
+				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, H: c.h})
+		})
 		r.posesMoved = true
 	case sim.StageRestitution:
 		// Jacobi repeats the restitution pass (see sim's Jacobi solver); joints take no part.
 		for range op.Passes {
-			r.launch("tb_solver_restitute", r.mg, solverManifoldThreads, r.man, r.contactCount, r.capM, b.pos, b.vel,
-				b.omega, r.acc.lin, r.acc.ang, st.RestitutionThreshold)
-			apply()
+			r.do(func() error {
+				return ks.solverRestitute(r.mg, solverManifoldThreads, solverRestituteArgs{Man: r.man,
+					Count: r.contactCount, Cap: r.capM, Vel: b.vel.p, Omega: b.omega.p, Imp: s.imp.p,
+					Threshold: st.RestitutionThreshold})
+			})
+			gather(false)
 		}
 	case sim.StageStoreImpulses:
-		r.launch("tb_integrate_finish", r.bg, solverBodyThreads, b.rot, b.invI, b.invIW, b.flags, n)
+		r.do(func() error {
+			return ks.integrateFinish(r.bg, solverBodyThreads, integrateFinishArgs{Rot: b.rot.p, InvI: b.invI.p,
+				InvIW: b.invIW.p, Flags: b.flags.p, N: n})
+		})
 		// This step's manifolds become the next step's warm-start source.
-		r.launch("tb_solver_keep", 1, 1, r.contactCount, r.capM, s.kept[s.cur])
-		r.launch("tb_integrate_blowup_reset", 1, 1, s.bad, n)
-		r.launch("tb_integrate_blowup_check", r.bg, solverBodyThreads, b.pos, b.rot, b.vel, b.omega, b.flags, n,
-			st.MaxLinearSpeed, s.bad)
-		r.launch("tb_integrate_blowup_done", 1, 1, s.bad, n)
+		r.do(func() error {
+			return ks.solverKeep(1, 1, solverKeepArgs{Count: r.contactCount, Cap: r.capM, Kept: s.kept[s.cur].p})
+		})
+		r.do(func() error { return ks.integrateBlowupReset(1, 1, integrateBlowupResetArgs{Bad: s.bad.p, N: n}) })
+		r.do(func() error {
+			return ks.integrateBlowupCheck(r.bg, solverBodyThreads, integrateBlowupCheckArgs{Pos: b.pos.p, Rot: b.rot.p,
+				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, MaxSpeed: st.MaxLinearSpeed, Bad: s.bad.p})
+		})
+		r.do(func() error { return ks.integrateBlowupDone(1, 1, integrateBlowupDoneArgs{Bad: s.bad.p, N: n}) })
 		if r.err == nil {
 			s.cur = 1 - s.cur
 		}
@@ -248,28 +305,38 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 	return nil
 }
 
-// jacobi launches one Jacobi pass of the contact rows of the manifolds at man into the accumulators.
+// jacobi launches one Jacobi pass of the contact rows of the manifolds at man, each recording the
+// impulses it applied.
 func (s *solverStage) jacobi(d device, b *bodyBuffers, man, contactCount ptr, contactCapacity int, c *stepConsts,
 	useBias bool) error {
-	return d.launch("tb_solver_jacobi", blocks(max(contactCapacity, 1), solverManifoldThreads), solverManifoldThreads,
-		man, contactCount, int32(contactCapacity), b.pos, b.vel, b.omega, s.accLin.p, s.accAng.p, c.invH,
-		c.s.MaxPushOut, flag(useBias), flag(c.s.NoFriction))
+	return kernelSet{d}.solverJacobi(blocks(max(contactCapacity, 1), solverManifoldThreads), solverManifoldThreads,
+		solverJacobiArgs{Man: man, Count: contactCount, Cap: int32(contactCapacity), Vel: b.vel.p, Omega: b.omega.p,
+			Imp: s.imp.p, InvH: c.invH, MaxPush: c.s.MaxPushOut, UseBias: flag(useBias), NoFriction: flag(c.s.NoFriction)})
 }
 
-// apply launches the kernel that applies the accumulated impulses to the bodies and clears them.
-func (s *solverStage) apply(d device, b *bodyBuffers) error {
-	return d.launch("tb_solver_apply", blocks(max(b.n, 1), solverBodyThreads), solverBodyThreads, b.pos, b.vel,
-		b.omega, b.invIW, s.accLin.p, s.accAng.p, int32(b.n))
+// gather launches the kernel that moves each dynamic body by the impulses its manifolds (and, with
+// joints set and j not nil, its joints) recorded, summed in the CPU's order.
+func (s *solverStage) gather(d device, b *bodyBuffers, j jointHooks, joints bool) error {
+	a := solverGatherArgs{Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, InvIW: b.invIW.p, Start: s.start.p,
+		Adj: s.adj.p, Imp: s.imp.p, N: int32(b.n)}
+	// Without joints the joint arrays are never read; they point at the contacts' to stay valid.
+	a.Jimp, a.Jstart, a.Jadj = a.Imp, a.Start, a.Adj
+	if j != nil && joints {
+		if imp, start, adj := j.lists(); imp != 0 {
+			a.Jimp, a.Jstart, a.Jadj, a.Joints = imp, start, adj, 1
+		}
+	}
+	return kernelSet{d}.solverGather(blocks(max(b.n, 1), solverBodyThreads), solverBodyThreads, a)
 }
 
-// pass runs one biased Jacobi pass of the contacts over last step's manifolds and applies it (for
+// pass runs one biased Jacobi pass of the contacts over last step's manifolds and gathers it (for
 // measuring a pass in isolation: Backend.MeasureFloor).
 func (s *solverStage) pass(d device, b *bodyBuffers, contactCount ptr, contactCapacity int, c *stepConsts,
 	useBias bool) error {
 	if err := s.jacobi(d, b, s.man[1-s.cur].p, contactCount, contactCapacity, c, useBias); err != nil {
 		return err
 	}
-	return s.apply(d, b)
+	return s.gather(d, b, nil, false)
 }
 
 // flag is a kernel's int flag.
@@ -298,8 +365,8 @@ func (s *solverStage) readContacts(d device, b *bodyBuffers, out []sim.ContactPo
 	if err := grow(d, &s.out, 4*k*contactOutBytes); err != nil {
 		return out, fmt.Errorf("solver: %w", err)
 	}
-	if err := d.launch("tb_solver_export", blocks(4*k, solverManifoldThreads), solverManifoldThreads,
-		s.man[last], s.kept[last], b.pos, b.rot, s.out); err != nil {
+	if err := (kernelSet{d}).solverExport(blocks(4*k, solverManifoldThreads), solverManifoldThreads,
+		solverExportArgs{Man: s.man[last].p, Kept: s.kept[last].p, Pos: b.pos.p, Rot: b.rot.p, Out: s.out.p}); err != nil {
 		return out, fmt.Errorf("solver: %w", err)
 	}
 	pts := make([]tbContactOut, 4*k)
@@ -321,9 +388,10 @@ func (s *solverStage) readContacts(d device, b *bodyBuffers, out []sim.ContactPo
 
 // release frees the stage's buffers.
 func (s *solverStage) release(d device) {
-	for _, b := range []*buffer{&s.split, &s.accLin, &s.accAng, &s.man[0], &s.man[1], &s.kept[0], &s.kept[1],
-		&s.bad, &s.out} {
+	for _, b := range []*buffer{&s.split, &s.imp, &s.start, &s.fill, &s.adj, &s.man[0], &s.man[1], &s.kept[0],
+		&s.kept[1], &s.bad, &s.out} {
 		release(d, b)
 	}
+	s.scan.release(d)
 	*s = solverStage{}
 }

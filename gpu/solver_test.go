@@ -515,7 +515,8 @@ type hookLog struct {
 	t     *testing.T
 	calls []string
 	split []uint32
-	acc   accum
+	imp   buffer // three float4 per joint: the records the hook writes
+	list  buffer // the hook's joint lists: start (n+1 int32) then adj
 }
 
 func (h *hookLog) count(d device, b *bodyBuffers, split ptr) error {
@@ -541,23 +542,32 @@ func (h *hookLog) refresh(d device, b *bodyBuffers, c *stepConsts) error {
 	return nil
 }
 
-func (h *hookLog) warmStart(d device, b *bodyBuffers, acc accum, c *stepConsts) error {
+func (h *hookLog) warmStart(d device, b *bodyBuffers, c *stepConsts) error {
 	h.calls = append(h.calls, "warm")
-	h.acc = acc
-	return nil
+	imp, _, _ := h.lists()
+	return uploadSlice(d, imp, make([]float4, 3)) // nothing to warm start
 }
 
-func (h *hookLog) solve(d device, b *bodyBuffers, acc accum, c *stepConsts, useBias bool) error {
+// solve records an impulse of 1 N s along x on body 1 (side b of its one joint) in every pass: the
+// solver must gather it.
+func (h *hookLog) solve(d device, b *bodyBuffers, c *stepConsts, useBias bool) error {
 	h.calls = append(h.calls, map[bool]string{true: "solve", false: "relax"}[useBias])
-	if acc != h.acc {
-		h.t.Errorf("solve gets accumulators %v, warm start got %v", acc, h.acc)
+	imp, _, _ := h.lists()
+	return uploadSlice(d, imp, []float4{{1, 0, 0, 0}, {}, {}})
+}
+
+// lists: one joint, between the static ground (body 0, side a) and body 1 (side b).
+func (h *hookLog) lists() (imp, start, adj ptr) {
+	d := emulated{}
+	if h.imp.p == 0 {
+		must(h.t, grow(d, &h.imp, 3*sizeFloat4), grow(d, &h.list, 4*5))
+		must(h.t, uploadSlice(d, h.imp.p, make([]float4, 3)), uploadSlice(d, h.list.p, []int32{0, 1, 2, 0, 1}))
 	}
-	// An impulse of 1 N s along x on body 1 in every pass: the solver must apply it.
-	return uploadSlice(d, acc.lin+16, []float4{{1, 0, 0, 0}})
+	return h.imp.p, h.list.p, h.list.p + 3*4
 }
 
 // TestSolverCallsJointHooksInOrder: the joint hooks run where the CPU step handles joints, they see the
-// contact split counts, and what they add to the accumulators is applied.
+// contact split counts, and the impulses they record are gathered into the bodies.
 func TestSolverCallsJointHooksInOrder(t *testing.T) {
 	d := emulated{}
 	w := sim.NewWorld(sim.Settings{Solver: sim.Jacobi, Substeps: 2, Iterations: 2, RelaxIterations: 1})
@@ -579,6 +589,8 @@ func TestSolverCallsJointHooksInOrder(t *testing.T) {
 	must(t, grow(d, &contacts, 4*int(unsafe.Sizeof(tbContact{}))), uploadSlice(d, contacts.p, cs),
 		grow(d, &count, 4), uploadSlice(d, count.p, []int32{int32(len(cs))}))
 	h := &hookLog{t: t}
+	defer release(d, &h.imp)
+	defer release(d, &h.list)
 	c := makeConsts(s)
 	must(t, solverStep(&st, d, bb, contacts.p, count.p, 4, h, &c))
 	// The rows are refreshed once after each move of the bodies: before the first warm start, and

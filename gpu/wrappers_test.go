@@ -11,13 +11,10 @@ import (
 	"testing"
 )
 
-// rawLaunchesPending are the files that still launch kernels by name with positional arguments. The
-// list must shrink to nothing: solver.go and backend.go move to the typed wrappers (kernelSet) once the
-// rewrite of the sub-step loop (issue 17) has merged.
-var rawLaunchesPending = map[string]bool{
-	"solver.go":  true,
-	"backend.go": true,
-}
+// rawLaunchesPending are the files that still launch kernels by name with positional arguments: none
+// now (solver.go and backend.go moved to the typed wrappers with the rewrite of the sub-step loop). Keep
+// it empty.
+var rawLaunchesPending = map[string]bool{}
 
 // rawLaunchesOnPurpose launch by name to test the untyped launch itself (wrong argument sizes and
 // counts must fail), which a typed wrapper cannot express.

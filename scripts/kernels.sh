@@ -4,12 +4,14 @@
 # generate the Go side of the kernels' interface (gpu/internal/kerngen, which needs no nvcc: make generate
 # runs it alone).
 # PTX for compute capability 7.0: the driver compiles it for the GPU it runs on (an H100 is 9.0).
+# -fmad=false: no fused multiply-adds, so each product is rounded as on the CPU (the Go step and the
+# emulator round every product), which the GPU's bit-for-bit parity with the CPU needs.
 set -euo pipefail
 cd "$(dirname "$0")/../gpu/kernels"
 mkdir -p ptx
 rm -f ptx/*.ptx
 for f in *.cu; do
-	nvcc -ptx -arch=compute_70 -O3 -lineinfo -o "ptx/${f%.cu}.ptx" "$f"
+	nvcc -ptx -arch=compute_70 -O3 -fmad=false -lineinfo -o "ptx/${f%.cu}.ptx" "$f"
 	# -lineinfo records absolute source paths: keep them relative so the PTX is the same in any checkout.
 	sed -i "s#\"$PWD/#\"gpu/kernels/#" "ptx/${f%.cu}.ptx"
 	echo "kernels: ptx/${f%.cu}.ptx"

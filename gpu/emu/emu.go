@@ -61,6 +61,17 @@ func CopyOut(dst unsafe.Pointer, p uintptr, n int) {
 	}
 }
 
+// SetReverse makes launches run their blocks, and the threads of blocks without barriers, in reverse
+// order (on) or in order (off, the default): what a GPU's threads do is run in any order, so a kernel
+// whose result changes with it is not deterministic. Not safe while another goroutine launches.
+func SetReverse(on bool) {
+	v := C.int(0)
+	if on {
+		v = 1
+	}
+	C.tb_set_reverse(v)
+}
+
 // Has reports whether a kernel of that name was compiled in.
 func Has(name string) bool {
 	cs := C.CString(name)

@@ -15,6 +15,7 @@ int tb_check(char *err, int errlen);
 int tb_launch(const char *name, unsigned grid, unsigned block, void **params, const size_t *sizes, int nparams,
               char *err, int errlen);
 int tb_has_kernel(const char *name);
+void tb_set_reverse(int on);
 // tb_kernel_params writes up to max of the kernel's parameter sizes to sizes and returns how many
 // parameters it has, or -1 when there is no such kernel.
 int tb_kernel_params(const char *name, size_t *sizes, int max);

@@ -243,6 +243,12 @@ int tb_check(char *err, int errlen) {
 	return 0;
 }
 
+// reverse_order runs the blocks of a launch, and the threads of a block without barriers, last first
+// (tb_set_reverse): a test that a kernel's result does not depend on the order its threads run in.
+static bool reverse_order = false;
+
+void tb_set_reverse(int on) { reverse_order = on != 0; }
+
 int tb_launch(const char *name, unsigned grid, unsigned block, void **params, const size_t *sizes, int nparams,
               char *err, int errlen) {
 	auto it = registry().find(name);
@@ -271,14 +277,16 @@ int tb_launch(const char *name, unsigned grid, unsigned block, void **params, co
 	running_name = name;
 	grid_dim = dim3{grid, 1, 1};
 	block_dim = dim3{block, 1, 1};
-	for (unsigned b = 0; b < grid && !failed; b++) {
+	for (unsigned bi = 0; bi < grid && !failed; bi++) {
+		unsigned b = reverse_order ? grid - 1 - bi : bi;
 		block_idx = uint3{b, 0, 0};
 		if (k.sync) {
 			run_block_fibers(block);
 			continue;
 		}
 		current = -1;
-		for (unsigned t = 0; t < block && !failed; t++) {
+		for (unsigned ti = 0; ti < block && !failed; ti++) {
+			unsigned t = reverse_order ? block - 1 - ti : ti;
 			thread_idx = uint3{t, 0, 0};
 			k.call(k.fn, params);
 		}

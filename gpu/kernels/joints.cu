@@ -5,8 +5,8 @@
 // on the hinge angle, the piston travel or the ball twist).
 //
 // Each Jacobi pass solves a joint's parts in sequence from the pass's start velocities against the
-// split masses, then adds the impulses it applied into the per-body accumulators (sim's jacobiJoint
-// followed by gatherImpulses). gpu/joints.go drives the kernels in the order of sim/step.go.
+// split masses, then records the impulses it applied (jimp, three float4 per joint), which
+// tb_solver_gather adds per body in joint order (sim's jacobiJoint followed by gatherImpulses). gpu/joints.go drives the kernels in the order of sim/step.go.
 #include "layout.cuh"
 #include "solvermath.cuh"
 
@@ -419,25 +419,12 @@ TB_FN TbJointPair jpair(const TbJoint &j) {
 	return s;
 }
 
-// jgather adds a joint's recorded impulses into the accumulators of its dynamic bodies (what sim's
-// gatherImpulses adds per joint; bodies of zero inverse mass are never written there).
-TB_FN void jgather(const TbJoint &j, const TbJointPair &s, const float4 *pos, float4 *lin, float4 *ang) {
-	if (pos[j.a].w != 0) {
-		atomicAdd(&lin[j.a].x, -s.lin.x);
-		atomicAdd(&lin[j.a].y, -s.lin.y);
-		atomicAdd(&lin[j.a].z, -s.lin.z);
-		atomicAdd(&ang[j.a].x, -s.angA.x);
-		atomicAdd(&ang[j.a].y, -s.angA.y);
-		atomicAdd(&ang[j.a].z, -s.angA.z);
-	}
-	if (j.b >= 0 && pos[j.b].w != 0) {
-		atomicAdd(&lin[j.b].x, s.lin.x);
-		atomicAdd(&lin[j.b].y, s.lin.y);
-		atomicAdd(&lin[j.b].z, s.lin.z);
-		atomicAdd(&ang[j.b].x, s.angB.x);
-		atomicAdd(&ang[j.b].y, s.angB.y);
-		atomicAdd(&ang[j.b].z, s.angB.z);
-	}
+// jrecord writes joint k's recorded impulses (the pair's lin, angA, angB) to its record, which
+// tb_solver_gather adds to its dynamic bodies in joint order (what sim's gatherImpulses adds per joint).
+TB_FN void jrecord(float4 *jimp, unsigned k, const TbJointPair &s) {
+	jimp[3 * k] = make_float4(s.lin.x, s.lin.y, s.lin.z, 0);
+	jimp[3 * k + 1] = make_float4(s.angA.x, s.angA.y, s.angA.z, 0);
+	jimp[3 * k + 2] = make_float4(s.angB.x, s.angB.y, s.angB.z, 0);
 }
 
 // tb_joint_count adds one to the split count of each of a joint's bodies (sim's jointAdjacency).
@@ -503,8 +490,8 @@ TB_KERNEL void tb_joint_refresh(TbJoint *joints, int n, const float4 *pos, const
 	jrefresh(joints[k], pos, rot);
 }
 
-// tb_joint_warm adds the joints' accumulated impulses to the accumulators (sim's warmJoint).
-TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, const float4 *pos, float4 *lin, float4 *ang) {
+// tb_joint_warm records the joints' accumulated impulses (sim's warmJoint).
+TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, float4 *jimp) {
 	unsigned k = tbThread();
 	if (k >= (unsigned)n) {
 		return;
@@ -546,15 +533,15 @@ TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, const float4 *pos, fl
 		japplyAngular(s, j.rotImpulse);
 		break;
 	}
-	jgather(j, s, pos, lin, ang);
+	jrecord(jimp, k, s);
 }
 
 // tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence (motor and
 // limits first, the equality parts last, as sim's solveJointParts) from the velocities at the start of
-// the pass, adds the impulses it applied to the accumulators, and writes the force it carries
+// the pass, records the impulses it applied, and writes the force it carries
 // (translation impulse over the sub-step, sim's joint.force) to force[k].
-TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const float4 *vel, const float4 *omega,
-                              float4 *lin, float4 *ang, float biasRate, float massScale, float impulseScale, float invH,
+TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const float4 *omega, float4 *jimp,
+                              float biasRate, float massScale, float impulseScale, float invH,
                               int useBias, float *force) {
 	unsigned k = tbThread();
 	if (k >= (unsigned)n) {
@@ -612,7 +599,7 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *pos, const f
 		break;
 	}
 	force[k] = sqrtf(l2) * invH;
-	jgather(j, s, pos, lin, ang);
+	jrecord(jimp, k, s);
 }
 
 // tb_joint_keep carries the accumulated impulses of the joints that an edit kept over to the new joint

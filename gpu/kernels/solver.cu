@@ -1,9 +1,11 @@
 // solver.cu: the Jacobi contact solver of the sub-step loop (sim/contact_solver.go, Solver == Jacobi),
 // one thread per manifold or per body.
 //
-// A manifold's rows are all computed from the velocities at the start of the pass; each manifold adds
-// the impulses it applied to its bodies' accumulators (atomics), and tb_solver_apply then moves every
-// dynamic body by its sum. Effective masses use split masses (a body touched by c rows counts as c
+// A manifold's rows are all computed from the velocities at the start of the pass; each manifold
+// records the impulses it applied (imp, three float4 per manifold), and tb_solver_gather then moves
+// every dynamic body by the sum of its manifolds' and joints' records, added in a fixed order (by
+// manifold index, then by joint index: the CPU's gatherImpulses), with no atomics, so a pass gives the
+// same bits from run to run and the same as the CPU. Effective masses use split masses (a body touched by c rows counts as c
 // bodies of mass m/c), so the simultaneous corrections sum to one. The manifolds of the last step are
 // kept (double-buffered) to warm start this step's by feature id.
 #include "layout.cuh"
@@ -230,24 +232,16 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 }
 TB_REGISTER(tb_solver_prepare)
 
-// tbRecord adds a manifold's impulses to its moving bodies' accumulators: lin on b (a gets -lin), and
-// the angular impulses angB on b, -angA on a.
-TB_FN void tbRecord(float4 *accLin, float4 *accAng, const float4 *pos, int a, int b, float3 lin, float3 angA,
-                    float3 angB) {
-	if (pos[a].w != 0) {
-		atomicAdd(&accLin[a].x, -lin.x), atomicAdd(&accLin[a].y, -lin.y), atomicAdd(&accLin[a].z, -lin.z);
-		atomicAdd(&accAng[a].x, -angA.x), atomicAdd(&accAng[a].y, -angA.y), atomicAdd(&accAng[a].z, -angA.z);
-	}
-	if (pos[b].w != 0) {
-		atomicAdd(&accLin[b].x, lin.x), atomicAdd(&accLin[b].y, lin.y), atomicAdd(&accLin[b].z, lin.z);
-		atomicAdd(&accAng[b].x, angB.x), atomicAdd(&accAng[b].y, angB.y), atomicAdd(&accAng[b].z, angB.z);
-	}
+// tbRecord writes manifold k's impulses to its record: lin (b gets +lin, a gets -lin) and the angular
+// impulses angA (a gets -angA) and angB (b gets +angB), for tb_solver_gather.
+TB_FN void tbRecord(float4 *imp, int k, float3 lin, float3 angA, float3 angB) {
+	imp[3 * k] = make_float4(lin.x, lin.y, lin.z, 0);
+	imp[3 * k + 1] = make_float4(angA.x, angA.y, angA.z, 0);
+	imp[3 * k + 2] = make_float4(angB.x, angB.y, angB.z, 0);
 }
 
-// tb_solver_warm_start adds each manifold's accumulated impulses to its bodies' accumulators
-// (warmStartManifold).
-TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *count, int cap, const float4 *pos,
-                                    float4 *accLin, float4 *accAng) {
+// tb_solver_warm_start records each manifold's accumulated impulses (warmStartManifold).
+TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *count, int cap, float4 *imp) {
 	int k = tbThread();
 	if (k >= tbManifolds(count, cap)) {
 		return;
@@ -261,31 +255,108 @@ TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *coun
 		angA = tbAdd(tbAdd(tbAdd(angA, tbScale(cp.nA, ln)), tbScale(cp.t1A, l1)), tbScale(cp.t2A, l2));
 		angB = tbAdd(tbAdd(tbAdd(angB, tbScale(cp.nB, ln)), tbScale(cp.t1B, l1)), tbScale(cp.t2B, l2));
 	}
-	tbRecord(accLin, accAng, pos, m.a, m.b, lin, angA, angB);
+	tbRecord(imp, k, lin, angA, angB);
 }
 TB_REGISTER(tb_solver_warm_start)
 
-// tb_solver_apply moves each dynamic body by the impulses accumulated this pass (sim's gatherImpulses:
-// v += invMass lin, omega += invIWorld ang) and zeroes its accumulators for the next pass.
-TB_KERNEL void tb_solver_apply(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
-                               float4 *accLin, float4 *accAng, int n) {
+// tb_solver_adj_count counts, for each dynamic body, the manifolds touching it (sim's buildAdjacency;
+// static and kinematic bodies are not moved by impulses, so they get no list).
+TB_KERNEL void tb_solver_adj_count(const TbSolverManifold *man, const int *count, int cap, const float4 *pos,
+                                   unsigned *deg) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	const TbSolverManifold &m = man[k];
+	if (pos[m.a].w != 0) {
+		atomicAdd(&deg[m.a], 1u);
+	}
+	if (pos[m.b].w != 0) {
+		atomicAdd(&deg[m.b], 1u);
+	}
+}
+TB_REGISTER(tb_solver_adj_count)
+
+// tb_solver_adj_fill lists each dynamic body's manifolds in adj[start[i]:start[i+1]] as k << 1 | side
+// (side 1 where the body is b). The atomics leave each list in any order; tb_solver_adj_sort fixes it.
+TB_KERNEL void tb_solver_adj_fill(const TbSolverManifold *man, const int *count, int cap, const float4 *pos,
+                                  const unsigned *start, unsigned *fill, int *adj) {
+	int k = tbThread();
+	if (k >= tbManifolds(count, cap)) {
+		return;
+	}
+	const TbSolverManifold &m = man[k];
+	if (pos[m.a].w != 0) {
+		adj[start[m.a] + atomicAdd(&fill[m.a], 1u)] = k << 1;
+	}
+	if (pos[m.b].w != 0) {
+		adj[start[m.b] + atomicAdd(&fill[m.b], 1u)] = k << 1 | 1;
+	}
+}
+TB_REGISTER(tb_solver_adj_fill)
+
+// tb_solver_adj_sort sorts each body's list, that is by manifold index, the order in which the CPU's
+// gather adds the impulses. Lists are short (a dynamic body touches a few dozen manifolds at most in the
+// scenes; static bodies, which touch thousands, have none), so an insertion sort per body does.
+TB_KERNEL void tb_solver_adj_sort(const unsigned *start, int *adj, int n) {
+	int i = tbThread();
+	if (i >= n) {
+		return;
+	}
+	for (unsigned p = start[i] + 1; p < start[i + 1]; p++) {
+		int e = adj[p];
+		unsigned q = p;
+		for (; q > start[i] && adj[q - 1] > e; q--) {
+			adj[q] = adj[q - 1];
+		}
+		adj[q] = e;
+	}
+}
+TB_REGISTER(tb_solver_adj_sort)
+
+// tb_solver_gather moves each dynamic body by the impulses its manifolds recorded in this pass and,
+// with joints set, those its joints recorded (sim's gatherImpulses: the sum in list order, then
+// v += invMass lin, omega += invIWorld ang). start/adj list the manifolds, jstart/jadj the joints.
+TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
+                                const unsigned *start, const int *adj, const float4 *imp, const int *jstart,
+                                const int *jadj, const float4 *jimp, int joints, int n) {
 	int i = tbThread();
 	if (i >= n) {
 		return;
 	}
 	float invMass = pos[i].w;
-	float3 lin = tbXYZ(accLin[i]), ang = tbXYZ(accAng[i]);
-	accLin[i] = make_float4(0, 0, 0, 0);
-	accAng[i] = make_float4(0, 0, 0, 0);
 	if (invMass == 0) {
 		return;
+	}
+	float3 lin = make_float3(0, 0, 0), ang = lin;
+	for (unsigned p = start[i]; p < start[i + 1]; p++) {
+		int e = adj[p], k = e >> 1;
+		if ((e & 1) == 0) {
+			lin = tbSub(lin, tbXYZ(imp[3 * k]));
+			ang = tbSub(ang, tbXYZ(imp[3 * k + 1]));
+		} else {
+			lin = tbAdd(lin, tbXYZ(imp[3 * k]));
+			ang = tbAdd(ang, tbXYZ(imp[3 * k + 2]));
+		}
+	}
+	if (joints) {
+		for (int p = jstart[i]; p < jstart[i + 1]; p++) {
+			int e = jadj[p], k = e >> 1;
+			if ((e & 1) == 0) {
+				lin = tbSub(lin, tbXYZ(jimp[3 * k]));
+				ang = tbSub(ang, tbXYZ(jimp[3 * k + 1]));
+			} else {
+				lin = tbAdd(lin, tbXYZ(jimp[3 * k]));
+				ang = tbAdd(ang, tbXYZ(jimp[3 * k + 2]));
+			}
+		}
 	}
 	float3 v = tbAdd(tbXYZ(vel[i]), tbScale(lin, invMass));
 	float3 w = tbAdd(tbXYZ(omega[i]), tbMulRows(&invIW[3 * i], ang));
 	vel[i] = make_float4(v.x, v.y, v.z, 0);
 	omega[i] = make_float4(w.x, w.y, w.z, 0);
 }
-TB_REGISTER(tb_solver_apply)
+TB_REGISTER(tb_solver_gather)
 
 // tb_solver_refresh recomputes what depends on positions (refreshManifold): each point's separation,
 // measured between its anchors, and the mean drift of the friction anchors.
@@ -316,13 +387,13 @@ TB_FN float tbRowVel(float3 d, float3 ra, float3 rb, float3 vA, float3 wA, float
 }
 
 // tb_solver_jacobi is one Jacobi pass over the manifolds (jacobiManifold): every row from the
-// velocities at the start of the pass, the impulse changes summed into the accumulators. An open
+// velocities at the start of the pass, the impulse changes recorded for the gather. An open
 // contact may close its gap this sub-step and no more; a penetrating one is pushed out softly with
 // bias, not at all without. Friction is clamped to the Coulomb disc, and in the biased pass a sticking
 // contact also closes its friction anchors' drift.
-TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap, const float4 *pos,
-                                const float4 *vel, const float4 *omega, float4 *accLin, float4 *accAng,
-                                float invH, float maxPush, int useBias, int noFriction) {
+TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap, const float4 *vel,
+                                const float4 *omega, float4 *imp, float invH, float maxPush, int useBias,
+                                int noFriction) {
 	int k = tbThread();
 	if (k >= tbManifolds(count, cap)) {
 		return;
@@ -377,15 +448,14 @@ TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap
 		angA = tbAdd(tbAdd(angA, tbScale(cp.t1A, d1)), tbScale(cp.t2A, d2));
 		angB = tbAdd(tbAdd(angB, tbScale(cp.t1B, d1)), tbScale(cp.t2B, d2));
 	}
-	tbRecord(accLin, accAng, pos, m.a, m.b, lin, angA, angB);
+	tbRecord(imp, k, lin, angA, angB);
 }
 TB_REGISTER(tb_solver_jacobi)
 
 // tb_solver_restitute is one Jacobi restitution pass (restituteManifold with record): points that
 // approached faster than the threshold and pushed this step leave at e times their approach speed.
-TB_KERNEL void tb_solver_restitute(TbSolverManifold *man, const int *count, int cap, const float4 *pos,
-                                   const float4 *vel, const float4 *omega, float4 *accLin, float4 *accAng,
-                                   float threshold) {
+TB_KERNEL void tb_solver_restitute(TbSolverManifold *man, const int *count, int cap, const float4 *vel,
+                                   const float4 *omega, float4 *imp, float threshold) {
 	int k = tbThread();
 	if (k >= tbManifolds(count, cap)) {
 		return;
@@ -413,7 +483,7 @@ TB_KERNEL void tb_solver_restitute(TbSolverManifold *man, const int *count, int 
 		angA = tbAdd(angA, tbScale(cp.nA, imp));
 		angB = tbAdd(angB, tbScale(cp.nB, imp));
 	}
-	tbRecord(accLin, accAng, pos, m.a, m.b, lin, angA, angB);
+	tbRecord(imp, k, lin, angA, angB);
 }
 TB_REGISTER(tb_solver_restitute)
 
