@@ -70,8 +70,8 @@ type tbLineVertex struct {
 // tbJoint mirrors TbJoint of kernels/joints.cu (992 bytes).
 //
 // TbJoint is one joint: its definition and creation frames (uploaded by gpu/joints.go from
-// sim.JointFrame), the split masses fixed for the step, and its parts. gpu/joints.go mirrors it
-// (tbJoint); tb_joint_sizes lets the test compare the sizes.
+// sim.JointFrame), the split masses fixed for the step, and its parts. Its Go mirror (tbJoint) is
+// generated into gpu/kernels_gen.go, and TestLayoutsMatchC checks every field's offset.
 type tbJoint struct {
 	Type                                       int32
 	A, B                                       int32 // dense body indices; b is -1 for the static world

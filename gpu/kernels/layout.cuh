@@ -1,5 +1,5 @@
-// layout.cuh: the device data that kernels of different stages share. gpu/state.go mirrors every
-// structure here byte for byte (TestLayoutsMatch checks the sizes).
+// layout.cuh: the device data that kernels of different stages share. Their Go mirrors are generated
+// into gpu/kernels_gen.go (gpu/internal/kerngen), and TestLayoutsMatchC checks every field's offset.
 #pragma once
 #include "tumble.cuh"
 
