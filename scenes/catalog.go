@@ -40,6 +40,8 @@ var catalog = []Info{
 		Description: "Newton's cradle: 5 hinged balls, the first swings in and the last flies out"},
 	{Name: "chain", Group: "joints", Bodies: 31, Joints: 30,
 		Description: "30 capsule links on ball joints falling from 8 m: drag the free end and whip it"},
+	{Name: "chain100", Group: "joints", Bodies: 101, Joints: 100,
+		Description: "100 links solved directly (J M^-1 J^T factored tip to root): no stretch as it whips"},
 	{Name: "bridge", Group: "joints", Bodies: 28, Joints: 21,
 		Description: "20 hinged planks between two banks, five boxes dropped on: shoot the deck (B)"},
 	{Name: "door", Group: "joints", Bodies: 4, Joints: 1,

@@ -404,7 +404,7 @@ func (d *decoder) scene(n *node) *Scene {
 
 func (d *decoder) solver(n *node, path string) *Solver {
 	m := d.fields(n, path, "type", "iterations", "substeps", "friction", "warmStart",
-		"relax", "restitution", "contactHertz", "dampingRatio", "sleep")
+		"relax", "restitution", "contactHertz", "dampingRatio", "sleep", "directJoints")
 	if m == nil {
 		return nil
 	}
@@ -419,6 +419,7 @@ func (d *decoder) solver(n *node, path string) *Solver {
 		ContactHertz: d.optNumber(m, "contactHertz", path),
 		DampingRatio: d.optNumber(m, "dampingRatio", path),
 		Sleep:        d.optBool(m, "sleep", path),
+		DirectJoints: d.optBool(m, "directJoints", path),
 	}
 }
 

@@ -14,6 +14,7 @@ var presets = map[string]func() *Scene{
 	"bridge":    bridge,
 	"car":       car,
 	"chain":     chain,
+	"chain100":  chain100,
 	"cradle":    cradle,
 	"door":      door,
 	"engine":    engine,

@@ -47,6 +47,8 @@ type Solver struct {
 	ContactHertz *float64 `json:"contactHertz,omitempty"` // contact stiffness, Hz; default: sim.Settings
 	DampingRatio *float64 `json:"dampingRatio,omitempty"` // contact damping ratio; default: sim.Settings
 	Sleep        *bool    `json:"sleep,omitempty"`        // let resting islands sleep; default false
+	// DirectJoints solves the joints' equality rows directly (pgs, jacobi); default false.
+	DirectJoints *bool `json:"directJoints,omitempty"`
 }
 
 // Body is one rigid body.

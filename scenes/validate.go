@@ -129,6 +129,11 @@ func (v *Solver) validate(c *check) {
 	if v.DampingRatio != nil {
 		c.num("solver.dampingRatio", *v.DampingRatio, 0, MaxDampingRatio, true, "")
 	}
+	if v.DirectJoints != nil && *v.DirectJoints && v.Type != "" && c.err == nil {
+		if k, err := sim.ParseSolver(v.Type); err == nil && !sim.SolverOf(k).Params().Has(sim.ParamDirectJoints) {
+			c.fail("solver.directJoints", "the "+v.Type+" solver does not solve joints directly (pgs and jacobi do)", "true")
+		}
+	}
 }
 
 func (b *Body) validate(c *check, path string) {

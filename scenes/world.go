@@ -51,6 +51,7 @@ func (s *Scene) Settings() sim.Settings {
 		set.NoRelax = v.Relax != nil && !*v.Relax
 		set.NoRestitution = v.Restitution != nil && !*v.Restitution
 		set.Sleep = v.Sleep != nil && *v.Sleep
+		set.DirectJoints = v.DirectJoints != nil && *v.DirectJoints
 		if v.ContactHertz != nil {
 			set.ContactHertz = float32(*v.ContactHertz)
 		}

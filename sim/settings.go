@@ -126,6 +126,12 @@ type Settings struct {
 	// soft joint rows carry their own damping.
 	JointDamping float32
 
+	// DirectJoints solves the joints' equality rows (everything but limits and motors) of the velocity
+	// solvers (PGS, Jacobi) directly: A = J M^-1 J^T factored as L D L^T in leaf-to-root order, exact
+	// in every pass, with rigid rows instead of soft ones (joint_direct.go). Contacts stay iterative.
+	// The other solvers do not read it.
+	DirectJoints bool
+
 	Workers int // CPU worker goroutines; 0 means GOMAXPROCS
 
 	Broadphase BroadphaseKind // 0 means LBVH

@@ -64,12 +64,13 @@ const (
 	ParamDampingRatio                           // Settings.DampingRatio
 	ParamMaxPushOut                             // Settings.MaxPushOut
 	ParamJointDamping                           // Settings.JointDamping
+	ParamDirectJoints                           // Settings.DirectJoints
 	numParams                 = iota
 )
 
 // paramNames are the params' names as scene files spell them.
 var paramNames = [numParams]string{"substeps", "iterations", "relaxIterations", "warmStart", "relax", "friction",
-	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping"}
+	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping", "directJoints"}
 
 // Has reports whether the set p holds every param of q.
 func (p Param) Has(q Param) bool { return p&q == q }
@@ -106,8 +107,8 @@ func collisionPlan(p Plan) Plan {
 }
 
 // softStepPlan is the step of the soft-step velocity solvers (Box2D v3's soft step): Substeps times
-// integrate velocities, warm start, Iterations biased passes, integrate positions and RelaxIterations
-// relax passes; then restitution (restitutionPasses passes) and storing the impulses.
+// integrate velocities, warm start, Iterations biased passes, integrate positions, the joints'
+// projection under the direct joint solve, and RelaxIterations relax passes; then restitution (restitutionPasses passes) and storing the impulses.
 func softStepPlan(s *Settings, restitutionPasses int, p Plan) Plan {
 	p = collisionPlan(p)
 	for range s.Substeps {
@@ -116,6 +117,9 @@ func softStepPlan(s *Settings, restitutionPasses int, p Plan) Plan {
 			p = append(p, Op{StageWarmStart, 1})
 		}
 		p = append(p, Op{StageSolve, s.Iterations}, Op{StageIntegratePositions, 1})
+		if s.DirectJoints {
+			p = append(p, Op{StageProjectJoints, 1})
+		}
 		if !s.NoRelax {
 			p = append(p, Op{StageRelax, s.RelaxIterations})
 		}

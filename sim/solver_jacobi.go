@@ -11,8 +11,8 @@ type jacobiSolver struct{}
 // Kind is Jacobi.
 func (jacobiSolver) Kind() SolverKind { return Jacobi }
 
-// Params are the soft step's.
-func (jacobiSolver) Params() Param { return softParams }
+// Params are the soft step's, and the direct joint solve.
+func (jacobiSolver) Params() Param { return softParams | ParamDirectJoints }
 
 // Plan is the soft step, with jacobiRestitutionPasses restitution passes.
 func (jacobiSolver) Plan(s *Settings, p Plan) Plan {
@@ -43,6 +43,8 @@ func (jacobiSolver) run(w *World, op Op) bool {
 	switch op.Stage {
 	case StageWarmStart:
 		w.warmStart()
+	case StageProjectJoints:
+		w.projectJointsDirect()
 	case StageSolve, StageRelax:
 		w.refreshRows()
 		p.useBias = op.Stage == StageSolve
@@ -51,6 +53,9 @@ func (jacobiSolver) run(w *World, op Op) bool {
 			p.pool.run(len(p.manifolds), manifoldGrain, p.fnJacobi)
 			p.pool.run(len(w.joints), jointGrain, p.fnJointJacobi)
 			p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
+			if p.useDirect {
+				w.solveJointsDirect(p.useBias)
+			}
 		}
 	case StageRestitution:
 		// One Jacobi pass moves each body by its split share only (a ball between a contact and a

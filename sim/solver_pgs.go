@@ -9,8 +9,8 @@ type pgsSolver struct{}
 // Kind is PGS.
 func (pgsSolver) Kind() SolverKind { return PGS }
 
-// Params are the soft step's.
-func (pgsSolver) Params() Param { return softParams }
+// Params are the soft step's, and the direct joint solve.
+func (pgsSolver) Params() Param { return softParams | ParamDirectJoints }
 
 // Plan is the soft step with one restitution pass.
 func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, p) }
@@ -41,12 +41,17 @@ func (pgsSolver) run(w *World, op Op) bool {
 	switch op.Stage {
 	case StageWarmStart:
 		w.warmStart()
+	case StageProjectJoints:
+		w.projectJointsDirect()
 	case StageSolve, StageRelax:
 		w.refreshRows()
 		p.useBias = op.Stage == StageSolve
 		for range op.Passes {
 			w.eachJointColour(p.fnJointColour)
 			w.eachColour(p.fnColour)
+			if p.useDirect {
+				w.solveJointsDirect(p.useBias)
+			}
 		}
 	case StageRestitution:
 		for range op.Passes {
