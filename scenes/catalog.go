@@ -5,7 +5,7 @@ package scenes
 // Info describes a preset for a user choosing one.
 type Info struct {
 	Name        string // the preset's name, as Preset takes it
-	Group       string // what kind of scene: "stacks", "piles", "joints", "materials", "motion", "benchmarks"
+	Group       string // what kind of scene: "stacks", "piles", "joints", "materials", "solvers", "motion", "benchmarks"
 	Description string // one line, under 100 characters: what it shows and what to try
 	Bodies      int    // bodies in the scene, static ones (the ground) included
 	Joints      int    // joints in the scene
@@ -52,6 +52,11 @@ var catalog = []Info{
 		Description: "A chassis on four motor-driven wheels drives off: shoot it (B) or drag it over"},
 	{Name: "ragdoll", Group: "joints", Bodies: 221, Joints: 200,
 		Description: "20 ragdolls (cones, twist and hinge limits) in a pile: drag a limb to its limits"},
+
+	{Name: "impulse-stack", Group: "solvers", Bodies: 16,
+		Description: "Impulse solver: a ball's bounces die out, 3 boxes stand, 10 topple (no warm start)"},
+	{Name: "penalty-drop", Group: "solvers", Bodies: 5,
+		Description: "Penalty springs: 1, 10, 100 kg boxes sink m g / k and overshoot; heavy ones sink deep"},
 
 	{Name: "incline", Group: "materials", Bodies: 16,
 		Description: "Boxes on 15, 25 and 35 degree ramps: where tan(theta) > mu they slide, else they stick"},

@@ -25,7 +25,7 @@ import (
 // The biased pass asks for the whole position error back in one sub-step (bias = C/h: the rows are
 // rigid, not the soft springs of the iterative joints), the relax pass for J v = 0, so the position
 // correction's velocity does not stay in the bodies; between them the projection stage
-// (StageProjectJoints, projectJointsDirect) moves the bodies so the rows hold at the position level.
+// (StageProject, projectJointsDirect) moves the bodies so the rows hold at the position level.
 // Limits and motors, which are inequalities or bounded, stay iterative (solveJointParts), and so do
 // the contacts; the direct solve runs after them in each pass, so every pass ends with the joints
 // holding exactly. A is factored at the step's first pass and at each projection (the poses after
@@ -558,7 +558,7 @@ const (
 	projectTolerance  = 1e-5 // m (and rad): a few float32 roundings at 20 m from the origin
 )
 
-// projectJointsDirect is the StageProjectJoints stage.
+// projectJointsDirect is the StageProject stage.
 func (w *World) projectJointsDirect() {
 	p := &w.pipe
 	d := &p.direct

@@ -5,7 +5,8 @@ import "strings"
 // Solver is a constraint solver, one module of the step: it declares the settings it reads, fills in
 // the defaults it needs, writes the step's Plan, and runs on the CPU the stages that are its own (the
 // others, from the bounds to the integration, are the step's common stages). One file holds each:
-// solver_jacobi.go, solver_pgs.go, solver_xpbd.go.
+// solver_jacobi.go, solver_pgs.go, solver_xpbd.go, and the teaching solvers of seed 003,
+// solver_impulse.go and solver_penalty.go.
 type Solver interface {
 	// Kind is the solver's kind, as Settings.Solver names it.
 	Kind() SolverKind
@@ -30,7 +31,8 @@ type Solver interface {
 }
 
 // solverTable holds each kind's solver.
-var solverTable = [...]Solver{Jacobi: jacobiSolver{}, PGS: pgsSolver{}, XPBD: xpbdSolver{}}
+var solverTable = [...]Solver{Jacobi: jacobiSolver{}, PGS: pgsSolver{}, XPBD: xpbdSolver{},
+	Impulse: impulseSolver{}, Penalty: penaltySolver{}}
 
 // SolverOf returns the solver of kind k; SolverDefault and an unknown kind give PGS, the CPU default.
 func SolverOf(k SolverKind) Solver {
@@ -65,12 +67,15 @@ const (
 	ParamMaxPushOut                             // Settings.MaxPushOut
 	ParamJointDamping                           // Settings.JointDamping
 	ParamDirectJoints                           // Settings.DirectJoints
+	ParamPenaltyStiffness                       // Settings.PenaltyStiffness
+	ParamPenaltyDamping                         // Settings.PenaltyDamping
 	numParams                 = iota
 )
 
 // paramNames are the params' names as scene files spell them.
 var paramNames = [numParams]string{"substeps", "iterations", "relaxIterations", "warmStart", "relax", "friction",
-	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping", "directJoints"}
+	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping", "directJoints",
+	"penaltyStiffness", "penaltyDamping"}
 
 // Has reports whether the set p holds every param of q.
 func (p Param) Has(q Param) bool { return p&q == q }
@@ -118,7 +123,7 @@ func softStepPlan(s *Settings, restitutionPasses int, p Plan) Plan {
 		}
 		p = append(p, Op{StageSolve, s.Iterations}, Op{StageIntegratePositions, 1})
 		if s.DirectJoints {
-			p = append(p, Op{StageProjectJoints, 1})
+			p = append(p, Op{StageProject, 1})
 		}
 		if !s.NoRelax {
 			p = append(p, Op{StageRelax, s.RelaxIterations})

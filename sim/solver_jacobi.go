@@ -43,7 +43,7 @@ func (jacobiSolver) run(w *World, op Op) bool {
 	switch op.Stage {
 	case StageWarmStart:
 		w.warmStart()
-	case StageProjectJoints:
+	case StageProject:
 		w.projectJointsDirect()
 	case StageSolve, StageRelax:
 		w.refreshRows()

@@ -41,7 +41,7 @@ func (pgsSolver) run(w *World, op Op) bool {
 	switch op.Stage {
 	case StageWarmStart:
 		w.warmStart()
-	case StageProjectJoints:
+	case StageProject:
 		w.projectJointsDirect()
 	case StageSolve, StageRelax:
 		w.refreshRows()

@@ -99,7 +99,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend %s\n",
 			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers, backend)
 	}
-	if set.DirectJoints && sim.PlanOf(set).Uses(sim.StageProjectJoints) {
+	if set.DirectJoints && sim.PlanOf(set).Uses(sim.StageProject) {
 		fmt.Fprintf(stdout, "joints' equality rows solved directly (directJoints)\n")
 	}
 	fmt.Fprintf(stdout, "%d timed steps after %d warm-up steps\n\n", *steps, *warmup)

@@ -32,7 +32,7 @@ type worldFlags struct {
 func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scene, "scene", "", "scene file, or preset name (see \"sandbox scenes\")")
 	fs.StringVar(&f.backend, "backend", "cpu", "simulation backend: cpu, cuda, or emu (the CUDA kernels emulated on the CPU: slow, for checking)")
-	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: jacobi, pgs or xpbd")
+	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: "+sim.SolverNames)
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
 	fs.IntVar(&f.substeps, "substeps", 0, "override the scene's solver sub-steps (0: keep)")
