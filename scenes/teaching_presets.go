@@ -44,6 +44,6 @@ func penaltyDrop() *Scene {
 		s.add(Body{Name: fmt.Sprintf("box%gkg", m), Shape: box(0.5, 0.5, 0.5), Position: v3(float64(i)*2-2, 0.5, 0),
 			Mass: num(m), Friction: num(stackFriction)})
 	}
-	s.add(Body{Name: "dropped", Shape: box(0.5, 0.5, 0.5), Position: v3(3, 1.5, 0), Mass: num(1), Friction: num(stackFriction)})
+	s.add(Body{Name: "dropped", Shape: box(0.5, 0.5, 0.5), Position: v3(4, 1.5, 0), Mass: num(1), Friction: num(stackFriction)})
 	return s
 }
