@@ -80,6 +80,9 @@ func Check(s sim.Settings) error {
 	if s.Sleep {
 		return errors.New("the CUDA backend does not put bodies to sleep; turn sleeping off or use the CPU backend")
 	}
+	if s.DirectJoints {
+		return errors.New("the CUDA backend solves joints iteratively; turn directJoints off or use the CPU backend")
+	}
 	return nil
 }
 

@@ -5,7 +5,7 @@ package scenes
 // Info describes a preset for a user choosing one.
 type Info struct {
 	Name        string // the preset's name, as Preset takes it
-	Group       string // what kind of scene: "stacks", "piles", "joints", "materials", "motion", "benchmarks"
+	Group       string // what kind of scene: "stacks", "piles", "joints", "materials", "solvers", "motion", "benchmarks"
 	Description string // one line, under 100 characters: what it shows and what to try
 	Bodies      int    // bodies in the scene, static ones (the ground) included
 	Joints      int    // joints in the scene
@@ -40,6 +40,8 @@ var catalog = []Info{
 		Description: "Newton's cradle: 5 hinged balls, the first swings in and the last flies out"},
 	{Name: "chain", Group: "joints", Bodies: 31, Joints: 30,
 		Description: "30 capsule links on ball joints falling from 8 m: drag the free end and whip it"},
+	{Name: "chain100", Group: "joints", Bodies: 101, Joints: 100,
+		Description: "100 links solved directly (J M^-1 J^T factored tip to root): no stretch as it whips"},
 	{Name: "bridge", Group: "joints", Bodies: 28, Joints: 21,
 		Description: "20 hinged planks between two banks, five boxes dropped on: shoot the deck (B)"},
 	{Name: "door", Group: "joints", Bodies: 4, Joints: 1,
@@ -50,6 +52,11 @@ var catalog = []Info{
 		Description: "A chassis on four motor-driven wheels drives off: shoot it (B) or drag it over"},
 	{Name: "ragdoll", Group: "joints", Bodies: 221, Joints: 200,
 		Description: "20 ragdolls (cones, twist and hinge limits) in a pile: drag a limb to its limits"},
+
+	{Name: "impulse-stack", Group: "solvers", Bodies: 16,
+		Description: "Impulse solver: a ball's bounces die out, 3 boxes stand, 10 topple (no warm start)"},
+	{Name: "penalty-drop", Group: "solvers", Bodies: 5,
+		Description: "Penalty springs: 1, 10, 100 kg boxes sink m g / k and overshoot; heavy ones sink deep"},
 
 	{Name: "incline", Group: "materials", Bodies: 16,
 		Description: "Boxes on 15, 25 and 35 degree ramps: where tan(theta) > mu they slide, else they stick"},

@@ -404,21 +404,24 @@ func (d *decoder) scene(n *node) *Scene {
 
 func (d *decoder) solver(n *node, path string) *Solver {
 	m := d.fields(n, path, "type", "iterations", "substeps", "friction", "warmStart",
-		"relax", "restitution", "contactHertz", "dampingRatio", "sleep")
+		"relax", "restitution", "contactHertz", "dampingRatio", "sleep", "directJoints", "penaltyStiffness", "penaltyDamping")
 	if m == nil {
 		return nil
 	}
 	return &Solver{
-		Type:         d.optString(m, "type", path),
-		Iterations:   d.optInt(m, "iterations", path),
-		Substeps:     d.optInt(m, "substeps", path),
-		Friction:     d.optBool(m, "friction", path),
-		WarmStart:    d.optBool(m, "warmStart", path),
-		Relax:        d.optBool(m, "relax", path),
-		Restitution:  d.optBool(m, "restitution", path),
-		ContactHertz: d.optNumber(m, "contactHertz", path),
-		DampingRatio: d.optNumber(m, "dampingRatio", path),
-		Sleep:        d.optBool(m, "sleep", path),
+		Type:             d.optString(m, "type", path),
+		Iterations:       d.optInt(m, "iterations", path),
+		Substeps:         d.optInt(m, "substeps", path),
+		Friction:         d.optBool(m, "friction", path),
+		WarmStart:        d.optBool(m, "warmStart", path),
+		Relax:            d.optBool(m, "relax", path),
+		Restitution:      d.optBool(m, "restitution", path),
+		ContactHertz:     d.optNumber(m, "contactHertz", path),
+		DampingRatio:     d.optNumber(m, "dampingRatio", path),
+		Sleep:            d.optBool(m, "sleep", path),
+		DirectJoints:     d.optBool(m, "directJoints", path),
+		PenaltyStiffness: d.optNumber(m, "penaltyStiffness", path),
+		PenaltyDamping:   d.optNumber(m, "penaltyDamping", path),
 	}
 }
 

@@ -62,6 +62,26 @@ func chain() *Scene {
 	return s
 }
 
+// chain100: 100 capsule links of 0.2 m on ball joints, hanging from a fixed point 22 m up and released
+// horizontally, solved with the direct joint solve (solver.directJoints): the whole chain's weight and
+// its whip at the bottom of the swing load the top joints, which the iterative soft joints let stretch
+// by centimetres and the direct solve holds to float32 rounding (docs/PERF.md compares them).
+func chain100() *Scene {
+	const n, l, y0 = 100, 0.2, 22.0
+	s := newScene("chain100")
+	s.Solver = &Solver{DirectJoints: boolp(true)}
+	s.add(ground(stackFriction))
+	prev := ""
+	for k := range n {
+		name := fmt.Sprintf("link%d", k)
+		s.add(Body{Name: name, Shape: capsule(0.04, l/2-0.04), Position: v3((float64(k)+0.5)*l-10, y0, 0),
+			Rotation: axisAngle(0, 0, 1, math.Pi/2), Mass: num(1)})
+		s.joint(Joint{Type: "ball", BodyA: name, BodyB: prev, Anchor: v3(float64(k)*l-10, y0, 0)})
+		prev = name
+	}
+	return s
+}
+
 // bridge: 20 planks joined edge to edge by hinges (axis z) between two static abutments, with five
 // boxes dropped on it.
 func bridge() *Scene {
@@ -209,6 +229,8 @@ func (s *Scene) addRagdoll(prefix string, q Quat, t Vec3) {
 func (s *Scene) joint(j Joint) { s.Joints = append(s.Joints, j) }
 
 func intp(x int) *int { return &x }
+
+func boolp(x bool) *bool { return &x }
 
 // qmul is the Hamilton product a b in file order [x, y, z, w].
 func qmul(a, b Quat) Quat {

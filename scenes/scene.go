@@ -36,7 +36,7 @@ type Scene struct {
 // Solver holds the solver settings. Type, Iterations, Substeps, Friction and WarmStart are the
 // contract's; Relax, Restitution, ContactHertz and DampingRatio are Tumble's extensions.
 type Solver struct {
-	Type       string `json:"type,omitempty"`       // "jacobi", "pgs" or "xpbd"; default: the backend's
+	Type       string `json:"type,omitempty"`       // "jacobi", "pgs", "xpbd", "impulse" or "penalty"; default: the backend's
 	Iterations *int   `json:"iterations,omitempty"` // per sub-step; default: the solver's
 	Substeps   *int   `json:"substeps,omitempty"`   // per step; default: sim.Settings
 	Friction   *bool  `json:"friction,omitempty"`   // friction rows on; default true
@@ -47,6 +47,12 @@ type Solver struct {
 	ContactHertz *float64 `json:"contactHertz,omitempty"` // contact stiffness, Hz; default: sim.Settings
 	DampingRatio *float64 `json:"dampingRatio,omitempty"` // contact damping ratio; default: sim.Settings
 	Sleep        *bool    `json:"sleep,omitempty"`        // let resting islands sleep; default false
+	// DirectJoints solves the joints' equality rows directly (pgs, jacobi); default false.
+	DirectJoints *bool `json:"directJoints,omitempty"`
+	// PenaltyStiffness (N/m) and PenaltyDamping (N s/m) are the penalty solver's contact springs, per
+	// contact point; default: sim.DefaultPenaltyStiffness and sim.DefaultPenaltyDamping.
+	PenaltyStiffness *float64 `json:"penaltyStiffness,omitempty"`
+	PenaltyDamping   *float64 `json:"penaltyDamping,omitempty"`
 }
 
 // Body is one rigid body.

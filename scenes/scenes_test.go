@@ -30,6 +30,8 @@ var invalidCases = []struct {
 		"bodies[0].type", `"wobbly"`},
 	{"unknown shape type", `{"bodies": [{"shape": {"type": "cone", "radius": 1}}]}`, "bodies[0].shape.type", `"cone"`},
 	{"unknown solver", `{"solver": {"type": "newton"}, "bodies": []}`, "solver.type", `"newton"`},
+	{"direct joints under xpbd", `{"solver": {"type": "xpbd", "directJoints": true}, "bodies": []}`, "solver.directJoints", "true"},
+	{"direct joints not a bool", `{"solver": {"directJoints": 1}, "bodies": []}`, "solver.directJoints", "1"},
 	{"unknown broad phase", `{"broadphase": "octree", "bodies": []}`, "broadphase", `"octree"`},
 	{"broad phase not a string", `{"broadphase": 2, "bodies": []}`, "broadphase", "2"},
 	{"unknown joint type", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],

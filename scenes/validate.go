@@ -24,11 +24,14 @@ const (
 	MaxDensity      = 1e6  // kg/m^3
 	MaxFriction     = 100  // Coulomb coefficient
 	MaxContactHertz = 1e4  // Hz
-	MaxDampingRatio = 1000 //
-	MaxMotorSpeed   = 1e4  // rad/s or m/s
-	MaxMotorForce   = 1e9  // N m or N
-	UnitTolerance   = 0.01 // a rotation's length must be within 1 +- UnitTolerance
-	MaxHingeLimit   = 2 * math.Pi
+	// MaxPenaltyStiffness (N/m) and MaxPenaltyDamping (N s/m) bound the penalty solver's springs.
+	MaxPenaltyStiffness = 1e9
+	MaxPenaltyDamping   = 1e7
+	MaxDampingRatio     = 1000 //
+	MaxMotorSpeed       = 1e4  // rad/s or m/s
+	MaxMotorForce       = 1e9  // N m or N
+	UnitTolerance       = 0.01 // a rotation's length must be within 1 +- UnitTolerance
+	MaxHingeLimit       = 2 * math.Pi
 )
 
 // Validate checks a scene (one built in code, or a parsed one again) against every rule of the format.
@@ -112,10 +115,10 @@ func (s *Scene) validate() *Error {
 }
 
 func (v *Solver) validate(c *check) {
-	switch v.Type {
-	case "", "jacobi", "pgs", "xpbd":
-	default:
-		c.fail("solver.type", "unknown solver (want jacobi, pgs or xpbd)", strconv.Quote(v.Type))
+	if v.Type != "" {
+		if _, err := sim.ParseSolver(v.Type); err != nil {
+			c.fail("solver.type", "unknown solver (want "+sim.SolverNames+")", strconv.Quote(v.Type))
+		}
 	}
 	if v.Iterations != nil {
 		c.num("solver.iterations", float64(*v.Iterations), 1, MaxIterations, false, "")
@@ -128,6 +131,17 @@ func (v *Solver) validate(c *check) {
 	}
 	if v.DampingRatio != nil {
 		c.num("solver.dampingRatio", *v.DampingRatio, 0, MaxDampingRatio, true, "")
+	}
+	if v.PenaltyStiffness != nil {
+		c.num("solver.penaltyStiffness", *v.PenaltyStiffness, 0, MaxPenaltyStiffness, true, " N/m")
+	}
+	if v.PenaltyDamping != nil {
+		c.num("solver.penaltyDamping", *v.PenaltyDamping, 0, MaxPenaltyDamping, true, " N s/m")
+	}
+	if v.DirectJoints != nil && *v.DirectJoints && v.Type != "" && c.err == nil {
+		if k, err := sim.ParseSolver(v.Type); err == nil && !sim.SolverOf(k).Params().Has(sim.ParamDirectJoints) {
+			c.fail("solver.directJoints", "the "+v.Type+" solver does not solve joints directly (pgs and jacobi do)", "true")
+		}
 	}
 }
 

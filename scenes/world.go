@@ -51,6 +51,13 @@ func (s *Scene) Settings() sim.Settings {
 		set.NoRelax = v.Relax != nil && !*v.Relax
 		set.NoRestitution = v.Restitution != nil && !*v.Restitution
 		set.Sleep = v.Sleep != nil && *v.Sleep
+		set.DirectJoints = v.DirectJoints != nil && *v.DirectJoints
+		if v.PenaltyStiffness != nil {
+			set.PenaltyStiffness = float32(*v.PenaltyStiffness)
+		}
+		if v.PenaltyDamping != nil {
+			set.PenaltyDamping = float32(*v.PenaltyDamping)
+		}
 		if v.ContactHertz != nil {
 			set.ContactHertz = float32(*v.ContactHertz)
 		}

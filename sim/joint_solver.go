@@ -219,7 +219,8 @@ func (w *World) warmJoint(j *joint) {
 }
 
 // solveJointParts runs one pass over a joint's parts: motor and limits first, then the equality
-// parts, so the parts that must hold are solved last (Box2D's order).
+// parts, so the parts that must hold are solved last (Box2D's order). Under the direct joint solve
+// (joint_direct.go) the equality parts are left to it.
 func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 	p := &w.pipe
 	soft := &p.jointSoft
@@ -236,19 +237,27 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 		if def.HasTwist {
 			j.twist.solve(s, soft, useBias, p.invH, true, nil)
 		}
-		j.point.solve(s, soft, useBias)
+		if !p.useDirect {
+			j.point.solve(s, soft, useBias)
+		}
 	case Hinge:
 		j.angle.solve(s, soft, useBias, p.invH, def.HasLimits, motor)
-		j.hinge.solve(s, soft, useBias)
-		j.point.solve(s, soft, useBias)
+		if !p.useDirect {
+			j.hinge.solve(s, soft, useBias)
+			j.point.solve(s, soft, useBias)
+		}
 	case Piston:
 		j.angle.solve(s, soft, useBias, p.invH, def.HasLimits, motor)
-		j.rot.solve(s, soft, useBias)
-		j.perp[0].solveEquality(s, soft, useBias)
-		j.perp[1].solveEquality(s, soft, useBias)
+		if !p.useDirect {
+			j.rot.solve(s, soft, useBias)
+			j.perp[0].solveEquality(s, soft, useBias)
+			j.perp[1].solveEquality(s, soft, useBias)
+		}
 	case Fixed:
-		j.rot.solve(s, soft, useBias)
-		j.point.solve(s, soft, useBias)
+		if !p.useDirect { // its rows are all equalities, solved by solveJointsDirect
+			j.rot.solve(s, soft, useBias)
+			j.point.solve(s, soft, useBias)
+		}
 	}
 }
 

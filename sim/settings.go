@@ -32,9 +32,16 @@ const (
 	// XPBD is the sub-stepped position-based solver of seed 002 (Mueller et al. 2020), with a velocity
 	// pass for friction, restitution, joint motors and damping.
 	XPBD
+	// Impulse is seed 003's impulse-based collision response, a teaching solver: each contact point in
+	// turn gets the impulse j = K^-1 (v_new - v) to the seed's post-impulse velocity, with restitution
+	// that decays to 0 for slow approaches, and overlap projected out (solver_impulse.go).
+	Impulse
+	// Penalty is seed 003's penalty method, a teaching solver: contacts are springs and dampers
+	// integrated explicitly, so bodies sink in and overshoot (solver_penalty.go).
+	Penalty
 )
 
-var solverNames = [...]string{"default", "jacobi", "pgs", "xpbd"}
+var solverNames = [...]string{"default", "jacobi", "pgs", "xpbd", "impulse", "penalty"}
 
 // String returns the solver's name as used in scene files and on the command line.
 func (k SolverKind) String() string {
@@ -44,14 +51,20 @@ func (k SolverKind) String() string {
 	return "unknown"
 }
 
-// ParseSolver maps a name ("jacobi", "pgs", "xpbd") to a SolverKind.
+// Solvers lists the solvers, in the order the panel offers them.
+func Solvers() []SolverKind { return []SolverKind{PGS, Jacobi, XPBD, Impulse, Penalty} }
+
+// SolverNames lists the solvers' names as ParseSolver accepts them, for messages.
+const SolverNames = "jacobi, pgs, xpbd, impulse or penalty"
+
+// ParseSolver maps a name ("jacobi", "pgs", "xpbd", "impulse", "penalty") to a SolverKind.
 func ParseSolver(name string) (SolverKind, error) {
 	for i, n := range solverNames {
 		if n == name && i != 0 {
 			return SolverKind(i), nil
 		}
 	}
-	return SolverDefault, fmt.Errorf("unknown solver %q (want jacobi, pgs or xpbd)", name)
+	return SolverDefault, fmt.Errorf("unknown solver %q (want %s)", name, SolverNames)
 }
 
 // BroadphaseKind selects the broad phase.
@@ -125,6 +138,18 @@ type Settings struct {
 	// min(JointDamping h, 1) of it each sub-step); 0 means none. The velocity solvers ignore it: their
 	// soft joint rows carry their own damping.
 	JointDamping float32
+
+	// DirectJoints solves the joints' equality rows (everything but limits and motors) of the velocity
+	// solvers (PGS, Jacobi) directly: A = J M^-1 J^T factored as L D L^T in leaf-to-root order, exact
+	// in every pass, with rigid rows instead of soft ones (joint_direct.go). Contacts stay iterative.
+	// The other solvers do not read it.
+	DirectJoints bool
+
+	// PenaltyStiffness and PenaltyDamping are the penalty solver's contact springs, per contact point:
+	// N/m and N s/m; 0 means DefaultPenaltyStiffness and DefaultPenaltyDamping. The other solvers do
+	// not read them.
+	PenaltyStiffness float32
+	PenaltyDamping   float32
 
 	Workers int // CPU worker goroutines; 0 means GOMAXPROCS
 

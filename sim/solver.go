@@ -5,7 +5,8 @@ import "strings"
 // Solver is a constraint solver, one module of the step: it declares the settings it reads, fills in
 // the defaults it needs, writes the step's Plan, and runs on the CPU the stages that are its own (the
 // others, from the bounds to the integration, are the step's common stages). One file holds each:
-// solver_jacobi.go, solver_pgs.go, solver_xpbd.go.
+// solver_jacobi.go, solver_pgs.go, solver_xpbd.go, and the teaching solvers of seed 003,
+// solver_impulse.go and solver_penalty.go.
 type Solver interface {
 	// Kind is the solver's kind, as Settings.Solver names it.
 	Kind() SolverKind
@@ -30,7 +31,8 @@ type Solver interface {
 }
 
 // solverTable holds each kind's solver.
-var solverTable = [...]Solver{Jacobi: jacobiSolver{}, PGS: pgsSolver{}, XPBD: xpbdSolver{}}
+var solverTable = [...]Solver{Jacobi: jacobiSolver{}, PGS: pgsSolver{}, XPBD: xpbdSolver{},
+	Impulse: impulseSolver{}, Penalty: penaltySolver{}}
 
 // SolverOf returns the solver of kind k; SolverDefault and an unknown kind give PGS, the CPU default.
 func SolverOf(k SolverKind) Solver {
@@ -64,12 +66,16 @@ const (
 	ParamDampingRatio                           // Settings.DampingRatio
 	ParamMaxPushOut                             // Settings.MaxPushOut
 	ParamJointDamping                           // Settings.JointDamping
+	ParamDirectJoints                           // Settings.DirectJoints
+	ParamPenaltyStiffness                       // Settings.PenaltyStiffness
+	ParamPenaltyDamping                         // Settings.PenaltyDamping
 	numParams                 = iota
 )
 
 // paramNames are the params' names as scene files spell them.
 var paramNames = [numParams]string{"substeps", "iterations", "relaxIterations", "warmStart", "relax", "friction",
-	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping"}
+	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping", "directJoints",
+	"penaltyStiffness", "penaltyDamping"}
 
 // Has reports whether the set p holds every param of q.
 func (p Param) Has(q Param) bool { return p&q == q }
@@ -106,8 +112,8 @@ func collisionPlan(p Plan) Plan {
 }
 
 // softStepPlan is the step of the soft-step velocity solvers (Box2D v3's soft step): Substeps times
-// integrate velocities, warm start, Iterations biased passes, integrate positions and RelaxIterations
-// relax passes; then restitution (restitutionPasses passes) and storing the impulses.
+// integrate velocities, warm start, Iterations biased passes, integrate positions, the joints'
+// projection under the direct joint solve, and RelaxIterations relax passes; then restitution (restitutionPasses passes) and storing the impulses.
 func softStepPlan(s *Settings, restitutionPasses int, p Plan) Plan {
 	p = collisionPlan(p)
 	for range s.Substeps {
@@ -116,6 +122,9 @@ func softStepPlan(s *Settings, restitutionPasses int, p Plan) Plan {
 			p = append(p, Op{StageWarmStart, 1})
 		}
 		p = append(p, Op{StageSolve, s.Iterations}, Op{StageIntegratePositions, 1})
+		if s.DirectJoints {
+			p = append(p, Op{StageProject, 1})
+		}
 		if !s.NoRelax {
 			p = append(p, Op{StageRelax, s.RelaxIterations})
 		}
@@ -180,17 +189,23 @@ func (d softDefaults) fill(s *Settings) {
 
 // runSoftStep runs the soft step's solver stages for a velocity solver whose one pass over every row
 // is pass and whose one restitution pass is restitute: the warm start, the biased solve and the relax
-// (the rows brought to the current poses first), and restitution. It reports whether op was one of them.
+// (the rows brought to the current poses first, and with Settings.DirectJoints the joints' equality
+// rows solved directly after each pass), the direct joints' projection, and restitution. It reports whether op was one of them.
 func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 	p := &w.pipe
 	switch op.Stage {
 	case StageWarmStart:
 		w.warmStart()
+	case StageProject:
+		w.projectJointsDirect()
 	case StageSolve, StageRelax:
 		w.refreshRows()
 		p.useBias = op.Stage == StageSolve
 		for range op.Passes {
 			pass()
+			if p.useDirect {
+				w.solveJointsDirect(p.useBias) // the joints' equality rows, exactly (joint_direct.go)
+			}
 		}
 	case StageRestitution:
 		for range op.Passes {

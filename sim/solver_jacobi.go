@@ -11,8 +11,8 @@ type jacobiSolver struct{}
 // Kind is Jacobi.
 func (jacobiSolver) Kind() SolverKind { return Jacobi }
 
-// Params are the soft step's.
-func (jacobiSolver) Params() Param { return softParams }
+// Params are the soft step's, and the direct joint solve.
+func (jacobiSolver) Params() Param { return softParams | ParamDirectJoints }
 
 // Plan is the soft step, with jacobiRestitutionPasses restitution passes.
 func (jacobiSolver) Plan(s *Settings, p Plan) Plan {

@@ -9,8 +9,8 @@ type pgsSolver struct{}
 // Kind is PGS.
 func (pgsSolver) Kind() SolverKind { return PGS }
 
-// Params are the soft step's.
-func (pgsSolver) Params() Param { return softParams }
+// Params are the soft step's, and the direct joint solve.
+func (pgsSolver) Params() Param { return softParams | ParamDirectJoints }
 
 // Plan is the soft step with one restitution pass.
 func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, p) }

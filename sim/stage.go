@@ -31,6 +31,10 @@ const (
 	// StageIntegratePositions moves the bodies by their velocities over one sub-step (XPBD: predicts
 	// the poses its position passes then correct).
 	StageIntegratePositions
+	// StageProject moves the bodies (not their velocities) to remove the position error the velocity
+	// passes left: the joints' under the direct joint solve (its post-stabilisation,
+	// Settings.DirectJoints), the contacts' overlap under the impulse solver.
+	StageProject
 	// StageRelax runs passes without the bias, taking the push-out velocity back out of the bodies.
 	StageRelax
 	// StageDeriveVelocities sets the velocities from the sub-step's pose change (XPBD).
@@ -49,7 +53,7 @@ const (
 )
 
 var stageNames = [NumStages]string{"bounds", "broad", "narrow", "prepare", "integrate velocities", "warm start",
-	"solve", "integrate positions", "relax", "derive velocities", "solve velocities", "restitution",
+	"solve", "integrate positions", "project", "relax", "derive velocities", "solve velocities", "restitution",
 	"store impulses", "sleep"}
 
 // String returns the stage's name.

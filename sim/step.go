@@ -58,6 +58,8 @@ type pipeline struct {
 	gatherJoints    bool // gatherImpulses adds the joints' recorded impulses
 	split           bool // the solver's rows use split masses (Jacobi)
 	jointSoft       softness
+	useDirect       bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
+	direct          directSystem // the direct joint solve's system
 
 	// XPBD: the bodies' poses at the start of the sub-step and the corrections since
 	prevPos       []Vec3
@@ -369,6 +371,10 @@ func (w *World) prepare() {
 	}
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointMass)
+	p.useDirect = s.DirectJoints && p.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
+	if p.useDirect {
+		w.prepareDirect()
+	}
 	if s.NoWarmStart {
 		w.resetJointImpulses()
 	}

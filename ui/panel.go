@@ -387,22 +387,32 @@ func (a *App) simulationSection() {
 	if g.sliderInt("sub-steps", &sub, 1, 32) {
 		edit("sub-steps", func(s *sim.Settings) { s.Substeps = int(sub) })
 	}
-	it := int32(res.Iterations)
-	if g.sliderInt("iterations", &it, 1, 32) {
-		edit("iterations", func(s *sim.Settings) { s.Iterations = int(it) })
+	// Only the settings the solver reads (sim.Solver.Params): XPBD has no soft contacts, warm start or
+	// relax pass; the velocity solvers have no joint damping of their own; the penalty solver has no
+	// iterations.
+	params := sim.SolverOf(res.Solver).Params()
+	if params.Has(sim.ParamIterations) {
+		it := int32(res.Iterations)
+		if g.sliderInt("iterations", &it, 1, 32) {
+			edit("iterations", func(s *sim.Settings) { s.Iterations = int(it) })
+		}
 	}
-	solvers := []sim.SolverKind{sim.PGS, sim.Jacobi, sim.XPBD}
+	solvers := sim.Solvers()
+	labels := make([]string, len(solvers))
+	for i, k := range solvers {
+		labels[i] = k.String()
+		if k == sim.PGS {
+			labels[i] = "pgs (Gauss-Seidel)"
+		}
+	}
 	solver := int32(slices.Index(solvers, res.Solver))
 	if onGPU {
 		imgui.Text("solver: jacobi (the CUDA backend's)")
-		tip("the CUDA backend solves with Jacobi; switch the backend to cpu for pgs or xpbd")
-	} else if g.combo("solver", &solver, []string{"pgs (Gauss-Seidel)", "jacobi", "xpbd"}) {
+		tip("the CUDA backend solves with Jacobi; switch the backend to cpu for the other solvers")
+	} else if g.combo("solver", &solver, labels) {
 		k := solvers[solver]
 		edit("solver", func(s *sim.Settings) { s.Solver = k })
 	}
-	// Only the settings the solver reads (sim.Solver.Params): XPBD has no soft contacts, warm start or
-	// relax pass; the velocity solvers have no joint damping of their own.
-	params := sim.SolverOf(res.Solver).Params()
 	if params.Has(sim.ParamWarmStart) {
 		warm := !set.NoWarmStart
 		if g.checkbox("warm starting", &warm) {
@@ -441,6 +451,27 @@ func (a *App) simulationSection() {
 		}
 		tip("damps the relative motion of jointed bodies (XPBD's velocity pass)")
 	}
+	if params.Has(sim.ParamDirectJoints) && !onGPU {
+		dj := set.DirectJoints
+		if g.checkbox("direct joints", &dj) {
+			edit("direct joints", func(s *sim.Settings) { s.DirectJoints = dj })
+		}
+		tip("solve the joints' rows together, exactly (J M^-1 J^T factored tip to root): no stretch")
+	}
+	if params.Has(sim.ParamPenaltyStiffness) {
+		k := res.PenaltyStiffness
+		if g.sliderFloatV("spring stiffness, N/m", &k, 1e2, 1e7, "%.3g", imgui.SliderFlagsLogarithmic) {
+			edit("penalty stiffness", func(s *sim.Settings) { s.PenaltyStiffness = k })
+		}
+		tip("each contact point's spring: a body sinks m g / k; too stiff for the sub-step and it blows up")
+	}
+	if params.Has(sim.ParamPenaltyDamping) {
+		c := res.PenaltyDamping
+		if g.sliderFloatV("spring damping, N s/m", &c, 0.1, 1e4, "%.3g", imgui.SliderFlagsLogarithmic) {
+			edit("penalty damping", func(s *sim.Settings) { s.PenaltyDamping = c })
+		}
+		tip("each contact point's damper: less damping, more overshoot")
+	}
 	grav := [3]float32(res.Gravity)
 	if g.dragFloat3("gravity", &grav, 0.05, -50, 50, "%.2f") {
 		edit("gravity", func(s *sim.Settings) { s.Gravity = grav })
@@ -449,10 +480,12 @@ func (a *App) simulationSection() {
 	if g.checkbox("friction", &fr) {
 		a.do("friction", command.SetFriction(fr))
 	}
-	rest := !set.NoRestitution
-	g.sameLine("checkbox", "restitution")
-	if g.checkbox("restitution", &rest) {
-		edit("restitution", func(s *sim.Settings) { s.NoRestitution = !rest })
+	if params.Has(sim.ParamRestitution) {
+		rest := !set.NoRestitution
+		g.sameLine("checkbox", "restitution")
+		if g.checkbox("restitution", &rest) {
+			edit("restitution", func(s *sim.Settings) { s.NoRestitution = !rest })
+		}
 	}
 	p := &a.panel
 	g.sliderFloat("friction mu", &p.mu, 0, 1.5)

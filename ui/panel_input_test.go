@@ -632,3 +632,35 @@ func TestSimulationSectionShowsOnlyTheSolversSettings(t *testing.T) {
 		}
 	}
 }
+
+// The simulation section lists every solver, and each solver's own knobs appear only under it: the
+// direct joint solve under PGS (and Jacobi), the springs under the penalty solver (which has no
+// iterations), and none of those under the impulse solver.
+func TestTeachingSolversAndTheDirectJointSolveFromThePanel(t *testing.T) {
+	d := drive(t, Options{Scene: "pendulum"})
+	set := func() (s sim.Settings) { d.world(func(w *sim.World) { s = w.Settings() }); return }
+	d.click("simulation/direct joints")
+	d.frames(2)
+	if !set().DirectJoints {
+		t.Error("direct joints still off after clicking it on")
+	}
+	d.choose("simulation/solver", "penalty")
+	d.frames(2)
+	if d.has("simulation/iterations") || d.has("simulation/direct joints") {
+		t.Error("the penalty solver shows iterations or direct joints, which it does not read")
+	}
+	d.setText("simulation/spring stiffness, N/m", 0, 1, "5000")
+	d.setText("simulation/spring damping, N s/m", 0, 1, "50")
+	if s := set(); s.Solver != sim.Penalty || s.PenaltyStiffness != 5000 || s.PenaltyDamping != 50 {
+		t.Errorf("solver %v, stiffness %v, damping %v after choosing penalty and typing 5000 and 50",
+			s.Solver, s.PenaltyStiffness, s.PenaltyDamping)
+	}
+	d.choose("simulation/solver", "impulse")
+	d.frames(2)
+	if s := set(); s.Solver != sim.Impulse {
+		t.Errorf("solver %v after choosing impulse", s.Solver)
+	}
+	if d.has("simulation/spring stiffness, N/m") || d.has("simulation/direct joints") || !d.has("simulation/iterations") {
+		t.Error("the impulse solver shows the wrong settings")
+	}
+}

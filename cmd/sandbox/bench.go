@@ -55,6 +55,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	var stages [sim.NumStages][]float64 // ms per timed step
 	var bvhStages [bvh.NumStages][]float64
 	rebuilds := 0
+	gap := float32(0) // the joints' largest anchor gap over the timed steps (CPU backend)
 	total := make([]float64, 0, *steps)
 	for i := 0; i < *steps; i++ {
 		t0 := time.Now()
@@ -66,6 +67,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 		for s := range sim.NumStages {
 			stages[s] = append(stages[s], ms(w.Stats.Timings[s]))
+		}
+		if w.Backend() == nil {
+			gap = max(gap, jointGap(w))
 		}
 		if b := &w.Stats.BVH; b.Used {
 			for s := range bvh.NumStages {
@@ -95,6 +99,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend %s\n",
 			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers, backend)
 	}
+	if set.DirectJoints && sim.PlanOf(set).Uses(sim.StageProject) {
+		fmt.Fprintf(stdout, "joints' equality rows solved directly (directJoints)\n")
+	}
 	fmt.Fprintf(stdout, "%d timed steps after %d warm-up steps\n\n", *steps, *warmup)
 	const row = "%-22s %14.4f %14.4f\n"
 	fmt.Fprintf(stdout, "%-22s %14s %14s\n", "stage", "mean ms/step", "median ms/step")
@@ -118,6 +125,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, ", %d asleep", st.Asleep)
 	}
 	fmt.Fprintln(stdout)
+	if w.NumJoints() > 0 && w.Backend() == nil {
+		fmt.Fprintf(stdout, "joints: largest anchor gap (ball, hinge, fixed) over the timed steps %.3g m\n", gap)
+	}
 	if len(bvhStages[0]) > 0 {
 		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
 	}
@@ -156,4 +166,18 @@ func median(x []float64) float64 {
 		return y[n/2]
 	}
 	return (y[n/2-1] + y[n/2]) / 2
+}
+
+// jointGap returns the largest distance between a ball, hinge or fixed joint's two anchors: how far
+// the joints have come apart (a piston's anchors part by its travel, so it is left out).
+func jointGap(w *sim.World) float32 {
+	g := float32(0)
+	for i := range w.NumJoints() {
+		if w.Joint(i).Type == sim.Piston {
+			continue
+		}
+		s := w.JointState(i)
+		g = max(g, s.AnchorA.Sub(s.AnchorB).Len())
+	}
+	return g
 }

@@ -26,18 +26,20 @@ type worldFlags struct {
 	iterations   int
 	contactHertz float64
 	jointDamping float64
+	directJoints string // "on", "off" or "": keep
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.scene, "scene", "", "scene file, or preset name (see \"sandbox scenes\")")
 	fs.StringVar(&f.backend, "backend", "cpu", "simulation backend: cpu, cuda, or emu (the CUDA kernels emulated on the CPU: slow, for checking)")
-	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: jacobi, pgs or xpbd")
+	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: "+sim.SolverNames)
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
 	fs.IntVar(&f.substeps, "substeps", 0, "override the scene's solver sub-steps (0: keep)")
 	fs.IntVar(&f.iterations, "iterations", 0, "override the scene's solver iterations per sub-step (0: keep)")
 	fs.Float64Var(&f.contactHertz, "contact-hertz", 0, "override the contact stiffness, Hz (pgs, jacobi; 0: keep)")
 	fs.Float64Var(&f.jointDamping, "joint-damping", 0, "joint damping, 1/s (xpbd; 0: keep)")
+	fs.StringVar(&f.directJoints, "direct-joints", "", "solve the joints' equality rows directly: on or off (pgs, jacobi; empty: keep)")
 	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild every step)")
 }
 
@@ -55,6 +57,8 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "sandbox %s: -contact-hertz must be in [0, 10000], got %g\n", cmd, f.contactHertz)
 	case !(f.jointDamping >= 0 && f.jointDamping <= 1e4):
 		fmt.Fprintf(stderr, "sandbox %s: -joint-damping must be in [0, 10000], got %g\n", cmd, f.jointDamping)
+	case f.directJoints != "" && f.directJoints != "on" && f.directJoints != "off":
+		fmt.Fprintf(stderr, "sandbox %s: -direct-joints must be on or off, got %q\n", cmd, f.directJoints)
 	case f.workers < 0:
 		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
 	case !(f.refit == 0 || f.refit >= 1 && f.refit <= 1000):
@@ -190,6 +194,7 @@ func (f *worldFlags) applySettings(w *sim.World) error {
 		{"-iterations", sim.ParamIterations, f.iterations != 0, func() { set.Iterations = f.iterations }},
 		{"-contact-hertz", sim.ParamContactHertz, f.contactHertz != 0, func() { set.ContactHertz = float32(f.contactHertz) }},
 		{"-joint-damping", sim.ParamJointDamping, f.jointDamping != 0, func() { set.JointDamping = float32(f.jointDamping) }},
+		{"-direct-joints", sim.ParamDirectJoints, f.directJoints != "", func() { set.DirectJoints = f.directJoints == "on" }},
 	} {
 		if !o.given {
 			continue

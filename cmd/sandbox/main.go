@@ -35,7 +35,7 @@ const usage = `usage:
   sandbox scenes export PRESET    write a preset as a scene file to standard output
   sandbox validate FILE...        check scene files
   sandbox help                    this text
-Run "sandbox COMMAND -h" for a command's flags. Solvers: jacobi, pgs, xpbd. Broad phases: lbvh (default), sap, grid, brute.
+Run "sandbox COMMAND -h" for a command's flags. Solvers: jacobi, pgs, xpbd, impulse, penalty. Broad phases: lbvh (default), sap, grid, brute.
 `
 
 // run is the whole program: it parses args (without the program name), writes to stdout and stderr,
