@@ -20,6 +20,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 
 	"tumble/sim"
 )
@@ -61,6 +62,8 @@ type group struct {
 	poses  []byte   // flate(planes(pose bits)) at the keyframe
 	deltas [][]byte // flate(planes(bits XOR previous bits)) for step+1, step+2, ...
 	edit   string   // the edit that started the group ("" for a periodic keyframe or the start)
+	names  []byte   // flate(body names joined by newlines)
+	dt     float64  // seconds per step
 	bytes  int64
 }
 
@@ -113,10 +116,11 @@ func (r *Recorder) Record(w *sim.World, edit string) error {
 		if err != nil {
 			return err
 		}
-		ng := &group{step: step, n: w.Bodies.Len(), edit: edit}
+		ng := &group{step: step, n: w.Bodies.Len(), edit: edit, dt: float64(w.Resolved().Dt)}
 		ng.state = r.compress(data)
 		ng.poses = r.compress(planes(bits))
-		ng.bytes = int64(len(ng.state) + len(ng.poses) + groupOverhead)
+		ng.names = r.compress([]byte(strings.Join(w.Bodies.Name, "\n")))
+		ng.bytes = int64(len(ng.state) + len(ng.poses) + len(ng.names) + len(edit) + groupOverhead)
 		r.groups = append(r.groups, ng)
 		r.bytes += ng.bytes
 	} else {
@@ -292,6 +296,27 @@ func (r *Recorder) bits(g *group, step int) ([]uint32, error) {
 		r.cacheStep++
 	}
 	return r.cacheBits, nil
+}
+
+// Names returns the names of the bodies at a recorded step, in the order of its pose bits, and the
+// time step in force then (seconds).
+func (r *Recorder) Names(step int) ([]string, float64, error) {
+	g := r.find(step)
+	if g == nil {
+		return nil, 0, fmt.Errorf("step %d: %w (recorded: %d to %d)", step, ErrNotRecorded, r.First(), r.Last())
+	}
+	raw, err := inflate(g.names)
+	if err != nil {
+		return nil, 0, fmt.Errorf("step %d: body names damaged", g.step)
+	}
+	names := strings.Split(string(raw), "\n")
+	if g.n == 0 {
+		names = nil
+	}
+	if len(names) != g.n {
+		return nil, 0, fmt.Errorf("step %d: %d body names for %d bodies", g.step, len(names), g.n)
+	}
+	return names, g.dt, nil
 }
 
 // KeyState decodes the keyframe at or before step into st and returns its step.
