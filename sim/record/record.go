@@ -20,6 +20,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"tumble/sim"
@@ -65,6 +66,13 @@ type group struct {
 	names  []byte   // flate(body names joined by newlines)
 	dt     float64  // seconds per step
 	bytes  int64
+}
+
+// decimal widens a float32 to the float64 nearest its shortest decimal form (0.01, not
+// 0.009999999776), the way a scene file gives a time step.
+func decimal(x float32) float64 {
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+	return f
 }
 
 func (g *group) last() int { return g.step + len(g.deltas) }
@@ -116,7 +124,7 @@ func (r *Recorder) Record(w *sim.World, edit string) error {
 		if err != nil {
 			return err
 		}
-		ng := &group{step: step, n: w.Bodies.Len(), edit: edit, dt: float64(w.Resolved().Dt)}
+		ng := &group{step: step, n: w.Bodies.Len(), edit: edit, dt: decimal(w.Resolved().Dt)}
 		ng.state = r.compress(data)
 		ng.poses = r.compress(planes(bits))
 		ng.names = r.compress([]byte(strings.Join(w.Bodies.Name, "\n")))
@@ -218,6 +226,15 @@ func (r *Recorder) Last() int {
 
 // Bytes is the memory the recording holds, bytes.
 func (r *Recorder) Bytes() int64 { return r.bytes }
+
+// KeyBytes is the part of Bytes the keyframes hold (the rest is the deltas).
+func (r *Recorder) KeyBytes() int64 {
+	var n int64
+	for _, g := range r.groups {
+		n += int64(len(g.state) + len(g.poses) + len(g.names) + groupOverhead)
+	}
+	return n
+}
 
 // Keyframes is the number of keyframes held.
 func (r *Recorder) Keyframes() int { return len(r.groups) }
