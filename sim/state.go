@@ -158,9 +158,6 @@ func (s *State) check() error {
 			return fmt.Errorf("state: body arrays of different lengths (%d and %d)", n, l)
 		}
 	}
-	if len(s.rot) != 0 && len(s.rot) < n {
-		return fmt.Errorf("state: %d rotation matrices for %d bodies", len(s.rot), n)
-	}
 	names := make(map[string]bool, n)
 	for i, si := range b.handle {
 		if int(si) >= len(s.slots) || s.slots[si].dense != int32(i) {
@@ -214,4 +211,14 @@ func copyBodies(dst, src *Bodies) {
 	dst.SleepTime = append(dst.SleepTime[:0], src.SleepTime...)
 	dst.island = append(dst.island[:0], src.island...)
 	dst.handle = append(dst.handle[:0], src.handle...)
+}
+
+// ShowBody sets body i's pose and velocities as a recording shows them (a timeline scrubbing). The
+// world's warm-start cache and sleeping state are left as they were, so stepping from here is not
+// what the recorded run did: restore a State to go on exactly.
+func (w *World) ShowBody(i int, p Vec3, q Quat, v, omega Vec3) {
+	b := &w.Bodies
+	b.Position[i], b.Rotation[i], b.Velocity[i], b.AngularVelocity[i] = p, q, v, omega
+	b.InvInertiaWorld[i] = worldInertia(q, b.InvInertiaLocal[i])
+	w.edited(i)
 }

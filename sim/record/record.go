@@ -457,3 +457,16 @@ func unplanes(p []byte, out []uint32) ([]uint32, error) {
 	}
 	return out, nil
 }
+
+// Clone returns a recorder holding the same steps that later recording into r does not change
+// (the steps' data is shared: it is never modified once recorded).
+func (r *Recorder) Clone() *Recorder {
+	c := &Recorder{Budget: r.Budget, KeyEvery: r.KeyEvery, bytes: r.bytes, dropped: r.dropped}
+	for _, g := range r.groups {
+		ng := *g
+		ng.deltas = slices.Clone(g.deltas)
+		c.groups = append(c.groups, &ng)
+	}
+	c.last = slices.Clone(r.last)
+	return c
+}
