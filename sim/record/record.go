@@ -110,6 +110,10 @@ func PoseBits(b *sim.Bodies, out []uint32) []uint32 {
 // steps; otherwise a delta. It fails when the world's state cannot be captured (a backend other than
 // the CPU).
 func (r *Recorder) Record(w *sim.World, edit string) error {
+	if b := w.Backend(); b != nil {
+		// Refused before reading anything, so a backend's bodies are not read back every step.
+		return fmt.Errorf("%s: %w", b.Name(), sim.ErrStateBackend)
+	}
 	step := w.StepCount
 	truncated := r.Truncate(step - 1)
 	bits := PoseBits(&w.Bodies, nil)
