@@ -30,6 +30,9 @@ const usage = `usage:
                 -open scene,simulation,spawn,shoot,joints,inspect,debug,stats
   sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
   sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
+    recording: [-check-determinism [-check-workers 1,2]] [-record OUT.replay] [-record-budget MB] [-record-keyframe K]
+  sandbox replay FILE [-trace OUT.csv] [-from A] [-to B] [-every K] [-check-determinism [-workers N]]
+                                  describe a replay file, trace any range of it, re-simulate it
   sandbox scenes                  list the preset scenes
   sandbox scenes -l               the presets with their group, bodies, joints and a description
   sandbox scenes export PRESET    write a preset as a scene file to standard output
@@ -53,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdScenes(args[1:], stdout, stderr)
 	case "validate":
 		return cmdValidate(args[1:], stdout, stderr)
+	case "replay":
+		return cmdReplay(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -22,6 +22,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	steps := fs.Int("steps", -1, "number of steps (required)")
 	tracePath := fs.String("trace", "", "write a CSV trace to this file (\"-\": standard output)")
 	every := fs.Int("every", 1, "trace every K-th step (step 0 and the last step are always traced)")
+	var tf timeFlags
+	tf.register(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -36,12 +38,20 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sandbox run: -every must be >= 1, got %d\n", *every)
 		return exitUsage
 	}
+	checkWorkers, ok := tf.check(stderr)
+	if !ok {
+		return exitUsage
+	}
 	s, w, err := wf.open(stderr)
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
 	if b := w.Backend(); b != nil {
 		defer b.Close()
+	}
+	rec, err := tf.recorder(w)
+	if err != nil {
+		return fail(stderr, "%s: %v", wf.scene, err)
 	}
 
 	var trace *traceWriter
@@ -86,6 +96,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if stepErr != nil {
 			break
 		}
+		if rec != nil {
+			if err := rec.Record(w, ""); err != nil {
+				prog.done()
+				return fail(stderr, "%s: recording step %d: %v", wf.scene, i, err)
+			}
+		}
 		prog.update(i)
 	}
 	prog.done()
@@ -109,6 +125,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *tracePath != "-" {
 		fmt.Fprintf(stdout, "%s: %d bodies, %d steps, %.6g s simulated in %.3f s\n",
 			wf.scene, w.Bodies.Len(), *steps, float64(*steps)*s.TimeStep(), elapsed.Seconds())
+	}
+	if rec != nil {
+		return tf.finish(rec, wf.scene, checkWorkers, stdout, stderr)
 	}
 	return exitOK
 }

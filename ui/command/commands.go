@@ -15,18 +15,24 @@ import (
 
 // Pause stops (on true) or resumes (on false) real-time stepping.
 func Pause(on bool) Command {
-	return func(s *Session) error { s.paused = on; return nil }
+	if on {
+		return pauseOn
+	}
+	return pauseOff
 }
+
+// The play-state commands are plain functions, not closures, so that the timeline can tell them
+// from edits (controlCommands).
+func pauseOn(s *Session) error     { s.paused = true; return nil }
+func pauseOff(s *Session) error    { s.paused = false; return nil }
+func togglePause(s *Session) error { s.paused = !s.paused; return nil }
+func stepOnce(s *Session) error    { s.paused = true; s.single++; return nil }
 
 // TogglePause flips the play state (the Space key).
-func TogglePause() Command {
-	return func(s *Session) error { s.paused = !s.paused; return nil }
-}
+func TogglePause() Command { return togglePause }
 
 // StepOnce pauses and takes one step at the next Advance (the N key).
-func StepOnce() Command {
-	return func(s *Session) error { s.paused = true; s.single++; return nil }
-}
+func StepOnce() Command { return stepOnce }
 
 // Reset rebuilds the world from the scene it was loaded from (the R key), keeping the settings the
 // user has changed since (solver, sub-steps, friction, gravity...): RevertSettings goes back to the

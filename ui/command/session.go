@@ -38,6 +38,8 @@ type Session struct {
 
 	backend string // the kind of backend the world runs on (UseBackend), "" for the CPU
 
+	time timeline // the recording and the timeline (timeline.go)
+
 	err    error // the last error a command or a step returned (a blow-up pauses the session)
 	errSeq int   // counts the errors set, so a reader can tell a new error from one it has shown
 }
@@ -99,6 +101,7 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 			s.setErr(fmt.Errorf("%s loaded on the CPU: %w", name, err))
 		}
 	}
+	s.startRecording()
 	return nil
 }
 
@@ -155,12 +158,14 @@ func (s *Session) applyLocked() error {
 	for len(s.queue) > 0 {
 		q := s.queue
 		s.queue = nil
+		s.beforeCommands(q)
 		for _, c := range q {
 			if err := c(s); err != nil && first == nil {
 				first = err
 			}
 		}
 	}
+	s.afterCommands()
 	if first != nil {
 		s.setErr(first)
 	}
@@ -217,12 +222,26 @@ func (s *Session) Step() error {
 func (s *Session) stepLocked() error {
 	s.applyLocked()
 	s.applyDrag()
+	if s.time.cursor >= 0 {
+		// Scrubbed back: a step goes on from the shown step (a branch).
+		if err := s.branch(); err != nil {
+			s.paused = true
+			s.setErr(err)
+			return err
+		}
+	}
 	err := s.world.Step()
 	if err != nil {
 		s.paused = true
 		s.setErr(err)
+		return err
 	}
-	return err
+	if s.drag != nil {
+		s.recordStep("drag") // the drag's force is not in the step: re-simulation starts after it
+	} else {
+		s.recordStep("")
+	}
+	return nil
 }
 
 // Steps takes n steps (see Step), stopping at the first error.
@@ -254,6 +273,13 @@ func (s *Session) Advance(acc, elapsed float64) (float64, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.applyLocked()
+	if s.time.cursor >= 0 {
+		s.advanceScrubbed(elapsed)
+		return 0, 0
+	}
+	if s.time.speed > 0 {
+		elapsed *= s.time.speed
+	}
 	if s.paused {
 		n := 0
 		if s.single > 0 {

@@ -1,0 +1,215 @@
+package record
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+
+	"tumble/sim"
+)
+
+// FileVersion is the version of the replay file format this package writes and reads
+// (docs/REPLAY.md).
+const FileVersion = 1
+
+var fileMagic = [8]byte{'T', 'R', 'E', 'P', 'L', 'A', 'Y', '\n'}
+
+// WriteTo writes the recording as a replay file (docs/REPLAY.md): the magic, the version, the state
+// layout, the keyframe interval, the scene name, the groups (each a keyframe and its deltas, as held
+// in memory), and a CRC-32 of everything before it.
+func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
+	var out []byte
+	u32 := func(v uint32) { out = binary.LittleEndian.AppendUint32(out, v) }
+	u64 := func(v uint64) { out = binary.LittleEndian.AppendUint64(out, v) }
+	blob := func(b []byte) { u32(uint32(len(b))); out = append(out, b...) }
+	out = append(out, fileMagic[:]...)
+	u32(FileVersion)
+	u64(sim.StateLayout)
+	u32(uint32(r.KeyEvery))
+	blob([]byte(scene))
+	u32(uint32(len(r.groups)))
+	for _, g := range r.groups {
+		u64(uint64(g.step))
+		u32(uint32(g.n))
+		u64(math.Float64bits(g.dt))
+		blob([]byte(g.edit))
+		blob(g.names)
+		blob(g.state)
+		blob(g.poses)
+		u32(uint32(len(g.deltas)))
+		for _, d := range g.deltas {
+			blob(d)
+		}
+	}
+	u32(crc32.ChecksumIEEE(out))
+	n, err := w.Write(out)
+	return int64(n), err
+}
+
+// Save writes the recording to a replay file at path.
+func (r *Recorder) Save(path, scene string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := r.WriteTo(f, scene); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// Replay is a recording read from a file.
+type Replay struct {
+	*Recorder
+	Scene string // the scene name it was recorded from
+	// Resumable is false when the file was written by a build whose solver structures differ
+	// (sim.StateLayout): its steps can be shown and traced, not re-simulated.
+	Resumable bool
+}
+
+// Load reads a replay file. Anything wrong with it (not a replay file, another version, a damaged
+// or truncated file, data that does not decode) is an error naming the file and what is wrong, and
+// nothing is returned: every keyframe and every step is decoded before Load returns.
+func Load(path string) (*Replay, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rp, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("replay %s: %w", path, err)
+	}
+	return rp, nil
+}
+
+// Decode reads a replay file's bytes; see Load.
+func Decode(data []byte) (*Replay, error) {
+	if len(data) < len(fileMagic)+8 || [8]byte(data[:8]) != fileMagic {
+		return nil, errors.New("not a Tumble replay file (bad magic)")
+	}
+	if v := binary.LittleEndian.Uint32(data[8:]); v != FileVersion {
+		return nil, fmt.Errorf("version %d, this build reads version %d", v, FileVersion)
+	}
+	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
+	if crc32.ChecksumIEEE(body) != sum {
+		return nil, fmt.Errorf("damaged or truncated (%d bytes; checksum mismatch)", len(data))
+	}
+	rd := reader{b: body, off: 12}
+	layout := rd.u64()
+	rec := New(math.MaxInt64, int(rd.u32()))
+	blob := func(what string) []byte {
+		n := rd.u32()
+		if rd.err == nil && uint64(n) > uint64(len(rd.b)-rd.off) {
+			rd.err = fmt.Errorf("%s: %d bytes, %d left", what, n, len(rd.b)-rd.off)
+			return nil
+		}
+		return rd.take(int(n))
+	}
+	rp := &Replay{Recorder: rec, Resumable: layout == sim.StateLayout}
+	rp.Scene = string(blob("scene name"))
+	ng := rd.u32()
+	prevLast := -1
+	for i := uint32(0); i < ng && rd.err == nil; i++ {
+		g := &group{}
+		g.step = int(rd.u64())
+		g.n = int(rd.u32())
+		g.dt = math.Float64frombits(rd.u64())
+		g.edit = string(blob("edit"))
+		g.names = blob("names")
+		g.state = blob("keyframe")
+		g.poses = blob("poses")
+		nd := rd.u32()
+		if rd.err == nil && uint64(nd) > uint64(len(rd.b)-rd.off)/4 {
+			rd.err = fmt.Errorf("group %d: %d deltas", i, nd)
+		}
+		for k := uint32(0); k < nd && rd.err == nil; k++ {
+			g.deltas = append(g.deltas, blob("delta"))
+		}
+		if rd.err != nil {
+			break
+		}
+		if g.step < 0 || (i > 0 && g.step != prevLast+1) || g.n < 0 || !(g.dt > 0) {
+			return nil, fmt.Errorf("group %d: step %d, %d bodies, dt %v: out of order or invalid", i, g.step, g.n, g.dt)
+		}
+		prevLast = g.last()
+		g.bytes = int64(len(g.state) + len(g.poses) + len(g.names) + len(g.edit) + groupOverhead)
+		for _, d := range g.deltas {
+			g.bytes += int64(len(d) + deltaOverhead)
+		}
+		rec.groups = append(rec.groups, g)
+		rec.bytes += g.bytes
+	}
+	if rd.err != nil {
+		return nil, fmt.Errorf("damaged at byte %d: %v", rd.off, rd.err)
+	}
+	if rd.off != len(body) {
+		return nil, fmt.Errorf("%d bytes after the last group", len(body)-rd.off)
+	}
+	if len(rec.groups) == 0 {
+		return nil, errors.New("no recorded steps")
+	}
+	// Decode everything now, so a file that loads is whole.
+	var st sim.State
+	for _, g := range rec.groups {
+		if _, _, err := rec.Names(g.step); err != nil {
+			return nil, err
+		}
+		if rp.Resumable {
+			if _, err := rec.KeyState(g.step, &st); err != nil {
+				return nil, err
+			}
+			if st.Len() != g.n || st.StepCount() != g.step {
+				return nil, fmt.Errorf("keyframe at step %d: %d bodies at step %d, the group says %d", g.step, st.Len(), st.StepCount(), g.n)
+			}
+		}
+		for s := g.step; s <= g.last(); s++ {
+			if _, err := rec.bits(g, s); err != nil {
+				return nil, err
+			}
+		}
+	}
+	rec.Budget = max(DefaultBudget, rec.bytes)
+	last, _ := rec.Frame(rec.Last())
+	rec.last = append([]uint32(nil), last...)
+	return rp, nil
+}
+
+// reader reads a replay file's fields in order; the first short read sets err and later reads
+// return zeros.
+type reader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b)-r.off {
+		r.err = fmt.Errorf("%d bytes wanted, %d left", n, len(r.b)-r.off)
+		return nil
+	}
+	p := r.b[r.off : r.off+n]
+	r.off += n
+	return p
+}
+
+func (r *reader) u64() uint64 {
+	if p := r.take(8); p != nil {
+		return binary.LittleEndian.Uint64(p)
+	}
+	return 0
+}
+
+func (r *reader) u32() uint32 {
+	if p := r.take(4); p != nil {
+		return binary.LittleEndian.Uint32(p)
+	}
+	return 0
+}

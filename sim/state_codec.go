@@ -1,0 +1,269 @@
+package sim
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"reflect"
+	"unsafe"
+
+	"tumble/sim/geom"
+)
+
+// A State's binary form (MarshalBinary) is, little endian: the magic "TSTATE1\n", the layout hash
+// (StateLayout), the step count (int64), the time (float64 bits), then the jointSerial and nextLabel,
+// then length-prefixed sections: the body names, and the in-memory images of the fixed-layout arrays
+// (settings, body arrays, slots, joints, the manifold cache, rotation matrices, wake labels). The
+// arrays are plain data (no pointers; a test checks), so their image is their whole content; the
+// layout hash covers every field's name, type, offset and size, so a state written by a build whose
+// solver structures differ is refused rather than misread.
+
+var stateMagic = [8]byte{'T', 'S', 'T', 'A', 'T', 'E', '1', '\n'}
+
+// StateLayout is a hash of the memory layout of every structure a State's binary form holds. Two
+// builds with the same StateLayout read each other's states.
+var StateLayout = layoutHash(reflect.TypeFor[Settings](), reflect.TypeFor[BodyType](), reflect.TypeFor[geom.Shape](),
+	reflect.TypeFor[Vec3](), reflect.TypeFor[Quat](), reflect.TypeFor[Mat3](), reflect.TypeFor[slot](),
+	reflect.TypeFor[joint](), reflect.TypeFor[manifold]())
+
+// podTypes are the element types a State stores as memory images.
+var podTypes = []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[geom.Shape](), reflect.TypeFor[slot](),
+	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[Mat3](), reflect.TypeFor[Quat]()}
+
+func layoutHash(ts ...reflect.Type) uint64 {
+	h := fnv.New64a()
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		fmt.Fprintf(h, "%s:%d:%d;", t.Kind(), t.Size(), t.Align())
+		switch t.Kind() {
+		case reflect.Struct:
+			for i := 0; i < t.NumField(); i++ {
+				f := t.Field(i)
+				fmt.Fprintf(h, "%s@%d=", f.Name, f.Offset)
+				walk(f.Type)
+			}
+		case reflect.Array:
+			fmt.Fprintf(h, "[%d]", t.Len())
+			walk(t.Elem())
+		}
+	}
+	for _, t := range ts {
+		fmt.Fprintf(h, "%s{", t.Name())
+		walk(t)
+		h.Write([]byte("}"))
+	}
+	return h.Sum64()
+}
+
+// plainData reports whether values of t hold no pointers, slices, maps, strings or interfaces.
+func plainData(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	case reflect.Array:
+		return plainData(t.Elem())
+	case reflect.Struct:
+		for i := 0; i < t.NumField(); i++ {
+			if !plainData(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// podBytes is the memory image of s.
+func podBytes[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	var z T
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*int(unsafe.Sizeof(z)))
+}
+
+var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
+
+// MarshalBinary encodes the state (see StateLayout).
+func (s *State) MarshalBinary() ([]byte, error) {
+	if !littleEndian {
+		return nil, errors.New("state: binary form needs a little-endian machine")
+	}
+	out := append([]byte(nil), stateMagic[:]...)
+	out = binary.LittleEndian.AppendUint64(out, StateLayout)
+	out = binary.LittleEndian.AppendUint64(out, uint64(s.stepCount))
+	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(s.time))
+	out = binary.LittleEndian.AppendUint64(out, s.jointSerial)
+	out = binary.LittleEndian.AppendUint32(out, s.nextLabel)
+	section := func(b []byte) {
+		out = binary.LittleEndian.AppendUint64(out, uint64(len(b)))
+		out = append(out, b...)
+	}
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(s.bodies.Name)))
+	for _, n := range s.bodies.Name {
+		out = binary.AppendUvarint(out, uint64(len(n)))
+		out = append(out, n...)
+	}
+	section(podBytes([]Settings{s.user}))
+	for _, p := range s.arrays() {
+		section(p)
+	}
+	return out, nil
+}
+
+// arrays lists the state's fixed-layout arrays as memory images, in file order.
+func (s *State) arrays() [][]byte {
+	b := &s.bodies
+	return [][]byte{podBytes(b.Type), podBytes(b.Shape), podBytes(b.Position), podBytes(b.Rotation),
+		podBytes(b.Velocity), podBytes(b.AngularVelocity), podBytes(b.Mass), podBytes(b.InvMass),
+		podBytes(b.InvInertiaLocal), podBytes(b.InvInertiaWorld), podBytes(b.Friction), podBytes(b.Restitution),
+		podBytes(b.Asleep), podBytes(b.SleepTime), podBytes(b.island), podBytes(b.handle),
+		podBytes(s.slots), podBytes(s.freeSlot), podBytes(s.joints), podBytes(s.prev), podBytes(s.rot),
+		podBytes(s.wakeLabels)}
+}
+
+// UnmarshalBinary decodes a state MarshalBinary wrote. A wrong magic or layout, a short or long
+// input, or arrays that disagree are errors; s is then left unchanged.
+func (s *State) UnmarshalBinary(data []byte) error {
+	if !littleEndian {
+		return errors.New("state: binary form needs a little-endian machine")
+	}
+	r := reader{b: data}
+	if m := r.take(8); r.err != nil || [8]byte(m) != stateMagic {
+		return errors.New("state: not a Tumble state (bad magic)")
+	}
+	if l := r.u64(); r.err == nil && l != StateLayout {
+		return fmt.Errorf("state: layout %016x, this build reads %016x (written by a build with other solver structures)", l, StateLayout)
+	}
+	var t State
+	t.stepCount = int(r.u64())
+	t.time = math.Float64frombits(r.u64())
+	t.jointSerial = r.u64()
+	t.nextLabel = r.u32()
+	n := int(r.u32())
+	if r.err == nil && n > len(data) {
+		return fmt.Errorf("state: %d bodies in %d bytes", n, len(data))
+	}
+	t.bodies.Name = make([]string, 0, min(n, len(data)))
+	for i := 0; i < n && r.err == nil; i++ {
+		l, k := binary.Uvarint(r.b[r.off:])
+		if k <= 0 || l > uint64(len(r.b)-r.off-k) {
+			r.err = fmt.Errorf("body %d's name", i)
+			break
+		}
+		r.off += k
+		t.bodies.Name = append(t.bodies.Name, string(r.take(int(l))))
+	}
+	settings := []Settings{{}}
+	r.into(podBytes(settings), "settings")
+	t.user = settings[0]
+	b := &t.bodies
+	load(&r, &b.Type, n, "types")
+	load(&r, &b.Shape, n, "shapes")
+	load(&r, &b.Position, n, "positions")
+	load(&r, &b.Rotation, n, "rotations")
+	load(&r, &b.Velocity, n, "velocities")
+	load(&r, &b.AngularVelocity, n, "angular velocities")
+	load(&r, &b.Mass, n, "masses")
+	load(&r, &b.InvMass, n, "inverse masses")
+	load(&r, &b.InvInertiaLocal, n, "inverse inertias")
+	load(&r, &b.InvInertiaWorld, n, "world inverse inertias")
+	load(&r, &b.Friction, n, "friction")
+	load(&r, &b.Restitution, n, "restitution")
+	load(&r, &b.Asleep, n, "asleep")
+	load(&r, &b.SleepTime, n, "sleep times")
+	load(&r, &b.island, n, "islands")
+	load(&r, &b.handle, n, "handles")
+	load(&r, &t.slots, -1, "slots")
+	load(&r, &t.freeSlot, -1, "free slots")
+	load(&r, &t.joints, -1, "joints")
+	load(&r, &t.prev, -1, "manifolds")
+	load(&r, &t.rot, -1, "rotation matrices")
+	load(&r, &t.wakeLabels, -1, "wake labels")
+	if r.err != nil {
+		return fmt.Errorf("state: truncated or damaged at %s", r.err)
+	}
+	if r.off != len(data) {
+		return fmt.Errorf("state: %d bytes after the end", len(data)-r.off)
+	}
+	for i, v := range podBytes(b.Asleep) {
+		if v > 1 {
+			return fmt.Errorf("state: body %d: asleep flag %d", i, v)
+		}
+	}
+	if err := t.check(); err != nil {
+		return err
+	}
+	*s = t
+	return nil
+}
+
+type reader struct {
+	b   []byte
+	off int
+	err error
+}
+
+func (r *reader) take(n int) []byte {
+	if r.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(r.b)-r.off {
+		r.err = fmt.Errorf("offset %d (%d bytes wanted, %d left)", r.off, n, len(r.b)-r.off)
+		return nil
+	}
+	p := r.b[r.off : r.off+n]
+	r.off += n
+	return p
+}
+
+func (r *reader) u64() uint64 {
+	if p := r.take(8); p != nil {
+		return binary.LittleEndian.Uint64(p)
+	}
+	return 0
+}
+
+func (r *reader) u32() uint32 {
+	if p := r.take(4); p != nil {
+		return binary.LittleEndian.Uint32(p)
+	}
+	return 0
+}
+
+// into reads one section into dst, which must be exactly its size.
+func (r *reader) into(dst []byte, what string) {
+	l := r.u64()
+	if r.err == nil && l != uint64(len(dst)) {
+		r.err = fmt.Errorf("%s (%d bytes, want %d)", what, l, len(dst))
+		return
+	}
+	if p := r.take(len(dst)); p != nil {
+		copy(dst, p)
+	} else if r.err != nil && len(dst) > 0 {
+		r.err = fmt.Errorf("%s: %w", what, r.err)
+	}
+}
+
+// load reads one section into a new slice of n elements (any whole number of them when n < 0).
+func load[T any](r *reader, dst *[]T, n int, what string) {
+	if r.err != nil {
+		return
+	}
+	var z T
+	size := int(unsafe.Sizeof(z))
+	l := r.u64()
+	if r.err != nil {
+		r.err = fmt.Errorf("%s: %w", what, r.err)
+		return
+	}
+	if l > uint64(len(r.b)-r.off) || int(l)%size != 0 || (n >= 0 && int(l) != n*size) {
+		r.err = fmt.Errorf("%s (%d bytes of %d-byte elements, %d left in the input)", what, l, size, len(r.b)-r.off)
+		return
+	}
+	*dst = make([]T, int(l)/size)
+	copy(podBytes(*dst), r.take(int(l)))
+}
