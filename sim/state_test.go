@@ -73,6 +73,9 @@ func TestStepAfterRestoreEqualsStepWithout(t *testing.T) {
 		{"chain", 45, nil, nil},
 		{"pyramid", 20, func(s *sim.Settings) { s.Solver = sim.Jacobi }, nil},
 		{"chain", 30, func(s *sim.Settings) { s.Solver = sim.XPBD }, nil},
+		{"chain", 30, func(s *sim.Settings) { s.DirectJoints = true }, nil},
+		{"pyramid20", 20, func(s *sim.Settings) { s.Solver = sim.Impulse }, nil},
+		{"cradle", 20, func(s *sim.Settings) { s.Solver = sim.Penalty }, nil},
 		{"stack", 150, func(s *sim.Settings) { s.Sleep = true }, func(w *sim.World) {
 			top := w.HandleAt(w.Bodies.Len() - 1)
 			if err := w.SetVelocity(top, sim.Vec3{2, 0, 0}, sim.Vec3{}); err != nil {
@@ -207,7 +210,7 @@ func TestSaveStateRefusesABackend(t *testing.T) {
 type fakeBackend struct{}
 
 func (fakeBackend) Name() string                                                     { return "fake" }
-func (fakeBackend) Step(w *sim.World) error                                          { return nil }
+func (fakeBackend) Step(w *sim.World, _ *sim.StepReport) error                       { return nil }
 func (fakeBackend) Pull(w *sim.World) error                                          { return nil }
 func (fakeBackend) Close()                                                           {}
 func (fakeBackend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint { return out }
