@@ -161,7 +161,22 @@ func (d *driver) has(suffix string) bool {
 // visible region, and returns it as it now is.
 func (d *driver) reveal(suffix string) Item {
 	d.t.Helper()
+	missing := 0
 	for range 60 {
+		if _, n := d.a.w.find(suffix); n == 0 && missing < 40 {
+			// Not submitted this frame: a table scrolled wholly out of its window submits nothing (and
+			// how far down it sits depends on text above it that wraps, such as a status line). Wheel
+			// the panel's sections down, then up, until it is.
+			missing++
+			d.move(float64(d.a.opt.Width)-10, float64(d.a.opt.Height)*0.7)
+			if missing <= 20 {
+				d.wheel(-1)
+			} else {
+				d.wheel(1)
+			}
+			d.settle()
+			continue
+		}
 		it := d.find(suffix)
 		top, bottom := it.Clip[0].Y, it.Clip[1].Y
 		if it.Visible && it.Min.Y >= top-1 && it.Max.Y <= bottom+1 {
