@@ -39,6 +39,11 @@ type Backend struct {
 	pairCap, contactCap int
 	consts              stepConsts
 	host                state // Pull's staging
+	one                 few   // PullStates' and the impulses' staging
+
+	// Pulled counts the bodies whose state was read back to the host (Pull: all of them; PullStates:
+	// those asked for), for tests and the curious.
+	Pulled int
 
 	// Timed makes Step wait for the device after each stage so that World.Stats.Timings splits the
 	// step by stage (benchmarks); otherwise only the whole step is timed.
@@ -50,6 +55,7 @@ type Backend struct {
 var (
 	_ sim.Backend          = (*Backend)(nil)
 	_ sim.JointForceReader = (*Backend)(nil)
+	_ sim.StateReader      = (*Backend)(nil)
 )
 
 // New returns the backend on the first CUDA device. A build without the cuda tag returns ErrNoCUDA.
@@ -319,7 +325,7 @@ func (b *Backend) apply(w *sim.World, e sim.Edits) error {
 			return err
 		}
 	}
-	return nil
+	return b.bodies.applyImpulses(b.dev, &b.one, e.Impulses)
 }
 
 // jointedPairs lists the body pairs that a joint links (they do not collide), as sorted a<<32|b keys.
@@ -443,6 +449,24 @@ func (b *Backend) Pull(w *sim.World) error {
 		return err
 	}
 	b.host.store(&w.Bodies)
+	b.Pulled += n
+	return nil
+}
+
+// PullStates reads back the moving state of the bodies at the dense indices idx, one body at a time,
+// into out (sim.StateReader): the narrow read of a mouse drag, which leaves every other body on the
+// device.
+func (b *Backend) PullStates(w *sim.World, idx []int32, out []sim.BodyState) error {
+	for k, i := range idx {
+		if int(i) >= b.bodies.n {
+			return fmt.Errorf("gpu: body %d is not on the device (%d bodies)", i, b.bodies.n)
+		}
+		if err := b.bodies.getOne(b.dev, &b.one, int(i), false); err != nil {
+			return err
+		}
+		b.one.bodyState(&out[k], false)
+		b.Pulled++
+	}
 	return nil
 }
 

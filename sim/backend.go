@@ -41,6 +41,10 @@ type Edits struct {
 	Joints bool
 	// Settings: the settings changed.
 	Settings bool
+	// Impulses are applied to the backend's body state after the bodies above are uploaded, in order
+	// (ApplyImpulse): the backend changes those bodies' velocities where they live, with no upload of
+	// the bodies.
+	Impulses []Impulse
 }
 
 // SetBackend makes b run the world's steps from now on (nil: the CPU stages of this package). The
@@ -62,19 +66,23 @@ func (w *World) SetBackend(b Backend) error {
 // Backend returns the backend that runs the steps, or nil for the CPU stages.
 func (w *World) Backend() Backend { return w.backend }
 
-// Sync brings Bodies up to date with the backend's state. It does nothing when the world has no
-// backend or nothing stepped since the last Sync.
+// Sync brings Bodies up to date with the backend's state, impulses queued since the last step
+// (ApplyImpulse) included. It reads nothing back when the world has no backend or nothing stepped
+// since the last Sync.
 func (w *World) Sync() error {
-	if w.backend == nil || !w.stale {
+	if w.backend == nil {
 		return nil
 	}
-	if err := w.backend.Pull(w); err != nil {
-		return err
+	if w.stale {
+		if err := w.backend.Pull(w); err != nil {
+			return err
+		}
+		w.stale = false
+		for i := range w.Bodies.InvInertiaWorld {
+			w.Bodies.InvInertiaWorld[i] = worldInertia(w.Bodies.Rotation[i], w.Bodies.InvInertiaLocal[i])
+		}
 	}
-	w.stale = false
-	for i := range w.Bodies.InvInertiaWorld {
-		w.Bodies.InvInertiaWorld[i] = worldInertia(w.Bodies.Rotation[i], w.Bodies.InvInertiaLocal[i])
-	}
+	w.foldImpulses()
 	return nil
 }
 
@@ -127,11 +135,6 @@ func (w *World) stepBackend() error {
 	return err
 }
 
-// Touched records that the caller wrote body i's entries of Bodies directly (the sandbox panel's
-// edits of mass, type and material, a mouse drag's velocity), so that an attached backend takes them
-// with its next step's edits. Sync before such a write. Without a backend it does nothing.
-func (w *World) Touched(i int) { w.edited(i) }
-
 // DropBackend closes the backend without reading its state back: Bodies keep the state of the last
 // Sync and the CPU stages step the world from there. It is the way off a backend whose state cannot
 // be read (a failed Pull), where SetBackend(nil) fails.
@@ -139,6 +142,7 @@ func (w *World) DropBackend() {
 	if w.backend != nil {
 		w.backend.Close()
 	}
+	w.foldImpulses() // onto the state of the last Sync, as the CPU would have applied them
 	w.backend, w.stale, w.backendErr = nil, false, nil
 	w.edits = Edits{}
 	w.pipe.invalidate()
