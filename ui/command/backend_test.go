@@ -2,6 +2,7 @@ package command
 
 import (
 	"errors"
+	"math"
 	"reflect"
 	"strings"
 	"testing"
@@ -319,4 +320,58 @@ func TestSwitchingToCUDARefusesSettingsItCannotRun(t *testing.T) {
 			t.Errorf("got %v, on %s", err, s.BackendKind())
 		}
 	}
+}
+
+// pullCounter is a backend that counts the bodies read back through the seam (Pull: all of them;
+// PullStates: those asked for) and otherwise is the backend it wraps.
+type pullCounter struct {
+	sim.Backend
+	pulled int
+}
+
+func (p *pullCounter) Pull(w *sim.World) error {
+	p.pulled += w.Bodies.Len()
+	return p.Backend.Pull(w)
+}
+
+func (p *pullCounter) PullStates(w *sim.World, idx []int32, out []sim.BodyState) error {
+	p.pulled += len(idx)
+	return p.Backend.(sim.StateReader).PullStates(w, idx, out)
+}
+
+// TestDraggingOnTheEmulatedBackendReadsOneBody: a mouse drag with the emulated CUDA backend attached
+// reads back the grabbed body alone each step (not the world), moves the target without a read-back,
+// and still lifts the box to the cursor.
+func TestDraggingOnTheEmulatedBackendReadsOneBody(t *testing.T) {
+	s := ground(t)
+	s.Do(Spawn(Spec{Kind: geom.Box, Pattern: Single, Size: sim.Vec3{0.5, 0.5, 0.5}}))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	p := &pullCounter{Backend: gpu.NewEmulated()}
+	attachFake(t, s, p)
+	var h sim.Handle
+	s.View(func(w *sim.World) { h = w.HandleAt(1) })
+	s.Do(StartDrag(h, sim.Vec3{0, 1, 0}))
+	s.Do(MoveDrag(sim.Vec3{0, 3, 0}))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	before := p.pulled
+	const steps = 180
+	for k := range steps {
+		s.SetDragTarget(sim.Vec3{0, 3, 0})
+		if err := s.Step(); err != nil {
+			t.Fatalf("step %d: %v", k, err)
+		}
+	}
+	if got := p.pulled - before; got != steps-1 {
+		t.Errorf("%d steps of dragging read %d bodies back, want %d (the grabbed one, after each step but the first)",
+			steps, got, steps-1)
+	}
+	s.View(func(w *sim.World) {
+		if y := w.Bodies.Position[1][1]; math.Abs(float64(y)-2.5) > 0.1 {
+			t.Errorf("dragged box at y %.3f, want about 2.5 (grabbed at its top face, target 3)", y)
+		}
+	})
 }

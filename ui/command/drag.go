@@ -50,6 +50,16 @@ func MoveDrag(target sim.Vec3) Command {
 	}
 }
 
+// SetDragTarget moves the mouse joint's target at once, without queueing a command: a queued command
+// makes the next Apply read every body back from a backend, which a mouse move must not cost.
+func (s *Session) SetDragTarget(target sim.Vec3) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drag != nil {
+		s.drag.Target = target
+	}
+}
+
 // EndDrag lets go.
 func EndDrag() Command {
 	return func(s *Session) error { s.drag = nil; return nil }
