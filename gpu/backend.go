@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -75,39 +74,24 @@ func NewEmulated() *Backend { return &Backend{dev: emulated{}} }
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
-// Check says whether the backend can step a world with these settings (as given, unresolved): it
-// solves with Jacobi (the default solver on this backend) and does not put bodies to sleep.
-func Check(s sim.Settings) error {
-	if s.Solver != sim.SolverDefault && s.Solver != sim.Jacobi {
-		return fmt.Errorf("the CUDA backend solves with jacobi; the %s solver runs on the CPU backend", s.Solver)
-	}
-	if s.Sleep {
-		return errors.New("the CUDA backend does not put bodies to sleep; turn sleeping off or use the CPU backend")
-	}
-	return nil
+// capabilities are the CUDA backend's: the Jacobi solver, no sleeping, its LBVH rebuilt every step.
+var capabilities = sim.Capabilities{
+	Name:        "the CUDA backend",
+	Solvers:     []sim.SolverKind{sim.Jacobi},
+	Broadphases: []sim.BroadphaseKind{sim.LBVH},
+	Note:        "the LBVH is rebuilt each step",
 }
 
-// Note returns a one-line note about settings the backend runs differently from the CPU, or "".
-func Note(s sim.Settings) string {
-	if s.Broadphase != sim.BroadDefault && s.Broadphase != sim.LBVH {
-		return fmt.Sprintf("the CUDA backend's broad phase is its LBVH (the %s broad phase runs on the CPU backend)", s.Broadphase)
-	}
-	return ""
-}
-
-// Resolve fills in the defaults of settings as this backend runs them: Jacobi is its solver, whose
-// defaults (sub-steps, iterations, ...) differ from the CPU default's.
-func Resolve(s sim.Settings) sim.Settings {
-	s.Solver = sim.Jacobi
-	return s.Resolve()
-}
+// Capabilities says what the backend runs (sim.Backend): it solves with Jacobi, does not put bodies
+// to sleep, and always uses its LBVH.
+func (b *Backend) Capabilities() sim.Capabilities { return capabilities }
 
 // settings resolves the world's settings for this backend.
 func settings(w *sim.World) (sim.Settings, error) {
-	if err := Check(w.Settings()); err != nil {
+	if err := sim.CheckFor(capabilities, w.Settings()); err != nil {
 		return sim.Settings{}, err
 	}
-	return Resolve(w.Settings()), nil
+	return sim.ResolveFor(capabilities, w.Settings()), nil
 }
 
 // broadStages maps the broad stage's stage names to the LBVH's (sim/bvh) stages for World.Stats.

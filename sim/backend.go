@@ -10,6 +10,9 @@ import "slices"
 type Backend interface {
 	// Name says what runs the steps, e.g. "cuda (NVIDIA H100 80GB HBM3)".
 	Name() string
+	// Capabilities says what it runs (solvers, sleeping, broad phases): CheckFor and ResolveFor read
+	// settings with them.
+	Capabilities() Capabilities
 	// Step advances the world by one time step. It fills w.Stats and w.Broken, and returns a
 	// *BlowUpError naming the first body that became non-finite or ran away.
 	Step(w *World) error
@@ -124,7 +127,7 @@ func (w *World) stepBackend() error {
 		w.backendErr = nil
 		return err
 	}
-	if err := w.settings.Check(); err != nil {
+	if err := CheckFor(w.backend.Capabilities(), w.user); err != nil {
 		return err
 	}
 	w.Broken = w.Broken[:0]

@@ -369,14 +369,12 @@ func (a *App) loadPreset(name string) {
 
 func (a *App) simulationSection() {
 	g := &a.w
-	var set, res sim.Settings
-	a.S.View(func(w *sim.World) { set, res = w.Settings(), w.Resolved() })
-	// The CUDA backend runs Jacobi with Jacobi's defaults, keeps every body awake and always uses its
-	// LBVH: the panel shows what runs, not the CPU's choices.
-	onGPU := a.S.BackendKind() != command.BackendCPU
-	if onGPU {
-		res = gpu.Resolve(set)
-	}
+	var set sim.Settings
+	var caps sim.Capabilities
+	a.S.Peek(func(w *sim.World) { set, caps = w.Settings(), w.Capabilities() })
+	// The backend's capabilities say what runs (the CUDA backend: Jacobi with Jacobi's defaults, every
+	// body awake, its LBVH): the panel shows that, not the CPU's choices.
+	res := sim.ResolveFor(caps, set)
 	edit := func(what string, f func(*sim.Settings)) { a.do(what, command.SetSettings(f)) }
 
 	hz := int32(mgl32.Round(1/res.Dt, 0))
@@ -393,9 +391,9 @@ func (a *App) simulationSection() {
 	}
 	solvers := []sim.SolverKind{sim.PGS, sim.Jacobi, sim.XPBD}
 	solver := int32(slices.Index(solvers, res.Solver))
-	if onGPU {
-		imgui.Text("solver: jacobi (the CUDA backend's)")
-		tip("the CUDA backend solves with Jacobi; switch the backend to cpu for pgs or xpbd")
+	if len(caps.Solvers) == 1 {
+		imgui.Text(fmt.Sprintf("solver: %s (%s's)", caps.Solvers[0], caps.Name))
+		tip(fmt.Sprintf("%s solves with %s; switch the backend to cpu for the others", caps.Name, caps.Solvers[0]))
 	} else if g.combo("solver", &solver, []string{"pgs (Gauss-Seidel)", "jacobi", "xpbd"}) {
 		k := solvers[solver]
 		edit("solver", func(s *sim.Settings) { s.Solver = k })
@@ -441,18 +439,22 @@ func (a *App) simulationSection() {
 		a.do("every body's restitution", command.SetRestitutionAll(p.rest))
 	}
 	sleep := set.Sleep
-	if onGPU {
-		imgui.Text("sleeping: off on the CUDA backend")
+	if !caps.Sleep {
+		imgui.Text("sleeping: off on " + caps.Name)
 	} else if g.checkbox("sleeping", &sleep) {
 		edit("sleeping", func(s *sim.Settings) { s.Sleep = sleep })
 	}
-	if !onGPU {
+	if caps.Sleep {
 		tip("islands at rest for 0.5 s sleep: they hold still and cost nothing until touched")
 	}
 	broads := []sim.BroadphaseKind{sim.LBVH, sim.SAP, sim.Grid, sim.Brute}
 	bp := int32(slices.Index(broads, res.Broadphase))
-	if onGPU {
-		imgui.Text("broad phase: lbvh (CUDA: rebuilt each step)")
+	if len(caps.Broadphases) == 1 {
+		text := "broad phase: " + caps.Broadphases[0].String()
+		if caps.Note != "" {
+			text += " (" + caps.Note + ")"
+		}
+		imgui.Text(text)
 	} else if g.combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
 		k := broads[bp]
 		edit("broad phase", func(s *sim.Settings) { s.Broadphase = k })

@@ -117,11 +117,11 @@ func attachBackend(w *sim.World, name string, stderr io.Writer) error {
 	case "emu":
 		b = gpu.NewEmulated()
 	}
-	if err := gpu.Check(w.Settings()); err != nil {
+	if err := sim.CheckFor(b.Capabilities(), w.Settings()); err != nil {
 		b.Close()
 		return fmt.Errorf("-backend %s: %w", name, err)
 	}
-	if note := gpu.Note(w.Settings()); note != "" {
+	if note := sim.NoteFor(b.Capabilities(), w.Settings()); note != "" {
 		fmt.Fprintf(stderr, "sandbox: %s\n", note)
 	}
 	return w.SetBackend(b)

@@ -54,15 +54,16 @@ func newBackend(kind string) (sim.Backend, error) {
 
 // attach puts the world on a new backend of the kind. On failure the world stays where it was.
 func (s *Session) attach(kind string) error {
-	if kind == BackendCUDA || kind == BackendEmulated {
-		// Settings the CUDA backend cannot run (another solver, sleeping) would fail every step.
-		if err := gpu.Check(s.world.Settings()); err != nil {
-			return err
-		}
-	}
 	b, err := newBackend(kind)
 	if err != nil {
 		return err
+	}
+	if b != nil {
+		// Settings the backend cannot run (another solver, sleeping) would fail every step.
+		if err := sim.CheckFor(b.Capabilities(), s.world.Settings()); err != nil {
+			b.Close()
+			return err
+		}
 	}
 	if g, ok := b.(*gpu.Backend); ok {
 		g.Timed = true // the panel's step-by-stage times: worth a wait for the device after each stage

@@ -106,8 +106,9 @@ type fakeBackend struct {
 	pulls, closes    int
 }
 
-func (f *fakeBackend) Name() string            { return "fake" }
-func (f *fakeBackend) Step(w *sim.World) error { return f.stepErr }
+func (f *fakeBackend) Name() string                   { return "fake" }
+func (f *fakeBackend) Capabilities() sim.Capabilities { return sim.CPUCapabilities() }
+func (f *fakeBackend) Step(w *sim.World) error        { return f.stepErr }
 func (f *fakeBackend) Pull(w *sim.World) error {
 	if f.pullErr != nil {
 		return f.pullErr
