@@ -55,6 +55,9 @@ type Options struct {
 	// Backend is the backend to start on: cpu (the default), cuda, or emu (the emulated CUDA backend).
 	// One that cannot start leaves the world on the CPU, with one line saying why.
 	Backend string
+	// Backends makes the backends Backend and the panel ask for (the program's one chooser, e.g.
+	// gpu.Open with gpu.Kinds); the zero value offers the CPU alone.
+	Backends command.Backends
 	// Log receives the app's one-line notices (a backend that could not start, interop on or off);
 	// nil: standard error.
 	Log io.Writer
@@ -210,6 +213,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		return nil, nil, err
 	}
 	a.S = s
+	s.SetBackends(opt.Backends)
 	if opt.Backend != "" && opt.Backend != command.BackendCPU {
 		s.Do(command.UseBackend(opt.Backend))
 		if err := s.Apply(); err != nil {

@@ -9,7 +9,6 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
 
-	"tumble/gpu"
 	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -483,7 +482,7 @@ func (a *App) switchBackend(kind string) {
 // backendCombo switches the running world's backend (command.UseBackend, between two steps) and
 // says where the frame's instances come from.
 func (a *App) backendCombo() {
-	kinds := command.BackendKinds()
+	kinds := a.S.BackendKinds()
 	labels := make([]string, len(kinds))
 	for i, k := range kinds {
 		labels[i] = command.BackendLabel(k)
@@ -496,7 +495,7 @@ func (a *App) backendCombo() {
 		tip := "cpu: this package's stages on the CPU workers.\n" +
 			"cuda (emulated): the CUDA backend's kernels compiled for the CPU, one thread at a time: tens of\n" +
 			"times slower than the CPU backend, for inspecting the GPU code path without a GPU."
-		if gpu.Available {
+		if slices.Contains(kinds, command.BackendCUDA) {
 			tip = "cuda: the step on the GPU.\n" + tip
 		} else {
 			tip += "\ncuda is not offered: this build has no CUDA (build with -tags cuda)."

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"tumble/gpu"
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -86,7 +85,7 @@ func TestAFailedSwitchSaysWhyAndStays(t *testing.T) {
 	if s.BackendKind() != BackendEmulated {
 		t.Errorf("on %q after a failed switch, want emu", s.BackendKind())
 	}
-	if !gpu.Available {
+	if !cudaBuilt {
 		s.Do(UseBackend(BackendCUDA))
 		if err := s.Apply(); err == nil || !strings.Contains(err.Error(), "without CUDA") {
 			t.Errorf("cuda without the build: %v", err)
@@ -94,7 +93,7 @@ func TestAFailedSwitchSaysWhyAndStays(t *testing.T) {
 		if s.BackendKind() != BackendEmulated {
 			t.Errorf("on %q after a failed switch to cuda, want emu", s.BackendKind())
 		}
-		if got := BackendKinds(); !reflect.DeepEqual(got, []string{BackendCPU, BackendEmulated}) {
+		if got := s.BackendKinds(); !reflect.DeepEqual(got, []string{BackendCPU, BackendEmulated}) {
 			t.Errorf("kinds offered %v", got)
 		}
 	}
@@ -349,7 +348,11 @@ func TestDraggingOnTheEmulatedBackendReadsOneBody(t *testing.T) {
 	if err := s.Apply(); err != nil {
 		t.Fatal(err)
 	}
-	p := &pullCounter{Backend: gpu.NewEmulated()}
+	emu, err := testBackends.Open(BackendEmulated)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &pullCounter{Backend: emu}
 	attachFake(t, s, p)
 	var h sim.Handle
 	s.View(func(w *sim.World) { h = w.HandleAt(1) })

@@ -36,7 +36,8 @@ type Session struct {
 
 	drag *Drag
 
-	backend string // the kind of backend the world runs on (UseBackend), "" for the CPU
+	backend  string   // the kind of backend the world runs on (UseBackend), "" for the CPU
+	backends Backends // how backends are made (SetBackends)
 
 	err    error // the last error a command or a step returned (a blow-up pauses the session)
 	errSeq int   // counts the errors set, so a reader can tell a new error from one it has shown
