@@ -8,7 +8,7 @@ import (
 	"unsafe"
 
 	"tumble/sim"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 )
 
 // Backend is the CUDA backend: a sim.Backend that keeps the world's body state in device memory and
@@ -94,7 +94,7 @@ func settings(w *sim.World) (sim.Settings, error) {
 	return sim.ResolveFor(capabilities, w.Settings()), nil
 }
 
-// broadStages maps the broad stage's stage names to the LBVH's (sim/bvh) stages for World.Stats.
+// broadStages maps the broad stage's stage names to the LBVH's (sim/broad/bvh) stages for World.Stats.
 var broadStages = map[string]bvh.Stage{"scene": bvh.StageBounds, "morton": bvh.StageMorton, "sort": bvh.StageSort,
 	"build": bvh.StageBuild, "fit": bvh.StageFit, "query": bvh.StageQuery, "pairs": bvh.StagePairs}
 

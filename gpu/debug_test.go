@@ -9,7 +9,7 @@ import (
 	"tumble/render"
 	"tumble/render/instance"
 	"tumble/sim"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 	"tumble/sim/geom"
 )
 
@@ -27,7 +27,7 @@ var testDebugStyle = instance.DebugStyle{
 }
 
 // cpuDebugLines is ui/debug.go's debugLines for contacts, normals, AABBs and the BVH level boxes (given:
-// the window takes them from World.BVHLevel; here from sim/bvh over the GPU tree's boxes).
+// the window takes them from World.BVHLevel; here from sim/broad/bvh over the GPU tree's boxes).
 func cpuDebugLines(w *sim.World, st *instance.DebugStyle, bvhBoxes []geom.AABB) (contacts, aabbs, level []instance.LineVertex) {
 	var f render.Frame
 	cs := w.Contacts(nil)
@@ -71,7 +71,7 @@ func cpuDebugLines(w *sim.World, st *instance.DebugStyle, bvhBoxes []geom.AABB) 
 	return contacts, aabbs, f.Lines
 }
 
-// gpuLevelBoxes builds sim/bvh's LBVH over the boxes and moving flags the GPU's tree was built from
+// gpuLevelBoxes builds sim/broad/bvh's LBVH over the boxes and moving flags the GPU's tree was built from
 // (the last step's broad-phase boxes) and returns its level boxes at depth d, and its depth.
 func gpuLevelBoxes(t *testing.T, b *Backend, d int) ([]geom.AABB, int) {
 	t.Helper()

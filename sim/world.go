@@ -12,7 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 	"tumble/sim/geom"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"tumble/gpu"
 	"tumble/sim"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 )
 
 // Steps 60..599 of a 600-step run are the benchmark protocol's window: the first second (at 60 Hz) of
