@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 
 	"tumble/sim"
@@ -12,6 +13,10 @@ const (
 	KindCUDA     = "cuda" // the CUDA backend on the first GPU (a build with -tags cuda)
 	KindEmulated = "emu"  // the CUDA backend on the kernel emulator (every build; slow)
 )
+
+// ErrNoCUDA is what asking for the CUDA backend returns in a build without the cuda tag (declared in
+// every build, so that callers can test for it in both).
+var ErrNoCUDA = errors.New("built without CUDA (rebuild with -tags cuda on a machine with the CUDA toolkit)")
 
 // Kinds lists the kinds this build offers, the CPU first: cuda only in a build with CUDA, the
 // emulated CUDA backend always (it runs the GPU code path on the CPU, slowly, for inspection).
