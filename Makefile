@@ -65,7 +65,7 @@ test: deps cuda-deps
 	go test -race $(SIM_PKGS)
 	@echo '== long tests (30 s stacks and pyramids, rain, chains, a million-body broad phase; skipped under -race)'
 	go test -run 'ThirtySeconds|Rained|ThirtyLinkChain|HeavyEndChain|StepAfterRestore' ./sim
-	go test -run 'MillionBodies' ./sim/bvh
+	go test -run 'MillionBodies' ./sim/broad/bvh
 	@echo '== go test (the rest; the window tests under Xvfb)'
 	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -9,7 +8,7 @@ import (
 	"unsafe"
 
 	"tumble/sim"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 )
 
 // Backend is the CUDA backend: a sim.Backend that keeps the world's body state in device memory and
@@ -41,6 +40,11 @@ type Backend struct {
 	plan                sim.Plan     // the step's stages, for the settings planFor
 	planFor             sim.Settings // resolved
 	host                state        // Pull's staging
+	one                 few          // PullStates' and the impulses' staging
+
+	// Pulled counts the bodies whose state was read back to the host (Pull: all of them; PullStates:
+	// those asked for), for tests and the curious.
+	Pulled int
 
 	// Timed makes Step wait for the device after each stage so that World.Stats.Timings splits the
 	// step by stage (benchmarks); otherwise only the whole step is timed.
@@ -52,6 +56,7 @@ type Backend struct {
 var (
 	_ sim.Backend          = (*Backend)(nil)
 	_ sim.JointForceReader = (*Backend)(nil)
+	_ sim.StateReader      = (*Backend)(nil)
 )
 
 // New returns the backend on the first CUDA device. A build without the cuda tag returns ErrNoCUDA.
@@ -71,45 +76,28 @@ func NewEmulated() *Backend { return &Backend{dev: emulated{}} }
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
-// Check says whether the backend can step a world with these settings (as given, unresolved): it
-// solves with Jacobi (the default solver on this backend) and does not put bodies to sleep.
-func Check(s sim.Settings) error {
-	if s.Solver != sim.SolverDefault && s.Solver != sim.Jacobi {
-		return fmt.Errorf("the CUDA backend solves with jacobi; the %s solver runs on the CPU backend", s.Solver)
-	}
-	if s.Sleep {
-		return errors.New("the CUDA backend does not put bodies to sleep; turn sleeping off or use the CPU backend")
-	}
-	if s.DirectJoints {
-		return errors.New("the CUDA backend solves joints iteratively; turn directJoints off or use the CPU backend")
-	}
-	return nil
+// capabilities are the CUDA backend's: the Jacobi solver with its joints solved iteratively, no
+// sleeping, its LBVH rebuilt every step.
+var capabilities = sim.Capabilities{
+	Name:        "the CUDA backend",
+	Solvers:     []sim.SolverKind{sim.Jacobi},
+	Broadphases: []sim.BroadphaseKind{sim.LBVH},
+	Note:        "the LBVH is rebuilt each step",
 }
 
-// Note returns a one-line note about settings the backend runs differently from the CPU, or "".
-func Note(s sim.Settings) string {
-	if s.Broadphase != sim.BroadDefault && s.Broadphase != sim.LBVH {
-		return fmt.Sprintf("the CUDA backend's broad phase is its LBVH (the %s broad phase runs on the CPU backend)", s.Broadphase)
-	}
-	return ""
-}
-
-// Resolve fills in the defaults of settings as this backend runs them: Jacobi is its solver, whose
-// defaults (sub-steps, iterations, ...) differ from the CPU default's.
-func Resolve(s sim.Settings) sim.Settings {
-	s.Solver = sim.Jacobi
-	return s.Resolve()
-}
+// Capabilities says what the backend runs (sim.Backend): it solves with Jacobi, does not put bodies
+// to sleep, and always uses its LBVH.
+func (b *Backend) Capabilities() sim.Capabilities { return capabilities }
 
 // settings resolves the world's settings for this backend.
 func settings(w *sim.World) (sim.Settings, error) {
-	if err := Check(w.Settings()); err != nil {
+	if err := sim.CheckFor(capabilities, w.Settings()); err != nil {
 		return sim.Settings{}, err
 	}
-	return Resolve(w.Settings()), nil
+	return sim.ResolveFor(capabilities, w.Settings()), nil
 }
 
-// broadStages maps the broad stage's stage names to the LBVH's (sim/bvh) stages for World.Stats.
+// broadStages maps the broad stage's stage names to the LBVH's (sim/broad/bvh) stages for World.Stats.
 var broadStages = map[string]bvh.Stage{"scene": bvh.StageBounds, "morton": bvh.StageMorton, "sort": bvh.StageSort,
 	"build": bvh.StageBuild, "fit": bvh.StageFit, "query": bvh.StageQuery, "pairs": bvh.StagePairs}
 
@@ -308,7 +296,7 @@ func (b *Backend) apply(w *sim.World, e sim.Edits) error {
 			return err
 		}
 	}
-	return nil
+	return b.bodies.applyImpulses(b.dev, &b.one, e.Impulses)
 }
 
 // jointedPairs lists the body pairs that a joint links (they do not collide), as sorted a<<32|b keys.
@@ -415,6 +403,24 @@ func (b *Backend) Pull(w *sim.World) error {
 		return err
 	}
 	b.host.store(&w.Bodies)
+	b.Pulled += n
+	return nil
+}
+
+// PullStates reads back the moving state of the bodies at the dense indices idx, one body at a time,
+// into out (sim.StateReader): the narrow read of a mouse drag, which leaves every other body on the
+// device.
+func (b *Backend) PullStates(w *sim.World, idx []int32, out []sim.BodyState) error {
+	for k, i := range idx {
+		if int(i) >= b.bodies.n {
+			return fmt.Errorf("gpu: body %d is not on the device (%d bodies)", i, b.bodies.n)
+		}
+		if err := b.bodies.getOne(b.dev, &b.one, int(i), false); err != nil {
+			return err
+		}
+		b.one.bodyState(&out[k], false)
+		b.Pulled++
+	}
 	return nil
 }
 

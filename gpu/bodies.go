@@ -171,3 +171,71 @@ func uploadBodies(d device, b *sim.Bodies) (*bodyBuffers, error) {
 	}
 	return bb, nil
 }
+
+// few is a host copy of a few bodies' moving state, read and written one body at a time
+// (PullStates, impulses): no array is copied whole.
+type few struct {
+	rec []float4 // pos, rot, vel, omega, then invIW's three rows: 7 records
+}
+
+// getOne downloads body i's position (w: inverse mass), rotation, velocity, angular velocity and, when
+// inertia is set, its world inverse inertia rows into f.rec.
+func (bb *bodyBuffers) getOne(d device, f *few, i int, inertia bool) error {
+	if f.rec == nil {
+		f.rec = make([]float4, 7)
+	}
+	for k, src := range []buffer{bb.pos, bb.rot, bb.vel, bb.omega} {
+		if err := downloadSlice(d, f.rec[k:k+1], src.at(i, sizeFloat4)); err != nil {
+			return err
+		}
+	}
+	if inertia {
+		return downloadSlice(d, f.rec[4:7], bb.invIW.at(i, sizeInvIW))
+	}
+	return nil
+}
+
+// bodyState converts f.rec (after getOne) into a sim.BodyState's moving state (and, with inertia,
+// its inverse mass and world inverse inertia).
+func (f *few) bodyState(s *sim.BodyState, inertia bool) {
+	p, q, v, w := f.rec[0], f.rec[1], f.rec[2], f.rec[3]
+	s.Position = sim.Vec3{p.X, p.Y, p.Z}
+	s.Rotation = sim.Quat{W: q.W, V: sim.Vec3{q.X, q.Y, q.Z}}
+	s.Velocity = sim.Vec3{v.X, v.Y, v.Z}
+	s.AngularVelocity = sim.Vec3{w.X, w.Y, w.Z}
+	if inertia {
+		s.InvMass = p.W
+		for r := range 3 { // row r of the column-major matrix
+			row := f.rec[4+r]
+			s.InvInertiaWorld[r], s.InvInertiaWorld[3+r], s.InvInertiaWorld[6+r] = row.X, row.Y, row.Z
+		}
+	}
+}
+
+// applyImpulses adds each impulse to its body's velocities on the device: the body's state is read,
+// the impulse applied as sim applies it (sim.BodyState.Apply), and its two velocity records
+// written back.
+func (bb *bodyBuffers) applyImpulses(d device, f *few, ims []sim.BodyImpulse) error {
+	for _, im := range ims {
+		i := int(im.Body)
+		if i >= bb.n {
+			continue
+		}
+		if err := bb.getOne(d, f, i, true); err != nil {
+			return err
+		}
+		var s sim.BodyState
+		f.bodyState(&s, true)
+		s.Apply(im)
+		v, w := s.Velocity, s.AngularVelocity
+		f.rec[2] = float4{v[0], v[1], v[2], f.rec[2].W}
+		f.rec[3] = float4{w[0], w[1], w[2], f.rec[3].W}
+		if err := uploadSlice(d, bb.vel.at(i, sizeFloat4), f.rec[2:3]); err != nil {
+			return err
+		}
+		if err := uploadSlice(d, bb.omega.at(i, sizeFloat4), f.rec[3:4]); err != nil {
+			return err
+		}
+	}
+	return nil
+}

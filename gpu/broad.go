@@ -19,11 +19,11 @@ const (
 // broadMovingBit is the top bit of tbNode.Last (TB_MOVING_BIT).
 const broadMovingBit = 1 << 31
 
-// broadStage runs the bounds and the LBVH broad phase of sim (updateBounds, then sim/bvh) on the
+// broadStage runs the bounds and the LBVH broad phase of sim (updateBounds, then sim/broad/bvh) on the
 // device: per body a box and a moving flag, then the pair list, sorted by (a, b), that sim's LBVH gives
 // on those boxes. It only launches kernels; the pair count stays on the device, counting on past the
 // list's capacity, so that the backend can read it at the end of the step and grow (reserve) and re-run
-// when it overflowed. The tree is rebuilt every step: sim/bvh's refit (Settings.BVHRefit) is not
+// when it overflowed. The tree is rebuilt every step: sim/broad/bvh's refit (Settings.BVHRefit) is not
 // ported, which changes its cost, not its pairs.
 type broadStage struct {
 	// timer, when set, is called after each stage's launches with the stage's name (bounds, scene,
@@ -121,7 +121,7 @@ func (s *broadStage) pairsOf(d device, n int) error {
 	}
 	s.lap("morton")
 	// The keys start in body order, so a stable sort on the code bits alone leaves them sorted by
-	// code<<32 | index, the order of sim/bvh's 64-bit keys.
+	// code<<32 | index, the order of sim/broad/bvh's 64-bit keys.
 	var err error
 	if s.cur, err = s.radixSort(d, &s.codes, &s.index, 0, n, 0, mortonBits); err != nil {
 		return err

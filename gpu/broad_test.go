@@ -11,7 +11,7 @@ import (
 	"tumble/sim"
 	"tumble/sim/broad"
 	"tumble/sim/broad/broadtest"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 	"tumble/sim/geom"
 )
 

@@ -1,16 +1,16 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
 
+	"tumble/render/instance"
 	"tumble/sim"
 )
 
-// LineVertexBytes is the size of one debug line vertex that WriteDebugLines writes: render.LineVertex's
-// layout (position, colour: 7 float32). A test checks the two agree (gpu does not import render).
-const LineVertexBytes = 28
+// LineVertexBytes is the size of one debug line vertex that WriteDebugLines writes
+// (instance.LineVertex).
+const LineVertexBytes = instance.LineVertexBytes
 
 // debugPointBytes is sizeof(TbDebugPoint) in debug.cu: solver.cu's TbContactOut, which
 // tb_solver_export writes and the debug kernels read.
@@ -23,29 +23,9 @@ const (
 	boxVerts   = 24
 )
 
-// DebugStyle says which debug layers WriteDebugLines writes and in which colours (the window owns
-// them). Lengths and sizes are the window's CPU path's (ui/debug.go): crosses of half size 0.05 m,
-// normals 0.05 m plus up to 0.55 m by impulse.
-type DebugStyle struct {
-	Contacts, Normals, AABBs, BVH bool
-	BVHDepth                      int // the BVH layer's level, as World.BVHLevel's depth
-	// The layers' colours.
-	Contact, Normal, AABB, BVHColor [4]float32
-}
-
-// DebugLines says what WriteDebugLines wrote: the vertices of each layer, in this order in the
-// buffer. Contacts holds the crosses and normals, interleaved per contact as the window's CPU path
-// draws them.
-type DebugLines struct {
-	Contacts, AABBs, BVH int
-}
-
-// Total is the number of vertices.
-func (l DebugLines) Total() int { return l.Contacts + l.AABBs + l.BVH }
-
-// ErrLineCapacity is wrapped by WriteDebugLines' error when the buffer is too small; the counts it
-// returns with it say how many vertices are needed (nothing was written).
-var ErrLineCapacity = errors.New("gpu: the line buffer is too small")
+// ErrLineCapacity is wrapped by WriteDebugLines' error when the buffer is too small
+// (instance.ErrLineCapacity).
+var ErrLineCapacity = instance.ErrLineCapacity
 
 // debugWriter holds WriteDebugLines' scratch buffers between frames.
 type debugWriter struct {
@@ -78,8 +58,8 @@ func (dw *debugWriter) release(d device) {
 // the tree the last step's broad phase built. Only the three layers' sizes come back (12 bytes).
 // It returns ErrNotOnDevice when the device does not hold w's bodies, and an error wrapping
 // ErrLineCapacity, with the counts, when capacity is too small.
-func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *DebugStyle) (DebugLines, error) {
-	var out DebugLines
+func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *instance.DebugStyle) (instance.DebugLines, error) {
+	var out instance.DebugLines
 	if b.bodies.n != w.Bodies.Len() {
 		return out, ErrNotOnDevice
 	}
@@ -207,7 +187,7 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 	if st.Normals {
 		perContact += lineVerts
 	}
-	out = DebugLines{Contacts: int(dw.hostTotals[0]) * perContact, AABBs: int(dw.hostTotals[1]) * boxVerts,
+	out = instance.DebugLines{Contacts: int(dw.hostTotals[0]) * perContact, AABBs: int(dw.hostTotals[1]) * boxVerts,
 		BVH: int(dw.hostTotals[2]) * boxVerts}
 	if out.Total() > capacity {
 		return out, fmt.Errorf("%w: %d vertices for a buffer of %d", ErrLineCapacity, out.Total(), capacity)
@@ -242,16 +222,16 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *D
 // Use an Interop of its own for the line buffer (one Interop maps one buffer). Call it on the GL
 // thread, between steps, before drawing. On an error wrapping ErrLineCapacity the counts say how
 // large the buffer must be.
-func (x *Interop) WriteDebugLines(b *Backend, w *sim.World, glBuffer uint32, capacity int, st *DebugStyle) (DebugLines, error) {
+func (x *Interop) WriteDebugLines(b *Backend, w *sim.World, glBuffer uint32, capacity int, st *instance.DebugStyle) (instance.DebugLines, error) {
 	if b.bodies.n != w.Bodies.Len() {
-		return DebugLines{}, ErrNotOnDevice
+		return instance.DebugLines{}, ErrNotOnDevice
 	}
 	if err := x.Register(glBuffer, capacity*LineVertexBytes); err != nil {
-		return DebugLines{}, err
+		return instance.DebugLines{}, err
 	}
 	p, size, err := x.Map()
 	if err != nil {
-		return DebugLines{}, err
+		return instance.DebugLines{}, err
 	}
 	lines, err := b.WriteDebugLines(w, p, min(capacity, size/LineVertexBytes), st)
 	if uerr := x.Unmap(); err == nil {

@@ -7,8 +7,9 @@ import (
 	"unsafe"
 
 	"tumble/render"
+	"tumble/render/instance"
 	"tumble/sim"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 	"tumble/sim/geom"
 )
 
@@ -20,14 +21,14 @@ import (
 // Tolerance 1e-5 m: the positions are the same float operations on the same floats (the shapes'
 // bounds, the exported contact points), but nvcc may fuse a multiply-add where Go rounds twice.
 
-var testDebugStyle = DebugStyle{
+var testDebugStyle = instance.DebugStyle{
 	Contact: [4]float32{1, 0.2, 0.2, 1}, Normal: [4]float32{1, 1, 0.2, 1}, AABB: [4]float32{0.3, 0.9, 1, 1},
 	BVHColor: [4]float32{1, 0.6, 0.1, 1},
 }
 
 // cpuDebugLines is ui/debug.go's debugLines for contacts, normals, AABBs and the BVH level boxes (given:
-// the window takes them from World.BVHLevel; here from sim/bvh over the GPU tree's boxes).
-func cpuDebugLines(w *sim.World, st *DebugStyle, bvhBoxes []geom.AABB) (contacts, aabbs, level []render.LineVertex) {
+// the window takes them from World.BVHLevel; here from sim/broad/bvh over the GPU tree's boxes).
+func cpuDebugLines(w *sim.World, st *instance.DebugStyle, bvhBoxes []geom.AABB) (contacts, aabbs, level []instance.LineVertex) {
 	var f render.Frame
 	cs := w.Contacts(nil)
 	var maxN float32
@@ -70,7 +71,7 @@ func cpuDebugLines(w *sim.World, st *DebugStyle, bvhBoxes []geom.AABB) (contacts
 	return contacts, aabbs, f.Lines
 }
 
-// gpuLevelBoxes builds sim/bvh's LBVH over the boxes and moving flags the GPU's tree was built from
+// gpuLevelBoxes builds sim/broad/bvh's LBVH over the boxes and moving flags the GPU's tree was built from
 // (the last step's broad-phase boxes) and returns its level boxes at depth d, and its depth.
 func gpuLevelBoxes(t *testing.T, b *Backend, d int) ([]geom.AABB, int) {
 	t.Helper()
@@ -89,7 +90,7 @@ func gpuLevelBoxes(t *testing.T, b *Backend, d int) ([]geom.AABB, int) {
 
 // writeDebug runs WriteDebugLines into an exact-size emulated buffer (its guard catches an overrun)
 // and returns the vertices per layer.
-func writeDebug(t *testing.T, b *Backend, w *sim.World, st *DebugStyle, capacity int) (DebugLines, [3][]render.LineVertex) {
+func writeDebug(t *testing.T, b *Backend, w *sim.World, st *instance.DebugStyle, capacity int) (instance.DebugLines, [3][]instance.LineVertex) {
 	t.Helper()
 	dst, err := b.dev.alloc(max(capacity, 1) * LineVertexBytes)
 	if err != nil {
@@ -100,14 +101,14 @@ func writeDebug(t *testing.T, b *Backend, w *sim.World, st *DebugStyle, capacity
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := make([]render.LineVertex, max(capacity, 1))
+	all := make([]instance.LineVertex, max(capacity, 1))
 	must(t, downloadSlice(b.dev, all, dst))
 	c, a := res.Contacts, res.Contacts+res.AABBs
-	return res, [3][]render.LineVertex{all[:c], all[c:a], all[a:res.Total()]}
+	return res, [3][]instance.LineVertex{all[:c], all[c:a], all[a:res.Total()]}
 }
 
 // sameLines compares vertices in order: positions within 1e-5, colours exactly.
-func sameLines(t *testing.T, what string, got, want []render.LineVertex) {
+func sameLines(t *testing.T, what string, got, want []instance.LineVertex) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Errorf("%s: %d vertices, want %d", what, len(got), len(want))
@@ -157,7 +158,7 @@ func checkDebugWorld(t *testing.T, b *Backend, w *sim.World, wantContacts bool) 
 	if b.broad.treeN != w.Bodies.Len() || depth == 0 {
 		t.Fatalf("the GPU tree has %d leaves, depth %d, for %d bodies", b.broad.treeN, depth, w.Bodies.Len())
 	}
-	for _, layers := range []DebugStyle{{Contacts: true}, {Normals: true}, {Contacts: true, Normals: true},
+	for _, layers := range []instance.DebugStyle{{Contacts: true}, {Normals: true}, {Contacts: true, Normals: true},
 		{AABBs: true}, {Contacts: true, Normals: true, AABBs: true, BVH: true, BVHDepth: 2}} {
 		st := testDebugStyle
 		st.Contacts, st.Normals, st.AABBs, st.BVH, st.BVHDepth = layers.Contacts, layers.Normals, layers.AABBs,
@@ -261,11 +262,13 @@ func TestDebugLinesRefuse(t *testing.T) {
 	}
 }
 
-// TestDebugVertexIsRendersLineVertex: the kernels' vertex and contact records have the sizes the Go
-// side assumes.
-func TestDebugVertexIsRendersLineVertex(t *testing.T) {
-	if s := unsafe.Sizeof(render.LineVertex{}); s != LineVertexBytes {
-		t.Fatalf("render.LineVertex is %d bytes, LineVertexBytes %d", s, LineVertexBytes)
+// TestKernelsWriteTheLineVertexLayout: the kernels' vertex (debug.cu's TbLineVertex) and contact
+// records have the sizes the Go side assumes: instance.LineVertex's. (Its field offsets are checked by
+// the tests above, which read the kernels' vertices as instance.LineVertex and compare every one.)
+func TestKernelsWriteTheLineVertexLayout(t *testing.T) {
+	var v instance.LineVertex
+	if unsafe.Offsetof(v.Pos) != 0 || unsafe.Offsetof(v.Color) != 12 {
+		t.Errorf("instance.LineVertex offsets %d, %d; debug.cu writes 0, 12", unsafe.Offsetof(v.Pos), unsafe.Offsetof(v.Color))
 	}
 	d := emulated{}
 	out, err := d.alloc(8)
@@ -276,7 +279,7 @@ func TestDebugVertexIsRendersLineVertex(t *testing.T) {
 	must(t, kernelSet{d}.debugSizes(1, 1, debugSizesArgs{Out: out}))
 	var sizes [2]int32
 	must(t, downloadSlice(d, sizes[:], out))
-	if sizes != [2]int32{LineVertexBytes, int32(debugPointBytes)} || unsafe.Sizeof(tbLineVertex{}) != LineVertexBytes {
+	if sizes != [2]int32{int32(LineVertexBytes), int32(debugPointBytes)} || unsafe.Sizeof(tbLineVertex{}) != uintptr(LineVertexBytes) {
 		t.Errorf("kernel sizes %v, want %d, %d (tbLineVertex %d)", sizes, LineVertexBytes, debugPointBytes,
 			unsafe.Sizeof(tbLineVertex{}))
 	}

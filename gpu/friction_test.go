@@ -64,8 +64,7 @@ func TestEmulatedFrictionOffFreesRestingBoxes(t *testing.T) {
 				w.SetSettings(s)
 			} else {
 				for i := range w.Bodies.Friction { // command.SetFrictionCoefficient(0)
-					w.Bodies.Friction[i] = 0
-					w.Touched(i)
+					must(t, w.SetMaterial(w.HandleAt(i), 0, w.Bodies.Restitution[i]))
 				}
 			}
 			down := func(k int) float64 {
@@ -117,8 +116,9 @@ func TestEmulatedFrictionSwitchesAreExact(t *testing.T) {
 	scaleMu := func(f float32) func(w *sim.World) {
 		return func(w *sim.World) {
 			for i := range w.Bodies.Friction {
-				w.Bodies.Friction[i] = f * mu[i]
-				w.Touched(i)
+				if err := w.SetMaterial(w.HandleAt(i), f*mu[i], w.Bodies.Restitution[i]); err != nil {
+					panic(err)
+				}
 			}
 		}
 	}

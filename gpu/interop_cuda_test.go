@@ -9,7 +9,7 @@ import (
 	"unsafe"
 
 	"tumble/gpu/internal/egl"
-	"tumble/render"
+	"tumble/render/instance"
 )
 
 // These run only on a machine with an NVIDIA GPU (make test builds them with -tags cuda and does not
@@ -25,7 +25,7 @@ func openOrSkip(t *testing.T) *Backend {
 }
 
 // TestTransformsOnTheGPUMatchFill: the transforms kernel compiled by nvcc, on the GPU, writes what
-// render.Fill writes (the emulated tests check the same source on the CPU).
+// instance.Fill writes (the emulated tests check the same source on the CPU).
 func TestTransformsOnTheGPUMatchFill(t *testing.T) {
 	b := openOrSkip(t)
 	defer b.Close()
@@ -37,8 +37,8 @@ func TestTransformsOnTheGPUMatchFill(t *testing.T) {
 		for i := range contacts {
 			contacts[i] = int32(rng.IntN(12))
 		}
-		hl := map[int][4]float32{rng.IntN(n): render.ColorSelected}
-		for _, mode := range []render.ColorBy{render.ColorByBody, render.ColorByType, render.ColorBySleep, render.ColorByContact} {
+		hl := map[int][4]float32{rng.IntN(n): instance.ColorSelected}
+		for _, mode := range []instance.ColorBy{instance.ColorByBody, instance.ColorByType, instance.ColorBySleep, instance.ColorByContact} {
 			compareWithFill(t, b, w, mode, contacts, hl)
 		}
 		w.Close()
@@ -70,15 +70,15 @@ func TestInteropWritesTheGLBuffer(t *testing.T) {
 	for _, n := range []int{100, 20000} {
 		w := randomShapesWorld(t, rng, n)
 		putBodies(t, b, w)
-		f, want := fillRecords(t, w, render.ColorByBody, nil, nil)
+		f, want := fillRecords(t, w, instance.ColorByBody, nil, nil)
 		buf := ctx.NewBuffer(len(want) * InstanceBytes)
-		res, err := x.WriteInstances(b, w, buf, len(want), styleOf(render.ColorByBody, nil, w, nil))
+		res, err := x.WriteInstances(b, w, buf, len(want), styleOf(instance.ColorByBody, nil, w, nil))
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := make([]render.Instance, len(want))
+		got := make([]instance.Instance, len(want))
 		ctx.Read(buf, unsafe.Slice((*byte)(unsafe.Pointer(&got[0])), len(got)*InstanceBytes))
-		checkRecords(t, render.ColorByBody, got, want, res, &f)
+		checkRecords(t, instance.ColorByBody, got, want, res, &f)
 		x.Close() // unregistered before GL deletes the buffer
 		ctx.Delete(buf)
 		if x, err = b.NewInterop(ctx.Vendor(), ctx.Renderer()); err != nil {

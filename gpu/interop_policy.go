@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"tumble/render/instance"
 	"tumble/sim"
 )
 
@@ -65,16 +66,16 @@ func DecideInterop(f InteropFacts) error {
 // WriteInstances writes b's instance records of w (Backend.WriteInstances) straight into the GL
 // buffer glBuffer of capacity records: registered if it is new or was reallocated, mapped, written,
 // unmapped. Call it on the GL thread, between steps (under the session's lock), before drawing.
-func (x *Interop) WriteInstances(b *Backend, w *sim.World, glBuffer uint32, capacity int, st *InstanceStyle) (Instances, error) {
+func (x *Interop) WriteInstances(b *Backend, w *sim.World, glBuffer uint32, capacity int, st *instance.Style) (instance.Written, error) {
 	if b.bodies.n != w.Bodies.Len() {
-		return Instances{}, ErrNotOnDevice // before mapping: nothing to write
+		return instance.Written{}, ErrNotOnDevice // before mapping: nothing to write
 	}
 	if err := x.Register(glBuffer, capacity*InstanceBytes); err != nil {
-		return Instances{}, err
+		return instance.Written{}, err
 	}
 	p, size, err := x.Map()
 	if err != nil {
-		return Instances{}, err
+		return instance.Written{}, err
 	}
 	in, err := b.WriteInstances(w, p, min(capacity, size/InstanceBytes), st)
 	if uerr := x.Unmap(); err == nil {
@@ -82,3 +83,29 @@ func (x *Interop) WriteInstances(b *Backend, w *sim.World, glBuffer uint32, capa
 	}
 	return in, err
 }
+
+// NewGLWriter returns an instance.GLWriter that writes b's instances or debug lines straight into one
+// GL buffer through an Interop of its own (NewInterop: the error is the one line saying why not).
+func (b *Backend) NewGLWriter(glVendor, glRenderer string) (instance.GLWriter, error) {
+	x, err := b.NewInterop(glVendor, glRenderer)
+	if err != nil {
+		return nil, err
+	}
+	return glWriter{b, x}, nil
+}
+
+// glWriter is an Interop bound to its backend.
+type glWriter struct {
+	b *Backend
+	x *Interop
+}
+
+func (g glWriter) WriteInstances(w *sim.World, glBuffer uint32, capacity int, st *instance.Style) (instance.Written, error) {
+	return g.x.WriteInstances(g.b, w, glBuffer, capacity, st)
+}
+
+func (g glWriter) WriteDebugLines(w *sim.World, glBuffer uint32, capacity int, st *instance.DebugStyle) (instance.DebugLines, error) {
+	return g.x.WriteDebugLines(g.b, w, glBuffer, capacity, st)
+}
+
+func (g glWriter) Close() { g.x.Close() }

@@ -1,69 +1,15 @@
 package gpu
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
+	"tumble/render/instance"
 	"tumble/sim"
-	"tumble/sim/geom"
 )
 
-// InstanceBytes is the size of one instance record that WriteInstances writes: render.Instance's
-// layout (position, quaternion x y z w, scale, extra, colour: 15 float32). The gpu package does not
-// import render (it would pull OpenGL into every user of the backend); a test checks the two agree.
-const InstanceBytes = 60
-
-// Colour modes of InstanceStyle.Mode, with render.ColorBy's values.
-const (
-	ColorByBody = iota
-	ColorByType
-	ColorBySleep
-	ColorByContact
-)
-
-// InstanceStyle says how WriteInstances colours the bodies: render.Fill's rules, with the renderer's
-// palette passed in (the renderer owns the colours).
-type InstanceStyle struct {
-	Mode                                      int // ColorByBody, ...
-	Static, Dynamic, Kinematic, Awake, Asleep [4]float32
-	// Contacts are the contact points touching each body, by dense index (ColorByContact; a body past
-	// its end has none). It is uploaded per call: the contact colouring is a debug view.
-	Contacts []int32
-	// Sleeping marks asleep bodies by dense index (ColorBySleep); nil: every body awake.
-	Sleeping []bool
-	// Highlight replaces some bodies' colours (dense index to colour; a zero colour is ignored).
-	Highlight map[int][4]float32
-}
-
-// Instances says what WriteInstances wrote: the records per kind (boxes, spheres, capsules, in that
-// order in the buffer) and the bodies' bounds, as render.Frame's Lo and Hi (Any false: no body that is
-// not a plane, bounds unset).
-type Instances struct {
-	Counts [3]int
-	Lo, Hi [3]float32
-	Any    bool
-}
-
-// Total is the number of records.
-func (in Instances) Total() int { return in.Counts[0] + in.Counts[1] + in.Counts[2] }
-
-// CountKinds counts w's bodies per drawn kind (box, sphere, capsule). Shapes are definitions that only
-// edits change, and the World keeps them current on the host, so this needs no Sync.
-func CountKinds(w *sim.World) [3]int {
-	var c [3]int
-	for i := range w.Bodies.Shape {
-		switch w.Bodies.Shape[i].Kind {
-		case geom.Box:
-			c[0]++
-		case geom.Sphere:
-			c[1]++
-		case geom.Capsule:
-			c[2]++
-		}
-	}
-	return c
-}
+// InstanceBytes is the size of one instance record that WriteInstances writes (instance.Instance).
+const InstanceBytes = instance.InstanceBytes
 
 // instanceWriter holds WriteInstances' scratch buffers between frames.
 type instanceWriter struct {
@@ -87,30 +33,29 @@ func (iw *instanceWriter) release(d device) {
 	iw.scan.release(d)
 }
 
-// ErrNotOnDevice is returned by WriteInstances when the device does not hold the world's bodies yet
-// (attached, or bodies added or removed, and no step has taken the edits): the caller draws that frame
-// from the host copy instead.
-var ErrNotOnDevice = errors.New("gpu: the device does not hold the world's bodies yet")
+// ErrNotOnDevice is returned by the device writers when the device does not hold the world's bodies
+// yet (instance.ErrNotOnDevice).
+var ErrNotOnDevice = instance.ErrNotOnDevice
 
 // WriteInstances writes one instance record per body of w that is not a plane into dst, a device
 // buffer of capacity records (the mapped GL instance buffer on the interop path), from the device's
-// body arrays: the same records in the same order as render.Fill makes from a synced w. Only w's
+// body arrays: the same records in the same order as instance.Fill makes from a synced w. Only w's
 // definitions are read (shapes, for the count per kind), so w need not be synced. On the device it
 // reads b.bodies' pos, rot, shape and flags for b.bodies.n bodies, as the backend's upload of the
 // world's edits leaves them. Everything runs on
 // the device except the few bytes of style, and the bounds read back at the end (24 bytes; the
 // renderer needs them for the shadow map, and the draw waits for the kernel anyway).
-func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *InstanceStyle) (Instances, error) {
+func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *instance.Style) (instance.Written, error) {
 	if b.bodies.n != w.Bodies.Len() {
-		return Instances{}, ErrNotOnDevice
+		return instance.Written{}, ErrNotOnDevice
 	}
-	return b.writeInstances(dst, capacity, CountKinds(w), st)
+	return b.writeInstances(dst, capacity, instance.CountKinds(w), st)
 }
 
 // writeInstances is WriteInstances with the records per kind given (tests give wrong ones to check
 // the kernel's capacity guard).
-func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *InstanceStyle) (Instances, error) {
-	out := Instances{Counts: counts}
+func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *instance.Style) (instance.Written, error) {
+	out := instance.Written{Counts: counts}
 	d, n, iw := b.dev, b.bodies.n, &b.inst
 	if out.Total() > capacity {
 		return out, fmt.Errorf("gpu: %d instance records for a buffer of %d", out.Total(), capacity)
@@ -152,7 +97,7 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *I
 	}
 	var contacts, asleep, hlIdx, hlCol ptr
 	nContacts := 0
-	if st.Mode == ColorByContact && len(st.Contacts) > 0 {
+	if st.Mode == instance.ColorByContact && len(st.Contacts) > 0 {
 		nContacts = min(len(st.Contacts), n)
 		if err := grow(d, &iw.contacts, 4*nContacts); err != nil {
 			return out, err
@@ -162,7 +107,7 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *I
 		}
 		contacts = iw.contacts.p
 	}
-	if st.Mode == ColorBySleep && st.Sleeping != nil {
+	if st.Mode == instance.ColorBySleep && st.Sleeping != nil {
 		iw.hostAsleep = iw.hostAsleep[:0]
 		for i := range n {
 			v := uint32(0)

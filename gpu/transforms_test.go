@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 
-	"tumble/render"
+	"tumble/render/instance"
 	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -26,32 +26,36 @@ func putBodies(t *testing.T, b *Backend, w *sim.World) {
 	b.bodies = *bb
 }
 
-func styleOf(mode render.ColorBy, contacts []int32, w *sim.World, hl map[int][4]float32) *InstanceStyle {
-	return &InstanceStyle{Mode: int(mode), Static: render.ColorStatic, Dynamic: render.ColorDynamic,
-		Kinematic: render.ColorKinematic, Awake: render.ColorAwake, Asleep: render.ColorAsleep,
+func styleOf(mode instance.ColorBy, contacts []int32, w *sim.World, hl map[int][4]float32) *instance.Style {
+	return &instance.Style{Mode: mode, Static: instance.ColorStatic, Dynamic: instance.ColorDynamic,
+		Kinematic: instance.ColorKinematic, Awake: instance.ColorAwake, Asleep: instance.ColorAsleep,
 		Contacts: contacts, Sleeping: w.Bodies.Asleep, Highlight: hl}
 }
 
-// fillRecords is render.Fill's frame for w and its records in the device buffer's order.
-func fillRecords(t *testing.T, w *sim.World, mode render.ColorBy, contacts []int32, hl map[int][4]float32) (render.Frame, []render.Instance) {
+// fillRecords is instance.Fill's records for w in the device buffer's order, and their bounds.
+func fillRecords(t *testing.T, w *sim.World, mode instance.ColorBy, contacts []int32, hl map[int][4]float32) (fillBounds, []instance.Instance) {
 	t.Helper()
-	var f render.Frame
-	render.Fill(&f, w, mode, contacts, hl)
-	var want []render.Instance
-	for k := range f.Shapes {
-		want = append(want, f.Shapes[k]...)
+	var shapes [instance.NumKinds][]instance.Instance
+	var f fillBounds
+	f.Lo, f.Hi, _ = instance.Fill(&shapes, w, mode, contacts, hl)
+	var want []instance.Instance
+	for k := range shapes {
+		want = append(want, shapes[k]...)
 	}
-	if got := [3]int{len(f.Shapes[0]), len(f.Shapes[1]), len(f.Shapes[2])}; got != CountKinds(w) {
-		t.Fatalf("CountKinds %v, Fill %v", CountKinds(w), got)
+	if got := [3]int{len(shapes[0]), len(shapes[1]), len(shapes[2])}; got != instance.CountKinds(w) {
+		t.Fatalf("CountKinds %v, Fill %v", instance.CountKinds(w), got)
 	}
 	return f, want
 }
+
+// fillBounds are the bounds instance.Fill returned.
+type fillBounds struct{ Lo, Hi mgl32.Vec3 }
 
 // checkRecords compares WriteInstances' output (records and bounds) with render.Fill's: records equal
 // within 1e-6 (the kernel repeats Fill's float arithmetic and its colours' double arithmetic; nvcc
 // may fuse a multiply-add where the host build does not), in the same order, and the same bounds
 // within a relative 1e-6.
-func checkRecords(t *testing.T, mode render.ColorBy, got, want []render.Instance, res Instances, f *render.Frame) {
+func checkRecords(t *testing.T, mode instance.ColorBy, got, want []instance.Instance, res instance.Written, f *fillBounds) {
 	t.Helper()
 	for i := range want {
 		g, e := (*[15]float32)(unsafe.Pointer(&got[i])), (*[15]float32)(unsafe.Pointer(&want[i]))
@@ -78,7 +82,7 @@ func checkRecords(t *testing.T, mode render.ColorBy, got, want []render.Instance
 
 // compareWithFill runs WriteInstances into a device buffer of exactly the records' size (the
 // emulator's guard catches a write past it) and checks it against render.Fill of the same world.
-func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode render.ColorBy, contacts []int32, hl map[int][4]float32) {
+func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode instance.ColorBy, contacts []int32, hl map[int][4]float32) {
 	t.Helper()
 	f, want := fillRecords(t, w, mode, contacts, hl)
 	d := b.dev
@@ -91,25 +95,64 @@ func compareWithFill(t *testing.T, b *Backend, w *sim.World, mode render.ColorBy
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := make([]render.Instance, len(want))
+	got := make([]instance.Instance, len(want))
 	if err := downloadSlice(d, got, dst); err != nil {
 		t.Fatal(err)
 	}
 	checkRecords(t, mode, got, want, res, &f)
 }
 
-func TestInstanceRecordIsRendersInstance(t *testing.T) {
-	var in render.Instance
-	if s := unsafe.Sizeof(in); s != InstanceBytes {
-		t.Fatalf("render.Instance is %d bytes, InstanceBytes %d", s, InstanceBytes)
+// TestKernelsWriteTheInstanceLayout: the transforms kernel (transforms.cu's TbInstance) writes
+// instance.Instance's layout: one record fills exactly InstanceBytes (the emulator's guard page behind
+// the buffer catches a longer one), and every field, read at its Go offset, holds what it should.
+func TestKernelsWriteTheInstanceLayout(t *testing.T) {
+	w := sim.NewWorld(sim.Settings{})
+	defer w.Close()
+	q := mgl32.QuatRotate(0.5, sim.Vec3{1, 2, 3}.Normalize())
+	if _, err := w.AddBody(sim.BodyDef{Shape: geom.Shape{Kind: geom.Capsule, Radius: 0.3, HalfHeight: 0.7},
+		Position: sim.Vec3{1, 2, 3}, Rotation: q}); err != nil {
+		t.Fatal(err)
 	}
-	offs := []uintptr{unsafe.Offsetof(in.Pos), unsafe.Offsetof(in.Quat), unsafe.Offsetof(in.Scale), unsafe.Offsetof(in.Extra), unsafe.Offsetof(in.Color)}
-	if want := []uintptr{0, 12, 28, 40, 44}; [5]uintptr(offs) != [5]uintptr(want) {
-		t.Errorf("render.Instance field offsets %v, transforms.cu writes %v", offs, want)
+	b := NewEmulated()
+	defer b.Close()
+	putBodies(t, b, w)
+	dst, err := b.dev.alloc(InstanceBytes)
+	must(t, err)
+	defer b.dev.free(dst)
+	hl := [4]float32{0.1, 0.2, 0.3, 0.4}
+	st := instance.DefaultStyle(instance.ColorByBody)
+	st.Highlight = map[int][4]float32{0: hl}
+	if _, err := b.WriteInstances(w, uintptr(dst), 1, &st); err != nil {
+		t.Fatal(err)
 	}
-	for mode, v := range []render.ColorBy{render.ColorByBody, render.ColorByType, render.ColorBySleep, render.ColorByContact} {
-		if int(v) != []int{ColorByBody, ColorByType, ColorBySleep, ColorByContact}[mode] {
-			t.Errorf("colour mode %d: render %d", mode, v)
+	raw := make([]byte, InstanceBytes)
+	must(t, downloadSlice(b.dev, raw, dst))
+	var in instance.Instance
+	field := func(off uintptr, n int) []float32 {
+		return unsafe.Slice((*float32)(unsafe.Pointer(&raw[off])), n)
+	}
+	for _, c := range []struct {
+		name string
+		off  uintptr
+		want []float32
+	}{
+		{"Pos", unsafe.Offsetof(in.Pos), []float32{1, 2, 3}},
+		{"Quat", unsafe.Offsetof(in.Quat), []float32{q.V[0], q.V[1], q.V[2], q.W}},
+		{"Scale", unsafe.Offsetof(in.Scale), []float32{0.3, 0.3, 0.3}},
+		{"Extra", unsafe.Offsetof(in.Extra), []float32{0.7}},
+		{"Color", unsafe.Offsetof(in.Color), hl[:]},
+	} {
+		got := field(c.off, len(c.want))
+		for k := range c.want {
+			if math.Abs(float64(got[k]-c.want[k])) > 1e-6 {
+				t.Errorf("%s at offset %d: the kernel wrote %v, want %v", c.name, c.off, got, c.want)
+				break
+			}
+		}
+	}
+	for mode, v := range []instance.ColorBy{instance.ColorByBody, instance.ColorByType, instance.ColorBySleep, instance.ColorByContact} {
+		if int(v) != mode { // transforms.cu's TB_COLOR_BODY ... TB_COLOR_CONTACT
+			t.Errorf("colour mode %d is %d", mode, v)
 		}
 	}
 }
@@ -160,8 +203,8 @@ func TestTransformsMatchFillOnRandomWorlds(t *testing.T) {
 		for i := range contacts {
 			contacts[i] = int32(rng.IntN(12))
 		}
-		hl := map[int][4]float32{rng.IntN(n): render.ColorSelected, rng.IntN(n): render.ColorHovered, rng.IntN(n): {}}
-		for _, mode := range []render.ColorBy{render.ColorByBody, render.ColorByType, render.ColorBySleep, render.ColorByContact} {
+		hl := map[int][4]float32{rng.IntN(n): instance.ColorSelected, rng.IntN(n): instance.ColorHovered, rng.IntN(n): {}}
+		for _, mode := range []instance.ColorBy{instance.ColorByBody, instance.ColorByType, instance.ColorBySleep, instance.ColorByContact} {
 			compareWithFill(t, b, w, mode, contacts, hl)
 			compareWithFill(t, b, w, mode, nil, nil)
 		}
@@ -185,8 +228,8 @@ func TestTransformsMatchFillOnPresets(t *testing.T) {
 			continue // the emulator's time goes to the random worlds
 		}
 		putBodies(t, b, w)
-		compareWithFill(t, b, w, render.ColorByBody, nil, map[int][4]float32{0: render.ColorSelected})
-		compareWithFill(t, b, w, render.ColorByType, nil, nil)
+		compareWithFill(t, b, w, instance.ColorByBody, nil, map[int][4]float32{0: instance.ColorSelected})
+		compareWithFill(t, b, w, instance.ColorByType, nil, nil)
 		w.Close()
 	}
 	w := sim.NewWorld(sim.Settings{Workers: 1})
@@ -195,7 +238,7 @@ func TestTransformsMatchFillOnPresets(t *testing.T) {
 		t.Fatal(err)
 	}
 	putBodies(t, b, w)
-	compareWithFill(t, b, w, render.ColorByBody, nil, nil)
+	compareWithFill(t, b, w, instance.ColorByBody, nil, nil)
 }
 
 // TestTransformsRefuseASmallBufferAndAStaleDevice: a buffer too small for the records is an error, not
@@ -206,26 +249,26 @@ func TestTransformsRefuseASmallBufferAndAStaleDevice(t *testing.T) {
 	w := randomShapesWorld(t, rand.New(rand.NewPCG(3, 4)), 50)
 	defer w.Close()
 	putBodies(t, b, w)
-	counts := CountKinds(w)
+	counts := instance.CountKinds(w)
 	total := counts[0] + counts[1] + counts[2]
 	dst, err := b.dev.alloc((total - 1) * InstanceBytes)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer b.dev.free(dst)
-	if _, err := b.WriteInstances(w, uintptr(dst), total-1, styleOf(render.ColorByBody, nil, w, nil)); err == nil {
+	if _, err := b.WriteInstances(w, uintptr(dst), total-1, styleOf(instance.ColorByBody, nil, w, nil)); err == nil {
 		t.Error("no error for a buffer one record short")
 	}
 	// Counts that understate a kind: the kernel's own guard drops the records past the capacity.
 	under := counts
 	under[0]--
-	if _, err := b.writeInstances(uintptr(dst), total-1, under, styleOf(render.ColorByBody, nil, w, nil)); err != nil {
+	if _, err := b.writeInstances(uintptr(dst), total-1, under, styleOf(instance.ColorByBody, nil, w, nil)); err != nil {
 		t.Errorf("understated counts: %v (the capacity guard should drop records, the emulator's guard would fail an overrun)", err)
 	}
 	if _, err := w.AddBody(sim.BodyDef{Shape: geom.Shape{Kind: geom.Sphere, Radius: 1}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.WriteInstances(w, uintptr(dst), total-1, styleOf(render.ColorByBody, nil, w, nil)); err != ErrNotOnDevice {
+	if _, err := b.WriteInstances(w, uintptr(dst), total-1, styleOf(instance.ColorByBody, nil, w, nil)); err != ErrNotOnDevice {
 		t.Errorf("a body the device does not hold: %v", err)
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-gl/gl/v4.6-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
+
+	"tumble/render/instance"
 )
 
 // Options are the per-frame drawing switches.
@@ -33,10 +35,10 @@ type Renderer struct {
 	uMesh, uShadow, uGround    map[string]int32
 	uLine                      int32
 
-	vao      [numKinds]uint32
-	vbo, ebo [numKinds]uint32
-	inst     [numKinds]uint32
-	count    [numKinds]int32
+	vao      [instance.NumKinds]uint32
+	vbo, ebo [instance.NumKinds]uint32
+	inst     [instance.NumKinds]uint32
+	count    [instance.NumKinds]int32
 
 	groundVAO, groundVBO uint32
 	lineVAO, lineVBO     uint32
@@ -47,7 +49,7 @@ type Renderer struct {
 	// drawn through its own vertex arrays with a base instance per kind.
 	devBuf uint32
 	devCap int // records
-	devVAO [numKinds]uint32
+	devVAO [instance.NumKinds]uint32
 	// The device line buffer: debug line vertices written by CUDA through interop (a buffer of its own:
 	// the host lines' buffer is reallocated every frame, which would drop a CUDA registration).
 	devLineVAO, devLineBuf uint32
@@ -75,7 +77,7 @@ func New() (*Renderer, error) {
 	r.uGround = uniforms(r.ground, "uViewProj", "uLightViewProj", "uNormal", "uLightDir", "uEye", "uSky", "uShadow", "uFog")
 	r.uLine = gl.GetUniformLocation(r.line, gl.Str("uViewProj\x00"))
 
-	meshes := [numKinds]mesh{boxMesh(), sphereMesh(24, 16, false), sphereMesh(24, 16, true)}
+	meshes := [instance.NumKinds]mesh{boxMesh(), sphereMesh(24, 16, false), sphereMesh(24, 16, true)}
 	for k, m := range meshes {
 		gl.GenVertexArrays(1, &r.vao[k])
 		gl.BindVertexArray(r.vao[k])
@@ -97,7 +99,7 @@ func New() (*Renderer, error) {
 
 	gl.GenBuffers(1, &r.devBuf)
 	r.allocDevice(1024)
-	for k := range numKinds {
+	for k := range instance.NumKinds {
 		gl.GenVertexArrays(1, &r.devVAO[k])
 		gl.BindVertexArray(r.devVAO[k])
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.vbo[k])
@@ -121,7 +123,7 @@ func New() (*Renderer, error) {
 	gl.BindVertexArray(r.lineVAO)
 	gl.GenBuffers(1, &r.lineVBO)
 	gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
-	ls := int32(unsafe.Sizeof(LineVertex{}))
+	ls := int32(unsafe.Sizeof(instance.LineVertex{}))
 	attrib(0, 3, ls, 0, 0)
 	attrib(1, 4, ls, 12, 0)
 	gl.GenVertexArrays(1, &r.devLineVAO)
@@ -150,9 +152,9 @@ func New() (*Renderer, error) {
 	return r, nil
 }
 
-// instanceAttribs points attributes 3..7 at Instance records in the bound array buffer.
+// instanceAttribs points attributes 3..7 at instance.Instance records in the bound array buffer.
 func instanceAttribs() {
-	is := int32(unsafe.Sizeof(Instance{}))
+	is := int32(unsafe.Sizeof(instance.Instance{}))
 	attrib(3, 3, is, 0, 1)
 	attrib(4, 4, is, 12, 1)
 	attrib(5, 3, is, 28, 1)
@@ -163,7 +165,7 @@ func instanceAttribs() {
 // allocDevice (re)allocates the device buffer for n records; its contents are lost.
 func (r *Renderer) allocDevice(n int) {
 	gl.BindBuffer(gl.ARRAY_BUFFER, r.devBuf)
-	gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(Instance{})), nil, gl.DYNAMIC_DRAW)
+	gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(instance.Instance{})), nil, gl.DYNAMIC_DRAW)
 	r.devCap = n
 }
 
@@ -180,7 +182,7 @@ func (r *Renderer) DeviceBuffer(n int) (buffer uint32, capacity int) {
 // allocDeviceLines (re)allocates the device line buffer for n vertices; its contents are lost.
 func (r *Renderer) allocDeviceLines(n int) {
 	gl.BindBuffer(gl.ARRAY_BUFFER, r.devLineBuf)
-	gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(LineVertex{})), nil, gl.DYNAMIC_DRAW)
+	gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(instance.LineVertex{})), nil, gl.DYNAMIC_DRAW)
 	r.devLineCap = n
 }
 
@@ -215,11 +217,11 @@ func lightViewProj(lo, hi mgl32.Vec3) mgl32.Mat4 {
 // Draw renders f seen by cam into the bound framebuffer fb (0: the window's), a width x height
 // pixel viewport.
 func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt Options) {
-	for k := range numKinds {
+	for k := range instance.NumKinds {
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.inst[k])
 		n := len(f.Shapes[k])
 		if n > 0 && !f.Device {
-			gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(Instance{})), gl.Ptr(f.Shapes[k]), gl.STREAM_DRAW)
+			gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(instance.Instance{})), gl.Ptr(f.Shapes[k]), gl.STREAM_DRAW)
 		}
 	}
 	lvp := lightViewProj(f.Lo, f.Hi)
@@ -307,7 +309,7 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 		gl.UniformMatrix4fv(r.uLine, 1, false, &vp[0])
 		gl.BindVertexArray(r.lineVAO)
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
-		gl.BufferData(gl.ARRAY_BUFFER, len(f.Lines)*int(unsafe.Sizeof(LineVertex{})), gl.Ptr(f.Lines), gl.STREAM_DRAW)
+		gl.BufferData(gl.ARRAY_BUFFER, len(f.Lines)*int(unsafe.Sizeof(instance.LineVertex{})), gl.Ptr(f.Lines), gl.STREAM_DRAW)
 		gl.DepthFunc(gl.LEQUAL)
 		gl.DrawArrays(gl.LINES, 0, int32(len(f.Lines)))
 		gl.DepthFunc(gl.LESS)
@@ -326,7 +328,7 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 func (r *Renderer) drawShapes(f *Frame) {
 	if f.Device {
 		base := 0
-		for k := range numKinds {
+		for k := range instance.NumKinds {
 			n := min(f.Counts[k], r.devCap-base)
 			if n > 0 {
 				gl.BindVertexArray(r.devVAO[k])
@@ -336,7 +338,7 @@ func (r *Renderer) drawShapes(f *Frame) {
 		}
 		return
 	}
-	for k := range numKinds {
+	for k := range instance.NumKinds {
 		if n := len(f.Shapes[k]); n > 0 {
 			gl.BindVertexArray(r.vao[k])
 			gl.DrawElementsInstanced(gl.TRIANGLES, r.count[k], gl.UNSIGNED_INT, nil, int32(n))

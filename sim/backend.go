@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math"
-	"slices"
-)
+import "slices"
 
 // Backend runs a World's steps somewhere other than this package's CPU stages: the CUDA backend in
 // package gpu keeps the body state in device memory and steps it there. The World stays the model: it
@@ -13,6 +10,9 @@ import (
 type Backend interface {
 	// Name says what runs the steps, e.g. "cuda (NVIDIA H100 80GB HBM3)".
 	Name() string
+	// Capabilities says what it runs (solvers, sleeping, broad phases): CheckFor and ResolveFor read
+	// settings with them.
+	Capabilities() Capabilities
 	// Step advances the world by one time step, running the stages of its Plan (PlanOf the world's
 	// settings), and fills in r. It reads w (its settings, TakeEdits, the joints) and does not change
 	// it: the World applies the report.
@@ -58,6 +58,10 @@ type Edits struct {
 	Joints bool
 	// Settings: the settings changed.
 	Settings bool
+	// Impulses are applied to the backend's body state after the bodies above are uploaded, in order
+	// (ApplyImpulse): the backend changes those bodies' velocities where they live, with no upload of
+	// the bodies.
+	Impulses []BodyImpulse
 }
 
 // SetBackend makes b run the world's steps from now on (nil: the CPU stages of this package). The
@@ -79,19 +83,23 @@ func (w *World) SetBackend(b Backend) error {
 // Backend returns the backend that runs the steps, or nil for the CPU stages.
 func (w *World) Backend() Backend { return w.backend }
 
-// Sync brings Bodies up to date with the backend's state. It does nothing when the world has no
-// backend or nothing stepped since the last Sync.
+// Sync brings Bodies up to date with the backend's state, impulses queued since the last step
+// (ApplyImpulse) included. It reads nothing back when the world has no backend or nothing stepped
+// since the last Sync.
 func (w *World) Sync() error {
-	if w.backend == nil || !w.stale {
+	if w.backend == nil {
 		return nil
 	}
-	if err := w.backend.Pull(w); err != nil {
-		return err
+	if w.stale {
+		if err := w.backend.Pull(w); err != nil {
+			return err
+		}
+		w.stale = false
+		for i := range w.Bodies.InvInertiaWorld {
+			w.Bodies.InvInertiaWorld[i] = worldInertia(w.Bodies.Rotation[i], w.Bodies.InvInertiaLocal[i])
+		}
 	}
-	w.stale = false
-	for i := range w.Bodies.InvInertiaWorld {
-		w.Bodies.InvInertiaWorld[i] = worldInertia(w.Bodies.Rotation[i], w.Bodies.InvInertiaLocal[i])
-	}
+	w.foldImpulses()
 	return nil
 }
 
@@ -133,7 +141,7 @@ func (w *World) stepBackend() error {
 		w.backendErr = nil
 		return err
 	}
-	if err := w.settings.Check(); err != nil {
+	if err := CheckFor(w.backend.Capabilities(), w.user); err != nil {
 		return err
 	}
 	w.Broken = w.Broken[:0]
@@ -153,7 +161,7 @@ func (w *World) stepBackend() error {
 		}
 		b := &w.Bodies
 		e := &BlowUpError{Body: b.Name[i], Step: w.StepCount, What: "velocity", Value: b.Velocity[i]}
-		if p := b.Position[i]; !finite(p) {
+		if p := b.Position[i]; !finite(p[:]...) {
 			e.What, e.Value = "position", p
 		}
 		return e
@@ -168,21 +176,6 @@ func (w *World) stepBackend() error {
 	return nil
 }
 
-// finite reports whether every component of v is a finite number.
-func finite(v Vec3) bool {
-	for _, x := range v {
-		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// Touched records that the caller wrote body i's entries of Bodies directly (the sandbox panel's
-// edits of mass, type and material, a mouse drag's velocity), so that an attached backend takes them
-// with its next step's edits. Sync before such a write. Without a backend it does nothing.
-func (w *World) Touched(i int) { w.edited(i) }
-
 // DropBackend closes the backend without reading its state back: Bodies keep the state of the last
 // Sync and the CPU stages step the world from there. It is the way off a backend whose state cannot
 // be read (a failed Pull), where SetBackend(nil) fails.
@@ -190,6 +183,7 @@ func (w *World) DropBackend() {
 	if w.backend != nil {
 		w.backend.Close()
 	}
+	w.foldImpulses() // onto the state of the last Sync, as the CPU would have applied them
 	w.backend, w.stale, w.backendErr = nil, false, nil
 	w.edits = Edits{}
 	w.pipe.invalidate()

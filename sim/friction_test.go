@@ -112,8 +112,9 @@ func TestZeroFrictionCoefficientFreesRestingBoxes(t *testing.T) {
 		t.Run(solver.String(), func(t *testing.T) {
 			w, boxes, angles := restingOnIncline(t, solver)
 			for i := range w.Bodies.Friction {
-				w.Bodies.Friction[i] = 0
-				w.Touched(i)
+				if err := w.SetMaterial(w.HandleAt(i), 0, w.Bodies.Restitution[i]); err != nil {
+					t.Fatal(err)
+				}
 			}
 			g := float64(w.Resolved().Gravity.Len())
 			for k, a := range slopeAcceleration(t, w, boxes, angles, 0.5) {

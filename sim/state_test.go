@@ -210,6 +210,7 @@ func TestSaveStateRefusesABackend(t *testing.T) {
 type fakeBackend struct{}
 
 func (fakeBackend) Name() string                                                     { return "fake" }
+func (fakeBackend) Capabilities() sim.Capabilities                                   { return sim.CPUCapabilities() }
 func (fakeBackend) Step(w *sim.World, _ *sim.StepReport) error                       { return nil }
 func (fakeBackend) Pull(w *sim.World) error                                          { return nil }
 func (fakeBackend) Close()                                                           {}

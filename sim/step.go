@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"tumble/sim/broad"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 	"tumble/sim/collide"
 	"tumble/sim/geom"
 )

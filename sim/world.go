@@ -19,7 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 	"tumble/sim/geom"
 )
 

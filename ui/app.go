@@ -21,8 +21,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
 
-	"tumble/gpu"
 	"tumble/render"
+	"tumble/render/instance"
 	"tumble/sim"
 	"tumble/sim/geom"
 	"tumble/ui/command"
@@ -43,7 +43,7 @@ type Options struct {
 	NoShadows bool     // no shadow map (faster on a software renderer)
 	Select    string   // name of a body to select at the start
 	Debug     []string // debug layers to turn on: see DebugNames
-	Color     string   // colour mode: one of render.ColorNames' first words (body, type, sleep, contact)
+	Color     string   // colour mode: one of instance.ColorNames' first words (body, type, sleep, contact)
 	Open      []string // if any, the panel sections open at the start (the others closed): see SectionNames
 	// Yaw and Pitch, if not zero, turn the framed camera (degrees; pitch > 0 looks down).
 	Yaw, Pitch float32
@@ -55,6 +55,9 @@ type Options struct {
 	// Backend is the backend to start on: cpu (the default), cuda, or emu (the emulated CUDA backend).
 	// One that cannot start leaves the world on the CPU, with one line saying why.
 	Backend string
+	// Backends makes the backends Backend and the panel ask for (the program's one chooser, e.g.
+	// gpu.Open with gpu.Kinds); the zero value offers the CPU alone.
+	Backends command.Backends
 	// Log receives the app's one-line notices (a backend that could not start, interop on or off);
 	// nil: standard error.
 	Log io.Writer
@@ -89,7 +92,7 @@ type App struct {
 	Follow    bool
 	Wireframe bool
 	NoShadows bool
-	ColorMode render.ColorBy
+	ColorMode instance.ColorBy
 	ShowHelp  bool
 	Debug     DebugDraw
 	// PanelHidden hides the panel (Tab): the 3D view takes the whole window.
@@ -125,7 +128,7 @@ type App struct {
 	// straight from the device (one per GL buffer), the backend it was decided for, and the one line
 	// saying whether it is on and why not.
 	glVendor, glRenderer string
-	interop, lineInterop *gpu.Interop
+	interop, lineInterop instance.GLWriter
 	interopFor           sim.Backend
 	interopDecided       bool
 	interopNote          string
@@ -202,7 +205,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	a = &App{opt: opt, hoverRow: -1, ColorMode: render.ColorByBody, HoverHighlight: true}
+	a = &App{opt: opt, hoverRow: -1, ColorMode: instance.ColorByBody, HoverHighlight: true}
 	a.Debug.Joints = true
 	s, err := openScene(opt.Scene)
 	if err != nil {
@@ -210,6 +213,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		return nil, nil, err
 	}
 	a.S = s
+	s.SetBackends(opt.Backends)
 	if opt.Backend != "" && opt.Backend != command.BackendCPU {
 		s.Do(command.UseBackend(opt.Backend))
 		if err := s.Apply(); err != nil {
@@ -269,11 +273,11 @@ func (a *App) applyOptions() error {
 		*flags[k] = true
 	}
 	if o.Color != "" {
-		k := slices.IndexFunc(render.ColorNames, func(n string) bool { return strings.HasPrefix(n, o.Color) })
+		k := slices.IndexFunc(instance.ColorNames, func(n string) bool { return strings.HasPrefix(n, o.Color) })
 		if k < 0 {
 			return fmt.Errorf("-color: unknown mode %q (want body, type, sleep or contact)", o.Color)
 		}
-		a.ColorMode = render.ColorBy(k)
+		a.ColorMode = instance.ColorBy(k)
 	}
 	a.NoShadows = o.NoShadows
 	if o.Yaw != 0 {
@@ -414,7 +418,7 @@ func (a *App) frameAll() {
 	var lo, hi mgl32.Vec3
 	a.S.View(func(w *sim.World) {
 		var f render.Frame
-		render.Fill(&f, w, render.ColorByBody, nil, nil)
+		render.Fill(&f, w, instance.ColorByBody, nil, nil)
 		lo, hi = f.Lo, f.Hi
 	})
 	a.Cam = render.NewCamera(mgl32.Vec3{}, 10)
@@ -495,20 +499,20 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 func (a *App) highlights(w *sim.World) map[int][4]float32 {
 	hl := map[int][4]float32{}
 	if i, ok := w.Index(a.Selected); ok {
-		hl[i] = render.ColorSelected
+		hl[i] = instance.ColorSelected
 	}
 	for _, h := range []sim.Handle{a.panel.joint.a, a.panel.joint.b} {
 		if i, ok := w.Index(h); ok && h != a.Selected {
-			hl[i] = render.ColorHovered
+			hl[i] = instance.ColorHovered
 		}
 	}
 	if i, ok := w.Index(a.hoverBody); ok && a.HoverHighlight && a.hoverBody != a.Selected {
-		hl[i] = render.ColorHovered
+		hl[i] = instance.ColorHovered
 	}
 	if a.hoverPoint != nil {
 		for _, i := range a.hoverPair {
 			if i < w.Bodies.Len() {
-				hl[i] = render.ColorHovered
+				hl[i] = instance.ColorHovered
 			}
 		}
 	}
@@ -520,7 +524,7 @@ func (a *App) fill(w *sim.World) {
 	hl := a.highlights(w)
 	var counts []int32
 	var contacts []sim.ContactPoint
-	if a.ColorMode == render.ColorByContact || a.Debug.Contacts || a.Debug.Normals || a.Debug.Friction || a.hoverRow >= 0 {
+	if a.ColorMode == instance.ColorByContact || a.Debug.Contacts || a.Debug.Normals || a.Debug.Friction || a.hoverRow >= 0 {
 		contacts = w.Contacts(nil)
 		counts = make([]int32, w.Bodies.Len())
 		for _, c := range contacts {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 
-	"tumble/gpu"
 	"tumble/sim"
 	"tumble/ui/command"
 )
@@ -99,7 +98,7 @@ func TestPanelSwitchesBackendsAndShowsWhyNot(t *testing.T) {
 	_, a := run(t, Options{Scene: "stack", Width: 640, Height: 400, Frames: 3, Log: &log, Setup: func(a *App) {
 		a.switchBackend(command.BackendEmulated)
 		msgs = append(msgs, a.panel.message)
-		if !gpu.Available {
+		if !cudaBuilt {
 			a.switchBackend(command.BackendCUDA)
 			msgs = append(msgs, a.panel.message)
 		}
@@ -107,7 +106,7 @@ func TestPanelSwitchesBackendsAndShowsWhyNot(t *testing.T) {
 	if msgs[0] != "backend emu: done" {
 		t.Errorf("switch to emu: %q", msgs[0])
 	}
-	if !gpu.Available && (!strings.Contains(msgs[1], "without CUDA") || a.S.BackendKind() != command.BackendEmulated) {
+	if !cudaBuilt && (!strings.Contains(msgs[1], "without CUDA") || a.S.BackendKind() != command.BackendEmulated) {
 		t.Errorf("switch to cuda without the build: %q, on %q", msgs[1], a.S.BackendKind())
 	}
 	if !strings.Contains(log.String(), "interop off") {
@@ -134,7 +133,7 @@ func TestTheWindowRunsOnTheEmulatedBackend(t *testing.T) {
 	var log bytes.Buffer
 	onMain(func() {
 		_, err := Run(Options{Scene: "stack", Width: 640, Height: 400, For: 1500 * time.Millisecond, Summary: &sum,
-			Backend: command.BackendEmulated, Log: &log, Open: []string{"scene"}, Setup: func(app *App) { a = app }})
+			Backend: command.BackendEmulated, Backends: testBackends, Log: &log, Open: []string{"scene"}, Setup: func(app *App) { a = app }})
 		if err != nil {
 			t.Error(err)
 		}

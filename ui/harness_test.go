@@ -59,6 +59,7 @@ func drive(t *testing.T, opt Options) *driver {
 	}
 	d := &driver{t: t}
 	var err error
+	opt = withBackends(opt)
 	onMain(func() { d.a, d.closeAll, err = start(opt) })
 	if err != nil {
 		t.Fatal(err)

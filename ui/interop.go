@@ -9,8 +9,8 @@ import (
 	"github.com/go-gl/gl/v4.6-core/gl"
 	"github.com/go-gl/mathgl/mgl32"
 
-	"tumble/gpu"
 	"tumble/render"
+	"tumble/render/instance"
 	"tumble/sim"
 )
 
@@ -35,12 +35,12 @@ func (a *App) updateInterop(w *sim.World) {
 	}
 	a.interopDecided, a.interopFor = true, b
 	a.closeInterop()
-	gb, ok := b.(*gpu.Backend)
+	gb, ok := b.(glWriterBackend)
 	if !ok {
 		a.interopNote = "" // the CPU backend: the bodies are on the host already
 		return
 	}
-	x, err := gb.NewInterop(a.glVendor, a.glRenderer)
+	x, err := gb.NewGLWriter(a.glVendor, a.glRenderer)
 	if err != nil {
 		a.interopNote = err.Error()
 	} else {
@@ -48,7 +48,7 @@ func (a *App) updateInterop(w *sim.World) {
 		a.interopNote = "interop on: CUDA writes the instances into the GL buffer"
 		// The same decision for the line buffer; if it fails anyway, the debug layers take the
 		// host copy, and the note says so.
-		if lx, err := gb.NewInterop(a.glVendor, a.glRenderer); err == nil {
+		if lx, err := gb.NewGLWriter(a.glVendor, a.glRenderer); err == nil {
 			a.lineInterop = lx
 			a.interopNote = "interop on: CUDA writes the instances and the debug lines into the GL buffers"
 		}
@@ -56,9 +56,16 @@ func (a *App) updateInterop(w *sim.World) {
 	a.notef("%s", a.interopNote)
 }
 
+// glWriterBackend is a backend that can write the frame's instances and debug lines straight into the
+// renderer's GL buffers (the CUDA backend, through CUDA-GL interop).
+type glWriterBackend interface {
+	// NewGLWriter returns a writer for one GL buffer, or the one line saying why it cannot.
+	NewGLWriter(glVendor, glRenderer string) (instance.GLWriter, error)
+}
+
 // closeInterop drops both interop shims.
 func (a *App) closeInterop() {
-	for _, x := range []**gpu.Interop{&a.interop, &a.lineInterop} {
+	for _, x := range []*instance.GLWriter{&a.interop, &a.lineInterop} {
 		if *x != nil {
 			(*x).Close()
 			*x = nil
@@ -66,7 +73,7 @@ func (a *App) closeInterop() {
 	}
 }
 
-// deviceLayers says whether a debug layer that the kernels draw (gpu.WriteDebugLines) is on.
+// deviceLayers says whether a debug layer that the device writes (GLWriter.WriteDebugLines) is on.
 func (a *App) deviceLayers() bool {
 	d := a.Debug
 	return d.Contacts || d.Normals || d.AABBs || d.BVH
@@ -88,21 +95,19 @@ func (a *App) needsHostCopy(w *sim.World) bool {
 // interop. On an error interop is dropped for good, with one line, and the frame falls back to the
 // CPU-copy path.
 func (a *App) fillDevice(w *sim.World) {
-	gb := w.Backend().(*gpu.Backend)
-	counts := gpu.CountKinds(w)
+	counts := instance.CountKinds(w)
 	buf, capacity := a.rend.DeviceBuffer(counts[0] + counts[1] + counts[2])
-	st := gpu.InstanceStyle{Mode: int(a.ColorMode), Static: render.ColorStatic, Dynamic: render.ColorDynamic,
-		Kinematic: render.ColorKinematic, Awake: render.ColorAwake, Asleep: render.ColorAsleep,
-		Sleeping: w.Bodies.Asleep, Highlight: a.highlights(w)}
-	if a.ColorMode == render.ColorByContact {
+	st := instance.DefaultStyle(a.ColorMode)
+	st.Sleeping, st.Highlight = w.Bodies.Asleep, a.highlights(w)
+	if a.ColorMode == instance.ColorByContact {
 		st.Contacts = make([]int32, w.Bodies.Len())
 		for _, c := range w.Contacts(nil) { // read back from the backend, on request
 			st.Contacts[c.BodyA]++
 			st.Contacts[c.BodyB]++
 		}
 	}
-	in, err := a.interop.WriteInstances(gb, w, buf, capacity, &st)
-	if errors.Is(err, gpu.ErrNotOnDevice) {
+	in, err := a.interop.WriteInstances(w, buf, capacity, &st)
+	if errors.Is(err, instance.ErrNotOnDevice) {
 		return // the device catches up at the next step; this frame comes from the host copy
 	}
 	if err != nil {
@@ -112,12 +117,12 @@ func (a *App) fillDevice(w *sim.World) {
 	f := &a.frame
 	f.DeviceLines = 0
 	if a.deviceLayers() {
-		if f.DeviceLines, err = a.deviceLines(gb, w); err != nil {
+		if f.DeviceLines, err = a.deviceLines(w); err != nil {
 			a.interopFailed(err)
 			return
 		}
 	}
-	f.Device, f.Counts = true, [render.NumKinds]int(in.Counts)
+	f.Device, f.Counts = true, [instance.NumKinds]int(in.Counts)
 	render.FillPlanes(f, w)
 	f.Lo, f.Hi = mgl32.Vec3{-5, 0, -5}, mgl32.Vec3{5, 2, 5}
 	if in.Any {
@@ -138,15 +143,15 @@ func (a *App) interopFailed(err error) {
 // deviceLines has the backend's kernels write the enabled debug layers (contacts and normals, AABBs,
 // the BVH level) into the renderer's device line buffer through interop, growing it once when it is
 // too small, and returns the number of vertices.
-func (a *App) deviceLines(gb *gpu.Backend, w *sim.World) (int, error) {
+func (a *App) deviceLines(w *sim.World) (int, error) {
 	d := a.Debug
-	st := gpu.DebugStyle{Contacts: d.Contacts, Normals: d.Normals, AABBs: d.AABBs, BVH: d.BVH, BVHDepth: d.BVHDepth,
+	st := instance.DebugStyle{Contacts: d.Contacts, Normals: d.Normals, AABBs: d.AABBs, BVH: d.BVH, BVHDepth: d.BVHDepth,
 		Contact: colContact, Normal: colNormal, AABB: colAABB, BVHColor: colBVH}
 	buf, capacity := a.rend.DeviceLineBuffer(0)
-	lines, err := a.lineInterop.WriteDebugLines(gb, w, buf, capacity, &st)
-	if errors.Is(err, gpu.ErrLineCapacity) {
+	lines, err := a.lineInterop.WriteDebugLines(w, buf, capacity, &st)
+	if errors.Is(err, instance.ErrLineCapacity) {
 		buf, capacity = a.rend.DeviceLineBuffer(lines.Total()) // reallocated: registered again
-		lines, err = a.lineInterop.WriteDebugLines(gb, w, buf, capacity, &st)
+		lines, err = a.lineInterop.WriteDebugLines(w, buf, capacity, &st)
 	}
 	return lines.Total(), err
 }
@@ -156,7 +161,7 @@ func (a *App) deviceLines(gb *gpu.Backend, w *sim.World) (int, error) {
 // write them, and draws the frame from there (Options.deviceCopy, for tests).
 func (a *App) copyToDevice() {
 	f := &a.frame
-	var all []render.Instance
+	var all []instance.Instance
 	for k := range f.Shapes {
 		f.Counts[k] = len(f.Shapes[k])
 		all = append(all, f.Shapes[k]...)
@@ -164,12 +169,12 @@ func (a *App) copyToDevice() {
 	buf, _ := a.rend.DeviceBuffer(len(all))
 	if len(all) > 0 {
 		gl.BindBuffer(gl.ARRAY_BUFFER, buf)
-		gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(all)*int(unsafe.Sizeof(render.Instance{})), gl.Ptr(all))
+		gl.BufferSubData(gl.ARRAY_BUFFER, 0, len(all)*int(unsafe.Sizeof(instance.Instance{})), gl.Ptr(all))
 	}
 	if n := len(f.Lines); n > 0 {
 		lb, _ := a.rend.DeviceLineBuffer(n)
 		gl.BindBuffer(gl.ARRAY_BUFFER, lb)
-		gl.BufferSubData(gl.ARRAY_BUFFER, 0, n*int(unsafe.Sizeof(render.LineVertex{})), gl.Ptr(f.Lines))
+		gl.BufferSubData(gl.ARRAY_BUFFER, 0, n*int(unsafe.Sizeof(instance.LineVertex{})), gl.Ptr(f.Lines))
 		f.DeviceLines, f.Lines = n, f.Lines[:0]
 	}
 	f.Device = true

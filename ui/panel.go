@@ -9,7 +9,6 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/inkyblackness/imgui-go/v4"
 
-	"tumble/gpu"
 	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -369,14 +368,12 @@ func (a *App) loadPreset(name string) {
 
 func (a *App) simulationSection() {
 	g := &a.w
-	var set, res sim.Settings
-	a.S.View(func(w *sim.World) { set, res = w.Settings(), w.Resolved() })
-	// The CUDA backend runs Jacobi with Jacobi's defaults, keeps every body awake and always uses its
-	// LBVH: the panel shows what runs, not the CPU's choices.
-	onGPU := a.S.BackendKind() != command.BackendCPU
-	if onGPU {
-		res = gpu.Resolve(set)
-	}
+	var set sim.Settings
+	var caps sim.Capabilities
+	a.S.Peek(func(w *sim.World) { set, caps = w.Settings(), w.Capabilities() })
+	// The backend's capabilities say what runs (the CUDA backend: Jacobi with Jacobi's defaults, every
+	// body awake, its LBVH): the panel shows that, not the CPU's choices.
+	res := sim.ResolveFor(caps, set)
 	edit := func(what string, f func(*sim.Settings)) { a.do(what, command.SetSettings(f)) }
 
 	hz := int32(mgl32.Round(1/res.Dt, 0))
@@ -397,7 +394,7 @@ func (a *App) simulationSection() {
 			edit("iterations", func(s *sim.Settings) { s.Iterations = int(it) })
 		}
 	}
-	solvers := sim.Solvers()
+	solvers := caps.Solvers // the ones the backend runs
 	labels := make([]string, len(solvers))
 	for i, k := range solvers {
 		labels[i] = k.String()
@@ -406,9 +403,9 @@ func (a *App) simulationSection() {
 		}
 	}
 	solver := int32(slices.Index(solvers, res.Solver))
-	if onGPU {
-		imgui.Text("solver: jacobi (the CUDA backend's)")
-		tip("the CUDA backend solves with Jacobi; switch the backend to cpu for the other solvers")
+	if len(caps.Solvers) == 1 {
+		imgui.Text(fmt.Sprintf("solver: %s (%s's)", caps.Solvers[0], caps.Name))
+		tip(fmt.Sprintf("%s solves with %s; switch the backend to cpu for the others", caps.Name, caps.Solvers[0]))
 	} else if g.combo("solver", &solver, labels) {
 		k := solvers[solver]
 		edit("solver", func(s *sim.Settings) { s.Solver = k })
@@ -451,7 +448,7 @@ func (a *App) simulationSection() {
 		}
 		tip("damps the relative motion of jointed bodies (XPBD's velocity pass)")
 	}
-	if params.Has(sim.ParamDirectJoints) && !onGPU {
+	if params.Has(sim.ParamDirectJoints) && caps.DirectJoints {
 		dj := set.DirectJoints
 		if g.checkbox("direct joints", &dj) {
 			edit("direct joints", func(s *sim.Settings) { s.DirectJoints = dj })
@@ -498,18 +495,22 @@ func (a *App) simulationSection() {
 		a.do("every body's restitution", command.SetRestitutionAll(p.rest))
 	}
 	sleep := set.Sleep
-	if onGPU {
-		imgui.Text("sleeping: off on the CUDA backend")
+	if !caps.Sleep {
+		imgui.Text("sleeping: off on " + caps.Name)
 	} else if g.checkbox("sleeping", &sleep) {
 		edit("sleeping", func(s *sim.Settings) { s.Sleep = sleep })
 	}
-	if !onGPU {
+	if caps.Sleep {
 		tip("islands at rest for 0.5 s sleep: they hold still and cost nothing until touched")
 	}
 	broads := []sim.BroadphaseKind{sim.LBVH, sim.SAP, sim.Grid, sim.Brute}
 	bp := int32(slices.Index(broads, res.Broadphase))
-	if onGPU {
-		imgui.Text("broad phase: lbvh (CUDA: rebuilt each step)")
+	if len(caps.Broadphases) == 1 {
+		text := "broad phase: " + caps.Broadphases[0].String()
+		if caps.Note != "" {
+			text += " (" + caps.Note + ")"
+		}
+		imgui.Text(text)
 	} else if g.combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
 		k := broads[bp]
 		edit("broad phase", func(s *sim.Settings) { s.Broadphase = k })
@@ -538,7 +539,7 @@ func (a *App) switchBackend(kind string) {
 // backendCombo switches the running world's backend (command.UseBackend, between two steps) and
 // says where the frame's instances come from.
 func (a *App) backendCombo() {
-	kinds := command.BackendKinds()
+	kinds := a.S.BackendKinds()
 	labels := make([]string, len(kinds))
 	for i, k := range kinds {
 		labels[i] = command.BackendLabel(k)
@@ -551,7 +552,7 @@ func (a *App) backendCombo() {
 		tip := "cpu: this package's stages on the CPU workers.\n" +
 			"cuda (emulated): the CUDA backend's kernels compiled for the CPU, one thread at a time: tens of\n" +
 			"times slower than the CPU backend, for inspecting the GPU code path without a GPU."
-		if gpu.Available {
+		if slices.Contains(kinds, command.BackendCUDA) {
 			tip = "cuda: the step on the GPU.\n" + tip
 		} else {
 			tip += "\ncuda is not offered: this build has no CUDA (build with -tags cuda)."

@@ -5,7 +5,7 @@ import (
 
 	"github.com/inkyblackness/imgui-go/v4"
 
-	"tumble/render"
+	"tumble/render/instance"
 	"tumble/sim"
 	"tumble/sim/geom"
 	"tumble/ui/command"
@@ -277,10 +277,10 @@ func (a *App) debugSection() {
 	g := &a.w
 	d := &a.Debug
 	mode := int32(a.ColorMode)
-	if g.combo("colour by", &mode, render.ColorNames) {
-		a.ColorMode = render.ColorBy(mode)
+	if g.combo("colour by", &mode, instance.ColorNames) {
+		a.ColorMode = instance.ColorBy(mode)
 	}
-	if a.ColorMode == render.ColorBySleep {
+	if a.ColorMode == instance.ColorBySleep {
 		asleep, on := 0, false
 		a.S.View(func(w *sim.World) { asleep, on = w.Stats.Asleep, w.Settings().Sleep })
 		if on {

@@ -250,7 +250,7 @@ func (a *App) mouseMoved(dx, dy float64) {
 		o, d := a.cursorRay()
 		fwd := a.Cam.Target.Sub(a.Cam.Eye()).Normalize()
 		t := a.dragDepth / max(d.Dot(fwd), 1e-3)
-		a.S.Do(command.MoveDrag(o.Add(d.Mul(t))))
+		a.S.SetDragTarget(o.Add(d.Mul(t)))
 	case a.orbiting:
 		a.Cam.Orbit(-float32(dx)*0.006, float32(dy)*0.006)
 	case a.panning:

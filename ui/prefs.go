@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"tumble/render"
+	"tumble/render/instance"
 )
 
 // Prefs are what the window remembers between runs: the panel's width and sections, the view's
@@ -45,7 +45,7 @@ func PrefsPath() string {
 func (a *App) prefs() Prefs {
 	p := &a.panel
 	pr := Prefs{Version: prefsVersion, PanelWidth: a.panelW, PanelHidden: a.PanelHidden, Open: map[string]bool{},
-		Color: render.ColorNames[a.ColorMode], Wireframe: a.Wireframe, NoShadows: a.NoShadows, NoHover: !a.HoverHighlight,
+		Color: instance.ColorNames[a.ColorMode], Wireframe: a.Wireframe, NoShadows: a.NoShadows, NoHover: !a.HoverHighlight,
 		Spawn: &p.spawn, Shot: &p.shot, Debug: []string{}}
 	for k, v := range p.openNow {
 		pr.Open[k] = v
@@ -91,8 +91,8 @@ func (a *App) loadPrefs() {
 			p.open[k] = v
 		}
 	}
-	if k := slices.Index(render.ColorNames, pr.Color); k >= 0 {
-		a.ColorMode = render.ColorBy(k)
+	if k := slices.Index(instance.ColorNames, pr.Color); k >= 0 {
+		a.ColorMode = instance.ColorBy(k)
 	}
 	d := &a.Debug
 	for i, f := range []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH} {

@@ -58,6 +58,7 @@ func needDisplay(t *testing.T) {
 func run(t *testing.T, opt Options) (*image.RGBA, *App) {
 	t.Helper()
 	var app *App
+	opt = withBackends(opt)
 	setup := opt.Setup
 	opt.Setup = func(a *App) {
 		app = a

@@ -9,7 +9,7 @@ import (
 
 	"tumble/gpu"
 	"tumble/sim"
-	"tumble/sim/bvh"
+	"tumble/sim/broad/bvh"
 )
 
 // Steps 60..599 of a 600-step run are the benchmark protocol's window: the first second (at 60 Hz) of
@@ -38,8 +38,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "%v", err)
 	}
 	backend := "cpu"
-	if b, ok := w.Backend().(*gpu.Backend); ok {
-		b.Timed = true // wait for the device after each stage, so the stages' times add up
+	if b := w.Backend(); b != nil {
+		if t, ok := b.(interface{ SetTimed(bool) }); ok {
+			t.SetTimed(true) // wait for the device after each stage, so the stages' times add up
+		}
 		backend = b.Name()
 		defer b.Close()
 	}
@@ -131,10 +133,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	if len(bvhStages[0]) > 0 {
 		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
 	}
-	if b, ok := w.Backend().(*gpu.Backend); ok {
-		if b.Reruns > 0 {
-			fmt.Fprintf(stdout, "steps re-run because a list overflowed: %d\n", b.Reruns)
-		}
+	if b, ok := w.Backend().(interface{ RerunCount() int }); ok && b.RerunCount() > 0 {
+		fmt.Fprintf(stdout, "steps re-run because a list overflowed: %d\n", b.RerunCount())
+	}
+	if b, ok := w.Backend().(interface {
+		MeasureFloor(reps int) (gpu.Floor, error)
+	}); ok {
 		if f, err := b.MeasureFloor(20); err != nil {
 			fmt.Fprintf(stdout, "bandwidth floor: %v\n", err)
 		} else {

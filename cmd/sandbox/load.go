@@ -11,6 +11,7 @@ import (
 	"tumble/gpu"
 	"tumble/scenes"
 	"tumble/sim"
+	"tumble/ui/command"
 )
 
 // worldFlags are the flags run and bench share: which scene, and how to simulate it.
@@ -108,30 +109,30 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	return s, w, nil
 }
 
-// attachBackend puts w on the named backend. cuda in a build without CUDA is a one-line note and the
-// CPU; settings the CUDA backend cannot run (another solver, sleeping) are an error.
+// backends is the program's one chooser of backends (gpu.Open, with the kinds this build offers),
+// which the headless commands use here and the window is given (ui.Options.Backends).
+var backends = command.Backends{Open: gpu.Open, Kinds: gpu.Kinds()}
+
+// attachBackend puts w on the named backend, made by the one chooser (gpu.Open, whose fallback policy
+// it follows): cuda in a build without CUDA is a one-line note and the CPU; any other failure, or
+// settings the backend cannot run (another solver, sleeping), is an error.
 func attachBackend(w *sim.World, name string, stderr io.Writer) error {
-	var b *gpu.Backend
-	switch name {
-	case "cpu":
+	b, err := backends.Open(name)
+	if errors.Is(err, gpu.ErrNoCUDA) {
+		fmt.Fprintln(stderr, "sandbox: built without CUDA; running on the CPU")
 		return nil
-	case "cuda":
-		if !gpu.Available {
-			fmt.Fprintln(stderr, "sandbox: built without CUDA; running on the CPU")
-			return nil
-		}
-		var err error
-		if b, err = gpu.New(); err != nil {
-			return fmt.Errorf("-backend cuda: %w", err)
-		}
-	case "emu":
-		b = gpu.NewEmulated()
 	}
-	if err := gpu.Check(w.Settings()); err != nil {
+	if err != nil {
+		return fmt.Errorf("-backend %s: %w", name, err)
+	}
+	if b == nil {
+		return nil
+	}
+	if err := sim.CheckFor(b.Capabilities(), w.Settings()); err != nil {
 		b.Close()
 		return fmt.Errorf("-backend %s: %w", name, err)
 	}
-	if note := gpu.Note(w.Settings()); note != "" {
+	if note := sim.NoteFor(b.Capabilities(), w.Settings()); note != "" {
 		fmt.Fprintf(stderr, "sandbox: %s\n", note)
 	}
 	return w.SetBackend(b)

@@ -70,7 +70,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	}
 	img, err := ui.Run(ui.Options{Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
-		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Log: stderr})
+		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Backends: backends, Log: stderr})
 	if errors.Is(err, ui.ErrNoDisplay) || errors.Is(err, ui.ErrNoGLConfig) {
 		fmt.Fprintf(stderr, "sandbox: %v, so no window.\n%s", err, headlessHelp)
 		return exitUsage

@@ -3,25 +3,44 @@ package command
 import (
 	"errors"
 	"fmt"
+	"slices"
 
-	"tumble/gpu"
 	"tumble/sim"
 )
 
-// Backend kinds, as UseBackend and the window's -backend flag name them.
+// Backend kinds, as UseBackend, the window's -backend flag and the program's backend factory
+// (Backends.Open) name them.
 const (
 	BackendCPU      = "cpu"
 	BackendCUDA     = "cuda"
 	BackendEmulated = "emu"
 )
 
-// BackendKinds lists the kinds this build offers, the CPU first: cuda only in a build with CUDA, and
-// the emulated CUDA backend always (it runs the GPU code path on the CPU, slowly, for inspection).
-func BackendKinds() []string {
-	if gpu.Available {
-		return []string{BackendCPU, BackendCUDA, BackendEmulated}
+// Backends is how a session makes backends. The program chooses them in one place and injects them
+// (cmd/sandbox passes gpu.Open and gpu.Kinds); the command layer never knows which backends exist.
+// The zero value offers the CPU alone.
+type Backends struct {
+	// Open makes a backend of a kind; nil (and no error) for the CPU. On failure nothing is made.
+	Open func(kind string) (sim.Backend, error)
+	// Kinds are the kinds offered (the panel's list), the CPU first.
+	Kinds []string
+}
+
+// SetBackends sets how the session makes backends (see Backends).
+func (s *Session) SetBackends(b Backends) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.backends = b
+}
+
+// BackendKinds lists the kinds of backend the session offers, the CPU first.
+func (s *Session) BackendKinds() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.backends.Kinds) == 0 {
+		return []string{BackendCPU}
 	}
-	return []string{BackendCPU, BackendEmulated}
+	return slices.Clone(s.backends.Kinds)
 }
 
 // BackendLabel is the panel's honest name for a kind.
@@ -35,37 +54,32 @@ func BackendLabel(kind string) string {
 	return "cpu"
 }
 
-// newBackend makes a backend of the kind; nil for the CPU.
-func newBackend(kind string) (sim.Backend, error) {
-	switch kind {
-	case BackendCPU, "":
+// newBackend makes a backend of the kind through the injected factory; nil for the CPU.
+func (s *Session) newBackend(kind string) (sim.Backend, error) {
+	if kind == BackendCPU || kind == "" {
 		return nil, nil
-	case BackendCUDA:
-		b, err := gpu.New()
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	case BackendEmulated:
-		return gpu.NewEmulated(), nil
 	}
-	return nil, fmt.Errorf("unknown backend %q (want cpu, cuda or emu)", kind)
+	if s.backends.Open == nil {
+		return nil, fmt.Errorf("no backend but the CPU is offered here (asked for %q)", kind)
+	}
+	return s.backends.Open(kind)
 }
 
 // attach puts the world on a new backend of the kind. On failure the world stays where it was.
 func (s *Session) attach(kind string) error {
-	if kind == BackendCUDA || kind == BackendEmulated {
-		// Settings the CUDA backend cannot run (another solver, sleeping) would fail every step.
-		if err := gpu.Check(s.world.Settings()); err != nil {
-			return err
-		}
-	}
-	b, err := newBackend(kind)
+	b, err := s.newBackend(kind)
 	if err != nil {
 		return err
 	}
-	if g, ok := b.(*gpu.Backend); ok {
-		g.Timed = true // the panel's step-by-stage times: worth a wait for the device after each stage
+	if b != nil {
+		// Settings the backend cannot run (another solver, sleeping) would fail every step.
+		if err := sim.CheckFor(b.Capabilities(), s.world.Settings()); err != nil {
+			b.Close()
+			return err
+		}
+	}
+	if t, ok := b.(interface{ SetTimed(bool) }); ok {
+		t.SetTimed(true) // the panel's step-by-stage times: worth a wait for the device after each stage
 	}
 	if err := s.world.SetBackend(b); err != nil {
 		if b != nil {

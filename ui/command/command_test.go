@@ -17,6 +17,7 @@ func preset(t *testing.T, name string) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SetBackends(testBackends)
 	return s
 }
 
@@ -32,6 +33,7 @@ func ground(t *testing.T) *Session {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.SetBackends(testBackends)
 	return s
 }
 

@@ -147,12 +147,11 @@ func SetFriction(on bool) Command {
 // mean, so a pair of bodies with mu has mu).
 func SetFrictionCoefficient(mu float32) Command {
 	return func(s *Session) error {
-		if !(mu >= 0) {
-			return fmt.Errorf("friction must be >= 0, got %v", mu)
-		}
-		for i := range s.world.Bodies.Friction {
-			s.world.Bodies.Friction[i] = mu
-			s.world.Touched(i)
+		w := s.world
+		for i := range w.Bodies.Len() {
+			if err := w.SetMaterial(w.HandleAt(i), mu, w.Bodies.Restitution[i]); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -161,12 +160,11 @@ func SetFrictionCoefficient(mu float32) Command {
 // SetRestitutionAll sets every body's restitution coefficient to e.
 func SetRestitutionAll(e float32) Command {
 	return func(s *Session) error {
-		if !(e >= 0) {
-			return fmt.Errorf("restitution must be >= 0, got %v", e)
-		}
-		for i := range s.world.Bodies.Restitution {
-			s.world.Bodies.Restitution[i] = e
-			s.world.Touched(i)
+		w := s.world
+		for i := range w.Bodies.Len() {
+			if err := w.SetMaterial(w.HandleAt(i), w.Bodies.Friction[i], e); err != nil {
+				return err
+			}
 		}
 		return nil
 	}
@@ -202,74 +200,64 @@ type BodyEdit struct {
 	AngularVelocity *sim.Vec3
 }
 
-// EditBody applies e to the body h. Changing the type to static or kinematic zeroes the inverse mass
-// (and, for static, the velocity); back to dynamic, the mass is the edit's or the shape's at 1000 kg/m^3.
+// EditBody applies e to the body h through the World's edit methods (SetType, SetMass, SetMaterial,
+// SetVelocity). Changing the type to static or kinematic leaves it without mass (and, for static,
+// stops it); back to dynamic, the mass is the edit's or the shape's at 1000 kg/m^3. The edit's values
+// are checked first: an invalid one changes nothing.
 func EditBody(h sim.Handle, e BodyEdit) Command {
 	return func(s *Session) error {
-		i, ok := s.world.Index(h)
+		w := s.world
+		i, ok := w.Index(h)
 		if !ok {
 			return ErrNoSelection
 		}
-		b := &s.world.Bodies
-		s.world.Touched(i) // written directly below: an attached backend must take it
+		b := &w.Bodies
 		if e.Mass != nil && !(*e.Mass > 0) {
 			return fmt.Errorf("mass must be > 0, got %v", *e.Mass)
 		}
-		if e.Type != nil && *e.Type != b.Type[i] {
-			if b.Shape[i].Kind == 3 && *e.Type != sim.Static { // geom.Plane
-				return fmt.Errorf("a plane must be static")
-			}
-			b.Type[i] = *e.Type
-			if *e.Type == sim.Dynamic {
-				m := float32(sim.DefaultDensity * b.Shape[i].Volume())
-				if e.Mass != nil {
-					m = *e.Mass
-				}
-				setMass(b, i, m)
-			} else {
-				b.Mass[i], b.InvMass[i], b.InvInertiaLocal[i], b.InvInertiaWorld[i] = 0, 0, sim.Vec3{}, sim.Mat3{}
-				if *e.Type == sim.Static {
-					b.Velocity[i], b.AngularVelocity[i] = sim.Vec3{}, sim.Vec3{}
-				}
-			}
+		if e.Type != nil && *e.Type != sim.Static && b.Shape[i].Kind == geom.Plane {
+			return fmt.Errorf("a plane must be static")
 		}
-		if e.Mass != nil && b.Type[i] == sim.Dynamic {
-			setMass(b, i, *e.Mass)
-		}
+		mu, rest := b.Friction[i], b.Restitution[i]
 		if e.Friction != nil {
 			if !(*e.Friction >= 0) {
 				return fmt.Errorf("friction must be >= 0")
 			}
-			b.Friction[i] = *e.Friction
+			mu = *e.Friction
 		}
 		if e.Restitution != nil {
 			if !(*e.Restitution >= 0) {
 				return fmt.Errorf("restitution must be >= 0")
 			}
-			b.Restitution[i] = *e.Restitution
+			rest = *e.Restitution
 		}
-		if b.Type[i] != sim.Static {
+		if e.Type != nil {
+			if err := w.SetType(h, *e.Type); err != nil {
+				return err
+			}
+		}
+		if e.Mass != nil && b.Type[i] == sim.Dynamic {
+			if err := w.SetMass(h, *e.Mass); err != nil {
+				return err
+			}
+		}
+		if e.Friction != nil || e.Restitution != nil {
+			if err := w.SetMaterial(h, mu, rest); err != nil {
+				return err
+			}
+		}
+		if b.Type[i] != sim.Static && (e.Velocity != nil || e.AngularVelocity != nil) {
+			v, omega := b.Velocity[i], b.AngularVelocity[i]
 			if e.Velocity != nil {
-				b.Velocity[i] = *e.Velocity
+				v = *e.Velocity
 			}
 			if e.AngularVelocity != nil {
-				b.AngularVelocity[i] = *e.AngularVelocity
+				omega = *e.AngularVelocity
 			}
+			return w.SetVelocity(h, v, omega)
 		}
 		return nil
 	}
-}
-
-// setMass gives dynamic body i mass m, its inertia scaled from the shape's unit inertia.
-func setMass(b *sim.Bodies, i int, m float32) {
-	unit := b.Shape[i].UnitInertia()
-	var inv sim.Vec3
-	for k := range 3 {
-		inv[k] = 1 / (m * unit[k])
-	}
-	b.Mass[i], b.InvMass[i], b.InvInertiaLocal[i] = m, 1/m, inv
-	r := b.Rotation[i].Mat4().Mat3()
-	b.InvInertiaWorld[i] = r.Mul3(mgl32.Diag3(inv)).Mul3(r.Transpose())
 }
 
 // ShotSpec describes what Shoot fires.

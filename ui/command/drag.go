@@ -1,6 +1,7 @@
 package command
 
 import (
+	"fmt"
 	"math"
 
 	"tumble/sim"
@@ -49,6 +50,16 @@ func MoveDrag(target sim.Vec3) Command {
 	}
 }
 
+// SetDragTarget moves the mouse joint's target at once, without queueing a command: a queued command
+// makes the next Apply read every body back from a backend, which a mouse move must not cost.
+func (s *Session) SetDragTarget(target sim.Vec3) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.drag != nil {
+		s.drag.Target = target
+	}
+}
+
 // EndDrag lets go.
 func EndDrag() Command {
 	return func(s *Session) error { s.drag = nil; return nil }
@@ -64,36 +75,49 @@ func (s *Session) Dragging() (Drag, bool) {
 	return *s.drag, true
 }
 
-// applyDrag gives the dragged body one step's impulse of the soft spring, capped.
+// applyDrag gives the dragged body one step's impulse of the soft spring, capped. It reads the grabbed
+// body's state alone (World.BodyState: with a backend, one body crosses the bus, not the world) and
+// applies the impulse through World.ApplyImpulse.
 func (s *Session) applyDrag() {
 	d := s.drag
 	if d == nil {
 		return
 	}
-	s.sync() // with a backend, the grabbed body's state is read back each step while dragging
-	i, ok := s.world.Index(d.Body)
-	if !ok || s.world.Bodies.Type[i] != sim.Dynamic {
+	w := s.world
+	b, err := w.BodyState(d.Body)
+	if err != nil || b.Type != sim.Dynamic {
+		if err != nil && err != sim.ErrStale && s.err == nil {
+			s.setErr(fmt.Errorf("reading the dragged body back from the backend: %w", err))
+		}
 		s.drag = nil
 		return
 	}
-	b := &s.world.Bodies
-	dt := s.world.Resolved().Dt
-	r := b.Rotation[i].Rotate(d.Local)
-	p := b.Position[i].Add(r)
-	v := b.Velocity[i].Add(b.AngularVelocity[i].Cross(r))
+	dt := w.Resolved().Dt
+	r := b.Rotation.Rotate(d.Local)
+	p := b.Position.Add(r)
+	v := b.Velocity.Add(b.AngularVelocity.Cross(r))
 	omega := 2 * math.Pi * float64(d.Hertz)
 	k := float32(omega * omega)
 	c := float32(2 * float64(d.Damping) * omega)
 	// Acceleration of the grabbed point the spring asks for; gravity is cancelled so a held body hangs
 	// at the cursor rather than below it.
-	a := d.Target.Sub(p).Mul(k).Sub(v.Mul(c)).Sub(s.world.Resolved().Gravity)
+	a := d.Target.Sub(p).Mul(k).Sub(v.Mul(c)).Sub(w.Resolved().Gravity)
 	if l := a.Len(); l > d.MaxAccel {
 		a = a.Mul(d.MaxAccel / l)
 	}
-	imp := a.Mul(b.Mass[i] * dt)
-	b.Velocity[i] = b.Velocity[i].Add(imp.Mul(b.InvMass[i]))
-	b.AngularVelocity[i] = b.AngularVelocity[i].Add(b.InvInertiaWorld[i].Mul3x1(r.Cross(imp)))
-	// A little angular damping so a body held off its centre settles instead of swinging forever.
-	b.AngularVelocity[i] = b.AngularVelocity[i].Mul(0.98)
-	s.world.Touched(i)
+	imp := a.Mul(b.Mass * dt)
+	if err := w.ApplyImpulse(d.Body, imp, p); err != nil {
+		s.drag = nil
+		return
+	}
+	// A little angular damping so a body held off its centre settles instead of swinging forever: the
+	// angular impulse that takes 2% off the angular velocity the spring's impulse leaves.
+	b.Apply(sim.BodyImpulse{Linear: imp, Point: p})
+	if b.AngularVelocity == (sim.Vec3{}) {
+		return
+	}
+	damp := b.InvInertiaWorld.Inv().Mul3x1(b.AngularVelocity.Mul(-0.02))
+	if err := w.ApplyAngularImpulse(d.Body, damp); err != nil {
+		s.drag = nil
+	}
 }

@@ -36,7 +36,8 @@ type Session struct {
 
 	drag *Drag
 
-	backend string // the kind of backend the world runs on (UseBackend), "" for the CPU
+	backend  string   // the kind of backend the world runs on (UseBackend), "" for the CPU
+	backends Backends // how backends are made (SetBackends)
 
 	time timeline // the recording and the timeline (timeline.go)
 

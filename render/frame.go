@@ -1,0 +1,89 @@
+package render
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+
+	"tumble/render/instance"
+	"tumble/sim"
+	"tumble/sim/geom"
+)
+
+// Plane is a plane body to draw as ground: its unit normal and offset (points p with n.p = offset).
+type Plane struct {
+	Normal mgl32.Vec3
+	Offset float32
+}
+
+// Frame is what one frame draws: the instances per shape kind, the planes, debug lines, and the
+// bounds of the bodies (the shadow map covers them).
+type Frame struct {
+	Shapes [instance.NumKinds][]instance.Instance
+	Planes []Plane
+	Lines  []instance.LineVertex
+	Lo, Hi mgl32.Vec3
+	// Device, when set, says the instances are already in the renderer's device buffer
+	// (Renderer.DeviceBuffer), written there by CUDA through interop: Counts of them per kind, grouped
+	// boxes, spheres, capsules. Shapes is then ignored and nothing is uploaded.
+	Device bool
+	Counts [instance.NumKinds]int
+	// DeviceLines is the number of debug line vertices already in the renderer's device line buffer
+	// (Renderer.DeviceLineBuffer), written there by CUDA through interop; they are drawn after Lines.
+	DeviceLines int
+}
+
+// Fill rebuilds f from the world's state slices: one instance per body (instance.Fill: coloured by
+// mode, contacts per dense index for ColorByContact, highlight replacing some bodies' colours), the
+// planes, and the bounds the shadow map covers.
+func Fill(f *Frame, w *sim.World, mode instance.ColorBy, contacts []int32, highlight map[int][4]float32) {
+	FillPlanes(f, w)
+	f.Device = false
+	var found bool
+	if f.Lo, f.Hi, found = instance.Fill(&f.Shapes, w, mode, contacts, highlight); !found {
+		f.Lo, f.Hi = mgl32.Vec3{-5, 0, -5}, mgl32.Vec3{5, 2, 5}
+	}
+}
+
+// Line appends a line from a to b in colour c.
+func (f *Frame) Line(a, b mgl32.Vec3, c [4]float32) {
+	f.Lines = append(f.Lines, instance.LineVertex{Pos: a, Color: c}, instance.LineVertex{Pos: b, Color: c})
+}
+
+// Box appends the 12 edges of the axis-aligned box [lo, hi].
+func (f *Frame) Box(lo, hi mgl32.Vec3, c [4]float32) {
+	corner := func(i int) mgl32.Vec3 {
+		p := lo
+		for k := range 3 {
+			if i>>k&1 == 1 {
+				p[k] = hi[k]
+			}
+		}
+		return p
+	}
+	for i := range 8 {
+		for k := range 3 {
+			if j := i | 1<<k; j != i {
+				f.Line(corner(i), corner(j), c)
+			}
+		}
+	}
+}
+
+// Cross appends a small three-axis cross of half size s at p.
+func (f *Frame) Cross(p mgl32.Vec3, s float32, c [4]float32) {
+	for k := range 3 {
+		var d mgl32.Vec3
+		d[k] = s
+		f.Line(p.Sub(d), p.Add(d), c)
+	}
+}
+
+// FillPlanes sets only f's planes from w (the ground the device path draws; plane bodies are
+// definitions, current on the host without a sync).
+func FillPlanes(f *Frame, w *sim.World) {
+	f.Planes = f.Planes[:0]
+	for i := range w.Bodies.Shape {
+		if sh := &w.Bodies.Shape[i]; sh.Kind == geom.Plane {
+			f.Planes = append(f.Planes, Plane{Normal: sh.Normal, Offset: sh.Offset})
+		}
+	}
+}

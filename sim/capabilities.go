@@ -1,0 +1,90 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Capabilities says what a backend runs: the solvers, whether it sleeps, the broad phases it honours.
+// The World, the panel and the command line ask the attached backend (or a candidate) for them and
+// check or resolve settings with CheckFor, ResolveFor and NoteFor, instead of knowing which backend
+// it is.
+type Capabilities struct {
+	// Name names the backend in messages, e.g. "the CUDA backend".
+	Name string
+	// Solvers are the solvers it runs, its default (SolverDefault's meaning) first.
+	Solvers []SolverKind
+	// Sleep: it puts quiet islands to sleep (Settings.Sleep).
+	Sleep bool
+	// DirectJoints: it can solve the joints' equality rows directly (Settings.DirectJoints).
+	DirectJoints bool
+	// Broadphases are the broad phases it honours, its default first; asked for another, it runs its
+	// default (NoteFor says so).
+	Broadphases []BroadphaseKind
+	// Note is one line about how the backend runs a step, for the panel, or "".
+	Note string
+}
+
+// CPUCapabilities returns the capabilities of this package's CPU stages: every solver (PGS the
+// default), sleeping, the direct joint solve, every broad phase (the LBVH the default).
+func CPUCapabilities() Capabilities {
+	return Capabilities{
+		Name:         "the CPU backend",
+		Solvers:      Solvers(),
+		Sleep:        true,
+		DirectJoints: true,
+		Broadphases:  []BroadphaseKind{LBVH, SAP, Grid, Brute},
+	}
+}
+
+// Capabilities returns the capabilities of what runs the world's steps: its backend's, or the CPU's.
+func (w *World) Capabilities() Capabilities {
+	if w.backend != nil {
+		return w.backend.Capabilities()
+	}
+	return CPUCapabilities()
+}
+
+// CheckFor says whether a backend with capabilities c can step a world with the settings s (as given,
+// unresolved): an unknown value, a solver it does not run, or sleeping where it does not sleep is an
+// error that says what to change.
+func CheckFor(c Capabilities, s Settings) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	if s.Solver != SolverDefault && !slices.Contains(c.Solvers, s.Solver) {
+		names := make([]string, len(c.Solvers))
+		for i, k := range c.Solvers {
+			names[i] = k.String()
+		}
+		return fmt.Errorf("%s solves with %s; the %s solver runs on the CPU backend", c.Name, strings.Join(names, ", "), s.Solver)
+	}
+	if s.Sleep && !c.Sleep {
+		return errors.New(c.Name + " does not put bodies to sleep; turn sleeping off or use the CPU backend")
+	}
+	if s.DirectJoints && !c.DirectJoints {
+		return errors.New(c.Name + " solves joints iteratively; turn directJoints off or use the CPU backend")
+	}
+	return nil
+}
+
+// ResolveFor fills in the defaults of s as a backend with capabilities c runs them: SolverDefault is
+// its first solver, whose defaults (sub-steps, iterations, ...) then apply.
+func ResolveFor(c Capabilities, s Settings) Settings {
+	if s.Solver == SolverDefault && len(c.Solvers) > 0 {
+		s.Solver = c.Solvers[0]
+	}
+	return s.Resolve()
+}
+
+// NoteFor returns a one-line note about settings a backend with capabilities c runs differently from
+// how they read (a broad phase it does not honour), or "".
+func NoteFor(c Capabilities, s Settings) string {
+	if s.Broadphase != BroadDefault && len(c.Broadphases) > 0 && !slices.Contains(c.Broadphases, s.Broadphase) {
+		return fmt.Sprintf("%s's broad phase is its %s (the %s broad phase runs on the CPU backend)", c.Name,
+			strings.ToUpper(c.Broadphases[0].String()), s.Broadphase)
+	}
+	return ""
+}
