@@ -11,6 +11,7 @@ import (
 // presets maps a preset's name to the function that builds it. Each call builds a fresh Scene.
 var presets = map[string]func() *Scene{
 	"bowling":   bowling,
+	"bunny":     bunny,
 	"bridge":    bridge,
 	"car":       car,
 	"chain":     chain,
@@ -28,6 +29,7 @@ var presets = map[string]func() *Scene{
 	"pyramid":   pyramid,
 	"pyramid20": pyramid20,
 	"rain":      rain,
+	"rocks":     rocks,
 	"stack":     stack,
 	"tumbling":  tumbling,
 	"wall":      wall,

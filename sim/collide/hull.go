@@ -115,10 +115,12 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 		}
 	}
 	// Face axes of B: the deepest vertex of A below each (B's face in A's frame).
+	var bnorm [2 * geom.MaxHullPoints]vec // B's face normals in A's frame
 	sepB, iB := float32(-1e30), 0
 	for i := range B.faces {
 		f := &B.faces[i]
 		n := dirBToA(f.Normal)
+		bnorm[i] = n
 		d := f.Offset + n.dot(t)
 		s := float32(1e30)
 		for _, v := range A.verts {
@@ -132,22 +134,32 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 			sepB, iB = s, i
 		}
 	}
-	// Edge pairs that form a face of the Minkowski difference.
+	// Edge pairs that form a face of the Minkowski difference. B's edge data (its negated face normals
+	// c, d and their cross product, in A's frame) is made once per B edge; A's per pair, inline.
 	sepE, eA, eB := float32(-1e30), -1, -1
 	var axisE vec
-	for i := range A.edges {
-		ea := &A.edges[i]
-		na, nb := vg(A.faces[ea.F0].Normal), vg(A.faces[ea.F1].Normal)
-		pa0 := vg(A.verts[ea.V0])
-		da := vg(A.verts[ea.V1]).sub(pa0)
-		for j := range B.edges {
-			eb := &B.edges[j]
-			nc, nd := dirBToA(B.faces[eb.F0].Normal).neg(), dirBToA(B.faces[eb.F1].Normal).neg()
-			if !minkowskiFace(na, nb, nc, nd) {
+	for j := range B.edges {
+		eb := &B.edges[j]
+		nc, nd := bnorm[eb.F0].neg(), bnorm[eb.F1].neg()
+		dxc := nd.cross(nc)
+		pb0 := bverts[eb.V0]
+		db := bverts[eb.V1].sub(pb0)
+		for i := range A.edges {
+			ea := &A.edges[i]
+			na, nb := &A.faces[ea.F0].Normal, &A.faces[ea.F1].Normal
+			// The arcs a-b and c-d cross on the Gauss map (minkowskiFace, unrolled).
+			bxa := vec{nb[1]*na[2] - nb[2]*na[1], nb[2]*na[0] - nb[0]*na[2], nb[0]*na[1] - nb[1]*na[0]}
+			cba, dba := nc.dot(bxa), nd.dot(bxa)
+			if cba*dba >= 0 {
 				continue
 			}
-			pb0 := bverts[eb.V0]
-			db := bverts[eb.V1].sub(pb0)
+			adc := na[0]*dxc.x + na[1]*dxc.y + na[2]*dxc.z
+			bdc := nb[0]*dxc.x + nb[1]*dxc.y + nb[2]*dxc.z
+			if adc*bdc >= 0 || cba*bdc <= 0 {
+				continue
+			}
+			pa0 := vg(A.verts[ea.V0])
+			da := vg(A.verts[ea.V1]).sub(pa0)
 			l := da.cross(db)
 			l2 := l.dot(l)
 			if l2 <= edgeParallelSq*da.dot(da)*db.dot(db) {
@@ -187,7 +199,15 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 		return
 	}
 
-	// Face contact. Reference face R (normal n, offset d, loop in A's frame) and incident polygon.
+	faceContact(&A, &B, bverts, bnorm[:len(B.faces)], t, refIsB, iA, iB, scale, margin, m)
+	m.toWorld(&fa)
+}
+
+// faceContact clips the incident face against the reference face (A's face iA, or B's face iB when
+// refIsB) and adds the points below the margin, at most four, in A's frame. bverts and bnorm are B's
+// vertices and face normals in A's frame, t B's origin there.
+func faceContact(A, B *poly, bverts, bnorm []vec, t vec, refIsB bool, iA, iB int, scale, margin float32, m *Manifold) {
+	// Reference face R (normal n, offset d, loop in A's frame) and incident polygon.
 	var refLoop [geom.MaxHullPoints]vec
 	var poly [maxClip]clipPt
 	var n vec
@@ -202,7 +222,7 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 			refLoop[k] = vg(A.verts[vi])
 		}
 		nref = int(f.Count)
-		incFace = incidentFace(&B, bverts, func(v geom.Vec3) vec { return dirBToA(v) }, n)
+		incFace = incidentFace(B, bverts, bnorm, n)
 		g := &B.faces[incFace]
 		for k, vi := range B.fv[g.First : g.First+g.Count] {
 			poly[k] = clipPt{p: bverts[vi], feat: uint32(vi)}
@@ -211,7 +231,7 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 	} else {
 		refFace = iB
 		f := &B.faces[iB]
-		n = dirBToA(f.Normal)
+		n = bnorm[iB]
 		d = f.Offset + n.dot(t)
 		for k, vi := range B.fv[f.First : f.First+f.Count] {
 			refLoop[k] = bverts[vi]
@@ -221,7 +241,11 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 		for i, v := range A.verts {
 			av[i] = vg(v)
 		}
-		incFace = incidentFace(&A, av[:len(A.verts)], func(v geom.Vec3) vec { return vg(v) }, n)
+		var an [2 * geom.MaxHullPoints]vec
+		for i := range A.faces {
+			an[i] = vg(A.faces[i].Normal)
+		}
+		incFace = incidentFace(A, av[:len(A.verts)], an[:len(A.faces)], n)
 		g := &A.faces[incFace]
 		for k, vi := range A.fv[g.First : g.First+g.Count] {
 			poly[k] = clipPt{p: vg(A.verts[vi]), feat: uint32(vi)}
@@ -268,7 +292,6 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 		p := &pts[keep[i]]
 		m.add(p.p.madd(n, -p.sep/2), p.sep, mix32(side, uint32(refFace), uint32(incFace), p.feat))
 	}
-	m.toWorld(&fa)
 }
 
 // minkowskiFace reports whether the arc from a to b (A's edge's face normals) and the arc from c to d
@@ -281,10 +304,10 @@ func minkowskiFace(a, b, c, d vec) bool {
 	return cba*dba < 0 && adc*bdc < 0 && cba*bdc > 0
 }
 
-// incidentFace returns the face of p (vertices verts, normals mapped by dir into the reference frame)
+// incidentFace returns the face of p (vertices verts and face normals norms in the reference frame)
 // that meets the reference normal n most head-on among the faces around p's deepest vertex along -n,
 // so the clipped polygon holds the deepest point.
-func incidentFace(p *poly, verts []vec, dir func(geom.Vec3) vec, n vec) int {
+func incidentFace(p *poly, verts, norms []vec, n vec) int {
 	deep, dv := float32(1e30), 0
 	for i, v := range verts {
 		if d := n.dot(v); d < deep {
@@ -301,7 +324,7 @@ func incidentFace(p *poly, verts []vec, dir func(geom.Vec3) vec, n vec) int {
 		if !has {
 			continue
 		}
-		if dd := dir(f.Normal).dot(n); dd < best {
+		if dd := norms[i].dot(n); dd < best {
 			best, bi = dd, i
 		}
 	}
