@@ -1,0 +1,25 @@
+package gpu
+
+import (
+	"strings"
+	"testing"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+func TestHullScenesAreRefusedWithAClearError(t *testing.T) {
+	s, _ := scenes.Preset("rocks")
+	w, err := s.World(scenes.Options{Solver: sim.Jacobi})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.SetBackend(NewEmulated()); err != nil {
+		t.Fatal(err)
+	}
+	err = w.Step()
+	if err == nil || !strings.Contains(err.Error(), "the CUDA backend has no convex hull shapes") || !strings.Contains(err.Error(), `"boulder0"`) {
+		t.Fatalf("got %v, want a refusal naming the first hull body", err)
+	}
+	t.Log(err)
+}
