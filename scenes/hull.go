@@ -114,11 +114,12 @@ func (s *Shape) validateHull(c *check, path string) {
 	}
 	h, err := Hull(hullPoints(s.Points))
 	if err != nil {
-		problem := "cannot build a hull"
-		if errors.Is(err, geom.ErrHullDegenerate) {
-			problem = "degenerate hull"
+		// NewHull's errors begin with what is wrong: "degenerate: all 4 points lie in one plane ...".
+		problem := err.Error()
+		if !errors.Is(err, geom.ErrHullDegenerate) {
+			problem = "cannot build a hull: " + problem
 		}
-		c.fail(p, problem+": "+err.Error(), strconv.Itoa(len(s.Points))+" points")
+		c.fail(p, problem, strconv.Itoa(len(s.Points))+" points")
 		return
 	}
 	if r := float64(h.Radius); r < MinSize || r > MaxSize {

@@ -22,7 +22,7 @@ func TestBadHullsAreRefusedWithPathAndValue(t *testing.T) {
 		{"too few", `{"type": "hull", "points": [[0,0,0],[1,0,0],[0,1,0]]}`, "bodies[0].shape.points: a hull needs at least 4 points that span a volume, got 3 points"},
 		{"too many", `{"type": "hull", "points": [` + strings.Join(many, ",") + `]}`, "bodies[0].shape.points: too many points: a hull takes at most 256, got 300 points"},
 		{"non-finite", `{"type": "hull", "points": [[0,0,0],[1,0,0],[0,1,0],[0,0,1e999]]}`, "bodies[0].shape.points[3][2]"},
-		{"coplanar", `{"type": "hull", "points": [[0,0,0],[1,0,0],[0,0,1],[1,0,1]]}`, "bodies[0].shape.points: degenerate hull: degenerate: all 4 points lie in one plane"},
+		{"coplanar", `{"type": "hull", "points": [[0,0,0],[1,0,0],[0,0,1],[1,0,1]]}`, "bodies[0].shape.points: degenerate: all 4 points lie in one plane"},
 		{"collinear", `{"type": "hull", "points": [[0,0,0],[1,1,1],[2,2,2],[3,3,3]]}`, "lie on one line"},
 		{"not a point", `{"type": "hull", "points": [[0,0,0],[1,0],[0,1,0],[0,0,1]]}`, "bodies[0].shape.points[1]: must be an array of 3 numbers, got [1, 0]"},
 		{"points on a box", `{"type": "box", "halfExtents": [1,1,1], "points": [[0,0,0]]}`, "bodies[0].shape.points: not a field of a box shape"},
