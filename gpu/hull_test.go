@@ -6,6 +6,7 @@ import (
 
 	"tumble/scenes"
 	"tumble/sim"
+	"tumble/sim/geom"
 )
 
 func TestHullScenesAreRefusedWithAClearError(t *testing.T) {
@@ -22,4 +23,14 @@ func TestHullScenesAreRefusedWithAClearError(t *testing.T) {
 		t.Fatalf("got %v, want a refusal naming the first hull body", err)
 	}
 	t.Log(err)
+}
+
+// hasHull reports whether any of w's bodies is a convex hull, which this backend refuses.
+func hasHull(w *sim.World) bool {
+	for i := range w.Bodies.Shape {
+		if w.Bodies.Shape[i].Kind == geom.ConvexHull {
+			return true
+		}
+	}
+	return false
 }

@@ -234,7 +234,10 @@ func quickhull(p []v3) (*qhull, error) {
 			}
 		}
 		// Faces the eye sees, by walking neighbours from fi.
+		// vis lists them in the order found (maps are walked in random order; the hull's numbering,
+		// and so the simulation, must not depend on it).
 		visible := map[int]bool{fi: true}
+		vis := []int{fi}
 		stack := []int{fi}
 		for len(stack) > 0 {
 			g := stack[len(stack)-1]
@@ -247,6 +250,7 @@ func quickhull(p []v3) (*qhull, error) {
 				}
 				if !visible[nb] && h.faces[nb].dist(p[eye]) > h.eps {
 					visible[nb] = true
+					vis = append(vis, nb)
 					stack = append(stack, nb)
 				}
 			}
@@ -254,7 +258,7 @@ func quickhull(p []v3) (*qhull, error) {
 		// Horizon: edges of visible faces whose neighbour is not visible.
 		var horizon [][2]int
 		var orphans []int
-		for g := range visible {
+		for _, g := range vis {
 			v := h.faces[g].v
 			for k := 0; k < 3; k++ {
 				a, b := v[k], v[(k+1)%3]
@@ -263,7 +267,7 @@ func quickhull(p []v3) (*qhull, error) {
 				}
 			}
 		}
-		for g := range visible {
+		for _, g := range vis {
 			h.faces[g].alive = false
 			orphans = append(orphans, h.faces[g].outside...)
 			h.faces[g].outside = nil
@@ -368,11 +372,12 @@ func (h *qhull) finish(p []v3) (*Hull, error) {
 				}
 			}
 		}
-		start := h.faces[seed].v[0]
-		if _, ok := next[start]; !ok {
-			for a := range next {
-				start = a
-				break
+		start := -1
+		for _, fi := range members { // the first boundary vertex in member order
+			for _, q := range h.faces[fi].v {
+				if _, ok := next[q]; ok && start < 0 {
+					start = q
+				}
 			}
 		}
 		loop := []int{start}

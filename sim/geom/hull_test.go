@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand"
+	"reflect"
 	"testing"
 )
 
@@ -330,5 +331,25 @@ func TestOpenMeshIsRefusedByTheClosedCheck(t *testing.T) {
 	flipped[0] = [3]int{tr[0][0], tr[0][2], tr[0][1]}
 	if err := CheckClosedMesh(len(v), flipped); err == nil {
 		t.Fatal("a box with a flipped triangle passed as consistently oriented")
+	}
+}
+
+// The hull's numbering must not depend on map order: the simulation is deterministic only if every
+// build of the same points gives the same vertices, faces and edges.
+func TestHullBuildIsDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewSource(8))
+	pts := make([]Vec3, 60)
+	for i := range pts {
+		pts[i] = Vec3{float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())}
+	}
+	first, err := NewHull(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 20; k++ {
+		h, _ := NewHull(pts)
+		if !reflect.DeepEqual(h, first) {
+			t.Fatalf("build %d differs from the first", k)
+		}
 	}
 }
