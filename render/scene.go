@@ -43,6 +43,7 @@ const (
 // bounds of the bodies (the shadow map covers them).
 type Frame struct {
 	Shapes [numKinds][]Instance
+	Hulls  []HullBatch // convex hulls, one batch per distinct hull (drawn from the host, never Device)
 	Planes []Plane
 	Lines  []LineVertex
 	Lo, Hi mgl32.Vec3
@@ -122,6 +123,7 @@ func Fill(f *Frame, w *sim.World, mode ColorBy, contacts []int32, highlight map[
 	for k := range f.Shapes {
 		f.Shapes[k] = f.Shapes[k][:0]
 	}
+	f.Hulls = f.Hulls[:0]
 	f.Planes = f.Planes[:0]
 	f.Device = false
 	b := &w.Bodies
@@ -176,6 +178,11 @@ func Fill(f *Frame, w *sim.World, mode ColorBy, contacts []int32, highlight map[
 			in.Color = [4]float32{r, g, bb, 1}
 		default:
 			in.Color = BodyColor(i)
+		}
+		if sh.Kind == geom.ConvexHull {
+			in.Scale = [3]float32{1, 1, 1}
+			f.addHull(sh.Hull, in)
+			continue
 		}
 		f.Shapes[kind] = append(f.Shapes[kind], in)
 	}
