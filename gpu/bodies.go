@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"fmt"
+
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -65,6 +67,9 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 	flags, iw := make([]uint32, n), make([]float4, 3*n)
 	for k := range n {
 		i := lo + k
+		if src.Shape[i].Kind == geom.ConvexHull {
+			return fmt.Errorf("body %q: the CUDA backend has no convex hull shapes; run it with -backend cpu", src.Name[i])
+		}
 		p, q := src.Position[i], src.Rotation[i]
 		pos[k] = float4{p[0], p[1], p[2], src.InvMass[i]}
 		rot[k] = float4{q.V[0], q.V[1], q.V[2], q.W}

@@ -18,6 +18,7 @@ type Plane struct {
 // bounds of the bodies (the shadow map covers them).
 type Frame struct {
 	Shapes [instance.NumKinds][]instance.Instance
+	Hulls  []HullBatch // convex hulls, one batch per distinct hull (drawn from the host, never Device)
 	Planes []Plane
 	Lines  []instance.LineVertex
 	Lo, Hi mgl32.Vec3
@@ -38,7 +39,8 @@ func Fill(f *Frame, w *sim.World, mode instance.ColorBy, contacts []int32, highl
 	FillPlanes(f, w)
 	f.Device = false
 	var found bool
-	if f.Lo, f.Hi, found = instance.Fill(&f.Shapes, w, mode, contacts, highlight); !found {
+	f.Hulls = f.Hulls[:0]
+	if f.Lo, f.Hi, found = instance.Fill(&f.Shapes, w, mode, contacts, highlight, f.addHull); !found {
 		f.Lo, f.Hi = mgl32.Vec3{-5, 0, -5}, mgl32.Vec3{5, 2, 5}
 	}
 }

@@ -6,6 +6,8 @@
 package render
 
 import (
+	"tumble/sim/geom"
+
 	"image"
 	"unsafe"
 
@@ -31,6 +33,8 @@ const shadowSize = 1024
 
 // Renderer holds the GL objects. Make it with New after the context is current.
 type Renderer struct {
+	hulls map[*geom.Hull]*gpuHull // each distinct hull's mesh, made when first drawn
+
 	mesh, shadow, ground, line uint32
 	uMesh, uShadow, uGround    map[string]int32
 	uLine                      int32
@@ -224,6 +228,7 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 			gl.BufferData(gl.ARRAY_BUFFER, n*int(unsafe.Sizeof(instance.Instance{})), gl.Ptr(f.Shapes[k]), gl.STREAM_DRAW)
 		}
 	}
+	r.uploadHulls(f)
 	lvp := lightViewProj(f.Lo, f.Hi)
 
 	gl.Enable(gl.DEPTH_TEST)
@@ -344,6 +349,7 @@ func (r *Renderer) drawShapes(f *Frame) {
 			gl.DrawElementsInstanced(gl.TRIANGLES, r.count[k], gl.UNSIGNED_INT, nil, int32(n))
 		}
 	}
+	r.drawHulls(f)
 }
 
 // planeQuad is a square of half size s on the plane, centred under the eye.

@@ -31,6 +31,10 @@ var catalog = []Info{
 
 	{Name: "mixed", Group: "piles", Bodies: 76,
 		Description: "75 boxes, spheres and capsules falling on the ground: drag one through the heap"},
+	{Name: "rocks", Group: "piles", Bodies: 54,
+		Description: "48 rocks (convex hulls) dropped among 5 static boulders: watch them settle in a heap"},
+	{Name: "bunny", Group: "piles", Bodies: 9,
+		Description: "5 bunnies (the hull of a low-poly bunny, inertia from its mesh) dropped onto rocks"},
 	{Name: "rain", Group: "piles", Bodies: 10005,
 		Description: "10,000 small boxes poured into a bin: watch the heap form and settle"},
 

@@ -450,7 +450,7 @@ func (d *decoder) body(n *node, path string, b *Body) {
 }
 
 func (d *decoder) shape(n *node, path string, s *Shape) {
-	m := d.fields(n, path, "type", "halfExtents", "radius", "halfHeight", "normal", "offset")
+	m := d.fields(n, path, "type", "halfExtents", "radius", "halfHeight", "normal", "offset", "points")
 	d.required(m, "type", path)
 	if m == nil || d.err != nil {
 		return
@@ -461,6 +461,7 @@ func (d *decoder) shape(n *node, path string, s *Shape) {
 	s.HalfHeight = d.optNumber(m, "halfHeight", path)
 	s.Normal = d.optVec(m, "normal", path)
 	s.Offset = d.optNumber(m, "offset", path)
+	s.Points = d.points(m, "points", path)
 }
 
 func (d *decoder) joint(n *node, path string, j *Joint) {

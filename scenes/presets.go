@@ -34,6 +34,8 @@ var presets = map[string]func() *Scene{
 	"stack":         stack,
 	"tumbling":      tumbling,
 	"wall":          wall,
+	"bunny":         bunny,
+	"rocks":         rocks,
 }
 
 // Names returns the presets' names, sorted.

@@ -217,6 +217,9 @@ func (s *Shape) validate(c *check, path string) {
 			unused(field, true, fmtNum(*x))
 		}
 	}
+	if s.Type != "hull" && s.Points != nil {
+		unused("points", true, strconv.Itoa(len(s.Points))+" points")
+	}
 	switch s.Type {
 	case "box":
 		if s.HalfExtents == nil {
@@ -254,10 +257,17 @@ func (s *Shape) validate(c *check, path string) {
 		unusedVec("halfExtents", s.HalfExtents)
 		unusedNum("radius", s.Radius)
 		unusedNum("halfHeight", s.HalfHeight)
+	case "hull":
+		s.validateHull(c, path)
+		unusedVec("halfExtents", s.HalfExtents)
+		unusedNum("radius", s.Radius)
+		unusedNum("halfHeight", s.HalfHeight)
+		unusedVec("normal", s.Normal)
+		unusedNum("offset", s.Offset)
 	case "":
 		c.fail(path+".type", "missing (required)", "")
 	default:
-		c.fail(path+".type", "unknown shape type (want box, sphere, capsule or plane)", strconv.Quote(s.Type))
+		c.fail(path+".type", "unknown shape type (want box, sphere, capsule, plane or hull)", strconv.Quote(s.Type))
 	}
 }
 

@@ -186,6 +186,9 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 		l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
 		d.Rotation = mgl32.Quat{W: float32(q[3] / l), V: mgl32.Vec3{float32(q[0] / l), float32(q[1] / l), float32(q[2] / l)}}
 	}
+	if sh.Type == "hull" {
+		hullDef(&d, sh)
+	}
 	if b.Velocity != nil {
 		d.Velocity = vec(*b.Velocity)
 	}

@@ -176,6 +176,10 @@ func validateDef(d *BodyDef) error {
 		if !(s.HalfHeight > 0) || !finite(s.HalfHeight) {
 			return bad("shape.halfHeight", s.HalfHeight)
 		}
+	case geom.ConvexHull:
+		if s.Hull == nil || !(s.Hull.Volume > 0) {
+			return bad("shape.points", "no hull (build it with geom.NewHull)")
+		}
 	case geom.Plane:
 		if d.Type != Static {
 			return fmt.Errorf("body %q: a plane must be static, got %s", d.Name, d.Type)

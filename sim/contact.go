@@ -122,6 +122,8 @@ func boundingRadius(s *geom.Shape) float32 {
 		return s.Radius
 	case geom.Capsule:
 		return s.Radius + s.HalfHeight
+	case geom.ConvexHull:
+		return s.Hull.Radius
 	}
 	return 0
 }

@@ -130,9 +130,11 @@ func hsv(h, s, v float64) (float32, float32, float32) {
 
 // Fill rebuilds shapes from the world's state slices: one instance per body that is not a plane,
 // coloured by mode (contacts, per dense index, is needed for ColorByContact and may be nil otherwise;
-// highlight maps dense indices to a colour that replaces the body's). It returns the bodies' bounds,
-// found false when there is no such body.
-func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []int32, highlight map[int][4]float32) (lo, hi mgl32.Vec3, found bool) {
+// highlight maps dense indices to a colour that replaces the body's). A convex hull has no shared mesh:
+// its instance (scale 1) goes to hull, when not nil, with the body's hull. It returns the bodies'
+// bounds, found false when there is no such body.
+func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []int32, highlight map[int][4]float32,
+	hull func(h *geom.Hull, in Instance)) (lo, hi mgl32.Vec3, found bool) {
 	for k := range shapes {
 		shapes[k] = shapes[k][:0]
 	}
@@ -140,7 +142,8 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 	for i := range b.Len() {
 		sh := &b.Shape[i]
 		kind, ok := kindOf(sh.Kind)
-		if !ok {
+		isHull := sh.Kind == geom.ConvexHull && sh.Hull != nil
+		if !ok && !isHull {
 			continue
 		}
 		p, q := b.Position[i], b.Rotation[i]
@@ -184,6 +187,13 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 			in.Color = [4]float32{r, g, bb, 1}
 		default:
 			in.Color = BodyColor(i)
+		}
+		if isHull {
+			if hull != nil {
+				in.Scale = [3]float32{1, 1, 1}
+				hull(sh.Hull, in)
+			}
+			continue
 		}
 		shapes[kind] = append(shapes[kind], in)
 	}

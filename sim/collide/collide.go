@@ -71,6 +71,24 @@ func Collide(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin fl
 	case pair(geom.Capsule, geom.Plane):
 		planeCapsule(b, &pb, a, &pa, margin, m)
 		m.flip()
+
+	case pair(geom.ConvexHull, geom.ConvexHull), pair(geom.ConvexHull, geom.Box), pair(geom.Box, geom.ConvexHull):
+		hullHull(a, &pa, b, &pb, margin, m)
+	case pair(geom.Plane, geom.ConvexHull):
+		planeHull(a, &pa, b, &pb, margin, m)
+	case pair(geom.ConvexHull, geom.Plane):
+		planeHull(b, &pb, a, &pa, margin, m)
+		m.flip()
+	case pair(geom.ConvexHull, geom.Sphere):
+		hullSphere(a, &pa, b, &pb, margin, m)
+	case pair(geom.Sphere, geom.ConvexHull):
+		hullSphere(b, &pb, a, &pa, margin, m)
+		m.flip()
+	case pair(geom.ConvexHull, geom.Capsule):
+		hullCapsule(a, &pa, b, &pb, margin, m)
+	case pair(geom.Capsule, geom.ConvexHull):
+		hullCapsule(b, &pb, a, &pa, margin, m)
+		m.flip()
 	}
 }
 

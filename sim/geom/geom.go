@@ -30,10 +30,12 @@ const (
 	Sphere
 	Capsule
 	Plane
+	// ConvexHull is a convex polyhedron (Shape.Hull), built from points by NewHull.
+	ConvexHull
 	NumKinds
 )
 
-var kindNames = [...]string{"box", "sphere", "capsule", "plane"}
+var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull"}
 
 // String returns the kind's name as used in scene files.
 func (k Kind) String() string {
@@ -51,6 +53,10 @@ type Shape struct {
 	HalfHeight  float32 // capsule: half length of the core segment, along local y
 	Normal      Vec3    // plane: unit normal (local frame)
 	Offset      float32 // plane: points p with Normal.p = Offset (local frame)
+	// Hull is a convex hull's shared, immutable geometry (vertices in the principal frame, faces,
+	// edges, mass properties). A pointer keeps Shape small and comparable: equal hulls are the same
+	// Hull, built once.
+	Hull *Hull
 }
 
 // Pose is a rigid transform: a position and a rotation.
@@ -121,6 +127,17 @@ func (s *Shape) Bounds(p Pose) AABB {
 			ext[i] = abs32(m.At(i, 0))*s.HalfExtents[0] + abs32(m.At(i, 1))*s.HalfExtents[1] + abs32(m.At(i, 2))*s.HalfExtents[2]
 		}
 		return AABB{Min: p.P.Sub(ext), Max: p.P.Add(ext)}
+	case ConvexHull:
+		// The exact box of the turned vertices: a hull has at most MaxHullPoints of them.
+		m := p.Q.Mat4().Mat3()
+		lo := Vec3{float32(math.Inf(1)), float32(math.Inf(1)), float32(math.Inf(1))}
+		hi := lo.Mul(-1)
+		for _, v := range s.Hull.Verts {
+			w := m.Mul3x1(v)
+			lo = Vec3{min(lo[0], w[0]), min(lo[1], w[1]), min(lo[2], w[2])}
+			hi = Vec3{max(hi[0], w[0]), max(hi[1], w[1]), max(hi[2], w[2])}
+		}
+		return AABB{Min: p.P.Add(lo), Max: p.P.Add(hi)}
 	case Plane:
 		n := p.Q.Rotate(s.Normal)
 		d := s.Offset + n.Dot(p.P)
@@ -148,6 +165,8 @@ func (s *Shape) Volume() float64 {
 	case Capsule:
 		r, h := float64(s.Radius), float64(s.HalfHeight)
 		return math.Pi*r*r*2*h + 4.0/3.0*math.Pi*r*r*r
+	case ConvexHull:
+		return s.Hull.Volume
 	}
 	return 0
 }
@@ -165,6 +184,8 @@ func (s *Shape) UnitInertia() Vec3 {
 		return Vec3{v, v, v}
 	case Capsule:
 		return capsuleUnitInertia(float64(s.Radius), float64(s.HalfHeight))
+	case ConvexHull:
+		return s.Hull.UnitInertia
 	}
 	return Vec3{}
 }

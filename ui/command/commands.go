@@ -448,6 +448,14 @@ func fileShape(b *sim.Bodies, i int) scenes.Shape {
 		return scenes.Shape{Type: "sphere", Radius: fp(sh.Radius)}
 	case "capsule":
 		return scenes.Shape{Type: "capsule", Radius: fp(sh.Radius), HalfHeight: fp(sh.HalfHeight)}
+	case "hull":
+		// The vertices in the principal frame, where the body's rotation holds them: loaded again,
+		// the same solid at the same pose.
+		pts := make([]scenes.Vec3, len(sh.Hull.Verts))
+		for k, v := range sh.Hull.Verts {
+			pts[k] = *vp(v)
+		}
+		return scenes.Shape{Type: "hull", Points: pts}
 	}
 	return scenes.Shape{Type: "plane", Normal: vp(sh.Normal), Offset: fp(sh.Offset)}
 }
