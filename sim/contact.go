@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"tumble/sim/internal/vecmath"
 
 	"tumble/sim/collide"
 	"tumble/sim/geom"
@@ -73,12 +74,12 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 		m := &w.pipe.prev[k]
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
-			pA := vv(b.Position[m.a]).add(mulMat(&w.pipe.rot[m.a], cp.localA))
-			pB := vv(b.Position[m.b]).add(mulMat(&w.pipe.rot[m.b], cp.localB))
+			pA := vv(b.Position[m.a]).Add(mulMat(&w.pipe.rot[m.a], cp.localA))
+			pB := vv(b.Position[m.b]).Add(mulMat(&w.pipe.rot[m.b], cp.localB))
 			out = append(out, ContactPoint{
-				BodyA: int(m.a), BodyB: int(m.b), Position: pA.add(pB).scale(0.5).v3(), Normal: m.normal.v3(),
-				Separation: pB.sub(pA).dot(m.normal), NormalImpulse: cp.normalImpulse,
-				FrictionImpulse: m.t1.scale(cp.tangentImpulse[0]).add(m.t2.scale(cp.tangentImpulse[1])).v3(),
+				BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
+				Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,
+				FrictionImpulse: m.t1.Scale(cp.tangentImpulse[0]).Add(m.t2.Scale(cp.tangentImpulse[1])).Vec3(),
 			})
 		}
 	}
@@ -90,23 +91,14 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 func tangents(n vec) (vec, vec) {
 	const eps = 1e-6
 	var t1 vec
-	if abs32(n.y) > eps || abs32(n.z) > eps {
-		t1 = vec{0, n.z, -n.y}
+	if vecmath.Abs(n.Y) > eps || vecmath.Abs(n.Z) > eps {
+		t1 = vec{X: 0, Y: n.Z, Z: -n.Y}
 	} else {
-		t1 = vec{n.z, 0, -n.x}
+		t1 = vec{X: n.Z, Y: 0, Z: -n.X}
 	}
-	t1 = t1.scale(1 / sqrt32(t1.dot(t1)))
-	t2 := t1.cross(n)
-	return t1, t2.scale(1 / sqrt32(t2.dot(t2)))
-}
-
-func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
-
-func abs32(x float32) float32 {
-	if x < 0 {
-		return -x
-	}
-	return x
+	t1 = t1.Scale(1 / vecmath.Sqrt(t1.Dot(t1)))
+	t2 := t1.Cross(n)
+	return t1, t2.Scale(1 / vecmath.Sqrt(t2.Dot(t2)))
 }
 
 // BoundingRadius is the distance from the centre to the farthest point of the shape (how far a spin

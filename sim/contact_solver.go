@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"tumble/sim/internal/vecmath"
+)
 
 // softness holds the coefficients of a soft constraint (Box2D v3's soft step): a spring of the given
 // frequency and damping ratio, discretised implicitly over a sub-step h. biasRate turns a position error
@@ -70,13 +73,13 @@ func (w *World) prepareContacts(lo, hi int) {
 		for i := 0; i < int(m.count); i++ {
 			pt := &c.Points[i]
 			cp := &m.pts[i]
-			half := n.scale(0.5 * pt.Separation)
+			half := n.Scale(0.5 * pt.Separation)
 			pos := vv(pt.Position)
-			rA := pos.sub(half).sub(xA)
-			rB := pos.add(half).sub(xB)
-			cp.nA, cp.nB = rA.cross(n), rB.cross(n)
-			cp.t1A, cp.t1B = rA.cross(m.t1), rB.cross(m.t1)
-			cp.t2A, cp.t2B = rA.cross(m.t2), rB.cross(m.t2)
+			rA := pos.Sub(half).Sub(xA)
+			rB := pos.Add(half).Sub(xB)
+			cp.nA, cp.nB = rA.Cross(n), rB.Cross(n)
+			cp.t1A, cp.t1B = rA.Cross(m.t1), rB.Cross(m.t1)
+			cp.t2A, cp.t2B = rA.Cross(m.t2), rB.Cross(m.t2)
 			cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
 			cp.it1A, cp.it1B = mulMat(iA, cp.t1A), mulMat(iB, cp.t1B)
 			cp.it2A, cp.it2B = mulMat(iA, cp.t2A), mulMat(iB, cp.t2B)
@@ -97,8 +100,8 @@ func (w *World) prepareContacts(lo, hi int) {
 			}
 			cp.tangentMass[0] = effMass(cp.t1A, cp.t1B, cp.it1A, cp.it1B, mA, mB, sA, sB)
 			cp.tangentMass[1] = effMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB)
-			dv := vB.add(wB.cross(rB)).sub(vA).sub(wA.cross(rA))
-			cp.relVel = dv.dot(n)
+			dv := vB.Add(wB.Cross(rB)).Sub(vA).Sub(wA.Cross(rA))
+			cp.relVel = dv.Dot(n)
 			cp.maxNormal = 0
 			cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
 			cp.anchorA, cp.anchorB, cp.sliding = cp.localA, cp.localB, !rubs
@@ -114,17 +117,17 @@ func (w *World) prepareContacts(lo, hi int) {
 					// Keep the old anchors unless they lie far apart along the contact plane: a
 					// sticking point drifts by millimetres, so a larger gap means the feature id now
 					// names another point of the manifold.
-					d := mulMat(&p.rot[o], op.anchorB).add(xB).sub(mulMat(&p.rot[a], op.anchorA)).sub(xA)
-					d = d.sub(n.scale(d.dot(n)))
-					if d.dot(d) < p.anchorReach*p.anchorReach {
+					d := mulMat(&p.rot[o], op.anchorB).Add(xB).Sub(mulMat(&p.rot[a], op.anchorA)).Sub(xA)
+					d = d.Sub(n.Scale(d.Dot(n)))
+					if d.Dot(d) < p.anchorReach*p.anchorReach {
 						cp.anchorA, cp.anchorB = op.anchorA, op.anchorB
 					}
 				}
 				cp.normalImpulse = op.normalImpulse
 				if rubs {
 					// Carry the old friction impulse as a world vector onto the new tangents.
-					t := old.t1.scale(op.tangentImpulse[0]).add(old.t2.scale(op.tangentImpulse[1]))
-					cp.tangentImpulse = [2]float32{t.dot(m.t1), t.dot(m.t2)}
+					t := old.t1.Scale(op.tangentImpulse[0]).Add(old.t2.Scale(op.tangentImpulse[1]))
+					cp.tangentImpulse = [2]float32{t.Dot(m.t1), t.Dot(m.t2)}
 					if m.friction < old.friction {
 						cp.tangentImpulse = coulomb(cp.tangentImpulse, m.friction*cp.normalImpulse)
 					}
@@ -138,7 +141,7 @@ func (w *World) prepareContacts(lo, hi int) {
 // coulomb returns the friction impulse l clamped to the Coulomb disc of radius maxF.
 func coulomb(l [2]float32, maxF float32) [2]float32 {
 	if mag2 := l[0]*l[0] + l[1]*l[1]; mag2 > maxF*maxF {
-		s := maxF / sqrt32(mag2)
+		s := maxF / vecmath.Sqrt(mag2)
 		l[0], l[1] = l[0]*s, l[1]*s
 	}
 	return l
@@ -147,7 +150,7 @@ func coulomb(l [2]float32, maxF float32) [2]float32 {
 // effMass returns 1 / (J M^-1 J^T) for a row with angular terms ra = rA x d, rb = rB x d and their
 // inertia products ia, ib; sA and sB scale each body's inverse mass (mass splitting).
 func effMass(ra, rb, ia, ib vec, mA, mB float32, sA, sB float32) float32 {
-	k := sA*(mA+ra.dot(ia)) + sB*(mB+rb.dot(ib))
+	k := sA*(mA+ra.Dot(ia)) + sB*(mB+rb.Dot(ib))
 	if k > 0 {
 		return 1 / k
 	}
@@ -194,15 +197,15 @@ func (w *World) loadPair(m *manifold) bodyPair {
 // apply adds an impulse of size imp along a row of direction d with angular terms (ra, rb) and their
 // inertia products (ia, ib): a gets the negative.
 func (s *bodyPair) apply(imp float32, d, ia, ib vec) {
-	s.vA = s.vA.sub(d.scale(imp * s.mA))
-	s.wA = s.wA.sub(ia.scale(imp))
-	s.vB = s.vB.add(d.scale(imp * s.mB))
-	s.wB = s.wB.add(ib.scale(imp))
+	s.vA = s.vA.Sub(d.Scale(imp * s.mA))
+	s.wA = s.wA.Sub(ia.Scale(imp))
+	s.vB = s.vB.Add(d.Scale(imp * s.mB))
+	s.wB = s.wB.Add(ib.Scale(imp))
 }
 
 // rowVel returns the relative velocity along a row: d . (vB - vA) + rb . wB - ra . wA.
 func (s *bodyPair) rowVel(d, ra, rb vec) float32 {
-	return d.dot(s.vB.sub(s.vA)) + rb.dot(s.wB) - ra.dot(s.wA)
+	return d.Dot(s.vB.Sub(s.vA)) + rb.Dot(s.wB) - ra.Dot(s.wA)
 }
 
 // store writes the velocities of the dynamic bodies back. Static and kinematic bodies are never
@@ -210,10 +213,10 @@ func (s *bodyPair) rowVel(d, ra, rb vec) float32 {
 func (w *World) store(m *manifold, s *bodyPair) {
 	b := &w.Bodies
 	if s.mA != 0 {
-		b.Velocity[m.a], b.AngularVelocity[m.a] = s.vA.v3(), s.wA.v3()
+		b.Velocity[m.a], b.AngularVelocity[m.a] = s.vA.Vec3(), s.wA.Vec3()
 	}
 	if s.mB != 0 {
-		b.Velocity[m.b], b.AngularVelocity[m.b] = s.vB.v3(), s.wB.v3()
+		b.Velocity[m.b], b.AngularVelocity[m.b] = s.vB.Vec3(), s.wB.Vec3()
 	}
 }
 
@@ -249,10 +252,10 @@ func (w *World) refreshManifold(m *manifold) {
 	var drift vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		cp.sep = xB.add(mulMat(rotB, cp.localB)).sub(xA).sub(mulMat(rotA, cp.localA)).dot(m.normal)
-		drift = drift.add(xB.add(mulMat(rotB, cp.anchorB)).sub(xA).sub(mulMat(rotA, cp.anchorA)))
+		cp.sep = xB.Add(mulMat(rotB, cp.localB)).Sub(xA).Sub(mulMat(rotA, cp.localA)).Dot(m.normal)
+		drift = drift.Add(xB.Add(mulMat(rotB, cp.anchorB)).Sub(xA).Sub(mulMat(rotA, cp.anchorA)))
 	}
-	m.drift = drift.scale(1 / float32(m.count))
+	m.drift = drift.Scale(1 / float32(m.count))
 }
 
 // friction updates a point's two friction impulses for relative tangential velocities vt1, vt2 and
@@ -265,8 +268,8 @@ func (w *World) refreshManifold(m *manifold) {
 func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (float32, float32) {
 	ms, leak := float32(1), float32(0)
 	if useBias {
-		vt1 += m.drift.dot(m.t1) * m.biasRate
-		vt2 += m.drift.dot(m.t2) * m.biasRate
+		vt1 += m.drift.Dot(m.t1) * m.biasRate
+		vt2 += m.drift.Dot(m.t2) * m.biasRate
 		ms, leak = m.massScale, m.leak
 	}
 	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*ms*vt1 - leak*cp.tangentImpulse[0]
@@ -274,7 +277,7 @@ func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (fl
 	maxF := m.friction * cp.normalImpulse
 	cp.sliding = false
 	if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
-		s := maxF / sqrt32(mag2)
+		s := maxF / vecmath.Sqrt(mag2)
 		l1, l2 = l1*s, l2*s
 		cp.sliding = true
 	}
@@ -294,14 +297,14 @@ func (w *World) jacobiManifold(m *manifold, useBias bool) {
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		imp := p.normalRow(cp, m.biasRate, cp.sep, s.rowVel(n, cp.nA, cp.nB), useBias)
-		lin = lin.add(n.scale(imp))
-		angA = angA.add(cp.nA.scale(imp))
-		angB = angB.add(cp.nB.scale(imp))
+		lin = lin.Add(n.Scale(imp))
+		angA = angA.Add(cp.nA.Scale(imp))
+		angB = angB.Add(cp.nB.Scale(imp))
 		if !w.settings.NoFriction {
 			d1, d2 := friction(cp, m, s.rowVel(m.t1, cp.t1A, cp.t1B), s.rowVel(m.t2, cp.t2A, cp.t2B), useBias)
-			lin = lin.add(m.t1.scale(d1)).add(m.t2.scale(d2))
-			angA = angA.add(cp.t1A.scale(d1)).add(cp.t2A.scale(d2))
-			angB = angB.add(cp.t1B.scale(d1)).add(cp.t2B.scale(d2))
+			lin = lin.Add(m.t1.Scale(d1)).Add(m.t2.Scale(d2))
+			angA = angA.Add(cp.t1A.Scale(d1)).Add(cp.t2A.Scale(d2))
+			angB = angB.Add(cp.t1B.Scale(d1)).Add(cp.t2B.Scale(d2))
 		}
 	}
 	m.linImp, m.angA, m.angB = lin, angA, angB
@@ -313,9 +316,9 @@ func (w *World) warmStartManifold(m *manifold) {
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		ln, l1, l2 := cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
-		lin = lin.add(m.normal.scale(ln)).add(m.t1.scale(l1)).add(m.t2.scale(l2))
-		angA = angA.add(cp.nA.scale(ln)).add(cp.t1A.scale(l1)).add(cp.t2A.scale(l2))
-		angB = angB.add(cp.nB.scale(ln)).add(cp.t1B.scale(l1)).add(cp.t2B.scale(l2))
+		lin = lin.Add(m.normal.Scale(ln)).Add(m.t1.Scale(l1)).Add(m.t2.Scale(l2))
+		angA = angA.Add(cp.nA.Scale(ln)).Add(cp.t1A.Scale(l1)).Add(cp.t2A.Scale(l2))
+		angB = angB.Add(cp.nB.Scale(ln)).Add(cp.t1B.Scale(l1)).Add(cp.t2B.Scale(l2))
 	}
 	m.linImp, m.angA, m.angB = lin, angA, angB
 }
@@ -349,9 +352,9 @@ func (w *World) restituteManifold(m *manifold, record bool) {
 			continue
 		}
 		if record {
-			lin = lin.add(n.scale(imp))
-			angA = angA.add(cp.nA.scale(imp))
-			angB = angB.add(cp.nB.scale(imp))
+			lin = lin.Add(n.Scale(imp))
+			angA = angA.Add(cp.nA.Scale(imp))
+			angB = angB.Add(cp.nB.Scale(imp))
 			continue
 		}
 		s.apply(imp, n, cp.inA, cp.inB)
@@ -376,26 +379,26 @@ func (w *World) gatherImpulses(lo, hi int) {
 		for _, e := range p.adj[p.adjStart[i]:p.adjStart[i+1]] {
 			m := &p.manifolds[e>>1]
 			if e&1 == 0 {
-				lin = lin.sub(m.linImp)
-				ang = ang.sub(m.angA)
+				lin = lin.Sub(m.linImp)
+				ang = ang.Sub(m.angA)
 			} else {
-				lin = lin.add(m.linImp)
-				ang = ang.add(m.angB)
+				lin = lin.Add(m.linImp)
+				ang = ang.Add(m.angB)
 			}
 		}
 		if p.gatherJoints {
 			for _, e := range p.jointAdj[p.jointAdjStart[i]:p.jointAdjStart[i+1]] {
 				j := &w.joints[e>>1]
 				if e&1 == 0 {
-					lin = lin.sub(j.lin)
-					ang = ang.sub(j.angA)
+					lin = lin.Sub(j.lin)
+					ang = ang.Sub(j.angA)
 				} else {
-					lin = lin.add(j.lin)
-					ang = ang.add(j.angB)
+					lin = lin.Add(j.lin)
+					ang = ang.Add(j.angB)
 				}
 			}
 		}
-		b.Velocity[i] = vv(b.Velocity[i]).add(lin.scale(b.InvMass[i])).v3()
-		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).add(mulMat(&b.InvInertiaWorld[i], ang)).v3()
+		b.Velocity[i] = vv(b.Velocity[i]).Add(lin.Scale(b.InvMass[i])).Vec3()
+		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).Add(mulMat(&b.InvInertiaWorld[i], ang)).Vec3()
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -145,7 +146,7 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 	if !axial {
 		axis = Vec3{0, 1, 0}
 	}
-	perp := vv(axis).perpendicular().v3()
+	perp := perpendicular(vv(axis)).Vec3()
 	cA, cB := qA.Conjugate(), qB.Conjugate()
 	j.localA, j.localB = vv(cA.Rotate(d.Anchor.Sub(xA))), vv(cB.Rotate(d.Anchor.Sub(xB)))
 	j.axisA, j.axisB = vv(cA.Rotate(axis)), vv(cB.Rotate(axis))
@@ -206,12 +207,12 @@ func (w *World) Joint(i int) JointDef { return w.joints[i].def }
 func (w *World) JointCoordinate(i int) float32 { return w.joints[i].coord }
 
 // perpendicular returns a unit vector perpendicular to a unit vector v.
-func (a vec) perpendicular() vec {
+func perpendicular(a vec) vec {
 	var t vec
-	if abs32(a.x) < 0.57 {
-		t = vec{1, 0, 0}.cross(a)
+	if vecmath.Abs(a.X) < 0.57 {
+		t = vec{X: 1, Y: 0, Z: 0}.Cross(a)
 	} else {
-		t = vec{0, 1, 0}.cross(a)
+		t = vec{X: 0, Y: 1, Z: 0}.Cross(a)
 	}
-	return t.scale(1 / sqrt32(t.dot(t)))
+	return t.Scale(1 / vecmath.Sqrt(t.Dot(t)))
 }

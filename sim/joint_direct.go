@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"slices"
+	"tumble/sim/internal/vecmath"
 )
 
 // The direct joint solve (seed 004: joints as Lagrange multipliers solved directly). With
@@ -307,17 +308,17 @@ func (w *World) loadDirectRows() {
 		dj.n = 0
 		row := func(lin, ra, rb vec, c float32) {
 			r := dj.n
-			dj.la[r], dj.wa[r], dj.lb[r], dj.wb[r], dj.c[r] = lin.scale(-1), ra.scale(-1), lin, rb, c
+			dj.la[r], dj.wa[r], dj.lb[r], dj.wb[r], dj.c[r] = lin.Scale(-1), ra.Scale(-1), lin, rb, c
 			dj.n++
 		}
 		point := func(p *pointPart) {
-			for i, e := range [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
-				row(e, p.rA.cross(e), p.rB.cross(e), [3]float32{p.c.x, p.c.y, p.c.z}[i])
+			for i, e := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
+				row(e, p.rA.Cross(e), p.rB.Cross(e), [3]float32{p.c.X, p.c.Y, p.c.Z}[i])
 			}
 		}
 		rotation := func(r *rotationPart) {
-			for i, e := range [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
-				row(vec{}, e, e, [3]float32{r.c.x, r.c.y, r.c.z}[i])
+			for i, e := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
+				row(vec{}, e, e, [3]float32{r.c.X, r.c.Y, r.c.Z}[i])
 			}
 		}
 		switch j.def.Type {
@@ -357,16 +358,16 @@ func (w *World) loadDirectErrors() {
 		c := &dj.c
 		switch j.def.Type {
 		case Ball:
-			c[0], c[1], c[2] = j.point.c.x, j.point.c.y, j.point.c.z
+			c[0], c[1], c[2] = j.point.c.X, j.point.c.Y, j.point.c.Z
 		case Hinge:
-			c[0], c[1], c[2] = j.point.c.x, j.point.c.y, j.point.c.z
+			c[0], c[1], c[2] = j.point.c.X, j.point.c.Y, j.point.c.Z
 			c[3], c[4] = j.hinge.c[0], j.hinge.c[1]
 		case Piston:
 			c[0], c[1] = j.perp[0].c, j.perp[1].c
-			c[2], c[3], c[4] = j.rot.c.x, j.rot.c.y, j.rot.c.z
+			c[2], c[3], c[4] = j.rot.c.X, j.rot.c.Y, j.rot.c.Z
 		case Fixed:
-			c[0], c[1], c[2] = j.point.c.x, j.point.c.y, j.point.c.z
-			c[3], c[4], c[5] = j.rot.c.x, j.rot.c.y, j.rot.c.z
+			c[0], c[1], c[2] = j.point.c.X, j.point.c.Y, j.point.c.Z
+			c[3], c[4], c[5] = j.rot.c.X, j.rot.c.Y, j.rot.c.Z
 		}
 	}
 }
@@ -384,10 +385,10 @@ func (w *World) factorDirect() {
 			for s := 0; s <= r; s++ {
 				var v float32
 				if dj.a >= 0 {
-					v += b.InvMass[dj.a]*dj.la[r].dot(dj.la[s]) + dj.wa[r].dot(dj.iwa[s])
+					v += b.InvMass[dj.a]*dj.la[r].Dot(dj.la[s]) + dj.wa[r].Dot(dj.iwa[s])
 				}
 				if dj.b >= 0 {
-					v += b.InvMass[dj.b]*dj.lb[r].dot(dj.lb[s]) + dj.wb[r].dot(dj.iwb[s])
+					v += b.InvMass[dj.b]*dj.lb[r].Dot(dj.lb[s]) + dj.wb[r].Dot(dj.iwb[s])
 				}
 				A[r][s], A[s][r] = float64(v), float64(v)
 			}
@@ -410,7 +411,7 @@ func (w *World) factorDirect() {
 		B := &d.off[c.blk]
 		for r := range j1.n {
 			for s := range j2.n {
-				B[r][s] += float64(m*l1[r].dot(l2[s]) + w1[r].dot(iw2[s]))
+				B[r][s] += float64(m*l1[r].Dot(l2[s]) + w1[r].Dot(iw2[s]))
 			}
 		}
 	}
@@ -534,7 +535,7 @@ func (w *World) solveJointsDirect(useBias bool) {
 		r := &d.r[k]
 		*r = vec6{}
 		for i := range dj.n {
-			v := dj.la[i].dot(va) + dj.wa[i].dot(wa) + dj.lb[i].dot(vb) + dj.wb[i].dot(wb)
+			v := dj.la[i].Dot(va) + dj.wa[i].Dot(wa) + dj.lb[i].Dot(vb) + dj.wb[i].Dot(wb)
 			if useBias {
 				v += dj.c[i] * invH
 			}
@@ -580,7 +581,7 @@ func (w *World) projectJointsDirect() {
 			r := &d.r[k]
 			*r = vec6{}
 			for i := range dj.n {
-				worst = max(worst, abs32(dj.c[i]))
+				worst = max(worst, vecmath.Abs(dj.c[i]))
 				r[i] = -float64(dj.c[i])
 			}
 		}
@@ -593,14 +594,14 @@ func (w *World) projectJointsDirect() {
 			var lA, aA, lB, aB vec
 			for r := range dj.n {
 				l := float32(d.x[k][r])
-				lA, aA = lA.add(dj.la[r].scale(l)), aA.add(dj.iwa[r].scale(l))
-				lB, aB = lB.add(dj.lb[r].scale(l)), aB.add(dj.iwb[r].scale(l))
+				lA, aA = lA.Add(dj.la[r].Scale(l)), aA.Add(dj.iwa[r].Scale(l))
+				lB, aB = lB.Add(dj.lb[r].Scale(l)), aB.Add(dj.iwb[r].Scale(l))
 			}
 			if dj.a >= 0 {
-				w.displace(dj.a, lA.scale(b.InvMass[dj.a]), aA)
+				w.displace(dj.a, lA.Scale(b.InvMass[dj.a]), aA)
 			}
 			if dj.b >= 0 {
-				w.displace(dj.b, lB.scale(b.InvMass[dj.b]), aB)
+				w.displace(dj.b, lB.Scale(b.InvMass[dj.b]), aB)
 			}
 		}
 		p.posesMoved = true
@@ -611,9 +612,9 @@ func (w *World) projectJointsDirect() {
 // displace moves body i by dx and turns it by the small rotation vector th.
 func (w *World) displace(i int32, dx, th vec) {
 	b := &w.Bodies
-	b.Position[i] = vv(b.Position[i]).add(dx).v3()
+	b.Position[i] = vv(b.Position[i]).Add(dx).Vec3()
 	q := b.Rotation[i]
-	t := th.v3()
+	t := th.Vec3()
 	q.W -= 0.5 * dot(t, q.V)
 	q.V = q.V.Add(t.Mul(0.5 * b.Rotation[i].W).Add(cross(t, b.Rotation[i].V).Mul(0.5)))
 	q = q.Normalize()
@@ -676,21 +677,21 @@ func (w *World) applyDirect(dj *directJoint, x *vec6) {
 	var lA, aA, lB, aB vec
 	for r := range dj.n {
 		l := float32(x[r])
-		lA, aA = lA.add(dj.la[r].scale(l)), aA.add(dj.iwa[r].scale(l))
-		lB, aB = lB.add(dj.lb[r].scale(l)), aB.add(dj.iwb[r].scale(l))
+		lA, aA = lA.Add(dj.la[r].Scale(l)), aA.Add(dj.iwa[r].Scale(l))
+		lB, aB = lB.Add(dj.lb[r].Scale(l)), aB.Add(dj.iwb[r].Scale(l))
 	}
 	if dj.a >= 0 {
-		b.Velocity[dj.a] = vv(b.Velocity[dj.a]).add(lA.scale(b.InvMass[dj.a])).v3()
-		b.AngularVelocity[dj.a] = vv(b.AngularVelocity[dj.a]).add(aA).v3()
+		b.Velocity[dj.a] = vv(b.Velocity[dj.a]).Add(lA.Scale(b.InvMass[dj.a])).Vec3()
+		b.AngularVelocity[dj.a] = vv(b.AngularVelocity[dj.a]).Add(aA).Vec3()
 	}
 	if dj.b >= 0 {
-		b.Velocity[dj.b] = vv(b.Velocity[dj.b]).add(lB.scale(b.InvMass[dj.b])).v3()
-		b.AngularVelocity[dj.b] = vv(b.AngularVelocity[dj.b]).add(aB).v3()
+		b.Velocity[dj.b] = vv(b.Velocity[dj.b]).Add(lB.Scale(b.InvMass[dj.b])).Vec3()
+		b.AngularVelocity[dj.b] = vv(b.AngularVelocity[dj.b]).Add(aB).Vec3()
 	}
 	j := &w.joints[dj.joint]
 	f := func(r int) float32 { return float32(x[r]) }
-	point := func(p *pointPart, o int) { p.impulse = p.impulse.add(vec{f(o), f(o + 1), f(o + 2)}) }
-	rot := func(p *rotationPart, o int) { p.impulse = p.impulse.add(vec{f(o), f(o + 1), f(o + 2)}) }
+	point := func(p *pointPart, o int) { p.impulse = p.impulse.Add(vec{X: f(o), Y: f(o + 1), Z: f(o + 2)}) }
+	rot := func(p *rotationPart, o int) { p.impulse = p.impulse.Add(vec{X: f(o), Y: f(o + 1), Z: f(o + 2)}) }
 	switch j.def.Type {
 	case Ball:
 		point(&j.point, 0)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 	"tumble/sim/geom"
+	"tumble/sim/internal/vecmath"
 )
 
 // maxStretch is the largest distance between a joint's two anchors.
@@ -65,7 +66,7 @@ func TestDirectJointsHoldALoop(t *testing.T) {
 		a, b := corners[k], corners[(k+1)%4]
 		mid := a.Add(b).Mul(0.5)
 		he := b.Sub(a).Mul(0.5)
-		he = Vec3{max(abs32(he[0]), 0.05), 0.05, max(abs32(he[2]), 0.05)}
+		he = Vec3{max(vecmath.Abs(he[0]), 0.05), 0.05, max(vecmath.Abs(he[2]), 0.05)}
 		bars = append(bars, mustAdd(t, w, BodyDef{Shape: geom.Shape{Kind: geom.Box, HalfExtents: he}, Position: mid, Mass: 1}))
 	}
 	for k := range corners {

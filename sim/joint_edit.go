@@ -161,18 +161,18 @@ func (w *World) JointState(i int) JointState {
 		xB, RB = vv(b.Position[ib]), quatMat3(b.Rotation[ib])
 	}
 	rA, rB := mulMat(&RA, j.localA), mulMat(&RB, j.localB)
-	s := JointState{AnchorA: xA.add(rA).v3(), AnchorB: xB.add(rB).v3()}
+	s := JointState{AnchorA: xA.Add(rA).Vec3(), AnchorB: xB.Add(rB).Vec3()}
 	axis := mulMat(&RA, j.axisA)
 	switch j.def.Type {
 	case Hinge:
-		s.Axis = axis.v3()
+		s.Axis = axis.Vec3()
 		s.Coordinate = hingeAngle(j, &RA, &RB)
 	case Piston:
-		s.Axis = axis.v3()
-		s.Coordinate = -axis.dot(xB.add(rB).sub(xA).sub(rA))
+		s.Axis = axis.Vec3()
+		s.Coordinate = -axis.Dot(xB.Add(rB).Sub(xA).Sub(rA))
 	case Ball:
 		if j.hasAxis {
-			s.Axis = axis.v3()
+			s.Axis = axis.Vec3()
 			_, _, _, s.Swing, s.Coordinate = swingTwist(j, &RA, &RB)
 		}
 	}

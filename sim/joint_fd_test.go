@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -22,16 +23,16 @@ func (w *World) jointRows(j *joint) []rowCheck {
 	add := func(name string, c, jv float32) { out = append(out, rowCheck{name, c, jv}) }
 	point := func() {
 		p := &j.point
-		jv := s.vB.add(s.wB.cross(p.rB)).sub(s.vA).sub(s.wA.cross(p.rA))
-		add("point.x", p.c.x, jv.x)
-		add("point.y", p.c.y, jv.y)
-		add("point.z", p.c.z, jv.z)
+		jv := s.vB.Add(s.wB.Cross(p.rB)).Sub(s.vA).Sub(s.wA.Cross(p.rA))
+		add("point.X", p.c.X, jv.X)
+		add("point.Y", p.c.Y, jv.Y)
+		add("point.Z", p.c.Z, jv.Z)
 	}
 	rot := func() {
-		dw := s.wB.sub(s.wA)
-		add("rotation.x", j.rot.c.x, dw.x)
-		add("rotation.y", j.rot.c.y, dw.y)
-		add("rotation.z", j.rot.c.z, dw.z)
+		dw := s.wB.Sub(s.wA)
+		add("rotation.X", j.rot.c.X, dw.X)
+		add("rotation.Y", j.rot.c.Y, dw.Y)
+		add("rotation.Z", j.rot.c.Z, dw.Z)
 	}
 	def := &j.def
 	switch def.Type {
@@ -45,9 +46,9 @@ func (w *World) jointRows(j *joint) []rowCheck {
 		}
 	case Hinge:
 		point()
-		dw := s.wB.sub(s.wA)
-		add("hinge.1", j.hinge.c[0], j.hinge.u1.dot(dw))
-		add("hinge.2", j.hinge.c[1], j.hinge.u2.dot(dw))
+		dw := s.wB.Sub(s.wA)
+		add("hinge.1", j.hinge.c[0], j.hinge.u1.Dot(dw))
+		add("hinge.2", j.hinge.c[1], j.hinge.u2.Dot(dw))
 		add("angle", j.coord, s.rowVel(&j.angle.lower))
 	case Piston:
 		add("perp.1", j.perp[0].c, s.rowVel(&j.perp[0]))
@@ -137,7 +138,7 @@ func TestJointRowsMatchFiniteDifferences(t *testing.T) {
 			for k, r := range rows {
 				fd := (plus[k].c - minus[k].c) / (2 * eps)
 				label := fmt.Sprintf("%s (world %v) %s", tc.name, world, r.name)
-				if math.IsNaN(float64(fd)) || abs32(fd-r.jv) > tc.tol*(1+abs32(r.jv)) {
+				if math.IsNaN(float64(fd)) || vecmath.Abs(fd-r.jv) > tc.tol*(1+vecmath.Abs(r.jv)) {
 					t.Errorf("%s: C = %.4f, J v = %.5f, finite difference %.5f", label, r.c, r.jv, fd)
 				} else if testing.Verbose() {
 					t.Logf("%s: C = %.4f, J v = %.5f, finite difference %.5f", label, r.c, r.jv, fd)

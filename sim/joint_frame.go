@@ -35,9 +35,9 @@ func (w *World) JointFrame(i int) JointFrame {
 	}
 	return JointFrame{
 		Def: j.def, A: a, B: b,
-		LocalA: j.localA.v3(), LocalB: j.localB.v3(),
-		AxisA: j.axisA.v3(), AxisB: j.axisB.v3(),
-		PerpA: j.perpA.v3(), PerpB: j.perpB.v3(),
+		LocalA: j.localA.Vec3(), LocalB: j.localB.Vec3(),
+		AxisA: j.axisA.Vec3(), AxisB: j.axisB.Vec3(),
+		PerpA: j.perpA.Vec3(), PerpB: j.perpB.Vec3(),
 		Rel0: j.rel0, ID: j.id,
 	}
 }

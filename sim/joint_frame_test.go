@@ -36,8 +36,8 @@ func TestJointFrameMatchesTheSolversJoint(t *testing.T) {
 	run(t, w, 1)
 	for i := range w.joints {
 		j, f := &w.joints[i], w.JointFrame(i)
-		if f.A != int(j.a) || f.B != int(j.b) || f.Def != j.def || f.LocalA != j.localA.v3() || f.LocalB != j.localB.v3() ||
-			f.AxisA != j.axisA.v3() || f.AxisB != j.axisB.v3() || f.PerpA != j.perpA.v3() || f.PerpB != j.perpB.v3() || f.Rel0 != j.rel0 {
+		if f.A != int(j.a) || f.B != int(j.b) || f.Def != j.def || f.LocalA != j.localA.Vec3() || f.LocalB != j.localB.Vec3() ||
+			f.AxisA != j.axisA.Vec3() || f.AxisB != j.axisB.Vec3() || f.PerpA != j.perpA.Vec3() || f.PerpB != j.perpB.Vec3() || f.Rel0 != j.rel0 {
 			t.Errorf("joint %d: frame %+v does not match the solver's joint", i, f)
 		}
 	}

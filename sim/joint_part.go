@@ -21,33 +21,33 @@ type jointPair struct {
 
 // applyRow applies impulse imp along a scalar row.
 func (s *jointPair) applyRow(imp float32, r *axisPart) {
-	s.vA = s.vA.sub(r.d.scale(imp * s.mA))
-	s.wA = s.wA.sub(r.ia.scale(imp))
-	s.vB = s.vB.add(r.d.scale(imp * s.mB))
-	s.wB = s.wB.add(r.ib.scale(imp))
-	s.lin = s.lin.add(r.d.scale(imp))
-	s.angA = s.angA.add(r.ra.scale(imp))
-	s.angB = s.angB.add(r.rb.scale(imp))
+	s.vA = s.vA.Sub(r.d.Scale(imp * s.mA))
+	s.wA = s.wA.Sub(r.ia.Scale(imp))
+	s.vB = s.vB.Add(r.d.Scale(imp * s.mB))
+	s.wB = s.wB.Add(r.ib.Scale(imp))
+	s.lin = s.lin.Add(r.d.Scale(imp))
+	s.angA = s.angA.Add(r.ra.Scale(imp))
+	s.angB = s.angB.Add(r.rb.Scale(imp))
 }
 
 // applyPoint applies the linear impulse P at the anchors (a gets -P).
 func (s *jointPair) applyPoint(P, rA, rB vec) {
-	lA, lB := rA.cross(P), rB.cross(P)
-	s.vA = s.vA.sub(P.scale(s.mA))
-	s.wA = s.wA.sub(mulMat(s.iA, lA))
-	s.vB = s.vB.add(P.scale(s.mB))
-	s.wB = s.wB.add(mulMat(s.iB, lB))
-	s.lin = s.lin.add(P)
-	s.angA = s.angA.add(lA)
-	s.angB = s.angB.add(lB)
+	lA, lB := rA.Cross(P), rB.Cross(P)
+	s.vA = s.vA.Sub(P.Scale(s.mA))
+	s.wA = s.wA.Sub(mulMat(s.iA, lA))
+	s.vB = s.vB.Add(P.Scale(s.mB))
+	s.wB = s.wB.Add(mulMat(s.iB, lB))
+	s.lin = s.lin.Add(P)
+	s.angA = s.angA.Add(lA)
+	s.angB = s.angB.Add(lB)
 }
 
 // applyAngular applies the angular impulse L (a gets -L).
 func (s *jointPair) applyAngular(L vec) {
-	s.wA = s.wA.sub(mulMat(s.iA, L))
-	s.wB = s.wB.add(mulMat(s.iB, L))
-	s.angA = s.angA.add(L)
-	s.angB = s.angB.add(L)
+	s.wA = s.wA.Sub(mulMat(s.iA, L))
+	s.wB = s.wB.Add(mulMat(s.iB, L))
+	s.angA = s.angA.Add(L)
+	s.angB = s.angB.Add(L)
 }
 
 // axisPart is one scalar row: a translation along d (the piston's off-axis rows and its travel), or,
@@ -64,7 +64,7 @@ type axisPart struct {
 func (r *axisPart) set(d, ra, rb vec, c float32, j *joint) {
 	r.d, r.ra, r.rb, r.c = d, ra, rb, c
 	r.ia, r.ib = mulMat(&j.iA, ra), mulMat(&j.iB, rb)
-	k := (j.mA+j.mB)*d.dot(d) + ra.dot(r.ia) + rb.dot(r.ib)
+	k := (j.mA+j.mB)*d.Dot(d) + ra.Dot(r.ia) + rb.Dot(r.ib)
 	r.mass = 0
 	if k > 0 {
 		r.mass = 1 / k
@@ -72,7 +72,7 @@ func (r *axisPart) set(d, ra, rb vec, c float32, j *joint) {
 }
 
 func (s *jointPair) rowVel(r *axisPart) float32 {
-	return r.d.dot(s.vB.sub(s.vA)) + r.rb.dot(s.wB) - r.ra.dot(s.wA)
+	return r.d.Dot(s.vB.Sub(s.vA)) + r.rb.Dot(s.wB) - r.ra.Dot(s.wA)
 }
 
 // solveEquality holds C = 0.
@@ -129,7 +129,7 @@ func (a *anglePart) set(d, ra, rb vec, x float32, limits bool, lo, hi float32, m
 	}
 	if limits {
 		a.lower.set(d, ra, rb, x-lo, j)
-		a.upper.set(d.scale(-1), ra.scale(-1), rb.scale(-1), hi-x, j)
+		a.upper.set(d.Scale(-1), ra.Scale(-1), rb.Scale(-1), hi-x, j)
 	}
 }
 
@@ -165,24 +165,24 @@ type pointPart struct {
 func (p *pointPart) set(rA, rB, c vec, j *joint) {
 	p.rA, p.rB, p.c = rA, rB, c
 	var k Mat3
-	for col, e := range [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
-		kc := e.scale(j.mA + j.mB).
-			add(mulMat(&j.iA, rA.cross(e)).cross(rA)).
-			add(mulMat(&j.iB, rB.cross(e)).cross(rB))
-		k[3*col], k[3*col+1], k[3*col+2] = kc.x, kc.y, kc.z
+	for col, e := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
+		kc := e.Scale(j.mA + j.mB).
+			Add(mulMat(&j.iA, rA.Cross(e)).Cross(rA)).
+			Add(mulMat(&j.iB, rB.Cross(e)).Cross(rB))
+		k[3*col], k[3*col+1], k[3*col+2] = kc.X, kc.Y, kc.Z
 	}
 	p.mass = invert(k)
 }
 
 func (p *pointPart) solve(s *jointPair, soft *softness, useBias bool) {
-	cdot := s.vB.add(s.wB.cross(p.rB)).sub(s.vA).sub(s.wA.cross(p.rA))
+	cdot := s.vB.Add(s.wB.Cross(p.rB)).Sub(s.vA).Sub(s.wA.Cross(p.rA))
 	var imp vec
 	if useBias {
-		imp = mulMat(&p.mass, cdot.add(p.c.scale(soft.biasRate))).scale(-soft.massScale).sub(p.impulse.scale(soft.impulseScale))
+		imp = mulMat(&p.mass, cdot.Add(p.c.Scale(soft.biasRate))).Scale(-soft.massScale).Sub(p.impulse.Scale(soft.impulseScale))
 	} else {
-		imp = mulMat(&p.mass, cdot).scale(-1)
+		imp = mulMat(&p.mass, cdot).Scale(-1)
 	}
-	p.impulse = p.impulse.add(imp)
+	p.impulse = p.impulse.Add(imp)
 	s.applyPoint(imp, p.rA, p.rB)
 }
 
@@ -197,11 +197,11 @@ type hingeRotationPart struct {
 }
 
 func (h *hingeRotationPart) set(a1, b2, c2 vec, j *joint) {
-	h.u1, h.u2 = b2.cross(a1), c2.cross(a1)
-	h.c = [2]float32{a1.dot(b2), a1.dot(c2)}
-	i1 := mulMat(&j.iA, h.u1).add(mulMat(&j.iB, h.u1))
-	i2 := mulMat(&j.iA, h.u2).add(mulMat(&j.iB, h.u2))
-	k11, k12, k22 := h.u1.dot(i1), h.u1.dot(i2), h.u2.dot(i2)
+	h.u1, h.u2 = b2.Cross(a1), c2.Cross(a1)
+	h.c = [2]float32{a1.Dot(b2), a1.Dot(c2)}
+	i1 := mulMat(&j.iA, h.u1).Add(mulMat(&j.iB, h.u1))
+	i2 := mulMat(&j.iA, h.u2).Add(mulMat(&j.iB, h.u2))
+	k11, k12, k22 := h.u1.Dot(i1), h.u1.Dot(i2), h.u2.Dot(i2)
 	det := k11*k22 - k12*k12
 	h.mass = [3]float32{}
 	if det > 1e-12*(k11*k22) && det > 0 {
@@ -211,8 +211,8 @@ func (h *hingeRotationPart) set(a1, b2, c2 vec, j *joint) {
 }
 
 func (h *hingeRotationPart) solve(s *jointPair, soft *softness, useBias bool) {
-	dw := s.wB.sub(s.wA)
-	c1, c2 := h.u1.dot(dw), h.u2.dot(dw)
+	dw := s.wB.Sub(s.wA)
+	c1, c2 := h.u1.Dot(dw), h.u2.Dot(dw)
 	ms, is := float32(1), float32(0)
 	if useBias {
 		c1 += soft.biasRate * h.c[0]
@@ -223,11 +223,11 @@ func (h *hingeRotationPart) solve(s *jointPair, soft *softness, useBias bool) {
 	l2 := -ms*(h.mass[1]*c1+h.mass[2]*c2) - is*h.impulse[1]
 	h.impulse[0] += l1
 	h.impulse[1] += l2
-	s.applyAngular(h.u1.scale(l1).add(h.u2.scale(l2)))
+	s.applyAngular(h.u1.Scale(l1).Add(h.u2.Scale(l2)))
 }
 
 func (h *hingeRotationPart) warm(s *jointPair) {
-	s.applyAngular(h.u1.scale(h.impulse[0]).add(h.u2.scale(h.impulse[1])))
+	s.applyAngular(h.u1.Scale(h.impulse[0]).Add(h.u2.Scale(h.impulse[1])))
 }
 
 // rotationPart is the 3 rotation rows that lock the relative orientation (piston, fixed). The error is
@@ -242,9 +242,9 @@ type rotationPart struct {
 
 func (r *rotationPart) set(qA, qB, rel0 Quat, j *joint) {
 	qE := qB.Mul(rel0.Conjugate()).Mul(qA.Conjugate())
-	c := vv(qE.V).scale(2)
+	c := vv(qE.V).Scale(2)
 	if qE.W < 0 {
-		c = c.scale(-1)
+		c = c.Scale(-1)
 	}
 	r.c = c
 	var k Mat3
@@ -255,14 +255,14 @@ func (r *rotationPart) set(qA, qB, rel0 Quat, j *joint) {
 }
 
 func (r *rotationPart) solve(s *jointPair, soft *softness, useBias bool) {
-	cdot := s.wB.sub(s.wA)
+	cdot := s.wB.Sub(s.wA)
 	var imp vec
 	if useBias {
-		imp = mulMat(&r.mass, cdot.add(r.c.scale(soft.biasRate))).scale(-soft.massScale).sub(r.impulse.scale(soft.impulseScale))
+		imp = mulMat(&r.mass, cdot.Add(r.c.Scale(soft.biasRate))).Scale(-soft.massScale).Sub(r.impulse.Scale(soft.impulseScale))
 	} else {
-		imp = mulMat(&r.mass, cdot).scale(-1)
+		imp = mulMat(&r.mass, cdot).Scale(-1)
 	}
-	r.impulse = r.impulse.add(imp)
+	r.impulse = r.impulse.Add(imp)
 	s.applyAngular(imp)
 }
 

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -89,7 +90,7 @@ func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3, qA, qB Quat) {
 func (w *World) refreshJoint(j *joint) {
 	xA, xB, RA, RB, qA, qB := w.jointPoses(j)
 	rA, rB := mulMat(RA, j.localA), mulMat(RB, j.localB)
-	d := xB.add(rB).sub(xA).sub(rA)
+	d := xB.Add(rB).Sub(xA).Sub(rA)
 	def := &j.def
 	switch def.Type {
 	case Ball:
@@ -101,25 +102,25 @@ func (w *World) refreshJoint(j *joint) {
 		j.point.set(rA, rB, d, j)
 		a1 := mulMat(RA, j.axisA)
 		b2 := mulMat(RB, j.perpB)
-		c2 := mulMat(RB, j.axisB.cross(j.perpB))
+		c2 := mulMat(RB, j.axisB.Cross(j.perpB))
 		j.hinge.set(a1, b2, c2, j)
 		// The coordinate is A's angle relative to B (a motor on a body hinged to the world turns the
 		// body at +speed about the axis), so its rate is a1.(wA - wB): the row is -a1.
 		j.coord = hingeAngle(j, RA, RB)
-		na1 := a1.scale(-1)
+		na1 := a1.Scale(-1)
 		j.angle.set(vec{}, na1, na1, j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
 	case Piston:
 		n := mulMat(RA, j.axisA)
 		n1 := mulMat(RA, j.perpA)
-		n2 := n.cross(n1)
-		ra := rA.add(d)
-		j.perp[0].set(n1, ra.cross(n1), rB.cross(n1), n1.dot(d), j)
-		j.perp[1].set(n2, ra.cross(n2), rB.cross(n2), n2.dot(d), j)
+		n2 := n.Cross(n1)
+		ra := rA.Add(d)
+		j.perp[0].set(n1, ra.Cross(n1), rB.Cross(n1), n1.Dot(d), j)
+		j.perp[1].set(n2, ra.Cross(n2), rB.Cross(n2), n2.Dot(d), j)
 		j.rot.set(qA, qB, j.rel0, j)
 		// A's travel relative to B along the axis: -n.d, at the rate of the reversed row.
-		j.coord = -n.dot(d)
-		nn := n.scale(-1)
-		j.angle.set(nn, ra.cross(nn), rB.cross(nn), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
+		j.coord = -n.Dot(d)
+		nn := n.Scale(-1)
+		j.angle.set(nn, ra.Cross(nn), rB.Cross(nn), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
 	case Fixed:
 		j.point.set(rA, rB, d, j)
 		j.rot.set(qA, qB, j.rel0, j)
@@ -131,7 +132,7 @@ func (w *World) refreshJoint(j *joint) {
 // about a1 and zero at the creation pose.
 func hingeAngle(j *joint, RA, RB *Mat3) float32 {
 	a1, p1, b2 := mulMat(RA, j.axisA), mulMat(RA, j.perpA), mulMat(RB, j.perpB)
-	return -float32(math.Atan2(float64(a1.dot(p1.cross(b2))), float64(p1.dot(b2))))
+	return -float32(math.Atan2(float64(a1.Dot(p1.Cross(b2))), float64(p1.Dot(b2))))
 }
 
 // swingTwist measures a ball joint's swing (the angle between the bodies' twist axes) and twist (the
@@ -139,14 +140,14 @@ func hingeAngle(j *joint, RA, RB *Mat3) float32 {
 // by the shortest rotation from tA to tB, then compared with B's).
 func swingTwist(j *joint, RA, RB *Mat3) (tA, tB, e vec, swing, twist float32) {
 	tA, tB = mulMat(RA, j.axisA), mulMat(RB, j.axisB)
-	e = tA.cross(tB)
-	s, c := sqrt32(e.dot(e)), tA.dot(tB)
+	e = tA.Cross(tB)
+	s, c := vecmath.Sqrt(e.Dot(e)), tA.Dot(tB)
 	swing = float32(math.Atan2(float64(s), float64(c)))
 	pA, pB := mulMat(RA, j.perpA), mulMat(RB, j.perpB)
 	if c > -0.999 {
-		pA = pA.scale(c).add(e.cross(pA)).add(e.scale(e.dot(pA) / (1 + c)))
+		pA = pA.Scale(c).Add(e.Cross(pA)).Add(e.Scale(e.Dot(pA) / (1 + c)))
 	}
-	twist = float32(math.Atan2(float64(tB.dot(pA.cross(pB))), float64(pA.dot(pB))))
+	twist = float32(math.Atan2(float64(tB.Dot(pA.Cross(pB))), float64(pA.Dot(pB))))
 	return
 }
 
@@ -157,15 +158,15 @@ func (w *World) refreshSwingTwist(j *joint, RA, RB *Mat3) {
 	if def.Swing > 0 {
 		// dswing/dt = e/|e| . (wB - wA); the row holds def.Swing - swing >= 0.
 		ax := mulMat(RA, j.perpA)
-		if s := sqrt32(e.dot(e)); s > 1e-6 {
-			ax = e.scale(1 / s)
+		if s := vecmath.Sqrt(e.Dot(e)); s > 1e-6 {
+			ax = e.Scale(1 / s)
 		}
-		ax = ax.scale(-1)
+		ax = ax.Scale(-1)
 		j.swing.set(vec{}, ax, ax, def.Swing-swing, j)
 	}
 	if def.HasTwist {
-		t := tA.add(tB)
-		t = t.scale(1 / max(sqrt32(t.dot(t)), 1e-6))
+		t := tA.Add(tB)
+		t = t.Scale(1 / max(vecmath.Sqrt(t.Dot(t)), 1e-6))
 		j.twist.set(vec{}, t, t, twist, true, def.Twist[0], def.Twist[1], false, j)
 	}
 }
@@ -182,10 +183,10 @@ func (w *World) loadJoint(j *joint) jointPair {
 func (w *World) storeJoint(j *joint, s *jointPair) {
 	b := &w.Bodies
 	if b.InvMass[j.a] != 0 {
-		b.Velocity[j.a], b.AngularVelocity[j.a] = s.vA.v3(), s.wA.v3()
+		b.Velocity[j.a], b.AngularVelocity[j.a] = s.vA.Vec3(), s.wA.Vec3()
 	}
 	if j.b >= 0 && b.InvMass[j.b] != 0 {
-		b.Velocity[j.b], b.AngularVelocity[j.b] = s.vB.v3(), s.wB.v3()
+		b.Velocity[j.b], b.AngularVelocity[j.b] = s.vB.Vec3(), s.wB.Vec3()
 	}
 }
 
@@ -281,12 +282,12 @@ func (j *joint) force(invH float32) float32 {
 	var l2 float32
 	switch j.def.Type {
 	case Ball, Hinge, Fixed:
-		l2 = j.point.impulse.dot(j.point.impulse)
+		l2 = j.point.impulse.Dot(j.point.impulse)
 	case Piston:
 		t := j.angle.lower.impulse - j.angle.upper.impulse + j.angle.motor.impulse
 		l2 = j.perp[0].impulse*j.perp[0].impulse + j.perp[1].impulse*j.perp[1].impulse + t*t
 	}
-	return sqrt32(l2) * invH
+	return vecmath.Sqrt(l2) * invH
 }
 
 // breakJoints removes the joints whose force exceeded their break force this step and reports them in

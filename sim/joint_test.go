@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -87,7 +88,7 @@ func TestHingeAngleStaysWithinLimits(t *testing.T) {
 				i, _ := w.Index(h)
 				x := w.Bodies.Rotation[i].Rotate(Vec3{1, 0, 0})
 				a := float32(math.Atan2(float64(x[1]), float64(x[0])))
-				worst = max(worst, abs32(a)-lim)
+				worst = max(worst, vecmath.Abs(a)-lim)
 			}
 			if worst > 1*math.Pi/180 {
 				t.Errorf("%v spin %v: angle passed its limit by %.3f degrees", solver, spin, worst*180/math.Pi)
@@ -112,7 +113,7 @@ func TestPistonHoldsItsAxis(t *testing.T) {
 		for s := 0; s < 300; s++ {
 			run(t, w, 1)
 			p := w.Bodies.Position[i]
-			drift = max(drift, sqrt32((p[1]-1)*(p[1]-1)+p[2]*p[2]))
+			drift = max(drift, vecmath.Sqrt((p[1]-1)*(p[1]-1)+p[2]*p[2]))
 			q := w.Bodies.Rotation[i]
 			turn = max(turn, 2*float32(math.Asin(float64(min(q.V.Len(), 1)))))
 		}
@@ -239,7 +240,7 @@ func TestHingeMotorReachesSpeedWithinTorqueCap(t *testing.T) {
 			}
 		}
 		t.Logf("%v: while accelerating, the wheel reached %.4f of the capped torque's speed", solver, worst)
-		if om := w.Bodies.AngularVelocity[i][2]; abs32(om-speed) > 1e-3 {
+		if om := w.Bodies.AngularVelocity[i][2]; vecmath.Abs(om-speed) > 1e-3 {
 			t.Errorf("%v: wheel at %.4f rad/s, want the motor's %.1f", solver, om, speed)
 		}
 	}
@@ -317,7 +318,7 @@ func TestBallSwingAndTwistLimitsHold(t *testing.T) {
 			run(t, w, 1)
 			_, _, _, sw, tw := swingTwist(j, &w.pipe.rot[0], &identity3)
 			worstS = max(worstS, sw-swing)
-			worstT = max(worstT, abs32(tw)-twist)
+			worstT = max(worstT, vecmath.Abs(tw)-twist)
 		}
 		if worstS < -0.01 || worstT < -0.01 {
 			t.Fatalf("%v: the kick did not reach the limits (swing %.3f, twist %.3f rad from them)", solver, worstS, worstT)
@@ -354,7 +355,7 @@ func TestSolverSwitchesBetweenSteps(t *testing.T) {
 			crossings = append(crossings, w.Time-float64(x/(x-prev))/60)
 		}
 		prev = x
-		if l := w.Bodies.Position[i].Sub(Vec3{0, 2, 0}).Len(); abs32(l-L) > 1e-3 {
+		if l := w.Bodies.Position[i].Sub(Vec3{0, 2, 0}).Len(); vecmath.Abs(l-L) > 1e-3 {
 			t.Fatalf("step %d (%v): length %.5f m, want %.1f", s, w.Settings().Solver, l, L)
 		}
 	}
@@ -385,7 +386,7 @@ func TestPistonMotorKeepsItsForceCap(t *testing.T) {
 				t.Fatalf("%v: step %d: slider at %.5f m/s, more than the 5 N cap allows (%.5f)", solver, s, v, bound)
 			}
 		}
-		if v := w.Bodies.Velocity[i][0]; abs32(v-1) > 1e-3 {
+		if v := w.Bodies.Velocity[i][0]; vecmath.Abs(v-1) > 1e-3 {
 			t.Errorf("%v: slider at %.4f m/s, want the motor's 1", solver, v)
 		}
 		want := -(g - 5) * 1.0 // (mg - F)/m over 1 s

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -233,7 +234,7 @@ func TestIntermediateAxisFlipKeepsAngularMomentum(t *testing.T) {
 		run(t, w, 1)
 		// The body's x axis along the fixed angular momentum direction (world x): +1 or -1 between flips.
 		ax := w.Bodies.Rotation[i].Rotate(Vec3{1, 0, 0})[0]
-		if abs32(ax) > 0.9 && ax*sign < 0 {
+		if vecmath.Abs(ax) > 0.9 && ax*sign < 0 {
 			flips++
 			sign = -sign
 		}
@@ -320,7 +321,7 @@ func TestHeavyOnLightStackHolds(t *testing.T) {
 		mustAdd(t, w, BodyDef{Name: "heavy", Shape: boxShape(0.5, 0.25, 0.5), Position: Vec3{0, 0.75, 0}, Mass: 100, Friction: 0.6})
 		run(t, w, 10*60)
 		light, heavy := w.Bodies.Position[1][1], w.Bodies.Position[2][1]
-		if abs32(light-0.25) > 0.02 || abs32(heavy-0.75) > 0.03 {
+		if vecmath.Abs(light-0.25) > 0.02 || vecmath.Abs(heavy-0.75) > 0.03 {
 			t.Errorf("%v: light at y=%.4f (want 0.25), heavy at y=%.4f (want 0.75)", solver, light, heavy)
 		}
 	}
@@ -336,13 +337,13 @@ func TestKinematicPlatformCarriesBoxByFriction(t *testing.T) {
 		run(t, w, 3*60)
 		ip, _ := w.Index(plat)
 		ib, _ := w.Index(box)
-		if x := w.Bodies.Position[ip][0]; abs32(x-3) > 1e-3 {
+		if x := w.Bodies.Position[ip][0]; vecmath.Abs(x-3) > 1e-3 {
 			t.Errorf("%v: platform at x=%.4f, want 3 (kinematic: moves at its velocity)", solver, x)
 		}
-		if v := w.Bodies.Velocity[ib][0]; abs32(v-1) > 0.02 {
+		if v := w.Bodies.Velocity[ib][0]; vecmath.Abs(v-1) > 0.02 {
 			t.Errorf("%v: box moves at %.4f m/s, want the platform's 1 m/s", solver, v)
 		}
-		if y := w.Bodies.Position[ib][1]; abs32(y-1.35) > 0.02 {
+		if y := w.Bodies.Position[ib][1]; vecmath.Abs(y-1.35) > 0.02 {
 			t.Errorf("%v: box at height %.4f, want 1.35 (resting on the platform)", solver, y)
 		}
 	}
@@ -387,7 +388,7 @@ func TestRainedBoxesStayInTheBinAndSettle(t *testing.T) {
 			continue
 		}
 		p := b.Position[i]
-		if abs32(p[0]) > half || abs32(p[2]) > half || p[1] < 0 || p[1] > height {
+		if vecmath.Abs(p[0]) > half || vecmath.Abs(p[2]) > half || p[1] < 0 || p[1] > height {
 			t.Errorf("box %s escaped the bin: at %v", b.Name[i], p)
 		}
 		fastest = max(fastest, b.Velocity[i].Len())

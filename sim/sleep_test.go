@@ -2,6 +2,7 @@ package sim
 
 import (
 	"testing"
+	"tumble/sim/internal/vecmath"
 )
 
 // sleepyStack is a column of n unit boxes on the ground, with sleeping on under the given solver.
@@ -171,7 +172,7 @@ func TestRainedBoxesFallAsleepInTheBin(t *testing.T) {
 	}
 	b := &w.Bodies
 	for i := range b.Position {
-		if b.Type[i] == Dynamic && (b.Position[i][1] < 0 || abs32(b.Position[i][0]) > 3 || abs32(b.Position[i][2]) > 3) {
+		if b.Type[i] == Dynamic && (b.Position[i][1] < 0 || vecmath.Abs(b.Position[i][0]) > 3 || vecmath.Abs(b.Position[i][2]) > 3) {
 			t.Errorf("box %d at %v, outside the bin", i, b.Position[i])
 		}
 	}

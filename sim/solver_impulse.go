@@ -1,5 +1,7 @@
 package sim
 
+import "tumble/sim/internal/vecmath"
+
 // impulseSolver is seed 003's impulse-based collision response, a teaching solver. Each contact point
 // is handled on its own, in turn (sequential impulses): if its bodies approach there (v_n < 0), it is
 // given the velocity the seed asks for,
@@ -109,8 +111,8 @@ func (w *World) impulseManifold(m *manifold) {
 			continue // not touching yet (a speculative point)
 		}
 		rA, rB := mulMat(&p.rot[m.a], cp.localA), mulMat(&p.rot[m.b], cp.localB)
-		v := s.vB.add(s.wB.cross(rB)).sub(s.vA).sub(s.wA.cross(rA))
-		vn := v.dot(n)
+		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
+		vn := v.Dot(n)
 		if vn >= 0 {
 			continue
 		}
@@ -118,35 +120,35 @@ func (w *World) impulseManifold(m *manifold) {
 		if !w.settings.NoRestitution && -vn > p.restThreshold {
 			e = m.restitution
 		}
-		vt := v.sub(n.scale(vn))
-		target := n.scale(-e * vn)
+		vt := v.Sub(n.Scale(vn))
+		target := n.Scale(-e * vn)
 		if friction {
 			a := float32(0)
-			if l := sqrt32(vt.dot(vt)); l > 1e-9 {
+			if l := vecmath.Sqrt(vt.Dot(vt)); l > 1e-9 {
 				a = max(1-m.friction*(1+e)*(-vn)/l, 0)
 			}
-			target = target.add(vt.scale(a))
+			target = target.Add(vt.Scale(a))
 		} else {
-			target = target.add(vt)
+			target = target.Add(vt)
 		}
 		var k Mat3
-		for col, u := range [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
-			kc := u.scale(s.mA + s.mB).
-				add(mulMat(iA, rA.cross(u)).cross(rA)).
-				add(mulMat(iB, rB.cross(u)).cross(rB))
-			k[3*col], k[3*col+1], k[3*col+2] = kc.x, kc.y, kc.z
+		for col, u := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
+			kc := u.Scale(s.mA + s.mB).
+				Add(mulMat(iA, rA.Cross(u)).Cross(rA)).
+				Add(mulMat(iB, rB.Cross(u)).Cross(rB))
+			k[3*col], k[3*col+1], k[3*col+2] = kc.X, kc.Y, kc.Z
 		}
 		kinv := invert(k)
-		j := mulMat(&kinv, target.sub(v))
+		j := mulMat(&kinv, target.Sub(v))
 		if s.mA != 0 {
-			s.vA = s.vA.sub(j.scale(s.mA))
-			s.wA = s.wA.sub(mulMat(iA, rA.cross(j)))
+			s.vA = s.vA.Sub(j.Scale(s.mA))
+			s.wA = s.wA.Sub(mulMat(iA, rA.Cross(j)))
 		}
 		if s.mB != 0 {
-			s.vB = s.vB.add(j.scale(s.mB))
-			s.wB = s.wB.add(mulMat(iB, rB.cross(j)))
+			s.vB = s.vB.Add(j.Scale(s.mB))
+			s.wB = s.wB.Add(mulMat(iB, rB.Cross(j)))
 		}
-		cp.normalImpulse = max(j.dot(n), 0) // for inspection (Contacts)
+		cp.normalImpulse = max(j.Dot(n), 0) // for inspection (Contacts)
 	}
 	w.store(m, &s)
 }
@@ -167,12 +169,12 @@ func (w *World) projectManifold(m *manifold) {
 	if d <= 0 {
 		return
 	}
-	push := m.normal.scale(impulseProjectFraction * d / (mA + mB))
+	push := m.normal.Scale(impulseProjectFraction * d / (mA + mB))
 	if mA != 0 {
-		b.Position[m.a] = vv(b.Position[m.a]).sub(push.scale(mA)).v3()
+		b.Position[m.a] = vv(b.Position[m.a]).Sub(push.Scale(mA)).Vec3()
 	}
 	if mB != 0 {
-		b.Position[m.b] = vv(b.Position[m.b]).add(push.scale(mB)).v3()
+		b.Position[m.b] = vv(b.Position[m.b]).Add(push.Scale(mB)).Vec3()
 	}
 	for i := 0; i < int(m.count); i++ {
 		m.pts[i].sep += impulseProjectFraction * d // this manifold's points; refreshRows redoes them all

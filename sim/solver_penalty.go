@@ -1,5 +1,7 @@
 package sim
 
+import "tumble/sim/internal/vecmath"
+
 // penaltySolver is the penalty method of seed 003, a teaching solver: contacts are springs. Every
 // touching point that overlaps by depth d (> 0) pushes its bodies apart along the normal with the force
 //
@@ -105,21 +107,21 @@ func (w *World) penaltyManifold(m *manifold) {
 			continue
 		}
 		rA, rB := mulMat(&p.rot[m.a], cp.localA), mulMat(&p.rot[m.b], cp.localB)
-		v := s.vB.add(s.wB.cross(rB)).sub(s.vA).sub(s.wA.cross(rA))
-		vn := v.dot(n)
+		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
+		vn := v.Dot(n)
 		f := max(k*(-cp.sep)-c*vn, 0)
-		J := n.scale(f * h)
+		J := n.Scale(f * h)
 		if !w.settings.NoFriction {
-			vt := v.sub(n.scale(vn))
-			if l := sqrt32(vt.dot(vt)); l > 1e-9 {
-				t := vt.scale(1 / l)
+			vt := v.Sub(n.Scale(vn))
+			if l := vecmath.Sqrt(vt.Dot(vt)); l > 1e-9 {
+				t := vt.Scale(1 / l)
 				// The impulse that stops the slide within the sub-step, capped at mu f_n h.
-				ft := min(m.friction*f*h, l*effMass(rA.cross(t), rB.cross(t), mulMat(&b.InvInertiaWorld[m.a], rA.cross(t)),
-					mulMat(&b.InvInertiaWorld[m.b], rB.cross(t)), s.mA, s.mB, 1, 1))
-				J = J.sub(t.scale(ft))
+				ft := min(m.friction*f*h, l*effMass(rA.Cross(t), rB.Cross(t), mulMat(&b.InvInertiaWorld[m.a], rA.Cross(t)),
+					mulMat(&b.InvInertiaWorld[m.b], rB.Cross(t)), s.mA, s.mB, 1, 1))
+				J = J.Sub(t.Scale(ft))
 			}
 		}
-		m.linImp, m.angA, m.angB = m.linImp.add(J), m.angA.add(rA.cross(J)), m.angB.add(rB.cross(J))
+		m.linImp, m.angA, m.angB = m.linImp.Add(J), m.angA.Add(rA.Cross(J)), m.angB.Add(rB.Cross(J))
 		cp.normalImpulse = f * h // for inspection (Contacts)
 	}
 }

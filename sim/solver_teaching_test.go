@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"tumble/sim/internal/vecmath"
 )
 
 // Under the impulse solver a ball with restitution 0.5 dropped from h = 1 m leaves the ground at half
@@ -40,7 +41,7 @@ func TestImpulseBallReboundsToAQuarterAndComesToRest(t *testing.T) {
 	for range 60 {
 		run(t, w, 1)
 		v = max(v, w.Bodies.Velocity[i].Len())
-		y = max(y, abs32(w.Bodies.Position[i][1]-r))
+		y = max(y, vecmath.Abs(w.Bodies.Position[i][1]-r))
 	}
 	if v > 0.05 || y > 0.01 {
 		t.Errorf("after 5 s the ball still moves: speed up to %.3g m/s, height off the ground up to %.3g m", v, y)

@@ -1,5 +1,7 @@
 package sim
 
+import "tumble/sim/internal/vecmath"
+
 // The XPBD solver (seed 002: Mueller et al. 2020, "Detailed Rigid Body Simulation with Extended
 // Position Based Dynamics"). Each step collects the contact pairs once (velocity-expanded bounds, as for
 // the other solvers); then each of S sub-steps of h = dt/S:
@@ -39,7 +41,7 @@ func (w *World) angularInvMass(i int32, n vec) float32 {
 		return 0
 	}
 	u := mulMatT(r, n)
-	return inv[0]*u.x*u.x + inv[1]*u.y*u.y + inv[2]*u.z*u.z
+	return inv[0]*u.X*u.X + inv[1]*u.Y*u.Y + inv[2]*u.Z*u.Z
 }
 
 // positionalInvMass returns the generalised inverse mass 1/m + (r x n)^T I^-1 (r x n).
@@ -48,7 +50,7 @@ func (w *World) positionalInvMass(i int32, r, n vec) float32 {
 	if !ok {
 		return 0
 	}
-	return m + w.angularInvMass(i, r.cross(n))
+	return m + w.angularInvMass(i, r.Cross(n))
 }
 
 // invInertiaTimes returns I^-1 v for body i at its current rotation (zero for the world or a body that
@@ -59,14 +61,14 @@ func (w *World) invInertiaTimes(i int32, v vec) vec {
 		return vec{}
 	}
 	u := mulMatT(r, v)
-	return mulMat(r, vec{inv[0] * u.x, inv[1] * u.y, inv[2] * u.z})
+	return mulMat(r, vec{X: inv[0] * u.X, Y: inv[1] * u.Y, Z: inv[2] * u.Z})
 }
 
 // rotateBody turns body i by the small rotation vector th: q += 1/2 (th, 0) q, normalised.
 func (w *World) rotateBody(i int32, th vec) {
 	b := &w.Bodies
 	q := b.Rotation[i]
-	t := th.v3()
+	t := th.Vec3()
 	dw := -dot(t, q.V)
 	dv := t.Mul(q.W).Add(cross(t, q.V))
 	q.W += 0.5 * dw
@@ -74,7 +76,7 @@ func (w *World) rotateBody(i int32, th vec) {
 	q = q.Normalize()
 	b.Rotation[i] = q
 	w.pipe.rot[i] = quatMat3(q)
-	w.pipe.corrTh[i] = w.pipe.corrTh[i].add(th)
+	w.pipe.corrTh[i] = w.pipe.corrTh[i].Add(th)
 }
 
 // pushPositional applies the positional impulse P at offset r to body i with sign s (+1 or -1).
@@ -84,10 +86,10 @@ func (w *World) pushPositional(i int32, P, r vec, s float32) {
 		return
 	}
 	b := &w.Bodies
-	dx := P.scale(s * m)
-	b.Position[i] = vv(b.Position[i]).add(dx).v3()
-	w.pipe.corrX[i] = w.pipe.corrX[i].add(dx)
-	w.rotateBody(i, w.invInertiaTimes(i, r.cross(P)).scale(s))
+	dx := P.Scale(s * m)
+	b.Position[i] = vv(b.Position[i]).Add(dx).Vec3()
+	w.pipe.corrX[i] = w.pipe.corrX[i].Add(dx)
+	w.rotateBody(i, w.invInertiaTimes(i, r.Cross(P)).Scale(s))
 }
 
 // correctPosition moves bodies a and b so that (pB - pA) changes by -E, shared by their generalised
@@ -95,18 +97,18 @@ func (w *World) pushPositional(i int32, P, r vec, s float32) {
 // (the paper's compliance alpha is 0 here: contacts and joints do not stretch, so its alpha~ lambda
 // term and the alpha~ in the denominator vanish).
 func (w *World) correctPosition(a, b int32, rA, rB, E vec, lambda *float32) float32 {
-	c := sqrt32(E.dot(E))
+	c := vecmath.Sqrt(E.Dot(E))
 	if c < 1e-9 {
 		return 0
 	}
-	n := E.scale(1 / c)
+	n := E.Scale(1 / c)
 	wA, wB := w.positionalInvMass(a, rA, n), w.positionalInvMass(b, rB, n)
 	if wA+wB == 0 {
 		return 0
 	}
 	dl := -c / (wA + wB)
 	*lambda += dl
-	P := n.scale(dl)
+	P := n.Scale(dl)
 	w.pushPositional(b, P, rB, 1)
 	w.pushPositional(a, P, rA, -1)
 	return dl
@@ -134,46 +136,46 @@ func (w *World) worldInvInertia(i int32) Mat3 {
 // is tiny against its lever arm (a pendulum bob on a 1 m arm spun up to 45 rad/s and ran 1.7% slow):
 // the block corrects the radial and tangential errors each with its own mass. It returns |P|.
 func (w *World) correctPoint(a, b int32, rA, rB, E vec) float32 {
-	if E.dot(E) < 1e-18 {
+	if E.Dot(E) < 1e-18 {
 		return 0
 	}
 	mA, _, _, _ := w.xpbdBody(a)
 	mB, _, _, _ := w.xpbdBody(b)
 	iA, iB := w.worldInvInertia(a), w.worldInvInertia(b)
 	var k Mat3
-	for col, e := range [3]vec{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}} {
-		kc := e.scale(mA + mB).
-			add(mulMat(&iA, rA.cross(e)).cross(rA)).
-			add(mulMat(&iB, rB.cross(e)).cross(rB))
-		k[3*col], k[3*col+1], k[3*col+2] = kc.x, kc.y, kc.z
+	for col, e := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
+		kc := e.Scale(mA + mB).
+			Add(mulMat(&iA, rA.Cross(e)).Cross(rA)).
+			Add(mulMat(&iB, rB.Cross(e)).Cross(rB))
+		k[3*col], k[3*col+1], k[3*col+2] = kc.X, kc.Y, kc.Z
 	}
 	inv := invert(k)
-	P := mulMat(&inv, E).scale(-1)
+	P := mulMat(&inv, E).Scale(-1)
 	w.pushPositional(b, P, rB, 1)
 	w.pushPositional(a, P, rA, -1)
-	return sqrt32(P.dot(P))
+	return vecmath.Sqrt(P.Dot(P))
 }
 
 // correctRotation turns body a by the rotation vector dq relative to body b (a by +, b by -, shared
 // by their inverse inertias about dq's axis), rigidly as correctPosition.
 func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
-	th := sqrt32(dq.dot(dq))
+	th := vecmath.Sqrt(dq.Dot(dq))
 	if th < 1e-9 {
 		return
 	}
-	n := dq.scale(1 / th)
+	n := dq.Scale(1 / th)
 	wA, wB := w.angularInvMass(a, n), w.angularInvMass(b, n)
 	if wA+wB == 0 {
 		return
 	}
 	dl := th / (wA + wB)
 	*lambda += dl
-	L := n.scale(dl)
+	L := n.Scale(dl)
 	if _, _, _, ok := w.xpbdBody(a); ok {
 		w.rotateBody(a, w.invInertiaTimes(a, L))
 	}
 	if _, _, _, ok := w.xpbdBody(b); ok {
-		w.rotateBody(b, w.invInertiaTimes(b, L).scale(-1))
+		w.rotateBody(b, w.invInertiaTimes(b, L).Scale(-1))
 	}
 }
 
@@ -182,21 +184,19 @@ func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
 func (w *World) xpbdFrames(j *joint) (rA, rB, d vec, RA, RB *Mat3) {
 	xA, xB, RA, RB, _, _ := w.jointPoses(j)
 	rA, rB = mulMat(RA, j.localA), mulMat(RB, j.localB)
-	return rA, rB, xB.add(rB).sub(xA).sub(rA), RA, RB
+	return rA, rB, xB.Add(rB).Sub(xA).Sub(rA), RA, RB
 }
 
 // relRotation returns the rotation vector that turns A onto its pose relative to B: 2 vec(qE).
 func (w *World) relRotation(j *joint) vec {
 	_, _, _, _, qA, qB := w.jointPoses(j)
 	qE := qB.Mul(j.rel0.Conjugate()).Mul(qA.Conjugate())
-	c := vv(qE.V).scale(2)
+	c := vv(qE.V).Scale(2)
 	if qE.W < 0 {
-		c = c.scale(-1)
+		c = c.Scale(-1)
 	}
 	return c
 }
-
-func clamp32(x, lo, hi float32) float32 { return min(max(x, lo), hi) }
 
 // xpbdJoint is one position-pass correction of a joint: rotations first, then the anchors.
 func (w *World) xpbdJoint(j *joint) {
@@ -209,15 +209,15 @@ func (w *World) xpbdJoint(j *joint) {
 			_, _, RA, RB, _, _ := w.jointPoses(j)
 			tA, tB, e, swing, twist := swingTwist(j, RA, RB)
 			if def.Swing > 0 && swing > def.Swing {
-				if s := sqrt32(e.dot(e)); s > 1e-6 {
-					w.correctRotation(a, b, e.scale((swing-def.Swing)/s), &l[1])
+				if s := vecmath.Sqrt(e.Dot(e)); s > 1e-6 {
+					w.correctRotation(a, b, e.Scale((swing-def.Swing)/s), &l[1])
 				}
 			}
 			if def.HasTwist {
-				if over := twist - clamp32(twist, def.Twist[0], def.Twist[1]); over != 0 {
-					t := tA.add(tB)
-					t = t.scale(1 / max(sqrt32(t.dot(t)), 1e-6))
-					w.correctRotation(a, b, t.scale(over), &l[2])
+				if over := twist - vecmath.Clamp(twist, def.Twist[0], def.Twist[1]); over != 0 {
+					t := tA.Add(tB)
+					t = t.Scale(1 / max(vecmath.Sqrt(t.Dot(t)), 1e-6))
+					w.correctRotation(a, b, t.Scale(over), &l[2])
 				}
 			}
 		}
@@ -226,13 +226,13 @@ func (w *World) xpbdJoint(j *joint) {
 	case Hinge:
 		_, _, _, RA, RB := w.xpbdFrames(j)
 		a1, a2 := mulMat(RA, j.axisA), mulMat(RB, j.axisB)
-		w.correctRotation(a, b, a1.cross(a2), &l[1])
+		w.correctRotation(a, b, a1.Cross(a2), &l[1])
 		if def.HasLimits {
 			_, _, _, RA, RB = w.xpbdFrames(j)
 			a1 = mulMat(RA, j.axisA)
 			phi := hingeAngle(j, RA, RB)
-			if over := clamp32(phi, def.Limits[0], def.Limits[1]) - phi; over != 0 {
-				w.correctRotation(a, b, a1.scale(over), &l[2])
+			if over := vecmath.Clamp(phi, def.Limits[0], def.Limits[1]) - phi; over != 0 {
+				w.correctRotation(a, b, a1.Scale(over), &l[2])
 			}
 		}
 		rA, rB, d, _, _ := w.xpbdFrames(j)
@@ -241,14 +241,14 @@ func (w *World) xpbdJoint(j *joint) {
 		w.correctRotation(a, b, w.relRotation(j), &l[1])
 		rA, rB, d, RA, _ := w.xpbdFrames(j)
 		n := mulMat(RA, j.axisA)
-		along := n.dot(d)
-		E := d.sub(n.scale(along))
+		along := n.Dot(d)
+		E := d.Sub(n.Scale(along))
 		if def.HasLimits {
 			// A's travel is -along; it must stay in [lo, hi].
-			E = E.add(n.scale(along - clamp32(along, -def.Limits[1], -def.Limits[0])))
+			E = E.Add(n.Scale(along - vecmath.Clamp(along, -def.Limits[1], -def.Limits[0])))
 		}
 		// rA + d is B's anchor seen from A: the lateral rows act there on A, as in the velocity rows.
-		l[0] += w.correctPoint(a, b, rA.add(d), rB, E)
+		l[0] += w.correctPoint(a, b, rA.Add(d), rB, E)
 	case Fixed:
 		w.correctRotation(a, b, w.relRotation(j), &l[1])
 		rA, rB, d, _, _ := w.xpbdFrames(j)
@@ -284,21 +284,21 @@ func (w *World) dampJoint(j *joint, f float32) {
 			return vec{}, vec{}
 		}
 		v, om := vv(b.Velocity[i]), vv(b.AngularVelocity[i])
-		return v.add(om.cross(r)), om
+		return v.Add(om.Cross(r)), om
 	}
 	vA, wA := vel(j.a, rA)
 	vB, wB := vel(j.b, rB)
-	if dw := wB.sub(wA); dw.dot(dw) > 0 {
-		th := sqrt32(dw.dot(dw))
-		n := dw.scale(1 / th)
+	if dw := wB.Sub(wA); dw.Dot(dw) > 0 {
+		th := vecmath.Sqrt(dw.Dot(dw))
+		n := dw.Scale(1 / th)
 		if k := w.angularInvMass(j.a, n) + w.angularInvMass(j.b, n); k > 0 {
-			L := n.scale(f * th / k)
+			L := n.Scale(f * th / k)
 			w.addVelocity(j.a, vec{}, w.invInertiaTimes(j.a, L))
-			w.addVelocity(j.b, vec{}, w.invInertiaTimes(j.b, L).scale(-1))
+			w.addVelocity(j.b, vec{}, w.invInertiaTimes(j.b, L).Scale(-1))
 		}
 	}
-	if dv := vB.sub(vA); dv.dot(dv) > 0 {
-		w.velocityImpulse(j.a, j.b, rA, rB, dv.scale(-f))
+	if dv := vB.Sub(vA); dv.Dot(dv) > 0 {
+		w.velocityImpulse(j.a, j.b, rA, rB, dv.Scale(-f))
 	}
 }
 
@@ -308,28 +308,28 @@ func (w *World) addVelocity(i int32, dv, dw vec) {
 		return
 	}
 	b := &w.Bodies
-	b.Velocity[i] = vv(b.Velocity[i]).add(dv).v3()
-	b.AngularVelocity[i] = vv(b.AngularVelocity[i]).add(dw).v3()
+	b.Velocity[i] = vv(b.Velocity[i]).Add(dv).Vec3()
+	b.AngularVelocity[i] = vv(b.AngularVelocity[i]).Add(dw).Vec3()
 }
 
 // velocityImpulse changes the relative velocity (vB - vA) at the anchors by dv with one impulse along
 // dv through the generalised inverse masses.
 func (w *World) velocityImpulse(a, b int32, rA, rB, dv vec) {
-	m := sqrt32(dv.dot(dv))
+	m := vecmath.Sqrt(dv.Dot(dv))
 	if m < 1e-12 {
 		return
 	}
-	n := dv.scale(1 / m)
+	n := dv.Scale(1 / m)
 	k := w.positionalInvMass(a, rA, n) + w.positionalInvMass(b, rB, n)
 	if k == 0 {
 		return
 	}
-	P := n.scale(m / k)
+	P := n.Scale(m / k)
 	if ma, _, _, ok := w.xpbdBody(a); ok {
-		w.addVelocity(a, P.scale(-ma), w.invInertiaTimes(a, rA.cross(P)).scale(-1))
+		w.addVelocity(a, P.Scale(-ma), w.invInertiaTimes(a, rA.Cross(P)).Scale(-1))
 	}
 	if mb, _, _, ok := w.xpbdBody(b); ok {
-		w.addVelocity(b, P.scale(mb), w.invInertiaTimes(b, rB.cross(P)))
+		w.addVelocity(b, P.Scale(mb), w.invInertiaTimes(b, rB.Cross(P)))
 	}
 }
 
@@ -345,9 +345,9 @@ func (w *World) xpbdStartContacts(m *manifold) {
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		rA, rB := w.contactOffsets(m, cp)
-		v := vv(b.Velocity[m.b]).add(vv(b.AngularVelocity[m.b]).cross(rB)).
-			sub(vv(b.Velocity[m.a])).sub(vv(b.AngularVelocity[m.a]).cross(rA))
-		cp.relVel = v.dot(m.normal)
+		v := vv(b.Velocity[m.b]).Add(vv(b.AngularVelocity[m.b]).Cross(rB)).
+			Sub(vv(b.Velocity[m.a])).Sub(vv(b.AngularVelocity[m.a]).Cross(rA))
+		cp.relVel = v.Dot(m.normal)
 		cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
 	}
 }
@@ -367,14 +367,14 @@ func (w *World) xpbdContact(m *manifold) {
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		rA, rB := w.contactOffsets(m, cp)
-		pA := vv(b.Position[m.a]).add(rA)
-		pB := vv(b.Position[m.b]).add(rB)
-		if sep := pB.sub(pA).dot(n); sep < 0 {
-			w.correctPosition(m.a, m.b, rA, rB, n.scale(sep), &cp.normalImpulse)
+		pA := vv(b.Position[m.a]).Add(rA)
+		pB := vv(b.Position[m.b]).Add(rB)
+		if sep := pB.Sub(pA).Dot(n); sep < 0 {
+			w.correctPosition(m.a, m.b, rA, rB, n.Scale(sep), &cp.normalImpulse)
 		}
 		if cp.normalImpulse != 0 {
-			lambdaN += abs32(cp.normalImpulse)
-			local[0], local[1] = local[0].add(cp.anchorA), local[1].add(cp.anchorB)
+			lambdaN += vecmath.Abs(cp.normalImpulse)
+			local[0], local[1] = local[0].Add(cp.anchorA), local[1].Add(cp.anchorB)
 			active++
 		}
 	}
@@ -385,21 +385,21 @@ func (w *World) xpbdContact(m *manifold) {
 	// started sticking, kept across steps as for the velocity solvers), not since the sub-step's
 	// start: otherwise float32 rounding of each sub-step's tiny slip random-walks a stack apart
 	// (measured: 20 boxes toppled within 30 s; 5 boxes crept 4 cm in 10 s).
-	la, lb := local[0].scale(1/float32(active)), local[1].scale(1/float32(active))
+	la, lb := local[0].Scale(1/float32(active)), local[1].Scale(1/float32(active))
 	rA, rB := mulMat(&p.rot[m.a], la), mulMat(&p.rot[m.b], lb)
-	slip := vv(b.Position[m.b]).add(rB).sub(vv(b.Position[m.a])).sub(rA)
-	slip = slip.sub(n.scale(slip.dot(n)))
-	c := sqrt32(slip.dot(slip))
+	slip := vv(b.Position[m.b]).Add(rB).Sub(vv(b.Position[m.a])).Sub(rA)
+	slip = slip.Sub(n.Scale(slip.Dot(n)))
+	c := vecmath.Sqrt(slip.Dot(slip))
 	if c < 1e-9 {
 		return
 	}
-	t := slip.scale(1 / c)
+	t := slip.Scale(1 / c)
 	k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
 	if k == 0 {
 		return
 	}
 	lt := &m.pts[0].tangentImpulse[0]
-	if dl := -c / k; abs32(*lt+dl) <= m.friction*lambdaN {
+	if dl := -c / k; vecmath.Abs(*lt+dl) <= m.friction*lambdaN {
 		w.correctPosition(m.a, m.b, rA, rB, slip, lt)
 		return
 	}
@@ -416,8 +416,8 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 	p := &w.pipe
 	n := m.normal
 	relVel := func(rA, rB vec) vec {
-		return vv(b.Velocity[m.b]).add(vv(b.AngularVelocity[m.b]).cross(rB)).
-			sub(vv(b.Velocity[m.a])).sub(vv(b.AngularVelocity[m.a]).cross(rA))
+		return vv(b.Velocity[m.b]).Add(vv(b.AngularVelocity[m.b]).Cross(rB)).
+			Sub(vv(b.Velocity[m.a])).Sub(vv(b.AngularVelocity[m.a]).Cross(rA))
 	}
 	var cA, cB vec
 	var lambdaN float32
@@ -428,8 +428,8 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 			continue
 		}
 		rA, rB := w.contactOffsets(m, cp)
-		cA, cB = cA.add(rA), cB.add(rB)
-		lambdaN += abs32(cp.normalImpulse)
+		cA, cB = cA.Add(rA), cB.Add(rB)
+		lambdaN += vecmath.Abs(cp.normalImpulse)
 		active++
 		// Restitution: leave at e times the sub-step's approach speed, or not at all when it was slow
 		// (under the threshold) so resting contacts do not jitter.
@@ -437,8 +437,8 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 		if w.settings.NoRestitution || -cp.relVel < p.restThreshold {
 			e = 0
 		}
-		vn := relVel(rA, rB).dot(n)
-		w.velocityImpulse(m.a, m.b, rA, rB, n.scale(max(-e*cp.relVel, 0)-vn))
+		vn := relVel(rA, rB).Dot(n)
+		w.velocityImpulse(m.a, m.b, rA, rB, n.Scale(max(-e*cp.relVel, 0)-vn))
 	}
 	if active == 0 || w.settings.NoFriction {
 		return
@@ -448,16 +448,16 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 	// at most that times the generalised inverse mass along it. Applied once per manifold at the mean
 	// point: per point, in Gauss-Seidel order, the points' unequal shares spun a box sliding down a
 	// slope about the slope's normal.
-	rA, rB := cA.scale(1/float32(active)), cB.scale(1/float32(active))
+	rA, rB := cA.Scale(1/float32(active)), cB.Scale(1/float32(active))
 	v := relVel(rA, rB)
-	vt := v.sub(n.scale(v.dot(n)))
-	st := sqrt32(vt.dot(vt))
+	vt := v.Sub(n.Scale(v.Dot(n)))
+	st := vecmath.Sqrt(vt.Dot(vt))
 	if st == 0 {
 		return
 	}
-	t := vt.scale(1 / st)
+	t := vt.Scale(1 / st)
 	k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
-	w.velocityImpulse(m.a, m.b, rA, rB, t.scale(-min(m.friction*lambdaN*p.invH*k, st)))
+	w.velocityImpulse(m.a, m.b, rA, rB, t.Scale(-min(m.friction*lambdaN*p.invH*k, st)))
 }
 
 // xpbdSaveBodies remembers the bodies' poses at the start of the sub-step.
@@ -482,8 +482,8 @@ func (w *World) xpbdVelocities(lo, hi int) {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
-		b.Velocity[i] = vv(b.Velocity[i]).add(p.corrX[i].scale(p.invH)).v3()
-		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).add(p.corrTh[i].scale(p.invH)).v3()
+		b.Velocity[i] = vv(b.Velocity[i]).Add(p.corrX[i].Scale(p.invH)).Vec3()
+		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).Add(p.corrTh[i].Scale(p.invH)).Vec3()
 	}
 }
 
@@ -546,7 +546,7 @@ func (xpbdSolver) run(w *World, op Op) bool {
 	case StageDeriveVelocities:
 		for k := range w.joints {
 			j := &w.joints[k]
-			j.xpbdF = abs32(j.xl[0]) * p.invH * p.invH
+			j.xpbdF = vecmath.Abs(j.xl[0]) * p.invH * p.invH
 		}
 		p.pool.run(n, bodyGrain, p.fnXVel)
 	case StageSolveVelocities:

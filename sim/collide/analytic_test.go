@@ -3,6 +3,7 @@ package collide
 import (
 	"math"
 	"testing"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 
@@ -268,7 +269,7 @@ func TestCollideExactCases(t *testing.T) {
 				found := false
 				for i := 0; i < m.Count; i++ {
 					p := m.Points[i]
-					if near(p.Position, w.pos, tol) && abs32(p.Separation-w.sep) < tol {
+					if near(p.Position, w.pos, tol) && vecmath.Abs(p.Separation-w.sep) < tol {
 						found = true
 					}
 				}
@@ -288,5 +289,5 @@ func TestCollideExactCases(t *testing.T) {
 
 // near reports whether a and b differ by at most tol in every coordinate.
 func near(a, b geom.Vec3, tol float32) bool {
-	return abs32(a[0]-b[0]) <= tol && abs32(a[1]-b[1]) <= tol && abs32(a[2]-b[2]) <= tol
+	return vecmath.Abs(a[0]-b[0]) <= tol && vecmath.Abs(a[1]-b[1]) <= tol && vecmath.Abs(a[2]-b[2]) <= tol
 }

@@ -1,6 +1,9 @@
 package collide
 
-import "tumble/sim/geom"
+import (
+	"tumble/sim/geom"
+	"tumble/sim/internal/vecmath"
+)
 
 // Capsules against capsules and boxes. A capsule is its core segment grown by its radius, so both
 // routines find closest points of the core segment and offset them by the radius; where the segment
@@ -29,53 +32,53 @@ const (
 func capsuleCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	a0, a1 := capsuleEnds(a, pa)
 	b0, b1 := capsuleEnds(b, pb)
-	da, db := a1.sub(a0), b1.sub(b0)
+	da, db := a1.Sub(a0), b1.Sub(b0)
 	s, t := closestSegments(a0, da, b0, db)
-	p, q := a0.madd(da, s), b0.madd(db, t)
-	v := q.sub(p)
-	dist2 := v.dot(v)
+	p, q := a0.MAdd(da, s), b0.MAdd(db, t)
+	v := q.Sub(p)
+	dist2 := v.Dot(v)
 	ra, rb := a.Radius, b.Radius
 	lim := ra + rb + margin
 	if dist2 >= lim*lim && lim > 0 {
 		return
 	}
-	cr := da.cross(db)
-	crSq, aa, bb := cr.dot(cr), da.dot(da), db.dot(db)
+	cr := da.Cross(db)
+	crSq, aa, bb := cr.Dot(cr), da.Dot(da), db.Dot(db)
 	var n vec
 	switch {
 	case s > 0 && s < 1 && t > 0 && t < 1 && crSq > parallelSin*parallelSin*aa*bb:
 		// Closest points inside both cores: the common perpendicular, exact even when the cores
 		// nearly meet and the closest points' difference is mostly rounding.
-		n = cr.scale(1 / sqrt32(crSq))
-		side := v.dot(n)
+		n = cr.Scale(1 / vecmath.Sqrt(crSq))
+		side := v.Dot(n)
 		if side == 0 {
-			side = n.dot(vg(pb.P).sub(vg(pa.P)))
+			side = n.Dot(vg(pb.P).Sub(vg(pa.P)))
 		}
 		if side < 0 {
-			n = n.neg()
+			n = n.Neg()
 		}
 	case dist2 > 1e-14:
-		n = v.scale(1 / sqrt32(dist2))
+		n = v.Scale(1 / vecmath.Sqrt(dist2))
 	default:
 		// The cores meet end to end or lie along one line: any direction across A's core.
 		n = perpendicular(da)
-		if n.dot(vg(pb.P).sub(vg(pa.P))) < 0 {
-			n = n.neg()
+		if n.Dot(vg(pb.P).Sub(vg(pa.P))) < 0 {
+			n = n.Neg()
 		}
 	}
 	m.setNormal(n)
 	if aa > degenerateSq && bb > degenerateSq && crSq < lyingSin*lyingSin*aa*bb {
 		// Side by side: one point at each end of the stretch where the cores overlap along A.
-		u0, u1 := b0.sub(a0).dot(da)/aa, b1.sub(a0).dot(da)/aa
+		u0, u1 := b0.Sub(a0).Dot(da)/aa, b1.Sub(a0).Dot(da)/aa
 		if u0 > u1 {
 			u0, u1 = u1, u0
 		}
 		lo, hi := max(u0, 0), min(u1, 1)
-		if (hi-lo)*sqrt32(aa) > 1e-3*(ra+rb) {
-			pl := a0.madd(da, lo)
-			roundPoint(m, pl, b0.madd(db, closestOnSegment(b0, db, pl)), n, ra, rb, margin, idCapsuleCapsule+1)
-			ph := a0.madd(da, hi)
-			roundPoint(m, ph, b0.madd(db, closestOnSegment(b0, db, ph)), n, ra, rb, margin, idCapsuleCapsule+2)
+		if (hi-lo)*vecmath.Sqrt(aa) > 1e-3*(ra+rb) {
+			pl := a0.MAdd(da, lo)
+			roundPoint(m, pl, b0.MAdd(db, closestOnSegment(b0, db, pl)), n, ra, rb, margin, idCapsuleCapsule+1)
+			ph := a0.MAdd(da, hi)
+			roundPoint(m, ph, b0.MAdd(db, closestOnSegment(b0, db, ph)), n, ra, rb, margin, idCapsuleCapsule+2)
 			if m.Count > 0 {
 				return
 			}
@@ -96,22 +99,22 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	r := b.Radius
 	e0, e1 := capsuleEnds(b, pb)
 	c := vg(pa.P)
-	if lim, q := sqrt32(h.dot(h))+r+margin, e0.madd(e1.sub(e0), closestOnSegment(e0, e1.sub(e0), c)).sub(c); q.dot(q) > lim*lim {
+	if lim, q := vecmath.Sqrt(h.Dot(h))+r+margin, e0.MAdd(e1.Sub(e0), closestOnSegment(e0, e1.Sub(e0), c)).Sub(c); q.Dot(q) > lim*lim {
 		return // the core is beyond the box's bounding sphere
 	}
 	f := makeFrame(pa)
 	p0, p1 := f.toLocal(e0), f.toLocal(e1)
-	d := p1.sub(p0)
+	d := p1.Sub(p0)
 	t, dist2 := closestSegmentBox(p0, d, h)
 	lim := r + margin
 	if dist2 >= lim*lim && lim > 0 {
 		return
 	}
-	scale := max(h.x, h.y, h.z)
+	scale := max(h.X, h.Y, h.Z)
 	if eps := 1e-5 * scale; dist2 > eps*eps {
-		q := p0.madd(d, t)
+		q := p0.MAdd(d, t)
 		bp, region := clampBox(q, h)
-		nl := q.sub(bp).scale(1 / sqrt32(dist2))
+		nl := q.Sub(bp).Scale(1 / vecmath.Sqrt(dist2))
 		k, sg, onFace := regionFace(region)
 		nearFace := false
 		if !onFace {
@@ -119,20 +122,20 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 			// face's edge, tilted a hair down past it): still a face contact, so its points and ids do
 			// not change as it jitters across the edge.
 			k = 0
-			if abs32(nl.y) > abs32(nl.get(k)) {
+			if vecmath.Abs(nl.Y) > vecmath.Abs(nl.Get(k)) {
 				k = 1
 			}
-			if abs32(nl.z) > abs32(nl.get(k)) {
+			if vecmath.Abs(nl.Z) > vecmath.Abs(nl.Get(k)) {
 				k = 2
 			}
-			sg, nearFace = sign32(nl.get(k)), abs32(nl.get(k)) >= faceNormalCos
+			sg, nearFace = vecmath.Sign(nl.Get(k)), vecmath.Abs(nl.Get(k)) >= faceNormalCos
 		}
 		if onFace || nearFace {
 			capsuleOnFace(m, h, p0, d, r, k, sg, margin)
 			if nearFace && m.Count > 0 {
 				// Only if the core does not dip further below the face's level past the edge than on
 				// the face: the face normal would then not be a least-penetration direction.
-				low := min(sg*p0.get(k), sg*p1.get(k)) - h.get(k) - r
+				low := min(sg*p0.Get(k), sg*p1.Get(k)) - h.Get(k) - r
 				clipped := m.Points[0].Separation
 				if m.Count > 1 {
 					clipped = min(clipped, m.Points[1].Separation)
@@ -146,12 +149,12 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 				return
 			}
 		}
-		s := sqrt32(dist2) - r
+		s := vecmath.Sqrt(dist2) - r
 		if s >= margin {
 			return
 		}
 		m.setNormal(nl)
-		m.add(bp.madd(nl, s/2), s, idBoxCapsule+region)
+		m.addPoint(bp.MAdd(nl, s/2), s, idBoxCapsule+region)
 		m.toWorld(&f)
 		return
 	}
@@ -159,7 +162,7 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	// The core touches or enters the box. Face axes: the capsule on the + or - side of each slab.
 	faceSep, faceK, faceSg := float32(-1e30), 0, float32(1)
 	for k := 0; k < 3; k++ {
-		x0, x1, hk := p0.get(k), p1.get(k), h.get(k)
+		x0, x1, hk := p0.Get(k), p1.Get(k), h.Get(k)
 		s, sg := min(x0, x1)-hk, float32(1)
 		if o := -hk - max(x0, x1); o > s {
 			s, sg = o, -1
@@ -171,18 +174,18 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	// Edge axes: the core crossed with each box edge direction; the whole core projects to one value.
 	edgeSep, edgeK := float32(-1e30), -1
 	var edgeN vec
-	if dd := d.dot(d); dd > degenerateSq {
+	if dd := d.Dot(d); dd > degenerateSq {
 		for k := 0; k < 3; k++ {
-			L := d.cross(axisVec(k, 1))
-			l2 := L.dot(L)
+			L := d.Cross(vecmath.Axis(k, 1))
+			l2 := L.Dot(L)
 			if l2 < 1e-6*dd {
 				continue
 			}
-			L = L.scale(1 / sqrt32(l2))
-			c := p0.dot(L)
-			s := abs32(c) - (h.x*abs32(L.x) + h.y*abs32(L.y) + h.z*abs32(L.z))
+			L = L.Scale(1 / vecmath.Sqrt(l2))
+			c := p0.Dot(L)
+			s := vecmath.Abs(c) - (h.X*vecmath.Abs(L.X) + h.Y*vecmath.Abs(L.Y) + h.Z*vecmath.Abs(L.Z))
 			if s > edgeSep {
-				edgeSep, edgeK, edgeN = s, k, L.scale(sign32(c))
+				edgeSep, edgeK, edgeN = s, k, L.Scale(vecmath.Sign(c))
 			}
 		}
 	}
@@ -191,15 +194,15 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 		if m.Count == 0 {
 			// Rounding left the clipped piece empty: the core's deepest end against the face instead.
 			q := p0
-			if faceSg*p1.get(faceK) < faceSg*p0.get(faceK) {
+			if faceSg*p1.Get(faceK) < faceSg*p0.Get(faceK) {
 				q = p1
 			}
 			bp, _ := clampBox(q, h)
-			bp = bp.with(faceK, faceSg*h.get(faceK))
-			nl := axisVec(faceK, faceSg)
-			s := q.sub(bp).dot(nl) - r
+			bp = bp.With(faceK, faceSg*h.Get(faceK))
+			nl := vecmath.Axis(faceK, faceSg)
+			s := q.Sub(bp).Dot(nl) - r
 			m.setNormal(nl)
-			m.add(bp.madd(nl, s/2), s, idBoxCapsule+faceRegion(faceK, faceSg))
+			m.addPoint(bp.MAdd(nl, s/2), s, idBoxCapsule+faceRegion(faceK, faceSg))
 		}
 		m.toWorld(&f)
 		return
@@ -208,22 +211,22 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	var id uint32
 	e0l := vec{}
 	for k := 0; k < 3; k++ {
-		hk := h.get(k)
+		hk := h.Get(k)
 		if k == edgeK {
-			e0l = e0l.with(k, -hk)
+			e0l = e0l.With(k, -hk)
 			continue
 		}
-		sk := sign32(edgeN.get(k))
-		e0l = e0l.with(k, sk*hk)
+		sk := vecmath.Sign(edgeN.Get(k))
+		e0l = e0l.With(k, sk*hk)
 		id <<= 1
 		if sk > 0 {
 			id |= 1
 		}
 	}
-	ed := axisVec(edgeK, 2*h.get(edgeK))
+	ed := vecmath.Axis(edgeK, 2*h.Get(edgeK))
 	s, u := closestSegments(e0l, ed, p0, d)
 	m.setNormal(edgeN)
-	roundPoint(m, e0l.madd(ed, s), p0.madd(d, u), edgeN, 0, r, margin, idCapsuleOnEdge+uint32(edgeK)<<2|id)
+	roundPoint(m, e0l.MAdd(ed, s), p0.MAdd(d, u), edgeN, 0, r, margin, idCapsuleOnEdge+uint32(edgeK)<<2|id)
 	m.toWorld(&f)
 }
 
@@ -236,7 +239,7 @@ func capsuleOnFace(m *Manifold, h, p0, d vec, r float32, k int, sg, margin float
 	var clip0, clip1 uint32
 	plane := uint32(1)
 	for _, a := range [2]int{next3[k], next3[k+1]} {
-		ha, pa, da := h.get(a), p0.get(a), d.get(a)
+		ha, pa, da := h.Get(a), p0.Get(a), d.Get(a)
 		band := ha * clipSlack
 		for _, side := range [2]float32{1, -1} {
 			// side*(p0[a] + t*d[a]) <= h[a]
@@ -261,19 +264,19 @@ func capsuleOnFace(m *Manifold, h, p0, d vec, r float32, k int, sg, margin float
 	if t0 > t1 {
 		return
 	}
-	nl := axisVec(k, sg)
+	nl := vecmath.Axis(k, sg)
 	face := uint32(faceIndex(k, sg))
 	m.setNormal(nl)
-	hk := h.get(k)
-	q := p0.madd(d, t0)
-	if s := sg*q.get(k) - hk - r; s < margin {
-		m.add(q.madd(nl, -(r+s/2)), s, idCapsuleOnFace|face<<4|clip0)
+	hk := h.Get(k)
+	q := p0.MAdd(d, t0)
+	if s := sg*q.Get(k) - hk - r; s < margin {
+		m.addPoint(q.MAdd(nl, -(r+s/2)), s, idCapsuleOnFace|face<<4|clip0)
 	}
-	if (t1-t0)*(t1-t0)*d.dot(d) <= 1e-12*h.dot(h) {
+	if (t1-t0)*(t1-t0)*d.Dot(d) <= 1e-12*h.Dot(h) {
 		return // the piece is a point
 	}
-	q = p0.madd(d, t1)
-	if s := sg*q.get(k) - hk - r; s < margin {
-		m.add(q.madd(nl, -(r+s/2)), s, idCapsuleOnFace|face<<4|1<<3|clip1)
+	q = p0.MAdd(d, t1)
+	if s := sg*q.Get(k) - hk - r; s < margin {
+		m.addPoint(q.MAdd(nl, -(r+s/2)), s, idCapsuleOnFace|face<<4|1<<3|clip1)
 	}
 }

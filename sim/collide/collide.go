@@ -96,16 +96,16 @@ func Collide(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin fl
 func pair(a, b geom.Kind) uint8 { return uint8(a)<<4 | uint8(b) }
 
 // add appends a point given its position and separation.
-func (m *Manifold) add(pos vec, sep float32, id uint32) {
+func (m *Manifold) addPoint(pos vec, sep float32, id uint32) {
 	p := &m.Points[m.Count&3]
-	p.Position = geom.Vec3{pos.x, pos.y, pos.z}
+	p.Position = geom.Vec3{pos.X, pos.Y, pos.Z}
 	p.Separation = sep
 	p.ID = id
 	m.Count++
 }
 
 // setNormal sets the manifold's normal.
-func (m *Manifold) setNormal(n vec) { m.Normal = geom.Vec3{n.x, n.y, n.z} }
+func (m *Manifold) setNormal(n vec) { m.Normal = geom.Vec3{n.X, n.Y, n.Z} }
 
 // flip turns a manifold computed for (B, A) into the one for (A, B). Positions and separations are
 // symmetric; only the normal changes sign.
@@ -118,6 +118,6 @@ func (m *Manifold) toWorld(f *frame) {
 	m.setNormal(f.dirToWorld(vg(m.Normal)))
 	for i := 0; i < m.Count; i++ {
 		p := &m.Points[i]
-		p.Position = f.toWorld(vg(p.Position)).g()
+		p.Position = f.toWorld(vg(p.Position)).Vec3()
 	}
 }

@@ -1,6 +1,9 @@
 package collide
 
-import "tumble/sim/geom"
+import (
+	"tumble/sim/geom"
+	"tumble/sim/internal/vecmath"
+)
 
 // Convex hulls against every kind. Hull against hull (and box, a box being a hull of 8 vertices) is the
 // separating axis test over the face normals of both and the cross products of edge pairs, with the
@@ -51,7 +54,7 @@ func boxPoly(h geom.Vec3, verts *[8]geom.Vec3, faces *[6]geom.HullFace) poly {
 		verts[i] = geom.Vec3{v[0] * h[0], v[1] * h[1], v[2] * h[2]}
 	}
 	for i, f := range unitBox.Faces {
-		f.Offset = abs32(f.Normal[0])*h[0] + abs32(f.Normal[1])*h[1] + abs32(f.Normal[2])*h[2]
+		f.Offset = vecmath.Abs(f.Normal[0])*h[0] + vecmath.Abs(f.Normal[1])*h[1] + vecmath.Abs(f.Normal[2])*h[2]
 		faces[i] = f
 	}
 	return poly{verts: verts[:], faces: faces[:], fv: unitBox.FaceVerts, edges: unitBox.Edges, radius: h.Len()}
@@ -82,15 +85,15 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 	var va, vb [8]geom.Vec3
 	var fa6, fb6 [6]geom.HullFace
 	A, B := shapePoly(a, &va, &fa6), shapePoly(b, &vb, &fb6)
-	if lim, c := A.radius+B.radius+margin, vg(pb.P).sub(vg(pa.P)); c.dot(c) > lim*lim {
+	if lim, c := A.radius+B.radius+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return
 	}
 	fa, fb := makeFrame(pa), makeFrame(pb)
 	// B's pose in A's frame: rotation columns rb and origin t.
 	t := fa.toLocal(fb.c)
 	rb := [3]vec{fa.dirToLocal(fb.ax[0]), fa.dirToLocal(fb.ax[1]), fa.dirToLocal(fb.ax[2])}
-	bToA := func(v geom.Vec3) vec { return t.madd(rb[0], v[0]).madd(rb[1], v[1]).madd(rb[2], v[2]) }
-	dirBToA := func(v geom.Vec3) vec { return rb[0].scale(v[0]).madd(rb[1], v[1]).madd(rb[2], v[2]) }
+	bToA := func(v geom.Vec3) vec { return t.MAdd(rb[0], v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
+	dirBToA := func(v geom.Vec3) vec { return rb[0].Scale(v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 	var bv [geom.MaxHullPoints]vec // B's vertices in A's frame
 	for i, v := range B.verts {
 		bv[i] = bToA(v)
@@ -104,7 +107,7 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 		n := vg(f.Normal)
 		s := float32(1e30)
 		for _, v := range bverts {
-			s = min(s, n.dot(v))
+			s = min(s, n.Dot(v))
 		}
 		s -= f.Offset
 		if s >= margin {
@@ -121,10 +124,10 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 		f := &B.faces[i]
 		n := dirBToA(f.Normal)
 		bnorm[i] = n
-		d := f.Offset + n.dot(t)
+		d := f.Offset + n.Dot(t)
 		s := float32(1e30)
 		for _, v := range A.verts {
-			s = min(s, n.dot(vg(v)))
+			s = min(s, n.Dot(vg(v)))
 		}
 		s -= d
 		if s >= margin {
@@ -140,36 +143,36 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 	var axisE vec
 	for j := range B.edges {
 		eb := &B.edges[j]
-		nc, nd := bnorm[eb.F0].neg(), bnorm[eb.F1].neg()
-		dxc := nd.cross(nc)
+		nc, nd := bnorm[eb.F0].Neg(), bnorm[eb.F1].Neg()
+		dxc := nd.Cross(nc)
 		pb0 := bverts[eb.V0]
-		db := bverts[eb.V1].sub(pb0)
+		db := bverts[eb.V1].Sub(pb0)
 		for i := range A.edges {
 			ea := &A.edges[i]
 			na, nb := &A.faces[ea.F0].Normal, &A.faces[ea.F1].Normal
 			// The arcs a-b and c-d cross on the Gauss map (minkowskiFace, unrolled).
-			bxa := vec{nb[1]*na[2] - nb[2]*na[1], nb[2]*na[0] - nb[0]*na[2], nb[0]*na[1] - nb[1]*na[0]}
-			cba, dba := nc.dot(bxa), nd.dot(bxa)
+			bxa := vec{X: nb[1]*na[2] - nb[2]*na[1], Y: nb[2]*na[0] - nb[0]*na[2], Z: nb[0]*na[1] - nb[1]*na[0]}
+			cba, dba := nc.Dot(bxa), nd.Dot(bxa)
 			if cba*dba >= 0 {
 				continue
 			}
-			adc := na[0]*dxc.x + na[1]*dxc.y + na[2]*dxc.z
-			bdc := nb[0]*dxc.x + nb[1]*dxc.y + nb[2]*dxc.z
+			adc := na[0]*dxc.X + na[1]*dxc.Y + na[2]*dxc.Z
+			bdc := nb[0]*dxc.X + nb[1]*dxc.Y + nb[2]*dxc.Z
 			if adc*bdc >= 0 || cba*bdc <= 0 {
 				continue
 			}
 			pa0 := vg(A.verts[ea.V0])
-			da := vg(A.verts[ea.V1]).sub(pa0)
-			l := da.cross(db)
-			l2 := l.dot(l)
-			if l2 <= edgeParallelSq*da.dot(da)*db.dot(db) {
+			da := vg(A.verts[ea.V1]).Sub(pa0)
+			l := da.Cross(db)
+			l2 := l.Dot(l)
+			if l2 <= edgeParallelSq*da.Dot(da)*db.Dot(db) {
 				continue
 			}
-			l = l.scale(1 / sqrt32(l2))
-			if l.dot(pa0) < 0 { // point away from A's centre (its origin)
-				l = l.neg()
+			l = l.Scale(1 / vecmath.Sqrt(l2))
+			if l.Dot(pa0) < 0 { // point away from A's centre (its origin)
+				l = l.Neg()
 			}
-			s := l.dot(pb0.sub(pa0))
+			s := l.Dot(pb0.Sub(pa0))
 			if s >= margin {
 				return
 			}
@@ -188,13 +191,13 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 	if eA >= 0 && sepE > faceSep+preferFaceTol(faceSep, scale) {
 		ea, eb := &A.edges[eA], &B.edges[eB]
 		p0 := vg(A.verts[ea.V0])
-		d1 := vg(A.verts[ea.V1]).sub(p0)
+		d1 := vg(A.verts[ea.V1]).Sub(p0)
 		q0 := bverts[eb.V0]
-		d2 := bverts[eb.V1].sub(q0)
+		d2 := bverts[eb.V1].Sub(q0)
 		s, u := closestSegments(p0, d1, q0, d2)
-		pa, pb := p0.madd(d1, s), q0.madd(d2, u)
+		pa, pb := p0.MAdd(d1, s), q0.MAdd(d2, u)
 		m.setNormal(axisE)
-		m.add(pa.add(pb).scale(0.5), sepE, mix32(0xedce, uint32(eA), uint32(eB)))
+		m.addPoint(pa.Add(pb).Scale(0.5), sepE, mix32(0xedce, uint32(eA), uint32(eB)))
 		m.toWorld(&fa)
 		return
 	}
@@ -232,7 +235,7 @@ func faceContact(A, B *poly, bverts, bnorm []vec, t vec, refIsB bool, iA, iB int
 		refFace = iB
 		f := &B.faces[iB]
 		n = bnorm[iB]
-		d = f.Offset + n.dot(t)
+		d = f.Offset + n.Dot(t)
 		for k, vi := range B.fv[f.First : f.First+f.Count] {
 			refLoop[k] = bverts[vi]
 		}
@@ -259,7 +262,7 @@ func faceContact(A, B *poly, bverts, bnorm []vec, t vec, refIsB bool, iA, iB int
 	k := 0
 	for i := 0; i < cnt; i++ {
 		p := out[i]
-		p.sep = n.dot(p.p) - d
+		p.sep = n.Dot(p.p) - d
 		if p.sep < margin {
 			pts[k] = p
 			k++
@@ -270,7 +273,7 @@ func faceContact(A, B *poly, bverts, bnorm []vec, t vec, refIsB bool, iA, iB int
 		// polygon reaches past the reference face's sides. Its deepest vertex stands in.
 		deep := clipPt{sep: 1e30}
 		for i := 0; i < ninc; i++ {
-			if s := n.dot(poly[i].p) - d; s < deep.sep {
+			if s := n.Dot(poly[i].p) - d; s < deep.sep {
 				deep = poly[i]
 				deep.sep = s
 			}
@@ -285,22 +288,22 @@ func faceContact(A, B *poly, bverts, bnorm []vec, t vec, refIsB bool, iA, iB int
 	side := uint32(0)
 	normal := n
 	if refIsB {
-		side, normal = 1, n.neg()
+		side, normal = 1, n.Neg()
 	}
 	m.setNormal(normal)
 	for i := 0; i < nk; i++ {
 		p := &pts[keep[i]]
-		m.add(p.p.madd(n, -p.sep/2), p.sep, mix32(side, uint32(refFace), uint32(incFace), p.feat))
+		m.addPoint(p.p.MAdd(n, -p.sep/2), p.sep, mix32(side, uint32(refFace), uint32(incFace), p.feat))
 	}
 }
 
 // minkowskiFace reports whether the arc from a to b (A's edge's face normals) and the arc from c to d
 // (B's, negated) cross on the unit sphere: only then is the pair's cross product a candidate axis.
 func minkowskiFace(a, b, c, d vec) bool {
-	bxa := b.cross(a)
-	dxc := d.cross(c)
-	cba, dba := c.dot(bxa), d.dot(bxa)
-	adc, bdc := a.dot(dxc), b.dot(dxc)
+	bxa := b.Cross(a)
+	dxc := d.Cross(c)
+	cba, dba := c.Dot(bxa), d.Dot(bxa)
+	adc, bdc := a.Dot(dxc), b.Dot(dxc)
 	return cba*dba < 0 && adc*bdc < 0 && cba*bdc > 0
 }
 
@@ -310,7 +313,7 @@ func minkowskiFace(a, b, c, d vec) bool {
 func incidentFace(p *poly, verts, norms []vec, n vec) int {
 	deep, dv := float32(1e30), 0
 	for i, v := range verts {
-		if d := n.dot(v); d < deep {
+		if d := n.Dot(v); d < deep {
 			deep, dv = d, i
 		}
 	}
@@ -324,7 +327,7 @@ func incidentFace(p *poly, verts, norms []vec, n vec) int {
 		if !has {
 			continue
 		}
-		if dd := norms[i].dot(n); dd < best {
+		if dd := norms[i].Dot(n); dd < best {
 			best, bi = dd, i
 		}
 	}
@@ -351,17 +354,17 @@ func clipToFace(in, tmp *[maxClip]clipPt, n int, loop []vec, nrm vec, band float
 		}
 		a := loop[k]
 		b := loop[(k+1)%len(loop)]
-		s := b.sub(a).cross(nrm) // outward side normal
-		l := sqrt32(s.dot(s))
+		s := b.Sub(a).Cross(nrm) // outward side normal
+		l := vecmath.Sqrt(s.Dot(s))
 		if l == 0 {
 			continue
 		}
-		s = s.scale(1 / l)
-		lim := s.dot(a)
+		s = s.Scale(1 / l)
+		lim := s.Dot(a)
 		out := 0
 		for i := 0; i < n; i++ {
 			p, q := &src[i], &src[(i+1)%n]
-			dp, dq := s.dot(p.p)-lim, s.dot(q.p)-lim
+			dp, dq := s.Dot(p.p)-lim, s.Dot(q.p)-lim
 			if dp <= band {
 				if out < maxClip {
 					dst[out] = *p
@@ -371,7 +374,7 @@ func clipToFace(in, tmp *[maxClip]clipPt, n int, loop []vec, nrm vec, band float
 			if (dp <= band) != (dq <= band) && (dp < 0) != (dq < 0) {
 				u := dp / (dp - dq)
 				if out < maxClip {
-					dst[out] = clipPt{p: p.p.add(q.p.sub(p.p).scale(u)), feat: 1<<31 | uint32(k)<<16 | (p.feat*31+q.feat)&0xffff}
+					dst[out] = clipPt{p: p.p.Add(q.p.Sub(p.p).Scale(u)), feat: 1<<31 | uint32(k)<<16 | (p.feat*31+q.feat)&0xffff}
 					out++
 				}
 			}
@@ -406,8 +409,8 @@ func reducePts(p []clipPt, n vec, size float32, keep *[4]int) int {
 	}
 	i1, best := -1, float32(-1)
 	for i := range p {
-		d := p[i].p.sub(p[i0].p)
-		if l := d.dot(d); l > best+hullAreaTol*size*size {
+		d := p[i].p.Sub(p[i0].p)
+		if l := d.Dot(d); l > best+hullAreaTol*size*size {
 			i1, best = i, l
 		}
 	}
@@ -418,7 +421,7 @@ func reducePts(p []clipPt, n vec, size float32, keep *[4]int) int {
 		if i == i0 || i == i1 {
 			continue
 		}
-		ar := b.sub(a).cross(p[i].p.sub(a)).dot(n)
+		ar := b.Sub(a).Cross(p[i].p.Sub(a)).Dot(n)
 		if ar > hi+hullAreaTol*size*size {
 			i2, hi = i, ar
 		}
@@ -444,7 +447,7 @@ func reducePts(p []clipPt, n vec, size float32, keep *[4]int) int {
 func planeHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	n, d := worldPlane(a, pa)
 	h := b.Hull
-	if n.dot(vg(pb.P))-d-h.Radius >= margin {
+	if n.Dot(vg(pb.P))-d-h.Radius >= margin {
 		return
 	}
 	f := makeFrame(pb)
@@ -452,7 +455,7 @@ func planeHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margi
 	k := 0
 	for i, v := range h.Verts {
 		w := f.toWorld(vg(v))
-		if s := n.dot(w) - d; s < margin {
+		if s := n.Dot(w) - d; s < margin {
 			pts[k] = clipPt{p: w, sep: s, feat: uint32(i)}
 			k++
 		}
@@ -473,12 +476,12 @@ func planeHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margi
 // lies inside the face (not on its boundary).
 func closestOnFace(h *geom.Hull, f *geom.HullFace, q vec) (vec, bool) {
 	n := vg(f.Normal)
-	proj := q.madd(n, -(n.dot(q) - f.Offset))
+	proj := q.MAdd(n, -(n.Dot(q) - f.Offset))
 	loop := h.FaceVerts[f.First : f.First+f.Count]
 	inside := true
 	for k := range loop {
 		a, b := vg(h.Verts[loop[k]]), vg(h.Verts[loop[(k+1)%len(loop)]])
-		if b.sub(a).cross(n).dot(proj.sub(a)) > 0 {
+		if b.Sub(a).Cross(n).Dot(proj.Sub(a)) > 0 {
 			inside = false
 			break
 		}
@@ -489,9 +492,9 @@ func closestOnFace(h *geom.Hull, f *geom.HullFace, q vec) (vec, bool) {
 	best, bd := proj, float32(1e30)
 	for k := range loop {
 		a, b := vg(h.Verts[loop[k]]), vg(h.Verts[loop[(k+1)%len(loop)]])
-		e := b.sub(a)
-		c := a.madd(e, closestOnSegment(a, e, q))
-		if dd := c.sub(q).dot(c.sub(q)); dd < bd {
+		e := b.Sub(a)
+		c := a.MAdd(e, closestOnSegment(a, e, q))
+		if dd := c.Sub(q).Dot(c.Sub(q)); dd < bd {
 			best, bd = c, dd
 		}
 	}
@@ -503,7 +506,7 @@ func closestOnFace(h *geom.Hull, f *geom.HullFace, q vec) (vec, bool) {
 // least deep below.
 func hullSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	h := a.Hull
-	if lim, c := h.Radius+b.Radius+margin, vg(pb.P).sub(vg(pa.P)); c.dot(c) > lim*lim {
+	if lim, c := h.Radius+b.Radius+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return
 	}
 	f := makeFrame(pa)
@@ -511,7 +514,7 @@ func hullSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	r := b.Radius
 	smax, imax := float32(-1e30), 0
 	for i := range h.Faces {
-		if s := vg(h.Faces[i].Normal).dot(c) - h.Faces[i].Offset; s > smax {
+		if s := vg(h.Faces[i].Normal).Dot(c) - h.Faces[i].Offset; s > smax {
 			smax, imax = s, i
 		}
 	}
@@ -522,28 +525,28 @@ func hullSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	var dist float32
 	if smax <= 0 {
 		n = vg(h.Faces[imax].Normal)
-		q, dist = c.madd(n, -smax), smax
+		q, dist = c.MAdd(n, -smax), smax
 	} else {
 		bd := float32(1e30)
 		for i := range h.Faces {
 			fc := &h.Faces[i]
-			if vg(fc.Normal).dot(c)-fc.Offset <= 0 {
+			if vg(fc.Normal).Dot(c)-fc.Offset <= 0 {
 				continue
 			}
 			p, _ := closestOnFace(h, fc, c)
-			if dd := p.sub(c).dot(p.sub(c)); dd < bd {
+			if dd := p.Sub(c).Dot(p.Sub(c)); dd < bd {
 				bd, q = dd, p
 			}
 		}
-		dist = sqrt32(bd)
-		n = directionOr(c.sub(q), vg(h.Faces[imax].Normal))
+		dist = vecmath.Sqrt(bd)
+		n = directionOr(c.Sub(q), vg(h.Faces[imax].Normal))
 	}
 	s := dist - r
 	if s >= margin {
 		return
 	}
 	m.setNormal(n)
-	m.add(q.madd(n, s/2), s, 0)
+	m.addPoint(q.MAdd(n, s/2), s, 0)
 	m.toWorld(&f)
 }
 
@@ -555,20 +558,20 @@ func hullSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 func hullCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	h := a.Hull
 	r := b.Radius
-	if lim, c := h.Radius+b.HalfHeight+r+margin, vg(pb.P).sub(vg(pa.P)); c.dot(c) > lim*lim {
+	if lim, c := h.Radius+b.HalfHeight+r+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return
 	}
 	f := makeFrame(pa)
 	w0, w1 := capsuleEnds(b, pb)
 	e0, e1 := f.toLocal(w0), f.toLocal(w1)
-	dir := e1.sub(e0)
+	dir := e1.Sub(e0)
 	// Does the core cross the hull? Clip it by every face plane (Cyrus-Beck).
 	t0, t1 := float32(0), float32(1)
 	best, bf := float32(-1e30), 0 // the face axis of least penetration
 	for i := range h.Faces {
 		fc := &h.Faces[i]
 		nn := vg(fc.Normal)
-		d0, d1 := nn.dot(e0)-fc.Offset, nn.dot(e1)-fc.Offset
+		d0, d1 := nn.Dot(e0)-fc.Offset, nn.Dot(e1)-fc.Offset
 		if s := min(d0, d1); s > best {
 			best, bf = s, i
 		}
@@ -591,35 +594,35 @@ func hullCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, mar
 		for i := range h.Faces {
 			fc := &h.Faces[i]
 			nn := vg(fc.Normal)
-			if nn.dot(e0)-fc.Offset <= 0 && nn.dot(e1)-fc.Offset <= 0 {
+			if nn.Dot(e0)-fc.Offset <= 0 && nn.Dot(e1)-fc.Offset <= 0 {
 				continue
 			}
 			for _, e := range [2]vec{e0, e1} {
 				p, _ := closestOnFace(h, fc, e)
-				if dd := p.sub(e).dot(p.sub(e)); dd < bd {
+				if dd := p.Sub(e).Dot(p.Sub(e)); dd < bd {
 					bd, q, s = dd, p, e
 				}
 			}
 			loop := h.FaceVerts[fc.First : fc.First+fc.Count]
 			for k := range loop {
 				av, bv := vg(h.Verts[loop[k]]), vg(h.Verts[loop[(k+1)%len(loop)]])
-				u, v := closestSegments(e0, dir, av, bv.sub(av))
-				sp, hp := e0.madd(dir, u), av.madd(bv.sub(av), v)
-				if dd := hp.sub(sp).dot(hp.sub(sp)); dd < bd {
+				u, v := closestSegments(e0, dir, av, bv.Sub(av))
+				sp, hp := e0.MAdd(dir, u), av.MAdd(bv.Sub(av), v)
+				if dd := hp.Sub(sp).Dot(hp.Sub(sp)); dd < bd {
 					bd, q, s = dd, hp, sp
 				}
 			}
 		}
-		dist := sqrt32(bd)
+		dist := vecmath.Sqrt(bd)
 		if dist-r >= margin {
 			return
 		}
-		n := directionOr(s.sub(q), vg(h.Faces[bf].Normal))
+		n := directionOr(s.Sub(q), vg(h.Faces[bf].Normal))
 		// On (or nearly straight above) a face, with the core lying along it: two points.
 		for i := range h.Faces {
 			fc := &h.Faces[i]
 			nn := vg(fc.Normal)
-			if nn.dot(n) > faceNormalCos && abs32(nn.dot(dir)) <= lyingSin*sqrt32(dir.dot(dir)) {
+			if nn.Dot(n) > faceNormalCos && vecmath.Abs(nn.Dot(dir)) <= lyingSin*vecmath.Sqrt(dir.Dot(dir)) {
 				if segmentOnFace(m, h, i, e0, dir, r, margin) > 0 {
 					m.toWorld(&f)
 					return
@@ -629,7 +632,7 @@ func hullCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, mar
 		}
 		sep := dist - r
 		m.setNormal(n)
-		m.add(q.madd(n, sep/2), sep, mix32(0xca95, uint32(bf)))
+		m.addPoint(q.MAdd(n, sep/2), sep, mix32(0xca95, uint32(bf)))
 		m.toWorld(&f)
 		return
 	}
@@ -640,20 +643,20 @@ func hullCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, mar
 	for i := range h.Edges {
 		ed := &h.Edges[i]
 		av := vg(h.Verts[ed.V0])
-		l := dir.cross(vg(h.Verts[ed.V1]).sub(av))
-		l2 := l.dot(l)
-		if l2 <= edgeParallelSq*dir.dot(dir)*h.Radius*h.Radius {
+		l := dir.Cross(vg(h.Verts[ed.V1]).Sub(av))
+		l2 := l.Dot(l)
+		if l2 <= edgeParallelSq*dir.Dot(dir)*h.Radius*h.Radius {
 			continue
 		}
-		l = l.scale(1 / sqrt32(l2))
-		if l.dot(av) < 0 { // away from the hull's centre, across this edge
-			l = l.neg()
+		l = l.Scale(1 / vecmath.Sqrt(l2))
+		if l.Dot(av) < 0 { // away from the hull's centre, across this edge
+			l = l.Neg()
 		}
 		sup := float32(-1e30)
 		for _, v := range h.Verts {
-			sup = max(sup, l.dot(vg(v)))
+			sup = max(sup, l.Dot(vg(v)))
 		}
-		if s := min(l.dot(e0), l.dot(e1)) - sup; s > bestE {
+		if s := min(l.Dot(e0), l.Dot(e1)) - sup; s > bestE {
 			bestE, be, axE = s, i, l
 		}
 	}
@@ -663,11 +666,11 @@ func hullCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, mar
 		}
 		ed := &h.Edges[be]
 		av := vg(h.Verts[ed.V0])
-		u, v := closestSegments(e0, dir, av, vg(h.Verts[ed.V1]).sub(av))
-		sp, hp := e0.madd(dir, u), av.madd(vg(h.Verts[ed.V1]).sub(av), v)
+		u, v := closestSegments(e0, dir, av, vg(h.Verts[ed.V1]).Sub(av))
+		sp, hp := e0.MAdd(dir, u), av.MAdd(vg(h.Verts[ed.V1]).Sub(av), v)
 		sep := bestE - r
 		m.setNormal(axE)
-		m.add(hp.add(sp.madd(axE, -r)).scale(0.5), sep, mix32(0xca9e, uint32(be)))
+		m.addPoint(hp.Add(sp.MAdd(axE, -r)).Scale(0.5), sep, mix32(0xca9e, uint32(be)))
 		m.toWorld(&f)
 		return
 	}
@@ -676,12 +679,12 @@ func hullCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, mar
 		fc := &h.Faces[bf]
 		nn := vg(fc.Normal)
 		e, id := e0, uint32(0)
-		if nn.dot(e1) < nn.dot(e0) {
+		if nn.Dot(e1) < nn.Dot(e0) {
 			e, id = e1, 1
 		}
-		sep := nn.dot(e) - fc.Offset - r
+		sep := nn.Dot(e) - fc.Offset - r
 		m.setNormal(nn)
-		m.add(e.madd(nn, -r-sep/2), sep, mix32(0xca95, uint32(bf), id))
+		m.addPoint(e.MAdd(nn, -r-sep/2), sep, mix32(0xca95, uint32(bf), id))
 	}
 	m.toWorld(&f)
 }
@@ -696,9 +699,9 @@ func segmentOnFace(m *Manifold, h *geom.Hull, fi int, e0, dir vec, r, margin flo
 	t0, t1 := float32(0), float32(1)
 	for k := range loop {
 		av, bv := vg(h.Verts[loop[k]]), vg(h.Verts[loop[(k+1)%len(loop)]])
-		s := bv.sub(av).cross(nn)
-		d0 := s.dot(e0.sub(av))
-		dd := s.dot(dir)
+		s := bv.Sub(av).Cross(nn)
+		d0 := s.Dot(e0.Sub(av))
+		dd := s.Dot(dir)
 		// Points with d0 + t*dd <= 0 are inside this side plane.
 		switch {
 		case dd > 0:
@@ -715,10 +718,10 @@ func segmentOnFace(m *Manifold, h *geom.Hull, fi int, e0, dir vec, r, margin flo
 	m.setNormal(nn)
 	added := 0
 	for end, t := range [2]float32{t0, t1} {
-		e := e0.madd(dir, t)
-		sep := nn.dot(e) - fc.Offset - r
+		e := e0.MAdd(dir, t)
+		sep := nn.Dot(e) - fc.Offset - r
 		if sep < margin {
-			m.add(e.madd(nn, -r-sep/2), sep, mix32(0xca95, uint32(fi), uint32(end)))
+			m.addPoint(e.MAdd(nn, -r-sep/2), sep, mix32(0xca95, uint32(fi), uint32(end)))
 			added++
 		}
 	}

@@ -1,6 +1,9 @@
 package collide
 
-import "tumble/sim/geom"
+import (
+	"tumble/sim/geom"
+	"tumble/sim/internal/vecmath"
+)
 
 // Planes against boxes, spheres and capsules. A plane is the boundary of the half-space below it: the
 // solid side is where n.p < d, and its normal points out of the solid, so it is the contact normal when
@@ -9,25 +12,25 @@ import "tumble/sim/geom"
 // worldPlane returns the plane's world normal n and offset d (points p with n.p = d).
 func worldPlane(s *geom.Shape, p *geom.Pose) (vec, float32) {
 	n := rotate(p, s.Normal)
-	return n, s.Offset + n.dot(vg(p.P))
+	return n, s.Offset + n.Dot(vg(p.P))
 }
 
 // planePoint adds the contact of a point q on the other shape's surface (at signed height s above the
 // plane) to the manifold: midway between q and its foot on the plane.
 func planePoint(m *Manifold, n, q vec, s float32, id uint32) {
-	m.add(q.madd(n, -s/2), s, id)
+	m.addPoint(q.MAdd(n, -s/2), s, id)
 }
 
 // planeSphere collides plane a with sphere b.
 func planeSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	n, d := worldPlane(a, pa)
 	c := vg(pb.P)
-	s := n.dot(c) - d - b.Radius
+	s := n.Dot(c) - d - b.Radius
 	if s >= margin {
 		return
 	}
 	m.setNormal(n)
-	planePoint(m, n, c.madd(n, -b.Radius), s, 0)
+	planePoint(m, n, c.MAdd(n, -b.Radius), s, 0)
 }
 
 // planeCapsule collides plane a with capsule b: each end of the core segment below the margin gives a
@@ -37,11 +40,11 @@ func planeCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, ma
 	e0, e1 := capsuleEnds(b, pb)
 	r := b.Radius
 	m.setNormal(n)
-	if s := n.dot(e0) - d - r; s < margin {
-		planePoint(m, n, e0.madd(n, -r), s, 0)
+	if s := n.Dot(e0) - d - r; s < margin {
+		planePoint(m, n, e0.MAdd(n, -r), s, 0)
 	}
-	if s := n.dot(e1) - d - r; s < margin {
-		planePoint(m, n, e1.madd(n, -r), s, 1)
+	if s := n.Dot(e1) - d - r; s < margin {
+		planePoint(m, n, e1.MAdd(n, -r), s, 1)
 	}
 }
 
@@ -52,9 +55,9 @@ func planeBox(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 	f := makeFrame(pb)
 	h := vg(b.HalfExtents)
 	// Height of each corner: centre height plus the projections of the signed half extents.
-	c := n.dot(f.c) - d
-	px, py, pz := n.dot(f.ax[0])*h.x, n.dot(f.ax[1])*h.y, n.dot(f.ax[2])*h.z
-	if c-abs32(px)-abs32(py)-abs32(pz) >= margin {
+	c := n.Dot(f.c) - d
+	px, py, pz := n.Dot(f.ax[0])*h.X, n.Dot(f.ax[1])*h.Y, n.Dot(f.ax[2])*h.Z
+	if c-vecmath.Abs(px)-vecmath.Abs(py)-vecmath.Abs(pz) >= margin {
 		return
 	}
 	var sep [8]float32
@@ -84,15 +87,15 @@ func planeBox(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 	m.setNormal(n)
 	for i := 0; i < cnt && i < 4; i++ {
 		v := idx[i]
-		l := vec{-h.x, -h.y, -h.z}
+		l := vec{X: -h.X, Y: -h.Y, Z: -h.Z}
 		if v&1 != 0 {
-			l.x = h.x
+			l.X = h.X
 		}
 		if v&2 != 0 {
-			l.y = h.y
+			l.Y = h.Y
 		}
 		if v&4 != 0 {
-			l.z = h.z
+			l.Z = h.Z
 		}
 		planePoint(m, n, f.toWorld(l), sep[i], uint32(v))
 	}

@@ -1,5 +1,7 @@
 package collide
 
+import "tumble/sim/internal/vecmath"
+
 // Closest points between the core segments (and points) that capsules and spheres are built on, and
 // between a segment and a box.
 
@@ -11,34 +13,34 @@ const parallelSin = 1e-4
 
 // closestOnSegment returns the parameter t in [0, 1] of the point p0 + t*d closest to q.
 func closestOnSegment(p0, d, q vec) float32 {
-	dd := d.dot(d)
+	dd := d.Dot(d)
 	if dd <= degenerateSq {
 		return 0
 	}
-	return clamp32(q.sub(p0).dot(d)/dd, 0, 1)
+	return vecmath.Clamp(q.Sub(p0).Dot(d)/dd, 0, 1)
 }
 
 // closestSegments returns parameters s, t in [0, 1] of the closest points p0 + s*d1 and q0 + t*d2 of two
 // segments. When the segments are parallel (many pairs are closest) it picks the middle of the range
 // where their projections overlap, so a capsule lying along another gets a centred contact.
 func closestSegments(p0, d1, q0, d2 vec) (s, t float32) {
-	a, e := d1.dot(d1), d2.dot(d2)
-	r := p0.sub(q0)
-	f := d2.dot(r)
+	a, e := d1.Dot(d1), d2.Dot(d2)
+	r := p0.Sub(q0)
+	f := d2.Dot(r)
 	if a <= degenerateSq {
 		if e <= degenerateSq {
 			return 0, 0
 		}
-		return 0, clamp32(f/e, 0, 1)
+		return 0, vecmath.Clamp(f/e, 0, 1)
 	}
-	c := d1.dot(r)
+	c := d1.Dot(r)
 	if e <= degenerateSq {
-		return clamp32(-c/a, 0, 1), 0
+		return vecmath.Clamp(-c/a, 0, 1), 0
 	}
-	b := d1.dot(d2)
+	b := d1.Dot(d2)
 	denom := a*e - b*b // = |d1 x d2|^2 >= 0
 	if denom > parallelSin*parallelSin*a*e {
-		s = clamp32((b*f-c*e)/denom, 0, 1)
+		s = vecmath.Clamp((b*f-c*e)/denom, 0, 1)
 	} else {
 		// Parallel: B's ends project onto A's line at -c/a and (b-c)/a.
 		s0, s1 := -c/a, (b-c)/a
@@ -58,10 +60,10 @@ func closestSegments(p0, d1, q0, d2 vec) (s, t float32) {
 	t = (b*s + f) / e
 	if t < 0 {
 		t = 0
-		s = clamp32(-c/a, 0, 1)
+		s = vecmath.Clamp(-c/a, 0, 1)
 	} else if t > 1 {
 		t = 1
-		s = clamp32((b-c)/a, 0, 1)
+		s = vecmath.Clamp((b-c)/a, 0, 1)
 	}
 	return s, t
 }
@@ -76,13 +78,13 @@ func closestSegments(p0, d1, q0, d2 vec) (s, t float32) {
 // minimised in closed form. The function is convex, so walking the stretches in order, the first whose
 // own minimum is not at its far end holds the global minimum.
 func closestSegmentBox(p0v, dv, hv vec) (t, distSq float32) {
-	p0 := [3]float32{p0v.x, p0v.y, p0v.z}
-	d := [3]float32{dv.x, dv.y, dv.z}
-	h := [3]float32{hv.x, hv.y, hv.z}
+	p0 := [3]float32{p0v.X, p0v.Y, p0v.Z}
+	d := [3]float32{dv.X, dv.Y, dv.Z}
+	h := [3]float32{hv.X, hv.Y, hv.Z}
 	var cuts [8]float32
 	n := 1 // cuts[0] = 0
 	for k := 0; k < 3; k++ {
-		if abs32(d[k]) <= 1e-12 {
+		if vecmath.Abs(d[k]) <= 1e-12 {
 			continue
 		}
 		inv := 1 / d[k]
@@ -129,16 +131,16 @@ func closestSegmentBox(p0v, dv, hv vec) (t, distSq float32) {
 			break
 		}
 		if tt := -qb / qa; tt < tb || i+2 == n {
-			t = clamp32(tt, ta, tb)
+			t = vecmath.Clamp(tt, ta, tb)
 			break
 		}
 	}
-	return t, pointBoxDistSq(p0v.madd(dv, t), hv)
+	return t, pointBoxDistSq(p0v.MAdd(dv, t), hv)
 }
 
 // excess is how far x lies outside [-h, h] (zero inside).
 func excess(x, h float32) float32 {
-	if e := abs32(x) - h; e > 0 {
+	if e := vecmath.Abs(x) - h; e > 0 {
 		return e
 	}
 	return 0
@@ -146,7 +148,7 @@ func excess(x, h float32) float32 {
 
 // pointBoxDistSq returns the squared distance from p to the box [-h, h].
 func pointBoxDistSq(p, h vec) float32 {
-	ex, ey, ez := excess(p.x, h.x), excess(p.y, h.y), excess(p.z, h.z)
+	ex, ey, ez := excess(p.X, h.X), excess(p.Y, h.Y), excess(p.Z, h.Z)
 	return ex*ex + ey*ey + ez*ez
 }
 
@@ -164,10 +166,10 @@ func clampAxis(x, h float32) (float32, uint32) {
 // clampBox returns the point of the box [-h, h] closest to p and a region code in 0..26 naming the box
 // feature it lies on (base 3, x the lowest digit; per axis 0 inside the slab, 1 below, 2 above).
 func clampBox(p, h vec) (vec, uint32) {
-	x, rx := clampAxis(p.x, h.x)
-	y, ry := clampAxis(p.y, h.y)
-	z, rz := clampAxis(p.z, h.z)
-	return vec{x, y, z}, rx + 3*ry + 9*rz
+	x, rx := clampAxis(p.X, h.X)
+	y, ry := clampAxis(p.Y, h.Y)
+	z, rz := clampAxis(p.Z, h.Z)
+	return vec{X: x, Y: y, Z: z}, rx + 3*ry + 9*rz
 }
 
 // regionFace reports whether clampBox's region code names a face (exactly one axis outside its slab),

@@ -8,6 +8,7 @@ package geom
 
 import (
 	"math"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -124,7 +125,7 @@ func (s *Shape) Bounds(p Pose) AABB {
 		m := p.Q.Mat4().Mat3()
 		var ext Vec3
 		for i := 0; i < 3; i++ {
-			ext[i] = abs32(m.At(i, 0))*s.HalfExtents[0] + abs32(m.At(i, 1))*s.HalfExtents[1] + abs32(m.At(i, 2))*s.HalfExtents[2]
+			ext[i] = vecmath.Abs(m.At(i, 0))*s.HalfExtents[0] + vecmath.Abs(m.At(i, 1))*s.HalfExtents[1] + vecmath.Abs(m.At(i, 2))*s.HalfExtents[2]
 		}
 		return AABB{Min: p.P.Sub(ext), Max: p.P.Add(ext)}
 	case ConvexHull:
@@ -203,11 +204,4 @@ func capsuleUnitInertia(r, h float64) Vec3 {
 	d := h + 3*r/8
 	ix := mc*(r*r/4+H*H/12) + ms*(83.0/320.0*r*r+d*d)
 	return Vec3{float32(ix), float32(iy), float32(ix)}
-}
-
-func abs32(x float32) float32 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

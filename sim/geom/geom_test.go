@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand"
 	"testing"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -12,7 +13,7 @@ import (
 func inside(s *Shape, p Vec3) bool {
 	switch s.Kind {
 	case Box:
-		return abs32(p[0]) <= s.HalfExtents[0] && abs32(p[1]) <= s.HalfExtents[1] && abs32(p[2]) <= s.HalfExtents[2]
+		return vecmath.Abs(p[0]) <= s.HalfExtents[0] && vecmath.Abs(p[1]) <= s.HalfExtents[1] && vecmath.Abs(p[2]) <= s.HalfExtents[2]
 	case Sphere:
 		return p.Len() <= s.Radius
 	case Capsule:
