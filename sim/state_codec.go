@@ -24,13 +24,59 @@ var stateMagic = [8]byte{'T', 'S', 'T', 'A', 'T', 'E', '1', '\n'}
 
 // StateLayout is a hash of the memory layout of every structure a State's binary form holds. Two
 // builds with the same StateLayout read each other's states.
-var StateLayout = layoutHash(reflect.TypeFor[Settings](), reflect.TypeFor[BodyType](), reflect.TypeFor[geom.Shape](),
+var StateLayout = layoutHash(reflect.TypeFor[Settings](), reflect.TypeFor[BodyType](), reflect.TypeFor[shapeImage](),
 	reflect.TypeFor[Vec3](), reflect.TypeFor[Quat](), reflect.TypeFor[Mat3](), reflect.TypeFor[slot](),
-	reflect.TypeFor[joint](), reflect.TypeFor[manifold]())
+	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[geom.HullFace](),
+	reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars]())
 
 // podTypes are the element types a State stores as memory images.
-var podTypes = []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[geom.Shape](), reflect.TypeFor[slot](),
-	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[Mat3](), reflect.TypeFor[Quat]()}
+var podTypes = []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[shapeImage](), reflect.TypeFor[slot](),
+	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[Mat3](), reflect.TypeFor[Quat](),
+	reflect.TypeFor[geom.HullFace](), reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars]()}
+
+// shapeImage is a geom.Shape as the binary form stores it: a convex hull's shared geometry (a pointer
+// in memory) as an index into the state's hull table, -1 for none.
+type shapeImage struct {
+	Kind        geom.Kind
+	HalfExtents Vec3
+	Radius      float32
+	HalfHeight  float32
+	Normal      Vec3
+	Offset      float32
+	Hull        int32
+}
+
+// hullScalars are a hull's mass properties and frame, stored after its arrays.
+type hullScalars struct {
+	Volume      float64
+	UnitInertia Vec3
+	Centre      Vec3
+	Frame       Quat
+	Radius      float32
+}
+
+// shapeImages returns the shapes' images and the hulls they index, each distinct hull once, in order of
+// first use. A hull is stored whole (not as the points it was built from), so a loaded state's bodies
+// have exactly the geometry they had.
+func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull) {
+	out := make([]shapeImage, len(shapes))
+	var hulls []*geom.Hull
+	index := map[*geom.Hull]int32{}
+	for i, sh := range shapes {
+		out[i] = shapeImage{Kind: sh.Kind, HalfExtents: sh.HalfExtents, Radius: sh.Radius, HalfHeight: sh.HalfHeight,
+			Normal: sh.Normal, Offset: sh.Offset, Hull: -1}
+		if sh.Hull != nil {
+			k, ok := index[sh.Hull]
+			if !ok {
+				k = int32(len(hulls))
+				index[sh.Hull] = k
+				hulls = append(hulls, sh.Hull)
+			}
+			out[i].Hull = k
+		}
+	}
+	return out, hulls
+}
 
 func layoutHash(ts ...reflect.Type) uint64 {
 	h := fnv.New64a()
@@ -108,16 +154,25 @@ func (s *State) MarshalBinary() ([]byte, error) {
 		out = append(out, n...)
 	}
 	section(podBytes([]Settings{s.user}))
-	for _, p := range s.arrays() {
+	shapes, hulls := shapeImages(s.bodies.Shape)
+	for _, p := range s.arrays(shapes) {
 		section(p)
+	}
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(hulls)))
+	for _, h := range hulls {
+		section(podBytes(h.Verts))
+		section(podBytes(h.Faces))
+		section(podBytes(h.FaceVerts))
+		section(podBytes(h.Edges))
+		section(podBytes([]hullScalars{{h.Volume, h.UnitInertia, h.Centre, h.Frame, h.Radius}}))
 	}
 	return out, nil
 }
 
 // arrays lists the state's fixed-layout arrays as memory images, in file order.
-func (s *State) arrays() [][]byte {
+func (s *State) arrays(shapes []shapeImage) [][]byte {
 	b := &s.bodies
-	return [][]byte{podBytes(b.Type), podBytes(b.Shape), podBytes(b.Position), podBytes(b.Rotation),
+	return [][]byte{podBytes(b.Type), podBytes(shapes), podBytes(b.Position), podBytes(b.Rotation),
 		podBytes(b.Velocity), podBytes(b.AngularVelocity), podBytes(b.Mass), podBytes(b.InvMass),
 		podBytes(b.InvInertiaLocal), podBytes(b.InvInertiaWorld), podBytes(b.Friction), podBytes(b.Restitution),
 		podBytes(b.Asleep), podBytes(b.SleepTime), podBytes(b.island), podBytes(b.handle),
@@ -162,7 +217,8 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	t.user = settings[0]
 	b := &t.bodies
 	load(&r, &b.Type, n, "types")
-	load(&r, &b.Shape, n, "shapes")
+	var shapes []shapeImage
+	load(&r, &shapes, n, "shapes")
 	load(&r, &b.Position, n, "positions")
 	load(&r, &b.Rotation, n, "rotations")
 	load(&r, &b.Velocity, n, "velocities")
@@ -183,6 +239,37 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	load(&r, &t.prev, -1, "manifolds")
 	load(&r, &t.rot, -1, "rotation matrices")
 	load(&r, &t.wakeLabels, -1, "wake labels")
+	var hulls []*geom.Hull
+	if nh := int(r.u32()); r.err == nil {
+		if nh > len(data) {
+			return fmt.Errorf("state: %d hulls in %d bytes", nh, len(data))
+		}
+		for i := 0; i < nh && r.err == nil; i++ {
+			h := &geom.Hull{}
+			var sc []hullScalars
+			load(&r, &h.Verts, -1, "hull vertices")
+			load(&r, &h.Faces, -1, "hull faces")
+			load(&r, &h.FaceVerts, -1, "hull face loops")
+			load(&r, &h.Edges, -1, "hull edges")
+			load(&r, &sc, 1, "hull properties")
+			if r.err == nil {
+				h.Volume, h.UnitInertia, h.Centre, h.Frame, h.Radius = sc[0].Volume, sc[0].UnitInertia, sc[0].Centre,
+					sc[0].Frame, sc[0].Radius
+				hulls = append(hulls, h)
+			}
+		}
+	}
+	b.Shape = make([]geom.Shape, len(shapes))
+	for i, im := range shapes {
+		b.Shape[i] = geom.Shape{Kind: im.Kind, HalfExtents: im.HalfExtents, Radius: im.Radius, HalfHeight: im.HalfHeight,
+			Normal: im.Normal, Offset: im.Offset}
+		if im.Hull >= 0 {
+			if int(im.Hull) >= len(hulls) {
+				return fmt.Errorf("state: body %d's hull %d of %d", i, im.Hull, len(hulls))
+			}
+			b.Shape[i].Hull = hulls[im.Hull]
+		}
+	}
 	if r.err != nil {
 		return fmt.Errorf("state: truncated or damaged at %s", r.err)
 	}
