@@ -51,7 +51,13 @@ type Backend struct {
 	Timed bool
 	// Reruns counts steps that ran again because a list overflowed.
 	Reruns int
+	// LastStep is what the last Step asked of the device (launches, waits, copies), from the start of
+	// Step to its return: the edits it applied, every attempt, the read-back.
+	LastStep Counts
 }
+
+// StepCounts returns LastStep.
+func (b *Backend) StepCounts() Counts { return b.LastStep }
 
 var (
 	_ sim.Backend          = (*Backend)(nil)
@@ -65,13 +71,13 @@ func New() (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{dev: d}, nil
+	return &Backend{dev: &counting{device: d}}, nil
 }
 
 // NewEmulated returns the backend on the kernel emulator: the CUDA step's kernels compiled for the
 // CPU, one thread at a time. It is slow (tens of times slower than the CPU backend) and exists to test
 // and inspect the GPU code path on machines without a GPU.
-func NewEmulated() *Backend { return &Backend{dev: emulated{}} }
+func NewEmulated() *Backend { return &Backend{dev: &counting{device: emulated{}}} }
 
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
@@ -106,6 +112,10 @@ var broadStages = map[string]bvh.Stage{"scene": bvh.StageBounds, "morton": bvh.S
 // and a blow-up in r.
 func (b *Backend) Step(w *sim.World, r *sim.StepReport) error {
 	start := time.Now()
+	if c, ok := b.dev.(*counting); ok {
+		c.c = Counts{}
+		defer func() { b.LastStep = c.c }()
+	}
 	s, err := settings(w)
 	if err != nil {
 		return err

@@ -75,7 +75,7 @@ func grow(d device, b *buffer, bytes int) error {
 		b.p, b.bytes = 0, 0
 	}
 	size := max(bytes+bytes/4, 256)
-	if _, emu := d.(emulated); emu {
+	if _, emu := base(d).(emulated); emu {
 		// Exact sizes on the emulator: its guard page then catches a thread reading or writing past
 		// the end of what was asked for.
 		size = bytes

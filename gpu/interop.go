@@ -80,7 +80,7 @@ type Interop struct {
 // one line the window prints when it draws from a host copy instead.
 func (b *Backend) NewInterop(glVendor, glRenderer string) (*Interop, error) {
 	f := InteropFacts{CUDABuilt: true, GLVendor: glVendor, GLRenderer: glRenderer}
-	d, onCUDA := b.dev.(*cudaDevice)
+	d, onCUDA := base(b.dev).(*cudaDevice)
 	f.Emulated = !onCUDA
 	if onCUDA && LooksNVIDIA(glVendor, glRenderer) {
 		f.Asked = true

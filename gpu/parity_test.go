@@ -340,3 +340,35 @@ func TestEmulatedStepIsTheSameInAnyThreadOrder(t *testing.T) {
 		})
 	}
 }
+
+// TestAStepAsksTheDeviceForNoWaitsAndOneReadBack: untimed, a steady step of the pyramid launches its
+// kernels and reads back once (the list counters, the blow-up index and the contact count, 16 bytes),
+// with no explicit wait and nothing uploaded, and every steady step asks the same; timed, it waits once
+// per stage of its plan. The counts are the GPU's, measured without one.
+func TestAStepAsksTheDeviceForNoWaitsAndOneReadBack(t *testing.T) {
+	w := newCutWorld(t, "pyramid20", 0)
+	defer w.Close()
+	b := NewEmulated()
+	must(t, w.SetBackend(b))
+	defer w.SetBackend(nil)
+	for range 3 { // the first steps upload the world and grow the lists
+		must(t, w.Step())
+	}
+	must(t, w.Step())
+	c := b.StepCounts()
+	if c.Syncs != 0 || c.Downloads != 1 || c.DownloadBytes != 16 || c.Uploads != 0 || c.Launches < 100 {
+		t.Errorf("untimed step: %+v; want no waits, one 16-byte read-back, no uploads, the launches", c)
+	}
+	must(t, w.Step())
+	if c2 := b.StepCounts(); c2 != c {
+		t.Errorf("two steady steps asked differently: %+v then %+v", c, c2)
+	}
+	b.Timed = true
+	must(t, w.Step())
+	plan := sim.PlanOf(sim.ResolveFor(b.Capabilities(), w.Settings()))
+	if c := b.StepCounts(); c.Syncs < len(plan) {
+		t.Errorf("timed step: %d waits for a plan of %d stages", c.Syncs, len(plan))
+	}
+	t.Logf("pyramid20 on the emulated device, one untimed step: %d launches, %d device copies, %d clears, "+
+		"%d read-backs of %d bytes", c.Launches, c.DeviceCopies, c.Zeroes, c.Downloads, c.DownloadBytes)
+}

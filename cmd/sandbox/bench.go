@@ -133,6 +133,13 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	if len(bvhStages[0]) > 0 {
 		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
 	}
+	if b, ok := w.Backend().(interface{ StepCounts() gpu.Counts }); ok {
+		// The last (timed) step's: its waits are the timing's, one per stage.
+		c := b.StepCounts()
+		fmt.Fprintf(stdout, "device, last step: %d launches, %d waits (timed: one per stage), %d read-backs (%d bytes), "+
+			"%d uploads (%d bytes), %d copies and %d clears on the device\n", c.Launches, c.Syncs, c.Downloads,
+			c.DownloadBytes, c.Uploads, c.UploadBytes, c.DeviceCopies, c.Zeroes)
+	}
 	if b, ok := w.Backend().(interface{ RerunCount() int }); ok && b.RerunCount() > 0 {
 		fmt.Fprintf(stdout, "steps re-run because a list overflowed: %d\n", b.RerunCount())
 	}

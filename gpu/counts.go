@@ -1,0 +1,66 @@
+package gpu
+
+import "unsafe"
+
+// Counts is what one step asked of the device: kernel launches, explicit waits (sync), copies between
+// host and device with their bytes, and copies and clears on the device. A download waits for the
+// device as well (the driver's copies from the device are synchronous), so every download is a wait.
+// They make a step's fixed cost measurable without a GPU: on the emulator the counts are the GPU's.
+type Counts struct {
+	Launches      int
+	Syncs         int
+	Uploads       int
+	UploadBytes   int64
+	Downloads     int
+	DownloadBytes int64
+	DeviceCopies  int // copies within the device
+	Zeroes        int // clears of device memory
+}
+
+// counting is a device that counts what is asked of it (Counts) and passes it on.
+type counting struct {
+	device
+	c Counts
+}
+
+func (d *counting) upload(dst ptr, src unsafe.Pointer, bytes int) error {
+	d.c.Uploads++
+	d.c.UploadBytes += int64(bytes)
+	return d.device.upload(dst, src, bytes)
+}
+
+func (d *counting) download(dst unsafe.Pointer, src ptr, bytes int) error {
+	d.c.Downloads++
+	d.c.DownloadBytes += int64(bytes)
+	return d.device.download(dst, src, bytes)
+}
+
+func (d *counting) copy(dst, src ptr, bytes int) error {
+	d.c.DeviceCopies++
+	return d.device.copy(dst, src, bytes)
+}
+
+func (d *counting) zero(dst ptr, bytes int) error {
+	d.c.Zeroes++
+	return d.device.zero(dst, bytes)
+}
+
+func (d *counting) launch(kernel string, grid, block int, args ...any) error {
+	if grid > 0 {
+		d.c.Launches++
+	}
+	return d.device.launch(kernel, grid, block, args...)
+}
+
+func (d *counting) sync() error {
+	d.c.Syncs++
+	return d.device.sync()
+}
+
+// base returns the device a counting device passes its work to (d itself otherwise).
+func base(d device) device {
+	if c, ok := d.(*counting); ok {
+		return c.device
+	}
+	return d
+}
