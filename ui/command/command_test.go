@@ -175,6 +175,38 @@ func TestRayCastsHitEachShapeOnItsSurface(t *testing.T) {
 	}
 }
 
+// TestRayCastsHitAConvexHullOnItsSurface: a hull is picked where the ray meets its faces, as the box
+// of the same corners is, and a ray passing by misses it (the rocks in the window can be grabbed).
+func TestRayCastsHitAConvexHullOnItsSurface(t *testing.T) {
+	var corners []sim.Vec3
+	for i := range 8 {
+		corners = append(corners, sim.Vec3{float32(i&1*2 - 1), float32(i>>1&1*4 - 2), float32(i>>2&1*6 - 3)})
+	}
+	h, err := geom.NewHull(corners)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hull := geom.Shape{Kind: geom.ConvexHull, Hull: h}
+	box := geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 2, 3}}
+	for _, r := range []struct{ o, d sim.Vec3 }{
+		{sim.Vec3{5, 0, 0}, sim.Vec3{-1, 0, 0}}, {sim.Vec3{0, -5, 0}, sim.Vec3{0, 1, 0}},
+		{sim.Vec3{4, 5, 6}, sim.Vec3{-4, -5, -6}.Normalize()}, {sim.Vec3{0.3, 0.2, 9}, sim.Vec3{0, 0, -1}},
+	} {
+		// The hull's vertices are in its principal frame: the same box here, with the identity frame.
+		th, nh, okh := rayShape(&hull, r.o, r.d)
+		tb, nb, okb := rayShape(&box, r.o, r.d)
+		if !okh || !okb || math.Abs(float64(th-tb)) > 1e-4 || nh.Sub(nb).Len() > 1e-4 {
+			t.Errorf("from %v along %v: hull t %v n %v ok %v, box t %v n %v ok %v", r.o, r.d, th, nh, okh, tb, nb, okb)
+		}
+	}
+	if _, _, ok := rayShape(&hull, sim.Vec3{5, 5, 0}, sim.Vec3{-1, 0, 0}); ok {
+		t.Error("a ray passing above the hull hit it")
+	}
+	if _, _, ok := rayShape(&hull, sim.Vec3{0, 0, 0}, sim.Vec3{1, 0, 0}); ok {
+		t.Error("a ray from inside the hull hit it (the box's rule: no)")
+	}
+}
+
 func TestHingeBetweenTwoPickedBodiesIsCreated(t *testing.T) {
 	s := preset(t, "stack")
 	top := pickAt(t, s, 0.2, 0)

@@ -57,6 +57,10 @@ func rayShape(s *geom.Shape, o, d sim.Vec3) (float32, sim.Vec3, bool) {
 		return raySphere(sim.Vec3{}, s.Radius, o, d)
 	case geom.Capsule:
 		return rayCapsule(s.Radius, s.HalfHeight, o, d)
+	case geom.ConvexHull:
+		if s.Hull != nil {
+			return rayHull(s.Hull, o, d)
+		}
 	case geom.Plane:
 		den := s.Normal.Dot(d)
 		if den >= 0 {
@@ -66,6 +70,38 @@ func rayShape(s *geom.Shape, o, d sim.Vec3) (float32, sim.Vec3, bool) {
 		return t, s.Normal, t >= 0
 	}
 	return 0, sim.Vec3{}, false
+}
+
+// rayHull clips the ray against every face plane of a convex hull (the slab test generalised): it
+// enters where the last plane it crosses inwards is, and misses when it leaves a plane before that.
+func rayHull(h *geom.Hull, o, d sim.Vec3) (float32, sim.Vec3, bool) {
+	tmin, tmax := float32(math.Inf(-1)), float32(math.Inf(1))
+	var n sim.Vec3
+	for _, f := range h.Faces {
+		den := f.Normal.Dot(d)
+		dist := f.Offset - f.Normal.Dot(o) // >= 0: o is on the inner side of this face's plane
+		if den == 0 {
+			if dist < 0 {
+				return 0, sim.Vec3{}, false // parallel to the face, outside it
+			}
+			continue
+		}
+		t := dist / den
+		if den < 0 { // crossing the plane inwards
+			if t > tmin {
+				tmin, n = t, f.Normal
+			}
+		} else {
+			tmax = min(tmax, t)
+		}
+		if tmin > tmax {
+			return 0, sim.Vec3{}, false
+		}
+	}
+	if tmin < 0 {
+		return 0, sim.Vec3{}, false // the ray starts inside, as rayBox
+	}
+	return tmin, n, true
 }
 
 // rayBox is the slab test.
