@@ -457,14 +457,14 @@ func (a *App) simulationSection() {
 	}
 	if params.Has(sim.ParamPenaltyStiffness) {
 		k := res.PenaltyStiffness
-		if g.sliderFloatV("spring stiffness, N/m", &k, 1e2, 1e7, "%.3g", imgui.SliderFlagsLogarithmic) {
+		if g.sliderFloatV("spring k, N/m", &k, 1e2, 1e7, "%.3g", imgui.SliderFlagsLogarithmic) {
 			edit("penalty stiffness", func(s *sim.Settings) { s.PenaltyStiffness = k })
 		}
 		tip("each contact point's spring: a body sinks m g / k; too stiff for the sub-step and it blows up")
 	}
 	if params.Has(sim.ParamPenaltyDamping) {
 		c := res.PenaltyDamping
-		if g.sliderFloatV("spring damping, N s/m", &c, 0.1, 1e4, "%.3g", imgui.SliderFlagsLogarithmic) {
+		if g.sliderFloatV("spring c, N s/m", &c, 0.1, 1e4, "%.3g", imgui.SliderFlagsLogarithmic) {
 			edit("penalty damping", func(s *sim.Settings) { s.PenaltyDamping = c })
 		}
 		tip("each contact point's damper: less damping, more overshoot")

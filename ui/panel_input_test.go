@@ -429,16 +429,25 @@ func imguiWantsText() (b bool) {
 // Every widget lies inside the panel's width (nothing cut off at the right), at the default width and
 // at the narrowest the panel can be dragged to, with every section open and a body and a joint shown.
 func TestEveryWidgetFitsThePanelsWidth(t *testing.T) {
-	for _, width := range []float32{0, minPanelWidth} {
-		d := drive(t, Options{Scene: "door", Open: SectionNames, Setup: func(a *App) {
-			a.panelW = width
-			a.panel.joint.selected = 0
-			a.S.View(func(w *sim.World) { a.Selected, _ = w.Find("door") })
-		}})
-		d.frames(2)
-		for _, it := range d.a.w.items {
-			if it.Kind != "option" && it.Max.X > it.Clip[1].X+1 {
-				t.Errorf("panel %.0f px wide: %s reaches x %.0f, past the panel's edge at %.0f", d.a.panelWidth(), it.Path, it.Max.X, it.Clip[1].X)
+	// Each solver shows its own settings: the soft step's, XPBD's joint damping, the penalty springs.
+	for _, solver := range []sim.SolverKind{sim.PGS, sim.XPBD, sim.Penalty} {
+		for _, width := range []float32{0, minPanelWidth} {
+			d := drive(t, Options{Scene: "door", Open: SectionNames, Setup: func(a *App) {
+				a.panelW = width
+				a.panel.joint.selected = 0
+				a.S.View(func(w *sim.World) {
+					a.Selected, _ = w.Find("door")
+					s := w.Settings()
+					s.Solver = solver
+					w.SetSettings(s)
+				})
+			}})
+			d.frames(2)
+			for _, it := range d.a.w.items {
+				if it.Kind != "option" && it.Max.X > it.Clip[1].X+1 {
+					t.Errorf("%s, panel %.0f px wide: %s reaches x %.0f, past the panel's edge at %.0f", solver,
+						d.a.panelWidth(), it.Path, it.Max.X, it.Clip[1].X)
+				}
 			}
 		}
 	}
@@ -649,8 +658,8 @@ func TestTeachingSolversAndTheDirectJointSolveFromThePanel(t *testing.T) {
 	if d.has("simulation/iterations") || d.has("simulation/direct joints") {
 		t.Error("the penalty solver shows iterations or direct joints, which it does not read")
 	}
-	d.setText("simulation/spring stiffness, N/m", 0, 1, "5000")
-	d.setText("simulation/spring damping, N s/m", 0, 1, "50")
+	d.setText("simulation/spring k, N/m", 0, 1, "5000")
+	d.setText("simulation/spring c, N s/m", 0, 1, "50")
 	if s := set(); s.Solver != sim.Penalty || s.PenaltyStiffness != 5000 || s.PenaltyDamping != 50 {
 		t.Errorf("solver %v, stiffness %v, damping %v after choosing penalty and typing 5000 and 50",
 			s.Solver, s.PenaltyStiffness, s.PenaltyDamping)
@@ -660,7 +669,7 @@ func TestTeachingSolversAndTheDirectJointSolveFromThePanel(t *testing.T) {
 	if s := set(); s.Solver != sim.Impulse {
 		t.Errorf("solver %v after choosing impulse", s.Solver)
 	}
-	if d.has("simulation/spring stiffness, N/m") || d.has("simulation/direct joints") || !d.has("simulation/iterations") {
+	if d.has("simulation/spring k, N/m") || d.has("simulation/direct joints") || !d.has("simulation/iterations") {
 		t.Error("the impulse solver shows the wrong settings")
 	}
 }
