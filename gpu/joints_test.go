@@ -865,3 +865,47 @@ func TestJointMotorsReachTheirSpeed(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelAngleIsGosAtan2ToTheBit: the kernels measure joint angles with tbAtan2f, Go's math.Atan2
+// ported line for line, so a hinge's coordinate is the CPU's to the bit; atan2f (CUDA's, or the host's
+// on the emulator) is another approximation. Random pairs over many scales and every special case.
+func TestKernelAngleIsGosAtan2ToTheBit(t *testing.T) {
+	d := emulated{}
+	rng := rand.New(rand.NewPCG(13, 13))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	special := []float32{0, float32(math.Copysign(0, -1)), 1, -1, inf, -inf, nan, 1e-38, -1e-38, 3e38}
+	var ys, xs []float32
+	for _, y := range special {
+		for _, x := range special {
+			ys, xs = append(ys, y), append(xs, x)
+		}
+	}
+	for range 20000 {
+		s := float32(math.Pow(10, rng.Float64()*12-6))
+		ys = append(ys, (rng.Float32()*2-1)*s)
+		xs = append(xs, (rng.Float32()*2-1)*float32(math.Pow(10, rng.Float64()*12-6)))
+	}
+	n := len(ys)
+	var by, bx, bo buffer
+	defer release(d, &by)
+	defer release(d, &bx)
+	defer release(d, &bo)
+	must(t, grow(d, &by, 4*n), grow(d, &bx, 4*n), grow(d, &bo, 4*n), uploadSlice(d, by.p, ys), uploadSlice(d, bx.p, xs))
+	must(t, kernelSet{d}.jointAtan2(blocks(n, 128), 128, jointAtan2Args{Y: by.p, X: bx.p, Out: bo.p, N: int32(n)}))
+	got := make([]float32, n)
+	must(t, downloadSlice(d, got, bo.p))
+	bad := 0
+	for i := range n {
+		want := float32(math.Atan2(float64(ys[i]), float64(xs[i])))
+		if math.Float32bits(got[i]) != math.Float32bits(want) && !(want != want && got[i] != got[i]) {
+			if bad < 5 {
+				t.Errorf("atan2(%g, %g): kernel %g (%08x), Go %g (%08x)", ys[i], xs[i], got[i],
+					math.Float32bits(got[i]), want, math.Float32bits(want))
+			}
+			bad++
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d differ", bad, n)
+	}
+}

@@ -609,6 +609,21 @@ func (k kernelSet) jointSizes(grid, block int, a jointSizesArgs) error {
 	return k.dev.launch("tb_joint_sizes", grid, block, a.Out)
 }
 
+// jointAtan2Args are the parameters of tb_joint_atan2 (kernels/joints.cu), in the kernel's order.
+//
+// tb_joint_atan2 writes tbAtan2f(y[i], x[i]) to out[i], for the test that it is Go's math.Atan2 to the bit.
+type jointAtan2Args struct {
+	Y   ptr // const float *
+	X   ptr // const float *
+	Out ptr // float *
+	N   int32
+}
+
+// jointAtan2 launches tb_joint_atan2 over grid blocks of block threads.
+func (k kernelSet) jointAtan2(grid, block int, a jointAtan2Args) error {
+	return k.dev.launch("tb_joint_atan2", grid, block, a.Y, a.X, a.Out, a.N)
+}
+
 // broadSceneBlocksArgs are the parameters of tb_broad_scene_blocks (kernels/lbvh.cu), in the kernel's order.
 //
 // tb_broad_scene_blocks writes to partial[block] the box of the centres of the ordinary boxes (valid

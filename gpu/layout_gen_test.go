@@ -253,6 +253,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_joint_solve":            {8, 4, 8, 8, 8, 4, 4, 4, 4, 4, 8},
 		"tb_joint_keep":             {8, 8, 8, 4},
 		"tb_joint_sizes":            {8},
+		"tb_joint_atan2":            {8, 8, 8, 4},
 		"tb_broad_scene_blocks":     {8, 4, 8},
 		"tb_broad_scene_frame":      {8, 4, 8},
 		"tb_broad_morton":           {8, 8, 8, 8, 4},

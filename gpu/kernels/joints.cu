@@ -9,6 +9,7 @@
 // tb_solver_gather adds per body in joint order (sim's jacobiJoint followed by gatherImpulses). gpu/joints.go drives the kernels in the order of sim/step.go.
 #include "layout.cuh"
 #include "solvermath.cuh"
+#include "gomath.cuh"
 
 #define TB_JOINT_BALL 0
 #define TB_JOINT_HINGE 1
@@ -348,12 +349,12 @@ TB_FN void jrefresh(TbJoint &j, const float4 *pos, const float4 *rot) {
 			float3 tA = tbMulMat(RA, j.axisA), tB = tbMulMat(RB, j.axisB);
 			float3 e = tbCross(tA, tB);
 			float sn = sqrtf(tbDot(e, e)), cs = tbDot(tA, tB);
-			float swing = atan2f(sn, cs);
+			float swing = tbAtan2f(sn, cs);
 			float3 pA = tbMulMat(RA, j.perpA), pB = tbMulMat(RB, j.perpB);
 			if (cs > -0.999f) {
 				pA = tbAdd(tbAdd(tbScale(pA, cs), tbCross(e, pA)), tbScale(e, tbDot(e, pA) / (1 + cs)));
 			}
-			float twist = atan2f(tbDot(tB, tbCross(pA, pB)), tbDot(pA, pB));
+			float twist = tbAtan2f(tbDot(tB, tbCross(pA, pB)), tbDot(pA, pB));
 			j.swingAngle = swing;
 			j.coord = twist;
 			if (j.swing > 0) {
@@ -381,7 +382,7 @@ TB_FN void jrefresh(TbJoint &j, const float4 *pos, const float4 *rot) {
 		jhingeSet(j, a1, b2, c2);
 		float3 p1 = tbMulMat(RA, j.perpA);
 		// A's angle relative to B: its rate is a1.(wA - wB), so the row is -a1.
-		j.coord = -atan2f(tbDot(a1, tbCross(p1, b2)), tbDot(p1, b2));
+		j.coord = -tbAtan2f(tbDot(a1, tbCross(p1, b2)), tbDot(p1, b2));
 		float3 na1 = tbScale(a1, -1);
 		jangleSet(j.motor, j.lower, j.upper, make_float3(0, 0, 0), na1, na1, j.coord, limits, j.lo, j.hi, motor, j);
 		break;
@@ -635,6 +636,15 @@ TB_KERNEL void tb_joint_sizes(unsigned *out) {
 	}
 }
 
+// tb_joint_atan2 writes tbAtan2f(y[i], x[i]) to out[i], for the test that it is Go's math.Atan2 to the bit.
+TB_KERNEL void tb_joint_atan2(const float *y, const float *x, float *out, int n) {
+	int i = tbThread();
+	if (i < n) {
+		out[i] = tbAtan2f(y[i], x[i]);
+	}
+}
+
+TB_REGISTER(tb_joint_atan2)
 TB_REGISTER(tb_joint_count)
 TB_REGISTER(tb_joint_prepare)
 TB_REGISTER(tb_joint_refresh)
