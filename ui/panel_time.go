@@ -132,19 +132,6 @@ func (a *App) timeSection() {
 		default:
 		}
 	}
-	if g.button("Check determinism") && f.checking == nil {
-		ch := make(chan checkResult, 1)
-		f.checking, f.check, f.checkErr = ch, "checking...", false
-		go func() {
-			line, err := a.S.CheckDeterminism(checkWorkers...)
-			ch <- checkResult{line, err}
-		}()
-	}
-	tip(fmt.Sprintf("re-simulate the recorded steps with %v workers and compare them bit for bit", checkWorkers))
-	if f.check != "" {
-		statusText(f.check, f.checkErr)
-	}
-
 	g.inputText("replay file", &f.file)
 	if g.button("Save replay") {
 		if err := a.S.SaveReplay(f.file); err != nil {
@@ -158,8 +145,22 @@ func (a *App) timeSection() {
 		}
 	}
 	tip("write the recording to the file (sandbox replay FILE reads it)")
+	g.sameLine("button", "Check determinism")
+	if g.button("Check determinism") && f.checking == nil {
+		ch := make(chan checkResult, 1)
+		f.checking, f.check, f.checkErr = ch, "checking...", false
+		go func() {
+			line, err := a.S.CheckDeterminism(checkWorkers...)
+			ch <- checkResult{line, err}
+		}()
+	}
+	tip(fmt.Sprintf("re-simulate the recorded steps with %v workers and compare them bit for bit", checkWorkers))
+	// The outcomes come last, so that one appearing (or wrapping) never moves a widget.
 	if f.saved != "" {
 		statusText(f.saved, f.saveErr)
+	}
+	if f.check != "" {
+		statusText(f.check, f.checkErr)
 	}
 }
 
