@@ -29,6 +29,7 @@ type panelState struct {
 	spawn    spawnForm
 	shot     shotForm
 	joint    jointForm
+	time     timeForm
 	filter   string
 	sortKey  int32
 	all      bool                 // list every contact when no body is selected and no filter is set
@@ -98,7 +99,7 @@ var sections = []struct {
 }{
 	{"scene", "Scene", true}, {"simulation", "Simulation", true}, {"spawn", "Spawn", false},
 	{"shoot", "Shoot", false}, {"joints", "Joints", false}, {"inspect", "Inspect", true},
-	{"debug", "Debug draw", false}, {"stats", "Stats", true},
+	{"time", "Time", false}, {"debug", "Debug draw", false}, {"stats", "Stats", true},
 }
 
 // SectionNames are the panel's sections, as Options.Open (and the -open flag) names them.
@@ -158,6 +159,8 @@ func (a *App) buildPanel(ww, wh float32) {
 			a.jointsSection()
 		case "inspect":
 			a.inspectSection()
+		case "time":
+			a.timeSection()
 		case "debug":
 			a.debugSection()
 		case "stats":

@@ -140,6 +140,7 @@ var Shortcuts = [][2]string{
 	{"Wheel", "zoom"},
 	{"Space", "pause / play"},
 	{"N", "single step (pauses)"},
+	{", / .", "step back / forward through the recorded steps (pauses; Time section)"},
 	{"R", "reset the scene"},
 	{"Delete", "remove the selected body"},
 	{"B", "shoot (Shoot section: shape, size, mass, speed) through the cursor"},
@@ -158,6 +159,10 @@ func (a *App) Key(k glfw.Key) {
 		a.S.Do(command.TogglePause())
 	case glfw.KeyN:
 		a.S.Do(command.StepOnce())
+	case glfw.KeyComma:
+		a.timeErr("step back", a.S.StepBack())
+	case glfw.KeyPeriod:
+		a.timeErr("step forward", a.S.StepForward())
 	case glfw.KeyR:
 		a.reset()
 	case glfw.KeyTab:

@@ -1,0 +1,186 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/inkyblackness/imgui-go/v4"
+
+	"tumble/sim"
+	"tumble/ui/command"
+)
+
+// The Time section is the session's timeline (ui/command/timeline.go, docs/REPLAY.md): a slider over
+// the recorded steps that scrubs the view back, step back and forward (also the , and . keys), back
+// to the live world, the playback and simulation speed, the recording's memory and budget, the
+// determinism check and saving the recording as a replay file.
+
+// timeForm is the Time section's state between frames.
+type timeForm struct {
+	inited    bool
+	file      string // the replay file to save
+	saved     string // the last save's outcome: the absolute path written, or the error
+	saveErr   bool
+	check     string // the determinism check's result line ("checking..." while it runs)
+	checkErr  bool
+	checking  chan checkResult // the running check's result, nil when none runs
+	budgetMB  int32            // the budget slider's value while it is being dragged
+	budgetSet bool
+}
+
+// checkResult is a determinism check's outcome.
+type checkResult struct {
+	line string
+	err  error
+}
+
+// speedLabels name command.Speeds in the speed combo.
+var speedLabels = []string{"1/8x", "1/4x", "1/2x", "1x", "2x", "4x"}
+
+// checkWorkers are the worker counts the determinism check re-simulates with.
+var checkWorkers = []int{1, 2}
+
+// defaultReplayFile is the replay file name the section starts with (in the working directory).
+const defaultReplayFile = "tumble.replay"
+
+// timeSection draws the Time section.
+func (a *App) timeSection() {
+	g := &a.w
+	f := &a.panel.time
+	if !f.inited {
+		f.inited, f.file = true, defaultReplayFile
+	}
+	tl := a.S.Timeline()
+	var step int
+	var t float64
+	a.S.Peek(func(w *sim.World) { step, t = w.StepCount, w.Time })
+
+	if tl.Off != nil {
+		textDisabled("not recording: " + tl.Off.Error())
+	}
+	if tl.Last >= tl.First && tl.Last >= 0 {
+		where := "live"
+		if tl.Cursor >= 0 {
+			where = fmt.Sprintf("scrubbed back %d steps", tl.Last-tl.Cursor)
+		}
+		imgui.Textf("step %d   t %.3f s   (%s)", step, t, where)
+		tip("the step shown; the recording holds steps " + fmt.Sprint(tl.First, " to ", tl.Last) +
+			"; the newest is the live world")
+		cur := int32(step)
+		w := imgui.CalcItemWidth()
+		if g.sliderInt("recorded step", &cur, int32(tl.First), int32(tl.Last)) {
+			a.timeErr("scrub", a.S.ScrubTo(int(cur)))
+		}
+		tip("drag to show any recorded step (pauses); the right end is the live world")
+		// The live end: a bar at the slider's right edge, green while live, amber while scrubbed back.
+		lo, hi := imgui.ItemRectMin(), imgui.ItemRectMax()
+		col := imgui.Vec4{X: 0.3, Y: 0.85, Z: 0.3, W: 1}
+		if tl.Cursor >= 0 {
+			col = imgui.Vec4{X: 0.95, Y: 0.65, Z: 0.1, W: 1}
+		}
+		imgui.WindowDrawList().AddRectFilled(imgui.Vec2{X: lo.X + w - 3, Y: lo.Y}, imgui.Vec2{X: lo.X + w, Y: hi.Y},
+			imgui.PackedColorFromVec4(col))
+	} else {
+		textDisabled("nothing recorded")
+	}
+	if g.button("Step back (,)") {
+		a.timeErr("step back", a.S.StepBack())
+	}
+	g.sameLine("button", "Step forward (.)")
+	if g.button("Step forward (.)") {
+		a.timeErr("step forward", a.S.StepForward())
+	}
+	g.sameLine("button", "Live")
+	if g.button("Live") {
+		a.timeErr("live", a.S.GoLive())
+	}
+	tip("back to the live world (the newest recorded step)")
+
+	speed := int32(3)
+	for i, x := range command.Speeds {
+		if x == tl.Speed {
+			speed = int32(i)
+		}
+	}
+	if g.combo("speed", &speed, speedLabels) {
+		a.timeErr("speed", a.S.SetSpeed(command.Speeds[speed]))
+	}
+	tip("simulation speed, and playback speed while scrubbed back")
+
+	imgui.Textf("recording: %.2f MB of %.0f MB, %d keyframes", float64(tl.Bytes)/(1<<20), float64(tl.Budget)/(1<<20), tl.Keyframes)
+	tip("memory the recorded steps hold; past the budget the oldest are dropped")
+	mb := int32(tl.Budget >> 20)
+	if f.budgetSet {
+		mb = f.budgetMB
+	}
+	if g.sliderInt("budget, MB", &mb, 16, 4096) {
+		f.budgetMB, f.budgetSet = mb, true
+		a.S.SetRecordBudget(int64(mb) << 20)
+	}
+	if !imgui.IsItemActive() {
+		f.budgetSet = false
+	}
+
+	if f.checking != nil {
+		select {
+		case r := <-f.checking:
+			f.checking = nil
+			f.check, f.checkErr = r.line, r.err != nil
+			if r.err != nil {
+				f.check = r.err.Error()
+			}
+		default:
+		}
+	}
+	g.inputText("replay file", &f.file)
+	if g.button("Save replay") {
+		if err := a.S.SaveReplay(f.file); err != nil {
+			f.saved, f.saveErr = err.Error(), true
+		} else {
+			abs, aerr := filepath.Abs(f.file)
+			if aerr != nil {
+				abs = f.file
+			}
+			f.saved, f.saveErr = "saved "+abs, false
+		}
+	}
+	tip("write the recording to the file (sandbox replay FILE reads it)")
+	g.sameLine("button", "Check determinism")
+	if g.button("Check determinism") && f.checking == nil {
+		ch := make(chan checkResult, 1)
+		f.checking, f.check, f.checkErr = ch, "checking...", false
+		go func() {
+			line, err := a.S.CheckDeterminism(checkWorkers...)
+			ch <- checkResult{line, err}
+		}()
+	}
+	tip(fmt.Sprintf("re-simulate the recorded steps with %v workers and compare them bit for bit", checkWorkers))
+	// The outcomes come last, so that one appearing (or wrapping) never moves a widget.
+	if f.saved != "" {
+		statusText(f.saved, f.saveErr)
+	}
+	if f.check != "" {
+		statusText(f.check, f.checkErr)
+	}
+}
+
+// statusText shows an outcome line, red when it is an error.
+func statusText(s string, isErr bool) {
+	if !isErr {
+		imgui.Text(s)
+		return
+	}
+	imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.4, Z: 0.4, W: 1})
+	imgui.Text(s)
+	imgui.PopStyleColor()
+}
+
+// timeErr shows a timeline action's error in the panel's status line (nothing when it worked).
+func (a *App) timeErr(what string, err error) {
+	if err == nil {
+		return
+	}
+	p := &a.panel
+	p.errSeq = a.S.ErrSeq()
+	p.message, p.isErr = what+": "+err.Error(), true
+}
