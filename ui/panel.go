@@ -98,7 +98,7 @@ var sections = []struct {
 }{
 	{"scene", "Scene", true}, {"simulation", "Simulation", true}, {"spawn", "Spawn", false},
 	{"shoot", "Shoot", false}, {"joints", "Joints", false}, {"inspect", "Inspect", true},
-	{"debug", "Debug draw", false}, {"stats", "Stats", true},
+	{"debug", "Debug draw", false}, {"stats", "Stats", true}, {"capture", "Capture", false},
 }
 
 // SectionNames are the panel's sections, as Options.Open (and the -open flag) names them.
@@ -162,6 +162,8 @@ func (a *App) buildPanel(ww, wh float32) {
 			a.debugSection()
 		case "stats":
 			a.stats.show(a)
+		case "capture":
+			a.captureSection()
 		}
 		g.pop()
 	}
