@@ -23,9 +23,11 @@ const headlessHelp = `The headless commands work without one:
   sandbox scenes                                       # list the preset scenes
 Screenshots (-frames N -screenshot out.png) need a display too; without one, use a virtual one:
   xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 60 -screenshot out.png
+  xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 300 -video out.gif   # or .mp4, or a folder
 `
 
-// cmdWindow is "sandbox [flags]": the window app, or with -screenshot a headless render to PNG.
+// cmdWindow is "sandbox [flags]": the window app, or with -frames a headless render to a PNG
+// (-screenshot) and/or a video of every frame (-video).
 func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	scene := fs.String("scene", "pyramid", "scene file, or preset name ("+strings.Join(scenes.Names(), ", ")+")")
