@@ -237,6 +237,9 @@ type capture struct {
 	last    string    // the last file written, or the last error
 	lastErr bool      // last is an error
 	now     func() time.Time
+	// ffmpegErr is why MP4 cannot be made (nil: ffmpeg is installed), as of ffmpegChecked.
+	ffmpegErr     error
+	ffmpegChecked bool
 }
 
 // stamp is a name for a new capture in dir: tumble-YYYYMMDD-HHMMSS with ext, -2, -3, ... if taken.
@@ -348,11 +351,12 @@ func (a *App) captureSection() {
 	}
 	g.inputText("Folder", &c.dir)
 	if c.video == nil {
-		g.combo("Video format", &c.format, VideoFormatNames)
-		if VideoFormat(c.format) == VideoMP4 {
-			if _, err := FindFFmpeg(); err != nil {
-				imgui.Text(err.Error() + "; the PNG frames will be kept")
-			}
+		if g.combo("Video format", &c.format, VideoFormatNames) || !c.ffmpegChecked {
+			_, c.ffmpegErr = FindFFmpeg() // looked for again each time a format is picked
+			c.ffmpegChecked = true
+		}
+		if VideoFormat(c.format) == VideoMP4 && c.ffmpegErr != nil {
+			imgui.Text(c.ffmpegErr.Error() + "; the PNG frames will be kept")
 		}
 		if g.button("Record video") {
 			a.startVideo()
