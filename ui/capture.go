@@ -236,7 +236,6 @@ type capture struct {
 	started time.Time // when it started (its frame rate is frames over wall time)
 	last    string    // the last file written, or the last error
 	lastErr bool      // last is an error
-	now     func() time.Time
 	// ffmpegErr is why MP4 cannot be made (nil: ffmpeg is installed), as of ffmpegChecked.
 	ffmpegErr     error
 	ffmpegChecked bool
@@ -244,11 +243,7 @@ type capture struct {
 
 // stamp is a name for a new capture in dir: tumble-YYYYMMDD-HHMMSS with ext, -2, -3, ... if taken.
 func (c *capture) stamp(ext string) string {
-	now := time.Now
-	if c.now != nil {
-		now = c.now
-	}
-	base := filepath.Join(c.captureDir(), "tumble-"+now().Format("20060102-150405"))
+	base := filepath.Join(c.captureDir(), "tumble-"+time.Now().Format("20060102-150405"))
 	name := base + ext
 	for k := 2; ; k++ {
 		if _, err := os.Stat(name); errors.Is(err, os.ErrNotExist) {
