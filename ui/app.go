@@ -65,6 +65,9 @@ type Options struct {
 	// the end (panel width and sections, debug layers, spawn and shot forms): cmd/sandbox passes
 	// PrefsPath(), in the user's config directory; empty: none are read or kept.
 	Prefs string
+	// OnFrame, if set in a headless run, receives every frame as drawn (video capture); an error
+	// ends the run with it.
+	OnFrame func(img *image.RGBA) error
 
 	// deviceCopy (tests) draws every frame through the renderer's device buffer, filled from the CPU
 	// fill as interop would fill it from CUDA, so the device path's drawing is tested without a GPU.
@@ -77,6 +80,7 @@ type App struct {
 	Cam render.Camera
 
 	win      *glfw.Window
+	capt     capture // screenshots and video (the Capture section, F12)
 	rend     *render.Renderer
 	bvhBoxes []geom.AABB // the BVH debug layer's boxes, kept between frames
 	gui      *imguiGL
@@ -225,6 +229,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		return nil, nil, err
 	}
 	closeAll = func() {
+		a.endCapture()
 		a.savePrefs()
 		a.close()
 		disp.close()
@@ -246,6 +251,7 @@ func (a *App) runFrame() {
 	glfw.PollEvents()
 	fbw, fbh := a.win.GetFramebufferSize()
 	a.drawFrame(0, fbw, fbh)
+	a.captureFrame(fbw, fbh)
 	a.win.SwapBuffers()
 }
 
@@ -341,6 +347,11 @@ func (a *App) headless() (*image.RGBA, error) {
 		}
 		step := time.Since(t0)
 		a.drawFrame(t.FBO, w, h)
+		if a.opt.OnFrame != nil {
+			if err := a.opt.OnFrame(render.ReadPixels(t.FBO, w, h)); err != nil {
+				return nil, err
+			}
+		}
 		if a.opt.Timings != nil {
 			gl.Finish()
 			ft := a.lastSplit

@@ -100,6 +100,7 @@ var sections = []struct {
 	{"scene", "Scene", true}, {"simulation", "Simulation", true}, {"spawn", "Spawn", false},
 	{"shoot", "Shoot", false}, {"joints", "Joints", false}, {"inspect", "Inspect", true},
 	{"time", "Time", false}, {"debug", "Debug draw", false}, {"stats", "Stats", true},
+	{"capture", "Capture", false},
 }
 
 // SectionNames are the panel's sections, as Options.Open (and the -open flag) names them.
@@ -165,6 +166,8 @@ func (a *App) buildPanel(ww, wh float32) {
 			a.debugSection()
 		case "stats":
 			a.stats.show(a)
+		case "capture":
+			a.captureSection()
 		}
 		g.pop()
 	}

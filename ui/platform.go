@@ -150,6 +150,7 @@ var Shortcuts = [][2]string{
 	{"W", "wireframe (toggle)"},
 	{"Escape", "clear the selection, leave joint mode"},
 	{"F1", "this help"},
+	{"F12", "screenshot (Capture section: folder, video)"},
 }
 
 // Key runs a key's binding (the 3D view's keys; ImGui gets them first when it wants the keyboard).
@@ -185,6 +186,8 @@ func (a *App) Key(k glfw.Key) {
 		a.panel.joint.mode = 0
 	case glfw.KeyF1:
 		a.ShowHelp = !a.ShowHelp
+	case glfw.KeyF12:
+		a.Screenshot()
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 	"tumble/ui/command"
 )
 
-// Every combination of open and closed sections (256), reached by clicking one header at a time in
+// Every combination of open and closed sections (512), reached by clicking one header at a time in
 // Gray-code order: each frame's IDs are unique (drive fails otherwise) and each header is as clicked.
 func TestEveryCombinationOfOpenSections(t *testing.T) {
 	d := drive(t, Options{Scene: "door", Setup: func(a *App) {

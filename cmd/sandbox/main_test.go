@@ -79,7 +79,7 @@ func TestNoDisplaySaysSoInOneLineAndShowsTheHeadlessCommands(t *testing.T) {
 }
 
 func TestScreenshotFlagsGoTogether(t *testing.T) {
-	for _, args := range [][]string{{"-frames", "3"}, {"-screenshot", "x.png"}} {
+	for _, args := range [][]string{{"-frames", "3"}, {"-screenshot", "x.png"}, {"-video", "x.gif"}} {
 		if code, _, errs := sandbox(args...); code != 2 || !strings.Contains(errs, "go together") {
 			t.Errorf("%v: code %d, stderr %q", args, code, errs)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"image"
 	"image/png"
 	"io"
 	"os"
@@ -22,14 +23,17 @@ const headlessHelp = `The headless commands work without one:
   sandbox scenes                                       # list the preset scenes
 Screenshots (-frames N -screenshot out.png) need a display too; without one, use a virtual one:
   xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 60 -screenshot out.png
+  xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 300 -video out.gif   # or .mp4, or a folder
 `
 
-// cmdWindow is "sandbox [flags]": the window app, or with -screenshot a headless render to PNG.
+// cmdWindow is "sandbox [flags]": the window app, or with -frames a headless render to a PNG
+// (-screenshot) and/or a video of every frame (-video).
 func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("sandbox", flag.ContinueOnError)
 	scene := fs.String("scene", "pyramid", "scene file, or preset name ("+strings.Join(scenes.Names(), ", ")+")")
-	frames := fs.Int("frames", 0, "with -screenshot: render this many frames off screen, one step each")
+	frames := fs.Int("frames", 0, "with -screenshot or -video: render this many frames off screen, one step each")
 	shot := fs.String("screenshot", "", "write the last frame to this PNG file and exit")
+	video := fs.String("video", "", "with -frames: record every frame to out.gif, out.mp4 (needs ffmpeg) or a directory of PNG frames, and exit")
 	width := fs.Int("width", 1280, "window or screenshot width")
 	height := fs.Int("height", 800, "window or screenshot height")
 	noPanel := fs.Bool("no-panel", false, "leave the ImGui panel out")
@@ -46,8 +50,8 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	if (*shot == "") != (*frames == 0) {
-		fmt.Fprintln(stderr, "sandbox: -frames and -screenshot go together (-frames N >= 1 -screenshot out.png)")
+	if (*shot == "" && *video == "") != (*frames == 0) {
+		fmt.Fprintln(stderr, "sandbox: -frames and -screenshot or -video go together (-frames N >= 1 -screenshot out.png or -video out.gif)")
 		return exitUsage
 	}
 	if !slices.Contains([]string{"cpu", "cuda", "emu"}, *backend) {
@@ -68,7 +72,21 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	if *frames == 0 && *runFor == 0 {
 		prefs = ui.PrefsPath() // an interactive run remembers the panel; screenshots and timed runs do not
 	}
-	img, err := ui.Run(ui.Options{Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+	var rec *ui.Video
+	var onFrame func(*image.RGBA) error
+	if *video != "" {
+		var err error
+		if rec, err = ui.NewVideo(*video); err != nil {
+			return fail(stderr, "%v", err)
+		}
+		prog := newProgress(stderr, "recording "+*video, *frames)
+		defer prog.done()
+		onFrame = func(img *image.RGBA) error {
+			prog.update(rec.N + 1)
+			return rec.Add(img)
+		}
+	}
+	img, err := ui.Run(ui.Options{OnFrame: onFrame, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Backends: backends, Log: stderr})
 	if errors.Is(err, ui.ErrNoDisplay) || errors.Is(err, ui.ErrNoGLConfig) {
@@ -77,6 +95,13 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		return fail(stderr, "%v", err)
+	}
+	if rec != nil {
+		out, err := rec.Finish(fps(*scene))
+		if err != nil {
+			return fail(stderr, "%v", err)
+		}
+		fmt.Fprintf(stdout, "wrote %s (%d frames of %d x %d, %s)\n", out, rec.N, *width, *height, *scene)
 	}
 	if *shot == "" {
 		if *runFor > 0 {
@@ -136,4 +161,14 @@ func printTimings(w io.Writer, t []ui.FrameTiming) {
 		}
 		fmt.Fprintf(w, "%-6s %14.2f %14.2f\n", p.name, median(v), mean(v))
 	}
+}
+
+// fps is the frame rate a headless video plays at: one step a frame, so 1/dt of the scene (60 when
+// the scene cannot be read here; ui.Run has already said why if so).
+func fps(scene string) float64 {
+	s, err := loadScene(scene)
+	if err != nil || s.Dt == nil || *s.Dt <= 0 {
+		return 1 / scenes.DefaultDt
+	}
+	return 1 / *s.Dt
 }
