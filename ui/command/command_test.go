@@ -733,3 +733,73 @@ func TestResetKeepsChangedSettingsAndRevertSettingsRestoresTheScenes(t *testing.
 		}
 	})
 }
+
+// A saved world's joints keep their limits, cones, twist ranges and break forces, and a hinge or
+// piston saved away from its creation pose keeps the same room to its limits once loaded (a loaded
+// joint's coordinate starts at zero).
+func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
+	s := preset(t, "ragdoll")
+	s.Steps(90) // the ragdolls fall and their limbs swing
+	type room struct{ lo, hi float64 }
+	var before []room
+	var defs []sim.JointDef
+	moved := 0
+	s.View(func(w *sim.World) {
+		for k := range w.NumJoints() {
+			j, c := w.Joint(k), float64(w.JointState(k).Coordinate)
+			defs = append(defs, j)
+			switch {
+			case (j.Type == sim.Hinge || j.Type == sim.Piston) && j.HasLimits:
+				before = append(before, room{c - float64(j.Limits[0]), float64(j.Limits[1]) - c})
+			case j.Type == sim.Ball && j.HasTwist:
+				before = append(before, room{c - float64(j.Twist[0]), float64(j.Twist[1]) - c})
+			default:
+				before = append(before, room{})
+			}
+			if math.Abs(c) > 0.05 {
+				moved++
+			}
+		}
+	})
+	if moved == 0 {
+		t.Fatal("no joint moved from its creation pose: the test shows nothing")
+	}
+	p := filepath.Join(t.TempDir(), "now.json")
+	s.Do(SaveFile(p))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New("now", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.View(func(w *sim.World) {
+		if w.NumJoints() != len(defs) {
+			t.Fatalf("%d joints loaded, %d saved", w.NumJoints(), len(defs))
+		}
+		for k := range w.NumJoints() {
+			j, was := w.Joint(k), defs[k]
+			c := float64(w.JointState(k).Coordinate)
+			if j.Type != was.Type || j.HasLimits != was.HasLimits || j.HasTwist != was.HasTwist ||
+				j.Swing != was.Swing || j.BreakForce != was.BreakForce {
+				t.Errorf("joint %d loaded as %+v, saved from %+v", k, j, was)
+				continue
+			}
+			var got room
+			switch {
+			case (j.Type == sim.Hinge || j.Type == sim.Piston) && j.HasLimits:
+				got = room{c - float64(j.Limits[0]), float64(j.Limits[1]) - c}
+			case j.Type == sim.Ball && j.HasTwist:
+				got = room{c - float64(j.Twist[0]), float64(j.Twist[1]) - c}
+			}
+			// float32 angles through a decimal file: a few 1e-6 rad.
+			if math.Abs(got.lo-before[k].lo) > 1e-4 || math.Abs(got.hi-before[k].hi) > 1e-4 {
+				t.Errorf("joint %d (%v): room to its limits %+v after loading, %+v before", k, j.Type, got, before[k])
+			}
+		}
+	})
+}
