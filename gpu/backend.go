@@ -458,6 +458,11 @@ func (b *Backend) JointForces(w *sim.World, out []float32) ([]float32, error) {
 	return out, nil
 }
 
+// QueryWalks reads back what the last step's LBVH queries walked: the longest and the mean number of
+// nodes (and big bodies) one query thread tested. It is a download of 4 bytes per body, outside any
+// step, for benchmarks and tests.
+func (b *Backend) QueryWalks() (Walks, error) { return b.broad.walks(b.dev) }
+
 // Contacts appends the last step's contact points, read back from the device.
 func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint {
 	got, err := b.solver.readContacts(b.dev, &b.bodies, out)

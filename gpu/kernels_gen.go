@@ -29,6 +29,16 @@ type int2 struct {
 	X, Y int32
 }
 
+// tbBig mirrors TbBig of kernels/broad.cuh (36 bytes).
+//
+// TbBig is a body left out of the tree walk (tb_broad_fit lists it, tb_broad_query tests every leaf
+// against it): its box, its sorted leaf position, the body, and whether it moves.
+type tbBig struct {
+	Box        tbBox
+	Leaf, Body int32
+	Moving     uint32
+}
+
 // tbBox mirrors TbBox of kernels/broad.cuh (24 bytes).
 //
 // TbBox is an AABB as sim/geom.AABB lays it out: min xyz, then max xyz (24 bytes, so that the Go side
@@ -745,20 +755,28 @@ func (k kernelSet) broadBuild(grid, block int, a broadBuildArgs) error {
 // children and goes on, so every node is fitted once, after both children. The fence orders a slot's
 // write before the count that lets the sibling read it; the sibling reads through volatile so that it
 // sees the write and not a cached line.
+//
+// A valid big box (tbBoxBig in the frame) is also appended to the big list (at most TB_BIG_CAP of
+// them; *bigCount, zero before the pass, counts on past it), which tb_broad_query tests every leaf
+// against instead of letting the big leaf walk the tree. Which big bodies get a place when there are
+// more does not change the pairs, only who finds them.
 type broadFitArgs struct {
-	Boxes   ptr // const TbBox *
-	Moving  ptr // const unsigned int *
-	Index   ptr // const unsigned int *
-	N       int32
-	Parent  ptr // const int *
-	Nodes   ptr // TbNode *
-	LeafBox ptr // TbBox *
-	Flags   ptr // unsigned int *
+	Boxes    ptr // const TbBox *
+	Moving   ptr // const unsigned int *
+	Index    ptr // const unsigned int *
+	N        int32
+	Parent   ptr // const int *
+	Nodes    ptr // TbNode *
+	LeafBox  ptr // TbBox *
+	Flags    ptr // unsigned int *
+	Frame    ptr // const float *
+	Big      ptr // TbBig *
+	BigCount ptr // unsigned int *
 }
 
 // broadFit launches tb_broad_fit over grid blocks of block threads.
 func (k kernelSet) broadFit(grid, block int, a broadFitArgs) error {
-	return k.dev.launch("tb_broad_fit", grid, block, a.Boxes, a.Moving, a.Index, a.N, a.Parent, a.Nodes, a.LeafBox, a.Flags)
+	return k.dev.launch("tb_broad_fit", grid, block, a.Boxes, a.Moving, a.Index, a.N, a.Parent, a.Nodes, a.LeafBox, a.Flags, a.Frame, a.Big, a.BigCount)
 }
 
 // broadQueryArgs are the parameters of tb_broad_query (kernels/lbvh.cu), in the kernel's order.
@@ -768,22 +786,32 @@ func (k kernelSet) broadFit(grid, block int, a broadFitArgs) error {
 // query walks up the parent links and, at each such ancestor, tests the right child's box and walks an
 // overlapping subtree depth first with an explicit stack. From a resting body it looks only into
 // subtrees holding a moving body. The tree is at most 64 deep (each level lengthens the key prefix).
+//
+// The bodies of the big list (tb_broad_fit) do not walk: a world-spanning body's walk visits the whole
+// tree, one thread's serial tail. Instead every leaf tests the listed leaves before it, so each pair
+// is still found once, from its first leaf when that one walks and from its second when the first is
+// listed, with the same overlap and moving tests: the pairs are the same, and so is their sorted list.
+// visits[k] is the number of internal nodes and listed bodies leaf k's thread tested (0 for an
+// invalid body), so that the longest walk is measurable (Backend.QueryWalks).
 type broadQueryArgs struct {
-	Nodes   ptr // const TbNode *
-	Parent  ptr // const int *
-	LeafBox ptr // const TbBox *
-	Index   ptr // const unsigned int *
-	Moving  ptr // const unsigned int *
-	N       int32
-	PairA   ptr // unsigned int *
-	PairB   ptr // unsigned int *
-	Count   ptr // unsigned int *
-	Cap     int32
+	Nodes    ptr // const TbNode *
+	Parent   ptr // const int *
+	LeafBox  ptr // const TbBox *
+	Index    ptr // const unsigned int *
+	Moving   ptr // const unsigned int *
+	N        int32
+	Big      ptr // const TbBig *
+	BigCount ptr // const unsigned int *
+	PairA    ptr // unsigned int *
+	PairB    ptr // unsigned int *
+	Count    ptr // unsigned int *
+	Cap      int32
+	Visits   ptr // unsigned int *
 }
 
 // broadQuery launches tb_broad_query over grid blocks of block threads.
 func (k kernelSet) broadQuery(grid, block int, a broadQueryArgs) error {
-	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.PairA, a.PairB, a.Count, a.Cap)
+	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.Big, a.BigCount, a.PairA, a.PairB, a.Count, a.Cap, a.Visits)
 }
 
 // broadPairsOutArgs are the parameters of tb_broad_pairs_out (kernels/lbvh.cu), in the kernel's order.

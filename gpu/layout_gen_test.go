@@ -40,6 +40,12 @@ func TestLayoutsMatchC(t *testing.T) {
 			{"x", unsafe.Offsetof(int2{}.X)},
 			{"y", unsafe.Offsetof(int2{}.Y)},
 		}},
+		{"TbBig", unsafe.Sizeof(tbBig{}), []field{
+			{"box", unsafe.Offsetof(tbBig{}.Box)},
+			{"leaf", unsafe.Offsetof(tbBig{}.Leaf)},
+			{"body", unsafe.Offsetof(tbBig{}.Body)},
+			{"moving", unsafe.Offsetof(tbBig{}.Moving)},
+		}},
 		{"TbBox", unsafe.Sizeof(tbBox{}), []field{
 			{"lo", unsafe.Offsetof(tbBox{}.Lo)},
 			{"hi", unsafe.Offsetof(tbBox{}.Hi)},
@@ -260,8 +266,8 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_broad_radix_count":      {8, 4, 8, 4, 8},
 		"tb_broad_radix_scatter":    {8, 8, 8, 8, 4, 8, 4, 8},
 		"tb_broad_build":            {8, 8, 4, 8, 8},
-		"tb_broad_fit":              {8, 8, 8, 4, 8, 8, 8, 8},
-		"tb_broad_query":            {8, 8, 8, 8, 8, 4, 8, 8, 8, 4},
+		"tb_broad_fit":              {8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8},
+		"tb_broad_query":            {8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8},
 		"tb_broad_pairs_out":        {8, 8, 8, 4, 8},
 		"tb_broad_sizes":            {8},
 		"tb_narrow_collide":         {8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},

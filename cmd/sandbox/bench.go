@@ -140,6 +140,13 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			"%d uploads (%d bytes), %d copies and %d clears on the device\n", c.Launches, c.Syncs, c.Downloads,
 			c.DownloadBytes, c.Uploads, c.UploadBytes, c.DeviceCopies, c.Zeroes)
 	}
+	if b, ok := w.Backend().(interface{ QueryWalks() (gpu.Walks, error) }); ok {
+		if q, err := b.QueryWalks(); err != nil {
+			fmt.Fprintf(stdout, "lbvh query walks: %v\n", err)
+		} else {
+			fmt.Fprintln(stdout, q)
+		}
+	}
 	if b, ok := w.Backend().(interface{ RerunCount() int }); ok && b.RerunCount() > 0 {
 		fmt.Fprintf(stdout, "steps re-run because a list overflowed: %d\n", b.RerunCount())
 	}
