@@ -12,7 +12,8 @@ import (
 )
 
 // Backend is the CUDA backend: a sim.Backend that keeps the world's body state in device memory and
-// runs every stage of the step as kernels, one launch sequence per step with no read-back inside it.
+// runs every stage of the step as kernels, one launch sequence per step with no read-back inside it,
+// recorded and run as one graph (graph.go) unless NoGraphs or Timed is set.
 // On the emulated device (NewEmulated) the same sequence runs the same kernels compiled for the CPU.
 //
 // A step is optimistic about its fixed-capacity lists (pairs, contacts): at its end one small read-back
