@@ -169,35 +169,46 @@ type tbContactOut struct {
 	FX, FY, FZ         float32 // friction impulse, world
 }
 
-// tbSolverManifold mirrors TbSolverManifold of kernels/solver.cu (1056 bytes).
+// tbSolverManifold mirrors TbSolverManifold of kernels/solver.cu (1120 bytes).
 //
-// TbSolverManifold is the solver's view of one touching pair (sim's manifold).
+// TbSolverManifold is the solver's view of one touching pair (sim's manifold). Its header is padded to
+// three sectors (96 bytes), so that its points start on sector boundaries (1,120 bytes in all).
 type tbSolverManifold struct {
 	A, B, Count               int32
 	Normal, T1, T2            float3
 	Friction, Restitution     float32
-	BiasRate, MassScale, Leak float32 // soft coefficients of the biased pass
-	Drift                     float3  // mean friction-anchor drift (tb_solver_refresh)
+	BiasRate, MassScale, Leak float32    // soft coefficients of the biased pass
+	Drift                     float3     // mean friction-anchor drift (tb_solver_refresh)
+	Pad                       [4]float32 // to 96 bytes
 	Pts                       [4]tbSolverPoint
 }
 
-// tbSolverPoint mirrors TbSolverPoint of kernels/solver.cu (244 bytes).
+// tbSolverPoint mirrors TbSolverPoint of kernels/solver.cu (256 bytes).
 //
 // TbSolverPoint is one solver contact point (sim's contactPoint): a normal row and two friction rows
-// with their angular Jacobian terms fixed for the step.
+// with their angular Jacobian terms fixed for the step. It is laid out for the Jacobi pass
+// (tb_solver_jacobi), which runs many times a step and reads only part of it: the fields it reads fill
+// the first three 32-byte sectors (96 bytes), those it writes the fourth, and the rest, which
+// prepare, refresh, restitution and the export use, come after; 256 bytes in all, so that in a
+// 256-byte aligned buffer every point starts a sector (gpu/bandwidth_floor.go counts the sectors).
 type tbSolverPoint struct {
-	NA, NB, InA, InB                                       float3 // rA x n, rB x n and the world inverse inertia times them
-	T1A, T1B, It1A, It1B                                   float3 // the same for the first friction direction
-	T2A, T2B, It2A, It2B                                   float3 // and the second
-	LocalA, LocalB                                         float3 // anchors in the bodies' frames (current separation)
-	AnchorA, AnchorB                                       float3 // friction anchors: where the point started sticking, bodies' frames
-	NormalImpulse, TangentImpulse1, TangentImpulse2        float32
-	MaxNormal                                              float32 // largest normal impulse applied this step (restitution needs contact)
+	// Read by the pass (sector 0 to 2).
+	NA, NB                                                 float3 // rA x n, rB x n
+	T1A, T1B                                               float3 // the same for the first friction direction
+	T2A, T2B                                               float3 // and the second
 	NormalMass, SoftMass, Leak, TangentMass1, TangentMass2 float32
 	Sep                                                    float32 // current separation (tb_solver_refresh)
-	RelVel                                                 float32 // relative normal velocity before the solve (restitution)
-	ID                                                     uint32  // feature id
-	Sliding                                                int32   // the Coulomb clamp was active in the last friction pass
+	// Read and written by the pass (sector 3).
+	NormalImpulse, TangentImpulse1, TangentImpulse2 float32
+	MaxNormal                                       float32 // largest normal impulse applied this step (restitution needs contact)
+	Sliding                                         int32   // the Coulomb clamp was active in the last friction pass
+	// Not used by the pass.
+	InA, InB, It1A, It1B, It2A, It2B float3     // the world inverse inertia times the angular terms
+	LocalA, LocalB                   float3     // anchors in the bodies' frames (current separation)
+	AnchorA, AnchorB                 float3     // friction anchors: where the point started sticking, bodies' frames
+	RelVel                           float32    // relative normal velocity before the solve (restitution)
+	ID                               uint32     // feature id
+	Pad                              [3]float32 // to 256 bytes
 }
 
 // kernelSet launches the kernels of gpu/kernels on a device: one method per TB_KERNEL, named for the
