@@ -568,3 +568,38 @@ func TestBroadPlaneDoesNotWalkTheTree(t *testing.T) {
 		t.Errorf("the longest walk went from %d nodes at 1,000 boxes to %d at 8,000: more than twice", longest[0], longest[1])
 	}
 }
+
+// TestBroadBigListPastItsCapacity: with more big bodies than the list holds (60 floor slabs and
+// walls among small boxes, some resting), the list keeps bigCap of them, the others walk the tree,
+// and the pairs are still the brute force's.
+func TestBroadBigListPastItsCapacity(t *testing.T) {
+	d := emulated{}
+	var s broadStage
+	defer s.release(d)
+	r := rand.New(rand.NewPCG(14, 14))
+	var boxes []geom.AABB
+	for i := range 300 {
+		if i%5 == 0 {
+			// A slab 20 m across on two axes, thin on the third, in a 20 m scene.
+			h := geom.Vec3{10, 10, 10}
+			h[i%3] = 0.2
+			boxes = append(boxes, broadtest.BoxAt(broadtest.RandVec(r, 8, 12), h))
+			continue
+		}
+		boxes = append(boxes, broadtest.BoxAt(broadtest.RandVec(r, 0, 20), broadtest.RandVec(r, 0.2, 1)))
+	}
+	moving := broadtest.RandomMoving(r, len(boxes), 0.6)
+	got := boxPairs(t, d, &s, boxes, moving)
+	broadtest.CheckPairs(t, "60 slabs", got, broad.Brute{}.Pairs(boxes, moving, nil))
+	w, err := s.walks(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c [2]uint32
+	if err := downloadSlice(d, c[:], s.count.p); err != nil {
+		t.Fatal(err)
+	}
+	if w.Big != bigCap || c[1] != 60 {
+		t.Errorf("%d bodies listed of %d big; want %d of 60", w.Big, c[1], bigCap)
+	}
+}
