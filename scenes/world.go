@@ -189,6 +189,9 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 	if sh.Type == "hull" {
 		hullDef(&d, sh)
 	}
+	if sh.Type == "mesh" {
+		d.Shape = geom.Shape{Kind: geom.TriMesh, Mesh: sh.builtMesh()}
+	}
 	if b.Velocity != nil {
 		d.Velocity = vec(*b.Velocity)
 	}

@@ -54,6 +54,18 @@ var (
 	ErrMeshDegenerate = errors.New("degenerate triangle")
 )
 
+// MeshError is a refused mesh: the error (one of the ErrMesh values, wrapped) and the triangle or
+// vertex at fault (-1 when none).
+type MeshError struct {
+	Triangle, Vertex int
+	Err              error
+}
+
+func (e *MeshError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the wrapped error.
+func (e *MeshError) Unwrap() error { return e.Err }
+
 // NewMesh checks the vertices and triangles and builds the mesh: finite coordinates, at least one and at
 // most MaxMeshTriangles triangles, indices in range, and no triangle of zero area (its twice-area below
 // 1e-6 times its longest edge squared: collinear or repeated vertices). The error names the first
@@ -68,7 +80,7 @@ func NewMesh(verts []Vec3, tris [][3]uint32) (*Mesh, error) {
 	for i, v := range verts {
 		for k := 0; k < 3; k++ {
 			if math.IsNaN(float64(v[k])) || math.IsInf(float64(v[k]), 0) {
-				return nil, fmt.Errorf("%w: vertex %d is %v", ErrMeshNonFinite, i, v)
+				return nil, &MeshError{-1, i, fmt.Errorf("%w: vertex %d is %v", ErrMeshNonFinite, i, v)}
 			}
 		}
 	}
@@ -76,14 +88,14 @@ func NewMesh(verts []Vec3, tris [][3]uint32) (*Mesh, error) {
 	for ti, t := range tris {
 		for k := 0; k < 3; k++ {
 			if int(t[k]) >= len(verts) {
-				return nil, fmt.Errorf("%w: triangle %d's vertex %d is %d, of %d vertices", ErrMeshIndex, ti, k, t[k], len(verts))
+				return nil, &MeshError{ti, -1, fmt.Errorf("%w: triangle %d's vertex %d is %d, of %d vertices", ErrMeshIndex, ti, k, t[k], len(verts))}
 			}
 		}
 		a, b, c := m.corner(ti, 0), m.corner(ti, 1), m.corner(ti, 2)
 		n := b.sub(a).cross(c.sub(a))
 		l2 := max(b.sub(a).dot(b.sub(a)), c.sub(b).dot(c.sub(b)), a.sub(c).dot(a.sub(c)))
 		if nl := n.length(); !(nl > 1e-6*l2) {
-			return nil, fmt.Errorf("%w: triangle %d (vertices %d, %d, %d) has zero area", ErrMeshDegenerate, ti, t[0], t[1], t[2])
+			return nil, &MeshError{ti, -1, fmt.Errorf("%w: triangle %d (vertices %d, %d, %d) has zero area", ErrMeshDegenerate, ti, t[0], t[1], t[2])}
 		}
 		m.Normals[ti] = n.unit().f32()
 	}
