@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"tumble/sim"
 	"tumble/sim/geom"
 )
 
@@ -125,6 +126,47 @@ func (s *Shape) validateMesh(c *check, path string) *geom.Mesh {
 		return nil
 	}
 	return m
+}
+
+// validateMovingMesh checks that a mesh on a dynamic or kinematic body can move: closed,
+// consistently oriented, enclosing a volume, at most geom.MaxHullPoints vertices (geom.NewMeshHull).
+// The shape has passed validateMesh.
+func (s *Shape) validateMovingMesh(c *check, path string) *geom.Hull {
+	src, field, value := s.source()
+	h, err := geom.NewMeshHull(src.verts, src.tris)
+	if err != nil {
+		c.fail(path+field, err.Error(), value)
+		return nil
+	}
+	if r := float64(h.Radius); r < MinSize || r > MaxSize {
+		c.fail(path+field, "mesh size (largest distance from its centre of mass) must be in ["+fmtNum(MinSize)+", "+fmtNum(MaxSize)+"] m", fmtNum(r))
+		return nil
+	}
+	return h
+}
+
+// source returns a valid mesh shape's geometry, and the field and value naming it in an error.
+func (s *Shape) source() (meshSource, string, string) {
+	if s.File != "" {
+		src, err := readOBJ(s.meshFile())
+		if err != nil {
+			panic("scenes: the mesh file of a validated scene: " + err.Error())
+		}
+		return src, ".file", strconv.Quote(s.File)
+	}
+	return s.inlineSource(), ".triangles", strconv.Itoa(len(s.Triangles)) + " triangles"
+}
+
+// movingMeshDef sets d's shape to a moving mesh's hull (its mass properties the mesh's) and turns d's
+// rotation into the mesh's principal frame, as hullDef does. The scene must be valid.
+func movingMeshDef(d *sim.BodyDef, sh *Shape) {
+	c := &check{}
+	h := sh.validateMovingMesh(c, "shape")
+	if c.err != nil {
+		panic("scenes: BodyDef of an invalid scene: " + c.err.Error())
+	}
+	d.Shape = geom.Shape{Kind: geom.ConvexHull, Hull: h}
+	d.Rotation = h.BodyRotation(d.Rotation)
 }
 
 // inlineSource converts inline vertices and triangles (valid) to the simulation's types.

@@ -64,7 +64,8 @@ func TestMeshValidation(t *testing.T) {
 	write("junk.obj", "v 0 0 0\nv 1 0 0\nv 1 0 1\ncurv 1 2\nf 1 2 3\n")
 	inline := `{"type": "mesh", "vertices": [[0, 0, 0], [1, 0, 0], [1, 0, 1], [0, 0, 1]], "triangles": %s}`
 	cases := []struct{ name, body, path, problem, value string }{
-		{"dynamic", `{"shape": ` + fmt.Sprintf(inline, `[[0, 2, 1]]`) + `}`, "bodies[0].type", "a mesh must be on a static body", `"dynamic"`},
+		{"dynamic open", `{"shape": ` + fmt.Sprintf(inline, `[[0, 2, 1]]`) + `}`, "bodies[0].shape.triangles", "a moving mesh must be closed", "1 triangles"},
+		{"dynamic inside out", `{"shape": {"type": "mesh", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], "triangles": [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]]}}`, "bodies[0].shape.triangles", "inside out", "4 triangles"},
 		{"index", `{"type": "static", "shape": ` + fmt.Sprintf(inline, `[[0, 2, 1], [0, 4, 2]]`) + `}`, "bodies[0].shape.triangles[1][1]", "out of range", "4"},
 		{"fraction", `{"type": "static", "shape": ` + fmt.Sprintf(inline, `[[0, 2.5, 1]]`) + `}`, "bodies[0].shape.triangles[0][1]", "whole number", "2.5"},
 		{"degenerate", `{"type": "static", "shape": ` + fmt.Sprintf(inline, `[[0, 2, 1], [0, 0, 1]]`) + `}`, "bodies[0].shape.triangles[1]", "zero area", "[0, 0, 1]"},
@@ -117,6 +118,20 @@ func TestMeshValidation(t *testing.T) {
 	back.Save(&again)
 	if again.String() != out.String() || !strings.Contains(out.String(), `"file": "quad.obj"`) {
 		t.Errorf("round trip:\n%s\nthen\n%s", out.String(), again.String())
+	}
+	// A moving closed mesh (a tetrahedron, counter-clockwise from outside) weighs its volume times its
+	// density, and falls onto the quad.
+	tet := `{"type": "mesh", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1]], "triangles": [[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]]}`
+	ms, err := Parse(filepath.Join(dir, "tet.json"), []byte(`{"bodies": [{"shape": `+tet+`, "density": 600}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mw, err := ms.World(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := mw.Bodies.Mass[0]; math.Abs(float64(m)-100) > 1e-3 || mw.Bodies.Shape[0].Kind != geom.ConvexHull {
+		t.Errorf("the tetrahedron: mass %v (want 600 x 1/6 = 100), shape %v", m, mw.Bodies.Shape[0].Kind)
 	}
 	// The box resting on the quad (friction 0.5, 1 s) sits at its half size above it: y = 0.1 within
 	// the contact's rest penetration (a few millimetres).

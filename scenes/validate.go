@@ -151,14 +151,10 @@ func (b *Body) validate(c *check, path string) {
 	default:
 		c.fail(path+".type", "unknown body type (want dynamic, kinematic or static)", strconv.Quote(b.Type))
 	}
-	if b.Shape.Type == "mesh" && b.Type != "static" && c.err == nil {
-		typ := b.Type
-		if typ == "" {
-			typ = "dynamic"
-		}
-		c.fail(path+".type", "a mesh must be on a static body (dynamic bodies take a hull)", strconv.Quote(typ))
-	}
 	b.Shape.validate(c, path+".shape")
+	if b.Shape.Type == "mesh" && b.Type != "static" && c.err == nil {
+		b.Shape.validateMovingMesh(c, path+".shape")
+	}
 	if b.Shape.Type == "plane" && b.Type != "static" && c.err == nil {
 		typ := b.Type
 		if typ == "" {

@@ -190,7 +190,11 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 		hullDef(&d, sh)
 	}
 	if sh.Type == "mesh" {
-		d.Shape = geom.Shape{Kind: geom.TriMesh, Mesh: sh.builtMesh()}
+		if d.Type == sim.Static {
+			d.Shape = geom.Shape{Kind: geom.TriMesh, Mesh: sh.builtMesh()}
+		} else {
+			movingMeshDef(&d, sh)
+		}
 	}
 	if b.Velocity != nil {
 		d.Velocity = vec(*b.Velocity)

@@ -344,3 +344,76 @@ func (m *Mesh) rayTri(t int, o, d Vec3) (float32, bool) {
 	r := e2.Dot(q) * inv
 	return r, r >= 0
 }
+
+// Errors NewMeshHull returns besides NewMesh's and NewHull's (wrapped with detail).
+var (
+	ErrMeshOpen      = errors.New("open mesh")
+	ErrMeshInsideOut = errors.New("inside out")
+)
+
+// NewMeshHull makes the shape of a moving closed mesh: it collides by the convex hull of its
+// vertices, and its mass properties are the closed mesh's own (exact for the polyhedron, by the
+// divergence theorem, so a concave body such as seed 003's bunny gets its true centre of mass and
+// inertia, not its hull's). The mesh must pass NewMesh, be closed and consistently oriented (every
+// edge shared by two triangles running it in opposite directions), enclose a positive volume
+// (counter-clockwise seen from outside) and have at most MaxHullPoints vertices.
+//
+// The hull's frame is the mesh's principal frame: Centre and Frame are the mesh's centre of mass and
+// principal axes in the given vertices' frame, and Volume and UnitInertia the mesh's.
+func NewMeshHull(verts []Vec3, tris [][3]uint32) (*Hull, error) {
+	if _, err := NewMesh(verts, tris); err != nil {
+		return nil, err
+	}
+	if len(verts) > MaxHullPoints {
+		return nil, &MeshError{-1, -1, fmt.Errorf("%w: a moving mesh takes at most %d vertices (it collides by their convex hull), got %d", ErrHullTooMany, MaxHullPoints, len(verts))}
+	}
+	it := make([][3]int, len(tris))
+	for i, t := range tris {
+		it[i] = [3]int{int(t[0]), int(t[1]), int(t[2])}
+	}
+	if err := CheckClosedMesh(len(verts), it); err != nil {
+		return nil, &MeshError{-1, -1, fmt.Errorf("%w: a moving mesh must be closed: %v", ErrMeshOpen, err)}
+	}
+	p := make([]v3, len(verts))
+	for i, v := range verts {
+		p[i] = v3{float64(v[0]), float64(v[1]), float64(v[2])}
+	}
+	mp := polyhedronMass(p, it)
+	if !(mp.Volume > 0) {
+		return nil, &MeshError{-1, -1, fmt.Errorf("%w: the triangles enclose a volume of %.6g m^3; they must run counter-clockwise seen from outside", ErrMeshInsideOut, mp.Volume)}
+	}
+	h0, err := NewHull(verts)
+	if err != nil {
+		return nil, err
+	}
+	moments, frame := principalAxes(mp.Inertia)
+	h := &Hull{
+		Edges:       h0.Edges,
+		FaceVerts:   h0.FaceVerts,
+		Volume:      mp.Volume,
+		UnitInertia: Vec3{float32(moments[0] / mp.Volume), float32(moments[1] / mp.Volume), float32(moments[2] / mp.Volume)},
+		Centre:      mp.Centre.f32(),
+		Frame:       matToQuat(frame),
+	}
+	// The hull's vertices and face planes, from its frame into the mesh's principal frame: through
+	// the given frame (given = Centre + Frame.Rotate(local)), then R^T (given - c).
+	toV3 := func(v Vec3) v3 { return v3{float64(v[0]), float64(v[1]), float64(v[2])} }
+	local := make([]v3, len(h0.Verts))
+	for i, v := range h0.Verts {
+		g := toV3(h0.Centre).add(toV3(h0.Frame.Rotate(v)))
+		d := g.sub(mp.Centre)
+		local[i] = v3{frame[0].dot(d), frame[1].dot(d), frame[2].dot(d)}
+		h.Verts = append(h.Verts, local[i].f32())
+		h.Radius = max(h.Radius, float32(local[i].length()))
+	}
+	for _, f := range h0.Faces {
+		gn := toV3(h0.Frame.Rotate(f.Normal))
+		n := v3{frame[0].dot(gn), frame[1].dot(gn), frame[2].dot(gn)}.unit()
+		d := math.Inf(-1)
+		for _, vi := range h0.FaceVerts[f.First : f.First+f.Count] {
+			d = math.Max(d, n.dot(local[vi]))
+		}
+		h.Faces = append(h.Faces, HullFace{Normal: n.f32(), Offset: float32(d), First: f.First, Count: f.Count})
+	}
+	return h, nil
+}
