@@ -1,6 +1,8 @@
 package collide
 
 import (
+	"sync"
+
 	"tumble/sim/geom"
 	"tumble/sim/internal/vecmath"
 )
@@ -70,7 +72,16 @@ type meshCtx struct {
 	pts     []meshPt
 	margin  float32
 	size    float32
+	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
+	ptsBuf          [256]meshPt
+	sel             [256]clipPt
+	clip, tmp, keep [maxClip]clipPt
+	loop            [geom.MaxHullPoints]vec
 }
+
+// meshCtxPool keeps the scratch of CollideMesh (about 40 KB) from being allocated and cleared on
+// every call: the narrow phase calls it from several workers at once.
+var meshCtxPool = sync.Pool{New: func() any { return new(meshCtx) }}
 
 // add puts a triangle's manifold (normal n, points) into the cluster of its normal.
 func (c *meshCtx) add(n vec, pts []clipPt) {
@@ -146,8 +157,10 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	bToA := func(v geom.Vec3) vec { return t.MAdd(rb[0], v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 	dirBToA := func(v geom.Vec3) vec { return rb[0].Scale(v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 
-	var ptsBuf [64]meshPt
-	c := meshCtx{pts: ptsBuf[:0], margin: margin}
+	c := meshCtxPool.Get().(*meshCtx)
+	defer meshCtxPool.Put(c)
+	c.nclus, c.margin, c.size = 0, margin, 0
+	c.pts = c.ptsBuf[:0]
 	switch b.Kind {
 	case geom.Box, geom.ConvexHull:
 		var vb [8]geom.Vec3
@@ -170,7 +183,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.polyTri(&tr, &B, bverts, bnorm, boff, t)
+			c.polyTri(&tr, &B, bverts, bnorm, boff)
 		}
 	case geom.Sphere:
 		c.size = b.Radius
@@ -194,7 +207,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	}
 	// One manifold per cluster, its points reduced to four.
-	var sel []clipPt
+	sel := c.sel[:0]
 	for k := 0; k < c.nclus; k++ {
 		sel = sel[:0]
 		for _, p := range c.pts {
@@ -231,8 +244,8 @@ func meshTri(m *geom.Mesh, i int32) tri {
 }
 
 // polyTri is the separating axis test between triangle tr and polyhedron B (vertices, face normals and
-// offsets in the mesh's frame; its centre at cb), and the contact it gives.
-func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32, cb vec) {
+// offsets in the mesh's frame), and the contact it gives.
+func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32) {
 	margin := c.margin
 	// The triangle's face: the deepest vertex of B below it.
 	d0 := tr.n.Dot(tr.v[0])
@@ -255,13 +268,16 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32,
 			sepB, iB = s, i
 		}
 	}
-	// Edge pairs: every triangle edge against every edge of B.
-	cen := tr.v[0].Add(tr.v[1]).Add(tr.v[2]).Scale(1.0 / 3)
+	// Edge pairs that make a face of the Minkowski difference. On the Gauss map the triangle's edge j
+	// is the half circle from n to -n through its outward side u (a flat polygon's two faces), B's edge
+	// the arc between its negated face normals. Where they cross, L, the triangle's support along L is
+	// edge j and B's along -L its edge, so the gap along L is measured between the two edges alone.
 	sepE, eT, eB := float32(-1e30), -1, -1
 	var axisE vec
 	for j := 0; j < 3; j++ {
 		q0 := tr.v[j]
 		dq := tr.v[(j+1)%3].Sub(q0)
+		u := dq.Cross(tr.n) // outward, in the triangle's plane
 		for i := range B.edges {
 			eb := &B.edges[i]
 			p0 := bverts[eb.V0]
@@ -271,15 +287,16 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32,
 			if l2 <= edgeParallelSq*dq.Dot(dq)*dp.Dot(dp) {
 				continue
 			}
-			l = l.Scale(1 / vecmath.Sqrt(l2))
-			if l.Dot(cb.Sub(cen)) < 0 {
+			if l.Dot(u) < 0 {
 				l = l.Neg()
 			}
-			lo := float32(1e30)
-			for _, v := range bverts {
-				lo = min(lo, l.Dot(v))
+			c, d := bnorm[eb.F0].Neg(), bnorm[eb.F1].Neg()
+			cd := c.Cross(d)
+			if c.Cross(l).Dot(cd) < 0 || l.Cross(d).Dot(cd) < 0 {
+				continue
 			}
-			s := lo - max(l.Dot(tr.v[0]), l.Dot(tr.v[1]), l.Dot(tr.v[2]))
+			l = l.Scale(1 / vecmath.Sqrt(l2))
+			s := l.Dot(p0) - l.Dot(q0)
 			if s >= margin {
 				return
 			}
@@ -335,8 +352,7 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32,
 		}
 	}
 
-	var pts [maxClip]clipPt
-	var tmp [maxClip]clipPt
+	pts, tmp, keep := &c.clip, &c.tmp, &c.keep
 	switch mode {
 	case 2:
 		q0 := tr.v[eT]
@@ -346,7 +362,8 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32,
 		dp := bverts[eb.V1].Sub(p0)
 		s, u := closestSegments(q0, dq, p0, dp)
 		pq, pp := q0.MAdd(dq, s), p0.MAdd(dp, u)
-		c.add(axisE, []clipPt{{p: pq.Add(pp).Scale(0.5), sep: sepE, feat: mix32(2, tr.index, uint32(eT), uint32(eB))}})
+		keep[0] = clipPt{p: pq.Add(pp).Scale(0.5), sep: sepE, feat: mix32(2, tr.index, uint32(eT), uint32(eB))}
+		c.add(axisE, keep[:1])
 	case 0:
 		// Reference: the triangle; incident: B's face most against its normal.
 		inc := incidentFace(B, bverts, bnorm, tr.n)
@@ -354,8 +371,7 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32,
 		for k, vi := range B.fv[g.First : g.First+g.Count] {
 			pts[k] = clipPt{p: bverts[vi], feat: uint32(vi)}
 		}
-		cnt, res := clipToFace(&pts, &tmp, int(g.Count), tr.v[:], tr.n, 1e-3*scale)
-		var keep [maxClip]clipPt
+		cnt, res := clipToFace(pts, tmp, int(g.Count), tr.v[:], tr.n, 1e-3*scale)
 		k := 0
 		for i := 0; i < cnt; i++ {
 			p := res[i]
@@ -372,15 +388,14 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32,
 		// Reference: B's face iB; incident: the triangle.
 		f := &B.faces[iB]
 		n := bnorm[iB]
-		var loop [geom.MaxHullPoints]vec
+		loop := &c.loop
 		for k, vi := range B.fv[f.First : f.First+f.Count] {
 			loop[k] = bverts[vi]
 		}
 		for k := 0; k < 3; k++ {
 			pts[k] = clipPt{p: tr.v[k], feat: uint32(k)}
 		}
-		cnt, res := clipToFace(&pts, &tmp, 3, loop[:f.Count], n, 1e-3*scale)
-		var keep [maxClip]clipPt
+		cnt, res := clipToFace(pts, tmp, 3, loop[:f.Count], n, 1e-3*scale)
 		k := 0
 		for i := 0; i < cnt; i++ {
 			p := res[i]

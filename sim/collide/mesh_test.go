@@ -147,3 +147,27 @@ func TestMeshRoofStableIDs(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCollideMesh is one shape resting across the seams of a flat mesh of 0.25 m triangles (the
+// BVH query, the triangles' tests and the merge): go test -run '^$' -bench CollideMesh ./sim/collide
+func BenchmarkCollideMesh(b *testing.B) {
+	t := &testing.T{}
+	mesh := gridMesh(t, 5, 40)
+	tet, _ := geom.NewHull([]geom.Vec3{{-0.3, 0, -0.3}, {0.3, 0, -0.3}, {0, 0, 0.3}, {0, 0.4, 0}, {0.1, 0.2, 0.2}, {-0.2, 0.1, 0.1}})
+	shapes := map[string]*geom.Shape{
+		"box":     {Kind: geom.Box, HalfExtents: geom.Vec3{0.3, 0.2, 0.25}},
+		"sphere":  {Kind: geom.Sphere, Radius: 0.25},
+		"capsule": {Kind: geom.Capsule, Radius: 0.2, HalfHeight: 0.3},
+		"hull":    {Kind: geom.ConvexHull, Hull: tet},
+	}
+	for _, name := range []string{"box", "sphere", "capsule", "hull"} {
+		s := shapes[name]
+		pose := geom.Pose{P: geom.Vec3{0.1, 0.19, 0.05}, Q: mgl32.QuatRotate(0.3, mgl32.Vec3{0, 1, 0})}
+		b.Run(name, func(b *testing.B) {
+			var out []Manifold
+			for b.Loop() {
+				out = CollideMesh(mesh, geom.Identity, s, pose, 0.02, out[:0])
+			}
+		})
+	}
+}
