@@ -803,3 +803,41 @@ func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
 		}
 	})
 }
+
+// Save writes a static mesh inline: the terrain saved mid-run loads back with the same triangles.
+func TestSaveWritesAMeshInline(t *testing.T) {
+	s := preset(t, "terrain")
+	s.Steps(10)
+	p := filepath.Join(t.TempDir(), "terrain.json")
+	s.Do(SaveFile(p))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New("again", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b *geom.Mesh
+	s.View(func(w *sim.World) { a = w.Bodies.Shape[0].Mesh })
+	s2.View(func(w *sim.World) { b = w.Bodies.Shape[0].Mesh })
+	if a == nil || b == nil || len(a.Tris) != len(b.Tris) || a.Verts[7] != b.Verts[7] || a.Tris[9] != b.Tris[9] {
+		t.Fatalf("the terrain's mesh was not saved whole")
+	}
+}
+
+// A ray meets the terrain's mesh on its surface: straight down at a grid vertex (x = z = 5, outside
+// the heap) it hits the mesh at the vertex's height, 0.03 (x^2 + z^2) + 0.15 sin(1.3 x) sin(1.1 z).
+func TestPickHitsAMesh(t *testing.T) {
+	s := preset(t, "terrain")
+	s.View(func(w *sim.World) {
+		h, ok := RayCast(w, sim.Vec3{5, 20, 5}, sim.Vec3{0, -1, 0})
+		want := 0.03*50 + 0.15*math.Sin(6.5)*math.Sin(5.5)
+		if !ok || w.Bodies.Shape[h.Index].Kind != geom.TriMesh || math.Abs(float64(h.Point[1])-want) > 1e-4 {
+			t.Fatalf("hit %+v (ok %v), want the mesh at y %.4f", h, ok, want)
+		}
+	})
+}

@@ -473,6 +473,17 @@ func fileShape(b *sim.Bodies, i int) scenes.Shape {
 			pts[k] = *vp(v)
 		}
 		return scenes.Shape{Type: "hull", Points: pts}
+	case "mesh":
+		// A static mesh inline, its vertices in the body's frame as it holds them.
+		verts := make([]scenes.Vec3, len(sh.Mesh.Verts))
+		for k, v := range sh.Mesh.Verts {
+			verts[k] = *vp(v)
+		}
+		tris := make([][3]int, len(sh.Mesh.Tris))
+		for k, t := range sh.Mesh.Tris {
+			tris[k] = [3]int{int(t[0]), int(t[1]), int(t[2])}
+		}
+		return scenes.Shape{Type: "mesh", Vertices: verts, Triangles: tris}
 	}
 	return scenes.Shape{Type: "plane", Normal: vp(sh.Normal), Offset: fp(sh.Offset)}
 }
