@@ -24,7 +24,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps cuda-deps generate kernels test bench run screenshots perf
+.PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf
 
 # The cuda build where it can run (a GPU and the toolkit: scripts/cuda-tags.sh), the plain one elsewhere.
 TAGS = $(shell scripts/cuda-tags.sh)
@@ -72,12 +72,18 @@ test: deps cuda-deps
 		echo '== contract check'; python3 $(CONTRACT_CHECK); \
 	else echo '== contract check skipped (no $(CONTRACT_CHECK) or no python3)'; fi
 
+# make bench: Tumble's CPU step against Jolt on the same scene files, side by side (scripts/bench-jolt.sh;
+# the Jolt columns need ../shared/tools/peers/jolt-runner), then the step split by stage. make bench-go
+# runs the Go benchmarks of the simulation packages (longer: the 1M-box broad phase).
 bench: build
+	scripts/bench-jolt.sh bin/sandbox $(JOLT)
+	bin/sandbox bench -scene pyramid20 -workers 1
+	bin/sandbox bench -scene rain -steps 120 -warmup 60
+
+JOLT ?= ../shared/tools/peers/jolt-runner
+
+bench-go:
 	go test -run '^$$' -bench . -benchmem $(SIM_PKGS)
-	bin/sandbox bench -scene pyramid20
-	bin/sandbox bench -scene pile
-	bin/sandbox bench -scene rain -steps 300 -broadphase lbvh
-	bin/sandbox bench -scene rain -steps 300 -broadphase sap
 
 # make run SCENE=mixed opens another preset or a scene file.
 SCENE ?= pyramid

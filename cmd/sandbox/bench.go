@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -23,6 +25,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	wf.register(fs)
 	steps := fs.Int("steps", protoSteps, "number of timed steps")
 	warmup := fs.Int("warmup", 0, "untimed steps before the timed ones")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file (go tool pprof)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -59,6 +62,19 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	rebuilds := 0
 	gap := float32(0) // the joints' largest anchor gap over the timed steps (CPU backend)
 	total := make([]float64, 0, *steps)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			prog.done()
+			return fail(stderr, "-cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			prog.done()
+			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for i := 0; i < *steps; i++ {
 		t0 := time.Now()
 		err := stepWorld(w)
