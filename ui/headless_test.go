@@ -6,6 +6,7 @@ import (
 	"image"
 	"strings"
 	"testing"
+	"time"
 
 	"tumble/ui/command"
 )
@@ -125,5 +126,30 @@ func TestGLChoiceIsChecked(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("%+v: %v, want %q", c.opt.GL, err, c.want)
 		}
+	}
+}
+
+// TestTheFrameSplitIsMeasured: a timed headless run records each frame's split (the step, the host
+// copy filled and uploaded, the drawing), and the Stats section's series hold the same figures.
+func TestTheFrameSplitIsMeasured(t *testing.T) {
+	var timings []FrameTiming
+	a, _ := runEGL(t, Options{Scene: "pyramid", Width: 320, Height: 200, Frames: 3, Timings: &timings, Open: []string{"stats"}})
+	if len(timings) != 3 {
+		t.Fatalf("%d frames timed, want 3", len(timings))
+	}
+	for i, ft := range timings {
+		if (i > 0 && ft.Step <= 0) || ft.Panel <= 0 || ft.Fill <= 0 || ft.Upload <= 0 || ft.Draw <= 0 {
+			t.Errorf("frame %d: %+v: every part should have taken time", i, ft)
+		}
+	}
+	k := (a.stats.n - 1) % historyLen
+	ms := func(d time.Duration) float32 { return float32(d.Seconds() * 1000) }
+	last := timings[2]
+	if a.stats.fill[k] != ms(last.Fill) || a.stats.upload[k] != ms(last.Upload) || a.stats.panel[k] != ms(last.Panel) {
+		t.Errorf("the Stats series (fill %g, upload %g, panel %g ms) are not the frame's split %+v",
+			a.stats.fill[k], a.stats.upload[k], a.stats.panel[k], last)
+	}
+	if a.stats.step[k] <= 0 {
+		t.Error("the Stats section sampled no step time")
 	}
 }

@@ -128,9 +128,16 @@ func (s *statsHistory) show(a *App) {
 	fr := s.ordered(&s.frame)
 	step := s.ordered(&s.step)
 	imgui.Textf("%.0f FPS   frame %.2f ms", s.fps, last(fr))
-	// The frame's split: the simulation, the bodies brought to GL, the drawing.
-	imgui.Textf("step %.2f   panel %.2f   fill %.2f   upload %.2f   draw %.2f ms", last(step), last(s.ordered(&s.panel)),
-		last(s.ordered(&s.fill)), last(s.ordered(&s.upload)), last(s.ordered(&s.draw)))
+	// The frame's split: the simulation (its last step), the bodies brought to GL (interop, or the host
+	// copy filled and uploaded), the drawing (the panel built, the draw calls submitted).
+	fill, upload := last(s.ordered(&s.fill)), last(s.ordered(&s.upload))
+	panel, draw := last(s.ordered(&s.panel)), last(s.ordered(&s.draw))
+	toGL := "to GL"
+	if a.frame.Device {
+		toGL = "to GL (interop)"
+	}
+	imgui.Textf("split: sim %.2f   %s %.2f   drawing %.2f ms", last(step), toGL, fill+upload, panel+draw)
+	imgui.Textf("  fill %.2f  upload %.2f  panel %.2f  draw %.2f", fill, upload, panel, draw)
 	// The stages the recent steps ran (a solver's plan runs some of sim's stages, not all).
 	line := ""
 	for st := range sim.NumStages {
