@@ -89,7 +89,7 @@ run: build
 		echo '  bin/sandbox run -scene stack -steps 600 -trace out.csv   # step a scene, write a trace'; \
 		echo '  bin/sandbox bench -scene pile                            # time a step, by stage'; \
 		echo '  bin/sandbox scenes                                       # list the preset scenes'; \
-		echo "  $(XVFB) bin/sandbox -scene $(SCENE) -frames 120 -screenshot out.png   # a screenshot"; \
+		echo "  bin/sandbox -scene $(SCENE) -frames 120 -screenshot out.png   # a screenshot, through EGL (no display needed)"; \
 		exit 0; \
 	fi; \
 	exec bin/sandbox -scene $(SCENE)
