@@ -128,6 +128,7 @@ type App struct {
 	panel       panelState
 	stats       statsHistory
 	lastSplit   split
+	gpuDraw     gpuTimer   // the draw's time on the GPU (the Stats section)
 	in          inputQueue // GLFW's events, until a frame takes them (feedInput)
 	w           widgets    // the panel's widgets as submitted, with their IDs and rectangles
 	panelW      float32    // the panel's width as the user left it (0: the default)
@@ -594,8 +595,10 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	t0 := time.Now()
 	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel), Fill: tUpload.Sub(tFill), Upload: t0.Sub(tUpload)}, drawStart: t0}
 	vw, _ := a.viewport()
+	a.gpuDraw.begin()
 	a.rend.DrawUploaded(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe, NoShadows: a.NoShadows})
 	a.gui.render([2]float32{float32(ww), float32(wh)}, [2]float32{float32(fbw), float32(fbh)}, imgui.RenderedDrawData())
+	a.gpuDraw.end()
 	a.stats.addFrame(dt, a.lastSplit.FrameTiming, time.Since(t0))
 }
 

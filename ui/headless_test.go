@@ -133,9 +133,9 @@ func TestGLChoiceIsChecked(t *testing.T) {
 // copy filled and uploaded, the drawing), and the Stats section's series hold the same figures.
 func TestTheFrameSplitIsMeasured(t *testing.T) {
 	var timings []FrameTiming
-	a, _ := runEGL(t, Options{Scene: "pyramid", Width: 320, Height: 200, Frames: 3, Timings: &timings, Open: []string{"stats"}})
-	if len(timings) != 3 {
-		t.Fatalf("%d frames timed, want 3", len(timings))
+	a, _ := runEGL(t, Options{Scene: "pyramid", Width: 320, Height: 200, Frames: 6, Timings: &timings, Open: []string{"stats"}})
+	if len(timings) != 6 {
+		t.Fatalf("%d frames timed, want 6", len(timings))
 	}
 	for i, ft := range timings {
 		if (i > 0 && ft.Step <= 0) || ft.Panel <= 0 || ft.Fill <= 0 || ft.Upload <= 0 || ft.Draw <= 0 {
@@ -144,12 +144,17 @@ func TestTheFrameSplitIsMeasured(t *testing.T) {
 	}
 	k := (a.stats.n - 1) % historyLen
 	ms := func(d time.Duration) float32 { return float32(d.Seconds() * 1000) }
-	last := timings[2]
+	last := timings[5]
 	if a.stats.fill[k] != ms(last.Fill) || a.stats.upload[k] != ms(last.Upload) || a.stats.panel[k] != ms(last.Panel) {
 		t.Errorf("the Stats series (fill %g, upload %g, panel %g ms) are not the frame's split %+v",
 			a.stats.fill[k], a.stats.upload[k], a.stats.panel[k], last)
 	}
 	if a.stats.step[k] <= 0 {
 		t.Error("the Stats section sampled no step time")
+	}
+	// The GL timer: by the sixth frame the first frames' queries have their results (each frame was
+	// finished), so the GPU's draw time is known.
+	if a.gpuDraw.n != 6 || a.gpuDraw.last <= 0 {
+		t.Errorf("GPU timer: %d queries, last %g ms", a.gpuDraw.n, a.gpuDraw.last)
 	}
 }

@@ -138,6 +138,7 @@ func (s *statsHistory) show(a *App) {
 	}
 	imgui.Textf("split: sim %.2f   %s %.2f   drawing %.2f ms", last(step), toGL, fill+upload, panel+draw)
 	imgui.Textf("  fill %.2f  upload %.2f  panel %.2f  draw %.2f", fill, upload, panel, draw)
+	imgui.Textf("  the draw on the GPU %.2f ms (GL timer query)", a.gpuDraw.last)
 	// The stages the recent steps ran (a solver's plan runs some of sim's stages, not all).
 	line := ""
 	for st := range sim.NumStages {
