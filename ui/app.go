@@ -34,9 +34,9 @@ import (
 type Options struct {
 	Scene         string // preset name or scene file (default "pyramid")
 	Width, Height int    // window size in screen coordinates (default 1280 x 800)
-	// Frames, if > 0, makes a headless run: a hidden window (or no window: GL), Frames frames each after
-	// exactly one simulation step (so the result is reproducible), then the last frame is returned as an
-	// image.
+	// Frames, if > 0, makes a headless run: a hidden window (no window at all with an EGL context: GL),
+	// Frames frames each after exactly one simulation step (so the result is reproducible), then the
+	// last frame is returned as an image.
 	Frames int
 	// GL is where the OpenGL context comes from: GLAuto (""), GLGLFW or GLEGL (see GLNames).
 	GL string
