@@ -10,7 +10,8 @@
 #   3. the speed table: sandbox bench -backend cuda -substeps 4 on pile, pile100k, pile1m, pyramid20
 #      and ragdoll (ms per step by stage; launches, waits, read-backs and bytes of the last step), and
 #      the untimed step's cost for pyramid20 and ragdoll (wall clock of run, 2,200 minus 200 steps);
-#   4. the CUDA parity tests (stack, pyramid20, pendulum, chain), then the rain in the background;
+#   4. the CUDA parity tests (stack, pyramid20, pendulum, chain; TestCUDAStep*, a step as one CUDA
+#      graph, where the build has it), then the rain in the background;
 #   5. compute-sanitizer memcheck, racecheck and synccheck over 30 steps of stack, pendulum and
 #      ragdoll on the cuda backend, API errors reported; where memcheck fails, once more with
 #      --report-api-errors no (the fallback line: kernel errors alone).
@@ -135,7 +136,7 @@ for scene in pyramid20 ragdoll; do
 done
 
 echo "== 4. parity (the CPU's step against the GPU's)"
-(cd gpu && step parity 150 "$bin/gpu.test" -test.run 'TestCUDAParity' -test.v)
+(cd gpu && step parity 150 "$bin/gpu.test" -test.run 'TestCUDAParity|TestCUDAStep' -test.v)
 grep -E '^(\s*---|ok|FAIL|PASS)|apart|bit' "$out/parity.txt" | head -20
 (cd gpu && step parity-rain 270 "$bin/gpu.test" -test.run 'TestCUDARainParity' -test.v) >"$out/parity-rain.summary" &
 rain=$!
