@@ -3,10 +3,12 @@
 
 # System packages. The headless core needs only Go (checked by scripts/deps.sh, not from apt) and a C
 # toolchain for cgo and the race detector. The window app needs WINDOW_PKGS for GLFW, OpenGL (Mesa's
-# llvmpipe where there is no GPU) and a virtual display (Xvfb) for its tests and screenshots.
+# llvmpipe where there is no GPU), EGL for headless rendering without X (libegl1 is glvnd's loader,
+# opened at run time; libegl-mesa0 Mesa's surfaceless and software-device EGL) and a virtual display
+# (Xvfb) for its tests and screenshots.
 CORE_PKGS   := gcc g++ libc6-dev
-WINDOW_PKGS := pkg-config libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev \
-               libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth xdotool
+WINDOW_PKGS := pkg-config libgl1-mesa-dev libgl1-mesa-dri libegl1 libegl-mesa0 libx11-dev libxcursor-dev \
+               libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth xdotool
 DEPS_PKGS   := $(CORE_PKGS) $(WINDOW_PKGS)
 
 # One fixed value (Go's own default), so that a CGO_CXXFLAGS in someone's environment cannot change the
@@ -93,7 +95,7 @@ run: build
 		echo '  bin/sandbox run -scene stack -steps 600 -trace out.csv   # step a scene, write a trace'; \
 		echo '  bin/sandbox bench -scene pile                            # time a step, by stage'; \
 		echo '  bin/sandbox scenes                                       # list the preset scenes'; \
-		echo "  $(XVFB) bin/sandbox -scene $(SCENE) -frames 120 -screenshot out.png   # a screenshot"; \
+		echo "  bin/sandbox -scene $(SCENE) -frames 120 -screenshot out.png   # a screenshot, through EGL (no display needed)"; \
 		exit 0; \
 	fi; \
 	exec bin/sandbox -scene $(SCENE)

@@ -65,10 +65,13 @@ func tracedSteps(rows [][]string) []int {
 	return steps
 }
 
+// The window app without a display, and a -frames run told to use GLFW (-gl glfw): one line, the
+// headless commands, exit 2. (A -frames run in auto mode renders through EGL instead: egl_test.go.)
 func TestNoDisplaySaysSoInOneLineAndShowsTheHeadlessCommands(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
-	for _, args := range [][]string{nil, {"-scene", "stack"}, {"-scene", "stack", "-frames", "2", "-screenshot", "x.png"}} {
+	t.Setenv("TUMBLE_GL", "")
+	for _, args := range [][]string{nil, {"-scene", "stack"}, {"-gl", "glfw", "-scene", "stack", "-frames", "2", "-screenshot", "x.png"}} {
 		code, out, errs := sandbox(args...)
 		first, _, _ := strings.Cut(errs, "\n")
 		if code != 2 || out != "" || !strings.Contains(first, "no display") ||
