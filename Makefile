@@ -69,7 +69,7 @@ test: deps cuda-deps
 	go test -run 'ThirtySeconds|Rained|ThirtyLinkChain|HeavyEndChain|StepAfterRestore' ./sim
 	go test -run 'MillionBodies' ./sim/broad/bvh
 	@echo '== go test (the rest; the window tests under Xvfb)'
-	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test $(REST_PKGS),@echo 'no packages outside sim')
+	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test -timeout 40m $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \
 		echo '== contract check'; python3 $(CONTRACT_CHECK); \
 	else echo '== contract check skipped (no $(CONTRACT_CHECK) or no python3)'; fi
