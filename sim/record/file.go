@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"tumble/sim"
+	"tumble/sim/internal/byteread"
 )
 
 // FileVersion is the version of the replay file format this package writes and reads
@@ -99,38 +100,31 @@ func Decode(data []byte) (*Replay, error) {
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, fmt.Errorf("damaged or truncated (%d bytes; checksum mismatch)", len(data))
 	}
-	rd := reader{b: body, off: 12}
-	layout := rd.u64()
-	rec := New(math.MaxInt64, int(rd.u32()))
-	blob := func(what string) []byte {
-		n := rd.u32()
-		if rd.err == nil && uint64(n) > uint64(len(rd.b)-rd.off) {
-			rd.err = fmt.Errorf("%s: %d bytes, %d left", what, n, len(rd.b)-rd.off)
-			return nil
-		}
-		return rd.take(int(n))
-	}
+	rd := byteread.Reader{B: body, Off: 12}
+	layout := rd.U64()
+	rec := New(math.MaxInt64, int(rd.U32()))
+	blob := rd.Blob
 	rp := &Replay{Recorder: rec, Resumable: layout == sim.StateLayout}
 	rp.Scene = string(blob("scene name"))
-	ng := rd.u32()
+	ng := rd.U32()
 	prevLast := -1
-	for i := uint32(0); i < ng && rd.err == nil; i++ {
+	for i := uint32(0); i < ng && rd.Err == nil; i++ {
 		g := &group{}
-		g.step = int(rd.u64())
-		g.n = int(rd.u32())
-		g.dt = math.Float64frombits(rd.u64())
+		g.step = int(rd.U64())
+		g.n = int(rd.U32())
+		g.dt = math.Float64frombits(rd.U64())
 		g.edit = string(blob("edit"))
 		g.names = blob("names")
 		g.state = blob("keyframe")
 		g.poses = blob("poses")
-		nd := rd.u32()
-		if rd.err == nil && uint64(nd) > uint64(len(rd.b)-rd.off)/4 {
-			rd.err = fmt.Errorf("group %d: %d deltas", i, nd)
+		nd := rd.U32()
+		if rd.Err == nil && uint64(nd) > uint64(rd.Left())/4 {
+			rd.Err = fmt.Errorf("group %d: %d deltas", i, nd)
 		}
-		for k := uint32(0); k < nd && rd.err == nil; k++ {
+		for k := uint32(0); k < nd && rd.Err == nil; k++ {
 			g.deltas = append(g.deltas, blob("delta"))
 		}
-		if rd.err != nil {
+		if rd.Err != nil {
 			break
 		}
 		if g.step < 0 || (i > 0 && g.step != prevLast+1) || g.n < 0 || !(g.dt > 0) {
@@ -144,11 +138,11 @@ func Decode(data []byte) (*Replay, error) {
 		rec.groups = append(rec.groups, g)
 		rec.bytes += g.bytes
 	}
-	if rd.err != nil {
-		return nil, fmt.Errorf("damaged at byte %d: %v", rd.off, rd.err)
+	if rd.Err != nil {
+		return nil, fmt.Errorf("damaged at byte %d: %v", rd.Off, rd.Err)
 	}
-	if rd.off != len(body) {
-		return nil, fmt.Errorf("%d bytes after the last group", len(body)-rd.off)
+	if rd.Off != len(body) {
+		return nil, fmt.Errorf("%d bytes after the last group", len(body)-rd.Off)
 	}
 	if len(rec.groups) == 0 {
 		return nil, errors.New("no recorded steps")
@@ -177,39 +171,4 @@ func Decode(data []byte) (*Replay, error) {
 	last, _ := rec.Frame(rec.Last())
 	rec.last = append([]uint32(nil), last...)
 	return rp, nil
-}
-
-// reader reads a replay file's fields in order; the first short read sets err and later reads
-// return zeros.
-type reader struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b)-r.off {
-		r.err = fmt.Errorf("%d bytes wanted, %d left", n, len(r.b)-r.off)
-		return nil
-	}
-	p := r.b[r.off : r.off+n]
-	r.off += n
-	return p
-}
-
-func (r *reader) u64() uint64 {
-	if p := r.take(8); p != nil {
-		return binary.LittleEndian.Uint64(p)
-	}
-	return 0
-}
-
-func (r *reader) u32() uint32 {
-	if p := r.take(4); p != nil {
-		return binary.LittleEndian.Uint32(p)
-	}
-	return 0
 }
