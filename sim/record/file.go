@@ -15,13 +15,14 @@ import (
 
 // FileVersion is the version of the replay file format this package writes and reads
 // (docs/REPLAY.md).
-const FileVersion = 1
+const FileVersion = 2
 
 var fileMagic = [8]byte{'T', 'R', 'E', 'P', 'L', 'A', 'Y', '\n'}
 
 // WriteTo writes the recording as a replay file (docs/REPLAY.md): the magic, the version, the state
 // layout, the keyframe interval, the scene name, the groups (each a keyframe and its deltas, as held
-// in memory), and a CRC-32 of everything before it.
+// in memory: keyframe, per step the hash and display poses, and the exact poses when held), and a
+// CRC-32 of everything before it.
 func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
 	var out []byte
 	u32 := func(v uint32) { out = binary.LittleEndian.AppendUint32(out, v) }
@@ -40,9 +41,13 @@ func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
 		blob([]byte(g.edit))
 		blob(g.names)
 		blob(g.state)
-		blob(g.poses)
-		u32(uint32(len(g.deltas)))
-		for _, d := range g.deltas {
+		u32(uint32(len(g.disp)))
+		for k, d := range g.disp {
+			u64(g.hash[k])
+			blob(d)
+		}
+		u32(uint32(len(g.exact)))
+		for _, d := range g.exact {
 			blob(d)
 		}
 	}
@@ -93,7 +98,9 @@ func Decode(data []byte) (*Replay, error) {
 	if len(data) < len(fileMagic)+8 || [8]byte(data[:8]) != fileMagic {
 		return nil, errors.New("not a Tumble replay file (bad magic)")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != FileVersion {
+	if v := binary.LittleEndian.Uint32(data[8:]); v == 1 {
+		return nil, fmt.Errorf("version 1 (a recording of exact poses only, written before display poses and per-step hashes); this build reads version %d: record it again", FileVersion)
+	} else if v != FileVersion {
 		return nil, fmt.Errorf("version %d, this build reads version %d", v, FileVersion)
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
@@ -116,13 +123,23 @@ func Decode(data []byte) (*Replay, error) {
 		g.edit = string(blob("edit"))
 		g.names = blob("names")
 		g.state = blob("keyframe")
-		g.poses = blob("poses")
-		nd := rd.U32()
-		if rd.Err == nil && uint64(nd) > uint64(rd.Left())/4 {
-			rd.Err = fmt.Errorf("group %d: %d deltas", i, nd)
+		if len(g.state) == 0 {
+			g.state = nil
 		}
-		for k := uint32(0); k < nd && rd.Err == nil; k++ {
-			g.deltas = append(g.deltas, blob("delta"))
+		ns := rd.U32()
+		if rd.Err == nil && (ns == 0 || uint64(ns) > uint64(rd.Left())/12) {
+			rd.Err = fmt.Errorf("group %d: %d steps", i, ns)
+		}
+		for k := uint32(0); k < ns && rd.Err == nil; k++ {
+			g.hash = append(g.hash, rd.U64())
+			g.disp = append(g.disp, blob("display poses"))
+		}
+		ne := rd.U32()
+		if rd.Err == nil && ne != 0 && ne != ns {
+			rd.Err = fmt.Errorf("group %d: exact poses of %d steps, the group has %d", i, ne, ns)
+		}
+		for k := uint32(0); k < ne && rd.Err == nil; k++ {
+			g.exact = append(g.exact, blob("exact poses"))
 		}
 		if rd.Err != nil {
 			break
@@ -131,10 +148,10 @@ func Decode(data []byte) (*Replay, error) {
 			return nil, fmt.Errorf("group %d: step %d, %d bodies, dt %v: out of order or invalid", i, g.step, g.n, g.dt)
 		}
 		prevLast = g.last()
-		g.bytes = int64(len(g.state) + len(g.poses) + len(g.names) + len(g.edit) + groupOverhead)
-		for _, d := range g.deltas {
-			g.bytes += int64(len(d) + deltaOverhead)
+		if i == 0 && g.state == nil {
+			return nil, errors.New("group 0 has no keyframe")
 		}
+		g.bytes = g.size()
 		rec.groups = append(rec.groups, g)
 		rec.bytes += g.bytes
 	}
@@ -153,7 +170,7 @@ func Decode(data []byte) (*Replay, error) {
 		if _, _, err := rec.Names(g.step); err != nil {
 			return nil, err
 		}
-		if rp.Resumable {
+		if rp.Resumable && g.state != nil {
 			if _, err := rec.KeyState(g.step, &st); err != nil {
 				return nil, err
 			}
@@ -162,13 +179,21 @@ func Decode(data []byte) (*Replay, error) {
 			}
 		}
 		for s := g.step; s <= g.last(); s++ {
-			if _, err := rec.bits(g, s); err != nil {
+			if err := rec.dispBits(g, s); err != nil {
 				return nil, err
+			}
+			if g.exact != nil {
+				b, err := rec.exactBits(g, s)
+				if err != nil {
+					return nil, err
+				}
+				if PoseHash(b) != g.hash[s-g.step] {
+					return nil, fmt.Errorf("step %d: exact poses do not match their hash", s)
+				}
 			}
 		}
 	}
 	rec.Budget = max(DefaultBudget, rec.bytes)
-	last, _ := rec.Frame(rec.Last())
-	rec.last = append([]uint32(nil), last...)
+	rec.tail()
 	return rp, nil
 }

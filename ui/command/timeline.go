@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 
+	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/record"
 )
@@ -324,4 +325,63 @@ func (s *Session) CheckDeterminism(workers ...int) (string, error) {
 		}
 	}
 	return fmt.Sprintf("steps %d to %d re-simulated with %v workers: identical, bit for bit", rec.First(), rec.Last(), workers), nil
+}
+
+// OpenReplay replaces the session's world with a replay file's recording: the live world is its
+// newest step, re-simulated exactly from its keyframe, and the view is scrubbed back to its first
+// step, paused, so that play, scrub, step and branch work on it as on a recording made here. A file
+// that does not load (damaged, truncated, another format) or cannot be re-simulated by this build is
+// an error naming the file, and the session is left as it was.
+func (s *Session) OpenReplay(path string) error {
+	rp, err := record.Load(path)
+	if err != nil {
+		return err
+	}
+	if !rp.Resumable {
+		return fmt.Errorf("replay %s: written by a build with other solver structures: it cannot be re-simulated here (sandbox replay %s -trace can still read it)", path, path)
+	}
+	var st sim.State
+	if _, err := rp.KeyState(rp.Last(), &st); err != nil {
+		return fmt.Errorf("replay %s: %w", path, err)
+	}
+	w := sim.NewWorld(st.Settings())
+	if err := rp.Seek(w, rp.Last(), nil); err != nil {
+		w.Close()
+		return fmt.Errorf("replay %s: re-simulating to its last step %d: %w", path, rp.Last(), err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &s.time
+	if t.live != nil {
+		t.live.Close()
+		t.live = nil
+	}
+	if b := s.world.Backend(); b != nil {
+		b.Close()
+	}
+	s.world.Close()
+	s.world, s.name = w, rp.Scene
+	if sc, ok := scenes.Preset(rp.Scene); ok {
+		s.initial = clone(sc)
+	}
+	s.frames = s.frames[:0]
+	for i := 0; i < w.NumJoints(); i++ {
+		s.frames = append(s.frames, s.frameOf(w.Joint(i)))
+	}
+	s.queue, s.drag, s.backend = nil, nil, ""
+	s.setErr(nil)
+	rec := rp.Recorder
+	rec.Budget = max(record.DefaultBudget, rec.Bytes())
+	if t.rec != nil {
+		rec.Budget = max(t.rec.Budget, rec.Bytes())
+	}
+	if t.speed == 0 {
+		t.speed = 1
+	}
+	t.rec, t.recErr, t.cursor, t.dirty, t.acc = rec, nil, -1, false, 0
+	s.paused = true
+	if rec.First() < rec.Last() {
+		return s.show(rec.First())
+	}
+	return nil
 }
