@@ -31,6 +31,7 @@ import (
 // Options configure the app.
 type Options struct {
 	Scene         string // preset name or scene file (default "pyramid")
+	Replay        string // a replay file to open instead (command.Session.OpenReplay); a file that does not open is Run's error
 	Width, Height int    // window size in screen coordinates (default 1280 x 800)
 	// Frames, if > 0, makes a headless run: a hidden window, Frames frames each after exactly one
 	// simulation step (so the result is reproducible), then the last frame is returned as an image.
@@ -217,6 +218,14 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		return nil, nil, err
 	}
 	a.S = s
+	if opt.Replay != "" {
+		if err := s.OpenReplay(opt.Replay); err != nil {
+			disp.close()
+			return nil, nil, err
+		}
+		a.panel.time.openFile = opt.Replay
+		a.panel.time.opened = "opened " + opt.Replay
+	}
 	s.SetBackends(opt.Backends)
 	if opt.Backend != "" && opt.Backend != command.BackendCPU {
 		s.Do(command.UseBackend(opt.Backend))

@@ -26,6 +26,9 @@ type timeForm struct {
 	checking  chan checkResult // the running check's result, nil when none runs
 	budgetMB  int32            // the budget slider's value while it is being dragged
 	budgetSet bool
+	openFile  string // the replay file to open
+	opened    string // the last open's outcome: "opened PATH", or why the file was refused
+	openErr   bool
 }
 
 // checkResult is a determinism check's outcome.
@@ -49,6 +52,9 @@ func (a *App) timeSection() {
 	f := &a.panel.time
 	if !f.inited {
 		f.inited, f.file = true, defaultReplayFile
+		if f.openFile == "" {
+			f.openFile = defaultReplayFile
+		}
 	}
 	tl := a.S.Timeline()
 	var step int
@@ -155,6 +161,11 @@ func (a *App) timeSection() {
 		}()
 	}
 	tip(fmt.Sprintf("re-simulate the recorded steps with %v workers and compare them bit for bit", checkWorkers))
+	g.inputText("open file", &f.openFile)
+	if g.button("Open replay") {
+		a.openReplay(f.openFile)
+	}
+	tip("open a replay file (also: drop it on the window): scrubbed back to its first step, paused")
 	// The outcomes come last, so that one appearing (or wrapping) never moves a widget.
 	if f.saved != "" {
 		statusText(f.saved, f.saveErr)
@@ -162,6 +173,24 @@ func (a *App) timeSection() {
 	if f.check != "" {
 		statusText(f.check, f.checkErr)
 	}
+	if f.opened != "" {
+		statusText(f.opened, f.openErr)
+	}
+}
+
+// openReplay opens a replay file in the session (the Open replay button, a file dropped on the
+// window); the outcome, or why the file was refused, is the Time section's last line (a refusal
+// also the panel's status line, seen with the section closed).
+func (a *App) openReplay(path string) {
+	f := &a.panel.time
+	f.openFile = path
+	if err := a.S.OpenReplay(path); err != nil {
+		f.opened, f.openErr = err.Error(), true
+		a.timeErr("open replay", err)
+		return
+	}
+	f.opened, f.openErr = "opened "+path, false
+	a.Selected = sim.Handle{}
 }
 
 // statusText shows an outcome line, red when it is an error.
@@ -183,4 +212,11 @@ func (a *App) timeErr(what string, err error) {
 	p := &a.panel
 	p.errSeq = a.S.ErrSeq()
 	p.message, p.isErr = what+": "+err.Error(), true
+}
+
+// onDrop is GLFW's drop callback: the first file dropped on the window is opened as a replay.
+func (a *App) onDrop(names []string) {
+	if len(names) > 0 {
+		a.openReplay(names[0])
+	}
 }

@@ -46,6 +46,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	runFor := fs.Duration("for", 0, "close the window after this long and print frames and steps per second (e.g. 10s)")
 	perf := fs.Bool("perf", false, "with -screenshot: print the frame time split (step, panel, fill, draw)")
 	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
+	replay := fs.String("replay", "", "open this replay file (see \"sandbox replay\") instead of the scene: scrubbed back to its first step, paused")
 	backend := fs.String("backend", "cpu", "the backend to start on: cpu, cuda (a build with -tags cuda), or emu (the CUDA backend's kernels emulated on the CPU: slow, for inspection); the panel switches it")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -86,7 +87,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 			return rec.Add(img)
 		}
 	}
-	img, err := ui.Run(ui.Options{OnFrame: onFrame, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+	img, err := ui.Run(ui.Options{OnFrame: onFrame, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Backends: backends, Log: stderr})
 	if errors.Is(err, ui.ErrNoDisplay) || errors.Is(err, ui.ErrNoGLConfig) {
