@@ -328,7 +328,8 @@ type FrameTiming struct {
 	Draw  time.Duration // the 3D view and the panel drawn, to gl.Finish
 }
 
-// headless renders Frames frames into an off-screen target, one step per frame, and reads the last.
+// headless renders Frames frames into an off-screen target, one step per frame (while a replay is
+// scrubbed back, its next recorded step), and reads the last.
 func (a *App) headless() (*image.RGBA, error) {
 	w, h := a.opt.Width, a.opt.Height
 	t := render.NewTarget(w, h)
@@ -340,7 +341,12 @@ func (a *App) headless() (*image.RGBA, error) {
 	for i := 0; i < a.opt.Frames; i++ {
 		glfw.PollEvents()
 		t0 := time.Now()
-		if i > 0 && !stopped {
+		if tl := a.S.Timeline(); i > 0 && tl.Cursor >= 0 {
+			// A replay (scrubbed back): each frame shows the next recorded step, up to the live end.
+			if err := a.S.ScrubTo(tl.Cursor + 1); err != nil {
+				return nil, err
+			}
+		} else if i > 0 && !stopped {
 			if err := a.S.Step(); err != nil {
 				if a.S.BackendKind() == command.BackendCPU {
 					return nil, err
