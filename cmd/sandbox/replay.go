@@ -119,7 +119,7 @@ func traceReplay(rp *record.Replay, out io.Writer, lo, hi, k int, stderr io.Writ
 		case rp.Exact(s) || !rp.Resumable:
 			if !rp.Exact(s) && !noted {
 				noted = true
-				fmt.Fprintf(stderr, "trace: steps from %d on are the display poses (to 1/4096 m; velocities estimated): the file holds no exact poses there and cannot be re-simulated by this build\n", s)
+				fmt.Fprintf(stderr, "trace: steps from %d on are the display poses (to 1/2048 m; velocities estimated): the file holds no exact poses there and cannot be re-simulated by this build\n", s)
 			}
 			if (s-lo)%k != 0 && s != hi {
 				continue

@@ -58,7 +58,7 @@ func squeeze(t *testing.T) (*record.Recorder, map[int][]uint32) {
 }
 
 // TestDisplayPosesAreWithinTheQuantisation: without exact poses a step is shown from its display
-// poses: each position within half a unit (1/8192 m) of the stepped one, each rotation within the
+// poses: each position within half a unit (1/4096 m) of the stepped one, each rotation within the
 // rotation unit, velocities estimated from the step before.
 func TestDisplayPosesAreWithinTheQuantisation(t *testing.T) {
 	r, live := squeezed(t)
@@ -77,9 +77,9 @@ func TestDisplayPosesAreWithinTheQuantisation(t *testing.T) {
 		for i := range got {
 			k := i % record.PoseWords
 			g, w := math.Float32frombits(got[i]), math.Float32frombits(want[i])
-			tol := 0.5/4096 + 1e-6*math.Abs(float64(w))
+			tol := 0.5/2048 + 1e-6*math.Abs(float64(w))
 			if k >= 3 && k < 7 {
-				tol = 2.0 / 16384
+				tol = 2.0 / 8192
 			}
 			if k < 7 && math.Abs(float64(g-w)) > tol {
 				t.Fatalf("step %d, body %d, word %d: shown %v, stepped %v (tolerance %g)", s, i/record.PoseWords, k, g, w, tol)
@@ -91,7 +91,7 @@ func TestDisplayPosesAreWithinTheQuantisation(t *testing.T) {
 	want := live[3]
 	for b := 0; b < len(got)/record.PoseWords; b++ {
 		i := b*record.PoseWords + 8 // velocity y
-		if g, w := math.Float32frombits(got[i]), math.Float32frombits(want[i]); math.Abs(float64(g-w)) > 1.0/4096/(1.0/60)+0.2 {
+		if g, w := math.Float32frombits(got[i]), math.Float32frombits(want[i]); math.Abs(float64(g-w)) > 2.0/2048/(1.0/60)+0.2 {
 			t.Fatalf("step 3, body %d: shown velocity y %v, stepped %v", b, g, w)
 		}
 	}

@@ -4,7 +4,7 @@
 //
 // The ring is a list of groups of consecutive steps. Every step holds three things:
 //
-//   - its display poses: every body's position and rotation quantised (1/4096 m, 1/16384 of a
+//   - its display poses: every body's position and rotation quantised (1/2048 m, 1/8192 of a
 //     rotation unit), predicted from the two steps before it (a body moving steadily or at rest
 //     predicts to zero), the residuals' bytes split into planes and flate-compressed. A step is
 //     shown from them at once, with no re-simulation; a few KB per step for thousands of moving
@@ -48,7 +48,7 @@ const DefaultKeyEvery = 120
 const MaxKeyGap = 8
 
 // keepDense is the number of newest groups whose keyframes are never thinned.
-const keepDense = 4
+const keepDense = 2
 
 // Recorder is a ring of recorded steps. Its methods are not safe for concurrent use.
 type Recorder struct {
@@ -158,10 +158,10 @@ func PoseHash(bits []uint32) uint64 {
 	return h
 }
 
-// Display quantisation: positions in units of 1/4096 m, rotation components in 1/16384.
+// Display quantisation: positions in units of 1/2048 m (half a millimetre), rotation components in 1/8192.
 const (
-	posScale = 4096
-	rotScale = 16384
+	posScale = 2048
+	rotScale = 8192
 	// dispWords is the number of quantised words a step holds per body: position (3), rotation (4).
 	dispWords = 7
 )
