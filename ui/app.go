@@ -69,6 +69,8 @@ type Options struct {
 	// OnFrame, if set in a headless run, receives every frame as drawn (video capture); an error
 	// ends the run with it.
 	OnFrame func(img *image.RGBA) error
+	// Progress, when not nil, is called after each off-screen frame (Frames) with the frames done.
+	Progress func(done int)
 
 	// deviceCopy (tests) draws every frame through the renderer's device buffer, filled from the CPU
 	// fill as interop would fill it from CUDA, so the device path's drawing is tested without a GPU.
@@ -362,6 +364,9 @@ func (a *App) headless() (*image.RGBA, error) {
 		}
 		step := time.Since(t0)
 		a.drawFrame(t.FBO, w, h)
+		if a.opt.Progress != nil {
+			a.opt.Progress(i + 1)
+		}
 		if a.opt.OnFrame != nil {
 			if err := a.opt.OnFrame(render.ReadPixels(t.FBO, w, h)); err != nil {
 				return nil, err

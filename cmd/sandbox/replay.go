@@ -38,7 +38,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sandbox replay: -every must be >= 1, got %d\n", *every)
 		return exitUsage
 	}
-	rp, err := record.Load(file)
+	lp := newProgress(stderr, "loading "+file, 0)
+	rp, err := record.LoadProgress(file, func(done, total int) { lp.total = total; lp.update(done) })
+	lp.done()
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}

@@ -80,14 +80,19 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		if rec, err = ui.NewVideo(*video); err != nil {
 			return fail(stderr, "%v", err)
 		}
-		prog := newProgress(stderr, "recording "+*video, *frames)
-		defer prog.done()
-		onFrame = func(img *image.RGBA) error {
-			prog.update(rec.N + 1)
-			return rec.Add(img)
-		}
+		onFrame = func(img *image.RGBA) error { return rec.Add(img) }
 	}
-	img, err := ui.Run(ui.Options{OnFrame: onFrame, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+	var onProgress func(int)
+	if *frames > 1 {
+		what := "frames for " + *shot
+		if *video != "" {
+			what = "recording " + *video
+		}
+		prog := newProgress(stderr, what, *frames)
+		defer prog.done()
+		onProgress = prog.update
+	}
+	img, err := ui.Run(ui.Options{OnFrame: onFrame, Progress: onProgress, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Backends: backends, Log: stderr})
 	if errors.Is(err, ui.ErrNoDisplay) || errors.Is(err, ui.ErrNoGLConfig) {
@@ -98,7 +103,10 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "%v", err)
 	}
 	if rec != nil {
+		enc := newProgress(stderr, "encoding "+*video, rec.N)
+		rec.Progress = func(done, _ int) { enc.update(done) }
 		out, err := rec.Finish(fps(*scene))
+		enc.done()
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}

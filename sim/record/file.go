@@ -81,12 +81,16 @@ type Replay struct {
 // Load reads a replay file. Anything wrong with it (not a replay file, another version, a damaged
 // or truncated file, data that does not decode) is an error naming the file and what is wrong, and
 // nothing is returned: every keyframe and every step is decoded before Load returns.
-func Load(path string) (*Replay, error) {
+func Load(path string) (*Replay, error) { return LoadProgress(path, nil) }
+
+// LoadProgress is Load, calling progress (when not nil) as the steps are decoded, with the steps done
+// and the total.
+func LoadProgress(path string, progress func(done, total int)) (*Replay, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	rp, err := Decode(data)
+	rp, err := decode(data, progress)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", path, err)
 	}
@@ -94,7 +98,9 @@ func Load(path string) (*Replay, error) {
 }
 
 // Decode reads a replay file's bytes; see Load.
-func Decode(data []byte) (*Replay, error) {
+func Decode(data []byte) (*Replay, error) { return decode(data, nil) }
+
+func decode(data []byte, progress func(done, total int)) (*Replay, error) {
 	if len(data) < len(fileMagic)+8 || [8]byte(data[:8]) != fileMagic {
 		return nil, errors.New("not a Tumble replay file (bad magic)")
 	}
@@ -166,7 +172,11 @@ func Decode(data []byte) (*Replay, error) {
 	}
 	// Decode everything now, so a file that loads is whole.
 	var st sim.State
+	total := rec.Last() - rec.First() + 1
 	for _, g := range rec.groups {
+		if progress != nil {
+			progress(g.step-rec.First(), total)
+		}
 		if _, _, err := rec.Names(g.step); err != nil {
 			return nil, err
 		}
