@@ -112,9 +112,15 @@ func (g *group) size() int64 {
 // hasExact reports whether the group holds every one of its steps' exact pose bits.
 func (g *group) hasExact() bool { return len(g.exact) == len(g.disp) && len(g.exact) > 0 }
 
-// decimal widens a float32 to the float64 nearest its shortest decimal form (0.01, not
-// 0.009999999776), the way a scene file gives a time step.
+// decimal widens a float32 time step to the float64 a scene file most likely gave: a rate's
+// reciprocal (1/60, not 0.01666666753) when the float32 is exactly that, else the float64 nearest the
+// shortest decimal form (0.01, not 0.009999999776).
 func decimal(x float32) float64 {
+	if x > 0 {
+		if r := math.Round(1 / float64(x)); r >= 1 && float32(1/r) == x {
+			return 1 / r
+		}
+	}
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
 	return f
 }
