@@ -15,7 +15,7 @@ import (
 	"tumble/sim/record"
 )
 
-// squeezed records 300 steps of the mixed preset (keyframe every 10) into a budget that cannot hold
+// squeezed records 150 steps of the mixed preset (keyframe every 6) into a budget that cannot hold
 // the exact poses and a third of the keyframes, and returns the recorder and every step's exact bits.
 func squeezed(t *testing.T) (*record.Recorder, map[int][]uint32) {
 	t.Helper()
@@ -32,28 +32,28 @@ var (
 )
 
 func squeeze(t *testing.T) (*record.Recorder, map[int][]uint32) {
-	full := record.New(0, 10)
-	recordRun(t, preset(t, "mixed", 1), full, 300)
+	full := record.New(0, 6)
+	recordRun(t, preset(t, "mixed", 1), full, 150)
 	budget := full.Bytes() - full.ExactBytes() - full.KeyBytes()/3
-	r := record.New(budget, 10)
+	r := record.New(budget, 6)
 	sc, _ := scenes.Preset("mixed")
 	w, err := sc.World(scenes.Options{Workers: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	live := recordRun(t, w, r, 300)
+	live := recordRun(t, w, r, 150)
 	if r.Bytes() > r.Budget {
 		t.Fatalf("%d bytes over the budget of %d", r.Bytes(), r.Budget)
 	}
-	if r.First() != 0 || r.Last() != 300 || r.Dropped() != 0 {
-		t.Fatalf("recorded %d..%d, %d groups dropped: want 0..300, none dropped (exact poses and keyframes go first)", r.First(), r.Last(), r.Dropped())
+	if r.First() != 0 || r.Last() != 150 || r.Dropped() != 0 {
+		t.Fatalf("recorded %d..%d, %d groups dropped: want 0..150, none dropped (exact poses and keyframes go first)", r.First(), r.Last(), r.Dropped())
 	}
 	if r.ExactBytes() != 0 || r.Thinned() == 0 || r.Keyframes() >= full.Keyframes() {
 		t.Fatalf("exact bytes %d, %d keyframes thinned, %d kept of %d: want no exact poses and some keyframes thinned",
 			r.ExactBytes(), r.Thinned(), r.Keyframes(), full.Keyframes())
 	}
-	t.Logf("mixed, 300 steps: %d bytes with exact poses, %d within the budget (%d keyframes of %d)", full.Bytes(), r.Bytes(), r.Keyframes(), full.Keyframes())
+	t.Logf("mixed, 150 steps: %d bytes with exact poses, %d within the budget (%d keyframes of %d)", full.Bytes(), r.Bytes(), r.Keyframes(), full.Keyframes())
 	return r, live
 }
 
@@ -62,7 +62,7 @@ func squeeze(t *testing.T) (*record.Recorder, map[int][]uint32) {
 // rotation unit, velocities estimated from the step before.
 func TestDisplayPosesAreWithinTheQuantisation(t *testing.T) {
 	r, live := squeezed(t)
-	for _, s := range []int{300, 0, 155, 156, 7, 299} {
+	for _, s := range []int{150, 0, 75, 76, 7, 149} {
 		if r.Exact(s) {
 			t.Fatalf("step %d still held exactly", s)
 		}
@@ -103,7 +103,7 @@ func TestDisplayPosesAreWithinTheQuantisation(t *testing.T) {
 func TestThinnedRecordingSeeksExactly(t *testing.T) {
 	r, live := squeezed(t)
 	v := preset(t, "stack", 2)
-	for _, s := range []int{137, 3, 300, 250} {
+	for _, s := range []int{67, 3, 150, 120} {
 		if err := r.Seek(v, s, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestThinnedRecordingSeeksExactly(t *testing.T) {
 		}
 	}
 	x := preset(t, "mixed", 1)
-	for s := 120; s <= 140; s++ {
+	for s := 60; s <= 70; s++ {
 		got, err := r.ExactFrame(x, s)
 		if err != nil || !slices.Equal(got, live[s]) {
 			t.Fatalf("ExactFrame(%d) differs from the run (%v)", s, err)
@@ -167,10 +167,10 @@ func TestSqueezedReplayFileRoundTrips(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rp.Keyframes() != r.Keyframes() || rp.First() != 0 || rp.Last() != 300 {
-		t.Fatalf("loaded %d keyframes, steps %d..%d; saved %d, 0..300", rp.Keyframes(), rp.First(), rp.Last(), r.Keyframes())
+	if rp.Keyframes() != r.Keyframes() || rp.First() != 0 || rp.Last() != 150 {
+		t.Fatalf("loaded %d keyframes, steps %d..%d; saved %d, 0..150", rp.Keyframes(), rp.First(), rp.Last(), r.Keyframes())
 	}
-	for s := 0; s <= 300; s++ {
+	for s := 0; s <= 150; s++ {
 		a, _ := r.Frame(s)
 		a = slices.Clone(a)
 		b, err := rp.Frame(s)
@@ -178,12 +178,12 @@ func TestSqueezedReplayFileRoundTrips(t *testing.T) {
 			t.Fatalf("step %d: loaded display poses differ (%v)", s, err)
 		}
 	}
-	if err := rp.Check(record.CheckOptions{From: 100, To: 200, Workers: 2}); err != nil {
+	if err := rp.Check(record.CheckOptions{From: 50, To: 100, Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
 	x := preset(t, "mixed", 1)
-	if got, err := rp.ExactFrame(x, 201); err != nil || !slices.Equal(got, live[201]) {
-		t.Fatalf("exact step 201 from the file differs (%v)", err)
+	if got, err := rp.ExactFrame(x, 101); err != nil || !slices.Equal(got, live[101]) {
+		t.Fatalf("exact step 101 from the file differs (%v)", err)
 	}
 }
 
