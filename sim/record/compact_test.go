@@ -200,3 +200,35 @@ func TestVersion1FileIsRefusedClearly(t *testing.T) {
 		t.Fatalf("version 1: %v", err)
 	}
 }
+
+// TestThinningKeepsEditKeyframes: an edit's keyframe (step 50 of the chain) survives thinning, so
+// re-simulation never crosses the edit; the periodic ones around it go.
+func TestThinningKeepsEditKeyframes(t *testing.T) {
+	w := preset(t, "chain", 1)
+	r := record.New(0, 10)
+	recordRun(t, w, r, 50)
+	top := w.HandleAt(w.Bodies.Len() - 1)
+	if err := w.SetVelocity(top, sim.Vec3{0, 5, 0}, sim.Vec3{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Record(w, "velocity"); err != nil {
+		t.Fatal(err)
+	}
+	for range 150 {
+		w.Step()
+		r.Record(w, "")
+	}
+	r.Budget = r.Bytes() - r.ExactBytes() - r.KeyBytes()/2
+	w.Step()
+	r.Record(w, "")
+	if r.Thinned() == 0 || r.Dropped() != 0 {
+		t.Fatalf("%d thinned, %d dropped: want keyframes thinned, none dropped", r.Thinned(), r.Dropped())
+	}
+	var st sim.State
+	if from, err := r.KeyState(55, &st); err != nil || from != 50 {
+		t.Fatalf("the keyframe for step 55 is step %d (%v), want the edit's, 50", from, err)
+	}
+	if from, _ := r.KeyState(49, &st); from == 40 {
+		t.Fatalf("the keyframe at 40 was not thinned (%d thinned)", r.Thinned())
+	}
+}

@@ -38,6 +38,11 @@ func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
 		u64(uint64(g.step))
 		u32(uint32(g.n))
 		u64(math.Float64bits(g.dt))
+		flags := uint32(0)
+		if g.periodic {
+			flags |= 1
+		}
+		u32(flags)
 		blob([]byte(g.edit))
 		blob(g.names)
 		blob(g.state)
@@ -126,6 +131,12 @@ func decode(data []byte, progress func(done, total int)) (*Replay, error) {
 		g.step = int(rd.U64())
 		g.n = int(rd.U32())
 		g.dt = math.Float64frombits(rd.U64())
+		if flags := rd.U32(); rd.Err == nil {
+			if flags > 1 {
+				return nil, fmt.Errorf("group %d: flags %#x", i, flags)
+			}
+			g.periodic = flags&1 != 0
+		}
 		g.edit = string(blob("edit"))
 		g.names = blob("names")
 		g.state = blob("keyframe")
@@ -154,8 +165,8 @@ func decode(data []byte, progress func(done, total int)) (*Replay, error) {
 			return nil, fmt.Errorf("group %d: step %d, %d bodies, dt %v: out of order or invalid", i, g.step, g.n, g.dt)
 		}
 		prevLast = g.last()
-		if i == 0 && g.state == nil {
-			return nil, errors.New("group 0 has no keyframe")
+		if g.state == nil && (i == 0 || !g.periodic || rec.groups[i-1].n != g.n) {
+			return nil, fmt.Errorf("group %d: no keyframe, and its steps do not follow from the group before", i)
 		}
 		g.bytes = g.size()
 		rec.groups = append(rec.groups, g)

@@ -92,9 +92,12 @@ type group struct {
 	hash  []uint64 // per step: PoseHash of the exact pose bits
 	exact [][]byte // per step: flate(planes(pose bits)) at step, XOR with the previous after; nil once dropped
 	edit  string   // the edit that started the group ("" for a periodic keyframe or the start)
-	names []byte   // flate(body names joined by newlines)
-	dt    float64  // seconds per step
-	bytes int64
+	// periodic: the group was started only because the one before was KeyEvery steps long, so its
+	// steps follow from the keyframe before by stepping, and its keyframe may be thinned.
+	periodic bool
+	names    []byte  // flate(body names joined by newlines)
+	dt       float64 // seconds per step
+	bytes    int64
 }
 
 // size is the memory the group holds, bytes.
@@ -242,9 +245,8 @@ func (r *Recorder) Record(w *sim.World, edit string) error {
 	bits := PoseBits(&w.Bodies, nil)
 	q := quantise(bits, nil)
 	g := r.newest()
-	key := edit != "" || truncated || g == nil || g.last() != step-1 || g.n != w.Bodies.Len() ||
-		len(g.disp) >= r.KeyEvery
-	if key {
+	follows := edit == "" && !truncated && g != nil && g.last() == step-1 && g.n == w.Bodies.Len()
+	if key := !follows || len(g.disp) >= r.KeyEvery; key {
 		if err := w.SaveState(&r.scratch); err != nil {
 			return err
 		}
@@ -252,7 +254,7 @@ func (r *Recorder) Record(w *sim.World, edit string) error {
 		if err != nil {
 			return err
 		}
-		g = &group{step: step, n: w.Bodies.Len(), edit: edit, dt: decimal(w.Resolved().Dt)}
+		g = &group{step: step, n: w.Bodies.Len(), edit: edit, dt: decimal(w.Resolved().Dt), periodic: follows}
 		g.state = r.compress(data)
 		g.names = r.compress([]byte(strings.Join(w.Bodies.Name, "\n")))
 		g.disp = append(g.disp, r.compress(planes(residuals(q, nil, nil, nil))))
@@ -320,8 +322,8 @@ func (r *Recorder) dropOldest() {
 	r.dropped++
 }
 
-// thinnable returns the index of the keyframe to thin next, or -1: a periodic keyframe (not an
-// edit's, not the first group's, the same bodies as the group before) outside the newest keepDense
+// thinnable returns the index of the keyframe to thin next, or -1: a periodic keyframe (one taken
+// only for the interval: not an edit's, not after a branch or a jump) outside the newest keepDense
 // groups, whose removal leaves the smallest gap between the kept keyframes around it (the oldest of
 // equals), at most MaxKeyGap*KeyEvery steps.
 func (r *Recorder) thinnable() int {
@@ -332,7 +334,7 @@ func (r *Recorder) thinnable() int {
 		if g.state == nil {
 			continue
 		}
-		if g.edit == "" && g.n == r.groups[i-1].n {
+		if g.periodic {
 			next := i + 1
 			for next < len(r.groups) && r.groups[next].state == nil {
 				next++
