@@ -114,7 +114,11 @@ func (a *App) timeSection() {
 	tip("simulation speed, and playback speed while scrubbed back")
 
 	imgui.Textf("recording: %.2f MB of %.0f MB, %d keyframes", float64(tl.Bytes)/(1<<20), float64(tl.Budget)/(1<<20), tl.Keyframes)
-	tip("memory the recorded steps hold; past the budget the oldest are dropped")
+	exact := "no step's exact poses are held: steps are shown from their display poses (to 1/2048 m)"
+	if tl.ExactFrom <= tl.Last {
+		exact = fmt.Sprintf("exact poses held from step %d (%.2f MB)", tl.ExactFrom, float64(tl.ExactBytes)/(1<<20))
+	}
+	tip("memory the recorded steps hold; past the budget the exact poses go first, then older keyframes, then the oldest steps; " + exact)
 	mb := int32(tl.Budget >> 20)
 	if f.budgetSet {
 		mb = f.budgetMB

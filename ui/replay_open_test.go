@@ -54,7 +54,9 @@ func TestOpenReplayButtonRefusesADamagedFileAndOpensAWholeOne(t *testing.T) {
 	onMain(func() { wx, wy = d.a.win.GetPos() })
 	xclick := func(label string) {
 		t.Helper()
-		x, y := d.reveal(label).Centre()
+		it := d.reveal(label)
+		mark(it)
+		x, y := it.Centre()
 		xdotool(t, "mousemove", strconv.Itoa(wx+int(x)), strconv.Itoa(wy+int(y)))
 		d.frames(2)
 		xdotool(t, "click", "1")

@@ -223,6 +223,8 @@ type Timeline struct {
 	Bytes       int64   // memory the recording holds
 	Budget      int64   // its budget
 	Keyframes   int     // keyframes held
+	ExactFrom   int     // the first step from which on the exact poses are held (Last+1: none)
+	ExactBytes  int64   // the part of Bytes the exact poses hold
 	Speed       float64 // playback and simulation speed
 	Off         error   // why nothing is recorded, or nil
 }
@@ -235,6 +237,7 @@ func (s *Session) Timeline() Timeline {
 	out := Timeline{Cursor: t.cursor, Speed: t.speed, Off: t.recErr, Last: -1}
 	if t.rec != nil {
 		out.First, out.Last, out.Bytes, out.Budget, out.Keyframes = t.rec.First(), t.rec.Last(), t.rec.Bytes(), t.rec.Budget, t.rec.Keyframes()
+		out.ExactFrom, out.ExactBytes = t.rec.ExactFrom(), t.rec.ExactBytes()
 	}
 	return out
 }
