@@ -696,11 +696,11 @@ func (r *Recorder) Names(step int) ([]string, float64, error) {
 	return names, g.dt, nil
 }
 
-// KeyState decodes the nearest keyframe at or before step into st and returns its step.
-func (r *Recorder) KeyState(step int, st *sim.State) (int, error) {
+// keyGroup returns the group of the nearest keyframe at or before step.
+func (r *Recorder) keyGroup(step int) (*group, error) {
 	g := r.find(step)
 	if g == nil {
-		return 0, r.notRecorded(step)
+		return nil, r.notRecorded(step)
 	}
 	i := slices.Index(r.groups, g)
 	for i > 0 && r.groups[i].state == nil {
@@ -708,7 +708,26 @@ func (r *Recorder) KeyState(step int, st *sim.State) (int, error) {
 	}
 	g = r.groups[i]
 	if g.state == nil {
-		return 0, fmt.Errorf("step %d: no keyframe at or before it (the oldest were thinned)", step)
+		return nil, fmt.Errorf("step %d: no keyframe at or before it (the oldest were thinned)", step)
+	}
+	return g, nil
+}
+
+// KeyStep returns the step of the nearest keyframe at or before step (the one KeyState decodes),
+// without decoding it.
+func (r *Recorder) KeyStep(step int) (int, error) {
+	g, err := r.keyGroup(step)
+	if err != nil {
+		return 0, err
+	}
+	return g.step, nil
+}
+
+// KeyState decodes the nearest keyframe at or before step into st and returns its step.
+func (r *Recorder) KeyState(step int, st *sim.State) (int, error) {
+	g, err := r.keyGroup(step)
+	if err != nil {
+		return 0, err
 	}
 	data, err := inflate(g.state)
 	if err != nil {

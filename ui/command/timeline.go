@@ -22,13 +22,14 @@ import (
 
 // timeline is the session's recording state.
 type timeline struct {
-	rec    *record.Recorder
-	recErr error      // why recording is off (a backend other than the CPU), nil when recording
-	live   *sim.World // the live world while scrubbed back (nil when it was dropped for a branch)
-	cursor int        // the step shown while scrubbed back; -1 when live
-	speed  float64    // playback and simulation speed, 1/8 to 4
-	acc    float64    // playback accumulator while scrubbed back, seconds
-	dirty  bool       // commands since the last record: the next record is an edit keyframe
+	rec     *record.Recorder
+	recErr  error      // why recording is off (a backend other than the CPU), nil when recording
+	live    *sim.World // the live world while scrubbed back (nil when it was dropped for a branch)
+	cursor  int        // the step shown while scrubbed back; -1 when live
+	viewKey int        // the keyframe step the view world was restored from (while scrubbed back)
+	speed   float64    // playback and simulation speed, 1/8 to 4
+	acc     float64    // playback accumulator while scrubbed back, seconds
+	dirty   bool       // commands since the last record: the next record is an edit keyframe
 }
 
 // Speeds are the timeline's playback speeds.
@@ -152,15 +153,26 @@ func (s *Session) show(step int) error {
 		return err
 	}
 	bits = append([]uint32(nil), bits...)
-	var st sim.State
-	if _, err := t.rec.KeyState(step, &st); err != nil {
+	key, err := t.rec.KeyStep(step)
+	if err != nil {
 		return err
 	}
-	view := sim.NewWorld(st.Settings())
-	view.SetWorkers(s.world.Settings().Workers)
-	if err := view.RestoreState(&st); err != nil {
-		view.Close()
-		return err
+	// While scrubbed back within one keyframe's steps the view world is kept and only its poses
+	// change: decoding and restoring a keyframe (megabytes for thousands of bodies) once, not at
+	// every scrubbed step.
+	view := s.world
+	reuse := t.cursor >= 0 && t.viewKey == key && view.Bodies.Len()*record.PoseWords == len(bits)
+	if !reuse {
+		var st sim.State
+		if _, err := t.rec.KeyState(step, &st); err != nil {
+			return err
+		}
+		view = sim.NewWorld(st.Settings())
+		view.SetWorkers(s.world.Settings().Workers)
+		if err := view.RestoreState(&st); err != nil {
+			view.Close()
+			return err
+		}
 	}
 	f := func(i, k int) float32 { return math.Float32frombits(bits[i*record.PoseWords+k]) }
 	for i := 0; i < view.Bodies.Len(); i++ {
@@ -171,10 +183,10 @@ func (s *Session) show(step int) error {
 	view.Time = float64(step) * float64(view.Resolved().Dt)
 	if t.cursor < 0 {
 		t.live = s.world
-	} else {
+	} else if !reuse {
 		s.world.Close()
 	}
-	s.world, t.cursor = view, step
+	s.world, t.cursor, t.viewKey = view, step, key
 	s.drag = nil
 	if step == t.rec.Last() && t.live != nil {
 		return s.goLive()
