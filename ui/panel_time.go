@@ -29,6 +29,8 @@ type timeForm struct {
 	openFile  string // the replay file to open
 	opened    string // the last open's outcome: "opened PATH", or why the file was refused
 	openErr   bool
+	opening   chan error // the open under way (loading and re-simulating in the background), nil when none
+	openPath  string
 }
 
 // checkResult is a determinism check's outcome.
@@ -183,18 +185,38 @@ func (a *App) timeSection() {
 }
 
 // openReplay opens a replay file in the session (the Open replay button, a file dropped on the
-// window); the outcome, or why the file was refused, is the Time section's last line (a refusal
-// also the panel's status line, seen with the section closed).
+// window) in the background: loading and re-simulating a large recording takes seconds, and the
+// window goes on drawing meanwhile ("opening ..."). The outcome, or why the file was refused, is the
+// Time section's last line (a refusal also the panel's status line, seen with the section closed).
 func (a *App) openReplay(path string) {
 	f := &a.panel.time
-	f.openFile = path
-	if err := a.S.OpenReplay(path); err != nil {
-		f.opened, f.openErr = err.Error(), true
-		a.timeErr("open replay", err)
+	if f.opening != nil {
+		return // one at a time
+	}
+	ch := make(chan error, 1)
+	f.openFile, f.openPath, f.opening = path, path, ch
+	f.opened, f.openErr = "opening "+path+" ...", false
+	go func() { ch <- a.S.OpenReplay(path) }()
+}
+
+// pollOpenReplay takes the outcome of an open under way, once it is there.
+func (a *App) pollOpenReplay() {
+	f := &a.panel.time
+	if f.opening == nil {
 		return
 	}
-	f.opened, f.openErr = "opened "+path, false
-	a.Selected = sim.Handle{}
+	select {
+	case err := <-f.opening:
+		f.opening = nil
+		if err != nil {
+			f.opened, f.openErr = err.Error(), true
+			a.timeErr("open replay", err)
+			return
+		}
+		f.opened, f.openErr = "opened "+f.openPath, false
+		a.Selected = sim.Handle{}
+	default:
+	}
 }
 
 // statusText shows an outcome line, red when it is an error.

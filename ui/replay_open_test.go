@@ -76,6 +76,7 @@ func TestOpenReplayButtonRefusesADamagedFileAndOpensAWholeOne(t *testing.T) {
 			t.Fatalf("typed %q into the open field, it holds %q", file, f.openFile)
 		}
 		xclick("time/Open replay")
+		waitOpen(d)
 	}
 	t0 := time.Now()
 	defer func() { t.Logf("window part: %v", time.Since(t0)) }()
@@ -118,12 +119,24 @@ func TestOpenReplayButtonRefusesADamagedFileAndOpensAWholeOne(t *testing.T) {
 	})
 	// Dropping a file on the window.
 	d.a.onDrop([]string{bad})
+	waitOpen(d)
 	if !f.openErr || d.a.S.Name() != "stack" {
 		t.Fatalf("dropped a truncated file: %q, session %s", f.opened, d.a.S.Name())
 	}
 	d.a.onDrop([]string{path})
-	d.frames(1)
+	waitOpen(d)
 	if f.openErr || d.a.S.Timeline().Cursor != 0 {
 		t.Fatalf("dropped the replay: %q, %+v", f.opened, d.a.S.Timeline())
+	}
+}
+
+// waitOpen runs frames until the replay being opened in the background is open or refused.
+func waitOpen(d *driver) {
+	d.t.Helper()
+	for k := 0; k < 600 && d.a.panel.time.opening != nil; k++ {
+		d.frames(1)
+	}
+	if d.a.panel.time.opening != nil {
+		d.t.Fatal("the replay file is still opening after 600 frames")
 	}
 }
