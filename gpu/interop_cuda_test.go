@@ -21,7 +21,7 @@ func openOrSkip(t *testing.T) *Backend {
 	if err != nil {
 		t.Skipf("no CUDA device: %v", err)
 	}
-	return &Backend{dev: d}
+	return newBackend(d)
 }
 
 // TestTransformsOnTheGPUMatchFill: the transforms kernel compiled by nvcc, on the GPU, writes what

@@ -15,6 +15,21 @@ type softness struct {
 	compliance                        float32 // 1 / a2: the row's compliance relative to its inverse mass
 }
 
+// prevPoint finds last step's point with feature id among the manifolds of old's pair (old is the
+// first of them, at index first; a pair with a mesh has one per contact normal): the point and its manifold, or nils.
+func (p *pipeline) prevPoint(first int, id uint32) (*contactPoint, *manifold) {
+	a, b := p.prev[first].a, p.prev[first].b
+	for k := first; k < len(p.prev) && p.prev[k].a == a && p.prev[k].b == b; k++ {
+		m := &p.prev[k]
+		for j := 0; j < int(m.count); j++ {
+			if m.pts[j].id == id {
+				return &m.pts[j], m
+			}
+		}
+	}
+	return nil, nil
+}
+
 func makeSoft(hertz, zeta, h float32) softness {
 	if hertz == 0 {
 		return softness{0, 1, 0, 0}
@@ -47,7 +62,7 @@ func (w *World) prepareContacts(lo, hi int) {
 	noFriction := w.settings.NoFriction
 	for k := lo; k < hi; k++ {
 		m := &p.manifolds[k]
-		c := &p.cand[m.pair]
+		c := p.candOf(k)
 		a, o := m.a, m.b
 		mA, mB := b.InvMass[a], b.InvMass[o]
 		iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
@@ -63,7 +78,7 @@ func (w *World) prepareContacts(lo, hi int) {
 		}
 		m.biasRate, m.massScale, m.leak = soft.biasRate, soft.massScale, soft.impulseScale
 		rubs := !noFriction && m.friction > 0
-		var old *manifold
+		old := -1
 		if warm {
 			old = p.findPrev(a, o)
 		}
@@ -105,14 +120,12 @@ func (w *World) prepareContacts(lo, hi int) {
 			cp.maxNormal = 0
 			cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
 			cp.anchorA, cp.anchorB, cp.sliding = cp.localA, cp.localB, !rubs
-			if old == nil {
+			if old < 0 {
 				continue
 			}
-			for j := 0; j < int(old.count); j++ {
-				op := &old.pts[j]
-				if op.id != cp.id {
-					continue
-				}
+			op, om := p.prevPoint(old, cp.id)
+			if op != nil {
+				old := om
 				if !op.sliding {
 					// Keep the old anchors unless they lie far apart along the contact plane: a
 					// sticking point drifts by millimetres, so a larger gap means the feature id now
@@ -132,7 +145,6 @@ func (w *World) prepareContacts(lo, hi int) {
 						cp.tangentImpulse = coulomb(cp.tangentImpulse, m.friction*cp.normalImpulse)
 					}
 				}
-				break
 			}
 		}
 	}

@@ -381,3 +381,21 @@ func TestRunReportsBrokenJointsOnTheEmulatedBackend(t *testing.T) {
 		t.Errorf("code %d, stdout %q\nstderr (emu) %q\nstderr (cpu) %q", code, out, emu, cpu)
 	}
 }
+
+// bench on the emulated CUDA backend prints the device's counts for the last timed step (kernel by
+// kernel) and for one untimed step (one graph launch), the LBVH query's longest walk with the plane
+// on the big list, and the Jacobi pass's bytes in sectors.
+func TestBenchOnTheEmulatorPrintsLaunchesAndWalks(t *testing.T) {
+	code, out, errs := sandbox("bench", "-scene", "pyramid20", "-backend", "emu", "-steps", "1", "-warmup", "3")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"device, last timed step: 287 launches (0 of them graphs)",
+		"device, one untimed step: 1 launches (1 of them graphs), 0 waits, 1 read-backs (16 bytes)",
+		"lbvh query, last step: 211 threads, longest walk", "1 big bodies tested by every leaf",
+		"move as", "of 32-byte sectors"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
