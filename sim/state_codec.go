@@ -10,6 +10,7 @@ import (
 	"unsafe"
 
 	"tumble/sim/geom"
+	"tumble/sim/internal/byteread"
 )
 
 // A State's binary form (MarshalBinary) is, little endian: the magic "TSTATE1\n", the layout hash
@@ -205,34 +206,34 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	if !littleEndian {
 		return errors.New("state: binary form needs a little-endian machine")
 	}
-	r := reader{b: data}
-	if m := r.take(8); r.err != nil || [8]byte(m) != stateMagic {
+	r := byteread.Reader{B: data}
+	if m := r.Take(8); r.Err != nil || [8]byte(m) != stateMagic {
 		return errors.New("state: not a Tumble state (bad magic)")
 	}
-	if l := r.u64(); r.err == nil && l != StateLayout {
+	if l := r.U64(); r.Err == nil && l != StateLayout {
 		return fmt.Errorf("state: layout %016x, this build reads %016x (written by a build with other solver structures)", l, StateLayout)
 	}
 	var t State
-	t.stepCount = int(r.u64())
-	t.time = math.Float64frombits(r.u64())
-	t.jointSerial = r.u64()
-	t.nextLabel = r.u32()
-	n := int(r.u32())
-	if r.err == nil && n > len(data) {
+	t.stepCount = int(r.U64())
+	t.time = math.Float64frombits(r.U64())
+	t.jointSerial = r.U64()
+	t.nextLabel = r.U32()
+	n := int(r.U32())
+	if r.Err == nil && n > len(data) {
 		return fmt.Errorf("state: %d bodies in %d bytes", n, len(data))
 	}
 	t.bodies.Name = make([]string, 0, min(n, len(data)))
-	for i := 0; i < n && r.err == nil; i++ {
-		l, k := binary.Uvarint(r.b[r.off:])
-		if k <= 0 || l > uint64(len(r.b)-r.off-k) {
-			r.err = fmt.Errorf("body %d's name", i)
+	for i := 0; i < n && r.Err == nil; i++ {
+		l, k := binary.Uvarint(r.B[r.Off:])
+		if k <= 0 || l > uint64(len(r.B)-r.Off-k) {
+			r.Err = fmt.Errorf("body %d's name", i)
 			break
 		}
-		r.off += k
-		t.bodies.Name = append(t.bodies.Name, string(r.take(int(l))))
+		r.Off += k
+		t.bodies.Name = append(t.bodies.Name, string(r.Take(int(l))))
 	}
 	settings := []Settings{{}}
-	r.into(podBytes(settings), "settings")
+	into(&r, podBytes(settings), "settings")
 	t.user = settings[0]
 	b := &t.bodies
 	load(&r, &b.Type, n, "types")
@@ -259,11 +260,11 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	load(&r, &t.rot, -1, "rotation matrices")
 	load(&r, &t.wakeLabels, -1, "wake labels")
 	var hulls []*geom.Hull
-	if nh := int(r.u32()); r.err == nil {
+	if nh := int(r.U32()); r.Err == nil {
 		if nh > len(data) {
 			return fmt.Errorf("state: %d hulls in %d bytes", nh, len(data))
 		}
-		for i := 0; i < nh && r.err == nil; i++ {
+		for i := 0; i < nh && r.Err == nil; i++ {
 			h := &geom.Hull{}
 			var sc []hullScalars
 			load(&r, &h.Verts, -1, "hull vertices")
@@ -271,7 +272,7 @@ func (s *State) UnmarshalBinary(data []byte) error {
 			load(&r, &h.FaceVerts, -1, "hull face loops")
 			load(&r, &h.Edges, -1, "hull edges")
 			load(&r, &sc, 1, "hull properties")
-			if r.err == nil {
+			if r.Err == nil {
 				h.Volume, h.UnitInertia, h.Centre, h.Frame, h.Radius = sc[0].Volume, sc[0].UnitInertia, sc[0].Centre,
 					sc[0].Frame, sc[0].Radius
 				hulls = append(hulls, h)
@@ -279,16 +280,16 @@ func (s *State) UnmarshalBinary(data []byte) error {
 		}
 	}
 	var meshes []*geom.Mesh
-	if nm := int(r.u32()); r.err == nil {
+	if nm := int(r.U32()); r.Err == nil {
 		if nm > len(data) {
 			return fmt.Errorf("state: %d meshes in %d bytes", nm, len(data))
 		}
-		for i := 0; i < nm && r.err == nil; i++ {
+		for i := 0; i < nm && r.Err == nil; i++ {
 			var verts []geom.Vec3
 			var tris [][3]uint32
 			load(&r, &verts, -1, "mesh vertices")
 			load(&r, &tris, -1, "mesh triangles")
-			if r.err == nil {
+			if r.Err == nil {
 				m, err := geom.NewMesh(verts, tris)
 				if err != nil {
 					return fmt.Errorf("state: mesh %d: %v", i, err)
@@ -314,11 +315,11 @@ func (s *State) UnmarshalBinary(data []byte) error {
 			b.Shape[i].Mesh = meshes[im.Mesh]
 		}
 	}
-	if r.err != nil {
-		return fmt.Errorf("state: truncated or damaged at %s", r.err)
+	if r.Err != nil {
+		return fmt.Errorf("state: truncated or damaged: %s", r.Err)
 	}
-	if r.off != len(data) {
-		return fmt.Errorf("state: %d bytes after the end", len(data)-r.off)
+	if r.Off != len(data) {
+		return fmt.Errorf("state: %d bytes after the end", len(data)-r.Off)
 	}
 	for i, v := range podBytes(b.Asleep) {
 		if v > 1 {
@@ -332,69 +333,36 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	return nil
 }
 
-type reader struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b)-r.off {
-		r.err = fmt.Errorf("offset %d (%d bytes wanted, %d left)", r.off, n, len(r.b)-r.off)
-		return nil
-	}
-	p := r.b[r.off : r.off+n]
-	r.off += n
-	return p
-}
-
-func (r *reader) u64() uint64 {
-	if p := r.take(8); p != nil {
-		return binary.LittleEndian.Uint64(p)
-	}
-	return 0
-}
-
-func (r *reader) u32() uint32 {
-	if p := r.take(4); p != nil {
-		return binary.LittleEndian.Uint32(p)
-	}
-	return 0
-}
-
 // into reads one section into dst, which must be exactly its size.
-func (r *reader) into(dst []byte, what string) {
-	l := r.u64()
-	if r.err == nil && l != uint64(len(dst)) {
-		r.err = fmt.Errorf("%s (%d bytes, want %d)", what, l, len(dst))
+func into(r *byteread.Reader, dst []byte, what string) {
+	l := r.U64()
+	if r.Err == nil && l != uint64(len(dst)) {
+		r.Err = fmt.Errorf("%s (%d bytes, want %d)", what, l, len(dst))
 		return
 	}
-	if p := r.take(len(dst)); p != nil {
+	if p := r.Take(len(dst)); p != nil {
 		copy(dst, p)
-	} else if r.err != nil && len(dst) > 0 {
-		r.err = fmt.Errorf("%s: %w", what, r.err)
+	} else if r.Err != nil && len(dst) > 0 {
+		r.Err = fmt.Errorf("%s: %w", what, r.Err)
 	}
 }
 
 // load reads one section into a new slice of n elements (any whole number of them when n < 0).
-func load[T any](r *reader, dst *[]T, n int, what string) {
-	if r.err != nil {
+func load[T any](r *byteread.Reader, dst *[]T, n int, what string) {
+	if r.Err != nil {
 		return
 	}
 	var z T
 	size := int(unsafe.Sizeof(z))
-	l := r.u64()
-	if r.err != nil {
-		r.err = fmt.Errorf("%s: %w", what, r.err)
+	l := r.U64()
+	if r.Err != nil {
+		r.Err = fmt.Errorf("%s: %w", what, r.Err)
 		return
 	}
-	if l > uint64(len(r.b)-r.off) || int(l)%size != 0 || (n >= 0 && int(l) != n*size) {
-		r.err = fmt.Errorf("%s (%d bytes of %d-byte elements, %d left in the input)", what, l, size, len(r.b)-r.off)
+	if l > uint64(len(r.B)-r.Off) || int(l)%size != 0 || (n >= 0 && int(l) != n*size) {
+		r.Err = fmt.Errorf("%s (%d bytes of %d-byte elements, %d left in the input)", what, l, size, len(r.B)-r.Off)
 		return
 	}
 	*dst = make([]T, int(l)/size)
-	copy(podBytes(*dst), r.take(int(l)))
+	copy(podBytes(*dst), r.Take(int(l)))
 }

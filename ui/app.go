@@ -33,6 +33,7 @@ import (
 // Options configure the app.
 type Options struct {
 	Scene         string // preset name or scene file (default "pyramid")
+	Replay        string // a replay file to open instead (command.Session.OpenReplay); a file that does not open is Run's error
 	Width, Height int    // window size in screen coordinates (default 1280 x 800)
 	// Frames, if > 0, makes a headless run: a hidden window (no window at all with an EGL context: GL),
 	// Frames frames each after exactly one simulation step (so the result is reproducible), then the
@@ -73,6 +74,8 @@ type Options struct {
 	// OnFrame, if set in a headless run, receives every frame as drawn (video capture); an error
 	// ends the run with it.
 	OnFrame func(img *image.RGBA) error
+	// Progress, when not nil, is called after each off-screen frame (Frames) with the frames done.
+	Progress func(done int)
 
 	// deviceCopy (tests) draws every frame through the renderer's device buffer, filled from the CPU
 	// fill as interop would fill it from CUDA, so the device path's drawing is tested without a GPU.
@@ -251,6 +254,14 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		return nil, nil, err
 	}
 	a.S = s
+	if opt.Replay != "" {
+		if err := s.OpenReplay(opt.Replay); err != nil {
+			disp.close()
+			return nil, nil, err
+		}
+		a.panel.time.openFile = opt.Replay
+		a.panel.time.opened = "opened " + opt.Replay
+	}
 	s.SetBackends(opt.Backends)
 	if opt.Backend != "" && opt.Backend != command.BackendCPU {
 		s.Do(command.UseBackend(opt.Backend))
@@ -371,7 +382,8 @@ type FrameTiming struct {
 	Draw   time.Duration // the 3D view and the panel drawn, to gl.Finish
 }
 
-// headless renders Frames frames into an off-screen target, one step per frame, and reads the last.
+// headless renders Frames frames into an off-screen target, one step per frame (while a replay is
+// scrubbed back, its next recorded step), and reads the last.
 func (a *App) headless() (*image.RGBA, error) {
 	w, h := a.opt.Width, a.opt.Height
 	t := render.NewTarget(w, h)
@@ -385,7 +397,12 @@ func (a *App) headless() (*image.RGBA, error) {
 			glfw.PollEvents()
 		}
 		t0 := time.Now()
-		if i > 0 && !stopped {
+		if tl := a.S.Timeline(); i > 0 && tl.Cursor >= 0 {
+			// A replay (scrubbed back): each frame shows the next recorded step, up to the live end.
+			if err := a.S.ScrubTo(tl.Cursor + 1); err != nil {
+				return nil, err
+			}
+		} else if i > 0 && !stopped {
 			if err := a.S.Step(); err != nil {
 				if a.S.BackendKind() == command.BackendCPU {
 					return nil, err
@@ -401,6 +418,9 @@ func (a *App) headless() (*image.RGBA, error) {
 		}
 		step := time.Since(t0)
 		a.drawFrame(t.FBO, w, h)
+		if a.opt.Progress != nil {
+			a.opt.Progress(i + 1)
+		}
 		if a.opt.Timings != nil {
 			gl.Finish()
 			ft := a.lastSplit
@@ -530,6 +550,7 @@ func (a *App) frameAll() {
 
 // drawFrame builds the panel, fills the frame from the world and draws both into fb.
 func (a *App) drawFrame(fb uint32, fbw, fbh int) {
+	a.pollOpenReplay()
 	now := time.Now()
 	dt := now.Sub(a.lastTime)
 	a.lastTime = now

@@ -70,7 +70,9 @@ type Video struct {
 	Format VideoFormat // from Out's extension unless set otherwise by NewVideoFormat
 	Dir    string      // where the PNG frames are written
 	N      int         // frames written so far
-	enc    png.Encoder
+	// Progress, when not nil, is called as Finish encodes a GIF, with the frames done and the total.
+	Progress func(done, total int)
+	enc      png.Encoder
 }
 
 // NewVideo starts a recording to out, whose extension picks the format (see FormatOf).
@@ -144,6 +146,9 @@ func (v *Video) encodeGIF(fps float64) error {
 		draw.FloydSteinberg.Draw(p, p.Rect, img, img.Bounds().Min)
 		anim.Image = append(anim.Image, p)
 		anim.Delay = append(anim.Delay, delay)
+		if v.Progress != nil {
+			v.Progress(i+1, v.N)
+		}
 	}
 	f, err := os.Create(v.Out)
 	if err != nil {

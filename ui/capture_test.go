@@ -7,6 +7,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,9 +57,14 @@ func decodeGIF(t *testing.T, name string) *gif.GIF {
 func TestVideoGIFHasEveryFrameAtTheFrameRate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "v.gif")
 	v := recordVideo(t, out, 5, 2*gifMaxWidth+10, 100)
+	var calls []int
+	v.Progress = func(done, total int) { calls = append(calls, done*10+total) }
 	got, err := v.Finish(25)
 	if err != nil || got != out {
 		t.Fatalf("Finish: %q, %v", got, err)
+	}
+	if !slices.Equal(calls, []int{15, 25, 35, 45, 55}) {
+		t.Errorf("encoding progress (done*10+total): %v, want each of the 5 frames of 5", calls)
 	}
 	g := decodeGIF(t, out)
 	if len(g.Image) != 5 || g.Delay[0] != 4 {

@@ -26,6 +26,11 @@ type timeForm struct {
 	checking  chan checkResult // the running check's result, nil when none runs
 	budgetMB  int32            // the budget slider's value while it is being dragged
 	budgetSet bool
+	openFile  string // the replay file to open
+	opened    string // the last open's outcome: "opened PATH", or why the file was refused
+	openErr   bool
+	opening   chan error // the open under way (loading and re-simulating in the background), nil when none
+	openPath  string
 }
 
 // checkResult is a determinism check's outcome.
@@ -49,6 +54,9 @@ func (a *App) timeSection() {
 	f := &a.panel.time
 	if !f.inited {
 		f.inited, f.file = true, defaultReplayFile
+		if f.openFile == "" {
+			f.openFile = defaultReplayFile
+		}
 	}
 	tl := a.S.Timeline()
 	var step int
@@ -108,7 +116,11 @@ func (a *App) timeSection() {
 	tip("simulation speed, and playback speed while scrubbed back")
 
 	imgui.Textf("recording: %.2f MB of %.0f MB, %d keyframes", float64(tl.Bytes)/(1<<20), float64(tl.Budget)/(1<<20), tl.Keyframes)
-	tip("memory the recorded steps hold; past the budget the oldest are dropped")
+	exact := "no step's exact poses are held: steps are shown from their display poses (to 1/2048 m)"
+	if tl.ExactFrom <= tl.Last {
+		exact = fmt.Sprintf("exact poses held from step %d (%.2f MB)", tl.ExactFrom, float64(tl.ExactBytes)/(1<<20))
+	}
+	tip("memory the recorded steps hold; past the budget the exact poses go first, then older keyframes, then the oldest steps; " + exact)
 	mb := int32(tl.Budget >> 20)
 	if f.budgetSet {
 		mb = f.budgetMB
@@ -155,12 +167,55 @@ func (a *App) timeSection() {
 		}()
 	}
 	tip(fmt.Sprintf("re-simulate the recorded steps with %v workers and compare them bit for bit", checkWorkers))
+	g.inputText("open file", &f.openFile)
+	if g.button("Open replay") {
+		a.openReplay(f.openFile)
+	}
+	tip("open a replay file (also: drop it on the window): scrubbed back to its first step, paused")
 	// The outcomes come last, so that one appearing (or wrapping) never moves a widget.
 	if f.saved != "" {
 		statusText(f.saved, f.saveErr)
 	}
 	if f.check != "" {
 		statusText(f.check, f.checkErr)
+	}
+	if f.opened != "" {
+		statusText(f.opened, f.openErr)
+	}
+}
+
+// openReplay opens a replay file in the session (the Open replay button, a file dropped on the
+// window) in the background: loading and re-simulating a large recording takes seconds, and the
+// window goes on drawing meanwhile ("opening ..."). The outcome, or why the file was refused, is the
+// Time section's last line (a refusal also the panel's status line, seen with the section closed).
+func (a *App) openReplay(path string) {
+	f := &a.panel.time
+	if f.opening != nil {
+		return // one at a time
+	}
+	ch := make(chan error, 1)
+	f.openFile, f.openPath, f.opening = path, path, ch
+	f.opened, f.openErr = "opening "+path+" ...", false
+	go func() { ch <- a.S.OpenReplay(path) }()
+}
+
+// pollOpenReplay takes the outcome of an open under way, once it is there.
+func (a *App) pollOpenReplay() {
+	f := &a.panel.time
+	if f.opening == nil {
+		return
+	}
+	select {
+	case err := <-f.opening:
+		f.opening = nil
+		if err != nil {
+			f.opened, f.openErr = err.Error(), true
+			a.timeErr("open replay", err)
+			return
+		}
+		f.opened, f.openErr = "opened "+f.openPath, false
+		a.Selected = sim.Handle{}
+	default:
 	}
 }
 
@@ -183,4 +238,11 @@ func (a *App) timeErr(what string, err error) {
 	p := &a.panel
 	p.errSeq = a.S.ErrSeq()
 	p.message, p.isErr = what+": "+err.Error(), true
+}
+
+// onDrop is GLFW's drop callback: the first file dropped on the window is opened as a replay.
+func (a *App) onDrop(names []string) {
+	if len(names) > 0 {
+		a.openReplay(names[0])
+	}
 }

@@ -35,6 +35,7 @@ func (a *App) platformSetup(io imgui.IO) {
 	})
 	w.SetScrollCallback(func(_ *glfw.Window, dx, dy float64) { a.onScroll(dx, dy) })
 	w.SetCharCallback(func(_ *glfw.Window, r rune) { a.onChar(r) })
+	w.SetDropCallback(func(_ *glfw.Window, names []string) { a.onDrop(names) })
 	w.SetKeyCallback(func(_ *glfw.Window, k glfw.Key, _ int, act glfw.Action, mods glfw.ModifierKey) {
 		a.onKey(k, act, mods)
 	})

@@ -85,3 +85,29 @@ func TestVideoFlagMP4WithoutFFmpegFails(t *testing.T) {
 		t.Errorf("%d PNG frames kept, want 3", len(m))
 	}
 }
+
+// -replay FILE -frames N -video plays the recording, one recorded step a frame; a truncated file
+// fails with exit 1 and one line on stderr naming it.
+func TestReplayFlagPlaysTheRecordingOrRefusesADamagedOne(t *testing.T) {
+	needDisplay(t)
+	dir := t.TempDir()
+	replay := filepath.Join(dir, "s.replay")
+	if code, _, errs := sandbox("run", "-scene", "stack", "-steps", "30", "-record", replay); code != 0 {
+		t.Fatalf("run -record: %s", errs)
+	}
+	data, _ := os.ReadFile(replay)
+	bad := filepath.Join(dir, "bad.replay")
+	os.WriteFile(bad, data[:len(data)-9], 0o644)
+	code, stdout, stderr := child(t, nil, "-replay", bad, "-frames", "2", "-screenshot", filepath.Join(dir, "x.png"))
+	if code != exitError || stdout != "" || !strings.HasPrefix(stderr, "sandbox: replay "+bad+": ") || strings.Count(stderr, "\n") != 1 {
+		t.Fatalf("a truncated replay: code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	out := filepath.Join(dir, "frames")
+	code, stdout, stderr = child(t, nil, "-replay", replay, "-frames", "5", "-video", out, "-width", "160", "-height", "100", "-no-shadows")
+	if code != 0 || !strings.Contains(stdout, "wrote "+out) {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if m, _ := filepath.Glob(filepath.Join(out, "frame_*.png")); len(m) != 5 {
+		t.Errorf("%d frames, want 5", len(m))
+	}
+}

@@ -38,7 +38,9 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sandbox replay: -every must be >= 1, got %d\n", *every)
 		return exitUsage
 	}
-	rp, err := record.Load(file)
+	lp := newProgress(stderr, "loading "+file, 0)
+	rp, err := record.LoadProgress(file, func(done, total int) { lp.total = total; lp.update(done) })
+	lp.done()
 	if err != nil {
 		return fail(stderr, "%v", err)
 	}
@@ -75,7 +77,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 			defer f.Close()
 			out = f
 		}
-		if err := traceReplay(rp.Recorder, out, lo, hi, *every, stderr); err != nil {
+		if err := traceReplay(rp, out, lo, hi, *every, stderr); err != nil {
 			return fail(stderr, "trace: %v", err)
 		}
 		if f != nil {
@@ -100,20 +102,43 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// traceReplay writes the recorded steps lo..hi (every k-th, and hi) as trace rows.
-func traceReplay(rec *record.Recorder, out io.Writer, lo, hi, k int, stderr io.Writer) error {
+// traceReplay writes the recorded steps lo..hi (every k-th, and hi) as trace rows, exactly: a step
+// whose exact poses the file does not hold is re-simulated from its keyframe (checked against the
+// recorded hash). A file that cannot be re-simulated gives its display poses for those steps, said
+// once on stderr.
+func traceReplay(rp *record.Replay, out io.Writer, lo, hi, k int, stderr io.Writer) error {
 	var tw *traceWriter
 	var b sim.Bodies
 	prog := newProgress(stderr, "trace", hi-lo)
 	defer prog.done()
+	w := sim.NewWorld(sim.Settings{})
+	defer w.Close()
+	noted := false
 	for s := lo; s <= hi; s++ {
-		if (s-lo)%k != 0 && s != hi {
-			continue
+		var bits []uint32
+		var err error
+		switch {
+		case rp.Exact(s) || !rp.Resumable:
+			if !rp.Exact(s) && !noted {
+				noted = true
+				fmt.Fprintf(stderr, "trace: steps from %d on are the display poses (to 1/2048 m; velocities estimated): the file holds no exact poses there and cannot be re-simulated by this build\n", s)
+			}
+			if (s-lo)%k != 0 && s != hi {
+				continue
+			}
+			bits, err = rp.Frame(s)
+		default:
+			// Re-simulate every step in between, so the next traced one is one step on.
+			bits, err = rp.ExactFrame(w, s)
+			if (s-lo)%k != 0 && s != hi {
+				prog.update(s - lo)
+				continue
+			}
 		}
-		bits, err := rec.Frame(s)
 		if err != nil {
 			return err
 		}
+		rec := rp.Recorder
 		names, dt, err := rec.Names(s)
 		if err != nil {
 			return err

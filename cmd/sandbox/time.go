@@ -70,11 +70,15 @@ func (f *timeFlags) recorder(w *sim.World) (*record.Recorder, error) {
 // finish reports the recording, saves it and runs the determinism check, as asked.
 func (f *timeFlags) finish(rec *record.Recorder, scene string, workers []int, stdout, stderr io.Writer) int {
 	steps := rec.Last() - rec.First() + 1
-	fmt.Fprintf(stdout, "recording: steps %d to %d, %.2f MB (%.1f KB per step): %d keyframes %.2f MB, deltas %.1f KB per step",
+	fmt.Fprintf(stdout, "recording: steps %d to %d, %.2f MB (%.1f KB per step): %d keyframes %.2f MB, exact poses %.2f MB (from step %d), display poses and hashes %.1f KB per step",
 		rec.First(), rec.Last(), float64(rec.Bytes())/(1<<20), float64(rec.Bytes())/1024/float64(steps),
-		rec.Keyframes(), float64(rec.KeyBytes())/(1<<20), float64(rec.Bytes()-rec.KeyBytes())/1024/float64(steps))
+		rec.Keyframes(), float64(rec.KeyBytes())/(1<<20), float64(rec.ExactBytes())/(1<<20), rec.ExactFrom(),
+		float64(rec.Bytes()-rec.KeyBytes()-rec.ExactBytes())/1024/float64(steps))
+	if rec.Thinned() > 0 {
+		fmt.Fprintf(stdout, "; %d older keyframes thinned", rec.Thinned())
+	}
 	if rec.Dropped() > 0 {
-		fmt.Fprintf(stdout, "; %d oldest keyframe groups dropped for the %d MB budget", rec.Dropped(), f.budgetMB)
+		fmt.Fprintf(stdout, "; %d oldest groups dropped for the %d MB budget", rec.Dropped(), f.budgetMB)
 	}
 	fmt.Fprintln(stdout)
 	if f.save != "" {

@@ -73,3 +73,43 @@ func TestReplayRefusesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSqueezedReplayTracesExactly: a recording whose budget (1 MB) holds no exact poses and fewer
+// keyframes still traces every step bit for bit as the run did, by re-simulating from its keyframes,
+// and its determinism check passes.
+func TestSqueezedReplayTracesExactly(t *testing.T) {
+	dir := t.TempDir()
+	runTrace, replay, replayTrace := filepath.Join(dir, "run.csv"), filepath.Join(dir, "m.replay"), filepath.Join(dir, "replay.csv")
+	code, out, errs := sandbox("run", "-scene", "mixed", "-steps", "400", "-trace", runTrace, "-record", replay,
+		"-record-keyframe", "20", "-record-budget", "1")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "recording: steps 0 to 400") || !strings.Contains(out, "exact poses 0.00 MB (from step 401)") ||
+		!strings.Contains(out, "older keyframes thinned") {
+		t.Fatalf("want all 400 steps held, without exact poses, keyframes thinned:\n%s", out)
+	}
+	code, out, errs = sandbox("replay", replay, "-trace", replayTrace)
+	if code != 0 {
+		t.Fatalf("replay: exit %d: %s%s", code, out, errs)
+	}
+	if code, out, errs = sandbox("replay", replay, "-check-determinism", "-from", "150", "-to", "260"); code != 0 {
+		t.Fatalf("replay -check-determinism: exit %d: %s%s", code, out, errs)
+	}
+	a, _ := os.ReadFile(runTrace)
+	b, _ := os.ReadFile(replayTrace)
+	if string(a) != string(b) || len(a) == 0 {
+		t.Fatalf("the replay's trace differs from the run's (%d and %d bytes)", len(a), len(b))
+	}
+}
+
+// TestDeterminismOnJointAndHullPresets: run -check-determinism with 1 and 2 workers on presets with
+// joints (ragdoll, car), hulls (rocks) and a motor (engine), a few steps each.
+func TestDeterminismOnJointAndHullPresets(t *testing.T) {
+	for _, scene := range []string{"ragdoll", "car", "rocks", "engine"} {
+		code, out, errs := sandbox("run", "-scene", scene, "-steps", "40", "-check-determinism", "-check-workers", "1,2")
+		if code != 0 || strings.Count(out, "identical, bit for bit") != 2 {
+			t.Errorf("%s: exit %d: %s%s", scene, code, out, errs)
+		}
+	}
+}

@@ -56,6 +56,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		glDefault = ui.GLAuto
 	}
 	glFrom := fs.String("gl", glDefault, "where the OpenGL context comes from: auto (EGL for -frames runs without $DISPLAY, else GLFW), glfw (a window on the X display) or egl (headless, no X; -frames runs only); default $"+glEnv+", else auto")
+	replay := fs.String("replay", "", "open this replay file (see \"sandbox replay\") instead of the scene: scrubbed back to its first step, paused")
 	backend := fs.String("backend", "cpu", "the backend to start on: cpu, cuda (a build with -tags cuda), or emu (the CUDA backend's kernels emulated on the CPU: slow, for inspection); the panel switches it")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
@@ -101,14 +102,19 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		if rec, err = ui.NewVideo(*video); err != nil {
 			return fail(stderr, "%v", err)
 		}
-		prog := newProgress(stderr, "recording "+*video, *frames)
-		defer prog.done()
-		onFrame = func(img *image.RGBA) error {
-			prog.update(rec.N + 1)
-			return rec.Add(img)
-		}
+		onFrame = func(img *image.RGBA) error { return rec.Add(img) }
 	}
-	img, err := ui.Run(ui.Options{OnFrame: onFrame, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+	var onProgress func(int)
+	if *frames > 1 {
+		what := "frames for " + *shot
+		if *video != "" {
+			what = "recording " + *video
+		}
+		prog := newProgress(stderr, what, *frames)
+		defer prog.done()
+		onProgress = prog.update
+	}
+	img, err := ui.Run(ui.Options{OnFrame: onFrame, Progress: onProgress, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch), GL: *glFrom, Backend: *backend, Backends: backends, Log: stderr})
 	if errors.Is(err, ui.ErrNoEGL) {
@@ -122,7 +128,10 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		return fail(stderr, "%v", err)
 	}
 	if rec != nil {
+		enc := newProgress(stderr, "encoding "+*video, rec.N)
+		rec.Progress = func(done, _ int) { enc.update(done) }
 		out, err := rec.Finish(fps(*scene))
+		enc.done()
 		if err != nil {
 			return fail(stderr, "%v", err)
 		}

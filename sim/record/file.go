@@ -10,17 +10,19 @@ import (
 	"os"
 
 	"tumble/sim"
+	"tumble/sim/internal/byteread"
 )
 
 // FileVersion is the version of the replay file format this package writes and reads
 // (docs/REPLAY.md).
-const FileVersion = 1
+const FileVersion = 2
 
 var fileMagic = [8]byte{'T', 'R', 'E', 'P', 'L', 'A', 'Y', '\n'}
 
 // WriteTo writes the recording as a replay file (docs/REPLAY.md): the magic, the version, the state
 // layout, the keyframe interval, the scene name, the groups (each a keyframe and its deltas, as held
-// in memory), and a CRC-32 of everything before it.
+// in memory: keyframe, per step the hash and display poses, and the exact poses when held), and a
+// CRC-32 of everything before it.
 func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
 	var out []byte
 	u32 := func(v uint32) { out = binary.LittleEndian.AppendUint32(out, v) }
@@ -36,12 +38,21 @@ func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
 		u64(uint64(g.step))
 		u32(uint32(g.n))
 		u64(math.Float64bits(g.dt))
+		flags := uint32(0)
+		if g.periodic {
+			flags |= 1
+		}
+		u32(flags)
 		blob([]byte(g.edit))
 		blob(g.names)
 		blob(g.state)
-		blob(g.poses)
-		u32(uint32(len(g.deltas)))
-		for _, d := range g.deltas {
+		u32(uint32(len(g.disp)))
+		for k, d := range g.disp {
+			u64(g.hash[k])
+			blob(d)
+		}
+		u32(uint32(len(g.exact)))
+		for _, d := range g.exact {
 			blob(d)
 		}
 	}
@@ -75,12 +86,16 @@ type Replay struct {
 // Load reads a replay file. Anything wrong with it (not a replay file, another version, a damaged
 // or truncated file, data that does not decode) is an error naming the file and what is wrong, and
 // nothing is returned: every keyframe and every step is decoded before Load returns.
-func Load(path string) (*Replay, error) {
+func Load(path string) (*Replay, error) { return LoadProgress(path, nil) }
+
+// LoadProgress is Load, calling progress (when not nil) as the steps are decoded, with the steps done
+// and the total.
+func LoadProgress(path string, progress func(done, total int)) (*Replay, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	rp, err := Decode(data)
+	rp, err := decode(data, progress)
 	if err != nil {
 		return nil, fmt.Errorf("replay %s: %w", path, err)
 	}
@@ -88,78 +103,95 @@ func Load(path string) (*Replay, error) {
 }
 
 // Decode reads a replay file's bytes; see Load.
-func Decode(data []byte) (*Replay, error) {
+func Decode(data []byte) (*Replay, error) { return decode(data, nil) }
+
+func decode(data []byte, progress func(done, total int)) (*Replay, error) {
 	if len(data) < len(fileMagic)+8 || [8]byte(data[:8]) != fileMagic {
 		return nil, errors.New("not a Tumble replay file (bad magic)")
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != FileVersion {
+	if v := binary.LittleEndian.Uint32(data[8:]); v == 1 {
+		return nil, fmt.Errorf("version 1 (a recording of exact poses only, written before display poses and per-step hashes); this build reads version %d: record it again", FileVersion)
+	} else if v != FileVersion {
 		return nil, fmt.Errorf("version %d, this build reads version %d", v, FileVersion)
 	}
 	body, sum := data[:len(data)-4], binary.LittleEndian.Uint32(data[len(data)-4:])
 	if crc32.ChecksumIEEE(body) != sum {
 		return nil, fmt.Errorf("damaged or truncated (%d bytes; checksum mismatch)", len(data))
 	}
-	rd := reader{b: body, off: 12}
-	layout := rd.u64()
-	rec := New(math.MaxInt64, int(rd.u32()))
-	blob := func(what string) []byte {
-		n := rd.u32()
-		if rd.err == nil && uint64(n) > uint64(len(rd.b)-rd.off) {
-			rd.err = fmt.Errorf("%s: %d bytes, %d left", what, n, len(rd.b)-rd.off)
-			return nil
-		}
-		return rd.take(int(n))
-	}
+	rd := byteread.Reader{B: body, Off: 12}
+	layout := rd.U64()
+	rec := New(math.MaxInt64, int(rd.U32()))
+	blob := rd.Blob
 	rp := &Replay{Recorder: rec, Resumable: layout == sim.StateLayout}
 	rp.Scene = string(blob("scene name"))
-	ng := rd.u32()
+	ng := rd.U32()
 	prevLast := -1
-	for i := uint32(0); i < ng && rd.err == nil; i++ {
+	for i := uint32(0); i < ng && rd.Err == nil; i++ {
 		g := &group{}
-		g.step = int(rd.u64())
-		g.n = int(rd.u32())
-		g.dt = math.Float64frombits(rd.u64())
+		g.step = int(rd.U64())
+		g.n = int(rd.U32())
+		g.dt = math.Float64frombits(rd.U64())
+		if flags := rd.U32(); rd.Err == nil {
+			if flags > 1 {
+				return nil, fmt.Errorf("group %d: flags %#x", i, flags)
+			}
+			g.periodic = flags&1 != 0
+		}
 		g.edit = string(blob("edit"))
 		g.names = blob("names")
 		g.state = blob("keyframe")
-		g.poses = blob("poses")
-		nd := rd.u32()
-		if rd.err == nil && uint64(nd) > uint64(len(rd.b)-rd.off)/4 {
-			rd.err = fmt.Errorf("group %d: %d deltas", i, nd)
+		if len(g.state) == 0 {
+			g.state = nil
 		}
-		for k := uint32(0); k < nd && rd.err == nil; k++ {
-			g.deltas = append(g.deltas, blob("delta"))
+		ns := rd.U32()
+		if rd.Err == nil && (ns == 0 || uint64(ns) > uint64(rd.Left())/12) {
+			rd.Err = fmt.Errorf("group %d: %d steps", i, ns)
 		}
-		if rd.err != nil {
+		for k := uint32(0); k < ns && rd.Err == nil; k++ {
+			g.hash = append(g.hash, rd.U64())
+			g.disp = append(g.disp, blob("display poses"))
+		}
+		ne := rd.U32()
+		if rd.Err == nil && ne != 0 && ne != ns {
+			rd.Err = fmt.Errorf("group %d: exact poses of %d steps, the group has %d", i, ne, ns)
+		}
+		for k := uint32(0); k < ne && rd.Err == nil; k++ {
+			g.exact = append(g.exact, blob("exact poses"))
+		}
+		if rd.Err != nil {
 			break
 		}
 		if g.step < 0 || (i > 0 && g.step != prevLast+1) || g.n < 0 || !(g.dt > 0) {
 			return nil, fmt.Errorf("group %d: step %d, %d bodies, dt %v: out of order or invalid", i, g.step, g.n, g.dt)
 		}
 		prevLast = g.last()
-		g.bytes = int64(len(g.state) + len(g.poses) + len(g.names) + len(g.edit) + groupOverhead)
-		for _, d := range g.deltas {
-			g.bytes += int64(len(d) + deltaOverhead)
+		if g.state == nil && (i == 0 || !g.periodic || rec.groups[i-1].n != g.n) {
+			return nil, fmt.Errorf("group %d: no keyframe, and its steps do not follow from the group before", i)
 		}
+		g.bytes = g.size()
 		rec.groups = append(rec.groups, g)
 		rec.bytes += g.bytes
 	}
-	if rd.err != nil {
-		return nil, fmt.Errorf("damaged at byte %d: %v", rd.off, rd.err)
+	if rd.Err != nil {
+		return nil, fmt.Errorf("damaged at byte %d: %v", rd.Off, rd.Err)
 	}
-	if rd.off != len(body) {
-		return nil, fmt.Errorf("%d bytes after the last group", len(body)-rd.off)
+	if rd.Off != len(body) {
+		return nil, fmt.Errorf("%d bytes after the last group", len(body)-rd.Off)
 	}
 	if len(rec.groups) == 0 {
 		return nil, errors.New("no recorded steps")
 	}
 	// Decode everything now, so a file that loads is whole.
 	var st sim.State
+	total := rec.Last() - rec.First() + 1
 	for _, g := range rec.groups {
+		if progress != nil {
+			progress(g.step-rec.First(), total)
+		}
 		if _, _, err := rec.Names(g.step); err != nil {
 			return nil, err
 		}
-		if rp.Resumable {
+		if rp.Resumable && g.state != nil {
 			if _, err := rec.KeyState(g.step, &st); err != nil {
 				return nil, err
 			}
@@ -168,48 +200,21 @@ func Decode(data []byte) (*Replay, error) {
 			}
 		}
 		for s := g.step; s <= g.last(); s++ {
-			if _, err := rec.bits(g, s); err != nil {
+			if err := rec.dispBits(g, s); err != nil {
 				return nil, err
+			}
+			if g.exact != nil {
+				b, err := rec.exactBits(g, s)
+				if err != nil {
+					return nil, err
+				}
+				if PoseHash(b) != g.hash[s-g.step] {
+					return nil, fmt.Errorf("step %d: exact poses do not match their hash", s)
+				}
 			}
 		}
 	}
 	rec.Budget = max(DefaultBudget, rec.bytes)
-	last, _ := rec.Frame(rec.Last())
-	rec.last = append([]uint32(nil), last...)
+	rec.tail()
 	return rp, nil
-}
-
-// reader reads a replay file's fields in order; the first short read sets err and later reads
-// return zeros.
-type reader struct {
-	b   []byte
-	off int
-	err error
-}
-
-func (r *reader) take(n int) []byte {
-	if r.err != nil {
-		return nil
-	}
-	if n < 0 || n > len(r.b)-r.off {
-		r.err = fmt.Errorf("%d bytes wanted, %d left", n, len(r.b)-r.off)
-		return nil
-	}
-	p := r.b[r.off : r.off+n]
-	r.off += n
-	return p
-}
-
-func (r *reader) u64() uint64 {
-	if p := r.take(8); p != nil {
-		return binary.LittleEndian.Uint64(p)
-	}
-	return 0
-}
-
-func (r *reader) u32() uint32 {
-	if p := r.take(4); p != nil {
-		return binary.LittleEndian.Uint32(p)
-	}
-	return 0
 }

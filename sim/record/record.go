@@ -1,15 +1,26 @@
-// Package record records a World's steps into a bounded ring, bit for bit, so that a timeline can show
-// any recorded step, a run can be rewound and branched, saved to a replay file, and checked for
+// Package record records a World's steps into a bounded ring, so that a timeline can show any
+// recorded step, a run can be rewound and branched, saved to a replay file, and checked for
 // determinism.
 //
-// The ring is a list of groups. A group starts with a keyframe: the whole sim.State (everything the
-// next step reads), compressed. Each later step of the group is a delta: every body's position,
-// rotation, velocity and angular velocity as float bits, XORed with the previous step's (a body at rest
-// gives zeros), the bytes split into planes (the sign and exponent bytes, which rarely change,
-// together) and flate-compressed. A step is rebuilt bit for bit by applying its group's deltas to the
-// keyframe's poses; the full state of any step is rebuilt by restoring the keyframe and re-simulating
-// (Seek). An edit starts a new group, so re-simulation never has to replay one. When the ring holds
-// more than its budget the oldest groups go.
+// The ring is a list of groups of consecutive steps. Every step holds three things:
+//
+//   - its display poses: every body's position and rotation quantised (1/2048 m, 1/8192 of a
+//     rotation unit), predicted from the two steps before it (a body moving steadily or at rest
+//     predicts to zero), the residuals' bytes split into planes and flate-compressed. A step is
+//     shown from them at once, with no re-simulation; a few KB per step for thousands of moving
+//     bodies.
+//   - a 64-bit hash of its exact pose bits (position, rotation, velocity, angular velocity), which a
+//     re-simulation is checked against.
+//   - while the budget allows, its exact pose bits, XORed with the previous step's and
+//     flate-compressed (the format of version 1); the oldest groups lose them first.
+//
+// A group starts with a keyframe: the whole sim.State (everything the next step reads), compressed.
+// The exact state of any step is rebuilt by restoring the nearest keyframe at or before it and
+// re-simulating (Seek), each re-simulated step checked against the recorded hash. An edit starts a
+// new group, whose keyframe is always kept, so re-simulation never has to replay one. Past the budget
+// the ring first drops the oldest exact pose bits, then thins the older periodic keyframes (their
+// groups' steps stay, shown from the display poses and reached exactly by re-simulating from the
+// keyframe before), then drops the oldest groups.
 package record
 
 import (
@@ -32,50 +43,92 @@ const DefaultBudget = 256 << 20
 // DefaultKeyEvery is the default number of steps between keyframes.
 const DefaultKeyEvery = 120
 
+// MaxKeyGap is the most steps, in keyframe intervals (KeyEvery), that thinning leaves between two
+// kept keyframes: reaching a step's exact state re-simulates at most MaxKeyGap*KeyEvery steps.
+const MaxKeyGap = 8
+
+// keepDense is the number of newest groups whose keyframes are never thinned.
+const keepDense = 2
+
 // Recorder is a ring of recorded steps. Its methods are not safe for concurrent use.
 type Recorder struct {
-	// Budget bounds the memory the recording holds, bytes; the oldest groups are dropped past it
-	// (the newest group always stays).
+	// Budget bounds the memory the recording holds, bytes; past it the oldest exact poses, then
+	// older keyframes, then the oldest groups are dropped (the newest group always stays).
 	Budget int64
-	// KeyEvery is the most steps between two keyframes.
+	// KeyEvery is the most steps between two keyframes (while none is thinned).
 	KeyEvery int
 
 	groups  []*group
 	bytes   int64
 	dropped int // groups dropped for the budget
+	thinned int // keyframes thinned for the budget
 
-	last    []uint32 // pose bits of the newest recorded step
+	last    []uint32 // exact pose bits of the newest recorded step (nil when not held)
+	lastQ   []uint32 // quantised poses of the newest recorded step
+	prevQ   []uint32 // and of the step before it in its group (nil at a group's first step)
 	scratch sim.State
 	enc     *flate.Writer
 	buf     bytes.Buffer
 
-	// cache of the last frame rebuilt by Frame: its group and step and bits
-	cacheGroup *group
-	cacheStep  int
-	cacheBits  []uint32
+	exactCache frameCache // the last exact frame rebuilt
+	dispCache  frameCache // the last display frame rebuilt (and the one before it)
+	out        []uint32
 }
 
-// group is a keyframe and the deltas of the steps after it.
+// frameCache is a frame rebuilt from a group, kept so the next step in order costs one delta.
+type frameCache struct {
+	g    *group
+	step int
+	cur  []uint32
+	prev []uint32 // display frames only: the step before (nil at the group's first)
+}
+
+// group is a run of consecutive steps that starts with a keyframe (which thinning may drop).
 type group struct {
-	step   int      // the keyframe's step
-	n      int      // bodies
-	state  []byte   // flate(sim.State binary form)
-	poses  []byte   // flate(planes(pose bits)) at the keyframe
-	deltas [][]byte // flate(planes(bits XOR previous bits)) for step+1, step+2, ...
-	edit   string   // the edit that started the group ("" for a periodic keyframe or the start)
-	names  []byte   // flate(body names joined by newlines)
-	dt     float64  // seconds per step
-	bytes  int64
+	step  int      // the group's first step
+	n     int      // bodies
+	state []byte   // flate(sim.State binary form) at step; nil once thinned
+	disp  [][]byte // per step: flate(planes(quantised poses)) at step, residuals after
+	hash  []uint64 // per step: PoseHash of the exact pose bits
+	exact [][]byte // per step: flate(planes(pose bits)) at step, XOR with the previous after; nil once dropped
+	edit  string   // the edit that started the group ("" for a periodic keyframe or the start)
+	// periodic: the group was started only because the one before was KeyEvery steps long, so its
+	// steps follow from the keyframe before by stepping, and its keyframe may be thinned.
+	periodic bool
+	names    []byte  // flate(body names joined by newlines)
+	dt       float64 // seconds per step
+	bytes    int64
 }
 
-// decimal widens a float32 to the float64 nearest its shortest decimal form (0.01, not
-// 0.009999999776), the way a scene file gives a time step.
+// size is the memory the group holds, bytes.
+func (g *group) size() int64 {
+	n := int64(len(g.state) + len(g.names) + len(g.edit) + groupOverhead + len(g.hash)*8)
+	for _, d := range g.disp {
+		n += int64(len(d) + deltaOverhead)
+	}
+	for _, d := range g.exact {
+		n += int64(len(d) + deltaOverhead)
+	}
+	return n
+}
+
+// hasExact reports whether the group holds every one of its steps' exact pose bits.
+func (g *group) hasExact() bool { return len(g.exact) == len(g.disp) && len(g.exact) > 0 }
+
+// decimal widens a float32 time step to the float64 a scene file most likely gave: a rate's
+// reciprocal (1/60, not 0.01666666753) when the float32 is exactly that, else the float64 nearest the
+// shortest decimal form (0.01, not 0.009999999776).
 func decimal(x float32) float64 {
+	if x > 0 {
+		if r := math.Round(1 / float64(x)); r >= 1 && float32(1/r) == x {
+			return 1 / r
+		}
+	}
 	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
 	return f
 }
 
-func (g *group) last() int { return g.step + len(g.deltas) }
+func (g *group) last() int { return g.step + len(g.disp) - 1 }
 
 // New returns an empty recorder with the given budget (bytes; 0 means DefaultBudget) and keyframe
 // interval (0 means DefaultKeyEvery).
@@ -104,10 +157,83 @@ func PoseBits(b *sim.Bodies, out []uint32) []uint32 {
 	return out
 }
 
+// PoseHash is the hash of a step's exact pose bits (see PoseBits) that the recording keeps for every
+// step: 64-bit FNV-1a over the words.
+func PoseHash(bits []uint32) uint64 {
+	h := uint64(14695981039346656037)
+	for _, w := range bits {
+		h = (h ^ uint64(w)) * 1099511628211
+	}
+	return h
+}
+
+// Display quantisation: positions in units of 1/2048 m (half a millimetre), rotation components in 1/8192.
+const (
+	posScale = 2048
+	rotScale = 8192
+	// dispWords is the number of quantised words a step holds per body: position (3), rotation (4).
+	dispWords = 7
+)
+
+func quant(x float32, scale float64) uint32 {
+	v := math.Round(float64(x) * scale)
+	if !(v > math.MinInt32) { // NaN too
+		v = math.MinInt32
+	}
+	return uint32(int32(min(v, math.MaxInt32)))
+}
+
+// quantise appends every body's display words (see dispWords) for the pose bits to out.
+func quantise(bits []uint32, out []uint32) []uint32 {
+	for i := 0; i+PoseWords <= len(bits); i += PoseWords {
+		for k := 0; k < dispWords; k++ {
+			scale := float64(posScale)
+			if k >= 3 {
+				scale = rotScale
+			}
+			out = append(out, quant(math.Float32frombits(bits[i+k]), scale))
+		}
+	}
+	return out
+}
+
+// residuals appends q minus its prediction from the step before (p1) and the one before that (p2),
+// zigzag-coded so that small residuals of either sign have zero high bytes. Nil p1 predicts zero,
+// nil p2 predicts no motion, both predict steady motion.
+func residuals(q, p1, p2, out []uint32) []uint32 {
+	for i, v := range q {
+		var pred uint32
+		switch {
+		case p2 != nil:
+			pred = 2*p1[i] - p2[i]
+		case p1 != nil:
+			pred = p1[i]
+		}
+		d := int32(v - pred)
+		out = append(out, uint32(d<<1)^uint32(d>>31))
+	}
+	return out
+}
+
+// unresiduals undoes residuals in place on x, which becomes the quantised step.
+func unresiduals(x, p1, p2 []uint32) {
+	for i, z := range x {
+		d := z>>1 ^ -(z & 1)
+		var pred uint32
+		switch {
+		case p2 != nil:
+			pred = 2*p1[i] - p2[i]
+		case p1 != nil:
+			pred = p1[i]
+		}
+		x[i] = d + pred
+	}
+}
+
 // Record adds the world's current state as the step w.StepCount. Recorded steps at or after it are
-// dropped first (a branch). A keyframe is taken when edit is not empty (it names the edit made since
-// the last step), when the steps do not follow on, when the body count changed, and every KeyEvery
-// steps; otherwise a delta. It fails when the world's state cannot be captured (a backend other than
+// dropped first (a branch). A new group with a keyframe is started when edit is not empty (it names
+// the edit made since the last step), when the steps do not follow on, when the body count changed,
+// and every KeyEvery steps. It fails when the world's state cannot be captured (a backend other than
 // the CPU).
 func (r *Recorder) Record(w *sim.World, edit string) error {
 	if b := w.Backend(); b != nil {
@@ -117,10 +243,10 @@ func (r *Recorder) Record(w *sim.World, edit string) error {
 	step := w.StepCount
 	truncated := r.Truncate(step - 1)
 	bits := PoseBits(&w.Bodies, nil)
+	q := quantise(bits, nil)
 	g := r.newest()
-	key := edit != "" || truncated || g == nil || g.last() != step-1 || g.n != w.Bodies.Len() ||
-		len(g.deltas)+1 >= r.KeyEvery
-	if key {
+	follows := edit == "" && !truncated && g != nil && g.last() == step-1 && g.n == w.Bodies.Len()
+	if key := !follows || len(g.disp) >= r.KeyEvery; key {
 		if err := w.SaveState(&r.scratch); err != nil {
 			return err
 		}
@@ -128,37 +254,113 @@ func (r *Recorder) Record(w *sim.World, edit string) error {
 		if err != nil {
 			return err
 		}
-		ng := &group{step: step, n: w.Bodies.Len(), edit: edit, dt: decimal(w.Resolved().Dt)}
-		ng.state = r.compress(data)
-		ng.poses = r.compress(planes(bits))
-		ng.names = r.compress([]byte(strings.Join(w.Bodies.Name, "\n")))
-		ng.bytes = int64(len(ng.state) + len(ng.poses) + len(ng.names) + len(edit) + groupOverhead)
-		r.groups = append(r.groups, ng)
-		r.bytes += ng.bytes
+		g = &group{step: step, n: w.Bodies.Len(), edit: edit, dt: decimal(w.Resolved().Dt), periodic: follows}
+		g.state = r.compress(data)
+		g.names = r.compress([]byte(strings.Join(w.Bodies.Name, "\n")))
+		g.disp = append(g.disp, r.compress(planes(residuals(q, nil, nil, nil))))
+		g.exact = append(g.exact, r.compress(planes(bits)))
+		g.hash = append(g.hash, PoseHash(bits))
+		g.bytes = g.size()
+		r.groups = append(r.groups, g)
+		r.bytes += g.bytes
+		r.prevQ = nil
 	} else {
-		x := make([]uint32, len(bits))
-		for i := range bits {
-			x[i] = bits[i] ^ r.last[i]
+		r.bytes -= g.bytes
+		g.disp = append(g.disp, r.compress(planes(residuals(q, r.lastQ, r.prevQ, nil))))
+		g.hash = append(g.hash, PoseHash(bits))
+		if len(g.exact) == len(g.disp)-1 && len(g.exact) > 0 && r.last != nil {
+			x := make([]uint32, len(bits))
+			for i := range bits {
+				x[i] = bits[i] ^ r.last[i]
+			}
+			g.exact = append(g.exact, r.compress(planes(x)))
+		} else {
+			g.exact = nil
 		}
-		d := r.compress(planes(x))
-		g.deltas = append(g.deltas, d)
-		g.bytes += int64(len(d) + deltaOverhead)
-		r.bytes += int64(len(d) + deltaOverhead)
+		g.bytes = g.size()
+		r.bytes += g.bytes
+		r.prevQ = r.lastQ
 	}
-	r.last = bits
-	for len(r.groups) > 1 && r.bytes > r.Budget {
-		r.bytes -= r.groups[0].bytes
-		if r.cacheGroup == r.groups[0] {
-			r.cacheGroup = nil
-		}
-		r.groups[0] = nil
-		r.groups = r.groups[1:]
-		r.dropped++
-	}
+	r.last, r.lastQ = bits, q
+	r.fit()
 	return nil
 }
 
-// Bookkeeping bytes counted per group and per delta besides their data (slice headers, the group).
+// fit brings the ring within its budget: it drops the oldest groups' exact poses, then thins older
+// keyframes, then drops the oldest groups, in that order, until it fits or one group is left.
+func (r *Recorder) fit() {
+	for r.bytes > r.Budget {
+		if i := slices.IndexFunc(r.groups, func(g *group) bool { return g.exact != nil }); i >= 0 {
+			r.resize(r.groups[i], func(g *group) { g.exact = nil })
+			r.exactCache.g = nil
+			if i == len(r.groups)-1 {
+				r.last = nil
+			}
+			continue
+		}
+		if i := r.thinnable(); i >= 0 {
+			r.resize(r.groups[i], func(g *group) { g.state = nil })
+			r.thinned++
+			continue
+		}
+		if len(r.groups) <= 1 {
+			return
+		}
+		// Drop the oldest group, and the groups after it that have no keyframe to start from.
+		r.dropOldest()
+		for len(r.groups) > 1 && r.groups[0].state == nil {
+			r.dropOldest()
+		}
+		r.exactCache.g, r.dispCache.g = nil, nil
+	}
+}
+
+func (r *Recorder) dropOldest() {
+	r.bytes -= r.groups[0].bytes
+	r.groups[0] = nil
+	r.groups = r.groups[1:]
+	r.dropped++
+}
+
+// thinnable returns the index of the keyframe to thin next, or -1: a periodic keyframe (one taken
+// only for the interval: not an edit's, not after a branch or a jump) outside the newest keepDense
+// groups, whose removal leaves the smallest gap between the kept keyframes around it (the oldest of
+// equals), at most MaxKeyGap*KeyEvery steps.
+func (r *Recorder) thinnable() int {
+	best, bestGap := -1, MaxKeyGap*r.KeyEvery+1
+	prev := 0 // index of the last kept keyframe before i
+	for i := 1; i < len(r.groups)-keepDense; i++ {
+		g := r.groups[i]
+		if g.state == nil {
+			continue
+		}
+		if g.periodic {
+			next := i + 1
+			for next < len(r.groups) && r.groups[next].state == nil {
+				next++
+			}
+			end := r.Last() + 1
+			if next < len(r.groups) {
+				end = r.groups[next].step
+			}
+			if gap := end - r.groups[prev].step; gap < bestGap {
+				best, bestGap = i, gap
+			}
+		}
+		prev = i
+	}
+	return best
+}
+
+// resize applies f to g and keeps the byte count.
+func (r *Recorder) resize(g *group, f func(*group)) {
+	r.bytes -= g.bytes
+	f(g)
+	g.bytes = g.size()
+	r.bytes += g.bytes
+}
+
+// Bookkeeping bytes counted per group and per step besides their data (slice headers, the group).
 const (
 	groupOverhead = 160
 	deltaOverhead = 24
@@ -183,30 +385,50 @@ func (r *Recorder) Truncate(step int) bool {
 			continue
 		}
 		if g.last() > step {
-			for _, d := range g.deltas[step-g.step:] {
-				r.bytes -= int64(len(d) + deltaOverhead)
-				g.bytes -= int64(len(d) + deltaOverhead)
-			}
-			clear(g.deltas[step-g.step:])
-			g.deltas = g.deltas[:step-g.step]
+			k := step - g.step + 1
+			r.resize(g, func(g *group) {
+				clear(g.disp[k:])
+				g.disp, g.hash = g.disp[:k], g.hash[:k]
+				if g.exact != nil {
+					clear(g.exact[k:])
+					g.exact = g.exact[:k]
+				}
+			})
 			dropped = true
 		}
 		break
 	}
 	if dropped {
-		r.cacheGroup, r.last = nil, nil
-		if g := r.newest(); g != nil {
-			if b, err := r.bits(g, g.last()); err == nil {
-				r.last = slices.Clone(b)
-			}
-		}
+		r.tail()
 	}
 	return dropped
 }
 
+// tail sets the newest step's frames, which the next recorded step is coded against.
+func (r *Recorder) tail() {
+	r.exactCache.g, r.dispCache.g = nil, nil
+	r.last, r.lastQ, r.prevQ = nil, nil, nil
+	g := r.newest()
+	if g == nil {
+		return
+	}
+	if g.hasExact() {
+		if b, err := r.exactBits(g, g.last()); err == nil {
+			r.last = slices.Clone(b)
+		}
+	}
+	if err := r.dispBits(g, g.last()); err == nil {
+		r.lastQ = slices.Clone(r.dispCache.cur)
+		if r.dispCache.prev != nil {
+			r.prevQ = slices.Clone(r.dispCache.prev)
+		}
+	}
+}
+
 // Reset drops everything.
 func (r *Recorder) Reset() {
-	r.groups, r.bytes, r.last, r.cacheGroup, r.dropped = nil, 0, nil, nil, 0
+	r.groups, r.bytes, r.dropped, r.thinned = nil, 0, 0, 0
+	r.tail()
 }
 
 // Empty reports whether nothing is recorded.
@@ -231,20 +453,52 @@ func (r *Recorder) Last() int {
 // Bytes is the memory the recording holds, bytes.
 func (r *Recorder) Bytes() int64 { return r.bytes }
 
-// KeyBytes is the part of Bytes the keyframes hold (the rest is the deltas).
+// KeyBytes is the part of Bytes the keyframes hold.
 func (r *Recorder) KeyBytes() int64 {
 	var n int64
 	for _, g := range r.groups {
-		n += int64(len(g.state) + len(g.poses) + len(g.names) + groupOverhead)
+		n += int64(len(g.state) + len(g.names) + groupOverhead)
+	}
+	return n
+}
+
+// ExactBytes is the part of Bytes the exact pose bits hold.
+func (r *Recorder) ExactBytes() int64 {
+	var n int64
+	for _, g := range r.groups {
+		for _, d := range g.exact {
+			n += int64(len(d) + deltaOverhead)
+		}
 	}
 	return n
 }
 
 // Keyframes is the number of keyframes held.
-func (r *Recorder) Keyframes() int { return len(r.groups) }
+func (r *Recorder) Keyframes() int {
+	n := 0
+	for _, g := range r.groups {
+		if g.state != nil {
+			n++
+		}
+	}
+	return n
+}
 
-// Dropped is the number of groups (a keyframe and its deltas) dropped so far to stay in the budget.
+// Thinned is the number of keyframes thinned so far to stay in the budget.
+func (r *Recorder) Thinned() int { return r.thinned }
+
+// Dropped is the number of groups (a keyframe and its steps) dropped so far to stay in the budget.
 func (r *Recorder) Dropped() int { return r.dropped }
+
+// ExactFrom is the first step from which on every recorded step's exact pose bits are held (Last()+1
+// when the newest step's are not).
+func (r *Recorder) ExactFrom() int {
+	from := r.Last() + 1
+	for i := len(r.groups) - 1; i >= 0 && r.groups[i].hasExact(); i-- {
+		from = r.groups[i].step
+	}
+	return from
+}
 
 // Edit returns the edit recorded at step (the one that started a group there), or "".
 func (r *Recorder) Edit(step int) string {
@@ -279,44 +533,146 @@ func (r *Recorder) find(step int) *group {
 // ErrNotRecorded is returned for a step outside the recording.
 var ErrNotRecorded = errors.New("step not recorded")
 
+func (r *Recorder) notRecorded(step int) error {
+	return fmt.Errorf("step %d: %w (recorded: %d to %d)", step, ErrNotRecorded, r.First(), r.Last())
+}
+
+// Exact reports whether the recording holds the exact pose bits of step.
+func (r *Recorder) Exact(step int) bool {
+	g := r.find(step)
+	return g != nil && g.hasExact()
+}
+
 // Frame returns the pose bits (see PoseBits) of a recorded step; the slice is the recorder's until
-// the next call.
+// the next call. They are exact when Exact(step); otherwise they are the display poses: positions
+// and rotations to the recording's quantisation, velocities and angular velocities estimated from
+// the step before (zero at a group's first step).
 func (r *Recorder) Frame(step int) ([]uint32, error) {
 	g := r.find(step)
 	if g == nil {
-		return nil, fmt.Errorf("step %d: %w (recorded: %d to %d)", step, ErrNotRecorded, r.First(), r.Last())
+		return nil, r.notRecorded(step)
 	}
-	return r.bits(g, step)
+	if g.hasExact() {
+		return r.exactBits(g, step)
+	}
+	if err := r.dispBits(g, step); err != nil {
+		return nil, err
+	}
+	r.out = dequantise(r.dispCache.cur, r.dispCache.prev, g.dt, r.out[:0])
+	return r.out, nil
 }
 
-func (r *Recorder) bits(g *group, step int) ([]uint32, error) {
-	if r.cacheGroup != g || r.cacheStep > step {
-		raw, err := inflate(g.poses)
-		if err != nil {
-			return nil, err
+// dequantise appends the pose bits of quantised step q, with velocities from the step before, p.
+func dequantise(q, p []uint32, dt float64, out []uint32) []uint32 {
+	val := func(x []uint32, i int) float64 {
+		s := float64(posScale)
+		if i%dispWords >= 3 {
+			s = rotScale
 		}
-		r.cacheBits, err = unplanes(raw, r.cacheBits[:0])
-		if err != nil || len(r.cacheBits) != g.n*PoseWords {
-			return nil, fmt.Errorf("step %d: keyframe poses damaged", g.step)
+		return float64(int32(x[i])) / s
+	}
+	for i := 0; i+dispWords <= len(q); i += dispWords {
+		var w [PoseWords]float64
+		for k := 0; k < dispWords; k++ {
+			w[k] = val(q, i+k)
 		}
-		r.cacheGroup, r.cacheStep = g, g.step
+		if n := math.Sqrt(w[3]*w[3] + w[4]*w[4] + w[5]*w[5] + w[6]*w[6]); n > 0 {
+			for k := 3; k < 7; k++ {
+				w[k] /= n
+			}
+		} else {
+			w[6] = 1
+		}
+		if p != nil && dt > 0 {
+			for k := 0; k < 3; k++ {
+				w[7+k] = (w[k] - val(p, i+k)) / dt
+			}
+			// Angular velocity from the rotation between the two steps: 2 (q p*).v / dt.
+			px, py, pz, pw := val(p, i+3), val(p, i+4), val(p, i+5), val(p, i+6)
+			if n := math.Sqrt(px*px + py*py + pz*pz + pw*pw); n > 0 {
+				px, py, pz, pw = -px/n, -py/n, -pz/n, pw/n
+				x, y, z, qw := w[3], w[4], w[5], w[6]
+				rx := qw*px + x*pw + y*pz - z*py
+				ry := qw*py - x*pz + y*pw + z*px
+				rz := qw*pz + x*py - y*px + z*pw
+				rw := qw*pw - x*px - y*py - z*pz
+				if rw < 0 {
+					rx, ry, rz = -rx, -ry, -rz
+				}
+				w[10], w[11], w[12] = 2*rx/dt, 2*ry/dt, 2*rz/dt
+			}
+		}
+		for _, v := range w {
+			out = append(out, math.Float32bits(float32(v)))
+		}
+	}
+	return out
+}
+
+func (r *Recorder) exactBits(g *group, step int) ([]uint32, error) {
+	c := &r.exactCache
+	if c.g != g || c.step > step {
+		raw, err := inflate(g.exact[0])
+		if err == nil {
+			c.cur, err = unplanes(raw, c.cur[:0])
+		}
+		if err != nil || len(c.cur) != g.n*PoseWords {
+			c.g = nil
+			return nil, fmt.Errorf("step %d: exact poses damaged", g.step)
+		}
+		c.g, c.step = g, g.step
 	}
 	var x []uint32
-	for r.cacheStep < step {
-		raw, err := inflate(g.deltas[r.cacheStep-g.step])
+	for c.step < step {
+		raw, err := inflate(g.exact[c.step-g.step+1])
 		if err == nil {
 			x, err = unplanes(raw, x[:0])
 		}
-		if err != nil || len(x) != len(r.cacheBits) {
-			r.cacheGroup = nil
-			return nil, fmt.Errorf("step %d: delta damaged", r.cacheStep+1)
+		if err != nil || len(x) != len(c.cur) {
+			c.g = nil
+			return nil, fmt.Errorf("step %d: exact poses damaged", c.step+1)
 		}
 		for i := range x {
-			r.cacheBits[i] ^= x[i]
+			c.cur[i] ^= x[i]
 		}
-		r.cacheStep++
+		c.step++
 	}
-	return r.cacheBits, nil
+	return c.cur, nil
+}
+
+// dispBits rebuilds the quantised step (and the one before it) into r.dispCache.
+func (r *Recorder) dispBits(g *group, step int) error {
+	c := &r.dispCache
+	if c.g != g || c.step > step {
+		c.g, c.step, c.prev = g, g.step-1, nil
+		c.cur = c.cur[:0]
+	}
+	for c.step < step {
+		k := c.step - g.step + 1
+		raw, err := inflate(g.disp[k])
+		var x []uint32
+		if err == nil {
+			x, err = unplanes(raw, nil)
+		}
+		if err != nil || len(x) != g.n*dispWords {
+			c.g = nil
+			return fmt.Errorf("step %d: display poses damaged", c.step+1)
+		}
+		var p1, p2 []uint32
+		if k >= 1 {
+			p1 = c.cur
+		}
+		if k >= 2 {
+			p2 = c.prev
+		}
+		unresiduals(x, p1, p2)
+		if k >= 1 {
+			c.prev = c.cur
+		}
+		c.cur = x
+		c.step++
+	}
+	return nil
 }
 
 // Names returns the names of the bodies at a recorded step, in the order of its pose bits, and the
@@ -340,11 +696,38 @@ func (r *Recorder) Names(step int) ([]string, float64, error) {
 	return names, g.dt, nil
 }
 
-// KeyState decodes the keyframe at or before step into st and returns its step.
-func (r *Recorder) KeyState(step int, st *sim.State) (int, error) {
+// keyGroup returns the group of the nearest keyframe at or before step.
+func (r *Recorder) keyGroup(step int) (*group, error) {
 	g := r.find(step)
 	if g == nil {
-		return 0, fmt.Errorf("step %d: %w (recorded: %d to %d)", step, ErrNotRecorded, r.First(), r.Last())
+		return nil, r.notRecorded(step)
+	}
+	i := slices.Index(r.groups, g)
+	for i > 0 && r.groups[i].state == nil {
+		i--
+	}
+	g = r.groups[i]
+	if g.state == nil {
+		return nil, fmt.Errorf("step %d: no keyframe at or before it (the oldest were thinned)", step)
+	}
+	return g, nil
+}
+
+// KeyStep returns the step of the nearest keyframe at or before step (the one KeyState decodes),
+// without decoding it.
+func (r *Recorder) KeyStep(step int) (int, error) {
+	g, err := r.keyGroup(step)
+	if err != nil {
+		return 0, err
+	}
+	return g.step, nil
+}
+
+// KeyState decodes the nearest keyframe at or before step into st and returns its step.
+func (r *Recorder) KeyState(step int, st *sim.State) (int, error) {
+	g, err := r.keyGroup(step)
+	if err != nil {
+		return 0, err
 	}
 	data, err := inflate(g.state)
 	if err != nil {
@@ -363,9 +746,20 @@ type Divergence struct {
 	Field string  // "position x", "rotation w", ...
 	Want  float32 // recorded
 	Got   float32 // re-simulated
+	// Hashed is true when the step's exact bits were no longer held: the difference was seen in
+	// the step's hash, and Body, Field and Want come from its display poses (Want to the
+	// recording's quantisation), or are empty when the difference is below it.
+	Hashed bool
 }
 
 func (d *Divergence) Error() string {
+	if d.Hashed {
+		if d.Body == "" {
+			return fmt.Sprintf("step %d: the re-simulated poses' hash differs from the recorded one, by less than the recording's display precision (the step's exact bits were dropped for the budget)", d.Step)
+		}
+		return fmt.Sprintf("step %d, body %q, %s: recorded about %v (display precision; the exact bits were dropped for the budget), re-simulated %v (%#08x)",
+			d.Step, d.Body, d.Field, d.Want, d.Got, math.Float32bits(d.Got))
+	}
 	return fmt.Sprintf("step %d, body %q, %s: recorded %v (%#08x), re-simulated %v (%#08x)", d.Step, d.Body, d.Field,
 		d.Want, math.Float32bits(d.Want), d.Got, math.Float32bits(d.Got))
 }
@@ -376,7 +770,10 @@ var fieldNames = [PoseWords]string{"position x", "position y", "position z", "ro
 // Compare returns a *Divergence for the first word where the world's poses differ from the recorded
 // bits of its step, or nil.
 func Compare(w *sim.World, rec []uint32) *Divergence {
-	got := PoseBits(&w.Bodies, nil)
+	return compareBits(w, PoseBits(&w.Bodies, nil), rec)
+}
+
+func compareBits(w *sim.World, got, rec []uint32) *Divergence {
 	if len(got) != len(rec) {
 		return &Divergence{Step: w.StepCount, Body: fmt.Sprintf("(%d bodies, recorded %d)", w.Bodies.Len(), len(rec)/PoseWords), Field: "body count"}
 	}
@@ -389,8 +786,53 @@ func Compare(w *sim.World, rec []uint32) *Divergence {
 	return nil
 }
 
-// Seek makes w the recorded world at step, exactly: it restores the keyframe at or before it and
-// re-simulates the steps between, checking each against the recording (a *Divergence if one
+// verify checks the world against its recorded step: the exact bits when held, else the hash (and
+// the display poses, to name the body).
+func (r *Recorder) verify(w *sim.World) error {
+	g := r.find(w.StepCount)
+	if g == nil {
+		return r.notRecorded(w.StepCount)
+	}
+	got := PoseBits(&w.Bodies, nil)
+	if g.hasExact() {
+		rec, err := r.exactBits(g, w.StepCount)
+		if err != nil {
+			return err
+		}
+		if d := compareBits(w, got, rec); d != nil {
+			return d
+		}
+		return nil
+	}
+	if len(got) != g.n*PoseWords {
+		return &Divergence{Step: w.StepCount, Body: fmt.Sprintf("(%d bodies, recorded %d)", w.Bodies.Len(), g.n), Field: "body count"}
+	}
+	if PoseHash(got) == g.hash[w.StepCount-g.step] {
+		return nil
+	}
+	d := &Divergence{Step: w.StepCount, Hashed: true}
+	if err := r.dispBits(g, w.StepCount); err != nil {
+		return err
+	}
+	q := quantise(got, nil)
+	for i, v := range q {
+		if v != r.dispCache.cur[i] {
+			b, k := i/dispWords, i%dispWords
+			scale := float64(posScale)
+			if k >= 3 {
+				scale = rotScale
+			}
+			d.Body, d.Field = w.Bodies.Name[b], fieldNames[k]
+			d.Want = float32(float64(int32(r.dispCache.cur[i])) / scale)
+			d.Got = math.Float32frombits(got[b*PoseWords+k])
+			break
+		}
+	}
+	return d
+}
+
+// Seek makes w the recorded world at step, exactly: it restores the nearest keyframe at or before it
+// and re-simulates the steps between, checking each against the recording (a *Divergence if one
 // differs). progress, when not nil, is called after each re-simulated step with the steps done and
 // the total.
 func (r *Recorder) Seek(w *sim.World, step int, progress func(done, total int)) error {
@@ -406,18 +848,37 @@ func (r *Recorder) Seek(w *sim.World, step int, progress func(done, total int)) 
 		if err := w.Step(); err != nil {
 			return err
 		}
-		rec, err := r.Frame(w.StepCount)
-		if err != nil {
+		if err := r.verify(w); err != nil {
 			return err
-		}
-		if d := Compare(w, rec); d != nil {
-			return d
 		}
 		if progress != nil {
 			progress(w.StepCount-from, step-from)
 		}
 	}
 	return nil
+}
+
+// ExactFrame returns the exact pose bits of step: the recorded ones when held, else w re-simulated
+// to it (stepped once when w is at the step before, else sought from a keyframe), checked against
+// the recorded hash. The slice is valid until the next call.
+func (r *Recorder) ExactFrame(w *sim.World, step int) ([]uint32, error) {
+	if r.Exact(step) {
+		return r.Frame(step)
+	}
+	if w.StepCount == step-1 && r.find(step-1) != nil && r.Edit(step) == "" && w.Bodies.Len() > 0 {
+		if err := w.Step(); err != nil {
+			return nil, err
+		}
+		if err := r.verify(w); err != nil {
+			return nil, err
+		}
+	} else if w.StepCount != step || w.Bodies.Len() == 0 {
+		if err := r.Seek(w, step, nil); err != nil {
+			return nil, err
+		}
+	}
+	r.out = PoseBits(&w.Bodies, r.out[:0])
+	return r.out, nil
 }
 
 func (r *Recorder) compress(p []byte) []byte {
@@ -465,12 +926,16 @@ func unplanes(p []byte, out []uint32) ([]uint32, error) {
 // Clone returns a recorder holding the same steps that later recording into r does not change
 // (the steps' data is shared: it is never modified once recorded).
 func (r *Recorder) Clone() *Recorder {
-	c := &Recorder{Budget: r.Budget, KeyEvery: r.KeyEvery, bytes: r.bytes, dropped: r.dropped}
+	c := &Recorder{Budget: r.Budget, KeyEvery: r.KeyEvery, bytes: r.bytes, dropped: r.dropped, thinned: r.thinned}
 	for _, g := range r.groups {
 		ng := *g
-		ng.deltas = slices.Clone(g.deltas)
+		ng.disp = slices.Clone(g.disp)
+		ng.hash = slices.Clone(g.hash)
+		ng.exact = slices.Clone(g.exact)
 		c.groups = append(c.groups, &ng)
 	}
 	c.last = slices.Clone(r.last)
+	c.lastQ = slices.Clone(r.lastQ)
+	c.prevQ = slices.Clone(r.prevQ)
 	return c
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 
+	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/record"
 )
@@ -21,13 +22,14 @@ import (
 
 // timeline is the session's recording state.
 type timeline struct {
-	rec    *record.Recorder
-	recErr error      // why recording is off (a backend other than the CPU), nil when recording
-	live   *sim.World // the live world while scrubbed back (nil when it was dropped for a branch)
-	cursor int        // the step shown while scrubbed back; -1 when live
-	speed  float64    // playback and simulation speed, 1/8 to 4
-	acc    float64    // playback accumulator while scrubbed back, seconds
-	dirty  bool       // commands since the last record: the next record is an edit keyframe
+	rec     *record.Recorder
+	recErr  error      // why recording is off (a backend other than the CPU), nil when recording
+	live    *sim.World // the live world while scrubbed back (nil when it was dropped for a branch)
+	cursor  int        // the step shown while scrubbed back; -1 when live
+	viewKey int        // the keyframe step the view world was restored from (while scrubbed back)
+	speed   float64    // playback and simulation speed, 1/8 to 4
+	acc     float64    // playback accumulator while scrubbed back, seconds
+	dirty   bool       // commands since the last record: the next record is an edit keyframe
 }
 
 // Speeds are the timeline's playback speeds.
@@ -151,15 +153,26 @@ func (s *Session) show(step int) error {
 		return err
 	}
 	bits = append([]uint32(nil), bits...)
-	var st sim.State
-	if _, err := t.rec.KeyState(step, &st); err != nil {
+	key, err := t.rec.KeyStep(step)
+	if err != nil {
 		return err
 	}
-	view := sim.NewWorld(st.Settings())
-	view.SetWorkers(s.world.Settings().Workers)
-	if err := view.RestoreState(&st); err != nil {
-		view.Close()
-		return err
+	// While scrubbed back within one keyframe's steps the view world is kept and only its poses
+	// change: decoding and restoring a keyframe (megabytes for thousands of bodies) once, not at
+	// every scrubbed step.
+	view := s.world
+	reuse := t.cursor >= 0 && t.viewKey == key && view.Bodies.Len()*record.PoseWords == len(bits)
+	if !reuse {
+		var st sim.State
+		if _, err := t.rec.KeyState(step, &st); err != nil {
+			return err
+		}
+		view = sim.NewWorld(st.Settings())
+		view.SetWorkers(s.world.Settings().Workers)
+		if err := view.RestoreState(&st); err != nil {
+			view.Close()
+			return err
+		}
 	}
 	f := func(i, k int) float32 { return math.Float32frombits(bits[i*record.PoseWords+k]) }
 	for i := 0; i < view.Bodies.Len(); i++ {
@@ -170,10 +183,10 @@ func (s *Session) show(step int) error {
 	view.Time = float64(step) * float64(view.Resolved().Dt)
 	if t.cursor < 0 {
 		t.live = s.world
-	} else {
+	} else if !reuse {
 		s.world.Close()
 	}
-	s.world, t.cursor = view, step
+	s.world, t.cursor, t.viewKey = view, step, key
 	s.drag = nil
 	if step == t.rec.Last() && t.live != nil {
 		return s.goLive()
@@ -222,6 +235,8 @@ type Timeline struct {
 	Bytes       int64   // memory the recording holds
 	Budget      int64   // its budget
 	Keyframes   int     // keyframes held
+	ExactFrom   int     // the first step from which on the exact poses are held (Last+1: none)
+	ExactBytes  int64   // the part of Bytes the exact poses hold
 	Speed       float64 // playback and simulation speed
 	Off         error   // why nothing is recorded, or nil
 }
@@ -234,6 +249,7 @@ func (s *Session) Timeline() Timeline {
 	out := Timeline{Cursor: t.cursor, Speed: t.speed, Off: t.recErr, Last: -1}
 	if t.rec != nil {
 		out.First, out.Last, out.Bytes, out.Budget, out.Keyframes = t.rec.First(), t.rec.Last(), t.rec.Bytes(), t.rec.Budget, t.rec.Keyframes()
+		out.ExactFrom, out.ExactBytes = t.rec.ExactFrom(), t.rec.ExactBytes()
 	}
 	return out
 }
@@ -324,4 +340,63 @@ func (s *Session) CheckDeterminism(workers ...int) (string, error) {
 		}
 	}
 	return fmt.Sprintf("steps %d to %d re-simulated with %v workers: identical, bit for bit", rec.First(), rec.Last(), workers), nil
+}
+
+// OpenReplay replaces the session's world with a replay file's recording: the live world is its
+// newest step, re-simulated exactly from its keyframe, and the view is scrubbed back to its first
+// step, paused, so that play, scrub, step and branch work on it as on a recording made here. A file
+// that does not load (damaged, truncated, another format) or cannot be re-simulated by this build is
+// an error naming the file, and the session is left as it was.
+func (s *Session) OpenReplay(path string) error {
+	rp, err := record.Load(path)
+	if err != nil {
+		return err
+	}
+	if !rp.Resumable {
+		return fmt.Errorf("replay %s: written by a build with other solver structures: it cannot be re-simulated here (sandbox replay %s -trace can still read it)", path, path)
+	}
+	var st sim.State
+	if _, err := rp.KeyState(rp.Last(), &st); err != nil {
+		return fmt.Errorf("replay %s: %w", path, err)
+	}
+	w := sim.NewWorld(st.Settings())
+	if err := rp.Seek(w, rp.Last(), nil); err != nil {
+		w.Close()
+		return fmt.Errorf("replay %s: re-simulating to its last step %d: %w", path, rp.Last(), err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &s.time
+	if t.live != nil {
+		t.live.Close()
+		t.live = nil
+	}
+	if b := s.world.Backend(); b != nil {
+		b.Close()
+	}
+	s.world.Close()
+	s.world, s.name = w, rp.Scene
+	if sc, ok := scenes.Preset(rp.Scene); ok {
+		s.initial = clone(sc)
+	}
+	s.frames = s.frames[:0]
+	for i := 0; i < w.NumJoints(); i++ {
+		s.frames = append(s.frames, s.frameOf(w.Joint(i)))
+	}
+	s.queue, s.drag, s.backend = nil, nil, ""
+	s.setErr(nil)
+	rec := rp.Recorder
+	rec.Budget = max(record.DefaultBudget, rec.Bytes())
+	if t.rec != nil {
+		rec.Budget = max(t.rec.Budget, rec.Bytes())
+	}
+	if t.speed == 0 {
+		t.speed = 1
+	}
+	t.rec, t.recErr, t.cursor, t.dirty, t.acc = rec, nil, -1, false, 0
+	s.paused = true
+	if rec.First() < rec.Last() {
+		return s.show(rec.First())
+	}
+	return nil
 }
