@@ -35,8 +35,8 @@ const (
 
 // Spec describes bodies to spawn.
 type Spec struct {
-	Kind geom.Kind // geom.Box, geom.Sphere, geom.Capsule or geom.ConvexHull (Hull says which)
-	Hull HullShape
+	Kind    geom.Kind // geom.Box, geom.Sphere, geom.Capsule or geom.ConvexHull (Hull says which)
+	Hull    HullShape
 	Pattern Pattern
 	Count   int
 	// Size: a box's half extents; a sphere's radius is Size[0]; a capsule's radius Size[0] and half
