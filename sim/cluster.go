@@ -149,6 +149,7 @@ type clusterScratch struct {
 	i, k int // dense index, place in the cluster
 	m    float64
 	p, q [3]float64 // position and rest position relative to their centres of mass
+	iw   m3         // world inertia
 }
 
 // matchClusters is the shape-matching stage (StageShapeMatch) for one sub-step of length h, which is
@@ -186,7 +187,7 @@ func (w *World) matchCluster(c *cluster, alpha, damp, h float64) {
 		if m <= 0 {
 			m = 1 / float64(b.InvMass[i])
 		}
-		e := clusterScratch{i: i, k: k, m: m}
+		e := clusterScratch{i: i, k: k, m: m, iw: worldInertiaD(b, i)}
 		for a := range 3 {
 			e.p[a] = float64(b.Position[i][a])
 			e.q[a] = float64(mem[k].rest[a])
@@ -223,10 +224,10 @@ func (w *World) matchCluster(c *cluster, alpha, damp, h float64) {
 		for a := range 3 {
 			lin[a] += e.m * v[a]
 		}
-		ang = add3(ang, add3(scale3(cross3(e.p, v), e.m), inertiaTimes(b, e.i, d3(b.AngularVelocity[e.i]))))
+		ang = add3(ang, add3(scale3(cross3(e.p, v), e.m), e.iw.mul(d3(b.AngularVelocity[e.i]))))
 	}
 	vc = scale3(lin, 1/mass)
-	ic := w.clusterInertia(sc)
+	ic := clusterInertia(sc)
 	icInv, ok := ic.inverse()
 	var wc [3]float64
 	if ok {
@@ -271,7 +272,7 @@ func (w *World) matchCluster(c *cluster, alpha, damp, h float64) {
 			om = add3(om, scale3(err, alpha/h))
 		}
 		dv, dom := sub3(v, v0), sub3(om, om0)
-		dL = add3(dL, add3(scale3(cross3(e.p, dv), e.m), inertiaTimes(b, i, dom)))
+		dL = add3(dL, add3(scale3(cross3(e.p, dv), e.m), e.iw.mul(dom)))
 		b.Velocity[i] = f3(v)
 		b.AngularVelocity[i] = f3(om)
 	}
@@ -291,8 +292,7 @@ func (w *World) matchCluster(c *cluster, alpha, damp, h float64) {
 
 // clusterInertia is the cluster's inertia about its centre of mass: the members' masses at their
 // offsets plus their own world inertias.
-func (w *World) clusterInertia(sc []clusterScratch) m3 {
-	b := &w.Bodies
+func clusterInertia(sc []clusterScratch) m3 {
 	var ic m3
 	for k := range sc {
 		e := &sc[k]
@@ -306,34 +306,29 @@ func (w *World) clusterInertia(sc []clusterScratch) m3 {
 				ic[r][col] += e.m * (d - e.p[r]*e.p[col])
 			}
 		}
-		inv := b.InvInertiaWorld[e.i]
-		var mi m3
-		for r := range 3 {
-			for col := range 3 {
-				mi[r][col] = float64(inv[col*3+r])
-			}
-		}
-		if iw, ok := mi.inverse(); ok {
-			ic = ic.addM(iw)
-		}
+		ic = ic.addM(e.iw)
 	}
 	return ic
 }
 
-// inertiaTimes returns body i's world inertia times x.
-func inertiaTimes(b *Bodies, i int, x [3]float64) [3]float64 {
-	inv := b.InvInertiaWorld[i]
-	var mi m3
-	for r := range 3 {
-		for col := range 3 {
-			mi[r][col] = float64(inv[col*3+r])
+// worldInertiaD returns body i's world inertia R diag(I) R^T (I the local principal inertia, the
+// inverse of InvInertiaLocal), in float64.
+func worldInertiaD(b *Bodies, i int) m3 {
+	r := quatToM3(quatD(b.Rotation[i]))
+	inv := b.InvInertiaLocal[i]
+	var I [3]float64
+	for a := range 3 {
+		if inv[a] > 0 {
+			I[a] = 1 / float64(inv[a])
 		}
 	}
-	iw, ok := mi.inverse()
-	if !ok {
-		return [3]float64{}
+	var out m3
+	for row := range 3 {
+		for col := range 3 {
+			out[row][col] = r[row][0]*I[0]*r[col][0] + r[row][1]*I[1]*r[col][1] + r[row][2]*I[2]*r[col][2]
+		}
 	}
-	return iw.mul(x)
+	return out
 }
 
 // extractRotation returns the rotation R that maximises trace(R^T A), i.e. the rotation part of A's

@@ -52,7 +52,7 @@ func clusterMomenta(w *World) (lin, ang [3]float64) {
 		m := float64(b.Mass[i])
 		v := d3(b.Velocity[i])
 		lin = add3(lin, scale3(v, m))
-		ang = add3(ang, add3(scale3(cross3(d3(b.Position[i]), v), m), inertiaTimes(b, i, d3(b.AngularVelocity[i]))))
+		ang = add3(ang, add3(scale3(cross3(d3(b.Position[i]), v), m), worldInertiaD(b, i).mul(d3(b.AngularVelocity[i]))))
 	}
 	return lin, ang
 }
