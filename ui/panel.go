@@ -475,6 +475,9 @@ func (a *App) simulationSection() {
 		}
 		tip("each contact point's damper: less damping, more overshoot")
 	}
+	if res.Solver == sim.ShapeMatch {
+		a.clusterWidgets()
+	}
 	grav := [3]float32(res.Gravity)
 	if g.dragFloat3("gravity", &grav, 0.05, -50, 50, "%.2f") {
 		edit("gravity", func(s *sim.Settings) { s.Gravity = grav })
@@ -597,6 +600,32 @@ var spawnKindNames = func() []string {
 	}
 	return out
 }()
+
+// clusterWidgets edits the shape-matching clusters (the shapematch solver): the first cluster's
+// stiffness and damping are shown, and a change sets every cluster's.
+func (a *App) clusterWidgets() {
+	g := &a.w
+	var n int
+	var c sim.ClusterDef
+	a.S.View(func(w *sim.World) {
+		if n = w.NumClusters(); n > 0 {
+			c = w.Cluster(0)
+		}
+	})
+	if n == 0 {
+		textDisabled("no clusters: the scene file's clusters give shapematch its bodies")
+		return
+	}
+	k, d := c.Stiffness, c.Damping
+	if g.sliderFloat("cluster stiffness", &k, 0, 1) {
+		a.do("cluster stiffness", command.SetClusters(func(c *sim.ClusterDef) { c.Stiffness = k }))
+	}
+	tip(fmt.Sprintf("every cluster's (%d): the pull towards the rest shape, a spring of sqrt(stiffness)/dt", n))
+	if g.sliderFloat("cluster damping", &d, 0, 1) {
+		a.do("cluster damping", command.SetClusters(func(c *sim.ClusterDef) { c.Damping = d }))
+	}
+	tip("share of the deformation's velocity removed per step; 0: an undamped cluster rings for ever")
+}
 
 // sizeWidgets edits a shape's size: a box's half extents, a sphere's radius, a capsule's radius and
 // half height, a rock's size, a bunny's length (the Shoot section offers only the first three).

@@ -111,3 +111,27 @@ func TestSpawnSectionSpawnsRocksAndBunniesThatFall(t *testing.T) {
 		t.Errorf("screenshots %v after F12: %s", m, d.a.capt.last)
 	}
 }
+
+// The Simulation section picks the shapematch solver and, under it, sets every cluster's stiffness
+// and damping; under another solver the cluster sliders are gone (nothing matches the clusters there).
+func TestSimulationSectionPicksShapeMatchAndSetsTheClusters(t *testing.T) {
+	d := drive(t, Options{Scene: "jelly", Open: []string{"simulation"}, Width: 960, Height: 600})
+	d.click("Tumble/###play")
+	d.choose("simulation/solver", "pgs (Gauss-Seidel)")
+	if d.has("simulation/cluster stiffness") {
+		t.Errorf("cluster stiffness shown under PGS")
+	}
+	d.choose("simulation/solver", "shapematch")
+	d.setText("simulation/cluster stiffness", 0, 1, "0.05")
+	d.setText("simulation/cluster damping", 0, 1, "0.5")
+	d.world(func(w *sim.World) {
+		if w.Settings().Solver != sim.ShapeMatch || w.NumClusters() != 3 {
+			t.Fatalf("solver %v, %d clusters", w.Settings().Solver, w.NumClusters())
+		}
+		for i := range w.NumClusters() {
+			if c := w.Cluster(i); !near(c.Stiffness, 0.05, 1e-6) || !near(c.Damping, 0.5, 1e-6) || len(c.Bodies) != 27 {
+				t.Errorf("cluster %d: stiffness %v damping %v, %d bodies", i, c.Stiffness, c.Damping, len(c.Bodies))
+			}
+		}
+	})
+}
