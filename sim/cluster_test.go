@@ -293,3 +293,33 @@ func TestShapeMatchSagIsGDtSquaredOverStiffness(t *testing.T) {
 		}
 	}
 }
+
+// With sleeping on, a cluster resting on the ground falls asleep as one island (its members touch
+// nothing but the ground, so only the cluster ties them), and waking one member wakes them all.
+func TestShapeMatchClusterSleepsAndWakesAsOne(t *testing.T) {
+	w := gravityWorld(Settings{Solver: ShapeMatch, Sleep: true})
+	groundPlane(t, w, 0.6, 0)
+	hs := lattice(t, w, 2, 0.5, 0.1)
+	if _, err := w.AddCluster(ClusterDef{Bodies: hs, Stiffness: 0.5, Damping: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	run(t, w, 180)
+	label := uint32(0)
+	for _, h := range hs {
+		i, _ := w.Index(h)
+		if !w.Bodies.Asleep[i] {
+			t.Fatalf("%s awake after 3 s at rest (speed %.4f)", w.Bodies.Name[i], w.Bodies.Velocity[i].Len())
+		}
+		if label == 0 {
+			label = w.Bodies.island[i]
+		} else if w.Bodies.island[i] != label {
+			t.Errorf("%s in island %d, the cluster's first member in %d", w.Bodies.Name[i], w.Bodies.island[i], label)
+		}
+	}
+	w.Wake(hs[7])
+	for _, h := range hs {
+		if i, _ := w.Index(h); w.Bodies.Asleep[i] {
+			t.Errorf("%s still asleep after its cluster-mate was woken", w.Bodies.Name[i])
+		}
+	}
+}
