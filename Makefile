@@ -3,10 +3,12 @@
 
 # System packages. The headless core needs only Go (checked by scripts/deps.sh, not from apt) and a C
 # toolchain for cgo and the race detector. The window app needs WINDOW_PKGS for GLFW, OpenGL (Mesa's
-# llvmpipe where there is no GPU) and a virtual display (Xvfb) for its tests and screenshots.
+# llvmpipe where there is no GPU), EGL for headless rendering without X (libegl1 is glvnd's loader,
+# opened at run time; libegl-mesa0 Mesa's surfaceless and software-device EGL) and a virtual display
+# (Xvfb) for its tests and screenshots.
 CORE_PKGS   := gcc g++ libc6-dev
-WINDOW_PKGS := pkg-config libgl1-mesa-dev libgl1-mesa-dri libx11-dev libxcursor-dev libxrandr-dev \
-               libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth xdotool
+WINDOW_PKGS := pkg-config libgl1-mesa-dev libgl1-mesa-dri libegl1 libegl-mesa0 libx11-dev libxcursor-dev \
+               libxrandr-dev libxinerama-dev libxi-dev libxxf86vm-dev xvfb xauth xdotool
 DEPS_PKGS   := $(CORE_PKGS) $(WINDOW_PKGS)
 
 # One fixed value (Go's own default), so that a CGO_CXXFLAGS in someone's environment cannot change the
@@ -24,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps cuda-deps generate kernels test bench run screenshots perf
+.PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf
 
 # The cuda build where it can run (a GPU and the toolkit: scripts/cuda-tags.sh), the plain one elsewhere.
 TAGS = $(shell scripts/cuda-tags.sh)
@@ -67,17 +69,23 @@ test: deps cuda-deps
 	go test -run 'ThirtySeconds|Rained|ThirtyLinkChain|HeavyEndChain|StepAfterRestore' ./sim
 	go test -run 'MillionBodies' ./sim/broad/bvh
 	@echo '== go test (the rest; the window tests under Xvfb)'
-	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test $(REST_PKGS),@echo 'no packages outside sim')
+	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test -timeout 40m $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \
 		echo '== contract check'; python3 $(CONTRACT_CHECK); \
 	else echo '== contract check skipped (no $(CONTRACT_CHECK) or no python3)'; fi
 
+# make bench: Tumble's CPU step against Jolt on the same scene files, side by side (scripts/bench-jolt.sh;
+# the Jolt columns need ../shared/tools/peers/jolt-runner), then the step split by stage. make bench-go
+# runs the Go benchmarks of the simulation packages (longer: the 1M-box broad phase).
 bench: build
+	scripts/bench-jolt.sh bin/sandbox $(JOLT)
+	bin/sandbox bench -scene pyramid20 -workers 1
+	bin/sandbox bench -scene rain -steps 120 -warmup 60
+
+JOLT ?= ../shared/tools/peers/jolt-runner
+
+bench-go:
 	go test -run '^$$' -bench . -benchmem $(SIM_PKGS)
-	bin/sandbox bench -scene pyramid20
-	bin/sandbox bench -scene pile
-	bin/sandbox bench -scene rain -steps 300 -broadphase lbvh
-	bin/sandbox bench -scene rain -steps 300 -broadphase sap
 
 # make run SCENE=mixed opens another preset or a scene file.
 SCENE ?= pyramid
@@ -87,7 +95,7 @@ run: build
 		echo '  bin/sandbox run -scene stack -steps 600 -trace out.csv   # step a scene, write a trace'; \
 		echo '  bin/sandbox bench -scene pile                            # time a step, by stage'; \
 		echo '  bin/sandbox scenes                                       # list the preset scenes'; \
-		echo "  $(XVFB) bin/sandbox -scene $(SCENE) -frames 120 -screenshot out.png   # a screenshot"; \
+		echo "  bin/sandbox -scene $(SCENE) -frames 120 -screenshot out.png   # a screenshot, through EGL (no display needed)"; \
 		exit 0; \
 	fi; \
 	exec bin/sandbox -scene $(SCENE)

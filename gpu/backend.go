@@ -12,7 +12,8 @@ import (
 )
 
 // Backend is the CUDA backend: a sim.Backend that keeps the world's body state in device memory and
-// runs every stage of the step as kernels, one launch sequence per step with no read-back inside it.
+// runs every stage of the step as kernels, one launch sequence per step with no read-back inside it,
+// recorded and run as one graph (graph.go) unless NoGraphs or Timed is set.
 // On the emulated device (NewEmulated) the same sequence runs the same kernels compiled for the CPU.
 //
 // A step is optimistic about its fixed-capacity lists (pairs, contacts): at its end one small read-back
@@ -20,6 +21,7 @@ import (
 // back, the lists grow to fit and the step runs again. The same read-back carries the blow-up check.
 type Backend struct {
 	dev    device
+	graphs *graphing // dev: records each step's launches and runs them as one graph
 	bodies bodyBuffers
 	inst   instanceWriter // WriteInstances' scratch (transforms.go)
 	dbg    debugWriter    // WriteDebugLines' scratch (debug.go)
@@ -49,6 +51,8 @@ type Backend struct {
 	// Timed makes Step wait for the device after each stage so that World.Stats.Timings splits the
 	// step by stage (benchmarks); otherwise only the whole step is timed.
 	Timed bool
+	// NoGraphs launches a step's kernels one by one instead of as one graph (graph.go): to compare.
+	NoGraphs bool
 	// Reruns counts steps that ran again because a list overflowed.
 	Reruns int
 	// LastStep is what the last Step asked of the device (launches, waits, copies), from the start of
@@ -71,13 +75,18 @@ func New() (*Backend, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Backend{dev: &counting{device: d}}, nil
+	return newBackend(d), nil
+}
+
+func newBackend(d device) *Backend {
+	g := newGraphing(&counting{device: d})
+	return &Backend{dev: g, graphs: g}
 }
 
 // NewEmulated returns the backend on the kernel emulator: the CUDA step's kernels compiled for the
 // CPU, one thread at a time. It is slow (tens of times slower than the CPU backend) and exists to test
 // and inspect the GPU code path on machines without a GPU.
-func NewEmulated() *Backend { return &Backend{dev: &counting{device: emulated{}}} }
+func NewEmulated() *Backend { return newBackend(emulated{}) }
 
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
@@ -110,12 +119,21 @@ var broadStages = map[string]bvh.Stage{"scene": bvh.StageBounds, "morton": bvh.S
 // Step advances w by one step on the device: it runs the stages of the world's Plan (sim.PlanOf), the
 // same list the CPU runs, each as kernel launches, and reports the statistics, the joints that broke
 // and a blow-up in r.
-func (b *Backend) Step(w *sim.World, r *sim.StepReport) error {
+func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	start := time.Now()
-	if c, ok := b.dev.(*counting); ok {
+	if c := counterOf(b.dev); c != nil {
 		c.c = Counts{}
 		defer func() { b.LastStep = c.c }()
 	}
+	// The step's device work is recorded and runs as one graph at its read-back (graph.go).
+	if err := b.graphs.record(!b.NoGraphs && !b.Timed); err != nil {
+		return err
+	}
+	defer func() {
+		if ferr := b.graphs.record(false); err == nil {
+			err = ferr
+		}
+	}()
 	s, err := settings(w)
 	if err != nil {
 		return err
@@ -457,6 +475,11 @@ func (b *Backend) JointForces(w *sim.World, out []float32) ([]float32, error) {
 	}
 	return out, nil
 }
+
+// QueryWalks reads back what the last step's LBVH queries walked: the longest and the mean number of
+// nodes (and big bodies) one query thread tested. It is a download of 4 bytes per body, outside any
+// step, for benchmarks and tests.
+func (b *Backend) QueryWalks() (Walks, error) { return b.broad.walks(b.dev) }
 
 // Contacts appends the last step's contact points, read back from the device.
 func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPoint {

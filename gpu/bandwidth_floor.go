@@ -10,10 +10,14 @@ import (
 // (read and write, each once) divided by the device's measured copy bandwidth.
 type Floor struct {
 	Bodies, Manifolds, Points int
-	Bytes                     int64         // bytes one pass (tb_solver_jacobi + tb_solver_apply) must move
-	CopyGBps                  float64       // measured device-to-device copy bandwidth, GB/s (read + write)
-	Pass                      time.Duration // measured time of one pass
-	FloorTime                 time.Duration // Bytes at CopyGBps
+	Bytes                     int64 // bytes one pass (tb_solver_jacobi + tb_solver_apply) must move
+	// RecordBytes is what the pass's reads and writes of the manifold records (of Bytes, the manifold
+	// and point part: FieldBytes) move in whole 32-byte sectors, from the records' layout
+	// (jacobiSectorBytes).
+	RecordBytes, FieldBytes int64
+	CopyGBps                float64       // measured device-to-device copy bandwidth, GB/s (read + write)
+	Pass                    time.Duration // measured time of one pass
+	FloorTime               time.Duration // Bytes at CopyGBps
 }
 
 // Ratio is the pass's time over its floor (1: at the floor).
@@ -21,8 +25,83 @@ func (f Floor) Ratio() float64 { return float64(f.Pass) / float64(f.FloorTime) }
 
 func (f Floor) String() string {
 	return fmt.Sprintf("jacobi pass: %d bodies, %d manifolds, %d points: %.2f MB must move; copy bandwidth %.0f GB/s "+
-		"gives a floor of %.4f ms; measured %.4f ms per pass: %.2fx the floor",
-		f.Bodies, f.Manifolds, f.Points, float64(f.Bytes)/1e6, f.CopyGBps, ms(f.FloorTime), ms(f.Pass), f.Ratio())
+		"gives a floor of %.4f ms; measured %.4f ms per pass: %.2fx the floor; its manifold records' %.2f MB of "+
+		"fields move as %.2f MB of 32-byte sectors (%.2fx)",
+		f.Bodies, f.Manifolds, f.Points, float64(f.Bytes)/1e6, f.CopyGBps, ms(f.FloorTime), ms(f.Pass), f.Ratio(),
+		float64(f.FieldBytes)/1e6, float64(f.RecordBytes)/1e6, float64(f.RecordBytes)/float64(max(f.FieldBytes, 1)))
+}
+
+// A field of a record: its offset and size in bytes.
+type fieldSpan struct{ off, size uintptr }
+
+// The manifold fields tb_solver_jacobi reads (solver.cu): the header's, and each of its points'. The
+// point's written fields are jacobiPointWrites.
+var (
+	jacobiHeader = []fieldSpan{
+		{unsafe.Offsetof(tbSolverManifold{}.A), 4}, {unsafe.Offsetof(tbSolverManifold{}.B), 4},
+		{unsafe.Offsetof(tbSolverManifold{}.Count), 4}, {unsafe.Offsetof(tbSolverManifold{}.Normal), 12},
+		{unsafe.Offsetof(tbSolverManifold{}.T1), 12}, {unsafe.Offsetof(tbSolverManifold{}.T2), 12},
+		{unsafe.Offsetof(tbSolverManifold{}.Friction), 4}, {unsafe.Offsetof(tbSolverManifold{}.BiasRate), 4},
+		{unsafe.Offsetof(tbSolverManifold{}.MassScale), 4}, {unsafe.Offsetof(tbSolverManifold{}.Leak), 4},
+		{unsafe.Offsetof(tbSolverManifold{}.Drift), 12},
+	}
+	jacobiPointReads = []fieldSpan{
+		{unsafe.Offsetof(tbSolverPoint{}.NA), 12}, {unsafe.Offsetof(tbSolverPoint{}.NB), 12},
+		{unsafe.Offsetof(tbSolverPoint{}.T1A), 12}, {unsafe.Offsetof(tbSolverPoint{}.T1B), 12},
+		{unsafe.Offsetof(tbSolverPoint{}.T2A), 12}, {unsafe.Offsetof(tbSolverPoint{}.T2B), 12},
+		{unsafe.Offsetof(tbSolverPoint{}.Sep), 4}, {unsafe.Offsetof(tbSolverPoint{}.NormalMass), 4},
+		{unsafe.Offsetof(tbSolverPoint{}.SoftMass), 4}, {unsafe.Offsetof(tbSolverPoint{}.Leak), 4},
+		{unsafe.Offsetof(tbSolverPoint{}.TangentMass1), 4}, {unsafe.Offsetof(tbSolverPoint{}.TangentMass2), 4},
+		{unsafe.Offsetof(tbSolverPoint{}.NormalImpulse), 4}, {unsafe.Offsetof(tbSolverPoint{}.TangentImpulse1), 4},
+		{unsafe.Offsetof(tbSolverPoint{}.TangentImpulse2), 4}, {unsafe.Offsetof(tbSolverPoint{}.MaxNormal), 4},
+	}
+	jacobiPointWrites = []fieldSpan{
+		{unsafe.Offsetof(tbSolverPoint{}.NormalImpulse), 4}, {unsafe.Offsetof(tbSolverPoint{}.TangentImpulse1), 4},
+		{unsafe.Offsetof(tbSolverPoint{}.TangentImpulse2), 4}, {unsafe.Offsetof(tbSolverPoint{}.MaxNormal), 4},
+		{unsafe.Offsetof(tbSolverPoint{}.Sliding), 4},
+	}
+)
+
+// sectorSize is the unit a GPU's memory moves: an L2 sector.
+const sectorSize = 32
+
+// jacobiSectorBytes returns what one Jacobi pass moves through the manifold records, in whole 32-byte
+// sectors, for manifolds with the given point counts stored one after another from a 256-byte aligned
+// buffer (as cuMemAlloc aligns): every sector holding a field the pass reads, once, plus every sector
+// holding a field it writes, once more (written back). fields is the bytes of those fields, what the
+// floor counts for the records.
+func jacobiSectorBytes(points []int32) (moved, fields int64) {
+	size := unsafe.Sizeof(tbSolverManifold{})
+	ptsAt := unsafe.Offsetof(tbSolverManifold{}.Pts)
+	ptSize := unsafe.Sizeof(tbSolverPoint{})
+	var read, written map[uintptr]bool
+	touch := func(set map[uintptr]bool, at uintptr, f fieldSpan) {
+		for s := (at + f.off) / sectorSize; s <= (at+f.off+f.size-1)/sectorSize; s++ {
+			set[s] = true
+		}
+	}
+	for k, c := range points {
+		read, written = map[uintptr]bool{}, map[uintptr]bool{}
+		base := uintptr(k) * size
+		for _, f := range jacobiHeader {
+			touch(read, base, f)
+			fields += int64(f.size)
+		}
+		for i := range min(int(c), 4) {
+			at := base + ptsAt + uintptr(i)*ptSize
+			for _, f := range jacobiPointReads {
+				touch(read, at, f)
+				fields += int64(f.size)
+			}
+			for _, f := range jacobiPointWrites {
+				touch(written, at, f)
+				fields += int64(f.size)
+			}
+		}
+		// A sector shared with the next manifold is counted by both: at most one per manifold.
+		moved += int64(len(read)+len(written)) * sectorSize
+	}
+	return moved, fields
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -63,6 +142,11 @@ func (b *Backend) MeasureFloor(reps int) (Floor, error) {
 		f.Points += int(list[i].Count)
 	}
 	f.Bytes = int64(nm)*floorManifoldBytes + int64(f.Points)*floorPointBytes + int64(f.Bodies)*floorBodyBytes
+	counts := make([]int32, nm)
+	for i := range list {
+		counts[i] = list[i].Count
+	}
+	f.RecordBytes, f.FieldBytes = jacobiSectorBytes(counts)
 
 	// Copy bandwidth: a 256 MiB device-to-device copy moves 512 MiB.
 	const copyBytes = 256 << 20

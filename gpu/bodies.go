@@ -70,6 +70,9 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 		if src.Shape[i].Kind == geom.ConvexHull {
 			return fmt.Errorf("body %q: the CUDA backend has no convex hull shapes; run it with -backend cpu", src.Name[i])
 		}
+		if src.Shape[i].Kind == geom.TriMesh {
+			return fmt.Errorf("body %q: the CUDA backend has no triangle mesh shapes; run it with -backend cpu", src.Name[i])
+		}
 		p, q := src.Position[i], src.Rotation[i]
 		pos[k] = float4{p[0], p[1], p[2], src.InvMass[i]}
 		rot[k] = float4{q.V[0], q.V[1], q.V[2], q.W}

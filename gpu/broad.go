@@ -19,6 +19,9 @@ const (
 // broadMovingBit is the top bit of tbNode.Last (TB_MOVING_BIT).
 const broadMovingBit = 1 << 31
 
+// bigCap is TB_BIG_CAP: the most bodies the query's big list holds.
+const bigCap = 32
+
 // broadStage runs the bounds and the LBVH broad phase of sim (updateBounds, then sim/broad/bvh) on the
 // device: per body a box and a moving flag, then the pair list, sorted by (a, b), that sim's LBVH gives
 // on those boxes. It only launches kernels; the pair count stays on the device, counting on past the
@@ -39,7 +42,9 @@ type broadStage struct {
 	nodes, parent  buffer    // n-1 TbNode; 2n-1 int32 (parent<<1 | side, -1 at the root)
 	leafBox, flags buffer    // per sorted leaf: TbBox; per node: children arrived in the fit
 	pairA, pairB   [2]buffer // the pair columns as the query appends them, sorted (ping-pong)
-	pairs, count   buffer    // the output: int2 pairs, and the uint32 counter
+	pairs, count   buffer    // the output: int2 pairs, and two uint32 counters: pairs, big bodies
+	big            buffer    // TB_BIG_CAP TbBig: the bodies left out of the tree walk
+	visits         buffer    // per sorted leaf: nodes and big bodies its query tested
 	scan           scanner
 
 	cur int // which of codes/index holds the sorted keys after the sort
@@ -69,7 +74,9 @@ func (s *broadStage) reserve(d device, bodies, pairCapacity int) error {
 		{&s.pairA[0], 4 * pairCapacity}, {&s.pairA[1], 4 * pairCapacity},
 		{&s.pairB[0], 4 * pairCapacity}, {&s.pairB[1], 4 * pairCapacity},
 		{&s.pairs, 8 * pairCapacity},
-		{&s.count, 4},
+		{&s.count, 8},
+		{&s.big, tbBigSize * bigCap},
+		{&s.visits, 4 * bodies},
 	}
 	for _, g := range grows {
 		if err := grow(d, g.b, g.bytes); err != nil {
@@ -97,7 +104,7 @@ func (s *broadStage) bounds(d device, b *bodyBuffers, dt, speculative float32) e
 
 // pairsOf runs the LBVH over the first n boxes and moving flags in s.boxes and s.moving.
 func (s *broadStage) pairsOf(d device, n int) error {
-	if err := d.zero(s.count.p, 4); err != nil {
+	if err := d.zero(s.count.p, 8); err != nil { // the pair count and the big list's
 		return err
 	}
 	s.treeN = 0
@@ -138,14 +145,15 @@ func (s *broadStage) pairsOf(d device, n int) error {
 	}
 	if err := k.broadFit(blocks(n, broadThreads), broadThreads, broadFitArgs{Boxes: s.boxes.p, Moving: s.moving.p,
 		Index: index.p, N: int32(n), Parent: s.parent.p, Nodes: s.nodes.p, LeafBox: s.leafBox.p,
-		Flags: s.flags.p}); err != nil {
+		Flags: s.flags.p, Frame: s.frame.p, Big: s.big.p, BigCount: s.count.p + 4}); err != nil {
 		return err
 	}
 	s.lap("fit")
 	s.treeN = n
 	if err := k.broadQuery(blocks(n, broadThreads), broadThreads, broadQueryArgs{Nodes: s.nodes.p,
 		Parent: s.parent.p, LeafBox: s.leafBox.p, Index: index.p, Moving: s.moving.p, N: int32(n),
-		PairA: s.pairA[0].p, PairB: s.pairB[0].p, Count: s.count.p, Cap: int32(s.capacity)}); err != nil {
+		Big: s.big.p, BigCount: s.count.p + 4, PairA: s.pairA[0].p, PairB: s.pairB[0].p, Count: s.count.p,
+		Cap: int32(s.capacity), Visits: s.visits.p}); err != nil {
 		return err
 	}
 	s.lap("query")
@@ -208,9 +216,48 @@ func (s *broadStage) pairList() (pairs ptr, count ptr, capacity int) {
 func (s *broadStage) release(d device) {
 	for _, b := range []*buffer{&s.boxes, &s.moving, &s.partial, &s.frame, &s.codes[0], &s.codes[1],
 		&s.index[0], &s.index[1], &s.hist, &s.nodes, &s.parent, &s.leafBox, &s.flags, &s.pairA[0],
-		&s.pairA[1], &s.pairB[0], &s.pairB[1], &s.pairs, &s.count} {
+		&s.pairA[1], &s.pairB[0], &s.pairB[1], &s.pairs, &s.count, &s.big, &s.visits} {
 		release(d, b)
 	}
 	s.scan.release(d)
 	s.bodies, s.capacity, s.treeN = 0, 0, 0
+}
+
+// Walks is what the last tree's queries did: per query thread (one per body), the internal nodes and
+// big bodies it tested. Max is the serial tail of the query kernel; on a GPU the kernel takes about
+// as long as its longest walk.
+type Walks struct {
+	Leaves int     // query threads (bodies in the tree)
+	Max    int     // the longest walk
+	Mean   float64 // the mean walk
+	Big    int     // bodies on the big list, left out of the walk (at most bigCap)
+}
+
+func (w Walks) String() string {
+	return fmt.Sprintf("lbvh query, last step: %d threads, longest walk %d nodes, mean %.1f; %d big bodies tested by every leaf",
+		w.Leaves, w.Max, w.Mean, w.Big)
+}
+
+// walks reads back the last query's per-thread visit counts (a download of 4 bytes per body).
+func (s *broadStage) walks(d device) (Walks, error) {
+	n := s.treeN
+	if n == 0 {
+		return Walks{}, nil
+	}
+	v := make([]uint32, n)
+	if err := downloadSlice(d, v, s.visits.p); err != nil {
+		return Walks{}, err
+	}
+	var c [2]uint32
+	if err := downloadSlice(d, c[:], s.count.p); err != nil {
+		return Walks{}, err
+	}
+	w := Walks{Leaves: n, Big: int(min(c[1], bigCap))}
+	sum := 0
+	for _, x := range v {
+		w.Max = max(w.Max, int(x))
+		sum += int(x)
+	}
+	w.Mean = float64(sum) / float64(n)
+	return w, nil
 }

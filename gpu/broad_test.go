@@ -142,20 +142,21 @@ func downloadPairs(t testing.TB, d device, s *broadStage) []broad.Pair {
 func TestBroadLayoutsMatch(t *testing.T) {
 	d := emulated{}
 	var out buffer
-	if err := grow(d, &out, 8); err != nil {
+	if err := grow(d, &out, 12); err != nil {
 		t.Fatal(err)
 	}
 	defer release(d, &out)
 	if err := (kernelSet{d}).broadSizes(1, 1, broadSizesArgs{Out: out.p}); err != nil {
 		t.Fatal(err)
 	}
-	var got [2]uint32
+	var got [3]uint32
 	if err := downloadSlice(d, got[:], out.p); err != nil {
 		t.Fatal(err)
 	}
-	want := [2]uintptr{unsafe.Sizeof(tbBox{}), unsafe.Sizeof(tbNode{})}
-	if uintptr(got[0]) != want[0] || uintptr(got[1]) != want[1] || unsafe.Sizeof(geom.AABB{}) != want[0] {
-		t.Errorf("sizeof(TbBox, TbNode) = %v in C++, %v in Go; sizeof(geom.AABB) = %d", got, want,
+	want := [3]uintptr{unsafe.Sizeof(tbBox{}), unsafe.Sizeof(tbNode{}), unsafe.Sizeof(tbBig{})}
+	if uintptr(got[0]) != want[0] || uintptr(got[1]) != want[1] || uintptr(got[2]) != want[2] ||
+		unsafe.Sizeof(geom.AABB{}) != want[0] {
+		t.Errorf("sizeof(TbBox, TbNode, TbBig) = %v in C++, %v in Go; sizeof(geom.AABB) = %d", got, want,
 			unsafe.Sizeof(geom.AABB{}))
 	}
 }
@@ -533,5 +534,72 @@ func TestUploadBodiesFillsEveryArray(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBroadPlaneDoesNotWalkTheTree: on broadtest's pile of N boxes over a static ground plane (the
+// plane's leaf sorts first, so that its walk over everything after it visited every node: N-1), the
+// longest query walk stays within a few tree depths, 10 log2 N, and grows by far less than N does from
+// 1,000 to 8,000 boxes; the plane is on the big list, and the pairs are the brute force's.
+func TestBroadPlaneDoesNotWalkTheTree(t *testing.T) {
+	d := emulated{}
+	var s broadStage
+	defer s.release(d)
+	r := rand.New(rand.NewPCG(13, 13))
+	var longest []int
+	for _, n := range []int{1000, 8000} {
+		boxes, moving := broadtest.Pile(r, n)
+		got := boxPairs(t, d, &s, boxes, moving)
+		broadtest.CheckPairs(t, fmt.Sprintf("pile n=%d", n), got, bvh.New().Pairs(boxes, moving, nil))
+		w, err := s.walks(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("pile n=%d: %v", n, w)
+		if w.Leaves != n || w.Big != 1 {
+			t.Errorf("pile n=%d: %d query threads, %d big bodies; want %d and 1 (the plane)", n, w.Leaves, w.Big, n)
+		}
+		if limit := 10 * math.Log2(float64(n)); float64(w.Max) > limit {
+			t.Errorf("pile n=%d: the longest walk tests %d nodes, more than 10 log2 N = %.0f", n, w.Max, limit)
+		}
+		longest = append(longest, w.Max)
+	}
+	if longest[1] > 2*longest[0] {
+		t.Errorf("the longest walk went from %d nodes at 1,000 boxes to %d at 8,000: more than twice", longest[0], longest[1])
+	}
+}
+
+// TestBroadBigListPastItsCapacity: with more big bodies than the list holds (60 floor slabs and
+// walls among small boxes, some resting), the list keeps bigCap of them, the others walk the tree,
+// and the pairs are still the brute force's.
+func TestBroadBigListPastItsCapacity(t *testing.T) {
+	d := emulated{}
+	var s broadStage
+	defer s.release(d)
+	r := rand.New(rand.NewPCG(14, 14))
+	var boxes []geom.AABB
+	for i := range 300 {
+		if i%5 == 0 {
+			// A slab 20 m across on two axes, thin on the third, in a 20 m scene.
+			h := geom.Vec3{10, 10, 10}
+			h[i%3] = 0.2
+			boxes = append(boxes, broadtest.BoxAt(broadtest.RandVec(r, 8, 12), h))
+			continue
+		}
+		boxes = append(boxes, broadtest.BoxAt(broadtest.RandVec(r, 0, 20), broadtest.RandVec(r, 0.2, 1)))
+	}
+	moving := broadtest.RandomMoving(r, len(boxes), 0.6)
+	got := boxPairs(t, d, &s, boxes, moving)
+	broadtest.CheckPairs(t, "60 slabs", got, broad.Brute{}.Pairs(boxes, moving, nil))
+	w, err := s.walks(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c [2]uint32
+	if err := downloadSlice(d, c[:], s.count.p); err != nil {
+		t.Fatal(err)
+	}
+	if w.Big != bigCap || c[1] != 60 {
+		t.Errorf("%d bodies listed of %d big; want %d of 60", w.Big, c[1], bigCap)
 	}
 }

@@ -1,13 +1,17 @@
 package gpu
 
-import "unsafe"
+import (
+	"errors"
+	"unsafe"
+)
 
-// Counts is what one step asked of the device: kernel launches, explicit waits (sync), copies between
+// Counts is what one step asked of the device: kernel launches (a graph's launch counts as one), explicit waits (sync), copies between
 // host and device with their bytes, and copies and clears on the device. A download waits for the
 // device as well (the driver's copies from the device are synchronous), so every download is a wait.
 // They make a step's fixed cost measurable without a GPU: on the emulator the counts are the GPU's.
 type Counts struct {
 	Launches      int
+	Graphs        int // of the launches, those of a graph (a whole recorded sequence: graph.go)
 	Syncs         int
 	Uploads       int
 	UploadBytes   int64
@@ -57,10 +61,33 @@ func (d *counting) sync() error {
 	return d.device.sync()
 }
 
-// base returns the device a counting device passes its work to (d itself otherwise).
+// errNoGraphs: the device below cannot make graphs.
+var errNoGraphs = errors.New("gpu: the device makes no graphs")
+
+// base returns the device that graphing and counting devices pass their work to (d itself otherwise).
 func base(d device) device {
-	if c, ok := d.(*counting); ok {
-		return c.device
+	for {
+		switch w := d.(type) {
+		case *counting:
+			d = w.device
+		case *graphing:
+			d = w.device
+		default:
+			return d
+		}
 	}
-	return d
+}
+
+// counterOf returns the counting device in d's chain, or nil.
+func counterOf(d device) *counting {
+	for {
+		switch w := d.(type) {
+		case *counting:
+			return w
+		case *graphing:
+			d = w.device
+		default:
+			return nil
+		}
+	}
 }

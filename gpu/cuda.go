@@ -27,6 +27,9 @@ type cudaDevice struct {
 	owner map[string]int
 	mu    sync.Mutex
 	fns   map[string]cu.Function
+	// stream is the CUstream graphs are captured on and launched in (graph_cuda.go), nil until the
+	// first graph.
+	stream unsafe.Pointer
 }
 
 // openCUDA creates a context on the first GPU (or the given ordinal) and loads every PTX module.

@@ -29,6 +29,16 @@ type int2 struct {
 	X, Y int32
 }
 
+// tbBig mirrors TbBig of kernels/broad.cuh (36 bytes).
+//
+// TbBig is a body left out of the tree walk (tb_broad_fit lists it, tb_broad_query tests every leaf
+// against it): its box, its sorted leaf position, the body, and whether it moves.
+type tbBig struct {
+	Box        tbBox
+	Leaf, Body int32
+	Moving     uint32
+}
+
 // tbBox mirrors TbBox of kernels/broad.cuh (24 bytes).
 //
 // TbBox is an AABB as sim/geom.AABB lays it out: min xyz, then max xyz (24 bytes, so that the Go side
@@ -159,35 +169,46 @@ type tbContactOut struct {
 	FX, FY, FZ         float32 // friction impulse, world
 }
 
-// tbSolverManifold mirrors TbSolverManifold of kernels/solver.cu (1056 bytes).
+// tbSolverManifold mirrors TbSolverManifold of kernels/solver.cu (1120 bytes).
 //
-// TbSolverManifold is the solver's view of one touching pair (sim's manifold).
+// TbSolverManifold is the solver's view of one touching pair (sim's manifold). Its header is padded to
+// three sectors (96 bytes), so that its points start on sector boundaries (1,120 bytes in all).
 type tbSolverManifold struct {
 	A, B, Count               int32
 	Normal, T1, T2            float3
 	Friction, Restitution     float32
-	BiasRate, MassScale, Leak float32 // soft coefficients of the biased pass
-	Drift                     float3  // mean friction-anchor drift (tb_solver_refresh)
+	BiasRate, MassScale, Leak float32    // soft coefficients of the biased pass
+	Drift                     float3     // mean friction-anchor drift (tb_solver_refresh)
+	Pad                       [4]float32 // to 96 bytes
 	Pts                       [4]tbSolverPoint
 }
 
-// tbSolverPoint mirrors TbSolverPoint of kernels/solver.cu (244 bytes).
+// tbSolverPoint mirrors TbSolverPoint of kernels/solver.cu (256 bytes).
 //
 // TbSolverPoint is one solver contact point (sim's contactPoint): a normal row and two friction rows
-// with their angular Jacobian terms fixed for the step.
+// with their angular Jacobian terms fixed for the step. It is laid out for the Jacobi pass
+// (tb_solver_jacobi), which runs many times a step and reads only part of it: the fields it reads fill
+// the first three 32-byte sectors (96 bytes), those it writes the fourth, and the rest, which
+// prepare, refresh, restitution and the export use, come after; 256 bytes in all, so that in a
+// 256-byte aligned buffer every point starts a sector (gpu/bandwidth_floor.go counts the sectors).
 type tbSolverPoint struct {
-	NA, NB, InA, InB                                       float3 // rA x n, rB x n and the world inverse inertia times them
-	T1A, T1B, It1A, It1B                                   float3 // the same for the first friction direction
-	T2A, T2B, It2A, It2B                                   float3 // and the second
-	LocalA, LocalB                                         float3 // anchors in the bodies' frames (current separation)
-	AnchorA, AnchorB                                       float3 // friction anchors: where the point started sticking, bodies' frames
-	NormalImpulse, TangentImpulse1, TangentImpulse2        float32
-	MaxNormal                                              float32 // largest normal impulse applied this step (restitution needs contact)
+	// Read by the pass (sector 0 to 2).
+	NA, NB                                                 float3 // rA x n, rB x n
+	T1A, T1B                                               float3 // the same for the first friction direction
+	T2A, T2B                                               float3 // and the second
 	NormalMass, SoftMass, Leak, TangentMass1, TangentMass2 float32
 	Sep                                                    float32 // current separation (tb_solver_refresh)
-	RelVel                                                 float32 // relative normal velocity before the solve (restitution)
-	ID                                                     uint32  // feature id
-	Sliding                                                int32   // the Coulomb clamp was active in the last friction pass
+	// Read and written by the pass (sector 3).
+	NormalImpulse, TangentImpulse1, TangentImpulse2 float32
+	MaxNormal                                       float32 // largest normal impulse applied this step (restitution needs contact)
+	Sliding                                         int32   // the Coulomb clamp was active in the last friction pass
+	// Not used by the pass.
+	InA, InB, It1A, It1B, It2A, It2B float3     // the world inverse inertia times the angular terms
+	LocalA, LocalB                   float3     // anchors in the bodies' frames (current separation)
+	AnchorA, AnchorB                 float3     // friction anchors: where the point started sticking, bodies' frames
+	RelVel                           float32    // relative normal velocity before the solve (restitution)
+	ID                               uint32     // feature id
+	Pad                              [3]float32 // to 256 bytes
 }
 
 // kernelSet launches the kernels of gpu/kernels on a device: one method per TB_KERNEL, named for the
@@ -745,20 +766,28 @@ func (k kernelSet) broadBuild(grid, block int, a broadBuildArgs) error {
 // children and goes on, so every node is fitted once, after both children. The fence orders a slot's
 // write before the count that lets the sibling read it; the sibling reads through volatile so that it
 // sees the write and not a cached line.
+//
+// A valid big box (tbBoxBig in the frame) is also appended to the big list (at most TB_BIG_CAP of
+// them; *bigCount, zero before the pass, counts on past it), which tb_broad_query tests every leaf
+// against instead of letting the big leaf walk the tree. Which big bodies get a place when there are
+// more does not change the pairs, only who finds them.
 type broadFitArgs struct {
-	Boxes   ptr // const TbBox *
-	Moving  ptr // const unsigned int *
-	Index   ptr // const unsigned int *
-	N       int32
-	Parent  ptr // const int *
-	Nodes   ptr // TbNode *
-	LeafBox ptr // TbBox *
-	Flags   ptr // unsigned int *
+	Boxes    ptr // const TbBox *
+	Moving   ptr // const unsigned int *
+	Index    ptr // const unsigned int *
+	N        int32
+	Parent   ptr // const int *
+	Nodes    ptr // TbNode *
+	LeafBox  ptr // TbBox *
+	Flags    ptr // unsigned int *
+	Frame    ptr // const float *
+	Big      ptr // TbBig *
+	BigCount ptr // unsigned int *
 }
 
 // broadFit launches tb_broad_fit over grid blocks of block threads.
 func (k kernelSet) broadFit(grid, block int, a broadFitArgs) error {
-	return k.dev.launch("tb_broad_fit", grid, block, a.Boxes, a.Moving, a.Index, a.N, a.Parent, a.Nodes, a.LeafBox, a.Flags)
+	return k.dev.launch("tb_broad_fit", grid, block, a.Boxes, a.Moving, a.Index, a.N, a.Parent, a.Nodes, a.LeafBox, a.Flags, a.Frame, a.Big, a.BigCount)
 }
 
 // broadQueryArgs are the parameters of tb_broad_query (kernels/lbvh.cu), in the kernel's order.
@@ -768,22 +797,32 @@ func (k kernelSet) broadFit(grid, block int, a broadFitArgs) error {
 // query walks up the parent links and, at each such ancestor, tests the right child's box and walks an
 // overlapping subtree depth first with an explicit stack. From a resting body it looks only into
 // subtrees holding a moving body. The tree is at most 64 deep (each level lengthens the key prefix).
+//
+// The bodies of the big list (tb_broad_fit) do not walk: a world-spanning body's walk visits the whole
+// tree, one thread's serial tail. Instead every leaf tests the listed leaves before it, so each pair
+// is still found once, from its first leaf when that one walks and from its second when the first is
+// listed, with the same overlap and moving tests: the pairs are the same, and so is their sorted list.
+// visits[k] is the number of internal nodes and listed bodies leaf k's thread tested (0 for an
+// invalid body), so that the longest walk is measurable (Backend.QueryWalks).
 type broadQueryArgs struct {
-	Nodes   ptr // const TbNode *
-	Parent  ptr // const int *
-	LeafBox ptr // const TbBox *
-	Index   ptr // const unsigned int *
-	Moving  ptr // const unsigned int *
-	N       int32
-	PairA   ptr // unsigned int *
-	PairB   ptr // unsigned int *
-	Count   ptr // unsigned int *
-	Cap     int32
+	Nodes    ptr // const TbNode *
+	Parent   ptr // const int *
+	LeafBox  ptr // const TbBox *
+	Index    ptr // const unsigned int *
+	Moving   ptr // const unsigned int *
+	N        int32
+	Big      ptr // const TbBig *
+	BigCount ptr // const unsigned int *
+	PairA    ptr // unsigned int *
+	PairB    ptr // unsigned int *
+	Count    ptr // unsigned int *
+	Cap      int32
+	Visits   ptr // unsigned int *
 }
 
 // broadQuery launches tb_broad_query over grid blocks of block threads.
 func (k kernelSet) broadQuery(grid, block int, a broadQueryArgs) error {
-	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.PairA, a.PairB, a.Count, a.Cap)
+	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.Big, a.BigCount, a.PairA, a.PairB, a.Count, a.Cap, a.Visits)
 }
 
 // broadPairsOutArgs are the parameters of tb_broad_pairs_out (kernels/lbvh.cu), in the kernel's order.

@@ -102,3 +102,24 @@ func BenchmarkCUDAStep(b *testing.B) {
 		})
 	}
 }
+
+// TestCUDAStepIsOneGraphAndTheSameBits: on the GPU a steady pyramid20 step is captured as one graph
+// (not fallen back to plain launches) and 120 steps with graphs give the same bits as 120 launched
+// kernel by kernel (NoGraphs).
+func TestCUDAStepIsOneGraphAndTheSameBits(t *testing.T) {
+	plain, graphed := newWorld(t, "pyramid20"), newWorld(t, "pyramid20")
+	defer plain.Close()
+	defer graphed.Close()
+	pb, gb := newCUDA(t), newCUDA(t)
+	pb.NoGraphs = true
+	must(t, plain.SetBackend(pb), graphed.SetBackend(gb))
+	defer plain.SetBackend(nil)
+	defer graphed.SetBackend(nil)
+	graphSteps(t, plain, 120)
+	graphSteps(t, graphed, 120)
+	if c := gb.StepCounts(); c.Launches != 1 || c.Graphs != 1 || gb.graphs.off {
+		t.Errorf("steady step on the GPU: %+v (graphs off: %v); want one graph launch", c, gb.graphs.off)
+	}
+	must(t, plain.Sync(), graphed.Sync())
+	sameBodies(t, "120 steps", plain, graphed)
+}

@@ -12,6 +12,7 @@ const (
 	contactOutBytes     = int(unsafe.Sizeof(tbContactOut{}))     // TbContactOut
 	tbBoxSize           = int(unsafe.Sizeof(tbBox{}))            // TbBox
 	tbNodeSize          = int(unsafe.Sizeof(tbNode{}))           // TbNode
+	tbBigSize           = int(unsafe.Sizeof(tbBig{}))            // TbBig
 )
 
 // bodyBuffers holds the device arrays of body state (layout.cuh), indexed by dense body index.

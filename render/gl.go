@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/go-gl/gl/v4.6-core/gl"
 
@@ -11,9 +12,14 @@ import (
 
 // Init loads the OpenGL functions for the current context and checks its version: the renderer needs
 // 4.5 core (it asks for 4.6 and takes 4.5, which Mesa's llvmpipe grants). gl.Init succeeds even when
-// functions are missing, so the version string is what decides. It returns that string.
-func Init() (string, error) {
-	if err := gl.Init(); err != nil {
+// functions are missing, so the version string is what decides. It returns that string. getProc is
+// the context's loader (eglGetProcAddress for an EGL context); nil: go-gl's own (GLX, for GLFW's).
+func Init(getProc func(name string) unsafe.Pointer) (string, error) {
+	load := gl.Init
+	if getProc != nil {
+		load = func() error { return gl.InitWithProcAddrFunc(getProc) }
+	}
+	if err := load(); err != nil {
 		return "", fmt.Errorf("opengl: %w", err)
 	}
 	v := gl.GoStr(gl.GetString(gl.VERSION))

@@ -221,6 +221,14 @@ func lightViewProj(lo, hi mgl32.Vec3) mgl32.Mat4 {
 // Draw renders f seen by cam into the bound framebuffer fb (0: the window's), a width x height
 // pixel viewport.
 func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt Options) {
+	r.Upload(f)
+	r.DrawUploaded(f, cam, fb, width, height, opt)
+}
+
+// Upload copies the frame's host instances (shapes and hulls) into the renderer's GL buffers: the
+// part of a frame that moves the bodies to GL when interop does not (a frame from the device buffer
+// uploads only its hulls). Draw does it; the app calls it apart to time it.
+func (r *Renderer) Upload(f *Frame) {
 	for k := range instance.NumKinds {
 		gl.BindBuffer(gl.ARRAY_BUFFER, r.inst[k])
 		n := len(f.Shapes[k])
@@ -229,6 +237,10 @@ func (r *Renderer) Draw(f *Frame, cam *Camera, fb uint32, width, height int, opt
 		}
 	}
 	r.uploadHulls(f)
+}
+
+// DrawUploaded is Draw after Upload: the frame's passes alone.
+func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height int, opt Options) {
 	lvp := lightViewProj(f.Lo, f.Hi)
 
 	gl.Enable(gl.DEPTH_TEST)

@@ -35,6 +35,8 @@ var catalog = []Info{
 		Description: "48 rocks (convex hulls) dropped among 5 static boulders: watch them settle in a heap"},
 	{Name: "bunny", Group: "piles", Bodies: 9,
 		Description: "5 bunnies (the hull of a low-poly bunny, inertia from its mesh) dropped onto rocks"},
+	{Name: "terrain", Group: "piles", Bodies: 37,
+		Description: "36 boxes, balls and rocks dropped into a bumpy bowl (a static triangle mesh)"},
 	{Name: "rain", Group: "piles", Bodies: 10005,
 		Description: "10,000 small boxes poured into a bin: watch the heap form and settle"},
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +41,9 @@ func Parse(file string, data []byte) (*Scene, error) {
 		return nil, &Error{File: file, Problem: "malformed JSON: " + err.Error()}
 	}
 	d := decoder{}
+	if file != "" {
+		d.dir = filepath.Dir(file)
+	}
 	s := d.scene(root)
 	if d.err == nil {
 		d.err = s.validate()
@@ -200,6 +204,7 @@ func join(path, key string) string {
 // error wins; later calls do nothing once err is set.
 type decoder struct {
 	err *Error
+	dir string // the scene file's folder: mesh files are relative to it
 }
 
 func (d *decoder) fail(path, problem string, n *node) {
@@ -487,7 +492,7 @@ func (d *decoder) body(n *node, path string, b *Body) {
 }
 
 func (d *decoder) shape(n *node, path string, s *Shape) {
-	m := d.fields(n, path, "type", "halfExtents", "radius", "halfHeight", "normal", "offset", "points")
+	m := d.fields(n, path, "type", "halfExtents", "radius", "halfHeight", "normal", "offset", "points", "file", "vertices", "triangles")
 	d.required(m, "type", path)
 	if m == nil || d.err != nil {
 		return
@@ -499,6 +504,12 @@ func (d *decoder) shape(n *node, path string, s *Shape) {
 	s.Normal = d.optVec(m, "normal", path)
 	s.Offset = d.optNumber(m, "offset", path)
 	s.Points = d.points(m, "points", path)
+	s.File = d.optString(m, "file", path)
+	s.Vertices = d.points(m, "vertices", path)
+	s.Triangles = d.triangles(m, "triangles", path)
+	if s.File != "" {
+		s.base = d.dir
+	}
 }
 
 func (d *decoder) joint(n *node, path string, j *Joint) {

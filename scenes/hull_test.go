@@ -93,7 +93,7 @@ func TestHullPresetsSettle(t *testing.T) {
 			}
 		}
 		t.Logf("%s after 8 s: max speed %.3g m/s, lowest point %.3g m", name, vmax, ymin)
-		// Both settle: measured 7.7e-5 m/s (rocks) and 1.0e-5 m/s (bunny). The bunnies that landed on
+		// Both settle: measured 4.7e-4 m/s (rocks) and 5.5e-5 m/s (bunny). The bunnies that landed on
 		// their rounded sides rocked at 0.06 m/s for ever while a hull's manifold on the ground could
 		// drop a vertex it stood on for a wider one a centimetre up (sim/collide reducePts).
 		if lim := float32(1e-3); vmax > lim {

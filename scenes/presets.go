@@ -37,6 +37,7 @@ var presets = map[string]func() *Scene{
 	"wall":          wall,
 	"bunny":         bunny,
 	"rocks":         rocks,
+	"terrain":       terrain,
 }
 
 // Names returns the presets' names, sorted.

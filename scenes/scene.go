@@ -10,6 +10,7 @@ package scenes
 
 import (
 	"math"
+
 	"strconv"
 	"strings"
 )
@@ -74,13 +75,20 @@ type Body struct {
 
 // Shape is a body's collision shape in its local frame. Only the fields of its Type may be set.
 type Shape struct {
-	Type        string   `json:"type"`                  // "box", "sphere", "capsule", "plane" or "hull"
+	Type        string   `json:"type"`                  // "box", "sphere", "capsule", "plane", "hull" or "mesh"
 	HalfExtents *Vec3    `json:"halfExtents,omitempty"` // box
 	Radius      *float64 `json:"radius,omitempty"`      // sphere, capsule
 	HalfHeight  *float64 `json:"halfHeight,omitempty"`  // capsule: half the core segment, along local y
 	Normal      *Vec3    `json:"normal,omitempty"`      // plane: any non-zero length (normalised)
 	Offset      *float64 `json:"offset,omitempty"`      // plane: points p with n.p = offset; default 0
 	Points      []Vec3   `json:"points,omitempty"`      // hull: 4 to geom.MaxHullPoints points, re-centred on the centre of mass
+	// Mesh (static bodies only): an OBJ file, its path relative to the scene file, or vertices and
+	// triangles (indices from 0, counter-clockwise seen from the side bodies are kept on).
+	File      string   `json:"file,omitempty"`
+	Vertices  []Vec3   `json:"vertices,omitempty"`
+	Triangles [][3]int `json:"triangles,omitempty"`
+
+	base string // the scene file's folder, for File
 }
 
 // Joint joins two bodies, or a body and the static world (BodyB empty).

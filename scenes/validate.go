@@ -193,6 +193,9 @@ func (b *Body) validate(c *check, path string) {
 		c.fail(path+".type", "unknown body type (want dynamic, kinematic or static)", strconv.Quote(b.Type))
 	}
 	b.Shape.validate(c, path+".shape")
+	if b.Shape.Type == "mesh" && b.Type != "static" && c.err == nil {
+		b.Shape.validateMovingMesh(c, path+".shape")
+	}
 	if b.Shape.Type == "plane" && b.Type != "static" && c.err == nil {
 		typ := b.Type
 		if typ == "" {
@@ -261,6 +264,11 @@ func (s *Shape) validate(c *check, path string) {
 	if s.Type != "hull" && s.Points != nil {
 		unused("points", true, strconv.Itoa(len(s.Points))+" points")
 	}
+	if s.Type != "mesh" {
+		unused("file", s.File != "", strconv.Quote(s.File))
+		unused("vertices", s.Vertices != nil, strconv.Itoa(len(s.Vertices))+" vertices")
+		unused("triangles", s.Triangles != nil, strconv.Itoa(len(s.Triangles))+" triangles")
+	}
 	switch s.Type {
 	case "box":
 		if s.HalfExtents == nil {
@@ -305,10 +313,19 @@ func (s *Shape) validate(c *check, path string) {
 		unusedNum("halfHeight", s.HalfHeight)
 		unusedVec("normal", s.Normal)
 		unusedNum("offset", s.Offset)
+	case "mesh":
+		unusedVec("halfExtents", s.HalfExtents)
+		unusedNum("radius", s.Radius)
+		unusedNum("halfHeight", s.HalfHeight)
+		unusedVec("normal", s.Normal)
+		unusedNum("offset", s.Offset)
+		if c.err == nil {
+			s.validateMesh(c, path)
+		}
 	case "":
 		c.fail(path+".type", "missing (required)", "")
 	default:
-		c.fail(path+".type", "unknown shape type (want box, sphere, capsule, plane or hull)", strconv.Quote(s.Type))
+		c.fail(path+".type", "unknown shape type (want box, sphere, capsule, plane, hull or mesh)", strconv.Quote(s.Type))
 	}
 }
 

@@ -206,6 +206,13 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 	if sh.Type == "hull" {
 		hullDef(&d, sh)
 	}
+	if sh.Type == "mesh" {
+		if d.Type == sim.Static {
+			d.Shape = geom.Shape{Kind: geom.TriMesh, Mesh: sh.builtMesh()}
+		} else {
+			movingMeshDef(&d, sh)
+		}
+	}
 	if b.Velocity != nil {
 		d.Velocity = vec(*b.Velocity)
 	}

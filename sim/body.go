@@ -180,6 +180,13 @@ func validateDef(d *BodyDef) error {
 		if s.Hull == nil || !(s.Hull.Volume > 0) {
 			return bad("shape.points", "no hull (build it with geom.NewHull)")
 		}
+	case geom.TriMesh:
+		if d.Type != Static {
+			return fmt.Errorf("body %q: a triangle mesh must be static, got %s", d.Name, d.Type)
+		}
+		if s.Mesh == nil {
+			return bad("shape.mesh", "no mesh (build it with geom.NewMesh)")
+		}
 	case geom.Plane:
 		if d.Type != Static {
 			return fmt.Errorf("body %q: a plane must be static, got %s", d.Name, d.Type)

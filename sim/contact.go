@@ -116,6 +116,8 @@ func boundingRadius(s *geom.Shape) float32 {
 		return s.Radius + s.HalfHeight
 	case geom.ConvexHull:
 		return s.Hull.Radius
+	case geom.TriMesh:
+		return s.Mesh.Radius
 	}
 	return 0
 }
@@ -164,9 +166,39 @@ func (w *World) narrowPhase(lo, hi int) {
 			(b.AngularVelocity[ia].Len()*boundingRadius(&b.Shape[ia])+
 				b.AngularVelocity[ib].Len()*boundingRadius(&b.Shape[ib]))*dt
 		margin := w.settings.Speculative + rel
+		if ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind; ka == geom.TriMesh || kb == geom.TriMesh {
+			p.cand[k].Count = 0
+			p.meshCand[k] = meshPair(b, ia, ib, margin, p.meshCand[k][:0])
+			continue
+		}
 		collide.Collide(&b.Shape[ia], geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]},
 			&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, margin, &p.cand[k])
 	}
+}
+
+// meshPair collides a mesh body with another body (either order) into out: the mesh's manifolds,
+// each with its normal from ia to ib.
+func meshPair(b *Bodies, ia, ib int32, margin float32, out []collide.Manifold) []collide.Manifold {
+	pa := geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]}
+	pb := geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}
+	if b.Shape[ia].Kind == geom.TriMesh {
+		return collide.CollideMesh(&b.Shape[ia], pa, &b.Shape[ib], pb, margin, out)
+	}
+	out = collide.CollideMesh(&b.Shape[ib], pb, &b.Shape[ia], pa, margin, out)
+	for i := range out {
+		n := out[i].Normal
+		out[i].Normal = geom.Vec3{-n[0], -n[1], -n[2]}
+	}
+	return out
+}
+
+// candOf returns the narrow phase's manifold that solver manifold k came from.
+func (p *pipeline) candOf(k int) *collide.Manifold {
+	m := &p.manifolds[k]
+	if s := p.manSub[k]; s >= 0 {
+		return &p.meshCand[m.pair][s]
+	}
+	return &p.cand[m.pair]
 }
 
 // gatherManifolds turns the narrow phase's touching pairs into solver manifolds (serial, in pair order,
@@ -175,16 +207,10 @@ func (w *World) gatherManifolds() {
 	p := &w.pipe
 	b := &w.Bodies
 	p.manifolds = p.manifolds[:0]
+	p.manSub = p.manSub[:0]
 	contacts := 0
-	for k := range p.pairs {
-		c := &p.cand[k]
-		if c.Count == 0 {
-			continue
-		}
+	add := func(k int, sub int32, c *collide.Manifold) {
 		ia, ib := p.pairs[k].A, p.pairs[k].B
-		if p.jointed(ia, ib) {
-			continue // jointed bodies do not collide
-		}
 		m := manifold{a: ia, b: ib, pair: int32(k), count: int32(c.Count), normal: vv(c.Normal)}
 		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
 		m.restitution = max(b.Restitution[ia], b.Restitution[ib])
@@ -192,14 +218,35 @@ func (w *World) gatherManifolds() {
 			m.pts[i].id = c.Points[i].ID
 		}
 		p.manifolds = append(p.manifolds, m)
+		p.manSub = append(p.manSub, sub)
 		contacts += c.Count
+	}
+	for k := range p.pairs {
+		c := &p.cand[k]
+		mesh := b.Shape[p.pairs[k].A].Kind == geom.TriMesh || b.Shape[p.pairs[k].B].Kind == geom.TriMesh
+		if c.Count == 0 && !mesh {
+			continue
+		}
+		if p.jointed(p.pairs[k].A, p.pairs[k].B) {
+			continue // jointed bodies do not collide
+		}
+		if !mesh {
+			add(k, -1, c)
+			continue
+		}
+		for s := range p.meshCand[k] {
+			if p.meshCand[k][s].Count > 0 {
+				add(k, int32(s), &p.meshCand[k][s])
+			}
+		}
 	}
 	w.Stats.Manifolds = len(p.manifolds)
 	w.Stats.Contacts = contacts
 }
 
-// findPrev returns last step's manifold for the pair (a, b), or nil. prev is sorted by (a, b).
-func (p *pipeline) findPrev(a, b int32) *manifold {
+// findPrev returns the index of last step's first manifold for the pair (a, b), or -1. prev is sorted by (a, b);
+// a pair with a mesh may have several manifolds, which follow the first.
+func (p *pipeline) findPrev(a, b int32) int {
 	lo, hi := 0, len(p.prev)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -211,7 +258,7 @@ func (p *pipeline) findPrev(a, b int32) *manifold {
 		}
 	}
 	if lo < len(p.prev) && p.prev[lo].a == a && p.prev[lo].b == b {
-		return &p.prev[lo]
+		return lo
 	}
-	return nil
+	return -1
 }

@@ -15,6 +15,21 @@ type softness struct {
 	compliance                        float32 // 1 / a2: the row's compliance relative to its inverse mass
 }
 
+// prevPoint finds last step's point with feature id among the manifolds of old's pair (old is the
+// first of them, at index first; a pair with a mesh has one per contact normal): the point and its manifold, or nils.
+func (p *pipeline) prevPoint(first int, id uint32) (*contactPoint, *manifold) {
+	a, b := p.prev[first].a, p.prev[first].b
+	for k := first; k < len(p.prev) && p.prev[k].a == a && p.prev[k].b == b; k++ {
+		m := &p.prev[k]
+		for j := 0; j < int(m.count); j++ {
+			if m.pts[j].id == id {
+				return &m.pts[j], m
+			}
+		}
+	}
+	return nil, nil
+}
+
 func makeSoft(hertz, zeta, h float32) softness {
 	if hertz == 0 {
 		return softness{0, 1, 0, 0}
@@ -47,7 +62,7 @@ func (w *World) prepareContacts(lo, hi int) {
 	noFriction := w.settings.NoFriction
 	for k := lo; k < hi; k++ {
 		m := &p.manifolds[k]
-		c := &p.cand[m.pair]
+		c := p.candOf(k)
 		a, o := m.a, m.b
 		mA, mB := b.InvMass[a], b.InvMass[o]
 		iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
@@ -63,7 +78,7 @@ func (w *World) prepareContacts(lo, hi int) {
 		}
 		m.biasRate, m.massScale, m.leak = soft.biasRate, soft.massScale, soft.impulseScale
 		rubs := !noFriction && m.friction > 0
-		var old *manifold
+		old := -1
 		if warm {
 			old = p.findPrev(a, o)
 		}
@@ -105,14 +120,12 @@ func (w *World) prepareContacts(lo, hi int) {
 			cp.maxNormal = 0
 			cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
 			cp.anchorA, cp.anchorB, cp.sliding = cp.localA, cp.localB, !rubs
-			if old == nil {
+			if old < 0 {
 				continue
 			}
-			for j := 0; j < int(old.count); j++ {
-				op := &old.pts[j]
-				if op.id != cp.id {
-					continue
-				}
+			op, om := p.prevPoint(old, cp.id)
+			if op != nil {
+				old := om
 				if !op.sliding {
 					// Keep the old anchors unless they lie far apart along the contact plane: a
 					// sticking point drifts by millimetres, so a larger gap means the feature id now
@@ -132,7 +145,6 @@ func (w *World) prepareContacts(lo, hi int) {
 						cp.tangentImpulse = coulomb(cp.tangentImpulse, m.friction*cp.normalImpulse)
 					}
 				}
-				break
 			}
 		}
 	}
@@ -222,7 +234,101 @@ func (w *World) store(m *manifold, s *bodyPair) {
 
 // solveManifold is one Gauss-Seidel pass over a manifold: each row sees the previous rows' updates.
 // Bodies of one graph colour are disjoint, so a colour's manifolds run in parallel.
+//
+// It is the hot loop of the CPU step (about 80% of a pyramid's step), so it is written out by hand: the
+// two bodies' velocities live in locals (registers) for the whole manifold, and the rows' arithmetic
+// (normalRow, friction, bodyPair's apply and rowVel) is inlined with the same operations in the same
+// order, so the results are bit for bit those of the helpers, which the Jacobi and restitution passes
+// still use (TestSolveManifoldMatchesHelpers checks it).
 func (w *World) solveManifold(m *manifold, useBias bool) {
+	p := &w.pipe
+	b := &w.Bodies
+	ia, ib := m.a, m.b
+	mA, mB := b.InvMass[ia], b.InvMass[ib]
+	vA, wA := vv(b.Velocity[ia]), vv(b.AngularVelocity[ia])
+	vB, wB := vv(b.Velocity[ib]), vv(b.AngularVelocity[ib])
+	n := m.normal
+	pts := m.pts[:m.count]
+	invH, maxPush, biasRate := p.invH, p.maxPush, m.biasRate
+	for i := range pts {
+		cp := &pts[i]
+		vn := n.Dot(vB.Sub(vA)) + cp.nB.Dot(wB) - cp.nA.Dot(wA)
+		var imp float32
+		switch s := cp.sep; {
+		case s > 0:
+			imp = -cp.normalMass * (vn + s*invH)
+		case useBias:
+			imp = -cp.softMass*(vn+max(biasRate*s, -maxPush)) - cp.leak*cp.normalImpulse
+		default:
+			imp = -cp.normalMass * vn
+		}
+		// max(acc, 0) and max(maxNormal, imp) as comparisons: Go's max also orders -0 below +0 and
+		// passes NaN on, which costs branches; these give the same values for every non-NaN input.
+		acc := cp.normalImpulse + imp
+		if !(acc > 0) {
+			acc = 0
+		}
+		imp = acc - cp.normalImpulse
+		cp.normalImpulse = acc
+		if imp > cp.maxNormal {
+			cp.maxNormal = imp
+		}
+		vA = vA.Sub(n.Scale(imp * mA))
+		wA = wA.Sub(cp.inA.Scale(imp))
+		vB = vB.Add(n.Scale(imp * mB))
+		wB = wB.Add(cp.inB.Scale(imp))
+	}
+	if !w.settings.NoFriction {
+		t1, t2 := m.t1, m.t2
+		ms, leak := float32(1), float32(0)
+		var bias1, bias2 float32
+		if useBias {
+			bias1, bias2 = m.drift.Dot(t1)*biasRate, m.drift.Dot(t2)*biasRate
+			ms, leak = m.massScale, m.leak
+		}
+		mu := m.friction
+		for i := range pts {
+			cp := &pts[i]
+			dv := vB.Sub(vA)
+			vt1 := t1.Dot(dv) + cp.t1B.Dot(wB) - cp.t1A.Dot(wA)
+			vt2 := t2.Dot(dv) + cp.t2B.Dot(wB) - cp.t2A.Dot(wA)
+			if useBias {
+				vt1 += bias1
+				vt2 += bias2
+			}
+			old1, old2 := cp.tangentImpulse[0], cp.tangentImpulse[1]
+			l1 := old1 - cp.tangentMass[0]*ms*vt1 - leak*old1
+			l2 := old2 - cp.tangentMass[1]*ms*vt2 - leak*old2
+			maxF := mu * cp.normalImpulse
+			cp.sliding = false
+			if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
+				s := maxF / vecmath.Sqrt(mag2)
+				l1, l2 = l1*s, l2*s
+				cp.sliding = true
+			}
+			d1, d2 := l1-old1, l2-old2
+			cp.tangentImpulse = [2]float32{l1, l2}
+			vA = vA.Sub(t1.Scale(d1 * mA))
+			wA = wA.Sub(cp.it1A.Scale(d1))
+			vB = vB.Add(t1.Scale(d1 * mB))
+			wB = wB.Add(cp.it1B.Scale(d1))
+			vA = vA.Sub(t2.Scale(d2 * mA))
+			wA = wA.Sub(cp.it2A.Scale(d2))
+			vB = vB.Add(t2.Scale(d2 * mB))
+			wB = wB.Add(cp.it2B.Scale(d2))
+		}
+	}
+	if mA != 0 {
+		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
+	}
+	if mB != 0 {
+		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
+	}
+}
+
+// solveManifoldHelpers is solveManifold written with the row helpers, as it was before it was inlined
+// by hand: the reference that TestSolveManifoldMatchesHelpers compares it with, bit for bit.
+func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 	p := &w.pipe
 	s := w.loadPair(m)
 	n := m.normal

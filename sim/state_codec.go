@@ -47,6 +47,7 @@ type shapeImage struct {
 	Normal      Vec3
 	Offset      float32
 	Hull        int32
+	Mesh        int32 // index in the mesh table, or -1
 }
 
 // hullScalars are a hull's mass properties and frame, stored after its arrays.
@@ -61,13 +62,24 @@ type hullScalars struct {
 // shapeImages returns the shapes' images and the hulls they index, each distinct hull once, in order of
 // first use. A hull is stored whole (not as the points it was built from), so a loaded state's bodies
 // have exactly the geometry they had.
-func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull) {
+func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull, []*geom.Mesh) {
 	out := make([]shapeImage, len(shapes))
 	var hulls []*geom.Hull
+	var meshes []*geom.Mesh
 	index := map[*geom.Hull]int32{}
+	mindex := map[*geom.Mesh]int32{}
 	for i, sh := range shapes {
 		out[i] = shapeImage{Kind: sh.Kind, HalfExtents: sh.HalfExtents, Radius: sh.Radius, HalfHeight: sh.HalfHeight,
-			Normal: sh.Normal, Offset: sh.Offset, Hull: -1}
+			Normal: sh.Normal, Offset: sh.Offset, Hull: -1, Mesh: -1}
+		if sh.Mesh != nil {
+			k, ok := mindex[sh.Mesh]
+			if !ok {
+				k = int32(len(meshes))
+				mindex[sh.Mesh] = k
+				meshes = append(meshes, sh.Mesh)
+			}
+			out[i].Mesh = k
+		}
 		if sh.Hull != nil {
 			k, ok := index[sh.Hull]
 			if !ok {
@@ -78,7 +90,7 @@ func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull) {
 			out[i].Hull = k
 		}
 	}
-	return out, hulls
+	return out, hulls, meshes
 }
 
 func layoutHash(ts ...reflect.Type) uint64 {
@@ -157,7 +169,7 @@ func (s *State) MarshalBinary() ([]byte, error) {
 		out = append(out, n...)
 	}
 	section(podBytes([]Settings{s.user}))
-	shapes, hulls := shapeImages(s.bodies.Shape)
+	shapes, hulls, meshes := shapeImages(s.bodies.Shape)
 	for _, p := range s.arrays(shapes) {
 		section(p)
 	}
@@ -168,6 +180,13 @@ func (s *State) MarshalBinary() ([]byte, error) {
 		section(podBytes(h.FaceVerts))
 		section(podBytes(h.Edges))
 		section(podBytes([]hullScalars{{h.Volume, h.UnitInertia, h.Centre, h.Frame, h.Radius}}))
+	}
+	// Meshes: their vertices and triangles; the rest (normals, edges, BVH) is rebuilt from them on
+	// load, by the same deterministic code.
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(meshes)))
+	for _, m := range meshes {
+		section(podBytes(m.Verts))
+		section(podBytes(m.Tris))
 	}
 	return out, nil
 }
@@ -264,6 +283,25 @@ func (s *State) UnmarshalBinary(data []byte) error {
 			}
 		}
 	}
+	var meshes []*geom.Mesh
+	if nm := int(r.u32()); r.err == nil {
+		if nm > len(data) {
+			return fmt.Errorf("state: %d meshes in %d bytes", nm, len(data))
+		}
+		for i := 0; i < nm && r.err == nil; i++ {
+			var verts []geom.Vec3
+			var tris [][3]uint32
+			load(&r, &verts, -1, "mesh vertices")
+			load(&r, &tris, -1, "mesh triangles")
+			if r.err == nil {
+				m, err := geom.NewMesh(verts, tris)
+				if err != nil {
+					return fmt.Errorf("state: mesh %d: %v", i, err)
+				}
+				meshes = append(meshes, m)
+			}
+		}
+	}
 	b.Shape = make([]geom.Shape, len(shapes))
 	for i, im := range shapes {
 		b.Shape[i] = geom.Shape{Kind: im.Kind, HalfExtents: im.HalfExtents, Radius: im.Radius, HalfHeight: im.HalfHeight,
@@ -273,6 +311,12 @@ func (s *State) UnmarshalBinary(data []byte) error {
 				return fmt.Errorf("state: body %d's hull %d of %d", i, im.Hull, len(hulls))
 			}
 			b.Shape[i].Hull = hulls[im.Hull]
+		}
+		if im.Mesh >= 0 {
+			if int(im.Mesh) >= len(meshes) {
+				return fmt.Errorf("state: body %d's mesh %d of %d", i, im.Mesh, len(meshes))
+			}
+			b.Shape[i].Mesh = meshes[im.Mesh]
 		}
 	}
 	if r.err != nil {

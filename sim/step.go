@@ -32,6 +32,8 @@ type pipeline struct {
 	// per pair and manifold
 	pairs      []broad.Pair
 	cand       []collide.Manifold
+	meshCand   [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
+	manSub     []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
 	manifolds  []manifold
 	prev       []manifold // last step's, sorted by (a, b): warm starting and Contacts
 	manColor   []uint8
@@ -344,6 +346,9 @@ func (w *World) broadPhase() {
 func (w *World) narrowPhaseAll() {
 	p := &w.pipe
 	p.cand = resize(p.cand, len(p.pairs))
+	if len(p.meshCand) < len(p.pairs) {
+		p.meshCand = append(p.meshCand, make([][]collide.Manifold, len(p.pairs)-len(p.meshCand))...)
+	}
 	p.pool.run(len(p.pairs), pairGrain, p.fnNarrow)
 	w.gatherManifolds()
 }

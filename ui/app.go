@@ -15,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/go-gl/gl/v4.6-core/gl"
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -22,6 +23,7 @@ import (
 	"github.com/inkyblackness/imgui-go/v4"
 
 	"tumble/render"
+	"tumble/render/egl"
 	"tumble/render/instance"
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -32,9 +34,12 @@ import (
 type Options struct {
 	Scene         string // preset name or scene file (default "pyramid")
 	Width, Height int    // window size in screen coordinates (default 1280 x 800)
-	// Frames, if > 0, makes a headless run: a hidden window, Frames frames each after exactly one
-	// simulation step (so the result is reproducible), then the last frame is returned as an image.
+	// Frames, if > 0, makes a headless run: a hidden window (no window at all with an EGL context: GL),
+	// Frames frames each after exactly one simulation step (so the result is reproducible), then the
+	// last frame is returned as an image.
 	Frames int
+	// GL is where the OpenGL context comes from: GLAuto (""), GLGLFW or GLEGL (see GLNames).
+	GL string
 	// For, if > 0 in a windowed run, closes the window after this long (smoke tests of the real loop).
 	For time.Duration
 	// Summary, if set, receives the windowed run's frame and step counts when it ends.
@@ -79,17 +84,20 @@ type App struct {
 	S   *command.Session
 	Cam render.Camera
 
-	win      *glfw.Window
-	capt     capture // screenshots and video (the Capture section, F12)
-	rend     *render.Renderer
-	bvhBoxes []geom.AABB // the BVH debug layer's boxes, kept between frames
-	gui      *imguiGL
-	ctx      *imgui.Context
-	frame    render.Frame
-	opt      Options
-	glInfo   string
-	uiScale  float32 // HiDPI scale of the panel (1 on an unscaled monitor)
-	lastTime time.Time
+	win *glfw.Window // nil on an EGL context
+	egl *egl.Context // the headless EGL context, or nil on GLFW's
+	// glContext says where the context came from (GLContext).
+	glContext string
+	capt      capture // screenshots and video (the Capture section, F12)
+	rend      *render.Renderer
+	bvhBoxes  []geom.AABB // the BVH debug layer's boxes, kept between frames
+	gui       *imguiGL
+	ctx       *imgui.Context
+	frame     render.Frame
+	opt       Options
+	glInfo    string
+	uiScale   float32 // HiDPI scale of the panel (1 on an unscaled monitor)
+	lastTime  time.Time
 
 	// View state.
 	Selected  sim.Handle
@@ -120,6 +128,7 @@ type App struct {
 	panel       panelState
 	stats       statsHistory
 	lastSplit   split
+	gpuDraw     gpuTimer   // the draw's time on the GPU (the Stats section)
 	in          inputQueue // GLFW's events, until a frame takes them (feedInput)
 	w           widgets    // the panel's widgets as submitted, with their IDs and rectangles
 	panelW      float32    // the panel's width as the user left it (0: the default)
@@ -159,8 +168,15 @@ func Run(opt Options) (*image.RGBA, error) {
 		return nil, err
 	}
 	defer closeAll()
+	if opt.Summary != nil {
+		opt.Summary.GL, opt.Summary.Renderer = a.GLContext(), a.glRenderer
+	}
 	if opt.Frames > 0 {
-		return a.headless()
+		img, err := a.headless()
+		if opt.Summary != nil {
+			opt.Summary.Interop = a.interopNote
+		}
+		return img, err
 	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
@@ -190,7 +206,7 @@ func Run(opt Options) (*image.RGBA, error) {
 	close(stop)
 	<-done
 	if opt.Summary != nil {
-		*opt.Summary = Summary{Frames: frames, Elapsed: time.Since(start)}
+		opt.Summary.Frames, opt.Summary.Elapsed, opt.Summary.Interop = frames, time.Since(start), a.interopNote
 		a.S.View(func(w *sim.World) { opt.Summary.Steps = w.StepCount - steps0 })
 	}
 	return nil, nil
@@ -205,15 +221,33 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 	if opt.Width == 0 {
 		opt.Width, opt.Height = 1280, 800
 	}
-	disp, err := openDisplay()
+	useEGL, err := chooseGL(opt)
 	if err != nil {
 		return nil, nil, err
 	}
 	a = &App{opt: opt, hoverRow: -1, ColorMode: instance.ColorByBody, HoverHighlight: true}
+	var disp *display
+	why := "" // in auto mode, why EGL was tried
+	if useEGL && opt.GL != GLEGL {
+		why = "no display ($DISPLAY is empty)"
+	}
+	if !useEGL {
+		if disp, err = openDisplay(); fallsBackToEGL(opt, err) {
+			a.notef("%v; rendering through EGL instead", err)
+			useEGL, why = true, err.Error()
+		} else if err != nil {
+			return nil, nil, err
+		}
+	}
+	closeDisp := func() {
+		if disp != nil {
+			disp.close()
+		}
+	}
 	a.Debug.Joints = true
 	s, err := openScene(opt.Scene)
 	if err != nil {
-		disp.close()
+		closeDisp()
 		return nil, nil, err
 	}
 	a.S = s
@@ -224,15 +258,24 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 			a.notef("%v; running on the CPU", err)
 		}
 	}
-	if err := a.open(); err != nil {
-		disp.close()
+	err = a.open(useEGL)
+	if !useEGL && fallsBackToEGL(opt, err) {
+		a.notef("%v; rendering through EGL instead", err)
+		why = err.Error()
+		err = a.open(true)
+	}
+	if err != nil && why != "" {
+		err = fmt.Errorf("%s, and %w", why, err)
+	}
+	if err != nil {
+		closeDisp()
 		return nil, nil, err
 	}
 	closeAll = func() {
 		a.endCapture()
 		a.savePrefs()
 		a.close()
-		disp.close()
+		closeDisp()
 	}
 	a.loadPrefs()
 	a.frameAll()
@@ -305,18 +348,27 @@ func (a *App) applyOptions() error {
 	return nil
 }
 
-// Summary counts what a windowed run did: frames drawn and simulation steps taken in its wall time.
+// Summary says what a run drew with and, for a windowed run, what it did: frames drawn and simulation
+// steps taken in its wall time.
 type Summary struct {
 	Frames, Steps int
 	Elapsed       time.Duration
+	GL            string // where the OpenGL context came from (App.GLContext)
+	Renderer      string // GL_RENDERER
+	Interop       string // the interop line (on, or off and why; empty on the CPU backend)
 }
 
-// FrameTiming is one headless frame's time, by part.
+// FrameTiming is one headless frame's time, by part: the simulation (Step), the bodies brought to
+// GL (Fill and Upload: interop, or a host copy filled and uploaded), and the drawing (Panel and Draw).
 type FrameTiming struct {
 	Step  time.Duration // the simulation step
 	Panel time.Duration // building the ImGui panel
-	Fill  time.Duration // the instances (the CPU fill after a sync, or the device writing them through interop), debug lines
-	Draw  time.Duration // the 3D view and the panel drawn, to gl.Finish
+	// Fill is the instances and debug lines: the device writing them into the GL buffers through
+	// interop, or the host copy (World.Sync reading the bodies back from a backend, then the CPU fill).
+	Fill time.Duration
+	// Upload is the host copy's instances copied into GL's buffers (glBufferData); none with interop.
+	Upload time.Duration
+	Draw   time.Duration // the 3D view and the panel drawn, to gl.Finish
 }
 
 // headless renders Frames frames into an off-screen target, one step per frame, and reads the last.
@@ -329,7 +381,9 @@ func (a *App) headless() (*image.RGBA, error) {
 	}
 	stopped := false
 	for i := 0; i < a.opt.Frames; i++ {
-		glfw.PollEvents()
+		if a.win != nil {
+			glfw.PollEvents()
+		}
 		t0 := time.Now()
 		if i > 0 && !stopped {
 			if err := a.S.Step(); err != nil {
@@ -347,11 +401,6 @@ func (a *App) headless() (*image.RGBA, error) {
 		}
 		step := time.Since(t0)
 		a.drawFrame(t.FBO, w, h)
-		if a.opt.OnFrame != nil {
-			if err := a.opt.OnFrame(render.ReadPixels(t.FBO, w, h)); err != nil {
-				return nil, err
-			}
-		}
 		if a.opt.Timings != nil {
 			gl.Finish()
 			ft := a.lastSplit
@@ -359,12 +408,76 @@ func (a *App) headless() (*image.RGBA, error) {
 			ft.Draw = time.Since(ft.drawStart)
 			*a.opt.Timings = append(*a.opt.Timings, ft.FrameTiming)
 		}
+		if a.opt.OnFrame != nil { // reading the frame back for a video is not part of the split
+			if err := a.opt.OnFrame(render.ReadPixels(t.FBO, w, h)); err != nil {
+				return nil, err
+			}
+		}
 	}
 	gl.Finish()
 	return render.ReadPixels(t.FBO, w, h), nil
 }
 
-func (a *App) open() error {
+// open makes the OpenGL context (a GLFW window, or EGL's headless context) and everything drawn with
+// it: the renderer, Dear ImGui and its GL glue. On failure nothing stays open.
+func (a *App) open(useEGL bool) (err error) {
+	var getProc func(string) unsafe.Pointer
+	if useEGL {
+		if err := a.openEGL(); err != nil {
+			return err
+		}
+		getProc = a.egl.ProcAddr
+	} else if err := a.openWindow(); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			a.closeGL()
+		}
+	}()
+	if a.glInfo, err = render.Init(getProc); err != nil {
+		return err
+	}
+	a.glVendor, a.glRenderer = gl.GoStr(gl.GetString(gl.VENDOR)), gl.GoStr(gl.GetString(gl.RENDERER))
+	if a.rend, err = render.New(); err != nil {
+		return err
+	}
+	a.ctx = imgui.CreateContext(nil)
+	io := imgui.CurrentIO()
+	io.SetIniFilename("") // no imgui.ini in the working directory
+	// The app sets the mouse cursor ImGui asks for (see setCursor), which also lets ImGui resize the
+	// panel by its edge.
+	io.SetBackendFlags(io.GetBackendFlags() | imgui.BackendFlagsHasMouseCursors)
+	imgui.StyleColorsDark()
+	if a.win != nil {
+		// HiDPI. Where window coordinates are pixels (X11, Windows) a scaled monitor has a content
+		// scale above 1: ImGui's sizes and font grow with it. Where they are not (macOS), the
+		// framebuffer scale set each frame does the work and the content scale's excess is already in it.
+		if cs, _ := a.win.GetContentScale(); cs > 1 {
+			fbw, _ := a.win.GetFramebufferSize()
+			ww, _ := a.win.GetSize()
+			if fbw == ww {
+				imgui.CurrentStyle().ScaleAllSizes(cs)
+				io.SetFontGlobalScale(cs)
+				a.uiScale = cs
+			}
+		}
+		a.platformSetup(io)
+	} else {
+		for k := range keyMap {
+			io.KeyMap(k, int(keyMap[k]))
+		}
+	}
+	if a.gui, err = newImguiGL(io); err != nil {
+		a.ctx.Destroy()
+		return err
+	}
+	a.lastTime = time.Now()
+	return nil
+}
+
+// openWindow opens the GLFW window (hidden for a headless run) and makes its context current.
+func (a *App) openWindow() error {
 	if err := glfw.Init(); err != nil {
 		return fmt.Errorf("glfw: %w", err)
 	}
@@ -381,47 +494,25 @@ func (a *App) open() error {
 	}
 	a.win.MakeContextCurrent()
 	glfw.SwapInterval(1)
-	if a.glInfo, err = render.Init(); err != nil {
-		glfw.Terminate()
-		return err
-	}
-	a.glVendor, a.glRenderer = gl.GoStr(gl.GetString(gl.VENDOR)), gl.GoStr(gl.GetString(gl.RENDERER))
-	if a.rend, err = render.New(); err != nil {
-		glfw.Terminate()
-		return err
-	}
-	a.ctx = imgui.CreateContext(nil)
-	io := imgui.CurrentIO()
-	io.SetIniFilename("") // no imgui.ini in the working directory
-	// The app sets the mouse cursor ImGui asks for (see setCursor), which also lets ImGui resize the
-	// panel by its edge.
-	io.SetBackendFlags(io.GetBackendFlags() | imgui.BackendFlagsHasMouseCursors)
-	imgui.StyleColorsDark()
-	// HiDPI. Where window coordinates are pixels (X11, Windows) a scaled monitor has a content scale
-	// above 1: ImGui's sizes and font grow with it. Where they are not (macOS), the framebuffer scale set
-	// each frame does the work and the content scale's excess is already in it.
-	if cs, _ := a.win.GetContentScale(); cs > 1 {
-		fbw, _ := a.win.GetFramebufferSize()
-		ww, _ := a.win.GetSize()
-		if fbw == ww {
-			imgui.CurrentStyle().ScaleAllSizes(cs)
-			io.SetFontGlobalScale(cs)
-			a.uiScale = cs
-		}
-	}
-	a.platformSetup(io)
-	if a.gui, err = newImguiGL(io); err != nil {
-		glfw.Terminate()
-		return err
-	}
-	a.lastTime = time.Now()
+	a.glContext = GLGLFW
 	return nil
+}
+
+// closeGL releases the context: EGL's, or GLFW's window and GLFW itself.
+func (a *App) closeGL() {
+	if a.egl != nil {
+		a.egl.Close()
+		a.egl = nil
+		return
+	}
+	a.win = nil
+	glfw.Terminate()
 }
 
 func (a *App) close() {
 	a.closeInterop()
 	a.ctx.Destroy()
-	glfw.Terminate()
+	a.closeGL()
 }
 
 // frameAll points the camera at every body that is not a plane.
@@ -480,6 +571,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	tFill := time.Now()
 	a.frame.Device, a.frame.DeviceLines = false, 0
 	a.S.Peek(func(w *sim.World) {
+		a.stats.sampleStep(w)
 		a.updateInterop(w)
 		if a.interop != nil && !a.needsHostCopy(w) {
 			a.fillDevice(w)
@@ -498,12 +590,16 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 			a.copyToDevice()
 		}
 	}
+	tUpload := time.Now()
+	a.rend.Upload(&a.frame)
 	t0 := time.Now()
-	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel), Fill: t0.Sub(tFill)}, drawStart: t0}
+	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel), Fill: tUpload.Sub(tFill), Upload: t0.Sub(tUpload)}, drawStart: t0}
 	vw, _ := a.viewport()
-	a.rend.Draw(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe, NoShadows: a.NoShadows})
+	a.gpuDraw.begin()
+	a.rend.DrawUploaded(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe, NoShadows: a.NoShadows})
 	a.gui.render([2]float32{float32(ww), float32(wh)}, [2]float32{float32(fbw), float32(fbh)}, imgui.RenderedDrawData())
-	a.stats.addFrame(dt, t0.Sub(tFill), time.Since(t0))
+	a.gpuDraw.end()
+	a.stats.addFrame(dt, a.lastSplit.FrameTiming, time.Since(t0))
 }
 
 // highlights are the bodies drawn in a highlight colour, by dense index.

@@ -53,7 +53,8 @@ func startXvfb(t *testing.T, depth int) string {
 // TestNoGLConfigIsOneClearErrorNotAPanic: a display with no OpenGL 4.5 core configuration (an 8-bit
 // visual here; NVIDIA's GLX under Xvfb on a GPU server is the same case) makes Run return an error
 // wrapping ErrNoGLConfig that names the display and GLFW's reason, and nothing reaches stderr: no
-// panic, no stack trace, none of go-gl/glfw's "internal error" lines.
+// panic, no stack trace, none of go-gl/glfw's "internal error" lines. In auto mode the same headless
+// run goes on through EGL instead, saying so in one line.
 func TestNoGLConfigIsOneClearErrorNotAPanic(t *testing.T) {
 	disp := startXvfb(t, 8)
 	t.Setenv("DISPLAY", disp)
@@ -64,7 +65,7 @@ func TestNoGLConfigIsOneClearErrorNotAPanic(t *testing.T) {
 	saved := os.Stderr
 	os.Stderr = w
 	var runErr error
-	onMain(func() { _, runErr = Run(Options{Scene: "stack", Frames: 1}) })
+	onMain(func() { _, runErr = Run(Options{Scene: "stack", Frames: 1, GL: GLGLFW}) })
 	os.Stderr = saved
 	w.Close()
 	var printed strings.Builder
@@ -82,5 +83,11 @@ func TestNoGLConfigIsOneClearErrorNotAPanic(t *testing.T) {
 	}
 	if printed.Len() > 0 {
 		t.Errorf("stderr got %q, want nothing", printed.String())
+	}
+	var log strings.Builder
+	onMain(func() { _, runErr = Run(Options{Scene: "stack", Frames: 1, Width: 160, Height: 100, Log: &log}) })
+	if runErr != nil || strings.Count(log.String(), "\n") != 1 ||
+		!strings.Contains(log.String(), "GLXFBConfig") || !strings.Contains(log.String(), "rendering through EGL instead") {
+		t.Errorf("auto mode on that display: %v, log %q; want EGL and one line saying why", runErr, log.String())
 	}
 }

@@ -182,14 +182,14 @@ func TestSimulationSectionSetsEverySetting(t *testing.T) {
 	d := drive(t, Options{Scene: "stack"})
 	set := func() (s sim.Settings) { d.world(func(w *sim.World) { s = w.Settings() }); return }
 	d.setText("simulation/step rate, Hz", 0, 1, "120")
-	d.setText("simulation/sub-steps", 0, 1, "6")
+	d.setText("simulation/sub-steps", 0, 1, "5")
 	d.setText("simulation/iterations", 0, 1, "7")
 	d.setText("simulation/contact Hz", 0, 1, "60")
 	d.setText("simulation/damping ratio", 0, 1, "3")
 	d.setText("simulation/gravity", 1, 3, "-5")
 	d.setText("simulation/CPU workers", 0, 1, "1")
 	s := set()
-	if !near(s.Dt, 1.0/120, 1e-6) || s.Substeps != 6 || s.Iterations != 7 || s.ContactHertz != 60 || s.DampingRatio != 3 ||
+	if !near(s.Dt, 1.0/120, 1e-6) || s.Substeps != 5 || s.Iterations != 7 || s.ContactHertz != 60 || s.DampingRatio != 3 ||
 		s.Gravity[1] != -5 || s.Workers != 1 {
 		t.Errorf("settings after typing: dt %v sub %d it %d hz %v ratio %v g %v workers %d", s.Dt, s.Substeps, s.Iterations,
 			s.ContactHertz, s.DampingRatio, s.Gravity, s.Workers)

@@ -92,13 +92,13 @@ func TestTimeSectionScrubsStepsBranchesChecksAndSaves(t *testing.T) {
 	if tl := d.a.S.Timeline(); tl.Cursor != k || tl.Last != live.Last {
 		t.Fatalf("before the edit: %+v, want cursor %d last %d", tl, k, live.Last)
 	}
-	d.setText("simulation/sub-steps", 0, 1, "6")
+	d.setText("simulation/sub-steps", 0, 1, "5")
 	tl := d.a.S.Timeline()
 	if tl.Cursor != -1 || tl.Last != k {
 		t.Fatalf("after an edit at step %d: %+v (the recorded future should end at the branch)", k, tl)
 	}
 	d.world(func(w *sim.World) {
-		if w.Settings().Substeps != 6 || w.StepCount != k {
+		if w.Settings().Substeps != 5 || w.StepCount != k {
 			t.Errorf("branched world: sub-steps %d step %d", w.Settings().Substeps, w.StepCount)
 		}
 	})

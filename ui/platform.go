@@ -10,20 +10,22 @@ import (
 	"tumble/ui/command"
 )
 
+// keyMap is ImGui's keys as GLFW's key codes (the input queue speaks GLFW's, also under EGL).
+var keyMap = map[int]glfw.Key{
+	imgui.KeyTab: glfw.KeyTab, imgui.KeyLeftArrow: glfw.KeyLeft, imgui.KeyRightArrow: glfw.KeyRight,
+	imgui.KeyUpArrow: glfw.KeyUp, imgui.KeyDownArrow: glfw.KeyDown, imgui.KeyPageUp: glfw.KeyPageUp,
+	imgui.KeyPageDown: glfw.KeyPageDown, imgui.KeyHome: glfw.KeyHome, imgui.KeyEnd: glfw.KeyEnd,
+	imgui.KeyInsert: glfw.KeyInsert, imgui.KeyDelete: glfw.KeyDelete, imgui.KeyBackspace: glfw.KeyBackspace,
+	imgui.KeySpace: glfw.KeySpace, imgui.KeyEnter: glfw.KeyEnter, imgui.KeyEscape: glfw.KeyEscape,
+	imgui.KeyKeyPadEnter: glfw.KeyKPEnter, imgui.KeyA: glfw.KeyA, imgui.KeyC: glfw.KeyC, imgui.KeyV: glfw.KeyV, imgui.KeyX: glfw.KeyX,
+	imgui.KeyY: glfw.KeyY, imgui.KeyZ: glfw.KeyZ,
+}
+
 // platformSetup is the GLFW side of Dear ImGui: it maps keys and routes GLFW's mouse, wheel, key and
 // character callbacks into the input queue (see input), which the next frame hands to ImGui and, for
 // what ImGui does not want, to the 3D view's bindings.
 func (a *App) platformSetup(io imgui.IO) {
-	keys := map[int]glfw.Key{
-		imgui.KeyTab: glfw.KeyTab, imgui.KeyLeftArrow: glfw.KeyLeft, imgui.KeyRightArrow: glfw.KeyRight,
-		imgui.KeyUpArrow: glfw.KeyUp, imgui.KeyDownArrow: glfw.KeyDown, imgui.KeyPageUp: glfw.KeyPageUp,
-		imgui.KeyPageDown: glfw.KeyPageDown, imgui.KeyHome: glfw.KeyHome, imgui.KeyEnd: glfw.KeyEnd,
-		imgui.KeyInsert: glfw.KeyInsert, imgui.KeyDelete: glfw.KeyDelete, imgui.KeyBackspace: glfw.KeyBackspace,
-		imgui.KeySpace: glfw.KeySpace, imgui.KeyEnter: glfw.KeyEnter, imgui.KeyEscape: glfw.KeyEscape,
-		imgui.KeyKeyPadEnter: glfw.KeyKPEnter, imgui.KeyA: glfw.KeyA, imgui.KeyC: glfw.KeyC, imgui.KeyV: glfw.KeyV, imgui.KeyX: glfw.KeyX,
-		imgui.KeyY: glfw.KeyY, imgui.KeyZ: glfw.KeyZ,
-	}
-	for k, g := range keys {
+	for k, g := range keyMap {
 		io.KeyMap(k, int(g))
 	}
 	w := a.win

@@ -17,7 +17,8 @@ type statsHistory struct {
 	stages         [sim.NumStages][historyLen]float32 // ms
 	step           [historyLen]float32                // ms, the whole step
 	frame, draw    [historyLen]float32                // ms
-	fill           [historyLen]float32                // ms: copying state into the instance buffer
+	fill           [historyLen]float32                // ms: the instances written (interop) or filled from the host copy
+	upload, panel  [historyLen]float32                // ms: the host copy into GL's buffers; building the panel
 	energy, moment [historyLen]float32
 	n, lastStep    int
 	bodies, pairs  int
@@ -52,10 +53,14 @@ func (s *statsHistory) tick(now time.Time, t float64) {
 	}
 }
 
-func (s *statsHistory) addFrame(dt, fill, draw time.Duration) {
+// addFrame records a frame: dt since the last one, and its split (the step is sampled apart, by
+// sampleStep; draw is the time to submit the draw calls, which a GPU may finish later).
+func (s *statsHistory) addFrame(dt time.Duration, ft FrameTiming, draw time.Duration) {
 	k := s.n % historyLen
 	s.frame[k] = float32(dt.Seconds() * 1000)
-	s.fill[k] = float32(fill.Seconds() * 1000)
+	s.panel[k] = float32(ft.Panel.Seconds() * 1000)
+	s.fill[k] = float32(ft.Fill.Seconds() * 1000)
+	s.upload[k] = float32(ft.Upload.Seconds() * 1000)
 	s.draw[k] = float32(draw.Seconds() * 1000)
 	if dt > 0 {
 		s.fps = 0.9*s.fps + 0.1*float32(1/dt.Seconds())
@@ -88,11 +93,17 @@ func (s *statsHistory) sample(w *sim.World) {
 	}
 	s.energy[k] = float32(ke)
 	s.moment[k] = float32(math.Sqrt(px*px + py*py + pz*pz))
+}
+
+// sampleStep records the last step's time by stage and the world's counters, every frame (under the
+// session's lock; it reads no body, so the interop path samples it too).
+func (s *statsHistory) sampleStep(w *sim.World) {
+	k := s.n % historyLen
 	for st := range sim.NumStages {
 		s.stages[st][k] = float32(w.Stats.Timings[st].Seconds() * 1000)
 	}
 	s.step[k] = float32(w.Stats.Timings.Total().Seconds() * 1000)
-	s.bodies, s.pairs, s.contacts, s.joints = b.Len(), w.Stats.Pairs, w.Stats.Contacts, w.NumJoints()
+	s.bodies, s.pairs, s.contacts, s.joints = w.Bodies.Len(), w.Stats.Pairs, w.Stats.Contacts, w.NumJoints()
 }
 
 // ordered returns the series oldest first.
@@ -115,8 +126,19 @@ func last(v []float32) float32 {
 func (s *statsHistory) show(a *App) {
 	imgui.Textf("bodies %d  pairs %d  contacts %d  joints %d", s.bodies, s.pairs, s.contacts, s.joints)
 	fr := s.ordered(&s.frame)
-	imgui.Textf("%.0f FPS   frame %.2f ms   fill %.2f ms   draw %.2f ms", s.fps, last(fr), last(s.ordered(&s.fill)), last(s.ordered(&s.draw)))
 	step := s.ordered(&s.step)
+	imgui.Textf("%.0f FPS   frame %.2f ms", s.fps, last(fr))
+	// The frame's split: the simulation (its last step), the bodies brought to GL (interop, or the host
+	// copy filled and uploaded), the drawing (the panel built, the draw calls submitted).
+	fill, upload := last(s.ordered(&s.fill)), last(s.ordered(&s.upload))
+	panel, draw := last(s.ordered(&s.panel)), last(s.ordered(&s.draw))
+	toGL := "to GL"
+	if a.frame.Device {
+		toGL = "to GL (interop)"
+	}
+	imgui.Textf("split: sim %.2f   %s %.2f   drawing %.2f ms", last(step), toGL, fill+upload, panel+draw)
+	imgui.Textf("  fill %.2f  upload %.2f  panel %.2f  draw %.2f", fill, upload, panel, draw)
+	imgui.Textf("  the draw on the GPU %.2f ms (GL timer query)", a.gpuDraw.last)
 	// The stages the recent steps ran (a solver's plan runs some of sim's stages, not all).
 	line := ""
 	for st := range sim.NumStages {

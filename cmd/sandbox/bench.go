@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -23,6 +25,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	wf.register(fs)
 	steps := fs.Int("steps", protoSteps, "number of timed steps")
 	warmup := fs.Int("warmup", 0, "untimed steps before the timed ones")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file (go tool pprof)")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
@@ -59,6 +62,19 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	rebuilds := 0
 	gap := float32(0) // the joints' largest anchor gap over the timed steps (CPU backend)
 	total := make([]float64, 0, *steps)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			prog.done()
+			return fail(stderr, "-cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			prog.done()
+			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	for i := 0; i < *steps; i++ {
 		t0 := time.Now()
 		err := stepWorld(w)
@@ -84,6 +100,21 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		prog.update(*warmup + i + 1)
 	}
 	prog.done()
+	// The device's counts: the last timed step's (waits after each stage, kernels launched one by one),
+	// then one more step untimed, as run and the window step: one graph launch when steady.
+	type counter interface{ StepCounts() gpu.Counts }
+	var timedCounts, untimedCounts gpu.Counts
+	if b, ok := w.Backend().(counter); ok {
+		timedCounts = b.StepCounts()
+		if t, ok := w.Backend().(interface{ SetTimed(bool) }); ok {
+			t.SetTimed(false)
+			if err := stepWorld(w); err != nil {
+				return fail(stderr, "%s: the untimed step: %v", wf.scene, err)
+			}
+			untimedCounts = b.StepCounts()
+			t.SetTimed(true)
+		}
+	}
 
 	set := w.Resolved()
 	if w.Backend() != nil {
@@ -133,12 +164,24 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	if len(bvhStages[0]) > 0 {
 		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
 	}
-	if b, ok := w.Backend().(interface{ StepCounts() gpu.Counts }); ok {
-		// The last (timed) step's: its waits are the timing's, one per stage.
-		c := b.StepCounts()
-		fmt.Fprintf(stdout, "device, last step: %d launches, %d waits (timed: one per stage), %d read-backs (%d bytes), "+
-			"%d uploads (%d bytes), %d copies and %d clears on the device\n", c.Launches, c.Syncs, c.Downloads,
-			c.DownloadBytes, c.Uploads, c.UploadBytes, c.DeviceCopies, c.Zeroes)
+	if _, ok := w.Backend().(counter); ok {
+		// The last timed step's: its waits are the timing's, one per stage. Then the untimed step's.
+		for _, r := range []struct {
+			what string
+			c    gpu.Counts
+		}{{"last timed step", timedCounts}, {"one untimed step", untimedCounts}} {
+			c := r.c
+			fmt.Fprintf(stdout, "device, %s: %d launches (%d of them graphs), %d waits, %d read-backs (%d bytes), "+
+				"%d uploads (%d bytes), %d copies and %d clears on the device outside graphs\n", r.what, c.Launches,
+				c.Graphs, c.Syncs, c.Downloads, c.DownloadBytes, c.Uploads, c.UploadBytes, c.DeviceCopies, c.Zeroes)
+		}
+	}
+	if b, ok := w.Backend().(interface{ QueryWalks() (gpu.Walks, error) }); ok {
+		if q, err := b.QueryWalks(); err != nil {
+			fmt.Fprintf(stdout, "lbvh query walks: %v\n", err)
+		} else {
+			fmt.Fprintln(stdout, q)
+		}
 	}
 	if b, ok := w.Backend().(interface{ RerunCount() int }); ok && b.RerunCount() > 0 {
 		fmt.Fprintf(stdout, "steps re-run because a list overflowed: %d\n", b.RerunCount())

@@ -23,12 +23,13 @@ const (
 
 const usage = `usage:
   sandbox [-scene FILE|PRESET] [VIEW FLAGS]                     the window app
-  sandbox -scene FILE|PRESET -frames N -screenshot OUT.png [VIEW FLAGS]
-                                  render N frames off screen (one step each) to a PNG
+  sandbox -scene FILE|PRESET -frames N -screenshot OUT.png [-video OUT] [-gl auto|glfw|egl] [-perf] [VIEW FLAGS]
+                                  render N frames off screen (one step each) to a PNG (and a video);
+                                  without a display through EGL (-gl, default $TUMBLE_GL, else auto)
     VIEW FLAGS: -width W -height H -no-panel -select BODY -color body|type|sleep|contact -yaw DEG -pitch DEG
                 -debug contacts,normals,friction,joints,aabbs,com,velocities,bvh
                 -open scene,simulation,spawn,shoot,joints,inspect,debug,stats
-  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
+  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N] [-cpuprofile FILE]
   sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N]
     recording: [-check-determinism [-check-workers 1,2]] [-record OUT.replay] [-record-budget MB] [-record-keyframe K]
   sandbox replay FILE [-trace OUT.csv] [-from A] [-to B] [-every K] [-check-determinism [-workers N]]

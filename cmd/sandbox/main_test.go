@@ -65,10 +65,13 @@ func tracedSteps(rows [][]string) []int {
 	return steps
 }
 
+// The window app without a display, and a -frames run told to use GLFW (-gl glfw): one line, the
+// headless commands, exit 2. (A -frames run in auto mode renders through EGL instead: egl_test.go.)
 func TestNoDisplaySaysSoInOneLineAndShowsTheHeadlessCommands(t *testing.T) {
 	t.Setenv("DISPLAY", "")
 	t.Setenv("WAYLAND_DISPLAY", "")
-	for _, args := range [][]string{nil, {"-scene", "stack"}, {"-scene", "stack", "-frames", "2", "-screenshot", "x.png"}} {
+	t.Setenv("TUMBLE_GL", "")
+	for _, args := range [][]string{nil, {"-scene", "stack"}, {"-gl", "glfw", "-scene", "stack", "-frames", "2", "-screenshot", "x.png"}} {
 		code, out, errs := sandbox(args...)
 		first, _, _ := strings.Cut(errs, "\n")
 		if code != 2 || out != "" || !strings.Contains(first, "no display") ||
@@ -384,5 +387,41 @@ func TestRunReportsBrokenJointsOnTheEmulatedBackend(t *testing.T) {
 	code, out, emu := sandbox("run", "-scene", scene, "-steps", "10", "-backend", "emu")
 	if code != 0 || strings.Count(emu, "broke") != 1 || emu != cpu || !strings.Contains(out, "10 steps") {
 		t.Errorf("code %d, stdout %q\nstderr (emu) %q\nstderr (cpu) %q", code, out, emu, cpu)
+	}
+}
+
+// bench on the emulated CUDA backend prints the device's counts for the last timed step (kernel by
+// kernel) and for one untimed step (one graph launch), the LBVH query's longest walk with the plane
+// on the big list, and the Jacobi pass's bytes in sectors.
+func TestBenchOnTheEmulatorPrintsLaunchesAndWalks(t *testing.T) {
+	code, out, errs := sandbox("bench", "-scene", "pyramid20", "-backend", "emu", "-steps", "1", "-warmup", "3")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"device, last timed step: 287 launches (0 of them graphs)",
+		"device, one untimed step: 1 launches (1 of them graphs), 0 waits, 1 read-backs (16 bytes)",
+		"lbvh query, last step: 211 threads, longest walk", "1 big bodies tested by every leaf",
+		"move as", "of 32-byte sectors"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+}
+
+// bench -cpuprofile writes a CPU profile that go tool pprof reads (a gzipped protobuf, non-empty); a
+// file it cannot create is an error naming the flag.
+func TestBenchWritesACPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	code, _, errs := sandbox("bench", "-scene", "pyramid20", "-steps", "20", "-workers", "1", "-cpuprofile", path)
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Fatalf("profile %s: %d bytes, err %v: want a gzipped profile", path, len(data), err)
+	}
+	code, _, errs = sandbox("bench", "-scene", "stack", "-steps", "2", "-cpuprofile", filepath.Join(path, "no", "x.prof"))
+	if code != 1 || !strings.Contains(errs, "-cpuprofile") {
+		t.Errorf("code %d, stderr %q: want 1 and an error naming -cpuprofile", code, errs)
 	}
 }

@@ -21,10 +21,15 @@ const headlessHelp = `The headless commands work without one:
   sandbox run -scene stack -steps 600 -trace out.csv   # step a scene, write a trace
   sandbox bench -scene pile                            # time a step, by stage
   sandbox scenes                                       # list the preset scenes
-Screenshots (-frames N -screenshot out.png) need a display too; without one, use a virtual one:
+Screenshots and videos render headless through EGL, with no display (-gl egl, the default then):
+  sandbox -scene stack -frames 60 -screenshot out.png
+  sandbox -scene stack -frames 300 -video out.gif   # or .mp4, or a folder
+or under a virtual display:
   xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 60 -screenshot out.png
-  xvfb-run -a -s '-screen 0 1280x800x24' sandbox -scene stack -frames 300 -video out.gif   # or .mp4, or a folder
 `
+
+// glEnv sets -gl's default (like MuJoCo's MUJOCO_GL).
+const glEnv = "TUMBLE_GL"
 
 // cmdWindow is "sandbox [flags]": the window app, or with -frames a headless render to a PNG
 // (-screenshot) and/or a video of every frame (-video).
@@ -44,14 +49,31 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	yaw := fs.Float64("yaw", 0, "camera yaw, degrees (0: the default view)")
 	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
 	runFor := fs.Duration("for", 0, "close the window after this long and print frames and steps per second (e.g. 10s)")
-	perf := fs.Bool("perf", false, "with -screenshot: print the frame time split (step, panel, fill, draw)")
+	perf := fs.Bool("perf", false, "with -frames: print the frame time split (step, panel, fill, upload, draw) and the OpenGL context")
 	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
+	glDefault := os.Getenv(glEnv)
+	if glDefault == "" {
+		glDefault = ui.GLAuto
+	}
+	glFrom := fs.String("gl", glDefault, "where the OpenGL context comes from: auto (EGL for -frames runs without $DISPLAY, else GLFW), glfw (a window on the X display) or egl (headless, no X; -frames runs only); default $"+glEnv+", else auto")
 	backend := fs.String("backend", "cpu", "the backend to start on: cpu, cuda (a build with -tags cuda), or emu (the CUDA backend's kernels emulated on the CPU: slow, for inspection); the panel switches it")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
 	if (*shot == "" && *video == "") != (*frames == 0) {
 		fmt.Fprintln(stderr, "sandbox: -frames and -screenshot or -video go together (-frames N >= 1 -screenshot out.png or -video out.gif)")
+		return exitUsage
+	}
+	if !slices.Contains(ui.GLNames, *glFrom) {
+		where := "-gl"
+		if !flagSet(fs, "gl") {
+			where = "$" + glEnv
+		}
+		fmt.Fprintf(stderr, "sandbox: %s %q: want %s\n", where, *glFrom, strings.Join(ui.GLNames, ", "))
+		return exitUsage
+	}
+	if *glFrom == ui.GLEGL && *frames == 0 {
+		fmt.Fprintf(stderr, "sandbox: %v\n", ui.ErrEGLNeedsHeadless)
 		return exitUsage
 	}
 	if !slices.Contains([]string{"cpu", "cuda", "emu"}, *backend) {
@@ -88,7 +110,10 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	}
 	img, err := ui.Run(ui.Options{OnFrame: onFrame, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
-		Yaw: float32(*yaw), Pitch: float32(*pitch), Backend: *backend, Backends: backends, Log: stderr})
+		Yaw: float32(*yaw), Pitch: float32(*pitch), GL: *glFrom, Backend: *backend, Backends: backends, Log: stderr})
+	if errors.Is(err, ui.ErrNoEGL) {
+		return fail(stderr, "%v", err) // one line: what EGL lacked (and what the display lacked, in auto mode)
+	}
 	if errors.Is(err, ui.ErrNoDisplay) || errors.Is(err, ui.ErrNoGLConfig) {
 		fmt.Fprintf(stderr, "sandbox: %v, so no window.\n%s", err, headlessHelp)
 		return exitUsage
@@ -103,30 +128,38 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "wrote %s (%d frames of %d x %d, %s)\n", out, rec.N, *width, *height, *scene)
 	}
-	if *shot == "" {
-		if *runFor > 0 {
-			sec := sum.Elapsed.Seconds()
-			fmt.Fprintf(stdout, "%s: %d frames in %.1f s (%.1f FPS), %d steps (%.1f per second)\n",
-				*scene, sum.Frames, sec, float64(sum.Frames)/sec, sum.Steps, float64(sum.Steps)/sec)
+	if *runFor > 0 && *frames == 0 {
+		sec := sum.Elapsed.Seconds()
+		fmt.Fprintf(stdout, "%s: %d frames in %.1f s (%.1f FPS), %d steps (%.1f per second)\n",
+			*scene, sum.Frames, sec, float64(sum.Frames)/sec, sum.Steps, float64(sum.Steps)/sec)
+	}
+	if *shot != "" {
+		if err := writePNG(*shot, img); err != nil {
+			return fail(stderr, "%v", err)
 		}
-		return exitOK
+		fmt.Fprintf(stdout, "wrote %s (%d x %d, %s after %d frames)\n", *shot, *width, *height, *scene, *frames)
 	}
-	f, err := os.Create(*shot)
-	if err != nil {
-		return fail(stderr, "%v", err)
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return fail(stderr, "%s: %v", *shot, err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(stderr, "%v", err)
-	}
-	fmt.Fprintf(stdout, "wrote %s (%d x %d, %s after %d frames)\n", *shot, *width, *height, *scene, *frames)
-	if *perf {
+	if *perf && *frames > 0 {
+		fmt.Fprintf(stdout, "OpenGL: %s (%s)\n", sum.Renderer, sum.GL)
+		if sum.Interop != "" {
+			fmt.Fprintf(stdout, "%s\n", sum.Interop)
+		}
 		printTimings(stdout, timings)
 	}
 	return exitOK
+}
+
+// writePNG writes img to the file path.
+func writePNG(path string, img image.Image) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return f.Close()
 }
 
 // list splits a comma-separated flag value; empty gives nil.
@@ -150,8 +183,9 @@ func printTimings(w io.Writer, t []ui.FrameTiming) {
 		{"step", func(f ui.FrameTiming) time.Duration { return f.Step }},
 		{"panel", func(f ui.FrameTiming) time.Duration { return f.Panel }},
 		{"fill", func(f ui.FrameTiming) time.Duration { return f.Fill }},
+		{"upload", func(f ui.FrameTiming) time.Duration { return f.Upload }},
 		{"draw", func(f ui.FrameTiming) time.Duration { return f.Draw }},
-		{"frame", func(f ui.FrameTiming) time.Duration { return f.Step + f.Panel + f.Fill + f.Draw }},
+		{"frame", func(f ui.FrameTiming) time.Duration { return f.Step + f.Panel + f.Fill + f.Upload + f.Draw }},
 	}
 	fmt.Fprintf(w, "%d frames timed\n%-6s %14s %14s\n", len(t), "part", "median ms", "mean ms")
 	for _, p := range parts {
@@ -171,4 +205,11 @@ func fps(scene string) float64 {
 		return 1 / scenes.DefaultDt
 	}
 	return 1 / *s.Dt
+}
+
+// flagSet says whether the command line gave the flag (not its default).
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

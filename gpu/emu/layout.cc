@@ -4,6 +4,13 @@
 #include "../kernels/layout.cuh"
 #include "../kernels/tumble.cuh"
 #include "layout.h"
+static const tbemu::field_offset tb_fields_TbBig[] = {
+	{"box", offsetof(TbBig, box)},
+	{"leaf", offsetof(TbBig, leaf)},
+	{"body", offsetof(TbBig, body)},
+	{"moving", offsetof(TbBig, moving)},
+};
+static tbemu::layout_registrar tb_layout_TbBig("TbBig", sizeof(TbBig), tb_fields_TbBig, 4);
 static const tbemu::field_offset tb_fields_TbBox[] = {
 	{"lo", offsetof(TbBox, lo)},
 	{"hi", offsetof(TbBox, hi)},

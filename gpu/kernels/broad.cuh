@@ -18,6 +18,20 @@ struct TbNode {
 	unsigned last[2];
 };
 
+// TbBig is a body left out of the tree walk (tb_broad_fit lists it, tb_broad_query tests every leaf
+// against it): its box, its sorted leaf position, the body, and whether it moves.
+struct TbBig {
+	TbBox box;
+	int leaf, body;
+	unsigned moving;
+};
+
+// TB_BIG_CAP is the most bodies the big list holds; past it, big bodies walk the tree as the others.
+#define TB_BIG_CAP 32
+// TB_BIG_SPAN: a box spanning at least 1024/TB_BIG_SPAN Morton cells (a quarter of the scene's span)
+// on two axes or more is big.
+#define TB_BIG_SPAN 4
+
 #define TB_MOVING_BIT 0x80000000u
 #define TB_LAST_MASK 0x7fffffffu
 
@@ -39,4 +53,18 @@ TB_FN bool tbBoxValid(const TbBox &b) {
 TB_FN bool tbBoxOrdinary(const TbBox &b) {
 	return tbBoxValid(b) && b.hi[0] - b.lo[0] <= TB_HUGE_EXTENT && b.hi[1] - b.lo[1] <= TB_HUGE_EXTENT &&
 	       b.hi[2] - b.lo[2] <= TB_HUGE_EXTENT;
+}
+
+// tbBoxBig reports whether a valid box stays out of the tree walk: world-spanning (a plane's), or
+// spanning a quarter of the scene (scale is the Morton frame's, cells per metre) on two axes or more,
+// such as a floor slab or a wall, whose walk would visit every subtree along it.
+TB_FN bool tbBoxBig(const TbBox &b, float scale) {
+	if (!tbBoxOrdinary(b)) {
+		return true;
+	}
+	int wide = 0;
+	for (int k = 0; k < 3; k++) {
+		wide += (b.hi[k] - b.lo[k]) * scale >= 1024 / TB_BIG_SPAN;
+	}
+	return wide >= 2;
 }

@@ -8,7 +8,8 @@
 //  4. tb_broad_build: the Karras 2012 radix tree over the sorted 64-bit keys code<<32 | index;
 //  5. tb_broad_fit: the bottom-up AABB pass, with an atomic flag per node;
 //  6. tb_broad_query: per leaf, the walk up and the stack traversal of sim/bvh's queryKernel, appending
-//     pairs through an atomic counter;
+//     pairs through an atomic counter; big bodies (planes, floors) do not walk but are tested by every
+//     leaf from a short list the fit makes;
 //  7. the pairs sorted by (a, b) with the same radix sort, and tb_broad_pairs_out.
 #include "broad.cuh"
 
@@ -320,8 +321,14 @@ TB_REGISTER(tb_broad_build)
 // children and goes on, so every node is fitted once, after both children. The fence orders a slot's
 // write before the count that lets the sibling read it; the sibling reads through volatile so that it
 // sees the write and not a cached line.
+//
+// A valid big box (tbBoxBig in the frame) is also appended to the big list (at most TB_BIG_CAP of
+// them; *bigCount, zero before the pass, counts on past it), which tb_broad_query tests every leaf
+// against instead of letting the big leaf walk the tree. Which big bodies get a place when there are
+// more does not change the pairs, only who finds them.
 TB_KERNEL void tb_broad_fit(const TbBox *boxes, const unsigned *moving, const unsigned *index, int n,
-                            const int *parent, TbNode *nodes, TbBox *leafBox, unsigned *flags) {
+                            const int *parent, TbNode *nodes, TbBox *leafBox, unsigned *flags, const float *frame,
+                            TbBig *big, unsigned *bigCount) {
 	unsigned k = tbThread();
 	if (k >= (unsigned)n) {
 		return;
@@ -336,6 +343,17 @@ TB_KERNEL void tb_broad_fit(const TbBox *boxes, const unsigned *moving, const un
 	}
 	leafBox[k] = box;
 	unsigned mv = moving[body] ? TB_MOVING_BIT : 0;
+	if (tbBoxValid(box) && tbBoxBig(box, frame[3])) {
+		unsigned at = atomicAdd(bigCount, 1u);
+		if (at < TB_BIG_CAP) {
+			TbBig g;
+			g.box = box;
+			g.leaf = (int)k;
+			g.body = (int)body;
+			g.moving = mv;
+			big[at] = g;
+		}
+	}
 	for (int up = parent[n - 1 + k]; up >= 0;) {
 		int idx = up >> 1, side = up & 1;
 		volatile TbNode *nd = &nodes[idx];
@@ -381,19 +399,46 @@ TB_FN void tbEmit(unsigned *pairA, unsigned *pairB, unsigned *count, int cap, in
 // query walks up the parent links and, at each such ancestor, tests the right child's box and walks an
 // overlapping subtree depth first with an explicit stack. From a resting body it looks only into
 // subtrees holding a moving body. The tree is at most 64 deep (each level lengthens the key prefix).
+//
+// The bodies of the big list (tb_broad_fit) do not walk: a world-spanning body's walk visits the whole
+// tree, one thread's serial tail. Instead every leaf tests the listed leaves before it, so each pair
+// is still found once, from its first leaf when that one walks and from its second when the first is
+// listed, with the same overlap and moving tests: the pairs are the same, and so is their sorted list.
+// visits[k] is the number of internal nodes and listed bodies leaf k's thread tested (0 for an
+// invalid body), so that the longest walk is measurable (Backend.QueryWalks).
 TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBox *leafBox, const unsigned *index,
-                              const unsigned *moving, int n, unsigned *pairA, unsigned *pairB, unsigned *count,
-                              int cap) {
+                              const unsigned *moving, int n, const TbBig *big, const unsigned *bigCount,
+                              unsigned *pairA, unsigned *pairB, unsigned *count, int cap, unsigned *visits) {
 	unsigned k = tbThread();
 	if (k >= (unsigned)n) {
 		return;
 	}
 	TbBox q = leafBox[k];
 	if (q.lo[0] > q.hi[0]) {
+		visits[k] = 0;
 		return; // invalid body
 	}
 	int body = (int)index[k];
-	unsigned need = moving[body] ? 0 : TB_MOVING_BIT;
+	bool mv = moving[body] != 0;
+	unsigned need = mv ? 0 : TB_MOVING_BIT;
+	unsigned seen = 0;
+	bool listed = false;
+	unsigned nbig = min(*bigCount, (unsigned)TB_BIG_CAP);
+	for (unsigned j = 0; j < nbig; j++) {
+		const TbBig *g = &big[j];
+		if (g->leaf == (int)k) {
+			listed = true;
+		} else if (g->leaf < (int)k) {
+			seen++;
+			if ((mv || g->moving) && tbOverlaps(q, g->box)) {
+				tbEmit(pairA, pairB, count, cap, body, g->body);
+			}
+		}
+	}
+	if (listed) {
+		visits[k] = seen;
+		return;
+	}
 	int stack[64];
 	// A query visits each internal node at most once; the budget only ends a walk over a corrupt
 	// tree (one with a cycle), which would otherwise never end on a GPU without a watchdog.
@@ -405,6 +450,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 		if (fromRight) {
 			continue; // the left subtree holds only leaves before k
 		}
+		seen++;
 		const TbNode *nd = &nodes[idx];
 		if ((nd->last[1] & need) != need || !tbOverlaps(q, nd->box[1])) {
 			continue;
@@ -416,6 +462,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 		}
 		int top = 0;
 		while (--budget > 0) {
+			seen++;
 			const TbNode *m = &nodes[c];
 			bool hit0 = (m->last[0] & need) == need && tbOverlaps(q, m->box[0]);
 			bool hit1 = (m->last[1] & need) == need && tbOverlaps(q, m->box[1]);
@@ -442,6 +489,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 			}
 		}
 	}
+	visits[k] = seen;
 }
 TB_REGISTER(tb_broad_query)
 
@@ -464,6 +512,7 @@ TB_KERNEL void tb_broad_sizes(unsigned *out) {
 	if (tbThread() == 0) {
 		out[0] = sizeof(TbBox);
 		out[1] = sizeof(TbNode);
+		out[2] = sizeof(TbBig);
 	}
 }
 TB_REGISTER(tb_broad_sizes)

@@ -12,29 +12,40 @@
 #include "solvermath.cuh"
 
 // TbSolverPoint is one solver contact point (sim's contactPoint): a normal row and two friction rows
-// with their angular Jacobian terms fixed for the step.
+// with their angular Jacobian terms fixed for the step. It is laid out for the Jacobi pass
+// (tb_solver_jacobi), which runs many times a step and reads only part of it: the fields it reads fill
+// the first three 32-byte sectors (96 bytes), those it writes the fourth, and the rest, which
+// prepare, refresh, restitution and the export use, come after; 256 bytes in all, so that in a
+// 256-byte aligned buffer every point starts a sector (gpu/bandwidth_floor.go counts the sectors).
 struct TbSolverPoint {
-	float3 nA, nB, inA, inB;     // rA x n, rB x n and the world inverse inertia times them
-	float3 t1A, t1B, it1A, it1B; // the same for the first friction direction
-	float3 t2A, t2B, it2A, it2B; // and the second
-	float3 localA, localB;       // anchors in the bodies' frames (current separation)
-	float3 anchorA, anchorB;     // friction anchors: where the point started sticking, bodies' frames
+	// Read by the pass (sector 0 to 2).
+	float3 nA, nB;   // rA x n, rB x n
+	float3 t1A, t1B; // the same for the first friction direction
+	float3 t2A, t2B; // and the second
+	float normalMass, softMass, leak, tangentMass1, tangentMass2;
+	float sep; // current separation (tb_solver_refresh)
+	// Read and written by the pass (sector 3).
 	float normalImpulse, tangentImpulse1, tangentImpulse2;
 	float maxNormal; // largest normal impulse applied this step (restitution needs contact)
-	float normalMass, softMass, leak, tangentMass1, tangentMass2;
-	float sep;    // current separation (tb_solver_refresh)
-	float relVel; // relative normal velocity before the solve (restitution)
-	unsigned id;  // feature id
-	int sliding;  // the Coulomb clamp was active in the last friction pass
+	int sliding;     // the Coulomb clamp was active in the last friction pass
+	// Not used by the pass.
+	float3 inA, inB, it1A, it1B, it2A, it2B; // the world inverse inertia times the angular terms
+	float3 localA, localB;                   // anchors in the bodies' frames (current separation)
+	float3 anchorA, anchorB;                 // friction anchors: where the point started sticking, bodies' frames
+	float relVel;                            // relative normal velocity before the solve (restitution)
+	unsigned id;                             // feature id
+	float pad[3];                            // to 256 bytes
 };
 
-// TbSolverManifold is the solver's view of one touching pair (sim's manifold).
+// TbSolverManifold is the solver's view of one touching pair (sim's manifold). Its header is padded to
+// three sectors (96 bytes), so that its points start on sector boundaries (1,120 bytes in all).
 struct TbSolverManifold {
 	int a, b, count;
 	float3 normal, t1, t2;
 	float friction, restitution;
 	float biasRate, massScale, leak; // soft coefficients of the biased pass
 	float3 drift;                    // mean friction-anchor drift (tb_solver_refresh)
+	float pad[4];                    // to 96 bytes
 	TbSolverPoint pts[4];
 };
 

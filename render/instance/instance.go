@@ -143,7 +143,8 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 		sh := &b.Shape[i]
 		kind, ok := kindOf(sh.Kind)
 		isHull := sh.Kind == geom.ConvexHull && sh.Hull != nil
-		if !ok && !isHull {
+		isMesh := sh.Kind == geom.TriMesh && sh.Mesh != nil
+		if !ok && !isHull && !isMesh {
 			continue
 		}
 		p, q := b.Position[i], b.Rotation[i]
@@ -192,6 +193,15 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 			if hull != nil {
 				in.Scale = [3]float32{1, 1, 1}
 				hull(sh.Hull, in)
+			}
+			continue
+		}
+		if isMesh {
+			if hull != nil {
+				in.Scale = [3]float32{1, 1, 1}
+				for _, h := range MeshHulls(sh.Mesh) {
+					hull(h, in)
+				}
 			}
 			continue
 		}

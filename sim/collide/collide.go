@@ -26,7 +26,8 @@ type Manifold struct {
 
 // Collide fills m with the contact points between shape a at pose pa and shape b at pose pb whose
 // separation is below margin (speculative contacts: margin > 0 gives points slightly apart too);
-// m.Count = 0 when none. Works for every kind pair in either order (normal always from A to B).
+// m.Count = 0 when none. Works for every kind pair in either order (normal always from A to B), but
+// triangle meshes, which may touch a shape with several normals at once: CollideMesh gives theirs.
 //
 // The anchor on A's surface is Position - Normal*Separation/2 and the one on B's is
 // Position + Normal*Separation/2. Two planes never collide.

@@ -33,10 +33,12 @@ const (
 	Plane
 	// ConvexHull is a convex polyhedron (Shape.Hull), built from points by NewHull.
 	ConvexHull
+	// TriMesh is a static triangle mesh (Shape.Mesh), built by NewMesh.
+	TriMesh
 	NumKinds
 )
 
-var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull"}
+var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh"}
 
 // String returns the kind's name as used in scene files.
 func (k Kind) String() string {
@@ -58,6 +60,8 @@ type Shape struct {
 	// edges, mass properties). A pointer keeps Shape small and comparable: equal hulls are the same
 	// Hull, built once.
 	Hull *Hull
+	// Mesh is a triangle mesh's shared, immutable geometry (static bodies only).
+	Mesh *Mesh
 }
 
 // Pose is a rigid transform: a position and a rotation.
@@ -139,6 +143,16 @@ func (s *Shape) Bounds(p Pose) AABB {
 			hi = Vec3{max(hi[0], w[0]), max(hi[1], w[1]), max(hi[2], w[2])}
 		}
 		return AABB{Min: p.P.Add(lo), Max: p.P.Add(hi)}
+	case TriMesh:
+		// The mesh's local box, turned: its centre moved and its half extents through |R|.
+		m := p.Q.Mat4().Mat3()
+		c := p.Apply(s.Mesh.Box.Centre())
+		h := s.Mesh.Box.Max.Sub(s.Mesh.Box.Min).Mul(0.5)
+		var ext Vec3
+		for i := 0; i < 3; i++ {
+			ext[i] = vecmath.Abs(m.At(i, 0))*h[0] + vecmath.Abs(m.At(i, 1))*h[1] + vecmath.Abs(m.At(i, 2))*h[2]
+		}
+		return AABB{Min: c.Sub(ext), Max: c.Add(ext)}
 	case Plane:
 		n := p.Q.Rotate(s.Normal)
 		d := s.Offset + n.Dot(p.P)
@@ -155,7 +169,7 @@ func (s *Shape) Bounds(p Pose) AABB {
 	return AABB{}
 }
 
-// Volume returns the shape's volume in m^3 (zero for a plane).
+// Volume returns the shape's volume in m^3 (zero for a plane and a mesh, which are static).
 func (s *Shape) Volume() float64 {
 	switch s.Kind {
 	case Box:

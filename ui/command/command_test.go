@@ -733,3 +733,111 @@ func TestResetKeepsChangedSettingsAndRevertSettingsRestoresTheScenes(t *testing.
 		}
 	})
 }
+
+// A saved world's joints keep their limits, cones, twist ranges and break forces, and a hinge or
+// piston saved away from its creation pose keeps the same room to its limits once loaded (a loaded
+// joint's coordinate starts at zero).
+func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
+	s := preset(t, "ragdoll")
+	s.Steps(90) // the ragdolls fall and their limbs swing
+	type room struct{ lo, hi float64 }
+	var before []room
+	var defs []sim.JointDef
+	moved := 0
+	s.View(func(w *sim.World) {
+		for k := range w.NumJoints() {
+			j, c := w.Joint(k), float64(w.JointState(k).Coordinate)
+			defs = append(defs, j)
+			switch {
+			case (j.Type == sim.Hinge || j.Type == sim.Piston) && j.HasLimits:
+				before = append(before, room{c - float64(j.Limits[0]), float64(j.Limits[1]) - c})
+			case j.Type == sim.Ball && j.HasTwist:
+				before = append(before, room{c - float64(j.Twist[0]), float64(j.Twist[1]) - c})
+			default:
+				before = append(before, room{})
+			}
+			if math.Abs(c) > 0.05 {
+				moved++
+			}
+		}
+	})
+	if moved == 0 {
+		t.Fatal("no joint moved from its creation pose: the test shows nothing")
+	}
+	p := filepath.Join(t.TempDir(), "now.json")
+	s.Do(SaveFile(p))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New("now", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.View(func(w *sim.World) {
+		if w.NumJoints() != len(defs) {
+			t.Fatalf("%d joints loaded, %d saved", w.NumJoints(), len(defs))
+		}
+		for k := range w.NumJoints() {
+			j, was := w.Joint(k), defs[k]
+			c := float64(w.JointState(k).Coordinate)
+			if j.Type != was.Type || j.HasLimits != was.HasLimits || j.HasTwist != was.HasTwist ||
+				j.Swing != was.Swing || j.BreakForce != was.BreakForce {
+				t.Errorf("joint %d loaded as %+v, saved from %+v", k, j, was)
+				continue
+			}
+			var got room
+			switch {
+			case (j.Type == sim.Hinge || j.Type == sim.Piston) && j.HasLimits:
+				got = room{c - float64(j.Limits[0]), float64(j.Limits[1]) - c}
+			case j.Type == sim.Ball && j.HasTwist:
+				got = room{c - float64(j.Twist[0]), float64(j.Twist[1]) - c}
+			}
+			// float32 angles through a decimal file: a few 1e-6 rad.
+			if math.Abs(got.lo-before[k].lo) > 1e-4 || math.Abs(got.hi-before[k].hi) > 1e-4 {
+				t.Errorf("joint %d (%v): room to its limits %+v after loading, %+v before", k, j.Type, got, before[k])
+			}
+		}
+	})
+}
+
+// Save writes a static mesh inline: the terrain saved mid-run loads back with the same triangles.
+func TestSaveWritesAMeshInline(t *testing.T) {
+	s := preset(t, "terrain")
+	s.Steps(10)
+	p := filepath.Join(t.TempDir(), "terrain.json")
+	s.Do(SaveFile(p))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New("again", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b *geom.Mesh
+	s.View(func(w *sim.World) { a = w.Bodies.Shape[0].Mesh })
+	s2.View(func(w *sim.World) { b = w.Bodies.Shape[0].Mesh })
+	if a == nil || b == nil || len(a.Tris) != len(b.Tris) || a.Verts[7] != b.Verts[7] || a.Tris[9] != b.Tris[9] {
+		t.Fatalf("the terrain's mesh was not saved whole")
+	}
+}
+
+// A ray meets the terrain's mesh on its surface: straight down at a grid vertex (x = z = 5, outside
+// the heap) it hits the mesh at the vertex's height, 0.03 (x^2 + z^2) + 0.15 sin(1.3 x) sin(1.1 z).
+func TestPickHitsAMesh(t *testing.T) {
+	s := preset(t, "terrain")
+	s.View(func(w *sim.World) {
+		h, ok := RayCast(w, sim.Vec3{5, 20, 5}, sim.Vec3{0, -1, 0})
+		want := 0.03*50 + 0.15*math.Sin(6.5)*math.Sin(5.5)
+		if !ok || w.Bodies.Shape[h.Index].Kind != geom.TriMesh || math.Abs(float64(h.Point[1])-want) > 1e-4 {
+			t.Fatalf("hit %+v (ok %v), want the mesh at y %.4f", h, ok, want)
+		}
+	})
+}

@@ -417,14 +417,31 @@ func (s *Session) currentScene() *scenes.Scene {
 		if ib, ok := w.Index(j.BodyB); ok {
 			fj.BodyB = b.Name[ib]
 		}
+		// A loaded joint holds the pose its bodies have at load time: its coordinate starts at zero
+		// there. The limits are measured from the pose the joint was made at, so they are saved
+		// shifted by the coordinate now, and bound the same motion once loaded. (A ball joint's swing
+		// cone is saved as it is: it is centred on the bodies' relative pose at load time.)
+		coord := f64(w.JointState(k).Coordinate)
 		if j.Type == sim.Hinge || j.Type == sim.Piston {
 			fj.Axis = vp(b.Rotation[ia].Rotate(f.axis))
 			if j.HasLimits {
-				fj.Limits = &[2]float64{f64(j.Limits[0]), f64(j.Limits[1])}
+				fj.Limits = &[2]float64{f64(j.Limits[0]) - coord, f64(j.Limits[1]) - coord}
 			}
 			if j.HasMotor {
 				fj.Motor = &scenes.Motor{Speed: f64(j.Motor.Speed), MaxForce: f64(j.Motor.MaxForce)}
 			}
+		}
+		if j.Type == sim.Ball && f.axis.Len() > 1e-6 {
+			fj.Axis = vp(b.Rotation[ia].Rotate(f.axis))
+			if j.Swing > 0 {
+				fj.Swing = fp(j.Swing)
+			}
+			if j.HasTwist {
+				fj.Twist = &[2]float64{f64(j.Twist[0]) - coord, f64(j.Twist[1]) - coord}
+			}
+		}
+		if j.BreakForce > 0 {
+			fj.BreakForce = fp(j.BreakForce)
 		}
 		out.Joints = append(out.Joints, fj)
 	}
@@ -467,6 +484,17 @@ func fileShape(b *sim.Bodies, i int) scenes.Shape {
 			pts[k] = *vp(v)
 		}
 		return scenes.Shape{Type: "hull", Points: pts}
+	case "mesh":
+		// A static mesh inline, its vertices in the body's frame as it holds them.
+		verts := make([]scenes.Vec3, len(sh.Mesh.Verts))
+		for k, v := range sh.Mesh.Verts {
+			verts[k] = *vp(v)
+		}
+		tris := make([][3]int, len(sh.Mesh.Tris))
+		for k, t := range sh.Mesh.Tris {
+			tris[k] = [3]int{int(t[0]), int(t[1]), int(t[2])}
+		}
+		return scenes.Shape{Type: "mesh", Vertices: verts, Triangles: tris}
 	}
 	return scenes.Shape{Type: "plane", Normal: vp(sh.Normal), Offset: fp(sh.Offset)}
 }

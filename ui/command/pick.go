@@ -61,6 +61,13 @@ func rayShape(s *geom.Shape, o, d sim.Vec3) (float32, sim.Vec3, bool) {
 		if s.Hull != nil {
 			return rayHull(s.Hull, o, d)
 		}
+	case geom.TriMesh:
+		if s.Mesh != nil {
+			t, tri, ok := s.Mesh.Raycast(o, d, float32(math.Inf(1)))
+			if ok {
+				return t, s.Mesh.Normals[tri], true
+			}
+		}
 	case geom.Plane:
 		den := s.Normal.Dot(d)
 		if den >= 0 {

@@ -1,16 +1,23 @@
 //go:build cuda
 
-// Package egl opens a headless OpenGL context through EGL (no window, no display server) so that the
-// cuda build's tests can check CUDA-GL interop on a GPU machine: make a GL buffer, let CUDA write it,
-// read it back. It is for tests only; the window app's context comes from GLFW.
+// Package egl gives the cuda build's tests a headless OpenGL context (the app's own, from
+// tumble/render/egl: no window, no display server) and the few GL calls they need to check CUDA-GL
+// interop on a GPU machine: make a GL buffer, let CUDA write it, read it back. It is for tests only.
 package egl
 
 /*
-#cgo LDFLAGS: -lEGL
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <EGL/egl.h>
-#include <GL/gl.h>
+
+typedef unsigned int GLenum;
+typedef unsigned int GLuint;
+typedef int GLsizei;
+typedef unsigned char GLubyte;
+#define GL_ARRAY_BUFFER 0x8892
+#define GL_DYNAMIC_DRAW 0x88E8
+#define GL_VENDOR 0x1F00
+#define GL_RENDERER 0x1F01
 
 typedef void (*tbGenBuffers)(GLsizei, GLuint *);
 typedef void (*tbDeleteBuffers)(GLsizei, const GLuint *);
@@ -21,8 +28,6 @@ typedef const GLubyte *(*tbGetString)(GLenum);
 typedef void (*tbFinish)(void);
 
 typedef struct {
-	EGLDisplay dpy;
-	EGLContext ctx;
 	tbGenBuffers genBuffers;
 	tbDeleteBuffers deleteBuffers;
 	tbBindBuffer bindBuffer;
@@ -30,46 +35,21 @@ typedef struct {
 	tbGetBufferSubData getBufferSubData;
 	tbGetString getString;
 	tbFinish finish;
-} tbEGL;
+} tbGL;
 
-// tbOpen makes a 4.5 core context current without a surface; it returns a step name on failure.
-static const char *tbOpen(tbEGL *e) {
-	memset(e, 0, sizeof *e);
-	e->dpy = eglGetDisplay(EGL_DEFAULT_DISPLAY);
-	if (e->dpy == EGL_NO_DISPLAY) return "eglGetDisplay";
-	EGLint major, minor;
-	if (!eglInitialize(e->dpy, &major, &minor)) return "eglInitialize";
-	if (!eglBindAPI(EGL_OPENGL_API)) return "eglBindAPI";
-	EGLint attrs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT, EGL_NONE};
-	EGLConfig cfg;
-	EGLint n = 0;
-	if (!eglChooseConfig(e->dpy, attrs, &cfg, 1, &n) || n < 1) return "eglChooseConfig";
-	EGLint ctxAttrs[] = {EGL_CONTEXT_MAJOR_VERSION, 4, EGL_CONTEXT_MINOR_VERSION, 5,
-	                     EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT, EGL_NONE};
-	e->ctx = eglCreateContext(e->dpy, cfg, EGL_NO_CONTEXT, ctxAttrs);
-	if (e->ctx == EGL_NO_CONTEXT) return "eglCreateContext";
-	if (!eglMakeCurrent(e->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, e->ctx)) return "eglMakeCurrent (surfaceless)";
-	e->genBuffers = (tbGenBuffers)eglGetProcAddress("glGenBuffers");
-	e->deleteBuffers = (tbDeleteBuffers)eglGetProcAddress("glDeleteBuffers");
-	e->bindBuffer = (tbBindBuffer)eglGetProcAddress("glBindBuffer");
-	e->bufferData = (tbBufferData)eglGetProcAddress("glBufferData");
-	e->getBufferSubData = (tbGetBufferSubData)eglGetProcAddress("glGetBufferSubData");
-	e->getString = (tbGetString)eglGetProcAddress("glGetString");
-	e->finish = (tbFinish)eglGetProcAddress("glFinish");
-	if (!e->genBuffers || !e->deleteBuffers || !e->bindBuffer || !e->bufferData || !e->getBufferSubData ||
-	    !e->getString || !e->finish) return "eglGetProcAddress (GL functions)";
-	return 0;
+static void tbSet(tbGL *g, void *gen, void *del, void *bind, void *data, void *sub, void *str, void *fin) {
+	g->genBuffers = (tbGenBuffers)gen;
+	g->deleteBuffers = (tbDeleteBuffers)del;
+	g->bindBuffer = (tbBindBuffer)bind;
+	g->bufferData = (tbBufferData)data;
+	g->getBufferSubData = (tbGetBufferSubData)sub;
+	g->getString = (tbGetString)str;
+	g->finish = (tbFinish)fin;
 }
 
-static void tbClose(tbEGL *e) {
-	eglMakeCurrent(e->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
-	if (e->ctx != EGL_NO_CONTEXT) eglDestroyContext(e->dpy, e->ctx);
-	eglTerminate(e->dpy);
-}
+static const char *tbString(tbGL *e, GLenum name) { return (const char *)e->getString(name); }
 
-static const char *tbString(tbEGL *e, GLenum name) { return (const char *)e->getString(name); }
-
-static GLuint tbNewBuffer(tbEGL *e, ptrdiff_t bytes) {
+static GLuint tbNewBuffer(tbGL *e, ptrdiff_t bytes) {
 	GLuint b = 0;
 	e->genBuffers(1, &b);
 	e->bindBuffer(GL_ARRAY_BUFFER, b);
@@ -77,35 +57,52 @@ static GLuint tbNewBuffer(tbEGL *e, ptrdiff_t bytes) {
 	return b;
 }
 
-static void tbRead(tbEGL *e, GLuint b, void *dst, ptrdiff_t bytes) {
+static void tbRead(tbGL *e, GLuint b, void *dst, ptrdiff_t bytes) {
 	e->finish();
 	e->bindBuffer(GL_ARRAY_BUFFER, b);
 	e->getBufferSubData(GL_ARRAY_BUFFER, 0, bytes, dst);
 }
 
-static void tbDelete(tbEGL *e, GLuint b) { e->deleteBuffers(1, &b); }
+static void tbDelete(tbGL *e, GLuint b) { e->deleteBuffers(1, &b); }
 */
 import "C"
 
 import (
 	"fmt"
 	"unsafe"
+
+	regl "tumble/render/egl"
 )
 
 // Context is a current headless GL context. Use it from one OS thread (runtime.LockOSThread).
-type Context struct{ e *C.tbEGL }
-
-// Open creates the context on EGL's default display and makes it current on this thread.
-func Open() (*Context, error) {
-	e := (*C.tbEGL)(C.malloc(C.size_t(unsafe.Sizeof(C.tbEGL{}))))
-	if step := C.tbOpen(e); step != nil {
-		C.free(unsafe.Pointer(e))
-		return nil, fmt.Errorf("egl: %s failed (error 0x%x)", C.GoString(step), int(C.eglGetError()))
-	}
-	return &Context{e: e}, nil
+type Context struct {
+	c *regl.Context
+	e *C.tbGL
 }
 
-// Vendor and Renderer are GL_VENDOR and GL_RENDERER.
+// Open creates the context as the app does (render/egl.Open) and makes it current on this thread.
+func Open() (*Context, error) {
+	c, err := regl.Open()
+	if err != nil {
+		return nil, err
+	}
+	names := []string{"glGenBuffers", "glDeleteBuffers", "glBindBuffer", "glBufferData", "glGetBufferSubData", "glGetString", "glFinish"}
+	var p [7]unsafe.Pointer
+	for i, n := range names {
+		if p[i] = c.ProcAddr(n); p[i] == nil {
+			c.Close()
+			return nil, fmt.Errorf("egl: eglGetProcAddress found no %s", n)
+		}
+	}
+	e := (*C.tbGL)(C.malloc(C.size_t(unsafe.Sizeof(C.tbGL{}))))
+	C.tbSet(e, p[0], p[1], p[2], p[3], p[4], p[5], p[6])
+	return &Context{c: c, e: e}, nil
+}
+
+// Display says which EGL display the context is on.
+func (c *Context) Display() string { return c.c.Display }
+
+// Vendor is GL_VENDOR.
 func (c *Context) Vendor() string { return C.GoString(C.tbString(c.e, C.GL_VENDOR)) }
 
 // Renderer is GL_RENDERER.
@@ -126,6 +123,6 @@ func (c *Context) Delete(buf uint32) { C.tbDelete(c.e, C.GLuint(buf)) }
 
 // Close releases the context.
 func (c *Context) Close() {
-	C.tbClose(c.e)
+	c.c.Close()
 	C.free(unsafe.Pointer(c.e))
 }

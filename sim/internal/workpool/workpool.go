@@ -3,25 +3,38 @@
 package workpool
 
 import (
-	"sync"
+	"runtime"
 	"sync/atomic"
 )
 
 // Pool runs a loop body over index ranges on persistent worker goroutines. The caller's goroutine is
 // worker 0 and takes chunks too. Chunks are handed out by an atomic counter so uneven work balances.
 // Running a loop allocates nothing: the loop body is a func value the caller made once.
+//
+// A loop never waits for a worker that has not started yet: the caller rings each helper's doorbell
+// and drains the chunks itself; a helper that wakes while chunks are left joins in, and one that wakes
+// after the caller has taken the last chunk finds the loop closed and goes back to sleep. The caller
+// waits only for helpers that joined, each of which is running a chunk. On a machine whose cores are
+// busy with other work a helper can take milliseconds to be scheduled; waiting for it made small
+// loops slower on two workers than on one (issue 14).
 type Pool struct {
 	workers int
-	wake    []chan *job
-	done    *sync.WaitGroup // separate so the goroutines do not keep the pool alive
+	bell    []chan struct{} // one doorbell per helper, buffered: ringing never blocks
 	job     job
 }
 
+// closed marks a job's epoch once the caller has taken its last chunk: no helper may join it.
+const closed = 1 << 62
+
 type job struct {
-	fn    func(worker, lo, hi int)
-	n     int
-	chunk int
-	next  atomic.Int64
+	// epoch numbers the loops; closed is or-ed in when the caller stops admitting helpers. fn, n and
+	// chunk are written before the epoch is published and read by a helper only after it joined it.
+	epoch  atomic.Int64
+	active atomic.Int32 // helpers that joined the current loop and have not left it
+	next   atomic.Int64 // the next unclaimed index
+	fn     func(worker, lo, hi int)
+	n      int
+	chunk  int
 }
 
 // New starts workers-1 goroutines (the caller is the last worker).
@@ -29,19 +42,27 @@ func New(workers int) *Pool {
 	if workers < 1 {
 		workers = 1
 	}
-	p := &Pool{workers: workers, done: new(sync.WaitGroup)}
+	p := &Pool{workers: workers}
+	p.job.epoch.Store(closed)
 	for w := 1; w < workers; w++ {
-		ch := make(chan *job)
-		p.wake = append(p.wake, ch)
-		go work(w, ch, p.done)
+		ch := make(chan struct{}, 1)
+		p.bell = append(p.bell, ch)
+		go work(w, ch, &p.job)
 	}
 	return p
 }
 
-func work(worker int, ch chan *job, done *sync.WaitGroup) {
-	for j := range ch {
-		j.drain(worker)
-		done.Done()
+func work(worker int, bell chan struct{}, j *job) {
+	for range bell {
+		e := j.epoch.Load()
+		if e&closed != 0 {
+			continue // the loop was over before this helper woke
+		}
+		j.active.Add(1)
+		if j.epoch.Load() == e { // still open: the caller now waits for this helper
+			j.drain(worker)
+		}
+		j.active.Add(-1)
 	}
 }
 
@@ -70,12 +91,19 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	j := &p.job
 	j.fn, j.n, j.chunk = fn, n, chunk
 	j.next.Store(0)
-	p.done.Add(helpers)
+	e := (j.epoch.Load() + 1) &^ closed
+	j.epoch.Store(e) // publishes fn, n, chunk and opens the loop
 	for w := 0; w < helpers; w++ {
-		p.wake[w] <- j
+		select {
+		case p.bell[w] <- struct{}{}:
+		default: // a ring is pending already: the helper will look at the current loop when it wakes
+		}
 	}
 	j.drain(0)
-	p.done.Wait()
+	j.epoch.Store(e | closed)
+	for j.active.Load() != 0 {
+		runtime.Gosched() // a helper that joined is finishing its chunk
+	}
 	j.fn = nil
 }
 
@@ -84,10 +112,10 @@ func (p *Pool) Close() {
 	if p == nil {
 		return
 	}
-	for _, ch := range p.wake {
+	for _, ch := range p.bell {
 		close(ch)
 	}
-	p.wake = nil
+	p.bell = nil
 }
 
 // Workers returns the number of workers, the caller included: the bound on the worker argument of

@@ -1,0 +1,552 @@
+package collide
+
+import (
+	"sync"
+
+	"tumble/sim/geom"
+	"tumble/sim/internal/vecmath"
+)
+
+// Static triangle meshes against the convex shapes. The mesh's BVH (geom.Mesh.Query) gives the
+// triangles whose boxes meet the other shape's box in the mesh's frame (the mid-phase); each triangle is
+// then a one-sided convex polygon:
+//
+//   - a box or hull meets it by the separating axis test over the triangle's normal, the polyhedron's
+//     face normals and the cross products of their edges, then a face contact clipped like hull
+//     against hull (reduced to four points) or one point between two edges;
+//   - a sphere or capsule meets it by the closest points between its core and the triangle.
+//
+// A shape whose centre is behind a triangle's plane ignores that triangle (one-sided: a body is pushed
+// out of the side it came from). Internal edges: a contact whose normal would come from an edge between
+// two triangles that is flat or concave (geom.Mesh.Active), or from a vertex whose edges are all such,
+// takes the triangle's normal instead, so a body sliding across the seams of a flat or smooth surface
+// is not caught on them. The triangles' manifolds whose normals agree (within 2 degrees) are merged and
+// reduced to four points; at most MaxMeshManifolds remain, the deepest ones. Feature ids hash the
+// triangle's index with the features that made the point, so they are stable while the same triangle
+// features touch.
+
+// MaxMeshManifolds is the most manifolds one shape gets against one mesh.
+const MaxMeshManifolds = 8
+
+// mergeCos is the cosine below which two triangles' contact normals start separate manifolds.
+const mergeCos = 0.9994
+
+// Feature codes of a point on a triangle: the face, vertex k (1+k), edge k from vertex k to k+1 (4+k).
+const (
+	featFace = 0
+	featVert = 1
+	featEdge = 4
+)
+
+// tri is one triangle in the mesh's frame.
+type tri struct {
+	v      [3]vec
+	n      vec
+	active uint8
+	index  uint32
+}
+
+// activeFeat reports whether the triangle feature may give its own normal.
+func (t *tri) activeFeat(f int) bool {
+	switch {
+	case f >= featEdge:
+		return t.active&(1<<(f-featEdge)) != 0
+	case f >= featVert:
+		k := f - featVert
+		return t.active&(1<<k|1<<((k+2)%3)) != 0
+	}
+	return true
+}
+
+// meshPt is a contact point in the mesh's frame, with the manifold (cluster) it belongs to.
+type meshPt struct {
+	clipPt
+	cluster int
+}
+
+// meshCtx is the work of one CollideMesh call.
+type meshCtx struct {
+	normals [MaxMeshManifolds]vec
+	deepest [MaxMeshManifolds]float32
+	nclus   int
+	pts     []meshPt
+	margin  float32
+	size    float32
+	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
+	ptsBuf          [256]meshPt
+	sel             [256]clipPt
+	clip, tmp, keep [maxClip]clipPt
+	loop            [geom.MaxHullPoints]vec
+}
+
+// meshCtxPool keeps the scratch of CollideMesh (about 40 KB) from being allocated and cleared on
+// every call: the narrow phase calls it from several workers at once.
+var meshCtxPool = sync.Pool{New: func() any { return new(meshCtx) }}
+
+// add puts a triangle's manifold (normal n, points) into the cluster of its normal.
+func (c *meshCtx) add(n vec, pts []clipPt) {
+	if len(pts) == 0 {
+		return
+	}
+	k := -1
+	for i := 0; i < c.nclus; i++ {
+		if c.normals[i].Dot(n) > mergeCos {
+			k = i
+			break
+		}
+	}
+	deep := pts[0].sep
+	for _, p := range pts {
+		deep = min(deep, p.sep)
+	}
+	if k < 0 {
+		if c.nclus < MaxMeshManifolds {
+			k = c.nclus
+			c.nclus++
+			c.normals[k], c.deepest[k] = n, deep
+		} else {
+			// Full: replace the shallowest cluster if this one is deeper, else drop it.
+			s := 0
+			for i := 1; i < c.nclus; i++ {
+				if c.deepest[i] > c.deepest[s] {
+					s = i
+				}
+			}
+			if deep >= c.deepest[s] {
+				return
+			}
+			j := 0
+			for _, p := range c.pts {
+				if p.cluster != s {
+					c.pts[j] = p
+					j++
+				}
+			}
+			c.pts = c.pts[:j]
+			k = s
+			c.normals[k], c.deepest[k] = n, deep
+		}
+	}
+	c.deepest[k] = min(c.deepest[k], deep)
+	for _, p := range pts {
+		c.pts = append(c.pts, meshPt{p, k})
+	}
+}
+
+// CollideMesh appends to out the manifolds between static mesh a at pose pa and convex shape b (box,
+// sphere, capsule or hull) at pose pb, with normals from a to b, and returns out. Points whose
+// separation is below margin are kept (speculative contacts, as Collide).
+func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, out []Manifold) []Manifold {
+	mesh := a.Mesh
+	if mesh == nil || b.Kind == geom.Plane || b.Kind == geom.TriMesh {
+		return out
+	}
+	fa := makeFrame(&pa)
+	rel := geom.Pose{P: fa.toLocal(vg(pb.P)).Vec3(), Q: pa.Q.Conjugate().Mul(pb.Q)}
+	box := b.Bounds(rel)
+	e := geom.Vec3{margin, margin, margin}
+	box.Min, box.Max = box.Min.Sub(e), box.Max.Add(e)
+	var buf [64]int32
+	hits := mesh.Query(box, buf[:0])
+	if len(hits) == 0 {
+		return out
+	}
+	fb := makeFrame(&pb)
+	t := fa.toLocal(fb.c)
+	rb := [3]vec{fa.dirToLocal(fb.ax[0]), fa.dirToLocal(fb.ax[1]), fa.dirToLocal(fb.ax[2])}
+	bToA := func(v geom.Vec3) vec { return t.MAdd(rb[0], v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
+	dirBToA := func(v geom.Vec3) vec { return rb[0].Scale(v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
+
+	c := meshCtxPool.Get().(*meshCtx)
+	defer meshCtxPool.Put(c)
+	c.nclus, c.margin, c.size = 0, margin, 0
+	c.pts = c.ptsBuf[:0]
+	switch b.Kind {
+	case geom.Box, geom.ConvexHull:
+		var vb [8]geom.Vec3
+		var fb6 [6]geom.HullFace
+		B := shapePoly(b, &vb, &fb6)
+		c.size = B.radius
+		var bv [geom.MaxHullPoints]vec
+		var bn [2 * geom.MaxHullPoints]vec
+		var bo [2 * geom.MaxHullPoints]float32
+		bverts, bnorm, boff := bv[:len(B.verts)], bn[:len(B.faces)], bo[:len(B.faces)]
+		for i, v := range B.verts {
+			bverts[i] = bToA(v)
+		}
+		for i := range B.faces {
+			bnorm[i] = dirBToA(B.faces[i].Normal)
+			boff[i] = B.faces[i].Offset + bnorm[i].Dot(t)
+		}
+		for _, ti := range hits {
+			tr := meshTri(mesh, ti)
+			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+				continue
+			}
+			c.polyTri(&tr, &B, bverts, bnorm, boff)
+		}
+	case geom.Sphere:
+		c.size = b.Radius
+		for _, ti := range hits {
+			tr := meshTri(mesh, ti)
+			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+				continue
+			}
+			c.sphereTri(&tr, t, b.Radius)
+		}
+	case geom.Capsule:
+		c.size = b.Radius + b.HalfHeight
+		axis := rb[1].Scale(b.HalfHeight)
+		p0, p1 := t.Sub(axis), t.Add(axis)
+		for _, ti := range hits {
+			tr := meshTri(mesh, ti)
+			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+				continue
+			}
+			c.capsuleTri(&tr, p0, p1, b.Radius)
+		}
+	}
+	// One manifold per cluster, its points reduced to four.
+	sel := c.sel[:0]
+	for k := 0; k < c.nclus; k++ {
+		sel = sel[:0]
+		for _, p := range c.pts {
+			if p.cluster == k {
+				sel = append(sel, p.clipPt)
+			}
+		}
+		if len(sel) == 0 {
+			continue
+		}
+		var keep [4]int
+		nk := reducePts(sel, c.normals[k], c.size, touchBand*c.margin, &keep)
+		var m Manifold
+		m.setNormal(c.normals[k])
+		for i := 0; i < nk; i++ {
+			p := &sel[keep[i]]
+			m.addPoint(p.p, p.sep, p.feat)
+		}
+		m.toWorld(&fa)
+		out = append(out, m)
+	}
+	return out
+}
+
+// meshTri reads triangle i of the mesh.
+func meshTri(m *geom.Mesh, i int32) tri {
+	t := m.Tris[i]
+	return tri{
+		v:      [3]vec{vg(m.Verts[t[0]]), vg(m.Verts[t[1]]), vg(m.Verts[t[2]])},
+		n:      vg(m.Normals[i]),
+		active: m.Active[i],
+		index:  uint32(i),
+	}
+}
+
+// polyTri is the separating axis test between triangle tr and polyhedron B (vertices, face normals and
+// offsets in the mesh's frame), and the contact it gives.
+func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32) {
+	margin := c.margin
+	// The triangle's face: the deepest vertex of B below it.
+	d0 := tr.n.Dot(tr.v[0])
+	sepT := float32(1e30)
+	for _, v := range bverts {
+		sepT = min(sepT, tr.n.Dot(v))
+	}
+	sepT -= d0
+	if sepT >= margin {
+		return
+	}
+	// B's faces: the deepest triangle vertex below each.
+	sepB, iB := float32(-1e30), -1
+	for i, n := range bnorm {
+		s := min(n.Dot(tr.v[0]), n.Dot(tr.v[1]), n.Dot(tr.v[2])) - boff[i]
+		if s >= margin {
+			return
+		}
+		if s > sepB {
+			sepB, iB = s, i
+		}
+	}
+	// Edge pairs that make a face of the Minkowski difference. On the Gauss map the triangle's edge j
+	// is the half circle from n to -n through its outward side u (a flat polygon's two faces), B's edge
+	// the arc between its negated face normals. Where they cross, L, the triangle's support along L is
+	// edge j and B's along -L its edge, so the gap along L is measured between the two edges alone.
+	sepE, eT, eB := float32(-1e30), -1, -1
+	var axisE vec
+	for j := 0; j < 3; j++ {
+		q0 := tr.v[j]
+		dq := tr.v[(j+1)%3].Sub(q0)
+		u := dq.Cross(tr.n) // outward, in the triangle's plane
+		for i := range B.edges {
+			eb := &B.edges[i]
+			p0 := bverts[eb.V0]
+			dp := bverts[eb.V1].Sub(p0)
+			l := dq.Cross(dp)
+			l2 := l.Dot(l)
+			if l2 <= edgeParallelSq*dq.Dot(dq)*dp.Dot(dp) {
+				continue
+			}
+			if l.Dot(u) < 0 {
+				l = l.Neg()
+			}
+			c, d := bnorm[eb.F0].Neg(), bnorm[eb.F1].Neg()
+			cd := c.Cross(d)
+			if c.Cross(l).Dot(cd) < 0 || l.Cross(d).Dot(cd) < 0 {
+				continue
+			}
+			l = l.Scale(1 / vecmath.Sqrt(l2))
+			s := l.Dot(p0) - l.Dot(q0)
+			if s >= margin {
+				return
+			}
+			if s > sepE {
+				sepE, eT, eB, axisE = s, j, i, l
+			}
+		}
+	}
+
+	scale := B.radius
+	mode, best := 0, sepT // 0: the triangle's face, 1: B's face, 2: edges
+	if iB >= 0 && sepB > sepT+preferFaceTol(sepT, scale) {
+		mode, best = 1, sepB
+	}
+	if eT >= 0 && sepE > best+preferFaceTol(best, scale) {
+		mode = 2
+	}
+	// Internal edges: the triangle feature that gives the normal must be active.
+	switch mode {
+	case 1:
+		n := bnorm[iB]
+		ds := [3]float32{n.Dot(tr.v[0]), n.Dot(tr.v[1]), n.Dot(tr.v[2])}
+		lo := min(ds[0], ds[1], ds[2])
+		tol := 1e-3 * scale
+		var on [3]bool
+		cnt := 0
+		for k := range ds {
+			on[k] = ds[k] <= lo+tol
+			if on[k] {
+				cnt++
+			}
+		}
+		feat := featFace
+		if cnt == 1 {
+			for k := range on {
+				if on[k] {
+					feat = featVert + k
+				}
+			}
+		} else if cnt == 2 {
+			for k := range on {
+				if on[k] && on[(k+1)%3] {
+					feat = featEdge + k
+				}
+			}
+		}
+		if !tr.activeFeat(feat) {
+			mode = 0
+		}
+	case 2:
+		if !tr.activeFeat(featEdge + eT) {
+			mode = 0
+		}
+	}
+
+	pts, tmp, keep := &c.clip, &c.tmp, &c.keep
+	switch mode {
+	case 2:
+		q0 := tr.v[eT]
+		dq := tr.v[(eT+1)%3].Sub(q0)
+		eb := &B.edges[eB]
+		p0 := bverts[eb.V0]
+		dp := bverts[eb.V1].Sub(p0)
+		s, u := closestSegments(q0, dq, p0, dp)
+		pq, pp := q0.MAdd(dq, s), p0.MAdd(dp, u)
+		keep[0] = clipPt{p: pq.Add(pp).Scale(0.5), sep: sepE, feat: mix32(2, tr.index, uint32(eT), uint32(eB))}
+		c.add(axisE, keep[:1])
+	case 0:
+		// Reference: the triangle; incident: B's face most against its normal.
+		inc := incidentFace(B, bverts, bnorm, tr.n)
+		g := &B.faces[inc]
+		for k, vi := range B.fv[g.First : g.First+g.Count] {
+			pts[k] = clipPt{p: bverts[vi], feat: uint32(vi)}
+		}
+		cnt, res := clipToFace(pts, tmp, int(g.Count), tr.v[:], tr.n, 1e-3*scale)
+		k := 0
+		for i := 0; i < cnt; i++ {
+			p := res[i]
+			p.sep = tr.n.Dot(p.p) - d0
+			if p.sep < margin {
+				p.feat = mix32(0, tr.index, uint32(inc), p.feat)
+				p.p = p.p.MAdd(tr.n, -p.sep/2)
+				keep[k] = p
+				k++
+			}
+		}
+		c.add(tr.n, keep[:k])
+	case 1:
+		// Reference: B's face iB; incident: the triangle.
+		f := &B.faces[iB]
+		n := bnorm[iB]
+		loop := &c.loop
+		for k, vi := range B.fv[f.First : f.First+f.Count] {
+			loop[k] = bverts[vi]
+		}
+		for k := 0; k < 3; k++ {
+			pts[k] = clipPt{p: tr.v[k], feat: uint32(k)}
+		}
+		cnt, res := clipToFace(pts, tmp, 3, loop[:f.Count], n, 1e-3*scale)
+		k := 0
+		for i := 0; i < cnt; i++ {
+			p := res[i]
+			p.sep = n.Dot(p.p) - boff[iB]
+			if p.sep < margin {
+				p.feat = mix32(1, tr.index, uint32(iB), p.feat)
+				p.p = p.p.MAdd(n, -p.sep/2)
+				keep[k] = p
+				k++
+			}
+		}
+		c.add(n.Neg(), keep[:k])
+	}
+}
+
+// closestOnTri returns the point of triangle tr nearest q and the feature it lies on (Ericson,
+// Real-Time Collision Detection, 5.1.5).
+func closestOnTri(tr *tri, q vec) (vec, int) {
+	a, b, cc := tr.v[0], tr.v[1], tr.v[2]
+	ab, ac, ap := b.Sub(a), cc.Sub(a), q.Sub(a)
+	d1, d2 := ab.Dot(ap), ac.Dot(ap)
+	if d1 <= 0 && d2 <= 0 {
+		return a, featVert
+	}
+	bp := q.Sub(b)
+	d3, d4 := ab.Dot(bp), ac.Dot(bp)
+	if d3 >= 0 && d4 <= d3 {
+		return b, featVert + 1
+	}
+	vc := d1*d4 - d3*d2
+	if vc <= 0 && d1 >= 0 && d3 <= 0 {
+		return a.MAdd(ab, d1/(d1-d3)), featEdge
+	}
+	cp := q.Sub(cc)
+	d5, d6 := ab.Dot(cp), ac.Dot(cp)
+	if d6 >= 0 && d5 <= d6 {
+		return cc, featVert + 2
+	}
+	vb := d5*d2 - d1*d6
+	if vb <= 0 && d2 >= 0 && d6 <= 0 {
+		return a.MAdd(ac, d2/(d2-d6)), featEdge + 2
+	}
+	va := d3*d6 - d5*d4
+	if va <= 0 && d4-d3 >= 0 && d5-d6 >= 0 {
+		return b.MAdd(cc.Sub(b), (d4-d3)/((d4-d3)+(d5-d6))), featEdge + 1
+	}
+	den := 1 / (va + vb + vc)
+	return a.MAdd(ab, vb*den).MAdd(ac, vc*den), featFace
+}
+
+// roundContact adds the contact of a core point p (radius r) nearest the triangle at q on feature f:
+// along p - q, or along the triangle's normal when f is the face, an inactive edge or vertex, or p lies
+// on the triangle.
+func (c *meshCtx) roundContact(tr *tri, p, q vec, f int, r float32, id uint32) {
+	d := p.Sub(q)
+	dist := vecmath.Sqrt(d.Dot(d))
+	if dist-r >= c.margin {
+		return
+	}
+	n := tr.n
+	sep := dist - r
+	if f == featFace || !tr.activeFeat(f) || dist < 1e-6 {
+		sep = min(sep, n.Dot(p.Sub(tr.v[0]))-r)
+	} else {
+		n = d.Scale(1 / dist)
+	}
+	pos := p.MAdd(n, -(r + sep/2))
+	c.add(n, []clipPt{{p: pos, sep: sep, feat: id}})
+}
+
+// sphereTri is the contact of a sphere (centre p, radius r) with triangle tr.
+func (c *meshCtx) sphereTri(tr *tri, p vec, r float32) {
+	q, f := closestOnTri(tr, p)
+	c.roundContact(tr, p, q, f, r, mix32(3, tr.index, uint32(f)))
+}
+
+// capsuleTri is the contact of a capsule (core p0-p1, radius r) with triangle tr: two points along the
+// triangle's normal where the core lies almost parallel to it over its face, else the one pair of
+// closest points.
+func (c *meshCtx) capsuleTri(tr *tri, p0, p1 vec, r float32) {
+	d := p1.Sub(p0)
+	l2 := d.Dot(d)
+	n := tr.n
+	if dn := n.Dot(d); dn*dn < 0.01*l2 {
+		// Clip the core to the triangle's prism.
+		s0, s1 := float32(0), float32(1)
+		for k := 0; k < 3; k++ {
+			a, b := tr.v[k], tr.v[(k+1)%3]
+			side := b.Sub(a).Cross(n) // outward
+			h0 := side.Dot(p0.Sub(a))
+			hd := side.Dot(d)
+			if hd == 0 {
+				if h0 > 0 {
+					s0, s1 = 1, 0
+				}
+				continue
+			}
+			s := -h0 / hd
+			if hd > 0 {
+				s1 = min(s1, s)
+			} else {
+				s0 = max(s0, s)
+			}
+		}
+		if s0 < s1 && (s1-s0)*(s1-s0)*l2 > 1e-6*r*r {
+			d0 := n.Dot(tr.v[0])
+			var pts [2]clipPt
+			k := 0
+			for j, s := range [2]float32{s0, s1} {
+				p := p0.MAdd(d, s)
+				sep := n.Dot(p) - d0 - r
+				if sep < c.margin {
+					pts[k] = clipPt{p: p.MAdd(n, -(r + sep/2)), sep: sep, feat: mix32(4, tr.index, uint32(j))}
+					k++
+				}
+			}
+			c.add(n, pts[:k])
+			return
+		}
+	}
+	// The closest pair: the core's ends against the triangle, the core against the triangle's edges,
+	// or the core crossing the triangle.
+	bestD := float32(1e30)
+	var bp, bq vec
+	bf := featFace
+	for _, p := range [2]vec{p0, p1} {
+		q, f := closestOnTri(tr, p)
+		if dd := p.Sub(q); dd.Dot(dd) < bestD {
+			bestD, bp, bq, bf = dd.Dot(dd), p, q, f
+		}
+	}
+	for k := 0; k < 3; k++ {
+		a := tr.v[k]
+		e := tr.v[(k+1)%3].Sub(a)
+		s, u := closestSegments(p0, d, a, e)
+		p, q := p0.MAdd(d, s), a.MAdd(e, u)
+		if dd := p.Sub(q); dd.Dot(dd) < bestD {
+			bestD, bp, bq, bf = dd.Dot(dd), p, q, featEdge+k
+		}
+	}
+	h0, h1 := n.Dot(p0.Sub(tr.v[0])), n.Dot(p1.Sub(tr.v[0]))
+	if (h0 < 0) != (h1 < 0) {
+		s := h0 / (h0 - h1)
+		x := p0.MAdd(d, s)
+		if q, f := closestOnTri(tr, x); f == featFace && x.Sub(q).Dot(x.Sub(q)) < 1e-12 {
+			// The core pierces the face: push out the end below it.
+			bp, bq, bf = p1, x, featFace
+			if h0 < h1 {
+				bp = p0
+			}
+		}
+	}
+	c.roundContact(tr, bp, bq, bf, r, mix32(5, tr.index, uint32(bf)))
+}
