@@ -63,6 +63,8 @@ var catalog = []Info{
 		Description: "Impulse solver: a ball's bounces die out, 3 boxes stand, 10 topple (no warm start)"},
 	{Name: "penalty-drop", Group: "solvers", Bodies: 5,
 		Description: "Penalty springs: 1, 10, 100 kg boxes sink m g / k and overshoot; heavy ones sink deep"},
+	{Name: "jelly", Group: "solvers", Bodies: 82,
+		Description: "Shape matching: 3 jelly cubes of 27 boxes dropped; firm recovers, soft sags, stiff rings"},
 
 	{Name: "incline", Group: "materials", Bodies: 16,
 		Description: "Boxes on 15, 25 and 35 degree ramps: where tan(theta) > mu they slide, else they stick"},

@@ -360,7 +360,7 @@ func (d *decoder) required(m map[string]*node, key, path string) {
 }
 
 func (d *decoder) scene(n *node) *Scene {
-	m := d.fields(n, "", "name", "gravity", "dt", "solver", "bodies", "joints", "broadphase")
+	m := d.fields(n, "", "name", "gravity", "dt", "solver", "bodies", "joints", "clusters", "broadphase")
 	s := &Scene{Bodies: []Body{}}
 	if m == nil {
 		return s
@@ -404,7 +404,44 @@ func (d *decoder) scene(n *node) *Scene {
 			d.joint(j, "joints["+strconv.Itoa(i)+"]", &s.Joints[i])
 		}
 	}
+	if v, ok := m["clusters"]; ok {
+		if v.kind != 'a' {
+			d.fail("clusters", "must be an array of clusters", v)
+			return s
+		}
+		if len(v.vals) > 0 {
+			s.Clusters = make([]Cluster, len(v.vals))
+		}
+		for i, c := range v.vals {
+			d.cluster(c, "clusters["+strconv.Itoa(i)+"]", &s.Clusters[i])
+		}
+	}
 	return s
+}
+
+func (d *decoder) cluster(n *node, path string, c *Cluster) {
+	m := d.fields(n, path, "bodies", "stiffness", "damping", "linear")
+	d.required(m, "bodies", path)
+	d.required(m, "stiffness", path)
+	if m == nil || d.err != nil {
+		return
+	}
+	bp := join(path, "bodies")
+	if b := m["bodies"]; b.kind != 'a' {
+		d.fail(bp, "must be an array of body names", b)
+	} else {
+		c.Bodies = make([]string, len(b.vals))
+		for i, e := range b.vals {
+			if e.kind != 's' {
+				d.fail(bp+"["+strconv.Itoa(i)+"]", "must be a body name (a string)", e)
+				return
+			}
+			c.Bodies[i] = e.text
+		}
+	}
+	c.Stiffness = d.optNumber(m, "stiffness", path)
+	c.Damping = d.optNumber(m, "damping", path)
+	c.Linear = d.optNumber(m, "linear", path)
 }
 
 func (d *decoder) solver(n *node, path string) *Solver {

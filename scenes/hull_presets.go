@@ -99,3 +99,25 @@ func bunny() *Scene {
 	}
 	return s
 }
+
+// RockPoints returns the points of a rock like the rocks preset's, its half sizes about 1.3, 0.8 and 1
+// times size (m), lumpy by a quarter; seed picks which rock (one seed, one rock).
+func RockPoints(seed uint32, size float64) []Vec3 {
+	r := lcg(seed)
+	r.next()
+	return rockPoints(&r, 18, size*1.3, size*0.8, size, 0.25)
+}
+
+// BunnyPoints returns the bunny preset's points scaled to the given length (m) from tail to nose.
+func BunnyPoints(length float64) []Vec3 {
+	pts := bunnyPoints()
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, p := range pts {
+		lo, hi = min(lo, p[0]), max(hi, p[0])
+	}
+	k := length / (hi - lo)
+	for i, p := range pts {
+		pts[i] = Vec3{p[0] * k, p[1] * k, p[2] * k}
+	}
+	return pts
+}

@@ -17,6 +17,7 @@ var presets = map[string]func() *Scene{
 	"chain100":      chain100,
 	"impulse-stack": impulseStack,
 	"penalty-drop":  penaltyDrop,
+	"jelly":         jelly,
 	"cradle":        cradle,
 	"door":          door,
 	"engine":        engine,

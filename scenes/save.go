@@ -71,6 +71,9 @@ func (s *Scene) Save(w io.Writer) error {
 	if len(s.Joints) > 0 {
 		list("joints", len(s.Joints), func(i int) any { return &s.Joints[i] })
 	}
+	if len(s.Clusters) > 0 {
+		list("clusters", len(s.Clusters), func(i int) any { return &s.Clusters[i] })
+	}
 	bw.WriteString("\n}\n")
 	if err != nil {
 		return err

@@ -29,6 +29,8 @@ type Scene struct {
 	Solver  *Solver  `json:"solver,omitempty"`
 	Bodies  []Body   `json:"bodies"`
 	Joints  []Joint  `json:"joints,omitempty"`
+	// Clusters are Tumble's extension: shape-matching clusters, which need solver.type "shapematch".
+	Clusters []Cluster `json:"clusters,omitempty"`
 
 	// Broadphase is Tumble's extension: "lbvh", "sap", "grid" or "brute"; default "lbvh".
 	Broadphase string `json:"broadphase,omitempty"`
@@ -37,7 +39,7 @@ type Scene struct {
 // Solver holds the solver settings. Type, Iterations, Substeps, Friction and WarmStart are the
 // contract's; Relax, Restitution, ContactHertz and DampingRatio are Tumble's extensions.
 type Solver struct {
-	Type       string `json:"type,omitempty"`       // "jacobi", "pgs", "xpbd", "impulse" or "penalty"; default: the backend's
+	Type       string `json:"type,omitempty"`       // "jacobi", "pgs", "xpbd", "impulse", "penalty" or "shapematch"; default: the backend's
 	Iterations *int   `json:"iterations,omitempty"` // per sub-step; default: the solver's
 	Substeps   *int   `json:"substeps,omitempty"`   // per step; default: sim.Settings
 	Friction   *bool  `json:"friction,omitempty"`   // friction rows on; default true
@@ -104,6 +106,16 @@ type Joint struct {
 	Twist *[2]float64 `json:"twist,omitempty"`
 	// BreakForce, N (> 0): the joint is removed, and reported, once its constraint force exceeds it.
 	BreakForce *float64 `json:"breakForce,omitempty"`
+}
+
+// Cluster groups dynamic bodies into a shape-matching cluster (sim.ClusterDef): under the shapematch
+// solver each step pulls them towards the best-fit rotation of their rest shape, which is their poses as
+// loaded.
+type Cluster struct {
+	Bodies    []string `json:"bodies"`            // body names: at least 2, distinct, dynamic
+	Stiffness *float64 `json:"stiffness"`         // required, in [0, 1]: 0 free, 1 rigid-like
+	Damping   *float64 `json:"damping,omitempty"` // in [0, 1]: share of the deformation's velocity removed per step; default 0
+	Linear    *float64 `json:"linear,omitempty"`  // in [0, 1]: share of the linear fit in the goal (stretch and shear); default 0
 }
 
 // Motor drives a joint's free coordinate towards a target speed with a bounded force.

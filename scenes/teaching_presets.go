@@ -47,3 +47,53 @@ func penaltyDrop() *Scene {
 	s.add(Body{Name: "dropped", Shape: box(0.5, 0.5, 0.5), Position: v3(4, 1.5, 0), Mass: num(1), Friction: num(stackFriction)})
 	return s
 }
+
+// jellyCubes are the jelly preset's three clusters: name, stiffness, damping, and the height their
+// lowest layer is dropped from.
+var jellyCubes = []struct {
+	name               string
+	stiffness, damping float64
+	drop               float64
+}{
+	{"firm", 0.3, 0.3, 1.5},
+	{"soft", 0.02, 0.1, 1.5},
+	{"stiff", 1, 0, 1.5},
+}
+
+// Jelly cubes are 3 x 3 x 3 boxes of half size JellyHalf (1 kg each), JellySpacing apart.
+const (
+	JellyHalf    = 0.12
+	JellySpacing = 0.3
+)
+
+// jelly, under the shapematch solver: three cubes of 27 small boxes, each a shape-matching cluster,
+// dropped from 1.5 m. The firm one (stiffness 0.3, damping 0.1) squashes on landing, bounces and
+// recovers its shape within a second: what shape matching does well. The soft one (0.02) sags under its
+// own weight and stays squashed, and the stiff one (1, undamped) keeps ringing: the pull is a spring of
+// frequency sqrt(stiffness)/dt that nothing damps but the Damping setting (docs/SCENES.md gives the
+// figures).
+func jelly() *Scene {
+	s := newScene("jelly")
+	s.Solver = &Solver{Type: "shapematch"}
+	s.add(ground(stackFriction))
+	for c, cube := range jellyCubes {
+		k := Cluster{Stiffness: num(cube.stiffness)}
+		if cube.damping > 0 {
+			k.Damping = num(cube.damping)
+		}
+		x0 := float64(c)*1.5 - 1.5 - JellySpacing
+		for i := range 3 {
+			for j := range 3 {
+				for l := range 3 {
+					name := fmt.Sprintf("%s%d%d%d", cube.name, i, j, l)
+					s.add(Body{Name: name, Shape: box(JellyHalf, JellyHalf, JellyHalf), Mass: num(1),
+						Position: v3(x0+float64(i)*JellySpacing, cube.drop+JellyHalf+float64(j)*JellySpacing,
+							float64(l-1)*JellySpacing), Friction: num(stackFriction)})
+					k.Bodies = append(k.Bodies, name)
+				}
+			}
+		}
+		s.Clusters = append(s.Clusters, k)
+	}
+	return s
+}

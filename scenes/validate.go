@@ -111,7 +111,48 @@ func (s *Scene) validate() *Error {
 	for i := range s.Joints {
 		s.Joints[i].validate(c, "joints["+strconv.Itoa(i)+"]", s, names)
 	}
+	for i := range s.Clusters {
+		s.Clusters[i].validate(c, "clusters["+strconv.Itoa(i)+"]", s, names)
+	}
 	return c.err
+}
+
+func (k *Cluster) validate(c *check, path string, s *Scene, names map[string]int) {
+	if len(k.Bodies) < 2 {
+		c.fail(path+".bodies", "a cluster needs at least 2 bodies", strconv.Itoa(len(k.Bodies))+" bodies")
+	}
+	seen := make(map[string]bool, len(k.Bodies))
+	for i, name := range k.Bodies {
+		bp := path + ".bodies[" + strconv.Itoa(i) + "]"
+		b, ok := names[name]
+		switch {
+		case !ok:
+			c.fail(bp, "no body has this name", strconv.Quote(name))
+		case seen[name]:
+			c.fail(bp, "listed twice in the cluster", strconv.Quote(name))
+		case !isDynamic(s.Bodies[b].Type):
+			c.fail(bp, "a cluster's bodies must be dynamic", strconv.Quote(name)+" ("+s.Bodies[b].Type+")")
+		}
+		seen[name] = true
+	}
+	if k.Stiffness == nil {
+		c.fail(path+".stiffness", "missing (required)", "")
+	} else {
+		c.num(path+".stiffness", *k.Stiffness, 0, 1, false, "")
+	}
+	if k.Damping != nil {
+		c.num(path+".damping", *k.Damping, 0, 1, false, "")
+	}
+	if k.Linear != nil {
+		c.num(path+".linear", *k.Linear, 0, 1, false, "")
+	}
+	if c.err == nil && (s.Solver == nil || s.Solver.Type != "shapematch") {
+		typ := "none"
+		if s.Solver != nil && s.Solver.Type != "" {
+			typ = strconv.Quote(s.Solver.Type)
+		}
+		c.fail(path, "clusters are matched only by the shapematch solver: set solver.type to \"shapematch\"", "solver.type "+typ)
+	}
 }
 
 func (v *Solver) validate(c *check) {

@@ -144,6 +144,23 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 			return nil, fmt.Errorf("joints[%d]: %w", i, err)
 		}
 	}
+	for i := range s.Clusters {
+		k := &s.Clusters[i]
+		d := sim.ClusterDef{Stiffness: float32(*k.Stiffness)}
+		if k.Damping != nil {
+			d.Damping = float32(*k.Damping)
+		}
+		if k.Linear != nil {
+			d.Linear = float32(*k.Linear)
+		}
+		for _, name := range k.Bodies {
+			h, _ := w.Find(name)
+			d.Bodies = append(d.Bodies, h)
+		}
+		if _, err := w.AddCluster(d); err != nil {
+			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
+		}
+	}
 	return w, nil
 }
 

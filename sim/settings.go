@@ -39,9 +39,13 @@ const (
 	// Penalty is seed 003's penalty method, a teaching solver: contacts are springs and dampers
 	// integrated explicitly, so bodies sink in and overshoot (solver_penalty.go).
 	Penalty
+	// ShapeMatch is PGS with seed 003's shape matching (Müller et al. 2005): each sub-step pulls the
+	// members of every cluster (World.AddCluster) towards the best-fit rotation of its rest shape, so a
+	// cluster of bodies moves like one soft, jelly-like body (solver_shapematch.go, cluster.go).
+	ShapeMatch
 )
 
-var solverNames = [...]string{"default", "jacobi", "pgs", "xpbd", "impulse", "penalty"}
+var solverNames = [...]string{"default", "jacobi", "pgs", "xpbd", "impulse", "penalty", "shapematch"}
 
 // String returns the solver's name as used in scene files and on the command line.
 func (k SolverKind) String() string {
@@ -52,12 +56,12 @@ func (k SolverKind) String() string {
 }
 
 // Solvers lists the solvers, in the order the panel offers them.
-func Solvers() []SolverKind { return []SolverKind{PGS, Jacobi, XPBD, Impulse, Penalty} }
+func Solvers() []SolverKind { return []SolverKind{PGS, Jacobi, XPBD, Impulse, Penalty, ShapeMatch} }
 
 // SolverNames lists the solvers' names as ParseSolver accepts them, for messages.
-const SolverNames = "jacobi, pgs, xpbd, impulse or penalty"
+const SolverNames = "jacobi, pgs, xpbd, impulse, penalty or shapematch"
 
-// ParseSolver maps a name ("jacobi", "pgs", "xpbd", "impulse", "penalty") to a SolverKind.
+// ParseSolver maps a name ("jacobi", "pgs", "xpbd", "impulse", "penalty", "shapematch") to a SolverKind.
 func ParseSolver(name string) (SolverKind, error) {
 	for i, n := range solverNames {
 		if n == name && i != 0 {

@@ -199,6 +199,21 @@ func (w *World) updateSleep() {
 			p.union(j.a, j.b)
 		}
 	}
+	// A shape-matching cluster rests and wakes as one (only the shapematch solver ties its members).
+	if p.solver.Kind() == ShapeMatch {
+		for _, c := range w.clusters {
+			first := int32(-1)
+			for _, m := range w.members[c.first : c.first+c.count] {
+				if i, ok := w.dense(m.body); ok && dyn(int32(i)) {
+					if first < 0 {
+						first = int32(i)
+					} else {
+						p.union(first, int32(i))
+					}
+				}
+			}
+		}
+	}
 	// The least rest time per island, kept at its root.
 	p.islandRest = resize(p.islandRest, n)
 	for i := range p.islandRest {

@@ -6,7 +6,7 @@ import "strings"
 // the defaults it needs, writes the step's Plan, and runs on the CPU the stages that are its own (the
 // others, from the bounds to the integration, are the step's common stages). One file holds each:
 // solver_jacobi.go, solver_pgs.go, solver_xpbd.go, and the teaching solvers of seed 003,
-// solver_impulse.go and solver_penalty.go.
+// solver_impulse.go and solver_penalty.go, and PGS with shape matching, solver_shapematch.go.
 type Solver interface {
 	// Kind is the solver's kind, as Settings.Solver names it.
 	Kind() SolverKind
@@ -32,7 +32,7 @@ type Solver interface {
 
 // solverTable holds each kind's solver.
 var solverTable = [...]Solver{Jacobi: jacobiSolver{}, PGS: pgsSolver{}, XPBD: xpbdSolver{},
-	Impulse: impulseSolver{}, Penalty: penaltySolver{}}
+	Impulse: impulseSolver{}, Penalty: penaltySolver{}, ShapeMatch: shapeMatchSolver{}}
 
 // SolverOf returns the solver of kind k; SolverDefault and an unknown kind give PGS, the CPU default.
 func SolverOf(k SolverKind) Solver {

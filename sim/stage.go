@@ -23,6 +23,9 @@ const (
 	StagePrepare
 	// StageIntegrateVelocities applies gravity and the gyroscopic term over one sub-step.
 	StageIntegrateVelocities
+	// StageShapeMatch pulls the members of each shape-matching cluster towards the best-fit rotation of
+	// its rest shape (the shapematch solver; cluster.go).
+	StageShapeMatch
 	// StageWarmStart applies the impulses the rows held at the end of the last step.
 	StageWarmStart
 	// StageSolve runs the solver's passes with the bias that pushes overlap and joint drift out (XPBD:
@@ -52,7 +55,7 @@ const (
 	NumStages
 )
 
-var stageNames = [NumStages]string{"bounds", "broad", "narrow", "prepare", "integrate velocities", "warm start",
+var stageNames = [NumStages]string{"bounds", "broad", "narrow", "prepare", "integrate velocities", "shape match", "warm start",
 	"solve", "integrate positions", "project", "relax", "derive velocities", "solve velocities", "restitution",
 	"store impulses", "sleep"}
 

@@ -25,6 +25,8 @@ type State struct {
 	freeSlot    []uint32
 	joints      []joint
 	jointSerial uint64
+	clusters    []cluster
+	members     []clusterMember
 	prev        []manifold
 	rot         []Mat3
 	nextLabel   uint32
@@ -57,6 +59,7 @@ func (s *State) Bytes() int {
 	n += len(podBytes(b.island)) + len(podBytes(b.handle))
 	n += len(podBytes(s.slots)) + len(podBytes(s.freeSlot)) + len(podBytes(s.joints)) + len(podBytes(s.prev))
 	n += len(podBytes(s.rot)) + len(podBytes(s.wakeLabels))
+	n += len(podBytes(s.clusters)) + len(podBytes(s.members))
 	return n
 }
 
@@ -81,6 +84,8 @@ func (w *World) SaveState(s *State) error {
 	s.freeSlot = append(s.freeSlot[:0], w.freeSlot...)
 	s.joints = append(s.joints[:0], w.joints...)
 	s.jointSerial = w.jointSerial
+	s.clusters = append(s.clusters[:0], w.clusters...)
+	s.members = append(s.members[:0], w.members...)
 	s.prev = append(s.prev[:0], w.pipe.prev...)
 	s.rot = append(s.rot[:0], w.pipe.rot...)
 	s.nextLabel = w.pipe.nextLabel
@@ -109,6 +114,8 @@ func (w *World) RestoreState(s *State) error {
 	w.freeSlot = append(w.freeSlot[:0], s.freeSlot...)
 	w.joints = append(w.joints[:0], s.joints...)
 	w.jointSerial = s.jointSerial
+	w.clusters = append(w.clusters[:0], s.clusters...)
+	w.members = append(w.members[:0], s.members...)
 	w.pipe.prev = append(w.pipe.prev[:0], s.prev...)
 	w.pipe.rot = append(w.pipe.rot[:0], s.rot...)
 	w.pipe.nextLabel = s.nextLabel
@@ -187,6 +194,16 @@ func (s *State) check() error {
 	for k, j := range s.joints {
 		if !live(j.def.BodyA) || (j.def.BodyB != (Handle{}) && !live(j.def.BodyB)) || j.def.Type > Fixed {
 			return fmt.Errorf("state: joint %d names a body that is not there", k)
+		}
+	}
+	for k, c := range s.clusters {
+		if c.first < 0 || c.count < 2 || int(c.first)+int(c.count) > len(s.members) {
+			return fmt.Errorf("state: cluster %d: members %d+%d of %d", k, c.first, c.count, len(s.members))
+		}
+		for _, m := range s.members[c.first : c.first+c.count] {
+			if !live(m.body) {
+				return fmt.Errorf("state: cluster %d names a body that is not there", k)
+			}
 		}
 	}
 	return nil

@@ -16,7 +16,8 @@ import (
 // A State's binary form (MarshalBinary) is, little endian: the magic "TSTATE1\n", the layout hash
 // (StateLayout), the step count (int64), the time (float64 bits), then the jointSerial and nextLabel,
 // then length-prefixed sections: the body names, and the in-memory images of the fixed-layout arrays
-// (settings, body arrays, slots, joints, the manifold cache, rotation matrices, wake labels). The
+// (settings, body arrays, slots, joints, the manifold cache, rotation matrices, wake labels,
+// shape-matching clusters and their members). The
 // arrays are plain data (no pointers; a test checks), so their image is their whole content; the
 // layout hash covers every field's name, type, offset and size, so a state written by a build whose
 // solver structures differ is refused rather than misread.
@@ -28,12 +29,14 @@ var stateMagic = [8]byte{'T', 'S', 'T', 'A', 'T', 'E', '1', '\n'}
 var StateLayout = layoutHash(reflect.TypeFor[Settings](), reflect.TypeFor[BodyType](), reflect.TypeFor[shapeImage](),
 	reflect.TypeFor[Vec3](), reflect.TypeFor[Quat](), reflect.TypeFor[Mat3](), reflect.TypeFor[slot](),
 	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[geom.HullFace](),
-	reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars]())
+	reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars](), reflect.TypeFor[cluster](),
+	reflect.TypeFor[clusterMember]())
 
 // podTypes are the element types a State stores as memory images.
 var podTypes = []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[shapeImage](), reflect.TypeFor[slot](),
 	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[Mat3](), reflect.TypeFor[Quat](),
-	reflect.TypeFor[geom.HullFace](), reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars]()}
+	reflect.TypeFor[geom.HullFace](), reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars](),
+	reflect.TypeFor[cluster](), reflect.TypeFor[clusterMember]()}
 
 // shapeImage is a geom.Shape as the binary form stores it: a convex hull's shared geometry (a pointer
 // in memory) as an index into the state's hull table, -1 for none.
@@ -197,7 +200,7 @@ func (s *State) arrays(shapes []shapeImage) [][]byte {
 		podBytes(b.InvInertiaLocal), podBytes(b.InvInertiaWorld), podBytes(b.Friction), podBytes(b.Restitution),
 		podBytes(b.Asleep), podBytes(b.SleepTime), podBytes(b.island), podBytes(b.handle),
 		podBytes(s.slots), podBytes(s.freeSlot), podBytes(s.joints), podBytes(s.prev), podBytes(s.rot),
-		podBytes(s.wakeLabels)}
+		podBytes(s.wakeLabels), podBytes(s.clusters), podBytes(s.members)}
 }
 
 // UnmarshalBinary decodes a state MarshalBinary wrote. A wrong magic or layout, a short or long
@@ -259,6 +262,8 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	load(&r, &t.prev, -1, "manifolds")
 	load(&r, &t.rot, -1, "rotation matrices")
 	load(&r, &t.wakeLabels, -1, "wake labels")
+	load(&r, &t.clusters, -1, "clusters")
+	load(&r, &t.members, -1, "cluster members")
 	var hulls []*geom.Hull
 	if nh := int(r.U32()); r.Err == nil {
 		if nh > len(data) {

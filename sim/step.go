@@ -63,6 +63,8 @@ type pipeline struct {
 	useDirect       bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
 	direct          directSystem // the direct joint solve's system
 
+	cluster []clusterScratch // the cluster being matched (cluster.go)
+
 	// XPBD: the bodies' poses at the start of the sub-step and the corrections since
 	prevPos       []Vec3
 	prevRot       []Mat3

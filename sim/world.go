@@ -67,6 +67,9 @@ type World struct {
 	joints      []joint
 	jointSerial uint64 // the last joint id given out (joint.id)
 
+	clusters []cluster       // shape-matching clusters (cluster.go)
+	members  []clusterMember // their members, each cluster's in one run
+
 	pipe pipeline
 
 	backend    Backend    // nil: the CPU stages
@@ -179,6 +182,7 @@ func (w *World) RemoveBody(h Handle) error {
 	}
 	clear(w.joints[len(kept):])
 	w.joints = kept
+	w.dropClusterMember(h)
 	last := w.Bodies.Len() - 1
 	if i != last {
 		w.slots[w.Bodies.handle[last]].dense = int32(i)

@@ -475,6 +475,9 @@ func (a *App) simulationSection() {
 		}
 		tip("each contact point's damper: less damping, more overshoot")
 	}
+	if res.Solver == sim.ShapeMatch {
+		a.clusterWidgets()
+	}
 	grav := [3]float32(res.Gravity)
 	if g.dragFloat3("gravity", &grav, 0.05, -50, 50, "%.2f") {
 		edit("gravity", func(s *sim.Settings) { s.Gravity = grav })
@@ -581,8 +584,51 @@ func (a *App) backendCombo() {
 
 var shapeKinds = []geom.Kind{geom.Box, geom.Sphere, geom.Capsule}
 
+// spawnKinds are what the Spawn section's shape combo offers: the shapes, then two convex hulls.
+var spawnKinds = []struct {
+	name string
+	kind geom.Kind
+	hull command.HullShape
+}{{"box", geom.Box, 0}, {"sphere", geom.Sphere, 0}, {"capsule", geom.Capsule, 0},
+	{"rock", geom.ConvexHull, command.Rock}, {"bunny", geom.ConvexHull, command.Bunny}}
+
+// spawnKindNames are spawnKinds' names, for the combo.
+var spawnKindNames = func() []string {
+	var out []string
+	for _, k := range spawnKinds {
+		out = append(out, k.name)
+	}
+	return out
+}()
+
+// clusterWidgets edits the shape-matching clusters (the shapematch solver): the first cluster's
+// stiffness and damping are shown, and a change sets every cluster's.
+func (a *App) clusterWidgets() {
+	g := &a.w
+	var n int
+	var c sim.ClusterDef
+	a.S.View(func(w *sim.World) {
+		if n = w.NumClusters(); n > 0 {
+			c = w.Cluster(0)
+		}
+	})
+	if n == 0 {
+		textDisabled("no clusters: the scene file's clusters give shapematch its bodies")
+		return
+	}
+	k, d := c.Stiffness, c.Damping
+	if g.sliderFloat("cluster stiffness", &k, 0, 1) {
+		a.do("cluster stiffness", command.SetClusters(func(c *sim.ClusterDef) { c.Stiffness = k }))
+	}
+	tip(fmt.Sprintf("every cluster's (%d): the pull towards the rest shape, a spring of sqrt(stiffness)/dt", n))
+	if g.sliderFloat("cluster damping", &d, 0, 1) {
+		a.do("cluster damping", command.SetClusters(func(c *sim.ClusterDef) { c.Damping = d }))
+	}
+	tip("share of the deformation's velocity removed per step; 0: an undamped cluster rings for ever")
+}
+
 // sizeWidgets edits a shape's size: a box's half extents, a sphere's radius, a capsule's radius and
-// half height.
+// half height, a rock's size, a bunny's length (the Shoot section offers only the first three).
 func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 	g := &a.w
 	switch kind {
@@ -593,13 +639,19 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 	case 2:
 		g.sliderFloat("radius", &size[0], 0.02, 3)
 		g.sliderFloat("half height", &size[1], 0.02, 3)
+	case 3:
+		g.sliderFloat("rock size", &size[0], 0.05, 3)
+		tip("half sizes about 1.3, 0.8 and 1 times this; each rock spawned is a different random hull")
+	case 4:
+		g.sliderFloat("bunny length", &size[0], 0.1, 5)
+		tip("tail to nose, m: the bunny preset's hull, inertia from its mesh")
 	}
 }
 
 func (a *App) spawnSection() {
 	g := &a.w
 	f := &a.panel.spawn
-	g.combo("shape", &f.Kind, []string{"box", "sphere", "capsule"})
+	g.combo("shape", &f.Kind, spawnKindNames)
 	g.combo("pattern", &f.Pattern, command.PatternNames)
 	g.sliderInt("count", &f.Count, 1, 2000)
 	a.sizeWidgets(f.Kind, &f.Size)
@@ -619,7 +671,8 @@ func (a *App) SpawnSpec() command.Spec {
 	p := &a.panel
 	p.init()
 	f := &p.spawn
-	sp := command.Spec{Kind: shapeKinds[f.Kind], Pattern: command.Pattern(f.Pattern), Count: int(f.Count),
+	k := spawnKinds[f.Kind]
+	sp := command.Spec{Kind: k.kind, Hull: k.hull, Pattern: command.Pattern(f.Pattern), Count: int(f.Count),
 		Size: f.Size, Mass: f.Mass, Friction: f.Friction, Restitution: f.Rest}
 	if f.AtCursor {
 		sp.At = a.cursorGround()

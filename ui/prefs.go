@@ -98,7 +98,7 @@ func (a *App) loadPrefs() {
 	for i, f := range []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH} {
 		*f = slices.Contains(pr.Debug, DebugNames[i])
 	}
-	if s := pr.Spawn; s != nil && s.Kind >= 0 && int(s.Kind) < len(shapeKinds) && s.Pattern >= 0 && s.Count > 0 {
+	if s := pr.Spawn; s != nil && s.Kind >= 0 && int(s.Kind) < len(spawnKinds) && s.Pattern >= 0 && s.Count > 0 {
 		p.spawn = *s
 	}
 	if s := pr.Shot; s != nil && s.Kind >= 0 && int(s.Kind) < len(shapeKinds) && s.Speed > 0 {

@@ -367,6 +367,11 @@ func TestRunOnTheEmulatedBackend(t *testing.T) {
 	if code != 1 || !strings.Contains(errs, "solves with jacobi; the xpbd solver runs on the CPU backend") {
 		t.Errorf("xpbd on the CUDA backend: code %d, %q", code, errs)
 	}
+	// Shape matching runs on the CPU only: the jelly preset is refused in one line.
+	code, _, errs = sandbox("run", "-scene", "jelly", "-steps", "1", "-backend", "emu")
+	if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "solves with jacobi; the shapematch solver runs on the CPU backend") {
+		t.Errorf("shapematch on the CUDA backend: code %d, %q", code, errs)
+	}
 	code, _, errs = sandbox("run", "-scene", "stack", "-steps", "1", "-backend", "emu", "-broadphase", "grid")
 	if code != 0 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "broad phase is its LBVH") {
 		t.Errorf("grid on the CUDA backend: code %d, %q", code, errs)

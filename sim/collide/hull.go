@@ -284,7 +284,7 @@ func faceContact(A, B *poly, bverts, bnorm []vec, t vec, refIsB bool, iA, iB int
 		pts[0], k = deep, 1
 	}
 	var keep [4]int
-	nk := reducePts(pts[:k], n, scale, &keep)
+	nk := reducePts(pts[:k], n, scale, touchBand*margin, &keep)
 	side := uint32(0)
 	normal := n
 	if refIsB {
@@ -392,9 +392,20 @@ const (
 	hullAreaTol  = 1e-3
 )
 
+// touchBand is the share of the contact margin within which a point counts as touching as much as the
+// deepest one, for reducePts (a quarter of the default 2 cm margin: 5 mm, the default allowed overlap).
+const touchBand = 0.25
+
 // reducePts chooses at most four of the points to keep (indices into keep) and returns how many: the
 // deepest, the farthest from it, then the two making the largest triangles with those on either side.
-func reducePts(p []clipPt, n vec, size float32, keep *[4]int) int {
+// Touching points come first: the three choices after the deepest are made among the points within
+// band of its depth, and only a slot that none of them fills goes to a speculative point further out.
+// Otherwise a far speculative point spans a larger area than a touching one and takes its place: a
+// rounded hull (the bunny on its side) lying on three nearly level vertices kept two of them and a
+// vertex a centimetre up, so it pivoted about the two, landed on the dropped one, and the next step's
+// manifold dropped another: it rocked at 0.06 m/s for ever (TestHullOnPlaneKeepsTheVerticesItStandsOn, and the bunny preset in
+// scenes' TestHullPresetsSettle).
+func reducePts(p []clipPt, n vec, size, band float32, keep *[4]int) int {
 	if len(p) <= 4 {
 		for i := range p {
 			keep[i] = i
@@ -407,26 +418,42 @@ func reducePts(p []clipPt, n vec, size float32, keep *[4]int) int {
 			i0 = i
 		}
 	}
-	i1, best := -1, float32(-1)
-	for i := range p {
-		d := p[i].p.Sub(p[i0].p)
-		if l := d.Dot(d); l > best+hullAreaTol*size*size {
-			i1, best = i, l
+	touching := p[i0].sep + band
+	i1, i2, i3 := -1, -1, -1
+	for _, all := range [2]bool{false, true} {
+		use := func(i int) bool { return all || p[i].sep <= touching }
+		if i1 < 0 {
+			best := float32(-1)
+			for i := range p {
+				d := p[i].p.Sub(p[i0].p)
+				if l := d.Dot(d); i != i0 && use(i) && l > best+hullAreaTol*size*size {
+					i1, best = i, l
+				}
+			}
+			if i1 < 0 {
+				continue
+			}
 		}
-	}
-	a, b := p[i0].p, p[i1].p
-	i2, i3 := -1, -1
-	hi, lo := float32(0), float32(0)
-	for i := range p {
-		if i == i0 || i == i1 {
-			continue
+		a, b := p[i0].p, p[i1].p
+		hi, lo := float32(0), float32(0)
+		if i2 >= 0 {
+			hi = b.Sub(a).Cross(p[i2].p.Sub(a)).Dot(n)
 		}
-		ar := b.Sub(a).Cross(p[i].p.Sub(a)).Dot(n)
-		if ar > hi+hullAreaTol*size*size {
-			i2, hi = i, ar
+		if i3 >= 0 {
+			lo = b.Sub(a).Cross(p[i3].p.Sub(a)).Dot(n)
 		}
-		if ar < lo-hullAreaTol*size*size {
-			i3, lo = i, ar
+		for i := range p {
+			if i == i0 || i == i1 || !use(i) {
+				continue
+			}
+			ar := b.Sub(a).Cross(p[i].p.Sub(a)).Dot(n)
+			// A slot a touching point filled keeps it: the second round only fills empty ones.
+			if ar > hi+hullAreaTol*size*size && (!all || i2 < 0 || p[i2].sep > touching) {
+				i2, hi = i, ar
+			}
+			if ar < lo-hullAreaTol*size*size && (!all || i3 < 0 || p[i3].sep > touching) {
+				i3, lo = i, ar
+			}
 		}
 	}
 	keep[0], keep[1] = i0, i1
@@ -464,7 +491,7 @@ func planeHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margi
 		return
 	}
 	var keep [4]int
-	nk := reducePts(pts[:k], n, h.Radius, &keep)
+	nk := reducePts(pts[:k], n, h.Radius, touchBand*margin, &keep)
 	m.setNormal(n)
 	for i := 0; i < nk; i++ {
 		p := &pts[keep[i]]

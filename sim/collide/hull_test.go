@@ -290,3 +290,35 @@ func BenchmarkCollideRockRock(b *testing.B) {
 		return rock(rng, 16, 0.5), rock(rng, 16, 0.5)
 	}))
 }
+
+// A hull lying on three level vertices, with three more vertices a little over a centimetre up (inside
+// the 2 cm margin) spread far wider, keeps the three it stands on: the touching vertices come before
+// speculative ones, which only fill the fourth slot. Choosing by spread alone kept two of the three and
+// wider speculative ones, and the bunny preset's bunnies rocked on the two for ever.
+func TestHullOnPlaneKeepsTheVerticesItStandsOn(t *testing.T) {
+	pts := []geom.Vec3{{0, 0, 0}, {0.2, 0, 0}, {0, 0, 0.2}, // touching
+		{0.8, 0.012, 0.8}, {-0.6, 0.015, 0.1}, {0.1, 0.014, -0.6}, // speculative
+		{0.1, 0.6, 0.1}}
+	hl, err := geom.NewHull(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := geom.Shape{Kind: geom.ConvexHull, Hull: hl}
+	floor := geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}}
+	var m Manifold
+	Collide(&floor, at(0, 0, 0), &h, geom.Pose{P: hl.Centre, Q: hl.Frame}, 0.02, &m)
+	if m.Count != 4 {
+		t.Fatalf("%d points, want 4", m.Count)
+	}
+	touching := 0
+	for i := 0; i < m.Count; i++ {
+		if s := m.Points[i].Separation; math.Abs(float64(s)) < 1e-5 {
+			touching++
+		} else if s < 0.011 || s > 0.016 {
+			t.Errorf("point %d: separation %v, neither touching nor one of the raised vertices", i, s)
+		}
+	}
+	if touching != 3 {
+		t.Errorf("%d of the 3 vertices the hull stands on are in the manifold", touching)
+	}
+}

@@ -219,7 +219,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			continue
 		}
 		var keep [4]int
-		nk := reducePts(sel, c.normals[k], c.size, &keep)
+		nk := reducePts(sel, c.normals[k], c.size, touchBand*c.margin, &keep)
 		var m Manifold
 		m.setNormal(c.normals[k])
 		for i := 0; i < nk; i++ {

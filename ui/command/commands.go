@@ -361,7 +361,7 @@ func finite(v sim.Vec3) bool {
 }
 
 // currentScene is the world as it is now, as a scene file: poses, velocities, masses, materials,
-// settings and joints (anchors and axes moved with body A).
+// settings, joints (anchors and axes moved with body A) and shape-matching clusters.
 func (s *Session) currentScene() *scenes.Scene {
 	w := s.world
 	set := w.Settings()
@@ -444,6 +444,17 @@ func (s *Session) currentScene() *scenes.Scene {
 			fj.BreakForce = fp(j.BreakForce)
 		}
 		out.Joints = append(out.Joints, fj)
+	}
+	// Clusters: their members by name (a reload takes the poses it finds as the rest shape).
+	for k := range w.NumClusters() {
+		c := w.Cluster(k)
+		fc := scenes.Cluster{Stiffness: fp(c.Stiffness), Damping: fp(c.Damping), Linear: fp(c.Linear)}
+		for _, h := range c.Bodies {
+			if i, ok := w.Index(h); ok {
+				fc.Bodies = append(fc.Bodies, b.Name[i])
+			}
+		}
+		out.Clusters = append(out.Clusters, fc)
 	}
 	return out
 }

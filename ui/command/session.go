@@ -127,6 +127,7 @@ func clone(sc *scenes.Scene) *scenes.Scene {
 	c := *sc
 	c.Bodies = append([]scenes.Body(nil), sc.Bodies...)
 	c.Joints = append([]scenes.Joint(nil), sc.Joints...)
+	c.Clusters = append([]scenes.Cluster(nil), sc.Clusters...)
 	return &c
 }
 

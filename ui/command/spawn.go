@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -23,13 +24,24 @@ const (
 // PatternNames are the patterns' names, in order, for the panel.
 var PatternNames = []string{"single", "stack", "wall", "pyramid", "rain"}
 
+// HullShape is which convex hull Spawn makes for geom.ConvexHull.
+type HullShape int
+
+// The hulls Spawn makes.
+const (
+	Rock  HullShape = iota // a random rock (scenes.RockPoints), a different one for each body
+	Bunny                  // the low-poly bunny (scenes.BunnyPoints)
+)
+
 // Spec describes bodies to spawn.
 type Spec struct {
-	Kind    geom.Kind // geom.Box, geom.Sphere or geom.Capsule
+	Kind    geom.Kind // geom.Box, geom.Sphere, geom.Capsule or geom.ConvexHull (Hull says which)
+	Hull    HullShape
 	Pattern Pattern
 	Count   int
 	// Size: a box's half extents; a sphere's radius is Size[0]; a capsule's radius Size[0] and half
-	// height Size[1].
+	// height Size[1]; a rock's size (its half sizes about 1.3, 0.8 and 1 times it) Size[0]; a bunny's
+	// length Size[0].
 	Size        sim.Vec3
 	Mass        float32 // kg; 0 means 1000 kg/m^3
 	Friction    float32
@@ -39,9 +51,46 @@ type Spec struct {
 	At sim.Vec3
 }
 
-// shape returns the spec's collision shape and its half height along y (how far its centre sits
-// above the surface it rests on).
-func (sp *Spec) shape() (geom.Shape, sim.Vec3, error) {
+// shape returns the spec's collision shape for its k-th body and its half size along each axis (how far
+// its centre sits above the surface it rests on; for a hull its bounding sphere's radius, whatever way
+// it turns), and for a hull the rotation that holds it as its points are given (upright).
+func (sp *Spec) shape(k int) (geom.Shape, sim.Vec3, sim.Quat, error) {
+	if sp.Kind == geom.ConvexHull {
+		return sp.hull(k)
+	}
+	s, half, err := sp.solid()
+	return s, half, sim.Quat{W: 1}, err
+}
+
+// hull makes the k-th body's hull: rock k, or the bunny.
+func (sp *Spec) hull(k int) (geom.Shape, sim.Vec3, sim.Quat, error) {
+	size := float64(sp.Size[0])
+	if !(size >= 0.02 && size <= 50) {
+		return geom.Shape{}, sim.Vec3{}, sim.Quat{}, fmt.Errorf("spawn: a hull's size must be 0.02..50 m, got %v", sp.Size[0])
+	}
+	var pts []scenes.Vec3
+	switch sp.Hull {
+	case Rock:
+		pts = scenes.RockPoints(uint32(7919*k+1), size)
+	case Bunny:
+		pts = scenes.BunnyPoints(size)
+	default:
+		return geom.Shape{}, sim.Vec3{}, sim.Quat{}, fmt.Errorf("spawn: unknown hull %d", sp.Hull)
+	}
+	gp := make([]geom.Vec3, len(pts))
+	for i, p := range pts {
+		gp[i] = geom.Vec3{float32(p[0]), float32(p[1]), float32(p[2])}
+	}
+	h, err := scenes.Hull(gp)
+	if err != nil {
+		return geom.Shape{}, sim.Vec3{}, sim.Quat{}, fmt.Errorf("spawn: %w", err)
+	}
+	r := h.Radius
+	return geom.Shape{Kind: geom.ConvexHull, Hull: h}, sim.Vec3{r, r, r}, h.BodyRotation(sim.Quat{W: 1}), nil
+}
+
+// solid returns a box's, sphere's or capsule's shape and half size.
+func (sp *Spec) solid() (geom.Shape, sim.Vec3, error) {
 	sz := sp.Size
 	switch sp.Kind {
 	case geom.Box:
@@ -68,7 +117,7 @@ func sphere(r float32) geom.Shape { return geom.Shape{Kind: geom.Sphere, Radius:
 
 // Positions returns where the spec's bodies go (their centres).
 func (sp *Spec) Positions() ([]sim.Vec3, error) {
-	_, half, err := sp.shape()
+	_, half, _, err := sp.shape(0)
 	if err != nil {
 		return nil, err
 	}
@@ -135,10 +184,6 @@ func (sp *Spec) Positions() ([]sim.Vec3, error) {
 // Spawn adds the spec's bodies, all dynamic, at rest. It refuses the whole spec if any is invalid.
 func Spawn(sp Spec) Command {
 	return func(s *Session) error {
-		shape, _, err := sp.shape()
-		if err != nil {
-			return err
-		}
 		pos, err := sp.Positions()
 		if err != nil {
 			return err
@@ -146,9 +191,17 @@ func Spawn(sp Spec) Command {
 		if sp.Mass < 0 || sp.Friction < 0 || sp.Restitution < 0 {
 			return fmt.Errorf("spawn: mass, friction and restitution must be >= 0")
 		}
-		for _, p := range pos {
-			if _, err := s.world.AddBody(sim.BodyDef{Shape: shape, Position: p, Mass: sp.Mass,
-				Friction: sp.Friction, Restitution: sp.Restitution}); err != nil {
+		defs := make([]sim.BodyDef, len(pos))
+		for k, p := range pos {
+			shape, _, rot, err := sp.shape(k)
+			if err != nil {
+				return err
+			}
+			defs[k] = sim.BodyDef{Shape: shape, Position: p, Rotation: rot, Mass: sp.Mass, Friction: sp.Friction,
+				Restitution: sp.Restitution}
+		}
+		for _, d := range defs {
+			if _, err := s.world.AddBody(d); err != nil {
 				return err
 			}
 		}
