@@ -132,14 +132,14 @@ func TestTheWindowRunsOnTheEmulatedBackend(t *testing.T) {
 	var sum Summary
 	var log bytes.Buffer
 	onMain(func() {
-		_, err := Run(Options{Scene: "stack", Width: 640, Height: 400, For: 1500 * time.Millisecond, Summary: &sum,
+		_, err := Run(Options{Scene: "stack", Width: 640, Height: 400, For: 4 * time.Second, Summary: &sum,
 			Backend: command.BackendEmulated, Backends: testBackends, Log: &log, Open: []string{"scene"}, Setup: func(app *App) { a = app }})
 		if err != nil {
 			t.Error(err)
 		}
 	})
 	if sum.Frames < 2 { // a timing-free check that the loop drew more than once (llvmpipe under load is slow)
-		t.Errorf("%d frames in 1.5 s", sum.Frames)
+		t.Errorf("%d frames in 4 s", sum.Frames)
 	}
 	if err := a.S.Err(); err != nil {
 		t.Errorf("step error on the emulated backend: %v", err)
