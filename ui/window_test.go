@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"flag"
+	"fmt"
 	"image"
 	"image/color"
 	"math"
@@ -33,9 +35,23 @@ func TestMain(m *testing.M) {
 		case f := <-mainCalls:
 			f()
 		case code := <-done:
-			os.Exit(code)
+			os.Exit(checkEveryControlDriven(code))
 		}
 	}
+}
+
+// checkEveryControlDriven runs after every test: every control some frame showed must have been driven
+// by a real-input test (whatever file it is in). It is skipped when -run picks tests, when a test
+// failed already, and without a display. A new control without a real-input test fails the package.
+func checkEveryControlDriven(code int) int {
+	if f := flag.Lookup("test.run"); code != 0 || (f != nil && f.Value.String() != "") || CheckDisplay() != nil {
+		return code
+	}
+	if u := uncovered(); len(u) > 0 {
+		fmt.Fprintf(os.Stderr, "--- FAIL: every control driven by real input: %d controls no real-input test drives:\n%v\n", len(u), u)
+		return 1
+	}
+	return code
 }
 
 func onMain(f func()) {
