@@ -25,13 +25,13 @@ func chainsWorld(t testing.TB, s Settings, k, n int) *World {
 
 var quatZ90 = Quat{W: 0.70710677, V: Vec3{0, 0, 0.70710677}}
 
-// Joints keep the step deterministic for any worker count, under every solver: 600 joints in two
-// colours of 300, so each colour's loop (and Jacobi's loop over all joints) splits across workers.
+// Joints keep the step deterministic for any worker count, under every solver: 2400 joints in two
+// colours of 1200, so each colour's loop (and Jacobi's loop over all joints) splits across workers.
 func TestJointsGiveIdenticalResultsForAnyWorkerCount(t *testing.T) {
 	for _, solver := range jointSolvers {
 		var runs [2]*World
 		for k, workers := range []int{1, 3} {
-			w := chainsWorld(t, Settings{Solver: solver, Workers: workers, Substeps: 2}, 20, 30)
+			w := chainsWorld(t, Settings{Solver: solver, Workers: workers, Substeps: 2}, 40, 60)
 			defer w.Close()
 			run(t, w, 20)
 			runs[k] = w

@@ -152,7 +152,7 @@ func (w *World) refreshRows() {
 	if !p.posesMoved {
 		return
 	}
-	p.pool.run(len(p.manifolds), manifoldGrain, p.fnRefresh)
+	p.pool.run(len(p.manifolds), refreshGrain, p.fnRefresh)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointRefresh)
 	p.posesMoved = false
 }
@@ -162,7 +162,7 @@ func (w *World) refreshRows() {
 func (w *World) warmStart() {
 	p := &w.pipe
 	w.refreshRows()
-	p.pool.run(len(p.manifolds), manifoldGrain, p.fnWarm)
+	p.pool.run(len(p.manifolds), refreshGrain, p.fnWarm)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointWarm)
 	p.gatherJoints = true
 	p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)

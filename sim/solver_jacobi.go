@@ -40,12 +40,12 @@ func (jacobiSolver) run(w *World, op Op) bool {
 	n := w.Bodies.Len()
 	return w.runSoftStep(op, func() {
 		p.gatherJoints = true
-		p.pool.run(len(p.manifolds), manifoldGrain, p.fnJacobi)
+		p.pool.run(len(p.manifolds), passGrain, p.fnJacobi)
 		p.pool.run(len(w.joints), jointGrain, p.fnJointJacobi)
 		p.pool.run(n, bodyGrain, p.fnGather)
 	}, func() {
 		p.gatherJoints = false
-		p.pool.run(len(p.manifolds), manifoldGrain, p.fnRestJacobi)
+		p.pool.run(len(p.manifolds), passGrain, p.fnRestJacobi)
 		p.pool.run(n, bodyGrain, p.fnGather)
 	})
 }

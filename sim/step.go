@@ -223,14 +223,23 @@ func (w *World) selectBroadphase() {
 	}
 }
 
-// Grain sizes: loops shorter than this run on the calling goroutine alone. Handing a loop to the
-// workers costs a few microseconds, and a step runs some 200 loops per colour set, so a loop must
-// hold tens of microseconds of work to gain (measured: pyramid20 ran at 7.3 ms/step on two workers
-// with a manifold grain of 64, against 6.2 ms on one).
+// Grain sizes, one per loop kind: a loop runs on the workers only when it gives each of two workers at
+// least a grain of items (workpool.Pool.Run), and on the calling goroutine alone otherwise. A grain is
+// about 50 us of work: handing a loop to a second worker costs tens of microseconds on a loaded
+// machine (waking the helper's thread, the rows' cache lines moving between cores), so a loop of less
+// work is faster on one worker (issue 14). Measured per item on the 2-core machine (pile, 1 worker,
+// pprof): a contact row pass (solve, relax, restitution) ~90 ns a manifold, a refresh or warm start
+// ~20 ns, prepare ~280 ns, narrow ~110 ns a pair, bounds ~170 ns a body, finishing ~75 ns, integrating
+// 4-250 ns; a joint's refresh, warm start or pass ~100 ns (ragdoll; jointGrain). With the grains of 256
+// (bodies 1024) used for every loop before, the 221-body ragdoll ran 15 parallel loops a step of 10-30
+// us each and was 25% slower on two workers than on one; the same loops serial made two workers equal
+// one (docs/PERF.md).
 const (
-	bodyGrain     = 1024
-	pairGrain     = 256
-	manifoldGrain = 256
+	bodyGrain     = 1024 // bounds, integrate, finish, gather: a body
+	pairGrain     = 512  // narrow: a pair
+	manifoldGrain = 256  // prepare: a manifold's rows
+	passGrain     = 512  // solve, relax, restitution: one pass over a manifold's rows
+	refreshGrain  = 2048 // refresh and warm start: a manifold
 )
 
 // Step advances the world by one time step: it runs the step's Plan, which the selected solver writes
@@ -392,7 +401,7 @@ func (w *World) prepare() {
 // over the overflow serially.
 func (w *World) eachColour(fn func(worker, lo, hi int)) {
 	p := &w.pipe
-	p.runColours(p.colorStart, p.colorOrder, &p.current, manifoldGrain, fn)
+	p.runColours(p.colorStart, p.colorOrder, &p.current, passGrain, fn)
 }
 
 // runColours runs fn over each colour's items (order[start[c]:start[c+1]], published in *current) in

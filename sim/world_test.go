@@ -120,7 +120,7 @@ func TestWorkersGiveIdenticalResults(t *testing.T) {
 				largest = max(largest, p.colorStart[c+1]-p.colorStart[c])
 			}
 		}
-		if n := runs[0].Bodies.Len(); n < 2*bodyGrain || largest < 2*manifoldGrain {
+		if n := runs[0].Bodies.Len(); n < 2*bodyGrain || largest < 2*passGrain {
 			t.Fatalf("%v: %d bodies, largest loop %d manifolds: too small to split across workers", solver, n, largest)
 		}
 		a, b := &runs[0].Bodies, &runs[1].Bodies

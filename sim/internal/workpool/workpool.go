@@ -28,13 +28,13 @@ const closed = 1 << 62
 
 type job struct {
 	// epoch numbers the loops; closed is or-ed in when the caller stops admitting helpers. fn, n and
-	// chunk are written before the epoch is published and read by a helper only after it joined it.
+	// chunks are written before the epoch is published and read by a helper only after it joined it.
 	epoch  atomic.Int64
 	active atomic.Int32 // helpers that joined the current loop and have not left it
-	next   atomic.Int64 // the next unclaimed index
+	next   atomic.Int64 // the next unclaimed chunk
 	fn     func(worker, lo, hi int)
 	n      int
-	chunk  int
+	chunks int // chunk k is [k*n/chunks, (k+1)*n/chunks)
 }
 
 // New starts workers-1 goroutines (the caller is the last worker).
@@ -68,28 +68,33 @@ func work(worker int, bell chan struct{}, j *job) {
 
 func (j *job) drain(worker int) {
 	for {
-		lo := int(j.next.Add(int64(j.chunk))) - j.chunk
-		if lo >= j.n {
+		k := int(j.next.Add(1)) - 1
+		if k >= j.chunks {
 			return
 		}
-		j.fn(worker, lo, min(lo+j.chunk, j.n))
+		j.fn(worker, k*j.n/j.chunks, (k+1)*j.n/j.chunks)
 	}
 }
 
-// Run calls fn over [0, n) in chunks of at least minChunk items. Small loops run on the caller alone.
+// Run calls fn over [0, n) in chunks of at least minChunk items. A loop too short to give two workers
+// minChunk items each runs on the caller alone: minChunk is the number of items whose work pays for
+// handing them to another worker, so a loop that would leave the helper less than that (or split
+// unevenly into one full chunk and a short remainder) is faster without the hand-off.
 func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	if n <= 0 {
 		return
 	}
-	if p == nil || p.workers == 1 || n <= minChunk {
+	minChunk = max(minChunk, 1)
+	if p == nil || p.workers == 1 || n < 2*minChunk {
 		fn(0, 0, n)
 		return
 	}
-	// About four chunks per worker balances load without much contention.
-	chunk := max(minChunk, (n+4*p.workers-1)/(4*p.workers))
-	helpers := min(p.workers-1, (n+chunk-1)/chunk-1)
+	// About four chunks per worker balances load without much contention; the chunks are equal to
+	// within an item, so each holds at least minChunk.
+	chunks := min(4*p.workers, n/minChunk)
+	helpers := min(p.workers-1, chunks-1)
 	j := &p.job
-	j.fn, j.n, j.chunk = fn, n, chunk
+	j.fn, j.n, j.chunks = fn, n, chunks
 	j.next.Store(0)
 	e := (j.epoch.Load() + 1) &^ closed
 	j.epoch.Store(e) // publishes fn, n, chunk and opens the loop

@@ -65,3 +65,29 @@ func TestRunSharesLongLoops(t *testing.T) {
 	}
 	t.Fatalf("in 50 loops of 64 slow chunks the helper never took one")
 }
+
+// A loop that cannot give two workers minChunk items each runs on the caller in one call; a longer one
+// is cut into chunks of at least minChunk items, none of them a short remainder.
+func TestRunChunksHoldMinChunk(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	const minChunk = 100
+	for _, n := range []int{1, 100, 199, 200, 201, 319, 799, 800, 801, 5000} {
+		var calls, short atomic.Int32
+		p.Run(n, minChunk, func(worker, lo, hi int) {
+			calls.Add(1)
+			if hi-lo < minChunk && hi-lo != n {
+				short.Add(1)
+			}
+		})
+		if n < 2*minChunk && calls.Load() != 1 {
+			t.Errorf("n %d < 2*minChunk: %d calls, want 1 (on the caller alone)", n, calls.Load())
+		}
+		if n >= 2*minChunk && calls.Load() < 2 {
+			t.Errorf("n %d: %d calls, want the loop split", n, calls.Load())
+		}
+		if k := short.Load(); k != 0 {
+			t.Errorf("n %d: %d chunks shorter than %d items", n, k, minChunk)
+		}
+	}
+}
