@@ -181,6 +181,8 @@ func (s *State) MarshalBinary() ([]byte, error) {
 		section(podBytes(h.FaceVerts))
 		section(podBytes(h.Edges))
 		section(podBytes([]hullScalars{{h.Volume, h.UnitInertia, h.Centre, h.Frame, h.Radius}}))
+		section(podBytes(h.MeshVerts)) // a moving mesh's own triangles; empty for a hull of points
+		section(podBytes(h.MeshTris))
 	}
 	// Meshes: their vertices and triangles; the rest (normals, edges, BVH) is rebuilt from them on
 	// load, by the same deterministic code.
@@ -277,6 +279,8 @@ func (s *State) UnmarshalBinary(data []byte) error {
 			load(&r, &h.FaceVerts, -1, "hull face loops")
 			load(&r, &h.Edges, -1, "hull edges")
 			load(&r, &sc, 1, "hull properties")
+			load(&r, &h.MeshVerts, -1, "hull mesh vertices")
+			load(&r, &h.MeshTris, -1, "hull mesh triangles")
 			if r.Err == nil {
 				h.Volume, h.UnitInertia, h.Centre, h.Frame, h.Radius = sc[0].Volume, sc[0].UnitInertia, sc[0].Centre,
 					sc[0].Frame, sc[0].Radius

@@ -46,6 +46,12 @@ type Hull struct {
 	Centre      Vec3    // centre of mass in the given points' frame
 	Frame       Quat    // principal frame in the given points' frame
 	Radius      float32 // largest distance of a vertex from the centre of mass
+
+	// MeshVerts and MeshTris are the closed mesh a moving mesh's hull was made from (NewMeshHull),
+	// its vertices in the hull's (principal) frame; nil for a hull made from points. They are kept so
+	// that the body can be written back as the mesh, with the mesh's own mass properties.
+	MeshVerts []Vec3
+	MeshTris  [][3]uint32
 }
 
 // Errors NewHull returns (wrapped with detail).

@@ -415,5 +415,10 @@ func NewMeshHull(verts []Vec3, tris [][3]uint32) (*Hull, error) {
 		}
 		h.Faces = append(h.Faces, HullFace{Normal: n.f32(), Offset: float32(d), First: f.First, Count: f.Count})
 	}
+	h.MeshTris = append([][3]uint32(nil), tris...)
+	for _, v := range p {
+		d := v.sub(mp.Centre)
+		h.MeshVerts = append(h.MeshVerts, v3{frame[0].dot(d), frame[1].dot(d), frame[2].dot(d)}.f32())
+	}
 	return h, nil
 }

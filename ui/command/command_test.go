@@ -841,3 +841,89 @@ func TestPickHitsAMesh(t *testing.T) {
 		}
 	})
 }
+
+// A moving closed mesh is saved as its mesh, not as the hull of its vertices: loaded back it keeps
+// the mesh's centre of mass and inertia. The body is a unit cube with a dimple 0.4 m deep in its top
+// (volume 1 - 0.4/3): its hull is the whole cube, whose centre of mass is 2.4 cm higher and whose
+// inertia differs.
+func TestSaveKeepsAMovingMeshsOwnMassProperties(t *testing.T) {
+	const file = `{"name": "dimple", "bodies": [
+	  {"name": "ground", "type": "static", "shape": {"type": "plane", "normal": [0, 1, 0]}},
+	  {"name": "dimpled", "position": [0, 2, 0], "angularVelocity": [1, 2, 0.5], "shape": {"type": "mesh",
+	   "vertices": [[-0.5,-0.5,-0.5],[0.5,-0.5,-0.5],[0.5,0.5,-0.5],[-0.5,0.5,-0.5],
+	                [-0.5,-0.5,0.5],[0.5,-0.5,0.5],[0.5,0.5,0.5],[-0.5,0.5,0.5],[0,0.1,0]],
+	   "triangles": [[0,1,5],[0,5,4],[0,3,2],[0,2,1],[4,5,6],[4,6,7],[0,4,7],[0,7,3],[1,2,6],[1,6,5],
+	                 [8,7,6],[8,6,2],[8,2,3],[8,3,7]]}}]}`
+	sc, err := scenes.Parse("dimple.json", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New("dimple", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Steps(20) // falling and turning
+	type props struct {
+		mass    float32
+		inertia sim.Vec3 // the inverse principal moments
+		world   sim.Mat3 // the inverse inertia in the world
+		at      sim.Vec3
+	}
+	get := func(s *Session) (p props) {
+		s.View(func(w *sim.World) {
+			h, ok := w.Find("dimpled")
+			if !ok {
+				t.Fatal("no body dimpled")
+			}
+			i, _ := w.Index(h)
+			b := &w.Bodies
+			p = props{b.Mass[i], b.InvInertiaLocal[i], b.InvInertiaWorld[i], b.Position[i]}
+		})
+		return p
+	}
+	before := get(s)
+	// Through the state's binary form (replay files) too: the mesh comes back with the hull.
+	s.View(func(w *sim.World) {
+		var st, back sim.State
+		if err := w.SaveState(&st); err != nil {
+			t.Fatal(err)
+		}
+		data, err := st.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := back.UnmarshalBinary(data); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.RestoreState(&back); err != nil {
+			t.Fatal(err)
+		}
+	})
+	p := filepath.Join(t.TempDir(), "dimple.json")
+	s.Do(SaveFile(p))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := scenes.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := saved.Bodies[1].Shape.Type; got != "mesh" || len(saved.Bodies[1].Shape.Triangles) != 14 {
+		t.Fatalf("saved as %q with %d triangles, want the mesh's 14", got, len(saved.Bodies[1].Shape.Triangles))
+	}
+	s2, err := New("dimple", saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := get(s2)
+	if math.Abs(float64(after.mass-before.mass)) > 1e-3*float64(before.mass) || after.at.Sub(before.at).Len() > 1e-4 {
+		t.Errorf("mass %v at %v after loading, %v at %v before", after.mass, after.at, before.mass, before.at)
+	}
+	for r := range 3 {
+		for c := range 3 {
+			if d := math.Abs(float64(after.world.At(r, c) - before.world.At(r, c))); d > 1e-3*float64(before.inertia.Len()) {
+				t.Errorf("inverse world inertia [%d][%d] %v after loading, %v before", r, c, after.world.At(r, c), before.world.At(r, c))
+			}
+		}
+	}
+}

@@ -478,7 +478,19 @@ func fileShape(b *sim.Bodies, i int) scenes.Shape {
 		return scenes.Shape{Type: "capsule", Radius: fp(sh.Radius), HalfHeight: fp(sh.HalfHeight)}
 	case "hull":
 		// The vertices in the principal frame, where the body's rotation holds them: loaded again,
-		// the same solid at the same pose.
+		// the same solid at the same pose. A moving mesh is written as its closed mesh, so that it
+		// keeps the mesh's mass properties, not its hull's.
+		if h := sh.Hull; len(h.MeshTris) > 0 {
+			verts := make([]scenes.Vec3, len(h.MeshVerts))
+			for k, v := range h.MeshVerts {
+				verts[k] = *vp(v)
+			}
+			tris := make([][3]int, len(h.MeshTris))
+			for k, t := range h.MeshTris {
+				tris[k] = [3]int{int(t[0]), int(t[1]), int(t[2])}
+			}
+			return scenes.Shape{Type: "mesh", Vertices: verts, Triangles: tris}
+		}
 		pts := make([]scenes.Vec3, len(sh.Hull.Verts))
 		for k, v := range sh.Hull.Verts {
 			pts[k] = *vp(v)
