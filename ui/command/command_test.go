@@ -740,23 +740,14 @@ func TestResetKeepsChangedSettingsAndRevertSettingsRestoresTheScenes(t *testing.
 func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
 	s := preset(t, "ragdoll")
 	s.Steps(90) // the ragdolls fall and their limbs swing
-	type room struct{ lo, hi float64 }
-	var before []room
+	var before []limitRoom
 	var defs []sim.JointDef
 	moved := 0
 	s.View(func(w *sim.World) {
 		for k := range w.NumJoints() {
-			j, c := w.Joint(k), float64(w.JointState(k).Coordinate)
-			defs = append(defs, j)
-			switch {
-			case (j.Type == sim.Hinge || j.Type == sim.Piston) && j.HasLimits:
-				before = append(before, room{c - float64(j.Limits[0]), float64(j.Limits[1]) - c})
-			case j.Type == sim.Ball && j.HasTwist:
-				before = append(before, room{c - float64(j.Twist[0]), float64(j.Twist[1]) - c})
-			default:
-				before = append(before, room{})
-			}
-			if math.Abs(c) > 0.05 {
+			defs = append(defs, w.Joint(k))
+			before = append(before, roomOf(w, k))
+			if c := w.JointState(k).Coordinate; math.Abs(float64(c)) > 0.05 {
 				moved++
 			}
 		}
@@ -783,25 +774,33 @@ func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
 		}
 		for k := range w.NumJoints() {
 			j, was := w.Joint(k), defs[k]
-			c := float64(w.JointState(k).Coordinate)
 			if j.Type != was.Type || j.HasLimits != was.HasLimits || j.HasTwist != was.HasTwist ||
 				j.Swing != was.Swing || j.BreakForce != was.BreakForce {
 				t.Errorf("joint %d loaded as %+v, saved from %+v", k, j, was)
 				continue
 			}
-			var got room
-			switch {
-			case (j.Type == sim.Hinge || j.Type == sim.Piston) && j.HasLimits:
-				got = room{c - float64(j.Limits[0]), float64(j.Limits[1]) - c}
-			case j.Type == sim.Ball && j.HasTwist:
-				got = room{c - float64(j.Twist[0]), float64(j.Twist[1]) - c}
-			}
+			got := roomOf(w, k)
 			// float32 angles through a decimal file: a few 1e-6 rad.
 			if math.Abs(got.lo-before[k].lo) > 1e-4 || math.Abs(got.hi-before[k].hi) > 1e-4 {
 				t.Errorf("joint %d (%v): room to its limits %+v after loading, %+v before", k, j.Type, got, before[k])
 			}
 		}
 	})
+}
+
+// limitRoom is how far joint k's coordinate is from its lower and upper limits (hinge and piston
+// limits, ball twist limits); zero for a joint without them.
+type limitRoom struct{ lo, hi float64 }
+
+func roomOf(w *sim.World, k int) limitRoom {
+	j, c := w.Joint(k), float64(w.JointState(k).Coordinate)
+	switch {
+	case (j.Type == sim.Hinge || j.Type == sim.Piston) && j.HasLimits:
+		return limitRoom{c - float64(j.Limits[0]), float64(j.Limits[1]) - c}
+	case j.Type == sim.Ball && j.HasTwist:
+		return limitRoom{c - float64(j.Twist[0]), float64(j.Twist[1]) - c}
+	}
+	return limitRoom{}
 }
 
 // Save writes a static mesh inline: the terrain saved mid-run loads back with the same triangles.
