@@ -755,19 +755,7 @@ func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
 	if moved == 0 {
 		t.Fatal("no joint moved from its creation pose: the test shows nothing")
 	}
-	p := filepath.Join(t.TempDir(), "now.json")
-	s.Do(SaveFile(p))
-	if err := s.Apply(); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenes.Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := New("now", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s2 := saveAndReload(t, s)
 	s2.View(func(w *sim.World) {
 		if w.NumJoints() != len(defs) {
 			t.Fatalf("%d joints loaded, %d saved", w.NumJoints(), len(defs))
@@ -807,19 +795,7 @@ func roomOf(w *sim.World, k int) limitRoom {
 func TestSaveWritesAMeshInline(t *testing.T) {
 	s := preset(t, "terrain")
 	s.Steps(10)
-	p := filepath.Join(t.TempDir(), "terrain.json")
-	s.Do(SaveFile(p))
-	if err := s.Apply(); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenes.Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s2, err := New("again", sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, s2 := saveAndReload(t, s)
 	var a, b *geom.Mesh
 	s.View(func(w *sim.World) { a = w.Bodies.Shape[0].Mesh })
 	s2.View(func(w *sim.World) { b = w.Bodies.Shape[0].Mesh })
@@ -898,21 +874,9 @@ func TestSaveKeepsAMovingMeshsOwnMassProperties(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	p := filepath.Join(t.TempDir(), "dimple.json")
-	s.Do(SaveFile(p))
-	if err := s.Apply(); err != nil {
-		t.Fatal(err)
-	}
-	saved, err := scenes.Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	saved, s2 := saveAndReload(t, s)
 	if got := saved.Bodies[1].Shape.Type; got != "mesh" || len(saved.Bodies[1].Shape.Triangles) != 14 {
 		t.Fatalf("saved as %q with %d triangles, want the mesh's 14", got, len(saved.Bodies[1].Shape.Triangles))
-	}
-	s2, err := New("dimple", saved)
-	if err != nil {
-		t.Fatal(err)
 	}
 	after := get(s2)
 	if math.Abs(float64(after.mass-before.mass)) > 1e-3*float64(before.mass) || after.at.Sub(before.at).Len() > 1e-4 {
@@ -925,4 +889,24 @@ func TestSaveKeepsAMovingMeshsOwnMassProperties(t *testing.T) {
 			}
 		}
 	}
+}
+
+// saveAndReload saves s's world through SaveFile, as the panel's Save does, and loads the file into a
+// new session.
+func saveAndReload(t *testing.T, s *Session) (*scenes.Scene, *Session) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "saved.json")
+	s.Do(SaveFile(p))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenes.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := New("saved", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc, s2
 }
