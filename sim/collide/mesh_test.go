@@ -12,21 +12,7 @@ import (
 // gridMesh is a flat square of side 2*half at y = 0 made of n x n cells, two triangles each, facing +y.
 func gridMesh(t *testing.T, half float32, n int) *geom.Shape {
 	t.Helper()
-	var verts []geom.Vec3
-	var tris [][3]uint32
-	for j := 0; j <= n; j++ {
-		for i := 0; i <= n; i++ {
-			verts = append(verts, geom.Vec3{-half + 2*half*float32(i)/float32(n), 0, -half + 2*half*float32(j)/float32(n)})
-		}
-	}
-	for j := 0; j < n; j++ {
-		for i := 0; i < n; i++ {
-			a := uint32(j*(n+1) + i)
-			b, c, d := a+1, a+uint32(n+1), a+uint32(n+2)
-			tris = append(tris, [3]uint32{a, c, b}, [3]uint32{b, c, d})
-		}
-	}
-	m, err := geom.NewMesh(verts, tris)
+	m, err := geom.NewGridMesh(half, n, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

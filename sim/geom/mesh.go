@@ -345,6 +345,32 @@ func (m *Mesh) rayTri(t int, o, d Vec3) (float32, bool) {
 	return r, r >= 0
 }
 
+// NewGridMesh builds a square grid of n x n cells, two triangles each, over [-half, half] in x and z,
+// facing +y: a floor (height nil) or a heightfield (height(x, z) gives each vertex's y). Its seams are
+// internal edges, which is what mesh tests and terrains need.
+func NewGridMesh(half float32, n int, height func(x, z float32) float32) (*Mesh, error) {
+	verts := make([]Vec3, 0, (n+1)*(n+1))
+	for j := 0; j <= n; j++ {
+		for i := 0; i <= n; i++ {
+			x, z := -half+2*half*float32(i)/float32(n), -half+2*half*float32(j)/float32(n)
+			y := float32(0)
+			if height != nil {
+				y = height(x, z)
+			}
+			verts = append(verts, Vec3{x, y, z})
+		}
+	}
+	tris := make([][3]uint32, 0, 2*n*n)
+	for j := 0; j < n; j++ {
+		for i := 0; i < n; i++ {
+			a := uint32(j*(n+1) + i)
+			b, c, d := a+1, a+uint32(n+1), a+uint32(n+2)
+			tris = append(tris, [3]uint32{a, c, b}, [3]uint32{b, c, d})
+		}
+	}
+	return NewMesh(verts, tris)
+}
+
 // Errors NewMeshHull returns besides NewMesh's and NewHull's (wrapped with detail).
 var (
 	ErrMeshOpen      = errors.New("open mesh")

@@ -94,3 +94,29 @@ func TestMeshHullRefuses(t *testing.T) {
 		t.Errorf("index: %v", err)
 	}
 }
+
+// A grid mesh covers its square exactly, faces up, and takes its heights from the function.
+func TestNewGridMesh(t *testing.T) {
+	m, err := NewGridMesh(2, 8, func(x, z float32) float32 { return 0.1 * x })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Verts) != 81 || len(m.Tris) != 128 {
+		t.Fatalf("%d vertices, %d triangles; want 81 and 128", len(m.Verts), len(m.Tris))
+	}
+	area := float32(0)
+	for k, tri := range m.Tris {
+		a, b, c := m.Verts[tri[0]], m.Verts[tri[1]], m.Verts[tri[2]]
+		area += b.Sub(a).Cross(c.Sub(a)).Len() / 2
+		if m.Normals[k][1] < 0.99 {
+			t.Fatalf("triangle %d faces %v, want up", k, m.Normals[k])
+		}
+	}
+	// A plane of slope 0.1 over a 4 m square: 16 sqrt(1.01) m^2.
+	if want := 16 * float32(math.Sqrt(1.01)); math.Abs(float64(area-want)) > 1e-4 {
+		t.Errorf("area %v, want %v", area, want)
+	}
+	if v := m.Verts[80]; v != (Vec3{2, 0.2, 2}) {
+		t.Errorf("last vertex %v, want (2, 0.2, 2)", v)
+	}
+}
