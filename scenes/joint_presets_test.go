@@ -102,19 +102,6 @@ func TestEnginePresetStrokesThePiston(t *testing.T) {
 	}
 }
 
-// maxJointGap is the largest distance between a ball, hinge or fixed joint's two anchors.
-func maxJointGap(w *sim.World) float32 {
-	g := float32(0)
-	for i := range w.NumJoints() {
-		if w.Joint(i).Type == sim.Piston {
-			continue
-		}
-		s := w.JointState(i)
-		g = max(g, s.AnchorA.Sub(s.AnchorB).Len())
-	}
-	return g
-}
-
 // The ragdoll pile and the 100-link chain hold their joints together under the direct joint solve,
 // with contacts still iterative: the anchors stay within 1e-4 m (float32 rounding and the projection's
 // tolerance of 1e-5 m; contacts pushing limbs act through the same exact solve), while the iterative
@@ -140,7 +127,7 @@ func TestDirectJointsHoldTheRagdollsAndTheChain(t *testing.T) {
 				if err := w.Step(); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				gaps[direct] = max(gaps[direct], maxJointGap(w))
+				gaps[direct] = max(gaps[direct], w.MaxJointGap())
 			}
 		}
 		t.Logf("%s: largest joint gap %.2e m direct, %.2e m iterative", name, gaps[true], gaps[false])

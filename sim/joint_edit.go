@@ -149,6 +149,21 @@ type JointState struct {
 	Force float32
 }
 
+// MaxJointGap returns the largest distance between the two anchors of a ball, hinge or fixed joint
+// (a piston's anchors part by its travel, so pistons are left out): how far the joints have come
+// apart. It reads the bodies' poses from Bodies: with a backend, Sync first.
+func (w *World) MaxJointGap() float32 {
+	g := float32(0)
+	for i := range w.joints {
+		if w.joints[i].def.Type == Piston {
+			continue
+		}
+		s := w.JointState(i)
+		g = max(g, s.AnchorA.Sub(s.AnchorB).Len())
+	}
+	return g
+}
+
 // JointState returns joint i's state now. It reads the bodies' poses from Bodies: with a backend, Sync
 // first.
 func (w *World) JointState(i int) JointState {

@@ -87,7 +87,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			stages[s] = append(stages[s], ms(w.Stats.Timings[s]))
 		}
 		if w.Backend() == nil {
-			gap = max(gap, jointGap(w))
+			gap = max(gap, w.MaxJointGap())
 		}
 		if b := &w.Stats.BVH; b.Used {
 			for s := range bvh.NumStages {
@@ -220,18 +220,4 @@ func median(x []float64) float64 {
 		return y[n/2]
 	}
 	return (y[n/2-1] + y[n/2]) / 2
-}
-
-// jointGap returns the largest distance between a ball, hinge or fixed joint's two anchors: how far
-// the joints have come apart (a piston's anchors part by its travel, so it is left out).
-func jointGap(w *sim.World) float32 {
-	g := float32(0)
-	for i := range w.NumJoints() {
-		if w.Joint(i).Type == sim.Piston {
-			continue
-		}
-		s := w.JointState(i)
-		g = max(g, s.AnchorA.Sub(s.AnchorB).Len())
-	}
-	return g
 }
