@@ -9,35 +9,25 @@ import (
 	"tumble/sim/geom"
 )
 
-func TestHullScenesAreRefusedWithAClearError(t *testing.T) {
-	s, _ := scenes.Preset("rocks")
-	w, err := s.World(scenes.Options{Solver: sim.Jacobi})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.SetBackend(NewEmulated()); err != nil {
-		t.Fatal(err)
-	}
-	err = w.Step()
-	if err == nil || !strings.Contains(err.Error(), "the CUDA backend has no convex hull shapes") || !strings.Contains(err.Error(), `"boulder0"`) {
-		t.Fatalf("got %v, want a refusal naming the first hull body", err)
-	}
-	t.Log(err)
-}
-
-// The terrain preset's first body is its static mesh: the refusal names it.
-func TestMeshScenesAreRefusedWithAClearError(t *testing.T) {
-	s, _ := scenes.Preset("terrain")
-	w, err := s.World(scenes.Options{Solver: sim.Jacobi})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.SetBackend(NewEmulated()); err != nil {
-		t.Fatal(err)
-	}
-	err = w.Step()
-	if err == nil || !strings.Contains(err.Error(), "the CUDA backend has no triangle mesh shapes") || !strings.Contains(err.Error(), `"terrain"`) {
-		t.Fatalf("got %v, want a refusal naming the mesh body", err)
+// The backend refuses convex hulls and triangle meshes at the first step, naming the first such body:
+// the rocks preset's first boulder, the terrain preset's static mesh.
+func TestHullAndMeshScenesAreRefusedWithAClearError(t *testing.T) {
+	for _, c := range []struct{ preset, want, body string }{
+		{"rocks", "the CUDA backend has no convex hull shapes", `"boulder0"`},
+		{"terrain", "the CUDA backend has no triangle mesh shapes", `"terrain"`},
+	} {
+		s, _ := scenes.Preset(c.preset)
+		w, err := s.World(scenes.Options{Solver: sim.Jacobi})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.SetBackend(NewEmulated()); err != nil {
+			t.Fatal(err)
+		}
+		err = w.Step()
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.body) {
+			t.Errorf("%s: got %v, want a refusal naming %s", c.preset, err, c.body)
+		}
 	}
 }
 
