@@ -227,7 +227,7 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 	soft := &p.jointSoft
 	def := &j.def
 	var motor *Motor
-	if def.HasMotor {
+	if def.HasMotor && !p.pseudo { // a motor drives velocities, not poses
 		motor = &def.Motor
 	}
 	switch def.Type {

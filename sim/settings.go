@@ -43,9 +43,13 @@ const (
 	// members of every cluster (World.AddCluster) towards the best-fit rotation of its rest shape, so a
 	// cluster of bodies moves like one soft, jelly-like body (solver_shapematch.go, cluster.go).
 	ShapeMatch
+	// Rigid is projected Gauss-Seidel with rigid contacts and joints, as Jolt and Box2D v2.4 solve
+	// them: one step of warm-started velocity passes with no position feedback, then position passes
+	// that push the remaining overlap and joint drift out by moving the bodies (solver_rigid.go).
+	Rigid
 )
 
-var solverNames = [...]string{"default", "jacobi", "pgs", "xpbd", "impulse", "penalty", "shapematch"}
+var solverNames = [...]string{"default", "jacobi", "pgs", "xpbd", "impulse", "penalty", "shapematch", "rigid"}
 
 // String returns the solver's name as used in scene files and on the command line.
 func (k SolverKind) String() string {
@@ -56,10 +60,12 @@ func (k SolverKind) String() string {
 }
 
 // Solvers lists the solvers, in the order the panel offers them.
-func Solvers() []SolverKind { return []SolverKind{PGS, Jacobi, XPBD, Impulse, Penalty, ShapeMatch} }
+func Solvers() []SolverKind {
+	return []SolverKind{PGS, Rigid, Jacobi, XPBD, Impulse, Penalty, ShapeMatch}
+}
 
 // SolverNames lists the solvers' names as ParseSolver accepts them, for messages.
-const SolverNames = "jacobi, pgs, xpbd, impulse, penalty or shapematch"
+const SolverNames = "jacobi, pgs, rigid, xpbd, impulse, penalty or shapematch"
 
 // ParseSolver maps a name ("jacobi", "pgs", "xpbd", "impulse", "penalty", "shapematch") to a SolverKind.
 func ParseSolver(name string) (SolverKind, error) {

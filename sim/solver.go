@@ -32,7 +32,7 @@ type Solver interface {
 
 // solverTable holds each kind's solver.
 var solverTable = [...]Solver{Jacobi: jacobiSolver{}, PGS: pgsSolver{}, XPBD: xpbdSolver{},
-	Impulse: impulseSolver{}, Penalty: penaltySolver{}, ShapeMatch: shapeMatchSolver{}}
+	Impulse: impulseSolver{}, Penalty: penaltySolver{}, ShapeMatch: shapeMatchSolver{}, Rigid: rigidSolver{}}
 
 // SolverOf returns the solver of kind k; SolverDefault and an unknown kind give PGS, the CPU default.
 func SolverOf(k SolverKind) Solver {

@@ -70,6 +70,13 @@ type pipeline struct {
 	prevRot       []Mat3
 	corrX, corrTh []vec
 
+	// the rigid solver's position passes: the bodies' pseudo-velocities and the joints' impulses kept
+	// across them (solver_rigid.go)
+	pseudoV, pseudoW []Vec3
+	jointKeep        []jointImpulses
+	pseudo           bool // a position pass is running: contact rows push out overlap, motors rest
+	rigid            bool // the rigid solver's velocity pass is running
+
 	// per step
 	h, invH       float32
 	soft          softness
@@ -186,6 +193,18 @@ func (w *World) bindStages() {
 		}
 	}
 	p.fnColour = func(_, lo, hi int) {
+		if p.pseudo {
+			for _, k := range p.current[lo:hi] {
+				w.pushManifold(&p.manifolds[k])
+			}
+			return
+		}
+		if p.rigid {
+			for _, k := range p.current[lo:hi] {
+				w.solveRigidManifold(&p.manifolds[k])
+			}
+			return
+		}
 		for _, k := range p.current[lo:hi] {
 			w.solveManifold(&p.manifolds[k], p.useBias)
 		}

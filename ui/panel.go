@@ -404,8 +404,11 @@ func (a *App) simulationSection() {
 	labels := make([]string, len(solvers))
 	for i, k := range solvers {
 		labels[i] = k.String()
-		if k == sim.PGS {
+		switch k {
+		case sim.PGS:
 			labels[i] = "pgs (Gauss-Seidel)"
+		case sim.Rigid:
+			labels[i] = "rigid (Jolt's, faster)"
 		}
 	}
 	solver := int32(slices.Index(solvers, res.Solver))

@@ -128,6 +128,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		// XPBD has no soft contacts and no relax pass: position passes, then one velocity pass.
 		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d position passes + 1 velocity pass), broad phase %s, %d workers, backend %s\n",
 			set.Solver, set.Substeps, set.Iterations, set.Broadphase, set.Workers, backend)
+	} else if set.Solver == sim.Rigid {
+		// Rigid rows: velocity passes, then position passes; no soft contacts, no relax pass.
+		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d velocity passes + %d position pass), broad phase %s, %d workers, backend %s\n",
+			set.Solver, set.Substeps, set.Iterations, positionPasses(set), set.Broadphase, set.Workers, backend)
 	} else {
 		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend %s\n",
 			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers, backend)
@@ -220,4 +224,10 @@ func median(x []float64) float64 {
 		return y[n/2]
 	}
 	return (y[n/2-1] + y[n/2]) / 2
+}
+
+// positionPasses is the number of position passes per sub-step in the plan of settings set.
+func positionPasses(set sim.Settings) int {
+	_, passes := sim.PlanOf(set).Count(sim.StageProject)
+	return passes / max(set.Substeps, 1)
 }

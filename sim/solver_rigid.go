@@ -1,0 +1,278 @@
+package sim
+
+import "tumble/sim/internal/vecmath"
+
+// rigidSolver is projected Gauss-Seidel with rigid rows, the formulation of Jolt and Box2D v2.4
+// (sequential impulses with position correction): per sub-step (one by default) the velocities are
+// integrated, last step's impulses applied, and Iterations passes solve every contact and joint row
+// for zero relative velocity, with no position feedback (an open contact may close its gap and no
+// more, so nothing tunnels). The bodies then move, and rigidPositionPasses position passes push out
+// what overlap and joint drift remain by moving the bodies, not by changing their velocities, so the
+// correction adds no energy (nothing springs out of a pile) and the contacts are as stiff as the
+// passes converge, with no spring to sag.
+//
+// A position pass is a pass of the same rows over pseudo-velocities that start at zero, biased by
+// rigidBaumgarte times the position error over the sub-step (contact overlap beyond Settings.LinearSlop,
+// a joint's drift and its limits; motors and friction take no part); the pseudo-velocities are then
+// integrated into the poses over one sub-step and the rows' errors measured again, so each pass
+// starts from the poses the last one left (non-linear Gauss-Seidel). The velocity passes and a
+// position pass visit the rows by graph colour like PGS, so both run in parallel within a colour.
+//
+// Against the soft step (PGS): a soft contact's stiffness is capped by the sub-step rate, so the soft
+// step needs sub-steps to hold a stack and passes to hold a pyramid's friction (6 x (4 + 2) passes);
+// this step makes 12 passes and is 2.5 times faster, but it holds less (issue 14, docs/PERF.md): a
+// 20-row pyramid drifts 2.7 cm in 30 s (PGS 0.34), a 20-box column falls over, and a 100 kg box
+// crushes the 1 kg box it rests on, as they do in Jolt, whose formulation this is. It is a choice
+// of speed over stability, not the default.
+type rigidSolver struct{}
+
+// Kind is Rigid.
+func (rigidSolver) Kind() SolverKind { return Rigid }
+
+// Params: sub-steps, velocity passes (iterations), warm starting, friction and restitution.
+func (rigidSolver) Params() Param {
+	return ParamSubsteps | ParamIterations | ParamWarmStart | ParamFriction |
+		ParamRestitution | ParamRestitutionThreshold
+}
+
+// Plan: the collision stages, then per sub-step integrate velocities, warm start, the velocity
+// passes, restitution (last sub-step), integrate positions and the position passes; then storing the
+// impulses.
+func (rigidSolver) Plan(s *Settings, p Plan) Plan {
+	p = collisionPlan(p)
+	for i := range s.Substeps {
+		p = append(p, Op{StageIntegrateVelocities, 1})
+		if !s.NoWarmStart {
+			p = append(p, Op{StageWarmStart, 1})
+		}
+		p = append(p, Op{StageSolve, s.Iterations})
+		if !s.NoRestitution && i == s.Substeps-1 {
+			p = append(p, Op{StageRestitution, 1})
+		}
+		p = append(p, Op{StageIntegratePositions, 1})
+		p = append(p, Op{StageProject, rigidPositionPasses})
+	}
+	return endPlan(s, p)
+}
+
+// defaults: 4 sub-steps of 2 velocity passes and one position pass, 12 passes a step like Jolt's 10
+// velocity and 2 position iterations. Measured over 30 s (largest drift of any box; the stability
+// tests' scenes; sub-steps x velocity passes, one position pass each):
+//
+//	1 x 10 (Jolt's schedule): 20-box stack falls, 20-row pyramid falls
+//	4 x 2: stack falls, pyramid 2.66 cm     4 x 3: stack falls, pyramid 1.45 cm
+//	4 x 4: stack 3.87 cm, pyramid 1.01 cm   8 x 1: stack 3.80 cm, pyramid 1.60 cm
+//
+// Jolt itself (jolt-runner, same scene files) lets the stack fall and the pyramid drift 3.7 cm. The
+// stack's drift once it stands is its sinking into the slop (20 contacts); a smaller slop for the
+// position pass made every scene jitter.
+func (rigidSolver) defaults(s *Settings) {
+	if s.Substeps <= 0 {
+		s.Substeps = 4
+	}
+	if s.Iterations <= 0 {
+		s.Iterations = 2
+	}
+}
+
+func (rigidSolver) splitMasses() bool { return false }
+func (rigidSolver) colours() bool     { return true }
+
+func (rigidSolver) run(w *World, op Op) bool {
+	p := &w.pipe
+	switch op.Stage {
+	case StageWarmStart:
+		w.warmStart()
+	case StageSolve:
+		w.refreshRows()
+		p.useBias, p.rigid = false, true
+		for range op.Passes {
+			w.eachJointColour(p.fnJointColour)
+			w.eachColour(p.fnColour)
+		}
+		p.rigid = false
+	case StageRestitution:
+		w.eachColour(p.fnRestColour)
+	case StageProject:
+		w.positionPasses(op.Passes)
+	default:
+		return false
+	}
+	return true
+}
+
+func (rigidSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }
+
+// rigidBaumgarte is the share of a position error one position pass removes (Jolt's and Box2D
+// v2.4's 0.2): more overshoots where several rows push one body.
+const rigidBaumgarte = 0.2
+
+// rigidPositionPasses is the number of position passes per sub-step.
+const rigidPositionPasses = 1
+
+// rigidMaxCorrection caps the overlap one position pass removes at a point, m (Box2D v2.4's 0.2),
+// so a deep overlap is pushed out over several steps.
+const rigidMaxCorrection = 0.2
+
+// positionPasses runs the rigid solver's position passes: each one solves the rows over
+// pseudo-velocities from zero (the bodies' velocity arrays are swapped for them, so the rows' code is
+// the velocity passes'), then moves the bodies by them over one sub-step. The rows' accumulated
+// impulses, which the next step's warm start and the joints' break forces read, are put back after.
+func (w *World) positionPasses(passes int) {
+	p := &w.pipe
+	b := &w.Bodies
+	n := b.Len()
+	p.pseudoV = resize(p.pseudoV, n)
+	p.pseudoW = resize(p.pseudoW, n)
+	p.jointKeep = resize(p.jointKeep, len(w.joints))
+	for k := range w.joints {
+		p.jointKeep[k].save(&w.joints[k])
+	}
+	vel, ang, soft := b.Velocity, b.AngularVelocity, p.jointSoft
+	b.Velocity, b.AngularVelocity = p.pseudoV, p.pseudoW
+	p.jointSoft = softness{biasRate: rigidBaumgarte * p.invH, massScale: 1}
+	p.pseudo, p.useBias = true, true
+	for range passes {
+		w.refreshRows()
+		clear(p.pseudoV)
+		clear(p.pseudoW)
+		w.resetJointImpulses()
+		w.eachJointColour(p.fnJointColour)
+		w.eachColour(p.fnColour)
+		p.pool.run(n, bodyGrain, p.fnIntPos)
+		p.posesMoved = true
+	}
+	p.pseudo, p.useBias = false, false
+	b.Velocity, b.AngularVelocity, p.jointSoft = vel, ang, soft
+	for k := range w.joints {
+		p.jointKeep[k].restore(&w.joints[k])
+	}
+}
+
+// pushManifold is a position pass over a manifold's normal rows (the pseudo-velocities are in the
+// bodies' velocity arrays): each point overlapping by more than the slop gets the pseudo-velocity that
+// removes rigidBaumgarte of the excess over one sub-step, with the accumulated push kept >= 0.
+func (w *World) pushManifold(m *manifold) {
+	p := &w.pipe
+	b := &w.Bodies
+	ia, ib := m.a, m.b
+	mA, mB := b.InvMass[ia], b.InvMass[ib]
+	vA, wA := vv(b.Velocity[ia]), vv(b.AngularVelocity[ia])
+	vB, wB := vv(b.Velocity[ib]), vv(b.AngularVelocity[ib])
+	n := m.normal
+	slop, invH := w.settings.LinearSlop, p.invH
+	var acc [4]float32
+	for i := range m.pts[:m.count] {
+		cp := &m.pts[i]
+		c := max(rigidBaumgarte*(cp.sep+slop), -rigidMaxCorrection)
+		if c > 0 {
+			c = 0
+		}
+		vn := n.Dot(vB.Sub(vA)) + cp.nB.Dot(wB) - cp.nA.Dot(wA)
+		imp := -cp.normalMass * (vn + c*invH)
+		a := acc[i] + imp
+		if !(a > 0) {
+			a = 0
+		}
+		imp = a - acc[i]
+		acc[i] = a
+		vA = vA.Sub(n.Scale(imp * mA))
+		wA = wA.Sub(cp.inA.Scale(imp))
+		vB = vB.Add(n.Scale(imp * mB))
+		wB = wB.Add(cp.inB.Scale(imp))
+	}
+	if mA != 0 {
+		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
+	}
+	if mB != 0 {
+		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
+	}
+}
+
+// jointImpulses are a joint's accumulated impulses, kept across the position passes.
+type jointImpulses struct {
+	point, rot                                         vec
+	hinge                                              [2]float32
+	perp0, perp1, swing, motor, lower, upper, tw0, tw1 float32
+}
+
+func (k *jointImpulses) save(j *joint) {
+	*k = jointImpulses{j.point.impulse, j.rot.impulse, j.hinge.impulse, j.perp[0].impulse, j.perp[1].impulse,
+		j.swing.impulse, j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse,
+		j.twist.lower.impulse, j.twist.upper.impulse}
+}
+
+func (k *jointImpulses) restore(j *joint) {
+	j.point.impulse, j.rot.impulse, j.hinge.impulse = k.point, k.rot, k.hinge
+	j.perp[0].impulse, j.perp[1].impulse, j.swing.impulse = k.perp0, k.perp1, k.swing
+	j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse = k.motor, k.lower, k.upper
+	j.twist.lower.impulse, j.twist.upper.impulse = k.tw0, k.tw1
+}
+
+// solveRigidManifold is a velocity pass over a manifold's rigid rows, in Jolt's order: the friction
+// rows first (clamped to the Coulomb disc of the normal impulse so far), then the normal rows, so the
+// pass ends with the rows that must hold. An open point (separation s > 0) may close its gap this
+// sub-step and no more; a touching one gets no push-out (the position passes remove overlap).
+func (w *World) solveRigidManifold(m *manifold) {
+	p := &w.pipe
+	b := &w.Bodies
+	ia, ib := m.a, m.b
+	mA, mB := b.InvMass[ia], b.InvMass[ib]
+	vA, wA := vv(b.Velocity[ia]), vv(b.AngularVelocity[ia])
+	vB, wB := vv(b.Velocity[ib]), vv(b.AngularVelocity[ib])
+	n := m.normal
+	pts := m.pts[:m.count]
+	if !w.settings.NoFriction {
+		t1, t2 := m.t1, m.t2
+		mu := m.friction
+		for i := range pts {
+			cp := &pts[i]
+			dv := vB.Sub(vA)
+			vt1 := t1.Dot(dv) + cp.t1B.Dot(wB) - cp.t1A.Dot(wA)
+			vt2 := t2.Dot(dv) + cp.t2B.Dot(wB) - cp.t2A.Dot(wA)
+			old1, old2 := cp.tangentImpulse[0], cp.tangentImpulse[1]
+			l1 := old1 - cp.tangentMass[0]*vt1
+			l2 := old2 - cp.tangentMass[1]*vt2
+			maxF := mu * cp.normalImpulse
+			cp.sliding = false
+			if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
+				s := maxF / vecmath.Sqrt(mag2)
+				l1, l2 = l1*s, l2*s
+				cp.sliding = true
+			}
+			d1, d2 := l1-old1, l2-old2
+			cp.tangentImpulse = [2]float32{l1, l2}
+			vA = vA.Sub(t1.Scale(d1 * mA).Add(t2.Scale(d2 * mA)))
+			wA = wA.Sub(cp.it1A.Scale(d1).Add(cp.it2A.Scale(d2)))
+			vB = vB.Add(t1.Scale(d1 * mB).Add(t2.Scale(d2 * mB)))
+			wB = wB.Add(cp.it1B.Scale(d1).Add(cp.it2B.Scale(d2)))
+		}
+	}
+	invH := p.invH
+	for i := range pts {
+		cp := &pts[i]
+		vn := n.Dot(vB.Sub(vA)) + cp.nB.Dot(wB) - cp.nA.Dot(wA)
+		if s := cp.sep; s > 0 {
+			vn += s * invH
+		}
+		acc := cp.normalImpulse - cp.normalMass*vn
+		if !(acc > 0) {
+			acc = 0
+		}
+		imp := acc - cp.normalImpulse
+		cp.normalImpulse = acc
+		if imp > cp.maxNormal {
+			cp.maxNormal = imp
+		}
+		vA = vA.Sub(n.Scale(imp * mA))
+		wA = wA.Sub(cp.inA.Scale(imp))
+		vB = vB.Add(n.Scale(imp * mB))
+		wB = wB.Add(cp.inB.Scale(imp))
+	}
+	if mA != 0 {
+		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
+	}
+	if mB != 0 {
+		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
+	}
+}
