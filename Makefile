@@ -28,12 +28,16 @@ XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
 .PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf
 
+# Go's SIMD experiment: PGS's contact pass eight manifolds at a time (sim/wide_simd.go, AVX2), bit for
+# bit the scalar pass's results. make build SIMD= builds without it.
+SIMD ?= GOEXPERIMENT=simd
+
 # The cuda build where it can run (a GPU and the toolkit: scripts/cuda-tags.sh), the plain one elsewhere.
 TAGS = $(shell scripts/cuda-tags.sh)
 
 build: deps
 	@echo 'build: $(if $(TAGS),the cuda build (-tags cuda),the CPU build (no NVIDIA GPU or CUDA toolkit here))'
-	go build $(if $(TAGS),-tags $(TAGS)) -o bin/sandbox ./cmd/sandbox
+	$(SIMD) go build $(if $(TAGS),-tags $(TAGS)) -o bin/sandbox ./cmd/sandbox
 
 deps:
 	@scripts/deps.sh $(DEPS_PKGS)
@@ -68,6 +72,9 @@ test: deps cuda-deps
 	@echo '== long tests (30 s stacks and pyramids, rain, chains, a million-body broad phase; skipped under -race)'
 	go test -run 'ThirtySeconds|Rained|ThirtyLinkChain|HeavyEndChain|StepAfterRestore' ./sim
 	go test -run 'MillionBodies' ./sim/broad/bvh
+	@echo '== the wide contact pass (GOEXPERIMENT=simd): vet, and the simulation tests through it'
+	GOEXPERIMENT=simd go vet ./sim/...
+	GOEXPERIMENT=simd go test -count=1 ./sim/...
 	@echo '== go test (the rest; the window tests under Xvfb)'
 	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test -timeout 40m $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \

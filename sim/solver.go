@@ -154,6 +154,9 @@ func (w *World) refreshRows() {
 	}
 	p.pool.run(len(p.manifolds), refreshGrain, p.fnRefresh)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointRefresh)
+	if p.wideOn {
+		p.pool.run(len(p.wide), wideGrain, p.fnWideSync)
+	}
 	p.posesMoved = false
 }
 
@@ -162,7 +165,7 @@ func (w *World) refreshRows() {
 func (w *World) warmStart() {
 	p := &w.pipe
 	w.refreshRows()
-	p.pool.run(len(p.manifolds), refreshGrain, p.fnWarm)
+	w.warmStartContacts()
 	p.pool.run(len(w.joints), jointGrain, p.fnJointWarm)
 	p.gatherJoints = true
 	p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
@@ -208,6 +211,7 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 			}
 		}
 	case StageRestitution:
+		w.syncWideImpulses()
 		for range op.Passes {
 			restitute()
 		}

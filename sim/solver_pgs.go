@@ -40,7 +40,7 @@ func (pgsSolver) run(w *World, op Op) bool {
 	p := &w.pipe
 	return w.runSoftStep(op, func() {
 		w.eachJointColour(p.fnJointColour)
-		w.eachColour(p.fnColour)
+		w.eachContactColour() // wide where the build has it (wide.go)
 	}, func() { w.eachColour(p.fnRestColour) })
 }
 

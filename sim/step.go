@@ -77,6 +77,13 @@ type pipeline struct {
 	pseudo           bool // a position pass is running: contact rows push out overlap, motors rest
 	rigid            bool // the rigid solver's velocity pass is running
 
+	// the wide contact pass (wide.go): batches of eight manifolds of a colour, and where each colour's
+	// batches start
+	wideOn, wideDirty bool
+	wide, curWide     []wideBatch
+	wideStart         []int32
+	wideFirst         []int32 // per batch: its first entry in colorOrder
+
 	// per step
 	h, invH       float32
 	soft          softness
@@ -100,6 +107,7 @@ type pipeline struct {
 	fnJointJacobi                                                    func(worker, lo, hi int)
 	fnXStart, fnXSave, fnXJoint, fnXContact, fnXVel, fnXContactVel   func(worker, lo, hi int)
 	fnXJointVel                                                      func(worker, lo, hi int)
+	fnWide, fnWidePack, fnWideUnpack, fnWideSync, fnWideWarm         func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -207,6 +215,31 @@ func (w *World) bindStages() {
 		}
 		for _, k := range p.current[lo:hi] {
 			w.solveManifold(&p.manifolds[k], p.useBias)
+		}
+	}
+	p.fnWide = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			wideKernel(w, &p.curWide[i], p.useBias)
+		}
+	}
+	p.fnWideWarm = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			wideWarmKernel(w, &p.wide[i])
+		}
+	}
+	p.fnWidePack = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w.packBatch(i)
+		}
+	}
+	p.fnWideUnpack = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w.unpackWide(i)
+		}
+	}
+	p.fnWideSync = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			w.syncWideRows(i)
 		}
 	}
 	p.fnRestColour = func(_, lo, hi int) {
@@ -345,6 +378,7 @@ func (w *World) runStage(op Op) {
 		p.pool.run(n, bodyGrain, p.fnIntPos)
 		p.posesMoved = true
 	case StageStoreImpulses:
+		w.syncWideImpulses()
 		if s.Sleep {
 			w.restoreSleepers()
 		}
@@ -413,6 +447,7 @@ func (w *World) prepare() {
 	if s.NoWarmStart {
 		w.resetJointImpulses()
 	}
+	w.packWide()
 	p.posesMoved = true // the rows are refreshed before the first pass reads them
 }
 

@@ -26,9 +26,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	steps := fs.Int("steps", protoSteps, "number of timed steps")
 	warmup := fs.Int("warmup", 0, "untimed steps before the timed ones")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file (go tool pprof)")
+	scalar := fs.Bool("scalar", false, "PGS's scalar contact pass even where the build has the wide (SIMD) one")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
+	sim.WideSolve = !*scalar
 	if !wf.check("bench", stderr) {
 		return exitUsage
 	}
@@ -136,6 +138,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend %s\n",
 			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers, backend)
 	}
+	if set.Solver == sim.PGS || set.Solver == sim.ShapeMatch {
+		fmt.Fprintf(stdout, "contact pass: %s\n", contactPass())
+	}
 	if set.DirectJoints && sim.PlanOf(set).Uses(sim.StageProject) {
 		fmt.Fprintf(stdout, "joints' equality rows solved directly (directJoints)\n")
 	}
@@ -230,4 +235,16 @@ func median(x []float64) float64 {
 func positionPasses(set sim.Settings) int {
 	_, passes := sim.PlanOf(set).Count(sim.StageProject)
 	return passes / max(set.Substeps, 1)
+}
+
+// contactPass names the contact pass PGS runs in this build: the wide one (8 manifolds per AVX2
+// instruction, GOEXPERIMENT=simd) or the scalar one.
+func contactPass() string {
+	switch {
+	case !sim.WideAvailable():
+		return "scalar (this build has no wide pass: build with GOEXPERIMENT=simd, as make build does)"
+	case !sim.WideSolve:
+		return "scalar (-scalar)"
+	}
+	return "wide, 8 manifolds at once (AVX2)"
 }

@@ -1,0 +1,237 @@
+package sim
+
+// The wide contact pass (issue 14): PGS's contact pass over eight manifolds at once, one per lane of
+// an AVX2 register, in builds with Go's SIMD experiment (GOEXPERIMENT=simd, wide_simd.go). The
+// manifolds of one graph colour share no dynamic body, so the scalar pass (solveManifold) visits
+// them in any order with the same result; the wide pass takes them eight at a time, in colour order,
+// and does each lane's arithmetic in the scalar pass's order with the same float32 operations (Go
+// fuses no multiply-add on amd64 at GOAMD64=v1), so its results are bit for bit the scalar pass's
+// (TestWidePassMatchesScalar). The rows live in wideBatch, one per eight manifolds of a colour,
+// laid out lane-major (every field is eight floats), packed from the manifolds after Prepare; the
+// separations and friction drift are copied in after each refresh, and the impulses copied back to
+// the manifolds before anything else reads them (warm start, restitution, the next step's warm start,
+// inspection). Without the experiment, or on a CPU without AVX2, wideKernel is nil and PGS runs the
+// scalar pass.
+
+// wideLanes is the number of manifolds a wide batch holds: eight float32 lanes of an AVX2 register.
+const wideLanes = 8
+
+// lanes is one float per lane; lanes3 a vector per lane, component-major.
+type (
+	lanes  = [wideLanes]float32
+	lanes3 = [3]lanes
+)
+
+// widePoint is one contact point slot of a batch: contactPoint's rows, lane-major.
+type widePoint struct {
+	nA, nB, inA, inB     lanes3
+	t1A, t1B, it1A, it1B lanes3
+	t2A, t2B, it2A, it2B lanes3
+	normalMass, softMass lanes
+	leak, tm1, tm2, sep  lanes
+	normalImpulse        lanes
+	ti1, ti2, maxNormal  lanes
+	sliding              uint8 // bit l: lane l's point slid in the last friction pass
+}
+
+// wideBatch holds up to eight manifolds of one colour.
+type wideBatch struct {
+	a, b                          [wideLanes]int32 // bodies; -1 in an empty lane
+	k                             [wideLanes]int32 // manifold index; -1 in an empty lane
+	lanes                         int              // lanes in use
+	maxCount                      int              // most points of any lane
+	ragged                        uint8            // bit i: some used lane has no point i
+	count, mA, mB                 lanes
+	n, t1, t2, drift              lanes3
+	biasRate, massScale, leak, mu lanes
+	pts                           [4]widePoint
+}
+
+// wideKernel is the wide contact pass over one batch, or nil where the build or the CPU has none.
+var wideKernel func(w *World, bt *wideBatch, useBias bool)
+
+// wideWarmKernel is the wide warm start over one batch (warmStartManifold's sums), or nil.
+var wideWarmKernel func(w *World, bt *wideBatch)
+
+// WideSolve lets PGS use the wide contact pass where the build has one (WideAvailable); false keeps
+// the scalar pass, for benchmarks that compare the two (`sandbox bench -scalar`). Both give the same
+// bits.
+var WideSolve = true
+
+// WideAvailable reports whether this build and CPU have the wide contact pass.
+func WideAvailable() bool { return wideKernel != nil }
+
+// wideGrain: a loop over batches goes to the workers when it gives each of two this many.
+const wideGrain = passGrain / wideLanes
+
+// packWide builds the batches of the colours' manifolds after Prepare (PGS only).
+func (w *World) packWide() {
+	p := &w.pipe
+	p.wideOn = wideKernel != nil && WideSolve && p.solver.colours() && !p.split &&
+		(p.solver.Kind() == PGS || p.solver.Kind() == ShapeMatch) && len(p.manifolds) > 0
+	p.wideDirty = false
+	if !p.wideOn {
+		return
+	}
+	// Room for as many batches as the manifolds' capacity can need, so that the batches grow only
+	// when the manifolds do (a steady step allocates nothing, also while contacts come and go).
+	if need := cap(p.manifolds)/wideLanes + min(cap(p.manifolds), maxColors); cap(p.wide) < need {
+		p.wide = make([]wideBatch, 0, need)
+		p.wideFirst = make([]int32, 0, need)
+	}
+	p.wideStart = resize(p.wideStart, maxColors+1)
+	p.wideFirst = p.wideFirst[:0]
+	nb := int32(0)
+	for c := 0; c < maxColors; c++ {
+		p.wideStart[c] = nb
+		for lo := p.colorStart[c]; lo < p.colorStart[c+1]; lo += wideLanes {
+			p.wideFirst = append(p.wideFirst, lo)
+			nb++
+		}
+	}
+	p.wideStart[maxColors] = nb
+	p.wide = resize(p.wide, int(nb))
+	p.pool.run(int(nb), wideGrain, p.fnWidePack)
+}
+
+// packBatch fills batch i from its manifolds.
+func (w *World) packBatch(i int) {
+	p := &w.pipe
+	b := &w.Bodies
+	bt := &p.wide[i]
+	*bt = wideBatch{}
+	first := p.wideFirst[i]
+	end := p.colorStart[maxColors]
+	for c := 0; c < maxColors; c++ { // the end of the batch's colour
+		if p.colorStart[c] <= first && first < p.colorStart[c+1] {
+			end = p.colorStart[c+1]
+			break
+		}
+	}
+	n := min(int(end-first), wideLanes)
+	bt.lanes = n
+	for l := range wideLanes {
+		bt.a[l], bt.b[l], bt.k[l] = -1, -1, -1
+		if l >= n {
+			continue
+		}
+		k := p.colorOrder[int(first)+l]
+		m := &p.manifolds[k]
+		bt.a[l], bt.b[l], bt.k[l] = m.a, m.b, k
+		bt.count[l] = float32(m.count)
+		bt.maxCount = max(bt.maxCount, int(m.count))
+		bt.mA[l], bt.mB[l] = b.InvMass[m.a], b.InvMass[m.b]
+		put3(&bt.n, l, m.normal)
+		put3(&bt.t1, l, m.t1)
+		put3(&bt.t2, l, m.t2)
+		put3(&bt.drift, l, m.drift)
+		bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
+		for j := range m.pts[:m.count] {
+			cp, wp := &m.pts[j], &bt.pts[j]
+			put3(&wp.nA, l, cp.nA)
+			put3(&wp.nB, l, cp.nB)
+			put3(&wp.inA, l, cp.inA)
+			put3(&wp.inB, l, cp.inB)
+			put3(&wp.t1A, l, cp.t1A)
+			put3(&wp.t1B, l, cp.t1B)
+			put3(&wp.it1A, l, cp.it1A)
+			put3(&wp.it1B, l, cp.it1B)
+			put3(&wp.t2A, l, cp.t2A)
+			put3(&wp.t2B, l, cp.t2B)
+			put3(&wp.it2A, l, cp.it2A)
+			put3(&wp.it2B, l, cp.it2B)
+			wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
+			wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
+			wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
+			wp.maxNormal[l] = cp.maxNormal
+			if cp.sliding {
+				wp.sliding |= 1 << l
+			}
+		}
+	}
+	for j := range bt.maxCount {
+		for l := range n {
+			if int(bt.count[l]) <= j {
+				bt.ragged |= 1 << j
+			}
+		}
+	}
+}
+
+func put3(d *lanes3, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }
+
+// syncWideRows copies the refreshed separations and friction drift into batch i.
+func (w *World) syncWideRows(i int) {
+	p := &w.pipe
+	bt := &p.wide[i]
+	for l := range bt.lanes {
+		m := &p.manifolds[bt.k[l]]
+		put3(&bt.drift, l, m.drift)
+		for j := range m.pts[:m.count] {
+			bt.pts[j].sep[l] = m.pts[j].sep
+		}
+	}
+}
+
+// unpackWide copies batch i's impulses (and sliding flags) back to its manifolds.
+func (w *World) unpackWide(i int) {
+	p := &w.pipe
+	bt := &p.wide[i]
+	for l := range bt.lanes {
+		m := &p.manifolds[bt.k[l]]
+		for j := range m.pts[:m.count] {
+			cp, wp := &m.pts[j], &bt.pts[j]
+			cp.normalImpulse, cp.maxNormal = wp.normalImpulse[l], wp.maxNormal[l]
+			cp.tangentImpulse = [2]float32{wp.ti1[l], wp.ti2[l]}
+			cp.sliding = wp.sliding&(1<<l) != 0
+		}
+	}
+}
+
+// syncWideImpulses copies the batches' impulses back to the manifolds if a wide pass changed them.
+func (w *World) syncWideImpulses() {
+	p := &w.pipe
+	if !p.wideDirty {
+		return
+	}
+	p.wideDirty = false
+	p.pool.run(len(p.wide), wideGrain, p.fnWideUnpack)
+}
+
+// eachContactColour runs one PGS pass over the manifolds, colour by colour: wide where the batches
+// are packed, then the overflow (manifolds that fit no colour) with the scalar pass.
+func (w *World) eachContactColour() {
+	p := &w.pipe
+	if !p.wideOn {
+		w.eachColour(p.fnColour)
+		return
+	}
+	for c := 0; c < maxColors; c++ {
+		lo, hi := p.wideStart[c], p.wideStart[c+1]
+		if lo == hi {
+			continue
+		}
+		p.curWide = p.wide[lo:hi]
+		p.pool.run(int(hi-lo), wideGrain, p.fnWide)
+	}
+	p.wideDirty = true
+	if lo, hi := p.colorStart[maxColors], p.colorStart[maxColors+1]; hi > lo {
+		p.current = p.colorOrder[lo:hi]
+		p.fnColour(0, 0, int(hi-lo))
+	}
+}
+
+// warmStartContacts records every manifold's warm-start impulses for gatherImpulses: from the batches
+// where they are packed (their impulses are the current ones), the overflow's from the manifolds.
+func (w *World) warmStartContacts() {
+	p := &w.pipe
+	if !p.wideOn || wideWarmKernel == nil {
+		w.syncWideImpulses()
+		p.pool.run(len(p.manifolds), refreshGrain, p.fnWarm)
+		return
+	}
+	p.pool.run(len(p.wide), wideGrain, p.fnWideWarm)
+	for _, k := range p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]] {
+		w.warmStartManifold(&p.manifolds[k])
+	}
+}

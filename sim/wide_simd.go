@@ -1,0 +1,204 @@
+//go:build goexperiment.simd && amd64
+
+package sim
+
+import "simd/archsimd"
+
+func init() {
+	if archsimd.X86.AVX2() {
+		wideKernel = solveWide
+	}
+}
+
+type f8 = archsimd.Float32x8
+
+// v8 is eight vectors, component-major.
+type v8 struct{ x, y, z f8 }
+
+func ld(a *lanes) f8 { return archsimd.LoadFloat32x8(a) }
+
+func ld3(a *lanes3) v8 { return v8{ld(&a[0]), ld(&a[1]), ld(&a[2])} }
+
+func bc(x float32) f8 { return archsimd.BroadcastFloat32x8(x) }
+
+// neg flips the sign bit (exactly the scalar unary minus, also for zeros).
+func neg(x f8) f8 {
+	return x.AsUint32x8().Xor(archsimd.BroadcastUint32x8(0x80000000)).AsFloat32x8()
+}
+
+// dot is a.X*b.X + a.Y*b.Y + a.Z*b.Z, in vecmath.V.Dot's order.
+func (a v8) dot(b v8) f8 { return a.x.Mul(b.x).Add(a.y.Mul(b.y)).Add(a.z.Mul(b.z)) }
+
+func (a v8) sub(b v8) v8 { return v8{a.x.Sub(b.x), a.y.Sub(b.y), a.z.Sub(b.z)} }
+
+// subS is a.Sub(b.Scale(s)); addS is a.Add(b.Scale(s)).
+func (a v8) subS(b v8, s f8) v8 {
+	return v8{a.x.Sub(b.x.Mul(s)), a.y.Sub(b.y.Mul(s)), a.z.Sub(b.z.Mul(s))}
+}
+func (a v8) addS(b v8, s f8) v8 {
+	return v8{a.x.Add(b.x.Mul(s)), a.y.Add(b.y.Mul(s)), a.z.Add(b.z.Mul(s))}
+}
+
+// keep is a where m is set and old elsewhere.
+func (a v8) keep(old v8, m archsimd.Mask32x8) v8 {
+	return v8{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
+}
+
+// solveWide is solveManifold over the eight manifolds of a batch, lane by lane in solveManifold's
+// order of operations (see wide.go).
+func solveWide(w *World, bt *wideBatch, useBias bool) {
+	b := &w.Bodies
+	p := &w.pipe
+	var g [12]lanes
+	for l := range bt.lanes {
+		va, wa := &b.Velocity[bt.a[l]], &b.AngularVelocity[bt.a[l]]
+		vb, wb := &b.Velocity[bt.b[l]], &b.AngularVelocity[bt.b[l]]
+		g[0][l], g[1][l], g[2][l] = va[0], va[1], va[2]
+		g[3][l], g[4][l], g[5][l] = wa[0], wa[1], wa[2]
+		g[6][l], g[7][l], g[8][l] = vb[0], vb[1], vb[2]
+		g[9][l], g[10][l], g[11][l] = wb[0], wb[1], wb[2]
+	}
+	vA := v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}
+	wA := v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
+	vB := v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}
+	wB := v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
+	mA, mB := ld(&bt.mA), ld(&bt.mB)
+	count := ld(&bt.count)
+	n := ld3(&bt.n)
+	zero := bc(0)
+	invH, negMaxPush, biasRate := bc(p.invH), bc(-p.maxPush), ld(&bt.biasRate)
+	for i := range bt.maxCount {
+		cp := &bt.pts[i]
+		nA, nB := ld3(&cp.nA), ld3(&cp.nB)
+		vn := n.dot(vB.sub(vA)).Add(nB.dot(wB)).Sub(nA.dot(wA))
+		sep, nm, ni := ld(&cp.sep), ld(&cp.normalMass), ld(&cp.normalImpulse)
+		var imp f8
+		if useBias {
+			imp = neg(ld(&cp.softMass)).Mul(vn.Add(biasRate.Mul(sep).Max(negMaxPush))).Sub(ld(&cp.leak).Mul(ni))
+		} else {
+			imp = neg(nm).Mul(vn)
+		}
+		imp = neg(nm).Mul(vn.Add(sep.Mul(invH))).Merge(imp, sep.Greater(zero))
+		acc := ni.Add(imp)
+		acc = acc.Merge(zero, acc.Greater(zero))
+		imp = acc.Sub(ni)
+		acc.Store(&cp.normalImpulse)
+		mx := ld(&cp.maxNormal)
+		imp.Merge(mx, imp.Greater(mx)).Store(&cp.maxNormal)
+		inA, inB := ld3(&cp.inA), ld3(&cp.inB)
+		nvA, nwA := vA.subS(n, imp.Mul(mA)), wA.subS(inA, imp)
+		nvB, nwB := vB.addS(n, imp.Mul(mB)), wB.addS(inB, imp)
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(bc(float32(i)))
+			nvA, nwA, nvB, nwB = nvA.keep(vA, has), nwA.keep(wA, has), nvB.keep(vB, has), nwB.keep(wB, has)
+		}
+		vA, wA, vB, wB = nvA, nwA, nvB, nwB
+	}
+	if !w.settings.NoFriction {
+		t1, t2 := ld3(&bt.t1), ld3(&bt.t2)
+		ms, leak := bc(1), bc(0)
+		var bias1, bias2 f8
+		if useBias {
+			drift := ld3(&bt.drift)
+			bias1, bias2 = drift.dot(t1).Mul(biasRate), drift.dot(t2).Mul(biasRate)
+			ms, leak = ld(&bt.massScale), ld(&bt.leak)
+		}
+		mu := ld(&bt.mu)
+		for i := range bt.maxCount {
+			cp := &bt.pts[i]
+			dv := vB.sub(vA)
+			t1A, t1B, t2A, t2B := ld3(&cp.t1A), ld3(&cp.t1B), ld3(&cp.t2A), ld3(&cp.t2B)
+			vt1 := t1.dot(dv).Add(t1B.dot(wB)).Sub(t1A.dot(wA))
+			vt2 := t2.dot(dv).Add(t2B.dot(wB)).Sub(t2A.dot(wA))
+			if useBias {
+				vt1 = vt1.Add(bias1)
+				vt2 = vt2.Add(bias2)
+			}
+			old1, old2 := ld(&cp.ti1), ld(&cp.ti2)
+			l1 := old1.Sub(ld(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
+			l2 := old2.Sub(ld(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
+			maxF := mu.Mul(ld(&cp.normalImpulse))
+			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
+			slide := mag2.Greater(maxF.Mul(maxF))
+			s := maxF.Div(mag2.Sqrt())
+			l1 = l1.Mul(s).Merge(l1, slide)
+			l2 = l2.Mul(s).Merge(l2, slide)
+			cp.sliding = slide.ToBits()
+			d1, d2 := l1.Sub(old1), l2.Sub(old2)
+			l1.Store(&cp.ti1)
+			l2.Store(&cp.ti2)
+			it1A, it1B, it2A, it2B := ld3(&cp.it1A), ld3(&cp.it1B), ld3(&cp.it2A), ld3(&cp.it2B)
+			nvA, nwA := vA.subS(t1, d1.Mul(mA)), wA.subS(it1A, d1)
+			nvB, nwB := vB.addS(t1, d1.Mul(mB)), wB.addS(it1B, d1)
+			nvA, nwA = nvA.subS(t2, d2.Mul(mA)), nwA.subS(it2A, d2)
+			nvB, nwB = nvB.addS(t2, d2.Mul(mB)), nwB.addS(it2B, d2)
+			if bt.ragged&(1<<i) != 0 {
+				has := count.Greater(bc(float32(i)))
+				nvA, nwA, nvB, nwB = nvA.keep(vA, has), nwA.keep(wA, has), nvB.keep(vB, has), nwB.keep(wB, has)
+			}
+			vA, wA, vB, wB = nvA, nwA, nvB, nwB
+		}
+	}
+	vA.x.Store(&g[0])
+	vA.y.Store(&g[1])
+	vA.z.Store(&g[2])
+	wA.x.Store(&g[3])
+	wA.y.Store(&g[4])
+	wA.z.Store(&g[5])
+	vB.x.Store(&g[6])
+	vB.y.Store(&g[7])
+	vB.z.Store(&g[8])
+	wB.x.Store(&g[9])
+	wB.y.Store(&g[10])
+	wB.z.Store(&g[11])
+	for l := range bt.lanes {
+		if bt.mA[l] != 0 {
+			ia := bt.a[l]
+			b.Velocity[ia] = Vec3{g[0][l], g[1][l], g[2][l]}
+			b.AngularVelocity[ia] = Vec3{g[3][l], g[4][l], g[5][l]}
+		}
+		if bt.mB[l] != 0 {
+			ib := bt.b[l]
+			b.Velocity[ib] = Vec3{g[6][l], g[7][l], g[8][l]}
+			b.AngularVelocity[ib] = Vec3{g[9][l], g[10][l], g[11][l]}
+		}
+	}
+}
+
+func init() {
+	if archsimd.X86.AVX2() {
+		wideWarmKernel = warmWide
+	}
+}
+
+// warmWide is warmStartManifold over a batch's lanes: each manifold's accumulated impulses summed, in
+// warmStartManifold's order, into its linImp, angA and angB for gatherImpulses. A lane's missing
+// points add zeros, which change no sum's bits (the sums start at +0).
+func warmWide(w *World, bt *wideBatch) {
+	var lin, angA, angB v8
+	n, t1, t2 := ld3(&bt.n), ld3(&bt.t1), ld3(&bt.t2)
+	for i := range bt.maxCount {
+		cp := &bt.pts[i]
+		ln, l1, l2 := ld(&cp.normalImpulse), ld(&cp.ti1), ld(&cp.ti2)
+		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
+		angA = angA.addS(ld3(&cp.nA), ln).addS(ld3(&cp.t1A), l1).addS(ld3(&cp.t2A), l2)
+		angB = angB.addS(ld3(&cp.nB), ln).addS(ld3(&cp.t1B), l1).addS(ld3(&cp.t2B), l2)
+	}
+	var g [9]lanes
+	lin.x.Store(&g[0])
+	lin.y.Store(&g[1])
+	lin.z.Store(&g[2])
+	angA.x.Store(&g[3])
+	angA.y.Store(&g[4])
+	angA.z.Store(&g[5])
+	angB.x.Store(&g[6])
+	angB.y.Store(&g[7])
+	angB.z.Store(&g[8])
+	ms := w.pipe.manifolds
+	for l := range bt.lanes {
+		m := &ms[bt.k[l]]
+		m.linImp = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
+		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
+		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
+	}
+}

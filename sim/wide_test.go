@@ -1,0 +1,74 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"tumble/sim/geom"
+)
+
+// wideScene is a pile of boxes, spheres and capsules on boxes and a plane, with friction anchors,
+// sliding and bouncing: manifolds of one to four points, static and dynamic pairs.
+func wideScene(t *testing.T, s Settings) *World {
+	w := pyramidWorld(t, s, 8)
+	for k := 0; k < 30; k++ {
+		x, z := float32(k%5)-2, float32(k/5)-3
+		d := BodyDef{Position: Vec3{x * 1.1, 9 + float32(k%3), z * 0.4}, Friction: 0.4, Restitution: 0.3,
+			Velocity: Vec3{float32(k%3) - 1, 0, 0.5}, AngularVelocity: Vec3{0, float32(k % 4), 1}}
+		switch k % 3 {
+		case 0:
+			d.Shape = boxShape(0.3, 0.2, 0.25)
+		case 1:
+			d.Shape = geom.Shape{Kind: geom.Sphere, Radius: 0.3}
+		default:
+			d.Shape = geom.Shape{Kind: geom.Capsule, Radius: 0.2, HalfHeight: 0.3}
+		}
+		mustAdd(t, w, d)
+	}
+	return w
+}
+
+// The wide contact pass gives PGS's scalar pass's results bit for bit, over 240 steps of a pile that
+// has manifolds of every size, bouncing, sliding and resting, with 1 and 2 workers.
+func TestWidePassMatchesScalar(t *testing.T) {
+	if !WideAvailable() {
+		t.Skip("no wide contact pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
+	}
+	defer func() { WideSolve = true }()
+	for _, workers := range []int{1, 2} {
+		s := Settings{Workers: workers}
+		WideSolve = false
+		ref := wideScene(t, s)
+		WideSolve = true
+		wide := wideScene(t, s)
+		for step := range 240 {
+			WideSolve = false
+			run(t, ref, 1)
+			WideSolve = true
+			run(t, wide, 1)
+			if !wide.pipe.wideOn {
+				t.Fatal("the wide pass is not on under PGS")
+			}
+			for i := range ref.Bodies.Position {
+				a, b := &ref.Bodies, &wide.Bodies
+				if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
+					!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
+					t.Fatalf("workers %d, step %d, body %d: scalar %v %v, wide %v %v", workers, step, i,
+						a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
+				}
+			}
+		}
+		if n := ref.Stats.Manifolds; n < 50 {
+			t.Fatalf("only %d manifolds: the scene does not exercise the pass", n)
+		}
+	}
+}
+
+func sameBits(a, b Vec3) bool {
+	for k := range a {
+		if math.Float32bits(a[k]) != math.Float32bits(b[k]) {
+			return false
+		}
+	}
+	return true
+}
