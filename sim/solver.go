@@ -152,11 +152,8 @@ func (w *World) refreshRows() {
 	if !p.posesMoved {
 		return
 	}
-	p.pool.run(len(p.manifolds), refreshGrain, p.fnRefresh)
+	w.refreshContacts()
 	p.pool.run(len(w.joints), jointGrain, p.fnJointRefresh)
-	if p.wideOn {
-		p.pool.run(len(p.wide), wideGrain, p.fnWideSync)
-	}
 	p.posesMoved = false
 }
 

@@ -107,7 +107,7 @@ type pipeline struct {
 	fnJointJacobi                                                    func(worker, lo, hi int)
 	fnXStart, fnXSave, fnXJoint, fnXContact, fnXVel, fnXContactVel   func(worker, lo, hi int)
 	fnXJointVel                                                      func(worker, lo, hi int)
-	fnWide, fnWidePack, fnWideUnpack, fnWideSync, fnWideWarm         func(worker, lo, hi int)
+	fnWide, fnWidePack, fnWideUnpack, fnWideWarm, fnWideRefresh      func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -227,6 +227,11 @@ func (w *World) bindStages() {
 			wideWarmKernel(w, &p.wide[i])
 		}
 	}
+	p.fnWideRefresh = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			wideRefreshKernel(w, &p.wide[i])
+		}
+	}
 	p.fnWidePack = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			w.packBatch(i)
@@ -235,11 +240,6 @@ func (w *World) bindStages() {
 	p.fnWideUnpack = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			w.unpackWide(i)
-		}
-	}
-	p.fnWideSync = func(_, lo, hi int) {
-		for i := lo; i < hi; i++ {
-			w.syncWideRows(i)
 		}
 	}
 	p.fnRestColour = func(_, lo, hi int) {

@@ -8,9 +8,9 @@ package sim
 // fuses no multiply-add on amd64 at GOAMD64=v1), so its results are bit for bit the scalar pass's
 // (TestWidePassMatchesScalar). The rows live in wideBatch, one per eight manifolds of a colour,
 // laid out lane-major (every field is eight floats), packed from the manifolds after Prepare; the
-// separations and friction drift are copied in after each refresh, and the impulses copied back to
-// the manifolds before anything else reads them (warm start, restitution, the next step's warm start,
-// inspection). Without the experiment, or on a CPU without AVX2, wideKernel is nil and PGS runs the
+// refresh (separations, friction drift) and the warm start's sums run on the batches too, and the
+// impulses are copied back to the manifolds before anything else reads them (restitution, the next
+// step's warm start, inspection). Without the experiment, or on a CPU without AVX2, wideKernel is nil and PGS runs the
 // scalar pass.
 
 // wideLanes is the number of manifolds a wide batch holds: eight float32 lanes of an AVX2 register.
@@ -32,6 +32,9 @@ type widePoint struct {
 	normalImpulse        lanes
 	ti1, ti2, maxNormal  lanes
 	sliding              uint8 // bit l: lane l's point slid in the last friction pass
+
+	// the anchors in the bodies' frames, for the wide refresh (separation, friction drift)
+	localA, localB, anchorA, anchorB lanes3
 }
 
 // wideBatch holds up to eight manifolds of one colour.
@@ -47,11 +50,14 @@ type wideBatch struct {
 	pts                           [4]widePoint
 }
 
-// wideKernel is the wide contact pass over one batch, or nil where the build or the CPU has none.
-var wideKernel func(w *World, bt *wideBatch, useBias bool)
-
-// wideWarmKernel is the wide warm start over one batch (warmStartManifold's sums), or nil.
-var wideWarmKernel func(w *World, bt *wideBatch)
+// The wide kernels over one batch, all set or all nil (where the build or the CPU has none): the
+// contact pass (solveManifold), the warm start's sums (warmStartManifold) and the refresh
+// (refreshManifold).
+var (
+	wideKernel        func(w *World, bt *wideBatch, useBias bool)
+	wideWarmKernel    func(w *World, bt *wideBatch)
+	wideRefreshKernel func(w *World, bt *wideBatch)
+)
 
 // WideSolve lets PGS use the wide contact pass where the build has one (WideAvailable); false keeps
 // the scalar pass, for benchmarks that compare the two (`sandbox bench -scalar`). Both give the same
@@ -144,6 +150,10 @@ func (w *World) packBatch(i int) {
 			wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
 			wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
 			wp.maxNormal[l] = cp.maxNormal
+			put3(&wp.localA, l, cp.localA)
+			put3(&wp.localB, l, cp.localB)
+			put3(&wp.anchorA, l, cp.anchorA)
+			put3(&wp.anchorB, l, cp.anchorB)
 			if cp.sliding {
 				wp.sliding |= 1 << l
 			}
@@ -160,16 +170,18 @@ func (w *World) packBatch(i int) {
 
 func put3(d *lanes3, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }
 
-// syncWideRows copies the refreshed separations and friction drift into batch i.
-func (w *World) syncWideRows(i int) {
+// refreshContacts brings every manifold's separations and friction drift to the current poses: the
+// batches' with the wide refresh (the manifolds' own copies are then stale; nothing reads them until
+// the next Prepare), the overflow's and every manifold's without the wide pass with refreshManifold.
+func (w *World) refreshContacts() {
 	p := &w.pipe
-	bt := &p.wide[i]
-	for l := range bt.lanes {
-		m := &p.manifolds[bt.k[l]]
-		put3(&bt.drift, l, m.drift)
-		for j := range m.pts[:m.count] {
-			bt.pts[j].sep[l] = m.pts[j].sep
-		}
+	if !p.wideOn {
+		p.pool.run(len(p.manifolds), refreshGrain, p.fnRefresh)
+		return
+	}
+	p.pool.run(len(p.wide), wideGrain/2, p.fnWideRefresh)
+	for _, k := range p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]] {
+		w.refreshManifold(&p.manifolds[k])
 	}
 }
 
@@ -225,8 +237,7 @@ func (w *World) eachContactColour() {
 // where they are packed (their impulses are the current ones), the overflow's from the manifolds.
 func (w *World) warmStartContacts() {
 	p := &w.pipe
-	if !p.wideOn || wideWarmKernel == nil {
-		w.syncWideImpulses()
+	if !p.wideOn {
 		p.pool.run(len(p.manifolds), refreshGrain, p.fnWarm)
 		return
 	}

@@ -6,7 +6,7 @@ import "simd/archsimd"
 
 func init() {
 	if archsimd.X86.AVX2() {
-		wideKernel = solveWide
+		wideKernel, wideWarmKernel, wideRefreshKernel = solveWide, warmWide, refreshWide
 	}
 }
 
@@ -165,12 +165,6 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 	}
 }
 
-func init() {
-	if archsimd.X86.AVX2() {
-		wideWarmKernel = warmWide
-	}
-}
-
 // warmWide is warmStartManifold over a batch's lanes: each manifold's accumulated impulses summed, in
 // warmStartManifold's order, into its linImp, angA and angB for gatherImpulses. A lane's missing
 // points add zeros, which change no sum's bits (the sums start at +0).
@@ -201,4 +195,62 @@ func warmWide(w *World, bt *wideBatch) {
 		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
 		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
 	}
+}
+
+// m8 is eight column-major 3x3 matrices.
+type m8 [9]f8
+
+// mul is mulMat: m v, in its order of operations.
+func (m *m8) mul(v v8) v8 {
+	return v8{
+		m[0].Mul(v.x).Add(m[3].Mul(v.y)).Add(m[6].Mul(v.z)),
+		m[1].Mul(v.x).Add(m[4].Mul(v.y)).Add(m[7].Mul(v.z)),
+		m[2].Mul(v.x).Add(m[5].Mul(v.y)).Add(m[8].Mul(v.z)),
+	}
+}
+
+func (a v8) add(b v8) v8 { return v8{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
+
+// refreshWide is refreshManifold over a batch's lanes: each point's separation between its anchors
+// and the mean drift of the friction anchors, from the bodies' current poses, in refreshManifold's
+// order of operations. A lane's missing points add nothing to its drift.
+func refreshWide(w *World, bt *wideBatch) {
+	b := &w.Bodies
+	rot := w.pipe.rot
+	var g [24]lanes
+	for l := range bt.lanes {
+		ia, ib := bt.a[l], bt.b[l]
+		xa, xb := &b.Position[ia], &b.Position[ib]
+		g[0][l], g[1][l], g[2][l] = xa[0], xa[1], xa[2]
+		g[3][l], g[4][l], g[5][l] = xb[0], xb[1], xb[2]
+		ra, rb := &rot[ia], &rot[ib]
+		for c := range 9 {
+			g[6+c][l], g[15+c][l] = ra[c], rb[c]
+		}
+	}
+	xA := v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}
+	xB := v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
+	var rA, rB m8
+	for c := range 9 {
+		rA[c], rB[c] = ld(&g[6+c]), ld(&g[15+c])
+	}
+	n := ld3(&bt.n)
+	count := ld(&bt.count)
+	zero := bc(0)
+	var drift v8
+	for i := range bt.maxCount {
+		cp := &bt.pts[i]
+		sep := xB.add(rB.mul(ld3(&cp.localB))).sub(xA).sub(rA.mul(ld3(&cp.localA))).dot(n)
+		sep.Store(&cp.sep)
+		d := xB.add(rB.mul(ld3(&cp.anchorB))).sub(xA).sub(rA.mul(ld3(&cp.anchorA)))
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(bc(float32(i)))
+			d = d.keep(v8{zero, zero, zero}, has)
+		}
+		drift = drift.add(d)
+	}
+	inv := bc(1).Div(count)
+	drift.x.Mul(inv).Store(&bt.drift[0])
+	drift.y.Mul(inv).Store(&bt.drift[1])
+	drift.z.Mul(inv).Store(&bt.drift[2])
 }

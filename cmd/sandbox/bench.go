@@ -26,11 +26,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	steps := fs.Int("steps", protoSteps, "number of timed steps")
 	warmup := fs.Int("warmup", 0, "untimed steps before the timed ones")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the timed steps to this file (go tool pprof)")
-	scalar := fs.Bool("scalar", false, "PGS's scalar contact pass even where the build has the wide (SIMD) one")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
-	sim.WideSolve = !*scalar
 	if !wf.check("bench", stderr) {
 		return exitUsage
 	}
