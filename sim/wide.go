@@ -67,8 +67,14 @@ var WideSolve = true
 // WideAvailable reports whether this build and CPU have the wide contact pass.
 func WideAvailable() bool { return wideKernel != nil }
 
-// wideGrain: a loop over batches goes to the workers when it gives each of two this many.
-const wideGrain = passGrain / wideLanes
+// Grains of the loops over batches (see bodyGrain): a loop goes to the workers when it gives each of
+// two at least this many batches, about 50 us of work (pile, 1 worker, pprof): a contact pass ~0.3 us
+// a batch, the refresh and the warm start's sums ~0.2, copying the impulses back ~0.2, packing ~1.
+const (
+	wideGrain     = 160 // a contact pass
+	wideCopyGrain = 256 // the refresh, the warm start's sums, copying the impulses back
+	widePackGrain = 48  // packing
+)
 
 // packWide builds the batches of the colours' manifolds after Prepare (PGS only).
 func (w *World) packWide() {
@@ -97,7 +103,7 @@ func (w *World) packWide() {
 	}
 	p.wideStart[maxColors] = nb
 	p.wide = resize(p.wide, int(nb))
-	p.pool.run(int(nb), wideGrain, p.fnWidePack)
+	p.pool.run(int(nb), widePackGrain, p.fnWidePack)
 }
 
 // packBatch fills batch i from its manifolds.
@@ -179,7 +185,7 @@ func (w *World) refreshContacts() {
 		p.pool.run(len(p.manifolds), refreshGrain, p.fnRefresh)
 		return
 	}
-	p.pool.run(len(p.wide), wideGrain/2, p.fnWideRefresh)
+	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideRefresh)
 	for _, k := range p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]] {
 		w.refreshManifold(&p.manifolds[k])
 	}
@@ -207,7 +213,7 @@ func (w *World) syncWideImpulses() {
 		return
 	}
 	p.wideDirty = false
-	p.pool.run(len(p.wide), wideGrain, p.fnWideUnpack)
+	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideUnpack)
 }
 
 // eachContactColour runs one PGS pass over the manifolds, colour by colour: wide where the batches
@@ -241,7 +247,7 @@ func (w *World) warmStartContacts() {
 		p.pool.run(len(p.manifolds), refreshGrain, p.fnWarm)
 		return
 	}
-	p.pool.run(len(p.wide), wideGrain, p.fnWideWarm)
+	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideWarm)
 	for _, k := range p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]] {
 		w.warmStartManifold(&p.manifolds[k])
 	}
