@@ -8,7 +8,8 @@
 # one per core, Jolt with 1 thread and one per core. ROUNDS=n repeats the table n times (the spread is
 # the noise of a shared machine). SCENES overrides the list. Without the jolt-runner the Jolt columns
 # read "-" and Tumble's are still measured. SOLVER=name runs Tumble with that solver instead of its
-# default (SOLVER=rigid: Jolt's formulation, docs/PERF.md).
+# default (SOLVER=rigid: Jolt's formulation, docs/PERF.md); FLAGS adds bench flags (FLAGS=-scalar: PGS's
+# scalar contact pass instead of the wide one).
 set -eu
 
 sandbox=${1:?usage: bench-jolt.sh SANDBOX [JOLT_RUNNER]}
@@ -23,7 +24,7 @@ trap 'rm -rf "$dir"' EXIT
 
 # tumble FILE STEPS WORKERS prints Tumble's median ms/step over the timed steps.
 tumble() {
-	"$sandbox" bench -scene "$1" -warmup 60 -steps "$2" -workers "$3" ${SOLVER:+-solver "$SOLVER"} | awk '/^total \(wall\)/ { print $NF }'
+	"$sandbox" bench -scene "$1" -warmup 60 -steps "$2" -workers "$3" ${SOLVER:+-solver "$SOLVER"} ${FLAGS:-} | awk '/^total \(wall\)/ { print $NF }'
 }
 
 # joltms FILE STEPS THREADS prints Jolt's median ms/step, or - without the runner.
@@ -32,7 +33,7 @@ joltms() {
 	"$jolt" bench -scene "$1" -warmup 60 -steps "$2" -threads "$3" 2>/dev/null | awk '$1 == "median_ms" { print $2 }'
 }
 
-echo "median ms/step, $cores cores, Tumble's solver ${SOLVER:-default} ($(date -u '+%Y-%m-%d %H:%M UTC')); ratio = Tumble's best / Jolt's best"
+echo "median ms/step, $cores cores, Tumble's solver ${SOLVER:-default}${FLAGS:+ $FLAGS} ($(date -u '+%Y-%m-%d %H:%M UTC')); ratio = Tumble's best / Jolt's best"
 printf '| %-9s | %6s | %13s | %14s | %16s | %17s | %6s |\n' scene steps "Jolt 1 thread" "Jolt $cores threads" \
 	"Tumble 1 worker" "Tumble $cores workers" ratio
 echo '| --- | ---: | ---: | ---: | ---: | ---: | ---: |'

@@ -19,8 +19,13 @@ type jointPair struct {
 	lin, angA, angB vec // impulses applied: linear on b (a gets the opposite), angular on a (negated) and b
 }
 
-// applyRow applies impulse imp along a scalar row.
+// applyRow applies impulse imp along a scalar row. A zero impulse, which is what a limit far from its
+// stop gives every pass, changes nothing and is skipped (a ragdoll's swing and twist limits are most
+// of its joint rows).
 func (s *jointPair) applyRow(imp float32, r *axisPart) {
+	if imp == 0 {
+		return
+	}
 	s.vA = s.vA.Sub(r.d.Scale(imp * s.mA))
 	s.wA = s.wA.Sub(r.ia.Scale(imp))
 	s.vB = s.vB.Add(r.d.Scale(imp * s.mB))
