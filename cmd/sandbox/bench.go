@@ -169,7 +169,11 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "joints: largest anchor gap (ball, hinge, fixed) over the timed steps %.3g m\n", gap)
 	}
 	if len(bvhStages[0]) > 0 {
-		fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
+		if rebuilds == *steps {
+			fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps (never refitted)\n", rebuilds, *steps)
+		} else {
+			fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
+		}
 	}
 	if _, ok := w.Backend().(counter); ok {
 		// The last timed step's: its waits are the timing's, one per stage. Then the untimed step's.
