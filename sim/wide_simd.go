@@ -151,6 +151,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 	wB.x.Store(&g[9])
 	wB.y.Store(&g[10])
 	wB.z.Store(&g[11])
+	archsimd.ClearAVXUpperBits() // VZEROUPPER: the scalar (SSE) code after this pays no AVX-SSE transition
 	for l := range bt.lanes {
 		if bt.mA[l] != 0 {
 			ia := bt.a[l]
@@ -188,6 +189,7 @@ func warmWide(w *World, bt *wideBatch) {
 	angB.x.Store(&g[6])
 	angB.y.Store(&g[7])
 	angB.z.Store(&g[8])
+	archsimd.ClearAVXUpperBits()
 	ms := w.pipe.manifolds
 	for l := range bt.lanes {
 		m := &ms[bt.k[l]]
@@ -253,4 +255,5 @@ func refreshWide(w *World, bt *wideBatch) {
 	drift.x.Mul(inv).Store(&bt.drift[0])
 	drift.y.Mul(inv).Store(&bt.drift[1])
 	drift.z.Mul(inv).Store(&bt.drift[2])
+	archsimd.ClearAVXUpperBits()
 }
