@@ -10,8 +10,8 @@ package sim
 // laid out lane-major (every field is eight floats), packed from the manifolds after Prepare; the
 // refresh (separations, friction drift) and the warm start's sums run on the batches too, and the
 // impulses are copied back to the manifolds before anything else reads them (restitution, the next
-// step's warm start, inspection). Without the experiment, or on a CPU without AVX2, wideKernel is nil and PGS runs the
-// scalar pass.
+// step's warm start, inspection). Without the experiment, or on a CPU without AVX2, wideKernel is
+// nil and PGS runs the scalar pass.
 
 // wideLanes is the number of manifolds a wide batch holds: eight float32 lanes of an AVX2 register.
 const wideLanes = 8
