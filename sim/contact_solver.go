@@ -232,6 +232,17 @@ func (w *World) store(m *manifold, s *bodyPair) {
 	}
 }
 
+// storeVelocities writes the velocities of a pair's dynamic bodies back (static and kinematic ones,
+// inverse mass 0, are never written: several manifolds of one colour may share them).
+func (b *Bodies) storeVelocities(ia, ib int32, mA, mB float32, vA, wA, vB, wB vec) {
+	if mA != 0 {
+		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
+	}
+	if mB != 0 {
+		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
+	}
+}
+
 // solveManifold is one Gauss-Seidel pass over a manifold: each row sees the previous rows' updates.
 // Bodies of one graph colour are disjoint, so a colour's manifolds run in parallel.
 //
@@ -318,12 +329,7 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 			wB = wB.Add(cp.it2B.Scale(d2))
 		}
 	}
-	if mA != 0 {
-		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
-	}
-	if mB != 0 {
-		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
-	}
+	b.storeVelocities(ia, ib, mA, mB, vA, wA, vB, wB)
 }
 
 // solveManifoldHelpers is solveManifold written with the row helpers, as it was before it was inlined

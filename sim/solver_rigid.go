@@ -181,12 +181,7 @@ func (w *World) pushManifold(m *manifold) {
 		vB = vB.Add(n.Scale(imp * mB))
 		wB = wB.Add(cp.inB.Scale(imp))
 	}
-	if mA != 0 {
-		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
-	}
-	if mB != 0 {
-		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
-	}
+	b.storeVelocities(ia, ib, mA, mB, vA, wA, vB, wB)
 }
 
 // jointImpulses are a joint's accumulated impulses, kept across the position passes.
@@ -269,10 +264,5 @@ func (w *World) solveRigidManifold(m *manifold) {
 		vB = vB.Add(n.Scale(imp * mB))
 		wB = wB.Add(cp.inB.Scale(imp))
 	}
-	if mA != 0 {
-		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
-	}
-	if mB != 0 {
-		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
-	}
+	b.storeVelocities(ia, ib, mA, mB, vA, wA, vB, wB)
 }

@@ -186,7 +186,7 @@ func (w *World) refreshContacts() {
 		return
 	}
 	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideRefresh)
-	for _, k := range p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]] {
+	for _, k := range p.overflow() {
 		w.refreshManifold(&p.manifolds[k])
 	}
 }
@@ -233,10 +233,15 @@ func (w *World) eachContactColour() {
 		p.pool.run(int(hi-lo), wideGrain, p.fnWide)
 	}
 	p.wideDirty = true
-	if lo, hi := p.colorStart[maxColors], p.colorStart[maxColors+1]; hi > lo {
-		p.current = p.colorOrder[lo:hi]
-		p.fnColour(0, 0, int(hi-lo))
+	if o := p.overflow(); len(o) > 0 {
+		p.current = o
+		p.fnColour(0, 0, len(o))
 	}
+}
+
+// overflow lists the manifolds that fit no colour (solved serially after the colours).
+func (p *pipeline) overflow() []int32 {
+	return p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]]
 }
 
 // warmStartContacts records every manifold's warm-start impulses for gatherImpulses: from the batches
@@ -248,7 +253,7 @@ func (w *World) warmStartContacts() {
 		return
 	}
 	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideWarm)
-	for _, k := range p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]] {
+	for _, k := range p.overflow() {
 		w.warmStartManifold(&p.manifolds[k])
 	}
 }
