@@ -285,11 +285,13 @@ func (w *World) selectBroadphase() {
 // 4-250 ns; a joint's refresh, warm start or pass ~100 ns (ragdoll; jointGrain). With the grains of 256
 // (bodies 1024) used for every loop before, the 221-body ragdoll ran 15 parallel loops a step of 10-30
 // us each and was 25% slower on two workers than on one; the same loops serial made two workers equal
-// one (docs/PERF.md).
+// one (docs/PERF.md). Narrow and prepare were split from 512 pairs and 256 manifolds; with the contact
+// passes wide, the 386-box pyramid's two split loops were what was left of its second worker's cost
+// (2 workers 3.5-4.8 ms/step against 1 worker's 3.1-4.1; at 1024 each, 3.1-3.2 against 3.1-4.3).
 const (
 	bodyGrain     = 1024 // bounds, integrate, finish, gather: a body
-	pairGrain     = 512  // narrow: a pair
-	manifoldGrain = 256  // prepare: a manifold's rows
+	pairGrain     = 1024 // narrow: a pair
+	manifoldGrain = 1024 // prepare: a manifold's rows
 	passGrain     = 512  // solve, relax, restitution: one pass over a manifold's rows
 	refreshGrain  = 2048 // refresh and warm start: a manifold
 )

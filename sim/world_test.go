@@ -123,6 +123,9 @@ func TestWorkersGiveIdenticalResults(t *testing.T) {
 		if n := runs[0].Bodies.Len(); n < 2*bodyGrain || largest < 2*passGrain {
 			t.Fatalf("%v: %d bodies, largest loop %d manifolds: too small to split across workers", solver, n, largest)
 		}
+		if pairs, ms := len(p.pairs), len(p.prev); pairs < 2*pairGrain || ms < 2*manifoldGrain {
+			t.Fatalf("%v: %d pairs, %d manifolds: too few for the narrow phase and prepare to split", solver, pairs, ms)
+		}
 		a, b := &runs[0].Bodies, &runs[1].Bodies
 		for i := range a.Position {
 			if a.Position[i] != b.Position[i] || a.Rotation[i] != b.Rotation[i] || a.Velocity[i] != b.Velocity[i] {
