@@ -1,12 +1,10 @@
 package sim
 
-import "tumble/sim/internal/vecmath"
-
 // rigidSolver is projected Gauss-Seidel with rigid rows, the formulation of Jolt and Box2D v2.4
-// (sequential impulses with position correction): per sub-step (one by default) the velocities are
+// (sequential impulses with position correction): per sub-step (four by default) the velocities are
 // integrated, last step's impulses applied, and Iterations passes solve every contact and joint row
 // for zero relative velocity, with no position feedback (an open contact may close its gap and no
-// more, so nothing tunnels). The bodies then move, and rigidPositionPasses position passes push out
+// more, so nothing tunnels): PGS's unbiased pass, the one its relax stage runs. The bodies then move, and rigidPositionPasses position passes push out
 // what overlap and joint drift remain by moving the bodies, not by changing their velocities, so the
 // correction adds no energy (nothing springs out of a pile) and the contacts are as stiff as the
 // passes converge, with no spring to sag.
@@ -20,8 +18,9 @@ import "tumble/sim/internal/vecmath"
 //
 // Against the soft step (PGS): a soft contact's stiffness is capped by the sub-step rate, so the soft
 // step needs sub-steps to hold a stack and passes to hold a pyramid's friction (6 x (4 + 2) passes);
-// this step makes 12 passes and is 2.5 times faster, but it holds less (issue 14, docs/PERF.md): a
-// 20-row pyramid drifts 2.7 cm in 30 s (PGS 0.34), a 20-box column falls over, and a 100 kg box
+// this step makes 12 passes (2.5 times faster than PGS's scalar pass; as fast as its wide one on box
+// scenes, 1.4 times faster on the ragdoll pile), but it holds less (issue 14, docs/PERF.md): a
+// 20-row pyramid drifts 1.2 cm in 30 s (PGS 0.34), a 20-box column falls over, and a 100 kg box
 // crushes the 1 kg box it rests on, as they do in Jolt, whose formulation this is. It is a choice
 // of speed over stability, not the default.
 type rigidSolver struct{}
@@ -60,8 +59,8 @@ func (rigidSolver) Plan(s *Settings, p Plan) Plan {
 // tests' scenes; sub-steps x velocity passes, one position pass each):
 //
 //	1 x 10 (Jolt's schedule): 20-box stack falls, 20-row pyramid falls
-//	4 x 2: stack falls, pyramid 2.66 cm     4 x 3: stack falls, pyramid 1.45 cm
-//	4 x 4: stack 3.87 cm, pyramid 1.01 cm   8 x 1: stack 3.80 cm, pyramid 1.60 cm
+//	4 x 2: stack falls, pyramid 1.21 cm     4 x 3: stack 8.98 cm, pyramid 0.82 cm
+//	4 x 4: stack 14.4 cm, pyramid 0.55 cm   8 x 1: stack 3.90 cm, pyramid 0.74 cm
 //
 // Jolt itself (jolt-runner, same scene files) lets the stack fall and the pyramid drift 3.7 cm. The
 // stack's drift once it stands is its sinking into the slop (20 contacts); a smaller slop for the
@@ -85,12 +84,11 @@ func (rigidSolver) run(w *World, op Op) bool {
 		w.warmStart()
 	case StageSolve:
 		w.refreshRows()
-		p.useBias, p.rigid = false, true
+		p.useBias = false // PGS's unbiased rows: rigid, open points closing their gap and no more
 		for range op.Passes {
 			w.eachJointColour(p.fnJointColour)
 			w.eachColour(p.fnColour)
 		}
-		p.rigid = false
 	case StageRestitution:
 		w.eachColour(p.fnRestColour)
 	case StageProject:
@@ -202,67 +200,4 @@ func (k *jointImpulses) restore(j *joint) {
 	j.perp[0].impulse, j.perp[1].impulse, j.swing.impulse = k.perp0, k.perp1, k.swing
 	j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse = k.motor, k.lower, k.upper
 	j.twist.lower.impulse, j.twist.upper.impulse = k.tw0, k.tw1
-}
-
-// solveRigidManifold is a velocity pass over a manifold's rigid rows, in Jolt's order: the friction
-// rows first (clamped to the Coulomb disc of the normal impulse so far), then the normal rows, so the
-// pass ends with the rows that must hold. An open point (separation s > 0) may close its gap this
-// sub-step and no more; a touching one gets no push-out (the position passes remove overlap).
-func (w *World) solveRigidManifold(m *manifold) {
-	p := &w.pipe
-	b := &w.Bodies
-	ia, ib := m.a, m.b
-	mA, mB := b.InvMass[ia], b.InvMass[ib]
-	vA, wA := vv(b.Velocity[ia]), vv(b.AngularVelocity[ia])
-	vB, wB := vv(b.Velocity[ib]), vv(b.AngularVelocity[ib])
-	n := m.normal
-	pts := m.pts[:m.count]
-	if !w.settings.NoFriction {
-		t1, t2 := m.t1, m.t2
-		mu := m.friction
-		for i := range pts {
-			cp := &pts[i]
-			dv := vB.Sub(vA)
-			vt1 := t1.Dot(dv) + cp.t1B.Dot(wB) - cp.t1A.Dot(wA)
-			vt2 := t2.Dot(dv) + cp.t2B.Dot(wB) - cp.t2A.Dot(wA)
-			old1, old2 := cp.tangentImpulse[0], cp.tangentImpulse[1]
-			l1 := old1 - cp.tangentMass[0]*vt1
-			l2 := old2 - cp.tangentMass[1]*vt2
-			maxF := mu * cp.normalImpulse
-			cp.sliding = false
-			if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
-				s := maxF / vecmath.Sqrt(mag2)
-				l1, l2 = l1*s, l2*s
-				cp.sliding = true
-			}
-			d1, d2 := l1-old1, l2-old2
-			cp.tangentImpulse = [2]float32{l1, l2}
-			vA = vA.Sub(t1.Scale(d1 * mA).Add(t2.Scale(d2 * mA)))
-			wA = wA.Sub(cp.it1A.Scale(d1).Add(cp.it2A.Scale(d2)))
-			vB = vB.Add(t1.Scale(d1 * mB).Add(t2.Scale(d2 * mB)))
-			wB = wB.Add(cp.it1B.Scale(d1).Add(cp.it2B.Scale(d2)))
-		}
-	}
-	invH := p.invH
-	for i := range pts {
-		cp := &pts[i]
-		vn := n.Dot(vB.Sub(vA)) + cp.nB.Dot(wB) - cp.nA.Dot(wA)
-		if s := cp.sep; s > 0 {
-			vn += s * invH
-		}
-		acc := cp.normalImpulse - cp.normalMass*vn
-		if !(acc > 0) {
-			acc = 0
-		}
-		imp := acc - cp.normalImpulse
-		cp.normalImpulse = acc
-		if imp > cp.maxNormal {
-			cp.maxNormal = imp
-		}
-		vA = vA.Sub(n.Scale(imp * mA))
-		wA = wA.Sub(cp.inA.Scale(imp))
-		vB = vB.Add(n.Scale(imp * mB))
-		wB = wB.Add(cp.inB.Scale(imp))
-	}
-	b.storeVelocities(ia, ib, mA, mB, vA, wA, vB, wB)
 }

@@ -5,15 +5,15 @@ import (
 	"tumble/sim/internal/vecmath"
 )
 
-// The rigid solver holds the 20-row pyramid with Jolt's pass count as well as Jolt does: 2.66 cm of
-// drift in 30 s against Jolt's 3.7 (jolt-runner on the same scene) and PGS's 0.34.
-func TestRigidPyramidDriftsLessThanJolt(t *testing.T) {
+// The rigid solver holds the 20-row pyramid within the stability tests' bar with Jolt's pass count:
+// 1.21 cm of drift in 30 s (PGS 0.34; Jolt on the same scene, through the jolt-runner, 3.7).
+func TestRigidPyramidStandsThirtySeconds(t *testing.T) {
 	skipLong(t)
 	w := pyramidWorld(t, Settings{Solver: Rigid}, 20)
 	start := append([]Vec3(nil), w.Bodies.Position...)
 	run(t, w, 30*60)
-	if d := maxDrift(w, start); d > 0.03 {
-		t.Errorf("a box drifted %.4f m in 30 s, want < 0.03 (Jolt: 0.037)", d)
+	if d := maxDrift(w, start); d > 0.02 {
+		t.Errorf("a box drifted %.4f m in 30 s, want < 0.02", d)
 	}
 }
 

@@ -75,7 +75,6 @@ type pipeline struct {
 	pseudoV, pseudoW []Vec3
 	jointKeep        []jointImpulses
 	pseudo           bool // a position pass is running: contact rows push out overlap, motors rest
-	rigid            bool // the rigid solver's velocity pass is running
 
 	// the wide contact pass (wide.go): batches of eight manifolds of a colour, and where each colour's
 	// batches start
@@ -204,12 +203,6 @@ func (w *World) bindStages() {
 		if p.pseudo {
 			for _, k := range p.current[lo:hi] {
 				w.pushManifold(&p.manifolds[k])
-			}
-			return
-		}
-		if p.rigid {
-			for _, k := range p.current[lo:hi] {
-				w.solveRigidManifold(&p.manifolds[k])
 			}
 			return
 		}
