@@ -74,8 +74,8 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 		m := &w.pipe.prev[k]
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
-			pA := vv(b.Position[m.a]).Add(mulMat(&w.pipe.rot[m.a], cp.localA))
-			pB := vv(b.Position[m.b]).Add(mulMat(&w.pipe.rot[m.b], cp.localB))
+			pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.rot[m.a], cp.localA))
+			pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.rot[m.b], cp.localB))
 			out = append(out, ContactPoint{
 				BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
 				Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,

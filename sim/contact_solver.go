@@ -82,9 +82,9 @@ func (w *World) prepareContacts(lo, hi int) {
 		if warm {
 			old = p.findPrev(a, o)
 		}
-		xA, xB := vv(b.Position[a]), vv(b.Position[o])
-		vA, wA := vv(b.Velocity[a]), vv(b.AngularVelocity[a])
-		vB, wB := vv(b.Velocity[o]), vv(b.AngularVelocity[o])
+		xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
+		vA, wA := ldv(&b.Velocity[a]), ldv(&b.AngularVelocity[a])
+		vB, wB := ldv(&b.Velocity[o]), ldv(&b.AngularVelocity[o])
 		for i := 0; i < int(m.count); i++ {
 			pt := &c.Points[i]
 			cp := &m.pts[i]
@@ -200,8 +200,8 @@ func (w *World) loadPair(m *manifold) bodyPair {
 	b := &w.Bodies
 	a, o := m.a, m.b
 	return bodyPair{
-		vA: vv(b.Velocity[a]), wA: vv(b.AngularVelocity[a]),
-		vB: vv(b.Velocity[o]), wB: vv(b.AngularVelocity[o]),
+		vA: ldv(&b.Velocity[a]), wA: ldv(&b.AngularVelocity[a]),
+		vB: ldv(&b.Velocity[o]), wB: ldv(&b.AngularVelocity[o]),
 		mA: b.InvMass[a], mB: b.InvMass[o],
 	}
 }
@@ -236,10 +236,12 @@ func (w *World) store(m *manifold, s *bodyPair) {
 // inverse mass 0, are never written: several manifolds of one colour may share them).
 func (b *Bodies) storeVelocities(ia, ib int32, mA, mB float32, vA, wA, vB, wB vec) {
 	if mA != 0 {
-		b.Velocity[ia], b.AngularVelocity[ia] = vA.Vec3(), wA.Vec3()
+		stv(&b.Velocity[ia], vA)
+		stv(&b.AngularVelocity[ia], wA)
 	}
 	if mB != 0 {
-		b.Velocity[ib], b.AngularVelocity[ib] = vB.Vec3(), wB.Vec3()
+		stv(&b.Velocity[ib], vB)
+		stv(&b.AngularVelocity[ib], wB)
 	}
 }
 
@@ -256,8 +258,8 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 	b := &w.Bodies
 	ia, ib := m.a, m.b
 	mA, mB := b.InvMass[ia], b.InvMass[ib]
-	vA, wA := vv(b.Velocity[ia]), vv(b.AngularVelocity[ia])
-	vB, wB := vv(b.Velocity[ib]), vv(b.AngularVelocity[ib])
+	vA, wA := ldv(&b.Velocity[ia]), ldv(&b.AngularVelocity[ia])
+	vB, wB := ldv(&b.Velocity[ib]), ldv(&b.AngularVelocity[ib])
 	n := m.normal
 	pts := m.pts[:m.count]
 	invH, maxPush, biasRate := p.invH, p.maxPush, m.biasRate
@@ -360,7 +362,7 @@ func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 func (w *World) refreshManifold(m *manifold) {
 	b := &w.Bodies
 	rotA, rotB := &w.pipe.rot[m.a], &w.pipe.rot[m.b]
-	xA, xB := vv(b.Position[m.a]), vv(b.Position[m.b])
+	xA, xB := ldv(&b.Position[m.a]), ldv(&b.Position[m.b])
 	var drift vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
@@ -510,7 +512,7 @@ func (w *World) gatherImpulses(lo, hi int) {
 				}
 			}
 		}
-		b.Velocity[i] = vv(b.Velocity[i]).Add(lin.Scale(b.InvMass[i])).Vec3()
-		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).Add(mulMat(&b.InvInertiaWorld[i], ang)).Vec3()
+		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(lin.Scale(b.InvMass[i])))
+		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(mulMat(&b.InvInertiaWorld[i], ang)))
 	}
 }

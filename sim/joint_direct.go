@@ -527,10 +527,10 @@ func (w *World) solveJointsDirect(useBias bool) {
 		dj := &d.joints[k]
 		var va, wa, vb, wb vec
 		if dj.a >= 0 {
-			va, wa = vv(b.Velocity[dj.a]), vv(b.AngularVelocity[dj.a])
+			va, wa = ldv(&b.Velocity[dj.a]), ldv(&b.AngularVelocity[dj.a])
 		}
 		if dj.b >= 0 {
-			vb, wb = vv(b.Velocity[dj.b]), vv(b.AngularVelocity[dj.b])
+			vb, wb = ldv(&b.Velocity[dj.b]), ldv(&b.AngularVelocity[dj.b])
 		}
 		r := &d.r[k]
 		*r = vec6{}
@@ -612,7 +612,7 @@ func (w *World) projectJointsDirect() {
 // displace moves body i by dx and turns it by the small rotation vector th.
 func (w *World) displace(i int32, dx, th vec) {
 	b := &w.Bodies
-	b.Position[i] = vv(b.Position[i]).Add(dx).Vec3()
+	stv(&b.Position[i], ldv(&b.Position[i]).Add(dx))
 	q := b.Rotation[i]
 	t := th.Vec3()
 	q.W -= 0.5 * dot(t, q.V)
@@ -681,12 +681,12 @@ func (w *World) applyDirect(dj *directJoint, x *vec6) {
 		lB, aB = lB.Add(dj.lb[r].Scale(l)), aB.Add(dj.iwb[r].Scale(l))
 	}
 	if dj.a >= 0 {
-		b.Velocity[dj.a] = vv(b.Velocity[dj.a]).Add(lA.Scale(b.InvMass[dj.a])).Vec3()
-		b.AngularVelocity[dj.a] = vv(b.AngularVelocity[dj.a]).Add(aA).Vec3()
+		stv(&b.Velocity[dj.a], ldv(&b.Velocity[dj.a]).Add(lA.Scale(b.InvMass[dj.a])))
+		stv(&b.AngularVelocity[dj.a], ldv(&b.AngularVelocity[dj.a]).Add(aA))
 	}
 	if dj.b >= 0 {
-		b.Velocity[dj.b] = vv(b.Velocity[dj.b]).Add(lB.Scale(b.InvMass[dj.b])).Vec3()
-		b.AngularVelocity[dj.b] = vv(b.AngularVelocity[dj.b]).Add(aB).Vec3()
+		stv(&b.Velocity[dj.b], ldv(&b.Velocity[dj.b]).Add(lB.Scale(b.InvMass[dj.b])))
+		stv(&b.AngularVelocity[dj.b], ldv(&b.AngularVelocity[dj.b]).Add(aB))
 	}
 	j := &w.joints[dj.joint]
 	f := func(r int) float32 { return float32(x[r]) }

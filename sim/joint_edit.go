@@ -170,10 +170,10 @@ func (w *World) JointState(i int) JointState {
 	j := &w.joints[i]
 	b := &w.Bodies
 	ia, _ := w.dense(j.def.BodyA)
-	xA, RA := vv(b.Position[ia]), quatMat3(b.Rotation[ia])
+	xA, RA := ldv(&b.Position[ia]), quatMat3(b.Rotation[ia])
 	xB, RB := vec{}, identity3
 	if ib, ok := w.dense(j.def.BodyB); ok {
-		xB, RB = vv(b.Position[ib]), quatMat3(b.Rotation[ib])
+		xB, RB = ldv(&b.Position[ib]), quatMat3(b.Rotation[ib])
 	}
 	rA, rB := mulMat(&RA, j.localA), mulMat(&RB, j.localB)
 	s := JointState{AnchorA: xA.Add(rA).Vec3(), AnchorB: xB.Add(rB).Vec3()}

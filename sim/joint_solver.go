@@ -77,10 +77,10 @@ func (p *pipeline) jointed(a, b int32) bool {
 func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3, qA, qB Quat) {
 	b := &w.Bodies
 	p := &w.pipe
-	xA, rA, qA = vv(b.Position[j.a]), &p.rot[j.a], b.Rotation[j.a]
+	xA, rA, qA = ldv(&b.Position[j.a]), &p.rot[j.a], b.Rotation[j.a]
 	xB, rB, qB = vec{}, &identity3, mgl32.QuatIdent()
 	if j.b >= 0 {
-		xB, rB, qB = vv(b.Position[j.b]), &p.rot[j.b], b.Rotation[j.b]
+		xB, rB, qB = ldv(&b.Position[j.b]), &p.rot[j.b], b.Rotation[j.b]
 	}
 	return
 }
@@ -173,9 +173,9 @@ func (w *World) refreshSwingTwist(j *joint, RA, RB *Mat3) {
 
 func (w *World) loadJoint(j *joint) jointPair {
 	b := &w.Bodies
-	s := jointPair{vA: vv(b.Velocity[j.a]), wA: vv(b.AngularVelocity[j.a]), mA: j.mA, mB: j.mB, iA: &j.iA, iB: &j.iB}
+	s := jointPair{vA: ldv(&b.Velocity[j.a]), wA: ldv(&b.AngularVelocity[j.a]), mA: j.mA, mB: j.mB, iA: &j.iA, iB: &j.iB}
 	if j.b >= 0 {
-		s.vB, s.wB = vv(b.Velocity[j.b]), vv(b.AngularVelocity[j.b])
+		s.vB, s.wB = ldv(&b.Velocity[j.b]), ldv(&b.AngularVelocity[j.b])
 	}
 	return s
 }

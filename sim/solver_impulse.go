@@ -171,10 +171,10 @@ func (w *World) projectManifold(m *manifold) {
 	}
 	push := m.normal.Scale(impulseProjectFraction * d / (mA + mB))
 	if mA != 0 {
-		b.Position[m.a] = vv(b.Position[m.a]).Sub(push.Scale(mA)).Vec3()
+		stv(&b.Position[m.a], ldv(&b.Position[m.a]).Sub(push.Scale(mA)))
 	}
 	if mB != 0 {
-		b.Position[m.b] = vv(b.Position[m.b]).Add(push.Scale(mB)).Vec3()
+		stv(&b.Position[m.b], ldv(&b.Position[m.b]).Add(push.Scale(mB)))
 	}
 	for i := 0; i < int(m.count); i++ {
 		m.pts[i].sep += impulseProjectFraction * d // this manifold's points; refreshRows redoes them all

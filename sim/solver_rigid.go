@@ -155,8 +155,8 @@ func (w *World) pushManifold(m *manifold) {
 	b := &w.Bodies
 	ia, ib := m.a, m.b
 	mA, mB := b.InvMass[ia], b.InvMass[ib]
-	vA, wA := vv(b.Velocity[ia]), vv(b.AngularVelocity[ia])
-	vB, wB := vv(b.Velocity[ib]), vv(b.AngularVelocity[ib])
+	vA, wA := ldv(&b.Velocity[ia]), ldv(&b.AngularVelocity[ia])
+	vB, wB := ldv(&b.Velocity[ib]), ldv(&b.AngularVelocity[ib])
 	n := m.normal
 	slop, invH := w.settings.LinearSlop, p.invH
 	var acc [4]float32

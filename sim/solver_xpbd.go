@@ -87,7 +87,7 @@ func (w *World) pushPositional(i int32, P, r vec, s float32) {
 	}
 	b := &w.Bodies
 	dx := P.Scale(s * m)
-	b.Position[i] = vv(b.Position[i]).Add(dx).Vec3()
+	stv(&b.Position[i], ldv(&b.Position[i]).Add(dx))
 	w.pipe.corrX[i] = w.pipe.corrX[i].Add(dx)
 	w.rotateBody(i, w.invInertiaTimes(i, r.Cross(P)).Scale(s))
 }
@@ -283,7 +283,7 @@ func (w *World) dampJoint(j *joint, f float32) {
 		if i < 0 {
 			return vec{}, vec{}
 		}
-		v, om := vv(b.Velocity[i]), vv(b.AngularVelocity[i])
+		v, om := ldv(&b.Velocity[i]), ldv(&b.AngularVelocity[i])
 		return v.Add(om.Cross(r)), om
 	}
 	vA, wA := vel(j.a, rA)
@@ -308,8 +308,8 @@ func (w *World) addVelocity(i int32, dv, dw vec) {
 		return
 	}
 	b := &w.Bodies
-	b.Velocity[i] = vv(b.Velocity[i]).Add(dv).Vec3()
-	b.AngularVelocity[i] = vv(b.AngularVelocity[i]).Add(dw).Vec3()
+	stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(dv))
+	stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(dw))
 }
 
 // velocityImpulse changes the relative velocity (vB - vA) at the anchors by dv with one impulse along
@@ -345,8 +345,8 @@ func (w *World) xpbdStartContacts(m *manifold) {
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		rA, rB := w.contactOffsets(m, cp)
-		v := vv(b.Velocity[m.b]).Add(vv(b.AngularVelocity[m.b]).Cross(rB)).
-			Sub(vv(b.Velocity[m.a])).Sub(vv(b.AngularVelocity[m.a]).Cross(rA))
+		v := ldv(&b.Velocity[m.b]).Add(ldv(&b.AngularVelocity[m.b]).Cross(rB)).
+			Sub(ldv(&b.Velocity[m.a])).Sub(ldv(&b.AngularVelocity[m.a]).Cross(rA))
 		cp.relVel = v.Dot(m.normal)
 		cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
 	}
@@ -367,8 +367,8 @@ func (w *World) xpbdContact(m *manifold) {
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		rA, rB := w.contactOffsets(m, cp)
-		pA := vv(b.Position[m.a]).Add(rA)
-		pB := vv(b.Position[m.b]).Add(rB)
+		pA := ldv(&b.Position[m.a]).Add(rA)
+		pB := ldv(&b.Position[m.b]).Add(rB)
 		if sep := pB.Sub(pA).Dot(n); sep < 0 {
 			w.correctPosition(m.a, m.b, rA, rB, n.Scale(sep), &cp.normalImpulse)
 		}
@@ -387,7 +387,7 @@ func (w *World) xpbdContact(m *manifold) {
 	// (measured: 20 boxes toppled within 30 s; 5 boxes crept 4 cm in 10 s).
 	la, lb := local[0].Scale(1/float32(active)), local[1].Scale(1/float32(active))
 	rA, rB := mulMat(&p.rot[m.a], la), mulMat(&p.rot[m.b], lb)
-	slip := vv(b.Position[m.b]).Add(rB).Sub(vv(b.Position[m.a])).Sub(rA)
+	slip := ldv(&b.Position[m.b]).Add(rB).Sub(ldv(&b.Position[m.a])).Sub(rA)
 	slip = slip.Sub(n.Scale(slip.Dot(n)))
 	c := vecmath.Sqrt(slip.Dot(slip))
 	if c < 1e-9 {
@@ -416,8 +416,8 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 	p := &w.pipe
 	n := m.normal
 	relVel := func(rA, rB vec) vec {
-		return vv(b.Velocity[m.b]).Add(vv(b.AngularVelocity[m.b]).Cross(rB)).
-			Sub(vv(b.Velocity[m.a])).Sub(vv(b.AngularVelocity[m.a]).Cross(rA))
+		return ldv(&b.Velocity[m.b]).Add(ldv(&b.AngularVelocity[m.b]).Cross(rB)).
+			Sub(ldv(&b.Velocity[m.a])).Sub(ldv(&b.AngularVelocity[m.a]).Cross(rA))
 	}
 	var cA, cB vec
 	var lambdaN float32
@@ -482,8 +482,8 @@ func (w *World) xpbdVelocities(lo, hi int) {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
-		b.Velocity[i] = vv(b.Velocity[i]).Add(p.corrX[i].Scale(p.invH)).Vec3()
-		b.AngularVelocity[i] = vv(b.AngularVelocity[i]).Add(p.corrTh[i].Scale(p.invH)).Vec3()
+		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(p.corrX[i].Scale(p.invH)))
+		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(p.corrTh[i].Scale(p.invH)))
 	}
 }
 

@@ -9,6 +9,14 @@ type vec = vecmath.V
 
 func vv(v Vec3) vec { return vecmath.From(v) }
 
+// ldv loads *p element by element. vv(*p) copies the array through the stack first, with 8-byte loads
+// that straddle its 4-byte stores and stall store forwarding (measured: a ragdoll joint's load took
+// 27 ns); the hot loops load and store bodies' vectors with ldv and stv.
+func ldv(p *Vec3) vec { return vec{X: p[0], Y: p[1], Z: p[2]} }
+
+// stv stores v into *p element by element (see ldv).
+func stv(p *Vec3, v vec) { p[0], p[1], p[2] = v.X, v.Y, v.Z }
+
 // mulMat returns m v.
 func mulMat(m *Mat3, v vec) vec {
 	return vec{
