@@ -127,26 +127,47 @@ func (w *World) integratePositions(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	h := p.h
+	hh := 0.5 * h
 	for i := lo; i < hi; i++ {
 		if b.Type[i] == Static || b.Asleep[i] {
 			continue
 		}
-		b.Position[i] = b.Position[i].Add(b.Velocity[i].Mul(h))
-		om := b.AngularVelocity[i]
-		if om == (Vec3{}) {
+		// In scalars, with mathgl's operations in its order (the same bits; mathgl's arrays go through
+		// memory at every operation, which made this loop 2x slower).
+		x, v := &b.Position[i], &b.Velocity[i]
+		x[0], x[1], x[2] = x[0]+v[0]*h, x[1]+v[1]*h, x[2]+v[2]*h
+		om := ldv(&b.AngularVelocity[i])
+		if om == (vec{}) {
 			continue
 		}
-		q := b.Rotation[i]
-		hh := 0.5 * h
+		q := &b.Rotation[i]
+		qw, qx, qy, qz := q.W, q.V[0], q.V[1], q.V[2]
 		// dq = (w, 0) q
-		dw := -(om[0]*q.V[0] + om[1]*q.V[1] + om[2]*q.V[2])
-		dv := cross(om, q.V).Add(om.Mul(q.W))
-		q.W += hh * dw
-		q.V = q.V.Add(dv.Mul(hh))
-		q = q.Normalize()
-		b.Rotation[i] = q
-		p.rot[i] = quatMat3(q)
+		dw := -(om.X*qx + om.Y*qy + om.Z*qz)
+		dx := (om.Y*qz - om.Z*qy) + om.X*qw
+		dy := (om.Z*qx - om.X*qz) + om.Y*qw
+		dz := (om.X*qy - om.Y*qx) + om.Z*qw
+		*q = normalizeQuat(Quat{W: qw + hh*dw, V: Vec3{qx + dx*hh, qy + dy*hh, qz + dz*hh}})
+		p.rot[i] = quatMat3(*q)
 	}
+}
+
+// normalizeQuat is mathgl's Quat.Normalize in scalars, with the same results: a quaternion of length
+// 1 is returned as it is (mathgl's FloatEqual(1, length) holds for no other float32 at its default
+// Epsilon), length 0 gives the identity, and otherwise W is divided by the length and V multiplied by
+// its reciprocal.
+func normalizeQuat(q Quat) Quat {
+	l := float32(math.Sqrt(float64(q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2])))
+	switch {
+	case l == 1:
+		return q
+	case l == 0:
+		return mgl32.QuatIdent()
+	case l > math.MaxFloat32:
+		l = math.MaxFloat32
+	}
+	r := 1 / l
+	return Quat{W: q.W / l, V: Vec3{q.V[0] * r, q.V[1] * r, q.V[2] * r}}
 }
 
 // finishStep refreshes world inverse inertia from the final orientations and, with sleeping on,
