@@ -18,7 +18,8 @@ type rowCheck struct {
 
 // jointRows lists every row of a refreshed joint with its position function and J v.
 func (w *World) jointRows(j *joint) []rowCheck {
-	s := w.loadJoint(j)
+	var s jointPair
+	w.loadJoint(j, &s)
 	var out []rowCheck
 	add := func(name string, c, jv float32) { out = append(out, rowCheck{name, c, jv}) }
 	point := func() {

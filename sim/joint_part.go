@@ -1,5 +1,11 @@
 package sim
 
+import (
+	"tumble/sim/internal/vecmath"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
 // Joint constraint parts (after Jolt's ConstraintPart/): each joint type is a short composition of
 // these. A part holds its rows' Jacobian for the current sub-step (set from the bodies' current poses),
 // its position error C, its effective mass and its accumulated impulse (kept across steps for warm
@@ -17,6 +23,10 @@ type jointPair struct {
 	mA, mB          float32
 	iA, iB          *Mat3
 	lin, angA, angB vec // impulses applied: linear on b (a gets the opposite), angular on a (negated) and b
+
+	// noSums skips the sums: a Gauss-Seidel pass (solveJoint) writes the velocities back and reads
+	// none of them.
+	noSums bool
 }
 
 // applyRow applies impulse imp along a scalar row. A zero impulse, which is what a limit far from its
@@ -26,10 +36,15 @@ func (s *jointPair) applyRow(imp float32, r *axisPart) {
 	if imp == 0 {
 		return
 	}
-	s.vA = s.vA.Sub(r.d.Scale(imp * s.mA))
+	if !r.angular {
+		s.vA = s.vA.Sub(r.d.Scale(imp * s.mA))
+		s.vB = s.vB.Add(r.d.Scale(imp * s.mB))
+	}
 	s.wA = s.wA.Sub(r.ia.Scale(imp))
-	s.vB = s.vB.Add(r.d.Scale(imp * s.mB))
 	s.wB = s.wB.Add(r.ib.Scale(imp))
+	if s.noSums {
+		return
+	}
 	s.lin = s.lin.Add(r.d.Scale(imp))
 	s.angA = s.angA.Add(r.ra.Scale(imp))
 	s.angB = s.angB.Add(r.rb.Scale(imp))
@@ -42,6 +57,9 @@ func (s *jointPair) applyPoint(P, rA, rB vec) {
 	s.wA = s.wA.Sub(mulMat(s.iA, lA))
 	s.vB = s.vB.Add(P.Scale(s.mB))
 	s.wB = s.wB.Add(mulMat(s.iB, lB))
+	if s.noSums {
+		return
+	}
 	s.lin = s.lin.Add(P)
 	s.angA = s.angA.Add(lA)
 	s.angB = s.angB.Add(lB)
@@ -51,6 +69,9 @@ func (s *jointPair) applyPoint(P, rA, rB vec) {
 func (s *jointPair) applyAngular(L vec) {
 	s.wA = s.wA.Sub(mulMat(s.iA, L))
 	s.wB = s.wB.Add(mulMat(s.iB, L))
+	if s.noSums {
+		return
+	}
 	s.angA = s.angA.Add(L)
 	s.angB = s.angB.Add(L)
 }
@@ -64,10 +85,12 @@ type axisPart struct {
 	mass      float32
 	c         float32 // position error
 	impulse   float32
+	angular   bool // d is zero: the row moves no body's centre
 }
 
 func (r *axisPart) set(d, ra, rb vec, c float32, j *joint) {
 	r.d, r.ra, r.rb, r.c = d, ra, rb, c
+	r.angular = d == vec{}
 	r.ia, r.ib = mulMat(&j.iA, ra), mulMat(&j.iB, rb)
 	k := (j.mA+j.mB)*d.Dot(d) + ra.Dot(r.ia) + rb.Dot(r.ib)
 	r.mass = 0
@@ -77,6 +100,9 @@ func (r *axisPart) set(d, ra, rb vec, c float32, j *joint) {
 }
 
 func (s *jointPair) rowVel(r *axisPart) float32 {
+	if r.angular {
+		return r.rb.Dot(s.wB) - r.ra.Dot(s.wA)
+	}
 	return r.d.Dot(s.vB.Sub(s.vA)) + r.rb.Dot(s.wB) - r.ra.Dot(s.wA)
 }
 
@@ -176,7 +202,7 @@ func (p *pointPart) set(rA, rB, c vec, j *joint) {
 			Add(mulMat(&j.iB, rB.Cross(e)).Cross(rB))
 		k[3*col], k[3*col+1], k[3*col+2] = kc.X, kc.Y, kc.Z
 	}
-	p.mass = invert(k)
+	invertTo(&p.mass, &k)
 }
 
 func (p *pointPart) solve(s *jointPair, soft *softness, useBias bool) {
@@ -256,7 +282,7 @@ func (r *rotationPart) set(qA, qB, rel0 Quat, j *joint) {
 	for i := range k {
 		k[i] = j.iA[i] + j.iB[i]
 	}
-	r.mass = invert(k)
+	invertTo(&r.mass, &k)
 }
 
 func (r *rotationPart) solve(s *jointPair, soft *softness, useBias bool) {
@@ -273,9 +299,23 @@ func (r *rotationPart) solve(s *jointPair, soft *softness, useBias bool) {
 
 // invert returns m^-1, or the zero matrix when m is singular (a row no body can move).
 func invert(m Mat3) Mat3 {
-	det := m.Det()
-	if det == 0 || det != det {
-		return Mat3{}
+	var out Mat3
+	invertTo(&out, &m)
+	return out
+}
+
+// invertTo sets *dst to m^-1, or to the zero matrix when m is singular: mathgl's Mat3.Inv, with the
+// same operations in the same order, written out on pointers (mathgl's arrays passed by value were
+// copied in 16-byte moves over 4-byte stores, which stalls store forwarding: a joint's refresh spent
+// most of its time here). Its zero matrix for a determinant within FloatEqual of 0 is kept.
+func invertTo(dst, m *Mat3) {
+	det := m[0]*m[4]*m[8] + m[3]*m[7]*m[2] + m[6]*m[1]*m[5] - m[6]*m[4]*m[2] - m[3]*m[1]*m[8] - m[0]*m[7]*m[5]
+	if det == 0 || det != det || vecmath.Abs(det) < mgl32.Epsilon*mgl32.Epsilon {
+		*dst = Mat3{}
+		return
 	}
-	return m.Inv()
+	s := 1 / det
+	dst[0], dst[1], dst[2] = (m[4]*m[8]-m[5]*m[7])*s, (m[2]*m[7]-m[1]*m[8])*s, (m[1]*m[5]-m[2]*m[4])*s
+	dst[3], dst[4], dst[5] = (m[5]*m[6]-m[3]*m[8])*s, (m[0]*m[8]-m[2]*m[6])*s, (m[2]*m[3]-m[0]*m[5])*s
+	dst[6], dst[7], dst[8] = (m[3]*m[7]-m[4]*m[6])*s, (m[1]*m[6]-m[0]*m[7])*s, (m[0]*m[4]-m[1]*m[3])*s
 }

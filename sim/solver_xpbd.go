@@ -269,7 +269,8 @@ func (w *World) xpbdJointVelocity(j *joint) {
 	}
 	w.refreshJoint(j)
 	j.angle.motor.impulse = 0
-	s := w.loadJoint(j)
+	var s jointPair
+	w.loadJoint(j, &s)
 	j.angle.motor.solveMotor(&s, def.Motor.Speed, def.Motor.MaxForce*p.h)
 	w.storeJoint(j, &s)
 }
