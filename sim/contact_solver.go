@@ -225,10 +225,12 @@ func (s *bodyPair) rowVel(d, ra, rb vec) float32 {
 func (w *World) store(m *manifold, s *bodyPair) {
 	b := &w.Bodies
 	if s.mA != 0 {
-		b.Velocity[m.a], b.AngularVelocity[m.a] = s.vA.Vec3(), s.wA.Vec3()
+		stp(&b.Velocity[m.a], &s.vA)
+		stp(&b.AngularVelocity[m.a], &s.wA)
 	}
 	if s.mB != 0 {
-		b.Velocity[m.b], b.AngularVelocity[m.b] = s.vB.Vec3(), s.wB.Vec3()
+		stp(&b.Velocity[m.b], &s.vB)
+		stp(&b.AngularVelocity[m.b], &s.wB)
 	}
 }
 

@@ -189,10 +189,12 @@ func (w *World) loadJoint(j *joint, s *jointPair) {
 func (w *World) storeJoint(j *joint, s *jointPair) {
 	b := &w.Bodies
 	if b.InvMass[j.a] != 0 {
-		b.Velocity[j.a], b.AngularVelocity[j.a] = s.vA.Vec3(), s.wA.Vec3()
+		stp(&b.Velocity[j.a], &s.vA)
+		stp(&b.AngularVelocity[j.a], &s.wA)
 	}
 	if j.b >= 0 && b.InvMass[j.b] != 0 {
-		b.Velocity[j.b], b.AngularVelocity[j.b] = s.vB.Vec3(), s.wB.Vec3()
+		stp(&b.Velocity[j.b], &s.vB)
+		stp(&b.AngularVelocity[j.b], &s.wB)
 	}
 }
 

@@ -17,6 +17,11 @@ func ldv(p *Vec3) vec { return vec{X: p[0], Y: p[1], Z: p[2]} }
 // stv stores v into *p element by element (see ldv).
 func stv(p *Vec3, v vec) { p[0], p[1], p[2] = v.X, v.Y, v.Z }
 
+// stp stores *v into *p element by element. For a vector held in memory (a field of a struct the
+// solver updates in place) it replaces stv, whose by-value argument was copied in 4- and 8-byte moves
+// over the fields' 4-byte stores (a store-forwarding stall on every joint's store).
+func stp(p *Vec3, v *vec) { p[0], p[1], p[2] = v.X, v.Y, v.Z }
+
 // mulMat returns m v.
 func mulMat(m *Mat3, v vec) vec {
 	return vec{
