@@ -60,16 +60,17 @@ func (w *World) integrateVelocities(lo, hi int) {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
-		b.Velocity[i] = b.Velocity[i].Add(g)
-		om := b.AngularVelocity[i]
-		if om == (Vec3{}) {
+		v := &b.Velocity[i]
+		v[0], v[1], v[2] = v[0]+g[0], v[1]+g[1], v[2]+g[2]
+		om := ldv(&b.AngularVelocity[i])
+		if om == (vec{}) {
 			continue
 		}
-		inv := b.InvInertiaLocal[i]
+		inv := &b.InvInertiaLocal[i]
 		if inv[0] == inv[1] && inv[1] == inv[2] {
 			continue // a sphere-like inertia has no gyroscopic torque
 		}
-		b.AngularVelocity[i] = mulMV(&p.rot[i], gyroStep(mulMTV(&p.rot[i], om), inv, h))
+		stv(&b.AngularVelocity[i], mulMat(&p.rot[i], gyroStep(mulMatT(&p.rot[i], om), inv, h)))
 	}
 }
 
@@ -78,17 +79,17 @@ func (w *World) integrateVelocities(lo, hi int) {
 // steps from w2 = w1 with J = I + h/2 ([m]x I - [I m]x). It is the arithmetic of the matrix form
 // (skew, Mat3.Det, Mat3.Inv, mulMV), written out in scalars in the same order, so it gives the same
 // bits without building matrices in memory (a third of the ragdoll pile's integration before).
-func gyroStep(w1, inv Vec3, h float32) Vec3 {
+func gyroStep(w1 vec, inv *Vec3, h float32) vec {
 	i0, i1, i2 := 1/inv[0], 1/inv[1], 1/inv[2]
 	w2 := w1
 	hh := 0.5 * h
 	for it := 0; it < 2; it++ {
-		m0, m1, m2 := (w1[0]+w2[0])*0.5, (w1[1]+w2[1])*0.5, (w1[2]+w2[2])*0.5
+		m0, m1, m2 := (w1.X+w2.X)*0.5, (w1.Y+w2.Y)*0.5, (w1.Z+w2.Z)*0.5
 		a0, a1, a2 := i0*m0, i1*m1, i2*m2 // I m
 		// f = I (w2 - w1) + h (m x I m)
-		f0 := i0*(w2[0]-w1[0]) + (m1*a2-m2*a1)*h
-		f1 := i1*(w2[1]-w1[1]) + (m2*a0-m0*a2)*h
-		f2 := i2*(w2[2]-w1[2]) + (m0*a1-m1*a0)*h
+		f0 := i0*(w2.X-w1.X) + (m1*a2-m2*a1)*h
+		f1 := i1*(w2.Y-w1.Y) + (m2*a0-m0*a2)*h
+		f2 := i2*(w2.Z-w1.Z) + (m0*a1-m1*a0)*h
 		// J, column-major: J[c*3+r] = h/2 (skew(m)[c*3+r] I[c] - skew(I m)[c*3+r]), plus I on the
 		// diagonal; skew(v) = {0, v2, -v1, -v2, 0, v0, v1, -v0, 0}.
 		j0 := hh*(0*i0-0) + i0
@@ -111,7 +112,7 @@ func gyroStep(w1, inv Vec3, h float32) Vec3 {
 		k0, k1, k2 := (j4*j8-j5*j7)*s, (j2*j7-j1*j8)*s, (j1*j5-j2*j4)*s
 		k3, k4, k5 := (j5*j6-j3*j8)*s, (j0*j8-j2*j6)*s, (j2*j3-j0*j5)*s
 		k6, k7, k8 := (j3*j7-j4*j6)*s, (j1*j6-j0*j7)*s, (j0*j4-j1*j3)*s
-		w2 = Vec3{w2[0] - (k0*f0 + k3*f1 + k6*f2), w2[1] - (k1*f0 + k4*f1 + k7*f2), w2[2] - (k2*f0 + k5*f1 + k8*f2)}
+		w2 = vec{X: w2.X - (k0*f0 + k3*f1 + k6*f2), Y: w2.Y - (k1*f0 + k4*f1 + k7*f2), Z: w2.Z - (k2*f0 + k5*f1 + k8*f2)}
 	}
 	return w2
 }

@@ -198,6 +198,13 @@ func (w *World) storeJoint(j *joint, s *jointPair) {
 	}
 }
 
+// sums copies the impulses s summed into the joint, for gatherImpulses (field by field, see stp).
+func (s *jointPair) sums(j *joint) {
+	j.lin.X, j.lin.Y, j.lin.Z = s.lin.X, s.lin.Y, s.lin.Z
+	j.angA.X, j.angA.Y, j.angA.Z = s.angA.X, s.angA.Y, s.angA.Z
+	j.angB.X, j.angB.Y, j.angB.Z = s.angB.X, s.angB.Y, s.angB.Z
+}
+
 // warmJoint records a joint's accumulated impulses for gatherImpulses to apply.
 func (w *World) warmJoint(j *joint) {
 	var s jointPair
@@ -225,7 +232,7 @@ func (w *World) warmJoint(j *joint) {
 		s.applyPoint(j.point.impulse, j.point.rA, j.point.rB)
 		s.applyAngular(j.rot.impulse)
 	}
-	j.lin, j.angA, j.angB = s.lin, s.angA, s.angB
+	s.sums(j)
 }
 
 // solveJointParts runs one pass over a joint's parts: motor and limits first, then the equality
@@ -286,7 +293,7 @@ func (w *World) jacobiJoint(j *joint, useBias bool) {
 	var s jointPair
 	w.loadJoint(j, &s)
 	w.solveJointParts(j, &s, useBias)
-	j.lin, j.angA, j.angB = s.lin, s.angA, s.angB
+	s.sums(j)
 }
 
 // jointForce is the joint's constraint force over the last sub-step: its translation impulse over h.
