@@ -278,8 +278,19 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 	}
 }
 
-// solveJoint is one Gauss-Seidel pass over a joint (bodies of one colour are disjoint).
+// solveJoint is one Gauss-Seidel pass over a joint (bodies of one colour are disjoint): ball joints
+// and hinges through their written-out kernels (joint_gs.go), the other types through their parts.
 func (w *World) solveJoint(j *joint, useBias bool) {
+	if jointKernels {
+		switch j.def.Type {
+		case Ball:
+			w.solveBall(j, useBias)
+			return
+		case Hinge:
+			w.solveHinge(j, useBias)
+			return
+		}
+	}
 	var s jointPair
 	w.loadJoint(j, &s)
 	s.noSums = true

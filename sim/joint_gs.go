@@ -1,0 +1,133 @@
+package sim
+
+// The Gauss-Seidel joint pass of the two joint types a ragdoll is made of, written out (issue 14): a
+// ball joint (swing cone, twist limits, anchor point) and a hinge (motor, angle limits, the two
+// rotation rows, anchor point). The bodies' velocities stay in locals (registers) across the joint's
+// rows instead of in a jointPair in memory, and no impulse sums are kept (a Gauss-Seidel pass writes
+// the velocities back and reads none). Each row does the general parts' float32 operations in their
+// order (axisPart.solveLimit and solveMotor, hingeRotationPart.solve, pointPart.solve, and jointPair's
+// applyRow, applyAngular and applyPoint), so the results are the same bits
+// (TestJointKernelsMatchParts). The other types go through solveJointParts.
+
+// jointKernels lets solveJoint use the written-out kernels; the test that compares them with the
+// parts turns it off.
+var jointKernels = true
+
+// solveBall is one Gauss-Seidel pass over a ball joint.
+func (w *World) solveBall(j *joint, useBias bool) {
+	p := &w.pipe
+	b := &w.Bodies
+	soft := &p.jointSoft
+	def := &j.def
+	vA, wA := ldv(&b.Velocity[j.a]), ldv(&b.AngularVelocity[j.a])
+	var vB, wB vec
+	if j.b >= 0 {
+		vB, wB = ldv(&b.Velocity[j.b]), ldv(&b.AngularVelocity[j.b])
+	}
+	if def.Swing > 0 {
+		wA, wB = limitRow(&j.swing, wA, wB, soft, useBias, p.invH)
+	}
+	if def.HasTwist {
+		wA, wB = limitRow(&j.twist.lower, wA, wB, soft, useBias, p.invH)
+		wA, wB = limitRow(&j.twist.upper, wA, wB, soft, useBias, p.invH)
+	}
+	if !p.useDirect {
+		vA, wA, vB, wB = j.pointRow(vA, wA, vB, wB, soft, useBias)
+	}
+	w.storePair(j, vA, wA, vB, wB)
+}
+
+// solveHinge is one Gauss-Seidel pass over a hinge.
+func (w *World) solveHinge(j *joint, useBias bool) {
+	p := &w.pipe
+	b := &w.Bodies
+	soft := &p.jointSoft
+	def := &j.def
+	vA, wA := ldv(&b.Velocity[j.a]), ldv(&b.AngularVelocity[j.a])
+	var vB, wB vec
+	if j.b >= 0 {
+		vB, wB = ldv(&b.Velocity[j.b]), ldv(&b.AngularVelocity[j.b])
+	}
+	if def.HasMotor && !p.pseudo { // a motor drives velocities, not poses
+		r := &j.angle.motor
+		maxImpulse := def.Motor.MaxForce / p.invH
+		v := r.rb.Dot(wB) - r.ra.Dot(wA)
+		acc := min(max(r.impulse+r.mass*(def.Motor.Speed-v), -maxImpulse), maxImpulse)
+		imp := acc - r.impulse
+		r.impulse = acc
+		if imp != 0 {
+			wA, wB = wA.Sub(r.ia.Scale(imp)), wB.Add(r.ib.Scale(imp))
+		}
+	}
+	if def.HasLimits {
+		wA, wB = limitRow(&j.angle.lower, wA, wB, soft, useBias, p.invH)
+		wA, wB = limitRow(&j.angle.upper, wA, wB, soft, useBias, p.invH)
+	}
+	if !p.useDirect {
+		h := &j.hinge
+		dw := wB.Sub(wA)
+		c1, c2 := h.u1.Dot(dw), h.u2.Dot(dw)
+		ms, is := float32(1), float32(0)
+		if useBias {
+			c1 += soft.biasRate * h.c[0]
+			c2 += soft.biasRate * h.c[1]
+			ms, is = soft.massScale, soft.impulseScale
+		}
+		l1 := -ms*(h.mass[0]*c1+h.mass[1]*c2) - is*h.impulse[0]
+		l2 := -ms*(h.mass[1]*c1+h.mass[2]*c2) - is*h.impulse[1]
+		h.impulse[0] += l1
+		h.impulse[1] += l2
+		L := h.u1.Scale(l1).Add(h.u2.Scale(l2))
+		wA, wB = wA.Sub(mulMat(&j.iA, L)), wB.Add(mulMat(&j.iB, L))
+		vA, wA, vB, wB = j.pointRow(vA, wA, vB, wB, soft, useBias)
+	}
+	w.storePair(j, vA, wA, vB, wB)
+}
+
+// limitRow is axisPart.solveLimit on an angular row (d zero: only the angular velocities change).
+func limitRow(r *axisPart, wA, wB vec, soft *softness, useBias bool, invH float32) (vec, vec) {
+	v := r.rb.Dot(wB) - r.ra.Dot(wA)
+	bias, ms, is := float32(0), float32(1), float32(0)
+	if r.c > 0 {
+		bias = r.c * invH
+	} else if useBias {
+		bias, ms, is = r.c*soft.biasRate, soft.massScale, soft.impulseScale
+	}
+	imp := -r.mass*ms*(v+bias) - is*r.impulse
+	acc := max(r.impulse+imp, 0)
+	imp = acc - r.impulse
+	r.impulse = acc
+	if imp == 0 {
+		return wA, wB
+	}
+	return wA.Sub(r.ia.Scale(imp)), wB.Add(r.ib.Scale(imp))
+}
+
+// pointRow is pointPart.solve with jointPair.applyPoint: the anchors' three rows as one block.
+func (j *joint) pointRow(vA, wA, vB, wB vec, soft *softness, useBias bool) (vec, vec, vec, vec) {
+	pt := &j.point
+	cdot := vB.Add(wB.Cross(pt.rB)).Sub(vA).Sub(wA.Cross(pt.rA))
+	var imp vec
+	if useBias {
+		imp = mulMat(&pt.mass, cdot.Add(pt.c.Scale(soft.biasRate))).Scale(-soft.massScale).Sub(pt.impulse.Scale(soft.impulseScale))
+	} else {
+		imp = mulMat(&pt.mass, cdot).Scale(-1)
+	}
+	pt.impulse = pt.impulse.Add(imp)
+	lA, lB := pt.rA.Cross(imp), pt.rB.Cross(imp)
+	return vA.Sub(imp.Scale(j.mA)), wA.Sub(mulMat(&j.iA, lA)), vB.Add(imp.Scale(j.mB)), wB.Add(mulMat(&j.iB, lB))
+}
+
+// storePair writes a joint's dynamic bodies' velocities back (storeJoint's rule: a static or
+// kinematic body, or the world, is never written).
+func (w *World) storePair(j *joint, vA, wA, vB, wB vec) {
+	b := &w.Bodies
+	if b.InvMass[j.a] != 0 {
+		stv(&b.Velocity[j.a], vA)
+		stv(&b.AngularVelocity[j.a], wA)
+	}
+	if j.b >= 0 && b.InvMass[j.b] != 0 {
+		stv(&b.Velocity[j.b], vB)
+		stv(&b.AngularVelocity[j.b], wB)
+	}
+}
