@@ -211,13 +211,21 @@ func (w *World) gatherManifolds() {
 	contacts := 0
 	add := func(k int, sub int32, c *collide.Manifold) {
 		ia, ib := p.pairs[k].A, p.pairs[k].B
-		m := manifold{a: ia, b: ib, pair: int32(k), count: int32(c.Count), normal: vv(c.Normal)}
+		// The manifold (about 1 KB) is zeroed and filled in place: built on the stack and appended,
+		// it was copied whole, over the stores that had just filled it.
+		if len(p.manifolds) < cap(p.manifolds) {
+			p.manifolds = p.manifolds[:len(p.manifolds)+1]
+		} else {
+			p.manifolds = append(p.manifolds, manifold{})
+		}
+		m := &p.manifolds[len(p.manifolds)-1]
+		*m = manifold{}
+		m.a, m.b, m.pair, m.count, m.normal = ia, ib, int32(k), int32(c.Count), ldv(&c.Normal)
 		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
 		m.restitution = max(b.Restitution[ia], b.Restitution[ib])
 		for i := 0; i < c.Count; i++ {
 			m.pts[i].id = c.Points[i].ID
 		}
-		p.manifolds = append(p.manifolds, m)
 		p.manSub = append(p.manSub, sub)
 		contacts += c.Count
 	}

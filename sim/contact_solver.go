@@ -89,7 +89,7 @@ func (w *World) prepareContacts(lo, hi int) {
 			pt := &c.Points[i]
 			cp := &m.pts[i]
 			half := n.Scale(0.5 * pt.Separation)
-			pos := vv(pt.Position)
+			pos := ldv(&pt.Position)
 			rA := pos.Sub(half).Sub(xA)
 			rB := pos.Add(half).Sub(xB)
 			cp.nA, cp.nB = rA.Cross(n), rB.Cross(n)
