@@ -160,7 +160,12 @@ func (a *anglePart) set(d, ra, rb vec, x float32, limits bool, lo, hi float32, m
 	}
 	if limits {
 		a.lower.set(d, ra, rb, x-lo, j)
-		a.upper.set(d.Scale(-1), ra.Scale(-1), rb.Scale(-1), hi-x, j)
+		// The upper row is the lower one reversed: its inertia products are the lower's negated and its
+		// mass the same, exactly what set would compute from the negated vectors (a product or sum of
+		// negated floats is the negated one), without the matrix products again.
+		l, u := &a.lower, &a.upper
+		u.d, u.ra, u.rb, u.c = d.Scale(-1), ra.Scale(-1), rb.Scale(-1), hi-x
+		u.ia, u.ib, u.mass, u.angular = l.ia.Scale(-1), l.ib.Scale(-1), l.mass, l.angular
 	}
 }
 
@@ -195,13 +200,15 @@ type pointPart struct {
 
 func (p *pointPart) set(rA, rB, c vec, j *joint) {
 	p.rA, p.rB, p.c = rA, rB, c
-	var k Mat3
-	for col, e := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
-		kc := e.Scale(j.mA + j.mB).
+	// K's columns K e for the unit vectors e, written out (a loop over an array of them kept every
+	// vector in memory); the same operations, zero components included.
+	col := func(e vec) vec {
+		return e.Scale(j.mA + j.mB).
 			Add(mulMat(&j.iA, rA.Cross(e)).Cross(rA)).
 			Add(mulMat(&j.iB, rB.Cross(e)).Cross(rB))
-		k[3*col], k[3*col+1], k[3*col+2] = kc.X, kc.Y, kc.Z
 	}
+	kx, ky, kz := col(vec{X: 1}), col(vec{Y: 1}), col(vec{Z: 1})
+	k := Mat3{kx.X, kx.Y, kx.Z, ky.X, ky.Y, ky.Z, kz.X, kz.Y, kz.Z}
 	invertTo(&p.mass, &k)
 }
 
