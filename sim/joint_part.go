@@ -202,12 +202,11 @@ func (p *pointPart) set(rA, rB, c vec, j *joint) {
 	p.rA, p.rB, p.c = rA, rB, c
 	// K's columns K e for the unit vectors e, written out (a loop over an array of them kept every
 	// vector in memory); the same operations, zero components included.
-	col := func(e vec) vec {
-		return e.Scale(j.mA + j.mB).
-			Add(mulMat(&j.iA, rA.Cross(e)).Cross(rA)).
-			Add(mulMat(&j.iB, rB.Cross(e)).Cross(rB))
-	}
-	kx, ky, kz := col(vec{X: 1}), col(vec{Y: 1}), col(vec{Z: 1})
+	m := j.mA + j.mB
+	ex, ey, ez := vec{X: 1}, vec{Y: 1}, vec{Z: 1}
+	kx := ex.Scale(m).Add(mulMat(&j.iA, rA.Cross(ex)).Cross(rA)).Add(mulMat(&j.iB, rB.Cross(ex)).Cross(rB))
+	ky := ey.Scale(m).Add(mulMat(&j.iA, rA.Cross(ey)).Cross(rA)).Add(mulMat(&j.iB, rB.Cross(ey)).Cross(rB))
+	kz := ez.Scale(m).Add(mulMat(&j.iA, rA.Cross(ez)).Cross(rA)).Add(mulMat(&j.iB, rB.Cross(ez)).Cross(rB))
 	k := Mat3{kx.X, kx.Y, kx.Z, ky.X, ky.Y, ky.Z, kz.X, kz.Y, kz.Z}
 	invertTo(&p.mass, &k)
 }
