@@ -458,6 +458,21 @@ func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
 // Jacobi style: from the pass's start velocities, recording the impulses for gatherImpulses.
 func (w *World) restituteManifold(m *manifold, record bool) {
 	p := &w.pipe
+	// Most manifolds have no point that bounces (restitutionImpulse's test): they change nothing, so
+	// their bodies are neither loaded nor stored.
+	bounces := false
+	for i := range m.pts[:m.count] {
+		if cp := &m.pts[i]; cp.relVel <= -p.restThreshold && cp.maxNormal != 0 {
+			bounces = true
+			break
+		}
+	}
+	if !bounces {
+		if record {
+			m.linImp, m.angA, m.angB = vec{}, vec{}, vec{}
+		}
+		return
+	}
 	s := w.loadPair(m)
 	n := m.normal
 	var lin, angA, angB vec
