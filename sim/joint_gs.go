@@ -5,8 +5,9 @@ package sim
 // rotation rows, anchor point). The bodies' velocities stay in locals (registers) across the joint's
 // rows instead of in a jointPair in memory, and no impulse sums are kept (a Gauss-Seidel pass writes
 // the velocities back and reads none). Each row does the general parts' float32 operations in their
-// order (axisPart.solveLimit and solveMotor, hingeRotationPart.solve, pointPart.solve, and jointPair's
-// applyRow, applyAngular and applyPoint), so the results are the same bits
+// order (axisPart.solveLimit and solveMotor, pointPart.solve, and jointPair's applyRow, applyAngular
+// and applyPoint; the hinge's two rotation rows share hingeRotationPart.impulse2), so the results are
+// the same bits
 // (TestJointKernelsMatchParts). The other types go through solveJointParts.
 
 // jointKernels lets solveJoint use the written-out kernels; the test that compares them with the
@@ -16,14 +17,9 @@ var jointKernels = true
 // solveBall is one Gauss-Seidel pass over a ball joint.
 func (w *World) solveBall(j *joint, useBias bool) {
 	p := &w.pipe
-	b := &w.Bodies
 	soft := &p.jointSoft
 	def := &j.def
-	vA, wA := ldv(&b.Velocity[j.a]), ldv(&b.AngularVelocity[j.a])
-	var vB, wB vec
-	if j.b >= 0 {
-		vB, wB = ldv(&b.Velocity[j.b]), ldv(&b.AngularVelocity[j.b])
-	}
+	vA, wA, vB, wB := w.pairVelocities(j)
 	if def.Swing > 0 {
 		wA, wB = limitRow(&j.swing, wA, wB, soft, useBias, p.invH)
 	}
@@ -40,14 +36,9 @@ func (w *World) solveBall(j *joint, useBias bool) {
 // solveHinge is one Gauss-Seidel pass over a hinge.
 func (w *World) solveHinge(j *joint, useBias bool) {
 	p := &w.pipe
-	b := &w.Bodies
 	soft := &p.jointSoft
 	def := &j.def
-	vA, wA := ldv(&b.Velocity[j.a]), ldv(&b.AngularVelocity[j.a])
-	var vB, wB vec
-	if j.b >= 0 {
-		vB, wB = ldv(&b.Velocity[j.b]), ldv(&b.AngularVelocity[j.b])
-	}
+	vA, wA, vB, wB := w.pairVelocities(j)
 	if def.HasMotor && !p.pseudo { // a motor drives velocities, not poses
 		r := &j.angle.motor
 		maxImpulse := def.Motor.MaxForce / p.invH
@@ -64,20 +55,7 @@ func (w *World) solveHinge(j *joint, useBias bool) {
 		wA, wB = limitRow(&j.angle.upper, wA, wB, soft, useBias, p.invH)
 	}
 	if !p.useDirect {
-		h := &j.hinge
-		dw := wB.Sub(wA)
-		c1, c2 := h.u1.Dot(dw), h.u2.Dot(dw)
-		ms, is := float32(1), float32(0)
-		if useBias {
-			c1 += soft.biasRate * h.c[0]
-			c2 += soft.biasRate * h.c[1]
-			ms, is = soft.massScale, soft.impulseScale
-		}
-		l1 := -ms*(h.mass[0]*c1+h.mass[1]*c2) - is*h.impulse[0]
-		l2 := -ms*(h.mass[1]*c1+h.mass[2]*c2) - is*h.impulse[1]
-		h.impulse[0] += l1
-		h.impulse[1] += l2
-		L := h.u1.Scale(l1).Add(h.u2.Scale(l2))
+		L := j.hinge.impulse2(wA, wB, soft, useBias)
 		wA, wB = wA.Sub(mulMat(&j.iA, L)), wB.Add(mulMat(&j.iB, L))
 		vA, wA, vB, wB = j.pointRow(vA, wA, vB, wB, soft, useBias)
 	}
@@ -116,6 +94,16 @@ func (j *joint) pointRow(vA, wA, vB, wB vec, soft *softness, useBias bool) (vec,
 	pt.impulse = pt.impulse.Add(imp)
 	lA, lB := pt.rA.Cross(imp), pt.rB.Cross(imp)
 	return vA.Sub(imp.Scale(j.mA)), wA.Sub(mulMat(&j.iA, lA)), vB.Add(imp.Scale(j.mB)), wB.Add(mulMat(&j.iB, lB))
+}
+
+// pairVelocities loads a joint's bodies' velocities (zero for the world).
+func (w *World) pairVelocities(j *joint) (vA, wA, vB, wB vec) {
+	b := &w.Bodies
+	vA, wA = ldv(&b.Velocity[j.a]), ldv(&b.AngularVelocity[j.a])
+	if j.b >= 0 {
+		vB, wB = ldv(&b.Velocity[j.b]), ldv(&b.AngularVelocity[j.b])
+	}
+	return
 }
 
 // storePair writes a joint's dynamic bodies' velocities back (storeJoint's rule: a static or

@@ -248,7 +248,13 @@ func (h *hingeRotationPart) set(a1, b2, c2 vec, j *joint) {
 }
 
 func (h *hingeRotationPart) solve(s *jointPair, soft *softness, useBias bool) {
-	dw := s.wB.Sub(s.wA)
+	s.applyAngular(h.impulse2(s.wA, s.wB, soft, useBias))
+}
+
+// impulse2 solves the two rows against the angular velocities wA, wB, accumulates their impulses and
+// returns the angular impulse to apply (B gets it, A its opposite).
+func (h *hingeRotationPart) impulse2(wA, wB vec, soft *softness, useBias bool) vec {
+	dw := wB.Sub(wA)
 	c1, c2 := h.u1.Dot(dw), h.u2.Dot(dw)
 	ms, is := float32(1), float32(0)
 	if useBias {
@@ -260,7 +266,7 @@ func (h *hingeRotationPart) solve(s *jointPair, soft *softness, useBias bool) {
 	l2 := -ms*(h.mass[1]*c1+h.mass[2]*c2) - is*h.impulse[1]
 	h.impulse[0] += l1
 	h.impulse[1] += l2
-	s.applyAngular(h.u1.Scale(l1).Add(h.u2.Scale(l2)))
+	return h.u1.Scale(l1).Add(h.u2.Scale(l2))
 }
 
 func (h *hingeRotationPart) warm(s *jointPair) {
