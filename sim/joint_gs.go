@@ -5,10 +5,10 @@ package sim
 // rotation rows, anchor point). The bodies' velocities stay in locals (registers) across the joint's
 // rows instead of in a jointPair in memory, and no impulse sums are kept (a Gauss-Seidel pass writes
 // the velocities back and reads none). Each row does the general parts' float32 operations in their
-// order (axisPart.solveLimit and solveMotor, pointPart.solve, and jointPair's applyRow, applyAngular
-// and applyPoint; the hinge's two rotation rows share hingeRotationPart.impulse2), so the results are
-// the same bits
-// (TestJointKernelsMatchParts). The other types go through solveJointParts.
+// order (axisPart.solveMotor, pointPart.solve, and jointPair's applyRow, applyAngular and applyPoint;
+// the limit rows share axisPart.limitImpulse, the hinge's two rotation rows
+// hingeRotationPart.impulse2), so the results are the same bits (TestJointKernelsMatchParts). The
+// other types go through solveJointParts.
 
 // jointKernels lets solveJoint use the written-out kernels; the test that compares them with the
 // parts turns it off.
@@ -64,17 +64,7 @@ func (w *World) solveHinge(j *joint, useBias bool) {
 
 // limitRow is axisPart.solveLimit on an angular row (d zero: only the angular velocities change).
 func limitRow(r *axisPart, wA, wB vec, soft *softness, useBias bool, invH float32) (vec, vec) {
-	v := r.rb.Dot(wB) - r.ra.Dot(wA)
-	bias, ms, is := float32(0), float32(1), float32(0)
-	if r.c > 0 {
-		bias = r.c * invH
-	} else if useBias {
-		bias, ms, is = r.c*soft.biasRate, soft.massScale, soft.impulseScale
-	}
-	imp := -r.mass*ms*(v+bias) - is*r.impulse
-	acc := max(r.impulse+imp, 0)
-	imp = acc - r.impulse
-	r.impulse = acc
+	imp := r.limitImpulse(r.rb.Dot(wB)-r.ra.Dot(wA), soft, useBias, invH)
 	if imp == 0 {
 		return wA, wB
 	}

@@ -123,7 +123,11 @@ func (r *axisPart) solveEquality(s *jointPair, soft *softness, useBias bool) {
 // the limit is open (C > 0) the row lets the coordinate close the gap this sub-step and no more
 // (speculative, as Box2D v3 does), so a fast joint does not overshoot its limit.
 func (r *axisPart) solveLimit(s *jointPair, soft *softness, useBias bool, invH float32) {
-	v := s.rowVel(r)
+	s.applyRow(r.limitImpulse(s.rowVel(r), soft, useBias, invH), r)
+}
+
+// limitImpulse is the limit row's impulse change at row velocity v; it accumulates it.
+func (r *axisPart) limitImpulse(v float32, soft *softness, useBias bool, invH float32) float32 {
 	bias, ms, is := float32(0), float32(1), float32(0)
 	if r.c > 0 {
 		bias = r.c * invH
@@ -134,7 +138,7 @@ func (r *axisPart) solveLimit(s *jointPair, soft *softness, useBias bool, invH f
 	acc := max(r.impulse+imp, 0)
 	imp = acc - r.impulse
 	r.impulse = acc
-	s.applyRow(imp, r)
+	return imp
 }
 
 // solveMotor drives C' towards speed with an accumulated impulse bounded by maxImpulse (the motor's
