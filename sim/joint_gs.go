@@ -5,10 +5,10 @@ package sim
 // rotation rows, anchor point). The bodies' velocities stay in locals (registers) across the joint's
 // rows instead of in a jointPair in memory, and no impulse sums are kept (a Gauss-Seidel pass writes
 // the velocities back and reads none). Each row does the general parts' float32 operations in their
-// order (axisPart.solveMotor, pointPart.solve, and jointPair's applyRow, applyAngular and applyPoint;
-// the limit rows share axisPart.limitImpulse, the hinge's two rotation rows
-// hingeRotationPart.impulse2), so the results are the same bits (TestJointKernelsMatchParts). The
-// other types go through solveJointParts.
+// order (axisPart.solveMotor, and jointPair's applyRow, applyAngular and applyPoint; the limit rows
+// share axisPart.limitImpulse, the hinge's rotation rows hingeRotationPart.impulse2, the anchor's
+// pointPart.impulse3), so the results are the same bits (TestJointKernelsMatchParts). The other types
+// go through solveJointParts.
 
 // jointKernels lets solveJoint use the written-out kernels; the test that compares them with the
 // parts turns it off.
@@ -74,14 +74,7 @@ func limitRow(r *axisPart, wA, wB vec, soft *softness, useBias bool, invH float3
 // pointRow is pointPart.solve with jointPair.applyPoint: the anchors' three rows as one block.
 func (j *joint) pointRow(vA, wA, vB, wB vec, soft *softness, useBias bool) (vec, vec, vec, vec) {
 	pt := &j.point
-	cdot := vB.Add(wB.Cross(pt.rB)).Sub(vA).Sub(wA.Cross(pt.rA))
-	var imp vec
-	if useBias {
-		imp = mulMat(&pt.mass, cdot.Add(pt.c.Scale(soft.biasRate))).Scale(-soft.massScale).Sub(pt.impulse.Scale(soft.impulseScale))
-	} else {
-		imp = mulMat(&pt.mass, cdot).Scale(-1)
-	}
-	pt.impulse = pt.impulse.Add(imp)
+	imp := pt.impulse3(vA, wA, vB, wB, soft, useBias)
 	lA, lB := pt.rA.Cross(imp), pt.rB.Cross(imp)
 	return vA.Sub(imp.Scale(j.mA)), wA.Sub(mulMat(&j.iA, lA)), vB.Add(imp.Scale(j.mB)), wB.Add(mulMat(&j.iB, lB))
 }

@@ -216,7 +216,13 @@ func (p *pointPart) set(rA, rB, c vec, j *joint) {
 }
 
 func (p *pointPart) solve(s *jointPair, soft *softness, useBias bool) {
-	cdot := s.vB.Add(s.wB.Cross(p.rB)).Sub(s.vA).Sub(s.wA.Cross(p.rA))
+	s.applyPoint(p.impulse3(s.vA, s.wA, s.vB, s.wB, soft, useBias), p.rA, p.rB)
+}
+
+// impulse3 solves the three rows as a block against the bodies' velocities, accumulates the impulse
+// and returns it (B gets it at rB, A its opposite at rA).
+func (p *pointPart) impulse3(vA, wA, vB, wB vec, soft *softness, useBias bool) vec {
+	cdot := vB.Add(wB.Cross(p.rB)).Sub(vA).Sub(wA.Cross(p.rA))
 	var imp vec
 	if useBias {
 		imp = mulMat(&p.mass, cdot.Add(p.c.Scale(soft.biasRate))).Scale(-soft.massScale).Sub(p.impulse.Scale(soft.impulseScale))
@@ -224,7 +230,7 @@ func (p *pointPart) solve(s *jointPair, soft *softness, useBias bool) {
 		imp = mulMat(&p.mass, cdot).Scale(-1)
 	}
 	p.impulse = p.impulse.Add(imp)
-	s.applyPoint(imp, p.rA, p.rB)
+	return imp
 }
 
 // hingeRotationPart is the hinge's 2 rotation rows: B's two directions b2, c2 perpendicular to its
