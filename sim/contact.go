@@ -162,6 +162,11 @@ func (w *World) narrowPhase(lo, hi int) {
 	for k := lo; k < hi; k++ {
 		pr := p.pairs[k]
 		ia, ib := pr.A, pr.B
+		if p.jointed(ia, ib) { // jointed bodies do not collide: gatherManifolds drops the pair
+			p.cand[k].Count = 0
+			p.meshCand[k] = p.meshCand[k][:0]
+			continue
+		}
 		rel := b.Velocity[ib].Sub(b.Velocity[ia]).Len()*dt +
 			(b.AngularVelocity[ia].Len()*boundingRadius(&b.Shape[ia])+
 				b.AngularVelocity[ib].Len()*boundingRadius(&b.Shape[ib]))*dt
