@@ -49,7 +49,9 @@ func boxBox(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin f
 	if lim, c := vecmath.Sqrt(ea.Dot(ea))+vecmath.Sqrt(eb.Dot(eb))+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return
 	}
-	fa, fb := makeFrame(pa), makeFrame(pb)
+	var fa, fb frame
+	fa.set(pa)
+	fb.set(pb)
 	ha0, ha1, ha2 := a.HalfExtents[0], a.HalfExtents[1], a.HalfExtents[2]
 	hb0, hb1, hb2 := b.HalfExtents[0], b.HalfExtents[1], b.HalfExtents[2]
 	d := fb.c.Sub(fa.c)

@@ -102,7 +102,8 @@ func boxCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	if lim, q := vecmath.Sqrt(h.Dot(h))+r+margin, e0.MAdd(e1.Sub(e0), closestOnSegment(e0, e1.Sub(e0), c)).Sub(c); q.Dot(q) > lim*lim {
 		return // the core is beyond the box's bounding sphere
 	}
-	f := makeFrame(pa)
+	var f frame
+	f.set(pa)
 	p0, p1 := f.toLocal(e0), f.toLocal(e1)
 	d := p1.Sub(p0)
 	t, dist2 := closestSegmentBox(p0, d, h)

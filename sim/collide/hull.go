@@ -88,7 +88,9 @@ func hullHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin
 	if lim, c := A.radius+B.radius+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return
 	}
-	fa, fb := makeFrame(pa), makeFrame(pb)
+	var fa, fb frame
+	fa.set(pa)
+	fb.set(pb)
 	// B's pose in A's frame: rotation columns rb and origin t.
 	t := fa.toLocal(fb.c)
 	rb := [3]vec{fa.dirToLocal(fb.ax[0]), fa.dirToLocal(fb.ax[1]), fa.dirToLocal(fb.ax[2])}
@@ -477,7 +479,8 @@ func planeHull(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margi
 	if n.Dot(vg(pb.P))-d-h.Radius >= margin {
 		return
 	}
-	f := makeFrame(pb)
+	var f frame
+	f.set(pb)
 	var pts [geom.MaxHullPoints]clipPt
 	k := 0
 	for i, v := range h.Verts {
@@ -536,7 +539,8 @@ func hullSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, marg
 	if lim, c := h.Radius+b.Radius+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return
 	}
-	f := makeFrame(pa)
+	var f frame
+	f.set(pa)
 	c := f.toLocal(vg(pb.P))
 	r := b.Radius
 	smax, imax := float32(-1e30), 0
@@ -588,7 +592,8 @@ func hullCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, mar
 	if lim, c := h.Radius+b.HalfHeight+r+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return
 	}
-	f := makeFrame(pa)
+	var f frame
+	f.set(pa)
 	w0, w1 := capsuleEnds(b, pb)
 	e0, e1 := f.toLocal(w0), f.toLocal(w1)
 	dir := e1.Sub(e0)

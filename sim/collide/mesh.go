@@ -141,7 +141,8 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	if mesh == nil || b.Kind == geom.Plane || b.Kind == geom.TriMesh {
 		return out
 	}
-	fa := makeFrame(&pa)
+	var fa frame
+	fa.set(&pa)
 	rel := geom.Pose{P: fa.toLocal(vg(pb.P)).Vec3(), Q: pa.Q.Conjugate().Mul(pb.Q)}
 	box := b.Bounds(rel)
 	e := geom.Vec3{margin, margin, margin}
@@ -151,7 +152,8 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	if len(hits) == 0 {
 		return out
 	}
-	fb := makeFrame(&pb)
+	var fb frame
+	fb.set(&pb)
 	t := fa.toLocal(fb.c)
 	rb := [3]vec{fa.dirToLocal(fb.ax[0]), fa.dirToLocal(fb.ax[1]), fa.dirToLocal(fb.ax[2])}
 	bToA := func(v geom.Vec3) vec { return t.MAdd(rb[0], v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }

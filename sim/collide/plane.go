@@ -52,7 +52,8 @@ func planeCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, ma
 // corner index (bit k set for the +h side of local axis k) as id.
 func planeBox(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margin float32, m *Manifold) {
 	n, d := worldPlane(a, pa)
-	f := makeFrame(pb)
+	var f frame
+	f.set(pb)
 	h := vg(b.HalfExtents)
 	// Height of each corner: centre height plus the projections of the signed half extents.
 	c := n.Dot(f.c) - d

@@ -94,7 +94,8 @@ func boxSphere(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, margi
 	if lim, c := vecmath.Sqrt(h.Dot(h))+r+margin, vg(pb.P).Sub(vg(pa.P)); c.Dot(c) > lim*lim {
 		return // beyond the box's bounding sphere
 	}
-	f := makeFrame(pa)
+	var f frame
+	f.set(pa)
 	c := f.toLocal(vg(pb.P))
 	bp, region := clampBox(c, h)
 	v := c.Sub(bp)

@@ -21,23 +21,21 @@ type frame struct {
 	ax [3]vec
 }
 
-// makeFrame builds the frame of pose p. The quaternion need not be exactly unit: dividing by its squared
-// norm keeps the axes orthonormal when it has drifted slightly.
-func makeFrame(p *geom.Pose) frame {
+// set makes f the frame of pose p. The quaternion need not be exactly unit: dividing by its squared
+// norm keeps the axes orthonormal when it has drifted slightly. It writes f in place: a frame built
+// and returned by value was copied in 16-byte moves over its 4-byte stores, which stalls store
+// forwarding (every box pair paid it twice).
+func (f *frame) set(p *geom.Pose) {
 	w, x, y, z := p.Q.W, p.Q.V[0], p.Q.V[1], p.Q.V[2]
 	s := quatScale(w, x, y, z)
 	xs, ys, zs := x*s, y*s, z*s
 	wx, wy, wz := w*xs, w*ys, w*zs
 	xx, xy, xz := x*xs, x*ys, x*zs
 	yy, yz, zz := y*ys, y*zs, z*zs
-	return frame{
-		c: vec{X: p.P[0], Y: p.P[1], Z: p.P[2]},
-		ax: [3]vec{
-			{X: 1 - (yy + zz), Y: xy + wz, Z: xz - wy},
-			{X: xy - wz, Y: 1 - (xx + zz), Z: yz + wx},
-			{X: xz + wy, Y: yz - wx, Z: 1 - (xx + yy)},
-		},
-	}
+	f.c = vec{X: p.P[0], Y: p.P[1], Z: p.P[2]}
+	f.ax[0] = vec{X: 1 - (yy + zz), Y: xy + wz, Z: xz - wy}
+	f.ax[1] = vec{X: xy - wz, Y: 1 - (xx + zz), Z: yz + wx}
+	f.ax[2] = vec{X: xz + wy, Y: yz - wx, Z: 1 - (xx + yy)}
 }
 
 // quatScale is 2/|q|^2, the factor of the rotation matrix of a quaternion that is not quite unit.
