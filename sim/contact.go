@@ -167,9 +167,9 @@ func (w *World) narrowPhase(lo, hi int) {
 			p.meshCand[k] = p.meshCand[k][:0]
 			continue
 		}
-		rel := b.Velocity[ib].Sub(b.Velocity[ia]).Len()*dt +
-			(b.AngularVelocity[ia].Len()*boundingRadius(&b.Shape[ia])+
-				b.AngularVelocity[ib].Len()*boundingRadius(&b.Shape[ib]))*dt
+		rel := length(ldv(&b.Velocity[ib]).Sub(ldv(&b.Velocity[ia])))*dt +
+			(length(ldv(&b.AngularVelocity[ia]))*boundingRadius(&b.Shape[ia])+
+				length(ldv(&b.AngularVelocity[ib]))*boundingRadius(&b.Shape[ib]))*dt
 		margin := w.settings.Speculative + rel
 		if ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind; ka == geom.TriMesh || kb == geom.TriMesh {
 			p.cand[k].Count = 0

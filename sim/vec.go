@@ -22,6 +22,9 @@ func stv(p *Vec3, v vec) { p[0], p[1], p[2] = v.X, v.Y, v.Z }
 // over the fields' 4-byte stores (a store-forwarding stall on every joint's store).
 func stp(p *Vec3, v *vec) { p[0], p[1], p[2] = v.X, v.Y, v.Z }
 
+// length is |v|, as mathgl's Vec3.Len computes it (the same bits).
+func length(v vec) float32 { return vecmath.Sqrt(v.X*v.X + v.Y*v.Y + v.Z*v.Z) }
+
 // mulMat returns m v.
 func mulMat(m *Mat3, v vec) vec {
 	return vec{
