@@ -93,12 +93,9 @@ func (w *World) pairVelocities(j *joint) (vA, wA, vB, wB vec) {
 // kinematic body, or the world, is never written).
 func (w *World) storePair(j *joint, vA, wA, vB, wB vec) {
 	b := &w.Bodies
-	if b.InvMass[j.a] != 0 {
-		stv(&b.Velocity[j.a], vA)
-		stv(&b.AngularVelocity[j.a], wA)
+	mB := float32(0) // the world
+	if j.b >= 0 {
+		mB = b.InvMass[j.b]
 	}
-	if j.b >= 0 && b.InvMass[j.b] != 0 {
-		stv(&b.Velocity[j.b], vB)
-		stv(&b.AngularVelocity[j.b], wB)
-	}
+	b.storeVelocities(j.a, j.b, b.InvMass[j.a], mB, vA, wA, vB, wB)
 }

@@ -175,12 +175,7 @@ func (w *World) refreshSwingTwist(j *joint, RA, RB *Mat3) {
 // fills *s field by field: a jointPair built and returned by value was copied in 16-byte moves over
 // its fields' 4-byte stores, which stalls store forwarding (a ragdoll's joint pass ran 20% slower).
 func (w *World) loadJoint(j *joint, s *jointPair) {
-	b := &w.Bodies
-	s.vA, s.wA = ldv(&b.Velocity[j.a]), ldv(&b.AngularVelocity[j.a])
-	s.vB, s.wB = vec{}, vec{}
-	if j.b >= 0 {
-		s.vB, s.wB = ldv(&b.Velocity[j.b]), ldv(&b.AngularVelocity[j.b])
-	}
+	s.vA, s.wA, s.vB, s.wB = w.pairVelocities(j)
 	s.mA, s.mB, s.iA, s.iB = j.mA, j.mB, &j.iA, &j.iB
 	s.lin, s.angA, s.angB = vec{}, vec{}, vec{}
 	s.noSums = false
