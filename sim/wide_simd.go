@@ -120,10 +120,12 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 			maxF := mu.Mul(ld(&cp.normalImpulse))
 			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
 			slide := mag2.Greater(maxF.Mul(maxF))
-			s := maxF.Div(mag2.Sqrt())
-			l1 = l1.Mul(s).Merge(l1, slide)
-			l2 = l2.Mul(s).Merge(l2, slide)
 			cp.sliding = slide.ToBits()
+			if cp.sliding != 0 { // no lane slides: the Coulomb scale changes nothing
+				s := maxF.Div(mag2.Sqrt())
+				l1 = l1.Mul(s).Merge(l1, slide)
+				l2 = l2.Mul(s).Merge(l2, slide)
+			}
 			d1, d2 := l1.Sub(old1), l2.Sub(old2)
 			l1.Store(&cp.ti1)
 			l2.Store(&cp.ti2)
