@@ -44,24 +44,52 @@ func (a v8) keep(old v8, m archsimd.Mask32x8) v8 {
 	return v8{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
 }
 
+// ld4 loads v into the low three lanes of a Float32x4 (a masked load: nothing past v is read).
+func ld4(v *Vec3) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(v[:]) }
+
+// gather loads the vectors vs[idx[l]] into lane l: each as a Float32x4, then transposed to
+// component-major. It moves the same floats as eight scalar copies into an array loaded back as
+// vectors, which stalls: the loads wait for eight narrow stores each (store forwarding fails).
+func gather(vs []Vec3, idx *[wideLanes]int32) v8 {
+	var z f8
+	// q0 holds lanes 0 and 4, q1 lanes 1 and 5, ...: (x, y, z, -) in each 128-bit half
+	q0 := z.SetLo(ld4(&vs[idx[0]])).SetHi(ld4(&vs[idx[4]]))
+	q1 := z.SetLo(ld4(&vs[idx[1]])).SetHi(ld4(&vs[idx[5]]))
+	q2 := z.SetLo(ld4(&vs[idx[2]])).SetHi(ld4(&vs[idx[6]]))
+	q3 := z.SetLo(ld4(&vs[idx[3]])).SetHi(ld4(&vs[idx[7]]))
+	s0 := q0.SelectFromPairGrouped(0, 1, 4, 5, q1) // x0 y0 x1 y1 | x4 y4 x5 y5
+	s1 := q2.SelectFromPairGrouped(0, 1, 4, 5, q3) // x2 y2 x3 y3 | ...
+	s2 := q0.SelectFromPairGrouped(2, 2, 6, 6, q1) // z0 z0 z1 z1 | ...
+	s3 := q2.SelectFromPairGrouped(2, 2, 6, 6, q3) // z2 z2 z3 z3 | ...
+	return v8{
+		s0.SelectFromPairGrouped(0, 2, 4, 6, s1),
+		s0.SelectFromPairGrouped(1, 3, 5, 7, s1),
+		s2.SelectFromPairGrouped(0, 2, 4, 6, s3),
+	}
+}
+
 // solveWide is solveManifold over the eight manifolds of a batch, lane by lane in solveManifold's
 // order of operations (see wide.go).
 func solveWide(w *World, bt *wideBatch, useBias bool) {
 	b := &w.Bodies
 	p := &w.pipe
 	var g [12]lanes
-	for l := range bt.lanes {
-		va, wa := &b.Velocity[bt.a[l]], &b.AngularVelocity[bt.a[l]]
-		vb, wb := &b.Velocity[bt.b[l]], &b.AngularVelocity[bt.b[l]]
-		g[0][l], g[1][l], g[2][l] = va[0], va[1], va[2]
-		g[3][l], g[4][l], g[5][l] = wa[0], wa[1], wa[2]
-		g[6][l], g[7][l], g[8][l] = vb[0], vb[1], vb[2]
-		g[9][l], g[10][l], g[11][l] = wb[0], wb[1], wb[2]
+	var vA, wA, vB, wB v8
+	if bt.lanes == wideLanes {
+		vA, wA = gather(b.Velocity, &bt.a), gather(b.AngularVelocity, &bt.a)
+		vB, wB = gather(b.Velocity, &bt.b), gather(b.AngularVelocity, &bt.b)
+	} else { // a colour's last batch: its empty lanes hold zeros
+		for l := range bt.lanes {
+			va, wa := &b.Velocity[bt.a[l]], &b.AngularVelocity[bt.a[l]]
+			vb, wb := &b.Velocity[bt.b[l]], &b.AngularVelocity[bt.b[l]]
+			g[0][l], g[1][l], g[2][l] = va[0], va[1], va[2]
+			g[3][l], g[4][l], g[5][l] = wa[0], wa[1], wa[2]
+			g[6][l], g[7][l], g[8][l] = vb[0], vb[1], vb[2]
+			g[9][l], g[10][l], g[11][l] = wb[0], wb[1], wb[2]
+		}
+		vA, wA = v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}, v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
+		vB, wB = v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}, v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
 	}
-	vA := v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}
-	wA := v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
-	vB := v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}
-	wB := v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
 	mA, mB := ld(&bt.mA), ld(&bt.mB)
 	count := ld(&bt.count)
 	n := ld3(&bt.n)
