@@ -8,15 +8,21 @@ import (
 
 // quatMat3 returns the rotation matrix of a unit quaternion (column-major).
 func quatMat3(q Quat) Mat3 {
-	x, y, z, w := q.V[0], q.V[1], q.V[2], q.W
+	var m Mat3
+	setRotation(&m, q.W, q.V[0], q.V[1], q.V[2])
+	return m
+}
+
+// setRotation sets m to the rotation matrix of the unit quaternion (w, x, y, z), quatMat3 in
+// scalars: a Quat or Mat3 returned by value goes through memory and is copied in wide moves over
+// its narrow stores, which stalls (store forwarding fails).
+func setRotation(m *Mat3, w, x, y, z float32) {
 	xx, yy, zz := x*x, y*y, z*z
 	xy, xz, yz := x*y, x*z, y*z
 	wx, wy, wz := w*x, w*y, w*z
-	return Mat3{
-		1 - 2*(yy+zz), 2 * (xy + wz), 2 * (xz - wy),
-		2 * (xy - wz), 1 - 2*(xx+zz), 2 * (yz + wx),
-		2 * (xz + wy), 2 * (yz - wx), 1 - 2*(xx+yy),
-	}
+	m[0], m[1], m[2] = 1-2*(yy+zz), 2*(xy+wz), 2*(xz-wy)
+	m[3], m[4], m[5] = 2*(xy-wz), 1-2*(xx+zz), 2*(yz+wx)
+	m[6], m[7], m[8] = 2*(xz+wy), 2*(yz-wx), 1-2*(xx+yy)
 }
 
 // mulMV returns m v.
@@ -148,27 +154,28 @@ func (w *World) integratePositions(lo, hi int) {
 		dx := (om.Y*qz - om.Z*qy) + om.X*qw
 		dy := (om.Z*qx - om.X*qz) + om.Y*qw
 		dz := (om.X*qy - om.Y*qx) + om.Z*qw
-		*q = normalizeQuat(Quat{W: qw + hh*dw, V: Vec3{qx + dx*hh, qy + dy*hh, qz + dz*hh}})
-		p.rot[i] = quatMat3(*q)
+		qw, qx, qy, qz = normalizeQuat(qw+hh*dw, qx+dx*hh, qy+dy*hh, qz+dz*hh)
+		q.W, q.V[0], q.V[1], q.V[2] = qw, qx, qy, qz
+		setRotation(&p.rot[i], qw, qx, qy, qz)
 	}
 }
 
-// normalizeQuat is mathgl's Quat.Normalize in scalars, with the same results: a quaternion of length
-// 1 is returned as it is (mathgl's FloatEqual(1, length) holds for no other float32 at its default
-// Epsilon), length 0 gives the identity, and otherwise W is divided by the length and V multiplied by
-// its reciprocal.
-func normalizeQuat(q Quat) Quat {
-	l := float32(math.Sqrt(float64(q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2])))
+// normalizeQuat is mathgl's Quat.Normalize on the quaternion (w, x, y, z), in scalars, with the same
+// results: a quaternion of length 1 is returned as it is (mathgl's FloatEqual(1, length) holds for no
+// other float32 at its default Epsilon), length 0 gives the identity, and otherwise w is divided by
+// the length and x, y, z multiplied by its reciprocal.
+func normalizeQuat(w, x, y, z float32) (float32, float32, float32, float32) {
+	l := float32(math.Sqrt(float64(w*w + x*x + y*y + z*z)))
 	switch {
 	case l == 1:
-		return q
+		return w, x, y, z
 	case l == 0:
-		return mgl32.QuatIdent()
+		return 1, 0, 0, 0
 	case l > math.MaxFloat32:
 		l = math.MaxFloat32
 	}
 	r := 1 / l
-	return Quat{W: q.W / l, V: Vec3{q.V[0] * r, q.V[1] * r, q.V[2] * r}}
+	return w / l, x * r, y * r, z * r
 }
 
 // finishStep refreshes world inverse inertia from the final orientations and, with sleeping on,
