@@ -51,12 +51,22 @@ func ld4(v *Vec3) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(v[
 // component-major. It moves the same floats as eight scalar copies into an array loaded back as
 // vectors, which stalls: the loads wait for eight narrow stores each (store forwarding fails).
 func gather(vs []Vec3, idx *[wideLanes]int32) v8 {
+	return transpose(ld4(&vs[idx[0]]), ld4(&vs[idx[1]]), ld4(&vs[idx[2]]), ld4(&vs[idx[3]]),
+		ld4(&vs[idx[4]]), ld4(&vs[idx[5]]), ld4(&vs[idx[6]]), ld4(&vs[idx[7]]))
+}
+
+// gatherColumn is gather over column c of the matrices ms[idx[l]].
+func gatherColumn(ms []Mat3, idx *[wideLanes]int32, c int) v8 {
+	col := func(l int) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(ms[idx[l]][3*c : 3*c+3]) }
+	return transpose(col(0), col(1), col(2), col(3), col(4), col(5), col(6), col(7))
+}
+
+// transpose turns lane l's vector rl = (x, y, z, -) into component vectors.
+func transpose(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) v8 {
 	var z f8
 	// q0 holds lanes 0 and 4, q1 lanes 1 and 5, ...: (x, y, z, -) in each 128-bit half
-	q0 := z.SetLo(ld4(&vs[idx[0]])).SetHi(ld4(&vs[idx[4]]))
-	q1 := z.SetLo(ld4(&vs[idx[1]])).SetHi(ld4(&vs[idx[5]]))
-	q2 := z.SetLo(ld4(&vs[idx[2]])).SetHi(ld4(&vs[idx[6]]))
-	q3 := z.SetLo(ld4(&vs[idx[3]])).SetHi(ld4(&vs[idx[7]]))
+	q0, q1 := z.SetLo(r0).SetHi(r4), z.SetLo(r1).SetHi(r5)
+	q2, q3 := z.SetLo(r2).SetHi(r6), z.SetLo(r3).SetHi(r7)
 	s0 := q0.SelectFromPairGrouped(0, 1, 4, 5, q1) // x0 y0 x1 y1 | x4 y4 x5 y5
 	s1 := q2.SelectFromPairGrouped(0, 1, 4, 5, q3) // x2 y2 x3 y3 | ...
 	s2 := q0.SelectFromPairGrouped(2, 2, 6, 6, q1) // z0 z0 z1 z1 | ...
@@ -249,22 +259,31 @@ func (a v8) add(b v8) v8 { return v8{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
 func refreshWide(w *World, bt *wideBatch) {
 	b := &w.Bodies
 	rot := w.pipe.rot
-	var g [24]lanes
-	for l := range bt.lanes {
-		ia, ib := bt.a[l], bt.b[l]
-		xa, xb := &b.Position[ia], &b.Position[ib]
-		g[0][l], g[1][l], g[2][l] = xa[0], xa[1], xa[2]
-		g[3][l], g[4][l], g[5][l] = xb[0], xb[1], xb[2]
-		ra, rb := &rot[ia], &rot[ib]
-		for c := range 9 {
-			g[6+c][l], g[15+c][l] = ra[c], rb[c]
-		}
-	}
-	xA := v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}
-	xB := v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
+	var xA, xB v8
 	var rA, rB m8
-	for c := range 9 {
-		rA[c], rB[c] = ld(&g[6+c]), ld(&g[15+c])
+	if bt.lanes == wideLanes {
+		xA, xB = gather(b.Position, &bt.a), gather(b.Position, &bt.b)
+		for c := range 3 {
+			ca, cb := gatherColumn(rot, &bt.a, c), gatherColumn(rot, &bt.b, c)
+			rA[3*c], rA[3*c+1], rA[3*c+2] = ca.x, ca.y, ca.z
+			rB[3*c], rB[3*c+1], rB[3*c+2] = cb.x, cb.y, cb.z
+		}
+	} else { // a colour's last batch: its empty lanes hold zeros
+		var g [24]lanes
+		for l := range bt.lanes {
+			ia, ib := bt.a[l], bt.b[l]
+			xa, xb := &b.Position[ia], &b.Position[ib]
+			g[0][l], g[1][l], g[2][l] = xa[0], xa[1], xa[2]
+			g[3][l], g[4][l], g[5][l] = xb[0], xb[1], xb[2]
+			ra, rb := &rot[ia], &rot[ib]
+			for c := range 9 {
+				g[6+c][l], g[15+c][l] = ra[c], rb[c]
+			}
+		}
+		xA, xB = v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}, v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
+		for c := range 9 {
+			rA[c], rB[c] = ld(&g[6+c]), ld(&g[15+c])
+		}
 	}
 	n := ld3(&bt.n)
 	count := ld(&bt.count)
