@@ -111,7 +111,6 @@ func (w *World) packBatch(i int) {
 	p := &w.pipe
 	b := &w.Bodies
 	bt := &p.wide[i]
-	*bt = wideBatch{}
 	first := p.wideFirst[i]
 	end := p.colorStart[maxColors]
 	for c := 0; c < maxColors; c++ { // the end of the batch's colour
@@ -121,6 +120,20 @@ func (w *World) packBatch(i int) {
 		}
 	}
 	n := min(int(end-first), wideLanes)
+	// A batch of eight four-point manifolds has every field written below; any other is cleared first,
+	// for its empty lanes and point slots are zeros.
+	full := n == wideLanes
+	for l := 0; full && l < n; l++ {
+		full = p.manifolds[p.colorOrder[int(first)+l]].count == int32(len(bt.pts))
+	}
+	if full {
+		bt.maxCount, bt.ragged = 0, 0
+		for j := range bt.pts {
+			bt.pts[j].sliding = 0
+		}
+	} else {
+		*bt = wideBatch{}
+	}
 	bt.lanes = n
 	for l := range wideLanes {
 		bt.a[l], bt.b[l], bt.k[l] = -1, -1, -1
