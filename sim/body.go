@@ -212,12 +212,23 @@ func validateDef(d *BodyDef) error {
 
 // worldInertia returns R diag(inv) R^T.
 func worldInertia(q Quat, inv Vec3) Mat3 {
-	r := q.Mat4().Mat3()
-	var out Mat3
-	for c := 0; c < 3; c++ {
-		for rr := 0; rr < 3; rr++ {
-			out[c*3+rr] = r[rr]*r[c]*inv[0] + r[3+rr]*r[3+c]*inv[1] + r[6+rr]*r[6+c]*inv[2]
-		}
-	}
-	return out
+	var m Mat3
+	worldInertiaTo(&m, &q, &inv)
+	return m
+}
+
+// worldInertiaTo sets dst to R diag(inv) R^T, with R mathgl's Quat.Mat4 rotation of q, all in
+// scalars in the matrix form's order of operations (the same bits; the Mat4 and Mat3 went through
+// memory and were copied in wide moves over their narrow stores, which stalls).
+func worldInertiaTo(dst *Mat3, q *Quat, inv *Vec3) {
+	w, x, y, z := q.W, q.V[0], q.V[1], q.V[2]
+	r0, r1, r2 := 1-2*y*y-2*z*z, 2*x*y+2*w*z, 2*x*z-2*w*y
+	r3, r4, r5 := 2*x*y-2*w*z, 1-2*x*x-2*z*z, 2*y*z+2*w*x
+	r6, r7, r8 := 2*x*z+2*w*y, 2*y*z-2*w*x, 1-2*x*x-2*y*y
+	i0, i1, i2 := inv[0], inv[1], inv[2]
+	// entry (row rr, column c) = r[rr] r[c] i0 + r[3+rr] r[3+c] i1 + r[6+rr] r[6+c] i2
+	e := func(a0, b0, a1, b1, a2, b2 float32) float32 { return a0*b0*i0 + a1*b1*i1 + a2*b2*i2 }
+	dst[0], dst[1], dst[2] = e(r0, r0, r3, r3, r6, r6), e(r1, r0, r4, r3, r7, r6), e(r2, r0, r5, r3, r8, r6)
+	dst[3], dst[4], dst[5] = e(r0, r1, r3, r4, r6, r7), e(r1, r1, r4, r4, r7, r7), e(r2, r1, r5, r4, r8, r7)
+	dst[6], dst[7], dst[8] = e(r0, r2, r3, r5, r6, r8), e(r1, r2, r4, r5, r7, r8), e(r2, r2, r5, r5, r8, r8)
 }

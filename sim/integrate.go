@@ -188,7 +188,7 @@ func (w *World) finishStep(lo, hi int) {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
-		b.InvInertiaWorld[i] = worldInertia(b.Rotation[i], b.InvInertiaLocal[i])
+		worldInertiaTo(&b.InvInertiaWorld[i], &b.Rotation[i], &b.InvInertiaLocal[i])
 		if sleep {
 			if b.Velocity[i].Len()+b.AngularVelocity[i].Len()*boundingRadius(&b.Shape[i]) < sleepSpeed {
 				b.SleepTime[i] += dt
