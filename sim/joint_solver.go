@@ -72,15 +72,26 @@ func (p *pipeline) jointed(a, b int32) bool {
 	return ok
 }
 
-// jointPoses returns the current positions, rotation matrices and quaternions of a joint's bodies
-// (the origin and identity for the static world).
-func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3, qA, qB Quat) {
+// jointPoses returns the current positions and rotation matrices of a joint's bodies (the origin
+// and identity for the static world).
+func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3) {
 	b := &w.Bodies
 	p := &w.pipe
-	xA, rA, qA = ldv(&b.Position[j.a]), &p.rot[j.a], b.Rotation[j.a]
-	xB, rB, qB = vec{}, &identity3, mgl32.QuatIdent()
+	xA, rA = ldv(&b.Position[j.a]), &p.rot[j.a]
+	xB, rB = vec{}, &identity3
 	if j.b >= 0 {
-		xB, rB, qB = ldv(&b.Position[j.b]), &p.rot[j.b], b.Rotation[j.b]
+		xB, rB = ldv(&b.Position[j.b]), &p.rot[j.b]
+	}
+	return
+}
+
+// jointRotations returns the current orientations of a joint's bodies (the identity for the static
+// world). Only the joints with rotation rows need them: a Quat returned by value goes through memory.
+func (w *World) jointRotations(j *joint) (qA, qB Quat) {
+	b := &w.Bodies
+	qA, qB = b.Rotation[j.a], mgl32.QuatIdent()
+	if j.b >= 0 {
+		qB = b.Rotation[j.b]
 	}
 	return
 }
@@ -88,7 +99,7 @@ func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3, qA, qB Quat) {
 // refreshJoint sets every part's rows and position errors from the bodies' current poses. It runs
 // before the biased solve and again before the relax pass of each sub-step.
 func (w *World) refreshJoint(j *joint) {
-	xA, xB, RA, RB, qA, qB := w.jointPoses(j)
+	xA, xB, RA, RB := w.jointPoses(j)
 	rA, rB := mulMat(RA, j.localA), mulMat(RB, j.localB)
 	d := xB.Add(rB).Sub(xA).Sub(rA)
 	def := &j.def
@@ -116,6 +127,7 @@ func (w *World) refreshJoint(j *joint) {
 		ra := rA.Add(d)
 		j.perp[0].set(n1, ra.Cross(n1), rB.Cross(n1), n1.Dot(d), j)
 		j.perp[1].set(n2, ra.Cross(n2), rB.Cross(n2), n2.Dot(d), j)
+		qA, qB := w.jointRotations(j)
 		j.rot.set(qA, qB, j.rel0, j)
 		// A's travel relative to B along the axis: -n.d, at the rate of the reversed row.
 		j.coord = -n.Dot(d)
@@ -123,6 +135,7 @@ func (w *World) refreshJoint(j *joint) {
 		j.angle.set(nn, ra.Cross(nn), rB.Cross(nn), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
 	case Fixed:
 		j.point.set(rA, rB, d, j)
+		qA, qB := w.jointRotations(j)
 		j.rot.set(qA, qB, j.rel0, j)
 	}
 }

@@ -182,14 +182,14 @@ func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
 // xpbdFrames returns a joint's current anchor offsets, their separation d = pB - pA and the rotation
 // matrices.
 func (w *World) xpbdFrames(j *joint) (rA, rB, d vec, RA, RB *Mat3) {
-	xA, xB, RA, RB, _, _ := w.jointPoses(j)
+	xA, xB, RA, RB := w.jointPoses(j)
 	rA, rB = mulMat(RA, j.localA), mulMat(RB, j.localB)
 	return rA, rB, xB.Add(rB).Sub(xA).Sub(rA), RA, RB
 }
 
 // relRotation returns the rotation vector that turns A onto its pose relative to B: 2 vec(qE).
 func (w *World) relRotation(j *joint) vec {
-	_, _, _, _, qA, qB := w.jointPoses(j)
+	qA, qB := w.jointRotations(j)
 	qE := qB.Mul(j.rel0.Conjugate()).Mul(qA.Conjugate())
 	c := vv(qE.V).Scale(2)
 	if qE.W < 0 {
@@ -206,7 +206,7 @@ func (w *World) xpbdJoint(j *joint) {
 	switch def.Type {
 	case Ball:
 		if def.Swing > 0 || def.HasTwist {
-			_, _, RA, RB, _, _ := w.jointPoses(j)
+			_, _, RA, RB := w.jointPoses(j)
 			tA, tB, e, swing, twist := swingTwist(j, RA, RB)
 			if def.Swing > 0 && swing > def.Swing {
 				if s := vecmath.Sqrt(e.Dot(e)); s > 1e-6 {
