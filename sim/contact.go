@@ -133,7 +133,8 @@ func (w *World) updateBounds(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		p.boxes[i] = BodyBounds(b, i, dt, half)
 		p.dynamic[i] = b.Type[i] == Dynamic && !b.Asleep[i]
-		p.rot[i] = quatMat3(b.Rotation[i])
+		q := &b.Rotation[i]
+		setRotation(&p.rot[i], q.W, q.V[0], q.V[1], q.V[2])
 	}
 }
 
