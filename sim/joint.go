@@ -85,6 +85,7 @@ type joint struct {
 	mA, mB float32
 	iA, iB Mat3 // world inverse inertia (scaled by the mass-splitting count under Jacobi)
 	color  uint8
+	wide   int32 // the wide joint pass's batch << 3 | lane, or -1 (joint_wide.go)
 
 	point  pointPart         // ball, hinge, fixed
 	hinge  hingeRotationPart // hinge

@@ -207,6 +207,7 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 				w.solveJointsDirect(p.useBias) // the joints' equality rows, exactly (joint_direct.go)
 			}
 		}
+		w.syncWideJoints()
 	case StageRestitution:
 		w.syncWideImpulses()
 		for range op.Passes {

@@ -39,7 +39,7 @@ func (pgsSolver) colours() bool     { return true }
 func (pgsSolver) run(w *World, op Op) bool {
 	p := &w.pipe
 	return w.runSoftStep(op, func() {
-		w.eachJointColour(p.fnJointColour)
+		w.jointPass()         // wide where the build has it (joint_wide.go)
 		w.eachContactColour() // wide where the build has it (wide.go)
 	}, func() { w.eachColour(p.fnRestColour) })
 }

@@ -83,6 +83,13 @@ type pipeline struct {
 	wideStart         []int32
 	wideFirst         []int32 // per batch: its first entry in colorOrder
 
+	// the wide joint pass (joint_wide.go): batches of eight joints of a colour and kind, where each
+	// colour's batches start, and the joints left to solveJoint (jrest, by colour, then the overflow)
+	jwideOn, jwideDirty    bool
+	jwide, curJWide        []wideJointBatch
+	jwideStart, jrestStart []int32
+	jrest                  []int32
+
 	// per step
 	h, invH       float32
 	soft          softness
@@ -107,6 +114,7 @@ type pipeline struct {
 	fnXStart, fnXSave, fnXJoint, fnXContact, fnXVel, fnXContactVel   func(worker, lo, hi int)
 	fnXJointVel                                                      func(worker, lo, hi int)
 	fnWide, fnWidePack, fnWideUnpack, fnWideWarm, fnWideRefresh      func(worker, lo, hi int)
+	fnJWide                                                          func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -149,7 +157,20 @@ func (w *World) bindStages() {
 	p.fnJointMass = func(_, lo, hi int) { w.jointMasses(lo, hi) }
 	p.fnJointRefresh = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			w.refreshJoint(&w.joints[k])
+			j := &w.joints[k]
+			w.refreshJoint(j)
+			if p.jwideOn && j.wide >= 0 {
+				w.packJoint(j)
+			}
+		}
+	}
+	p.fnJWide = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if bt := &p.curJWide[i]; bt.hinge {
+				wideHingeKernel(w, bt, p.useBias)
+			} else {
+				wideBallKernel(w, bt, p.useBias)
+			}
 		}
 	}
 	p.fnJointWarm = func(_, lo, hi int) {
@@ -442,6 +463,7 @@ func (w *World) prepare() {
 	if s.NoWarmStart {
 		w.resetJointImpulses()
 	}
+	w.planWideJoints()
 	w.packWide()
 	p.posesMoved = true // the rows are refreshed before the first pass reads them
 }

@@ -1,0 +1,154 @@
+//go:build goexperiment.simd && amd64
+
+package sim
+
+import "simd/archsimd"
+
+func init() {
+	if archsimd.X86.AVX2() {
+		wideBallKernel, wideHingeKernel = ballWide, hingeWide
+	}
+}
+
+// scale is a.Scale(s) per lane.
+func (a v8) scale(s f8) v8 { return v8{a.x.Mul(s), a.y.Mul(s), a.z.Mul(s)} }
+
+// cross is vecmath.V.Cross per lane, in its order of operations.
+func (a v8) cross(b v8) v8 {
+	return v8{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
+}
+
+func ld9(m *[9]lanes) (r m8) {
+	for e := range 9 {
+		r[e] = ld(&m[e])
+	}
+	return
+}
+
+// jointConsts are the joint softness's factors, broadcast.
+type jointConsts struct {
+	invH, biasRate, massScale, impulseScale, zero, one f8
+}
+
+func jointConstsOf(p *pipeline) jointConsts {
+	s := &p.jointSoft
+	return jointConsts{bc(p.invH), bc(s.biasRate), bc(s.massScale), bc(s.impulseScale), bc(0), bc(1)}
+}
+
+// limitWide is limitRow over eight rows: axisPart.limitImpulse at the row velocity, then the
+// angular velocities moved by the impulse change where it is not zero.
+func limitWide(r *wideAngle, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
+	v := ld3(&r.rb).dot(wB).Sub(ld3(&r.ra).dot(wA))
+	c := ld(&r.c)
+	bias, ms, is := k.zero, k.one, k.zero
+	if useBias {
+		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
+	}
+	open := c.Greater(k.zero) // a speculative limit: it may close this sub-step, no more
+	bias = c.Mul(k.invH).Merge(bias, open)
+	ms = k.one.Merge(ms, open)
+	is = k.zero.Merge(is, open)
+	old := ld(&r.impulse)
+	imp := neg(ld(&r.mass)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	acc := old.Add(imp)
+	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
+	imp = acc.Sub(old)
+	acc.Store(&r.impulse)
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(ld3(&r.ia), imp).keep(wA, moves), wB.addS(ld3(&r.ib), imp).keep(wB, moves)
+}
+
+// anchorWide is pointRow over eight anchor blocks (pointPart.impulse3, then applyPoint).
+func anchorWide(bt *wideJointBatch, vA, wA, vB, wB v8, k *jointConsts, useBias bool) (v8, v8, v8, v8) {
+	pt := &bt.point
+	rA, rB := ld3(&pt.rA), ld3(&pt.rB)
+	cdot := vB.add(wB.cross(rB)).sub(vA).sub(wA.cross(rA))
+	mass := ld9(&pt.mass)
+	old := ld3(&pt.impulse)
+	var imp v8
+	if useBias {
+		imp = mass.mul(cdot.add(ld3(&pt.c).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
+	} else {
+		imp = mass.mul(cdot).scale(neg(k.one))
+	}
+	acc := old.add(imp)
+	acc.x.Store(&pt.impulse[0])
+	acc.y.Store(&pt.impulse[1])
+	acc.z.Store(&pt.impulse[2])
+	lA, lB := rA.cross(imp), rB.cross(imp)
+	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
+	return vA.subS(imp, ld(&bt.mA)), wA.sub(iA.mul(lA)), vB.addS(imp, ld(&bt.mB)), wB.add(iB.mul(lB))
+}
+
+// ballWide is solveBall over a batch of ball joints: swing, twist lower and upper, then the anchor.
+func ballWide(w *World, bt *wideJointBatch, useBias bool) {
+	b := &w.Bodies
+	k := jointConstsOf(&w.pipe)
+	vA, wA := gather(b.Velocity, &bt.a), gather(b.AngularVelocity, &bt.a)
+	vB, wB := gather(b.Velocity, &bt.b), gather(b.AngularVelocity, &bt.b)
+	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
+	wA, wB = limitWide(&bt.rows[2], wA, wB, &k, useBias)
+	vA, wA, vB, wB = anchorWide(bt, vA, wA, vB, wB, &k, useBias)
+	scatterJoints(b, bt, vA, wA, vB, wB)
+}
+
+// hingeWide is solveHinge over a batch of hinges with limits and no motor: the limits, the two
+// rotation rows (hingeRotationPart.impulse2), then the anchor.
+func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
+	b := &w.Bodies
+	k := jointConstsOf(&w.pipe)
+	vA, wA := gather(b.Velocity, &bt.a), gather(b.AngularVelocity, &bt.a)
+	vB, wB := gather(b.Velocity, &bt.b), gather(b.AngularVelocity, &bt.b)
+	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
+	u1, u2 := ld3(&bt.u1), ld3(&bt.u2)
+	dw := wB.sub(wA)
+	c1, c2 := u1.dot(dw), u2.dot(dw)
+	ms, is := k.one, k.zero
+	if useBias {
+		c1 = c1.Add(k.biasRate.Mul(ld(&bt.hc[0])))
+		c2 = c2.Add(k.biasRate.Mul(ld(&bt.hc[1])))
+		ms, is = k.massScale, k.impulseScale
+	}
+	m0, m1, m2 := ld(&bt.hmass[0]), ld(&bt.hmass[1]), ld(&bt.hmass[2])
+	i0, i1 := ld(&bt.himp[0]), ld(&bt.himp[1])
+	l1 := neg(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
+	l2 := neg(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
+	i0.Add(l1).Store(&bt.himp[0])
+	i1.Add(l2).Store(&bt.himp[1])
+	L := u1.scale(l1).add(u2.scale(l2))
+	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
+	wA, wB = wA.sub(iA.mul(L)), wB.add(iB.mul(L))
+	vA, wA, vB, wB = anchorWide(bt, vA, wA, vB, wB, &k, useBias)
+	scatterJoints(b, bt, vA, wA, vB, wB)
+}
+
+// scatterJoints writes a batch's lanes' velocities back (storePair's rule: a static or kinematic body
+// is never written; empty lanes are skipped).
+func scatterJoints(b *Bodies, bt *wideJointBatch, vA, wA, vB, wB v8) {
+	var g [12]lanes
+	vA.x.Store(&g[0])
+	vA.y.Store(&g[1])
+	vA.z.Store(&g[2])
+	wA.x.Store(&g[3])
+	wA.y.Store(&g[4])
+	wA.z.Store(&g[5])
+	vB.x.Store(&g[6])
+	vB.y.Store(&g[7])
+	vB.z.Store(&g[8])
+	wB.x.Store(&g[9])
+	wB.y.Store(&g[10])
+	wB.z.Store(&g[11])
+	archsimd.ClearAVXUpperBits()
+	for l := range bt.lanes {
+		if ia := bt.a[l]; b.InvMass[ia] != 0 {
+			b.Velocity[ia] = Vec3{g[0][l], g[1][l], g[2][l]}
+			b.AngularVelocity[ia] = Vec3{g[3][l], g[4][l], g[5][l]}
+		}
+		if ib := bt.b[l]; b.InvMass[ib] != 0 {
+			b.Velocity[ib] = Vec3{g[6][l], g[7][l], g[8][l]}
+			b.AngularVelocity[ib] = Vec3{g[9][l], g[10][l], g[11][l]}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package sim
+
+import (
+	"testing"
+
+	"tumble/sim/geom"
+)
+
+// jointWideScene is jointKernelScene (ball chains, a motor hinge, joints to the world: the joints
+// the wide pass leaves to solveJoint) with twelve kicked limb pairs on limited hinges and twelve on
+// ball joints with cones and twist limits beside it, so that colours hold full and partial batches of
+// both kinds.
+func jointWideScene(t *testing.T, s Settings) *World {
+	w := jointKernelScene(t, s)
+	limb := geom.Shape{Kind: geom.Capsule, Radius: 0.06, HalfHeight: 0.15}
+	for k := range 24 {
+		x, z := float32(k%6)-2.5, 1.5+float32(k/6)*0.6
+		a := mustAdd(t, w, BodyDef{Shape: limb, Position: Vec3{x, 1, z}, Mass: 1,
+			Velocity: Vec3{0, 0, float32(k%3) - 1}, AngularVelocity: Vec3{float32(k % 4), 0, 2}})
+		b := mustAdd(t, w, BodyDef{Shape: limb, Position: Vec3{x, 1.4, z}, Mass: 0.5 + float32(k%3),
+			AngularVelocity: Vec3{0, 0, -3}})
+		d := JointDef{BodyA: a, BodyB: b, Anchor: Vec3{x, 1.2, z}, Axis: Vec3{1, 0, 0}}
+		if k%2 == 0 {
+			d.Type, d.HasLimits, d.Limits = Hinge, true, [2]float32{-0.5, 0.8}
+		} else {
+			d.Type, d.Axis, d.Swing, d.HasTwist, d.Twist = Ball, Vec3{0, 1, 0}, 0.4, true, [2]float32{-0.3, 0.3}
+		}
+		mustJoint(t, w, d)
+	}
+	return w
+}
+
+// The wide joint pass gives solveBall's and solveHinge's results bit for bit (with the wide contact
+// pass, which TestWidePassMatchesScalar compares alone), over 240 steps with 1 and 2 workers.
+func TestWideJointsMatchScalar(t *testing.T) {
+	if wideBallKernel == nil {
+		t.Skip("no wide joint pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
+	}
+	defer func() { WideSolve = true }()
+	for _, workers := range []int{1, 2} {
+		s := Settings{Workers: workers}
+		WideSolve = false
+		ref := jointWideScene(t, s)
+		WideSolve = true
+		got := jointWideScene(t, s)
+		limits := 0
+		for step := range 240 {
+			WideSolve = false
+			run(t, ref, 1)
+			WideSolve = true
+			run(t, got, 1)
+			p := &got.pipe
+			if !p.jwideOn || len(p.jwide) < 4 {
+				t.Fatalf("the wide joint pass is not on (%v, %d batches)", p.jwideOn, len(p.jwide))
+			}
+			for i := range ref.Bodies.Position {
+				a, b := &ref.Bodies, &got.Bodies
+				if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
+					!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
+					t.Fatalf("workers %d, step %d, body %d: scalar %v %v, wide %v %v", workers, step, i,
+						a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
+				}
+			}
+			for k := range got.joints {
+				if j := &got.joints[k]; j.wide >= 0 && (j.swing.impulse > 0 || j.twist.lower.impulse > 0 ||
+					j.twist.upper.impulse > 0 || j.angle.lower.impulse > 0 || j.angle.upper.impulse > 0) {
+					limits++
+				}
+			}
+		}
+		if limits < 200 {
+			t.Fatalf("the wide joints held a limit in only %d joint-steps: the scene does not exercise them", limits)
+		}
+		t.Logf("workers %d: %d wide joint batches, limits held %d joint-steps", workers, len(got.pipe.jwide), limits)
+	}
+}
