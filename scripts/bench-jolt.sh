@@ -9,7 +9,7 @@
 # the noise of a shared machine). SCENES overrides the list. Without the jolt-runner the Jolt columns
 # read "-" and Tumble's are still measured. SOLVER=name runs Tumble with that solver instead of its
 # default (SOLVER=rigid: Jolt's formulation, docs/PERF.md); FLAGS adds bench flags (FLAGS=-scalar: PGS's
-# scalar contact pass instead of the wide one).
+# scalar contact and joint passes instead of the wide ones).
 set -eu
 
 sandbox=${1:?usage: bench-jolt.sh SANDBOX [JOLT_RUNNER]}

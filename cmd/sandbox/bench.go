@@ -240,7 +240,7 @@ func positionPasses(set sim.Settings) int {
 }
 
 // contactPass names the contact pass PGS runs in this build: the wide one (8 manifolds per AVX2
-// instruction, GOEXPERIMENT=simd) or the scalar one.
+// instruction, GOEXPERIMENT=simd, with the wide joint pass beside it) or the scalar one.
 func contactPass() string {
 	switch {
 	case !sim.WideAvailable():
@@ -248,5 +248,5 @@ func contactPass() string {
 	case !sim.WideSolve:
 		return "scalar (-scalar)"
 	}
-	return "wide, 8 manifolds at once (AVX2)"
+	return "wide, 8 manifolds at once (AVX2); joints too, 8 ball joints or hinges at once"
 }

@@ -28,7 +28,7 @@ type worldFlags struct {
 	contactHertz float64
 	jointDamping float64
 	directJoints string // "on", "off" or "": keep
-	scalar       bool   // PGS's scalar contact pass even where the build has the wide one
+	scalar       bool   // PGS's scalar contact and joint passes even where the build has the wide ones
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
@@ -42,7 +42,7 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.contactHertz, "contact-hertz", 0, "override the contact stiffness, Hz (pgs, jacobi; 0: keep)")
 	fs.Float64Var(&f.jointDamping, "joint-damping", 0, "joint damping, 1/s (xpbd; 0: keep)")
 	fs.StringVar(&f.directJoints, "direct-joints", "", "solve the joints' equality rows directly: on or off (pgs, jacobi; empty: keep)")
-	fs.BoolVar(&f.scalar, "scalar", false, "PGS's scalar contact pass even where the build has the wide (SIMD) one: the same results, slower")
+	fs.BoolVar(&f.scalar, "scalar", false, "PGS's scalar contact and joint passes even where the build has the wide (SIMD) ones: the same results, slower")
 	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild every step)")
 }
 
