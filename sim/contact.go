@@ -48,8 +48,14 @@ type manifold struct {
 	leak        float32
 	drift       vec // mean friction-anchor drift, refreshed with sep
 	pts         [4]contactPoint
-	// Jacobi: the impulses this manifold applied in the current pass, summed for its bodies.
-	linImp     vec // on b (a gets the opposite)
+}
+
+// impulseSum is the impulses a manifold applies in a pass (Jacobi, penalty, restitution's record) or
+// its warm start, summed for its bodies; gatherImpulses adds them up per body. They are kept apart
+// from the manifolds (pipeline.sums, by manifold), so that the gather reads a dense array instead of
+// a field of each kilobyte-long manifold.
+type impulseSum struct {
+	lin        vec // on b (a gets the opposite)
 	angA, angB vec // rA x P and rB x P summed: a's angular impulse is -angA, b's is angB
 }
 

@@ -405,8 +405,9 @@ func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (fl
 // jacobiManifold computes a manifold's row updates from the velocities at the start of the pass (it
 // writes no body) and records their sum for gatherImpulses: the linear impulse on b and the angular
 // impulses sum(r x P) on each body.
-func (w *World) jacobiManifold(m *manifold, useBias bool) {
+func (w *World) jacobiManifold(k int, useBias bool) {
 	p := &w.pipe
+	m := &p.manifolds[k]
 	s := w.loadPair(m)
 	n := m.normal
 	var lin, angA, angB vec
@@ -423,11 +424,12 @@ func (w *World) jacobiManifold(m *manifold, useBias bool) {
 			angB = angB.Add(cp.t1B.Scale(d1)).Add(cp.t2B.Scale(d2))
 		}
 	}
-	m.linImp, m.angA, m.angB = lin, angA, angB
+	p.sums[k] = impulseSum{lin, angA, angB}
 }
 
 // warmStartManifold records the accumulated impulses of a manifold for gatherImpulses to apply.
-func (w *World) warmStartManifold(m *manifold) {
+func (w *World) warmStartManifold(k int) {
+	m := &w.pipe.manifolds[k]
 	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
@@ -436,7 +438,7 @@ func (w *World) warmStartManifold(m *manifold) {
 		angA = angA.Add(cp.nA.Scale(ln)).Add(cp.t1A.Scale(l1)).Add(cp.t2A.Scale(l2))
 		angB = angB.Add(cp.nB.Scale(ln)).Add(cp.t1B.Scale(l1)).Add(cp.t2B.Scale(l2))
 	}
-	m.linImp, m.angA, m.angB = lin, angA, angB
+	w.pipe.sums[k] = impulseSum{lin, angA, angB}
 }
 
 // restitutionImpulse returns the impulse change that makes a point leave at e times its approach speed.
@@ -456,8 +458,9 @@ func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
 
 // restituteManifold applies restitution to a manifold, Gauss-Seidel style (PGS) or, with record set,
 // Jacobi style: from the pass's start velocities, recording the impulses for gatherImpulses.
-func (w *World) restituteManifold(m *manifold, record bool) {
+func (w *World) restituteManifold(k int, record bool) {
 	p := &w.pipe
+	m := &p.manifolds[k]
 	// Most manifolds have no point that bounces (restitutionImpulse's test): they change nothing, so
 	// their bodies are neither loaded nor stored.
 	bounces := false
@@ -469,7 +472,7 @@ func (w *World) restituteManifold(m *manifold, record bool) {
 	}
 	if !bounces {
 		if record {
-			m.linImp, m.angA, m.angB = vec{}, vec{}, vec{}
+			p.sums[k] = impulseSum{}
 		}
 		return
 	}
@@ -491,7 +494,7 @@ func (w *World) restituteManifold(m *manifold, record bool) {
 		s.apply(imp, n, cp.inA, cp.inB)
 	}
 	if record {
-		m.linImp, m.angA, m.angB = lin, angA, angB
+		p.sums[k] = impulseSum{lin, angA, angB}
 		return
 	}
 	w.store(m, &s)
@@ -508,12 +511,12 @@ func (w *World) gatherImpulses(lo, hi int) {
 		}
 		var lin, ang vec
 		for _, e := range p.adj[p.adjStart[i]:p.adjStart[i+1]] {
-			m := &p.manifolds[e>>1]
+			m := &p.sums[e>>1]
 			if e&1 == 0 {
-				lin = lin.Sub(m.linImp)
+				lin = lin.Sub(m.lin)
 				ang = ang.Sub(m.angA)
 			} else {
-				lin = lin.Add(m.linImp)
+				lin = lin.Add(m.lin)
 				ang = ang.Add(m.angB)
 			}
 		}

@@ -78,7 +78,7 @@ func (penaltySolver) run(w *World, op Op) bool {
 	p := &w.pipe
 	w.refreshRows()
 	for k := range p.manifolds {
-		w.penaltyManifold(&p.manifolds[k])
+		w.penaltyManifold(k)
 	}
 	p.gatherJoints = false
 	p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
@@ -91,11 +91,13 @@ func (penaltySolver) jointForce(w *World, j *joint) float32 { return j.force(w.p
 
 // penaltyManifold records, for gatherImpulses, the impulses over one sub-step of the spring and friction
 // forces of a manifold's overlapping points, all from the velocities at the sub-step's start.
-func (w *World) penaltyManifold(m *manifold) {
+func (w *World) penaltyManifold(km int) {
 	b := &w.Bodies
 	p := &w.pipe
+	m := &p.manifolds[km]
+	sum := &p.sums[km]
 	s := w.loadPair(m)
-	m.linImp, m.angA, m.angB = vec{}, vec{}, vec{}
+	*sum = impulseSum{}
 	if s.mA == 0 && s.mB == 0 {
 		return
 	}
@@ -121,7 +123,7 @@ func (w *World) penaltyManifold(m *manifold) {
 				J = J.Sub(t.Scale(ft))
 			}
 		}
-		m.linImp, m.angA, m.angB = m.linImp.Add(J), m.angA.Add(rA.Cross(J)), m.angB.Add(rB.Cross(J))
+		sum.lin, sum.angA, sum.angB = sum.lin.Add(J), sum.angA.Add(rA.Cross(J)), sum.angB.Add(rB.Cross(J))
 		cp.normalImpulse = f * h // for inspection (Contacts)
 	}
 }

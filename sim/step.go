@@ -35,7 +35,8 @@ type pipeline struct {
 	meshCand   [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
 	manSub     []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
 	manifolds  []manifold
-	prev       []manifold // last step's, sorted by (a, b): warm starting and Contacts
+	prev       []manifold   // last step's, sorted by (a, b): warm starting and Contacts
+	sums       []impulseSum // per manifold: the impulses it recorded for gatherImpulses
 	manColor   []uint8
 	colorOrder []int32
 	colorStart []int32
@@ -140,12 +141,12 @@ func (w *World) bindStages() {
 	p.fnGather = func(_, lo, hi int) { w.gatherImpulses(lo, hi) }
 	p.fnJacobi = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			w.jacobiManifold(&p.manifolds[k], p.useBias)
+			w.jacobiManifold(k, p.useBias)
 		}
 	}
 	p.fnWarm = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			w.warmStartManifold(&p.manifolds[k])
+			w.warmStartManifold(k)
 		}
 	}
 	p.fnParallel = func(n int, fn func(worker, lo, hi int)) { p.pool.run(n, 1, fn) }
@@ -217,7 +218,7 @@ func (w *World) bindStages() {
 	}
 	p.fnRestJacobi = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			w.restituteManifold(&p.manifolds[k], true)
+			w.restituteManifold(k, true)
 		}
 	}
 	p.fnColour = func(_, lo, hi int) {
@@ -258,7 +259,7 @@ func (w *World) bindStages() {
 	}
 	p.fnRestColour = func(_, lo, hi int) {
 		for _, k := range p.current[lo:hi] {
-			w.restituteManifold(&p.manifolds[k], false)
+			w.restituteManifold(int(k), false)
 		}
 	}
 }
@@ -454,6 +455,7 @@ func (w *World) prepare() {
 		p.colourJoints(b, w.joints)
 		w.Stats.Colors = p.colors
 	}
+	p.sums = resize(p.sums, len(p.manifolds))
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointMass)
 	p.useDirect = s.DirectJoints && p.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0

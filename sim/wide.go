@@ -267,6 +267,6 @@ func (w *World) warmStartContacts() {
 	}
 	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideWarm)
 	for _, k := range p.overflow() {
-		w.warmStartManifold(&p.manifolds[k])
+		w.warmStartManifold(int(k))
 	}
 }

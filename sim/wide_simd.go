@@ -207,7 +207,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 }
 
 // warmWide is warmStartManifold over a batch's lanes: each manifold's accumulated impulses summed, in
-// warmStartManifold's order, into its linImp, angA and angB for gatherImpulses. A lane's missing
+// warmStartManifold's order, into its impulseSum for gatherImpulses. A lane's missing
 // points add zeros, which change no sum's bits (the sums start at +0).
 func warmWide(w *World, bt *wideBatch) {
 	var lin, angA, angB v8
@@ -230,10 +230,10 @@ func warmWide(w *World, bt *wideBatch) {
 	angB.y.Store(&g[7])
 	angB.z.Store(&g[8])
 	archsimd.ClearAVXUpperBits()
-	ms := w.pipe.manifolds
+	sums := w.pipe.sums
 	for l := range bt.lanes {
-		m := &ms[bt.k[l]]
-		m.linImp = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
+		m := &sums[bt.k[l]]
+		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
 		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
 		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
 	}
