@@ -264,21 +264,39 @@ func (w *World) gatherManifolds() {
 	w.Stats.Contacts = contacts
 }
 
-// findPrev returns the index of last step's first manifold for the pair (a, b), or -1. prev is sorted by (a, b);
-// a pair with a mesh may have several manifolds, which follow the first.
-func (p *pipeline) findPrev(a, b int32) int {
+// findPrev returns the index of last step's first manifold for the pair (a, b), or -1, and where
+// the search ended (a hint for the next pair's). prev is sorted by (a, b); a pair with a mesh may have
+// several manifolds, which follow the first. Prepare looks pairs up in increasing order, so the
+// search gallops forward from the last one's position (a few probes near it, in cache) rather than
+// bisecting all of prev (a probe per halving, each a cache miss in a large scene); it finds the same
+// index.
+func (p *pipeline) findPrev(a, b int32, hint int) (int, int) {
+	before := func(m *manifold) bool { return m.a < a || (m.a == a && m.b < b) }
 	lo, hi := 0, len(p.prev)
+	if hint > 0 && hint <= hi && before(&p.prev[hint-1]) {
+		lo = hint // every entry before hint precedes (a, b)
+		for step := 1; ; step *= 2 {
+			probe := lo + step - 1
+			if probe >= hi {
+				break
+			}
+			if !before(&p.prev[probe]) {
+				hi = probe // the first entry at or after (a, b) is at most here
+				break
+			}
+			lo = probe + 1
+		}
+	}
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		m := &p.prev[mid]
-		if m.a < a || (m.a == a && m.b < b) {
+		if before(&p.prev[mid]) {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
 	if lo < len(p.prev) && p.prev[lo].a == a && p.prev[lo].b == b {
-		return lo
+		return lo, lo
 	}
-	return -1
+	return -1, lo
 }

@@ -60,6 +60,7 @@ func (w *World) prepareContacts(lo, hi int) {
 	warm := !w.settings.NoWarmStart
 	jacobi := p.split
 	noFriction := w.settings.NoFriction
+	hint := 0
 	for k := lo; k < hi; k++ {
 		m := &p.manifolds[k]
 		c := p.candOf(k)
@@ -80,7 +81,7 @@ func (w *World) prepareContacts(lo, hi int) {
 		rubs := !noFriction && m.friction > 0
 		old := -1
 		if warm {
-			old = p.findPrev(a, o)
+			old, hint = p.findPrev(a, o, hint)
 		}
 		xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
 		vA, wA := ldv(&b.Velocity[a]), ldv(&b.AngularVelocity[a])
