@@ -204,6 +204,12 @@ type pointPart struct {
 
 func (p *pointPart) set(rA, rB, c vec, j *joint) {
 	p.rA, p.rB, p.c = rA, rB, c
+	p.setMass(j)
+}
+
+// setMass sets K^-1 for the current anchors.
+func (p *pointPart) setMass(j *joint) {
+	rA, rB := p.rA, p.rB
 	// K's columns K e for the unit vectors e, written out (a loop over an array of them kept every
 	// vector in memory); the same operations, zero components included.
 	m := j.mA + j.mB

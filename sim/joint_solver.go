@@ -105,12 +105,12 @@ func (w *World) refreshJoint(j *joint) {
 	def := &j.def
 	switch def.Type {
 	case Ball:
-		j.point.set(rA, rB, d, j)
+		w.setPoint(j, rA, rB, d)
 		if def.Swing > 0 || def.HasTwist {
 			w.refreshSwingTwist(j, RA, RB)
 		}
 	case Hinge:
-		j.point.set(rA, rB, d, j)
+		w.setPoint(j, rA, rB, d)
 		a1 := mulMat(RA, j.axisA)
 		b2 := mulMat(RB, j.perpB)
 		c2 := mulMat(RB, j.axisB.Cross(j.perpB))
@@ -138,6 +138,17 @@ func (w *World) refreshJoint(j *joint) {
 		qA, qB := w.jointRotations(j)
 		j.rot.set(qA, qB, j.rel0, j)
 	}
+}
+
+// setPoint sets the joint's anchor rows; a joint of the wide pass gets its K^-1 in its lane, eight
+// at a time, after the refresh (wideAnchorMassKernel), not here.
+func (w *World) setPoint(j *joint, rA, rB, d vec) {
+	pt := &j.point
+	if w.pipe.jwideOn && j.wide >= 0 {
+		pt.rA, pt.rB, pt.c = rA, rB, d
+		return
+	}
+	pt.set(rA, rB, d, j)
 }
 
 // hingeAngle measures a hinge's angle: body A's rotation about its axis a1 relative to body B, from

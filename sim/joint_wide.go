@@ -44,10 +44,11 @@ type wideJointBatch struct {
 	himp   [2]lanes
 }
 
-// The wide joint kernels over one batch, both set or both nil (see wideKernel).
+// The wide joint kernels over one batch, all set or all nil (see wideKernel).
 var (
-	wideBallKernel  func(w *World, bt *wideJointBatch, useBias bool)
-	wideHingeKernel func(w *World, bt *wideJointBatch, useBias bool)
+	wideBallKernel       func(w *World, bt *wideJointBatch, useBias bool)
+	wideHingeKernel      func(w *World, bt *wideJointBatch, useBias bool)
+	wideAnchorMassKernel func(bt *wideJointBatch) // pointPart.setMass over a batch's lanes
 )
 
 // wideJointGrain: a loop over joint batches goes to the workers when it gives each of two at least
@@ -131,7 +132,8 @@ func (w *World) planWideJoints() {
 	p.jrestStart[maxColors+1] = int32(len(p.jrest))
 }
 
-// packJoint copies joint j's rows and impulses, just refreshed, into its lane.
+// packJoint copies joint j's rows and impulses, just refreshed, into its lane; its anchor block's
+// K^-1 is computed in the lanes after the refresh (wideAnchorMassKernel).
 func (w *World) packJoint(j *joint) {
 	bt := &w.pipe.jwide[j.wide>>3]
 	l := int(j.wide & (wideLanes - 1))
@@ -154,9 +156,6 @@ func (w *World) packJoint(j *joint) {
 	put3(&d.rB, l, pt.rB)
 	put3(&d.c, l, pt.c)
 	put3(&d.impulse, l, pt.impulse)
-	for e := range 9 {
-		d.mass[e][l] = pt.mass[e]
-	}
 }
 
 func putAngle(d *wideAngle, l int, r *axisPart) {

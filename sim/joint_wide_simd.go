@@ -2,11 +2,15 @@
 
 package sim
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
 
 func init() {
 	if archsimd.X86.AVX2() {
-		wideBallKernel, wideHingeKernel = ballWide, hingeWide
+		wideBallKernel, wideHingeKernel, wideAnchorMassKernel = ballWide, hingeWide, anchorMassWide
 	}
 }
 
@@ -78,6 +82,37 @@ func anchorWide(bt *wideJointBatch, vA, wA, vB, wB v8, k *jointConsts, useBias b
 	lA, lB := rA.cross(imp), rB.cross(imp)
 	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
 	return vA.subS(imp, ld(&bt.mA)), wA.sub(iA.mul(lA)), vB.addS(imp, ld(&bt.mB)), wB.add(iB.mul(lB))
+}
+
+// anchorMassWide is pointPart.setMass over a batch: K's columns K e for the unit vectors e, then
+// invertTo's inverse (zero where the determinant is zero, NaN or under Epsilon^2), in their order of
+// operations.
+func anchorMassWide(bt *wideJointBatch) {
+	pt := &bt.point
+	rA, rB := ld3(&pt.rA), ld3(&pt.rB)
+	m := ld(&bt.mA).Add(ld(&bt.mB))
+	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
+	zero, one := bc(0), bc(1)
+	col := func(e v8) v8 {
+		return e.scale(m).add(iA.mul(rA.cross(e)).cross(rA)).add(iB.mul(rB.cross(e)).cross(rB))
+	}
+	kx, ky, kz := col(v8{one, zero, zero}), col(v8{zero, one, zero}), col(v8{zero, zero, one})
+	k := [9]f8{kx.x, kx.y, kx.z, ky.x, ky.y, ky.z, kz.x, kz.y, kz.z}
+	det := k[0].Mul(k[4]).Mul(k[8]).Add(k[3].Mul(k[7]).Mul(k[2])).Add(k[6].Mul(k[1]).Mul(k[5])).
+		Sub(k[6].Mul(k[4]).Mul(k[2])).Sub(k[3].Mul(k[1]).Mul(k[8])).Sub(k[0].Mul(k[7]).Mul(k[5]))
+	// invertTo's zero matrix where det is 0, NaN or |det| < Epsilon^2: exactly where |det| >= Epsilon^2 fails
+	abs := det.AsUint32x8().And(archsimd.BroadcastUint32x8(0x7fffffff)).AsFloat32x8()
+	ok := abs.GreaterEqual(bc(mgl32.Epsilon * mgl32.Epsilon))
+	s := one.Div(det)
+	inv := [9]f8{
+		k[4].Mul(k[8]).Sub(k[5].Mul(k[7])).Mul(s), k[2].Mul(k[7]).Sub(k[1].Mul(k[8])).Mul(s), k[1].Mul(k[5]).Sub(k[2].Mul(k[4])).Mul(s),
+		k[5].Mul(k[6]).Sub(k[3].Mul(k[8])).Mul(s), k[0].Mul(k[8]).Sub(k[2].Mul(k[6])).Mul(s), k[2].Mul(k[3]).Sub(k[0].Mul(k[5])).Mul(s),
+		k[3].Mul(k[7]).Sub(k[4].Mul(k[6])).Mul(s), k[1].Mul(k[6]).Sub(k[0].Mul(k[7])).Mul(s), k[0].Mul(k[4]).Sub(k[1].Mul(k[3])).Mul(s),
+	}
+	for e := range 9 {
+		inv[e].Merge(zero, ok).Store(&pt.mass[e])
+	}
+	archsimd.ClearAVXUpperBits()
 }
 
 // ballWide is solveBall over a batch of ball joints: swing, twist lower and upper, then the anchor.

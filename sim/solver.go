@@ -154,6 +154,9 @@ func (w *World) refreshRows() {
 	}
 	w.refreshContacts()
 	p.pool.run(len(w.joints), jointGrain, p.fnJointRefresh)
+	if p.jwideOn {
+		p.pool.run(len(p.jwide), wideJointGrain, p.fnJWideMass)
+	}
 	p.posesMoved = false
 }
 

@@ -115,7 +115,7 @@ type pipeline struct {
 	fnXStart, fnXSave, fnXJoint, fnXContact, fnXVel, fnXContactVel   func(worker, lo, hi int)
 	fnXJointVel                                                      func(worker, lo, hi int)
 	fnWide, fnWidePack, fnWideUnpack, fnWideWarm, fnWideRefresh      func(worker, lo, hi int)
-	fnJWide                                                          func(worker, lo, hi int)
+	fnJWide, fnJWideMass                                             func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -163,6 +163,11 @@ func (w *World) bindStages() {
 			if p.jwideOn && j.wide >= 0 {
 				w.packJoint(j)
 			}
+		}
+	}
+	p.fnJWideMass = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			wideAnchorMassKernel(&p.jwide[i])
 		}
 	}
 	p.fnJWide = func(_, lo, hi int) {
