@@ -62,6 +62,8 @@ func (w *World) integrateVelocities(lo, hi int) {
 	p := &w.pipe
 	h := p.h
 	g := w.settings.Gravity.Mul(h)
+	var batch [wideLanes]int32
+	nb := 0
 	for i := lo; i < hi; i++ {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
@@ -76,9 +78,31 @@ func (w *World) integrateVelocities(lo, hi int) {
 		if inv[0] == inv[1] && inv[1] == inv[2] {
 			continue // a sphere-like inertia has no gyroscopic torque
 		}
-		stv(&b.AngularVelocity[i], mulMat(&p.rot[i], gyroStep(mulMatT(&p.rot[i], om), inv, h)))
+		if wideGyroKernel != nil { // eight bodies at a time
+			batch[nb] = int32(i)
+			if nb++; nb == wideLanes {
+				wideGyroKernel(w, batch, h)
+				nb = 0
+			}
+			continue
+		}
+		w.gyro(i, h)
+	}
+	for _, i := range batch[:nb] {
+		w.gyro(int(i), h)
 	}
 }
+
+// gyro integrates body i's gyroscopic term over h (gyroStep in the body frame).
+func (w *World) gyro(i int, h float32) {
+	b := &w.Bodies
+	rot := &w.pipe.rot[i]
+	stv(&b.AngularVelocity[i], mulMat(rot, gyroStep(mulMatT(rot, ldv(&b.AngularVelocity[i])), &b.InvInertiaLocal[i], h)))
+}
+
+// wideGyroKernel is gyro over the eight bodies of idx, one per lane, in builds with the wide contact
+// pass (integrate_simd.go), or nil.
+var wideGyroKernel func(w *World, idx [wideLanes]int32, h float32)
 
 // gyroStep solves the implicit midpoint rule I (w2 - w1) + h m x I m = 0, m = (w1 + w2) / 2, for the
 // body-frame angular velocity w2 after a sub-step h from w1, with inverse inertia inv: two Newton

@@ -251,6 +251,24 @@ func (m *m8) mul(v v8) v8 {
 	}
 }
 
+// mulT is mulMatT: m^T v, in its order of operations.
+func (m *m8) mulT(v v8) v8 {
+	return v8{
+		m[0].Mul(v.x).Add(m[1].Mul(v.y)).Add(m[2].Mul(v.z)),
+		m[3].Mul(v.x).Add(m[4].Mul(v.y)).Add(m[5].Mul(v.z)),
+		m[6].Mul(v.x).Add(m[7].Mul(v.y)).Add(m[8].Mul(v.z)),
+	}
+}
+
+// gatherMat loads the matrices ms[idx[l]] into lane l, column by column.
+func gatherMat(ms []Mat3, idx *[wideLanes]int32) (r m8) {
+	for c := range 3 {
+		col := gatherColumn(ms, idx, c)
+		r[3*c], r[3*c+1], r[3*c+2] = col.x, col.y, col.z
+	}
+	return
+}
+
 func (a v8) add(b v8) v8 { return v8{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
 
 // refreshWide is refreshManifold over a batch's lanes: each point's separation between its anchors
