@@ -25,8 +25,8 @@ type jointPair struct {
 	lin, angA, angB vec // impulses applied: linear on b (a gets the opposite), angular on a (negated) and b
 
 	// noSums skips the sums: a Gauss-Seidel pass (solveJoint) writes the velocities back and reads
-	// none of them.
-	noSums bool
+	// none of them. sumsOnly skips the velocities: the warm start (warmJoint) keeps only the sums.
+	noSums, sumsOnly bool
 }
 
 // applyRow applies impulse imp along a scalar row. A zero impulse, which is what a limit far from its
@@ -36,14 +36,16 @@ func (s *jointPair) applyRow(imp float32, r *axisPart) {
 	if imp == 0 {
 		return
 	}
-	if !r.angular {
-		s.vA = s.vA.Sub(r.d.Scale(imp * s.mA))
-		s.vB = s.vB.Add(r.d.Scale(imp * s.mB))
-	}
-	s.wA = s.wA.Sub(r.ia.Scale(imp))
-	s.wB = s.wB.Add(r.ib.Scale(imp))
-	if s.noSums {
-		return
+	if !s.sumsOnly {
+		if !r.angular {
+			s.vA = s.vA.Sub(r.d.Scale(imp * s.mA))
+			s.vB = s.vB.Add(r.d.Scale(imp * s.mB))
+		}
+		s.wA = s.wA.Sub(r.ia.Scale(imp))
+		s.wB = s.wB.Add(r.ib.Scale(imp))
+		if s.noSums {
+			return
+		}
 	}
 	s.lin = s.lin.Add(r.d.Scale(imp))
 	s.angA = s.angA.Add(r.ra.Scale(imp))
@@ -53,12 +55,14 @@ func (s *jointPair) applyRow(imp float32, r *axisPart) {
 // applyPoint applies the linear impulse P at the anchors (a gets -P).
 func (s *jointPair) applyPoint(P, rA, rB vec) {
 	lA, lB := rA.Cross(P), rB.Cross(P)
-	s.vA = s.vA.Sub(P.Scale(s.mA))
-	s.wA = s.wA.Sub(mulMat(s.iA, lA))
-	s.vB = s.vB.Add(P.Scale(s.mB))
-	s.wB = s.wB.Add(mulMat(s.iB, lB))
-	if s.noSums {
-		return
+	if !s.sumsOnly {
+		s.vA = s.vA.Sub(P.Scale(s.mA))
+		s.wA = s.wA.Sub(mulMat(s.iA, lA))
+		s.vB = s.vB.Add(P.Scale(s.mB))
+		s.wB = s.wB.Add(mulMat(s.iB, lB))
+		if s.noSums {
+			return
+		}
 	}
 	s.lin = s.lin.Add(P)
 	s.angA = s.angA.Add(lA)
@@ -67,10 +71,12 @@ func (s *jointPair) applyPoint(P, rA, rB vec) {
 
 // applyAngular applies the angular impulse L (a gets -L).
 func (s *jointPair) applyAngular(L vec) {
-	s.wA = s.wA.Sub(mulMat(s.iA, L))
-	s.wB = s.wB.Add(mulMat(s.iB, L))
-	if s.noSums {
-		return
+	if !s.sumsOnly {
+		s.wA = s.wA.Sub(mulMat(s.iA, L))
+		s.wB = s.wB.Add(mulMat(s.iB, L))
+		if s.noSums {
+			return
+		}
 	}
 	s.angA = s.angA.Add(L)
 	s.angB = s.angB.Add(L)

@@ -224,10 +224,10 @@ func (s *jointPair) sums(j *joint) {
 	j.angB.X, j.angB.Y, j.angB.Z = s.angB.X, s.angB.Y, s.angB.Z
 }
 
-// warmJoint records a joint's accumulated impulses for gatherImpulses to apply.
+// warmJoint records a joint's accumulated impulses for gatherImpulses to apply: the sums of its
+// parts' impulses only (the velocities are gatherImpulses' to change).
 func (w *World) warmJoint(j *joint) {
-	var s jointPair
-	w.loadJoint(j, &s)
+	s := jointPair{sumsOnly: true}
 	def := &j.def
 	switch def.Type {
 	case Ball:
