@@ -119,13 +119,12 @@ func anchorMassWide(bt *wideJointBatch) {
 func ballWide(w *World, bt *wideJointBatch, useBias bool) {
 	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
-	vA, wA := gather(b.Velocity, &bt.a), gather(b.AngularVelocity, &bt.a)
-	vB, wB := gather(b.Velocity, &bt.b), gather(b.AngularVelocity, &bt.b)
+	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[2], wA, wB, &k, useBias)
 	vA, wA, vB, wB = anchorWide(bt, vA, wA, vB, wB, &k, useBias)
-	scatterJoints(b, bt, vA, wA, vB, wB)
+	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
 }
 
 // hingeWide is solveHinge over a batch of hinges with limits and no motor: the limits, the two
@@ -133,8 +132,7 @@ func ballWide(w *World, bt *wideJointBatch, useBias bool) {
 func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
-	vA, wA := gather(b.Velocity, &bt.a), gather(b.AngularVelocity, &bt.a)
-	vB, wB := gather(b.Velocity, &bt.b), gather(b.AngularVelocity, &bt.b)
+	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	u1, u2 := ld3(&bt.u1), ld3(&bt.u2)
@@ -156,34 +154,5 @@ func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
 	wA, wB = wA.sub(iA.mul(L)), wB.add(iB.mul(L))
 	vA, wA, vB, wB = anchorWide(bt, vA, wA, vB, wB, &k, useBias)
-	scatterJoints(b, bt, vA, wA, vB, wB)
-}
-
-// scatterJoints writes a batch's lanes' velocities back (storePair's rule: a static or kinematic body
-// is never written; empty lanes are skipped).
-func scatterJoints(b *Bodies, bt *wideJointBatch, vA, wA, vB, wB v8) {
-	var g [12]lanes
-	vA.x.Store(&g[0])
-	vA.y.Store(&g[1])
-	vA.z.Store(&g[2])
-	wA.x.Store(&g[3])
-	wA.y.Store(&g[4])
-	wA.z.Store(&g[5])
-	vB.x.Store(&g[6])
-	vB.y.Store(&g[7])
-	vB.z.Store(&g[8])
-	wB.x.Store(&g[9])
-	wB.y.Store(&g[10])
-	wB.z.Store(&g[11])
-	archsimd.ClearAVXUpperBits()
-	for l := range bt.lanes {
-		if ia := bt.a[l]; b.InvMass[ia] != 0 {
-			b.Velocity[ia] = Vec3{g[0][l], g[1][l], g[2][l]}
-			b.AngularVelocity[ia] = Vec3{g[3][l], g[4][l], g[5][l]}
-		}
-		if ib := bt.b[l]; b.InvMass[ib] != 0 {
-			b.Velocity[ib] = Vec3{g[6][l], g[7][l], g[8][l]}
-			b.AngularVelocity[ib] = Vec3{g[9][l], g[10][l], g[11][l]}
-		}
-	}
+	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
 }

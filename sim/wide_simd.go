@@ -83,12 +83,11 @@ func transpose(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) v8 {
 func solveWide(w *World, bt *wideBatch, useBias bool) {
 	b := &w.Bodies
 	p := &w.pipe
-	var g [12]lanes
 	var vA, wA, vB, wB v8
 	if bt.lanes == wideLanes {
-		vA, wA = gather(b.Velocity, &bt.a), gather(b.AngularVelocity, &bt.a)
-		vB, wB = gather(b.Velocity, &bt.b), gather(b.AngularVelocity, &bt.b)
+		vA, wA, vB, wB = gatherPair(b, &bt.a, &bt.b)
 	} else { // a colour's last batch: its empty lanes hold zeros
+		var g [12]lanes
 		for l := range bt.lanes {
 			va, wa := &b.Velocity[bt.a[l]], &b.AngularVelocity[bt.a[l]]
 			vb, wb := &b.Velocity[bt.b[l]], &b.AngularVelocity[bt.b[l]]
@@ -179,6 +178,18 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 			vA, wA, vB, wB = nvA, nwA, nvB, nwB
 		}
 	}
+	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
+}
+
+// gatherPair loads the velocities of the bodies ia[l] and ib[l] into lane l (gather).
+func gatherPair(b *Bodies, ia, ib *[wideLanes]int32) (vA, wA, vB, wB v8) {
+	return gather(b.Velocity, ia), gather(b.AngularVelocity, ia), gather(b.Velocity, ib), gather(b.AngularVelocity, ib)
+}
+
+// scatterPair writes the first n lanes' velocities back to the bodies ia[l] and ib[l], except to a
+// static or kinematic body (zero inverse mass), which is never written.
+func scatterPair(b *Bodies, ia, ib *[wideLanes]int32, n int, vA, wA, vB, wB v8) {
+	var g [12]lanes
 	vA.x.Store(&g[0])
 	vA.y.Store(&g[1])
 	vA.z.Store(&g[2])
@@ -192,16 +203,14 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 	wB.y.Store(&g[10])
 	wB.z.Store(&g[11])
 	archsimd.ClearAVXUpperBits() // VZEROUPPER: the scalar (SSE) code after this pays no AVX-SSE transition
-	for l := range bt.lanes {
-		if bt.mA[l] != 0 {
-			ia := bt.a[l]
-			b.Velocity[ia] = Vec3{g[0][l], g[1][l], g[2][l]}
-			b.AngularVelocity[ia] = Vec3{g[3][l], g[4][l], g[5][l]}
+	for l := range n {
+		if i := ia[l]; b.InvMass[i] != 0 {
+			b.Velocity[i] = Vec3{g[0][l], g[1][l], g[2][l]}
+			b.AngularVelocity[i] = Vec3{g[3][l], g[4][l], g[5][l]}
 		}
-		if bt.mB[l] != 0 {
-			ib := bt.b[l]
-			b.Velocity[ib] = Vec3{g[6][l], g[7][l], g[8][l]}
-			b.AngularVelocity[ib] = Vec3{g[9][l], g[10][l], g[11][l]}
+		if i := ib[l]; b.InvMass[i] != 0 {
+			b.Velocity[i] = Vec3{g[6][l], g[7][l], g[8][l]}
+			b.AngularVelocity[i] = Vec3{g[9][l], g[10][l], g[11][l]}
 		}
 	}
 }
