@@ -19,9 +19,9 @@ func init() {
 // bits (TestGyroWideMatchesScalar).
 func gyroWide(w *World, idx [wideLanes]int32, h float32) {
 	b := &w.Bodies
-	rot := gatherMat(w.pipe.rot, &idx)
-	inv := gather(b.InvInertiaLocal, &idx)
-	w1 := rot.mulT(gather(b.AngularVelocity, &idx))
+	rot := gatherMat(w.pipe.rot, &idx, true)
+	inv := gather(b.InvInertiaLocal, &idx, true)
+	w1 := rot.mulT(gather(b.AngularVelocity, &idx, true))
 	zero, one, half := bc(0), bc(1), bc(0.5)
 	hv, hh := bc(h), bc(0.5*h)
 	eps2 := bc(mgl32.Epsilon * mgl32.Epsilon)

@@ -106,7 +106,7 @@ func (w *World) refreshJoint(j *joint) {
 	switch def.Type {
 	case Ball:
 		w.setPoint(j, rA, rB, d)
-		if def.Swing > 0 || def.HasTwist {
+		if (def.Swing > 0 || def.HasTwist) && !(w.pipe.jwideOn && j.wide >= 0) { // else swingTwistWide
 			w.refreshSwingTwist(j, RA, RB)
 		}
 	case Hinge:

@@ -33,6 +33,7 @@ type wideJointBatch struct {
 	k      [wideLanes]int32 // joint index; -1 in an empty lane
 	lanes  int              // lanes in use
 	hinge  bool             // hinges (rows: angle lower, upper); otherwise ball joints (swing, twist lower, upper)
+	safe   bool             // no body is the last of its arrays (see gather)
 	mA, mB lanes
 	iA, iB [9]lanes // the bodies' world inverse inertias, column-major
 	rows   [3]wideAngle
@@ -42,6 +43,9 @@ type wideJointBatch struct {
 	hc     [2]lanes
 	hmass  [3]lanes
 	himp   [2]lanes
+	// the ball joint's frames and limits, for its swing and twist rows' refresh (swingTwistWide)
+	axisA, axisB, perpA, perpB lanes3
+	swing, twistLo, twistHi    lanes
 }
 
 // The wide joint kernels over one batch, all set or all nil (see wideKernel).
@@ -49,6 +53,10 @@ var (
 	wideBallKernel       func(w *World, bt *wideJointBatch, useBias bool)
 	wideHingeKernel      func(w *World, bt *wideJointBatch, useBias bool)
 	wideAnchorMassKernel func(bt *wideJointBatch) // pointPart.setMass over a batch's lanes
+	// refreshSwingTwist over a batch of ball joints, into the lanes (and each joint's angles)
+	wideSwingTwistKernel func(w *World, bt *wideJointBatch)
+	// warmJoint over a batch of ball joints, from the lanes
+	wideBallWarmKernel func(w *World, bt *wideJointBatch)
 )
 
 // wideJointGrain: a loop over joint batches goes to the workers when it gives each of two at least
@@ -117,14 +125,23 @@ func (w *World) planWideJoints() {
 				for e := range 9 {
 					bt.iA[e][l], bt.iB[e][l] = j.iA[e], j.iB[e]
 				}
+				if kind == 1 {
+					put3(&bt.axisA, l, j.axisA)
+					put3(&bt.axisB, l, j.axisB)
+					put3(&bt.perpA, l, j.perpA)
+					put3(&bt.perpB, l, j.perpB)
+					bt.swing[l], bt.twistLo[l], bt.twistHi[l] = j.def.Swing, j.def.Twist[0], j.def.Twist[1]
+				}
 			}
 		}
 	}
+	w.setGatherCap()
 	for i := range p.jwide { // empty lanes: lane 0's bodies, so that a full gather reads valid ones
 		bt := &p.jwide[i]
 		for l := bt.lanes; l < wideLanes; l++ {
 			bt.a[l], bt.b[l] = bt.a[0], bt.b[0]
 		}
+		bt.safe = gatherSafe(&bt.a, &bt.b, p.gatherCap)
 	}
 	p.jwideStart[maxColors] = int32(len(p.jwide))
 	p.jrestStart[maxColors] = int32(len(p.jrest))
@@ -133,7 +150,8 @@ func (w *World) planWideJoints() {
 }
 
 // packJoint copies joint j's rows and impulses, just refreshed, into its lane; its anchor block's
-// K^-1 is computed in the lanes after the refresh (wideAnchorMassKernel).
+// K^-1, and a ball joint's swing and twist rows, are computed in the lanes after the refresh
+// (wideAnchorMassKernel, wideSwingTwistKernel).
 func (w *World) packJoint(j *joint) {
 	bt := &w.pipe.jwide[j.wide>>3]
 	l := int(j.wide & (wideLanes - 1))
@@ -146,10 +164,9 @@ func (w *World) packJoint(j *joint) {
 		bt.hc[0][l], bt.hc[1][l] = h.c[0], h.c[1]
 		bt.hmass[0][l], bt.hmass[1][l], bt.hmass[2][l] = h.mass[0], h.mass[1], h.mass[2]
 		bt.himp[0][l], bt.himp[1][l] = h.impulse[0], h.impulse[1]
-	} else {
-		putAngle(&bt.rows[0], l, &j.swing)
-		putAngle(&bt.rows[1], l, &j.twist.lower)
-		putAngle(&bt.rows[2], l, &j.twist.upper)
+	} else { // the rows themselves come from swingTwistWide
+		bt.rows[0].impulse[l] = j.swing.impulse
+		bt.rows[1].impulse[l], bt.rows[2].impulse[l] = j.twist.lower.impulse, j.twist.upper.impulse
 	}
 	pt, d := &j.point, &bt.point
 	put3(&d.rA, l, pt.rA)

@@ -3,6 +3,7 @@
 package sim
 
 import (
+	"math"
 	"simd/archsimd"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -11,6 +12,7 @@ import (
 func init() {
 	if archsimd.X86.AVX2() {
 		wideBallKernel, wideHingeKernel, wideAnchorMassKernel = ballWide, hingeWide, anchorMassWide
+		wideSwingTwistKernel, wideBallWarmKernel = swingTwistWide, ballWarmWide
 	}
 }
 
@@ -119,7 +121,7 @@ func anchorMassWide(bt *wideJointBatch) {
 func ballWide(w *World, bt *wideJointBatch, useBias bool) {
 	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
-	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b)
+	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b, !bt.safe)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[2], wA, wB, &k, useBias)
@@ -132,7 +134,7 @@ func ballWide(w *World, bt *wideJointBatch, useBias bool) {
 func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
-	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b)
+	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b, !bt.safe)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	u1, u2 := ld3(&bt.u1), ld3(&bt.u2)
@@ -155,4 +157,117 @@ func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	wA, wB = wA.sub(iA.mul(L)), wB.add(iB.mul(L))
 	vA, wA, vB, wB = anchorWide(bt, vA, wA, vB, wB, &k, useBias)
 	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
+}
+
+// atan2Lanes is float32(math.Atan2(float64(y), float64(x))) lane by lane (swingTwist's float64 angle).
+func atan2Lanes(y, x f8) f8 {
+	var ys, xs, r lanes
+	y.Store(&ys)
+	x.Store(&xs)
+	archsimd.ClearAVXUpperBits()
+	for l := range r {
+		r[l] = float32(math.Atan2(float64(ys[l]), float64(xs[l])))
+	}
+	return ld(&r)
+}
+
+// angleRow is axisPart.set for an angular row (d zero) with ra = rb = a and position error c, into
+// lane row r: its inertia products and mass.
+func angleRow(r *wideAngle, a v8, c f8, iA, iB *m8, m, zero, one f8) {
+	ia, ib := iA.mul(a), iB.mul(a)
+	k := m.Mul(zero.Mul(zero).Add(zero.Mul(zero)).Add(zero.Mul(zero))).Add(a.dot(ia)).Add(a.dot(ib))
+	storeV8(&r.ra, a)
+	storeV8(&r.rb, a)
+	storeV8(&r.ia, ia)
+	storeV8(&r.ib, ib)
+	one.Div(k).Merge(zero, k.Greater(zero)).Store(&r.mass)
+	c.Store(&r.c)
+}
+
+func storeV8(d *lanes3, v v8) {
+	v.x.Store(&d[0])
+	v.y.Store(&d[1])
+	v.z.Store(&d[2])
+}
+
+// swingTwistWide is refreshSwingTwist over a batch of ball joints (each with a swing cone and twist
+// limits), in its order of operations, into the lanes' swing and twist rows; each joint gets its
+// swing and twist angles. The two angles are math.Atan2 in float64 lane by lane, as swingTwist does.
+func swingTwistWide(w *World, bt *wideJointBatch) {
+	p := &w.pipe
+	RA, RB := gatherMat(p.rot, &bt.a, !bt.safe), gatherMat(p.rot, &bt.b, !bt.safe)
+	zero, one, minus := bc(0), bc(1), bc(-1)
+	tA, tB := RA.mul(ld3(&bt.axisA)), RB.mul(ld3(&bt.axisB))
+	e := tA.cross(tB)
+	s, c := e.dot(e).Sqrt(), tA.dot(tB)
+	swing := atan2Lanes(s, c)
+	pA0, pB := RA.mul(ld3(&bt.perpA)), RB.mul(ld3(&bt.perpB))
+	carried := pA0.scale(c).add(e.cross(pA0)).add(e.scale(e.dot(pA0).Div(one.Add(c))))
+	pA := carried.keep(pA0, c.Greater(bc(-0.999)))
+	twist := atan2Lanes(tB.dot(pA.cross(pB)), pA.dot(pB))
+	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
+	m := ld(&bt.mA).Add(ld(&bt.mB))
+	// the swing row: dswing/dt = e/|e| . (wB - wA), holding def.Swing - swing >= 0
+	ax := e.scale(one.Div(s)).keep(pA0, s.Greater(bc(1e-6))).scale(minus)
+	angleRow(&bt.rows[0], ax, ld(&bt.swing).Sub(swing), &iA, &iB, m, zero, one)
+	// the twist limits: the lower row, and the upper as its reverse (anglePart.set)
+	t := tA.add(tB)
+	n := t.dot(t).Sqrt()
+	floor := bc(1e-6)
+	n = n.Merge(floor, n.Greater(floor).Or(n.IsNaN())) // max(n, 1e-6)
+	t = t.scale(one.Div(n))
+	lo, up := &bt.rows[1], &bt.rows[2]
+	angleRow(lo, t, twist.Sub(ld(&bt.twistLo)), &iA, &iB, m, zero, one)
+	nt := t.scale(minus)
+	storeV8(&up.ra, nt)
+	storeV8(&up.rb, nt)
+	storeV8(&up.ia, ld3(&lo.ia).scale(minus))
+	storeV8(&up.ib, ld3(&lo.ib).scale(minus))
+	ld(&lo.mass).Store(&up.mass)
+	ld(&bt.twistHi).Sub(twist).Store(&up.c)
+	var sw, tw lanes
+	swing.Store(&sw)
+	twist.Store(&tw)
+	archsimd.ClearAVXUpperBits()
+	for l := range bt.lanes {
+		j := &w.joints[bt.k[l]]
+		j.swingA, j.coord = sw[l], tw[l]
+	}
+}
+
+// ballWarmWide is warmJoint over a batch of ball joints: the sums of the anchor's, the swing row's
+// and the twist rows' accumulated impulses (jointPair.applyPoint, then applyRow, which skips a zero
+// impulse), from the lanes, into each joint's lin, angA and angB.
+func ballWarmWide(w *World, bt *wideJointBatch) {
+	zero := bc(0)
+	pt := &bt.point
+	P := ld3(&pt.impulse)
+	var lin, angA, angB v8
+	lin = lin.add(P)
+	angA = angA.add(ld3(&pt.rA).cross(P))
+	angB = angB.add(ld3(&pt.rB).cross(P))
+	for r := range bt.rows {
+		row := &bt.rows[r]
+		imp := ld(&row.impulse)
+		moves := imp.NotEqual(zero)
+		d := zero // the row's d: zero, and the upper twist row's the lower's negated, -0
+		if r == 2 {
+			d = neg(zero)
+		}
+		z := d.Mul(imp)
+		lin = lin.add(v8{z, z, z}).keep(lin, moves)
+		angA = angA.add(ld3(&row.ra).scale(imp)).keep(angA, moves)
+		angB = angB.add(ld3(&row.rb).scale(imp)).keep(angB, moves)
+	}
+	var g [9]lanes
+	storeV8((*lanes3)(g[0:3]), lin)
+	storeV8((*lanes3)(g[3:6]), angA)
+	storeV8((*lanes3)(g[6:9]), angB)
+	archsimd.ClearAVXUpperBits()
+	for l := range bt.lanes {
+		j := &w.joints[bt.k[l]]
+		j.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
+		j.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
+		j.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
+	}
 }

@@ -30,8 +30,10 @@ func jointWideScene(t *testing.T, s Settings) *World {
 	return w
 }
 
-// The wide joint pass gives solveBall's and solveHinge's results bit for bit (with the wide contact
-// pass, which TestWidePassMatchesScalar compares alone), over 240 steps with 1 and 2 workers.
+// The wide joint pass (with its refresh of the ball joints' swing and twist rows and their warm
+// start) gives solveBall's and solveHinge's results bit for bit, and the same joint angles (with the
+// wide contact pass, which TestWidePassMatchesScalar compares alone), over 240 steps with 1 and 2
+// workers.
 func TestWideJointsMatchScalar(t *testing.T) {
 	if wideBallKernel == nil {
 		t.Skip("no wide joint pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
@@ -62,6 +64,10 @@ func TestWideJointsMatchScalar(t *testing.T) {
 				}
 			}
 			for k := range got.joints {
+				if a, b := &ref.joints[k], &got.joints[k]; a.coord != b.coord || a.swingA != b.swingA {
+					t.Fatalf("workers %d, step %d, joint %d: angles scalar %v %v, wide %v %v", workers, step, k,
+						a.coord, a.swingA, b.coord, b.swingA)
+				}
 				if j := &got.joints[k]; j.wide >= 0 && (j.swing.impulse > 0 || j.twist.lower.impulse > 0 ||
 					j.twist.upper.impulse > 0 || j.angle.lower.impulse > 0 || j.angle.upper.impulse > 0) {
 					limits++

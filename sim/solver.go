@@ -167,6 +167,9 @@ func (w *World) warmStart() {
 	w.refreshRows()
 	w.warmStartContacts()
 	p.pool.run(len(w.joints), jointGrain, p.fnJointWarm)
+	if p.jwideOn {
+		p.pool.run(len(p.jwide), wideJointGrain, p.fnJWideWarm)
+	}
 	p.gatherJoints = true
 	p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
 }

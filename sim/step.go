@@ -90,6 +90,7 @@ type pipeline struct {
 	jwide, curJWide        []wideJointBatch
 	jwideStart, jrestStart []int32
 	jrest                  []int32
+	gatherCap              int // the least capacity of the arrays the wide kernels gather from
 
 	// per step
 	h, invH       float32
@@ -115,7 +116,7 @@ type pipeline struct {
 	fnXStart, fnXSave, fnXJoint, fnXContact, fnXVel, fnXContactVel   func(worker, lo, hi int)
 	fnXJointVel                                                      func(worker, lo, hi int)
 	fnWide, fnWidePack, fnWideUnpack, fnWideWarm, fnWideRefresh      func(worker, lo, hi int)
-	fnJWide, fnJWideMass                                             func(worker, lo, hi int)
+	fnJWide, fnJWideMass, fnJWideWarm                                func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -167,7 +168,18 @@ func (w *World) bindStages() {
 	}
 	p.fnJWideMass = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			wideAnchorMassKernel(&p.jwide[i])
+			bt := &p.jwide[i]
+			wideAnchorMassKernel(bt)
+			if !bt.hinge {
+				wideSwingTwistKernel(w, bt)
+			}
+		}
+	}
+	p.fnJWideWarm = func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if bt := &p.jwide[i]; !bt.hinge {
+				wideBallWarmKernel(w, bt)
+			}
 		}
 	}
 	p.fnJWide = func(_, lo, hi int) {
@@ -181,7 +193,9 @@ func (w *World) bindStages() {
 	}
 	p.fnJointWarm = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			w.warmJoint(&w.joints[k])
+			if j := &w.joints[k]; !p.jwideOn || j.wide < 0 || p.jwide[j.wide>>3].hinge {
+				w.warmJoint(j) // a wide batch's ball joints: wideBallWarmKernel
+			}
 		}
 	}
 	p.fnJointJacobi = func(_, lo, hi int) {

@@ -44,6 +44,7 @@ type wideBatch struct {
 	lanes                         int              // lanes in use
 	maxCount                      int              // most points of any lane
 	ragged                        uint8            // bit i: some used lane has no point i
+	safe                          bool             // full, and no body is the last of its arrays (see gather)
 	count, mA, mB                 lanes
 	n, t1, t2, drift              lanes3
 	biasRate, massScale, leak, mu lanes
@@ -103,6 +104,7 @@ func (w *World) packWide() {
 	}
 	p.wideStart[maxColors] = nb
 	p.wide = resize(p.wide, int(nb))
+	w.setGatherCap()
 	p.pool.run(int(nb), widePackGrain, p.fnWidePack)
 }
 
@@ -185,6 +187,23 @@ func (w *World) packBatch(i int) {
 			}
 		}
 	}
+	bt.safe = n == wideLanes && gatherSafe(&bt.a, &bt.b, p.gatherCap)
+}
+
+// gatherSafe reports whether every index in ia and ib is below n-1 (n the least capacity of the arrays
+// a wide kernel gathers from: pipeline.gatherCap).
+func gatherSafe(ia, ib *[wideLanes]int32, n int) bool {
+	m := int32(0)
+	for l := range wideLanes {
+		m = max(m, ia[l], ib[l])
+	}
+	return int(m)+1 < n
+}
+
+// setGatherCap records the least capacity of the arrays the wide kernels gather from.
+func (w *World) setGatherCap() {
+	b := &w.Bodies
+	w.pipe.gatherCap = min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(w.pipe.rot))
 }
 
 func put3(d *lanes3, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }

@@ -47,16 +47,47 @@ func (a v8) keep(old v8, m archsimd.Mask32x8) v8 {
 // ld4 loads v into the low three lanes of a Float32x4 (a masked load: nothing past v is read).
 func ld4(v *Vec3) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(v[:]) }
 
+// below reports whether every index in idx is below n-1. archsimd views a masked load's three floats
+// as four, and the race detector's pointer checks refuse that view where it leaves the array: the
+// gathers load an array's last element through a copy instead.
+func below(idx *[wideLanes]int32, n int) bool {
+	m := idx[0]
+	for _, i := range idx[1:] {
+		m = max(m, i)
+	}
+	return int(m)+1 < n
+}
+
+// laneIndex is 0, 1, ..., 7.
+var laneIndex = [wideLanes]int32{0, 1, 2, 3, 4, 5, 6, 7}
+
 // gather loads the vectors vs[idx[l]] into lane l: each as a Float32x4, then transposed to
 // component-major. It moves the same floats as eight scalar copies into an array loaded back as
 // vectors, which stalls: the loads wait for eight narrow stores each (store forwarding fails).
-func gather(vs []Vec3, idx *[wideLanes]int32) v8 {
+//
+// check says to see whether an index is vs's last element (see below); a batch that is known not to
+// hold one (its safe flag) skips the test.
+func gather(vs []Vec3, idx *[wideLanes]int32, check bool) v8 {
+	if check && !below(idx, cap(vs)) {
+		var c [wideLanes + 1]Vec3 // the vectors, with an element to spare
+		for l, i := range idx {
+			c[l] = vs[i]
+		}
+		return gather(c[:], &laneIndex, false)
+	}
 	return transpose(ld4(&vs[idx[0]]), ld4(&vs[idx[1]]), ld4(&vs[idx[2]]), ld4(&vs[idx[3]]),
 		ld4(&vs[idx[4]]), ld4(&vs[idx[5]]), ld4(&vs[idx[6]]), ld4(&vs[idx[7]]))
 }
 
 // gatherColumn is gather over column c of the matrices ms[idx[l]].
-func gatherColumn(ms []Mat3, idx *[wideLanes]int32, c int) v8 {
+func gatherColumn(ms []Mat3, idx *[wideLanes]int32, c int, check bool) v8 {
+	if check && c == 2 && !below(idx, cap(ms)) { // the last column's view reaches into the next matrix
+		var col [wideLanes + 1]Vec3
+		for l, i := range idx {
+			col[l] = Vec3{ms[i][6], ms[i][7], ms[i][8]}
+		}
+		return gather(col[:], &laneIndex, false)
+	}
 	col := func(l int) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(ms[idx[l]][3*c : 3*c+3]) }
 	return transpose(col(0), col(1), col(2), col(3), col(4), col(5), col(6), col(7))
 }
@@ -85,7 +116,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 	p := &w.pipe
 	var vA, wA, vB, wB v8
 	if bt.lanes == wideLanes {
-		vA, wA, vB, wB = gatherPair(b, &bt.a, &bt.b)
+		vA, wA, vB, wB = gatherPair(b, &bt.a, &bt.b, !bt.safe)
 	} else { // a colour's last batch: its empty lanes hold zeros
 		var g [12]lanes
 		for l := range bt.lanes {
@@ -182,8 +213,9 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 }
 
 // gatherPair loads the velocities of the bodies ia[l] and ib[l] into lane l (gather).
-func gatherPair(b *Bodies, ia, ib *[wideLanes]int32) (vA, wA, vB, wB v8) {
-	return gather(b.Velocity, ia), gather(b.AngularVelocity, ia), gather(b.Velocity, ib), gather(b.AngularVelocity, ib)
+func gatherPair(b *Bodies, ia, ib *[wideLanes]int32, check bool) (vA, wA, vB, wB v8) {
+	return gather(b.Velocity, ia, check), gather(b.AngularVelocity, ia, check), gather(b.Velocity, ib, check),
+		gather(b.AngularVelocity, ib, check)
 }
 
 // scatterPair writes the first n lanes' velocities back to the bodies ia[l] and ib[l], except to a
@@ -270,9 +302,9 @@ func (m *m8) mulT(v v8) v8 {
 }
 
 // gatherMat loads the matrices ms[idx[l]] into lane l, column by column.
-func gatherMat(ms []Mat3, idx *[wideLanes]int32) (r m8) {
+func gatherMat(ms []Mat3, idx *[wideLanes]int32, check bool) (r m8) {
 	for c := range 3 {
-		col := gatherColumn(ms, idx, c)
+		col := gatherColumn(ms, idx, c, check)
 		r[3*c], r[3*c+1], r[3*c+2] = col.x, col.y, col.z
 	}
 	return
@@ -289,9 +321,9 @@ func refreshWide(w *World, bt *wideBatch) {
 	var xA, xB v8
 	var rA, rB m8
 	if bt.lanes == wideLanes {
-		xA, xB = gather(b.Position, &bt.a), gather(b.Position, &bt.b)
+		xA, xB = gather(b.Position, &bt.a, !bt.safe), gather(b.Position, &bt.b, !bt.safe)
 		for c := range 3 {
-			ca, cb := gatherColumn(rot, &bt.a, c), gatherColumn(rot, &bt.b, c)
+			ca, cb := gatherColumn(rot, &bt.a, c, !bt.safe), gatherColumn(rot, &bt.b, c, !bt.safe)
 			rA[3*c], rA[3*c+1], rA[3*c+2] = ca.x, ca.y, ca.z
 			rB[3*c], rB[3*c+1], rB[3*c+2] = cb.x, cb.y, cb.z
 		}
