@@ -10,10 +10,13 @@ package sim
 // clamped NaN impulse becomes zero instead of staying NaN). Other joints, and every joint without the
 // wide kernels or with the direct joint solve, go through solveJoint.
 //
-// The rows live in wideJointBatch, lane-major. refreshJoint sets a joint's parts as always and then
-// copies them, impulses included, into its lane (packJoint); after each stage's passes the lanes'
-// impulses are copied back to the parts (syncWideJoints), so the warm start, joint forces and
-// inspection read the parts as before.
+// The rows live in wideJointBatch, lane-major. refreshJoint sets a joint's anchors (and a hinge's
+// other parts) as always and copies them, impulses included, into its lane (packJoint); the anchor
+// blocks' K^-1 and the ball joints' swing and twist rows and angles are then computed in the lanes,
+// eight joints at a time (anchorMassWide, swingTwistWide), and the ball joints' warm start sums come
+// from the lanes (ballWarmWide). After each stage's passes the lanes' impulses are copied back to the
+// parts (syncWideJoints), so joint forces, breaking and inspection read the parts as before; a wide
+// ball joint's swing and twist rows in its parts are not kept current (nothing else reads them).
 
 // wideAngle is eight angular limit rows (an axisPart with d zero), lane-major.
 type wideAngle struct {
