@@ -190,15 +190,20 @@ func (w *World) packBatch(i int) {
 	bt.safe = n == wideLanes && gatherSafe(&bt.a, &bt.b, p.gatherCap)
 }
 
-// gatherSafe reports whether every index in ia and ib is below n-1 (n the least capacity of the arrays
-// a wide kernel gathers from: pipeline.gatherCap).
-func gatherSafe(ia, ib *[wideLanes]int32, n int) bool {
-	m := int32(0)
-	for l := range wideLanes {
-		m = max(m, ia[l], ib[l])
+// below reports whether every index in idx is below n-1. archsimd views a masked load's three floats
+// as four, and the race detector's pointer checks refuse that view where it leaves the array: the
+// gathers (wide_simd.go) load an array's last element through a copy instead.
+func below(idx *[wideLanes]int32, n int) bool {
+	m := idx[0]
+	for _, i := range idx[1:] {
+		m = max(m, i)
 	}
 	return int(m)+1 < n
 }
+
+// gatherSafe reports whether every index in ia and ib is below n-1 (n the least capacity of the arrays
+// a wide kernel gathers from: pipeline.gatherCap).
+func gatherSafe(ia, ib *[wideLanes]int32, n int) bool { return below(ia, n) && below(ib, n) }
 
 // setGatherCap records the least capacity of the arrays the wide kernels gather from.
 func (w *World) setGatherCap() {

@@ -47,17 +47,6 @@ func (a v8) keep(old v8, m archsimd.Mask32x8) v8 {
 // ld4 loads v into the low three lanes of a Float32x4 (a masked load: nothing past v is read).
 func ld4(v *Vec3) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(v[:]) }
 
-// below reports whether every index in idx is below n-1. archsimd views a masked load's three floats
-// as four, and the race detector's pointer checks refuse that view where it leaves the array: the
-// gathers load an array's last element through a copy instead.
-func below(idx *[wideLanes]int32, n int) bool {
-	m := idx[0]
-	for _, i := range idx[1:] {
-		m = max(m, i)
-	}
-	return int(m)+1 < n
-}
-
 // laneIndex is 0, 1, ..., 7.
 var laneIndex = [wideLanes]int32{0, 1, 2, 3, 4, 5, 6, 7}
 
@@ -65,7 +54,7 @@ var laneIndex = [wideLanes]int32{0, 1, 2, 3, 4, 5, 6, 7}
 // component-major. It moves the same floats as eight scalar copies into an array loaded back as
 // vectors, which stalls: the loads wait for eight narrow stores each (store forwarding fails).
 //
-// check says to see whether an index is vs's last element (see below); a batch that is known not to
+// check says to test for an index of vs's last element (below, in wide.go); a batch known not to
 // hold one (its safe flag) skips the test.
 func gather(vs []Vec3, idx *[wideLanes]int32, check bool) v8 {
 	if check && !below(idx, cap(vs)) {
