@@ -251,24 +251,32 @@ func (b *Bodies) storeVelocities(ia, ib int32, mA, mB float32, vA, wA, vB, wB ve
 // solveManifold is one Gauss-Seidel pass over a manifold: each row sees the previous rows' updates.
 // Bodies of one graph colour are disjoint, so a colour's manifolds run in parallel.
 //
-// It is the hot loop of the CPU step (about 80% of a pyramid's step), so it is written out by hand: the
-// two bodies' velocities live in locals (registers) for the whole manifold, and the rows' arithmetic
-// (normalRow, friction, bodyPair's apply and rowVel) is inlined with the same operations in the same
-// order, so the results are bit for bit those of the helpers, which the Jacobi and restitution passes
-// still use (TestSolveManifoldMatchesHelpers checks it).
+// It is the hot loop of the CPU step, so it is written out by hand, and in a form that carries little
+// from row to row. A normal row sees the linear velocities only through dvn = n.(vB - vA), and its
+// impulse imp moves dvn by imp (mA + mB), n being a unit vector; so the rows carry dvn, the angular
+// velocities and the sum of their impulses, and the linear velocities take that sum once, after the
+// last row. The friction rows carry t1.(vB - vA) and t2.(vB - vA) the same way (n, t1 and t2
+// orthonormal: an impulse along t1 leaves the t2 row alone). In exact arithmetic this is the
+// Gauss-Seidel pass row by row that solveManifoldHelpers writes with the row helpers (which the
+// Jacobi and restitution passes use); in float32 the two differ by rounding
+// (TestSolveManifoldMatchesHelpers bounds it). The wide pass (solveWide) does each lane's arithmetic
+// in this order, bit for bit.
 func (w *World) solveManifold(m *manifold, useBias bool) {
 	p := &w.pipe
 	b := &w.Bodies
 	ia, ib := m.a, m.b
 	mA, mB := b.InvMass[ia], b.InvMass[ib]
+	mAB := mA + mB
 	vA, wA := ldv(&b.Velocity[ia]), ldv(&b.AngularVelocity[ia])
 	vB, wB := ldv(&b.Velocity[ib]), ldv(&b.AngularVelocity[ib])
 	n := m.normal
 	pts := m.pts[:m.count]
 	invH, maxPush, biasRate := p.invH, p.maxPush, m.biasRate
+	dvn := n.Dot(vB.Sub(vA))
+	var sum float32
 	for i := range pts {
 		cp := &pts[i]
-		vn := n.Dot(vB.Sub(vA)) + cp.nB.Dot(wB) - cp.nA.Dot(wA)
+		vn := dvn + cp.nB.Dot(wB) - cp.nA.Dot(wA)
 		var imp float32
 		switch s := cp.sep; {
 		case s > 0:
@@ -289,32 +297,36 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 		if imp > cp.maxNormal {
 			cp.maxNormal = imp
 		}
-		vA = vA.Sub(n.Scale(imp * mA))
 		wA = wA.Sub(cp.inA.Scale(imp))
-		vB = vB.Add(n.Scale(imp * mB))
 		wB = wB.Add(cp.inB.Scale(imp))
+		dvn += imp * mAB
+		sum += imp
 	}
+	vA = vA.Sub(n.Scale(sum * mA))
+	vB = vB.Add(n.Scale(sum * mB))
 	if !w.settings.NoFriction {
 		t1, t2 := m.t1, m.t2
-		ms, leak := float32(1), float32(0)
-		var bias1, bias2 float32
+		dv := vB.Sub(vA)
+		d1, d2 := t1.Dot(dv), t2.Dot(dv)
 		if useBias {
-			bias1, bias2 = m.drift.Dot(t1)*biasRate, m.drift.Dot(t2)*biasRate
-			ms, leak = m.massScale, m.leak
+			d1 += m.drift.Dot(t1) * biasRate
+			d2 += m.drift.Dot(t2) * biasRate
 		}
 		mu := m.friction
+		var sum1, sum2 float32
 		for i := range pts {
 			cp := &pts[i]
-			dv := vB.Sub(vA)
-			vt1 := t1.Dot(dv) + cp.t1B.Dot(wB) - cp.t1A.Dot(wA)
-			vt2 := t2.Dot(dv) + cp.t2B.Dot(wB) - cp.t2A.Dot(wA)
-			if useBias {
-				vt1 += bias1
-				vt2 += bias2
-			}
+			vt1 := d1 + cp.t1B.Dot(wB) - cp.t1A.Dot(wA)
+			vt2 := d2 + cp.t2B.Dot(wB) - cp.t2A.Dot(wA)
 			old1, old2 := cp.tangentImpulse[0], cp.tangentImpulse[1]
-			l1 := old1 - cp.tangentMass[0]*ms*vt1 - leak*old1
-			l2 := old2 - cp.tangentMass[1]*ms*vt2 - leak*old2
+			var l1, l2 float32
+			if useBias {
+				l1 = old1 - cp.tangentMass[0]*m.massScale*vt1 - m.leak*old1
+				l2 = old2 - cp.tangentMass[1]*m.massScale*vt2 - m.leak*old2
+			} else {
+				l1 = old1 - cp.tangentMass[0]*vt1
+				l2 = old2 - cp.tangentMass[1]*vt2
+			}
 			maxF := mu * cp.normalImpulse
 			cp.sliding = false
 			if mag2 := l1*l1 + l2*l2; mag2 > maxF*maxF {
@@ -322,23 +334,24 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 				l1, l2 = l1*s, l2*s
 				cp.sliding = true
 			}
-			d1, d2 := l1-old1, l2-old2
+			e1, e2 := l1-old1, l2-old2
 			cp.tangentImpulse = [2]float32{l1, l2}
-			vA = vA.Sub(t1.Scale(d1 * mA))
-			wA = wA.Sub(cp.it1A.Scale(d1))
-			vB = vB.Add(t1.Scale(d1 * mB))
-			wB = wB.Add(cp.it1B.Scale(d1))
-			vA = vA.Sub(t2.Scale(d2 * mA))
-			wA = wA.Sub(cp.it2A.Scale(d2))
-			vB = vB.Add(t2.Scale(d2 * mB))
-			wB = wB.Add(cp.it2B.Scale(d2))
+			wA = wA.Sub(cp.it1A.Scale(e1)).Sub(cp.it2A.Scale(e2))
+			wB = wB.Add(cp.it1B.Scale(e1)).Add(cp.it2B.Scale(e2))
+			d1 += e1 * mAB
+			d2 += e2 * mAB
+			sum1 += e1
+			sum2 += e2
 		}
+		vA = vA.Sub(t1.Scale(sum1 * mA)).Sub(t2.Scale(sum2 * mA))
+		vB = vB.Add(t1.Scale(sum1 * mB)).Add(t2.Scale(sum2 * mB))
 	}
 	b.storeVelocities(ia, ib, mA, mB, vA, wA, vB, wB)
 }
 
-// solveManifoldHelpers is solveManifold written with the row helpers, as it was before it was inlined
-// by hand: the reference that TestSolveManifoldMatchesHelpers compares it with, bit for bit.
+// solveManifoldHelpers is the Gauss-Seidel pass over a manifold row by row with the row helpers, each
+// row applied to both bodies' velocities before the next: the reference that
+// TestSolveManifoldMatchesHelpers compares solveManifold's form with.
 func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 	p := &w.pipe
 	s := w.loadPair(m)

@@ -102,7 +102,6 @@ func transpose(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) v8 {
 // order of operations (see wide.go).
 func solveWide(w *World, bt *wideBatch, useBias bool) {
 	b := &w.Bodies
-	p := &w.pipe
 	var vA, wA, vB, wB v8
 	if bt.lanes == wideLanes {
 		vA, wA, vB, wB = gatherPair(b, &bt.a, &bt.b, !bt.safe)
@@ -119,62 +118,79 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		vA, wA = v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}, v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
 		vB, wB = v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}, v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
 	}
+	// The normal rows: along n the linear velocities enter each row only through dvn = n.(vB - vA),
+	// which a row's impulse moves by imp (mA + mB) (n is a unit vector); the linear velocities take
+	// the rows' summed impulse at the end. So only dvn, the sum and the angular velocities are carried
+	// from row to row, which leaves AVX2's sixteen registers enough for the row's own values.
 	mA, mB := ld(&bt.mA), ld(&bt.mB)
+	mAB := mA.Add(mB)
 	count := ld(&bt.count)
 	n := ld3(&bt.n)
+	dvn := n.dot(vB.sub(vA))
+	// The linear velocities wait in memory: kept in registers through the loop they were spilled and
+	// reloaded at every row.
+	var lin [6]lanes
+	vA.x.Store(&lin[0])
+	vA.y.Store(&lin[1])
+	vA.z.Store(&lin[2])
+	vB.x.Store(&lin[3])
+	vB.y.Store(&lin[4])
+	vB.z.Store(&lin[5])
 	zero := bc(0)
-	invH, negMaxPush, biasRate := bc(p.invH), bc(-p.maxPush), ld(&bt.biasRate)
+	sum := zero
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
-		nA, nB := ld3(&cp.nA), ld3(&cp.nB)
-		vn := n.dot(vB.sub(vA)).Add(nB.dot(wB)).Sub(nA.dot(wA))
+		vn := dvn.Add(ld3(&cp.nB).dot(wB)).Sub(ld3(&cp.nA).dot(wA))
 		sep, nm, ni := ld(&cp.sep), ld(&cp.normalMass), ld(&cp.normalImpulse)
 		var imp f8
 		if useBias {
-			imp = neg(ld(&cp.softMass)).Mul(vn.Add(biasRate.Mul(sep).Max(negMaxPush))).Sub(ld(&cp.leak).Mul(ni))
+			imp = neg(ld(&cp.softMass)).Mul(vn.Add(ld(&bt.biasRate).Mul(sep).Max(bc(-w.pipe.maxPush)))).Sub(ld(&cp.leak).Mul(ni))
 		} else {
 			imp = neg(nm).Mul(vn)
 		}
-		imp = neg(nm).Mul(vn.Add(sep.Mul(invH))).Merge(imp, sep.Greater(zero))
+		imp = neg(nm).Mul(vn.Add(sep.Mul(bc(w.pipe.invH)))).Merge(imp, sep.Greater(zero))
 		acc := ni.Add(imp)
 		acc = acc.Merge(zero, acc.Greater(zero))
 		imp = acc.Sub(ni)
 		acc.Store(&cp.normalImpulse)
 		mx := ld(&cp.maxNormal)
 		imp.Merge(mx, imp.Greater(mx)).Store(&cp.maxNormal)
-		inA, inB := ld3(&cp.inA), ld3(&cp.inB)
-		nvA, nwA := vA.subS(n, imp.Mul(mA)), wA.subS(inA, imp)
-		nvB, nwB := vB.addS(n, imp.Mul(mB)), wB.addS(inB, imp)
+		nwA, nwB := wA.subS(ld3(&cp.inA), imp), wB.addS(ld3(&cp.inB), imp)
+		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(bc(float32(i)))
-			nvA, nwA, nvB, nwB = nvA.keep(vA, has), nwA.keep(wA, has), nvB.keep(vB, has), nwB.keep(wB, has)
+			nwA, nwB, ndvn, nsum = nwA.keep(wA, has), nwB.keep(wB, has), ndvn.Merge(dvn, has), nsum.Merge(sum, has)
 		}
-		vA, wA, vB, wB = nvA, nwA, nvB, nwB
+		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
 	}
+	vA, vB = v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
+	vA, vB = vA.subS(n, sum.Mul(mA)), vB.addS(n, sum.Mul(mB))
 	if !w.settings.NoFriction {
+		// The friction rows likewise carry d1 = t1.(vB - vA) and d2 = t2.(vB - vA) (t1, t2 and n
+		// orthonormal: an impulse along t1 leaves d2 alone), with the drift's bias folded in.
 		t1, t2 := ld3(&bt.t1), ld3(&bt.t2)
-		ms, leak := bc(1), bc(0)
-		var bias1, bias2 f8
+		dv := vB.sub(vA)
+		d1, d2 := t1.dot(dv), t2.dot(dv)
 		if useBias {
-			drift := ld3(&bt.drift)
-			bias1, bias2 = drift.dot(t1).Mul(biasRate), drift.dot(t2).Mul(biasRate)
-			ms, leak = ld(&bt.massScale), ld(&bt.leak)
+			drift, biasRate := ld3(&bt.drift), ld(&bt.biasRate)
+			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
 		}
-		mu := ld(&bt.mu)
+		sum1, sum2 := zero, zero
 		for i := range bt.maxCount {
 			cp := &bt.pts[i]
-			dv := vB.sub(vA)
-			t1A, t1B, t2A, t2B := ld3(&cp.t1A), ld3(&cp.t1B), ld3(&cp.t2A), ld3(&cp.t2B)
-			vt1 := t1.dot(dv).Add(t1B.dot(wB)).Sub(t1A.dot(wA))
-			vt2 := t2.dot(dv).Add(t2B.dot(wB)).Sub(t2A.dot(wA))
-			if useBias {
-				vt1 = vt1.Add(bias1)
-				vt2 = vt2.Add(bias2)
-			}
+			vt1 := d1.Add(ld3(&cp.t1B).dot(wB)).Sub(ld3(&cp.t1A).dot(wA))
+			vt2 := d2.Add(ld3(&cp.t2B).dot(wB)).Sub(ld3(&cp.t2A).dot(wA))
 			old1, old2 := ld(&cp.ti1), ld(&cp.ti2)
-			l1 := old1.Sub(ld(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
-			l2 := old2.Sub(ld(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
-			maxF := mu.Mul(ld(&cp.normalImpulse))
+			var l1, l2 f8
+			if useBias {
+				ms, leak := ld(&bt.massScale), ld(&bt.leak)
+				l1 = old1.Sub(ld(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
+				l2 = old2.Sub(ld(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
+			} else {
+				l1 = old1.Sub(ld(&cp.tm1).Mul(vt1))
+				l2 = old2.Sub(ld(&cp.tm2).Mul(vt2))
+			}
+			maxF := ld(&bt.mu).Mul(ld(&cp.normalImpulse))
 			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
 			slide := mag2.Greater(maxF.Mul(maxF))
 			cp.sliding = slide.ToBits()
@@ -183,20 +199,22 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 				l1 = l1.Mul(s).Merge(l1, slide)
 				l2 = l2.Mul(s).Merge(l2, slide)
 			}
-			d1, d2 := l1.Sub(old1), l2.Sub(old2)
+			e1, e2 := l1.Sub(old1), l2.Sub(old2)
 			l1.Store(&cp.ti1)
 			l2.Store(&cp.ti2)
-			it1A, it1B, it2A, it2B := ld3(&cp.it1A), ld3(&cp.it1B), ld3(&cp.it2A), ld3(&cp.it2B)
-			nvA, nwA := vA.subS(t1, d1.Mul(mA)), wA.subS(it1A, d1)
-			nvB, nwB := vB.addS(t1, d1.Mul(mB)), wB.addS(it1B, d1)
-			nvA, nwA = nvA.subS(t2, d2.Mul(mA)), nwA.subS(it2A, d2)
-			nvB, nwB = nvB.addS(t2, d2.Mul(mB)), nwB.addS(it2B, d2)
+			nwA := wA.subS(ld3(&cp.it1A), e1).subS(ld3(&cp.it2A), e2)
+			nwB := wB.addS(ld3(&cp.it1B), e1).addS(ld3(&cp.it2B), e2)
+			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
+			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
 				has := count.Greater(bc(float32(i)))
-				nvA, nwA, nvB, nwB = nvA.keep(vA, has), nwA.keep(wA, has), nvB.keep(vB, has), nwB.keep(wB, has)
+				nwA, nwB = nwA.keep(wA, has), nwB.keep(wB, has)
+				nd1, nd2, ns1, ns2 = nd1.Merge(d1, has), nd2.Merge(d2, has), ns1.Merge(sum1, has), ns2.Merge(sum2, has)
 			}
-			vA, wA, vB, wB = nvA, nwA, nvB, nwB
+			wA, wB, d1, d2, sum1, sum2 = nwA, nwB, nd1, nd2, ns1, ns2
 		}
+		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
+		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
 	}
 	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
 }
