@@ -24,6 +24,16 @@ func (a v8) cross(b v8) v8 {
 	return v8{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
 }
 
+// mulAt is ld9(m).mul(v) with each element loaded where it is used, so that the matrix does not hold
+// nine registers.
+func mulAt(m *[9]lanes, v v8) v8 {
+	return v8{
+		ld(&m[0]).Mul(v.x).Add(ld(&m[3]).Mul(v.y)).Add(ld(&m[6]).Mul(v.z)),
+		ld(&m[1]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[7]).Mul(v.z)),
+		ld(&m[2]).Mul(v.x).Add(ld(&m[5]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
+	}
+}
+
 func ld9(m *[9]lanes) (r m8) {
 	for e := range 9 {
 		r[e] = ld(&m[e])
@@ -64,26 +74,51 @@ func limitWide(r *wideAngle, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
 	return wA.subS(ld3(&r.ia), imp).keep(wA, moves), wB.addS(ld3(&r.ib), imp).keep(wB, moves)
 }
 
-// anchorWide is pointRow over eight anchor blocks (pointPart.impulse3, then applyPoint).
-func anchorWide(bt *wideJointBatch, vA, wA, vB, wB v8, k *jointConsts, useBias bool) (v8, v8, v8, v8) {
+// anchorWide is pointRow over eight anchor blocks (pointPart.impulse3, then applyPoint). The linear
+// velocities come and go through lin (vA's components, then vB's): loaded where they are used, they
+// hold no registers while the rows before the anchor run.
+func anchorWide(bt *wideJointBatch, lin *[6]lanes, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
 	pt := &bt.point
-	rA, rB := ld3(&pt.rA), ld3(&pt.rB)
-	cdot := vB.add(wB.cross(rB)).sub(vA).sub(wA.cross(rA))
-	mass := ld9(&pt.mass)
+	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
+	cdot := vB.add(wB.cross(ld3(&pt.rB))).sub(vA).sub(wA.cross(ld3(&pt.rA)))
 	old := ld3(&pt.impulse)
 	var imp v8
 	if useBias {
-		imp = mass.mul(cdot.add(ld3(&pt.c).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
+		imp = mulAt(&pt.mass, cdot.add(ld3(&pt.c).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
 	} else {
-		imp = mass.mul(cdot).scale(neg(k.one))
+		imp = mulAt(&pt.mass, cdot).scale(neg(k.one))
 	}
 	acc := old.add(imp)
 	acc.x.Store(&pt.impulse[0])
 	acc.y.Store(&pt.impulse[1])
 	acc.z.Store(&pt.impulse[2])
-	lA, lB := rA.cross(imp), rB.cross(imp)
-	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
-	return vA.subS(imp, ld(&bt.mA)), wA.sub(iA.mul(lA)), vB.addS(imp, ld(&bt.mB)), wB.add(iB.mul(lB))
+	mA, mB := ld(&bt.mA), ld(&bt.mB)
+	storeLanes(lin[0:3], v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}.subS(imp, mA))
+	storeLanes(lin[3:6], v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}.addS(imp, mB))
+	lA, lB := ld3(&pt.rA).cross(imp), ld3(&pt.rB).cross(imp)
+	return wA.sub(mulAt(&bt.iA, lA)), wB.add(mulAt(&bt.iB, lB))
+}
+
+// storeLanes stores v's components into d[0], d[1], d[2].
+func storeLanes(d []lanes, v v8) {
+	v.x.Store(&d[0])
+	v.y.Store(&d[1])
+	v.z.Store(&d[2])
+}
+
+// gatherJointPair is gatherPair for a joint batch, with the linear velocities left in lin (see
+// anchorWide).
+func gatherJointPair(b *Bodies, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
+	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b, !bt.safe)
+	storeLanes(lin[0:3], vA)
+	storeLanes(lin[3:6], vB)
+	return wA, wB
+}
+
+// scatterJointPair is scatterPair for a joint batch whose linear velocities are in lin.
+func scatterJointPair(b *Bodies, bt *wideJointBatch, lin *[6]lanes, wA, wB v8) {
+	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
+	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
 }
 
 // anchorMassWide is pointPart.setMass over a batch: K's columns K e for the unit vectors e, then
@@ -121,12 +156,13 @@ func anchorMassWide(bt *wideJointBatch) {
 func ballWide(w *World, bt *wideJointBatch, useBias bool) {
 	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
-	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b, !bt.safe)
+	var lin [6]lanes
+	wA, wB := gatherJointPair(b, bt, &lin)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[2], wA, wB, &k, useBias)
-	vA, wA, vB, wB = anchorWide(bt, vA, wA, vB, wB, &k, useBias)
-	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
+	wA, wB = anchorWide(bt, &lin, wA, wB, &k, useBias)
+	scatterJointPair(b, bt, &lin, wA, wB)
 }
 
 // hingeWide is solveHinge over a batch of hinges with limits and no motor: the limits, the two
@@ -134,7 +170,8 @@ func ballWide(w *World, bt *wideJointBatch, useBias bool) {
 func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
-	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b, !bt.safe)
+	var lin [6]lanes
+	wA, wB := gatherJointPair(b, bt, &lin)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	u1, u2 := ld3(&bt.u1), ld3(&bt.u2)
@@ -153,10 +190,9 @@ func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	i0.Add(l1).Store(&bt.himp[0])
 	i1.Add(l2).Store(&bt.himp[1])
 	L := u1.scale(l1).add(u2.scale(l2))
-	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
-	wA, wB = wA.sub(iA.mul(L)), wB.add(iB.mul(L))
-	vA, wA, vB, wB = anchorWide(bt, vA, wA, vB, wB, &k, useBias)
-	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
+	wA, wB = wA.sub(mulAt(&bt.iA, L)), wB.add(mulAt(&bt.iB, L))
+	wA, wB = anchorWide(bt, &lin, wA, wB, &k, useBias)
+	scatterJointPair(b, bt, &lin, wA, wB)
 }
 
 // atan2Lanes is float32(math.Atan2(float64(y), float64(x))) lane by lane (swingTwist's float64 angle).
