@@ -108,17 +108,23 @@ func storeLanes(d []lanes, v v8) {
 
 // gatherJointPair is gatherPair for a joint batch, with the linear velocities left in lin (see
 // anchorWide).
-func gatherJointPair(b *Bodies, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
-	vA, wA, vB, wB := gatherPair(b, &bt.a, &bt.b, !bt.safe)
+func gatherJointPair(w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
+	var vA, vB v8
+	if st := w.pipe.vel; w.pipe.stateOn {
+		vA, wA = gatherState(st, &bt.a, wideLanes) // an empty lane repeats lane 0's bodies
+		vB, wB = gatherState(st, &bt.b, wideLanes)
+	} else {
+		vA, wA, vB, wB = gatherPair(&w.Bodies, &bt.a, &bt.b, !bt.safe)
+	}
 	storeLanes(lin[0:3], vA)
 	storeLanes(lin[3:6], vB)
 	return wA, wB
 }
 
 // scatterJointPair is scatterPair for a joint batch whose linear velocities are in lin.
-func scatterJointPair(b *Bodies, bt *wideJointBatch, lin *[6]lanes, wA, wB v8) {
+func scatterJointPair(w *World, bt *wideJointBatch, lin *[6]lanes, wA, wB v8) {
 	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
+	storePair(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
 }
 
 // anchorMassWide is pointPart.setMass over a batch: K's columns K e for the unit vectors e, then
@@ -154,24 +160,22 @@ func anchorMassWide(bt *wideJointBatch) {
 
 // ballWide is solveBall over a batch of ball joints: swing, twist lower and upper, then the anchor.
 func ballWide(w *World, bt *wideJointBatch, useBias bool) {
-	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
 	var lin [6]lanes
-	wA, wB := gatherJointPair(b, bt, &lin)
+	wA, wB := gatherJointPair(w, bt, &lin)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[2], wA, wB, &k, useBias)
 	wA, wB = anchorWide(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair(b, bt, &lin, wA, wB)
+	scatterJointPair(w, bt, &lin, wA, wB)
 }
 
 // hingeWide is solveHinge over a batch of hinges with limits and no motor: the limits, the two
 // rotation rows (hingeRotationPart.impulse2), then the anchor.
 func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
-	b := &w.Bodies
 	k := jointConstsOf(&w.pipe)
 	var lin [6]lanes
-	wA, wB := gatherJointPair(b, bt, &lin)
+	wA, wB := gatherJointPair(w, bt, &lin)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
 	u1, u2 := ld3(&bt.u1), ld3(&bt.u2)
@@ -192,7 +196,7 @@ func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	L := u1.scale(l1).add(u2.scale(l2))
 	wA, wB = wA.sub(mulAt(&bt.iA, L)), wB.add(mulAt(&bt.iB, L))
 	wA, wB = anchorWide(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair(b, bt, &lin, wA, wB)
+	scatterJointPair(w, bt, &lin, wA, wB)
 }
 
 // atan2Lanes is float32(math.Atan2(float64(y), float64(x))) lane by lane (swingTwist's float64 angle).

@@ -207,12 +207,14 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 	case StageSolve, StageRelax:
 		w.refreshRows()
 		p.useBias = op.Stage == StageSolve
+		w.loadState()
 		for range op.Passes {
 			pass()
 			if p.useDirect {
 				w.solveJointsDirect(p.useBias) // the joints' equality rows, exactly (joint_direct.go)
 			}
 		}
+		w.storeState()
 		w.syncWideJoints()
 	case StageRestitution:
 		w.syncWideImpulses()

@@ -92,6 +92,11 @@ type pipeline struct {
 	jrest                  []int32
 	gatherCap              int // the least capacity of the arrays the wide kernels gather from
 
+	// the bodies' velocities while a stage's wide passes run, one row each and a zero row last
+	// (wide.go: loadState)
+	vel     []stateRow
+	stateOn bool
+
 	// per step
 	h, invH       float32
 	soft          softness
@@ -117,6 +122,7 @@ type pipeline struct {
 	fnXJointVel                                                      func(worker, lo, hi int)
 	fnWide, fnWidePack, fnWideUnpack, fnWideWarm, fnWideRefresh      func(worker, lo, hi int)
 	fnJWide, fnJWideMass, fnJWideWarm                                func(worker, lo, hi int)
+	fnLoadState, fnStoreState                                        func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -182,6 +188,8 @@ func (w *World) bindStages() {
 			}
 		}
 	}
+	p.fnLoadState = func(_, lo, hi int) { w.loadStateRange(lo, hi) }
+	p.fnStoreState = func(_, lo, hi int) { w.storeStateRange(lo, hi) }
 	p.fnJWide = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if bt := &p.curJWide[i]; bt.hinge {
@@ -486,6 +494,7 @@ func (w *World) prepare() {
 	}
 	w.planWideJoints()
 	w.packWide()
+	w.planState()
 	p.posesMoved = true // the rows are refreshed before the first pass reads them
 }
 

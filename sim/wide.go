@@ -60,6 +60,66 @@ var (
 	wideRefreshKernel func(w *World, bt *wideBatch)
 )
 
+// stateRow is a body's velocity and angular velocity as the wide passes keep them while a stage's
+// passes run (vx, vy, vz, wx, wy, wz, 0, 0): 32 bytes that a batch loads and stores whole, eight rows
+// at a time through a transpose in registers, where Bodies' 12-byte vectors need a float at a time
+// on the way back (about half of a small scene's contact pass, measured).
+type stateRow = [8]float32
+
+// wideStateKernel says that this build's wide kernels can run on the rows of pipeline.vel.
+var wideStateKernel bool
+
+// planState decides, after the batches are packed, whether this step's passes run on pipeline.vel:
+// where every contact and joint row of a pass is in a wide batch (no scalar joints, no overflow
+// manifolds), so that nothing reads Bodies' velocities while the rows hold them.
+func (w *World) planState() {
+	p := &w.pipe
+	contacts := p.wideOn && len(p.overflow()) == 0
+	joints := p.jwideOn && len(p.jrest) == 0
+	p.stateOn = wideStateKernel && (p.wideOn || p.jwideOn) &&
+		(contacts || len(p.manifolds) == 0) && (joints || len(w.joints) == 0)
+}
+
+// loadState copies the bodies' velocities into pipeline.vel before a stage's passes (when they run on
+// it), with a zero row last for a batch's empty lanes.
+func (w *World) loadState() {
+	p := &w.pipe
+	if !p.stateOn {
+		return
+	}
+	n := w.Bodies.Len()
+	p.vel = resize(p.vel, n+1)
+	p.vel[n] = stateRow{}
+	p.pool.run(n, bodyGrain, p.fnLoadState)
+}
+
+func (w *World) loadStateRange(lo, hi int) {
+	b := &w.Bodies
+	for i := lo; i < hi; i++ {
+		v, a := &b.Velocity[i], &b.AngularVelocity[i]
+		w.pipe.vel[i] = stateRow{v[0], v[1], v[2], a[0], a[1], a[2]}
+	}
+}
+
+// storeState copies the dynamic bodies' velocities back after a stage's passes.
+func (w *World) storeState() {
+	p := &w.pipe
+	if p.stateOn {
+		p.pool.run(w.Bodies.Len(), bodyGrain, p.fnStoreState)
+	}
+}
+
+func (w *World) storeStateRange(lo, hi int) {
+	b := &w.Bodies
+	for i := lo; i < hi; i++ {
+		if b.InvMass[i] != 0 {
+			r := &w.pipe.vel[i]
+			b.Velocity[i] = Vec3{r[0], r[1], r[2]}
+			b.AngularVelocity[i] = Vec3{r[3], r[4], r[5]}
+		}
+	}
+}
+
 // WideSolve lets PGS use the wide contact pass where the build has one (WideAvailable); false keeps
 // the scalar pass, for benchmarks that compare the two (`sandbox bench -scalar`). Both give the same
 // bits.

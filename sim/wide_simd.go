@@ -7,6 +7,7 @@ import "simd/archsimd"
 func init() {
 	if archsimd.X86.AVX2() {
 		wideKernel, wideWarmKernel, wideRefreshKernel = solveWide, warmWide, refreshWide
+		wideStateKernel = true
 	}
 }
 
@@ -103,7 +104,10 @@ func transpose(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) v8 {
 func solveWide(w *World, bt *wideBatch, useBias bool) {
 	b := &w.Bodies
 	var vA, wA, vB, wB v8
-	if bt.lanes == wideLanes {
+	if st := w.pipe.vel; w.pipe.stateOn {
+		vA, wA = gatherState(st, &bt.a, bt.lanes)
+		vB, wB = gatherState(st, &bt.b, bt.lanes)
+	} else if bt.lanes == wideLanes {
 		vA, wA, vB, wB = gatherPair(b, &bt.a, &bt.b, !bt.safe)
 	} else { // a colour's last batch: its empty lanes hold zeros
 		var g [12]lanes
@@ -216,7 +220,82 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
 		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
 	}
-	scatterPair(b, &bt.a, &bt.b, bt.lanes, vA, wA, vB, wB)
+	storePair(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
+}
+
+// storePair writes a batch's velocities back: to pipeline.vel's rows where the stage's passes run on
+// them (scatterState), else to the bodies (scatterPair). mA and mB are the lanes' inverse masses: a
+// static or kinematic body (zero) is never written.
+func storePair(w *World, ia, ib *[wideLanes]int32, n int, mA, mB *lanes, vA, wA, vB, wB v8) {
+	p := &w.pipe
+	if !p.stateOn {
+		scatterPair(&w.Bodies, ia, ib, n, vA, wA, vB, wB)
+		return
+	}
+	zero := bc(0)
+	used := uint8(1<<n - 1)
+	scatterState(p.vel, ia, used&ld(mA).NotEqual(zero).ToBits(), vA, wA)
+	scatterState(p.vel, ib, used&ld(mB).NotEqual(zero).ToBits(), vB, wB)
+	archsimd.ClearAVXUpperBits()
+}
+
+// gatherState loads the rows st[idx[l]] into lane l as a velocity and an angular velocity: eight
+// 32-byte loads and a transpose. A lane at or past n (an empty one) reads the zero row at st's end.
+func gatherState(st []stateRow, idx *[wideLanes]int32, n int) (v, w v8) {
+	ix := idx
+	if n < wideLanes {
+		z := int32(len(st) - 1)
+		var c [wideLanes]int32
+		for l := range c {
+			c[l] = z
+		}
+		copy(c[:n], idx[:n])
+		ix = &c
+	}
+	r0, r1 := archsimd.LoadFloat32x8(&st[ix[0]]), archsimd.LoadFloat32x8(&st[ix[1]])
+	r2, r3 := archsimd.LoadFloat32x8(&st[ix[2]]), archsimd.LoadFloat32x8(&st[ix[3]])
+	r4, r5 := archsimd.LoadFloat32x8(&st[ix[4]]), archsimd.LoadFloat32x8(&st[ix[5]])
+	r6, r7 := archsimd.LoadFloat32x8(&st[ix[6]]), archsimd.LoadFloat32x8(&st[ix[7]])
+	// pairs of rows: p01 = r0[0] r0[1] r1[0] r1[1] | r0[4] r0[5] r1[4] r1[5], q01 the same of 2, 3, 6, 7
+	p01, q01 := r0.SelectFromPairGrouped(0, 1, 4, 5, r1), r0.SelectFromPairGrouped(2, 3, 6, 7, r1)
+	p23, q23 := r2.SelectFromPairGrouped(0, 1, 4, 5, r3), r2.SelectFromPairGrouped(2, 3, 6, 7, r3)
+	p45, q45 := r4.SelectFromPairGrouped(0, 1, 4, 5, r5), r4.SelectFromPairGrouped(2, 3, 6, 7, r5)
+	p67, q67 := r6.SelectFromPairGrouped(0, 1, 4, 5, r7), r6.SelectFromPairGrouped(2, 3, 6, 7, r7)
+	// c0 = element 0 of rows 0-3 | element 4 of rows 0-3, c1 elements 1 and 5, c2 2 and 6, c3 3 and 7
+	c0, c1 := p01.SelectFromPairGrouped(0, 2, 4, 6, p23), p01.SelectFromPairGrouped(1, 3, 5, 7, p23)
+	c2, c3 := q01.SelectFromPairGrouped(0, 2, 4, 6, q23), q01.SelectFromPairGrouped(1, 3, 5, 7, q23)
+	d0, d1 := p45.SelectFromPairGrouped(0, 2, 4, 6, p67), p45.SelectFromPairGrouped(1, 3, 5, 7, p67)
+	d2, d3 := q45.SelectFromPairGrouped(0, 2, 4, 6, q67), q45.SelectFromPairGrouped(1, 3, 5, 7, q67)
+	v = v8{c0.Select128FromPair(0, 2, d0), c1.Select128FromPair(0, 2, d1), c2.Select128FromPair(0, 2, d2)}
+	w = v8{c3.Select128FromPair(0, 2, d3), c0.Select128FromPair(1, 3, d0), c1.Select128FromPair(1, 3, d1)}
+	return
+}
+
+// scatterState is gatherState's inverse: lane l's velocities to the row st[idx[l]], for the lanes
+// whose bit is set in dyn, each row one 32-byte store.
+func scatterState(st []stateRow, idx *[wideLanes]int32, dyn uint8, v, w v8) {
+	var zero f8
+	c0, d0 := v.x.Select128FromPair(0, 2, w.y), v.x.Select128FromPair(1, 3, w.y)
+	c1, d1 := v.y.Select128FromPair(0, 2, w.z), v.y.Select128FromPair(1, 3, w.z)
+	c2, d2 := v.z.Select128FromPair(0, 2, zero), v.z.Select128FromPair(1, 3, zero)
+	c3, d3 := w.x.Select128FromPair(0, 2, zero), w.x.Select128FromPair(1, 3, zero)
+	e01, f01 := c0.SelectFromPairGrouped(0, 1, 4, 5, c1), c2.SelectFromPairGrouped(0, 1, 4, 5, c3)
+	e23, f23 := c0.SelectFromPairGrouped(2, 3, 6, 7, c1), c2.SelectFromPairGrouped(2, 3, 6, 7, c3)
+	e45, f45 := d0.SelectFromPairGrouped(0, 1, 4, 5, d1), d2.SelectFromPairGrouped(0, 1, 4, 5, d3)
+	e67, f67 := d0.SelectFromPairGrouped(2, 3, 6, 7, d1), d2.SelectFromPairGrouped(2, 3, 6, 7, d3)
+	put := func(l int, r f8) {
+		if dyn&(1<<l) != 0 {
+			r.Store(&st[idx[l]])
+		}
+	}
+	put(0, e01.SelectFromPairGrouped(0, 2, 4, 6, f01))
+	put(1, e01.SelectFromPairGrouped(1, 3, 5, 7, f01))
+	put(2, e23.SelectFromPairGrouped(0, 2, 4, 6, f23))
+	put(3, e23.SelectFromPairGrouped(1, 3, 5, 7, f23))
+	put(4, e45.SelectFromPairGrouped(0, 2, 4, 6, f45))
+	put(5, e45.SelectFromPairGrouped(1, 3, 5, 7, f45))
+	put(6, e67.SelectFromPairGrouped(0, 2, 4, 6, f67))
+	put(7, e67.SelectFromPairGrouped(1, 3, 5, 7, f67))
 }
 
 // gatherPair loads the velocities of the bodies ia[l] and ib[l] into lane l (gather).

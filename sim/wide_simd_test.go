@@ -1,0 +1,48 @@
+//go:build goexperiment.simd && amd64
+
+package sim
+
+import "testing"
+
+// gatherState puts row idx[l]'s six velocity components in lane l (an empty lane's zeros), and
+// scatterState writes exactly the rows of the lanes in its mask back, whole.
+func TestStateRowsRoundTrip(t *testing.T) {
+	const rows = 20
+	st := make([]stateRow, rows+1) // and the zero row
+	for i := range rows {
+		for c := range 6 {
+			st[i][c] = float32(i*10 + c + 1)
+		}
+	}
+	idx := [wideLanes]int32{3, 7, 1, 12, 19, 0, 5, 9}
+	for _, n := range []int{wideLanes, 5} {
+		v, w := gatherState(st, &idx, n)
+		var got [6]lanes
+		for c, x := range []f8{v.x, v.y, v.z, w.x, w.y, w.z} {
+			x.Store(&got[c])
+		}
+		for l, i := range idx {
+			for c := range 6 {
+				want := float32(int(i)*10 + c + 1)
+				if l >= n {
+					want = 0
+				}
+				if got[c][l] != want {
+					t.Fatalf("%d lanes: lane %d component %d: %v, want %v", n, l, c, got[c][l], want)
+				}
+			}
+		}
+		out := make([]stateRow, rows+1)
+		const mask = 0b10110101
+		scatterState(out, &idx, mask, v, w)
+		for l, i := range idx {
+			want := stateRow{}
+			if mask&(1<<l) != 0 && l < n {
+				want = st[i]
+			}
+			if out[i] != want {
+				t.Fatalf("%d lanes: row %d (lane %d): %v, want %v", n, i, l, out[i], want)
+			}
+		}
+	}
+}
