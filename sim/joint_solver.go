@@ -97,7 +97,8 @@ func (w *World) jointRotations(j *joint) (qA, qB Quat) {
 }
 
 // refreshJoint sets every part's rows and position errors from the bodies' current poses. It runs
-// before the biased solve and again before the relax pass of each sub-step.
+// before the biased solve and again before the relax pass of each sub-step; a joint of the wide pass
+// is refreshed in its lane instead (refreshJointsWide).
 func (w *World) refreshJoint(j *joint) {
 	xA, xB, RA, RB := w.jointPoses(j)
 	rA, rB := mulMat(RA, j.localA), mulMat(RB, j.localB)
@@ -105,12 +106,12 @@ func (w *World) refreshJoint(j *joint) {
 	def := &j.def
 	switch def.Type {
 	case Ball:
-		w.setPoint(j, rA, rB, d)
-		if (def.Swing > 0 || def.HasTwist) && !(w.pipe.jwideOn && j.wide >= 0) { // else swingTwistWide
+		j.point.set(rA, rB, d, j)
+		if def.Swing > 0 || def.HasTwist {
 			w.refreshSwingTwist(j, RA, RB)
 		}
 	case Hinge:
-		w.setPoint(j, rA, rB, d)
+		j.point.set(rA, rB, d, j)
 		a1 := mulMat(RA, j.axisA)
 		b2 := mulMat(RB, j.perpB)
 		c2 := mulMat(RB, j.axisB.Cross(j.perpB))
@@ -138,17 +139,6 @@ func (w *World) refreshJoint(j *joint) {
 		qA, qB := w.jointRotations(j)
 		j.rot.set(qA, qB, j.rel0, j)
 	}
-}
-
-// setPoint sets the joint's anchor rows; a joint of the wide pass gets its K^-1 in its lane, eight
-// at a time, after the refresh (wideAnchorMassKernel), not here.
-func (w *World) setPoint(j *joint, rA, rB, d vec) {
-	pt := &j.point
-	if w.pipe.jwideOn && j.wide >= 0 {
-		pt.rA, pt.rB, pt.c = rA, rB, d
-		return
-	}
-	pt.set(rA, rB, d, j)
 }
 
 // hingeAngle measures a hinge's angle: body A's rotation about its axis a1 relative to body B, from

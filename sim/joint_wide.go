@@ -10,13 +10,15 @@ package sim
 // clamped NaN impulse becomes zero instead of staying NaN). Other joints, and every joint without the
 // wide kernels or with the direct joint solve, go through solveJoint.
 //
-// The rows live in wideJointBatch, lane-major. refreshJoint sets a joint's anchors (and a hinge's
-// other parts) as always and copies them, impulses included, into its lane (packJoint); the anchor
-// blocks' K^-1 and the ball joints' swing and twist rows and angles are then computed in the lanes,
-// eight joints at a time (anchorMassWide, swingTwistWide), and the ball joints' warm start sums come
-// from the lanes (ballWarmWide). After each stage's passes the lanes' impulses are copied back to the
-// parts (syncWideJoints), so joint forces, breaking and inspection read the parts as before; a wide
-// ball joint's swing and twist rows in its parts are not kept current (nothing else reads them).
+// The rows live in wideJointBatch, lane-major, and are refreshed there, eight joints at a time, from
+// the bodies' poses: the anchors, a hinge's rotation rows, angle and limit rows (refreshJointsWide),
+// the anchor blocks' K^-1 (anchorMassWide), a ball joint's swing and twist rows and angles
+// (swingTwistRows); the warm start's sums come from the lanes too (ballWarmWide, hingeWarmWide).
+// refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not kept current (nothing
+// else reads them). The impulses are copied into the lanes when the batches are laid out, each step,
+// and back to the parts after each stage's passes (syncWideJoints), so joint forces, breaking and
+// inspection read the parts as before; each joint's angles (coord, swingA) are written back at each
+// refresh.
 
 // wideAngle is eight angular limit rows (an axisPart with d zero), lane-major.
 type wideAngle struct {
@@ -46,9 +48,13 @@ type wideJointBatch struct {
 	hc     [2]lanes
 	hmass  [3]lanes
 	himp   [2]lanes
-	// the ball joint's frames and limits, for its swing and twist rows' refresh (swingTwistWide)
-	axisA, axisB, perpA, perpB lanes3
-	swing, twistLo, twistHi    lanes
+	// the anchors in the bodies' frames (refreshJointsWide)
+	localA, localB lanes3
+	// the joint's frames: a ball joint's for its swing and twist rows (swingTwistRows), a hinge's for
+	// its rotation rows and angle (crossB is axisB x perpB)
+	axisA, axisB, perpA, perpB, crossB lanes3
+	// a ball joint's swing limit; lo and hi are its twist limits, or a hinge's angle limits
+	swing, lo, hi lanes
 }
 
 // The wide joint kernels over one batch, all set or all nil (see wideKernel).
@@ -56,10 +62,10 @@ var (
 	wideBallKernel       func(w *World, bt *wideJointBatch, useBias bool)
 	wideHingeKernel      func(w *World, bt *wideJointBatch, useBias bool)
 	wideAnchorMassKernel func(bt *wideJointBatch) // pointPart.setMass over a batch's lanes
-	// refreshSwingTwist over a batch of ball joints, into the lanes (and each joint's angles)
-	wideSwingTwistKernel func(w *World, bt *wideJointBatch)
-	// warmJoint over a batch of ball joints, from the lanes
-	wideBallWarmKernel func(w *World, bt *wideJointBatch)
+	// refreshJoint's anchors, and a hinge's rotation and limit rows and angle, into the lanes
+	wideJointRefreshKernel func(w *World, bt *wideJointBatch)
+	// warmJoint over a batch of ball joints or of hinges, from the lanes
+	wideBallWarmKernel, wideHingeWarmKernel func(w *World, bt *wideJointBatch)
 )
 
 // wideJointGrain: a loop over joint batches goes to the workers when it gives each of two at least
@@ -128,13 +134,19 @@ func (w *World) planWideJoints() {
 				for e := range 9 {
 					bt.iA[e][l], bt.iB[e][l] = j.iA[e], j.iB[e]
 				}
+				put3(&bt.localA, l, j.localA)
+				put3(&bt.localB, l, j.localB)
+				put3(&bt.axisA, l, j.axisA)
+				put3(&bt.axisB, l, j.axisB)
+				put3(&bt.perpA, l, j.perpA)
+				put3(&bt.perpB, l, j.perpB)
 				if kind == 1 {
-					put3(&bt.axisA, l, j.axisA)
-					put3(&bt.axisB, l, j.axisB)
-					put3(&bt.perpA, l, j.perpA)
-					put3(&bt.perpB, l, j.perpB)
-					bt.swing[l], bt.twistLo[l], bt.twistHi[l] = j.def.Swing, j.def.Twist[0], j.def.Twist[1]
+					bt.swing[l], bt.lo[l], bt.hi[l] = j.def.Swing, j.def.Twist[0], j.def.Twist[1]
+				} else {
+					put3(&bt.crossB, l, j.axisB.Cross(j.perpB))
+					bt.lo[l], bt.hi[l] = j.def.Limits[0], j.def.Limits[1]
 				}
+				w.packImpulses(j, bt, l)
 			}
 		}
 	}
@@ -152,38 +164,17 @@ func (w *World) planWideJoints() {
 	p.jrestStart[maxColors+1] = int32(len(p.jrest))
 }
 
-// packJoint copies joint j's rows and impulses, just refreshed, into its lane; its anchor block's
-// K^-1, and a ball joint's swing and twist rows, are computed in the lanes after the refresh
-// (wideAnchorMassKernel, wideSwingTwistKernel).
-func (w *World) packJoint(j *joint) {
-	bt := &w.pipe.jwide[j.wide>>3]
-	l := int(j.wide & (wideLanes - 1))
+// packImpulses copies joint j's accumulated impulses into lane l of its batch, where the passes
+// accumulate them until syncWideJoints copies them back.
+func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 	if bt.hinge {
-		putAngle(&bt.rows[0], l, &j.angle.lower)
-		putAngle(&bt.rows[1], l, &j.angle.upper)
-		h := &j.hinge
-		put3(&bt.u1, l, h.u1)
-		put3(&bt.u2, l, h.u2)
-		bt.hc[0][l], bt.hc[1][l] = h.c[0], h.c[1]
-		bt.hmass[0][l], bt.hmass[1][l], bt.hmass[2][l] = h.mass[0], h.mass[1], h.mass[2]
-		bt.himp[0][l], bt.himp[1][l] = h.impulse[0], h.impulse[1]
-	} else { // the rows themselves come from swingTwistWide
+		bt.rows[0].impulse[l], bt.rows[1].impulse[l] = j.angle.lower.impulse, j.angle.upper.impulse
+		bt.himp[0][l], bt.himp[1][l] = j.hinge.impulse[0], j.hinge.impulse[1]
+	} else {
 		bt.rows[0].impulse[l] = j.swing.impulse
 		bt.rows[1].impulse[l], bt.rows[2].impulse[l] = j.twist.lower.impulse, j.twist.upper.impulse
 	}
-	pt, d := &j.point, &bt.point
-	put3(&d.rA, l, pt.rA)
-	put3(&d.rB, l, pt.rB)
-	put3(&d.c, l, pt.c)
-	put3(&d.impulse, l, pt.impulse)
-}
-
-func putAngle(d *wideAngle, l int, r *axisPart) {
-	put3(&d.ra, l, r.ra)
-	put3(&d.rb, l, r.rb)
-	put3(&d.ia, l, r.ia)
-	put3(&d.ib, l, r.ib)
-	d.mass[l], d.c[l], d.impulse[l] = r.mass, r.c, r.impulse
+	put3(&bt.point.impulse, l, j.point.impulse)
 }
 
 // syncWideJoints copies the lanes' impulses back to the joints' parts if a wide pass changed them.

@@ -12,7 +12,7 @@ import (
 func init() {
 	if archsimd.X86.AVX2() {
 		wideBallKernel, wideHingeKernel, wideAnchorMassKernel = ballWide, hingeWide, anchorMassWide
-		wideSwingTwistKernel, wideBallWarmKernel = swingTwistWide, ballWarmWide
+		wideJointRefreshKernel, wideBallWarmKernel, wideHingeWarmKernel = refreshJointsWide, ballWarmWide, hingeWarmWide
 	}
 }
 
@@ -213,8 +213,8 @@ func atan2Lanes(y, x f8) f8 {
 
 // angleRow is axisPart.set for an angular row (d zero) with ra = rb = a and position error c, into
 // lane row r: its inertia products and mass.
-func angleRow(r *wideAngle, a v8, c f8, iA, iB *m8, m, zero, one f8) {
-	ia, ib := iA.mul(a), iB.mul(a)
+func angleRow(r *wideAngle, a v8, c f8, iA, iB *[9]lanes, m, zero, one f8) {
+	ia, ib := mulAt(iA, a), mulAt(iB, a)
 	k := m.Mul(zero.Mul(zero).Add(zero.Mul(zero)).Add(zero.Mul(zero))).Add(a.dot(ia)).Add(a.dot(ib))
 	storeV8(&r.ra, a)
 	storeV8(&r.rb, a)
@@ -230,12 +230,73 @@ func storeV8(d *lanes3, v v8) {
 	v.z.Store(&d[2])
 }
 
-// swingTwistWide is refreshSwingTwist over a batch of ball joints (each with a swing cone and twist
-// limits), in its order of operations, into the lanes' swing and twist rows; each joint gets its
-// swing and twist angles. The two angles are math.Atan2 in float64 lane by lane, as swingTwist does.
-func swingTwistWide(w *World, bt *wideJointBatch) {
+// refreshJointsWide is refreshJoint over a batch, into the lanes, in its order of operations: the
+// anchors and their gap, then a ball joint's swing and twist rows (swingTwistRows) or a hinge's
+// rotation and limit rows and angle (hingeRows). The anchor blocks' K^-1 is anchorMassWide's.
+func refreshJointsWide(w *World, bt *wideJointBatch) {
 	p := &w.pipe
+	b := &w.Bodies
 	RA, RB := gatherMat(p.rot, &bt.a, !bt.safe), gatherMat(p.rot, &bt.b, !bt.safe)
+	xA, xB := gather(b.Position, &bt.a, !bt.safe), gather(b.Position, &bt.b, !bt.safe)
+	rA, rB := RA.mul(ld3(&bt.localA)), RB.mul(ld3(&bt.localB))
+	pt := &bt.point
+	storeV8(&pt.rA, rA)
+	storeV8(&pt.rB, rB)
+	storeV8(&pt.c, xB.add(rB).sub(xA).sub(rA))
+	if bt.hinge {
+		hingeRows(w, bt, &RA, &RB)
+	} else {
+		swingTwistRows(w, bt, &RA, &RB)
+	}
+}
+
+// hingeRows is refreshJoint's hinge part over a batch: hingeRotationPart.set's two rows and their
+// 2x2 K^-1, the angle (hingeAngle) and the limit rows (anglePart.set), into the lanes; each joint gets
+// its angle.
+func hingeRows(w *World, bt *wideJointBatch, RA, RB *m8) {
+	zero, one, minus := bc(0), bc(1), bc(-1)
+	a1 := RA.mul(ld3(&bt.axisA))
+	b2, c2 := RB.mul(ld3(&bt.perpB)), RB.mul(ld3(&bt.crossB))
+	u1, u2 := b2.cross(a1), c2.cross(a1)
+	storeV8(&bt.u1, u1)
+	storeV8(&bt.u2, u2)
+	a1.dot(b2).Store(&bt.hc[0])
+	a1.dot(c2).Store(&bt.hc[1])
+	i1 := mulAt(&bt.iA, u1).add(mulAt(&bt.iB, u1))
+	i2 := mulAt(&bt.iA, u2).add(mulAt(&bt.iB, u2))
+	k11, k12, k22 := u1.dot(i1), u1.dot(i2), u2.dot(i2)
+	det := k11.Mul(k22).Sub(k12.Mul(k12))
+	ok := det.Greater(bc(1e-12).Mul(k11.Mul(k22))).And(det.Greater(zero))
+	inv := one.Div(det)
+	k22.Mul(inv).Merge(zero, ok).Store(&bt.hmass[0])
+	neg(k12).Mul(inv).Merge(zero, ok).Store(&bt.hmass[1])
+	k11.Mul(inv).Merge(zero, ok).Store(&bt.hmass[2])
+	// hingeAngle: A's angle about a1 relative to B, from p1 to b2
+	p1 := RA.mul(ld3(&bt.perpA))
+	coord := neg(atan2Lanes(a1.dot(p1.cross(b2)), p1.dot(b2)))
+	na1 := a1.scale(minus)
+	lo, up := &bt.rows[0], &bt.rows[1]
+	angleRow(lo, na1, coord.Sub(ld(&bt.lo)), &bt.iA, &bt.iB, ld(&bt.mA).Add(ld(&bt.mB)), zero, one)
+	nt := na1.scale(minus)
+	storeV8(&up.ra, nt)
+	storeV8(&up.rb, nt)
+	storeV8(&up.ia, ld3(&lo.ia).scale(minus))
+	storeV8(&up.ib, ld3(&lo.ib).scale(minus))
+	ld(&lo.mass).Store(&up.mass)
+	ld(&bt.hi).Sub(coord).Store(&up.c)
+	var c lanes
+	coord.Store(&c)
+	archsimd.ClearAVXUpperBits()
+	for l := range bt.lanes {
+		w.joints[bt.k[l]].coord = c[l]
+	}
+}
+
+// swingTwistRows is refreshSwingTwist over a batch of ball joints (each with a swing cone and twist
+// limits), in its order of operations, from the bodies' rotations RA and RB, into the lanes' swing
+// and twist rows; each joint gets its swing and twist angles. The two angles are math.Atan2 in
+// float64 lane by lane, as swingTwist does.
+func swingTwistRows(w *World, bt *wideJointBatch, RA, RB *m8) {
 	zero, one, minus := bc(0), bc(1), bc(-1)
 	tA, tB := RA.mul(ld3(&bt.axisA)), RB.mul(ld3(&bt.axisB))
 	e := tA.cross(tB)
@@ -245,11 +306,10 @@ func swingTwistWide(w *World, bt *wideJointBatch) {
 	carried := pA0.scale(c).add(e.cross(pA0)).add(e.scale(e.dot(pA0).Div(one.Add(c))))
 	pA := carried.keep(pA0, c.Greater(bc(-0.999)))
 	twist := atan2Lanes(tB.dot(pA.cross(pB)), pA.dot(pB))
-	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
 	m := ld(&bt.mA).Add(ld(&bt.mB))
 	// the swing row: dswing/dt = e/|e| . (wB - wA), holding def.Swing - swing >= 0
 	ax := e.scale(one.Div(s)).keep(pA0, s.Greater(bc(1e-6))).scale(minus)
-	angleRow(&bt.rows[0], ax, ld(&bt.swing).Sub(swing), &iA, &iB, m, zero, one)
+	angleRow(&bt.rows[0], ax, ld(&bt.swing).Sub(swing), &bt.iA, &bt.iB, m, zero, one)
 	// the twist limits: the lower row, and the upper as its reverse (anglePart.set)
 	t := tA.add(tB)
 	n := t.dot(t).Sqrt()
@@ -257,14 +317,14 @@ func swingTwistWide(w *World, bt *wideJointBatch) {
 	n = n.Merge(floor, n.Greater(floor).Or(n.IsNaN())) // max(n, 1e-6)
 	t = t.scale(one.Div(n))
 	lo, up := &bt.rows[1], &bt.rows[2]
-	angleRow(lo, t, twist.Sub(ld(&bt.twistLo)), &iA, &iB, m, zero, one)
+	angleRow(lo, t, twist.Sub(ld(&bt.lo)), &bt.iA, &bt.iB, m, zero, one)
 	nt := t.scale(minus)
 	storeV8(&up.ra, nt)
 	storeV8(&up.rb, nt)
 	storeV8(&up.ia, ld3(&lo.ia).scale(minus))
 	storeV8(&up.ib, ld3(&lo.ib).scale(minus))
 	ld(&lo.mass).Store(&up.mass)
-	ld(&bt.twistHi).Sub(twist).Store(&up.c)
+	ld(&bt.hi).Sub(twist).Store(&up.c)
 	var sw, tw lanes
 	swing.Store(&sw)
 	twist.Store(&tw)
@@ -273,6 +333,35 @@ func swingTwistWide(w *World, bt *wideJointBatch) {
 		j := &w.joints[bt.k[l]]
 		j.swingA, j.coord = sw[l], tw[l]
 	}
+}
+
+// hingeWarmWide is warmJoint over a batch of hinges: the sums of the anchor's impulse
+// (jointPair.applyPoint), the rotation rows' (hingeRotationPart.warm) and the limit rows' (applyRow,
+// which skips a zero impulse), from the lanes, into each joint's lin, angA and angB.
+func hingeWarmWide(w *World, bt *wideJointBatch) {
+	zero := bc(0)
+	pt := &bt.point
+	P := ld3(&pt.impulse)
+	var lin, angA, angB v8
+	lin = lin.add(P)
+	angA = angA.add(ld3(&pt.rA).cross(P))
+	angB = angB.add(ld3(&pt.rB).cross(P))
+	L := ld3(&bt.u1).scale(ld(&bt.himp[0])).add(ld3(&bt.u2).scale(ld(&bt.himp[1])))
+	angA, angB = angA.add(L), angB.add(L)
+	for r := range 2 {
+		row := &bt.rows[r]
+		imp := ld(&row.impulse)
+		moves := imp.NotEqual(zero)
+		d := zero // the lower row's d: zero, and the upper's the lower's negated, -0
+		if r == 1 {
+			d = neg(zero)
+		}
+		z := d.Mul(imp)
+		lin = lin.add(v8{z, z, z}).keep(lin, moves)
+		angA = angA.add(ld3(&row.ra).scale(imp)).keep(angA, moves)
+		angB = angB.add(ld3(&row.rb).scale(imp)).keep(angB, moves)
+	}
+	storeJointSums(w, bt, lin, angA, angB)
 }
 
 // ballWarmWide is warmJoint over a batch of ball joints: the sums of the anchor's, the swing row's
@@ -299,6 +388,11 @@ func ballWarmWide(w *World, bt *wideJointBatch) {
 		angA = angA.add(ld3(&row.ra).scale(imp)).keep(angA, moves)
 		angB = angB.add(ld3(&row.rb).scale(imp)).keep(angB, moves)
 	}
+	storeJointSums(w, bt, lin, angA, angB)
+}
+
+// storeJointSums writes the lanes' warm-start sums into their joints' lin, angA and angB.
+func storeJointSums(w *World, bt *wideJointBatch, lin, angA, angB v8) {
 	var g [9]lanes
 	storeV8((*lanes3)(g[0:3]), lin)
 	storeV8((*lanes3)(g[3:6]), angA)

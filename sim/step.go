@@ -165,25 +165,23 @@ func (w *World) bindStages() {
 	p.fnJointMass = func(_, lo, hi int) { w.jointMasses(lo, hi) }
 	p.fnJointRefresh = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			j := &w.joints[k]
-			w.refreshJoint(j)
-			if p.jwideOn && j.wide >= 0 {
-				w.packJoint(j)
+			if j := &w.joints[k]; !p.jwideOn || j.wide < 0 {
+				w.refreshJoint(j) // a wide batch's joints: fnJWideMass
 			}
 		}
 	}
 	p.fnJWideMass = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			bt := &p.jwide[i]
+			wideJointRefreshKernel(w, bt)
 			wideAnchorMassKernel(bt)
-			if !bt.hinge {
-				wideSwingTwistKernel(w, bt)
-			}
 		}
 	}
 	p.fnJWideWarm = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			if bt := &p.jwide[i]; !bt.hinge {
+			if bt := &p.jwide[i]; bt.hinge {
+				wideHingeWarmKernel(w, bt)
+			} else {
 				wideBallWarmKernel(w, bt)
 			}
 		}
@@ -201,8 +199,8 @@ func (w *World) bindStages() {
 	}
 	p.fnJointWarm = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			if j := &w.joints[k]; !p.jwideOn || j.wide < 0 || p.jwide[j.wide>>3].hinge {
-				w.warmJoint(j) // a wide batch's ball joints: wideBallWarmKernel
+			if j := &w.joints[k]; !p.jwideOn || j.wide < 0 {
+				w.warmJoint(j) // a wide batch's joints: fnJWideWarm
 			}
 		}
 	}
