@@ -95,9 +95,14 @@ func (w *World) loadState() {
 
 func (w *World) loadStateRange(lo, hi int) {
 	b := &w.Bodies
-	for i := lo; i < hi; i++ {
-		v, a := &b.Velocity[i], &b.AngularVelocity[i]
-		w.pipe.vel[i] = stateRow{v[0], v[1], v[2], a[0], a[1], a[2]}
+	vel := w.pipe.vel[lo:hi]
+	v, a := b.Velocity[lo:hi:hi], b.AngularVelocity[lo:hi:hi]
+	v, a = v[:len(vel)], a[:len(vel)]
+	for i := range vel {
+		r := &vel[i]
+		r[0], r[1], r[2] = v[i][0], v[i][1], v[i][2]
+		r[3], r[4], r[5] = a[i][0], a[i][1], a[i][2]
+		r[6], r[7] = 0, 0
 	}
 }
 
@@ -111,11 +116,14 @@ func (w *World) storeState() {
 
 func (w *World) storeStateRange(lo, hi int) {
 	b := &w.Bodies
-	for i := lo; i < hi; i++ {
-		if b.InvMass[i] != 0 {
-			r := &w.pipe.vel[i]
-			b.Velocity[i] = Vec3{r[0], r[1], r[2]}
-			b.AngularVelocity[i] = Vec3{r[3], r[4], r[5]}
+	vel := w.pipe.vel[lo:hi]
+	v, a, m := b.Velocity[lo:hi:hi], b.AngularVelocity[lo:hi:hi], b.InvMass[lo:hi:hi]
+	v, a, m = v[:len(vel)], a[:len(vel)], m[:len(vel)]
+	for i := range vel {
+		if m[i] != 0 {
+			r := &vel[i]
+			v[i][0], v[i][1], v[i][2] = r[0], r[1], r[2]
+			a[i][0], a[i][1], a[i][2] = r[3], r[4], r[5]
 		}
 	}
 }
