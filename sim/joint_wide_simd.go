@@ -3,7 +3,6 @@
 package sim
 
 import (
-	"math"
 	"simd/archsimd"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -197,18 +196,6 @@ func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
 	wA, wB = wA.sub(mulAt(&bt.iA, L)), wB.add(mulAt(&bt.iB, L))
 	wA, wB = anchorWide(bt, &lin, wA, wB, &k, useBias)
 	scatterJointPair(w, bt, &lin, wA, wB)
-}
-
-// atan2Lanes is float32(math.Atan2(float64(y), float64(x))) lane by lane (swingTwist's float64 angle).
-func atan2Lanes(y, x f8) f8 {
-	var ys, xs, r lanes
-	y.Store(&ys)
-	x.Store(&xs)
-	archsimd.ClearAVXUpperBits()
-	for l := range r {
-		r[l] = float32(math.Atan2(float64(ys[l]), float64(xs[l])))
-	}
-	return ld(&r)
 }
 
 // angleRow is axisPart.set for an angular row (d zero) with ra = rb = a and position error c, into
