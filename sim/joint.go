@@ -73,6 +73,7 @@ type joint struct {
 	// hasAxis: the frames' axis is def.Axis (hinge, piston, a ball given an axis, a swing cone or twist
 	// limits when added); otherwise it is +y in the world at creation, a placeholder.
 	hasAxis bool
+	broken  bool // over its break force this step: breakJoints drops it
 
 	// Frames at creation, in each body's local frame (the world's frame for the static world).
 	localA, localB vec  // the anchor

@@ -332,21 +332,28 @@ func (j *joint) force(invH float32) float32 {
 // breakJoints removes the joints whose force exceeded their break force this step and reports them in
 // w.Broken.
 func (w *World) breakJoints() {
-	kept := w.joints[:0]
+	broke := false
 	for k := range w.joints {
 		j := &w.joints[k]
 		if j.def.BreakForce > 0 {
 			if f := w.pipe.solver.jointForce(w, j); f > j.def.BreakForce {
 				w.Broken = append(w.Broken, BrokenJoint{Index: k, Def: j.def, Force: f, Step: w.StepCount + 1})
-				continue
+				j.broken = true
+				broke = true
 			}
 		}
-		kept = append(kept, *j)
 	}
-	if len(kept) != len(w.joints) {
-		clear(w.joints[len(kept):])
-		w.joints = kept
+	if !broke { // the usual step: no joint is copied
+		return
 	}
+	kept := w.joints[:0]
+	for k := range w.joints {
+		if j := &w.joints[k]; !j.broken {
+			kept = append(kept, *j)
+		}
+	}
+	clear(w.joints[len(kept):])
+	w.joints = kept
 }
 
 // colourJoints colours the joints the way colourManifolds colours manifolds (a joint is an edge between

@@ -16,9 +16,9 @@ package sim
 // (swingTwistRows); the warm start's sums come from the lanes too (ballWarmWide, hingeWarmWide).
 // refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not kept current (nothing
 // else reads them). The impulses are copied into the lanes when the batches are laid out, each step,
-// and back to the parts after each stage's passes (syncWideJoints), so joint forces, breaking and
-// inspection read the parts as before; each joint's angles (coord, swingA) are written back at each
-// refresh.
+// and back to the parts when the step stores its impulses (syncWideJoints), so joint forces, breaking
+// and inspection read the parts as before; each joint's angles (coord, swingA) are written back at
+// each refresh.
 
 // wideAngle is eight angular limit rows (an axisPart with d zero), lane-major.
 type wideAngle struct {
@@ -177,7 +177,8 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 	put3(&bt.point.impulse, l, j.point.impulse)
 }
 
-// syncWideJoints copies the lanes' impulses back to the joints' parts if a wide pass changed them.
+// syncWideJoints copies the lanes' impulses back to the joints' parts if a wide pass changed them
+// (once a step, before the joints' forces are read).
 func (w *World) syncWideJoints() {
 	p := &w.pipe
 	if !p.jwideDirty {

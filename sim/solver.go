@@ -214,8 +214,7 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 				w.solveJointsDirect(p.useBias) // the joints' equality rows, exactly (joint_direct.go)
 			}
 		}
-		w.storeState()
-		w.syncWideJoints()
+		w.storeState() // the wide joints' impulses go back to the joints once a step (StageStoreImpulses)
 	case StageRestitution:
 		w.syncWideImpulses()
 		for range op.Passes {

@@ -421,6 +421,7 @@ func (w *World) runStage(op Op) {
 		p.posesMoved = true
 	case StageStoreImpulses:
 		w.syncWideImpulses()
+		w.syncWideJoints()
 		if s.Sleep {
 			w.restoreSleepers()
 		}
