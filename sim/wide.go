@@ -22,16 +22,16 @@ type (
 	lanes3 = [3]lanes
 )
 
-// widePoint is one contact point slot of a batch: contactPoint's rows, lane-major.
+// widePoint is one contact point slot of a batch: contactPoint's rows, lane-major. Its first
+// pointFloats rows are contactPoint's first pointFloats floats in their order (the rows, impulses and
+// masses), so that a full batch packs them with a transpose (widePackKernel; TestWideLayout).
 type widePoint struct {
-	nA, nB, inA, inB     lanes3
-	t1A, t1B, it1A, it1B lanes3
-	t2A, t2B, it2A, it2B lanes3
-	normalMass, softMass lanes
-	leak, tm1, tm2, sep  lanes
-	normalImpulse        lanes
-	ti1, ti2, maxNormal  lanes
-	sliding              uint8 // bit l: lane l's point slid in the last friction pass
+	nA, nB, inA, inB                          lanes3
+	t1A, t1B, it1A, it1B                      lanes3
+	t2A, t2B, it2A, it2B                      lanes3
+	normalImpulse, ti1, ti2, maxNormal        lanes
+	normalMass, softMass, leak, tm1, tm2, sep lanes
+	sliding                                   uint8 // bit l: lane l's point slid in the last friction pass
 
 	// the anchors in the bodies' frames, for the wide refresh (separation, friction drift)
 	localA, localB, anchorA, anchorB lanes3
@@ -50,6 +50,13 @@ type wideBatch struct {
 	biasRate, massScale, leak, mu lanes
 	pts                           [4]widePoint
 }
+
+// pointFloats is the number of leading float32 fields that contactPoint and widePoint share.
+const pointFloats = 46
+
+// widePackKernel copies the first pointFloats floats of the eight points src[l] into dst's rows, lane
+// l each (a transpose); nil without the wide pass.
+var widePackKernel func(dst *widePoint, src *[wideLanes]*contactPoint)
 
 // The wide kernels over one batch, all set or all nil (where the build or the CPU has none): the
 // contact pass (solveManifold), the warm start's sums (warmStartManifold) and the refresh
@@ -205,6 +212,8 @@ func (w *World) packBatch(i int) {
 		*bt = wideBatch{}
 	}
 	bt.lanes = n
+	fast := full && widePackKernel != nil
+	var src [4][wideLanes]*contactPoint
 	for l := range wideLanes {
 		bt.a[l], bt.b[l], bt.k[l] = -1, -1, -1
 		if l >= n {
@@ -223,6 +232,17 @@ func (w *World) packBatch(i int) {
 		bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
 		for j := range m.pts[:m.count] {
 			cp, wp := &m.pts[j], &bt.pts[j]
+			put3(&wp.localA, l, cp.localA)
+			put3(&wp.localB, l, cp.localB)
+			put3(&wp.anchorA, l, cp.anchorA)
+			put3(&wp.anchorB, l, cp.anchorB)
+			if cp.sliding {
+				wp.sliding |= 1 << l
+			}
+			if fast {
+				src[j][l] = cp
+				continue
+			}
 			put3(&wp.nA, l, cp.nA)
 			put3(&wp.nB, l, cp.nB)
 			put3(&wp.inA, l, cp.inA)
@@ -239,13 +259,11 @@ func (w *World) packBatch(i int) {
 			wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
 			wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
 			wp.maxNormal[l] = cp.maxNormal
-			put3(&wp.localA, l, cp.localA)
-			put3(&wp.localB, l, cp.localB)
-			put3(&wp.anchorA, l, cp.anchorA)
-			put3(&wp.anchorB, l, cp.anchorB)
-			if cp.sliding {
-				wp.sliding |= 1 << l
-			}
+		}
+	}
+	if fast {
+		for j := range bt.pts {
+			widePackKernel(&bt.pts[j], &src[j])
 		}
 	}
 	for j := range bt.maxCount {

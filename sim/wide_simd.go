@@ -2,12 +2,16 @@
 
 package sim
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+	"unsafe"
+)
 
 func init() {
 	if archsimd.X86.AVX2() {
 		wideKernel, wideWarmKernel, wideRefreshKernel = solveWide, warmWide, refreshWide
 		wideStateKernel = true
+		widePackKernel = packPointsWide
 	}
 }
 
@@ -221,6 +225,43 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
 	}
 	storePair(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
+}
+
+// packPointsWide is widePackKernel: the eight points' first pointFloats floats, eight at a time, through
+// an 8x8 transpose.
+func packPointsWide(dst *widePoint, src *[wideLanes]*contactPoint) {
+	d := (*[pointFloats]lanes)(unsafe.Pointer(dst))
+	var rows [wideLanes]*[pointFloats + 2]float32 // contactPoint is longer: the last block reads past the rows
+	for l, cp := range src {
+		rows[l] = (*[pointFloats + 2]float32)(unsafe.Pointer(cp))
+	}
+	for c := 0; c < pointFloats; c += wideLanes {
+		t := transpose8(
+			archsimd.LoadFloat32x8((*[8]float32)(rows[0][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[1][c:c+8])),
+			archsimd.LoadFloat32x8((*[8]float32)(rows[2][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[3][c:c+8])),
+			archsimd.LoadFloat32x8((*[8]float32)(rows[4][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[5][c:c+8])),
+			archsimd.LoadFloat32x8((*[8]float32)(rows[6][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[7][c:c+8])))
+		for k := range min(wideLanes, pointFloats-c) {
+			t[k].Store(&d[c+k])
+		}
+	}
+	archsimd.ClearAVXUpperBits()
+}
+
+// transpose8 turns eight rows of eight floats into eight columns: column k holds each row's k-th.
+func transpose8(r0, r1, r2, r3, r4, r5, r6, r7 f8) [8]f8 {
+	p01, q01 := r0.SelectFromPairGrouped(0, 1, 4, 5, r1), r0.SelectFromPairGrouped(2, 3, 6, 7, r1)
+	p23, q23 := r2.SelectFromPairGrouped(0, 1, 4, 5, r3), r2.SelectFromPairGrouped(2, 3, 6, 7, r3)
+	p45, q45 := r4.SelectFromPairGrouped(0, 1, 4, 5, r5), r4.SelectFromPairGrouped(2, 3, 6, 7, r5)
+	p67, q67 := r6.SelectFromPairGrouped(0, 1, 4, 5, r7), r6.SelectFromPairGrouped(2, 3, 6, 7, r7)
+	c0, c1 := p01.SelectFromPairGrouped(0, 2, 4, 6, p23), p01.SelectFromPairGrouped(1, 3, 5, 7, p23)
+	c2, c3 := q01.SelectFromPairGrouped(0, 2, 4, 6, q23), q01.SelectFromPairGrouped(1, 3, 5, 7, q23)
+	d0, d1 := p45.SelectFromPairGrouped(0, 2, 4, 6, p67), p45.SelectFromPairGrouped(1, 3, 5, 7, p67)
+	d2, d3 := q45.SelectFromPairGrouped(0, 2, 4, 6, q67), q45.SelectFromPairGrouped(1, 3, 5, 7, q67)
+	return [8]f8{
+		c0.Select128FromPair(0, 2, d0), c1.Select128FromPair(0, 2, d1), c2.Select128FromPair(0, 2, d2), c3.Select128FromPair(0, 2, d3),
+		c0.Select128FromPair(1, 3, d0), c1.Select128FromPair(1, 3, d1), c2.Select128FromPair(1, 3, d2), c3.Select128FromPair(1, 3, d3),
+	}
 }
 
 // storePair writes a batch's velocities back: to pipeline.vel's rows where the stage's passes run on

@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"tumble/sim/geom"
 )
@@ -71,4 +72,57 @@ func sameBits(a, b Vec3) bool {
 		}
 	}
 	return true
+}
+
+// widePoint's first pointFloats rows hold contactPoint's first pointFloats floats in the same order,
+// as the transposing pack (widePackKernel) assumes, and contactPoint has room for its last 8-float
+// read.
+func TestWideLayout(t *testing.T) {
+	var cp contactPoint
+	var wp widePoint
+	fields := []struct {
+		name   string
+		cp, wp uintptr
+	}{
+		{"nA", unsafe.Offsetof(cp.nA), unsafe.Offsetof(wp.nA)},
+		{"nB", unsafe.Offsetof(cp.nB), unsafe.Offsetof(wp.nB)},
+		{"inA", unsafe.Offsetof(cp.inA), unsafe.Offsetof(wp.inA)},
+		{"inB", unsafe.Offsetof(cp.inB), unsafe.Offsetof(wp.inB)},
+		{"t1A", unsafe.Offsetof(cp.t1A), unsafe.Offsetof(wp.t1A)},
+		{"t1B", unsafe.Offsetof(cp.t1B), unsafe.Offsetof(wp.t1B)},
+		{"it1A", unsafe.Offsetof(cp.it1A), unsafe.Offsetof(wp.it1A)},
+		{"it1B", unsafe.Offsetof(cp.it1B), unsafe.Offsetof(wp.it1B)},
+		{"t2A", unsafe.Offsetof(cp.t2A), unsafe.Offsetof(wp.t2A)},
+		{"t2B", unsafe.Offsetof(cp.t2B), unsafe.Offsetof(wp.t2B)},
+		{"it2A", unsafe.Offsetof(cp.it2A), unsafe.Offsetof(wp.it2A)},
+		{"it2B", unsafe.Offsetof(cp.it2B), unsafe.Offsetof(wp.it2B)},
+		{"normalImpulse", unsafe.Offsetof(cp.normalImpulse), unsafe.Offsetof(wp.normalImpulse)},
+		{"tangentImpulse[0]", unsafe.Offsetof(cp.tangentImpulse), unsafe.Offsetof(wp.ti1)},
+		{"tangentImpulse[1]", unsafe.Offsetof(cp.tangentImpulse) + 4, unsafe.Offsetof(wp.ti2)},
+		{"maxNormal", unsafe.Offsetof(cp.maxNormal), unsafe.Offsetof(wp.maxNormal)},
+		{"normalMass", unsafe.Offsetof(cp.normalMass), unsafe.Offsetof(wp.normalMass)},
+		{"softMass", unsafe.Offsetof(cp.softMass), unsafe.Offsetof(wp.softMass)},
+		{"leak", unsafe.Offsetof(cp.leak), unsafe.Offsetof(wp.leak)},
+		{"tangentMass[0]", unsafe.Offsetof(cp.tangentMass), unsafe.Offsetof(wp.tm1)},
+		{"tangentMass[1]", unsafe.Offsetof(cp.tangentMass) + 4, unsafe.Offsetof(wp.tm2)},
+		{"sep", unsafe.Offsetof(cp.sep), unsafe.Offsetof(wp.sep)},
+	}
+	next := uintptr(0)
+	for _, f := range fields {
+		if f.cp != 4*next || f.wp != 4*wideLanes*next {
+			t.Errorf("%s: float %d of contactPoint (offset %d) and row %d of widePoint (offset %d), want %d and %d",
+				f.name, f.cp/4, f.cp, f.wp/(4*wideLanes), f.wp, 4*next, 4*wideLanes*next)
+		}
+		if f.cp < unsafe.Offsetof(cp.normalImpulse) {
+			next += 3 // a vector
+		} else {
+			next++
+		}
+	}
+	if next != pointFloats {
+		t.Errorf("%d shared floats, pointFloats is %d", next, pointFloats)
+	}
+	if unsafe.Sizeof(cp) < 4*(pointFloats+2) {
+		t.Errorf("contactPoint is %d bytes, the pack reads %d", unsafe.Sizeof(cp), 4*(pointFloats+2))
+	}
 }
