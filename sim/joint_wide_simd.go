@@ -326,28 +326,10 @@ func swingTwistRows(w *World, bt *wideJointBatch, RA, RB *m8) {
 // (jointPair.applyPoint), the rotation rows' (hingeRotationPart.warm) and the limit rows' (applyRow,
 // which skips a zero impulse), from the lanes, into each joint's lin, angA and angB.
 func hingeWarmWide(w *World, bt *wideJointBatch) {
-	zero := bc(0)
-	pt := &bt.point
-	P := ld3(&pt.impulse)
-	var lin, angA, angB v8
-	lin = lin.add(P)
-	angA = angA.add(ld3(&pt.rA).cross(P))
-	angB = angB.add(ld3(&pt.rB).cross(P))
+	lin, angA, angB := anchorSums(bt)
 	L := ld3(&bt.u1).scale(ld(&bt.himp[0])).add(ld3(&bt.u2).scale(ld(&bt.himp[1])))
 	angA, angB = angA.add(L), angB.add(L)
-	for r := range 2 {
-		row := &bt.rows[r]
-		imp := ld(&row.impulse)
-		moves := imp.NotEqual(zero)
-		d := zero // the lower row's d: zero, and the upper's the lower's negated, -0
-		if r == 1 {
-			d = neg(zero)
-		}
-		z := d.Mul(imp)
-		lin = lin.add(v8{z, z, z}).keep(lin, moves)
-		angA = angA.add(ld3(&row.ra).scale(imp)).keep(angA, moves)
-		angB = angB.add(ld3(&row.rb).scale(imp)).keep(angB, moves)
-	}
+	lin, angA, angB = addRowSums(bt.rows[:2], 1, lin, angA, angB)
 	storeJointSums(w, bt, lin, angA, angB)
 }
 
@@ -355,19 +337,32 @@ func hingeWarmWide(w *World, bt *wideJointBatch) {
 // and the twist rows' accumulated impulses (jointPair.applyPoint, then applyRow, which skips a zero
 // impulse), from the lanes, into each joint's lin, angA and angB.
 func ballWarmWide(w *World, bt *wideJointBatch) {
-	zero := bc(0)
+	lin, angA, angB := anchorSums(bt)
+	lin, angA, angB = addRowSums(bt.rows[:], 2, lin, angA, angB)
+	storeJointSums(w, bt, lin, angA, angB)
+}
+
+// anchorSums starts a batch's warm-start sums with its anchors' impulses (jointPair.applyPoint into
+// zero sums).
+func anchorSums(bt *wideJointBatch) (lin, angA, angB v8) {
 	pt := &bt.point
 	P := ld3(&pt.impulse)
-	var lin, angA, angB v8
 	lin = lin.add(P)
 	angA = angA.add(ld3(&pt.rA).cross(P))
 	angB = angB.add(ld3(&pt.rB).cross(P))
-	for r := range bt.rows {
-		row := &bt.rows[r]
+	return
+}
+
+// addRowSums adds the angular limit rows' impulses to the sums (applyRow: a lane's zero impulse adds
+// nothing). Row upper is the reversed one, whose d is the lower's negated zero, -0.
+func addRowSums(rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8, v8) {
+	zero := bc(0)
+	for r := range rows {
+		row := &rows[r]
 		imp := ld(&row.impulse)
 		moves := imp.NotEqual(zero)
-		d := zero // the row's d: zero, and the upper twist row's the lower's negated, -0
-		if r == 2 {
+		d := zero
+		if r == upper {
 			d = neg(zero)
 		}
 		z := d.Mul(imp)
@@ -375,7 +370,7 @@ func ballWarmWide(w *World, bt *wideJointBatch) {
 		angA = angA.add(ld3(&row.ra).scale(imp)).keep(angA, moves)
 		angB = angB.add(ld3(&row.rb).scale(imp)).keep(angB, moves)
 	}
-	storeJointSums(w, bt, lin, angA, angB)
+	return lin, angA, angB
 }
 
 // storeJointSums writes the lanes' warm-start sums into their joints' lin, angA and angB.

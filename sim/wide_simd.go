@@ -236,11 +236,12 @@ func packPointsWide(dst *widePoint, src *[wideLanes]*contactPoint) {
 		rows[l] = (*[pointFloats + 2]float32)(unsafe.Pointer(cp))
 	}
 	for c := 0; c < pointFloats; c += wideLanes {
-		t := transpose8(
+		t0, t1, t2, t3, t4, t5, t6, t7 := transpose8(
 			archsimd.LoadFloat32x8((*[8]float32)(rows[0][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[1][c:c+8])),
 			archsimd.LoadFloat32x8((*[8]float32)(rows[2][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[3][c:c+8])),
 			archsimd.LoadFloat32x8((*[8]float32)(rows[4][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[5][c:c+8])),
 			archsimd.LoadFloat32x8((*[8]float32)(rows[6][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[7][c:c+8])))
+		t := [...]f8{t0, t1, t2, t3, t4, t5, t6, t7}
 		for k := range min(wideLanes, pointFloats-c) {
 			t[k].Store(&d[c+k])
 		}
@@ -249,7 +250,7 @@ func packPointsWide(dst *widePoint, src *[wideLanes]*contactPoint) {
 }
 
 // transpose8 turns eight rows of eight floats into eight columns: column k holds each row's k-th.
-func transpose8(r0, r1, r2, r3, r4, r5, r6, r7 f8) [8]f8 {
+func transpose8(r0, r1, r2, r3, r4, r5, r6, r7 f8) (t0, t1, t2, t3, t4, t5, t6, t7 f8) {
 	p01, q01 := r0.SelectFromPairGrouped(0, 1, 4, 5, r1), r0.SelectFromPairGrouped(2, 3, 6, 7, r1)
 	p23, q23 := r2.SelectFromPairGrouped(0, 1, 4, 5, r3), r2.SelectFromPairGrouped(2, 3, 6, 7, r3)
 	p45, q45 := r4.SelectFromPairGrouped(0, 1, 4, 5, r5), r4.SelectFromPairGrouped(2, 3, 6, 7, r5)
@@ -258,10 +259,9 @@ func transpose8(r0, r1, r2, r3, r4, r5, r6, r7 f8) [8]f8 {
 	c2, c3 := q01.SelectFromPairGrouped(0, 2, 4, 6, q23), q01.SelectFromPairGrouped(1, 3, 5, 7, q23)
 	d0, d1 := p45.SelectFromPairGrouped(0, 2, 4, 6, p67), p45.SelectFromPairGrouped(1, 3, 5, 7, p67)
 	d2, d3 := q45.SelectFromPairGrouped(0, 2, 4, 6, q67), q45.SelectFromPairGrouped(1, 3, 5, 7, q67)
-	return [8]f8{
-		c0.Select128FromPair(0, 2, d0), c1.Select128FromPair(0, 2, d1), c2.Select128FromPair(0, 2, d2), c3.Select128FromPair(0, 2, d3),
-		c0.Select128FromPair(1, 3, d0), c1.Select128FromPair(1, 3, d1), c2.Select128FromPair(1, 3, d2), c3.Select128FromPair(1, 3, d3),
-	}
+	return c0.Select128FromPair(0, 2, d0), c1.Select128FromPair(0, 2, d1), c2.Select128FromPair(0, 2, d2),
+		c3.Select128FromPair(0, 2, d3), c0.Select128FromPair(1, 3, d0), c1.Select128FromPair(1, 3, d1),
+		c2.Select128FromPair(1, 3, d2), c3.Select128FromPair(1, 3, d3)
 }
 
 // storePair writes a batch's velocities back: to pipeline.vel's rows where the stage's passes run on
@@ -293,23 +293,11 @@ func gatherState(st []stateRow, idx *[wideLanes]int32, n int) (v, w v8) {
 		copy(c[:n], idx[:n])
 		ix = &c
 	}
-	r0, r1 := archsimd.LoadFloat32x8(&st[ix[0]]), archsimd.LoadFloat32x8(&st[ix[1]])
-	r2, r3 := archsimd.LoadFloat32x8(&st[ix[2]]), archsimd.LoadFloat32x8(&st[ix[3]])
-	r4, r5 := archsimd.LoadFloat32x8(&st[ix[4]]), archsimd.LoadFloat32x8(&st[ix[5]])
-	r6, r7 := archsimd.LoadFloat32x8(&st[ix[6]]), archsimd.LoadFloat32x8(&st[ix[7]])
-	// pairs of rows: p01 = r0[0] r0[1] r1[0] r1[1] | r0[4] r0[5] r1[4] r1[5], q01 the same of 2, 3, 6, 7
-	p01, q01 := r0.SelectFromPairGrouped(0, 1, 4, 5, r1), r0.SelectFromPairGrouped(2, 3, 6, 7, r1)
-	p23, q23 := r2.SelectFromPairGrouped(0, 1, 4, 5, r3), r2.SelectFromPairGrouped(2, 3, 6, 7, r3)
-	p45, q45 := r4.SelectFromPairGrouped(0, 1, 4, 5, r5), r4.SelectFromPairGrouped(2, 3, 6, 7, r5)
-	p67, q67 := r6.SelectFromPairGrouped(0, 1, 4, 5, r7), r6.SelectFromPairGrouped(2, 3, 6, 7, r7)
-	// c0 = element 0 of rows 0-3 | element 4 of rows 0-3, c1 elements 1 and 5, c2 2 and 6, c3 3 and 7
-	c0, c1 := p01.SelectFromPairGrouped(0, 2, 4, 6, p23), p01.SelectFromPairGrouped(1, 3, 5, 7, p23)
-	c2, c3 := q01.SelectFromPairGrouped(0, 2, 4, 6, q23), q01.SelectFromPairGrouped(1, 3, 5, 7, q23)
-	d0, d1 := p45.SelectFromPairGrouped(0, 2, 4, 6, p67), p45.SelectFromPairGrouped(1, 3, 5, 7, p67)
-	d2, d3 := q45.SelectFromPairGrouped(0, 2, 4, 6, q67), q45.SelectFromPairGrouped(1, 3, 5, 7, q67)
-	v = v8{c0.Select128FromPair(0, 2, d0), c1.Select128FromPair(0, 2, d1), c2.Select128FromPair(0, 2, d2)}
-	w = v8{c3.Select128FromPair(0, 2, d3), c0.Select128FromPair(1, 3, d0), c1.Select128FromPair(1, 3, d1)}
-	return
+	t0, t1, t2, t3, t4, t5, _, _ := transpose8(archsimd.LoadFloat32x8(&st[ix[0]]), archsimd.LoadFloat32x8(&st[ix[1]]),
+		archsimd.LoadFloat32x8(&st[ix[2]]), archsimd.LoadFloat32x8(&st[ix[3]]),
+		archsimd.LoadFloat32x8(&st[ix[4]]), archsimd.LoadFloat32x8(&st[ix[5]]),
+		archsimd.LoadFloat32x8(&st[ix[6]]), archsimd.LoadFloat32x8(&st[ix[7]]))
+	return v8{t0, t1, t2}, v8{t3, t4, t5}
 }
 
 // scatterState is gatherState's inverse: lane l's velocities to the row st[idx[l]], for the lanes
