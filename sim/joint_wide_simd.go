@@ -211,6 +211,20 @@ func angleRow(r *wideAngle, a v8, c f8, iA, iB *[9]lanes, m, zero, one f8) {
 	c.Store(&r.c)
 }
 
+// limitRows is anglePart.set's limits over a batch: the lower row about axis a with error x - lo
+// (angleRow), and the upper as its reverse, its vectors and inertia products the lower's negated, its
+// mass the same and its error hi - x.
+func limitRows(bt *wideJointBatch, lo, up *wideAngle, a v8, x, m, zero, one, minus f8) {
+	angleRow(lo, a, x.Sub(ld(&bt.lo)), &bt.iA, &bt.iB, m, zero, one)
+	na := a.scale(minus)
+	storeV8(&up.ra, na)
+	storeV8(&up.rb, na)
+	storeV8(&up.ia, ld3(&lo.ia).scale(minus))
+	storeV8(&up.ib, ld3(&lo.ib).scale(minus))
+	ld(&lo.mass).Store(&up.mass)
+	ld(&bt.hi).Sub(x).Store(&up.c)
+}
+
 func storeV8(d *lanes3, v v8) {
 	v.x.Store(&d[0])
 	v.y.Store(&d[1])
@@ -261,16 +275,7 @@ func hingeRows(w *World, bt *wideJointBatch, RA, RB *m8) {
 	// hingeAngle: A's angle about a1 relative to B, from p1 to b2
 	p1 := RA.mul(ld3(&bt.perpA))
 	coord := neg(atan2Lanes(a1.dot(p1.cross(b2)), p1.dot(b2)))
-	na1 := a1.scale(minus)
-	lo, up := &bt.rows[0], &bt.rows[1]
-	angleRow(lo, na1, coord.Sub(ld(&bt.lo)), &bt.iA, &bt.iB, ld(&bt.mA).Add(ld(&bt.mB)), zero, one)
-	nt := na1.scale(minus)
-	storeV8(&up.ra, nt)
-	storeV8(&up.rb, nt)
-	storeV8(&up.ia, ld3(&lo.ia).scale(minus))
-	storeV8(&up.ib, ld3(&lo.ib).scale(minus))
-	ld(&lo.mass).Store(&up.mass)
-	ld(&bt.hi).Sub(coord).Store(&up.c)
+	limitRows(bt, &bt.rows[0], &bt.rows[1], a1.scale(minus), coord, ld(&bt.mA).Add(ld(&bt.mB)), zero, one, minus)
 	var c lanes
 	coord.Store(&c)
 	archsimd.ClearAVXUpperBits()
@@ -303,15 +308,7 @@ func swingTwistRows(w *World, bt *wideJointBatch, RA, RB *m8) {
 	floor := bc(1e-6)
 	n = n.Merge(floor, n.Greater(floor).Or(n.IsNaN())) // max(n, 1e-6)
 	t = t.scale(one.Div(n))
-	lo, up := &bt.rows[1], &bt.rows[2]
-	angleRow(lo, t, twist.Sub(ld(&bt.lo)), &bt.iA, &bt.iB, m, zero, one)
-	nt := t.scale(minus)
-	storeV8(&up.ra, nt)
-	storeV8(&up.rb, nt)
-	storeV8(&up.ia, ld3(&lo.ia).scale(minus))
-	storeV8(&up.ib, ld3(&lo.ib).scale(minus))
-	ld(&lo.mass).Store(&up.mass)
-	ld(&bt.hi).Sub(twist).Store(&up.c)
+	limitRows(bt, &bt.rows[1], &bt.rows[2], t, twist, m, zero, one, minus)
 	var sw, tw lanes
 	swing.Store(&sw)
 	twist.Store(&tw)

@@ -138,12 +138,8 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 	// The linear velocities wait in memory: kept in registers through the loop they were spilled and
 	// reloaded at every row.
 	var lin [6]lanes
-	vA.x.Store(&lin[0])
-	vA.y.Store(&lin[1])
-	vA.z.Store(&lin[2])
-	vB.x.Store(&lin[3])
-	vB.y.Store(&lin[4])
-	vB.z.Store(&lin[5])
+	storeLanes(lin[0:3], vA)
+	storeLanes(lin[3:6], vB)
 	zero := bc(0)
 	sum := zero
 	for i := range bt.maxCount {
