@@ -5,33 +5,57 @@ package workpool
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // Pool runs a loop body over index ranges on persistent worker goroutines. The caller's goroutine is
-// worker 0 and takes chunks too. Chunks are handed out by an atomic counter so uneven work balances.
-// Running a loop allocates nothing: the loop body is a func value the caller made once.
+// worker 0 and takes chunks too. Running a loop allocates nothing: the loop body is a func value the
+// caller made once.
 //
-// A loop never waits for a worker that has not started yet: the caller rings each helper's doorbell
-// and drains the chunks itself; a helper that wakes while chunks are left joins in, and one that wakes
-// after the caller has taken the last chunk finds the loop closed and goes back to sleep. The caller
+// Each worker owns a contiguous run of a loop's chunks, the same run in every loop of the same length:
+// worker w takes its own chunks first, in order, so that a pass that repeats (a solver's colour over
+// its iterations) finds its rows in the cache where it left them, and rows never move between cores
+// while every worker keeps up. A worker that is done with its own run takes chunks from the far end of
+// the others' (stealing), so uneven work still balances.
+//
+// A loop never waits for a worker that has not started yet: the caller publishes the loop and drains
+// what it can, its own run and then any other; a helper that arrives while chunks are left joins in,
+// and one that arrives after the caller has taken the last chunk finds the loop closed. The caller
 // waits only for helpers that joined, each of which is running a chunk. On a machine whose cores are
 // busy with other work a helper can take milliseconds to be scheduled; waiting for it made small
 // loops slower on two workers than on one (issue 14).
+//
+// Between loops a helper spins for a while (Spin) watching for the next one before it goes to sleep
+// on its doorbell: a solver step runs hundreds of loops a few microseconds apart, and waking a
+// sleeping goroutine's thread costs about as much as one of them.
 type Pool struct {
 	workers int
 	bell    []chan struct{} // one doorbell per helper, buffered: ringing never blocks
 	job     job
 }
 
+// Spin is how long a helper watches for the next loop before it sleeps.
+const Spin = 200 * time.Microsecond
+
 // closed marks a job's epoch once the caller has taken its last chunk: no helper may join it.
 const closed = 1 << 62
 
+// slot is a cache line of its own.
+type slot struct {
+	v atomic.Uint64
+	_ [56]byte
+}
+
 type job struct {
-	// epoch numbers the loops; closed is or-ed in when the caller stops admitting helpers. fn, n and
-	// chunks are written before the epoch is published and read by a helper only after it joined it.
+	// epoch numbers the loops; closed is or-ed in when the caller stops admitting helpers. fn, n,
+	// chunks and own are written before the epoch is published and read by a helper only after it
+	// joined it.
 	epoch  atomic.Int64
+	_      [56]byte
 	active atomic.Int32 // helpers that joined the current loop and have not left it
-	next   atomic.Int64 // the next unclaimed chunk
+	_      [60]byte
+	own    []slot // per worker: the chunks it has not handed out, lo<<32 | hi
+	sleep  []slot // per helper: 1 while it sleeps (or is about to) on its doorbell
 	fn     func(worker, lo, hi int)
 	n      int
 	chunks int // chunk k is [k*n/chunks, (k+1)*n/chunks)
@@ -44,6 +68,8 @@ func New(workers int) *Pool {
 	}
 	p := &Pool{workers: workers}
 	p.job.epoch.Store(closed)
+	p.job.own = make([]slot, workers)
+	p.job.sleep = make([]slot, workers)
 	for w := 1; w < workers; w++ {
 		ch := make(chan struct{}, 1)
 		p.bell = append(p.bell, ch)
@@ -53,11 +79,41 @@ func New(workers int) *Pool {
 }
 
 func work(worker int, bell chan struct{}, j *job) {
-	for range bell {
-		e := j.epoch.Load()
-		if e&closed != 0 {
-			continue // the loop was over before this helper woke
+	var last int64 // the last loop this helper looked at
+	asleep := &j.sleep[worker].v
+	for {
+		// Spin for the next loop.
+		deadline := time.Now().Add(Spin)
+		for spin := 0; ; spin++ {
+			if e := j.epoch.Load(); e != last && e&closed == 0 {
+				break
+			}
+			if spin&255 == 255 {
+				if time.Now().After(deadline) {
+					break
+				}
+				if spin&4095 == 4095 {
+					runtime.Gosched()
+				}
+			}
 		}
+		e := j.epoch.Load()
+		if e == last || e&closed != 0 {
+			// Sleep: announce it, then look once more (the caller publishes a loop, then looks for
+			// sleepers to ring; one of the two sees the other).
+			asleep.Store(1)
+			if e = j.epoch.Load(); e == last || e&closed != 0 {
+				if _, ok := <-bell; !ok {
+					return
+				}
+			}
+			asleep.Store(0)
+			e = j.epoch.Load()
+			if e == last || e&closed != 0 {
+				continue
+			}
+		}
+		last = e
 		j.active.Add(1)
 		if j.epoch.Load() == e { // still open: the caller now waits for this helper
 			j.drain(worker)
@@ -66,13 +122,37 @@ func work(worker int, bell chan struct{}, j *job) {
 	}
 }
 
-func (j *job) drain(worker int) {
+// take hands out worker v's next chunk: its first when v itself asks (own), its last for a thief; -1
+// when v has none left.
+func (j *job) take(v int, own bool) int {
+	s := &j.own[v].v
 	for {
-		k := int(j.next.Add(1)) - 1
-		if k >= j.chunks {
-			return
+		old := s.Load()
+		lo, hi := int(old>>32), int(uint32(old))
+		if lo >= hi {
+			return -1
 		}
-		j.fn(worker, k*j.n/j.chunks, (k+1)*j.n/j.chunks)
+		k, next := lo, uint64(lo+1)<<32|uint64(hi)
+		if !own {
+			k, next = hi-1, uint64(lo)<<32|uint64(hi-1)
+		}
+		if s.CompareAndSwap(old, next) {
+			return k
+		}
+	}
+}
+
+func (j *job) drain(worker int) {
+	w := len(j.own)
+	for v := range w {
+		owner := (worker + v) % w
+		for {
+			k := j.take(owner, v == 0)
+			if k < 0 {
+				break
+			}
+			j.fn(worker, k*j.n/j.chunks, (k+1)*j.n/j.chunks)
+		}
 	}
 }
 
@@ -92,24 +172,48 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	// About four chunks per worker balances load without much contention; the chunks are equal to
 	// within an item, so each holds at least minChunk.
 	chunks := min(4*p.workers, n/minChunk)
-	helpers := min(p.workers-1, chunks-1)
 	j := &p.job
 	j.fn, j.n, j.chunks = fn, n, chunks
-	j.next.Store(0)
+	for w := range p.workers {
+		lo, hi := ownChunks(chunks, p.workers, w)
+		j.own[w].v.Store(uint64(lo)<<32 | uint64(hi))
+	}
 	e := (j.epoch.Load() + 1) &^ closed
-	j.epoch.Store(e) // publishes fn, n, chunk and opens the loop
-	for w := 0; w < helpers; w++ {
+	j.epoch.Store(e) // publishes fn, n, chunks, own and opens the loop
+	for w := 1; w < min(p.workers, chunks); w++ {
+		if j.sleep[w].v.Load() == 0 {
+			continue // spinning: it sees the epoch
+		}
 		select {
-		case p.bell[w] <- struct{}{}:
+		case p.bell[w-1] <- struct{}{}:
 		default: // a ring is pending already: the helper will look at the current loop when it wakes
 		}
 	}
 	j.drain(0)
 	j.epoch.Store(e | closed)
-	for j.active.Load() != 0 {
-		runtime.Gosched() // a helper that joined is finishing its chunk
+	// A helper that joined is finishing its chunk: wait for it spinning. Yielding costs a goroutine
+	// locked to its thread (the window's, the benchmark's) a hand-off of its P to another thread and
+	// back, tens of microseconds; it yields only after Spin, in case the helper needs this P to run
+	// (more workers than GOMAXPROCS).
+	var deadline time.Time
+	for spin := 1; j.active.Load() != 0; spin++ {
+		if spin&255 == 0 {
+			if deadline.IsZero() {
+				deadline = time.Now().Add(Spin)
+			} else if time.Now().After(deadline) {
+				runtime.Gosched()
+			}
+		}
 	}
 	j.fn = nil
+}
+
+// ownChunks returns the chunks worker w of workers owns in a loop of chunks chunks.
+func ownChunks(chunks, workers, w int) (lo, hi int) {
+	if chunks < workers {
+		return min(w, chunks), min(w+1, chunks)
+	}
+	return w * chunks / workers, (w + 1) * chunks / workers
 }
 
 // Close stops the worker goroutines; calling it again does nothing.

@@ -1,6 +1,7 @@
 package workpool
 
 import (
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,4 +91,80 @@ func TestRunChunksHoldMinChunk(t *testing.T) {
 			t.Errorf("n %d: %d chunks shorter than %d items", n, k, minChunk)
 		}
 	}
+}
+
+// Each worker owns a contiguous run of a loop's chunks, the same run in every loop of the same size,
+// and every chunk belongs to exactly one worker; with fewer chunks than workers, worker w owns chunk w.
+func TestOwnChunksPartition(t *testing.T) {
+	for _, workers := range []int{1, 2, 3, 16} {
+		for chunks := 1; chunks <= 4*workers; chunks++ {
+			next := 0
+			for w := range workers {
+				lo, hi := ownChunks(chunks, workers, w)
+				if lo != next || hi < lo {
+					t.Fatalf("%d workers, %d chunks: worker %d owns [%d, %d), want it to start at %d", workers, chunks, w, lo, hi, next)
+				}
+				if chunks < workers && hi-lo != b2i(w < chunks) {
+					t.Errorf("%d workers, %d chunks: worker %d owns %d chunks", workers, chunks, w, hi-lo)
+				}
+				next = hi
+			}
+			if next != chunks {
+				t.Fatalf("%d workers, %d chunks: the owned runs end at %d", workers, chunks, next)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// A worker drains its own chunks first, in order, then the others' from their far ends: with no other
+// worker running, worker 1 of 3 takes its run forward, then worker 2's and worker 0's backward.
+func TestDrainTakesOwnChunksFirstAndStealsFromTheEnd(t *testing.T) {
+	var j job
+	j.own = make([]slot, 3)
+	j.n, j.chunks = 12, 12
+	for w := range 3 {
+		lo, hi := ownChunks(12, 3, w)
+		j.own[w].v.Store(uint64(lo)<<32 | uint64(hi))
+	}
+	var got []int
+	j.fn = func(worker, lo, hi int) {
+		if worker != 1 || hi != lo+1 {
+			t.Fatalf("chunk [%d, %d) on worker %d", lo, hi, worker)
+		}
+		got = append(got, lo)
+	}
+	j.drain(1)
+	want := []int{4, 5, 6, 7, 11, 10, 9, 8, 3, 2, 1, 0}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("worker 1 took chunks %v, want %v", got, want)
+	}
+}
+
+// A helper that went to sleep (no loop for longer than Spin) is woken by the next loop's doorbell and
+// takes part in it.
+func TestSleepingHelperWakes(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	time.Sleep(5 * Spin) // the helper is asleep on its doorbell by now
+	for range 200 {
+		var byHelper atomic.Int64
+		p.Run(64, 1, func(worker, lo, hi int) {
+			time.Sleep(20 * time.Microsecond)
+			if worker == 1 {
+				byHelper.Add(1)
+			}
+		})
+		if byHelper.Load() > 0 {
+			return
+		}
+		time.Sleep(2 * Spin)
+	}
+	t.Fatalf("in 200 loops after the helper slept, it never took a chunk")
 }
