@@ -75,7 +75,7 @@ test: deps cuda-deps
 	@echo '== the wide passes (GOEXPERIMENT=simd): vet, the simulation tests through them, and their tests under -race'
 	GOEXPERIMENT=simd go vet ./sim/...
 	GOEXPERIMENT=simd go test -count=1 ./sim/...
-	GOEXPERIMENT=simd go test -race -count=1 -run 'Wide|Gyro|Joint|State|Atan2|Helpers' ./sim
+	GOEXPERIMENT=simd go test -race -count=1 -run 'Wide|Gyro|Joint|State|Atan2|Helpers|Workers' ./sim
 	@echo '== go test (the rest; the window tests under Xvfb)'
 	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test -timeout 40m $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \

@@ -30,18 +30,23 @@ type pipeline struct {
 	fill       []int32
 
 	// per pair and manifold
-	pairs      []broad.Pair
-	cand       []collide.Manifold
-	meshCand   [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
-	manSub     []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
-	manifolds  []manifold
-	prev       []manifold   // last step's, sorted by (a, b): warm starting and Contacts
-	sums       []impulseSum // per manifold: the impulses it recorded for gatherImpulses
-	manColor   []uint8
-	colorOrder []int32
-	colorStart []int32
-	colors     int
-	current    []int32 // manifold indices of the colour being solved
+	pairs       []broad.Pair
+	cand        []collide.Manifold
+	meshCand    [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
+	manSub      []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
+	manifolds   []manifold
+	prev        []manifold   // last step's, sorted by (a, b): warm starting and Contacts
+	sums        []impulseSum // per manifold: the impulses it recorded for gatherImpulses
+	manColor    []uint8
+	colorOrder  []int32
+	byRegion    []int32             // manifold indices by region of bodies, then by point count, most first
+	regionStart []int32             // colourManifolds' counting sort's buckets
+	nRegions    int                 // regions of bodies (regions)
+	splitColour [maxColors + 1]bool // the colour's wide pass is split between the workers by region
+	segStart    []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
+	colorStart  []int32
+	colors      int
+	current     []int32 // manifold indices of the colour being solved
 
 	// sleeping
 	sleepers    []sleeper // sleeping bodies' poses, kept across the solve
@@ -83,6 +88,9 @@ type pipeline struct {
 	wide, curWide     []wideBatch
 	wideStart         []int32
 	wideFirst         []int32 // per batch: its first entry in colorOrder
+	wideLen           []uint8 // per batch: its manifolds
+	wideSeg           []int32 // colour c's batches of region g start at wide[wideSeg[c*nRegions+g]]
+	curColour         int     // the colour whose pass runs (fnWideRegion)
 
 	// the wide joint pass (joint_wide.go): batches of eight joints of a colour and kind, where each
 	// colour's batches start, and the joints left to solveJoint (jrest, by colour, then the overflow)
@@ -123,6 +131,7 @@ type pipeline struct {
 	fnWide, fnWidePack, fnWideUnpack, fnWideWarm, fnWideRefresh      func(worker, lo, hi int)
 	fnJWide, fnJWideMass, fnJWideWarm                                func(worker, lo, hi int)
 	fnLoadState, fnStoreState                                        func(worker, lo, hi int)
+	fnWideRegion, fnRegions, regionFn                                func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -260,6 +269,19 @@ func (w *World) bindStages() {
 	p.fnWide = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			wideKernel(w, &p.curWide[i], p.useBias)
+		}
+	}
+	p.fnWideRegion = func(_, lo, hi int) {
+		r := p.nRegions
+		for g := lo; g < hi; g++ {
+			for i := p.wideSeg[p.curColour*r+g]; i < p.wideSeg[p.curColour*r+g+1]; i++ {
+				wideKernel(w, &p.wide[i], p.useBias)
+			}
+		}
+	}
+	p.fnRegions = func(worker, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			w.regionBatches(worker, g)
 		}
 	}
 	p.fnWideWarm = func(_, lo, hi int) {

@@ -143,13 +143,14 @@ var WideSolve = true
 // WideAvailable reports whether this build and CPU have the wide contact pass.
 func WideAvailable() bool { return wideKernel != nil }
 
-// Grains of the loops over batches (see bodyGrain): a loop goes to the workers when it gives each of
-// two at least this many batches, about 50 us of work (pile, 1 worker, pprof): a contact pass ~0.3 us
-// a batch, the refresh and the warm start's sums ~0.2, copying the impulses back ~0.2, packing ~1.
+// Grains of the loops over batches. A colour's contact pass goes to the workers, by region
+// (colourManifolds), when each of two would get at least wideSplit batches (about 10 us of work): the
+// workers spin between loops (workpool), but handing a loop over still moves a few cache lines
+// between cores, each about 0.2 us on the 2-core machine. Packing (about 1 us a batch) is a loop of
+// the pool's.
 const (
-	wideGrain     = 160 // a contact pass
-	wideCopyGrain = 256 // the refresh, the warm start's sums, copying the impulses back
-	widePackGrain = 48  // packing
+	wideSplit     = 32 // a contact pass
+	widePackGrain = 48 // packing
 )
 
 // packWide builds the batches of the colours' manifolds after Prepare (PGS only).
@@ -163,21 +164,31 @@ func (w *World) packWide() {
 	}
 	// Room for as many batches as the manifolds' capacity can need, so that the batches grow only
 	// when the manifolds do (a steady step allocates nothing, also while contacts come and go).
-	if need := cap(p.manifolds)/wideLanes + min(cap(p.manifolds), maxColors); cap(p.wide) < need {
+	if need := cap(p.manifolds)/wideLanes + min(cap(p.manifolds), maxColors*p.nRegions); cap(p.wide) < need {
 		p.wide = make([]wideBatch, 0, need)
 		p.wideFirst = make([]int32, 0, need)
+		p.wideLen = make([]uint8, 0, need)
 	}
+	r := p.nRegions
 	p.wideStart = resize(p.wideStart, maxColors+1)
+	p.wideSeg = resize(p.wideSeg, maxColors*r+1)
 	p.wideFirst = p.wideFirst[:0]
+	p.wideLen = p.wideLen[:0]
 	nb := int32(0)
 	for c := 0; c < maxColors; c++ {
 		p.wideStart[c] = nb
-		for lo := p.colorStart[c]; lo < p.colorStart[c+1]; lo += wideLanes {
-			p.wideFirst = append(p.wideFirst, lo)
-			nb++
+		for g := range r {
+			p.wideSeg[c*r+g] = nb
+			end := p.segStart[c*r+g+1]
+			for lo := p.segStart[c*r+g]; lo < end; lo += wideLanes {
+				p.wideFirst = append(p.wideFirst, lo)
+				p.wideLen = append(p.wideLen, uint8(min(end-lo, wideLanes)))
+				nb++
+			}
 		}
 	}
 	p.wideStart[maxColors] = nb
+	p.wideSeg[maxColors*r] = nb
 	p.wide = resize(p.wide, int(nb))
 	w.setGatherCap()
 	p.pool.run(int(nb), widePackGrain, p.fnWidePack)
@@ -188,15 +199,7 @@ func (w *World) packBatch(i int) {
 	p := &w.pipe
 	b := &w.Bodies
 	bt := &p.wide[i]
-	first := p.wideFirst[i]
-	end := p.colorStart[maxColors]
-	for c := 0; c < maxColors; c++ { // the end of the batch's colour
-		if p.colorStart[c] <= first && first < p.colorStart[c+1] {
-			end = p.colorStart[c+1]
-			break
-		}
-	}
-	n := min(int(end-first), wideLanes)
+	first, n := p.wideFirst[i], int(p.wideLen[i])
 	// A batch of eight four-point manifolds has every field written below; any other is cleared first,
 	// for its empty lanes and point slots are zeros.
 	full := n == wideLanes
@@ -308,7 +311,7 @@ func (w *World) refreshContacts() {
 		p.pool.run(len(p.manifolds), refreshGrain, p.fnRefresh)
 		return
 	}
-	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideRefresh)
+	w.eachRegion(p.fnWideRefresh)
 	for _, k := range p.overflow() {
 		w.refreshManifold(&p.manifolds[k])
 	}
@@ -336,7 +339,7 @@ func (w *World) syncWideImpulses() {
 		return
 	}
 	p.wideDirty = false
-	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideUnpack)
+	w.eachRegion(p.fnWideUnpack)
 }
 
 // eachContactColour runs one PGS pass over the manifolds, colour by colour: wide where the batches
@@ -352,8 +355,13 @@ func (w *World) eachContactColour() {
 		if lo == hi {
 			continue
 		}
-		p.curWide = p.wide[lo:hi]
-		p.pool.run(int(hi-lo), wideGrain, p.fnWide)
+		if !p.splitColour[c] {
+			p.curWide = p.wide[lo:hi]
+			p.fnWide(0, 0, int(hi-lo))
+			continue
+		}
+		p.curColour = c
+		p.pool.run(p.nRegions, 1, p.fnWideRegion)
 	}
 	p.wideDirty = true
 	if o := p.overflow(); len(o) > 0 {
@@ -375,8 +383,31 @@ func (w *World) warmStartContacts() {
 		p.pool.run(len(p.manifolds), refreshGrain, p.fnWarm)
 		return
 	}
-	p.pool.run(len(p.wide), wideCopyGrain, p.fnWideWarm)
+	w.eachRegion(p.fnWideWarm)
 	for _, k := range p.overflow() {
 		w.warmStartManifold(int(k))
+	}
+}
+
+// eachRegion runs fn over every batch, each region's batches of every colour on the worker that
+// solves them (the region's chunk of a colour's pass).
+func (w *World) eachRegion(fn func(worker, lo, hi int)) {
+	p := &w.pipe
+	if p.nRegions == 1 {
+		fn(0, 0, len(p.wide))
+		return
+	}
+	p.regionFn = fn
+	p.pool.run(p.nRegions, 1, p.fnRegions)
+}
+
+// regionBatches runs p.regionFn over region g's batches of every colour.
+func (w *World) regionBatches(worker, g int) {
+	p := &w.pipe
+	r := p.nRegions
+	for c := 0; c < maxColors; c++ {
+		if lo, hi := p.wideSeg[c*r+g], p.wideSeg[c*r+g+1]; lo < hi {
+			p.regionFn(worker, int(lo), int(hi))
+		}
 	}
 }

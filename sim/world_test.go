@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"tumble/sim/geom"
@@ -125,6 +126,9 @@ func TestWorkersGiveIdenticalResults(t *testing.T) {
 		}
 		if pairs, ms := len(p.pairs), len(p.prev); pairs < 2*pairGrain || ms < 2*manifoldGrain {
 			t.Fatalf("%v: %d pairs, %d manifolds: too few for the narrow phase and prepare to split", solver, pairs, ms)
+		}
+		if q := &runs[1].pipe; q.wideOn && (q.nRegions < 2 || !slices.Contains(q.splitColour[:], true)) {
+			t.Fatalf("%v: the wide pass split no colour between 3 workers (%d regions)", solver, q.nRegions)
 		}
 		a, b := &runs[0].Bodies, &runs[1].Bodies
 		for i := range a.Position {
