@@ -30,23 +30,27 @@ type pipeline struct {
 	fill       []int32
 
 	// per pair and manifold
-	pairs       []broad.Pair
-	cand        []collide.Manifold
-	meshCand    [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
-	manSub      []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
-	manifolds   []manifold
-	prev        []manifold   // last step's, sorted by (a, b): warm starting and Contacts
-	sums        []impulseSum // per manifold: the impulses it recorded for gatherImpulses
-	manColor    []uint8
-	colorOrder  []int32
-	byRegion    []int32             // manifold indices by region of bodies, then by point count, most first
-	regionStart []int32             // colourManifolds' counting sort's buckets
-	nRegions    int                 // regions of bodies (regions)
-	splitColour [maxColors + 1]bool // the colour's wide pass is split between the workers by region
-	segStart    []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
-	colorStart  []int32
-	colors      int
-	current     []int32 // manifold indices of the colour being solved
+	pairs        []broad.Pair
+	cand         []collide.Manifold
+	meshCand     [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
+	manSub       []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
+	candN        []int32              // per pair: the manifolds it gives (narrowPhase)
+	candMesh     []bool               // per pair: a mesh's (its manifolds are in meshCand)
+	gatherAt     []int32              // per chunk of gatherChunk pairs: its first manifold
+	gatherPoints []int32              // per chunk of gatherChunk pairs: its manifolds' points
+	manifolds    []manifold
+	prev         []manifold   // last step's, sorted by (a, b): warm starting and Contacts
+	sums         []impulseSum // per manifold: the impulses it recorded for gatherImpulses
+	manColor     []uint8
+	colorOrder   []int32
+	byRegion     []int32             // manifold indices by region of bodies, then by point count, most first
+	regionStart  []int32             // colourManifolds' counting sort's buckets
+	nRegions     int                 // regions of bodies (regions)
+	splitColour  [maxColors + 1]bool // the colour's wide pass is split between the workers by region
+	segStart     []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
+	colorStart   []int32
+	colors       int
+	current      []int32 // manifold indices of the colour being solved
 
 	// sleeping
 	sleepers    []sleeper // sleeping bodies' poses, kept across the solve
@@ -123,7 +127,7 @@ type pipeline struct {
 	// loop bodies, made once so running them allocates nothing
 	fnBounds, fnNarrow, fnPrepare, fnIntVel, fnIntPos, fnFinish      func(worker, lo, hi int)
 	fnGather, fnJacobi, fnWarm, fnRestJacobi, fnColour, fnRestColour func(worker, lo, hi int)
-	fnRefresh                                                        func(worker, lo, hi int)
+	fnRefresh, fnGatherFill                                          func(worker, lo, hi int)
 	fnJointMass, fnJointRefresh, fnJointWarm, fnJointColour          func(worker, lo, hi int)
 	fnJointJacobi                                                    func(worker, lo, hi int)
 	fnXStart, fnXSave, fnXJoint, fnXContact, fnXVel, fnXContactVel   func(worker, lo, hi int)
@@ -166,6 +170,11 @@ func (w *World) bindStages() {
 		}
 	}
 	p.fnParallel = func(n int, fn func(worker, lo, hi int)) { p.pool.run(n, 1, fn) }
+	p.fnGatherFill = func(_, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			w.gatherFill(g)
+		}
+	}
 	p.fnRefresh = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			w.refreshManifold(&p.manifolds[k])
@@ -473,6 +482,8 @@ func (w *World) broadPhase() {
 func (w *World) narrowPhaseAll() {
 	p := &w.pipe
 	p.cand = resize(p.cand, len(p.pairs))
+	p.candN = resize(p.candN, len(p.pairs))
+	p.candMesh = resize(p.candMesh, len(p.pairs))
 	if len(p.meshCand) < len(p.pairs) {
 		p.meshCand = append(p.meshCand, make([][]collide.Manifold, len(p.pairs)-len(p.meshCand))...)
 	}
