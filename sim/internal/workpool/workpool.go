@@ -88,6 +88,7 @@ func work(worker int, bell chan struct{}, j *job) {
 			if e := j.epoch.Load(); e != last && e&closed == 0 {
 				break
 			}
+			pause()
 			if spin&255 == 255 {
 				if time.Now().After(deadline) {
 					break
@@ -197,6 +198,7 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	// (more workers than GOMAXPROCS).
 	var deadline time.Time
 	for spin := 1; j.active.Load() != 0; spin++ {
+		pause()
 		if spin&255 == 0 {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(Spin)
