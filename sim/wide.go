@@ -194,82 +194,68 @@ func (w *World) packWide() {
 	p.pool.run(int(nb), widePackGrain, p.fnWidePack)
 }
 
-// packBatch fills batch i from its manifolds.
+// packBatch fills batch i from its manifolds. The kernels read point slots below the batch's
+// maxCount only, and mask a lane's slots past its own count; an empty lane and a missing point get
+// zero rows all the same (from zeroPoint), so that nothing in them is stale from the batch's last use.
 func (w *World) packBatch(i int) {
 	p := &w.pipe
 	b := &w.Bodies
 	bt := &p.wide[i]
 	first, n := p.wideFirst[i], int(p.wideLen[i])
-	// A batch of eight four-point manifolds has every field written below; any other is cleared first,
-	// for its empty lanes and point slots are zeros.
-	full := n == wideLanes
-	for l := 0; full && l < n; l++ {
-		full = p.manifolds[p.colorOrder[int(first)+l]].count == int32(len(bt.pts))
-	}
-	if full {
-		bt.maxCount, bt.ragged = 0, 0
-		for j := range bt.pts {
-			bt.pts[j].sliding = 0
-		}
-	} else {
-		*bt = wideBatch{}
-	}
-	bt.lanes = n
-	fast := full && widePackKernel != nil
+	bt.lanes, bt.maxCount, bt.ragged = n, 0, 0
 	var src [4][wideLanes]*contactPoint
+	for j := range bt.pts {
+		bt.pts[j].sliding = 0
+	}
 	for l := range wideLanes {
+		var m *manifold
+		count := 0
 		bt.a[l], bt.b[l], bt.k[l] = -1, -1, -1
-		if l >= n {
-			continue
+		if l < n {
+			k := p.colorOrder[int(first)+l]
+			m = &p.manifolds[k]
+			count = int(m.count)
+			bt.a[l], bt.b[l], bt.k[l] = m.a, m.b, k
+			bt.mA[l], bt.mB[l] = b.InvMass[m.a], b.InvMass[m.b]
+			put3(&bt.n, l, m.normal)
+			put3(&bt.t1, l, m.t1)
+			put3(&bt.t2, l, m.t2)
+			put3(&bt.drift, l, m.drift)
+			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
+		} else {
+			bt.mA[l], bt.mB[l] = 0, 0
+			put3(&bt.n, l, vec{})
+			put3(&bt.t1, l, vec{})
+			put3(&bt.t2, l, vec{})
+			put3(&bt.drift, l, vec{})
+			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = 0, 0, 0, 0
 		}
-		k := p.colorOrder[int(first)+l]
-		m := &p.manifolds[k]
-		bt.a[l], bt.b[l], bt.k[l] = m.a, m.b, k
-		bt.count[l] = float32(m.count)
-		bt.maxCount = max(bt.maxCount, int(m.count))
-		bt.mA[l], bt.mB[l] = b.InvMass[m.a], b.InvMass[m.b]
-		put3(&bt.n, l, m.normal)
-		put3(&bt.t1, l, m.t1)
-		put3(&bt.t2, l, m.t2)
-		put3(&bt.drift, l, m.drift)
-		bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
-		for j := range m.pts[:m.count] {
-			cp, wp := &m.pts[j], &bt.pts[j]
+		bt.count[l] = float32(count)
+		bt.maxCount = max(bt.maxCount, count)
+		for j := range bt.pts {
+			wp := &bt.pts[j]
+			cp := &zeroPoint
+			if j < count {
+				cp = &m.pts[j]
+				if cp.sliding {
+					wp.sliding |= 1 << l
+				}
+			}
+			src[j][l] = cp
 			put3(&wp.localA, l, cp.localA)
 			put3(&wp.localB, l, cp.localB)
 			put3(&wp.anchorA, l, cp.anchorA)
 			put3(&wp.anchorB, l, cp.anchorB)
-			if cp.sliding {
-				wp.sliding |= 1 << l
-			}
-			if fast {
-				src[j][l] = cp
-				continue
-			}
-			put3(&wp.nA, l, cp.nA)
-			put3(&wp.nB, l, cp.nB)
-			put3(&wp.inA, l, cp.inA)
-			put3(&wp.inB, l, cp.inB)
-			put3(&wp.t1A, l, cp.t1A)
-			put3(&wp.t1B, l, cp.t1B)
-			put3(&wp.it1A, l, cp.it1A)
-			put3(&wp.it1B, l, cp.it1B)
-			put3(&wp.t2A, l, cp.t2A)
-			put3(&wp.t2B, l, cp.t2B)
-			put3(&wp.it2A, l, cp.it2A)
-			put3(&wp.it2B, l, cp.it2B)
-			wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
-			wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
-			wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
-			wp.maxNormal[l] = cp.maxNormal
-		}
-	}
-	if fast {
-		for j := range bt.pts {
-			widePackKernel(&bt.pts[j], &src[j])
 		}
 	}
 	for j := range bt.maxCount {
+		if widePackKernel != nil {
+			widePackKernel(&bt.pts[j], &src[j])
+		} else {
+			for l, cp := range src[j] {
+				packPoint(&bt.pts[j], l, cp)
+			}
+		}
 		for l := range n {
 			if int(bt.count[l]) <= j {
 				bt.ragged |= 1 << j
@@ -277,6 +263,30 @@ func (w *World) packBatch(i int) {
 		}
 	}
 	bt.safe = n == wideLanes && gatherSafe(&bt.a, &bt.b, p.gatherCap)
+}
+
+// zeroPoint is the rows of a missing point (packBatch).
+var zeroPoint contactPoint
+
+// packPoint copies point cp's first pointFloats floats into lane l of wp's rows: widePackKernel's
+// work a lane at a time.
+func packPoint(wp *widePoint, l int, cp *contactPoint) {
+	put3(&wp.nA, l, cp.nA)
+	put3(&wp.nB, l, cp.nB)
+	put3(&wp.inA, l, cp.inA)
+	put3(&wp.inB, l, cp.inB)
+	put3(&wp.t1A, l, cp.t1A)
+	put3(&wp.t1B, l, cp.t1B)
+	put3(&wp.it1A, l, cp.it1A)
+	put3(&wp.it1B, l, cp.it1B)
+	put3(&wp.t2A, l, cp.t2A)
+	put3(&wp.t2B, l, cp.t2B)
+	put3(&wp.it2A, l, cp.it2A)
+	put3(&wp.it2B, l, cp.it2B)
+	wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
+	wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
+	wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
+	wp.maxNormal[l] = cp.maxNormal
 }
 
 // below reports whether every index in idx is below n-1. archsimd views a masked load's three floats
