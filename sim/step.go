@@ -359,6 +359,10 @@ func (w *World) selectBroadphase() {
 // one (docs/PERF.md). Narrow and prepare were split from 512 pairs and 256 manifolds; with the contact
 // passes wide, the 386-box pyramid's two split loops were what was left of its second worker's cost
 // (2 workers 3.5-4.8 ms/step against 1 worker's 3.1-4.1; at 1024 each, 3.1-3.2 against 3.1-4.3).
+// Since the helpers spin between loops (workpool) a hand-off no longer waits for a thread to wake, but
+// grains 4 and 8 times smaller still gained nothing on the pyramid at 2 workers (2.18-2.21 and
+// 2.21-2.23 ms/step against 2.16-2.21): what is left of a hand-off is the cache lines it moves, about
+// 0.2 us each between this machine's cores. The wide contact passes split by region (wide.go).
 const (
 	bodyGrain     = 1024 // bounds, integrate, finish, gather: a body
 	pairGrain     = 1024 // narrow: a pair
