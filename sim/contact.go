@@ -226,6 +226,11 @@ func (p *pipeline) candOf(k int) *collide.Manifold {
 // gatherChunk is the number of pairs in a chunk of gatherManifolds' fill.
 const gatherChunk = 1024
 
+// gatherGrain is the least number of chunks of gatherManifolds' fill a worker takes (about 40 us of
+// work): split from one chunk, the fill of the pyramid's 1,240 pairs went half to the second worker,
+// whose manifolds the first then pulled back across the cores for Prepare.
+const gatherGrain = 4
+
 // gatherManifolds turns the narrow phase's touching pairs into solver manifolds, in pair order (so
 // the result is deterministic): where each chunk of gatherChunk pairs starts from the narrow phase's
 // counts (candN), then the chunks filled in parallel. The manifolds (about 1 KB each) grow without
@@ -249,7 +254,7 @@ func (w *World) gatherManifolds() {
 	}
 	p.manifolds = p.manifolds[:n]
 	p.manSub = resize(p.manSub, int(n))
-	p.pool.run(chunks, 1, p.fnGatherFill)
+	p.pool.run(chunks, gatherGrain, p.fnGatherFill)
 	contacts := 0
 	for _, c := range p.gatherPoints {
 		contacts += int(c)

@@ -143,15 +143,14 @@ var WideSolve = true
 // WideAvailable reports whether this build and CPU have the wide contact pass.
 func WideAvailable() bool { return wideKernel != nil }
 
-// Grains of the loops over batches. A colour's contact pass goes to the workers, by region
+// wideSplit is the grain of a colour's contact pass: it goes to the workers, by region
 // (colourManifolds), when each of two would get at least wideSplit batches (about 10 us of work): the
 // workers spin between loops (workpool), but handing a loop over still moves a few cache lines
-// between cores, each about 0.2 us on the 2-core machine. Packing (about 1 us a batch) is a loop of
-// the pool's.
-const (
-	wideSplit     = 32 // a contact pass
-	widePackGrain = 48 // packing
-)
+// between cores, each about 0.2 us on the 2-core machine. Packing goes by region too, so that a batch
+// is written by the worker that solves it: packed by chunks of 48 batches instead, the 386-box
+// pyramid's batches were half packed on the second worker and pulled back by the first for every
+// pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26 (docs/PERF.md).
+const wideSplit = 32
 
 // packWide builds the batches of the colours' manifolds after Prepare (PGS only).
 func (w *World) packWide() {
@@ -191,7 +190,7 @@ func (w *World) packWide() {
 	p.wideSeg[maxColors*r] = nb
 	p.wide = resize(p.wide, int(nb))
 	w.setGatherCap()
-	p.pool.run(int(nb), widePackGrain, p.fnWidePack)
+	w.eachRegion(p.fnWidePack)
 }
 
 // packBatch fills batch i from its manifolds. The kernels read point slots below the batch's
