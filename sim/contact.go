@@ -24,6 +24,7 @@ type contactPoint struct {
 	tangentMass          [2]float32
 	sep                  float32 // current separation, refreshed when positions change (refreshManifold)
 	sliding              bool    // the Coulomb clamp was active in the last friction pass
+	kept                 bool    // anchorA and anchorB are last step's (prepareContacts)
 
 	localA, localB vec     // anchors in the bodies' frames: current separation is measured from them
 	relVel         float32 // relative normal velocity before the solve (restitution)
@@ -46,7 +47,8 @@ type manifold struct {
 	biasRate    float32 // soft push-out rate of the biased pass
 	massScale   float32 // soft scales of the biased pass (see softness), used by anchored friction
 	leak        float32
-	drift       vec // mean friction-anchor drift, refreshed with sep
+	drift       vec   // mean friction-anchor drift, refreshed with sep
+	slot        int32 // its batch times wideLanes plus its lane where the wide path prepared its rows; -1 otherwise
 	pts         [4]contactPoint
 }
 

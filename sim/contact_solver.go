@@ -58,25 +58,16 @@ func (w *World) prepareContacts(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	warm := !w.settings.NoWarmStart
-	jacobi := p.split
 	noFriction := w.settings.NoFriction
+	rows := !p.widePrep // the wide path computes the rows of its batches' points as it packs them
 	hint := 0
 	for k := lo; k < hi; k++ {
 		m := &p.manifolds[k]
-		c := p.candOf(k)
 		a, o := m.a, m.b
-		mA, mB := b.InvMass[a], b.InvMass[o]
-		iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
-		sA, sB := float32(1), float32(1)
-		if jacobi {
-			sA, sB = float32(max(p.count[a], 1)), float32(max(p.count[o], 1))
-		}
 		n := m.normal
 		m.t1, m.t2 = tangents(n)
-		soft := &p.soft
-		if mA == 0 || mB == 0 {
-			soft = &p.staticSoft
-		}
+		m.slot = -1
+		soft := w.softOf(m)
 		m.biasRate, m.massScale, m.leak = soft.biasRate, soft.massScale, soft.impulseScale
 		rubs := !noFriction && m.friction > 0
 		old := -1
@@ -84,43 +75,11 @@ func (w *World) prepareContacts(lo, hi int) {
 			old, hint = p.findPrev(a, o, hint)
 		}
 		xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
-		vA, wA := ldv(&b.Velocity[a]), ldv(&b.AngularVelocity[a])
-		vB, wB := ldv(&b.Velocity[o]), ldv(&b.AngularVelocity[o])
 		for i := 0; i < int(m.count); i++ {
-			pt := &c.Points[i]
 			cp := &m.pts[i]
-			half := n.Scale(0.5 * pt.Separation)
-			pos := ldv(&pt.Position)
-			rA := pos.Sub(half).Sub(xA)
-			rB := pos.Add(half).Sub(xB)
-			cp.nA, cp.nB = rA.Cross(n), rB.Cross(n)
-			cp.t1A, cp.t1B = rA.Cross(m.t1), rB.Cross(m.t1)
-			cp.t2A, cp.t2B = rA.Cross(m.t2), rB.Cross(m.t2)
-			cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
-			cp.it1A, cp.it1B = mulMat(iA, cp.t1A), mulMat(iB, cp.t1B)
-			cp.it2A, cp.it2B = mulMat(iA, cp.t2A), mulMat(iB, cp.t2B)
-			cp.localA = mulMatT(&p.rot[a], rA)
-			cp.localB = mulMatT(&p.rot[o], rB)
-			cp.normalMass = effMass(cp.nA, cp.nB, cp.inA, cp.inB, mA, mB, sA, sB)
-			// The soft row is the constraint plus a compliance gamma = K / a2 (K the row's inverse
-			// effective mass): its update is -(vn + bias + gamma lambda) / (K + gamma), which is
-			// Box2D's massScale and impulseScale. With Jacobi K is the split one, so the contact is as
-			// soft as its split mass: taking gamma from the unsplit K instead made Jacobi unstable
-			// (measured: heavy-on-light blew apart), so Jacobi needs a higher frequency (more
-			// sub-steps) for the same stiffness.
-			cp.softMass, cp.leak = 0, 0
-			if cp.normalMass > 0 {
-				gamma := soft.compliance / cp.normalMass
-				cp.softMass = 1 / (1/cp.normalMass + gamma)
-				cp.leak = gamma * cp.softMass
-			}
-			cp.tangentMass[0] = effMass(cp.t1A, cp.t1B, cp.it1A, cp.it1B, mA, mB, sA, sB)
-			cp.tangentMass[1] = effMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB)
-			dv := vB.Add(wB.Cross(rB)).Sub(vA).Sub(wA.Cross(rA))
-			cp.relVel = dv.Dot(n)
 			cp.maxNormal = 0
 			cp.normalImpulse, cp.tangentImpulse = 0, [2]float32{}
-			cp.anchorA, cp.anchorB, cp.sliding = cp.localA, cp.localB, !rubs
+			cp.sliding, cp.kept = !rubs, false
 			if old < 0 {
 				continue
 			}
@@ -134,7 +93,7 @@ func (w *World) prepareContacts(lo, hi int) {
 					d := mulMat(&p.rot[o], op.anchorB).Add(xB).Sub(mulMat(&p.rot[a], op.anchorA)).Sub(xA)
 					d = d.Sub(n.Scale(d.Dot(n)))
 					if d.Dot(d) < p.anchorReach*p.anchorReach {
-						cp.anchorA, cp.anchorB = op.anchorA, op.anchorB
+						cp.anchorA, cp.anchorB, cp.kept = op.anchorA, op.anchorB, true
 					}
 				}
 				cp.normalImpulse = op.normalImpulse
@@ -148,6 +107,77 @@ func (w *World) prepareContacts(lo, hi int) {
 				}
 			}
 		}
+		if rows {
+			w.prepareRows(k)
+		}
+	}
+}
+
+// softOf returns the softness of manifold m's biased rows: the static one where a body does not move.
+func (w *World) softOf(m *manifold) *softness {
+	if b := &w.Bodies; b.InvMass[m.a] == 0 || b.InvMass[m.b] == 0 {
+		return &w.pipe.staticSoft
+	}
+	return &w.pipe.soft
+}
+
+// prepareRows computes the rows of manifold k's points (prepareContacts): their lever arms, inertia
+// products and effective masses, the anchors in the bodies' frames, the friction anchors of the points
+// that kept none from last step, and the relative normal velocity before the solve. The wide path
+// computes the same, bit for bit, for the manifolds of its batches (prepareWide) and this for the
+// overflow's.
+func (w *World) prepareRows(k int) {
+	b := &w.Bodies
+	p := &w.pipe
+	m := &p.manifolds[k]
+	c := p.candOf(k)
+	a, o := m.a, m.b
+	mA, mB := b.InvMass[a], b.InvMass[o]
+	iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
+	sA, sB := float32(1), float32(1)
+	if p.split {
+		sA, sB = float32(max(p.count[a], 1)), float32(max(p.count[o], 1))
+	}
+	n := m.normal
+	soft := w.softOf(m)
+	xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
+	vA, wA := ldv(&b.Velocity[a]), ldv(&b.AngularVelocity[a])
+	vB, wB := ldv(&b.Velocity[o]), ldv(&b.AngularVelocity[o])
+	for i := 0; i < int(m.count); i++ {
+		pt := &c.Points[i]
+		cp := &m.pts[i]
+		half := n.Scale(0.5 * pt.Separation)
+		pos := ldv(&pt.Position)
+		rA := pos.Sub(half).Sub(xA)
+		rB := pos.Add(half).Sub(xB)
+		cp.nA, cp.nB = rA.Cross(n), rB.Cross(n)
+		cp.t1A, cp.t1B = rA.Cross(m.t1), rB.Cross(m.t1)
+		cp.t2A, cp.t2B = rA.Cross(m.t2), rB.Cross(m.t2)
+		cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
+		cp.it1A, cp.it1B = mulMat(iA, cp.t1A), mulMat(iB, cp.t1B)
+		cp.it2A, cp.it2B = mulMat(iA, cp.t2A), mulMat(iB, cp.t2B)
+		cp.localA = mulMatT(&p.rot[a], rA)
+		cp.localB = mulMatT(&p.rot[o], rB)
+		if !cp.kept {
+			cp.anchorA, cp.anchorB = cp.localA, cp.localB
+		}
+		cp.normalMass = effMass(cp.nA, cp.nB, cp.inA, cp.inB, mA, mB, sA, sB)
+		// The soft row is the constraint plus a compliance gamma = K / a2 (K the row's inverse
+		// effective mass): its update is -(vn + bias + gamma lambda) / (K + gamma), which is
+		// Box2D's massScale and impulseScale. With Jacobi K is the split one, so the contact is as
+		// soft as its split mass: taking gamma from the unsplit K instead made Jacobi unstable
+		// (measured: heavy-on-light blew apart), so Jacobi needs a higher frequency (more
+		// sub-steps) for the same stiffness.
+		cp.softMass, cp.leak = 0, 0
+		if cp.normalMass > 0 {
+			gamma := soft.compliance / cp.normalMass
+			cp.softMass = 1 / (1/cp.normalMass + gamma)
+			cp.leak = gamma * cp.softMass
+		}
+		cp.tangentMass[0] = effMass(cp.t1A, cp.t1B, cp.it1A, cp.it1B, mA, mB, sA, sB)
+		cp.tangentMass[1] = effMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB)
+		dv := vB.Add(wB.Cross(rB)).Sub(vA).Sub(wA.Cross(rA))
+		cp.relVel = dv.Dot(n)
 	}
 }
 
@@ -422,6 +452,9 @@ func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (fl
 func (w *World) jacobiManifold(k int, useBias bool) {
 	p := &w.pipe
 	m := &p.manifolds[k]
+	if p.widePrep && m.slot >= 0 {
+		w.rowsFromBatch(m)
+	}
 	s := w.loadPair(m)
 	n := m.normal
 	var lin, angA, angB vec
@@ -489,6 +522,9 @@ func (w *World) restituteManifold(k int, record bool) {
 			p.sums[k] = impulseSum{}
 		}
 		return
+	}
+	if p.widePrep && m.slot >= 0 {
+		w.rowsFromBatch(m)
 	}
 	s := w.loadPair(m)
 	n := m.normal

@@ -89,6 +89,8 @@ type pipeline struct {
 	// the wide contact pass (wide.go): batches of eight manifolds of a colour, and where each colour's
 	// batches start
 	wideOn, wideDirty bool
+	widePrep          bool          // the wide path computes its batches' rows as it packs them (prepareWide)
+	packScratch       []packScratch // per worker: packBatch's lists (on the heap once, not at every call)
 	wide, curWide     []wideBatch
 	wideStart         []int32
 	wideFirst         []int32 // per batch: its first entry in colorOrder
@@ -303,9 +305,9 @@ func (w *World) bindStages() {
 			wideRefreshKernel(w, &p.wide[i])
 		}
 	}
-	p.fnWidePack = func(_, lo, hi int) {
+	p.fnWidePack = func(worker, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			w.packBatch(i)
+			w.packBatch(worker, i)
 		}
 	}
 	p.fnWideUnpack = func(_, lo, hi int) {
@@ -519,6 +521,7 @@ func (w *World) prepare() {
 		w.Stats.Colors = p.colors
 	}
 	p.sums = resize(p.sums, len(p.manifolds))
+	w.decideWide()
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointMass)
 	p.useDirect = s.DirectJoints && p.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0

@@ -1,5 +1,7 @@
 package sim
 
+import "tumble/sim/collide"
+
 // The wide contact pass (issue 14): PGS's contact pass over eight manifolds at once, one per lane of
 // an AVX2 register, in builds with Go's SIMD experiment (GOEXPERIMENT=simd, wide_simd.go). The
 // manifolds of one graph colour share no dynamic body, so the scalar pass (solveManifold) visits
@@ -12,6 +14,10 @@ package sim
 // impulses are copied back to the manifolds before anything else reads them (restitution, the next
 // step's warm start, inspection). Without the experiment, or on a CPU without AVX2, wideKernel is
 // nil and PGS runs the scalar pass.
+
+// widePrepare says to compute the batches' rows wide as they are packed (prepareWide) where the
+// kernel exists; tests turn it off to compare with prepareRows.
+var widePrepare = true
 
 // wideLanes is the number of manifolds a wide batch holds: eight float32 lanes of an AVX2 register.
 const wideLanes = 8
@@ -62,6 +68,9 @@ var widePackKernel func(dst *widePoint, src *[wideLanes]*contactPoint)
 // contact pass (solveManifold), the warm start's sums (warmStartManifold) and the refresh
 // (refreshManifold).
 var (
+	// widePrepKernel is prepareRows over a batch's lanes (prepareWide), as packBatch fills it.
+	widePrepKernel func(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *[4][wideLanes]*collide.Point,
+		kept *[4]uint8, comp *lanes)
 	wideKernel        func(w *World, bt *wideBatch, useBias bool)
 	wideWarmKernel    func(w *World, bt *wideBatch)
 	wideRefreshKernel func(w *World, bt *wideBatch)
@@ -152,11 +161,18 @@ func WideAvailable() bool { return wideKernel != nil }
 // pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26 (docs/PERF.md).
 const wideSplit = 32
 
-// packWide builds the batches of the colours' manifolds after Prepare (PGS only).
-func (w *World) packWide() {
+// decideWide decides, before Prepare, whether this step's contact passes run wide (PGS only), and
+// whether the batches' rows are computed as they are packed.
+func (w *World) decideWide() {
 	p := &w.pipe
 	p.wideOn = wideKernel != nil && WideSolve && p.solver.colours() && !p.split &&
 		(p.solver.Kind() == PGS || p.solver.Kind() == ShapeMatch) && len(p.manifolds) > 0
+	p.widePrep = p.wideOn && widePrepKernel != nil && widePrepare
+}
+
+// packWide builds the batches of the colours' manifolds after Prepare (decideWide).
+func (w *World) packWide() {
+	p := &w.pipe
 	p.wideDirty = false
 	if !p.wideOn {
 		return
@@ -169,6 +185,7 @@ func (w *World) packWide() {
 		p.wideLen = make([]uint8, 0, need)
 	}
 	r := p.nRegions
+	p.packScratch = resize(p.packScratch, max(p.workers, 1))
 	p.wideStart = resize(p.wideStart, maxColors+1)
 	p.wideSeg = resize(p.wideSeg, maxColors*r+1)
 	p.wideFirst = p.wideFirst[:0]
@@ -191,25 +208,45 @@ func (w *World) packWide() {
 	p.wide = resize(p.wide, int(nb))
 	w.setGatherCap()
 	w.eachRegion(p.fnWidePack)
+	if p.widePrep {
+		for _, k := range p.overflow() {
+			w.prepareRows(int(k))
+		}
+	}
+}
+
+// packScratch is a worker's lists for packBatch: the kernels that take them are function values, so
+// that a packBatch's own would escape to the heap at every call.
+type packScratch struct {
+	src  [4][wideLanes]*contactPoint
+	at   [4][wideLanes]*collide.Point // the narrow phase's points, for prepareWide
+	kept [4]uint8                     // bit l: lane l's point keeps last step's friction anchors
+	comp lanes                        // the soft rows' compliance
+	_    [64]byte                     // apart from the next worker's
 }
 
 // packBatch fills batch i from its manifolds. The kernels read point slots below the batch's
 // maxCount only, and mask a lane's slots past its own count; an empty lane and a missing point get
 // zero rows all the same (from zeroPoint), so that nothing in them is stale from the batch's last use.
-func (w *World) packBatch(i int) {
+func (w *World) packBatch(worker, i int) {
 	p := &w.pipe
 	b := &w.Bodies
 	bt := &p.wide[i]
 	first, n := p.wideFirst[i], int(p.wideLen[i])
 	bt.lanes, bt.maxCount, bt.ragged = n, 0, 0
-	var src [4][wideLanes]*contactPoint
+	sc := &p.packScratch[worker]
+	src, at, kept, comp := &sc.src, &sc.at, &sc.kept, &sc.comp
+	*kept = [4]uint8{}
+	prep := p.widePrep
 	for j := range bt.pts {
 		bt.pts[j].sliding = 0
 	}
 	for l := range wideLanes {
 		var m *manifold
+		var c *collide.Manifold
 		count := 0
 		bt.a[l], bt.b[l], bt.k[l] = -1, -1, -1
+		comp[l] = 0
 		if l < n {
 			k := p.colorOrder[int(first)+l]
 			m = &p.manifolds[k]
@@ -221,6 +258,11 @@ func (w *World) packBatch(i int) {
 			put3(&bt.t2, l, m.t2)
 			put3(&bt.drift, l, m.drift)
 			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
+			if prep {
+				c = p.candOf(int(k))
+				comp[l] = w.softOf(m).compliance
+				m.slot = int32(i*wideLanes + l)
+			}
 		} else {
 			bt.mA[l], bt.mB[l] = 0, 0
 			put3(&bt.n, l, vec{})
@@ -234,35 +276,68 @@ func (w *World) packBatch(i int) {
 		for j := range bt.pts {
 			wp := &bt.pts[j]
 			cp := &zeroPoint
+			at[j][l] = &zeroCandPoint
 			if j < count {
 				cp = &m.pts[j]
 				if cp.sliding {
 					wp.sliding |= 1 << l
 				}
+				if prep {
+					at[j][l] = &c.Points[j]
+					if cp.kept {
+						kept[j] |= 1 << l
+					}
+				}
 			}
 			src[j][l] = cp
-			put3(&wp.localA, l, cp.localA)
-			put3(&wp.localB, l, cp.localB)
 			put3(&wp.anchorA, l, cp.anchorA)
 			put3(&wp.anchorB, l, cp.anchorB)
+			if prep {
+				wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
+			} else {
+				put3(&wp.localA, l, cp.localA)
+				put3(&wp.localB, l, cp.localB)
+			}
 		}
 	}
 	for j := range bt.maxCount {
-		if widePackKernel != nil {
-			widePackKernel(&bt.pts[j], &src[j])
-		} else {
-			for l, cp := range src[j] {
-				packPoint(&bt.pts[j], l, cp)
-			}
-		}
 		for l := range n {
 			if int(bt.count[l]) <= j {
 				bt.ragged |= 1 << j
 			}
 		}
 	}
+	if prep {
+		widePrepKernel(w, bt, src, at, kept, comp)
+	} else {
+		for j := range bt.maxCount {
+			if widePackKernel != nil {
+				widePackKernel(&bt.pts[j], &src[j])
+			} else {
+				for l, cp := range src[j] {
+					packPoint(&bt.pts[j], l, cp)
+				}
+			}
+		}
+	}
 	bt.safe = n == wideLanes && gatherSafe(&bt.a, &bt.b, p.gatherCap)
 }
+
+// rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
+// computed (restitution reads them).
+func (w *World) rowsFromBatch(m *manifold) {
+	bt := &w.pipe.wide[m.slot/wideLanes]
+	l := int(m.slot % wideLanes)
+	get := func(v *lanes3) vec { return vec{X: v[0][l], Y: v[1][l], Z: v[2][l]} }
+	for j := range m.pts[:m.count] {
+		cp, wp := &m.pts[j], &bt.pts[j]
+		cp.nA, cp.nB, cp.inA, cp.inB = get(&wp.nA), get(&wp.nB), get(&wp.inA), get(&wp.inB)
+		cp.normalMass = wp.normalMass[l]
+	}
+}
+
+// zeroCandPoint is the narrow phase's point for a missing one (packBatch).
+var zeroCandPoint collide.Point
 
 // zeroPoint is the rows of a missing point (packBatch).
 var zeroPoint contactPoint
