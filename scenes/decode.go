@@ -446,7 +446,8 @@ func (d *decoder) cluster(n *node, path string, c *Cluster) {
 
 func (d *decoder) solver(n *node, path string) *Solver {
 	m := d.fields(n, path, "type", "iterations", "substeps", "friction", "warmStart",
-		"relax", "restitution", "contactHertz", "dampingRatio", "sleep", "directJoints", "penaltyStiffness", "penaltyDamping")
+		"relax", "restitution", "contactHertz", "dampingRatio", "sleep", "directJoints", "penaltyStiffness", "penaltyDamping",
+		"relaxIterations", "jointDamping")
 	if m == nil {
 		return nil
 	}
@@ -464,6 +465,8 @@ func (d *decoder) solver(n *node, path string) *Solver {
 		DirectJoints:     d.optBool(m, "directJoints", path),
 		PenaltyStiffness: d.optNumber(m, "penaltyStiffness", path),
 		PenaltyDamping:   d.optNumber(m, "penaltyDamping", path),
+		RelaxIterations:  d.optInt(m, "relaxIterations", path),
+		JointDamping:     d.optNumber(m, "jointDamping", path),
 	}
 }
 

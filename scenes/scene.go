@@ -52,6 +52,10 @@ type Solver struct {
 	Sleep        *bool    `json:"sleep,omitempty"`        // let resting islands sleep; default false
 	// DirectJoints solves the joints' equality rows directly (pgs, jacobi); default false.
 	DirectJoints *bool `json:"directJoints,omitempty"`
+	// RelaxIterations is the relax passes per sub-step (pgs, jacobi, shapematch); default: the
+	// solver's. JointDamping (1/s) damps jointed bodies' relative motion (xpbd); default none.
+	RelaxIterations *int     `json:"relaxIterations,omitempty"`
+	JointDamping    *float64 `json:"jointDamping,omitempty"`
 	// PenaltyStiffness (N/m) and PenaltyDamping (N s/m) are the penalty solver's contact springs, per
 	// contact point; default: sim.DefaultPenaltyStiffness and sim.DefaultPenaltyDamping.
 	PenaltyStiffness *float64 `json:"penaltyStiffness,omitempty"`

@@ -1,8 +1,10 @@
 package scenes
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"tumble/sim"
 )
@@ -28,6 +30,7 @@ const (
 	MaxPenaltyStiffness = 1e9
 	MaxPenaltyDamping   = 1e7
 	MaxDampingRatio     = 1000 //
+	MaxJointDamping     = 1e4  // 1/s (the panel's slider goes to 50)
 	MaxMotorSpeed       = 1e4  // rad/s or m/s
 	MaxMotorForce       = 1e9  // N m or N
 	UnitTolerance       = 0.01 // a rotation's length must be within 1 +- UnitTolerance
@@ -179,11 +182,48 @@ func (v *Solver) validate(c *check) {
 	if v.PenaltyDamping != nil {
 		c.num("solver.penaltyDamping", *v.PenaltyDamping, 0, MaxPenaltyDamping, true, " N s/m")
 	}
+	if v.RelaxIterations != nil {
+		c.num("solver.relaxIterations", float64(*v.RelaxIterations), 1, MaxIterations, false, "")
+		v.needs(c, "relaxIterations", sim.ParamRelaxIterations, fmt.Sprint(*v.RelaxIterations))
+	}
+	if v.JointDamping != nil {
+		c.num("solver.jointDamping", *v.JointDamping, 0, MaxJointDamping, false, " 1/s")
+		v.needs(c, "jointDamping", sim.ParamJointDamping, fmtNum(*v.JointDamping))
+	}
 	if v.DirectJoints != nil && *v.DirectJoints && v.Type != "" && c.err == nil {
 		if k, err := sim.ParseSolver(v.Type); err == nil && !sim.SolverOf(k).Params().Has(sim.ParamDirectJoints) {
 			c.fail("solver.directJoints", "the "+v.Type+" solver does not solve joints directly (pgs and jacobi do)", "true")
 		}
 	}
+}
+
+// needs refuses setting name (its value as written) under a solver that does not read it: the
+// scene's type, or PGS, the CPU's default, where the scene names none.
+func (v *Solver) needs(c *check, name string, p sim.Param, value string) {
+	if c.err != nil {
+		return
+	}
+	k := sim.PGS
+	if v.Type != "" {
+		var err error
+		if k, err = sim.ParseSolver(v.Type); err != nil {
+			return
+		}
+	}
+	if !sim.SolverOf(k).Params().Has(p) {
+		c.fail("solver."+name, "the "+k.String()+" solver does not read it (the solvers that do: "+solversReading(p)+")", value)
+	}
+}
+
+// solversReading lists the solvers whose Params hold p.
+func solversReading(p sim.Param) string {
+	var names []string
+	for _, k := range sim.Solvers() {
+		if sim.SolverOf(k).Params().Has(p) {
+			names = append(names, k.String())
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func (b *Body) validate(c *check, path string) {

@@ -64,6 +64,12 @@ func (s *Scene) Settings() sim.Settings {
 		if v.DampingRatio != nil {
 			set.DampingRatio = float32(*v.DampingRatio)
 		}
+		if v.RelaxIterations != nil {
+			set.RelaxIterations = *v.RelaxIterations
+		}
+		if v.JointDamping != nil {
+			set.JointDamping = float32(*v.JointDamping)
+		}
 	}
 	return set
 }
