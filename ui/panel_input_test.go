@@ -140,13 +140,19 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 		t.Errorf("opening a missing file: status %q", d.a.panel.message)
 	}
 	d.click("Tumble/###play") // paused: what Restore puts back is not moved on by the next frames
+	// A snapshot keeps the panel's solver settings too.
+	d.click("simulation/sleeping")
+	d.setText("simulation/relax passes", 0, 1, "3")
+	d.choose("simulation/broad phase", "sort and sweep")
 	d.click("scene/Snapshot")
 	if d.a.panel.isErr {
 		t.Errorf("the old error stayed after Snapshot: %q", d.a.panel.message)
 	}
 	var at sim.Vec3
 	d.world(func(w *sim.World) { at = w.Bodies.Position[w.Bodies.Len()-1] })
-	d.a.S.Do(command.SetSettings(func(s *sim.Settings) { s.Gravity = sim.Vec3{3, 0, 0} }))
+	d.a.S.Do(command.SetSettings(func(s *sim.Settings) {
+		s.Gravity, s.Sleep, s.RelaxIterations, s.Broadphase = sim.Vec3{3, 0, 0}, false, 0, sim.BroadDefault
+	}))
 	d.click("Tumble/###play")
 	d.frames(30)
 	d.click("Tumble/###play")
@@ -154,6 +160,10 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 	d.world(func(w *sim.World) {
 		if p := w.Bodies.Position[w.Bodies.Len()-1]; p.Sub(at).Len() > 1e-4 {
 			t.Errorf("Restore: body at %v, snapshot had %v", p, at)
+		}
+		if s := w.Settings(); !s.Sleep || s.RelaxIterations != 3 || s.Broadphase != sim.SAP {
+			t.Errorf("Restore: sleeping %v, %d relax passes, broad phase %v; the snapshot had true, 3, sap",
+				s.Sleep, s.RelaxIterations, s.Broadphase)
 		}
 	})
 	d.click("scene/Scene's settings")

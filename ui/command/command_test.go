@@ -910,3 +910,51 @@ func saveAndReload(t *testing.T, s *Session) (*scenes.Scene, *Session) {
 	}
 	return sc, s2
 }
+
+// Save and Snapshot/Restore keep every solver setting the panel sets, each under a solver that reads
+// it: a scene loaded from the file, or the restored world, has the same settings. (They used to drop
+// sleeping, the direct joint solve, the broad phase, the relax passes and XPBD's joint damping.)
+func TestSaveAndRestoreKeepThePanelsSettings(t *testing.T) {
+	for _, edit := range []func(*sim.Settings){
+		func(s *sim.Settings) {
+			s.Sleep, s.DirectJoints, s.Broadphase, s.RelaxIterations = true, true, sim.SAP, 3
+			s.Substeps, s.Iterations, s.ContactHertz, s.DampingRatio, s.NoFriction = 5, 3, 60, 4, true
+		},
+		func(s *sim.Settings) {
+			s.Solver, s.JointDamping, s.Substeps, s.Broadphase = sim.XPBD, 7.5, 12, sim.Grid
+		},
+		func(s *sim.Settings) { s.Solver, s.PenaltyStiffness, s.PenaltyDamping = sim.Penalty, 5e4, 30 },
+	} {
+		s := preset(t, "pendulum")
+		s.Do(SetSettings(edit))
+		if err := s.Apply(); err != nil {
+			t.Fatal(err)
+		}
+		var want sim.Settings
+		s.View(func(w *sim.World) { want = w.Settings() })
+		p := filepath.Join(t.TempDir(), "s.json")
+		s.Do(SaveFile(p))
+		s.Do(Snapshot())
+		s.Do(SetSettings(func(set *sim.Settings) { *set = sim.Settings{Gravity: set.Gravity, Dt: set.Dt} }))
+		s.Do(Restore())
+		if err := s.Apply(); err != nil {
+			t.Fatal(err)
+		}
+		var restored sim.Settings
+		s.View(func(w *sim.World) { restored = w.Settings() })
+		sc, err := scenes.Load(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		loaded := sc.Settings()
+		for _, got := range []struct {
+			how string
+			set sim.Settings
+		}{{"saved and loaded", loaded}, {"restored", restored}} {
+			got.set.Workers = want.Workers
+			if got.set != want {
+				t.Errorf("%s: %+v, want %+v", got.how, got.set, want)
+			}
+		}
+	}
+}

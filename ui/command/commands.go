@@ -393,6 +393,31 @@ func (s *Session) currentScene() *scenes.Scene {
 	if set.DampingRatio > 0 {
 		sv.DampingRatio = fp(set.DampingRatio)
 	}
+	// The rest of what the panel sets, each where the solver reads it (a scene that sets what its
+	// solver does not read is refused).
+	params := sim.SolverOf(w.Resolved().Solver).Params()
+	if set.RelaxIterations > 0 && params.Has(sim.ParamRelaxIterations) {
+		ri := set.RelaxIterations
+		sv.RelaxIterations = &ri
+	}
+	if set.JointDamping > 0 && params.Has(sim.ParamJointDamping) {
+		sv.JointDamping = fp(set.JointDamping)
+	}
+	if set.DirectJoints && params.Has(sim.ParamDirectJoints) {
+		sv.DirectJoints = boolp(true)
+	}
+	if set.PenaltyStiffness > 0 && params.Has(sim.ParamPenaltyStiffness) {
+		sv.PenaltyStiffness = fp(set.PenaltyStiffness)
+	}
+	if set.PenaltyDamping > 0 && params.Has(sim.ParamPenaltyDamping) {
+		sv.PenaltyDamping = fp(set.PenaltyDamping)
+	}
+	if set.Sleep {
+		sv.Sleep = boolp(true)
+	}
+	if set.Broadphase != sim.BroadDefault {
+		out.Broadphase = set.Broadphase.String()
+	}
 	out.Solver = sv
 	b := &w.Bodies
 	for i := range b.Len() {
