@@ -52,6 +52,11 @@ type JointDef struct {
 	Swing    float32
 	HasTwist bool
 	Twist    [2]float32
+	// AxisB, for a ball joint with an Axis, is body B's twist axis as a world direction at creation
+	// where it differs from Axis: a joint made while swung, as a scene saved mid-motion gives it. The
+	// swing then starts at the angle between the two, and the twist at zero (B's zero direction is A's
+	// carried by that swing). The zero vector means Axis.
+	AxisB Vec3
 	// BreakForce, when positive, is the force (N) above which the joint breaks: it is removed at the
 	// end of the step that exceeded it and reported in World.Broken.
 	BreakForce float32
@@ -134,6 +139,16 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 		}
 		d.Axis = d.Axis.Mul(1 / l)
 	}
+	if d.AxisB != (Vec3{}) {
+		l := d.AxisB.Len()
+		switch {
+		case d.Type != Ball || !axial:
+			return 0, fmt.Errorf("joint %d: axisB: only a ball joint with an axis has one", len(w.joints))
+		case !(l > 1e-6) || math.IsInf(float64(l), 0):
+			return 0, fmt.Errorf("joint %d: axisB: must be a non-zero direction, got %v", len(w.joints), d.AxisB)
+		}
+		d.AxisB = d.AxisB.Mul(1 / l)
+	}
 	if err := checkJointParams(len(w.joints), &d); err != nil {
 		return 0, err
 	}
@@ -149,10 +164,14 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 		axis = Vec3{0, 1, 0}
 	}
 	perp := perpendicular(vv(axis)).Vec3()
+	axisB, perpB := axis, perp
+	if d.AxisB != (Vec3{}) {
+		axisB, perpB = d.AxisB, carry(vv(axis), vv(d.AxisB), vv(perp)).Vec3()
+	}
 	cA, cB := qA.Conjugate(), qB.Conjugate()
 	j.localA, j.localB = vv(cA.Rotate(d.Anchor.Sub(xA))), vv(cB.Rotate(d.Anchor.Sub(xB)))
-	j.axisA, j.axisB = vv(cA.Rotate(axis)), vv(cB.Rotate(axis))
-	j.perpA, j.perpB = vv(cA.Rotate(perp)), vv(cB.Rotate(perp))
+	j.axisA, j.axisB = vv(cA.Rotate(axis)), vv(cB.Rotate(axisB))
+	j.perpA, j.perpB = vv(cA.Rotate(perp)), vv(cB.Rotate(perpB))
 	j.rel0 = cA.Mul(qB).Normalize()
 	w.jointsChanged()
 	w.joints = append(w.joints, j)
@@ -217,4 +236,15 @@ func perpendicular(a vec) vec {
 		t = vec{X: 0, Y: 1, Z: 0}.Cross(a)
 	}
 	return t.Scale(1 / vecmath.Sqrt(t.Dot(t)))
+}
+
+// carry returns p turned by the shortest rotation that takes the unit vector a to the unit vector b
+// (swingTwist's carrying of A's zero direction); p itself where a and b are nearly opposite, where that
+// rotation is not defined.
+func carry(a, b, p vec) vec {
+	e, c := a.Cross(b), a.Dot(b)
+	if c <= -0.999 {
+		return p
+	}
+	return p.Scale(c).Add(e.Cross(p)).Add(e.Scale(e.Dot(p) / (1 + c)))
 }

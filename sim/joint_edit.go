@@ -50,6 +50,8 @@ func (w *World) UpdateJoint(i int, d JointDef) error {
 		return fixed("anchor", old.Anchor, d.Anchor)
 	case d.Axis != old.Axis:
 		return fixed("axis", old.Axis, d.Axis)
+	case d.AxisB != old.AxisB:
+		return fixed("axisB", old.AxisB, d.AxisB)
 	}
 	if d.Type == Ball && (d.Swing > 0 || d.HasTwist) && !j.hasAxis {
 		return fmt.Errorf("joint %d: swing, twist: the ball joint was added without an axis, a swing cone or "+

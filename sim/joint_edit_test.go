@@ -350,3 +350,46 @@ func TestABallJointAddedWithAnAxisTakesASwingConeLater(t *testing.T) {
 		t.Errorf("largest swing %.3f rad with a 0.3 rad cone (pushed at 3 m/s)", most)
 	}
 }
+
+// A ball joint made with a second axis (AxisB: body B's, here the world's, twist axis) starts swung by
+// the angle between the two and untwisted, and its cone stays centred on B's axis: a bob made 0.3 rad
+// out from the world's down and pushed outwards stops at the 0.4 rad cone about down, not 0.4 rad
+// past where it was made. This is how a scene saved while a joint is swung keeps its cone.
+func TestABallJointMadeSwungKeepsItsConeWhereItWas(t *testing.T) {
+	for _, solver := range jointSolvers {
+		w := gravityWorld(Settings{Solver: solver, Workers: 1})
+		const tilt = 0.3
+		dir := Vec3{float32(math.Sin(tilt)), -float32(math.Cos(tilt)), 0}
+		pivot := Vec3{0, 3, 0}
+		bob := mustAdd(t, w, BodyDef{Shape: sphereShape(0.1), Position: pivot.Add(dir), Mass: 1, Velocity: Vec3{2, 0, 0}})
+		k, err := w.AddJoint(JointDef{Type: Ball, BodyA: bob, Anchor: pivot, Axis: dir, AxisB: Vec3{0, -2, 0},
+			Swing: 0.4, HasTwist: true, Twist: [2]float32{-0.2, 0.2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st := w.JointState(k); math.Abs(float64(st.Swing)-tilt) > 1e-4 || math.Abs(float64(st.Coordinate)) > 1e-4 {
+			t.Fatalf("%v: made with its axes %.2f rad apart: swing %.5f, twist %.5f", solver, tilt, st.Swing, st.Coordinate)
+		}
+		most := 0.0
+		for range 120 {
+			run(t, w, 1)
+			d := w.Bodies.Position[0].Sub(pivot).Normalize()
+			most = max(most, math.Acos(float64(-d[1])))
+		}
+		if most > 0.45 || most < 0.35 {
+			t.Errorf("%v: the bob swung out to %.3f rad from down, want the cone's 0.4", solver, most)
+		}
+	}
+	w := NewWorld(Settings{})
+	defer w.Close()
+	b := mustAdd(t, w, BodyDef{Shape: sphereShape(0.1), Mass: 1})
+	for _, d := range []JointDef{
+		{Type: Hinge, BodyA: b, Axis: Vec3{0, 0, 1}, AxisB: Vec3{0, 1, 0}},
+		{Type: Ball, BodyA: b, AxisB: Vec3{0, 1, 0}},
+		{Type: Ball, BodyA: b, Axis: Vec3{0, 1, 0}, Swing: 0.3, AxisB: Vec3{float32(math.NaN()), 0, 0}},
+	} {
+		if _, err := w.AddJoint(d); err == nil || !strings.Contains(err.Error(), "axisB") {
+			t.Errorf("%+v: got %v, want an error naming axisB", d, err)
+		}
+	}
+}
