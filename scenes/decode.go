@@ -516,7 +516,7 @@ func (d *decoder) shape(n *node, path string, s *Shape) {
 }
 
 func (d *decoder) joint(n *node, path string, j *Joint) {
-	m := d.fields(n, path, "type", "bodyA", "bodyB", "anchor", "axis", "limits", "motor", "swing", "twist", "breakForce")
+	m := d.fields(n, path, "type", "bodyA", "bodyB", "anchor", "axis", "limits", "motor", "swing", "twist", "breakForce", "axisB")
 	d.required(m, "type", path)
 	d.required(m, "bodyA", path)
 	if m == nil || d.err != nil {
@@ -527,6 +527,7 @@ func (d *decoder) joint(n *node, path string, j *Joint) {
 	j.BodyB = d.optString(m, "bodyB", path)
 	j.Anchor = d.optVec(m, "anchor", path)
 	j.Axis = d.optVec(m, "axis", path)
+	j.AxisB = d.optVec(m, "axisB", path)
 	if v, ok := m["limits"]; ok {
 		if a := d.array(v, join(path, "limits"), 2); a != nil {
 			j.Limits = &[2]float64{a[0], a[1]}

@@ -108,6 +108,9 @@ type Joint struct {
 	// the twist axis, which is Axis (required with either).
 	Swing *float64    `json:"swing,omitempty"`
 	Twist *[2]float64 `json:"twist,omitempty"`
+	// AxisB, ball joints with swing or twist only: body B's twist axis at load time where it differs
+	// from Axis (a joint saved while swung); default Axis.
+	AxisB *Vec3 `json:"axisB,omitempty"`
 	// BreakForce, N (> 0): the joint is removed, and reported, once its constraint force exceeds it.
 	BreakForce *float64 `json:"breakForce,omitempty"`
 }

@@ -423,6 +423,13 @@ func (j *Joint) validate(c *check, path string, s *Scene, names map[string]int) 
 	case j.Axis != nil:
 		c.fail(path+".axis", "only hinge and piston joints, and ball joints with swing or twist, have an axis", fmtVec(j.Axis[:]))
 	}
+	if j.AxisB != nil {
+		if ballAxis {
+			c.direction(path+".axisB", j.AxisB)
+		} else {
+			c.fail(path+".axisB", "only ball joints with swing or twist have a second twist axis", fmtVec(j.AxisB[:]))
+		}
+	}
 	if j.Swing != nil {
 		c.num(path+".swing", *j.Swing, 0, math.Pi, true, " rad")
 	}

@@ -136,6 +136,9 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 			d.HasMotor = true
 			d.Motor = sim.Motor{Speed: float32(j.Motor.Speed), MaxForce: float32(j.Motor.MaxForce)}
 		}
+		if j.AxisB != nil {
+			d.AxisB = unit(*j.AxisB)
+		}
 		if j.Swing != nil {
 			d.Swing = float32(*j.Swing)
 		}

@@ -736,24 +736,31 @@ func TestResetKeepsChangedSettingsAndRevertSettingsRestoresTheScenes(t *testing.
 
 // A saved world's joints keep their limits, cones, twist ranges and break forces, and a hinge or
 // piston saved away from its creation pose keeps the same room to its limits once loaded (a loaded
-// joint's coordinate starts at zero).
+// joint's coordinate starts at zero); a swung ball joint loads swung as much, its cone where it was
+// (B's twist axis is saved as axisB).
 func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
 	s := preset(t, "ragdoll")
 	s.Steps(90) // the ragdolls fall and their limbs swing
 	var before []limitRoom
+	var swings []float32
 	var defs []sim.JointDef
-	moved := 0
+	moved, swung := 0, 0
 	s.View(func(w *sim.World) {
 		for k := range w.NumJoints() {
 			defs = append(defs, w.Joint(k))
 			before = append(before, roomOf(w, k))
-			if c := w.JointState(k).Coordinate; math.Abs(float64(c)) > 0.05 {
+			st := w.JointState(k)
+			swings = append(swings, st.Swing)
+			if math.Abs(float64(st.Coordinate)) > 0.05 {
 				moved++
+			}
+			if st.Swing > 0.05 {
+				swung++
 			}
 		}
 	})
-	if moved == 0 {
-		t.Fatal("no joint moved from its creation pose: the test shows nothing")
+	if moved == 0 || swung == 0 {
+		t.Fatalf("%d joints moved and %d ball joints swung from their creation pose: the test shows nothing", moved, swung)
 	}
 	_, s2 := saveAndReload(t, s)
 	s2.View(func(w *sim.World) {
@@ -771,6 +778,10 @@ func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
 			// float32 angles through a decimal file: a few 1e-6 rad.
 			if math.Abs(got.lo-before[k].lo) > 1e-4 || math.Abs(got.hi-before[k].hi) > 1e-4 {
 				t.Errorf("joint %d (%v): room to its limits %+v after loading, %+v before", k, j.Type, got, before[k])
+			}
+			// A swung ball joint loads as swung, its cone where it was (not re-centred on the pose).
+			if sw := w.JointState(k).Swing; math.Abs(float64(sw-swings[k])) > 1e-4 {
+				t.Errorf("joint %d (%v): swing %.5f rad after loading, %.5f before", k, j.Type, sw, swings[k])
 			}
 		}
 	})

@@ -444,8 +444,8 @@ func (s *Session) currentScene() *scenes.Scene {
 		}
 		// A loaded joint holds the pose its bodies have at load time: its coordinate starts at zero
 		// there. The limits are measured from the pose the joint was made at, so they are saved
-		// shifted by the coordinate now, and bound the same motion once loaded. (A ball joint's swing
-		// cone is saved as it is: it is centred on the bodies' relative pose at load time.)
+		// shifted by the coordinate now, and bound the same motion once loaded. A swung ball joint is
+		// saved with B's twist axis too (axisB), so that its cone stays centred where it was.
 		coord := f64(w.JointState(k).Coordinate)
 		if j.Type == sim.Hinge || j.Type == sim.Piston {
 			fj.Axis = vp(b.Rotation[ia].Rotate(f.axis))
@@ -458,6 +458,15 @@ func (s *Session) currentScene() *scenes.Scene {
 		}
 		if j.Type == sim.Ball && f.axis.Len() > 1e-6 {
 			fj.Axis = vp(b.Rotation[ia].Rotate(f.axis))
+			// B's twist axis where it has swung away from A's: the loaded joint starts swung as much,
+			// its cone centred where it was (and its twist at zero, as coord shifts the limits).
+			axisB := w.JointFrame(k).AxisB
+			if ib, ok := w.Index(j.BodyB); ok {
+				axisB = b.Rotation[ib].Rotate(axisB)
+			}
+			if axisA := b.Rotation[ia].Rotate(f.axis); axisB.Sub(axisA).Len() > 1e-5 {
+				fj.AxisB = vp(axisB)
+			}
 			if j.Swing > 0 {
 				fj.Swing = fp(j.Swing)
 			}
