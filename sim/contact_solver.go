@@ -452,9 +452,6 @@ func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (fl
 func (w *World) jacobiManifold(k int, useBias bool) {
 	p := &w.pipe
 	m := &p.manifolds[k]
-	if p.widePrep && m.slot >= 0 {
-		w.rowsFromBatch(m)
-	}
 	s := w.loadPair(m)
 	n := m.normal
 	var lin, angA, angB vec
