@@ -77,19 +77,30 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 	if w.backend != nil {
 		return w.backend.Contacts(w, out)
 	}
-	b := &w.Bodies
 	for k := range w.pipe.prev {
-		m := &w.pipe.prev[k]
-		for i := 0; i < int(m.count); i++ {
-			cp := &m.pts[i]
-			pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.rot[m.a], cp.localA))
-			pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.rot[m.b], cp.localB))
-			out = append(out, ContactPoint{
-				BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
-				Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,
-				FrictionImpulse: m.t1.Scale(cp.tangentImpulse[0]).Add(m.t2.Scale(cp.tangentImpulse[1])).Vec3(),
-			})
+		out = w.appendContacts(out, &w.pipe.prev[k])
+	}
+	b := &w.Bodies
+	for _, c := range w.pipe.slept {
+		if w.stillAsleep(c, b) {
+			out = append(out, c.ContactPoint)
 		}
+	}
+	return out
+}
+
+// appendContacts appends manifold m's points, as Contacts lists them.
+func (w *World) appendContacts(out []ContactPoint, m *manifold) []ContactPoint {
+	b := &w.Bodies
+	for i := 0; i < int(m.count); i++ {
+		cp := &m.pts[i]
+		pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.rot[m.a], cp.localA))
+		pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.rot[m.b], cp.localB))
+		out = append(out, ContactPoint{
+			BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
+			Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,
+			FrictionImpulse: m.t1.Scale(cp.tangentImpulse[0]).Add(m.t2.Scale(cp.tangentImpulse[1])).Vec3(),
+		})
 	}
 	return out
 }

@@ -50,6 +50,61 @@ func TestRestingStackFallsAsleepAndHolds(t *testing.T) {
 	}
 }
 
+// A sleeping stack's contacts are still listed by Contacts (the window draws them), as they were when
+// it fell asleep: one per corner of each face on face, each holding its share of the weight above it;
+// the stack woken, they are the solver's again, and they go with a removed body.
+func TestASleepingStacksContactsAreStillListed(t *testing.T) {
+	w, hs := sleepyStack(t, PGS, 5)
+	run(t, w, 50)
+	awake := w.Contacts(nil)
+	run(t, w, 70)
+	if w.Stats.Asleep != 5 || w.Stats.Manifolds != 0 {
+		t.Fatalf("%d asleep, %d manifolds", w.Stats.Asleep, w.Stats.Manifolds)
+	}
+	slept := w.Contacts(nil)
+	if len(slept) != 20 || len(awake) != 20 {
+		t.Fatalf("%d contacts asleep, %d awake; want 4 per face on face, 20", len(slept), len(awake))
+	}
+	// The contacts under a box hold the weight above it, per sub-step: m g h (boxes of 1000 kg).
+	mg := 1000 * 9.81 / 60 / float32(w.Resolved().Substeps)
+	sum := map[int]float32{}
+	for _, c := range slept {
+		if c.Normal[1] < 0.99 && c.Normal[1] > -0.99 {
+			t.Errorf("contact between %d and %d: normal %v, want vertical", c.BodyA, c.BodyB, c.Normal)
+		}
+		top := max(c.BodyA, c.BodyB)
+		sum[top] += c.NormalImpulse
+	}
+	for k, h := range hs {
+		i, _ := w.Index(h)
+		want := float32(len(hs)-k) * mg
+		if got := sum[i]; vecmath.Abs(got-want) > 0.05*want {
+			t.Errorf("box %d: impulse under it %.1f N s, want %.1f (the weight of %d boxes for a sub-step)", k, got, want, len(hs)-k)
+		}
+	}
+	w.Wake(hs[2])
+	if n := len(w.Contacts(nil)); n != 0 {
+		t.Errorf("woken, not yet stepped: %d contacts listed (the solver has none yet)", n)
+	}
+	run(t, w, 1)
+	if n := len(w.Contacts(nil)); n != 20 {
+		t.Errorf("woken and stepped: %d contacts, want 20", n)
+	}
+	run(t, w, 120)
+	if w.Stats.Asleep != 5 || len(w.Contacts(nil)) != 20 || len(w.pipe.slept) != 20 {
+		t.Fatalf("asleep again: %d asleep, %d contacts, %d kept (the first sleep's must be gone)",
+			w.Stats.Asleep, len(w.Contacts(nil)), len(w.pipe.slept))
+	}
+	if err := w.RemoveBody(hs[4]); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range w.Contacts(nil) {
+		if c.BodyA >= w.Bodies.Len() || c.BodyB >= w.Bodies.Len() {
+			t.Fatalf("a contact with body %d or %d of %d after a removal", c.BodyA, c.BodyB, w.Bodies.Len())
+		}
+	}
+}
+
 // Sleeping is off unless asked for: the same stack stays awake.
 func TestNothingSleepsByDefault(t *testing.T) {
 	w := gravityWorld(Settings{})

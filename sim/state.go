@@ -117,6 +117,7 @@ func (w *World) RestoreState(s *State) error {
 	w.clusters = append(w.clusters[:0], s.clusters...)
 	w.members = append(w.members[:0], s.members...)
 	w.pipe.prev = append(w.pipe.prev[:0], s.prev...)
+	w.pipe.slept = w.pipe.slept[:0] // Contacts lists a restored sleeping island's contacts again once it wakes
 	w.pipe.rot = append(w.pipe.rot[:0], s.rot...)
 	w.pipe.nextLabel = s.nextLabel
 	w.pipe.wakeLabels = append(w.pipe.wakeLabels[:0], s.wakeLabels...)

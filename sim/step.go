@@ -53,12 +53,16 @@ type pipeline struct {
 	current      []int32 // manifold indices of the colour being solved
 
 	// sleeping
-	sleepers    []sleeper // sleeping bodies' poses, kept across the solve
-	island      []int32   // union-find parent per body
-	islandRest  []float32 // least rest time per island root
-	islandLabel []uint32  // label given to a sleeping island, per root
-	nextLabel   uint32
-	wakeLabels  []uint32 // islands to wake whole (flushWakes)
+	sleepers []sleeper // sleeping bodies' poses, kept across the solve
+	// slept are the contacts of sleeping islands as they were when each fell asleep, for Contacts:
+	// a sleeping island's pairs make no manifolds, but it has not moved, so they still hold.
+	slept        []sleptContact
+	sleptScratch []ContactPoint
+	island       []int32   // union-find parent per body
+	islandRest   []float32 // least rest time per island root
+	islandLabel  []uint32  // label given to a sleeping island, per root
+	nextLabel    uint32
+	wakeLabels   []uint32 // islands to wake whole (flushWakes)
 
 	// joints
 	connected       []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
@@ -143,6 +147,7 @@ type pipeline struct {
 
 func (p *pipeline) invalidate() {
 	p.prev = p.prev[:0]
+	p.slept = p.slept[:0]
 }
 
 // Close stops the world's worker goroutines. A World that is dropped without Close releases them when
