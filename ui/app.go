@@ -254,6 +254,11 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		return nil, nil, err
 	}
 	a.S = s
+	if opt.Frames == 0 {
+		// The window sleeps by default: a settled pile costs next to nothing. Headless frames keep the
+		// scene's own setting, so they step as `sandbox run` does.
+		s.SetSleepByDefault(true)
+	}
 	if opt.Replay != "" {
 		if err := s.OpenReplay(opt.Replay); err != nil {
 			disp.close()
@@ -264,7 +269,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 	}
 	s.SetBackends(opt.Backends)
 	if opt.Backend != "" && opt.Backend != command.BackendCPU {
-		s.Do(command.UseBackend(opt.Backend))
+		s.Do(command.SwitchBackend(opt.Backend))
 		if err := s.Apply(); err != nil {
 			a.notef("%v; running on the CPU", err)
 		}

@@ -513,7 +513,9 @@ func (a *App) simulationSection() {
 		edit("sleeping", func(s *sim.Settings) { s.Sleep = sleep })
 	}
 	if caps.Sleep {
-		tip("islands at rest for 0.5 s sleep: they hold still and cost nothing until touched")
+		tip("islands at rest for 0.5 s sleep: they hold still and cost nothing until touched.\n" +
+			"On by default in the window, unless the scene says \"sleep\": false; `sandbox run` and\n" +
+			"`bench` keep the scene's setting (off unless it says true).")
 	}
 	broads := []sim.BroadphaseKind{sim.LBVH, sim.SAP, sim.Grid, sim.Brute}
 	bp := int32(slices.Index(broads, res.Broadphase))
@@ -538,12 +540,18 @@ func (a *App) simulationSection() {
 // (see Session.Exec), and reports the outcome in the panel.
 func (a *App) switchBackend(kind string) {
 	what := "backend " + kind
-	err := a.S.Exec(command.UseBackend(kind))
+	parked := a.S.SleepParked()
+	err := a.S.Exec(command.SwitchBackend(kind))
 	p := &a.panel
 	p.errSeq = a.S.ErrSeq()
-	if err != nil {
+	switch {
+	case err != nil:
 		p.message, p.isErr = what+": "+err.Error(), true
-	} else {
+	case a.S.SleepParked() && !parked:
+		p.message, p.isErr = what+": done; sleeping is off on it, back on with the cpu backend", false
+	case parked && !a.S.SleepParked():
+		p.message, p.isErr = what+": done; sleeping back on", false
+	default:
 		p.message, p.isErr = what+": done", false
 	}
 }

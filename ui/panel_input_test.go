@@ -140,7 +140,13 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 		t.Errorf("opening a missing file: status %q", d.a.panel.message)
 	}
 	d.click("Tumble/###play") // paused: what Restore puts back is not moved on by the next frames
-	// A snapshot keeps the panel's solver settings too.
+	// A snapshot keeps the panel's solver settings too; sleeping, on by default in the window, is
+	// clicked off (so the snapshot must say so, or it would load back on).
+	d.world(func(w *sim.World) {
+		if !w.Settings().Sleep {
+			t.Error("the window's world does not sleep by default")
+		}
+	})
 	d.click("simulation/sleeping")
 	d.setText("simulation/relax passes", 0, 1, "3")
 	d.choose("simulation/broad phase", "sort and sweep")
@@ -151,7 +157,7 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 	var at sim.Vec3
 	d.world(func(w *sim.World) { at = w.Bodies.Position[w.Bodies.Len()-1] })
 	d.a.S.Do(command.SetSettings(func(s *sim.Settings) {
-		s.Gravity, s.Sleep, s.RelaxIterations, s.Broadphase = sim.Vec3{3, 0, 0}, false, 0, sim.BroadDefault
+		s.Gravity, s.Sleep, s.RelaxIterations, s.Broadphase = sim.Vec3{3, 0, 0}, true, 0, sim.BroadDefault
 	}))
 	d.click("Tumble/###play")
 	d.frames(30)
@@ -161,8 +167,8 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 		if p := w.Bodies.Position[w.Bodies.Len()-1]; p.Sub(at).Len() > 1e-4 {
 			t.Errorf("Restore: body at %v, snapshot had %v", p, at)
 		}
-		if s := w.Settings(); !s.Sleep || s.RelaxIterations != 3 || s.Broadphase != sim.SAP {
-			t.Errorf("Restore: sleeping %v, %d relax passes, broad phase %v; the snapshot had true, 3, sap",
+		if s := w.Settings(); s.Sleep || s.RelaxIterations != 3 || s.Broadphase != sim.SAP {
+			t.Errorf("Restore: sleeping %v, %d relax passes, broad phase %v; the snapshot had false, 3, sap",
 				s.Sleep, s.RelaxIterations, s.Broadphase)
 		}
 	})
@@ -204,13 +210,17 @@ func TestSimulationSectionSetsEverySetting(t *testing.T) {
 		t.Errorf("settings after typing: dt %v sub %d it %d hz %v ratio %v g %v workers %d", s.Dt, s.Substeps, s.Iterations,
 			s.ContactHertz, s.DampingRatio, s.Gravity, s.Workers)
 	}
+	if !set().Sleep {
+		t.Error("the window's world does not sleep by default")
+	}
+	// The emulated backend does not sleep: choosing it turns sleeping off, and cpu turns it back on.
 	d.choose("simulation/backend", command.BackendLabel(command.BackendEmulated))
-	if d.a.S.BackendKind() != command.BackendEmulated {
-		t.Errorf("backend %q after choosing the emulated one: %s", d.a.S.BackendKind(), d.a.panel.message)
+	if d.a.S.BackendKind() != command.BackendEmulated || set().Sleep || !strings.Contains(d.a.panel.message, "sleeping is off") {
+		t.Errorf("backend %q after choosing the emulated one, sleeping %v: %s", d.a.S.BackendKind(), set().Sleep, d.a.panel.message)
 	}
 	d.choose("simulation/backend", "cpu")
-	if d.a.S.BackendKind() != command.BackendCPU {
-		t.Errorf("backend %q after choosing cpu", d.a.S.BackendKind())
+	if d.a.S.BackendKind() != command.BackendCPU || !set().Sleep || !strings.Contains(d.a.panel.message, "sleeping back on") {
+		t.Errorf("backend %q after choosing cpu, sleeping %v: %s", d.a.S.BackendKind(), set().Sleep, d.a.panel.message)
 	}
 	for _, c := range []struct {
 		label string

@@ -119,6 +119,67 @@ func UseBackend(kind string) Command {
 	}
 }
 
+// SwitchBackend is UseBackend as the window's panel switches: sleeping, which the CUDA backends do not
+// do, is turned off for the switch rather than a reason to refuse it, and turned back on when the world
+// comes back to the CPU backend (SleepParked says whether it is off for that reason).
+func SwitchBackend(kind string) Command {
+	return func(s *Session) error {
+		if kind == BackendCPU || kind == "" {
+			err := UseBackend(kind)(s)
+			if s.world.Backend() == nil {
+				s.unpark()
+			}
+			return err
+		}
+		if err := s.attachParked(kind); err != nil {
+			return fmt.Errorf("%s backend: %w", kind, err)
+		}
+		s.backend = kind
+		return nil
+	}
+}
+
+// attachParked is attach with sleeping turned off first where the backend does not sleep; if the
+// backend cannot be attached, sleeping is left as it was.
+func (s *Session) attachParked(kind string) error {
+	set := s.world.Settings()
+	if !set.Sleep {
+		return s.attach(kind)
+	}
+	off := set
+	off.Sleep = false
+	s.world.SetSettings(off)
+	if err := s.attach(kind); err != nil {
+		s.world.SetSettings(set)
+		return err
+	}
+	if s.world.Capabilities().Sleep {
+		s.world.SetSettings(set)
+		return nil
+	}
+	s.sleepParked = true
+	return nil
+}
+
+// unpark turns sleeping back on if SwitchBackend turned it off.
+func (s *Session) unpark() {
+	if !s.sleepParked {
+		return
+	}
+	s.sleepParked = false
+	set := s.world.Settings()
+	set.Sleep = true
+	s.world.SetSettings(set)
+}
+
+// SleepParked says whether sleeping is off because the world runs on a backend that does not sleep
+// (SwitchBackend), to come back on with the CPU backend.
+func (s *Session) SleepParked() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sleepParked
+}
+
 // BackendKind is the kind of backend the world runs on (cpu, cuda or emu).
 func (s *Session) BackendKind() string {
 	s.mu.Lock()

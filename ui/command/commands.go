@@ -57,7 +57,9 @@ func RevertSettings() Command {
 			return err
 		}
 		defer w.Close()
-		s.world.SetSettings(w.Settings())
+		set := w.Settings()
+		set.Sleep = set.Sleep || s.sleepDefault && sleepUnset(s.initial) && s.world.Capabilities().Sleep
+		s.world.SetSettings(set)
 		return nil
 	}
 }
@@ -412,9 +414,7 @@ func (s *Session) currentScene() *scenes.Scene {
 	if set.PenaltyDamping > 0 && params.Has(sim.ParamPenaltyDamping) {
 		sv.PenaltyDamping = fp(set.PenaltyDamping)
 	}
-	if set.Sleep {
-		sv.Sleep = boolp(true)
-	}
+	sv.Sleep = boolp(set.Sleep) // said either way: the window loads a scene that does not say with sleeping on
 	if set.Broadphase != sim.BroadDefault {
 		out.Broadphase = set.Broadphase.String()
 	}

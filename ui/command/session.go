@@ -39,6 +39,13 @@ type Session struct {
 	backend  string   // the kind of backend the world runs on (UseBackend), "" for the CPU
 	backends Backends // how backends are made (SetBackends)
 
+	// sleepDefault (SetSleepByDefault, the window's): a scene that does not say solver.sleep loads
+	// with sleeping on, where the backend sleeps.
+	sleepDefault bool
+	// sleepParked: sleeping was turned off for a backend that does not sleep (SwitchBackend); the
+	// CPU backend turns it back on.
+	sleepParked bool
+
 	time timeline // the recording and the timeline (timeline.go)
 
 	err    error // the last error a command or a step returned (a blow-up pauses the session)
@@ -89,6 +96,8 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 		s.world.Close()
 	}
 	s.world, s.name, s.initial = w, name, clone(sc)
+	s.sleepByDefault()
+	s.sleepParked = false
 	s.frames = s.frames[:0]
 	for i := 0; i < w.NumJoints(); i++ {
 		s.frames = append(s.frames, s.frameOf(w.Joint(i)))
@@ -97,7 +106,11 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 	s.setErr(nil)
 	// A new world runs on the backend the user chose for the old one.
 	if s.backend != "" {
-		if err := s.attach(s.backend); err != nil {
+		attach := s.attach
+		if s.sleepDefault { // the window's: sleeping is turned off for the backend, not a reason to refuse it
+			attach = s.attachParked
+		}
+		if err := attach(s.backend); err != nil {
 			s.backend = ""
 			s.setErr(fmt.Errorf("%s loaded on the CPU: %w", name, err))
 		}
@@ -105,6 +118,33 @@ func (s *Session) load(name string, sc *scenes.Scene) error {
 	s.startRecording()
 	return nil
 }
+
+// SetSleepByDefault sets whether a scene that does not say solver.sleep loads with sleeping on (the
+// window's default: a settled pile then costs next to nothing) or off (the scene format's default, as
+// `sandbox run` and `bench` load it). It applies to the world loaded now, if it runs on a backend that
+// sleeps, and to every scene loaded after; Save and Snapshot then write solver.sleep either way.
+func (s *Session) SetSleepByDefault(on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sleepDefault = on
+	if s.world.Backend() == nil {
+		s.sleepByDefault()
+	}
+}
+
+// sleepByDefault turns sleeping on in the world if the session sleeps by default and the scene it was
+// loaded from does not say.
+func (s *Session) sleepByDefault() {
+	if !s.sleepDefault || !sleepUnset(s.initial) || s.world.Settings().Sleep {
+		return
+	}
+	set := s.world.Settings()
+	set.Sleep = true
+	s.world.SetSettings(set)
+}
+
+// sleepUnset says whether the scene leaves solver.sleep out.
+func sleepUnset(sc *scenes.Scene) bool { return sc == nil || sc.Solver == nil || sc.Solver.Sleep == nil }
 
 // sync brings the world's Bodies up to date with its backend before they are read or edited (cheap
 // when nothing stepped since the last time, free without a backend). A backend that cannot be read

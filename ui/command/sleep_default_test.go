@@ -1,0 +1,121 @@
+package command
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+// sleeping reports whether the session's world has sleeping on.
+func sleeping(s *Session) bool {
+	on := false
+	s.View(func(w *sim.World) { on = w.Settings().Sleep })
+	return on
+}
+
+// apply runs the queued commands, failing the test on an error.
+func apply(t *testing.T, s *Session) {
+	t.Helper()
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The window's sleeping default: a scene that does not say solver.sleep loads with sleeping on, one
+// that says false stays off, and a saved scene says which, so it loads back the same.
+func TestTheWindowsScenesSleepUnlessTheySayNot(t *testing.T) {
+	s := preset(t, "pyramid")
+	if sleeping(s) {
+		t.Fatal("a session sleeps before SetSleepByDefault (run and bench keep the scene's setting)")
+	}
+	s.SetSleepByDefault(true)
+	if !sleeping(s) {
+		t.Fatal("the pyramid, which does not say solver.sleep, does not sleep after SetSleepByDefault")
+	}
+	s.Steps(240) // 4 s: the pyramid settles and sleeps
+	asleep := 0
+	s.View(func(w *sim.World) { asleep = w.Stats.Asleep })
+	if asleep < 300 {
+		t.Errorf("%d of 385 boxes asleep after 4 s", asleep)
+	}
+
+	awake, _ := scenes.Preset("stack")
+	off := false
+	awake.Solver = &scenes.Solver{Sleep: &off}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "awake.json")
+	s.Do(LoadPreset("stack"))
+	apply(t, s)
+	if !sleeping(s) {
+		t.Error("a preset loaded after SetSleepByDefault does not sleep")
+	}
+	w, err := New("awake", awake)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.SetSleepByDefault(true)
+	if sleeping(w) {
+		t.Error("a scene that says \"sleep\": false sleeps")
+	}
+	w.Do(SaveFile(path))
+	apply(t, w)
+	s.Do(LoadFile(path))
+	apply(t, s)
+	if sleeping(s) {
+		t.Error("a scene saved with sleeping off loads back sleeping")
+	}
+	s.Do(SetSettings(func(set *sim.Settings) { set.Sleep = true }))
+	s.Do(Snapshot())
+	s.Do(SetSettings(func(set *sim.Settings) { set.Sleep = false }))
+	s.Do(Restore())
+	apply(t, s)
+	if !sleeping(s) {
+		t.Error("a snapshot taken sleeping restores awake")
+	}
+	s.Do(LoadPreset("pyramid"))
+	s.Do(SetSettings(func(set *sim.Settings) { set.Sleep = false }))
+	s.Do(RevertSettings())
+	apply(t, s)
+	if !sleeping(s) {
+		t.Error("reverting the pyramid's settings leaves sleeping off")
+	}
+}
+
+// A backend that does not sleep: UseBackend (scripts) refuses a sleeping world, SwitchBackend (the
+// panel) turns sleeping off for it and back on with the CPU backend, and a scene loaded meanwhile
+// comes back sleeping too.
+func TestSwitchingBackendTurnsSleepingOffAndBackOn(t *testing.T) {
+	s := preset(t, "stack")
+	s.SetSleepByDefault(true)
+	s.Do(UseBackend(BackendEmulated))
+	if err := s.Apply(); err == nil || !strings.Contains(err.Error(), "sleep") || s.BackendKind() != BackendCPU {
+		t.Fatalf("UseBackend on a sleeping world: %v, on %s", err, s.BackendKind())
+	}
+	s.Do(SwitchBackend(BackendEmulated))
+	apply(t, s)
+	if s.BackendKind() != BackendEmulated || sleeping(s) || !s.SleepParked() {
+		t.Fatalf("SwitchBackend: on %s, sleeping %v, parked %v", s.BackendKind(), sleeping(s), s.SleepParked())
+	}
+	s.Steps(3) // the emulated backend steps (it would fail every step with sleeping on)
+	s.Do(LoadPreset("pyramid20"))
+	apply(t, s)
+	if s.BackendKind() != BackendEmulated || sleeping(s) || !s.SleepParked() {
+		t.Fatalf("a preset loaded on it: on %s, sleeping %v, parked %v", s.BackendKind(), sleeping(s), s.SleepParked())
+	}
+	s.Do(SwitchBackend(BackendCPU))
+	apply(t, s)
+	if s.BackendKind() != BackendCPU || !sleeping(s) || s.SleepParked() {
+		t.Fatalf("back on the CPU: on %s, sleeping %v, parked %v", s.BackendKind(), sleeping(s), s.SleepParked())
+	}
+	// Sleeping the user turned off before the switch stays off after it.
+	s.Do(SetSettings(func(set *sim.Settings) { set.Sleep = false }))
+	s.Do(SwitchBackend(BackendEmulated))
+	s.Do(SwitchBackend(BackendCPU))
+	apply(t, s)
+	if sleeping(s) || s.SleepParked() {
+		t.Errorf("switched off, then to the emulated backend and back: sleeping %v, parked %v", sleeping(s), s.SleepParked())
+	}
+}
