@@ -144,7 +144,9 @@ func (s *Session) sleepByDefault() {
 }
 
 // sleepUnset says whether the scene leaves solver.sleep out.
-func sleepUnset(sc *scenes.Scene) bool { return sc == nil || sc.Solver == nil || sc.Solver.Sleep == nil }
+func sleepUnset(sc *scenes.Scene) bool {
+	return sc == nil || sc.Solver == nil || sc.Solver.Sleep == nil
+}
 
 // sync brings the world's Bodies up to date with its backend before they are read or edited (cheap
 // when nothing stepped since the last time, free without a backend). A backend that cannot be read
