@@ -569,7 +569,7 @@ func (w *World) gatherImpulses(lo, hi int) {
 		}
 		if p.gatherJoints {
 			for _, e := range p.jointAdj[p.jointAdjStart[i]:p.jointAdjStart[i+1]] {
-				j := &w.joints[e>>1]
+				j := &p.jsums[e>>1]
 				if e&1 == 0 {
 					lin = lin.Sub(j.lin)
 					ang = ang.Sub(j.angA)

@@ -103,9 +103,6 @@ type joint struct {
 	coord  float32           // current hinge angle, piston travel or ball twist
 	swingA float32           // current swing angle
 
-	// Jacobi: impulses applied in the current pass (linear on b, angular on a and b).
-	lin, angA, angB vec
-
 	// XPBD: the sub-step's multipliers (anchors or lateral rows, alignment, limit) and the force the
 	// anchor rows last held, |lambda| / h^2.
 	xl    [3]float32

@@ -207,8 +207,9 @@ func (w *World) storeJoint(j *joint, s *jointPair) {
 	}
 }
 
-// sums copies the impulses s summed into the joint, for gatherImpulses (field by field, see stp).
-func (s *jointPair) sums(j *joint) {
+// sums copies the impulses s summed into the joint's sum (pipeline.jsums), for gatherImpulses (field
+// by field, see stp).
+func (s *jointPair) sums(j *impulseSum) {
 	j.lin.X, j.lin.Y, j.lin.Z = s.lin.X, s.lin.Y, s.lin.Z
 	j.angA.X, j.angA.Y, j.angA.Z = s.angA.X, s.angA.Y, s.angA.Z
 	j.angB.X, j.angB.Y, j.angB.Z = s.angB.X, s.angB.Y, s.angB.Z
@@ -216,7 +217,7 @@ func (s *jointPair) sums(j *joint) {
 
 // warmJoint records a joint's accumulated impulses for gatherImpulses to apply: the sums of its
 // parts' impulses only (the velocities are gatherImpulses' to change).
-func (w *World) warmJoint(j *joint) {
+func (w *World) warmJoint(j *joint, sum *impulseSum) {
 	s := jointPair{sumsOnly: true}
 	def := &j.def
 	switch def.Type {
@@ -241,7 +242,7 @@ func (w *World) warmJoint(j *joint) {
 		s.applyPoint(j.point.impulse, j.point.rA, j.point.rB)
 		s.applyAngular(j.rot.impulse)
 	}
-	s.sums(j)
+	s.sums(sum)
 }
 
 // solveJointParts runs one pass over a joint's parts: motor and limits first, then the equality
@@ -309,11 +310,11 @@ func (w *World) solveJoint(j *joint, useBias bool) {
 
 // jacobiJoint solves a joint's parts from the pass's start velocities against its split masses and
 // records the impulses for gatherImpulses; it writes no body.
-func (w *World) jacobiJoint(j *joint, useBias bool) {
+func (w *World) jacobiJoint(j *joint, sum *impulseSum, useBias bool) {
 	var s jointPair
 	w.loadJoint(j, &s)
 	w.solveJointParts(j, &s, useBias)
-	s.sums(j)
+	s.sums(sum)
 }
 
 // jointForce is the joint's constraint force over the last sub-step: its translation impulse over h.

@@ -370,7 +370,7 @@ func addRowSums(rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8, v8) {
 	return lin, angA, angB
 }
 
-// storeJointSums writes the lanes' warm-start sums into their joints' lin, angA and angB.
+// storeJointSums writes the lanes' warm-start sums into their joints' sums (pipeline.jsums).
 func storeJointSums(w *World, bt *wideJointBatch, lin, angA, angB v8) {
 	var g [9]lanes
 	storeV8((*lanes3)(g[0:3]), lin)
@@ -378,7 +378,7 @@ func storeJointSums(w *World, bt *wideJointBatch, lin, angA, angB v8) {
 	storeV8((*lanes3)(g[6:9]), angB)
 	archsimd.ClearAVXUpperBits()
 	for l := range bt.lanes {
-		j := &w.joints[bt.k[l]]
+		j := &w.pipe.jsums[bt.k[l]]
 		j.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
 		j.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
 		j.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}

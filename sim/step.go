@@ -41,6 +41,7 @@ type pipeline struct {
 	manifolds    []manifold
 	prev         []manifold   // last step's, sorted by (a, b): warm starting and Contacts
 	sums         []impulseSum // per manifold: the impulses it recorded for gatherImpulses
+	jsums        []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
 	manColor     []uint8
 	colorOrder   []int32
 	byRegion     []int32             // manifold indices by region of bodies, then by point count, most first
@@ -225,13 +226,13 @@ func (w *World) bindStages() {
 	p.fnJointWarm = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			if j := &w.joints[k]; !p.jwideOn || j.wide < 0 {
-				w.warmJoint(j) // a wide batch's joints: fnJWideWarm
+				w.warmJoint(j, &p.jsums[k]) // a wide batch's joints: fnJWideWarm
 			}
 		}
 	}
 	p.fnJointJacobi = func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
-			w.jacobiJoint(&w.joints[k], p.useBias)
+			w.jacobiJoint(&w.joints[k], &p.jsums[k], p.useBias)
 		}
 	}
 	p.fnJointColour = func(_, lo, hi int) {
@@ -526,6 +527,7 @@ func (w *World) prepare() {
 		w.Stats.Colors = p.colors
 	}
 	p.sums = resize(p.sums, len(p.manifolds))
+	p.jsums = resize(p.jsums, len(w.joints))
 	w.decideWide()
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointMass)
@@ -583,6 +585,25 @@ func lapInto(d *time.Duration, t time.Time) time.Time {
 func (w *World) checkBlowUp() error {
 	b := &w.Bodies
 	limit := float64(w.settings.MaxLinearSpeed)
+	// The common case first, in one cheap pass: a NaN or an infinity anywhere makes the sum of a
+	// body's components one, and the speeds are compared squared. Only a body that fails it (or a sum
+	// that overflowed) is looked at closely below, to name what went wrong.
+	lim2 := float32(limit*limit) * 0.999 // a little under, so that float32's rounding never lets one by
+	bad := false
+	for i := range b.Position {
+		if b.Type[i] == Static {
+			continue
+		}
+		p, v, a, q := &b.Position[i], &b.Velocity[i], &b.AngularVelocity[i], &b.Rotation[i]
+		sum := p[0] + p[1] + p[2] + v[0] + v[1] + v[2] + a[0] + a[1] + a[2] + q.W + q.V[0] + q.V[1] + q.V[2]
+		if sum-sum != 0 || v[0]*v[0]+v[1]*v[1]+v[2]*v[2] > lim2 {
+			bad = true
+			break
+		}
+	}
+	if !bad {
+		return nil
+	}
 	for i := range b.Position {
 		if b.Type[i] == Static {
 			continue

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"slices"
 	"testing"
 
@@ -80,6 +82,26 @@ func TestBlowUpNamesTheBody(t *testing.T) {
 	var bu *BlowUpError
 	if !errors.As(err, &bu) || bu.Body != "rocket" {
 		t.Fatalf("Step() = %v, want a BlowUpError naming rocket", err)
+	}
+	// A NaN or an infinity in any of a body's vectors, among calm bodies, names that body (the check's
+	// quick pass must not let one by).
+	nan, inf := float32(math.NaN()), float32(math.Inf(-1))
+	for k, spoil := range []func(b *Bodies, i int){
+		func(b *Bodies, i int) { b.AngularVelocity[i][2] = nan },
+		func(b *Bodies, i int) { b.Velocity[i][1] = inf },
+		func(b *Bodies, i int) { b.Rotation[i].V[0] = nan },
+	} {
+		w := NewWorld(Settings{})
+		for n := range 20 {
+			mustAdd(t, w, BodyDef{Name: fmt.Sprint("calm", n), Shape: boxShape(1, 1, 1), Position: Vec3{3 * float32(n), 0, 0}})
+		}
+		mustAdd(t, w, BodyDef{Name: "bad", Shape: boxShape(1, 1, 1), Position: Vec3{0, 10, 0}})
+		spoil(&w.Bodies, 20)
+		err := w.checkBlowUp()
+		if !errors.As(err, &bu) || bu.Body != "bad" {
+			t.Errorf("case %d: %v, want a BlowUpError naming bad", k, err)
+		}
+		w.Close()
 	}
 }
 
