@@ -155,7 +155,8 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 		t.Errorf("the old error stayed after Snapshot: %q", d.a.panel.message)
 	}
 	var at sim.Vec3
-	d.world(func(w *sim.World) { at = w.Bodies.Position[w.Bodies.Len()-1] })
+	var step int
+	d.world(func(w *sim.World) { at, step = w.Bodies.Position[w.Bodies.Len()-1], w.StepCount })
 	d.a.S.Do(command.SetSettings(func(s *sim.Settings) {
 		s.Gravity, s.Sleep, s.RelaxIterations, s.Broadphase = sim.Vec3{3, 0, 0}, true, 0, sim.BroadDefault
 	}))
@@ -166,6 +167,9 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 	d.world(func(w *sim.World) {
 		if p := w.Bodies.Position[w.Bodies.Len()-1]; p.Sub(at).Len() > 1e-4 {
 			t.Errorf("Restore: body at %v, snapshot had %v", p, at)
+		}
+		if w.StepCount != step || step == 0 {
+			t.Errorf("Restore: at step %d, the snapshot was taken at step %d", w.StepCount, step)
 		}
 		if s := w.Settings(); s.Sleep || s.RelaxIterations != 3 || s.Broadphase != sim.SAP {
 			t.Errorf("Restore: sleeping %v, %d relax passes, broad phase %v; the snapshot had false, 3, sap",

@@ -387,6 +387,16 @@ func TestSnapshotRestoreAndReset(t *testing.T) {
 		if p := w.Bodies.Position[w.Bodies.Len()-1]; p.Sub(at).Len() > 1e-5 {
 			t.Errorf("restored ball at %v, snapshot had %v", p, at)
 		}
+		// The clock goes back to the snapshot's too, and runs on from there.
+		if w.StepCount != 20 || math.Abs(w.Time-20.0/60) > 1e-6 {
+			t.Errorf("restored at step %d, t %.4f s; the snapshot was at step 20, t 0.3333 s", w.StepCount, w.Time)
+		}
+	})
+	s.Steps(1)
+	s.View(func(w *sim.World) {
+		if w.StepCount != 21 || math.Abs(w.Time-21.0/60) > 1e-6 {
+			t.Errorf("a step after Restore: step %d, t %.4f s", w.StepCount, w.Time)
+		}
 	})
 	s.Do(Reset())
 	s.Apply()

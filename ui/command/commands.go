@@ -103,17 +103,21 @@ func SaveFile(path string) Command {
 
 // Snapshot keeps a copy of the current state in memory for Restore.
 func Snapshot() Command {
-	return func(s *Session) error { s.snap = s.currentScene(); return nil }
+	return func(s *Session) error {
+		s.snap, s.snapStep, s.snapTime = s.currentScene(), s.world.StepCount, s.world.Time
+		return nil
+	}
 }
 
-// Restore goes back to the last Snapshot (keeping Reset's scene as it was).
+// Restore goes back to the last Snapshot, its clock (step and time) included, keeping Reset's scene as
+// it was.
 func Restore() Command {
 	return func(s *Session) error {
 		if s.snap == nil {
 			return fmt.Errorf("no snapshot to restore")
 		}
 		init, name := s.initial, s.name
-		err := s.load(name, s.snap)
+		err := s.loadAt(name, s.snap, s.snapStep, s.snapTime)
 		s.initial = init
 		return err
 	}

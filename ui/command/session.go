@@ -28,6 +28,9 @@ type Session struct {
 	name    string        // scene or preset name
 	initial *scenes.Scene // what Reset goes back to
 	snap    *scenes.Scene // Snapshot's copy, nil if none
+	// snapStep and snapTime are the world's clock when Snapshot took it: Restore puts it back.
+	snapStep int
+	snapTime float64
 	frames  []jointFrame  // per joint, its anchor and axis in body A's frame (see jointFrame)
 
 	queue  []Command
@@ -84,11 +87,15 @@ func NewPreset(name string) (*Session, error) {
 	return New(name, s)
 }
 
-func (s *Session) load(name string, sc *scenes.Scene) error {
+func (s *Session) load(name string, sc *scenes.Scene) error { return s.loadAt(name, sc, 0, 0) }
+
+// loadAt is load with the new world's clock set to step and time (Restore's: the snapshot's).
+func (s *Session) loadAt(name string, sc *scenes.Scene, step int, time float64) error {
 	w, err := sc.World(scenes.Options{})
 	if err != nil {
 		return err
 	}
+	w.StepCount, w.Time = step, time
 	if s.world != nil {
 		if b := s.world.Backend(); b != nil {
 			b.Close()
