@@ -31,7 +31,7 @@ type Session struct {
 	// snapStep and snapTime are the world's clock when Snapshot took it: Restore puts it back.
 	snapStep int
 	snapTime float64
-	frames  []jointFrame  // per joint, its anchor and axis in body A's frame (see jointFrame)
+	frames   []jointFrame // per joint, its anchor and axis in body A's frame (see jointFrame)
 
 	queue  []Command
 	paused bool
