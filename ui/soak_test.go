@@ -14,7 +14,7 @@ import (
 // Every combination of open and closed sections (512), reached by clicking one header at a time in
 // Gray-code order: each frame's IDs are unique (drive fails otherwise) and each header is as clicked.
 func TestEveryCombinationOfOpenSections(t *testing.T) {
-	d := drive(t, Options{Scene: "door", Setup: func(a *App) {
+	d := drive(t, Options{Scene: "door", NoShadows: true, Setup: func(a *App) {
 		a.panel.joint.selected = 0
 		a.S.View(func(w *sim.World) { a.Selected, _ = w.Find("door") })
 	}})
@@ -48,7 +48,7 @@ func TestRandomInputSoakEndsWithoutAPanic(t *testing.T) {
 	events := 0
 	for _, preset := range []string{"pyramid20", "door", "ragdoll", "mixed"} {
 		rng := rand.New(rand.NewPCG(7, uint64(len(preset))))
-		d := drive(t, Options{Scene: preset, Width: 1024, Height: 720, Open: SectionNames})
+		d := drive(t, Options{Scene: preset, Width: 1024, Height: 720, Open: SectionNames, NoShadows: true})
 		for range 600 {
 			x, y := rng.Float64()*1024, rng.Float64()*720
 			switch r := rng.IntN(100); {
