@@ -106,20 +106,25 @@ func jacobiSectorBytes(points []int32) (moved, fields int64) {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// Bytes a Jacobi pass must move, counted from the kernels' fields (solver.cu):
-//   - per manifold, read once: bodies, count, normal, two tangents, friction, soft coefficients,
-//     drift (76 B);
+// Bytes a Jacobi pass (tb_solver_jacobi, then tb_solver_gather) must move, counted from the kernels'
+// fields (solver.cu), each once, so a lower bound:
+//   - per manifold: read bodies, count, normal, two tangents, friction, soft coefficients, drift
+//     (76 B); write its impulse record, three float4s (48 B); the gather reads at least the linear
+//     impulse and one angular one (32 B) through at least one adjacency entry (4 B): a manifold has
+//     a dynamic body, a static one has no list;
 //   - per point: read the six angular Jacobian terms (72 B), the effective masses and leak (20 B),
 //     the separation (4 B), the three accumulated impulses and the largest normal impulse (16 B);
 //     write the impulses, the largest normal impulse and the sliding flag (20 B);
 //   - per body: read velocity and spin once (32 B) and the inverse mass (4 B, of a 16 B float4:
-//     counted 16), accumulate into two float4 accumulators (read and write 64 B), and in the apply
-//     kernel read the world inverse inertia (48 B) and write velocity, spin and the zeroed
-//     accumulators (64 B).
+//     counted 16); the gather reads its list's start (4 B) and the world inverse inertia (48 B) and
+//     writes velocity and spin (32 B).
+//
+// Before the gather (stop 20), impulses were summed per body with float atomics into two float4
+// accumulators, which the floor counted instead (224 B per body, 76 per manifold).
 const (
-	floorManifoldBytes = 76
+	floorManifoldBytes = 76 + 48 + 32 + 4
 	floorPointBytes    = 72 + 20 + 4 + 16 + 20
-	floorBodyBytes     = 32 + 16 + 64 + 48 + 64
+	floorBodyBytes     = 32 + 16 + 4 + 48 + 32
 )
 
 // MeasureFloor times reps Jacobi passes over the last step's manifolds and the device's copy
