@@ -38,6 +38,7 @@ func (w *World) markWake(i int) {
 	b := &w.Bodies
 	if b.Asleep[i] && b.island[i] != 0 {
 		w.pipe.wakeLabels = append(w.pipe.wakeLabels, b.island[i])
+		w.pipe.sleptStale = true
 	}
 	b.Asleep[i], b.SleepTime[i], b.island[i] = false, 0, 0
 }
@@ -60,6 +61,7 @@ func (w *World) flushWakes() bool {
 		}
 	}
 	p.wakeLabels = p.wakeLabels[:0]
+	p.sleptStale = true
 	return true
 }
 
@@ -87,6 +89,7 @@ func (w *World) wakeAll() {
 	clear(b.Asleep)
 	clear(b.SleepTime)
 	clear(b.island)
+	w.pipe.slept = w.pipe.slept[:0]
 }
 
 // wakeOverlapping wakes the sleeping bodies whose boxes overlap box, and their islands.
@@ -312,9 +315,14 @@ func (w *World) stillAsleep(c sleptContact, b *Bodies) bool {
 	return true
 }
 
-// pruneSlept drops the kept contacts of islands that woke.
+// pruneSlept drops the kept contacts of islands that woke (if any did since the last time: a world
+// asleep costs nothing here).
 func (w *World) pruneSlept() {
 	p := &w.pipe
+	if !p.sleptStale {
+		return
+	}
+	p.sleptStale = false
 	b := &w.Bodies
 	p.slept = slices.DeleteFunc(p.slept, func(c sleptContact) bool { return !w.stillAsleep(c, b) })
 }

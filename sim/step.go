@@ -58,6 +58,7 @@ type pipeline struct {
 	// slept are the contacts of sleeping islands as they were when each fell asleep, for Contacts:
 	// a sleeping island's pairs make no manifolds, but it has not moved, so they still hold.
 	slept        []sleptContact
+	sleptStale   bool // a body woke since slept was last pruned
 	sleptScratch []ContactPoint
 	island       []int32   // union-find parent per body
 	islandRest   []float32 // least rest time per island root
