@@ -697,3 +697,21 @@ func TestTeachingSolversAndTheDirectJointSolveFromThePanel(t *testing.T) {
 		t.Error("the impulse solver shows the wrong settings")
 	}
 }
+
+// The window sleeps by default: the stack falls asleep, the Stats section says how many bodies are
+// asleep, and a click on the sleeping checkbox wakes them all and drops the count from the line.
+func TestTheWindowPutsARestingStackToSleepAndSaysSo(t *testing.T) {
+	d := drive(t, Options{Scene: "stack", Open: []string{"simulation", "stats"}})
+	d.frames(90)
+	var asleep, n int
+	d.world(func(w *sim.World) { asleep, n = w.Stats.Asleep, w.Bodies.Len() })
+	if asleep != n-1 || d.a.stats.asleep != asleep {
+		t.Fatalf("after 1.5 s: %d of %d bodies asleep, the Stats line says %d", asleep, n, d.a.stats.asleep)
+	}
+	d.click("simulation/sleeping")
+	d.frames(2)
+	d.world(func(w *sim.World) { asleep = w.Stats.Asleep })
+	if asleep != 0 || d.a.stats.asleep != -1 {
+		t.Errorf("sleeping clicked off: %d asleep, the Stats line's count %d (want none)", asleep, d.a.stats.asleep)
+	}
+}

@@ -24,6 +24,7 @@ type statsHistory struct {
 	bodies, pairs  int
 	contacts       int
 	joints         int
+	asleep         int // bodies asleep, -1 with sleeping off
 	fps            float32
 	// realTime is simulated seconds per wall second over about the last second (clock holds the
 	// samples it is measured over).
@@ -104,6 +105,10 @@ func (s *statsHistory) sampleStep(w *sim.World) {
 	}
 	s.step[k] = float32(w.Stats.Timings.Total().Seconds() * 1000)
 	s.bodies, s.pairs, s.contacts, s.joints = w.Bodies.Len(), w.Stats.Pairs, w.Stats.Contacts, w.NumJoints()
+	s.asleep = -1
+	if w.Settings().Sleep {
+		s.asleep = w.Stats.Asleep
+	}
 }
 
 // ordered returns the series oldest first.
@@ -124,7 +129,11 @@ func last(v []float32) float32 {
 }
 
 func (s *statsHistory) show(a *App) {
-	imgui.Textf("bodies %d  pairs %d  contacts %d  joints %d", s.bodies, s.pairs, s.contacts, s.joints)
+	if s.asleep >= 0 { // sleeping on: how much of the world costs nothing
+		imgui.Textf("bodies %d (%d asleep)  pairs %d  contacts %d  joints %d", s.bodies, s.asleep, s.pairs, s.contacts, s.joints)
+	} else {
+		imgui.Textf("bodies %d  pairs %d  contacts %d  joints %d", s.bodies, s.pairs, s.contacts, s.joints)
+	}
 	fr := s.ordered(&s.frame)
 	step := s.ordered(&s.step)
 	imgui.Textf("%.0f FPS   frame %.2f ms", s.fps, last(fr))
