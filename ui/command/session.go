@@ -128,8 +128,9 @@ func (s *Session) loadAt(name string, sc *scenes.Scene, step int, time float64) 
 
 // SetSleepByDefault sets whether a scene that does not say solver.sleep loads with sleeping on (the
 // window's default: a settled pile then costs next to nothing) or off (the scene format's default, as
-// `sandbox run` and `bench` load it). It applies to the world loaded now, if it runs on a backend that
-// sleeps, and to every scene loaded after; Save and Snapshot then write solver.sleep either way.
+// `sandbox run` and `bench` load it). It applies to the world loaded now, if it runs on the CPU
+// backend, and to every scene loaded after (on a backend that does not sleep, as SwitchBackend
+// leaves it: off until the world is back on the CPU). Save and Snapshot write solver.sleep either way.
 func (s *Session) SetSleepByDefault(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
