@@ -310,7 +310,7 @@ func (b *Backend) apply(w *sim.World, e sim.Edits) error {
 			}
 		}
 	}
-	if n != old || e.All {
+	if e.Removed || n < old || e.All {
 		b.solver.forget() // indices moved: last step's contacts no longer name the same bodies
 	}
 	// Joints name bodies by dense index, which a removal changes: they are re-uploaded (they are few)

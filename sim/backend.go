@@ -53,6 +53,9 @@ type Edits struct {
 	// Bodies are the dense indices whose definition or state was set (added bodies, a removal's moved
 	// body, SetPose, SetVelocity, Wake), sorted and unique, all below Bodies.Len().
 	Bodies []int32
+	// Removed: bodies were removed, so dense indices moved (the last body into a removed one's place)
+	// and last step's contacts no longer name the same bodies. Added bodies move none.
+	Removed bool
 	// Joints: joints were added, removed or edited (UpdateJoint). JointFrame.ID tells an edited joint
 	// from a new one.
 	Joints bool
