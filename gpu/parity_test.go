@@ -126,8 +126,9 @@ func TestEmulatedParity(t *testing.T) {
 	checkParity(t, emulatedParity, func(testing.TB) *Backend { return NewEmulated() })
 }
 
-// TestEmulatedEdits: edits between steps (spawn, remove, set velocity, teleport, a new joint, new
-// settings) reach the device incrementally and give the same world as on the CPU.
+// TestEmulatedEdits: edits between steps (spawn, remove, a type change, set velocity, teleport, a new
+// joint, new settings) reach the device incrementally and give the same world as on the CPU: both
+// keep the contacts' warm start through a spawn and a type change, and both forget it at a removal.
 func TestEmulatedEdits(t *testing.T) {
 	cpu := newWorld(t, "stack")
 	defer cpu.Close()
@@ -164,6 +165,11 @@ func TestEmulatedEdits(t *testing.T) {
 	})
 	step(20)
 	both(func(w *sim.World) error {
+		h, _ := w.Find("box5") // pinned mid-stack: the boxes above keep standing on it
+		return w.SetType(h, sim.Static)
+	})
+	step(10)
+	both(func(w *sim.World) error {
 		h, _ := w.Find("box19")
 		return w.SetVelocity(h, sim.Vec3{0, 5, 0}, sim.Vec3{0, 0, 2})
 	})
@@ -185,8 +191,10 @@ func TestEmulatedEdits(t *testing.T) {
 	if cpu.Bodies.Len() != dev.Bodies.Len() {
 		t.Fatalf("%d bodies on the CPU, %d on the device", cpu.Bodies.Len(), dev.Bodies.Len())
 	}
+	// The same bits here (measured: 0). A side that forgot its warm start where the other kept it
+	// (a type change on the CPU did, until 2026-11-25) is off by about 2e-5 m.
 	for i := range cpu.Bodies.Len() {
-		if d := dist(cpu.Bodies.Position[i], dev.Bodies.Position[i]); !(d < 5e-3) {
+		if d := dist(cpu.Bodies.Position[i], dev.Bodies.Position[i]); !(d < 1e-6) {
 			t.Errorf("%s: CPU %v, device %v", cpu.Bodies.Name[i], cpu.Bodies.Position[i], dev.Bodies.Position[i])
 		}
 	}

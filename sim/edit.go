@@ -135,7 +135,7 @@ func (w *World) SetType(h Handle, t BodyType) error {
 			b.Velocity[i], b.AngularVelocity[i] = Vec3{}, Vec3{}
 		}
 	}
-	w.pipe.invalidate()
+	// No index moves, so last step's contacts keep their warm start (as the GPU backend's do).
 	w.edited(i)
 	return nil
 }
