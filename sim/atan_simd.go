@@ -55,7 +55,8 @@ func atan2Quad(y, x f4) f4 {
 		pio2     = math.Pi / 2
 		pio4     = math.Pi / 4
 	)
-	zero, one, pi := bc4(0), bc4(1), bc4(math.Pi)
+	var zero f4 // VPXOR, where bc4(0) is legacy XORPS (see laneCounts)
+	one, pi := bc4(1), bc4(math.Pi)
 	// atan(y / x): satan of its magnitude, with its sign (atan(+-0) = +-0 comes out of satan(0) = 0)
 	t := y.Div(x)
 	a := abs4(t)
@@ -87,12 +88,17 @@ func atan2Lanes(y, x f8) f8 {
 	if ay.Less(inf).And(ax.Less(inf)).ToBits() != 0xff { // NaN or infinity somewhere
 		return atan2LanesScalar(y, x)
 	}
-	lo := atan2Quad(y.GetLo().ConvertToFloat64(), x.GetLo().ConvertToFloat64()).ConvertToFloat32()
-	hi := atan2Quad(y.GetHi().ConvertToFloat64(), x.GetHi().ConvertToFloat64()).ConvertToFloat32()
-	return y.SetLo(lo).SetHi(hi)
+	// Both halves stay float64 (256 bits) until both are done: a Float32x4 kept across the call is
+	// spilled with legacy MOVUPS (see laneCounts).
+	lo := atan2Quad(y.GetLo().ConvertToFloat64(), x.GetLo().ConvertToFloat64())
+	hi := atan2Quad(y.GetHi().ConvertToFloat64(), x.GetHi().ConvertToFloat64())
+	return y.SetLo(lo.ConvertToFloat32()).SetHi(hi.ConvertToFloat32())
 }
 
-// atan2LanesScalar is atan2Lanes through math.Atan2, lane by lane.
+// atan2LanesScalar is atan2Lanes through math.Atan2, lane by lane. It is cold (a NaN or an infinity)
+// and kept out of line, its scalar code (legacy SSE) out of atan2Lanes (see laneCounts).
+//
+//go:noinline
 func atan2LanesScalar(y, x f8) f8 {
 	var ys, xs, r lanes
 	y.Store(&ys)

@@ -4,8 +4,6 @@ package sim
 
 import (
 	"simd/archsimd"
-
-	"github.com/go-gl/mathgl/mgl32"
 )
 
 func init() {
@@ -19,12 +17,15 @@ func init() {
 // bits (TestGyroWideMatchesScalar).
 func gyroWide(w *World, idx [wideLanes]int32, h float32) {
 	b := &w.Bodies
-	rot := gatherMat(w.pipe.rot, &idx, true)
+	var rot [9]lanes
+	hv := bc(h) // first: h arrives in a register that bc copies with MOVSS
+	gatherMatTo(&rot, w.pipe.rot, &idx, true)
 	inv := gather(b.InvInertiaLocal, &idx, true)
-	w1 := rot.mulT(gather(b.AngularVelocity, &idx, true))
-	zero, one, half := bc(0), bc(1), bc(0.5)
-	hv, hh := bc(h), bc(0.5*h)
-	eps2 := bc(mgl32.Epsilon * mgl32.Epsilon)
+	w1 := mulAtT(&rot, gather(b.AngularVelocity, &idx, true))
+	var zero f8
+	one, half := bc(1), bc(0.5)
+	hh := half.Mul(hv) // 0.5*h, the same bits
+	eps2 := ld(&epsilon2)
 	i0, i1, i2 := one.Div(inv.x), one.Div(inv.y), one.Div(inv.z)
 	w2 := w1
 	for range 2 {
@@ -60,7 +61,7 @@ func gyroWide(w *World, idx [wideLanes]int32, h float32) {
 		}
 		w2 = next.keep(w2, update)
 	}
-	om := rot.mul(w2)
+	om := mulAt(&rot, w2)
 	var g [3]lanes
 	om.x.Store(&g[0])
 	om.y.Store(&g[1])

@@ -4,8 +4,6 @@ package sim
 
 import (
 	"simd/archsimd"
-
-	"github.com/go-gl/mathgl/mgl32"
 )
 
 func init() {
@@ -23,8 +21,8 @@ func (a v8) cross(b v8) v8 {
 	return v8{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
 }
 
-// mulAt is ld9(m).mul(v) with each element loaded where it is used, so that the matrix does not hold
-// nine registers.
+// mulAt is m8.mul(v) of the matrices in m, each element loaded where it is used, so that the matrix
+// does not hold nine registers.
 func mulAt(m *[9]lanes, v v8) v8 {
 	return v8{
 		ld(&m[0]).Mul(v.x).Add(ld(&m[3]).Mul(v.y)).Add(ld(&m[6]).Mul(v.z)),
@@ -33,21 +31,18 @@ func mulAt(m *[9]lanes, v v8) v8 {
 	}
 }
 
-func ld9(m *[9]lanes) (r m8) {
-	for e := range 9 {
-		r[e] = ld(&m[e])
-	}
-	return
-}
-
 // jointConsts are the joint softness's factors, broadcast.
 type jointConsts struct {
 	invH, biasRate, massScale, impulseScale, zero, one f8
 }
 
-func jointConstsOf(p *pipeline) jointConsts {
+// set broadcasts p's factors into k, field by field: a jointConsts returned by value is copied with
+// legacy MOVUPS (see laneCounts).
+func (k *jointConsts) set(p *pipeline) {
 	s := &p.jointSoft
-	return jointConsts{bc(p.invH), bc(s.biasRate), bc(s.massScale), bc(s.impulseScale), bc(0), bc(1)}
+	var zero f8
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc(p.invH), bc(s.biasRate), bc(s.massScale),
+		bc(s.impulseScale), zero, bc(1)
 }
 
 // limitWide is limitRow over eight rows: axisPart.limitImpulse at the row velocity, then the
@@ -133,10 +128,10 @@ func anchorMassWide(bt *wideJointBatch) {
 	pt := &bt.point
 	rA, rB := ld3(&pt.rA), ld3(&pt.rB)
 	m := ld(&bt.mA).Add(ld(&bt.mB))
-	iA, iB := ld9(&bt.iA), ld9(&bt.iB)
-	zero, one := bc(0), bc(1)
+	var zero f8
+	one := bc(1)
 	col := func(e v8) v8 {
-		return e.scale(m).add(iA.mul(rA.cross(e)).cross(rA)).add(iB.mul(rB.cross(e)).cross(rB))
+		return e.scale(m).add(mulAt(&bt.iA, rA.cross(e)).cross(rA)).add(mulAt(&bt.iB, rB.cross(e)).cross(rB))
 	}
 	kx, ky, kz := col(v8{one, zero, zero}), col(v8{zero, one, zero}), col(v8{zero, zero, one})
 	k := [9]f8{kx.x, kx.y, kx.z, ky.x, ky.y, ky.z, kz.x, kz.y, kz.z}
@@ -144,7 +139,7 @@ func anchorMassWide(bt *wideJointBatch) {
 		Sub(k[6].Mul(k[4]).Mul(k[2])).Sub(k[3].Mul(k[1]).Mul(k[8])).Sub(k[0].Mul(k[7]).Mul(k[5]))
 	// invertTo's zero matrix where det is 0, NaN or |det| < Epsilon^2: exactly where |det| >= Epsilon^2 fails
 	abs := det.AsUint32x8().And(archsimd.BroadcastUint32x8(0x7fffffff)).AsFloat32x8()
-	ok := abs.GreaterEqual(bc(mgl32.Epsilon * mgl32.Epsilon))
+	ok := abs.GreaterEqual(ld(&epsilon2))
 	s := one.Div(det)
 	inv := [9]f8{
 		k[4].Mul(k[8]).Sub(k[5].Mul(k[7])).Mul(s), k[2].Mul(k[7]).Sub(k[1].Mul(k[8])).Mul(s), k[1].Mul(k[5]).Sub(k[2].Mul(k[4])).Mul(s),
@@ -159,8 +154,9 @@ func anchorMassWide(bt *wideJointBatch) {
 
 // ballWide is solveBall over a batch of ball joints: swing, twist lower and upper, then the anchor.
 func ballWide(w *World, bt *wideJointBatch, useBias bool) {
-	k := jointConstsOf(&w.pipe)
+	var k jointConsts // both zeroed before the first vector instruction
 	var lin [6]lanes
+	k.set(&w.pipe)
 	wA, wB := gatherJointPair(w, bt, &lin)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
@@ -172,8 +168,9 @@ func ballWide(w *World, bt *wideJointBatch, useBias bool) {
 // hingeWide is solveHinge over a batch of hinges with limits and no motor: the limits, the two
 // rotation rows (hingeRotationPart.impulse2), then the anchor.
 func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
-	k := jointConstsOf(&w.pipe)
+	var k jointConsts // both zeroed before the first vector instruction
 	var lin [6]lanes
+	k.set(&w.pipe)
 	wA, wB := gatherJointPair(w, bt, &lin)
 	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
@@ -237,9 +234,11 @@ func storeV8(d *lanes3, v v8) {
 func refreshJointsWide(w *World, bt *wideJointBatch) {
 	p := &w.pipe
 	b := &w.Bodies
-	RA, RB := gatherMat(p.rot, &bt.a, !bt.safe), gatherMat(p.rot, &bt.b, !bt.safe)
+	var RA, RB [9]lanes
+	gatherMatTo(&RA, p.rot, &bt.a, !bt.safe)
+	gatherMatTo(&RB, p.rot, &bt.b, !bt.safe)
 	xA, xB := gather(b.Position, &bt.a, !bt.safe), gather(b.Position, &bt.b, !bt.safe)
-	rA, rB := RA.mul(ld3(&bt.localA)), RB.mul(ld3(&bt.localB))
+	rA, rB := mulAt(&RA, ld3(&bt.localA)), mulAt(&RB, ld3(&bt.localB))
 	pt := &bt.point
 	storeV8(&pt.rA, rA)
 	storeV8(&pt.rB, rB)
@@ -254,10 +253,11 @@ func refreshJointsWide(w *World, bt *wideJointBatch) {
 // hingeRows is refreshJoint's hinge part over a batch: hingeRotationPart.set's two rows and their
 // 2x2 K^-1, the angle (hingeAngle) and the limit rows (anglePart.set), into the lanes; each joint gets
 // its angle.
-func hingeRows(w *World, bt *wideJointBatch, RA, RB *m8) {
-	zero, one, minus := bc(0), bc(1), bc(-1)
-	a1 := RA.mul(ld3(&bt.axisA))
-	b2, c2 := RB.mul(ld3(&bt.perpB)), RB.mul(ld3(&bt.crossB))
+func hingeRows(w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
+	var zero f8
+	one, minus := bc(1), bc(-1)
+	a1 := mulAt(RA, ld3(&bt.axisA))
+	b2, c2 := mulAt(RB, ld3(&bt.perpB)), mulAt(RB, ld3(&bt.crossB))
 	u1, u2 := b2.cross(a1), c2.cross(a1)
 	storeV8(&bt.u1, u1)
 	storeV8(&bt.u2, u2)
@@ -273,7 +273,7 @@ func hingeRows(w *World, bt *wideJointBatch, RA, RB *m8) {
 	neg(k12).Mul(inv).Merge(zero, ok).Store(&bt.hmass[1])
 	k11.Mul(inv).Merge(zero, ok).Store(&bt.hmass[2])
 	// hingeAngle: A's angle about a1 relative to B, from p1 to b2
-	p1 := RA.mul(ld3(&bt.perpA))
+	p1 := mulAt(RA, ld3(&bt.perpA))
 	coord := neg(atan2Lanes(a1.dot(p1.cross(b2)), p1.dot(b2)))
 	limitRows(bt, &bt.rows[0], &bt.rows[1], a1.scale(minus), coord, ld(&bt.mA).Add(ld(&bt.mB)), zero, one, minus)
 	var c lanes
@@ -288,13 +288,14 @@ func hingeRows(w *World, bt *wideJointBatch, RA, RB *m8) {
 // limits), in its order of operations, from the bodies' rotations RA and RB, into the lanes' swing
 // and twist rows; each joint gets its swing and twist angles. The two angles are math.Atan2 in
 // float64 lane by lane, as swingTwist does.
-func swingTwistRows(w *World, bt *wideJointBatch, RA, RB *m8) {
-	zero, one, minus := bc(0), bc(1), bc(-1)
-	tA, tB := RA.mul(ld3(&bt.axisA)), RB.mul(ld3(&bt.axisB))
+func swingTwistRows(w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
+	var zero f8
+	one, minus := bc(1), bc(-1)
+	tA, tB := mulAt(RA, ld3(&bt.axisA)), mulAt(RB, ld3(&bt.axisB))
 	e := tA.cross(tB)
 	s, c := e.dot(e).Sqrt(), tA.dot(tB)
 	swing := atan2Lanes(s, c)
-	pA0, pB := RA.mul(ld3(&bt.perpA)), RB.mul(ld3(&bt.perpB))
+	pA0, pB := mulAt(RA, ld3(&bt.perpA)), mulAt(RB, ld3(&bt.perpB))
 	carried := pA0.scale(c).add(e.cross(pA0)).add(e.scale(e.dot(pA0).Div(one.Add(c))))
 	pA := carried.keep(pA0, c.Greater(bc(-0.999)))
 	twist := atan2Lanes(tB.dot(pA.cross(pB)), pA.dot(pB))
@@ -353,7 +354,7 @@ func anchorSums(bt *wideJointBatch) (lin, angA, angB v8) {
 // addRowSums adds the angular limit rows' impulses to the sums (applyRow: a lane's zero impulse adds
 // nothing). Row upper is the reversed one, whose d is the lower's negated zero, -0.
 func addRowSums(rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8, v8) {
-	zero := bc(0)
+	var zero f8
 	for r := range rows {
 		row := &rows[r]
 		imp := ld(&row.impulse)

@@ -363,9 +363,9 @@ func packPoint(wp *widePoint, l int, cp *contactPoint) {
 	wp.maxNormal[l] = cp.maxNormal
 }
 
-// below reports whether every index in idx is below n-1. archsimd views a masked load's three floats
-// as four, and the race detector's pointer checks refuse that view where it leaves the array: the
-// gathers (wide_simd.go) load an array's last element through a copy instead.
+// below reports whether every index in idx is below n-1. The gathers (wide_simd.go, ld4f) load a
+// vector's three floats as four, one plain 16-byte load, and the fourth must lie inside the array: they
+// load an array's last element through a copy instead.
 func below(idx *[wideLanes]int32, n int) bool {
 	m := idx[0]
 	for _, i := range idx[1:] {

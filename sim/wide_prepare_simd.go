@@ -33,10 +33,11 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 		ia[l], ib[l] = ia[0], ib[0]
 	}
 	var iA, iB, rA, rB [9]lanes
-	storeMat(&iA, gatherMat(b.InvInertiaWorld, &ia, true))
-	storeMat(&iB, gatherMat(b.InvInertiaWorld, &ib, true))
-	storeMat(&rA, gatherMat(w.pipe.rot, &ia, true))
-	storeMat(&rB, gatherMat(w.pipe.rot, &ib, true))
+	var back [13]lanes // localA, localB, anchorA, anchorB, relVel: for the points (zeroed here, before the first vector instruction)
+	gatherMatTo(&iA, b.InvInertiaWorld, &ia, true)
+	gatherMatTo(&iB, b.InvInertiaWorld, &ib, true)
+	gatherMatTo(&rA, w.pipe.rot, &ia, true)
+	gatherMatTo(&rB, w.pipe.rot, &ib, true)
 	var state [4]lanes3 // xA, xB, then the relative normal velocity's vA, wA, vB, wB go through rows
 	storeV8(&state[0], gather(b.Position, &ia, true))
 	storeV8(&state[1], gather(b.Position, &ib, true))
@@ -47,8 +48,8 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 	storeV8(&spin[0], wA)
 	storeV8(&spin[1], wB)
 	count := ld(&bt.count)
-	zero, one, halfS := bc(0), bc(1), bc(0.5)
-	var back [13]lanes // localA, localB, anchorA, anchorB, relVel: for the points
+	var zero f8
+	one, halfS := bc(1), bc(0.5)
 	for j := range bt.maxCount {
 		wp := &bt.pts[j]
 		q := &at[j]
@@ -60,7 +61,7 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 		ra := pos.sub(half).sub(ld3(&state[0]))
 		rb := pos.add(half).sub(ld3(&state[1]))
 		masked := bt.lanes < wideLanes || bt.ragged&(1<<j) != 0
-		has := count.Greater(bc(float32(j)))
+		has := count.Greater(ld(&laneCounts[j]))
 		put := func(d *lanes3, v v8) {
 			if masked {
 				v = v.keep(v8{zero, zero, zero}, has)

@@ -5,6 +5,8 @@ package sim
 import (
 	"simd/archsimd"
 	"unsafe"
+
+	"github.com/go-gl/mathgl/mgl32"
 )
 
 func init() {
@@ -25,6 +27,35 @@ func ld(a *lanes) f8 { return archsimd.LoadFloat32x8(a) }
 func ld3(a *lanes3) v8 { return v8{ld(&a[0]), ld(&a[1]), ld(&a[2])} }
 
 func bc(x float32) f8 { return archsimd.BroadcastFloat32x8(x) }
+
+// The wide passes keep legacy (non-VEX) SSE instructions out of their 256-bit code. On the GPU
+// machine's Intel Xeon each one run while the YMM registers' upper halves are dirty cost hundreds of
+// cycles (pyramid20's solve: 2.1 ms a step there, 0.2 on this AMD machine, which does not pay it), and
+// Go's scalar float code is all legacy SSE: bc(0) (XORPS), bc(float32(i)) (CVTSI2SS), bc(-x) (PXOR),
+// bc(a*b) (MULSS), zeroing an array (MOVUPS X15). So a zero vector is the zero value (var z f8,
+// VPXOR), counts come from laneCounts, constants made of scalars are computed once (epsilon2) or as
+// vectors (neg(bc(x))), and arrays are declared before the first vector instruction or built whole.
+// scripts/check-sse.sh lists what is left; ClearAVXUpperBits (VZEROUPPER) ends each pass.
+
+// laneCounts[i] holds float32(i) in every lane: count.Greater(ld(&laneCounts[i])) is the lanes with a
+// point i.
+var laneCounts = func() (c [wideLanes]lanes) {
+	for i := range c {
+		for l := range c[i] {
+			c[i][l] = float32(i)
+		}
+	}
+	return
+}()
+
+// epsilon2 holds mathgl's FloatEqual threshold squared, Epsilon^2, in every lane: a scalar broadcast
+// where it is used was loaded early and spilled with legacy MOVUPS.
+var epsilon2 = func() (e lanes) {
+	for l := range e {
+		e[l] = mgl32.Epsilon * mgl32.Epsilon
+	}
+	return
+}()
 
 // neg flips the sign bit (exactly the scalar unary minus, also for zeros).
 func neg(x f8) f8 {
@@ -50,7 +81,18 @@ func (a v8) keep(old v8, m archsimd.Mask32x8) v8 {
 }
 
 // ld4 loads v into the low three lanes of a Float32x4 (a masked load: nothing past v is read).
-func ld4(v *Vec3) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(v[:]) }
+func ld4(v *Vec3) archsimd.Float32x4 { return ld4f(&v[0]) }
+
+// ld4f loads the float at p and the three after it: one plain 16-byte load. The gathers use only the
+// first three (a vector or a matrix column) and the transposes drop the fourth, which is the next
+// element's first float: the caller makes sure it exists (below). It is not a masked load
+// (LoadFloat32x4SlicePart, VMASKMOVPS), which reads the same three floats: on the Intel Xeon of the
+// GPU machine (Emerald Rapids) a masked load that overlaps a store still in flight took 110-210 ns
+// against 3-5 ns for a plain one (BenchmarkStoreThenMaskedLoad; docs/PERF.md), and the gathers read
+// velocities the previous batch has just written.
+func ld4f(p *float32) archsimd.Float32x4 {
+	return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(p)))
+}
 
 // laneIndex is 0, 1, ..., 7.
 var laneIndex = [wideLanes]int32{0, 1, 2, 3, 4, 5, 6, 7}
@@ -63,26 +105,44 @@ var laneIndex = [wideLanes]int32{0, 1, 2, 3, 4, 5, 6, 7}
 // hold one (its safe flag) skips the test.
 func gather(vs []Vec3, idx *[wideLanes]int32, check bool) v8 {
 	if check && !below(idx, cap(vs)) {
-		var c [wideLanes + 1]Vec3 // the vectors, with an element to spare
-		for l, i := range idx {
-			c[l] = vs[i]
-		}
-		return gather(c[:], &laneIndex, false)
+		return gatherLast(vs, idx)
 	}
 	return transpose(ld4(&vs[idx[0]]), ld4(&vs[idx[1]]), ld4(&vs[idx[2]]), ld4(&vs[idx[3]]),
 		ld4(&vs[idx[4]]), ld4(&vs[idx[5]]), ld4(&vs[idx[6]]), ld4(&vs[idx[7]]))
 }
 
+// gatherLast is gather for eight vectors among which is vs's last: through a copy with an element to
+// spare. It is cold (one batch a pass), and it clears the registers' upper halves first, so that its
+// scalar copies (legacy SSE) cost no transition (see laneCounts).
+//
+//go:noinline
+func gatherLast(vs []Vec3, idx *[wideLanes]int32) v8 {
+	archsimd.ClearAVXUpperBits()
+	var c [wideLanes + 1]Vec3 // the vectors, with an element to spare
+	for l, i := range idx {
+		c[l] = vs[i]
+	}
+	return gather(c[:], &laneIndex, false)
+}
+
+// gatherColumnLast is gatherLast for the last column of matrices among which is ms's last.
+//
+//go:noinline
+func gatherColumnLast(ms []Mat3, idx *[wideLanes]int32) v8 {
+	archsimd.ClearAVXUpperBits()
+	var col [wideLanes + 1]Vec3
+	for l, i := range idx {
+		col[l] = Vec3{ms[i][6], ms[i][7], ms[i][8]}
+	}
+	return gather(col[:], &laneIndex, false)
+}
+
 // gatherColumn is gather over column c of the matrices ms[idx[l]].
 func gatherColumn(ms []Mat3, idx *[wideLanes]int32, c int, check bool) v8 {
 	if check && c == 2 && !below(idx, cap(ms)) { // the last column's view reaches into the next matrix
-		var col [wideLanes + 1]Vec3
-		for l, i := range idx {
-			col[l] = Vec3{ms[i][6], ms[i][7], ms[i][8]}
-		}
-		return gather(col[:], &laneIndex, false)
+		return gatherColumnLast(ms, idx)
 	}
-	col := func(l int) archsimd.Float32x4 { return archsimd.LoadFloat32x4SlicePart(ms[idx[l]][3*c : 3*c+3]) }
+	col := func(l int) archsimd.Float32x4 { return ld4f(&ms[idx[l]][3*c]) }
 	return transpose(col(0), col(1), col(2), col(3), col(4), col(5), col(6), col(7))
 }
 
@@ -103,6 +163,26 @@ func transpose(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) v8 {
 	}
 }
 
+// gatherRagged is gatherPair for a colour's last batch, whose empty lanes hold zeros: scalar copies
+// into arrays loaded back as vectors. It is kept out of line and clears the registers' upper halves
+// first, so that its copies (legacy SSE) cost no transition (see laneCounts).
+//
+//go:noinline
+func gatherRagged(b *Bodies, bt *wideBatch) (vA, wA, vB, wB v8) {
+	archsimd.ClearAVXUpperBits()
+	var g [12]lanes
+	for l := range bt.lanes {
+		va, wa := &b.Velocity[bt.a[l]], &b.AngularVelocity[bt.a[l]]
+		vb, wb := &b.Velocity[bt.b[l]], &b.AngularVelocity[bt.b[l]]
+		g[0][l], g[1][l], g[2][l] = va[0], va[1], va[2]
+		g[3][l], g[4][l], g[5][l] = wa[0], wa[1], wa[2]
+		g[6][l], g[7][l], g[8][l] = vb[0], vb[1], vb[2]
+		g[9][l], g[10][l], g[11][l] = wb[0], wb[1], wb[2]
+	}
+	return v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}, v8{ld(&g[3]), ld(&g[4]), ld(&g[5])},
+		v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}, v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
+}
+
 // solveWide is solveManifold over the eight manifolds of a batch, lane by lane in solveManifold's
 // order of operations (see wide.go).
 func solveWide(w *World, bt *wideBatch, useBias bool) {
@@ -113,18 +193,8 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		vB, wB = gatherState(st, &bt.b, bt.lanes)
 	} else if bt.lanes == wideLanes {
 		vA, wA, vB, wB = gatherPair(b, &bt.a, &bt.b, !bt.safe)
-	} else { // a colour's last batch: its empty lanes hold zeros
-		var g [12]lanes
-		for l := range bt.lanes {
-			va, wa := &b.Velocity[bt.a[l]], &b.AngularVelocity[bt.a[l]]
-			vb, wb := &b.Velocity[bt.b[l]], &b.AngularVelocity[bt.b[l]]
-			g[0][l], g[1][l], g[2][l] = va[0], va[1], va[2]
-			g[3][l], g[4][l], g[5][l] = wa[0], wa[1], wa[2]
-			g[6][l], g[7][l], g[8][l] = vb[0], vb[1], vb[2]
-			g[9][l], g[10][l], g[11][l] = wb[0], wb[1], wb[2]
-		}
-		vA, wA = v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}, v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
-		vB, wB = v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}, v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
+	} else {
+		vA, wA, vB, wB = gatherRagged(b, bt)
 	}
 	// The normal rows: along n the linear velocities enter each row only through dvn = n.(vB - vA),
 	// which a row's impulse moves by imp (mA + mB) (n is a unit vector); the linear velocities take
@@ -140,7 +210,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 	var lin [6]lanes
 	storeLanes(lin[0:3], vA)
 	storeLanes(lin[3:6], vB)
-	zero := bc(0)
+	var zero f8
 	sum := zero
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
@@ -148,7 +218,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		sep, nm, ni := ld(&cp.sep), ld(&cp.normalMass), ld(&cp.normalImpulse)
 		var imp f8
 		if useBias {
-			imp = neg(ld(&cp.softMass)).Mul(vn.Add(ld(&bt.biasRate).Mul(sep).Max(bc(-w.pipe.maxPush)))).Sub(ld(&cp.leak).Mul(ni))
+			imp = neg(ld(&cp.softMass)).Mul(vn.Add(ld(&bt.biasRate).Mul(sep).Max(neg(bc(w.pipe.maxPush))))).Sub(ld(&cp.leak).Mul(ni))
 		} else {
 			imp = neg(nm).Mul(vn)
 		}
@@ -162,7 +232,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		nwA, nwB := wA.subS(ld3(&cp.inA), imp), wB.addS(ld3(&cp.inB), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(bc(float32(i)))
+			has := count.Greater(ld(&laneCounts[i]))
 			nwA, nwB, ndvn, nsum = nwA.keep(wA, has), nwB.keep(wB, has), ndvn.Merge(dvn, has), nsum.Merge(sum, has)
 		}
 		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
@@ -211,7 +281,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
-				has := count.Greater(bc(float32(i)))
+				has := count.Greater(ld(&laneCounts[i]))
 				nwA, nwB = nwA.keep(wA, has), nwB.keep(wB, has)
 				nd1, nd2, ns1, ns2 = nd1.Merge(d1, has), nd2.Merge(d2, has), ns1.Merge(sum1, has), ns2.Merge(sum2, has)
 			}
@@ -269,7 +339,7 @@ func storePair(w *World, ia, ib *[wideLanes]int32, n int, mA, mB *lanes, vA, wA,
 		scatterPair(&w.Bodies, ia, ib, n, vA, wA, vB, wB)
 		return
 	}
-	zero := bc(0)
+	var zero f8
 	used := uint8(1<<n - 1)
 	scatterState(p.vel, ia, used&ld(mA).NotEqual(zero).ToBits(), vA, wA)
 	scatterState(p.vel, ib, used&ld(mB).NotEqual(zero).ToBits(), vB, wB)
@@ -412,13 +482,15 @@ func (m *m8) mulT(v v8) v8 {
 	}
 }
 
-// gatherMat loads the matrices ms[idx[l]] into lane l, column by column.
-func gatherMat(ms []Mat3, idx *[wideLanes]int32, check bool) (r m8) {
+// gatherMatTo loads the matrices ms[idx[l]] into lane l of d, column by column, each column stored as
+// it is loaded: an m8 returned by value is copied with legacy MOVUPS (see laneCounts).
+func gatherMatTo(d *[9]lanes, ms []Mat3, idx *[wideLanes]int32, check bool) {
 	for c := range 3 {
 		col := gatherColumn(ms, idx, c, check)
-		r[3*c], r[3*c+1], r[3*c+2] = col.x, col.y, col.z
+		col.x.Store(&d[3*c])
+		col.y.Store(&d[3*c+1])
+		col.z.Store(&d[3*c+2])
 	}
-	return
 }
 
 func (a v8) add(b v8) v8 { return v8{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
@@ -457,7 +529,7 @@ func refreshWide(w *World, bt *wideBatch) {
 	}
 	n := ld3(&bt.n)
 	count := ld(&bt.count)
-	zero := bc(0)
+	var zero f8
 	var drift v8
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
@@ -465,7 +537,7 @@ func refreshWide(w *World, bt *wideBatch) {
 		sep.Store(&cp.sep)
 		d := xB.add(rB.mul(ld3(&cp.anchorB))).sub(xA).sub(rA.mul(ld3(&cp.anchorA)))
 		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(bc(float32(i)))
+			has := count.Greater(ld(&laneCounts[i]))
 			d = d.keep(v8{zero, zero, zero}, has)
 		}
 		drift = drift.add(d)
