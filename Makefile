@@ -76,6 +76,9 @@ test: deps cuda-deps
 	GOEXPERIMENT=simd go vet ./sim/...
 	GOEXPERIMENT=simd go test -count=1 ./sim/...
 	GOEXPERIMENT=simd go test -race -count=1 -run 'Wide|Gyro|Joint|State|Atan2|Helpers|Workers' ./sim
+	@echo '== the wide passes run no legacy SSE instruction in their 256-bit code (scripts/check-sse.sh: on Intel each costs hundreds of cycles)'
+	GOEXPERIMENT=simd go build -o bin/sandbox-sse-check ./cmd/sandbox
+	scripts/check-sse.sh bin/sandbox-sse-check
 	@echo '== go test (the rest; the window tests under Xvfb)'
 	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test -timeout 40m $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \
