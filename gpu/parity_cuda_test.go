@@ -12,11 +12,15 @@ import (
 // The cuda build's tests run on a machine with an NVIDIA GPU (scripts/gpu-check.sh builds them here and
 // runs them there): the same parity cases as the emulated ones, longer, and the rain.
 
+// Each asks for the CPU's bits (tolerance 0): on an H100 (driver 580) on 2026-11-25 all four gave a
+// largest difference of 0 m over their 600 steps (scripts/gpu-run.sh, docs/PERF.md). The rain's cut,
+// as on the emulator, was added after that run and has not run on a GPU.
 var cudaParity = []parityCase{
-	{"stack", 600, 2e-3, 0},
-	{"pyramid20", 600, 2e-3, 0},
-	{"pendulum", 600, 5e-3, 0},
-	{"chain", 600, 1e-2, 0},
+	{"stack", 600, 0, 0},
+	{"pyramid20", 600, 0, 0},
+	{"pendulum", 600, 0, 0},
+	{"chain", 600, 0, 0},
+	{"rain", 120, 0, 5 + 250},
 }
 
 func newCUDA(t testing.TB) *Backend {
@@ -31,10 +35,10 @@ func newCUDA(t testing.TB) *Backend {
 func TestCUDAParity(t *testing.T) { checkParity(t, cudaParity, newCUDA) }
 
 // TestCUDARainParity: 10,000 boxes packed into a falling grid (neighbours touch from the first step)
-// are chaotic: rounding differences (the GPU's fused multiply-adds and atomic sums) grow to centimetres
-// within 30 steps, on the emulator too. So the runs are compared by what the physics fixes: no blow-up,
-// every box inside the bin after 600 steps, and the mean height of the boxes within 0.2 m of the CPU's
-// (the settled heap is about 6.5 m high).
+// are chaotic, so the whole rain is compared by what the physics fixes: no blow-up, every box inside the
+// bin after 600 steps, and the mean height of the boxes within 0.2 m of the CPU's (the settled heap is
+// about 6.5 m high). The bit-for-bit check is TestCUDAParity's cut of it. On the H100 this test was cut
+// at 184 s, its CPU side (one worker) not done: it needs more than gpu-run.sh's share.
 func TestCUDARainParity(t *testing.T) {
 	cpu := newWorld(t, "rain")
 	defer cpu.Close()
