@@ -9,8 +9,8 @@ import (
 	"tumble/sim"
 )
 
-// The cuda build's tests run on a machine with an NVIDIA GPU (scripts/gpu-check.sh builds them here and
-// runs them there): the same parity cases as the emulated ones, longer, and the rain.
+// The cuda build's tests run on a machine with an NVIDIA GPU (scripts/gpu-build.sh builds them here and
+// scripts/gpu-run.sh runs them there): the same parity cases as the emulated ones, longer, and the rain.
 
 // Each asks for the CPU's bits (tolerance 0): on an H100 (driver 580) on 2026-11-25 all four gave a
 // largest difference of 0 m over their 600 steps (scripts/gpu-run.sh, docs/PERF.md). The rain's cut,
