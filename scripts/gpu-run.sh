@@ -9,7 +9,8 @@
 #      through interop, and on the CPU backend through the host copy;
 #   3. the speed table: sandbox bench -backend cuda -substeps 4 on pile, pile100k, pile1m, pyramid20
 #      and ragdoll (ms per step by stage; launches, waits, read-backs and bytes of the last step), and
-#      the untimed step's cost for pyramid20 and ragdoll (wall clock of run, 2,200 minus 200 steps);
+#      the untimed step's cost (wall clock of run, N2 minus N1 steps: 2,200 and 200 for pyramid20 and
+#      ragdoll, fewer for the piles);
 #   4. the CUDA parity tests (stack, pyramid20, pendulum, chain; TestCUDAStep*, a step as one CUDA
 #      graph, where the build has it), then the rain in the background;
 #   5. compute-sanitizer memcheck, racecheck and synccheck over 30 steps of stack, pendulum and
@@ -134,17 +135,18 @@ for scene in pile pile100k pile1m pyramid20 ragdoll; do
 	step "bench-$scene" 120 "$bin/sandbox" bench -backend cuda -scene "$scene" -substeps 4 -warmup "$w" -steps "$n"
 	grep -E 'total \(wall\)|^device, last step|^bandwidth floor|re-run|^sandbox' "$out/bench-$scene.txt"
 done
-echo "== the untimed step: wall clock of run -backend cuda -substeps 4, (2,200 steps - 200 steps) / 2,000"
-for scene in pyramid20 ragdoll; do
+echo "== the untimed step: wall clock of run -backend cuda -substeps 4, (N2 steps - N1 steps) / (N2 - N1)"
+for spec in pyramid20:200:2200 ragdoll:200:2200 pile:100:600 pile100k:50:250 pile1m:20:70; do
+	IFS=: read -r scene n1 n2 <<<"$spec"
 	t=() ran=1
-	for n in 200 2200; do
+	for n in "$n1" "$n2"; do
 		s=$(date +%s.%N)
 		step "untimed-$scene-$n" 90 "$bin/sandbox" run -backend cuda -scene "$scene" -substeps 4 -steps "$n"
 		[ $? -eq 0 ] || ran=0
 		t+=("$(awk -v a="$s" -v b="$(date +%s.%N)" 'BEGIN {print b - a}')")
 	done
-	[ $ran -eq 1 ] && awk -v s="$scene" -v a="${t[0]}" -v b="${t[1]}" 'BEGIN {printf "%s: %.3f ms per untimed step\n", s, (b - a) * 1000 / 2000}' |
-		tee -a "$out/untimed.txt"
+	[ $ran -eq 1 ] && awk -v s="$scene" -v a="${t[0]}" -v b="${t[1]}" -v n="$((n2 - n1))" \
+		'BEGIN {printf "%s: %.3f ms per untimed step\n", s, (b - a) * 1000 / n}' | tee -a "$out/untimed.txt"
 done
 
 echo "== 4b. the rain's parity, in the background while the sanitizer runs"
