@@ -18,7 +18,8 @@
 #      --report-api-errors no (the fallback line: kernel errors alone).
 # Each check writes OUTDIR/NAME.txt and one summary line here; each has a time limit, and the whole is
 # cut at 9.5 minutes (a check with too little time left is skipped and says so).
-# GPU_RUN_BUDGET=S cuts the whole at S seconds instead; GPU_RUN_ONLY=REGEX runs only the checks whose
+# GPU_RUN_CPU=1 first measures the CPU step against Jolt (0., below). GPU_RUN_BUDGET=S cuts the whole
+# at S seconds instead; GPU_RUN_ONLY=REGEX runs only the checks whose
 # names it matches (egl-context, egl-interop, egl-screenshot, frame-split-100k-cuda|cpu, parity,
 # bench-SCENE, untimed-SCENE-N, parity-rain, sanitizer-TOOL), for a device lease split in two.
 # It cannot run on a machine without an NVIDIA GPU (it stops at nvidia-smi).
@@ -108,6 +109,24 @@ for _ in 1 2 3; do
 		fi
 	done
 done | sort -u | tee "$out/libs.txt"
+
+# 0. With GPU_RUN_CPU=1: the CPU step against Jolt on this machine's cores (issue 14), first, while
+# nothing else runs: scripts/bench-jolt.sh with the simd build and the jolt-runner that gpu-build.sh
+# puts in bin/gpu, then the small scenes by worker count, twice. About 4 minutes on the H100's
+# 16-core host: give it the budget (GPU_RUN_BUDGET).
+if [ "${GPU_RUN_CPU:-}" = 1 ]; then
+	echo "== 0. the CPU step against Jolt, $(nproc) cores"
+	if [ -x "$bin/sandbox-cpu" ] && [ -x "$bin/jolt-runner" ]; then
+		step cpu-table 240 env ROUNDS=1 scripts/bench-jolt.sh "$bin/sandbox-cpu" "$bin/jolt-runner"
+		cat "$out/cpu-table.txt"
+		step cpu-sweep 90 bash -c 'for r in 1 2; do for s in pyramid20 ragdoll pyramid; do printf "%s" $s
+			for w in 1 2 4 8 16; do printf " w%s=%s" $w "$("$1" bench -scene $s -warmup 60 -steps 300 -workers $w |
+				awk "/^total \(wall\)/ {print \$NF}")"; done; echo; done; done' _ "$bin/sandbox-cpu"
+		cat "$out/cpu-sweep.txt"
+	else
+		echo "no bin/gpu/sandbox-cpu or bin/gpu/jolt-runner (scripts/gpu-build.sh copies them): skipped"
+	fi
+fi
 
 echo "== 2. headless rendering through EGL (no X, DISPLAY unset)"
 unset DISPLAY
