@@ -3,7 +3,7 @@
 # SSE instruction where the YMM registers' upper halves may be dirty: after a 256-bit instruction and
 # before the next VZEROUPPER, in address order, within one function of the tumble packages.
 #
-# On the GPU machine's Intel Xeon (Emerald Rapids) each such instruction cost hundreds of cycles:
+# On the GPU machine's Intel Xeon (Emerald Rapids) each such instruction cost about 140 cycles:
 # pyramid20's solve took 2.1 ms a step there and 0.2 on this AMD machine, which does not pay it
 # (docs/PERF.md, "Legacy SSE in the wide passes"). Go compiles scalar float code, float constants 0,
 # conversions and copies of arrays and structs to legacy SSE (XORPS, MOVSS, CVTSI2SS, MOVUPS), so an

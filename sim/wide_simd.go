@@ -29,13 +29,14 @@ func ld3(a *lanes3) v8 { return v8{ld(&a[0]), ld(&a[1]), ld(&a[2])} }
 func bc(x float32) f8 { return archsimd.BroadcastFloat32x8(x) }
 
 // The wide passes keep legacy (non-VEX) SSE instructions out of their 256-bit code. On the GPU
-// machine's Intel Xeon each one run while the YMM registers' upper halves are dirty cost hundreds of
-// cycles (pyramid20's solve: 2.1 ms a step there, 0.2 on this AMD machine, which does not pay it), and
-// Go's scalar float code is all legacy SSE: bc(0) (XORPS), bc(float32(i)) (CVTSI2SS), bc(-x) (PXOR),
-// bc(a*b) (MULSS), zeroing an array (MOVUPS X15). So a zero vector is the zero value (var z f8,
-// VPXOR), counts come from laneCounts, constants made of scalars are computed once (epsilon2) or as
-// vectors (neg(bc(x))), and arrays are declared before the first vector instruction or built whole.
-// scripts/check-sse.sh lists what is left; ClearAVXUpperBits (VZEROUPPER) ends each pass.
+// machine's Intel Xeon each one run while the YMM registers' upper halves are dirty cost about 140
+// cycles (a CPU profile there; with ld4f's masked loads, pyramid20's solve took 2.1 ms a step there
+// and 0.2 on this AMD machine, which pays neither), and Go's scalar float code is all legacy SSE:
+// bc(0) (XORPS), bc(float32(i)) (CVTSI2SS), bc(-x) (PXOR), bc(a*b) (MULSS), zeroing or copying an
+// array (MOVUPS). So a zero vector is the zero value (var z f8, VPXOR), counts come from laneCounts,
+// constants made of scalars are computed once (epsilon2) or as vectors (neg(bc(x))), and arrays are
+// declared before the first vector instruction or built in place. scripts/check-sse.sh lists what is
+// left; ClearAVXUpperBits (VZEROUPPER) ends each pass.
 
 // laneCounts[i] holds float32(i) in every lane: count.Greater(ld(&laneCounts[i])) is the lanes with a
 // point i.
