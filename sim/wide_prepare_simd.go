@@ -33,7 +33,9 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 		ia[l], ib[l] = ia[0], ib[0]
 	}
 	var iA, iB, rA, rB [9]lanes
-	var back [13]lanes // localA, localB, anchorA, anchorB, relVel: for the points (zeroed here, before the first vector instruction)
+	// localA, localB, anchorA, anchorB, relVel: for the points (zeroed here, before the first vector
+	// instruction)
+	var back [13]lanes
 	gatherMatTo(&iA, b.InvInertiaWorld, &ia, true)
 	gatherMatTo(&iB, b.InvInertiaWorld, &ib, true)
 	gatherMatTo(&rA, w.pipe.rot, &ia, true)
@@ -154,13 +156,6 @@ func transpose4(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) (x, y, z, w f
 	s3 := q2.SelectFromPairGrouped(2, 3, 6, 7, q3) // z2 w2 z3 w3 | ...
 	return s0.SelectFromPairGrouped(0, 2, 4, 6, s1), s0.SelectFromPairGrouped(1, 3, 5, 7, s1),
 		s2.SelectFromPairGrouped(0, 2, 4, 6, s3), s2.SelectFromPairGrouped(1, 3, 5, 7, s3)
-}
-
-// storeMat stores eight matrices, element-major.
-func storeMat(d *[9]lanes, m m8) {
-	for c := range 9 {
-		m[c].Store(&d[c])
-	}
 }
 
 // mulAtT is mulAt with the transpose: m^T v, in mulMatT's order.

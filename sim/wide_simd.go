@@ -81,7 +81,7 @@ func (a v8) keep(old v8, m archsimd.Mask32x8) v8 {
 	return v8{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
 }
 
-// ld4 loads v into the low three lanes of a Float32x4 (a masked load: nothing past v is read).
+// ld4 loads v into the low three lanes of a Float32x4, and the float after it into the fourth (ld4f).
 func ld4(v *Vec3) archsimd.Float32x4 { return ld4f(&v[0]) }
 
 // ld4f loads the float at p and the three after it: one plain 16-byte load. The gathers use only the
@@ -471,15 +471,6 @@ func (m *m8) mul(v v8) v8 {
 		m[0].Mul(v.x).Add(m[3].Mul(v.y)).Add(m[6].Mul(v.z)),
 		m[1].Mul(v.x).Add(m[4].Mul(v.y)).Add(m[7].Mul(v.z)),
 		m[2].Mul(v.x).Add(m[5].Mul(v.y)).Add(m[8].Mul(v.z)),
-	}
-}
-
-// mulT is mulMatT: m^T v, in its order of operations.
-func (m *m8) mulT(v v8) v8 {
-	return v8{
-		m[0].Mul(v.x).Add(m[1].Mul(v.y)).Add(m[2].Mul(v.z)),
-		m[3].Mul(v.x).Add(m[4].Mul(v.y)).Add(m[5].Mul(v.z)),
-		m[6].Mul(v.x).Add(m[7].Mul(v.y)).Add(m[8].Mul(v.z)),
 	}
 }
 
