@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,13 +23,18 @@ var fileMagic = [8]byte{'T', 'R', 'E', 'P', 'L', 'A', 'Y', '\n'}
 // WriteTo writes the recording as a replay file (docs/REPLAY.md): the magic, the version, the state
 // layout, the keyframe interval, the scene name, the groups (each a keyframe and its deltas, as held
 // in memory: keyframe, per step the hash and display poses, and the exact poses when held), and a
-// CRC-32 of everything before it.
+// CRC-32 of everything before it. It streams through a 64 KB buffer: built whole in memory first, the
+// file (240 MB for 600 steps of the 10k pile) grew by appending to twice its size, and the process
+// peaked at 1.27 GB for 229 MB recorded.
 func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
-	var out []byte
-	u32 := func(v uint32) { out = binary.LittleEndian.AppendUint32(out, v) }
-	u64 := func(v uint64) { out = binary.LittleEndian.AppendUint64(out, v) }
-	blob := func(b []byte) { u32(uint32(len(b))); out = append(out, b...) }
-	out = append(out, fileMagic[:]...)
+	cw := &countWriter{w: w}
+	crc := crc32.NewIEEE()
+	bw := bufio.NewWriterSize(io.MultiWriter(cw, crc), 64<<10)
+	var word [8]byte
+	u32 := func(v uint32) { binary.LittleEndian.PutUint32(word[:4], v); bw.Write(word[:4]) }
+	u64 := func(v uint64) { binary.LittleEndian.PutUint64(word[:], v); bw.Write(word[:]) }
+	blob := func(b []byte) { u32(uint32(len(b))); bw.Write(b) }
+	bw.Write(fileMagic[:])
 	u32(FileVersion)
 	u64(sim.StateLayout)
 	u32(uint32(r.KeyEvery))
@@ -56,9 +62,24 @@ func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
 			blob(d)
 		}
 	}
-	u32(crc32.ChecksumIEEE(out))
-	n, err := w.Write(out)
-	return int64(n), err
+	if err := bw.Flush(); err != nil { // a write's error sticks: Flush returns the first
+		return cw.n, err
+	}
+	binary.LittleEndian.PutUint32(word[:4], crc.Sum32())
+	_, err := cw.Write(word[:4])
+	return cw.n, err
+}
+
+// countWriter counts the bytes written through it.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // Save writes the recording to a replay file at path.
