@@ -408,20 +408,22 @@ func TestBenchOnTheEmulatorPrintsLaunchesAndWalks(t *testing.T) {
 	}
 }
 
-// bench -cpuprofile writes a CPU profile that go tool pprof reads (a gzipped protobuf, non-empty); a
-// file it cannot create is an error naming the flag.
-func TestBenchWritesACPUProfile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "cpu.prof")
-	code, _, errs := sandbox("bench", "-scene", "pyramid20", "-steps", "20", "-workers", "1", "-cpuprofile", path)
-	if code != 0 {
-		t.Fatal(errs)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
-		t.Fatalf("profile %s: %d bytes, err %v: want a gzipped profile", path, len(data), err)
-	}
-	code, _, errs = sandbox("bench", "-scene", "stack", "-steps", "2", "-cpuprofile", filepath.Join(path, "no", "x.prof"))
-	if code != 1 || !strings.Contains(errs, "-cpuprofile") {
-		t.Errorf("code %d, stderr %q: want 1 and an error naming -cpuprofile", code, errs)
+// bench and run -cpuprofile write a CPU profile that go tool pprof reads (a gzipped protobuf,
+// non-empty); a file they cannot create is an error naming the flag.
+func TestBenchAndRunWriteACPUProfile(t *testing.T) {
+	for _, cmd := range []string{"bench", "run"} {
+		path := filepath.Join(t.TempDir(), "cpu.prof")
+		code, _, errs := sandbox(cmd, "-scene", "pyramid20", "-steps", "20", "-workers", "1", "-cpuprofile", path)
+		if code != 0 {
+			t.Fatalf("%s: %s", cmd, errs)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+			t.Fatalf("%s: profile %s: %d bytes, err %v: want a gzipped profile", cmd, path, len(data), err)
+		}
+		code, _, errs = sandbox(cmd, "-scene", "stack", "-steps", "2", "-cpuprofile", filepath.Join(path, "no", "x.prof"))
+		if code != 1 || !strings.Contains(errs, "-cpuprofile") {
+			t.Errorf("%s: code %d, stderr %q: want 1 and an error naming -cpuprofile", cmd, code, errs)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"time"
 
 	"tumble/sim"
@@ -22,6 +23,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	steps := fs.Int("steps", -1, "number of steps (required)")
 	tracePath := fs.String("trace", "", "write a CSV trace to this file (\"-\": standard output)")
 	every := fs.Int("every", 1, "trace every K-th step (step 0 and the last step are always traced)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the steps (with tracing and recording) to this file (go tool pprof)")
 	var tf timeFlags
 	tf.register(fs)
 	if code, ok := parseFlags(fs, args, stderr); !ok {
@@ -73,6 +75,17 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail(stderr, "-cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	prog := newProgress(stderr, "run "+wf.scene, *steps)
 	start := time.Now()
 	var stepErr error
