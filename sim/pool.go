@@ -19,6 +19,14 @@ func (p *pool) run(n, minChunk int, fn func(worker, lo, hi int)) {
 	p.p.Run(n, minChunk, fn)
 }
 
+// handed is the number of loops handed to the helpers so far (workpool.Pool.Handed).
+func (p *pool) handed() int {
+	if p == nil {
+		return 0
+	}
+	return p.p.Handed()
+}
+
 // close stops the worker goroutines; calling it again does nothing.
 func (p *pool) close() {
 	if p != nil {

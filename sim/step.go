@@ -388,6 +388,7 @@ const (
 // world is then left as the step made it.
 func (w *World) Step() error {
 	if w.backend != nil {
+		w.Stats.Handed = 0
 		return w.stepBackend()
 	}
 	if err := w.settings.Check(); err != nil {
@@ -404,6 +405,7 @@ func (w *World) Step() error {
 	*st = Timings{}
 	w.Broken = w.Broken[:0]
 	w.Stats.Asleep = 0
+	handed := p.pool.handed()
 	t := time.Now()
 	for _, op := range w.plan() {
 		w.runStage(op)
@@ -411,6 +413,7 @@ func (w *World) Step() error {
 		st[op.Stage] += now.Sub(t)
 		t = now
 	}
+	w.Stats.Handed = p.pool.handed() - handed
 	w.StepCount++
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
 	return w.checkBlowUp()

@@ -31,6 +31,10 @@ type Stats struct {
 	Contacts  int     // contact points
 	Colors    int     // graph colours used by PGS (0 for Jacobi)
 	Asleep    int     // sleeping bodies after the step (Settings.Sleep)
+	// Handed is how many of the step's loops went to the worker goroutines; 0 when the whole step ran
+	// on the calling goroutine, as a small scene's does at any worker count (a loop is handed over only
+	// when it gives each of two workers enough work to pay for the hand-off).
+	Handed int
 
 	// BVH breaks the broad stage down when the LBVH ran it (BVH.Used): its wall time per stage
 	// (zero for the build stages on a step that refitted) and whether it rebuilt the tree.

@@ -60,7 +60,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	var stages [sim.NumStages][]float64 // ms per timed step
 	var bvhStages [bvh.NumStages][]float64
 	rebuilds := 0
-	gap := float32(0) // the joints' largest anchor gap over the timed steps (CPU backend)
+	handed := make([]float64, 0, *steps) // loops handed to the helper workers, per timed step
+	gap := float32(0)                    // the joints' largest anchor gap over the timed steps (CPU backend)
 	total := make([]float64, 0, *steps)
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -88,6 +89,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 		if w.Backend() == nil {
 			gap = max(gap, w.MaxJointGap())
+			handed = append(handed, float64(w.Stats.Handed))
 		}
 		if b := &w.Stats.BVH; b.Used {
 			for s := range bvh.NumStages {
@@ -167,6 +169,15 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout)
 	if w.NumJoints() > 0 && w.Backend() == nil {
 		fmt.Fprintf(stdout, "joints: largest anchor gap (ball, hinge, fixed) over the timed steps %.3g m\n", gap)
+	}
+	if set.Workers > 1 && len(handed) > 0 {
+		// A loop goes to the helpers only when each of two gets enough work to pay for the hand-off, so
+		// a small scene runs on the calling goroutine at any worker count.
+		if mx := slices.Max(handed); mx == 0 {
+			fmt.Fprintf(stdout, "workers: every loop of every timed step ran on the calling goroutine (too small to hand out)\n")
+		} else {
+			fmt.Fprintf(stdout, "workers: %.0f loops a step handed to the %d helpers (median; at most %.0f)\n", median(handed), set.Workers-1, mx)
+		}
 	}
 	if len(bvhStages[0]) > 0 {
 		if rebuilds == *steps {

@@ -30,6 +30,7 @@ import (
 // sleeping goroutine's thread costs about as much as one of them.
 type Pool struct {
 	workers int
+	handed  int             // loops handed to the helpers (Handed)
 	bell    []chan struct{} // one doorbell per helper, buffered: ringing never blocks
 	job     job
 }
@@ -173,6 +174,7 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	// About four chunks per worker balances load without much contention; the chunks are equal to
 	// within an item, so each holds at least minChunk.
 	chunks := min(4*p.workers, n/minChunk)
+	p.handed++
 	j := &p.job
 	j.fn, j.n, j.chunks = fn, n, chunks
 	for w := range p.workers {
@@ -227,6 +229,15 @@ func (p *Pool) Close() {
 		close(ch)
 	}
 	p.bell = nil
+}
+
+// Handed returns how many loops Run has handed to the helpers since the pool started (the others ran on
+// the caller alone). Like Run, it is for the caller's goroutine.
+func (p *Pool) Handed() int {
+	if p == nil {
+		return 0
+	}
+	return p.handed
 }
 
 // Workers returns the number of workers, the caller included: the bound on the worker argument of

@@ -168,3 +168,29 @@ func TestSleepingHelperWakes(t *testing.T) {
 	}
 	t.Fatalf("in 200 loops after the helper slept, it never took a chunk")
 }
+
+// Handed counts the loops split across the workers: not those too short to give two workers a grain
+// each, nor any on a one-worker pool.
+func TestHandedCountsOnlySplitLoops(t *testing.T) {
+	fn := func(worker, lo, hi int) {}
+	p := New(4)
+	defer p.Close()
+	p.Run(100, 64, fn) // 100 < 2 x 64: on the caller
+	if h := p.Handed(); h != 0 {
+		t.Errorf("after a loop too short to split: Handed %d, want 0", h)
+	}
+	p.Run(128, 64, fn)
+	p.Run(1000, 64, fn)
+	if h := p.Handed(); h != 2 {
+		t.Errorf("after two loops that split: Handed %d, want 2", h)
+	}
+	one := New(1)
+	one.Run(1000, 1, fn)
+	if h := one.Handed(); h != 0 {
+		t.Errorf("one worker: Handed %d, want 0", h)
+	}
+	var none *Pool
+	if h := none.Handed(); h != 0 {
+		t.Errorf("nil pool: Handed %d, want 0", h)
+	}
+}
