@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"math"
 	"reflect"
+	"slices"
 	"unsafe"
 
 	"tumble/sim/geom"
@@ -150,11 +151,17 @@ func podBytes[T any](s []T) []byte {
 var littleEndian = func() bool { x := uint16(1); return *(*byte)(unsafe.Pointer(&x)) == 1 }()
 
 // MarshalBinary encodes the state (see StateLayout).
-func (s *State) MarshalBinary() ([]byte, error) {
+func (s *State) MarshalBinary() ([]byte, error) { return s.AppendBinary(nil) }
+
+// AppendBinary appends the state's binary form (MarshalBinary's) to b. A caller that encodes state
+// after state (a recording's keyframes) can reuse one buffer: the pile's state is 7 MB, and encoding
+// it into fresh memory, grown as it went, took 40 to 125 ms.
+func (s *State) AppendBinary(b []byte) ([]byte, error) {
 	if !littleEndian {
 		return nil, errors.New("state: binary form needs a little-endian machine")
 	}
-	out := append([]byte(nil), stateMagic[:]...)
+	out := slices.Grow(b, s.Bytes()+4096)
+	out = append(out, stateMagic[:]...)
 	out = binary.LittleEndian.AppendUint64(out, StateLayout)
 	out = binary.LittleEndian.AppendUint64(out, uint64(s.stepCount))
 	out = binary.LittleEndian.AppendUint64(out, math.Float64bits(s.time))
