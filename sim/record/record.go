@@ -30,9 +30,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"tumble/sim"
 )
@@ -63,12 +66,11 @@ type Recorder struct {
 	dropped int // groups dropped for the budget
 	thinned int // keyframes thinned for the budget
 
-	last    []uint32 // exact pose bits of the newest recorded step (nil when not held)
-	lastQ   []uint32 // quantised poses of the newest recorded step
-	prevQ   []uint32 // and of the step before it in its group (nil at a group's first step)
-	scratch sim.State
-	enc     *flate.Writer
-	buf     bytes.Buffer
+	last     []uint32 // exact pose bits of the newest recorded step (nil when not held)
+	lastQ    []uint32 // quantised poses of the newest recorded step
+	prevQ    []uint32 // and of the step before it in its group (nil at a group's first step)
+	scratch  sim.State
+	stateBuf []byte // the keyframe's binary form before compression, reused
 
 	exactCache frameCache // the last exact frame rebuilt
 	dispCache  frameCache // the last display frame rebuilt (and the one before it)
@@ -148,13 +150,22 @@ const PoseWords = 13
 
 // PoseBits appends every body's pose words (see PoseWords) as float bits to out.
 func PoseBits(b *sim.Bodies, out []uint32) []uint32 {
-	for i := range b.Position {
-		p, q, v, a := b.Position[i], b.Rotation[i], b.Velocity[i], b.AngularVelocity[i]
-		for _, x := range [PoseWords]float32{p[0], p[1], p[2], q.V[0], q.V[1], q.V[2], q.W, v[0], v[1], v[2], a[0], a[1], a[2]} {
-			out = append(out, math.Float32bits(x))
-		}
-	}
+	n := len(out)
+	out = slices.Grow(out, PoseWords*b.Len())[:n+PoseWords*b.Len()]
+	poseBits(b, out[n:], 0, b.Len())
 	return out
+}
+
+// poseBits writes bodies lo to hi's pose words into out, body i's at out[i*PoseWords:].
+func poseBits(b *sim.Bodies, out []uint32, lo, hi int) {
+	for i := lo; i < hi; i++ {
+		p, q, v, a := b.Position[i], b.Rotation[i], b.Velocity[i], b.AngularVelocity[i]
+		o := (*[PoseWords]uint32)(out[i*PoseWords:])
+		o[0], o[1], o[2] = math.Float32bits(p[0]), math.Float32bits(p[1]), math.Float32bits(p[2])
+		o[3], o[4], o[5], o[6] = math.Float32bits(q.V[0]), math.Float32bits(q.V[1]), math.Float32bits(q.V[2]), math.Float32bits(q.W)
+		o[7], o[8], o[9] = math.Float32bits(v[0]), math.Float32bits(v[1]), math.Float32bits(v[2])
+		o[10], o[11], o[12] = math.Float32bits(a[0]), math.Float32bits(a[1]), math.Float32bits(a[2])
+	}
 }
 
 // PoseHash is the hash of a step's exact pose bits (see PoseBits) that the recording keeps for every
@@ -185,48 +196,93 @@ func quant(x float32, scale float64) uint32 {
 
 // quantise appends every body's display words (see dispWords) for the pose bits to out.
 func quantise(bits []uint32, out []uint32) []uint32 {
-	for i := 0; i+PoseWords <= len(bits); i += PoseWords {
-		for k := 0; k < dispWords; k++ {
-			scale := float64(posScale)
-			if k >= 3 {
-				scale = rotScale
+	n := len(out)
+	bodies := len(bits) / PoseWords
+	out = slices.Grow(out, bodies*dispWords)[:n+bodies*dispWords]
+	for i := range bodies {
+		quantiseBody(bits[i*PoseWords:], out[n+i*dispWords:])
+	}
+	return out
+}
+
+// quantiseBody writes one body's display words for its pose bits.
+func quantiseBody(bits, out []uint32) {
+	for k := range 3 {
+		out[k] = quant(math.Float32frombits(bits[k]), posScale)
+	}
+	for k := 3; k < dispWords; k++ {
+		out[k] = quant(math.Float32frombits(bits[k]), rotScale)
+	}
+}
+
+// predict is display word i's prediction from the step before (p1) and the one before that (p2): nil
+// p1 predicts zero, nil p2 predicts no motion, both predict steady motion.
+func predict(p1, p2 []uint32, i int) uint32 {
+	switch {
+	case p2 != nil:
+		return 2*p1[i] - p2[i]
+	case p1 != nil:
+		return p1[i]
+	}
+	return 0
+}
+
+// encodeGrain is the fewest bodies a goroutine of encode takes.
+const encodeGrain = 2048
+
+// encode computes what a step records from the bodies: their exact pose bits (PoseBits), their display
+// words (quantise), the planes (see planes) of the display words' residuals from their prediction
+// (predict), zigzag-coded so that small residuals of either sign have zero high bytes, and, when
+// exact is set, the planes of the pose bits, XORed with xor unless it is nil. A large world is split
+// by bodies across goroutines; the result is the same.
+func encode(b *sim.Bodies, p1, p2, xor []uint32, exact bool) (bits, q []uint32, disp, ex []byte) {
+	n := b.Len()
+	bits = make([]uint32, n*PoseWords)
+	q = make([]uint32, n*dispWords)
+	disp = make([]byte, 4*len(q))
+	if exact {
+		ex = make([]byte, 4*len(bits))
+	}
+	body := func(lo, hi int) {
+		poseBits(b, bits, lo, hi)
+		for i := lo; i < hi; i++ {
+			quantiseBody(bits[i*PoseWords:], q[i*dispWords:])
+		}
+		nq := len(q)
+		for i := lo * dispWords; i < hi*dispWords; i++ {
+			d := int32(q[i] - predict(p1, p2, i))
+			z := uint32(d<<1) ^ uint32(d>>31)
+			disp[i], disp[nq+i], disp[2*nq+i], disp[3*nq+i] = byte(z), byte(z>>8), byte(z>>16), byte(z>>24)
+		}
+		if !exact {
+			return
+		}
+		nb := len(bits)
+		for i := lo * PoseWords; i < hi*PoseWords; i++ {
+			v := bits[i]
+			if xor != nil {
+				v ^= xor[i]
 			}
-			out = append(out, quant(math.Float32frombits(bits[i+k]), scale))
+			ex[i], ex[nb+i], ex[2*nb+i], ex[3*nb+i] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
 		}
 	}
-	return out
-}
-
-// residuals appends q minus its prediction from the step before (p1) and the one before that (p2),
-// zigzag-coded so that small residuals of either sign have zero high bytes. Nil p1 predicts zero,
-// nil p2 predicts no motion, both predict steady motion.
-func residuals(q, p1, p2, out []uint32) []uint32 {
-	for i, v := range q {
-		var pred uint32
-		switch {
-		case p2 != nil:
-			pred = 2*p1[i] - p2[i]
-		case p1 != nil:
-			pred = p1[i]
-		}
-		d := int32(v - pred)
-		out = append(out, uint32(d<<1)^uint32(d>>31))
+	parts := min(runtime.GOMAXPROCS(0), n/encodeGrain)
+	if parts < 2 {
+		body(0, n)
+		return bits, q, disp, ex
 	}
-	return out
+	var wg sync.WaitGroup
+	for k := range parts {
+		wg.Go(func() { body(k*n/parts, (k+1)*n/parts) })
+	}
+	wg.Wait()
+	return bits, q, disp, ex
 }
 
-// unresiduals undoes residuals in place on x, which becomes the quantised step.
+// unresiduals undoes encode's residual coding in place on x, which becomes the quantised step.
 func unresiduals(x, p1, p2 []uint32) {
 	for i, z := range x {
-		d := z>>1 ^ -(z & 1)
-		var pred uint32
-		switch {
-		case p2 != nil:
-			pred = 2*p1[i] - p2[i]
-		case p1 != nil:
-			pred = p1[i]
-		}
-		x[i] = d + pred
+		x[i] = (z>>1 ^ -(z & 1)) + predict(p1, p2, i)
 	}
 }
 
@@ -242,46 +298,48 @@ func (r *Recorder) Record(w *sim.World, edit string) error {
 	}
 	step := w.StepCount
 	truncated := r.Truncate(step - 1)
-	bits := PoseBits(&w.Bodies, nil)
-	q := quantise(bits, nil)
 	g := r.newest()
 	follows := edit == "" && !truncated && g != nil && g.last() == step-1 && g.n == w.Bodies.Len()
 	if key := !follows || len(g.disp) >= r.KeyEvery; key {
+		bits, q, disp, exact := encode(&w.Bodies, nil, nil, nil, true)
 		if err := w.SaveState(&r.scratch); err != nil {
 			return err
 		}
-		data, err := r.scratch.MarshalBinary()
+		data, err := r.scratch.AppendBinary(r.stateBuf[:0])
 		if err != nil {
 			return err
 		}
+		r.stateBuf = data
 		g = &group{step: step, n: w.Bodies.Len(), edit: edit, dt: decimal(w.Resolved().Dt), periodic: follows}
-		g.state = r.compress(data)
-		g.names = r.compress([]byte(strings.Join(w.Bodies.Name, "\n")))
-		g.disp = append(g.disp, r.compress(planes(residuals(q, nil, nil, nil))))
-		g.exact = append(g.exact, r.compress(planes(bits)))
+		z := compressAll(data, []byte(strings.Join(w.Bodies.Name, "\n")), disp, exact)
+		g.state, g.names = z[0], z[1]
+		g.disp = append(g.disp, z[2])
+		g.exact = append(g.exact, z[3])
 		g.hash = append(g.hash, PoseHash(bits))
 		g.bytes = g.size()
 		r.groups = append(r.groups, g)
 		r.bytes += g.bytes
 		r.prevQ = nil
+		r.last, r.lastQ = bits, q
 	} else {
 		r.bytes -= g.bytes
-		g.disp = append(g.disp, r.compress(planes(residuals(q, r.lastQ, r.prevQ, nil))))
+		// The exact bits go on while every step of the group has them.
+		held := len(g.exact) == len(g.disp) && len(g.exact) > 0 && r.last != nil
+		bits, q, disp, exact := encode(&w.Bodies, r.lastQ, r.prevQ, r.last, held)
 		g.hash = append(g.hash, PoseHash(bits))
-		if len(g.exact) == len(g.disp)-1 && len(g.exact) > 0 && r.last != nil {
-			x := make([]uint32, len(bits))
-			for i := range bits {
-				x[i] = bits[i] ^ r.last[i]
-			}
-			g.exact = append(g.exact, r.compress(planes(x)))
+		if held {
+			z := compressAll(disp, exact)
+			g.disp = append(g.disp, z[0])
+			g.exact = append(g.exact, z[1])
 		} else {
+			g.disp = append(g.disp, compressAll(disp)[0])
 			g.exact = nil
 		}
 		g.bytes = g.size()
 		r.bytes += g.bytes
 		r.prevQ = r.lastQ
+		r.last, r.lastQ = bits, q
 	}
-	r.last, r.lastQ = bits, q
 	r.fit()
 	return nil
 }
@@ -881,36 +939,105 @@ func (r *Recorder) ExactFrame(w *sim.World, step int) ([]uint32, error) {
 	return r.out, nil
 }
 
-func (r *Recorder) compress(p []byte) []byte {
-	r.buf.Reset()
-	if r.enc == nil {
-		r.enc, _ = flate.NewWriter(&r.buf, flate.BestSpeed)
-	} else {
-		r.enc.Reset(&r.buf)
+// compressChunk is the size of the pieces a step's large arrays are flate-compressed in, concurrently:
+// each piece is its own flate blocks, ended by a sync flush (the last by the final block), so the
+// pieces' concatenation is one flate stream that reads back as before. A piece's matches reach no
+// further back than its start, which costs little (flate's window is 32 KB). The cut depends on the
+// sizes alone, never on the machine, so a recording's bytes are the same everywhere.
+const compressChunk = 64 << 10
+
+// coder is a flate writer and its output buffer, kept between uses (coders): a writer holds some
+// hundreds of KB of tables.
+type coder struct {
+	enc *flate.Writer
+	buf bytes.Buffer
+}
+
+var coders = sync.Pool{New: func() any {
+	enc, _ := flate.NewWriter(io.Discard, flate.BestSpeed)
+	return &coder{enc: enc}
+}}
+
+// compressAll returns each input flate-compressed (BestSpeed). Inputs larger than compressChunk are
+// cut into pieces, and the pieces of all inputs are compressed on up to GOMAXPROCS goroutines: for the
+// 10,000-box pile that is most of what recording a step costs.
+func compressAll(in ...[]byte) [][]byte {
+	type piece struct {
+		src, out []byte
+		last     bool
+		input    int
 	}
-	r.enc.Write(p)
-	r.enc.Close()
-	return bytes.Clone(r.buf.Bytes())
+	var pieces []piece
+	total := 0
+	for i, p := range in {
+		k := max(1, (len(p)+compressChunk-1)/compressChunk)
+		for c := range k {
+			pieces = append(pieces, piece{src: p[c*len(p)/k : (c+1)*len(p)/k], last: c == k-1, input: i})
+		}
+		total += len(p)
+	}
+	run := func(pc *piece) { pc.out = deflate(pc.src, pc.last) }
+	if workers := min(len(pieces), runtime.GOMAXPROCS(0)); total < compressChunk || workers < 2 {
+		for i := range pieces {
+			run(&pieces[i])
+		}
+	} else {
+		var next atomic.Int32
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for i := int(next.Add(1)) - 1; i < len(pieces); i = int(next.Add(1)) - 1 {
+					run(&pieces[i])
+				}
+			})
+		}
+		wg.Wait()
+	}
+	// Each input's pieces joined, into a slice of their total size.
+	size, count := make([]int, len(in)), make([]int, len(in))
+	for _, pc := range pieces {
+		size[pc.input] += len(pc.out)
+		count[pc.input]++
+	}
+	out := make([][]byte, len(in))
+	for _, pc := range pieces {
+		switch {
+		case count[pc.input] == 1:
+			out[pc.input] = pc.out
+		case out[pc.input] == nil:
+			out[pc.input] = append(make([]byte, 0, size[pc.input]), pc.out...)
+		default:
+			out[pc.input] = append(out[pc.input], pc.out...)
+		}
+	}
+	return out
+}
+
+// deflate compresses p as one piece of a flate stream: ended by the final block when last, else by a
+// sync flush, which leaves the stream byte-aligned for the next piece. The result is a slice of its
+// own.
+func deflate(p []byte, last bool) []byte {
+	c := coders.Get().(*coder)
+	c.buf.Reset()
+	c.enc.Reset(&c.buf)
+	c.enc.Write(p)
+	if last {
+		c.enc.Close()
+	} else {
+		c.enc.Flush()
+	}
+	out := bytes.Clone(c.buf.Bytes())
+	coders.Put(c)
+	return out
 }
 
 func inflate(p []byte) ([]byte, error) {
 	return io.ReadAll(flate.NewReader(bytes.NewReader(p)))
 }
 
-// planes lays the words' bytes out plane by plane: every word's lowest byte, then every word's
-// second byte, and so on. XORed float bits of a body barely moving differ in the low mantissa bytes
-// only, so the high planes are runs of zeros that compress to almost nothing.
-func planes(x []uint32) []byte {
-	n := len(x)
-	out := make([]byte, 4*n)
-	for i, v := range x {
-		out[i] = byte(v)
-		out[n+i] = byte(v >> 8)
-		out[2*n+i] = byte(v >> 16)
-		out[3*n+i] = byte(v >> 24)
-	}
-	return out
-}
+// A step's words are stored as planes (encode): every word's lowest byte, then every word's second
+// byte, and so on. XORed float bits of a body barely moving differ in the low mantissa bytes only, so
+// the high planes are runs of zeros that compress to almost nothing.
 
 func unplanes(p []byte, out []uint32) ([]uint32, error) {
 	if len(p)%4 != 0 {

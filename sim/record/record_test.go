@@ -8,6 +8,7 @@ import (
 
 	"tumble/scenes"
 	"tumble/sim"
+	"tumble/sim/geom"
 	"tumble/sim/record"
 )
 
@@ -163,3 +164,65 @@ func TestDeterminismCheckCatchesAPlantedDifference(t *testing.T) {
 }
 
 func math32Next(x float32) float32 { return math.Nextafter32(x, float32(math.Inf(1))) }
+
+// A world large enough that a step's arrays are compressed in pieces on several goroutines (2,500
+// boxes: 130 KB of exact pose bits and 70 KB of display poses a step, keyframes of 150 KB and more)
+// rebuilds every step bit for bit, from
+// the exact poses and by re-simulating from a keyframe, and shows its display poses within their
+// quantisation once the exact ones are dropped.
+func TestALargeWorldRecordedInPiecesRebuildsEveryStep(t *testing.T) {
+	w := sim.NewWorld(sim.Settings{Workers: 2})
+	t.Cleanup(w.Close)
+	if _, err := w.AddBody(sim.BodyDef{Name: "floor", Type: sim.Static, Shape: geom.Shape{Kind: geom.Plane, Normal: sim.Vec3{0, 1, 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2500 {
+		x, z := float32(i%50), float32(i/50)
+		def := sim.BodyDef{Shape: geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{0.3, 0.3, 0.3}},
+			Position: sim.Vec3{x * 0.8, 0.5 + 0.01*x, z * 0.8}, AngularVelocity: sim.Vec3{0, 0.1 * x, 0}}
+		if _, err := w.AddBody(def); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := record.New(0, 8)
+	live := recordRun(t, w, r, 20)
+	for step := range 21 {
+		got, err := r.Frame(step)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, live[step]) {
+			t.Fatalf("step %d: the recorded exact poses differ from the stepped ones", step)
+		}
+	}
+	v := sim.NewWorld(sim.Settings{})
+	t.Cleanup(v.Close)
+	if err := r.Seek(v, 13, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(record.PoseBits(&v.Bodies, nil), live[13]) {
+		t.Fatal("step 13, re-simulated from its keyframe: not the stepped poses")
+	}
+	r.Budget = r.Bytes() - r.ExactBytes()/2 // the oldest exact poses go at the next step
+	if err := w.Step(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Record(w, ""); err != nil {
+		t.Fatal(err)
+	}
+	if r.Exact(5) {
+		t.Fatal("step 5's exact poses are still held over the budget")
+	}
+	got, err := r.Frame(5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range len(got) / record.PoseWords {
+		for k := range 3 {
+			want := math.Float32frombits(live[5][i*record.PoseWords+k])
+			if d := math.Abs(float64(math.Float32frombits(got[i*record.PoseWords+k]) - want)); d > 0.5/2048+1e-6 {
+				t.Fatalf("step 5, body %d, position %d: display %v, stepped %v", i, k, math.Float32frombits(got[i*record.PoseWords+k]), want)
+			}
+		}
+	}
+}
