@@ -135,20 +135,23 @@ func (s *Session) SetSleepByDefault(on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sleepDefault = on
-	if s.world.Backend() == nil {
-		s.sleepByDefault()
+	if s.world.Backend() == nil && s.sleepByDefault() && s.time.cursor < 0 {
+		// The recording so far (the scene's first step, when the window starts) has sleeping off: a
+		// re-simulation from it would never sleep. The change is an edit, recorded as one.
+		s.recordStep("sleeping on")
 	}
 }
 
 // sleepByDefault turns sleeping on in the world if the session sleeps by default and the scene it was
-// loaded from does not say.
-func (s *Session) sleepByDefault() {
+// loaded from does not say; it reports whether it did.
+func (s *Session) sleepByDefault() bool {
 	if !s.sleepDefault || !sleepUnset(s.initial) || s.world.Settings().Sleep {
-		return
+		return false
 	}
 	set := s.world.Settings()
 	set.Sleep = true
 	s.world.SetSettings(set)
+	return true
 }
 
 // sleepUnset says whether the scene leaves solver.sleep out.
