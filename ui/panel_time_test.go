@@ -126,13 +126,7 @@ func TestTimeSectionScrubsStepsBranchesChecksAndSaves(t *testing.T) {
 	}
 	stepIs("Live", n)
 
-	d.click("time/Check determinism")
-	for range 600 {
-		if f := &d.a.panel.time; f.checking == nil && f.check != "" {
-			break
-		}
-		d.frames(1)
-	}
+	d.checkDeterminism()
 	if f := &d.a.panel.time; f.checkErr || !strings.Contains(f.check, "identical") {
 		t.Errorf("determinism check: %q (error %v)", f.check, f.checkErr)
 	}
@@ -172,14 +166,20 @@ func TestCheckDeterminismPassesOnceBoxesSleep(t *testing.T) {
 	if asleep == 0 {
 		t.Fatal("no box of pyramid20 asleep after 400 frames: the window did not turn sleeping on")
 	}
+	d.checkDeterminism()
+	if f := &d.a.panel.time; f.checkErr || !strings.Contains(f.check, "identical") {
+		t.Errorf("determinism check after %d boxes fell asleep: %q", asleep, f.check)
+	}
+}
+
+// checkDeterminism clicks the Time section's Check determinism and waits (up to 600 frames) for its
+// report, in d.a.panel.time.
+func (d *driver) checkDeterminism() {
 	d.click("time/Check determinism")
 	for range 600 {
 		if f := &d.a.panel.time; f.checking == nil && f.check != "" {
-			break
+			return
 		}
 		d.frames(1)
-	}
-	if f := &d.a.panel.time; f.checkErr || !strings.Contains(f.check, "identical") {
-		t.Errorf("determinism check after %d boxes fell asleep: %q", asleep, f.check)
 	}
 }
