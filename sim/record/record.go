@@ -230,11 +230,11 @@ func predict(p1, p2 []uint32, i int) uint32 {
 // encodeGrain is the fewest bodies a goroutine of encode takes.
 const encodeGrain = 2048
 
-// encode computes what a step records from the bodies: their exact pose bits (PoseBits), their display
-// words (quantise), the planes (see planes) of the display words' residuals from their prediction
-// (predict), zigzag-coded so that small residuals of either sign have zero high bytes, and, when
-// exact is set, the planes of the pose bits, XORed with xor unless it is nil. A large world is split
-// by bodies across goroutines; the result is the same.
+// encode computes what a step records from the bodies: their exact pose bits (PoseBits), their
+// display words (quantise), the byte planes (see unplanes) of the display words' residuals from their
+// prediction (predict), zigzag-coded so that small residuals of either sign have zero high bytes,
+// and, when exact is set, the planes of the pose bits, XORed with xor unless it is nil. A large world
+// is split by bodies across goroutines; the result is the same.
 func encode(b *sim.Bodies, p1, p2, xor []uint32, exact bool) (bits, q []uint32, disp, ex []byte) {
 	n := b.Len()
 	bits = make([]uint32, n*PoseWords)
@@ -1035,10 +1035,9 @@ func inflate(p []byte) ([]byte, error) {
 	return io.ReadAll(flate.NewReader(bytes.NewReader(p)))
 }
 
-// A step's words are stored as planes (encode): every word's lowest byte, then every word's second
-// byte, and so on. XORed float bits of a body barely moving differ in the low mantissa bytes only, so
-// the high planes are runs of zeros that compress to almost nothing.
-
+// unplanes reads words stored as byte planes (encode): every word's lowest byte, then every word's
+// second byte, and so on. XORed float bits of a body barely moving differ in the low mantissa bytes
+// only, so the high planes are runs of zeros that compress to almost nothing.
 func unplanes(p []byte, out []uint32) ([]uint32, error) {
 	if len(p)%4 != 0 {
 		return nil, errors.New("plane data not a whole number of words")
