@@ -238,3 +238,44 @@ func TestRainedBoxesFallAsleepInTheBin(t *testing.T) {
 		}
 	}
 }
+
+// Removing a body keeps the contacts of the sleeping islands it did not touch listed, with their bodies
+// renamed where the last body moved into the removed one's place. RemoveBody dropped them all, so a
+// settled stack's contacts vanished from the view and the inspector when a box elsewhere was deleted.
+func TestRemovingABodyElsewhereKeepsASleepingStacksContacts(t *testing.T) {
+	w, a := sleepyStack(t, PGS, 5)
+	var b []Handle
+	for k := 0; k < 3; k++ {
+		b = append(b, mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{10, 0.5 + float32(k), 0}, Friction: 0.6}))
+	}
+	run(t, w, 120)
+	if w.Stats.Asleep != 8 || len(w.Contacts(nil)) != 32 {
+		t.Fatalf("%d asleep, %d contacts; want 8 and 32", w.Stats.Asleep, len(w.Contacts(nil)))
+	}
+	if err := w.RemoveBody(a[4]); err != nil { // the first stack's top: its stack wakes, the last body moves
+		t.Fatal(err)
+	}
+	in := map[int]bool{}
+	for _, h := range b {
+		i, _ := w.Index(h)
+		in[i] = true
+	}
+	n := 0
+	for _, c := range w.Contacts(nil) {
+		if !in[c.BodyA] && !in[c.BodyB] {
+			t.Errorf("contact of bodies %d and %d listed: neither is in the sleeping stack", c.BodyA, c.BodyB)
+		}
+		for _, i := range []int{c.BodyA, c.BodyB} {
+			if w.Bodies.InvMass[i] != 0 && !in[i] {
+				t.Errorf("contact of bodies %d and %d: %d is not in the sleeping stack", c.BodyA, c.BodyB, i)
+			}
+		}
+		if x := c.Position[0]; x < 9 || x > 11 {
+			t.Errorf("contact of bodies %d and %d at x %.2f, not under the sleeping stack at x 10", c.BodyA, c.BodyB, x)
+		}
+		n++
+	}
+	if n != 12 {
+		t.Errorf("%d contacts listed after the removal; the sleeping stack of 3 has 12", n)
+	}
+}

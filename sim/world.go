@@ -14,11 +14,12 @@
 package sim
 
 import (
-	"time"
-
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+	"time"
+
 	"tumble/sim/broad/bvh"
 	"tumble/sim/geom"
 )
@@ -197,8 +198,20 @@ func (w *World) RemoveBody(h Handle) error {
 	w.slots[h.Index].dense = -1
 	w.freeSlot = append(w.freeSlot, h.Index)
 	// The last body moved to i: last step's contacts no longer name the same bodies, so every warm
-	// start goes (as on a backend: Edits.Removed).
-	w.pipe.invalidate()
+	// start goes (as on a backend: Edits.Removed). The sleeping islands' contacts, kept for Contacts
+	// only, follow the move: a settled pyramid's contacts no longer vanish from the view and the
+	// inspector when a body elsewhere is removed.
+	w.pipe.prev = w.pipe.prev[:0]
+	w.pipe.slept = slices.DeleteFunc(w.pipe.slept, func(c sleptContact) bool { return c.BodyA == i || c.BodyB == i })
+	for k := range w.pipe.slept {
+		c := &w.pipe.slept[k]
+		if c.BodyA == last {
+			c.BodyA = i
+		}
+		if c.BodyB == last {
+			c.BodyB = i
+		}
+	}
 	if w.backend != nil {
 		w.edits.Removed = true
 	}
