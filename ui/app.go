@@ -385,6 +385,9 @@ type FrameTiming struct {
 	// Upload is the host copy's instances copied into GL's buffers (glBufferData); none with interop.
 	Upload time.Duration
 	Draw   time.Duration // the 3D view and the panel drawn, to gl.Finish
+	// Wait is the frame waiting for the simulation goroutine to let go of the world, before the panel
+	// and before the fill (in the window, while it steps); Panel and Fill leave it out.
+	Wait time.Duration
 }
 
 // headless renders Frames frames into an off-screen target, one step per frame (while a replay is
@@ -580,7 +583,8 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	}
 	tPanel := time.Now()
 	var t float64
-	a.S.Peek(func(w *sim.World) { t = w.Time })
+	var waitPanel, waitFill time.Duration
+	a.S.Peek(func(w *sim.World) { waitPanel, t = time.Since(tPanel), w.Time })
 	a.stats.tick(now, t)
 	if !a.opt.NoPanel && !a.PanelHidden {
 		a.buildPanel(float32(ww), float32(wh))
@@ -597,6 +601,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	tFill := time.Now()
 	a.frame.Device, a.frame.DeviceLines = false, 0
 	a.S.Peek(func(w *sim.World) {
+		waitFill = time.Since(tFill)
 		a.stats.sampleStep(w)
 		a.updateInterop(w)
 		if a.interop != nil && !a.needsHostCopy(w) {
@@ -619,7 +624,8 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	tUpload := time.Now()
 	a.rend.Upload(&a.frame)
 	t0 := time.Now()
-	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel), Fill: tUpload.Sub(tFill), Upload: t0.Sub(tUpload)}, drawStart: t0}
+	a.lastSplit = split{FrameTiming: FrameTiming{Panel: tFill.Sub(tPanel) - waitPanel, Fill: tUpload.Sub(tFill) - waitFill,
+		Upload: t0.Sub(tUpload), Wait: waitPanel + waitFill}, drawStart: t0}
 	vw, _ := a.viewport()
 	a.gpuDraw.begin()
 	a.rend.DrawUploaded(&a.frame, &a.Cam, fb, int(float32(fbw)*vw/float32(ww)), fbh, render.Options{Wireframe: a.Wireframe, NoShadows: a.NoShadows})

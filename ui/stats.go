@@ -19,6 +19,7 @@ type statsHistory struct {
 	frame, draw    [historyLen]float32                // ms
 	fill           [historyLen]float32                // ms: the instances written (interop) or filled from the host copy
 	upload, panel  [historyLen]float32                // ms: the host copy into GL's buffers; building the panel
+	wait           [historyLen]float32                // ms: waiting for the simulation goroutine's step
 	energy, moment [historyLen]float32
 	n, lastStep    int
 	bodies, pairs  int
@@ -62,6 +63,7 @@ func (s *statsHistory) addFrame(dt time.Duration, ft FrameTiming, draw time.Dura
 	s.panel[k] = float32(ft.Panel.Seconds() * 1000)
 	s.fill[k] = float32(ft.Fill.Seconds() * 1000)
 	s.upload[k] = float32(ft.Upload.Seconds() * 1000)
+	s.wait[k] = float32(ft.Wait.Seconds() * 1000)
 	s.draw[k] = float32(draw.Seconds() * 1000)
 	if dt > 0 {
 		s.fps = 0.9*s.fps + 0.1*float32(1/dt.Seconds())
@@ -141,12 +143,17 @@ func (s *statsHistory) show(a *App) {
 	// copy filled and uploaded), the drawing (the panel built, the draw calls submitted).
 	fill, upload := last(s.ordered(&s.fill)), last(s.ordered(&s.upload))
 	panel, draw := last(s.ordered(&s.panel)), last(s.ordered(&s.draw))
+	wait := last(s.ordered(&s.wait))
 	toGL := "to GL"
 	if a.frame.Device {
 		toGL = "to GL (interop)"
 	}
 	imgui.Textf("split: sim %.2f   %s %.2f   drawing %.2f ms", last(step), toGL, fill+upload, panel+draw)
 	imgui.Textf("  fill %.2f  upload %.2f  panel %.2f  draw %.2f", fill, upload, panel, draw)
+	tip("fill and panel leave out the wait below")
+	// The frame reads the world under the session's lock, which the simulation goroutine holds while
+	// it steps: a scene slower than real time keeps the frame waiting up to a step.
+	imgui.Textf("  waiting for the step %.2f ms", wait)
 	imgui.Textf("  the draw on the GPU %.2f ms (GL timer query)", a.gpuDraw.last)
 	// The stages the recent steps ran (a solver's plan runs some of sim's stages, not all).
 	line := ""

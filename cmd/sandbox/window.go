@@ -194,7 +194,7 @@ func printTimings(w io.Writer, t []ui.FrameTiming) {
 		{"fill", func(f ui.FrameTiming) time.Duration { return f.Fill }},
 		{"upload", func(f ui.FrameTiming) time.Duration { return f.Upload }},
 		{"draw", func(f ui.FrameTiming) time.Duration { return f.Draw }},
-		{"frame", func(f ui.FrameTiming) time.Duration { return f.Step + f.Panel + f.Fill + f.Upload + f.Draw }},
+		{"frame", func(f ui.FrameTiming) time.Duration { return f.Step + f.Panel + f.Fill + f.Upload + f.Draw + f.Wait }},
 	}
 	fmt.Fprintf(w, "%d frames timed\n%-6s %14s %14s\n", len(t), "part", "median ms", "mean ms")
 	for _, p := range parts {
