@@ -241,6 +241,7 @@ type capture struct {
 	started time.Time // when it started (its frame rate is frames over wall time)
 	last    string    // the last file written, or the last error
 	lastErr bool      // last is an error
+	seq     int       // counts the reports (the status line shows each new one)
 	// ffmpegErr is why MP4 cannot be made (nil: ffmpeg is installed), as of ffmpegChecked.
 	ffmpegErr     error
 	ffmpegChecked bool
@@ -268,9 +269,13 @@ func (c *capture) captureDir() string {
 }
 
 func (c *capture) report(path string, err error) {
+	c.seq++
 	if err != nil {
 		c.last, c.lastErr = err.Error(), true
 		return
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
 	c.last, c.lastErr = "saved "+path, false
 }
@@ -292,6 +297,7 @@ func (a *App) startVideo() {
 		return
 	}
 	c.video, c.started, c.last, c.lastErr = v, time.Now(), "recording to "+v.Dir, false
+	c.seq++
 }
 
 // stopVideo ends the recording, encoding it at the frame rate it was recorded at.

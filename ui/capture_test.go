@@ -174,6 +174,11 @@ func TestCaptureSectionByRealInput(t *testing.T) {
 	if len(shots) != 2 {
 		t.Fatalf("screenshots %v, want 2 (button, F12); last: %q", shots, d.a.capt.last)
 	}
+	// The status line says where F12's file went, with or without the Capture section open.
+	d.frames(1)
+	if m := d.a.panel.message; !strings.HasPrefix(m, "capture: saved "+dir) || !strings.HasSuffix(m, ".png") {
+		t.Errorf("status line after F12: %q, want the saved file", m)
+	}
 	for _, s := range shots {
 		img, err := readPNG(s)
 		if err != nil {

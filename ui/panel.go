@@ -22,6 +22,7 @@ type panelState struct {
 	message  string // the latest outcome: a command's, or the session's newest error
 	isErr    bool
 	errSeq   int    // the session's error count when message was set (see Session.ErrSeq)
+	captSeq  int    // the capture's report count when message was last set from it
 	heavy    string // a heavy preset waiting for the user to confirm loading it on software GL
 	editing  map[string][3]float32
 	openNow  map[string]bool // each section's open state in the last frame (remembered in the prefs)
@@ -213,6 +214,12 @@ func (a *App) header() {
 		if err := a.S.Err(); err != nil {
 			p.message, p.isErr = "error: "+err.Error(), true
 		}
+	}
+	// A capture's outcome too: F12 saves a screenshot with the Capture section closed, where its line
+	// would not be seen.
+	if c := &a.capt; c.seq != p.captSeq {
+		p.captSeq = c.seq
+		p.message, p.isErr = "capture: "+c.last, c.lastErr
 	}
 	msg := p.message
 	if msg == "" {
