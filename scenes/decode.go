@@ -447,7 +447,7 @@ func (d *decoder) cluster(n *node, path string, c *Cluster) {
 func (d *decoder) solver(n *node, path string) *Solver {
 	m := d.fields(n, path, "type", "iterations", "substeps", "friction", "warmStart",
 		"relax", "restitution", "contactHertz", "dampingRatio", "sleep", "directJoints", "penaltyStiffness", "penaltyDamping",
-		"relaxIterations", "jointDamping")
+		"relaxIterations", "jointDamping", "contactCache")
 	if m == nil {
 		return nil
 	}
@@ -463,6 +463,7 @@ func (d *decoder) solver(n *node, path string) *Solver {
 		DampingRatio:     d.optNumber(m, "dampingRatio", path),
 		Sleep:            d.optBool(m, "sleep", path),
 		DirectJoints:     d.optBool(m, "directJoints", path),
+		ContactCache:     d.optBool(m, "contactCache", path),
 		PenaltyStiffness: d.optNumber(m, "penaltyStiffness", path),
 		PenaltyDamping:   d.optNumber(m, "penaltyDamping", path),
 		RelaxIterations:  d.optInt(m, "relaxIterations", path),

@@ -52,6 +52,9 @@ type Solver struct {
 	Sleep        *bool    `json:"sleep,omitempty"`        // let resting islands sleep; default false
 	// DirectJoints solves the joints' equality rows directly (pgs, jacobi); default false.
 	DirectJoints *bool `json:"directJoints,omitempty"`
+	// ContactCache lets a touching pair reuse its contact points while its bodies barely move
+	// relative to each other (every solver but jacobi; sim.Settings.NoContactCache); default true.
+	ContactCache *bool `json:"contactCache,omitempty"`
 	// RelaxIterations is the relax passes per sub-step (pgs, jacobi, shapematch); default: the
 	// solver's. JointDamping (1/s) damps jointed bodies' relative motion (xpbd); default none.
 	RelaxIterations *int     `json:"relaxIterations,omitempty"`

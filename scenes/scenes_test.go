@@ -32,6 +32,8 @@ var invalidCases = []struct {
 	{"unknown solver", `{"solver": {"type": "newton"}, "bodies": []}`, "solver.type", `"newton"`},
 	{"direct joints under xpbd", `{"solver": {"type": "xpbd", "directJoints": true}, "bodies": []}`, "solver.directJoints", "true"},
 	{"direct joints not a bool", `{"solver": {"directJoints": 1}, "bodies": []}`, "solver.directJoints", "1"},
+	{"contact cache under jacobi", `{"solver": {"type": "jacobi", "contactCache": true}, "bodies": []}`, "solver.contactCache", "true"},
+	{"contact cache not a bool", `{"solver": {"contactCache": "on"}, "bodies": []}`, "solver.contactCache", "\"on\""},
 	{"second axis on a hinge", `{"bodies": [{"name": "a", "shape": {"type": "sphere", "radius": 1}}],
 		"joints": [{"type": "hinge", "bodyA": "a", "anchor": [0, 0, 0], "axis": [0, 0, 1], "axisB": [0, 1, 0]}]}`,
 		"joints[0].axisB", "[0, 1, 0]"},
@@ -217,7 +219,8 @@ const everything = `{
   "gravity": [0.5, -9.81, 0.25],
   "dt": 0.005,
   "solver": {"type": "jacobi", "iterations": 12, "substeps": 3, "friction": false, "warmStart": false,
-    "relax": false, "restitution": false, "contactHertz": 45.5, "dampingRatio": 2, "sleep": true},
+    "relax": false, "restitution": false, "contactHertz": 45.5, "dampingRatio": 2, "sleep": true,
+    "contactCache": false},
   "broadphase": "grid",
   "bodies": [
     {"name": "floor", "type": "static", "shape": {"type": "plane", "normal": [0, 2, 0], "offset": -1}, "friction": 0.9},

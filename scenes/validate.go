@@ -190,6 +190,10 @@ func (v *Solver) validate(c *check) {
 		c.num("solver.jointDamping", *v.JointDamping, 0, MaxJointDamping, false, " 1/s")
 		v.needs(c, "jointDamping", sim.ParamJointDamping, fmtNum(*v.JointDamping))
 	}
+	if v.ContactCache != nil && *v.ContactCache {
+		// Off is what a solver without the cache does anyway; on is refused where it would change nothing.
+		v.needs(c, "contactCache", sim.ParamContactCache, "true")
+	}
 	if v.DirectJoints != nil && *v.DirectJoints && v.Type != "" && c.err == nil {
 		if k, err := sim.ParseSolver(v.Type); err == nil && !sim.SolverOf(k).Params().Has(sim.ParamDirectJoints) {
 			c.fail("solver.directJoints", "the "+v.Type+" solver does not solve joints directly (pgs and jacobi do)", "true")

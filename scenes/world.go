@@ -52,6 +52,7 @@ func (s *Scene) Settings() sim.Settings {
 		set.NoRestitution = v.Restitution != nil && !*v.Restitution
 		set.Sleep = v.Sleep != nil && *v.Sleep
 		set.DirectJoints = v.DirectJoints != nil && *v.DirectJoints
+		set.NoContactCache = v.ContactCache != nil && !*v.ContactCache
 		if v.PenaltyStiffness != nil {
 			set.PenaltyStiffness = float32(*v.PenaltyStiffness)
 		}

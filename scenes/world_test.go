@@ -44,7 +44,7 @@ func TestWorldMapsEveryField(t *testing.T) {
 	set := w.Settings()
 	want := sim.Settings{Gravity: sim.Vec3{0.5, -9.81, 0.25}, Dt: 0.005, Solver: sim.Jacobi, Iterations: 12,
 		Substeps: 3, NoFriction: true, NoWarmStart: true, NoRelax: true, NoRestitution: true,
-		ContactHertz: 45.5, DampingRatio: 2, Broadphase: sim.Grid, Sleep: true}
+		ContactHertz: 45.5, DampingRatio: 2, Broadphase: sim.Grid, Sleep: true, NoContactCache: true}
 	if set != want {
 		t.Errorf("settings\n%+v, want\n%+v", set, want)
 	}

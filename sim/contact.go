@@ -50,6 +50,7 @@ type manifold struct {
 	drift       vec   // mean friction-anchor drift, refreshed with sep
 	slot        int32 // its batch times wideLanes plus its lane where the wide path prepared its rows; -1 otherwise
 	pts         [4]contactPoint
+	cache       manifoldCache // the points as the narrow phase last computed them (contact_cache.go)
 }
 
 // impulseSum is the impulses a manifold applies in a pass (Jacobi, penalty, restitution's record) or
@@ -179,10 +180,12 @@ func (w *World) narrowPhase(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	dt := w.settings.Dt
+	hint := 0
 	for k := lo; k < hi; k++ {
 		pr := p.pairs[k]
 		ia, ib := pr.A, pr.B
 		p.candN[k], p.candMesh[k] = 0, false
+		p.candFrom[k], p.candMargin[k] = -1, 0
 		if p.jointed(ia, ib) { // jointed bodies do not collide: gatherManifolds drops the pair
 			p.cand[k].Count = 0
 			p.meshCand[k] = p.meshCand[k][:0]
@@ -202,6 +205,13 @@ func (w *World) narrowPhase(lo, hi int) {
 				}
 			}
 			continue
+		}
+		if p.cacheOn {
+			p.candMargin[k] = margin
+			if p.reuse(b, k, ia, ib, margin, &hint) {
+				p.candN[k] = 1
+				continue
+			}
 		}
 		collide.Collide(&b.Shape[ia], geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]},
 			&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, margin, &p.cand[k])
@@ -254,6 +264,7 @@ func (w *World) gatherManifolds() {
 	chunks := (len(p.pairs) + gatherChunk - 1) / gatherChunk
 	p.gatherAt = resize(p.gatherAt, chunks+1)
 	p.gatherPoints = resize(p.gatherPoints, chunks)
+	p.gatherReused = resize(p.gatherReused, chunks)
 	n := int32(0)
 	for g := range chunks {
 		p.gatherAt[g] = n
@@ -268,10 +279,12 @@ func (w *World) gatherManifolds() {
 	p.manifolds = p.manifolds[:n]
 	p.manSub = resize(p.manSub, int(n))
 	p.pool.run(chunks, gatherGrain, p.fnGatherFill)
-	contacts := 0
-	for _, c := range p.gatherPoints {
+	contacts, reused := 0, 0
+	for g, c := range p.gatherPoints {
 		contacts += int(c)
+		reused += int(p.gatherReused[g])
 	}
+	w.Stats.Reused = reused
 	w.Stats.Manifolds = len(p.manifolds)
 	w.Stats.Contacts = contacts
 }
@@ -281,7 +294,7 @@ func (w *World) gatherFill(g int) {
 	p := &w.pipe
 	b := &w.Bodies
 	at := p.gatherAt[g]
-	points := int32(0)
+	points, reused := int32(0), int32(0)
 	add := func(k int, sub int32, c *collide.Manifold) {
 		ia, ib := p.pairs[k].A, p.pairs[k].B
 		m := &p.manifolds[at]
@@ -291,6 +304,12 @@ func (w *World) gatherFill(g int) {
 		m.restitution = max(b.Restitution[ia], b.Restitution[ib])
 		for i := 0; i < c.Count; i++ {
 			m.pts[i].id = c.Points[i].ID
+		}
+		if p.cacheOn && sub < 0 {
+			p.keepCache(b, m, k, c)
+			if p.candFrom[k] >= 0 {
+				reused++
+			}
 		}
 		p.manSub[at] = sub
 		at++
@@ -310,6 +329,7 @@ func (w *World) gatherFill(g int) {
 		}
 	}
 	p.gatherPoints[g] = points
+	p.gatherReused[g] = reused
 }
 
 // findPrev returns the index of last step's first manifold for the pair (a, b), or -1, and where

@@ -136,6 +136,12 @@ type Settings struct {
 	NoRelax       bool // skip the relax pass (keeps the bias velocity in the bodies: bouncier stacks)
 	NoRestitution bool // ignore restitution coefficients
 
+	// NoContactCache makes the narrow phase test every touching pair afresh each step. By default a
+	// pair whose relative pose moved less than CacheMaxShift and turned less than CacheMaxTurn since
+	// its points were computed reuses them, moved with the bodies (Jolt's body pair cache), as the
+	// solvers with ParamContactCache do (every solver but Jacobi, whose CPU step matches the GPU's).
+	NoContactCache bool
+
 	ContactHertz         float32 // contact stiffness; 0 means 120 (PGS) or 240 (Jacobi), capped at a quarter of the sub-step rate
 	DampingRatio         float32 // contact damping ratio; 0 means 10
 	MaxPushOut           float32 // cap on the velocity that resolves overlap, m/s; 0 means 3

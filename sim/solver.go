@@ -69,13 +69,14 @@ const (
 	ParamDirectJoints                           // Settings.DirectJoints
 	ParamPenaltyStiffness                       // Settings.PenaltyStiffness
 	ParamPenaltyDamping                         // Settings.PenaltyDamping
+	ParamContactCache                           // Settings.NoContactCache
 	numParams                 = iota
 )
 
 // paramNames are the params' names as scene files spell them.
 var paramNames = [numParams]string{"substeps", "iterations", "relaxIterations", "warmStart", "relax", "friction",
 	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping", "directJoints",
-	"penaltyStiffness", "penaltyDamping"}
+	"penaltyStiffness", "penaltyDamping", "contactCache"}
 
 // Has reports whether the set p holds every param of q.
 func (p Param) Has(q Param) bool { return p&q == q }

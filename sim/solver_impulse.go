@@ -31,7 +31,8 @@ func (impulseSolver) Kind() SolverKind { return Impulse }
 
 // Params: sub-steps, sweeps, friction and restitution with its threshold.
 func (impulseSolver) Params() Param {
-	return ParamSubsteps | ParamIterations | ParamFriction | ParamRestitution | ParamRestitutionThreshold
+	return ParamSubsteps | ParamIterations | ParamFriction | ParamRestitution | ParamRestitutionThreshold |
+		ParamContactCache
 }
 
 // Plan: the collision stages, then Substeps times integrate velocities, Iterations sweeps of impulses,

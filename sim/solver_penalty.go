@@ -29,7 +29,7 @@ func (penaltySolver) Kind() SolverKind { return Penalty }
 
 // Params: sub-steps, friction, and the springs' stiffness and damping.
 func (penaltySolver) Params() Param {
-	return ParamSubsteps | ParamFriction | ParamPenaltyStiffness | ParamPenaltyDamping
+	return ParamSubsteps | ParamFriction | ParamPenaltyStiffness | ParamPenaltyDamping | ParamContactCache
 }
 
 // Plan: the collision stages, then Substeps times the contact forces (and a pass of the joints' rows),

@@ -10,7 +10,7 @@ type pgsSolver struct{}
 func (pgsSolver) Kind() SolverKind { return PGS }
 
 // Params are the soft step's, and the direct joint solve.
-func (pgsSolver) Params() Param { return softParams | ParamDirectJoints }
+func (pgsSolver) Params() Param { return softParams | ParamDirectJoints | ParamContactCache }
 
 // Plan is the soft step with one restitution pass.
 func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, p) }

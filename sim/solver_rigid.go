@@ -31,7 +31,7 @@ func (rigidSolver) Kind() SolverKind { return Rigid }
 // Params: sub-steps, velocity passes (iterations), warm starting, friction and restitution.
 func (rigidSolver) Params() Param {
 	return ParamSubsteps | ParamIterations | ParamWarmStart | ParamFriction |
-		ParamRestitution | ParamRestitutionThreshold
+		ParamRestitution | ParamRestitutionThreshold | ParamContactCache
 }
 
 // Plan: the collision stages, then per sub-step integrate velocities, warm start, the velocity

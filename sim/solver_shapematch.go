@@ -23,7 +23,7 @@ type shapeMatchSolver struct{}
 func (shapeMatchSolver) Kind() SolverKind { return ShapeMatch }
 
 // Params are PGS's soft-step settings.
-func (shapeMatchSolver) Params() Param { return softParams }
+func (shapeMatchSolver) Params() Param { return softParams | ParamContactCache }
 
 // Plan is PGS's soft step with the shape-match stage after each sub-step's integrate velocities.
 func (shapeMatchSolver) Plan(s *Settings, p Plan) Plan {

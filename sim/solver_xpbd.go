@@ -498,7 +498,7 @@ func (xpbdSolver) Kind() SolverKind { return XPBD }
 // damping is its own.
 func (xpbdSolver) Params() Param {
 	return ParamSubsteps | ParamIterations | ParamFriction | ParamRestitution | ParamRestitutionThreshold |
-		ParamJointDamping
+		ParamJointDamping | ParamContactCache
 }
 
 // Plan is Substeps times (integrate velocities, predict the poses, Iterations position passes, derive

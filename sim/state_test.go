@@ -108,6 +108,10 @@ func TestStepAfterRestoreEqualsStepWithout(t *testing.T) {
 					t.Fatalf("no body asleep after %d steps: the sleeping case tests nothing", c.warm)
 				}
 			}
+			if c.edit == nil && c.preset == "pyramid" && a.Stats.Reused != a.Stats.Manifolds {
+				t.Fatalf("%d of %d manifolds from the contact cache: the saved state should hold the cache of every one",
+					a.Stats.Reused, a.Stats.Manifolds)
+			}
 			if c.poke != nil {
 				c.poke(a)
 			}

@@ -36,8 +36,13 @@ type pipeline struct {
 	manSub       []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
 	candN        []int32              // per pair: the manifolds it gives (narrowPhase)
 	candMesh     []bool               // per pair: a mesh's (its manifolds are in meshCand)
+	candFrom     []int32              // per pair: the prev manifold whose cached points it reused, or -1
+	candMargin   []float32            // per pair: the margin its points were made with (the cache's)
+	cacheOn      bool                 // the narrow phase reuses cached manifolds (contact_cache.go)
+	speculative  float32              // Settings.Speculative, for the cache
 	gatherAt     []int32              // per chunk of gatherChunk pairs: its first manifold
 	gatherPoints []int32              // per chunk of gatherChunk pairs: its manifolds' points
+	gatherReused []int32              // per chunk of gatherChunk pairs: its manifolds reused from the cache
 	manifolds    []manifold
 	prev         []manifold   // last step's, sorted by (a, b): warm starting and Contacts
 	sums         []impulseSum // per manifold: the impulses it recorded for gatherImpulses
@@ -500,6 +505,10 @@ func (w *World) narrowPhaseAll() {
 	p.cand = resize(p.cand, len(p.pairs))
 	p.candN = resize(p.candN, len(p.pairs))
 	p.candMesh = resize(p.candMesh, len(p.pairs))
+	p.candFrom = resize(p.candFrom, len(p.pairs))
+	p.candMargin = resize(p.candMargin, len(p.pairs))
+	p.cacheOn = !w.settings.NoContactCache && p.solver.Params().Has(ParamContactCache)
+	p.speculative = w.settings.Speculative
 	if len(p.meshCand) < len(p.pairs) {
 		p.meshCand = append(p.meshCand, make([][]collide.Manifold, len(p.pairs)-len(p.meshCand))...)
 	}

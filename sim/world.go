@@ -30,8 +30,11 @@ type Stats struct {
 	Pairs     int     // broad-phase pairs
 	Manifolds int     // touching pairs (manifolds with at least one point)
 	Contacts  int     // contact points
-	Colors    int     // graph colours used by PGS (0 for Jacobi)
-	Asleep    int     // sleeping bodies after the step (Settings.Sleep)
+	// Reused is how many of the manifolds reused their points from the contact cache instead of a
+	// fresh test (Settings.NoContactCache).
+	Reused int
+	Colors int // graph colours used by PGS (0 for Jacobi)
+	Asleep int // sleeping bodies after the step (Settings.Sleep)
 	// Handed is how many of the step's loops went to the worker goroutines; 0 when the whole step ran
 	// on the calling goroutine, as a small scene's does at any worker count (a loop is handed over only
 	// when it gives each of two workers enough work to pay for the hand-off).

@@ -464,6 +464,13 @@ func (a *App) simulationSection() {
 		}
 		tip("damps the relative motion of jointed bodies (XPBD's velocity pass)")
 	}
+	if params.Has(sim.ParamContactCache) {
+		cc := !set.NoContactCache
+		if g.checkbox("contact cache", &cc) {
+			edit("contact cache", func(s *sim.Settings) { s.NoContactCache = !cc })
+		}
+		tip("reuse a touching pair's contact points while its bodies move less than 1 mm and 2 degrees\nrelative to each other (Stats: touching pairs, how many reused)")
+	}
 	if params.Has(sim.ParamDirectJoints) && caps.DirectJoints {
 		dj := set.DirectJoints
 		if g.checkbox("direct joints", &dj) {

@@ -715,3 +715,41 @@ func TestTheWindowPutsARestingStackToSleepAndSaysSo(t *testing.T) {
 		t.Errorf("sleeping clicked off: %d asleep, the Stats line's count %d (want none)", asleep, d.a.stats.asleep)
 	}
 }
+
+// The contact cache's checkbox turns the cache off and on, and its effect is the step's: with it on
+// a resting stack's touching pairs reuse their points (sim.Stats.Reused), with it off none does. It
+// is not offered under Jacobi, whose CPU step matches the GPU's narrow phase.
+func TestContactCacheCheckboxByRealInput(t *testing.T) {
+	d := drive(t, Options{Scene: "stack"})
+	set := func() (s sim.Settings) { d.world(func(w *sim.World) { s = w.Settings() }); return }
+	stats := func() (touching, reused int) {
+		d.world(func(w *sim.World) { touching, reused = w.Stats.Manifolds, w.Stats.Reused })
+		return
+	}
+	d.click("simulation/sleeping") // the stack would fall asleep and touch nothing
+	d.frames(5)
+	if set().Sleep {
+		t.Fatal("sleeping still on after clicking it off")
+	}
+	if n, r := stats(); n == 0 || r != n {
+		t.Errorf("cache on, the resting stack: %d of %d touching pairs reused their points, want all", r, n)
+	}
+	d.click("simulation/contact cache")
+	d.frames(3)
+	if !set().NoContactCache {
+		t.Fatal("the contact cache still on after clicking it off")
+	}
+	if n, r := stats(); n == 0 || r != 0 {
+		t.Errorf("cache off: %d of %d touching pairs reused their points, want none", r, n)
+	}
+	d.click("simulation/contact cache")
+	d.frames(3)
+	if n, r := stats(); set().NoContactCache || n == 0 || r != n {
+		t.Errorf("cache back on (off %v): %d of %d touching pairs reused their points, want all", set().NoContactCache, r, n)
+	}
+	d.choose("simulation/solver", "jacobi")
+	d.frames(2)
+	if d.has("simulation/contact cache") {
+		t.Error("Jacobi offers the contact cache, which it does not use")
+	}
+}

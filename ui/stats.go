@@ -24,6 +24,8 @@ type statsHistory struct {
 	n, lastStep    int
 	bodies, pairs  int
 	contacts       int
+	touching       int // manifolds
+	reused         int // manifolds whose points the contact cache reused, -1 with the cache off
 	joints         int
 	asleep         int // bodies asleep, -1 with sleeping off
 	fps            float32
@@ -107,6 +109,10 @@ func (s *statsHistory) sampleStep(w *sim.World) {
 	}
 	s.step[k] = float32(w.Stats.Timings.Total().Seconds() * 1000)
 	s.bodies, s.pairs, s.contacts, s.joints = w.Bodies.Len(), w.Stats.Pairs, w.Stats.Contacts, w.NumJoints()
+	s.touching, s.reused = w.Stats.Manifolds, w.Stats.Reused
+	if set := w.Resolved(); set.NoContactCache || !sim.SolverOf(set.Solver).Params().Has(sim.ParamContactCache) || w.Backend() != nil {
+		s.reused = -1
+	}
 	s.asleep = -1
 	if w.Settings().Sleep {
 		s.asleep = w.Stats.Asleep
@@ -135,6 +141,11 @@ func (s *statsHistory) show(a *App) {
 		imgui.Textf("bodies %d (%d asleep)  pairs %d  contacts %d  joints %d", s.bodies, s.asleep, s.pairs, s.contacts, s.joints)
 	} else {
 		imgui.Textf("bodies %d  pairs %d  contacts %d  joints %d", s.bodies, s.pairs, s.contacts, s.joints)
+	}
+	if s.reused >= 0 {
+		imgui.Textf("touching pairs %d, %d reusing cached points", s.touching, s.reused)
+	} else {
+		imgui.Textf("touching pairs %d (contact cache off)", s.touching)
 	}
 	fr := s.ordered(&s.frame)
 	step := s.ordered(&s.step)

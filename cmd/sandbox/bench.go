@@ -61,6 +61,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	var bvhStages [bvh.NumStages][]float64
 	rebuilds := 0
 	handed := make([]float64, 0, *steps) // loops handed to the helper workers, per timed step
+	reused, made := 0, 0                 // manifolds over the timed steps: from the contact cache, in all
 	gap := float32(0)                    // the joints' largest anchor gap over the timed steps (CPU backend)
 	total := make([]float64, 0, *steps)
 	if *cpuProfile != "" {
@@ -90,6 +91,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		if w.Backend() == nil {
 			gap = max(gap, w.MaxJointGap())
 			handed = append(handed, float64(w.Stats.Handed))
+			reused += w.Stats.Reused
+			made += w.Stats.Manifolds
 		}
 		if b := &w.Stats.BVH; b.Used {
 			for s := range bvh.NumStages {
@@ -167,6 +170,13 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, ", %d asleep", st.Asleep)
 	}
 	fmt.Fprintln(stdout)
+	if w.Backend() == nil && made > 0 {
+		if set.NoContactCache || !sim.SolverOf(set.Solver).Params().Has(sim.ParamContactCache) {
+			fmt.Fprintf(stdout, "contact cache: off (every touching pair tested afresh each step)\n")
+		} else {
+			fmt.Fprintf(stdout, "contact cache: %.1f%% of the timed steps' manifolds reused their points\n", 100*float64(reused)/float64(made))
+		}
+	}
 	if w.NumJoints() > 0 && w.Backend() == nil {
 		fmt.Fprintf(stdout, "joints: largest anchor gap (ball, hinge, fixed) over the timed steps %.3g m\n", gap)
 	}

@@ -28,6 +28,7 @@ type worldFlags struct {
 	contactHertz float64
 	jointDamping float64
 	directJoints string // "on", "off" or "": keep
+	contactCache string // "on", "off" or "": keep
 	scalar       bool   // PGS's scalar contact and joint passes even where the build has the wide ones
 }
 
@@ -42,6 +43,7 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.contactHertz, "contact-hertz", 0, "override the contact stiffness, Hz (pgs, jacobi; 0: keep)")
 	fs.Float64Var(&f.jointDamping, "joint-damping", 0, "joint damping, 1/s (xpbd; 0: keep)")
 	fs.StringVar(&f.directJoints, "direct-joints", "", "solve the joints' equality rows directly: on or off (pgs, jacobi; empty: keep)")
+	fs.StringVar(&f.contactCache, "contact-cache", "", "reuse a touching pair's contact points while its bodies barely move relative to each other: on or off (every solver but jacobi; empty: keep)")
 	fs.BoolVar(&f.scalar, "scalar", false, "PGS's scalar contact and joint passes even where the build has the wide (SIMD) ones: the same results, slower")
 	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild every step)")
 }
@@ -62,6 +64,8 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "sandbox %s: -joint-damping must be in [0, 10000], got %g\n", cmd, f.jointDamping)
 	case f.directJoints != "" && f.directJoints != "on" && f.directJoints != "off":
 		fmt.Fprintf(stderr, "sandbox %s: -direct-joints must be on or off, got %q\n", cmd, f.directJoints)
+	case f.contactCache != "" && f.contactCache != "on" && f.contactCache != "off":
+		fmt.Fprintf(stderr, "sandbox %s: -contact-cache must be on or off, got %q\n", cmd, f.contactCache)
 	case f.workers < 0:
 		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
 	case !(f.refit == 0 || f.refit >= 1 && f.refit <= 1000):
@@ -199,6 +203,7 @@ func (f *worldFlags) applySettings(w *sim.World) error {
 		{"-contact-hertz", sim.ParamContactHertz, f.contactHertz != 0, func() { set.ContactHertz = float32(f.contactHertz) }},
 		{"-joint-damping", sim.ParamJointDamping, f.jointDamping != 0, func() { set.JointDamping = float32(f.jointDamping) }},
 		{"-direct-joints", sim.ParamDirectJoints, f.directJoints != "", func() { set.DirectJoints = f.directJoints == "on" }},
+		{"-contact-cache", sim.ParamContactCache, f.contactCache != "", func() { set.NoContactCache = f.contactCache == "off" }},
 	} {
 		if !o.given {
 			continue

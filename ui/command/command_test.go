@@ -934,7 +934,8 @@ func saveAndReload(t *testing.T, s *Session) (*scenes.Scene, *Session) {
 
 // Save and Snapshot/Restore keep every solver setting the panel sets, each under a solver that reads
 // it: a scene loaded from the file, or the restored world, has the same settings. (They used to drop
-// sleeping, the direct joint solve, the broad phase, the relax passes and XPBD's joint damping.)
+// sleeping, the direct joint solve, the broad phase, the relax passes and XPBD's joint damping; the
+// contact cache turned off is kept too.)
 func TestSaveAndRestoreKeepThePanelsSettings(t *testing.T) {
 	for _, edit := range []func(*sim.Settings){
 		func(s *sim.Settings) {
@@ -943,6 +944,7 @@ func TestSaveAndRestoreKeepThePanelsSettings(t *testing.T) {
 		},
 		func(s *sim.Settings) {
 			s.Solver, s.JointDamping, s.Substeps, s.Broadphase = sim.XPBD, 7.5, 12, sim.Grid
+			s.NoContactCache = true
 		},
 		func(s *sim.Settings) { s.Solver, s.PenaltyStiffness, s.PenaltyDamping = sim.Penalty, 5e4, 30 },
 	} {

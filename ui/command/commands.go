@@ -412,6 +412,9 @@ func (s *Session) currentScene() *scenes.Scene {
 	if set.DirectJoints && params.Has(sim.ParamDirectJoints) {
 		sv.DirectJoints = boolp(true)
 	}
+	if set.NoContactCache && params.Has(sim.ParamContactCache) {
+		sv.ContactCache = boolp(false)
+	}
 	if set.PenaltyStiffness > 0 && params.Has(sim.ParamPenaltyStiffness) {
 		sv.PenaltyStiffness = fp(set.PenaltyStiffness)
 	}
