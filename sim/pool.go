@@ -27,6 +27,14 @@ func (p *pool) handed() int {
 	return p.p.Handed()
 }
 
+// stalls is the number of stalls seen so far (workpool.Pool.Stalls).
+func (p *pool) stalls() int {
+	if p == nil {
+		return 0
+	}
+	return p.p.Stalls()
+}
+
 // close stops the worker goroutines; calling it again does nothing.
 func (p *pool) close() {
 	if p != nil {

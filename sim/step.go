@@ -393,7 +393,7 @@ const (
 // world is then left as the step made it.
 func (w *World) Step() error {
 	if w.backend != nil {
-		w.Stats.Handed = 0
+		w.Stats.Handed, w.Stats.Stalls = 0, 0
 		return w.stepBackend()
 	}
 	if err := w.settings.Check(); err != nil {
@@ -410,7 +410,7 @@ func (w *World) Step() error {
 	*st = Timings{}
 	w.Broken = w.Broken[:0]
 	w.Stats.Asleep = 0
-	handed := p.pool.handed()
+	handed, stalls := p.pool.handed(), p.pool.stalls()
 	t := time.Now()
 	for _, op := range w.plan() {
 		w.runStage(op)
@@ -419,6 +419,7 @@ func (w *World) Step() error {
 		t = now
 	}
 	w.Stats.Handed = p.pool.handed() - handed
+	w.Stats.Stalls = p.pool.stalls() - stalls
 	w.StepCount++
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
 	return w.checkBlowUp()

@@ -39,6 +39,9 @@ type Stats struct {
 	// on the calling goroutine, as a small scene's does at any worker count (a loop is handed over only
 	// when it gives each of two workers enough work to pay for the hand-off).
 	Handed int
+	// Stalls is how many times in the step a helper kept the caller waiting for a chunk it had taken
+	// (its core taken away): the loops after each ran on the caller alone for a while (workpool).
+	Stalls int
 
 	// BVH breaks the broad stage down when the LBVH ran it (BVH.Used): its wall time per stage
 	// (zero for the build stages on a step that refitted) and whether it rebuilt the tree.

@@ -62,6 +62,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	rebuilds := 0
 	handed := make([]float64, 0, *steps) // loops handed to the helper workers, per timed step
 	reused, made := 0, 0                 // manifolds over the timed steps: from the contact cache, in all
+	stalls := 0                          // helpers that stalled over the timed steps
 	gap := float32(0)                    // the joints' largest anchor gap over the timed steps (CPU backend)
 	total := make([]float64, 0, *steps)
 	if *cpuProfile != "" {
@@ -92,6 +93,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			gap = max(gap, w.MaxJointGap())
 			handed = append(handed, float64(w.Stats.Handed))
 			reused += w.Stats.Reused
+			stalls += w.Stats.Stalls
 			made += w.Stats.Manifolds
 		}
 		if b := &w.Stats.BVH; b.Used {
@@ -187,6 +189,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "workers: every loop of every timed step ran on the calling goroutine (too small to hand out)\n")
 		} else {
 			fmt.Fprintf(stdout, "workers: %.0f loops a step handed to the %d helpers (median; at most %.0f)\n", median(handed), set.Workers-1, mx)
+		}
+		if stalls > 0 {
+			fmt.Fprintf(stdout, "workers: a helper stalled %d times over the timed steps (its core taken away); the loops after each ran on the calling goroutine for a while\n", stalls)
 		}
 	}
 	if len(bvhStages[0]) > 0 {

@@ -28,12 +28,40 @@ import (
 // Between loops a helper spins for a while (Spin) watching for the next one before it goes to sleep
 // on its doorbell: a solver step runs hundreds of loops a few microseconds apart, and waking a
 // sleeping goroutine's thread costs about as much as one of them.
+//
+// A helper that joined a loop can still lose its core in the middle of a chunk (on a shared machine
+// its virtual CPU is descheduled for milliseconds), and the caller must wait for that chunk. When the
+// caller waits longer than StallWait and more than twice as long as its own share of the loop took,
+// that was such a stall: the pool then runs every loop on the caller alone for a while (MinSolo, doubling up to
+// MaxSolo while the stalls come back as soon as it hands loops out again), and hands them out again
+// after it. Which worker runs a chunk changes no result, so this changes only the time.
 type Pool struct {
 	workers int
 	handed  int             // loops handed to the helpers (Handed)
+	stalls  int             // stalls seen (Stalls)
+	solo    int64           // until this time (clock), every loop runs on the caller; 0: none
+	soloEnd int64           // when the last solo period ended (clock)
+	backoff int64           // the next solo period, ns
 	bell    []chan struct{} // one doorbell per helper, buffered: ringing never blocks
 	job     job
 }
+
+// StallWait is the least wait for a helper's chunk that counts as a stall (and more than twice the
+// caller's own share of the loop): shorter hiccups, a few hundred microseconds each, cost less than
+// the loops run alone would.
+const StallWait = time.Millisecond
+
+// MinSolo and MaxSolo bound how long the pool runs every loop on the caller after a helper stalled.
+const (
+	MinSolo = 10 * time.Millisecond
+	MaxSolo = 640 * time.Millisecond
+)
+
+// epoch is the origin of clock.
+var epoch = time.Now()
+
+// clock returns the monotonic time in nanoseconds since the package started (about 30 ns).
+func clock() int64 { return int64(time.Since(epoch)) }
 
 // Spin is how long a helper watches for the next loop before it sleeps.
 const Spin = 200 * time.Microsecond
@@ -171,6 +199,14 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 		fn(0, 0, n)
 		return
 	}
+	if p.solo != 0 {
+		if now := clock(); now < p.solo {
+			fn(0, 0, n)
+			return
+		} else {
+			p.solo, p.soloEnd = 0, now
+		}
+	}
 	// About four chunks per worker balances load without much contention; the chunks are equal to
 	// within an item, so each holds at least minChunk.
 	chunks := min(4*p.workers, n/minChunk)
@@ -192,24 +228,45 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 		default: // a ring is pending already: the helper will look at the current loop when it wakes
 		}
 	}
+	t0 := clock()
 	j.drain(0)
+	t1 := clock()
 	j.epoch.Store(e | closed)
 	// A helper that joined is finishing its chunk: wait for it spinning. Yielding costs a goroutine
 	// locked to its thread (the window's, the benchmark's) a hand-off of its P to another thread and
 	// back, tens of microseconds; it yields only after Spin, in case the helper needs this P to run
 	// (more workers than GOMAXPROCS).
 	var deadline time.Time
+	long := false
 	for spin := 1; j.active.Load() != 0; spin++ {
 		pause()
 		if spin&255 == 0 {
 			if deadline.IsZero() {
 				deadline = time.Now().Add(Spin)
 			} else if time.Now().After(deadline) {
+				long = true
 				runtime.Gosched()
 			}
 		}
 	}
 	j.fn = nil
+	if long {
+		if t2 := clock(); t2-t1 > int64(StallWait) && t2-t1 > 2*(t1-t0) {
+			p.stalled(t2)
+		}
+	}
+}
+
+// stalled starts a solo period at now: MinSolo, or twice the last one when the stall came soon after
+// that one ended (the helpers' cores are still taken), at most MaxSolo.
+func (p *Pool) stalled(now int64) {
+	p.stalls++
+	if p.soloEnd != 0 && now-p.soloEnd < 2*p.backoff {
+		p.backoff = min(2*p.backoff, int64(MaxSolo))
+	} else {
+		p.backoff = int64(MinSolo)
+	}
+	p.solo = now + p.backoff
 }
 
 // ownChunks returns the chunks worker w of workers owns in a loop of chunks chunks.
@@ -238,6 +295,16 @@ func (p *Pool) Handed() int {
 		return 0
 	}
 	return p.handed
+}
+
+// Stalls returns how many times a helper that joined a loop kept the caller waiting past StallWait and
+// past the caller's own share of the loop, each of which made the pool run its loops on the caller
+// alone for a while. Like Run, it is for the caller's goroutine.
+func (p *Pool) Stalls() int {
+	if p == nil {
+		return 0
+	}
+	return p.stalls
 }
 
 // Workers returns the number of workers, the caller included: the bound on the worker argument of

@@ -194,3 +194,59 @@ func TestHandedCountsOnlySplitLoops(t *testing.T) {
 		t.Errorf("nil pool: Handed %d, want 0", h)
 	}
 }
+
+// A helper that joins a loop and then holds its chunk for milliseconds (as one whose core was taken
+// does) is a stall: the loops after it run on the caller alone for MinSolo, and are handed out
+// again after it. The solo period doubles when the stall comes back as soon as it ends.
+func TestAStalledHelperMakesTheLoopsRunOnTheCaller(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	var helped atomic.Bool
+	stallLoop := func(worker, lo, hi int) {
+		if worker != 0 {
+			helped.Store(true)
+			time.Sleep(3 * time.Millisecond)
+		}
+	}
+	// The helper may be slow to join (a loaded machine): try until it ran a chunk.
+	for try := 0; p.Stalls() == 0; try++ {
+		if try == 200 {
+			t.Skip("the helper never joined a loop")
+		}
+		helped.Store(false)
+		p.Run(64, 1, stallLoop)
+		if helped.Load() && p.Stalls() == 0 {
+			t.Fatal("the caller waited 3 ms for the helper's chunk and saw no stall")
+		}
+	}
+	start := time.Now()
+	handed := p.Handed()
+	var byHelper atomic.Int32
+	count := func(worker, lo, hi int) {
+		if worker != 0 {
+			byHelper.Add(1)
+		}
+	}
+	for time.Since(start) < MinSolo/2 {
+		p.Run(64, 1, count)
+	}
+	if p.Handed() != handed || byHelper.Load() != 0 {
+		t.Errorf("within the solo period %d loops were handed out and the helper ran %d chunks, want none",
+			p.Handed()-handed, byHelper.Load())
+	}
+	time.Sleep(MinSolo)
+	p.Run(64, 1, count)
+	if p.Handed() != handed+1 {
+		t.Errorf("after the solo period the loop was not handed out (%d handed)", p.Handed()-handed)
+	}
+	// Stall again right after the period ended: the next period is twice as long.
+	for try := 0; p.Stalls() == 1; try++ {
+		if try == 200 {
+			t.Skip("the helper never joined a loop")
+		}
+		p.Run(64, 1, stallLoop)
+	}
+	if p.backoff != 2*int64(MinSolo) {
+		t.Errorf("solo period %v after a stall right after the first period, want %v", time.Duration(p.backoff), 2*MinSolo)
+	}
+}
