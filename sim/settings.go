@@ -177,7 +177,7 @@ type Settings struct {
 	SleepTime float32 // seconds at rest before an island sleeps; 0 means 0.5
 	// BVHRefit lets the LBVH refit its tree instead of rebuilding it while the tree's cost stays within
 	// this factor of a fresh build's (bvh.LBVH.RefitGrowth). 0 means DefaultBVHRefit; 1 (or less)
-	// rebuilds every step.
+	// rebuilds it on every query (the broad phase runs only when a body leaves its grown box: FatMargin).
 	BVHRefit float32
 }
 

@@ -31,6 +31,13 @@ type pipeline struct {
 
 	// per pair and manifold
 	pairs        []broad.Pair
+	fat          []geom.AABB  // per body: its box grown by FatMargin when the broad phase last ran (broad_keep.go)
+	fatMoving    []bool       // per body: its moving flag then
+	fatPairs     []broad.Pair // the pairs of the grown boxes
+	fatOK        bool         // fat, fatMoving and fatPairs hold a query
+	fatMargin    float32      // how much the query grew the boxes: FatMargin, or 0 (broad_keep.go)
+	fatUses      int          // steps since the query that kept its pairs
+	fatWait      int          // queries left with no margin before the next grown one
 	cand         []collide.Manifold
 	meshCand     [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
 	manSub       []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
@@ -489,15 +496,34 @@ func (w *World) runStage(op Op) {
 	}
 }
 
-// broadPhase finds the pairs of overlapping boxes with the selected broad phase.
+// broadPhase finds the pairs of overlapping boxes: from the last query's pairs when every body is
+// still inside the box that query used (keptPairs), else with the selected broad phase.
 func (w *World) broadPhase() {
 	p := &w.pipe
-	p.pairs = p.broad.Pairs(p.boxes, p.dynamic, p.pairs)
-	w.Stats.Pairs = len(p.pairs)
 	w.Stats.BVH = BVHStats{}
-	if t, ok := p.broad.(*bvh.LBVH); ok {
-		w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
+	w.Stats.PairsKept = w.keptPairs()
+	if w.Stats.PairsKept {
+		p.fatUses++
+	} else {
+		w.queryFat()
+		if t, ok := p.broad.(*bvh.LBVH); ok {
+			w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
+		}
 	}
+	if p.fatMargin == 0 {
+		p.pairs = append(p.pairs[:0], p.fatPairs...) // the boxes' own pairs
+	} else {
+		// The pairs whose own boxes overlap, in the query's order: exactly what the broad phase gives
+		// for the boxes themselves (every box lies inside its grown one, so every such pair is among
+		// the grown boxes' pairs, and the moving flags are the query's).
+		p.pairs = p.pairs[:0]
+		for _, pr := range p.fatPairs {
+			if a, b := &p.boxes[pr.A], &p.boxes[pr.B]; boxesOverlap(a, b) {
+				p.pairs = append(p.pairs, pr)
+			}
+		}
+	}
+	w.Stats.Pairs = len(p.pairs)
 }
 
 // narrowPhaseAll makes the manifolds of every pair and matches them with last step's.

@@ -42,6 +42,9 @@ type Stats struct {
 	// Stalls is how many times in the step a helper kept the caller waiting for a chunk it had taken
 	// (its core taken away): the loops after each ran on the caller alone for a while (workpool).
 	Stalls int
+	// PairsKept: the broad phase did not run; its pairs came from the last query, whose boxes, grown
+	// by FatMargin, still held every body's (broad_keep.go).
+	PairsKept bool
 
 	// BVH breaks the broad stage down when the LBVH ran it (BVH.Used): its wall time per stage
 	// (zero for the build stages on a step that refitted) and whether it rebuilt the tree.

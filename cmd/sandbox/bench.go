@@ -60,6 +60,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	var stages [sim.NumStages][]float64 // ms per timed step
 	var bvhStages [bvh.NumStages][]float64
 	rebuilds := 0
+	kept := 0                            // timed steps that kept the last query's pairs
 	handed := make([]float64, 0, *steps) // loops handed to the helper workers, per timed step
 	reused, made := 0, 0                 // manifolds over the timed steps: from the contact cache, in all
 	stalls := 0                          // helpers that stalled over the timed steps
@@ -95,6 +96,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			reused += w.Stats.Reused
 			stalls += w.Stats.Stalls
 			made += w.Stats.Manifolds
+		}
+		if w.Stats.PairsKept {
+			kept++
 		}
 		if b := &w.Stats.BVH; b.Used {
 			for s := range bvh.NumStages {
@@ -194,11 +198,15 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "workers: a helper stalled %d times over the timed steps (its core taken away); the loops after each ran on the calling goroutine for a while\n", stalls)
 		}
 	}
-	if len(bvhStages[0]) > 0 {
-		if rebuilds == *steps {
-			fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps (never refitted)\n", rebuilds, *steps)
+	if w.Backend() == nil {
+		fmt.Fprintf(stdout, "broad phase: queried on %d of %d timed steps; the others kept the last query's pairs (no body had left its box grown by %g m)\n",
+			*steps-kept, *steps, sim.FatMargin)
+	}
+	if q := len(bvhStages[0]); q > 0 {
+		if rebuilds == q {
+			fmt.Fprintf(stdout, "lbvh: rebuilt on each of its %d queries (never refitted)\n", q)
 		} else {
-			fmt.Fprintf(stdout, "lbvh: rebuilt on %d of %d timed steps, refitted on the others\n", rebuilds, *steps)
+			fmt.Fprintf(stdout, "lbvh: rebuilt on %d of its %d queries, refitted on the others\n", rebuilds, q)
 		}
 	}
 	if _, ok := w.Backend().(counter); ok {

@@ -277,15 +277,17 @@ func TestBenchPrintsEveryStageAndTheProtocolMedian(t *testing.T) {
 	}
 }
 
-// bench breaks the broad stage down by LBVH stage, and says how often the tree was rebuilt; with
-// another broad phase it names that one and prints no LBVH rows.
+// bench breaks the broad stage down by LBVH stage, and says how often the broad phase ran (the resting
+// stack queries once and keeps its pairs) and how often the tree was rebuilt; with another broad phase
+// it names that one and prints no LBVH rows.
 func TestBenchBreaksDownTheLBVH(t *testing.T) {
 	code, out, errs := sandbox("bench", "-scene", "stack", "-steps", "4", "-bvh-refit", "1")
 	if code != 0 {
 		t.Fatal(errs)
 	}
 	for _, want := range []string{"broad phase lbvh", "  lbvh bounds", "  lbvh morton", "  lbvh sort", "  lbvh build",
-		"  lbvh fit", "  lbvh query", "  lbvh pairs", "lbvh: rebuilt on 4 of 4 timed steps"} {
+		"  lbvh fit", "  lbvh query", "  lbvh pairs", "broad phase: queried on 1 of 4 timed steps",
+		"lbvh: rebuilt on each of its 1 queries"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
