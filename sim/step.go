@@ -38,6 +38,10 @@ type pipeline struct {
 	fatMargin    float32      // how much the query grew the boxes: FatMargin, or 0 (broad_keep.go)
 	fatUses      int          // steps since the query that kept its pairs
 	fatWait      int          // queries left with no margin before the next grown one
+	moved        []int32      // the bodies outside their grown boxes this step (keptPairs)
+	isMoved      []bool       // per body: in moved
+	newPairs     []broad.Pair // the moved bodies' pairs
+	mergePairs   []broad.Pair // the next fatPairs being merged
 	cand         []collide.Manifold
 	meshCand     [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
 	manSub       []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])

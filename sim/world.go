@@ -45,6 +45,9 @@ type Stats struct {
 	// PairsKept: the broad phase did not run; its pairs came from the last query, whose boxes, grown
 	// by FatMargin, still held every body's (broad_keep.go).
 	PairsKept bool
+	// Moved is how many bodies had left their grown boxes on a step that kept the pairs: their pairs
+	// were found again by testing each against every body (at most MaxMoved).
+	Moved int
 
 	// BVH breaks the broad stage down when the LBVH ran it (BVH.Used): its wall time per stage
 	// (zero for the build stages on a step that refitted) and whether it rebuilt the tree.
