@@ -30,6 +30,16 @@ func (p *pipeline) prevPoint(first int, id uint32) (*contactPoint, *manifold) {
 	return nil, nil
 }
 
+// firstID reports whether no point of m before point i has point i's feature id.
+func firstID(m *manifold, i int) bool {
+	for j := range i {
+		if m.pts[j].id == m.pts[i].id {
+			return false
+		}
+	}
+	return true
+}
+
 func makeSoft(hertz, zeta, h float32) softness {
 	if hertz == 0 {
 		return softness{0, 1, 0, 0}
@@ -70,9 +80,15 @@ func (w *World) prepareContacts(lo, hi int) {
 		soft := w.softOf(m)
 		m.biasRate, m.massScale, m.leak = soft.biasRate, soft.massScale, soft.impulseScale
 		rubs := !noFriction && m.friction > 0
-		old := -1
+		old, cached := -1, false
 		if warm {
-			old, hint = p.findPrev(a, o, hint)
+			if p.cacheOn && p.manSub[k] < 0 && p.candFrom[m.pair] >= 0 {
+				// Reused from the cache: last step's manifold of the pair, with the same points in the
+				// same order.
+				old, cached = int(p.candFrom[m.pair]), true
+			} else {
+				old, hint = p.findPrev(a, o, hint)
+			}
 		}
 		xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
 		for i := 0; i < int(m.count); i++ {
@@ -83,7 +99,13 @@ func (w *World) prepareContacts(lo, hi int) {
 			if old < 0 {
 				continue
 			}
-			op, om := p.prevPoint(old, cp.id)
+			var op *contactPoint
+			var om *manifold
+			if pm := &p.prev[old]; cached && pm.pts[i].id == cp.id && firstID(pm, i) {
+				op, om = &pm.pts[i], pm // what prevPoint finds, without the search
+			} else {
+				op, om = p.prevPoint(old, cp.id)
+			}
 			if op != nil {
 				old := om
 				if !op.sliding {
