@@ -362,6 +362,7 @@ func (w *World) selectBroadphase() {
 			p.broad = bvh.New()
 		}
 		p.broadKind = kind
+		p.fatOK = false // the new broad phase queries on the next step (and builds what BVHLevel draws)
 	}
 	if ph, ok := p.broad.(broad.Parallel); ok {
 		ph.SetParallel(p.fnParallel, p.workers)

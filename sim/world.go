@@ -301,9 +301,10 @@ func (e *BlowUpError) Error() string {
 	return fmt.Sprintf("step %d: body %q blew up: %s = %v", e.Step, e.Body, e.What, e.Value)
 }
 
-// BVHLevel appends to out the boxes of the broad phase's tree at depth d (0 is the root), as of the
-// last step, for debug drawing; it appends nothing when the broad phase is not the LBVH or no step
-// has run. BVHDepth is the number of levels below the root.
+// BVHLevel appends to out the boxes of the broad phase's tree at depth d (0 is the root), as of its
+// last query, for debug drawing: its leaves are the bodies' boxes grown by FatMargin, and a step that
+// kept the pairs (Stats.PairsKept) leaves the tree as it was. It appends nothing when the broad phase
+// is not the LBVH or has not run. BVHDepth is the number of levels below the root.
 func (w *World) BVHLevel(d int, out []geom.AABB) []geom.AABB {
 	if t, ok := w.pipe.broad.(*bvh.LBVH); ok {
 		return t.LevelBoxes(d, out)
@@ -311,8 +312,8 @@ func (w *World) BVHLevel(d int, out []geom.AABB) []geom.AABB {
 	return out
 }
 
-// BVHDepth returns the depth of the broad phase's tree as of the last step (0 when it is not the
-// LBVH, or before the first step).
+// BVHDepth returns the depth of the broad phase's tree as of its last query (0 when it is not the
+// LBVH, or before its first query).
 func (w *World) BVHDepth() int {
 	if t, ok := w.pipe.broad.(*bvh.LBVH); ok {
 		return t.Depth()

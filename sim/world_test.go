@@ -225,4 +225,19 @@ func TestWorldBVHLevels(t *testing.T) {
 	if w.BVHDepth() != 0 || len(w.BVHLevel(1, nil)) != 0 {
 		t.Error("BVH levels with sort-and-sweep")
 	}
+	// A world at rest on sort-and-sweep keeps its pairs; switched to the LBVH, it queries the new
+	// broad phase at once, so the tree is there to draw.
+	r := pyramidWorld(t, Settings{Workers: 1, Broadphase: SAP}, 6)
+	defer r.Close()
+	run(t, r, 30)
+	if !r.Stats.PairsKept {
+		t.Fatal("the resting pyramid does not keep its pairs")
+	}
+	rs := r.Settings()
+	rs.Broadphase = LBVH
+	r.SetSettings(rs)
+	run(t, r, 1)
+	if r.Stats.PairsKept || r.BVHDepth() == 0 {
+		t.Errorf("switched to the LBVH: pairs kept %v, tree depth %d", r.Stats.PairsKept, r.BVHDepth())
+	}
 }
