@@ -31,27 +31,29 @@ import (
 //
 // A helper that joined a loop can still lose its core in the middle of a chunk (on a shared machine
 // its virtual CPU is descheduled for milliseconds), and the caller must wait for that chunk. When the
-// caller waits longer than StallWait and more than twice as long as its own share of the loop took,
-// that was such a stall: the pool then runs every loop on the caller alone for a while (MinSolo, doubling up to
-// MaxSolo while the stalls come back as soon as it hands loops out again), and hands them out again
-// after it. Which worker runs a chunk changes no result, so this changes only the time.
+// caller has waited longer than StallWait and more than twice as long as its own share of the loop
+// took, that was such a stall: the helpers still in the loop then sit out the loops for a while
+// (MinSolo, doubling up to MaxSolo while a helper stalls again as soon as it is back), and the
+// others, and the caller, take their chunks. With every helper out, a loop runs on the caller alone.
+// Which worker runs a chunk changes no result, so this changes only the time.
 type Pool struct {
 	workers int
 	handed  int             // loops handed to the helpers (Handed)
 	stalls  int             // stalls seen (Stalls)
-	solo    int64           // until this time (clock), every loop runs on the caller; 0: none
-	soloEnd int64           // when the last solo period ended (clock)
-	backoff int64           // the next solo period, ns
+	out     []int64         // per helper: until this time (clock) it sits out the loops; 0: it is in
+	outEnd  []int64         // per helper: when it last came back (clock)
+	backoff []int64         // per helper: its last time out, ns
+	nout    int             // helpers sitting out
 	bell    []chan struct{} // one doorbell per helper, buffered: ringing never blocks
 	job     job
 }
 
 // StallWait is the least wait for a helper's chunk that counts as a stall (and more than twice the
 // caller's own share of the loop): shorter hiccups, a few hundred microseconds each, cost less than
-// the loops run alone would.
+// the helper's share of the loops would.
 const StallWait = time.Millisecond
 
-// MinSolo and MaxSolo bound how long the pool runs every loop on the caller after a helper stalled.
+// MinSolo and MaxSolo bound how long a helper that stalled sits out the loops.
 const (
 	MinSolo = 10 * time.Millisecond
 	MaxSolo = 640 * time.Millisecond
@@ -85,6 +87,8 @@ type job struct {
 	_      [60]byte
 	own    []slot // per worker: the chunks it has not handed out, lo<<32 | hi
 	sleep  []slot // per helper: 1 while it sleeps (or is about to) on its doorbell
+	in     []slot // per helper: the epoch of the loop it is running a chunk of, 0 between loops
+	skip   []slot // per helper: 1 while it sits out the loops (Pool.out)
 	fn     func(worker, lo, hi int)
 	n      int
 	chunks int // chunk k is [k*n/chunks, (k+1)*n/chunks)
@@ -99,6 +103,11 @@ func New(workers int) *Pool {
 	p.job.epoch.Store(closed)
 	p.job.own = make([]slot, workers)
 	p.job.sleep = make([]slot, workers)
+	p.job.in = make([]slot, workers)
+	p.job.skip = make([]slot, workers)
+	p.out = make([]int64, workers)
+	p.outEnd = make([]int64, workers)
+	p.backoff = make([]int64, workers)
 	for w := 1; w < workers; w++ {
 		ch := make(chan struct{}, 1)
 		p.bell = append(p.bell, ch)
@@ -110,11 +119,12 @@ func New(workers int) *Pool {
 func work(worker int, bell chan struct{}, j *job) {
 	var last int64 // the last loop this helper looked at
 	asleep := &j.sleep[worker].v
+	skip := &j.skip[worker].v
 	for {
-		// Spin for the next loop.
+		// Spin for the next loop (sitting out, for the end of that: the caller rings when it ends).
 		deadline := time.Now().Add(Spin)
 		for spin := 0; ; spin++ {
-			if e := j.epoch.Load(); e != last && e&closed == 0 {
+			if e := j.epoch.Load(); e != last && e&closed == 0 && skip.Load() == 0 {
 				break
 			}
 			pause()
@@ -128,26 +138,28 @@ func work(worker int, bell chan struct{}, j *job) {
 			}
 		}
 		e := j.epoch.Load()
-		if e == last || e&closed != 0 {
-			// Sleep: announce it, then look once more (the caller publishes a loop, then looks for
-			// sleepers to ring; one of the two sees the other).
+		if e == last || e&closed != 0 || skip.Load() != 0 {
+			// Sleep: announce it, then look once more (the caller publishes a loop, or ends the
+			// sitting out, then looks for sleepers to ring; one of the two sees the other).
 			asleep.Store(1)
-			if e = j.epoch.Load(); e == last || e&closed != 0 {
+			if e = j.epoch.Load(); e == last || e&closed != 0 || skip.Load() != 0 {
 				if _, ok := <-bell; !ok {
 					return
 				}
 			}
 			asleep.Store(0)
 			e = j.epoch.Load()
-			if e == last || e&closed != 0 {
+			if e == last || e&closed != 0 || skip.Load() != 0 {
 				continue
 			}
 		}
 		last = e
 		j.active.Add(1)
+		j.in[worker].v.Store(uint64(e))
 		if j.epoch.Load() == e { // still open: the caller now waits for this helper
 			j.drain(worker)
 		}
+		j.in[worker].v.Store(0)
 		j.active.Add(-1)
 	}
 }
@@ -199,12 +211,11 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 		fn(0, 0, n)
 		return
 	}
-	if p.solo != 0 {
-		if now := clock(); now < p.solo {
-			fn(0, 0, n)
+	if p.nout > 0 {
+		p.comeBack()
+		if p.nout == p.workers-1 {
+			fn(0, 0, n) // every helper sits out
 			return
-		} else {
-			p.solo, p.soloEnd = 0, now
 		}
 	}
 	// About four chunks per worker balances load without much contention; the chunks are equal to
@@ -220,8 +231,8 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	e := (j.epoch.Load() + 1) &^ closed
 	j.epoch.Store(e) // publishes fn, n, chunks, own and opens the loop
 	for w := 1; w < min(p.workers, chunks); w++ {
-		if j.sleep[w].v.Load() == 0 {
-			continue // spinning: it sees the epoch
+		if j.sleep[w].v.Load() == 0 || p.out[w] != 0 {
+			continue // spinning: it sees the epoch; or sitting out
 		}
 		select {
 		case p.bell[w-1] <- struct{}{}:
@@ -235,38 +246,60 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	// A helper that joined is finishing its chunk: wait for it spinning. Yielding costs a goroutine
 	// locked to its thread (the window's, the benchmark's) a hand-off of its P to another thread and
 	// back, tens of microseconds; it yields only after Spin, in case the helper needs this P to run
-	// (more workers than GOMAXPROCS).
-	var deadline time.Time
-	long := false
+	// (more workers than GOMAXPROCS). A wait past StallWait and twice the caller's share is a stall:
+	// the helpers still in the loop sit out the next ones.
+	stalled := false
 	for spin := 1; j.active.Load() != 0; spin++ {
 		pause()
 		if spin&255 == 0 {
-			if deadline.IsZero() {
-				deadline = time.Now().Add(Spin)
-			} else if time.Now().After(deadline) {
-				long = true
+			now := clock()
+			if !stalled && now-t1 > int64(StallWait) && now-t1 > 2*(t1-t0) {
+				stalled = true
+				for w := 1; w < p.workers; w++ {
+					if j.in[w].v.Load() == uint64(e) && p.out[w] == 0 {
+						p.sitOut(w, now)
+					}
+				}
+			}
+			if now-t1 > int64(Spin) {
 				runtime.Gosched()
 			}
 		}
 	}
 	j.fn = nil
-	if long {
-		if t2 := clock(); t2-t1 > int64(StallWait) && t2-t1 > 2*(t1-t0) {
-			p.stalled(t2)
-		}
-	}
 }
 
-// stalled starts a solo period at now: MinSolo, or twice the last one when the stall came soon after
-// that one ended (the helpers' cores are still taken), at most MaxSolo.
-func (p *Pool) stalled(now int64) {
+// sitOut makes helper w sit out the loops from now: MinSolo, or twice its last time out when it
+// stalled again soon after coming back (its core is still taken), at most MaxSolo.
+func (p *Pool) sitOut(w int, now int64) {
 	p.stalls++
-	if p.soloEnd != 0 && now-p.soloEnd < 2*p.backoff {
-		p.backoff = min(2*p.backoff, int64(MaxSolo))
+	if p.outEnd[w] != 0 && now-p.outEnd[w] < 2*p.backoff[w] {
+		p.backoff[w] = min(2*p.backoff[w], int64(MaxSolo))
 	} else {
-		p.backoff = int64(MinSolo)
+		p.backoff[w] = int64(MinSolo)
 	}
-	p.solo = now + p.backoff
+	p.out[w] = now + p.backoff[w]
+	p.nout++
+	p.job.skip[w].v.Store(1)
+}
+
+// comeBack ends the sitting out of the helpers whose time is up, ringing the ones asleep.
+func (p *Pool) comeBack() {
+	now := clock()
+	for w := 1; w < p.workers; w++ {
+		if p.out[w] == 0 || now < p.out[w] {
+			continue
+		}
+		p.out[w], p.outEnd[w] = 0, now
+		p.nout--
+		p.job.skip[w].v.Store(0)
+		if p.job.sleep[w].v.Load() != 0 {
+			select {
+			case p.bell[w-1] <- struct{}{}:
+			default:
+			}
+		}
+	}
 }
 
 // ownChunks returns the chunks worker w of workers owns in a loop of chunks chunks.
@@ -298,8 +331,8 @@ func (p *Pool) Handed() int {
 }
 
 // Stalls returns how many times a helper that joined a loop kept the caller waiting past StallWait and
-// past the caller's own share of the loop, each of which made the pool run its loops on the caller
-// alone for a while. Like Run, it is for the caller's goroutine.
+// twice the caller's own share of the loop, each of which made that helper sit out the loops for a
+// while. Like Run, it is for the caller's goroutine.
 func (p *Pool) Stalls() int {
 	if p == nil {
 		return 0

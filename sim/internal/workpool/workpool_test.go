@@ -196,9 +196,10 @@ func TestHandedCountsOnlySplitLoops(t *testing.T) {
 }
 
 // A helper that joins a loop and then holds its chunk for milliseconds (as one whose core was taken
-// does) is a stall: the loops after it run on the caller alone for MinSolo, and are handed out
-// again after it. The solo period doubles when the stall comes back as soon as it ends.
-func TestAStalledHelperMakesTheLoopsRunOnTheCaller(t *testing.T) {
+// does) is a stall: it sits out the loops for MinSolo, so with two workers they run on the caller
+// alone, and it takes chunks again after that. Its time out doubles when it stalls again as soon as it
+// is back.
+func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 	p := New(2)
 	defer p.Close()
 	var helped atomic.Bool
@@ -231,22 +232,57 @@ func TestAStalledHelperMakesTheLoopsRunOnTheCaller(t *testing.T) {
 		p.Run(64, 1, count)
 	}
 	if p.Handed() != handed || byHelper.Load() != 0 {
-		t.Errorf("within the solo period %d loops were handed out and the helper ran %d chunks, want none",
+		t.Errorf("while the only helper sits out, %d loops were handed out and it ran %d chunks, want none",
 			p.Handed()-handed, byHelper.Load())
 	}
 	time.Sleep(MinSolo)
 	p.Run(64, 1, count)
 	if p.Handed() != handed+1 {
-		t.Errorf("after the solo period the loop was not handed out (%d handed)", p.Handed()-handed)
+		t.Errorf("after its time out the loop was not handed out (%d handed)", p.Handed()-handed)
 	}
-	// Stall again right after the period ended: the next period is twice as long.
+	// Stall again right after coming back: the next time out is twice as long.
 	for try := 0; p.Stalls() == 1; try++ {
 		if try == 200 {
 			t.Skip("the helper never joined a loop")
 		}
 		p.Run(64, 1, stallLoop)
 	}
-	if p.backoff != 2*int64(MinSolo) {
-		t.Errorf("solo period %v after a stall right after the first period, want %v", time.Duration(p.backoff), 2*MinSolo)
+	if p.backoff[1] != 2*int64(MinSolo) {
+		t.Errorf("time out %v after a stall right after the first, want %v", time.Duration(p.backoff[1]), 2*MinSolo)
+	}
+}
+
+// With three workers, the helper that stalled sits out and the other keeps taking chunks: the loops
+// are still handed out.
+func TestOnlyTheStalledHelperSitsOut(t *testing.T) {
+	p := New(3)
+	defer p.Close()
+	stallLoop := func(worker, lo, hi int) {
+		if worker == 1 {
+			time.Sleep(3 * time.Millisecond)
+		}
+	}
+	for try := 0; p.Stalls() == 0; try++ {
+		if try == 200 {
+			t.Skip("helper 1 never joined a loop")
+		}
+		p.Run(64, 1, stallLoop)
+	}
+	if p.out[1] == 0 || p.out[2] != 0 {
+		t.Fatalf("sitting out until %v and %v, want helper 1 only", p.out[1], p.out[2])
+	}
+	start := time.Now()
+	handed := p.Handed()
+	var by [3]atomic.Int32
+	slow := func(worker, lo, hi int) {
+		by[worker].Add(1)
+		time.Sleep(20 * time.Microsecond) // long enough a loop for a spinning helper to join
+	}
+	for time.Since(start) < MinSolo/2 {
+		p.Run(64, 1, slow)
+	}
+	if p.Handed() == handed || by[1].Load() != 0 || by[2].Load() == 0 {
+		t.Errorf("while helper 1 sits out: %d loops handed out, chunks run by worker 0, 1, 2: %d, %d, %d; want loops "+
+			"handed and none run by helper 1", p.Handed()-handed, by[0].Load(), by[1].Load(), by[2].Load())
 	}
 }
