@@ -40,7 +40,7 @@ type Stats struct {
 	// when it gives each of two workers enough work to pay for the hand-off).
 	Handed int
 	// Stalls is how many times in the step a helper kept the caller waiting for a chunk it had taken
-	// (its core taken away): the loops after each ran on the caller alone for a while (workpool).
+	// (its core taken away): after each, that helper sat out the loops for a while (workpool).
 	Stalls int
 	// PairsKept: the broad phase did not run; its pairs came from the last query, whose boxes, grown
 	// by FatMargin, still held every body's (broad_keep.go).

@@ -200,7 +200,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "workers: %.0f loops a step handed to the %d helpers (median; at most %.0f)\n", median(handed), set.Workers-1, mx)
 		}
 		if stalls > 0 {
-			fmt.Fprintf(stdout, "workers: a helper stalled %d times over the timed steps (its core taken away); the loops after each ran on the calling goroutine for a while\n", stalls)
+			fmt.Fprintf(stdout, "workers: a helper stalled %d times over the timed steps (its core taken away); after each, that helper sat out the loops for a while\n", stalls)
 		}
 	}
 	if w.Backend() == nil {
