@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"math"
 	"slices"
 
 	"tumble/sim/broad"
@@ -78,7 +77,7 @@ func (w *World) updateMoved() {
 	p.newPairs = p.newPairs[:0]
 	for _, i := range p.moved {
 		a := &p.fat[i]
-		if !boxValid(a) {
+		if !broad.Valid(a) {
 			continue
 		}
 		for j := range int32(n) {
@@ -116,7 +115,7 @@ func (w *World) updateMoved() {
 
 // grow returns box b grown by m on each side; an invalid box, or a plane's, as it is.
 func grow(b geom.AABB, m float32) geom.AABB {
-	if m > 0 && boxValid(&b) && b.Max[0]-b.Min[0] < geom.PlaneExtent {
+	if m > 0 && broad.Valid(&b) && b.Max[0]-b.Min[0] < geom.PlaneExtent {
 		b.Min = b.Min.Sub(Vec3{m, m, m})
 		b.Max = b.Max.Add(Vec3{m, m, m})
 	}
@@ -147,14 +146,10 @@ func (w *World) queryFat() {
 	p.fatOK = true
 }
 
-// boxValid reports whether a box is non-empty with a finite size, as the broad phases test it.
-func boxValid(b *geom.AABB) bool {
-	dx, dy, dz := b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2]
-	return dx >= 0 && dy >= 0 && dz >= 0 && dx+dy+dz <= math.MaxFloat32
-}
-
-// boxesOverlap is the broad phases' test: both boxes valid and overlapping (touching counts).
+// boxesOverlap is the broad phases' test (geom.AABB.Overlaps, on pointers: the kept pairs' filter
+// copied each box through the value receiver, a third slower): both boxes valid and overlapping,
+// touching counting.
 func boxesOverlap(a, b *geom.AABB) bool {
 	return a.Min[0] <= b.Max[0] && b.Min[0] <= a.Max[0] && a.Min[1] <= b.Max[1] && b.Min[1] <= a.Max[1] &&
-		a.Min[2] <= b.Max[2] && b.Min[2] <= a.Max[2] && boxValid(a) && boxValid(b)
+		a.Min[2] <= b.Max[2] && b.Min[2] <= a.Max[2] && broad.Valid(a) && broad.Valid(b)
 }

@@ -44,12 +44,12 @@ func (Brute) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	out = out[:0]
 	for i := range boxes {
 		a := boxes[i]
-		if !valid(&a) {
+		if !Valid(&a) {
 			continue
 		}
 		mi := moving == nil || moving[i]
 		for j := i + 1; j < len(boxes); j++ {
-			if (mi || moving[j]) && a.Overlaps(boxes[j]) && valid(&boxes[j]) {
+			if (mi || moving[j]) && a.Overlaps(boxes[j]) && Valid(&boxes[j]) {
 				out = append(out, Pair{int32(i), int32(j)})
 			}
 		}
@@ -57,10 +57,10 @@ func (Brute) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	return out
 }
 
-// valid reports whether a box is non-empty with a finite size: no NaN, no infinity, Min <= Max. A NaN
+// Valid reports whether a box is non-empty with a finite size: no NaN, no infinity, Min <= Max. A NaN
 // coordinate makes a difference NaN, which fails >= 0; an infinite one makes it NaN or +Inf, which the
 // sum catches (as it does a size too large for a float32, which no body has).
-func valid(b *geom.AABB) bool {
+func Valid(b *geom.AABB) bool {
 	dx, dy, dz := b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2]
 	return dx >= 0 && dy >= 0 && dz >= 0 && dx+dy+dz <= math.MaxFloat32
 }

@@ -170,8 +170,8 @@ func TestValidBox(t *testing.T) {
 		{geom.AABB{Min: geom.Vec3{-inf, 0, 0}, Max: geom.Vec3{1, 1, 1}}, false},
 		{geom.AABB{Min: geom.Vec3{0, 0, 2}, Max: geom.Vec3{1, 1, 1}}, false},
 	} {
-		if got := valid(&tc.box); got != tc.want {
-			t.Errorf("valid(%v) = %v, want %v", tc.box, got, tc.want)
+		if got := Valid(&tc.box); got != tc.want {
+			t.Errorf("Valid(%v) = %v, want %v", tc.box, got, tc.want)
 		}
 	}
 }

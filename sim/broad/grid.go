@@ -89,7 +89,7 @@ func (g *Grid) Pairs(boxes []geom.AABB, moving []bool, out []Pair) []Pair {
 	g.par(n, g.fnFill)
 	g.big = g.big[:0]
 	for i := range boxes {
-		if g.first[i+1] == g.first[i] && valid(&boxes[i]) {
+		if g.first[i+1] == g.first[i] && Valid(&boxes[i]) {
 			g.big = append(g.big, int32(i))
 		}
 	}
@@ -136,7 +136,7 @@ func (g *Grid) plan() {
 		stride := max(1, len(g.boxes)/planSamples)
 		for i := 0; i < len(g.boxes); i += stride {
 			b := &g.boxes[i]
-			if !valid(b) || b.Max[0]-b.Min[0] > hugeExtent || b.Max[1]-b.Min[1] > hugeExtent || b.Max[2]-b.Min[2] > hugeExtent {
+			if !Valid(b) || b.Max[0]-b.Min[0] > hugeExtent || b.Max[1]-b.Min[1] > hugeExtent || b.Max[2]-b.Min[2] > hugeExtent {
 				continue
 			}
 			ext += float64(max(b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2]))
@@ -161,7 +161,7 @@ func (g *Grid) cellOf(x float32, k int) int32 {
 
 // span returns the cells a box touches along each axis, and whether it fits the grid at all.
 func (g *Grid) span(b *geom.AABB) (lo, hi [3]int32, ok bool) {
-	if !valid(b) {
+	if !Valid(b) {
 		return lo, hi, false
 	}
 	for k := 0; k < 3; k++ {
@@ -281,7 +281,7 @@ func (g *Grid) bigPairs(i int32, out []Pair) []Pair {
 	mi := g.moving == nil || g.moving[i]
 	for j := range g.boxes {
 		b := &g.boxes[j]
-		if int32(j) == i || !(mi || g.moving[j]) || !a.Overlaps(*b) || !valid(b) {
+		if int32(j) == i || !(mi || g.moving[j]) || !a.Overlaps(*b) || !Valid(b) {
 			continue
 		}
 		if g.first[j+1] == g.first[j] && int32(j) < i { // j is big too: the smaller index reports

@@ -165,7 +165,7 @@ func (s *SAP) plan(boxes []geom.AABB) plan {
 	stride := max(1, len(boxes)/planSamples)
 	for i := 0; i < len(boxes); i += stride {
 		b := &boxes[i]
-		if !valid(b) || b.Max[0]-b.Min[0] > hugeExtent || b.Max[1]-b.Min[1] > hugeExtent || b.Max[2]-b.Min[2] > hugeExtent {
+		if !Valid(b) || b.Max[0]-b.Min[0] > hugeExtent || b.Max[1]-b.Min[1] > hugeExtent || b.Max[2]-b.Min[2] > hugeExtent {
 			continue
 		}
 		for k := 0; k < 3; k++ {
@@ -220,7 +220,7 @@ func (e *entry) set(b *geom.AABB, i int, moving []bool, p *plan) {
 	e.id = int32(i)
 	e.moving = moving == nil || moving[i]
 	e.first = 0
-	if !valid(b) {
+	if !Valid(b) {
 		// Sorted after every valid box, and its hi stops any sweep from it at once.
 		e.lo, e.hi = posInf, negInf
 		return
@@ -283,7 +283,7 @@ func (s *SAP) radixSort(boxes []geom.AABB, moving []bool, p *plan) {
 	keys, keys2 := s.keys, s.keys2
 	for i := range boxes {
 		lo := boxes[i].Min[p.axis]
-		if !valid(&boxes[i]) {
+		if !Valid(&boxes[i]) {
 			lo = posInf
 		}
 		keys[i] = uint64(sortableBits(lo))<<32 | uint64(i)

@@ -271,7 +271,7 @@ func (t *LBVH) mortonKernel(lo, hi int) {
 	for i := lo; i < hi; i++ {
 		b := &t.boxes[i]
 		code := uint32(1<<30 - 1)
-		if valid(b) {
+		if broad.Valid(b) {
 			var q [3]uint32
 			for k := 0; k < 3; k++ {
 				c := (0.5*(b.Min[k]+b.Max[k]) - t.lo[k]) * t.scale[k]
@@ -373,7 +373,7 @@ func (t *LBVH) fitKernel(w, lo, hi int) {
 	for k := lo; k < hi; k++ {
 		body := t.leafBody[k]
 		box := t.boxes[body]
-		if !valid(&box) {
+		if !broad.Valid(&box) {
 			box = empty
 		}
 		t.leafBox[k] = box
@@ -528,15 +528,9 @@ var (
 	empty = geom.AABB{Min: geom.Vec3{posInf, posInf, posInf}, Max: geom.Vec3{negInf, negInf, negInf}}
 )
 
-// valid reports whether a box is non-empty with a finite size (as broad's phases define it).
-func valid(b *geom.AABB) bool {
-	dx, dy, dz := b.Max[0]-b.Min[0], b.Max[1]-b.Min[1], b.Max[2]-b.Min[2]
-	return dx >= 0 && dy >= 0 && dz >= 0 && dx+dy+dz <= math.MaxFloat32
-}
-
 // ordinary reports whether a box is valid and not world-spanning.
 func ordinary(b *geom.AABB) bool {
-	return valid(b) && b.Max[0]-b.Min[0] <= hugeExtent && b.Max[1]-b.Min[1] <= hugeExtent && b.Max[2]-b.Min[2] <= hugeExtent
+	return broad.Valid(b) && b.Max[0]-b.Min[0] <= hugeExtent && b.Max[1]-b.Min[1] <= hugeExtent && b.Max[2]-b.Min[2] <= hugeExtent
 }
 
 // overlaps is geom.AABB.Overlaps on pointers, with one branch: touching counts.

@@ -63,7 +63,7 @@ func TestEveryPhaseAgreesOnAMillionBodies(t *testing.T) {
 	for _, i := range samples {
 		var list []int32
 		for j := range boxes {
-			if int32(j) != i && (moving[i] || moving[j]) && valid(&boxes[j]) && valid(&boxes[i]) && boxes[i].Overlaps(boxes[j]) {
+			if int32(j) != i && (moving[i] || moving[j]) && broad.Valid(&boxes[j]) && broad.Valid(&boxes[i]) && boxes[i].Overlaps(boxes[j]) {
 				list = append(list, int32(j))
 			}
 		}
