@@ -234,10 +234,7 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 		if j.sleep[w].v.Load() == 0 || p.out[w] != 0 {
 			continue // spinning: it sees the epoch; or sitting out
 		}
-		select {
-		case p.bell[w-1] <- struct{}{}:
-		default: // a ring is pending already: the helper will look at the current loop when it wakes
-		}
+		p.ring(w)
 	}
 	t0 := clock()
 	j.drain(0)
@@ -283,6 +280,15 @@ func (p *Pool) sitOut(w int, now int64) {
 	p.job.skip[w].v.Store(1)
 }
 
+// ring rings helper w's doorbell; a ring already pending is enough (the helper looks at the current
+// loop, and at whether it sits out, when it wakes).
+func (p *Pool) ring(w int) {
+	select {
+	case p.bell[w-1] <- struct{}{}:
+	default:
+	}
+}
+
 // comeBack ends the sitting out of the helpers whose time is up, ringing the ones asleep.
 func (p *Pool) comeBack() {
 	now := clock()
@@ -294,10 +300,7 @@ func (p *Pool) comeBack() {
 		p.nout--
 		p.job.skip[w].v.Store(0)
 		if p.job.sleep[w].v.Load() != 0 {
-			select {
-			case p.bell[w-1] <- struct{}{}:
-			default:
-			}
+			p.ring(w)
 		}
 	}
 }
