@@ -46,6 +46,12 @@ type manifoldCache struct {
 	onB    [4]vec     // each point on B's surface, in B's frame
 }
 
+// ContactCacheOn reports whether the world's steps reuse cached contact points: on the CPU, with a
+// solver that has the cache (ParamContactCache) and Settings.NoContactCache unset.
+func (w *World) ContactCacheOn() bool {
+	return w.backend == nil && !w.settings.NoContactCache && SolverOf(w.settings.Solver).Params().Has(ParamContactCache)
+}
+
 // relPose returns B's centre and rotation in A's frame: conj(qA) (xB - xA) and conj(qA) qB.
 func relPose(b *Bodies, rA *Mat3, ia, ib int32) (vec, [4]float32) {
 	d := mulMatT(rA, ldv(&b.Position[ib]).Sub(ldv(&b.Position[ia])))

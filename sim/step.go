@@ -539,7 +539,7 @@ func (w *World) narrowPhaseAll() {
 	p.candMesh = resize(p.candMesh, len(p.pairs))
 	p.candFrom = resize(p.candFrom, len(p.pairs))
 	p.candMargin = resize(p.candMargin, len(p.pairs))
-	p.cacheOn = !w.settings.NoContactCache && p.solver.Params().Has(ParamContactCache)
+	p.cacheOn = w.ContactCacheOn()
 	p.speculative = w.settings.Speculative
 	if len(p.meshCand) < len(p.pairs) {
 		p.meshCand = append(p.meshCand, make([][]collide.Manifold, len(p.pairs)-len(p.meshCand))...)

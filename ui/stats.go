@@ -110,7 +110,7 @@ func (s *statsHistory) sampleStep(w *sim.World) {
 	s.step[k] = float32(w.Stats.Timings.Total().Seconds() * 1000)
 	s.bodies, s.pairs, s.contacts, s.joints = w.Bodies.Len(), w.Stats.Pairs, w.Stats.Contacts, w.NumJoints()
 	s.touching, s.reused = w.Stats.Manifolds, w.Stats.Reused
-	if set := w.Resolved(); set.NoContactCache || !sim.SolverOf(set.Solver).Params().Has(sim.ParamContactCache) || w.Backend() != nil {
+	if !w.ContactCacheOn() {
 		s.reused = -1
 	}
 	s.asleep = -1

@@ -182,7 +182,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	if w.Backend() == nil && made > 0 {
-		if set.NoContactCache || !sim.SolverOf(set.Solver).Params().Has(sim.ParamContactCache) {
+		if !w.ContactCacheOn() {
 			fmt.Fprintf(stdout, "contact cache: off (every touching pair tested afresh each step)\n")
 		} else {
 			fmt.Fprintf(stdout, "contact cache: %.1f%% of the timed steps' manifolds reused their points\n", 100*float64(reused)/float64(made))
