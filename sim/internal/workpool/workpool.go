@@ -18,6 +18,10 @@ import (
 // while every worker keeps up. A worker that is done with its own run takes chunks from the far end of
 // the others' (stealing), so uneven work still balances.
 //
+// A loop of few chunks goes to as many workers as it has chunks, the caller and the first helpers:
+// the others do not join it, so that on a machine of many cores a small loop costs the cache lines of
+// the workers it uses, not of every one (its chunks' ranges, the helpers' arrival and departure).
+//
 // A loop never waits for a worker that has not started yet: the caller publishes the loop and drains
 // what it can, its own run and then any other; a helper that arrives while chunks are left joins in,
 // and one that arrives after the caller has taken the last chunk finds the loop closed. The caller
@@ -71,6 +75,13 @@ const Spin = 200 * time.Microsecond
 // closed marks a job's epoch once the caller has taken its last chunk: no helper may join it.
 const closed = 1 << 62
 
+// partBits: a job's epoch is its loop's number << partBits | the number of workers that take part in
+// it (Run), so that a helper learns whether to join from the one word it watches.
+const partBits = 16
+
+// parts returns the number of workers that take part in epoch e's loop: workers 0 to parts-1.
+func parts(e int64) int { return int(e & (1<<partBits - 1)) }
+
 // slot is a cache line of its own.
 type slot struct {
 	v atomic.Uint64
@@ -78,20 +89,19 @@ type slot struct {
 }
 
 type job struct {
-	// epoch numbers the loops; closed is or-ed in when the caller stops admitting helpers. fn, n,
-	// chunks and own are written before the epoch is published and read by a helper only after it
-	// joined it.
+	// epoch numbers the loops and says how many workers take part (parts); closed is or-ed in when
+	// the caller stops admitting helpers. fn, n, chunks, k and own are written before the epoch is
+	// published and read by a helper only after it joined it.
 	epoch  atomic.Int64
 	_      [56]byte
-	active atomic.Int32 // helpers that joined the current loop and have not left it
-	_      [60]byte
 	own    []slot // per worker: the chunks it has not handed out, lo<<32 | hi
 	sleep  []slot // per helper: 1 while it sleeps (or is about to) on its doorbell
-	in     []slot // per helper: the epoch of the loop it is running a chunk of, 0 between loops
+	in     []slot // per helper: the epoch of the loop it joined, until it has left it; 0 between loops
 	skip   []slot // per helper: 1 while it sits out the loops (Pool.out)
 	fn     func(worker, lo, hi int)
 	n      int
-	chunks int // chunk k is [k*n/chunks, (k+1)*n/chunks)
+	chunks int // chunk c is [c*n/chunks, (c+1)*n/chunks)
+	k      int // workers taking part: 0 to k-1 own chunks
 }
 
 // New starts workers-1 goroutines (the caller is the last worker).
@@ -122,9 +132,14 @@ func work(worker int, bell chan struct{}, j *job) {
 	skip := &j.skip[worker].v
 	for {
 		// Spin for the next loop (sitting out, for the end of that: the caller rings when it ends).
+		// A loop this helper may join: new, open, and taking this worker; and the helper is not
+		// sitting out.
+		ready := func(e int64) bool {
+			return e != last && e&closed == 0 && worker < parts(e) && skip.Load() == 0
+		}
 		deadline := time.Now().Add(Spin)
 		for spin := 0; ; spin++ {
-			if e := j.epoch.Load(); e != last && e&closed == 0 && skip.Load() == 0 {
+			if ready(j.epoch.Load()) {
 				break
 			}
 			pause()
@@ -138,29 +153,27 @@ func work(worker int, bell chan struct{}, j *job) {
 			}
 		}
 		e := j.epoch.Load()
-		if e == last || e&closed != 0 || skip.Load() != 0 {
+		if !ready(e) {
 			// Sleep: announce it, then look once more (the caller publishes a loop, or ends the
 			// sitting out, then looks for sleepers to ring; one of the two sees the other).
 			asleep.Store(1)
-			if e = j.epoch.Load(); e == last || e&closed != 0 || skip.Load() != 0 {
+			if e = j.epoch.Load(); !ready(e) {
 				if _, ok := <-bell; !ok {
 					return
 				}
 			}
 			asleep.Store(0)
 			e = j.epoch.Load()
-			if e == last || e&closed != 0 || skip.Load() != 0 {
+			if !ready(e) {
 				continue
 			}
 		}
 		last = e
-		j.active.Add(1)
 		j.in[worker].v.Store(uint64(e))
 		if j.epoch.Load() == e { // still open: the caller now waits for this helper
 			j.drain(worker)
 		}
-		j.in[worker].v.Store(0)
-		j.active.Add(-1)
+		j.in[worker].v.Store(0) // left: the caller waits for this store
 	}
 }
 
@@ -185,7 +198,7 @@ func (j *job) take(v int, own bool) int {
 }
 
 func (j *job) drain(worker int) {
-	w := len(j.own)
+	w := j.k
 	for v := range w {
 		owner := (worker + v) % w
 		for {
@@ -219,18 +232,20 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 		}
 	}
 	// About four chunks per worker balances load without much contention; the chunks are equal to
-	// within an item, so each holds at least minChunk.
+	// within an item, so each holds at least minChunk. A loop of fewer chunks than workers goes to
+	// one worker per chunk.
 	chunks := min(4*p.workers, n/minChunk)
+	k := min(p.workers, chunks)
 	p.handed++
 	j := &p.job
-	j.fn, j.n, j.chunks = fn, n, chunks
-	for w := range p.workers {
-		lo, hi := ownChunks(chunks, p.workers, w)
+	j.fn, j.n, j.chunks, j.k = fn, n, chunks, k
+	for w := range k {
+		lo, hi := ownChunks(chunks, k, w)
 		j.own[w].v.Store(uint64(lo)<<32 | uint64(hi))
 	}
-	e := (j.epoch.Load() + 1) &^ closed
-	j.epoch.Store(e) // publishes fn, n, chunks, own and opens the loop
-	for w := 1; w < min(p.workers, chunks); w++ {
+	e := ((j.epoch.Load()&^closed)>>partBits+1)<<partBits | int64(k)
+	j.epoch.Store(e) // publishes fn, n, chunks, k, own and opens the loop
+	for w := 1; w < k; w++ {
 		if j.sleep[w].v.Load() == 0 || p.out[w] != 0 {
 			continue // spinning: it sees the epoch; or sitting out
 		}
@@ -246,13 +261,13 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 	// (more workers than GOMAXPROCS). A wait past StallWait and twice the caller's share is a stall:
 	// the helpers still in the loop sit out the next ones.
 	stalled := false
-	for spin := 1; j.active.Load() != 0; spin++ {
+	for spin := 1; j.busy(e); spin++ {
 		pause()
 		if spin&255 == 0 {
 			now := clock()
 			if !stalled && now-t1 > int64(StallWait) && now-t1 > 2*(t1-t0) {
 				stalled = true
-				for w := 1; w < p.workers; w++ {
+				for w := 1; w < k; w++ {
 					if j.in[w].v.Load() == uint64(e) && p.out[w] == 0 {
 						p.sitOut(w, now)
 					}
@@ -264,6 +279,16 @@ func (p *Pool) Run(n, minChunk int, fn func(worker, lo, hi int)) {
 		}
 	}
 	j.fn = nil
+}
+
+// busy reports whether a helper that joined loop e has not left it yet.
+func (j *job) busy(e int64) bool {
+	for w := 1; w < j.k; w++ {
+		if j.in[w].v.Load() == uint64(e) {
+			return true
+		}
+	}
+	return false
 }
 
 // sitOut makes helper w sit out the loops from now: MinSolo, or twice its last time out when it

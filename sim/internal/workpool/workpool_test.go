@@ -128,7 +128,7 @@ func b2i(b bool) int {
 func TestDrainTakesOwnChunksFirstAndStealsFromTheEnd(t *testing.T) {
 	var j job
 	j.own = make([]slot, 3)
-	j.n, j.chunks = 12, 12
+	j.n, j.chunks, j.k = 12, 12, 3
 	for w := range 3 {
 		lo, hi := ownChunks(12, 3, w)
 		j.own[w].v.Store(uint64(lo)<<32 | uint64(hi))
@@ -284,5 +284,34 @@ func TestOnlyTheStalledHelperSitsOut(t *testing.T) {
 	if p.Handed() == handed || by[1].Load() != 0 || by[2].Load() == 0 {
 		t.Errorf("while helper 1 sits out: %d loops handed out, chunks run by worker 0, 1, 2: %d, %d, %d; want loops "+
 			"handed and none run by helper 1", p.Handed()-handed, by[0].Load(), by[1].Load(), by[2].Load())
+	}
+}
+
+// A loop of fewer chunks than workers goes to one worker per chunk, the caller and the first helpers:
+// with 8 workers, a loop of three chunks runs on workers 0 to 2 only, and the others never touch it.
+func TestASmallLoopTakesOnlyTheWorkersItNeeds(t *testing.T) {
+	p := New(8)
+	defer p.Close()
+	var by [8]atomic.Int32
+	slow := func(worker, lo, hi int) {
+		by[worker].Add(1)
+		time.Sleep(20 * time.Microsecond) // long enough a loop for a spinning helper to join
+	}
+	for range 200 {
+		p.Run(300, 100, slow) // 3 chunks
+	}
+	for w := 3; w < 8; w++ {
+		if n := by[w].Load(); n != 0 {
+			t.Errorf("worker %d ran %d chunks of loops of three chunks", w, n)
+		}
+	}
+	if by[1].Load()+by[2].Load() == 0 {
+		t.Errorf("helpers 1 and 2 never joined a loop of three chunks (the caller ran %d)", by[0].Load())
+	}
+	for range 50 {
+		p.Run(8000, 100, slow) // 32 chunks: every worker may take part
+	}
+	if by[7].Load() == 0 {
+		t.Logf("helper 7 never joined a loop of 32 chunks (a loaded machine)")
 	}
 }
