@@ -17,10 +17,10 @@ func (p *pipeline) regions(n int) int {
 	if p.workers <= 1 {
 		return 1
 	}
-	return max(1, min(p.workers, n/regionBodies))
+	return max(1, min(p.workers, n/p.regionBodiesNow()))
 }
 
-// regionBodies is the fewest bodies a region holds.
+// regionBodies is the fewest bodies a region holds under coarse grains (grains.go).
 const regionBodies = 32
 
 // regionKey returns manifold k's region and point count as one key, region*5 + 4 - count: its region
@@ -97,7 +97,7 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 	// no dynamic body, so their order changes no result.
 	r := p.regions(len(used))
 	for c := range maxColors {
-		p.splitColour[c] = r > 1 && count[c] >= 2*wideSplit*wideLanes
+		p.splitColour[c] = r > 1 && int(count[c]) >= 2*p.wideSplitNow()*wideLanes
 	}
 	if !slices.Contains(p.splitColour[:], true) {
 		r = 1

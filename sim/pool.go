@@ -1,14 +1,23 @@
 package sim
 
-import "tumble/sim/internal/workpool"
+import (
+	"time"
 
-// pool is the world's worker pool (see workpool.Pool); a nil pool runs every loop on the caller.
-type pool struct{ p *workpool.Pool }
+	"tumble/sim/internal/workpool"
+)
+
+// pool is the world's worker pool (see workpool.Pool) and its choice of grains (grains.go); a nil pool
+// runs every loop on the caller.
+type pool struct {
+	p    *workpool.Pool
+	tune grainTuner
+}
 
 // newPool starts workers-1 goroutines (the caller is the last worker).
-func newPool(workers int) *pool { return &pool{workpool.New(workers)} }
+func newPool(workers int) *pool { return &pool{p: workpool.New(workers), tune: newGrainTuner()} }
 
-// run calls fn over [0, n) in chunks of at least minChunk items. Small loops run on the caller alone.
+// run calls fn over [0, n) in chunks of at least minChunk items (fineDiv times fewer under fine
+// grains). Small loops run on the caller alone.
 func (p *pool) run(n, minChunk int, fn func(worker, lo, hi int)) {
 	if p == nil {
 		if n > 0 {
@@ -16,7 +25,21 @@ func (p *pool) run(n, minChunk int, fn func(worker, lo, hi int)) {
 		}
 		return
 	}
+	if p.tune.fine {
+		minChunk = max(1, minChunk/fineDiv)
+	}
 	p.p.Run(n, minChunk, fn)
+}
+
+// isFine reports whether the step runs with fine grains.
+func (p *pool) isFine() bool { return p != nil && p.tune.fine }
+
+// stepTook tells the grain tuner how long a step of a world of bodies bodies took (more than one
+// worker only).
+func (p *pool) stepTook(d time.Duration, bodies int) {
+	if p != nil && p.p.Workers() > 1 {
+		p.tune.observe(d, bodies)
+	}
 }
 
 // handed is the number of loops handed to the helpers so far (workpool.Pool.Handed).

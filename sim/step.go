@@ -405,7 +405,7 @@ const (
 // world is then left as the step made it.
 func (w *World) Step() error {
 	if w.backend != nil {
-		w.Stats.Handed, w.Stats.Stalls = 0, 0
+		w.Stats.Handed, w.Stats.Stalls, w.Stats.FineGrains = 0, 0, false
 		return w.stepBackend()
 	}
 	if err := w.settings.Check(); err != nil {
@@ -423,13 +423,16 @@ func (w *World) Step() error {
 	w.Broken = w.Broken[:0]
 	w.Stats.Asleep = 0
 	handed, stalls := p.pool.handed(), p.pool.stalls()
+	w.Stats.FineGrains = p.pool.isFine()
 	t := time.Now()
+	t0 := t
 	for _, op := range w.plan() {
 		w.runStage(op)
 		now := time.Now()
 		st[op.Stage] += now.Sub(t)
 		t = now
 	}
+	p.pool.stepTook(t.Sub(t0), n)
 	w.Stats.Handed = p.pool.handed() - handed
 	w.Stats.Stalls = p.pool.stalls() - stalls
 	w.StepCount++

@@ -152,13 +152,14 @@ var WideSolve = true
 // WideAvailable reports whether this build and CPU have the wide contact pass.
 func WideAvailable() bool { return wideKernel != nil }
 
-// wideSplit is the grain of a colour's contact pass: it goes to the workers, by region
-// (colourManifolds), when each of two would get at least wideSplit batches (about 10 us of work): the
-// workers spin between loops (workpool), but handing a loop over still moves a few cache lines
-// between cores, each about 0.2 us on the 2-core machine. Packing goes by region too, so that a batch
-// is written by the worker that solves it: packed by chunks of 48 batches instead, the 386-box
-// pyramid's batches were half packed on the second worker and pulled back by the first for every
-// pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26 (docs/PERF.md).
+// wideSplit is the grain of a colour's contact pass under coarse grains (grains.go): it goes to the
+// workers, by region (colourManifolds), when each of two would get at least wideSplit batches (about
+// 10 us of work): the workers spin between loops (workpool), but handing a loop over still moves a
+// few cache lines between cores, each about 0.2 us on the 2-core machine. Packing goes by region
+// too, so that a batch is written by the worker that solves it: packed by chunks of 48 batches
+// instead, the 386-box pyramid's batches were half packed on the second worker and pulled back by
+// the first for every pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26
+// (docs/PERF.md).
 const wideSplit = 32
 
 // decideWide decides, before Prepare, whether this step's contact passes run wide (PGS only), and

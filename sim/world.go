@@ -42,6 +42,9 @@ type Stats struct {
 	// Stalls is how many times in the step a helper kept the caller waiting for a chunk it had taken
 	// (its core taken away): after each, that helper sat out the loops for a while (workpool).
 	Stalls int
+	// FineGrains: the step ran with fine grains, its loops split into smaller chunks (grains.go;
+	// World.Grains says why).
+	FineGrains bool
 	// PairsKept: the broad phase did not run; its pairs came from the last query, whose boxes, grown
 	// by FatMargin, still held every body's (broad_keep.go).
 	PairsKept bool

@@ -63,6 +63,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	kept := 0                            // timed steps that kept the last query's pairs
 	partial, mostMoved := 0, 0           // of them, those that found some bodies' pairs again; the most such bodies
 	handed := make([]float64, 0, *steps) // loops handed to the helper workers, per timed step
+	fine := 0                            // timed steps run with fine grains (sim.World.Grains)
 	reused, made := 0, 0                 // manifolds over the timed steps: from the contact cache, in all
 	stalls := 0                          // helpers that stalled over the timed steps
 	gap := float32(0)                    // the joints' largest anchor gap over the timed steps (CPU backend)
@@ -94,6 +95,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		if w.Backend() == nil {
 			gap = max(gap, w.MaxJointGap())
 			handed = append(handed, float64(w.Stats.Handed))
+			if w.Stats.FineGrains {
+				fine++
+			}
 			reused += w.Stats.Reused
 			stalls += w.Stats.Stalls
 			made += w.Stats.Manifolds
@@ -198,6 +202,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "workers: every loop of every timed step ran on the calling goroutine (too small to hand out)\n")
 		} else {
 			fmt.Fprintf(stdout, "workers: %.0f loops a step handed to the %d helpers (median; at most %.0f)\n", median(handed), set.Workers-1, mx)
+		}
+		if g := w.Grains(); g.Trials > 0 {
+			fmt.Fprintf(stdout, "workers: fine grains on %d of %d timed steps; the last of %d trials took %.3f ms a step with fine grains, %.3f with coarse\n",
+				fine, *steps, g.Trials, float64(g.FineStep.Microseconds())/1000, float64(g.Coarse.Microseconds())/1000)
 		}
 		if stalls > 0 {
 			fmt.Fprintf(stdout, "workers: a helper stalled %d times over the timed steps (its core taken away); after each, that helper sat out the loops for a while\n", stalls)

@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"slices"
+	"time"
+)
+
+// Coarse and fine grains (issue 14). The grains (bodyGrain and the others, wideSplit, regionBodies)
+// say how much work a loop must hold before it is split between the workers. Whether a smaller split
+// pays depends on the machine more than on the scene: on the 2-core AMD machine, grains 8 times
+// smaller and the pyramid's colours split by region made pyramid20 twice as slow on 2 workers
+// (1.11 ms a step against 0.55), while on the 16-core Intel machine the same binary ran the pyramid
+// 10-20% faster on 2 to 16 workers (1.8-2.1 ms against 2.2-3.1; docs/PERF.md, twelfth round). So
+// the world measures it: a trial of a few steps with each (grainTuner), then the faster for a while,
+// then another trial. Which worker runs which chunk changes no result (TestGrainsChangeNoResult).
+
+// The fine grains: the coarse ones divided by fineDiv, a colour's wide pass split when each of two
+// workers gets fineWideSplit batches, and regions of at least fineRegionBodies bodies.
+const (
+	fineDiv          = 8
+	fineWideSplit    = 4
+	fineRegionBodies = 48
+)
+
+// The trials: trialBlocks blocks of trialBlock steps, coarse and fine by turns, the first step of
+// each block not counted (it pays for the switch: new regions, rows in other caches). The first trial
+// starts at step firstTrial; the next one minGap steps after a trial, the gap doubling up to maxGap
+// while the trials keep the same grains. Fine grains win a trial when their median step is at least
+// fineGain faster than the coarse ones'. A trial that would change the grains is run again at once,
+// and the grains change only when the second agrees: on the 2-core machine one trial in a few
+// dozen, caught by a slow phase, had fine grains win and left them on for minGap steps at twice
+// the step time (the ragdoll on 2 workers).
+const (
+	trialBlock  = 4
+	trialBlocks = 6
+	firstTrial  = 16
+	minGap      = 256
+	maxGap      = 8192
+	fineGain    = 0.05
+)
+
+// GrainTrial is the last trial of coarse against fine grains (World.Grains).
+type GrainTrial struct {
+	Fine     bool          // fine grains are in use (between trials)
+	Trials   int           // trials run so far
+	Coarse   time.Duration // the last trial's median step with coarse grains
+	FineStep time.Duration // and with fine grains
+}
+
+// grainTuner chooses coarse or fine grains for a world of more than one worker by trials.
+type grainTuner struct {
+	fine    bool  // the grains of the next step
+	chosen  bool  // the grains the trials chose (fine: true)
+	confirm bool  // the current trial repeats one that would change the grains
+	step    int64 // steps seen
+	next    int64 // the step the next trial starts at
+	gap     int64 // steps from a trial to the next
+	at      int   // steps into the current trial; -1 between trials
+	bodies  int   // bodies at the last trial's start: a world that doubles or halves is tried again
+	samples [2][]time.Duration
+	last    GrainTrial
+}
+
+func newGrainTuner() grainTuner {
+	return grainTuner{next: firstTrial, gap: minGap / 2, at: -1} // doubled by the first trial's verdict
+}
+
+// observe takes a step's wall time (of a world of bodies bodies) and sets the grains of the next step.
+func (t *grainTuner) observe(d time.Duration, bodies int) {
+	t.step++
+	if t.at >= 0 {
+		if t.at%trialBlock != 0 { // the first step of a block pays for the switch
+			t.samples[b2i(t.fine)] = append(t.samples[b2i(t.fine)], d)
+		}
+		t.at++
+		if t.at == trialBlock*trialBlocks {
+			t.decide()
+		} else {
+			t.fine = t.at/trialBlock%2 == 1
+		}
+		return
+	}
+	if t.step >= t.next || (t.bodies > 0 && (bodies > 2*t.bodies || 2*bodies < t.bodies)) {
+		t.at, t.bodies, t.fine = 0, bodies, false
+		t.samples[0], t.samples[1] = t.samples[0][:0], t.samples[1][:0]
+	}
+}
+
+// decide ends a trial: the faster grains, and when the next trial starts.
+func (t *grainTuner) decide() {
+	c, f := medianDuration(t.samples[0]), medianDuration(t.samples[1])
+	fine := float64(f) < (1-fineGain)*float64(c)
+	t.last = GrainTrial{Fine: fine, Trials: t.last.Trials + 1, Coarse: c, FineStep: f}
+	t.at = -1
+	switch {
+	case fine != t.chosen && !t.confirm: // run it again before changing
+		t.confirm = true
+		t.next = t.step
+	case fine != t.chosen: // confirmed
+		t.confirm = false
+		t.chosen = fine
+		t.gap = minGap
+		t.next = t.step + t.gap
+	default:
+		t.confirm = false
+		t.gap = min(2*t.gap, maxGap)
+		t.next = t.step + t.gap
+	}
+	t.fine = t.chosen
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// medianDuration returns the median of d (sorting it).
+func medianDuration(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	slices.Sort(d)
+	return d[len(d)/2]
+}
+
+// Grains returns the last trial of coarse against fine grains, and which are in use; the zero
+// GrainTrial for a world of one worker (or before the first trial).
+func (w *World) Grains() GrainTrial {
+	p := w.pipe.pool
+	if p == nil || p.p.Workers() < 2 {
+		return GrainTrial{}
+	}
+	g := p.tune.last
+	g.Fine = p.tune.chosen
+	return g
+}
+
+// wideSplitNow is the grain of a colour's wide pass (wideSplit, or fineWideSplit under fine grains).
+func (p *pipeline) wideSplitNow() int {
+	if p.pool.isFine() {
+		return fineWideSplit
+	}
+	return wideSplit
+}
+
+// regionBodiesNow is the fewest bodies a region holds (regionBodies, or fineRegionBodies).
+func (p *pipeline) regionBodiesNow() int {
+	if p.pool.isFine() {
+		return fineRegionBodies
+	}
+	return regionBodies
+}

@@ -1,0 +1,154 @@
+package sim
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// forceGrains keeps w's grains coarse or fine, with no trials.
+func forceGrains(w *World, fine bool) {
+	w.pipe.pool.tune = grainTuner{fine: fine, chosen: fine, next: math.MaxInt64, at: -1}
+}
+
+// Fine grains split the loops and the colours' wide passes into smaller chunks, coarse ones hardly at
+// all, and neither changes a result: a 20-row pyramid (its colours of about 100 manifolds split by
+// region under fine grains only) and chains of ball joints, on 4 workers with coarse grains, with
+// fine grains and with trials switching between them, step for step bit for bit as on 1 worker.
+func TestGrainsChangeNoResult(t *testing.T) {
+	build := map[string]func(s Settings) *World{
+		"pyramid": func(s Settings) *World { return pyramidWorld(t, s, 20) },
+		"chains":  func(s Settings) *World { return chainsWorld(t, s, 12, 24) },
+	}
+	for name, make := range build {
+		one := make(Settings{Workers: 1})
+		coarse, fine, tried := make(Settings{Workers: 4}), make(Settings{Workers: 4}), make(Settings{Workers: 4})
+		forceGrains(coarse, false)
+		forceGrains(fine, true)
+		tried.pipe.pool.tune = newGrainTuner()
+		tried.pipe.pool.tune.next = 2 // a trial right away
+		split, fineHanded, coarseHanded, switched := false, 0, 0, 0
+		for step := range 150 {
+			for _, w := range []*World{one, coarse, fine, tried} {
+				if err := w.Step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			split = split || fine.pipe.nRegions > 1
+			fineHanded += fine.Stats.Handed
+			coarseHanded += coarse.Stats.Handed
+			if step > 0 && tried.Stats.FineGrains {
+				switched++
+			}
+			want := &one.Bodies
+			for _, w := range []*World{coarse, fine, tried} {
+				for i := range want.Position {
+					b := &w.Bodies
+					if b.Position[i] != want.Position[i] || b.Rotation[i] != want.Rotation[i] ||
+						b.Velocity[i] != want.Velocity[i] || b.AngularVelocity[i] != want.AngularVelocity[i] {
+						t.Fatalf("%s, step %d: body %d differs on 4 workers (fine grains %v) from 1 worker",
+							name, step, i, w.Stats.FineGrains)
+					}
+				}
+			}
+		}
+		if fineHanded <= coarseHanded {
+			t.Errorf("%s: fine grains handed %d loops to the helpers, coarse %d: want more", name, fineHanded, coarseHanded)
+		}
+		if name == "pyramid" && !split {
+			t.Errorf("pyramid: fine grains never split a colour by region")
+		}
+		if switched == 0 {
+			t.Errorf("%s: the trial never ran a step with fine grains", name)
+		}
+		for _, w := range []*World{one, coarse, fine, tried} {
+			w.Close()
+		}
+	}
+}
+
+// A trial runs blocks of coarse and fine steps by turns, counts all but each block's first step, and
+// has fine grains win when their median step is fineGain faster. A trial that would change the grains
+// runs again at once, and they change only when the second agrees. The next trial comes minGap steps
+// after a change, the gap doubling while trials agree; a world whose bodies double is tried again at
+// once.
+func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
+	const coarseStep, fineStep = 2 * time.Millisecond, 1700 * time.Microsecond
+	const trialSteps = trialBlock * trialBlocks
+	g := newGrainTuner()
+	// trial feeds steps until a trial ends, each taking coarse or fine time (fineFaster: fine are),
+	// and returns the grains of its steps.
+	trial := func(fineFaster bool, bodies int) (modes []bool) {
+		trials := g.last.Trials
+		for range 100000 {
+			d := coarseStep
+			if g.fine == fineFaster {
+				d = fineStep
+			}
+			if g.at >= 0 {
+				modes = append(modes, g.fine)
+			}
+			g.observe(d, bodies)
+			if g.last.Trials > trials {
+				return modes
+			}
+		}
+		t.Fatal("no trial ended")
+		return nil
+	}
+	modes := trial(true, 100)
+	if g.step != firstTrial+trialSteps {
+		t.Errorf("the first trial ended at step %d, want %d", g.step, firstTrial+trialSteps)
+	}
+	for i, fine := range modes {
+		if want := i/trialBlock%2 == 1; fine != want {
+			t.Fatalf("trial step %d: fine %v, want %v (blocks of %d by turns, coarse first)", i, fine, want, trialBlock)
+		}
+	}
+	if g.fine || !g.last.Fine || g.last.FineStep != fineStep || g.last.Coarse != coarseStep || g.next != g.step {
+		t.Errorf("fine grains faster in one trial: fine %v (want coarse until a second trial agrees), verdict %v, "+
+			"medians fine %v coarse %v, next trial in %d steps (want 0)", g.fine, g.last.Fine, g.last.FineStep, g.last.Coarse, g.next-g.step)
+	}
+	end := g.step
+	trial(true, 100)
+	if !g.fine || g.step != end+1+trialSteps || g.next != g.step+minGap {
+		t.Errorf("a second trial agreeing: fine %v, %d steps after the first, next in %d; want fine, %d, %d",
+			g.fine, g.step-end, g.next-g.step, 1+trialSteps, minGap)
+	}
+	trial(true, 100)
+	if !g.fine || g.next != g.step+2*minGap {
+		t.Errorf("a third trial agreeing: fine %v, next in %d steps; want fine, %d", g.fine, g.next-g.step, 2*minGap)
+	}
+	// One trial that has coarse grains win, then one that has fine win: no change.
+	trial(false, 100)
+	if !g.fine || g.next != g.step {
+		t.Errorf("coarse grains faster in one trial: fine %v, next trial in %d steps; want fine, 0", g.fine, g.next-g.step)
+	}
+	trial(true, 100)
+	if !g.fine || g.next != g.step+4*minGap {
+		t.Errorf("not confirmed: fine %v, next trial in %d steps; want fine, %d", g.fine, g.next-g.step, 4*minGap)
+	}
+	trial(false, 100)
+	trial(false, 100)
+	if g.fine || g.next != g.step+minGap {
+		t.Errorf("coarse grains faster in two trials: fine %v, next in %d steps; want coarse, %d", g.fine, g.next-g.step, minGap)
+	}
+	// A gain under fineGain keeps coarse grains.
+	g = newGrainTuner()
+	for range firstTrial + trialSteps {
+		d := coarseStep
+		if g.fine {
+			d = coarseStep * 98 / 100
+		}
+		g.observe(d, 100)
+	}
+	if g.last.Trials != 1 || g.last.Fine || g.fine || g.next != g.step+minGap {
+		t.Errorf("fine grains 2%% faster: %d trials, verdict fine %v, fine %v, next in %d; want 1, coarse, coarse, %d",
+			g.last.Trials, g.last.Fine, g.fine, g.next-g.step, minGap)
+	}
+	end = g.step
+	g.observe(coarseStep, 250) // the world grew past twice its bodies: a trial starts
+	if g.at != 0 || g.step-end != 1 {
+		t.Errorf("after the bodies more than doubled: trial at %d, %d steps after the last", g.at, g.step-end)
+	}
+}
