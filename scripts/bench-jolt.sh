@@ -10,7 +10,8 @@
 # read "-" and Tumble's are still measured. SOLVER=name runs Tumble with that solver instead of its
 # default (SOLVER=rigid: Jolt's formulation, docs/PERF.md); FLAGS adds bench flags (FLAGS=-scalar: PGS's
 # scalar contact and joint passes instead of the wide ones). With ROUNDS > 1 a last table gives each
-# column's least figure over the rounds.
+# column's least figure over the rounds. KEEP=DIR keeps each Tumble run's whole bench output (its stage
+# table) there, as SCENE-wWORKERS-rROUND.txt.
 set -eu
 
 sandbox=${1:?usage: bench-jolt.sh SANDBOX [JOLT_RUNNER]}
@@ -25,7 +26,9 @@ trap 'rm -rf "$dir"' EXIT
 
 # tumble FILE STEPS WORKERS prints Tumble's median ms/step over the timed steps.
 tumble() {
-	"$sandbox" bench -scene "$1" -warmup 60 -steps "$2" -workers "$3" ${SOLVER:+-solver "$SOLVER"} ${FLAGS:-} | awk '/^total \(wall\)/ { print $NF }'
+	"$sandbox" bench -scene "$1" -warmup 60 -steps "$2" -workers "$3" ${SOLVER:+-solver "$SOLVER"} ${FLAGS:-} >"$dir/last"
+	[ -z "${KEEP:-}" ] || cp "$dir/last" "$KEEP/$(basename "$1" .json)-w$3-r$r.txt"
+	awk '/^total \(wall\)/ { print $NF }' "$dir/last"
 }
 
 # joltms FILE STEPS THREADS prints Jolt's median ms/step, or - without the runner.
