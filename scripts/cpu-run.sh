@@ -6,12 +6,13 @@
 #   table.txt    Tumble against Jolt side by side (scripts/bench-jolt.sh, ROUNDS rounds, default 1), and
 #                every Tumble run's stage table (KEEP: stages.tgz, SCENE-wW-rR.txt);
 #   sweep.txt    the small scenes by worker count, 1 2 4 8 16 (median ms per step, 300 steps after 60),
-#                twice, with how many steps ran with fine grains; BASE=NAME runs bin/cpu/NAME beside
-#                each (another build, for a comparison in one run); and pyramid20 with the wide
+#                twice, with how many steps ran with fine grains; BASE="NAME..." runs bin/cpu/NAME beside
+#                each (other builds, for a comparison in one run); and pyramid20 with the wide
 #                passes against -scalar, interleaved;
 #   profiles.tgz CPU profiles of the timed steps: pyramid20 and pyramid on 1 worker, pyramid and pile
 #                on all cores (read them here with the same binary: go tool pprof bin/cpu/sandbox F);
-#   micro.txt    the sim package's benchmarks (the store-then-load patterns and a pyramid20 step).
+#   micro.txt    the sim package's benchmarks (the store-then-load patterns and a pyramid20 step),
+#                where bin/cpu has sim.test.
 # CPU_RUN_ONLY=REGEX runs only the parts named (cpu, table, sweep, prof, micro). Each part has a time
 # limit; the whole takes about 5 minutes on 16 cores.
 set -uo pipefail
@@ -23,7 +24,7 @@ mkdir -p "$1/stages" || exit 2
 out=$(cd "$1" && pwd)
 cd "$(dirname "$0")/.." || exit 2
 bin=$PWD/bin/cpu
-for f in sandbox jolt-runner sim.test; do
+for f in sandbox jolt-runner; do
 	[ -x "$bin/$f" ] || {
 		echo "cpu-run: no $bin/$f: run scripts/cpu-build.sh where Go is, and carry bin/cpu" >&2
 		exit 2
@@ -52,7 +53,7 @@ sweep() {
 			for w in 1 2 4 8 16; do
 				[ "$w" -le "$cores" ] || continue
 				printf '%s w%s' "$s" "$w"
-				for b in "$bin/sandbox" ${BASE:+"$bin/$BASE"}; do
+				for b in "$bin/sandbox" $(for n in ${BASE:-}; do echo "$bin/$n"; done); do
 					o=$("$b" bench -scene "$s" -warmup 60 -steps 300 -workers "$w")
 					printf ' %s=%s' "$(basename "$b")" "$(echo "$o" | ms)"
 					echo "$o" | awk '/fine grains on/ { printf "(fine on %s of %s)", $5, $7 }'
@@ -79,9 +80,11 @@ export -f ms sweep profiles
 export bin out cores BASE
 part cpu 10 lscpu
 part table 300 env ROUNDS="${ROUNDS:-1}" KEEP="$out/stages" scripts/bench-jolt.sh "$bin/sandbox" "$bin/jolt-runner"
-part sweep 120 bash -c sweep
+part sweep 150 bash -c sweep
 part prof 90 bash -c profiles
-(cd sim && part micro 60 "$bin/sim.test" -test.run '^$' -test.bench 'StoreThen|StepPyramid20' -test.benchtime 1s)
+if [ -x "$bin/sim.test" ]; then
+	(cd sim && part micro 60 "$bin/sim.test" -test.run '^$' -test.bench 'StoreThen|StepPyramid20' -test.benchtime 1s)
+fi
 # At most 8 files come back from the device tool: the stage tables and the profiles in two archives.
 tar -C "$out" -czf "$out/stages.tgz" stages && rm -rf "$out/stages"
 (cd "$out" && ls ./*.prof >/dev/null 2>&1 && tar -czf profiles.tgz ./*.prof && rm -f ./*.prof)
