@@ -31,6 +31,19 @@ func (p *pool) run(n, minChunk int, fn func(worker, lo, hi int)) {
 	p.p.Run(n, minChunk, fn)
 }
 
+// runPhases calls fn for every chunk of every phase, phase by phase (workpool.Pool.RunPhases).
+func (p *pool) runPhases(sizes []int32, fn func(worker, phase, chunk int)) {
+	if p == nil {
+		for i, s := range sizes {
+			for c := range int(s) {
+				fn(0, i, c)
+			}
+		}
+		return
+	}
+	p.p.RunPhases(sizes, fn)
+}
+
 // isFine reports whether the step runs with fine grains.
 func (p *pool) isFine() bool { return p != nil && p.tune.fine }
 

@@ -119,6 +119,8 @@ type pipeline struct {
 	wideLen           []uint8 // per batch: its manifolds
 	wideSeg           []int32 // colour c's batches of region g start at wide[wideSeg[c*nRegions+g]]
 	curColour         int     // the colour whose pass runs (fnWideRegion)
+	phaseSizes        []int32 // a wide pass as phases (eachContactColour): chunks per phase
+	phaseColour       []int32 // and each phase's colour
 
 	// the wide joint pass (joint_wide.go): batches of eight joints of a colour and kind, where each
 	// colour's batches start, and the joints left to solveJoint (jrest, by colour, then the overflow)
@@ -160,6 +162,7 @@ type pipeline struct {
 	fnJWide, fnJWideMass, fnJWideWarm                                func(worker, lo, hi int)
 	fnLoadState, fnStoreState                                        func(worker, lo, hi int)
 	fnWideRegion, fnRegions, regionFn                                func(worker, lo, hi int)
+	fnWidePhase                                                      func(worker, phase, chunk int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -311,6 +314,16 @@ func (w *World) bindStages() {
 			for i := p.wideSeg[p.curColour*r+g]; i < p.wideSeg[p.curColour*r+g+1]; i++ {
 				wideKernel(w, &p.wide[i], p.useBias)
 			}
+		}
+	}
+	p.fnWidePhase = func(_, phase, g int) {
+		c, r := int(p.phaseColour[phase]), p.nRegions
+		lo, hi := p.wideStart[c], p.wideStart[c+1]
+		if p.splitColour[c] {
+			lo, hi = p.wideSeg[c*r+g], p.wideSeg[c*r+g+1]
+		}
+		for i := lo; i < hi; i++ {
+			wideKernel(w, &p.wide[i], p.useBias)
 		}
 	}
 	p.fnRegions = func(worker, lo, hi int) {

@@ -435,18 +435,31 @@ func (w *World) eachContactColour() {
 		w.eachColour(p.fnColour)
 		return
 	}
-	for c := 0; c < maxColors; c++ {
-		lo, hi := p.wideStart[c], p.wideStart[c+1]
-		if lo == hi {
-			continue
+	if p.nRegions > 1 && p.pool.isFine() {
+		// Fine grains: the whole pass in one hand-off, a phase per colour (a chunk per region where
+		// the colour is split), instead of one per split colour.
+		p.phaseSizes, p.phaseColour = p.phaseSizes[:0], p.phaseColour[:0]
+		for c := 0; c < maxColors; c++ {
+			if p.wideStart[c] < p.wideStart[c+1] {
+				p.phaseSizes = append(p.phaseSizes, int32(max(b2i(p.splitColour[c])*p.nRegions, 1)))
+				p.phaseColour = append(p.phaseColour, int32(c))
+			}
 		}
-		if !p.splitColour[c] {
-			p.curWide = p.wide[lo:hi]
-			p.fnWide(0, 0, int(hi-lo))
-			continue
+		p.pool.runPhases(p.phaseSizes, p.fnWidePhase)
+	} else {
+		for c := 0; c < maxColors; c++ {
+			lo, hi := p.wideStart[c], p.wideStart[c+1]
+			if lo == hi {
+				continue
+			}
+			if !p.splitColour[c] {
+				p.curWide = p.wide[lo:hi]
+				p.fnWide(0, 0, int(hi-lo))
+				continue
+			}
+			p.curColour = c
+			p.pool.run(p.nRegions, 1, p.fnWideRegion)
 		}
-		p.curColour = c
-		p.pool.run(p.nRegions, 1, p.fnWideRegion)
 	}
 	p.wideDirty = true
 	if o := p.overflow(); len(o) > 0 {

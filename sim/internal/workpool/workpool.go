@@ -102,6 +102,15 @@ type job struct {
 	n      int
 	chunks int // chunk c is [c*n/chunks, (c+1)*n/chunks)
 	k      int // workers taking part: 0 to k-1 own chunks
+
+	// A run of phases (RunPhases) instead of a loop: pfn and sizes are set, and the workers go
+	// through the phases together.
+	pfn   func(worker, phase, chunk int)
+	sizes []int32
+	seq   int64  // the run's loop number: claim tags are seq<<phaseBits | phase+1
+	claim []slot // per chunk of a phase: the tag of the last phase it was claimed in
+	done  slot   // chunks finished in this run
+	gate  slot   // the tag of the last phase all of whose chunks finished
 }
 
 // New starts workers-1 goroutines (the caller is the last worker).
@@ -171,7 +180,11 @@ func work(worker int, bell chan struct{}, j *job) {
 		last = e
 		j.in[worker].v.Store(uint64(e))
 		if j.epoch.Load() == e { // still open: the caller now waits for this helper
-			j.drain(worker)
+			if j.pfn != nil {
+				j.phases(worker)
+			} else {
+				j.drain(worker)
+			}
 		}
 		j.in[worker].v.Store(0) // left: the caller waits for this store
 	}
@@ -336,6 +349,88 @@ func ownChunks(chunks, workers, w int) (lo, hi int) {
 		return min(w, chunks), min(w+1, chunks)
 	}
 	return w * chunks / workers, (w + 1) * chunks / workers
+}
+
+// phaseBits: a claim tag is a run's loop number << phaseBits | its phase + 1.
+const phaseBits = 20
+
+// MaxPhases is the most phases RunPhases takes.
+const MaxPhases = 1<<phaseBits - 1
+
+// RunPhases calls fn(worker, phase, chunk) for every chunk of every phase, phase i having sizes[i]
+// chunks (each at least 1, at most Workers()): the chunks of a phase may run at once on different
+// workers, and every chunk of a phase finishes before any of the next phase starts (a barrier). Chunk
+// c goes to worker c if it is there in time, else to a worker done with its own (the caller always
+// takes part, so that a run never waits for a helper that has not joined). One hand-off runs all the
+// phases, where a Run per phase would cost one each: a solver pass over its graph colours, each
+// split by region, on many cores. Which worker runs a chunk must change no result.
+func (p *Pool) RunPhases(sizes []int32, fn func(worker, phase, chunk int)) {
+	k := int32(1)
+	for _, s := range sizes {
+		k = max(k, s)
+	}
+	if p == nil || p.workers == 1 || k == 1 || int(k) > p.workers || len(sizes) > MaxPhases || p.nout == p.workers-1 {
+		for i, s := range sizes {
+			for c := range int(s) {
+				fn(0, i, c)
+			}
+		}
+		return
+	}
+	if p.nout > 0 {
+		p.comeBack()
+	}
+	p.handed++
+	j := &p.job
+	if len(j.claim) < p.workers {
+		j.claim = make([]slot, p.workers)
+	}
+	seq := (j.epoch.Load()&^closed)>>partBits + 1
+	j.pfn, j.sizes, j.seq, j.k = fn, sizes, seq, int(k)
+	j.done.v.Store(0)
+	e := seq<<partBits | int64(k)
+	j.epoch.Store(e) // publishes pfn, sizes, seq, k and opens the run
+	for w := 1; w < int(k); w++ {
+		if j.sleep[w].v.Load() == 0 || p.out[w] != 0 {
+			continue
+		}
+		p.ring(w)
+	}
+	j.phases(0)
+	j.epoch.Store(e | closed)
+	for spin := 1; j.busy(e); spin++ { // helpers that joined late, passing phases with nothing left
+		pause()
+		if spin&4095 == 0 {
+			runtime.Gosched()
+		}
+	}
+	j.pfn, j.sizes = nil, nil
+}
+
+// phases runs worker w's part of a RunPhases: phase by phase, its own chunk, then any not yet
+// claimed, then the barrier: the phase's last chunk to finish opens the gate to the next.
+func (j *job) phases(w int) {
+	done := int64(0) // chunks of the phases before this one
+	for i, s := range j.sizes {
+		tag := uint64(j.seq<<phaseBits | int64(i+1))
+		for v := range int(s) {
+			c := (w + v) % int(s)
+			cl := &j.claim[c].v
+			if old := cl.Load(); old < tag && cl.CompareAndSwap(old, tag) {
+				j.pfn(w, i, c)
+				if j.done.v.Add(1) == uint64(done)+uint64(s) {
+					j.gate.v.Store(tag)
+				}
+			}
+		}
+		done += int64(s)
+		for spin := 1; j.gate.v.Load() < tag; spin++ {
+			pause()
+			if spin&4095 == 0 {
+				runtime.Gosched() // more workers than threads: the one holding a chunk may need this one's
+			}
+		}
+	}
 }
 
 // Close stops the worker goroutines; calling it again does nothing.

@@ -315,3 +315,69 @@ func TestASmallLoopTakesOnlyTheWorkersItNeeds(t *testing.T) {
 		t.Logf("helper 7 never joined a loop of 32 chunks (a loaded machine)")
 	}
 }
+
+// RunPhases runs every chunk of every phase once, and none of a phase before every chunk of the one
+// before it has finished, whichever workers take them: phases of one chunk and of as many as there
+// are workers, some chunks slow, on pools of 1 to 8 workers, helpers asleep or spinning.
+func TestRunPhasesKeepsThePhasesInOrder(t *testing.T) {
+	for _, workers := range []int{1, 2, 3, 8} {
+		p := New(workers)
+		for run := range 60 {
+			sizes := make([]int32, 1+run%17)
+			for i := range sizes {
+				sizes[i] = int32(1 + (i*7+run)%workers)
+			}
+			finished := make([]atomic.Int32, len(sizes))
+			hits := make([][]atomic.Int32, len(sizes))
+			for i, s := range sizes {
+				hits[i] = make([]atomic.Int32, s)
+			}
+			var bad atomic.Int32
+			var by [8]atomic.Int32
+			p.RunPhases(sizes, func(worker, phase, chunk int) {
+				by[worker].Add(1)
+				if phase > 0 && finished[phase-1].Load() != sizes[phase-1] {
+					bad.Add(1)
+				}
+				if chunk%3 == 1 {
+					time.Sleep(20 * time.Microsecond)
+				}
+				hits[phase][chunk].Add(1)
+				finished[phase].Add(1)
+			})
+			if bad.Load() != 0 {
+				t.Fatalf("%d workers, run %d: %d chunks started before the phase before theirs had finished", workers, run, bad.Load())
+			}
+			for i := range hits {
+				for c := range hits[i] {
+					if n := hits[i][c].Load(); n != 1 {
+						t.Fatalf("%d workers, run %d: phase %d chunk %d ran %d times", workers, run, i, c, n)
+					}
+				}
+			}
+			if run == 30 {
+				time.Sleep(3 * Spin) // the helpers go to sleep: the next run rings them
+			}
+		}
+		p.Close()
+	}
+}
+
+// A run of phases is shared: with 4 workers and phases of 4 slow chunks, the helpers take some.
+func TestRunPhasesSharesTheChunks(t *testing.T) {
+	p := New(4)
+	defer p.Close()
+	var byHelpers atomic.Int32
+	for range 50 {
+		p.RunPhases([]int32{4, 4, 1, 4}, func(worker, phase, chunk int) {
+			time.Sleep(30 * time.Microsecond)
+			if worker != 0 {
+				byHelpers.Add(1)
+			}
+		})
+		if byHelpers.Load() > 0 {
+			return
+		}
+	}
+	t.Fatalf("in 50 runs of phases of 4 slow chunks the helpers never took one")
+}
