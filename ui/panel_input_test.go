@@ -753,3 +753,32 @@ func TestContactCacheCheckboxByRealInput(t *testing.T) {
 		t.Error("Jacobi offers the contact cache, which it does not use")
 	}
 }
+
+// The CPU workers typed into the panel take effect, and the Stats line says how the step uses them: a
+// trial of coarse against fine grains runs in the first steps after the change (sim.World.Grains),
+// and with one worker the line goes.
+func TestWorkersStatsLineByRealInput(t *testing.T) {
+	d := drive(t, Options{Scene: "pyramid20"})
+	d.click("simulation/sleeping") // a sleeping pyramid steps nothing worth a trial
+	d.setText("simulation/CPU workers", 0, 1, "4")
+	trials := func() (n int) { d.world(func(w *sim.World) { n = w.Grains().Trials }); return }
+	for range 120 {
+		if trials() > 0 {
+			break
+		}
+		d.frames(1)
+	}
+	d.frames(1)
+	if n := trials(); n == 0 || d.a.stats.workers != 4 || d.a.stats.grains.Trials != n {
+		t.Errorf("4 workers typed: %d trials of the grains in 120 steps; the Stats line's workers %d and trials %d",
+			n, d.a.stats.workers, d.a.stats.grains.Trials)
+	}
+	if d.a.stats.grains.Coarse <= 0 || d.a.stats.grains.FineStep <= 0 {
+		t.Errorf("the Stats line's trial: fine %v, coarse %v; want both measured", d.a.stats.grains.FineStep, d.a.stats.grains.Coarse)
+	}
+	d.setText("simulation/CPU workers", 0, 1, "1")
+	d.frames(2)
+	if d.a.stats.workers != 1 {
+		t.Errorf("1 worker typed: the Stats line's workers %d", d.a.stats.workers)
+	}
+}

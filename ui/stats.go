@@ -28,6 +28,9 @@ type statsHistory struct {
 	reused         int // manifolds whose points the contact cache reused, -1 with the cache off
 	joints         int
 	asleep         int // bodies asleep, -1 with sleeping off
+	workers        int // CPU workers, 0 on another backend
+	handed         int // the last step's loops handed to the helper workers
+	grains         sim.GrainTrial
 	fps            float32
 	// realTime is simulated seconds per wall second over about the last second (clock holds the
 	// samples it is measured over).
@@ -117,6 +120,10 @@ func (s *statsHistory) sampleStep(w *sim.World) {
 	if w.Settings().Sleep {
 		s.asleep = w.Stats.Asleep
 	}
+	s.workers, s.handed, s.grains = 0, w.Stats.Handed, w.Grains()
+	if w.Backend() == nil {
+		s.workers = w.Resolved().Workers
+	}
 }
 
 // ordered returns the series oldest first.
@@ -146,6 +153,21 @@ func (s *statsHistory) show(a *App) {
 		imgui.Textf("touching pairs %d, %d reusing cached points", s.touching, s.reused)
 	} else {
 		imgui.Textf("touching pairs %d (contact cache off)", s.touching)
+	}
+	if s.workers > 1 { // how the step uses the workers: the loops it hands out, coarse or fine grains
+		grains := "coarse"
+		if s.grains.Fine {
+			grains = "fine"
+		}
+		imgui.Textf("workers %d: %d loops handed out, %s grains", s.workers, s.handed, grains)
+		tip("a loop goes to the helper workers when it holds enough work to pay for the hand-off; trials\nof a few steps " +
+			"measure whether smaller (fine) grains pay on this machine, and the faster are kept")
+		if g := s.grains; g.Trials > 0 {
+			imgui.Textf("  last trial: fine %.2f ms a step, coarse %.2f", float64(g.FineStep.Microseconds())/1000,
+				float64(g.Coarse.Microseconds())/1000)
+		} else {
+			imgui.Text("  no trial of fine grains yet")
+		}
 	}
 	fr := s.ordered(&s.frame)
 	step := s.ordered(&s.step)
