@@ -369,16 +369,16 @@ func (p *Pool) RunPhases(sizes []int32, fn func(worker, phase, chunk int)) {
 	for _, s := range sizes {
 		k = max(k, s)
 	}
+	if p != nil && p.nout > 0 {
+		p.comeBack()
+	}
 	if p == nil || p.workers == 1 || k == 1 || int(k) > p.workers || len(sizes) > MaxPhases || p.nout == p.workers-1 {
-		for i, s := range sizes {
+		for i, s := range sizes { // on the caller alone (every helper sits out, or nothing to split)
 			for c := range int(s) {
 				fn(0, i, c)
 			}
 		}
 		return
-	}
-	if p.nout > 0 {
-		p.comeBack()
 	}
 	p.handed++
 	j := &p.job
