@@ -2,6 +2,7 @@ package workpool
 
 import (
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -207,6 +208,8 @@ func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 		if worker != 0 {
 			helped.Store(true)
 			time.Sleep(3 * time.Millisecond)
+		} else if lo == 0 {
+			waitFor(&helped) // the caller's first chunk gives the helper time to join
 		}
 	}
 	// The helper may be slow to join (a loaded machine): try until it ran a chunk.
@@ -220,7 +223,6 @@ func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 			t.Fatal("the caller waited 3 ms for the helper's chunk and saw no stall")
 		}
 	}
-	start := time.Now()
 	handed := p.Handed()
 	var byHelper atomic.Int32
 	count := func(worker, lo, hi int) {
@@ -228,8 +230,10 @@ func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 			byHelper.Add(1)
 		}
 	}
-	for time.Since(start) < MinSolo/2 {
-		p.Run(64, 1, count)
+	// Loops until shortly before the time out ends (a caller descheduled between its look at the
+	// clock and the loop, as under -race on a loaded machine, must not see it end).
+	if loops := runUntil(p.out[1]-int64(2*time.Millisecond), func() { p.Run(64, 1, count) }); loops == 0 {
+		t.Skip("the time out ended before a loop ran (a loaded machine)")
 	}
 	if p.Handed() != handed || byHelper.Load() != 0 {
 		t.Errorf("while the only helper sits out, %d loops were handed out and it ran %d chunks, want none",
@@ -245,6 +249,7 @@ func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 		if try == 200 {
 			t.Skip("the helper never joined a loop")
 		}
+		helped.Store(false)
 		p.Run(64, 1, stallLoop)
 	}
 	if p.backoff[1] != 2*int64(MinSolo) {
@@ -252,34 +257,53 @@ func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 	}
 }
 
+// waitFor waits until b is true, at most 2 ms.
+func waitFor(b *atomic.Bool) {
+	for start := time.Now(); !b.Load() && time.Since(start) < 2*time.Millisecond; {
+		runtime.Gosched()
+	}
+}
+
+// runUntil calls run until the clock passes until, and returns how many times it did.
+func runUntil(until int64, run func()) (n int) {
+	for ; clock() < until; n++ {
+		run()
+	}
+	return n
+}
+
 // With three workers, the helper that stalled sits out and the other keeps taking chunks: the loops
 // are still handed out.
 func TestOnlyTheStalledHelperSitsOut(t *testing.T) {
 	p := New(3)
 	defer p.Close()
+	var joined atomic.Bool
 	stallLoop := func(worker, lo, hi int) {
 		if worker == 1 {
+			joined.Store(true)
 			time.Sleep(3 * time.Millisecond)
+		} else {
+			waitFor(&joined) // the others' chunks give helper 1 time to join (2 vCPUs: a P)
 		}
 	}
 	for try := 0; p.Stalls() == 0; try++ {
 		if try == 200 {
 			t.Skip("helper 1 never joined a loop")
 		}
+		joined.Store(false)
 		p.Run(64, 1, stallLoop)
 	}
 	if p.out[1] == 0 || p.out[2] != 0 {
 		t.Fatalf("sitting out until %v and %v, want helper 1 only", p.out[1], p.out[2])
 	}
-	start := time.Now()
 	handed := p.Handed()
 	var by [3]atomic.Int32
 	slow := func(worker, lo, hi int) {
 		by[worker].Add(1)
 		time.Sleep(20 * time.Microsecond) // long enough a loop for a spinning helper to join
 	}
-	for time.Since(start) < MinSolo/2 {
-		p.Run(64, 1, slow)
+	if loops := runUntil(p.out[1]-int64(2*time.Millisecond), func() { p.Run(64, 1, slow) }); loops == 0 {
+		t.Skip("the time out ended before a loop ran (a loaded machine)")
 	}
 	if p.Handed() == handed || by[1].Load() != 0 || by[2].Load() == 0 {
 		t.Errorf("while helper 1 sits out: %d loops handed out, chunks run by worker 0, 1, 2: %d, %d, %d; want loops "+
