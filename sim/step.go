@@ -386,7 +386,9 @@ func (w *World) selectBroadphase() {
 }
 
 // Grain sizes, one per loop kind: a loop runs on the workers only when it gives each of two workers at
-// least a grain of items (workpool.Pool.Run), and on the calling goroutine alone otherwise. A grain is
+// least a grain of items (workpool.Pool.Run), and on the calling goroutine alone otherwise. These are
+// the coarse grains, sized on the 2-core machine; under fine grains, where the world's trials find
+// them faster (grains.go, the 16-core machine), each is fineDiv times smaller. A coarse grain is
 // about 50 us of work: handing a loop to a second worker costs tens of microseconds on a loaded
 // machine (waking the helper's thread, the rows' cache lines moving between cores), so a loop of less
 // work is faster on one worker (issue 14). Measured per item on the 2-core machine (pile, 1 worker,

@@ -36,8 +36,9 @@ type Stats struct {
 	Colors int // graph colours used by PGS (0 for Jacobi)
 	Asleep int // sleeping bodies after the step (Settings.Sleep)
 	// Handed is how many of the step's loops went to the worker goroutines; 0 when the whole step ran
-	// on the calling goroutine, as a small scene's does at any worker count (a loop is handed over only
-	// when it gives each of two workers enough work to pay for the hand-off).
+	// on the calling goroutine, as a small scene's does under coarse grains at any worker count (a
+	// loop is handed over only when it gives each of two workers enough work to pay for the
+	// hand-off; FineGrains).
 	Handed int
 	// Stalls is how many times in the step a helper kept the caller waiting for a chunk it had taken
 	// (its core taken away): after each, that helper sat out the loops for a while (workpool).

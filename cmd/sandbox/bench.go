@@ -197,7 +197,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	}
 	if set.Workers > 1 && len(handed) > 0 {
 		// A loop goes to the helpers only when each of two gets enough work to pay for the hand-off, so
-		// a small scene runs on the calling goroutine at any worker count.
+		// under coarse grains a small scene runs on the calling goroutine at any worker count; the
+		// world's trials say whether fine grains pay on this machine (sim.World.Grains).
 		if mx := slices.Max(handed); mx == 0 {
 			fmt.Fprintf(stdout, "workers: every loop of every timed step ran on the calling goroutine (too small to hand out)\n")
 		} else {
