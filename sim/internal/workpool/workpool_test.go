@@ -317,8 +317,14 @@ func TestASmallLoopTakesOnlyTheWorkersItNeeds(t *testing.T) {
 	p := New(8)
 	defer p.Close()
 	var by [8]atomic.Int32
+	var joined atomic.Bool
 	slow := func(worker, lo, hi int) {
 		by[worker].Add(1)
+		if worker != 0 {
+			joined.Store(true)
+		} else if lo == 0 && !joined.Load() {
+			waitFor(&joined) // until a helper first joins (a loaded machine: it needs a thread)
+		}
 		time.Sleep(20 * time.Microsecond) // long enough a loop for a spinning helper to join
 	}
 	for range 200 {
@@ -392,12 +398,16 @@ func TestRunPhasesSharesTheChunks(t *testing.T) {
 	p := New(4)
 	defer p.Close()
 	var byHelpers atomic.Int32
+	var joined atomic.Bool
 	for range 50 {
 		p.RunPhases([]int32{4, 4, 1, 4}, func(worker, phase, chunk int) {
-			time.Sleep(30 * time.Microsecond)
 			if worker != 0 {
+				joined.Store(true)
 				byHelpers.Add(1)
+			} else if phase == 0 {
+				waitFor(&joined) // until a helper joins (a loaded machine: it needs a thread)
 			}
+			time.Sleep(30 * time.Microsecond)
 		})
 		if byHelpers.Load() > 0 {
 			return
