@@ -66,8 +66,11 @@ func newGrainTuner() grainTuner {
 	return grainTuner{next: firstTrial, gap: minGap / 2, at: -1} // doubled by the first trial's verdict
 }
 
-// observe takes a step's wall time (of a world of bodies bodies) and sets the grains of the next step.
-func (t *grainTuner) observe(d time.Duration, bodies int) {
+// observe takes a step's wall time (of a world of bodies bodies; stalled: a helper kept the step
+// waiting, workpool.Pool.Stalls) and sets the grains of the next step. A stall under fine grains
+// starts a trial at once: fine grains wait for every helper at each colour, so a machine whose cores
+// are taken by other work may have made them the slower.
+func (t *grainTuner) observe(d time.Duration, bodies int, stalled bool) {
 	t.step++
 	if t.at >= 0 {
 		if t.at%trialBlock != 0 { // the first step of a block pays for the switch
@@ -81,7 +84,7 @@ func (t *grainTuner) observe(d time.Duration, bodies int) {
 		}
 		return
 	}
-	if t.step >= t.next || (t.bodies > 0 && (bodies > 2*t.bodies || 2*bodies < t.bodies)) {
+	if t.step >= t.next || (t.bodies > 0 && (bodies > 2*t.bodies || 2*bodies < t.bodies)) || (stalled && t.chosen) {
 		t.at, t.bodies, t.fine = 0, bodies, false
 		t.samples[0], t.samples[1] = t.samples[0][:0], t.samples[1][:0]
 	}

@@ -70,8 +70,8 @@ func TestGrainsChangeNoResult(t *testing.T) {
 // A trial runs blocks of coarse and fine steps by turns, counts all but each block's first step, and
 // has fine grains win when their median step is fineGain faster. A trial that would change the grains
 // runs again at once, and they change only when the second agrees. The next trial comes minGap steps
-// after a change, the gap doubling while trials agree; a world whose bodies double is tried again at
-// once.
+// after a change, the gap doubling while trials agree; a world whose bodies double, or a stall under
+// fine grains, starts a trial at once.
 func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
 	const coarseStep, fineStep = 2 * time.Millisecond, 1700 * time.Microsecond
 	const trialSteps = trialBlock * trialBlocks
@@ -88,7 +88,7 @@ func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
 			if g.at >= 0 {
 				modes = append(modes, g.fine)
 			}
-			g.observe(d, bodies)
+			g.observe(d, bodies, false)
 			if g.last.Trials > trials {
 				return modes
 			}
@@ -140,14 +140,28 @@ func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
 		if g.fine {
 			d = coarseStep * 98 / 100
 		}
-		g.observe(d, 100)
+		g.observe(d, 100, false)
 	}
 	if g.last.Trials != 1 || g.last.Fine || g.fine || g.next != g.step+minGap {
 		t.Errorf("fine grains 2%% faster: %d trials, verdict fine %v, fine %v, next in %d; want 1, coarse, coarse, %d",
 			g.last.Trials, g.last.Fine, g.fine, g.next-g.step, minGap)
 	}
+	// A stall under coarse grains starts nothing; under fine grains, a trial at once.
+	g.observe(coarseStep, 100, true)
+	if g.at >= 0 {
+		t.Errorf("a stall under coarse grains started a trial")
+	}
+	g.chosen, g.fine = true, true
+	g.observe(fineStep, 100, true)
+	if g.at != 0 {
+		t.Errorf("a stall under fine grains: trial at %d, want one started", g.at)
+	}
+	g = newGrainTuner()
+	for range firstTrial + trialSteps {
+		g.observe(coarseStep, 100, false)
+	}
 	end = g.step
-	g.observe(coarseStep, 250) // the world grew past twice its bodies: a trial starts
+	g.observe(coarseStep, 250, false) // the world grew past twice its bodies: a trial starts
 	if g.at != 0 || g.step-end != 1 {
 		t.Errorf("after the bodies more than doubled: trial at %d, %d steps after the last", g.at, g.step-end)
 	}

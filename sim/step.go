@@ -447,9 +447,9 @@ func (w *World) Step() error {
 		st[op.Stage] += now.Sub(t)
 		t = now
 	}
-	p.pool.stepTook(t.Sub(t0), n)
 	w.Stats.Handed = p.pool.handed() - handed
 	w.Stats.Stalls = p.pool.stalls() - stalls
+	p.pool.stepTook(t.Sub(t0), n, w.Stats.Stalls > 0)
 	w.StepCount++
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
 	return w.checkBlowUp()

@@ -396,7 +396,9 @@ func (p *Pool) RunPhases(sizes []int32, fn func(worker, phase, chunk int)) {
 		}
 		p.ring(w)
 	}
-	j.phases(0)
+	if j.phases(0) {
+		p.stalls++ // no helper can be sent out in the middle of a run; the stall is counted (Stalls)
+	}
 	j.epoch.Store(e | closed)
 	for spin := 1; j.busy(e); spin++ { // helpers that joined late, passing phases with nothing left
 		pause()
@@ -408,8 +410,10 @@ func (p *Pool) RunPhases(sizes []int32, fn func(worker, phase, chunk int)) {
 }
 
 // phases runs worker w's part of a RunPhases: phase by phase, its own chunk, then any not yet
-// claimed, then the barrier: the phase's last chunk to finish opens the gate to the next.
-func (j *job) phases(w int) {
+// claimed, then the barrier: the phase's last chunk to finish opens the gate to the next. For the
+// caller (w 0) it reports whether it waited at a gate for longer than StallWait: a worker lost its
+// core while it held a chunk, and every other waited for it.
+func (j *job) phases(w int) (stalled bool) {
 	done := int64(0) // chunks of the phases before this one
 	for i, s := range j.sizes {
 		tag := uint64(j.seq<<phaseBits | int64(i+1))
@@ -424,13 +428,22 @@ func (j *job) phases(w int) {
 			}
 		}
 		done += int64(s)
+		var since int64
 		for spin := 1; j.gate.v.Load() < tag; spin++ {
 			pause()
+			if w == 0 && spin&255 == 0 {
+				if now := clock(); since == 0 {
+					since = now
+				} else if now-since > int64(StallWait) {
+					stalled = true
+				}
+			}
 			if spin&4095 == 0 {
 				runtime.Gosched() // more workers than threads: the one holding a chunk may need this one's
 			}
 		}
 	}
+	return stalled
 }
 
 // Close stops the worker goroutines; calling it again does nothing.
@@ -455,7 +468,8 @@ func (p *Pool) Handed() int {
 
 // Stalls returns how many times a helper that joined a loop kept the caller waiting past StallWait and
 // twice the caller's own share of the loop, each of which made that helper sit out the loops for a
-// while. Like Run, it is for the caller's goroutine.
+// while, and how many runs of phases (RunPhases) kept the caller waiting at a barrier past StallWait.
+// Like Run, it is for the caller's goroutine.
 func (p *Pool) Stalls() int {
 	if p == nil {
 		return 0

@@ -415,3 +415,30 @@ func TestRunPhasesSharesTheChunks(t *testing.T) {
 	}
 	t.Fatalf("in 50 runs of phases of 4 slow chunks the helpers never took one")
 }
+
+// A helper that holds a chunk of a run of phases for milliseconds keeps every worker at the next
+// barrier: the caller counts it as a stall (Stalls), as it does in a loop.
+func TestAStallInARunOfPhasesIsCounted(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	var joined atomic.Bool
+	for try := 0; p.Stalls() == 0; try++ {
+		if try == 200 {
+			t.Fatal("the helper never joined a run of phases, or its 3 ms chunk was not counted as a stall")
+		}
+		joined.Store(false)
+		p.RunPhases([]int32{2, 2}, func(worker, phase, chunk int) {
+			if worker == 1 {
+				joined.Store(true)
+				time.Sleep(3 * time.Millisecond)
+			} else if phase == 0 {
+				waitFor(&joined)
+			}
+		})
+	}
+	stalls := p.Stalls()
+	p.RunPhases([]int32{2, 2}, func(worker, phase, chunk int) {})
+	if p.Stalls() != stalls {
+		t.Errorf("a run of phases with no slow chunk counted a stall")
+	}
+}
