@@ -292,6 +292,9 @@ func TestOnlyTheStalledHelperSitsOut(t *testing.T) {
 		}
 		joined.Store(false)
 		p.Run(64, 1, stallLoop)
+		if joined.Load() && p.Stalls() == 0 {
+			t.Fatal("the caller waited 3 ms for helper 1's chunk and saw no stall")
+		}
 	}
 	if p.out[1] == 0 || p.out[2] != 0 {
 		t.Fatalf("sitting out until %v and %v, want helper 1 only", p.out[1], p.out[2])
