@@ -33,15 +33,11 @@ func (p *pool) run(n, minChunk int, fn func(worker, lo, hi int)) {
 
 // runPhases calls fn for every chunk of every phase, phase by phase (workpool.Pool.RunPhases).
 func (p *pool) runPhases(sizes []int32, fn func(worker, phase, chunk int)) {
-	if p == nil {
-		for i, s := range sizes {
-			for c := range int(s) {
-				fn(0, i, c)
-			}
-		}
-		return
+	var wp *workpool.Pool // nil: RunPhases runs every phase on the caller
+	if p != nil {
+		wp = p.p
 	}
-	p.p.RunPhases(sizes, fn)
+	wp.RunPhases(sizes, fn)
 }
 
 // isFine reports whether the step runs with fine grains.
