@@ -11,8 +11,8 @@
 #                passes against -scalar, interleaved;
 #   profiles.tgz CPU profiles of the timed steps: pyramid20 and pyramid on 1 worker, pyramid and pile
 #                on all cores (read them here with the same binary: go tool pprof bin/cpu/sandbox F);
-#   micro.txt    the sim package's benchmarks (the store-then-load patterns and a pyramid20 step),
-#                where bin/cpu has sim.test.
+#   micro.txt    the sim package's benchmarks (the store-then-load patterns, the 8- against 16-lane
+#                probe BenchmarkNormalRows and a pyramid20 step), where bin/cpu has sim.test.
 # CPU_RUN_ONLY=REGEX runs only the parts named (cpu, table, sweep, prof, micro). Each part has a time
 # limit; the whole takes about 5 minutes on 16 cores.
 set -uo pipefail
@@ -83,7 +83,7 @@ part table 300 env ROUNDS="${ROUNDS:-1}" KEEP="$out/stages" scripts/bench-jolt.s
 part sweep 150 bash -c sweep
 part prof 90 bash -c profiles
 if [ -x "$bin/sim.test" ]; then
-	(cd sim && part micro 60 "$bin/sim.test" -test.run '^$' -test.bench 'StoreThen|StepPyramid20' -test.benchtime 1s)
+	(cd sim && part micro 60 "$bin/sim.test" -test.run '^$' -test.bench 'StoreThen|NormalRows|StepPyramid20' -test.benchtime 1s)
 fi
 # At most 8 files come back from the device tool: the stage tables and the profiles in two archives.
 tar -C "$out" -czf "$out/stages.tgz" stages && rm -rf "$out/stages"
