@@ -332,6 +332,51 @@ func (w *World) gatherFill(g int) {
 	p.gatherReused[g] = reused
 }
 
+// dropBody updates last step's manifolds (prev) for RemoveBody of body i, after the last body moved
+// into i: the removed body's manifolds go and the moved body's are renamed, b = last becoming i, so
+// that the other pairs keep their warm starts and cached points. A renamed manifold whose bodies would
+// change order (its other body above i) goes too: its normal, points and anchors are A's and B's in
+// that order. The rest keep their order and the renamed ones are merged in by pair, so prev stays
+// sorted for findPrev; the merge writes into manifolds, which holds nothing between steps. The moved
+// body's rotation matrix goes with it, for Contacts before the next step.
+func (p *pipeline) dropBody(i, last int32) {
+	var moved []int32 // the renamed manifolds, in prev's order (by a)
+	for k := range p.prev {
+		if m := &p.prev[k]; i != last && m.b == last && m.a < i {
+			moved = append(moved, int32(k))
+		}
+	}
+	out := p.manifolds[:0]
+	if cap(out) < len(p.prev) {
+		out = make([]manifold, 0, cap(p.prev))
+	}
+	next := 0
+	// emit appends the renamed manifolds whose pair (a, i) sorts before (a, b).
+	emit := func(a, b int32) {
+		for ; next < len(moved); next++ {
+			m := &p.prev[moved[next]]
+			if m.a > a || m.a == a && i > b {
+				return
+			}
+			out = append(out, *m)
+			out[len(out)-1].b = i
+		}
+	}
+	for k := range p.prev {
+		m := &p.prev[k]
+		if m.a == i || m.b == i || m.b == last {
+			continue // the removed body's, or the moved one's (renamed, or out of order)
+		}
+		emit(m.a, m.b)
+		out = append(out, *m)
+	}
+	emit(last, last)
+	p.prev, p.manifolds = out, p.prev[:0]
+	if i != last && int(last) < len(p.rot) {
+		p.rot[i] = p.rot[last]
+	}
+}
+
 // findPrev returns the index of last step's first manifold for the pair (a, b), or -1, and where
 // the search ended (a hint for the next pair's). prev is sorted by (a, b); a pair with a mesh may have
 // several manifolds, which follow the first. Prepare looks pairs up in increasing order, so the

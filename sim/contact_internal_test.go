@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"cmp"
+	"fmt"
 	"math/rand"
+	"slices"
 	"sort"
 	"testing"
 )
@@ -46,5 +49,126 @@ func TestFindPrevMatchesBisection(t *testing.T) {
 				t.Fatalf("trial %d: pair (%d, %d) from hint %d: %d, want %d", trial, a, b, h, got, want(a, b))
 			}
 		}
+	}
+}
+
+// dropBody gives what filtering, renaming and a stable sort by pair give: the removed body's
+// manifolds gone, the moved (last) body's renamed to i where their order holds and gone where it
+// would flip, prev sorted for findPrev, the other manifolds in their order. Random prev lists with
+// runs of several manifolds per pair, removing a random body (the last one too).
+func TestDropBodyMatchesFilterAndSort(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for trial := 0; trial < 300; trial++ {
+		n := int32(2 + r.Intn(30))
+		var p pipeline
+		serial := int32(0)
+		for a := int32(0); a < n; a++ {
+			for b := a + 1; b < n; b++ {
+				for range r.Intn(5) / 3 * (1 + r.Intn(2)) {
+					p.prev = append(p.prev, manifold{a: a, b: b, pair: serial})
+					serial++
+				}
+			}
+		}
+		i, last := int32(r.Intn(int(n))), n-1
+		var want []manifold
+		for _, m := range p.prev {
+			switch {
+			case m.a == i || m.b == i:
+			case m.b == last && m.a > i:
+			case m.b == last:
+				m.b = i
+				want = append(want, m)
+			default:
+				want = append(want, m)
+			}
+		}
+		sort.SliceStable(want, func(x, y int) bool {
+			return want[x].a < want[y].a || want[x].a == want[y].a && want[x].b < want[y].b
+		})
+		p.dropBody(i, last)
+		if len(p.prev) != len(want) {
+			t.Fatalf("trial %d (remove %d of %d): %d manifolds kept, want %d", trial, i, n, len(p.prev), len(want))
+		}
+		for k := range want {
+			if g, w := p.prev[k], want[k]; g.a != w.a || g.b != w.b || g.pair != w.pair {
+				t.Fatalf("trial %d (remove %d of %d): manifold %d is (%d, %d) #%d, want (%d, %d) #%d",
+					trial, i, n, k, g.a, g.b, g.pair, w.a, w.b, w.pair)
+			}
+		}
+	}
+}
+
+// Removing a body keeps the warm starts of the contacts it did not touch: last step's manifolds
+// follow the last body into the removed one's place instead of all being dropped. Two stacks and a
+// box between them; the last body added sits on the first stack, so removing the box moves it. Right
+// after the removal the contacts are listed as they were (by name), and the next steps start from
+// their impulses: the stacks stay as still as they were. Dropped, every contact started cold and the
+// stacks sank.
+func TestRemovingABodyKeepsTheOtherContactsWarm(t *testing.T) {
+	w := gravityWorld(Settings{Solver: PGS})
+	groundPlane(t, w, 0.6, 0)
+	box := func(name string, x, y float32) Handle {
+		return mustAdd(t, w, BodyDef{Name: name, Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{x, y, 0}, Mass: 100, Friction: 0.6})
+	}
+	for k := range 4 {
+		box(fmt.Sprint("b", k), 0, 0.5+float32(k))
+	}
+	far := box("far", 10, 0.5)
+	for k := range 4 {
+		box(fmt.Sprint("a", k), -10, 0.5+float32(k))
+	}
+	box("top", 0, 4.5) // the last body: it moves into far's place
+	run(t, w, 180)
+	type key struct{ a, b string }
+	impulses := func() map[key][]float32 {
+		out := map[key][]float32{}
+		for _, c := range w.Contacts(nil) {
+			k := key{w.Bodies.Name[c.BodyA], w.Bodies.Name[c.BodyB]}
+			out[k] = append(out[k], c.NormalImpulse)
+		}
+		return out
+	}
+	speed := func() float32 {
+		s := float32(0)
+		for i := range w.Bodies.Velocity {
+			s = max(s, length(ldv(&w.Bodies.Velocity[i])))
+		}
+		return s
+	}
+	still := float32(0)
+	for range 30 {
+		run(t, w, 1)
+		still = max(still, speed())
+	}
+	before := impulses()
+	if err := w.RemoveBody(far); err != nil {
+		t.Fatal(err)
+	}
+	after := impulses()
+	for k, imp := range before {
+		if k.a == "far" || k.b == "far" {
+			if len(after[k]) != 0 {
+				t.Errorf("contacts of the removed box still listed: %v", k)
+			}
+			continue
+		}
+		if !slices.Equal(after[k], imp) {
+			t.Errorf("%s on %s: impulses %v after the removal, %v before", k.b, k.a, after[k], imp)
+		}
+	}
+	if !slices.IsSortedFunc(w.pipe.prev, func(x, y manifold) int {
+		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
+	}) {
+		t.Error("last step's manifolds are no longer sorted by pair")
+	}
+	moved := float32(0)
+	for range 30 {
+		run(t, w, 1)
+		moved = max(moved, speed())
+	}
+	t.Logf("largest speed over 30 steps: %.5f m/s before the removal, %.5f after", still, moved)
+	if moved > 2*still+1e-3 {
+		t.Errorf("the stacks moved at up to %.5f m/s after a box elsewhere was removed, %.5f before", moved, still)
 	}
 }

@@ -213,11 +213,11 @@ func (w *World) RemoveBody(h Handle) error {
 	w.Bodies.moveLast(i)
 	w.slots[h.Index].dense = -1
 	w.freeSlot = append(w.freeSlot, h.Index)
-	// The last body moved to i: last step's contacts no longer name the same bodies, so every warm
-	// start goes (as on a backend: Edits.Removed). The sleeping islands' contacts, kept for Contacts
-	// only, follow the move: a settled pyramid's contacts no longer vanish from the view and the
-	// inspector when a body elsewhere is removed.
-	w.pipe.prev = w.pipe.prev[:0]
+	// The last body moved to i: last step's manifolds follow it (dropBody), so the other pairs keep
+	// their warm starts and cached points (a backend drops its own: Edits.Removed). The sleeping
+	// islands' contacts, kept for Contacts only, follow the move too: a settled pyramid's contacts no
+	// longer vanish from the view and the inspector when a body elsewhere is removed.
+	w.pipe.dropBody(int32(i), int32(last))
 	w.pipe.slept = slices.DeleteFunc(w.pipe.slept, func(c sleptContact) bool { return c.BodyA == i || c.BodyB == i })
 	for k := range w.pipe.slept {
 		c := &w.pipe.slept[k]
