@@ -31,13 +31,21 @@ const (
 // and the grains change only when the second agrees: on the 2-core machine one trial in a few
 // dozen, caught by a slow phase, had fine grains win and left them on for minGap steps at twice
 // the step time (the ragdoll on 2 workers).
+//
+// The bodies a trial counts are the awake ones. A world with fewer than minTrialBodies awake is not
+// tried: a sleeping pyramid's steps take some 30 us with either grains, and its trials chose by noise
+// (the window showed fine grains on a sleeping stack), which the pyramid then ran with when it woke,
+// on the 2-core machine at twice the step time, until the next trial (up to maxGap steps). So the
+// grains a world chose while awake stay while it sleeps, and waking or falling asleep by half or more
+// is tried again at once.
 const (
-	trialBlock  = 4
-	trialBlocks = 6
-	firstTrial  = 16
-	minGap      = 256
-	maxGap      = 8192
-	fineGain    = 0.05
+	trialBlock     = 4
+	trialBlocks    = 6
+	firstTrial     = 16
+	minGap         = 256
+	maxGap         = 8192
+	fineGain       = 0.05
+	minTrialBodies = 32
 )
 
 // GrainTrial is the last trial of coarse against fine grains (World.Grains).
@@ -57,7 +65,7 @@ type grainTuner struct {
 	next    int64 // the step the next trial starts at
 	gap     int64 // steps from a trial to the next
 	at      int   // steps into the current trial; -1 between trials
-	bodies  int   // bodies at the last trial's start: a world that doubles or halves is tried again
+	bodies  int   // awake bodies at the last trial's start: twice or half as many start one
 	samples [2][]time.Duration
 	last    GrainTrial
 }
@@ -66,8 +74,8 @@ func newGrainTuner() grainTuner {
 	return grainTuner{next: firstTrial, gap: minGap / 2, at: -1} // doubled by the first trial's verdict
 }
 
-// observe takes a step's wall time (of a world of bodies bodies; stalled: a helper kept the step
-// waiting, workpool.Pool.Stalls) and sets the grains of the next step. A stall under fine grains
+// observe takes a step's wall time (of a world of bodies awake bodies; stalled: a helper kept the
+// step waiting, workpool.Pool.Stalls) and sets the grains of the next step. A stall under fine grains
 // starts a trial at once: fine grains wait for every helper at each colour, so a machine whose cores
 // are taken by other work may have made them the slower.
 func (t *grainTuner) observe(d time.Duration, bodies int, stalled bool) {
@@ -83,6 +91,9 @@ func (t *grainTuner) observe(d time.Duration, bodies int, stalled bool) {
 			t.fine = t.at/trialBlock%2 == 1
 		}
 		return
+	}
+	if bodies < minTrialBodies {
+		return // asleep, or nearly: nothing to try, and the grains chosen awake stay
 	}
 	if t.step >= t.next || (t.bodies > 0 && (bodies > 2*t.bodies || 2*bodies < t.bodies)) || (stalled && t.chosen) {
 		t.at, t.bodies, t.fine = 0, bodies, false

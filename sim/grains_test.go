@@ -70,8 +70,8 @@ func TestGrainsChangeNoResult(t *testing.T) {
 // A trial runs blocks of coarse and fine steps by turns, counts all but each block's first step, and
 // has fine grains win when their median step is fineGain faster. A trial that would change the grains
 // runs again at once, and they change only when the second agrees. The next trial comes minGap steps
-// after a change, the gap doubling while trials agree; a world whose bodies double, or a stall under
-// fine grains, starts a trial at once.
+// after a change, the gap doubling while trials agree; a world whose awake bodies double, or a stall
+// under fine grains, starts a trial at once, and a world asleep is not tried.
 func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
 	const coarseStep, fineStep = 2 * time.Millisecond, 1700 * time.Microsecond
 	const trialSteps = trialBlock * trialBlocks
@@ -164,5 +164,35 @@ func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
 	g.observe(coarseStep, 250, false) // the world grew past twice its bodies: a trial starts
 	if g.at != 0 || g.step-end != 1 {
 		t.Errorf("after the bodies more than doubled: trial at %d, %d steps after the last", g.at, g.step-end)
+	}
+	// A world asleep (fewer than minTrialBodies awake) is not tried, however long it sleeps, and keeps
+	// the grains it chose awake; waking past twice the bodies of its last trial starts one at once.
+	g = newGrainTuner()
+	trial(true, 100)
+	trial(true, 100)
+	if !g.fine {
+		t.Fatal("two trials with fine grains faster left coarse grains")
+	}
+	trials := g.last.Trials
+	for range 4 * maxGap {
+		g.observe(fineStep/50, minTrialBodies-1, false) // a sleeping world: short steps whatever the grains
+		if g.at >= 0 {
+			t.Fatalf("a trial started with %d bodies awake", minTrialBodies-1)
+		}
+	}
+	if !g.fine || g.last.Trials != trials {
+		t.Errorf("asleep: fine %v, %d trials; want the grains chosen awake and no trial", g.fine, g.last.Trials-trials)
+	}
+	g.observe(fineStep, 100, false) // woken: a trial is due (its gap went by while it slept)
+	if g.at != 0 {
+		t.Errorf("woken after its gap went by: trial at %d, want one started", g.at)
+	}
+	g = newGrainTuner()
+	for range firstTrial + trialSteps {
+		g.observe(coarseStep, 40, false)
+	}
+	g.observe(coarseStep, 100, false) // 40 of 100 bodies were awake at the last trial: all woke
+	if g.at != 0 {
+		t.Errorf("after the awake bodies more than doubled: trial at %d, want one started", g.at)
 	}
 }

@@ -43,8 +43,8 @@ func (p *pool) runPhases(sizes []int32, fn func(worker, phase, chunk int)) {
 // isFine reports whether the step runs with fine grains.
 func (p *pool) isFine() bool { return p != nil && p.tune.fine }
 
-// stepTook tells the grain tuner how long a step of a world of bodies bodies took, and whether a
-// helper stalled in it (more than one worker only).
+// stepTook tells the grain tuner how long a step of a world of bodies awake bodies took, and whether
+// a helper stalled in it (more than one worker only).
 func (p *pool) stepTook(d time.Duration, bodies int, stalled bool) {
 	if p != nil && p.p.Workers() > 1 {
 		p.tune.observe(d, bodies, stalled)

@@ -449,7 +449,7 @@ func (w *World) Step() error {
 	}
 	w.Stats.Handed = p.pool.handed() - handed
 	w.Stats.Stalls = p.pool.stalls() - stalls
-	p.pool.stepTook(t.Sub(t0), n, w.Stats.Stalls > 0)
+	p.pool.stepTook(t.Sub(t0), n-w.Stats.Asleep, w.Stats.Stalls > 0)
 	w.StepCount++
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
 	return w.checkBlowUp()
