@@ -33,11 +33,11 @@ const (
 // the step time (the ragdoll on 2 workers).
 //
 // The bodies a trial counts are the awake ones. A world with fewer than minTrialBodies awake is not
-// tried: a sleeping pyramid's steps take some 30 us with either grains, and its trials chose by noise
-// (the window showed fine grains on a sleeping stack), which the pyramid then ran with when it woke,
-// on the 2-core machine at twice the step time, until the next trial (up to maxGap steps). So the
-// grains a world chose while awake stay while it sleeps, and waking or falling asleep by half or more
-// is tried again at once.
+// tried: a sleeping stack's steps took some 30 us with either grains, and its trials chose by noise
+// (the window showed fine grains on the sleeping 20-box stack). A world woken with fine grains chosen
+// so kept them until its next trial, up to maxGap steps, and on the 2-core machine they make
+// pyramid20's step twice as long. So the grains a world chose while awake stay while it sleeps, and
+// waking or falling asleep by half or more is tried again at once.
 const (
 	trialBlock     = 4
 	trialBlocks    = 6
