@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 	"time"
 )
@@ -150,6 +151,32 @@ func (w *World) Grains() GrainTrial {
 	g := p.tune.last
 	g.Fine = p.tune.chosen
 	return g
+}
+
+// GrainMode is how a world of more than one worker chooses its grains (World.SetGrains).
+type GrainMode int
+
+// The grain modes.
+const (
+	GrainsByTrial GrainMode = iota // coarse or fine, by trials (the default)
+	GrainsCoarse                   // coarse, held: no trials
+	GrainsFine                     // fine, held: no trials
+)
+
+// SetGrains sets how the world chooses its grains: by trials (the default), or held coarse or fine,
+// for benchmarks that compare them (`sandbox bench -grains`). A world of one worker has none.
+func (w *World) SetGrains(m GrainMode) {
+	p := w.pipe.pool
+	if p == nil {
+		return
+	}
+	switch m {
+	case GrainsByTrial:
+		p.tune = newGrainTuner()
+	default:
+		fine := m == GrainsFine
+		p.tune = grainTuner{fine: fine, chosen: fine, next: math.MaxInt64, at: -1}
+	}
 }
 
 // wideSplitNow is the grain of a colour's wide pass (wideSplit, or fineWideSplit under fine grains).

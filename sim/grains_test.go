@@ -1,24 +1,36 @@
 package sim
 
 import (
-	"math"
 	"testing"
 	"time"
 )
 
 // forceGrains keeps w's grains coarse or fine, with no trials.
 func forceGrains(w *World, fine bool) {
-	w.pipe.pool.tune = grainTuner{fine: fine, chosen: fine, next: math.MaxInt64, at: -1}
+	w.SetGrains(map[bool]GrainMode{false: GrainsCoarse, true: GrainsFine}[fine])
 }
 
 // Fine grains split the loops and the colours' wide passes into smaller chunks, coarse ones hardly at
 // all, and neither changes a result: a 20-row pyramid (its colours of about 100 manifolds split by
-// region under fine grains only) and chains of ball joints, on 4 workers with coarse grains, with
+// region under fine grains only), chains of ball joints and tangles of wide and other joints on the
+// ground (both run by island under fine grains, islands.go), on 4 workers with coarse grains, with
 // fine grains and with trials switching between them, step for step bit for bit as on 1 worker.
 func TestGrainsChangeNoResult(t *testing.T) {
 	build := map[string]func(s Settings) *World{
 		"pyramid": func(s Settings) *World { return pyramidWorld(t, s, 20) },
 		"chains":  func(s Settings) *World { return chainsWorld(t, s, 12, 24) },
+		"tangles": func(s Settings) *World { // islands of wide and other joints, with contacts
+			w := gravityWorld(s)
+			groundPlane(t, w, 0.6, 0)
+			for k := range 8 {
+				z := 3 * float32(k)
+				addTangle(t, w, z)
+				for i := range 3 { // a stack: contacts of several colours
+					mustAdd(t, w, BodyDef{Shape: boxShape(0.2, 0.2, 0.2), Position: Vec3{4, 0.2 + 0.4*float32(i), z}, Mass: 1})
+				}
+			}
+			return w
+		},
 	}
 	for name, make := range build {
 		one := make(Settings{Workers: 1})
@@ -27,7 +39,7 @@ func TestGrainsChangeNoResult(t *testing.T) {
 		forceGrains(fine, true)
 		tried.pipe.pool.tune = newGrainTuner()
 		tried.pipe.pool.tune.next = 2 // a trial right away
-		split, fineHanded, coarseHanded, switched := false, 0, 0, 0
+		split, islands, fineHanded, coarseHanded, switched := false, false, 0, 0, 0
 		for step := range 150 {
 			for _, w := range []*World{one, coarse, fine, tried} {
 				if err := w.Step(); err != nil {
@@ -35,6 +47,7 @@ func TestGrainsChangeNoResult(t *testing.T) {
 				}
 			}
 			split = split || fine.pipe.nRegions > 1
+			islands = islands || fine.pipe.islands
 			fineHanded += fine.Stats.Handed
 			coarseHanded += coarse.Stats.Handed
 			if step > 0 && tried.Stats.FineGrains {
@@ -52,11 +65,14 @@ func TestGrainsChangeNoResult(t *testing.T) {
 				}
 			}
 		}
-		if fineHanded <= coarseHanded {
+		if fineHanded <= coarseHanded && (name != "tangles" || wideKernel != nil) { // tangles: too small to split but by island
 			t.Errorf("%s: fine grains handed %d loops to the helpers, coarse %d: want more", name, fineHanded, coarseHanded)
 		}
 		if name == "pyramid" && !split {
 			t.Errorf("pyramid: fine grains never split a colour by region")
+		}
+		if name != "pyramid" && wideKernel != nil && !islands {
+			t.Errorf("%s: fine grains never ran the passes by island", name)
 		}
 		if switched == 0 {
 			t.Errorf("%s: the trial never ran a step with fine grains", name)

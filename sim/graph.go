@@ -31,6 +31,9 @@ func (p *pipeline) regionKey(b *Bodies, k, r, n int) int {
 	if !p.splitColour[p.manColor[k]] {
 		return 4 - int(min(m.count, 4)) // a colour solved on one worker: region 0
 	}
+	if p.islands {
+		return int(p.islandRegion(b, m.a, m.b))*5 + 4 - int(min(m.count, 4))
+	}
 	i := m.a
 	if b.InvMass[i] == 0 || (b.InvMass[m.b] != 0 && m.b < i) {
 		i = m.b
@@ -95,9 +98,15 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 	// largest manifold has: batches of manifolds of one size waste fewer (a ragdoll's one- and
 	// two-point capsule contacts no longer ride in batches padded to four). A colour's manifolds share
 	// no dynamic body, so their order changes no result.
+	// By island (islands.go), every colour is split by region, and a manifold that fits no colour
+	// (solved after them all) turns it off.
+	p.islands = p.islands && count[maxColors] == 0
 	r := p.regions(len(used))
+	if p.islands {
+		r = p.nIslandRegions
+	}
 	for c := range maxColors {
-		p.splitColour[c] = r > 1 && int(count[c]) >= 2*p.wideSplitNow()*wideLanes
+		p.splitColour[c] = r > 1 && (p.islands || int(count[c]) >= 2*p.wideSplitNow()*wideLanes)
 	}
 	if !slices.Contains(p.splitColour[:], true) {
 		r = 1

@@ -13,29 +13,34 @@ import (
 func jointKernelScene(t *testing.T, s Settings) *World {
 	w := gravityWorld(s)
 	groundPlane(t, w, 0.6, 0)
+	addTangle(t, w, 0)
+	return w
+}
+
+// addTangle adds jointKernelScene's bodies and joints to w, moved z along the z axis.
+func addTangle(t testing.TB, w *World, z float32) {
 	limb := geom.Shape{Kind: geom.Capsule, Radius: 0.08, HalfHeight: 0.2}
 	var prev Handle
 	for k := range 5 { // a chain of limbs, each kicked
 		y := 2.5 - 0.5*float32(k)
-		h := mustAdd(t, w, BodyDef{Shape: limb, Position: Vec3{0.1 * float32(k), y, 0}, Mass: 1,
+		h := mustAdd(t, w, BodyDef{Shape: limb, Position: Vec3{0.1 * float32(k), y, z}, Mass: 1,
 			Velocity: Vec3{float32(k%3) - 1, 0, 1}, AngularVelocity: Vec3{0, float32(5 * (k % 2)), 2}})
-		d := JointDef{Type: Ball, BodyA: h, BodyB: prev, Anchor: Vec3{0.1 * float32(k), y + 0.25, 0},
+		d := JointDef{Type: Ball, BodyA: h, BodyB: prev, Anchor: Vec3{0.1 * float32(k), y + 0.25, z},
 			Axis: Vec3{0, 1, 0}, Swing: 0.5, HasTwist: true, Twist: [2]float32{-0.3, 0.3}}
 		mustJoint(t, w, d)
 		prev = h
 	}
-	a := mustAdd(t, w, BodyDef{Shape: boxShape(0.3, 0.1, 0.1), Position: Vec3{2, 1.5, 0}, Mass: 2,
+	a := mustAdd(t, w, BodyDef{Shape: boxShape(0.3, 0.1, 0.1), Position: Vec3{2, 1.5, z}, Mass: 2,
 		AngularVelocity: Vec3{0, 0, 4}})
-	b := mustAdd(t, w, BodyDef{Shape: boxShape(0.3, 0.1, 0.1), Position: Vec3{2.6, 1.5, 0}, Mass: 1})
-	mustJoint(t, w, JointDef{Type: Hinge, BodyA: a, BodyB: b, Anchor: Vec3{2.3, 1.5, 0}, Axis: Vec3{0, 0, 1},
+	b := mustAdd(t, w, BodyDef{Shape: boxShape(0.3, 0.1, 0.1), Position: Vec3{2.6, 1.5, z}, Mass: 1})
+	mustJoint(t, w, JointDef{Type: Hinge, BodyA: a, BodyB: b, Anchor: Vec3{2.3, 1.5, z}, Axis: Vec3{0, 0, 1},
 		HasLimits: true, Limits: [2]float32{-0.4, 0.6}, HasMotor: true, Motor: Motor{Speed: 3, MaxForce: 4}})
-	c := mustAdd(t, w, BodyDef{Shape: boxShape(0.2, 0.2, 0.2), Position: Vec3{-2, 1.2, 0}, Mass: 1,
+	c := mustAdd(t, w, BodyDef{Shape: boxShape(0.2, 0.2, 0.2), Position: Vec3{-2, 1.2, z}, Mass: 1,
 		AngularVelocity: Vec3{3, 0, 0}})
-	mustJoint(t, w, JointDef{Type: Hinge, BodyA: c, Anchor: Vec3{-2, 1.5, 0}, Axis: Vec3{1, 0, 0},
+	mustJoint(t, w, JointDef{Type: Hinge, BodyA: c, Anchor: Vec3{-2, 1.5, z}, Axis: Vec3{1, 0, 0},
 		HasLimits: true, Limits: [2]float32{-1, 1}})
-	e := mustAdd(t, w, BodyDef{Shape: sphereShape(0.2), Position: Vec3{-3, 1, 0}, Mass: 1, Velocity: Vec3{0, 0, 3}})
-	mustJoint(t, w, JointDef{Type: Ball, BodyA: e, Anchor: Vec3{-3, 2, 0}})
-	return w
+	e := mustAdd(t, w, BodyDef{Shape: sphereShape(0.2), Position: Vec3{-3, 1, z}, Mass: 1, Velocity: Vec3{0, 0, 3}})
+	mustJoint(t, w, JointDef{Type: Ball, BodyA: e, Anchor: Vec3{-3, 2, z}})
 }
 
 // The written-out ball and hinge kernels give the parts' results bit for bit, under PGS (with the

@@ -103,12 +103,23 @@ func (w *World) planWideJoints() {
 	p.jwideStart = resize(p.jwideStart, maxColors+1)
 	p.jrestStart = resize(p.jrestStart, maxColors+2)
 	p.jwide, p.jrest = p.jwide[:0], p.jrest[:0]
-	order, start := p.jointColorOrder, p.jointColorStart
-	for c := 0; c < maxColors; c++ {
-		p.jwideStart[c], p.jrestStart[c] = int32(len(p.jwide)), int32(len(p.jrest))
+	// The joints by colour and, by island (islands.go), by region within a colour: seg[c*r+g] is
+	// where colour c's joints of region g start in order.
+	order, seg, r := p.jointColorOrder, p.jointColorStart, 1
+	if p.islands {
+		order, seg, r = p.jointsByRegion(w)
+	}
+	p.jwideSeg = resize(p.jwideSeg, maxColors*r+1)
+	p.jrestSeg = resize(p.jrestSeg, maxColors*r+1)
+	for cg := 0; cg < maxColors*r; cg++ {
+		c := cg / r
+		if cg%r == 0 {
+			p.jwideStart[c], p.jrestStart[c] = int32(len(p.jwide)), int32(len(p.jrest))
+		}
+		p.jwideSeg[cg], p.jrestSeg[cg] = int32(len(p.jwide)), int32(len(p.jrest))
 		for kind := 0; kind <= 2; kind++ {
 			var bt *wideJointBatch
-			for _, k := range order[start[c]:start[c+1]] {
+			for _, k := range order[seg[cg]:seg[cg+1]] {
 				j := &w.joints[k]
 				switch wideJointKind(j) {
 				case kind:
@@ -160,7 +171,9 @@ func (w *World) planWideJoints() {
 	}
 	p.jwideStart[maxColors] = int32(len(p.jwide))
 	p.jrestStart[maxColors] = int32(len(p.jrest))
-	p.jrest = append(p.jrest, order[start[maxColors]:start[maxColors+1]]...)
+	p.jwideSeg[maxColors*r], p.jrestSeg[maxColors*r] = p.jwideStart[maxColors], p.jrestStart[maxColors]
+	start := p.jointColorStart
+	p.jrest = append(p.jrest, p.jointColorOrder[start[maxColors]:start[maxColors+1]]...)
 	p.jrestStart[maxColors+1] = int32(len(p.jrest))
 }
 

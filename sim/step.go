@@ -65,9 +65,23 @@ type pipeline struct {
 	nRegions     int                 // regions of bodies (regions)
 	splitColour  [maxColors + 1]bool // the colour's wide pass is split between the workers by region
 	segStart     []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
-	colorStart   []int32
-	colors       int
-	current      []int32 // manifold indices of the colour being solved
+	// passes by island (islands.go)
+	islands        bool          // this step's solve and relax passes run by island, a region each
+	nIslandRegions int           // the regions the islands are dealt to
+	bodyRegion     []int32       // per body: its island's region (-1 for a body in no constraint)
+	islandWeight   []int32       // per island root: its rows' weight
+	islandOps      []Op          // the sub-steps' stages running by island (islandBlock)
+	islandTimes    []islandTimes // per worker: its time in each stage of the block
+	runs           []int32       // by island: runs of consecutive bodies, first and end (bodyRuns)
+	runStart       []int32       // region g's runs are runs[2*runStart[g]:2*runStart[g+1]]
+	runNext        []int32       // bodyRuns' scratch
+	jwideSeg       []int32       // by island: colour c's joint batches of region g start at jwide[jwideSeg[c*nRegions+g]]
+	jrestSeg       []int32       // and its joints left to solveJoint at jrest[jrestSeg[c*nRegions+g]]
+	jointOrder     []int32       // by island: the joints by colour, then region (jointsByRegion)
+	jointSeg       []int32       // where colour c's joints of region g start in jointOrder
+	colorStart     []int32
+	colors         int
+	current        []int32 // manifold indices of the colour being solved
 
 	// sleeping
 	sleepers []sleeper // sleeping bodies' poses, kept across the solve
@@ -163,6 +177,7 @@ type pipeline struct {
 	fnLoadState, fnStoreState                                        func(worker, lo, hi int)
 	fnWideRegion, fnRegions, regionFn                                func(worker, lo, hi int)
 	fnWidePhase                                                      func(worker, phase, chunk int)
+	fnIslandBlock                                                    func(worker, lo, hi int)
 	fnParallel                                                       func(n int, fn func(worker, lo, hi int))
 }
 
@@ -326,6 +341,11 @@ func (w *World) bindStages() {
 			wideKernel(w, &p.wide[i], p.useBias)
 		}
 	}
+	p.fnIslandBlock = func(worker, lo, hi int) {
+		for g := lo; g < hi; g++ {
+			w.islandRegionBlock(worker, g)
+		}
+	}
 	p.fnRegions = func(worker, lo, hi int) {
 		for g := lo; g < hi; g++ {
 			w.regionBatches(worker, g)
@@ -420,7 +440,7 @@ const (
 // world is then left as the step made it.
 func (w *World) Step() error {
 	if w.backend != nil {
-		w.Stats.Handed, w.Stats.Stalls, w.Stats.FineGrains = 0, 0, false
+		w.Stats.Handed, w.Stats.Stalls, w.Stats.FineGrains, w.Stats.IslandRegions = 0, 0, false, 0
 		return w.stepBackend()
 	}
 	if err := w.settings.Check(); err != nil {
@@ -441,11 +461,27 @@ func (w *World) Step() error {
 	w.Stats.FineGrains = p.pool.isFine()
 	t := time.Now()
 	t0 := t
-	for _, op := range w.plan() {
+	plan := w.plan()
+	for k := 0; k < len(plan); k++ {
+		op := plan[k]
+		if p.islands && inIslandBlock(op.Stage) { // the sub-steps by island (islands.go)
+			end := k + 1
+			for end < len(plan) && inIslandBlock(plan[end].Stage) {
+				end++
+			}
+			w.islandBlock(plan[k:end], st)
+			k = end - 1
+			t = time.Now()
+			continue
+		}
 		w.runStage(op)
 		now := time.Now()
 		st[op.Stage] += now.Sub(t)
 		t = now
+	}
+	w.Stats.IslandRegions = 0
+	if p.islands {
+		w.Stats.IslandRegions = p.nRegions
 	}
 	w.Stats.Handed = p.pool.handed() - handed
 	w.Stats.Stalls = p.pool.stalls() - stalls
@@ -583,10 +619,13 @@ func (w *World) prepare() {
 	p.split = p.solver.splitMasses()
 	p.buildAdjacency(n)
 	p.jointAdjacency(n, w.joints)
+	p.useDirect = s.DirectJoints && p.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
 	w.Stats.Colors = 0
+	p.islands = false
 	if p.solver.colours() {
-		p.colourManifolds(b)
 		p.colourJoints(b, w.joints)
+		p.planIslands(b, w.joints)
+		p.colourManifolds(b)
 		w.Stats.Colors = p.colors
 	}
 	p.sums = resize(p.sums, len(p.manifolds))
@@ -594,7 +633,6 @@ func (w *World) prepare() {
 	w.decideWide()
 	p.pool.run(len(p.manifolds), manifoldGrain, p.fnPrepare)
 	p.pool.run(len(w.joints), jointGrain, p.fnJointMass)
-	p.useDirect = s.DirectJoints && p.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
 	if p.useDirect {
 		w.prepareDirect()
 	}

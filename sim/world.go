@@ -46,6 +46,10 @@ type Stats struct {
 	// FineGrains: the step ran with fine grains, its loops split into smaller chunks (grains.go;
 	// World.Grains says why).
 	FineGrains bool
+	// IslandRegions is how many regions the step's sub-steps ran in, island by island, each region's
+	// every stage on one worker with no wait between them (under fine grains, sim/islands.go); 0 when
+	// they ran stage by stage and colour by colour.
+	IslandRegions int
 	// PairsKept: the broad phase did not run; its pairs came from the last query, whose boxes, grown
 	// by FatMargin, still held every body's (broad_keep.go).
 	PairsKept bool
