@@ -75,7 +75,7 @@ test: deps cuda-deps
 	@echo '== the wide passes (GOEXPERIMENT=simd): vet, the simulation tests through them, and their tests under -race'
 	GOEXPERIMENT=simd go vet ./sim/...
 	GOEXPERIMENT=simd go test -count=1 ./sim/...
-	GOEXPERIMENT=simd go test -race -count=1 -run 'Wide|Gyro|Joint|State|Atan2|Helpers|Workers' ./sim
+	GOEXPERIMENT=simd go test -race -count=1 -run 'Wide|Gyro|Joint|State|Atan2|Helpers|Workers|GrainsChange' ./sim
 	@echo '== the wide passes run no legacy SSE instruction in their 256-bit code (scripts/check-sse.sh: on Intel each costs over a hundred cycles)'
 	GOEXPERIMENT=simd go build -o bin/sandbox-sse-check ./cmd/sandbox
 	scripts/check-sse.sh bin/sandbox-sse-check

@@ -64,6 +64,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	partial, mostMoved := 0, 0           // of them, those that found some bodies' pairs again; the most such bodies
 	handed := make([]float64, 0, *steps) // loops handed to the helper workers, per timed step
 	fine := 0                            // timed steps run with fine grains (sim.World.Grains)
+	byIsland, islandRegions := 0, 0      // timed steps whose sub-steps ran by island, and their most regions
 	reused, made := 0, 0                 // manifolds over the timed steps: from the contact cache, in all
 	stalls := 0                          // helpers that stalled over the timed steps
 	gap := float32(0)                    // the joints' largest anchor gap over the timed steps (CPU backend)
@@ -97,6 +98,10 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			handed = append(handed, float64(w.Stats.Handed))
 			if w.Stats.FineGrains {
 				fine++
+			}
+			if w.Stats.IslandRegions > 0 {
+				byIsland++
+				islandRegions = max(islandRegions, w.Stats.IslandRegions)
 			}
 			reused += w.Stats.Reused
 			stalls += w.Stats.Stalls
@@ -207,6 +212,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		if g := w.Grains(); g.Trials > 0 {
 			fmt.Fprintf(stdout, "workers: fine grains on %d of %d timed steps; the last of %d trials took %.3f ms a step with fine grains, %.3f with coarse\n",
 				fine, *steps, g.Trials, float64(g.FineStep.Microseconds())/1000, float64(g.Coarse.Microseconds())/1000)
+		}
+		if byIsland > 0 {
+			fmt.Fprintf(stdout, "workers: the sub-steps ran island by island on %d of %d timed steps, in up to %d regions (-islands)\n", byIsland, *steps, islandRegions)
 		}
 		if stalls > 0 {
 			fmt.Fprintf(stdout, "workers: a helper stalled %d times over the timed steps (its core taken away); after each, that helper sat out the loops for a while\n", stalls)

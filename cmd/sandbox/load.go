@@ -30,6 +30,8 @@ type worldFlags struct {
 	directJoints string // "on", "off" or "": keep
 	contactCache string // "on", "off" or "": keep
 	scalar       bool   // PGS's scalar contact and joint passes even where the build has the wide ones
+	grains       string // "auto", "coarse" or "fine" (sim.World.SetGrains)
+	islands      bool   // sim.IslandSolve
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
@@ -45,6 +47,8 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.directJoints, "direct-joints", "", "solve the joints' equality rows directly: on or off (pgs, jacobi; empty: keep)")
 	fs.StringVar(&f.contactCache, "contact-cache", "", "reuse a touching pair's contact points while its bodies barely move relative to each other: on or off (every solver but jacobi; empty: keep)")
 	fs.BoolVar(&f.scalar, "scalar", false, "PGS's scalar contact and joint passes even where the build has the wide (SIMD) ones: the same results, slower")
+	fs.StringVar(&f.grains, "grains", "auto", "how more than one worker splits the step's loops: auto (coarse or fine, by trials), coarse or fine (held), for benchmarks that compare")
+	fs.BoolVar(&f.islands, "islands", true, "under fine grains, run a world's sub-steps island by island where it falls into islands; false: colour by colour (the same results)")
 	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild it on every query)")
 }
 
@@ -66,6 +70,8 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "sandbox %s: -direct-joints must be on or off, got %q\n", cmd, f.directJoints)
 	case f.contactCache != "" && f.contactCache != "on" && f.contactCache != "off":
 		fmt.Fprintf(stderr, "sandbox %s: -contact-cache must be on or off, got %q\n", cmd, f.contactCache)
+	case f.grains != "auto" && f.grains != "coarse" && f.grains != "fine":
+		fmt.Fprintf(stderr, "sandbox %s: -grains must be auto, coarse or fine, got %q\n", cmd, f.grains)
 	case f.workers < 0:
 		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
 	case !(f.refit == 0 || f.refit >= 1 && f.refit <= 1000):
@@ -83,6 +89,7 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 		return nil, nil, err
 	}
 	sim.WideSolve = !f.scalar
+	sim.IslandSolve = f.islands
 	var opt scenes.Options
 	opt.Workers = f.workers
 	if f.solver != "" {
@@ -110,6 +117,7 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	if err := f.applySettings(w); err != nil {
 		return nil, nil, err
 	}
+	w.SetGrains(map[string]sim.GrainMode{"auto": sim.GrainsByTrial, "coarse": sim.GrainsCoarse, "fine": sim.GrainsFine}[f.grains])
 	if err := attachBackend(w, f.backend, stderr); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
 	}

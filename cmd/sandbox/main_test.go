@@ -429,3 +429,38 @@ func TestBenchAndRunWriteACPUProfile(t *testing.T) {
 		}
 	}
 }
+
+// -grains holds the grains coarse or fine instead of trying both; under fine grains a world of
+// separate stacks runs its sub-steps island by island (where the build has the wide passes), and
+// -islands=false runs them stage by stage. A bad -grains is a usage error.
+func TestBenchGrainsAndIslands(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"name": "stacks", "bodies": [{"name": "ground", "type": "static", "shape": {"type": "plane", "normal": [0, 1, 0]}}`)
+	for s := range 4 {
+		for i := range 3 {
+			b.WriteString(`, {"shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "mass": 1, "position": [` +
+				strconv.Itoa(3*s) + `, ` + strconv.FormatFloat(0.5+float64(i), 'f', 1, 64) + `, 0]}`)
+		}
+	}
+	b.WriteString(`]}`)
+	f := writeFile(t, "stacks.json", b.String())
+	code, out, errs := sandbox("bench", "-scene", f, "-steps", "20", "-workers", "4", "-grains", "fine")
+	if code != 0 {
+		t.Fatal(errs)
+	}
+	if island := strings.Contains(out, "the sub-steps ran island by island on 20 of 20 timed steps, in up to 4 regions"); island != sim.WideAvailable() {
+		t.Errorf("-grains fine, wide passes %v: island by island %v\n%s", sim.WideAvailable(), island, out)
+	}
+	if strings.Contains(out, "trials") {
+		t.Errorf("-grains fine ran trials\n%s", out)
+	}
+	for _, args := range [][]string{{"-grains", "fine", "-islands=false"}, {"-grains", "coarse"}} {
+		code, out, errs = sandbox(append([]string{"bench", "-scene", f, "-steps", "20", "-workers", "4"}, args...)...)
+		if code != 0 || strings.Contains(out, "island by island") {
+			t.Errorf("%v: code %d, stderr %q\n%s", args, code, errs, out)
+		}
+	}
+	if code, _, errs := sandbox("bench", "-scene", f, "-grains", "medium"); code != 2 || !strings.Contains(errs, `-grains must be auto, coarse or fine, got "medium"`) {
+		t.Errorf("-grains medium: code %d, stderr %q", code, errs)
+	}
+}
