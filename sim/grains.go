@@ -59,6 +59,7 @@ type GrainTrial struct {
 
 // grainTuner chooses coarse or fine grains for a world of more than one worker by trials.
 type grainTuner struct {
+	held    bool  // the grains are held (World.SetGrains): no trials
 	fine    bool  // the grains of the next step
 	chosen  bool  // the grains the trials chose (fine: true)
 	confirm bool  // the current trial repeats one that would change the grains
@@ -81,6 +82,9 @@ func newGrainTuner() grainTuner {
 // are taken by other work may have made them the slower.
 func (t *grainTuner) observe(d time.Duration, bodies int, stalled bool) {
 	t.step++
+	if t.held {
+		return
+	}
 	if t.at >= 0 {
 		if t.at%trialBlock != 0 { // the first step of a block pays for the switch
 			t.samples[b2i(t.fine)] = append(t.samples[b2i(t.fine)], d)
@@ -175,7 +179,7 @@ func (w *World) SetGrains(m GrainMode) {
 		p.tune = newGrainTuner()
 	default:
 		fine := m == GrainsFine
-		p.tune = grainTuner{fine: fine, chosen: fine, next: math.MaxInt64, at: -1}
+		p.tune = grainTuner{held: true, fine: fine, chosen: fine, next: math.MaxInt64, at: -1}
 	}
 }
 

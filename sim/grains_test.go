@@ -212,3 +212,28 @@ func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
 		t.Errorf("after the awake bodies more than doubled: trial at %d, want one started", g.at)
 	}
 }
+
+// Grains held by SetGrains stay as set: no trial starts, not even after a stall or a doubling of the
+// awake bodies; GrainsByTrial starts the trials again.
+func TestHeldGrainsRunNoTrial(t *testing.T) {
+	w := gravityWorld(Settings{Workers: 2})
+	defer w.Close()
+	for _, fine := range []bool{false, true} {
+		forceGrains(w, fine)
+		g := &w.pipe.pool.tune
+		for k := range 3000 {
+			g.observe(time.Millisecond, 100+100*(k%2), k%7 == 0)
+			if g.fine != fine || g.at >= 0 {
+				t.Fatalf("held fine %v: step %d ran fine %v, trial at %d", fine, k, g.fine, g.at)
+			}
+		}
+	}
+	w.SetGrains(GrainsByTrial)
+	g := &w.pipe.pool.tune
+	for range firstTrial + 1 {
+		g.observe(time.Millisecond, 100, false)
+	}
+	if g.at < 0 {
+		t.Error("GrainsByTrial: no trial began")
+	}
+}

@@ -107,8 +107,8 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 			return
 		}
 	}
-	if r < 2 {
-		return
+	if r < 2 || 2*r < p.workers {
+		return // fewer regions than half the workers: colour by colour, a colour's pass is split wider
 	}
 	for i := range p.bodyRegion {
 		if dyn[i] != 0 {
