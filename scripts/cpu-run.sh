@@ -11,10 +11,14 @@
 #                passes against -scalar, interleaved;
 #   profiles.tgz CPU profiles of the timed steps: pyramid20 and pyramid on 1 worker, pyramid and pile
 #                on all cores (read them here with the same binary: go tool pprof bin/cpu/sandbox F);
+#   islands.txt  the ragdolls apart (scripts/scenes/ragdolls-apart.json: the ragdoll preset's twenty
+#                ragdolls side by side on the ground, twenty islands) by worker count, 2 4 8 16, with
+#                -grains coarse, fine -islands=false, fine and auto, three rounds interleaved, and Jolt
+#                on 1 and all threads;
 #   micro.txt    the sim package's benchmarks (the store-then-load patterns, the 8- against 16-lane
 #                probe BenchmarkNormalRows and a pyramid20 step), where bin/cpu has sim.test.
-# CPU_RUN_ONLY=REGEX runs only the parts named (cpu, table, sweep, prof, micro). Each part has a time
-# limit; the whole takes about 5 minutes on 16 cores.
+# CPU_RUN_ONLY=REGEX runs only the parts named (cpu, table, sweep, islands, prof, micro). Each part has a time
+# limit; the whole takes about 6 minutes on 16 cores.
 set -uo pipefail
 [ $# -eq 1 ] || {
 	echo "usage: cpu-run.sh OUTDIR" >&2
@@ -69,6 +73,24 @@ sweep() {
 	done
 }
 
+islands() {
+	local f=scripts/scenes/ragdolls-apart.json
+	for r in 1 2 3; do
+		for w in 2 4 8 16; do
+			[ "$w" -le "$cores" ] || continue
+			printf 'ragdolls-apart w%s' "$w"
+			for g in "coarse" "fine -islands=false" "fine" "auto"; do
+				o=$("$bin/sandbox" bench -scene "$f" -warmup 60 -steps 300 -workers "$w" -grains $g)
+				printf ' %s=%s' "$(echo "$g" | tr -d ' ')" "$(echo "$o" | ms)"
+				echo "$o" | awk '/island by island on/ { printf "(islands on %s, %s regions)", $9, $17 } /fine grains on/ { printf "(fine on %s)", $5 }'
+			done
+			echo
+		done
+		printf 'jolt 1=%s %s=%s\n' "$("$bin/jolt-runner" bench -scene "$f" -warmup 60 -steps 300 -threads 1 | awk '$1 == "median_ms" { print $2 }')" \
+			"$cores" "$("$bin/jolt-runner" bench -scene "$f" -warmup 60 -steps 300 -threads "$cores" | awk '$1 == "median_ms" { print $2 }')"
+	done
+}
+
 profiles() {
 	"$bin/sandbox" bench -scene pyramid20 -warmup 60 -steps 2000 -workers 1 -cpuprofile "$out/pyramid20-w1.prof" | ms
 	"$bin/sandbox" bench -scene pyramid -warmup 60 -steps 600 -workers 1 -cpuprofile "$out/pyramid-w1.prof" | ms
@@ -76,11 +98,12 @@ profiles() {
 	"$bin/sandbox" bench -scene pile -warmup 60 -steps 120 -workers "$cores" -cpuprofile "$out/pile-wn.prof" | ms
 }
 
-export -f ms sweep profiles
+export -f ms sweep islands profiles
 export bin out cores BASE
 part cpu 10 lscpu
 part table 300 env ROUNDS="${ROUNDS:-1}" KEEP="$out/stages" scripts/bench-jolt.sh "$bin/sandbox" "$bin/jolt-runner"
 part sweep 150 bash -c sweep
+part islands 120 bash -c islands
 part prof 90 bash -c profiles
 if [ -x "$bin/sim.test" ]; then
 	(cd sim && part micro 60 "$bin/sim.test" -test.run '^$' -test.bench 'StoreThen|NormalRows|StepPyramid20' -test.benchtime 1s)
