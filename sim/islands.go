@@ -99,6 +99,9 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	// As many regions as the heaviest island leaves room for, no region's share under it; and if
 	// dealing the islands out leaves the regions uneven (twenty equal islands in sixteen regions:
 	// some get two), as many as give each region the same number of them (ten of two).
+	if count < 2 {
+		return // no island, or one
+	}
 	r := int(min(int64(min(p.workers, count)), total/heaviest))
 	if r >= 2 && !p.dealIslands(r, total) {
 		per := (count + r - 1) / r
