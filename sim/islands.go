@@ -27,6 +27,11 @@ import (
 // percent of an even share of the rows, so that the regions take about as long as each other.
 const islandBalance = 125
 
+// islandRecheck: a world found to be one island, or nearly (a heap that holds most of the rows), is
+// looked at again only after this many steps: the look (a union-find over the rows) cost the 386-box
+// pyramid a few percent of its prepare stage at every step.
+const islandRecheck = 16
+
 // maxIslandRegions is the most regions the islands are dealt to.
 const maxIslandRegions = 64
 
@@ -43,6 +48,10 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	}
 	if len(joints) > 0 && p.jointColorStart[maxColors+1] > p.jointColorStart[maxColors] {
 		return // a joint that fits no colour is solved after them all
+	}
+	if p.islandWait > 0 { // the last look found one island holding most of the rows
+		p.islandWait--
+		return
 	}
 	n := b.Len()
 	for i := range n {
@@ -100,7 +109,8 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	// dealing the islands out leaves the regions uneven (twenty equal islands in sixteen regions:
 	// some get two), as many as give each region the same number of them (ten of two).
 	if count < 2 {
-		return // no island, or one
+		p.islandWait = islandRecheck * count // one island: it will not come apart at once
+		return
 	}
 	r := int(min(int64(min(p.workers, count)), total/heaviest))
 	if r >= 2 && !p.dealIslands(r, total) {
@@ -111,7 +121,9 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 		}
 	}
 	if r < 2 || 2*r < p.workers {
-		return // fewer regions than half the workers: colour by colour, a colour's pass is split wider
+		// Fewer regions than half the workers: colour by colour, a colour's pass is split wider.
+		p.islandWait = islandRecheck
+		return
 	}
 	for i := range p.bodyRegion {
 		if dyn[i] != 0 {

@@ -65,9 +65,10 @@ type pipeline struct {
 	nRegions     int                 // regions of bodies (regions)
 	splitColour  [maxColors + 1]bool // the colour's wide pass is split between the workers by region
 	segStart     []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
-	// passes by island (islands.go)
-	islands        bool          // this step's solve and relax passes run by island, a region each
+	// sub-steps by island (islands.go)
+	islands        bool          // this step's sub-steps run by island, a region each
 	nIslandRegions int           // the regions the islands are dealt to
+	islandWait     int           // steps before planIslands looks at the islands again
 	bodyRegion     []int32       // per body: its island's region (-1 for a body in no constraint)
 	islandWeight   []int32       // per island root: its rows' weight
 	islandOps      []Op          // the sub-steps' stages running by island (islandBlock)
