@@ -55,7 +55,8 @@ func TestJointsGiveIdenticalResultsForAnyWorkerCount(t *testing.T) {
 	}
 }
 
-// A steady step with joints (limits and motors included) allocates nothing, under every solver.
+// A steady step with joints (limits and motors included) allocates nothing, under every solver, and
+// under fine grains island by island.
 func TestJointStepAllocatesNothing(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -72,5 +73,17 @@ func TestJointStepAllocatesNothing(t *testing.T) {
 			t.Errorf("%v: %.1f allocations per step", solver, n)
 		}
 		w.Close()
+	}
+	// PGS under fine grains, its sub-steps island by island where the build has the wide passes.
+	w := gravityWorld(Settings{Workers: 4})
+	defer w.Close()
+	groundPlane(t, w, 0.6, 0)
+	for k := range 8 {
+		addTangle(t, w, 3*float32(k))
+	}
+	forceGrains(w, true)
+	run(t, w, 120)
+	if n := testing.AllocsPerRun(10, func() { w.Step() }); n != 0 || w.pipe.islands != (wideKernel != nil) {
+		t.Errorf("fine grains: %.1f allocations per step; by island %v", n, w.pipe.islands)
 	}
 }
