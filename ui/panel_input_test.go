@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -781,4 +782,52 @@ func TestWorkersStatsLineByRealInput(t *testing.T) {
 	if d.a.stats.workers != 1 {
 		t.Errorf("1 worker typed: the Stats line's workers %d", d.a.stats.workers)
 	}
+}
+
+// A world of islands (twelve stacks apart) on 4 workers typed into the panel: the steps of the
+// grains' trial that run with fine grains run the sub-steps island by island (where the build has the
+// wide passes), and the Stats line says so ("island by island in N regions") on those steps.
+func TestIslandsStatsLineByRealInput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"name": "stacks apart", "bodies": [{"name": "ground", "type": "static", "shape": {"type": "plane", "normal": [0, 1, 0]}}`)
+	for k := range 12 {
+		for i := range 3 {
+			b.WriteString(`, {"shape": {"type": "box", "halfExtents": [0.3, 0.3, 0.3]}, "mass": 1, "position": [` +
+				strconv.Itoa(2*(k%4)-3) + `, ` + strconv.FormatFloat(0.3+0.6*float64(i), 'f', 1, 64) + `, ` + strconv.Itoa(2*(k/4)-2) + `]}`)
+		}
+	}
+	b.WriteString(`]}`)
+	file := filepath.Join(t.TempDir(), "stacks.json")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := drive(t, Options{Scene: file})
+	d.click("simulation/sleeping") // awake, so that the trials run
+	d.setText("simulation/CPU workers", 0, 1, "4")
+	most, fine := 0, 0
+	for range 80 {
+		d.frames(1)
+		most = max(most, d.a.stats.islands)
+		if d.a.stats.grains.Trials > 0 {
+			break
+		}
+		d.world(func(w *sim.World) {
+			if w.Stats.FineGrains {
+				fine++
+			}
+		})
+	}
+	if fine == 0 {
+		t.Fatal("no step of the trial ran with fine grains")
+	}
+	if want := 4 * b2i(sim.WideAvailable()); most != want {
+		t.Errorf("the Stats line's regions of islands: at most %d over the trial's steps, want %d", most, want)
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -30,6 +30,7 @@ type statsHistory struct {
 	asleep         int // bodies asleep, -1 with sleeping off
 	workers        int // CPU workers, 0 on another backend
 	handed         int // the last step's loops handed to the helper workers
+	islands        int // the last step's regions of islands (sim.Stats.IslandRegions), 0 stage by stage
 	grains         sim.GrainTrial
 	fps            float32
 	// realTime is simulated seconds per wall second over about the last second (clock holds the
@@ -120,7 +121,7 @@ func (s *statsHistory) sampleStep(w *sim.World) {
 	if w.Settings().Sleep {
 		s.asleep = w.Stats.Asleep
 	}
-	s.workers, s.handed, s.grains = 0, w.Stats.Handed, w.Grains()
+	s.workers, s.handed, s.grains, s.islands = 0, w.Stats.Handed, w.Grains(), w.Stats.IslandRegions
 	if w.Backend() == nil {
 		s.workers = w.Resolved().Workers
 	}
@@ -159,9 +160,13 @@ func (s *statsHistory) show(a *App) {
 		if s.grains.Fine {
 			grains = "fine"
 		}
+		if s.islands > 0 {
+			grains += fmt.Sprintf(", island by island in %d regions", s.islands)
+		}
 		imgui.Textf("workers %d: %d loops handed out, %s grains", s.workers, s.handed, grains)
 		tip("a loop goes to the helper workers when it holds enough work to pay for the hand-off; trials\nof a few steps " +
-			"measure whether smaller (fine) grains pay on this machine, and the faster are kept")
+			"measure whether smaller (fine) grains pay on this machine, and the faster are kept;\nunder fine grains, " +
+			"a world of islands runs its sub-steps island by island, each worker its own")
 		if g := s.grains; g.Trials > 0 {
 			imgui.Textf("  last trial: fine %.2f ms a step, coarse %.2f", float64(g.FineStep.Microseconds())/1000,
 				float64(g.Coarse.Microseconds())/1000)
