@@ -168,7 +168,8 @@ const (
 )
 
 // SetGrains sets how the world chooses its grains: by trials (the default), or held coarse or fine,
-// for benchmarks that compare them (`sandbox bench -grains`). A world of one worker has none.
+// for benchmarks that compare them (`sandbox bench -grains`). A world of one worker has none, and a
+// new worker count (SetWorkers, SetSettings) starts the trials again.
 func (w *World) SetGrains(m GrainMode) {
 	p := w.pipe.pool
 	if p == nil {
