@@ -160,10 +160,11 @@ func (s *statsHistory) show(a *App) {
 		if s.grains.Fine {
 			grains = "fine"
 		}
-		if s.islands > 0 {
-			grains += fmt.Sprintf(", island by island in %d regions", s.islands)
+		text := fmt.Sprintf("workers %d: %d loops handed out, %s grains", s.workers, s.handed, grains)
+		if s.islands > 0 { // under fine grains: chosen, or a trial's step
+			text += fmt.Sprintf("; the last step island by island (%d regions)", s.islands)
 		}
-		imgui.Textf("workers %d: %d loops handed out, %s grains", s.workers, s.handed, grains)
+		imgui.Text(text)
 		tip("a loop goes to the helper workers when it holds enough work to pay for the hand-off; trials\nof a few steps " +
 			"measure whether smaller (fine) grains pay on this machine, and the faster are kept;\nunder fine grains, " +
 			"a world of islands runs its sub-steps island by island, each worker its own")
