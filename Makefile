@@ -79,6 +79,9 @@ test: deps cuda-deps
 	@echo '== the wide passes run no legacy SSE instruction in their 256-bit code (scripts/check-sse.sh: on Intel each costs over a hundred cycles)'
 	GOEXPERIMENT=simd go build -o bin/sandbox-sse-check ./cmd/sandbox
 	scripts/check-sse.sh bin/sandbox-sse-check
+	@echo '== sub-steps by island as bench and the window show them (they run only with the wide passes)'
+	GOEXPERIMENT=simd go test -count=1 -run 'BenchGrainsAndIslands' ./cmd/sandbox
+	TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) env GOEXPERIMENT=simd go test -count=1 -run 'IslandsStatsLine' ./ui
 	@echo '== go test (the rest; the window tests under Xvfb)'
 	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test -timeout 40m $(REST_PKGS),@echo 'no packages outside sim')
 	@if [ -f $(CONTRACT_CHECK) ] && command -v python3 >/dev/null 2>&1; then \
