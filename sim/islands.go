@@ -314,48 +314,42 @@ func (w *World) islandRegionBlock(worker, g int) {
 
 // islandRefresh brings region g's contact and joint rows to the bodies' poses (refreshRows).
 func (w *World) islandRefresh(g int) {
-	p := &w.pipe
-	r := p.nRegions
-	for c := 0; c < maxColors; c++ {
-		if p.wideOn {
-			for i := p.wideSeg[c*r+g]; i < p.wideSeg[c*r+g+1]; i++ {
-				wideRefreshKernel(w, &p.wide[i])
-			}
-		}
-		if p.jwideOn {
-			for i := p.jwideSeg[c*r+g]; i < p.jwideSeg[c*r+g+1]; i++ {
-				bt := &p.jwide[i]
-				wideJointRefreshKernel(w, bt)
-				wideAnchorMassKernel(bt)
-			}
-			for _, k := range p.jrest[p.jrestSeg[c*r+g]:p.jrestSeg[c*r+g+1]] {
-				w.refreshJoint(&w.joints[k])
-			}
-		}
-	}
+	w.islandRows(g, wideRefreshKernel, func(w *World, bt *wideJointBatch) {
+		wideJointRefreshKernel(w, bt)
+		wideAnchorMassKernel(bt)
+	}, func(w *World, k int32) { w.refreshJoint(&w.joints[k]) })
 }
 
 // islandWarm records region g's contacts' and joints' warm-start impulses (warmStart, before the
 // gather).
 func (w *World) islandWarm(g int) {
+	w.islandRows(g, wideWarmKernel, func(w *World, bt *wideJointBatch) {
+		if bt.hinge {
+			wideHingeWarmKernel(w, bt)
+		} else {
+			wideBallWarmKernel(w, bt)
+		}
+	}, func(w *World, k int32) { w.warmJoint(&w.joints[k], &w.pipe.jsums[k]) })
+}
+
+// islandRows runs contact over region g's contact batches, joint over its joint batches and rest over
+// its other joints, colour by colour. The order is free: refresh and warm start each write a row's own
+// state only.
+func (w *World) islandRows(g int, contact func(*World, *wideBatch), joint func(*World, *wideJointBatch), rest func(*World, int32)) {
 	p := &w.pipe
 	r := p.nRegions
 	for c := 0; c < maxColors; c++ {
 		if p.wideOn {
 			for i := p.wideSeg[c*r+g]; i < p.wideSeg[c*r+g+1]; i++ {
-				wideWarmKernel(w, &p.wide[i])
+				contact(w, &p.wide[i])
 			}
 		}
 		if p.jwideOn {
 			for i := p.jwideSeg[c*r+g]; i < p.jwideSeg[c*r+g+1]; i++ {
-				if bt := &p.jwide[i]; bt.hinge {
-					wideHingeWarmKernel(w, bt)
-				} else {
-					wideBallWarmKernel(w, bt)
-				}
+				joint(w, &p.jwide[i])
 			}
 			for _, k := range p.jrest[p.jrestSeg[c*r+g]:p.jrestSeg[c*r+g+1]] {
-				w.warmJoint(&w.joints[k], &p.jsums[k])
+				rest(w, k)
 			}
 		}
 	}
