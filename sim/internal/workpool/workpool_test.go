@@ -286,14 +286,20 @@ func TestOnlyTheStalledHelperSitsOut(t *testing.T) {
 			waitFor(&joined) // the others' chunks give helper 1 time to join (2 vCPUs: a P)
 		}
 	}
+	// A loop that helper 1 joined holds the caller 3 ms unless the caller itself lost its core for
+	// that long (2 vCPUs, -race: it did once in CI), so the caller must see a stall in one of them.
+	joins := 0
 	for try := 0; p.Stalls() == 0; try++ {
 		if try == 200 {
+			if joins > 0 {
+				t.Fatalf("helper 1 held %d loops 3 ms each, and the caller saw no stall", joins)
+			}
 			t.Skip("helper 1 never joined a loop")
 		}
 		joined.Store(false)
 		p.Run(64, 1, stallLoop)
-		if joined.Load() && p.Stalls() == 0 {
-			t.Fatal("the caller waited 3 ms for helper 1's chunk and saw no stall")
+		if joined.Load() {
+			joins++
 		}
 	}
 	if p.out[1] == 0 || p.out[2] != 0 {
