@@ -226,20 +226,25 @@ type packScratch struct {
 	_    [64]byte                     // apart from the next worker's
 }
 
-// packBatch fills batch i from its manifolds. The kernels read point slots below the batch's
-// maxCount only, and mask a lane's slots past its own count; an empty lane and a missing point get
-// zero rows all the same (from zeroPoint), so that nothing in them is stale from the batch's last use.
+// packBatch fills batch i from its manifolds. The kernels (and unpackWide and rowsFromBatch) read
+// point slots below the batch's maxCount only, and mask a lane's slots past its own count: the slots
+// from maxCount on are left as they are, and below it an empty lane and a missing point get zero
+// rows all the same (from zeroPoint), so that nothing read is stale from the batch's last use.
 func (w *World) packBatch(worker, i int) {
 	p := &w.pipe
 	b := &w.Bodies
 	bt := &p.wide[i]
 	first, n := p.wideFirst[i], int(p.wideLen[i])
-	bt.lanes, bt.maxCount, bt.ragged = n, 0, 0
+	maxCount := 0
+	for l := range n {
+		maxCount = max(maxCount, int(p.manifolds[p.colorOrder[int(first)+l]].count))
+	}
+	bt.lanes, bt.maxCount, bt.ragged = n, maxCount, 0
 	sc := &p.packScratch[worker]
 	src, at, kept, comp := &sc.src, &sc.at, &sc.kept, &sc.comp
 	*kept = [4]uint8{}
 	prep := p.widePrep
-	for j := range bt.pts {
+	for j := range maxCount {
 		bt.pts[j].sliding = 0
 	}
 	for l := range wideLanes {
@@ -273,8 +278,7 @@ func (w *World) packBatch(worker, i int) {
 			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = 0, 0, 0, 0
 		}
 		bt.count[l] = float32(count)
-		bt.maxCount = max(bt.maxCount, count)
-		for j := range bt.pts {
+		for j := range maxCount {
 			wp := &bt.pts[j]
 			cp := &zeroPoint
 			at[j][l] = &zeroCandPoint
