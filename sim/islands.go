@@ -231,8 +231,16 @@ func inIslandBlock(s Stage) bool {
 func (w *World) islandBlock(ops []Op, st *Timings) {
 	p := &w.pipe
 	t0 := time.Now()
-	if p.stateOn {
-		w.loadState() // the static bodies' rows, which no region loads
+	if p.stateOn { // the other bodies' rows, which no region loads (each loads its own dynamic bodies')
+		b := &w.Bodies
+		n := b.Len()
+		p.vel = resize(p.vel, n+1)
+		p.vel[n] = stateRow{}
+		for i := range n {
+			if b.Type[i] != Dynamic {
+				w.loadStateRange(i, i+1)
+			}
+		}
 	}
 	p.gatherJoints = true
 	p.islandOps = ops
