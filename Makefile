@@ -28,7 +28,7 @@ XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
 .PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf
 
-# Go's SIMD experiment: PGS's contact pass eight manifolds at a time (sim/wide_simd.go, AVX2), bit for
+# Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
 SIMD ?= GOEXPERIMENT=simd
 
@@ -79,8 +79,8 @@ test: deps cuda-deps
 	@echo '== the wide passes run no legacy SSE instruction in their 256-bit code (scripts/check-sse.sh: on Intel each costs over a hundred cycles)'
 	GOEXPERIMENT=simd go build -o bin/sandbox-sse-check ./cmd/sandbox
 	scripts/check-sse.sh bin/sandbox-sse-check
-	@echo '== sub-steps by island as bench and the window show them (they run only with the wide passes)'
-	GOEXPERIMENT=simd go test -count=1 -run 'BenchGrainsAndIslands' ./cmd/sandbox
+	@echo '== sub-steps by island as bench and the window show them, and bench -lanes (they run only with the wide passes)'
+	GOEXPERIMENT=simd go test -count=1 -run 'BenchGrainsAndIslands|TestLanes' ./cmd/sandbox
 	TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) env GOEXPERIMENT=simd go test -count=1 -run 'IslandsStatsLine' ./ui
 	@echo '== go test (the rest; the window tests under Xvfb)'
 	$(if $(REST_PKGS),TUMBLE_REQUIRE_DISPLAY=1 $(XVFB) go test -timeout 40m $(REST_PKGS),@echo 'no packages outside sim')

@@ -17,7 +17,7 @@ found=$(objdump -d --no-show-raw-insn "$bin" | awk '
 	!mine || !/^ *[0-9a-f]+:/ { next }
 	{ sub(":", "", $1) }
 	$2 == "vzeroupper" { d = 0; if (fn ~ /^tumble\/sim\./) wide = 1; next }
-	/%ymm/ { d = 1; next }
+	/%ymm|%zmm/ { d = 1; next }
 	d && $2 !~ /^v/ && /%xmm/ { print fn, $1, $2, $3 }
 	END { if (!wide) print "NOWIDE" }')
 if [ "$found" = NOWIDE ] || grep -q NOWIDE <<<"$found"; then

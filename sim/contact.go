@@ -48,7 +48,7 @@ type manifold struct {
 	massScale   float32 // soft scales of the biased pass (see softness), used by anchored friction
 	leak        float32
 	drift       vec   // mean friction-anchor drift, refreshed with sep
-	slot        int32 // its batch times wideLanes plus its lane where the wide path prepared its rows; -1 otherwise
+	slot        int32 // its batch times batchLanes plus its lane where the wide path prepared its rows; -1 otherwise
 	pts         [4]contactPoint
 	cache       manifoldCache // the points as the narrow phase last computed them (contact_cache.go)
 }

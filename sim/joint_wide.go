@@ -167,7 +167,7 @@ func (w *World) planWideJoints() {
 		for l := bt.lanes; l < wideLanes; l++ {
 			bt.a[l], bt.b[l] = bt.a[0], bt.b[0]
 		}
-		bt.safe = gatherSafe(&bt.a, &bt.b, p.gatherCap)
+		bt.safe = gatherSafe(bt.a[:], bt.b[:], p.gatherCap)
 	}
 	p.jwideStart[maxColors] = int32(len(p.jwide))
 	p.jrestStart[maxColors] = int32(len(p.jrest))

@@ -1,6 +1,10 @@
 package sim
 
-import "tumble/sim/collide"
+import (
+	"fmt"
+
+	"tumble/sim/collide"
+)
 
 // The wide contact pass (issue 14): PGS's contact pass over eight manifolds at once, one per lane of
 // an AVX2 register, in builds with Go's SIMD experiment (GOEXPERIMENT=simd, wide_simd.go). The
@@ -19,58 +23,84 @@ import "tumble/sim/collide"
 // kernel exists; tests turn it off to compare with prepareRows.
 var widePrepare = true
 
-// wideLanes is the number of manifolds a wide batch holds: eight float32 lanes of an AVX2 register.
+// wideLanes is the float32 lanes of an AVX2 register: the joints' batches (joint_wide.go) hold this
+// many joints, and the eight-lane contact kernels take a contact batch half at a time.
 const wideLanes = 8
 
-// lanes is one float per lane; lanes3 a vector per lane, component-major.
+// batchLanes is the number of manifolds a wide contact batch holds: sixteen, the lanes of an AVX-512
+// register. Where the CPU has AVX-512 the contact kernels take a batch of more than eight manifolds
+// at once (wide16_simd.go); elsewhere, and for a batch of eight or fewer, they take it eight lanes at
+// a time (its halves). Sixteen lanes solve a batch's rows about 1.6 times faster than two runs of
+// eight (docs/PERF.md, fifteenth round).
+const batchLanes = 2 * wideLanes
+
+// lanes is one float per lane of a register; lanes3 a vector per lane, component-major. blanes and
+// blanes3 are the same over a contact batch's sixteen lanes.
 type (
-	lanes  = [wideLanes]float32
-	lanes3 = [3]lanes
+	lanes   = [wideLanes]float32
+	lanes3  = [3]lanes
+	blanes  = [batchLanes]float32
+	blanes3 = [3]blanes
 )
 
 // widePoint is one contact point slot of a batch: contactPoint's rows, lane-major. Its first
 // pointFloats rows are contactPoint's first pointFloats floats in their order (the rows, impulses and
 // masses), so that a full batch packs them with a transpose (widePackKernel; TestWideLayout).
+//
+// Every row is 64 bytes and starts 64 bytes into the batch from the one before it, so that a
+// sixteen-lane load reads one cache line (the batches' array is allocated page-aligned: it is large).
 type widePoint struct {
-	nA, nB, inA, inB                          lanes3
-	t1A, t1B, it1A, it1B                      lanes3
-	t2A, t2B, it2A, it2B                      lanes3
-	normalImpulse, ti1, ti2, maxNormal        lanes
-	normalMass, softMass, leak, tm1, tm2, sep lanes
-	sliding                                   uint8 // bit l: lane l's point slid in the last friction pass
+	nA, nB, inA, inB                          blanes3
+	t1A, t1B, it1A, it1B                      blanes3
+	t2A, t2B, it2A, it2B                      blanes3
+	normalImpulse, ti1, ti2, maxNormal        blanes
+	normalMass, softMass, leak, tm1, tm2, sep blanes
 
 	// the anchors in the bodies' frames, for the wide refresh (separation, friction drift)
-	localA, localB, anchorA, anchorB lanes3
+	localA, localB, anchorA, anchorB blanes3
+
+	sliding uint16 // bit l: lane l's point slid in the last friction pass
+	_       [62]byte
 }
 
-// wideBatch holds up to eight manifolds of one colour.
+// wideBatch holds up to sixteen manifolds of one colour.
 type wideBatch struct {
-	a, b                          [wideLanes]int32 // bodies; -1 in an empty lane
-	k                             [wideLanes]int32 // manifold index; -1 in an empty lane
-	lanes                         int              // lanes in use
-	maxCount                      int              // most points of any lane
-	ragged                        uint8            // bit i: some used lane has no point i
-	safe                          bool             // full, and no body is the last of its arrays (see gather)
-	count, mA, mB                 lanes
-	n, t1, t2, drift              lanes3
-	biasRate, massScale, leak, mu lanes
+	count, mA, mB                 blanes
+	n, t1, t2, drift              blanes3
+	biasRate, massScale, leak, mu blanes
 	pts                           [4]widePoint
+	a, b                          [batchLanes]int32 // bodies; -1 in an empty lane
+	k                             [batchLanes]int32 // manifold index; -1 in an empty lane
+	lanes                         int               // lanes in use
+	maxCount                      int               // most points of any lane
+	ragged                        uint8             // bit i: some used lane has no point i
+	safe                          bool              // no used lane's body is the last of its arrays (see gather)
+	_                             [46]byte
 }
 
 // pointFloats is the number of leading float32 fields that contactPoint and widePoint share.
 const pointFloats = 46
 
-// widePackKernel copies the first pointFloats floats of the eight points src[l] into dst's rows, lane
-// l each (a transpose); nil without the wide pass.
-var widePackKernel func(dst *widePoint, src *[wideLanes]*contactPoint)
+// widePackKernel copies the first pointFloats floats of the points src[l], l below used (8 or 16),
+// into dst's rows, lane l each (a transpose); nil without the wide pass.
+var widePackKernel func(dst *widePoint, src *[batchLanes]*contactPoint, used int)
+
+// usedLanes is the lanes of a batch of n manifolds that the kernels read: its first half only where
+// n is at most eight, else both.
+func usedLanes(n int) int {
+	if n > wideLanes {
+		return batchLanes
+	}
+	return wideLanes
+}
 
 // The wide kernels over one batch, all set or all nil (where the build or the CPU has none): the
 // contact pass (solveManifold), the warm start's sums (warmStartManifold) and the refresh
 // (refreshManifold).
 var (
 	// widePrepKernel is prepareRows over a batch's lanes (prepareWide), as packBatch fills it.
-	widePrepKernel func(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *[4][wideLanes]*collide.Point,
-		kept *[4]uint8, comp *lanes)
+	widePrepKernel func(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
+		kept *[4]uint16, comp *blanes)
 	wideKernel        func(w *World, bt *wideBatch, useBias bool)
 	wideWarmKernel    func(w *World, bt *wideBatch)
 	wideRefreshKernel func(w *World, bt *wideBatch)
@@ -152,6 +182,56 @@ var WideSolve = true
 // WideAvailable reports whether this build and CPU have the wide contact pass.
 func WideAvailable() bool { return wideKernel != nil }
 
+// wideKernelSet is one set of the wide contact kernels: lanes is the most manifolds they take at once.
+type wideKernelSet struct {
+	lanes   int
+	about   string
+	install func()
+}
+
+// wideKernelSets lists the contact kernels this build and CPU can run, the widest last (the one
+// installed).
+var wideKernelSets []wideKernelSet
+
+// ContactLanes reports how many manifolds the wide contact pass takes at once (0 without it), and
+// says so with its instruction set.
+func ContactLanes() (int, string) {
+	for _, k := range wideKernelSets {
+		if k.lanes == contactLanes {
+			return k.lanes, k.about
+		}
+	}
+	return 0, ""
+}
+
+// contactLanes is the lanes of the installed contact kernels.
+var contactLanes int
+
+// SetContactLanes installs the wide contact kernels that take n manifolds at once (8 or, on a CPU
+// with AVX-512, 16; 0: the widest the CPU has, the default); the results are the same bits. It is for
+// benchmarks that compare them (`sandbox bench -lanes`), and reports an error where this build or CPU
+// has no such kernels.
+func SetContactLanes(n int) error {
+	if n == 0 && len(wideKernelSets) > 0 {
+		n = wideKernelSets[len(wideKernelSets)-1].lanes
+	}
+	for _, k := range wideKernelSets {
+		if k.lanes == n {
+			k.install()
+			contactLanes = n
+			return nil
+		}
+	}
+	var have []int
+	for _, k := range wideKernelSets {
+		have = append(have, k.lanes)
+	}
+	if len(have) == 0 {
+		return fmt.Errorf("this build or CPU has no wide contact pass (it needs GOEXPERIMENT=simd and AVX2)")
+	}
+	return fmt.Errorf("%d lanes: this build and CPU have contact kernels of %v lanes", n, have)
+}
+
 // wideSplit is the grain of a colour's contact pass under coarse grains (grains.go): it goes to the
 // workers, by region (colourManifolds), when each of two would get at least wideSplit batches (about
 // 10 us of work): the workers spin between loops (workpool), but handing a loop over still moves a
@@ -180,7 +260,7 @@ func (w *World) packWide() {
 	}
 	// Room for as many batches as the manifolds' capacity can need, so that the batches grow only
 	// when the manifolds do (a steady step allocates nothing, also while contacts come and go).
-	if need := cap(p.manifolds)/wideLanes + min(cap(p.manifolds), maxColors*p.nRegions); cap(p.wide) < need {
+	if need := cap(p.manifolds)/batchLanes + min(cap(p.manifolds), maxColors*p.nRegions); cap(p.wide) < need {
 		p.wide = make([]wideBatch, 0, need)
 		p.wideFirst = make([]int32, 0, need)
 		p.wideLen = make([]uint8, 0, need)
@@ -197,9 +277,9 @@ func (w *World) packWide() {
 		for g := range r {
 			p.wideSeg[c*r+g] = nb
 			end := p.segStart[c*r+g+1]
-			for lo := p.segStart[c*r+g]; lo < end; lo += wideLanes {
+			for lo := p.segStart[c*r+g]; lo < end; lo += batchLanes {
 				p.wideFirst = append(p.wideFirst, lo)
-				p.wideLen = append(p.wideLen, uint8(min(end-lo, wideLanes)))
+				p.wideLen = append(p.wideLen, uint8(min(end-lo, batchLanes)))
 				nb++
 			}
 		}
@@ -219,11 +299,11 @@ func (w *World) packWide() {
 // packScratch is a worker's lists for packBatch: the kernels that take them are function values, so
 // that a packBatch's own would escape to the heap at every call.
 type packScratch struct {
-	src  [4][wideLanes]*contactPoint
-	at   [4][wideLanes]*collide.Point // the narrow phase's points, for prepareWide
-	kept [4]uint8                     // bit l: lane l's point keeps last step's friction anchors
-	comp lanes                        // the soft rows' compliance
-	_    [64]byte                     // apart from the next worker's
+	src  [4][batchLanes]*contactPoint
+	at   [4][batchLanes]*collide.Point // the narrow phase's points, for prepareWide
+	kept [4]uint16                     // bit l: lane l's point keeps last step's friction anchors
+	comp blanes                        // the soft rows' compliance
+	_    [64]byte                      // apart from the next worker's
 }
 
 // packBatch fills batch i from its manifolds. The kernels (and unpackWide and rowsFromBatch) read
@@ -242,12 +322,13 @@ func (w *World) packBatch(worker, i int) {
 	bt.lanes, bt.maxCount, bt.ragged = n, maxCount, 0
 	sc := &p.packScratch[worker]
 	src, at, kept, comp := &sc.src, &sc.at, &sc.kept, &sc.comp
-	*kept = [4]uint8{}
+	*kept = [4]uint16{}
 	prep := p.widePrep
 	for j := range maxCount {
 		bt.pts[j].sliding = 0
 	}
-	for l := range wideLanes {
+	used := usedLanes(n) // the halves in use: the kernels read no lane past them
+	for l := range used {
 		var m *manifold
 		var c *collide.Manifold
 		count := 0
@@ -259,22 +340,22 @@ func (w *World) packBatch(worker, i int) {
 			count = int(m.count)
 			bt.a[l], bt.b[l], bt.k[l] = m.a, m.b, k
 			bt.mA[l], bt.mB[l] = b.InvMass[m.a], b.InvMass[m.b]
-			put3(&bt.n, l, m.normal)
-			put3(&bt.t1, l, m.t1)
-			put3(&bt.t2, l, m.t2)
-			put3(&bt.drift, l, m.drift)
+			put3b(&bt.n, l, m.normal)
+			put3b(&bt.t1, l, m.t1)
+			put3b(&bt.t2, l, m.t2)
+			put3b(&bt.drift, l, m.drift)
 			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
 			if prep {
 				c = p.candOf(int(k))
 				comp[l] = w.softOf(m).compliance
-				m.slot = int32(i*wideLanes + l)
+				m.slot = int32(i*batchLanes + l)
 			}
 		} else {
 			bt.mA[l], bt.mB[l] = 0, 0
-			put3(&bt.n, l, vec{})
-			put3(&bt.t1, l, vec{})
-			put3(&bt.t2, l, vec{})
-			put3(&bt.drift, l, vec{})
+			put3b(&bt.n, l, vec{})
+			put3b(&bt.t1, l, vec{})
+			put3b(&bt.t2, l, vec{})
+			put3b(&bt.drift, l, vec{})
 			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = 0, 0, 0, 0
 		}
 		bt.count[l] = float32(count)
@@ -295,13 +376,13 @@ func (w *World) packBatch(worker, i int) {
 				}
 			}
 			src[j][l] = cp
-			put3(&wp.anchorA, l, cp.anchorA)
-			put3(&wp.anchorB, l, cp.anchorB)
+			put3b(&wp.anchorA, l, cp.anchorA)
+			put3b(&wp.anchorB, l, cp.anchorB)
 			if prep {
 				wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
 			} else {
-				put3(&wp.localA, l, cp.localA)
-				put3(&wp.localB, l, cp.localB)
+				put3b(&wp.localA, l, cp.localA)
+				put3b(&wp.localB, l, cp.localB)
 			}
 		}
 	}
@@ -317,23 +398,23 @@ func (w *World) packBatch(worker, i int) {
 	} else {
 		for j := range bt.maxCount {
 			if widePackKernel != nil {
-				widePackKernel(&bt.pts[j], &src[j])
+				widePackKernel(&bt.pts[j], &src[j], used)
 			} else {
-				for l, cp := range src[j] {
+				for l, cp := range src[j][:used] {
 					packPoint(&bt.pts[j], l, cp)
 				}
 			}
 		}
 	}
-	bt.safe = n == wideLanes && gatherSafe(&bt.a, &bt.b, p.gatherCap)
+	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.gatherCap)
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
 // computed (restitution reads them).
 func (w *World) rowsFromBatch(m *manifold) {
-	bt := &w.pipe.wide[m.slot/wideLanes]
-	l := int(m.slot % wideLanes)
-	get := func(v *lanes3) vec { return vec{X: v[0][l], Y: v[1][l], Z: v[2][l]} }
+	bt := &w.pipe.wide[m.slot/batchLanes]
+	l := int(m.slot % batchLanes)
+	get := func(v *blanes3) vec { return vec{X: v[0][l], Y: v[1][l], Z: v[2][l]} }
 	for j := range m.pts[:m.count] {
 		cp, wp := &m.pts[j], &bt.pts[j]
 		cp.nA, cp.nB, cp.inA, cp.inB = get(&wp.nA), get(&wp.nB), get(&wp.inA), get(&wp.inB)
@@ -350,18 +431,18 @@ var zeroPoint contactPoint
 // packPoint copies point cp's first pointFloats floats into lane l of wp's rows: widePackKernel's
 // work a lane at a time.
 func packPoint(wp *widePoint, l int, cp *contactPoint) {
-	put3(&wp.nA, l, cp.nA)
-	put3(&wp.nB, l, cp.nB)
-	put3(&wp.inA, l, cp.inA)
-	put3(&wp.inB, l, cp.inB)
-	put3(&wp.t1A, l, cp.t1A)
-	put3(&wp.t1B, l, cp.t1B)
-	put3(&wp.it1A, l, cp.it1A)
-	put3(&wp.it1B, l, cp.it1B)
-	put3(&wp.t2A, l, cp.t2A)
-	put3(&wp.t2B, l, cp.t2B)
-	put3(&wp.it2A, l, cp.it2A)
-	put3(&wp.it2B, l, cp.it2B)
+	put3b(&wp.nA, l, cp.nA)
+	put3b(&wp.nB, l, cp.nB)
+	put3b(&wp.inA, l, cp.inA)
+	put3b(&wp.inB, l, cp.inB)
+	put3b(&wp.t1A, l, cp.t1A)
+	put3b(&wp.t1B, l, cp.t1B)
+	put3b(&wp.it1A, l, cp.it1A)
+	put3b(&wp.it1B, l, cp.it1B)
+	put3b(&wp.t2A, l, cp.t2A)
+	put3b(&wp.t2B, l, cp.t2B)
+	put3b(&wp.it2A, l, cp.it2A)
+	put3b(&wp.it2B, l, cp.it2B)
 	wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
 	wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
 	wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
@@ -371,9 +452,9 @@ func packPoint(wp *widePoint, l int, cp *contactPoint) {
 // below reports whether every index in idx is below n-1. The gathers (wide_simd.go, ld4f) load a
 // vector's three floats as four, one plain 16-byte load, and the fourth must lie inside the array: they
 // load an array's last element through a copy instead.
-func below(idx *[wideLanes]int32, n int) bool {
-	m := idx[0]
-	for _, i := range idx[1:] {
+func below(idx []int32, n int) bool {
+	m := int32(-1)
+	for _, i := range idx {
 		m = max(m, i)
 	}
 	return int(m)+1 < n
@@ -381,7 +462,7 @@ func below(idx *[wideLanes]int32, n int) bool {
 
 // gatherSafe reports whether every index in ia and ib is below n-1 (n the least capacity of the arrays
 // a wide kernel gathers from: pipeline.gatherCap).
-func gatherSafe(ia, ib *[wideLanes]int32, n int) bool { return below(ia, n) && below(ib, n) }
+func gatherSafe(ia, ib []int32, n int) bool { return below(ia, n) && below(ib, n) }
 
 // setGatherCap records the least capacity of the arrays the wide kernels gather from.
 func (w *World) setGatherCap() {
@@ -390,6 +471,8 @@ func (w *World) setGatherCap() {
 }
 
 func put3(d *lanes3, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }
+
+func put3b(d *blanes3, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }
 
 // refreshContacts brings every manifold's separations and friction drift to the current poses: the
 // batches' with the wide refresh (the manifolds' own copies are then stale; nothing reads them until

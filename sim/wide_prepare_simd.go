@@ -9,12 +9,6 @@ import (
 	"tumble/sim/collide"
 )
 
-func init() {
-	if archsimd.X86.AVX2() {
-		widePrepKernel = prepareWide
-	}
-}
-
 // prepareWide is prepareRows over the lanes of batch bt as packBatch fills it, writing the rows
 // straight into the batch instead of into the manifolds' points for a transpose: src[j][l] is lane
 // l's point j (zeroPoint where it has none), at[j][l] the narrow phase's point it came from, kept[j]
@@ -24,13 +18,23 @@ func init() {
 // point gets zero rows, as packBatch's zeroPoint gives them. The points get back what the rest of the
 // step reads of them: the anchors in the bodies' frames, the friction anchors and the relative normal
 // velocity (restitution reads the rest from the batch: rowsFromBatch).
-func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *[4][wideLanes]*collide.Point,
-	kept *[4]uint8, comp *lanes) {
+func prepareWide(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
+	kept *[4]uint16, comp *blanes) {
+	prepareHalf(w, bt, 0, src, at, kept, comp)
+	if bt.lanes > wideLanes {
+		prepareHalf(w, bt, 1, src, at, kept, comp)
+	}
+}
+
+// prepareHalf is prepareWide over half h of a batch (lanes 8h to 8h+7).
+func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
+	kept *[4]uint16, comp *blanes) {
 	b := &w.Bodies
+	nl := halfLanes(bt, h)
 	// An empty lane reads lane 0's bodies (its rows are zeroed below).
-	ia, ib := bt.a, bt.b
-	for l := bt.lanes; l < wideLanes; l++ {
-		ia[l], ib[l] = ia[0], ib[0]
+	ia, ib := *halfIdx(&bt.a, h), *halfIdx(&bt.b, h)
+	for l := nl; l < wideLanes; l++ {
+		ia[l], ib[l] = bt.a[0], bt.b[0]
 	}
 	var iA, iB, rA, rB [9]lanes
 	// localA, localB, anchorA, anchorB, relVel: for the points (zeroed here, before the first vector
@@ -49,34 +53,29 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 	var spin [2]lanes3
 	storeV8(&spin[0], wA)
 	storeV8(&spin[1], wB)
-	count := ld(&bt.count)
+	count := lh(&bt.count, h)
 	var zero f8
 	one, halfS := bc(1), bc(0.5)
 	for j := range bt.maxCount {
 		wp := &bt.pts[j]
-		q := &at[j]
+		q := (*[wideLanes]*collide.Point)(at[j][h*wideLanes:])
 		px, py, pz, sep := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
 			ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
 		pos := v8{px, py, pz}
-		n := ld3(&bt.n)
-		half := n.scale(halfS.Mul(sep))
-		ra := pos.sub(half).sub(ld3(&state[0]))
-		rb := pos.add(half).sub(ld3(&state[1]))
-		masked := bt.lanes < wideLanes || bt.ragged&(1<<j) != 0
+		n := lh3(&bt.n, h)
+		hn := n.scale(halfS.Mul(sep))
+		ra := pos.sub(hn).sub(ld3(&state[0]))
+		rb := pos.add(hn).sub(ld3(&state[1]))
+		masked := nl < wideLanes || bt.ragged&(1<<j) != 0
 		has := count.Greater(ld(&laneCounts[j]))
-		put := func(d *lanes3, v v8) {
-			if masked {
-				v = v.keep(v8{zero, zero, zero}, has)
-			}
-			storeV8(d, v)
+		// (put1 and put as closures zeroed their context with legacy MOVUPS: see laneCounts)
+		put1 := func(d *blanes, v f8) { putHalf(d, v, h, masked, has) }
+		put := func(d *blanes3, v v8) {
+			putHalf(&d[0], v.x, h, masked, has)
+			putHalf(&d[1], v.y, h, masked, has)
+			putHalf(&d[2], v.z, h, masked, has)
 		}
-		put1 := func(d *lanes, v f8) {
-			if masked {
-				v = v.Merge(zero, has)
-			}
-			v.Store(d)
-		}
-		mA, mB := ld(&bt.mA), ld(&bt.mB)
+		mA, mB := lh(&bt.mA, h), lh(&bt.mB, h)
 		// effMass with unsplit masses: 1 / ((mA + a.ia) + (mB + b.ib)), 0 where that is not positive
 		eff := func(a, b, ia, ib v8) f8 {
 			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
@@ -89,14 +88,14 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 		put(&wp.inA, inA)
 		put(&wp.inB, inB)
 		nm := eff(nA, nB, inA, inB)
-		gamma := ld(comp).Div(nm)
+		gamma := lh(comp, h).Div(nm)
 		soft := one.Div(one.Div(nm).Add(gamma))
 		pos0 := nm.Greater(zero)
 		put1(&wp.normalMass, nm)
 		put1(&wp.softMass, soft.Merge(zero, pos0))
 		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
 		// the friction rows, along t1 and t2
-		friction := func(t v8, a, b, ia, ib *lanes3, m *lanes) {
+		friction := func(t v8, a, b, ia, ib *blanes3, m *blanes) {
 			tA, tB := ra.cross(t), rb.cross(t)
 			itA, itB := mulAt(&iA, tA), mulAt(&iB, tB)
 			put(a, tA)
@@ -105,15 +104,15 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 			put(ib, itB)
 			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(ld3(&bt.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(ld3(&bt.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
-		zero.Store(&wp.maxNormal)
-		zero.Store(&wp.sep) // refreshed before the first pass
+		friction(lh3(&bt.t1, h), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(lh3(&bt.t2, h), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		zero.Store(half(&wp.maxNormal, h))
+		zero.Store(half(&wp.sep, h)) // refreshed before the first pass
 		la, lb := mulAtT(&rA, ra), mulAtT(&rB, rb)
 		put(&wp.localA, la)
 		put(&wp.localB, lb)
-		keep := bitMask(kept[j])
-		aa, ab := ld3(&wp.anchorA).keep(la, keep), ld3(&wp.anchorB).keep(lb, keep)
+		keep := bitMask(uint8(kept[j] >> (8 * h)))
+		aa, ab := lh3(&wp.anchorA, h).keep(la, keep), lh3(&wp.anchorB, h).keep(lb, keep)
 		put(&wp.anchorA, aa)
 		put(&wp.anchorB, ab)
 		dv := ld3(&state[3]).add(ld3(&spin[1]).cross(rb)).sub(ld3(&state[2])).sub(ld3(&spin[0]).cross(ra))
@@ -125,11 +124,11 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 		}
 		rel.Store(&back[12])
 		archsimd.ClearAVXUpperBits()
-		for l := range bt.lanes {
-			if int(bt.count[l]) <= j {
+		for l := range nl {
+			if int(bt.count[h*wideLanes+l]) <= j {
 				continue
 			}
-			cp := src[j][l]
+			cp := src[j][h*wideLanes+l]
 			cp.localA = vec{X: back[0][l], Y: back[1][l], Z: back[2][l]}
 			cp.localB = vec{X: back[3][l], Y: back[4][l], Z: back[5][l]}
 			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
@@ -137,6 +136,15 @@ func prepareWide(w *World, bt *wideBatch, src *[4][wideLanes]*contactPoint, at *
 			cp.relVel = back[12][l]
 		}
 	}
+}
+
+// putHalf stores v into half h of row d, zeros in the lanes not in has where masked.
+func putHalf(d *blanes, v f8, h int, masked bool, has archsimd.Mask32x8) {
+	if masked {
+		var zero f8
+		v = v.Merge(zero, has)
+	}
+	v.Store(half(d, h))
 }
 
 // ld4p loads a narrow-phase point's position and separation, the first four floats of collide.Point.

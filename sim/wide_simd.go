@@ -11,9 +11,19 @@ import (
 
 func init() {
 	if archsimd.X86.AVX2() {
-		wideKernel, wideWarmKernel, wideRefreshKernel = solveWide, warmWide, refreshWide
 		wideStateKernel = true
 		widePackKernel = packPointsWide
+		wideKernelSets = append(wideKernelSets, wideKernelSet{wideLanes, "8 manifolds at once (AVX2)", func() {
+			wideKernel, wideWarmKernel, wideRefreshKernel = solveWide, warmWide, refreshWide
+			widePrepKernel = prepareWide
+		}})
+		if archsimd.X86.AVX512() {
+			wideKernelSets = append(wideKernelSets, wideKernelSet{batchLanes, "16 manifolds at once (AVX-512)", func() {
+				wideKernel, wideWarmKernel, wideRefreshKernel = solveWide16, warmWide16, refreshWide16
+				widePrepKernel = prepareWide16
+			}})
+		}
+		_ = SetContactLanes(0)
 	}
 }
 
@@ -27,6 +37,22 @@ func ld(a *lanes) f8 { return archsimd.LoadFloat32x8(a) }
 func ld3(a *lanes3) v8 { return v8{ld(&a[0]), ld(&a[1]), ld(&a[2])} }
 
 func bc(x float32) f8 { return archsimd.BroadcastFloat32x8(x) }
+
+// half is the lanes 8h to 8h+7 of a batch's row (h is 0 or 1).
+func half(a *blanes, h int) *lanes { return (*lanes)(unsafe.Add(unsafe.Pointer(a), h*32)) }
+
+// lh loads half h of a batch's row; lh3 of a vector row.
+func lh(a *blanes, h int) f8 { return archsimd.LoadFloat32x8(half(a, h)) }
+
+func lh3(a *blanes3, h int) v8 { return v8{lh(&a[0], h), lh(&a[1], h), lh(&a[2], h)} }
+
+// halfIdx is half h of a batch's body or manifold indices.
+func halfIdx(a *[batchLanes]int32, h int) *[wideLanes]int32 {
+	return (*[wideLanes]int32)(unsafe.Add(unsafe.Pointer(a), h*32))
+}
+
+// halfLanes is the number of used lanes in half h of bt (0 to 8).
+func halfLanes(bt *wideBatch, h int) int { return min(max(bt.lanes-h*wideLanes, 0), wideLanes) }
 
 // The wide passes keep legacy (non-VEX) SSE instructions out of their 256-bit code. On the GPU
 // machine's Intel Xeon each one run while the YMM registers' upper halves are dirty cost about 140
@@ -105,7 +131,7 @@ var laneIndex = [wideLanes]int32{0, 1, 2, 3, 4, 5, 6, 7}
 // check says to test for an index of vs's last element (below, in wide.go); a batch known not to
 // hold one (its safe flag) skips the test.
 func gather(vs []Vec3, idx *[wideLanes]int32, check bool) v8 {
-	if check && !below(idx, cap(vs)) {
+	if check && !below(idx[:], cap(vs)) {
 		return gatherLast(vs, idx)
 	}
 	return transpose(ld4(&vs[idx[0]]), ld4(&vs[idx[1]]), ld4(&vs[idx[2]]), ld4(&vs[idx[3]]),
@@ -140,7 +166,7 @@ func gatherColumnLast(ms []Mat3, idx *[wideLanes]int32) v8 {
 
 // gatherColumn is gather over column c of the matrices ms[idx[l]].
 func gatherColumn(ms []Mat3, idx *[wideLanes]int32, c int, check bool) v8 {
-	if check && c == 2 && !below(idx, cap(ms)) { // the last column's view reaches into the next matrix
+	if check && c == 2 && !below(idx[:], cap(ms)) { // the last column's view reaches into the next matrix
 		return gatherColumnLast(ms, idx)
 	}
 	col := func(l int) archsimd.Float32x4 { return ld4f(&ms[idx[l]][3*c]) }
@@ -164,17 +190,18 @@ func transpose(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) v8 {
 	}
 }
 
-// gatherRagged is gatherPair for a colour's last batch, whose empty lanes hold zeros: scalar copies
+// gatherRagged is gatherPair for the n lanes of a batch's half that is not full (a colour's last
+// batch), the empty lanes zeros: scalar copies
 // into arrays loaded back as vectors. It is kept out of line and clears the registers' upper halves
 // first, so that its copies (legacy SSE) cost no transition (see laneCounts).
 //
 //go:noinline
-func gatherRagged(b *Bodies, bt *wideBatch) (vA, wA, vB, wB v8) {
+func gatherRagged(b *Bodies, ia, ib *[wideLanes]int32, n int) (vA, wA, vB, wB v8) {
 	archsimd.ClearAVXUpperBits()
 	var g [12]lanes
-	for l := range bt.lanes {
-		va, wa := &b.Velocity[bt.a[l]], &b.AngularVelocity[bt.a[l]]
-		vb, wb := &b.Velocity[bt.b[l]], &b.AngularVelocity[bt.b[l]]
+	for l := range n {
+		va, wa := &b.Velocity[ia[l]], &b.AngularVelocity[ia[l]]
+		vb, wb := &b.Velocity[ib[l]], &b.AngularVelocity[ib[l]]
 		g[0][l], g[1][l], g[2][l] = va[0], va[1], va[2]
 		g[3][l], g[4][l], g[5][l] = wa[0], wa[1], wa[2]
 		g[6][l], g[7][l], g[8][l] = vb[0], vb[1], vb[2]
@@ -184,28 +211,38 @@ func gatherRagged(b *Bodies, bt *wideBatch) (vA, wA, vB, wB v8) {
 		v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}, v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
 }
 
-// solveWide is solveManifold over the eight manifolds of a batch, lane by lane in solveManifold's
-// order of operations (see wide.go).
+// solveWide is solveManifold over the manifolds of a batch, eight lanes at a time (solveHalf).
 func solveWide(w *World, bt *wideBatch, useBias bool) {
+	solveHalf(w, bt, 0, useBias)
+	if bt.lanes > wideLanes {
+		solveHalf(w, bt, 1, useBias)
+	}
+}
+
+// solveHalf is solveManifold over the manifolds in half h of a batch (lanes 8h to 8h+7), lane by
+// lane in solveManifold's order of operations (see wide.go).
+func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 	b := &w.Bodies
 	var vA, wA, vB, wB v8
+	n := halfLanes(bt, h)
+	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
 	if st := w.pipe.vel; w.pipe.stateOn {
-		vA, wA = gatherState(st, &bt.a, bt.lanes)
-		vB, wB = gatherState(st, &bt.b, bt.lanes)
-	} else if bt.lanes == wideLanes {
-		vA, wA, vB, wB = gatherPair(b, &bt.a, &bt.b, !bt.safe)
+		vA, wA = gatherState(st, ia, n)
+		vB, wB = gatherState(st, ib, n)
+	} else if n == wideLanes {
+		vA, wA, vB, wB = gatherPair(b, ia, ib, !bt.safe)
 	} else {
-		vA, wA, vB, wB = gatherRagged(b, bt)
+		vA, wA, vB, wB = gatherRagged(b, ia, ib, n)
 	}
 	// The normal rows: along n the linear velocities enter each row only through dvn = n.(vB - vA),
 	// which a row's impulse moves by imp (mA + mB) (n is a unit vector); the linear velocities take
 	// the rows' summed impulse at the end. So only dvn, the sum and the angular velocities are carried
 	// from row to row, which leaves AVX2's sixteen registers enough for the row's own values.
-	mA, mB := ld(&bt.mA), ld(&bt.mB)
+	mA, mB := lh(&bt.mA, h), lh(&bt.mB, h)
 	mAB := mA.Add(mB)
-	count := ld(&bt.count)
-	n := ld3(&bt.n)
-	dvn := n.dot(vB.sub(vA))
+	count := lh(&bt.count, h)
+	nv := lh3(&bt.n, h)
+	dvn := nv.dot(vB.sub(vA))
 	// The linear velocities wait in memory: kept in registers through the loop they were spilled and
 	// reloaded at every row.
 	var lin [6]lanes
@@ -215,11 +252,11 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 	sum := zero
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
-		vn := dvn.Add(ld3(&cp.nB).dot(wB)).Sub(ld3(&cp.nA).dot(wA))
-		sep, nm, ni := ld(&cp.sep), ld(&cp.normalMass), ld(&cp.normalImpulse)
+		vn := dvn.Add(lh3(&cp.nB, h).dot(wB)).Sub(lh3(&cp.nA, h).dot(wA))
+		sep, nm, ni := lh(&cp.sep, h), lh(&cp.normalMass, h), lh(&cp.normalImpulse, h)
 		var imp f8
 		if useBias {
-			imp = neg(ld(&cp.softMass)).Mul(vn.Add(ld(&bt.biasRate).Mul(sep).Max(neg(bc(w.pipe.maxPush))))).Sub(ld(&cp.leak).Mul(ni))
+			imp = neg(lh(&cp.softMass, h)).Mul(vn.Add(lh(&bt.biasRate, h).Mul(sep).Max(neg(bc(w.pipe.maxPush))))).Sub(lh(&cp.leak, h).Mul(ni))
 		} else {
 			imp = neg(nm).Mul(vn)
 		}
@@ -227,10 +264,10 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		acc := ni.Add(imp)
 		acc = acc.Merge(zero, acc.Greater(zero))
 		imp = acc.Sub(ni)
-		acc.Store(&cp.normalImpulse)
-		mx := ld(&cp.maxNormal)
-		imp.Merge(mx, imp.Greater(mx)).Store(&cp.maxNormal)
-		nwA, nwB := wA.subS(ld3(&cp.inA), imp), wB.addS(ld3(&cp.inB), imp)
+		acc.Store(half(&cp.normalImpulse, h))
+		mx := lh(&cp.maxNormal, h)
+		imp.Merge(mx, imp.Greater(mx)).Store(half(&cp.maxNormal, h))
+		nwA, nwB := wA.subS(lh3(&cp.inA, h), imp), wB.addS(lh3(&cp.inB, h), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(ld(&laneCounts[i]))
@@ -239,46 +276,47 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
 	}
 	vA, vB = v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	vA, vB = vA.subS(n, sum.Mul(mA)), vB.addS(n, sum.Mul(mB))
+	vA, vB = vA.subS(nv, sum.Mul(mA)), vB.addS(nv, sum.Mul(mB))
 	if !w.settings.NoFriction {
 		// The friction rows likewise carry d1 = t1.(vB - vA) and d2 = t2.(vB - vA) (t1, t2 and n
 		// orthonormal: an impulse along t1 leaves d2 alone), with the drift's bias folded in.
-		t1, t2 := ld3(&bt.t1), ld3(&bt.t2)
+		t1, t2 := lh3(&bt.t1, h), lh3(&bt.t2, h)
 		dv := vB.sub(vA)
 		d1, d2 := t1.dot(dv), t2.dot(dv)
 		if useBias {
-			drift, biasRate := ld3(&bt.drift), ld(&bt.biasRate)
+			drift, biasRate := lh3(&bt.drift, h), lh(&bt.biasRate, h)
 			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
 		}
 		sum1, sum2 := zero, zero
 		for i := range bt.maxCount {
 			cp := &bt.pts[i]
-			vt1 := d1.Add(ld3(&cp.t1B).dot(wB)).Sub(ld3(&cp.t1A).dot(wA))
-			vt2 := d2.Add(ld3(&cp.t2B).dot(wB)).Sub(ld3(&cp.t2A).dot(wA))
-			old1, old2 := ld(&cp.ti1), ld(&cp.ti2)
+			vt1 := d1.Add(lh3(&cp.t1B, h).dot(wB)).Sub(lh3(&cp.t1A, h).dot(wA))
+			vt2 := d2.Add(lh3(&cp.t2B, h).dot(wB)).Sub(lh3(&cp.t2A, h).dot(wA))
+			old1, old2 := lh(&cp.ti1, h), lh(&cp.ti2, h)
 			var l1, l2 f8
 			if useBias {
-				ms, leak := ld(&bt.massScale), ld(&bt.leak)
-				l1 = old1.Sub(ld(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
-				l2 = old2.Sub(ld(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
+				ms, leak := lh(&bt.massScale, h), lh(&bt.leak, h)
+				l1 = old1.Sub(lh(&cp.tm1, h).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
+				l2 = old2.Sub(lh(&cp.tm2, h).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
 			} else {
-				l1 = old1.Sub(ld(&cp.tm1).Mul(vt1))
-				l2 = old2.Sub(ld(&cp.tm2).Mul(vt2))
+				l1 = old1.Sub(lh(&cp.tm1, h).Mul(vt1))
+				l2 = old2.Sub(lh(&cp.tm2, h).Mul(vt2))
 			}
-			maxF := ld(&bt.mu).Mul(ld(&cp.normalImpulse))
+			maxF := lh(&bt.mu, h).Mul(lh(&cp.normalImpulse, h))
 			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
 			slide := mag2.Greater(maxF.Mul(maxF))
-			cp.sliding = slide.ToBits()
-			if cp.sliding != 0 { // no lane slides: the Coulomb scale changes nothing
+			bits := slide.ToBits()
+			cp.sliding = cp.sliding&^(0xff<<(8*h)) | uint16(bits)<<(8*h)
+			if bits != 0 { // no lane slides: the Coulomb scale changes nothing
 				s := maxF.Div(mag2.Sqrt())
 				l1 = l1.Mul(s).Merge(l1, slide)
 				l2 = l2.Mul(s).Merge(l2, slide)
 			}
 			e1, e2 := l1.Sub(old1), l2.Sub(old2)
-			l1.Store(&cp.ti1)
-			l2.Store(&cp.ti2)
-			nwA := wA.subS(ld3(&cp.it1A), e1).subS(ld3(&cp.it2A), e2)
-			nwB := wB.addS(ld3(&cp.it1B), e1).addS(ld3(&cp.it2B), e2)
+			l1.Store(half(&cp.ti1, h))
+			l2.Store(half(&cp.ti2, h))
+			nwA := wA.subS(lh3(&cp.it1A, h), e1).subS(lh3(&cp.it2A, h), e2)
+			nwB := wB.addS(lh3(&cp.it1B, h), e1).addS(lh3(&cp.it2B, h), e2)
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
@@ -291,26 +329,29 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
 		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
 	}
-	storePair(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
+	storePair(w, ia, ib, n, half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
 }
 
-// packPointsWide is widePackKernel: the eight points' first pointFloats floats, eight at a time, through
-// an 8x8 transpose.
-func packPointsWide(dst *widePoint, src *[wideLanes]*contactPoint) {
-	d := (*[pointFloats]lanes)(unsafe.Pointer(dst))
-	var rows [wideLanes]*[pointFloats + 2]float32 // contactPoint is longer: the last block reads past the rows
-	for l, cp := range src {
+// packPointsWide is widePackKernel: the points' first pointFloats floats, eight points and eight
+// floats at a time, through an 8x8 transpose.
+func packPointsWide(dst *widePoint, src *[batchLanes]*contactPoint, used int) {
+	d := (*[pointFloats]blanes)(unsafe.Pointer(dst))
+	var rows [batchLanes]*[pointFloats + 2]float32 // contactPoint is longer: the last block reads past the rows
+	for l, cp := range src[:used] {
 		rows[l] = (*[pointFloats + 2]float32)(unsafe.Pointer(cp))
 	}
-	for c := 0; c < pointFloats; c += wideLanes {
-		t0, t1, t2, t3, t4, t5, t6, t7 := transpose8(
-			archsimd.LoadFloat32x8((*[8]float32)(rows[0][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[1][c:c+8])),
-			archsimd.LoadFloat32x8((*[8]float32)(rows[2][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[3][c:c+8])),
-			archsimd.LoadFloat32x8((*[8]float32)(rows[4][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[5][c:c+8])),
-			archsimd.LoadFloat32x8((*[8]float32)(rows[6][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(rows[7][c:c+8])))
-		t := [...]f8{t0, t1, t2, t3, t4, t5, t6, t7}
-		for k := range min(wideLanes, pointFloats-c) {
-			t[k].Store(&d[c+k])
+	for h := range used / wideLanes {
+		r := (*[wideLanes]*[pointFloats + 2]float32)(rows[h*wideLanes:])
+		for c := 0; c < pointFloats; c += wideLanes {
+			t0, t1, t2, t3, t4, t5, t6, t7 := transpose8(
+				archsimd.LoadFloat32x8((*[8]float32)(r[0][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(r[1][c:c+8])),
+				archsimd.LoadFloat32x8((*[8]float32)(r[2][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(r[3][c:c+8])),
+				archsimd.LoadFloat32x8((*[8]float32)(r[4][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(r[5][c:c+8])),
+				archsimd.LoadFloat32x8((*[8]float32)(r[6][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(r[7][c:c+8])))
+			t := [...]f8{t0, t1, t2, t3, t4, t5, t6, t7}
+			for k := range min(wideLanes, pointFloats-c) {
+				t[k].Store(half(&d[c+k], h))
+			}
 		}
 	}
 	archsimd.ClearAVXUpperBits()
@@ -429,18 +470,26 @@ func scatterPair(b *Bodies, ia, ib *[wideLanes]int32, n int, vA, wA, vB, wB v8) 
 	}
 }
 
-// warmWide is warmStartManifold over a batch's lanes: each manifold's accumulated impulses summed, in
+// warmWide is warmStartManifold over a batch's lanes, eight at a time (warmHalf): each manifold's accumulated impulses summed, in
 // warmStartManifold's order, into its impulseSum for gatherImpulses. A lane's missing
 // points add zeros, which change no sum's bits (the sums start at +0).
 func warmWide(w *World, bt *wideBatch) {
+	warmHalf(w, bt, 0)
+	if bt.lanes > wideLanes {
+		warmHalf(w, bt, 1)
+	}
+}
+
+// warmHalf is warmWide over half h of a batch (lanes 8h to 8h+7).
+func warmHalf(w *World, bt *wideBatch, h int) {
 	var lin, angA, angB v8
-	n, t1, t2 := ld3(&bt.n), ld3(&bt.t1), ld3(&bt.t2)
+	n, t1, t2 := lh3(&bt.n, h), lh3(&bt.t1, h), lh3(&bt.t2, h)
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
-		ln, l1, l2 := ld(&cp.normalImpulse), ld(&cp.ti1), ld(&cp.ti2)
+		ln, l1, l2 := lh(&cp.normalImpulse, h), lh(&cp.ti1, h), lh(&cp.ti2, h)
 		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		angA = angA.addS(ld3(&cp.nA), ln).addS(ld3(&cp.t1A), l1).addS(ld3(&cp.t2A), l2)
-		angB = angB.addS(ld3(&cp.nB), ln).addS(ld3(&cp.t1B), l1).addS(ld3(&cp.t2B), l2)
+		angA = angA.addS(lh3(&cp.nA, h), ln).addS(lh3(&cp.t1A, h), l1).addS(lh3(&cp.t2A, h), l2)
+		angB = angB.addS(lh3(&cp.nB, h), ln).addS(lh3(&cp.t1B, h), l1).addS(lh3(&cp.t2B, h), l2)
 	}
 	var g [9]lanes
 	lin.x.Store(&g[0])
@@ -454,8 +503,9 @@ func warmWide(w *World, bt *wideBatch) {
 	angB.z.Store(&g[8])
 	archsimd.ClearAVXUpperBits()
 	sums := w.pipe.sums
-	for l := range bt.lanes {
-		m := &sums[bt.k[l]]
+	k := halfIdx(&bt.k, h)
+	for l := range halfLanes(bt, h) {
+		m := &sums[k[l]]
 		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
 		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
 		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
@@ -487,29 +537,38 @@ func gatherMatTo(d *[9]lanes, ms []Mat3, idx *[wideLanes]int32, check bool) {
 
 func (a v8) add(b v8) v8 { return v8{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
 
-// refreshWide is refreshManifold over a batch's lanes: each point's separation between its anchors
+// refreshWide is refreshManifold over a batch's lanes, eight at a time (refreshHalf): each point's separation between its anchors
 // and the mean drift of the friction anchors, from the bodies' current poses, in refreshManifold's
 // order of operations. A lane's missing points add nothing to its drift.
 func refreshWide(w *World, bt *wideBatch) {
+	refreshHalf(w, bt, 0)
+	if bt.lanes > wideLanes {
+		refreshHalf(w, bt, 1)
+	}
+}
+
+// refreshHalf is refreshWide over half h of a batch (lanes 8h to 8h+7).
+func refreshHalf(w *World, bt *wideBatch, h int) {
 	b := &w.Bodies
 	rot := w.pipe.rot
 	var xA, xB v8
 	var rA, rB m8
-	if bt.lanes == wideLanes {
-		xA, xB = gather(b.Position, &bt.a, !bt.safe), gather(b.Position, &bt.b, !bt.safe)
+	nl := halfLanes(bt, h)
+	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	if nl == wideLanes {
+		xA, xB = gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
 		for c := range 3 {
-			ca, cb := gatherColumn(rot, &bt.a, c, !bt.safe), gatherColumn(rot, &bt.b, c, !bt.safe)
+			ca, cb := gatherColumn(rot, ia, c, !bt.safe), gatherColumn(rot, ib, c, !bt.safe)
 			rA[3*c], rA[3*c+1], rA[3*c+2] = ca.x, ca.y, ca.z
 			rB[3*c], rB[3*c+1], rB[3*c+2] = cb.x, cb.y, cb.z
 		}
 	} else { // a colour's last batch: its empty lanes hold zeros
 		var g [24]lanes
-		for l := range bt.lanes {
-			ia, ib := bt.a[l], bt.b[l]
-			xa, xb := &b.Position[ia], &b.Position[ib]
+		for l := range nl {
+			xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
 			g[0][l], g[1][l], g[2][l] = xa[0], xa[1], xa[2]
 			g[3][l], g[4][l], g[5][l] = xb[0], xb[1], xb[2]
-			ra, rb := &rot[ia], &rot[ib]
+			ra, rb := &rot[ia[l]], &rot[ib[l]]
 			for c := range 9 {
 				g[6+c][l], g[15+c][l] = ra[c], rb[c]
 			}
@@ -519,15 +578,15 @@ func refreshWide(w *World, bt *wideBatch) {
 			rA[c], rB[c] = ld(&g[6+c]), ld(&g[15+c])
 		}
 	}
-	n := ld3(&bt.n)
-	count := ld(&bt.count)
+	n := lh3(&bt.n, h)
+	count := lh(&bt.count, h)
 	var zero f8
 	var drift v8
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
-		sep := xB.add(rB.mul(ld3(&cp.localB))).sub(xA).sub(rA.mul(ld3(&cp.localA))).dot(n)
-		sep.Store(&cp.sep)
-		d := xB.add(rB.mul(ld3(&cp.anchorB))).sub(xA).sub(rA.mul(ld3(&cp.anchorA)))
+		sep := xB.add(rB.mul(lh3(&cp.localB, h))).sub(xA).sub(rA.mul(lh3(&cp.localA, h))).dot(n)
+		sep.Store(half(&cp.sep, h))
+		d := xB.add(rB.mul(lh3(&cp.anchorB, h))).sub(xA).sub(rA.mul(lh3(&cp.anchorA, h)))
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(ld(&laneCounts[i]))
 			d = d.keep(v8{zero, zero, zero}, has)
@@ -535,8 +594,8 @@ func refreshWide(w *World, bt *wideBatch) {
 		drift = drift.add(d)
 	}
 	inv := bc(1).Div(count)
-	drift.x.Mul(inv).Store(&bt.drift[0])
-	drift.y.Mul(inv).Store(&bt.drift[1])
-	drift.z.Mul(inv).Store(&bt.drift[2])
+	drift.x.Mul(inv).Store(half(&bt.drift[0], h))
+	drift.y.Mul(inv).Store(half(&bt.drift[1], h))
+	drift.z.Mul(inv).Store(half(&bt.drift[2], h))
 	archsimd.ClearAVXUpperBits()
 }

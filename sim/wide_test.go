@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"testing"
 	"unsafe"
@@ -30,37 +31,62 @@ func wideScene(t *testing.T, s Settings) *World {
 }
 
 // The wide contact pass gives PGS's scalar pass's results bit for bit, over 240 steps of a pile that
-// has manifolds of every size, bouncing, sliding and resting, with 1 and 2 workers.
+// has manifolds of every size, bouncing, sliding and resting, with 1 and 2 workers: with each set of
+// contact kernels the CPU can run (eight lanes, and sixteen with AVX-512), on the stage's velocity rows
+// and on the bodies' (pipeline.stateOn).
 func TestWidePassMatchesScalar(t *testing.T) {
 	if !WideAvailable() {
 		t.Skip("no wide contact pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	defer func() { WideSolve = true }()
-	for _, workers := range []int{1, 2} {
-		s := Settings{Workers: workers}
-		WideSolve = false
-		ref := wideScene(t, s)
+	defer func(n int, state bool) {
 		WideSolve = true
-		wide := wideScene(t, s)
-		for step := range 240 {
-			WideSolve = false
-			run(t, ref, 1)
-			WideSolve = true
-			run(t, wide, 1)
-			if !wide.pipe.wideOn {
-				t.Fatal("the wide pass is not on under PGS")
-			}
-			for i := range ref.Bodies.Position {
-				a, b := &ref.Bodies, &wide.Bodies
-				if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
-					!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
-					t.Fatalf("workers %d, step %d, body %d: scalar %v %v, wide %v %v", workers, step, i,
-						a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
+		wideStateKernel = state
+		if err := SetContactLanes(n); err != nil {
+			t.Error(err)
+		}
+	}(contactLanes, wideStateKernel)
+	for _, set := range wideKernelSets {
+		if err := SetContactLanes(set.lanes); err != nil {
+			t.Fatal(err)
+		}
+		for _, state := range []bool{true, false} {
+			wideStateKernel = state
+			for _, workers := range []int{1, 2} {
+				name := fmt.Sprintf("%d lanes, state rows %v, workers %d", set.lanes, state, workers)
+				s := Settings{Workers: workers}
+				WideSolve = false
+				ref := wideScene(t, s)
+				WideSolve = true
+				wide := wideScene(t, s)
+				full, part := false, false // batches of more than eight manifolds, all sixteen and fewer
+				for step := range 240 {
+					WideSolve = false
+					run(t, ref, 1)
+					WideSolve = true
+					run(t, wide, 1)
+					if !wide.pipe.wideOn || wide.pipe.stateOn != state {
+						t.Fatalf("%s: wide pass %v, on the state rows %v", name, wide.pipe.wideOn, wide.pipe.stateOn)
+					}
+					for i := range wide.pipe.wide {
+						n := wide.pipe.wide[i].lanes
+						full, part = full || n == batchLanes, part || (n > wideLanes && n < batchLanes)
+					}
+					for i := range ref.Bodies.Position {
+						a, b := &ref.Bodies, &wide.Bodies
+						if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
+							!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
+							t.Fatalf("%s, step %d, body %d: scalar %v %v, wide %v %v", name, step, i,
+								a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
+						}
+					}
+				}
+				if n := ref.Stats.Manifolds; n < 50 {
+					t.Fatalf("%s: only %d manifolds: the scene does not exercise the pass", name, n)
+				}
+				if !full || !part {
+					t.Fatalf("%s: a full batch %v, one of nine to fifteen manifolds %v: the halves are not all exercised", name, full, part)
 				}
 			}
-		}
-		if n := ref.Stats.Manifolds; n < 50 {
-			t.Fatalf("only %d manifolds: the scene does not exercise the pass", n)
 		}
 	}
 }
@@ -109,9 +135,9 @@ func TestWideLayout(t *testing.T) {
 	}
 	next := uintptr(0)
 	for _, f := range fields {
-		if f.cp != 4*next || f.wp != 4*wideLanes*next {
+		if f.cp != 4*next || f.wp != 4*batchLanes*next {
 			t.Errorf("%s: float %d of contactPoint (offset %d) and row %d of widePoint (offset %d), want %d and %d",
-				f.name, f.cp/4, f.cp, f.wp/(4*wideLanes), f.wp, 4*next, 4*wideLanes*next)
+				f.name, f.cp/4, f.cp, f.wp/(4*batchLanes), f.wp, 4*next, 4*batchLanes*next)
 		}
 		if f.cp < unsafe.Offsetof(cp.normalImpulse) {
 			next += 3 // a vector
@@ -125,6 +151,13 @@ func TestWideLayout(t *testing.T) {
 	if unsafe.Sizeof(cp) < 4*(pointFloats+2) {
 		t.Errorf("contactPoint is %d bytes, the pack reads %d", unsafe.Sizeof(cp), 4*(pointFloats+2))
 	}
+	// Every row of a batch starts on a cache line of its own (the batches' array is page-aligned).
+	var bt wideBatch
+	if unsafe.Sizeof(wp)%64 != 0 || unsafe.Sizeof(bt)%64 != 0 || unsafe.Offsetof(bt.pts)%64 != 0 ||
+		unsafe.Offsetof(wp.localA)%64 != 0 {
+		t.Errorf("widePoint is %d bytes, wideBatch %d with its points at %d: a sixteen-lane row would straddle two cache lines",
+			unsafe.Sizeof(wp), unsafe.Sizeof(bt), unsafe.Offsetof(bt.pts))
+	}
 }
 
 // prepareWide computes the rows of the batches' points bit for bit as prepareRows does (packed by
@@ -134,7 +167,21 @@ func TestWidePrepareMatchesScalar(t *testing.T) {
 	if !WideAvailable() || widePrepKernel == nil {
 		t.Skip("no wide prepare in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	defer func() { widePrepare = true }()
+	defer func(n int) {
+		widePrepare = true
+		if err := SetContactLanes(n); err != nil {
+			t.Error(err)
+		}
+	}(contactLanes)
+	for _, set := range wideKernelSets {
+		if err := SetContactLanes(set.lanes); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(fmt.Sprintf("%d lanes", set.lanes), testWidePrepare)
+	}
+}
+
+func testWidePrepare(t *testing.T) {
 	for _, workers := range []int{1, 2} {
 		s := Settings{Workers: workers}
 		ref, wide := wideScene(t, s), wideScene(t, s)
@@ -153,12 +200,12 @@ func TestWidePrepareMatchesScalar(t *testing.T) {
 			}
 			for i := range p.wide {
 				a, b := &p.wide[i], &q.wide[i]
-				ragged = ragged || a.ragged != 0 || a.lanes < wideLanes
+				ragged = ragged || a.ragged != 0 || a.lanes < batchLanes
 				for j := range a.maxCount {
-					ra := (*[pointFloats]lanes)(unsafe.Pointer(&a.pts[j]))
-					rb := (*[pointFloats]lanes)(unsafe.Pointer(&b.pts[j]))
+					ra := (*[pointFloats]blanes)(unsafe.Pointer(&a.pts[j]))
+					rb := (*[pointFloats]blanes)(unsafe.Pointer(&b.pts[j]))
 					for r := range ra {
-						for l := range wideLanes {
+						for l := range usedLanes(a.lanes) {
 							if math.Float32bits(ra[r][l]) != math.Float32bits(rb[r][l]) {
 								t.Fatalf("workers %d, step %d, batch %d, point %d, row float %d, lane %d: %v from prepareRows, %v wide",
 									workers, step, i, j, r, l, ra[r][l], rb[r][l])

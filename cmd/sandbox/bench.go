@@ -299,8 +299,9 @@ func positionPasses(set sim.Settings) int {
 	return passes / max(set.Substeps, 1)
 }
 
-// contactPass names the contact pass PGS runs in this build: the wide one (8 manifolds per AVX2
-// instruction, GOEXPERIMENT=simd, with the wide joint pass beside it) or the scalar one.
+// contactPass names the contact pass PGS runs in this build: the wide one (16 manifolds per AVX-512
+// instruction or 8 per AVX2 one, GOEXPERIMENT=simd, with the wide joint pass beside it) or the scalar
+// one.
 func contactPass() string {
 	switch {
 	case !sim.WideAvailable():
@@ -308,5 +309,6 @@ func contactPass() string {
 	case !sim.WideSolve:
 		return "scalar (-scalar)"
 	}
-	return "wide, 8 manifolds at once (AVX2); joints too, 8 ball joints or hinges at once"
+	_, about := sim.ContactLanes()
+	return "wide, " + about + " (-lanes); joints 8 ball joints or hinges at once"
 }

@@ -32,6 +32,7 @@ type worldFlags struct {
 	scalar       bool   // PGS's scalar contact and joint passes even where the build has the wide ones
 	grains       string // "auto", "coarse" or "fine" (sim.World.SetGrains)
 	islands      bool   // sim.IslandSolve
+	lanes        int    // sim.SetContactLanes: 0 (the widest), 8 or 16
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
@@ -49,6 +50,7 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.scalar, "scalar", false, "PGS's scalar contact and joint passes even where the build has the wide (SIMD) ones: the same results, slower")
 	fs.StringVar(&f.grains, "grains", "auto", "how more than one worker splits the step's loops: auto (coarse or fine, by trials), coarse or fine (held), for benchmarks that compare")
 	fs.BoolVar(&f.islands, "islands", true, "under fine grains, run a world's sub-steps island by island where it falls into islands; false: colour by colour (the same results)")
+	fs.IntVar(&f.lanes, "lanes", 0, "manifolds the wide contact pass takes at once: 8 (AVX2) or 16 (AVX-512); 0: the widest this CPU has. The same results; for benchmarks that compare")
 	fs.Float64Var(&f.refit, "bvh-refit", 0, "LBVH: refit the tree while its cost stays within this factor of a rebuilt one's (0: the default, 1.1; 1: rebuild it on every query)")
 }
 
@@ -74,6 +76,8 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 		fmt.Fprintf(stderr, "sandbox %s: -grains must be auto, coarse or fine, got %q\n", cmd, f.grains)
 	case f.workers < 0:
 		fmt.Fprintf(stderr, "sandbox %s: -workers must be >= 0, got %d\n", cmd, f.workers)
+	case f.lanes != 0 && f.lanes != 8 && f.lanes != 16:
+		fmt.Fprintf(stderr, "sandbox %s: -lanes must be 0, 8 or 16, got %d\n", cmd, f.lanes)
 	case !(f.refit == 0 || f.refit >= 1 && f.refit <= 1000):
 		fmt.Fprintf(stderr, "sandbox %s: -bvh-refit must be 0 (the default) or in [1, 1000], got %g\n", cmd, f.refit)
 	default:
@@ -90,6 +94,9 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	}
 	sim.WideSolve = !f.scalar
 	sim.IslandSolve = f.islands
+	if err := sim.SetContactLanes(f.lanes); err != nil && (f.lanes != 0 || sim.WideAvailable()) {
+		return nil, nil, fmt.Errorf("-lanes: %w", err)
+	}
 	var opt scenes.Options
 	opt.Workers = f.workers
 	if f.solver != "" {

@@ -464,3 +464,49 @@ func TestBenchGrainsAndIslands(t *testing.T) {
 		t.Errorf("-grains medium: code %d, stderr %q", code, errs)
 	}
 }
+
+// -lanes picks the wide contact kernels: bench names them, and a run gives the same trace, bit for
+// bit, with eight lanes as with sixteen. A width the CPU lacks is an error naming the widths it has;
+// one that no CPU has is a usage error.
+func TestLanes(t *testing.T) {
+	defer sim.SetContactLanes(0)
+	if code, _, errs := sandbox("bench", "-scene", "pyramid20", "-lanes", "4"); code != 2 || !strings.Contains(errs, "-lanes must be 0, 8 or 16, got 4") {
+		t.Errorf("-lanes 4: code %d, stderr %q", code, errs)
+	}
+	if !sim.WideAvailable() {
+		code, _, errs := sandbox("bench", "-scene", "pyramid20", "-steps", "2", "-lanes", "8")
+		if code == 0 || !strings.Contains(errs, "no wide contact pass") {
+			t.Errorf("-lanes 8 without the wide pass: code %d, stderr %q", code, errs)
+		}
+		return
+	}
+	widest, about := sim.ContactLanes()
+	code, out, errs := sandbox("bench", "-scene", "pyramid20", "-steps", "2")
+	if code != 0 || !strings.Contains(out, "contact pass: wide, "+about) {
+		t.Errorf("bench: code %d, stderr %q, want the %d-lane pass named\n%s", code, errs, widest, out)
+	}
+	code, out, errs = sandbox("bench", "-scene", "pyramid20", "-steps", "2", "-lanes", "8")
+	if code != 0 || !strings.Contains(out, "contact pass: wide, 8 manifolds at once (AVX2)") {
+		t.Errorf("bench -lanes 8: code %d, stderr %q\n%s", code, errs, out)
+	}
+	trace := func(lanes string) []byte {
+		f := filepath.Join(t.TempDir(), "trace.csv")
+		if code, _, errs := sandbox("run", "-scene", "pyramid20", "-steps", "40", "-lanes", lanes, "-trace", f); code != 0 {
+			t.Fatalf("run -lanes %s: %s", lanes, errs)
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if widest == 16 {
+		if !bytes.Equal(trace("8"), trace("16")) {
+			t.Error("run -lanes 8 and -lanes 16 traced different states")
+		}
+		return
+	}
+	if code, _, errs := sandbox("bench", "-scene", "pyramid20", "-steps", "2", "-lanes", "16"); code == 0 || !strings.Contains(errs, "contact kernels of [8] lanes") {
+		t.Errorf("-lanes 16 without AVX-512: code %d, stderr %q", code, errs)
+	}
+}

@@ -1,0 +1,481 @@
+//go:build goexperiment.simd && amd64
+
+package sim
+
+import (
+	"simd/archsimd"
+
+	"tumble/sim/collide"
+)
+
+// The contact kernels over sixteen lanes (AVX-512): a batch of more than eight manifolds in one run
+// of its rows instead of two (a batch of eight or fewer runs its first half with the eight-lane
+// kernels). The bodies' velocities, positions and rotations are gathered and scattered eight lanes at
+// a time, as the eight-lane kernels do, and joined into or split from sixteen-lane registers; the
+// rows are loaded sixteen at a time. Each lane's arithmetic is the eight-lane kernel's, so the results
+// are the same bits (TestWidePassMatchesScalar runs both).
+
+type f16 = archsimd.Float32x16
+
+// v16 is sixteen vectors, component-major.
+type v16 struct{ x, y, z f16 }
+
+func ld16(a *blanes) f16 { return archsimd.LoadFloat32x16(a) }
+
+func ld16x3(a *blanes3) v16 { return v16{ld16(&a[0]), ld16(&a[1]), ld16(&a[2])} }
+
+// neg16 flips the sign bit (exactly the scalar unary minus, also for zeros).
+func neg16(x f16) f16 {
+	return x.AsUint32x16().Xor(archsimd.BroadcastUint32x16(0x80000000)).AsFloat32x16()
+}
+
+func (a v16) dot(b v16) f16 { return a.x.Mul(b.x).Add(a.y.Mul(b.y)).Add(a.z.Mul(b.z)) }
+
+func (a v16) sub(b v16) v16 { return v16{a.x.Sub(b.x), a.y.Sub(b.y), a.z.Sub(b.z)} }
+
+func (a v16) add(b v16) v16 { return v16{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
+
+func (a v16) subS(b v16, s f16) v16 {
+	return v16{a.x.Sub(b.x.Mul(s)), a.y.Sub(b.y.Mul(s)), a.z.Sub(b.z.Mul(s))}
+}
+
+func (a v16) addS(b v16, s f16) v16 {
+	return v16{a.x.Add(b.x.Mul(s)), a.y.Add(b.y.Mul(s)), a.z.Add(b.z.Mul(s))}
+}
+
+func (a v16) keep(old v16, m archsimd.Mask32x16) v16 {
+	return v16{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
+}
+
+func join(lo, hi f8) f16 {
+	var z f16
+	return z.SetLo(lo).SetHi(hi)
+}
+
+// join3 puts lo in lanes 0-7 and hi in lanes 8-15.
+func join3(lo, hi v8) v16 { return v16{join(lo.x, hi.x), join(lo.y, hi.y), join(lo.z, hi.z)} }
+
+func (a v16) lo() v8 { return v8{a.x.GetLo(), a.y.GetLo(), a.z.GetLo()} }
+
+func (a v16) hi() v8 { return v8{a.x.GetHi(), a.y.GetHi(), a.z.GetHi()} }
+
+// laneCounts16 is laneCounts over sixteen lanes.
+var laneCounts16 = func() (c [4]blanes) {
+	for i := range c {
+		for l := range c[i] {
+			c[i][l] = float32(i)
+		}
+	}
+	return
+}()
+
+// gatherBatch loads the velocities of a batch of more than eight manifolds' bodies, each half as
+// solveHalf does.
+func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
+	b := &w.Bodies
+	n1 := bt.lanes - wideLanes
+	ia0, ib0, ia1, ib1 := halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), halfIdx(&bt.a, 1), halfIdx(&bt.b, 1)
+	var a0, b0, c0, d0, a1, b1, c1, d1 v8
+	if st := w.pipe.vel; w.pipe.stateOn {
+		a0, b0 = gatherState(st, ia0, wideLanes)
+		c0, d0 = gatherState(st, ib0, wideLanes)
+		a1, b1 = gatherState(st, ia1, n1)
+		c1, d1 = gatherState(st, ib1, n1)
+	} else {
+		a0, b0, c0, d0 = gatherPair(b, ia0, ib0, !bt.safe)
+		if n1 == wideLanes {
+			a1, b1, c1, d1 = gatherPair(b, ia1, ib1, !bt.safe)
+		} else {
+			a1, b1, c1, d1 = gatherRagged(b, ia1, ib1, n1)
+		}
+	}
+	return join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
+}
+
+// storeBatch writes a batch's velocities back (storePair, half by half).
+func storeBatch(w *World, bt *wideBatch, vA, wA, vB, wB v16) {
+	a1, b1, c1, d1 := vA.hi(), wA.hi(), vB.hi(), wB.hi()
+	storePair(w, halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), wideLanes, half(&bt.mA, 0), half(&bt.mB, 0),
+		vA.lo(), wA.lo(), vB.lo(), wB.lo())
+	storePair(w, halfIdx(&bt.a, 1), halfIdx(&bt.b, 1), bt.lanes-wideLanes, half(&bt.mA, 1), half(&bt.mB, 1),
+		a1, b1, c1, d1)
+}
+
+// solveWide16 is solveWide with the rows of a batch of more than eight manifolds sixteen lanes at a
+// time: solveHalf's operations in its order.
+func solveWide16(w *World, bt *wideBatch, useBias bool) {
+	if bt.lanes <= wideLanes {
+		solveHalf(w, bt, 0, useBias)
+		return
+	}
+	var lin [6]blanes // the linear velocities wait in memory (solveHalf); declared before the vectors (laneCounts)
+	vA, wA, vB, wB := gatherBatch(w, bt)
+	mA, mB := ld16(&bt.mA), ld16(&bt.mB)
+	mAB := mA.Add(mB)
+	count := ld16(&bt.count)
+	n := ld16x3(&bt.n)
+	dvn := n.dot(vB.sub(vA))
+	vA.x.Store(&lin[0])
+	vA.y.Store(&lin[1])
+	vA.z.Store(&lin[2])
+	vB.x.Store(&lin[3])
+	vB.y.Store(&lin[4])
+	vB.z.Store(&lin[5])
+	var zero f16
+	sum := zero
+	for i := range bt.maxCount {
+		cp := &bt.pts[i]
+		vn := dvn.Add(ld16x3(&cp.nB).dot(wB)).Sub(ld16x3(&cp.nA).dot(wA))
+		sep, nm, ni := ld16(&cp.sep), ld16(&cp.normalMass), ld16(&cp.normalImpulse)
+		var imp f16
+		if useBias {
+			imp = neg16(ld16(&cp.softMass)).Mul(vn.Add(ld16(&bt.biasRate).Mul(sep).Max(neg16(archsimd.BroadcastFloat32x16(w.pipe.maxPush))))).Sub(ld16(&cp.leak).Mul(ni))
+		} else {
+			imp = neg16(nm).Mul(vn)
+		}
+		imp = neg16(nm).Mul(vn.Add(sep.Mul(archsimd.BroadcastFloat32x16(w.pipe.invH)))).Merge(imp, sep.Greater(zero))
+		acc := ni.Add(imp)
+		acc = acc.Merge(zero, acc.Greater(zero))
+		imp = acc.Sub(ni)
+		acc.Store(&cp.normalImpulse)
+		mx := ld16(&cp.maxNormal)
+		imp.Merge(mx, imp.Greater(mx)).Store(&cp.maxNormal)
+		nwA, nwB := wA.subS(ld16x3(&cp.inA), imp), wB.addS(ld16x3(&cp.inB), imp)
+		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(ld16(&laneCounts16[i]))
+			nwA, nwB, ndvn, nsum = nwA.keep(wA, has), nwB.keep(wB, has), ndvn.Merge(dvn, has), nsum.Merge(sum, has)
+		}
+		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
+	}
+	vA, vB = v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}, v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
+	vA, vB = vA.subS(n, sum.Mul(mA)), vB.addS(n, sum.Mul(mB))
+	if !w.settings.NoFriction {
+		t1, t2 := ld16x3(&bt.t1), ld16x3(&bt.t2)
+		dv := vB.sub(vA)
+		d1, d2 := t1.dot(dv), t2.dot(dv)
+		if useBias {
+			drift, biasRate := ld16x3(&bt.drift), ld16(&bt.biasRate)
+			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
+		}
+		sum1, sum2 := zero, zero
+		for i := range bt.maxCount {
+			cp := &bt.pts[i]
+			vt1 := d1.Add(ld16x3(&cp.t1B).dot(wB)).Sub(ld16x3(&cp.t1A).dot(wA))
+			vt2 := d2.Add(ld16x3(&cp.t2B).dot(wB)).Sub(ld16x3(&cp.t2A).dot(wA))
+			old1, old2 := ld16(&cp.ti1), ld16(&cp.ti2)
+			var l1, l2 f16
+			if useBias {
+				ms, leak := ld16(&bt.massScale), ld16(&bt.leak)
+				l1 = old1.Sub(ld16(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
+				l2 = old2.Sub(ld16(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
+			} else {
+				l1 = old1.Sub(ld16(&cp.tm1).Mul(vt1))
+				l2 = old2.Sub(ld16(&cp.tm2).Mul(vt2))
+			}
+			maxF := ld16(&bt.mu).Mul(ld16(&cp.normalImpulse))
+			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
+			slide := mag2.Greater(maxF.Mul(maxF))
+			cp.sliding = slide.ToBits()
+			if cp.sliding != 0 { // no lane slides: the Coulomb scale changes nothing
+				s := maxF.Div(mag2.Sqrt())
+				l1 = l1.Mul(s).Merge(l1, slide)
+				l2 = l2.Mul(s).Merge(l2, slide)
+			}
+			e1, e2 := l1.Sub(old1), l2.Sub(old2)
+			l1.Store(&cp.ti1)
+			l2.Store(&cp.ti2)
+			nwA := wA.subS(ld16x3(&cp.it1A), e1).subS(ld16x3(&cp.it2A), e2)
+			nwB := wB.addS(ld16x3(&cp.it1B), e1).addS(ld16x3(&cp.it2B), e2)
+			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
+			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
+			if bt.ragged&(1<<i) != 0 {
+				has := count.Greater(ld16(&laneCounts16[i]))
+				nwA, nwB = nwA.keep(wA, has), nwB.keep(wB, has)
+				nd1, nd2, ns1, ns2 = nd1.Merge(d1, has), nd2.Merge(d2, has), ns1.Merge(sum1, has), ns2.Merge(sum2, has)
+			}
+			wA, wB, d1, d2, sum1, sum2 = nwA, nwB, nd1, nd2, ns1, ns2
+		}
+		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
+		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
+	}
+	storeBatch(w, bt, vA, wA, vB, wB)
+}
+
+// warmWide16 is warmWide over a batch of more than eight manifolds sixteen lanes at a time, in
+// warmHalf's order.
+func warmWide16(w *World, bt *wideBatch) {
+	if bt.lanes <= wideLanes {
+		warmHalf(w, bt, 0)
+		return
+	}
+	var g [9]blanes // declared before the vectors (laneCounts)
+	var lin, angA, angB v16
+	n, t1, t2 := ld16x3(&bt.n), ld16x3(&bt.t1), ld16x3(&bt.t2)
+	for i := range bt.maxCount {
+		cp := &bt.pts[i]
+		ln, l1, l2 := ld16(&cp.normalImpulse), ld16(&cp.ti1), ld16(&cp.ti2)
+		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
+		angA = angA.addS(ld16x3(&cp.nA), ln).addS(ld16x3(&cp.t1A), l1).addS(ld16x3(&cp.t2A), l2)
+		angB = angB.addS(ld16x3(&cp.nB), ln).addS(ld16x3(&cp.t1B), l1).addS(ld16x3(&cp.t2B), l2)
+	}
+	for c, v := range [...]v16{lin, angA, angB} {
+		v.x.Store(&g[3*c])
+		v.y.Store(&g[3*c+1])
+		v.z.Store(&g[3*c+2])
+	}
+	archsimd.ClearAVXUpperBits()
+	sums := w.pipe.sums
+	for l := range bt.lanes {
+		m := &sums[bt.k[l]]
+		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
+		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
+		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
+	}
+}
+
+// poseRows is the rows gatherPoses fills: xA, xB, then rA's and rB's nine columns' components.
+type poseRows = [24]blanes
+
+// gatherPoses loads half h of a batch's bodies' positions and rotations into g's rows: refreshHalf's
+// gathers, stored.
+func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
+	b := &w.Bodies
+	rot := w.pipe.rot
+	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	if nl := halfLanes(bt, h); nl < wideLanes {
+		gatherPosesRagged(w, ia, ib, nl, h, g)
+		return
+	}
+	put := func(k int, v v8) {
+		v.x.Store(half(&g[k], h))
+		v.y.Store(half(&g[k+1], h))
+		v.z.Store(half(&g[k+2], h))
+	}
+	put(0, gather(b.Position, ia, !bt.safe))
+	put(3, gather(b.Position, ib, !bt.safe))
+	for c := range 3 {
+		put(6+3*c, gatherColumn(rot, ia, c, !bt.safe))
+		put(15+3*c, gatherColumn(rot, ib, c, !bt.safe))
+	}
+}
+
+// gatherPosesRagged is gatherPoses for a half of nl < 8 lanes, with scalar copies (g's empty lanes
+// stay zero): out of line, the registers' upper halves cleared first (see gatherRagged).
+//
+//go:noinline
+func gatherPosesRagged(w *World, ia, ib *[wideLanes]int32, nl, h int, g *poseRows) {
+	archsimd.ClearAVXUpperBits()
+	b := &w.Bodies
+	rot := w.pipe.rot
+	o := h * wideLanes
+	for l := range nl {
+		xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
+		g[0][o+l], g[1][o+l], g[2][o+l] = xa[0], xa[1], xa[2]
+		g[3][o+l], g[4][o+l], g[5][o+l] = xb[0], xb[1], xb[2]
+		ra, rb := &rot[ia[l]], &rot[ib[l]]
+		for c := range 9 {
+			g[6+c][o+l], g[15+c][o+l] = ra[c], rb[c]
+		}
+	}
+}
+
+// refreshWide16 is refreshWide over a batch of more than eight manifolds sixteen lanes at a time, in
+// refreshHalf's order.
+func refreshWide16(w *World, bt *wideBatch) {
+	if bt.lanes <= wideLanes {
+		refreshHalf(w, bt, 0)
+		return
+	}
+	var g poseRows // declared (zeroed) before the vectors (laneCounts)
+	gatherPoses(w, bt, 0, &g)
+	gatherPoses(w, bt, 1, &g)
+	xA, xB := ld16x3((*blanes3)(g[0:3])), ld16x3((*blanes3)(g[3:6]))
+	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAt16)
+	n := ld16x3(&bt.n)
+	count := ld16(&bt.count)
+	var zero f16
+	var drift v16
+	for i := range bt.maxCount {
+		cp := &bt.pts[i]
+		sep := xB.add(mulAt16(rB, ld16x3(&cp.localB))).sub(xA).sub(mulAt16(rA, ld16x3(&cp.localA))).dot(n)
+		sep.Store(&cp.sep)
+		d := xB.add(mulAt16(rB, ld16x3(&cp.anchorB))).sub(xA).sub(mulAt16(rA, ld16x3(&cp.anchorA)))
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(ld16(&laneCounts16[i]))
+			d = d.keep(v16{zero, zero, zero}, has)
+		}
+		drift = drift.add(d)
+	}
+	inv := archsimd.BroadcastFloat32x16(1).Div(count)
+	drift.x.Mul(inv).Store(&bt.drift[0])
+	drift.y.Mul(inv).Store(&bt.drift[1])
+	drift.z.Mul(inv).Store(&bt.drift[2])
+	archsimd.ClearAVXUpperBits()
+}
+
+func (a v16) scale(s f16) v16 { return v16{a.x.Mul(s), a.y.Mul(s), a.z.Mul(s)} }
+
+// cross is vecmath.V.Cross per lane, in its order of operations.
+func (a v16) cross(b v16) v16 {
+	return v16{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
+}
+
+// mulAt16 is mulAt over sixteen lanes.
+func mulAt16(m *[9]blanes, v v16) v16 {
+	return v16{
+		ld16(&m[0]).Mul(v.x).Add(ld16(&m[3]).Mul(v.y)).Add(ld16(&m[6]).Mul(v.z)),
+		ld16(&m[1]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[7]).Mul(v.z)),
+		ld16(&m[2]).Mul(v.x).Add(ld16(&m[5]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
+	}
+}
+
+// mulAtT16 is mulAtT over sixteen lanes.
+func mulAtT16(m *[9]blanes, v v16) v16 {
+	return v16{
+		ld16(&m[0]).Mul(v.x).Add(ld16(&m[1]).Mul(v.y)).Add(ld16(&m[2]).Mul(v.z)),
+		ld16(&m[3]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[5]).Mul(v.z)),
+		ld16(&m[6]).Mul(v.x).Add(ld16(&m[7]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
+	}
+}
+
+// gatherMatHalf is gatherMatTo into half h of d's rows.
+func gatherMatHalf(d *[9]blanes, ms []Mat3, idx *[wideLanes]int32, h int) {
+	for c := range 3 {
+		col := gatherColumn(ms, idx, c, true)
+		col.x.Store(half(&d[3*c], h))
+		col.y.Store(half(&d[3*c+1], h))
+		col.z.Store(half(&d[3*c+2], h))
+	}
+}
+
+// store3Half stores v into half h of d's rows.
+func store3Half(d *blanes3, v v8, h int) {
+	v.x.Store(half(&d[0], h))
+	v.y.Store(half(&d[1], h))
+	v.z.Store(half(&d[2], h))
+}
+
+// prepareWide16 is prepareWide over a batch of more than eight manifolds sixteen lanes at a time, in
+// prepareHalf's order: the bodies gathered half by half into rows, the points' rows computed sixteen
+// at a time.
+func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
+	kept *[4]uint16, comp *blanes) {
+	if bt.lanes <= wideLanes {
+		prepareHalf(w, bt, 0, src, at, kept, comp)
+		return
+	}
+	b := &w.Bodies
+	// An empty lane reads lane 0's bodies (its rows are zeroed below).
+	ia, ib := bt.a, bt.b
+	for l := bt.lanes; l < batchLanes; l++ {
+		ia[l], ib[l] = ia[0], ib[0]
+	}
+	// Declared (zeroed) before the first vector instruction (laneCounts): the bodies' inverse inertias
+	// and rotations, positions (xA, xB), velocities (vA, wA, vB, wB), and what goes back to the points
+	// (localA, localB, anchorA, anchorB, relVel).
+	var iA, iB, rA, rB [9]blanes
+	var state [6]blanes3
+	var back [13]blanes
+	for h := range 2 {
+		ja, jb := halfIdx(&ia, h), halfIdx(&ib, h)
+		gatherMatHalf(&iA, b.InvInertiaWorld, ja, h)
+		gatherMatHalf(&iB, b.InvInertiaWorld, jb, h)
+		gatherMatHalf(&rA, w.pipe.rot, ja, h)
+		gatherMatHalf(&rB, w.pipe.rot, jb, h)
+		store3Half(&state[0], gather(b.Position, ja, true), h)
+		store3Half(&state[1], gather(b.Position, jb, true), h)
+		vA, wA, vB, wB := gatherPair(b, ja, jb, true)
+		store3Half(&state[2], vA, h)
+		store3Half(&state[3], wA, h)
+		store3Half(&state[4], vB, h)
+		store3Half(&state[5], wB, h)
+	}
+	count := ld16(&bt.count)
+	var zero f16
+	one, halfS := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(0.5)
+	for j := range bt.maxCount {
+		wp := &bt.pts[j]
+		q := &at[j]
+		x0, y0, z0, s0 := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
+			ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
+		x1, y1, z1, s1 := transpose4(ld4p(q[8]), ld4p(q[9]), ld4p(q[10]), ld4p(q[11]),
+			ld4p(q[12]), ld4p(q[13]), ld4p(q[14]), ld4p(q[15]))
+		pos, sep := v16{join(x0, x1), join(y0, y1), join(z0, z1)}, join(s0, s1)
+		n := ld16x3(&bt.n)
+		hn := n.scale(halfS.Mul(sep))
+		ra := pos.sub(hn).sub(ld16x3(&state[0]))
+		rb := pos.add(hn).sub(ld16x3(&state[1]))
+		masked := bt.lanes < batchLanes || bt.ragged&(1<<j) != 0
+		has := count.Greater(ld16(&laneCounts16[j]))
+		put1 := func(d *blanes, v f16) {
+			if masked {
+				v = v.Merge(zero, has)
+			}
+			v.Store(d)
+		}
+		put := func(d *blanes3, v v16) {
+			put1(&d[0], v.x)
+			put1(&d[1], v.y)
+			put1(&d[2], v.z)
+		}
+		mA, mB := ld16(&bt.mA), ld16(&bt.mB)
+		eff := func(a, b, ia, ib v16) f16 {
+			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
+			return one.Div(k).Merge(zero, k.Greater(zero))
+		}
+		nA, nB := ra.cross(n), rb.cross(n)
+		inA, inB := mulAt16(&iA, nA), mulAt16(&iB, nB)
+		put(&wp.nA, nA)
+		put(&wp.nB, nB)
+		put(&wp.inA, inA)
+		put(&wp.inB, inB)
+		nm := eff(nA, nB, inA, inB)
+		gamma := ld16(comp).Div(nm)
+		soft := one.Div(one.Div(nm).Add(gamma))
+		pos0 := nm.Greater(zero)
+		put1(&wp.normalMass, nm)
+		put1(&wp.softMass, soft.Merge(zero, pos0))
+		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
+		friction := func(t v16, a, b, ia, ib *blanes3, m *blanes) {
+			tA, tB := ra.cross(t), rb.cross(t)
+			itA, itB := mulAt16(&iA, tA), mulAt16(&iB, tB)
+			put(a, tA)
+			put(b, tB)
+			put(ia, itA)
+			put(ib, itB)
+			put1(m, eff(tA, tB, itA, itB))
+		}
+		friction(ld16x3(&bt.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(ld16x3(&bt.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		zero.Store(&wp.maxNormal)
+		zero.Store(&wp.sep) // refreshed before the first pass
+		la, lb := mulAtT16(&rA, ra), mulAtT16(&rB, rb)
+		put(&wp.localA, la)
+		put(&wp.localB, lb)
+		keep := archsimd.Mask32x16FromBits(kept[j])
+		aa, ab := ld16x3(&wp.anchorA).keep(la, keep), ld16x3(&wp.anchorB).keep(lb, keep)
+		put(&wp.anchorA, aa)
+		put(&wp.anchorB, ab)
+		dv := ld16x3(&state[4]).add(ld16x3(&state[5]).cross(rb)).sub(ld16x3(&state[2])).sub(ld16x3(&state[3]).cross(ra))
+		rel := dv.dot(n)
+		for c, v := range [...]v16{la, lb, aa, ab} {
+			v.x.Store(&back[3*c])
+			v.y.Store(&back[3*c+1])
+			v.z.Store(&back[3*c+2])
+		}
+		rel.Store(&back[12])
+		archsimd.ClearAVXUpperBits()
+		for l := range bt.lanes {
+			if int(bt.count[l]) <= j {
+				continue
+			}
+			cp := src[j][l]
+			cp.localA = vec{X: back[0][l], Y: back[1][l], Z: back[2][l]}
+			cp.localB = vec{X: back[3][l], Y: back[4][l], Z: back[5][l]}
+			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
+			cp.anchorB = vec{X: back[9][l], Y: back[10][l], Z: back[11][l]}
+			cp.relVel = back[12][l]
+		}
+	}
+}
