@@ -1,26 +1,27 @@
 package sim
 
 import (
+	"fmt"
 	"testing"
 
 	"tumble/sim/geom"
 )
 
 // jointWideScene is jointKernelScene (ball chains, a motor hinge, joints to the world: the joints
-// the wide pass leaves to solveJoint) with twelve kicked limb pairs on limited hinges and twelve on
-// ball joints with cones and twist limits beside it, so that colours hold full and partial batches of
-// both kinds.
+// the wide pass leaves to solveJoint) with 27 kicked limb pairs on limited hinges and 21 on ball
+// joints with cones and twist limits beside it, so that a colour holds full batches and partial ones,
+// of both kinds.
 func jointWideScene(t *testing.T, s Settings) *World {
 	w := jointKernelScene(t, s)
 	limb := geom.Shape{Kind: geom.Capsule, Radius: 0.06, HalfHeight: 0.15}
-	for k := range 24 {
+	for k := range 48 {
 		x, z := float32(k%6)-2.5, 1.5+float32(k/6)*0.6
 		a := mustAdd(t, w, BodyDef{Shape: limb, Position: Vec3{x, 1, z}, Mass: 1,
 			Velocity: Vec3{0, 0, float32(k%3) - 1}, AngularVelocity: Vec3{float32(k % 4), 0, 2}})
 		b := mustAdd(t, w, BodyDef{Shape: limb, Position: Vec3{x, 1.4, z}, Mass: 0.5 + float32(k%3),
 			AngularVelocity: Vec3{0, 0, -3}})
 		d := JointDef{BodyA: a, BodyB: b, Anchor: Vec3{x, 1.2, z}, Axis: Vec3{1, 0, 0}}
-		if k%2 == 0 {
+		if k < 27 {
 			d.Type, d.HasLimits, d.Limits = Hinge, true, [2]float32{-0.5, 0.8}
 		} else {
 			d.Type, d.Axis, d.Swing, d.HasTwist, d.Twist = Ball, Vec3{0, 1, 0}, 0.4, true, [2]float32{-0.3, 0.3}
@@ -33,50 +34,77 @@ func jointWideScene(t *testing.T, s Settings) *World {
 // The wide joint pass (with its refresh of the ball joints' swing and twist rows and their warm
 // start) gives solveBall's and solveHinge's results bit for bit, and the same joint angles (with the
 // wide contact pass, which TestWidePassMatchesScalar compares alone), over 240 steps with 1 and 2
-// workers.
+// workers: beside each set of contact kernels the CPU can run (eight lanes, and sixteen with AVX-512),
+// on the stage's velocity rows and on the bodies'.
 func TestWideJointsMatchScalar(t *testing.T) {
 	if wideBallKernel == nil {
 		t.Skip("no wide joint pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	defer func() { WideSolve = true }()
-	for _, workers := range []int{1, 2} {
-		s := Settings{Workers: workers}
-		WideSolve = false
-		ref := jointWideScene(t, s)
+	defer func(n int, state bool) {
 		WideSolve = true
-		got := jointWideScene(t, s)
-		limits := 0
-		for step := range 240 {
-			WideSolve = false
-			run(t, ref, 1)
-			WideSolve = true
-			run(t, got, 1)
-			p := &got.pipe
-			if !p.jwideOn || len(p.jwide) < 4 {
-				t.Fatalf("the wide joint pass is not on (%v, %d batches)", p.jwideOn, len(p.jwide))
-			}
-			for i := range ref.Bodies.Position {
-				a, b := &ref.Bodies, &got.Bodies
-				if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
-					!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
-					t.Fatalf("workers %d, step %d, body %d: scalar %v %v, wide %v %v", workers, step, i,
-						a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
-				}
-			}
-			for k := range got.joints {
-				if a, b := &ref.joints[k], &got.joints[k]; a.coord != b.coord || a.swingA != b.swingA {
-					t.Fatalf("workers %d, step %d, joint %d: angles scalar %v %v, wide %v %v", workers, step, k,
-						a.coord, a.swingA, b.coord, b.swingA)
-				}
-				if j := &got.joints[k]; j.wide >= 0 && (j.swing.impulse > 0 || j.twist.lower.impulse > 0 ||
-					j.twist.upper.impulse > 0 || j.angle.lower.impulse > 0 || j.angle.upper.impulse > 0) {
-					limits++
-				}
+		wideStateKernel = state
+		if err := SetContactLanes(n); err != nil {
+			t.Error(err)
+		}
+	}(contactLanes, wideStateKernel)
+	for _, set := range wideKernelSets {
+		if err := SetContactLanes(set.lanes); err != nil {
+			t.Fatal(err)
+		}
+		for _, state := range []bool{true, false} {
+			wideStateKernel = state
+			for _, workers := range []int{1, 2} {
+				name := fmt.Sprintf("contact lanes %d, state rows %v, workers %d", set.lanes, state, workers)
+				testWideJoints(t, name, Settings{Workers: workers})
 			}
 		}
-		if limits < 200 {
-			t.Fatalf("the wide joints held a limit in only %d joint-steps: the scene does not exercise them", limits)
-		}
-		t.Logf("workers %d: %d wide joint batches, limits held %d joint-steps", workers, len(got.pipe.jwide), limits)
 	}
+}
+
+func testWideJoints(t *testing.T, name string, s Settings) {
+	WideSolve = false
+	ref := jointWideScene(t, s)
+	WideSolve = true
+	got := jointWideScene(t, s)
+	limits := 0
+	var sizes [2]bool // full batches and partial ones
+	for step := range 240 {
+		WideSolve = false
+		run(t, ref, 1)
+		WideSolve = true
+		run(t, got, 1)
+		p := &got.pipe
+		if !p.jwideOn || len(p.jwide) < 4 {
+			t.Fatalf("%s: the wide joint pass is not on (%v, %d batches)", name, p.jwideOn, len(p.jwide))
+		}
+		for i := range p.jwide {
+			n := p.jwide[i].lanes
+			sizes[0], sizes[1] = sizes[0] || n == wideLanes, sizes[1] || n < wideLanes
+		}
+		for i := range ref.Bodies.Position {
+			a, b := &ref.Bodies, &got.Bodies
+			if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
+				!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
+				t.Fatalf("%s, step %d, body %d: scalar %v %v, wide %v %v", name, step, i,
+					a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
+			}
+		}
+		for k := range got.joints {
+			if a, b := &ref.joints[k], &got.joints[k]; a.coord != b.coord || a.swingA != b.swingA {
+				t.Fatalf("%s, step %d, joint %d: angles scalar %v %v, wide %v %v", name, step, k,
+					a.coord, a.swingA, b.coord, b.swingA)
+			}
+			if j := &got.joints[k]; j.wide >= 0 && (j.swing.impulse > 0 || j.twist.lower.impulse > 0 ||
+				j.twist.upper.impulse > 0 || j.angle.lower.impulse > 0 || j.angle.upper.impulse > 0) {
+				limits++
+			}
+		}
+	}
+	if limits < 200 {
+		t.Fatalf("%s: the wide joints held a limit in only %d joint-steps: the scene does not exercise them", name, limits)
+	}
+	if sizes != [2]bool{true, true} {
+		t.Fatalf("%s: full and partial joint batches: %v", name, sizes)
+	}
+	t.Logf("%s: %d wide joint batches, limits held %d joint-steps", name, len(got.pipe.jwide), limits)
 }
