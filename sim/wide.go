@@ -63,19 +63,26 @@ type widePoint struct {
 	_       [62]byte
 }
 
-// wideBatch holds up to sixteen manifolds of one colour.
-type wideBatch struct {
+// batchRows is a batch's rows of its manifolds (the points' are in widePoint).
+type batchRows struct {
 	count, mA, mB                 blanes
 	n, t1, t2, drift              blanes3
 	biasRate, massScale, leak, mu blanes
-	pts                           [4]widePoint
-	a, b                          [batchLanes]int32 // bodies; -1 in an empty lane
-	k                             [batchLanes]int32 // manifold index; -1 in an empty lane
-	lanes                         int               // lanes in use
-	maxCount                      int               // most points of any lane
-	ragged                        uint8             // bit i: some used lane has no point i
-	safe                          bool              // no used lane's body is the last of its arrays (see gather)
-	_                             [46]byte
+}
+
+// wideBatch holds up to sixteen manifolds of one colour. Its rows come first and its points right
+// after them, so that a view of half h (halfRows, halfPoint: the rows shifted by 8h floats) stays
+// inside the batch.
+type wideBatch struct {
+	batchRows
+	pts      [4]widePoint
+	a, b     [batchLanes]int32 // bodies; -1 in an empty lane
+	k        [batchLanes]int32 // manifold index; -1 in an empty lane
+	lanes    int               // lanes in use
+	maxCount int               // most points of any lane
+	ragged   uint8             // bit i: some used lane has no point i
+	safe     bool              // no used lane's body is the last of its arrays (see gather)
+	_        [46]byte
 }
 
 // pointFloats is the number of leading float32 fields that contactPoint and widePoint share.

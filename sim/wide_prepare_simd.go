@@ -29,6 +29,7 @@ func prepareWide(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at 
 // prepareHalf is prepareWide over half h of a batch (lanes 8h to 8h+7).
 func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
 	kept *[4]uint16, comp *blanes) {
+	hr := halfRows(bt, h)
 	b := &w.Bodies
 	nl := halfLanes(bt, h)
 	// An empty lane reads lane 0's bodies (its rows are zeroed below).
@@ -53,29 +54,29 @@ func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoi
 	var spin [2]lanes3
 	storeV8(&spin[0], wA)
 	storeV8(&spin[1], wB)
-	count := lh(&bt.count, h)
+	count := l8(&hr.count)
 	var zero f8
 	one, halfS := bc(1), bc(0.5)
 	for j := range bt.maxCount {
-		wp := &bt.pts[j]
+		wp := halfPoint(&bt.pts[j], h)
 		q := (*[wideLanes]*collide.Point)(at[j][h*wideLanes:])
 		px, py, pz, sep := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
 			ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
 		pos := v8{px, py, pz}
-		n := lh3(&bt.n, h)
+		n := l83(&hr.n)
 		hn := n.scale(halfS.Mul(sep))
 		ra := pos.sub(hn).sub(ld3(&state[0]))
 		rb := pos.add(hn).sub(ld3(&state[1]))
 		masked := nl < wideLanes || bt.ragged&(1<<j) != 0
 		has := count.Greater(ld(&laneCounts[j]))
 		// (put1 and put as closures zeroed their context with legacy MOVUPS: see laneCounts)
-		put1 := func(d *blanes, v f8) { putHalf(d, v, h, masked, has) }
+		put1 := func(d *blanes, v f8) { putHalf(d, v, masked, has) }
 		put := func(d *blanes3, v v8) {
-			putHalf(&d[0], v.x, h, masked, has)
-			putHalf(&d[1], v.y, h, masked, has)
-			putHalf(&d[2], v.z, h, masked, has)
+			putHalf(&d[0], v.x, masked, has)
+			putHalf(&d[1], v.y, masked, has)
+			putHalf(&d[2], v.z, masked, has)
 		}
-		mA, mB := lh(&bt.mA, h), lh(&bt.mB, h)
+		mA, mB := l8(&hr.mA), l8(&hr.mB)
 		// effMass with unsplit masses: 1 / ((mA + a.ia) + (mB + b.ib)), 0 where that is not positive
 		eff := func(a, b, ia, ib v8) f8 {
 			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
@@ -104,15 +105,15 @@ func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoi
 			put(ib, itB)
 			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(lh3(&bt.t1, h), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(lh3(&bt.t2, h), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
-		zero.Store(half(&wp.maxNormal, h))
-		zero.Store(half(&wp.sep, h)) // refreshed before the first pass
+		friction(l83(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(l83(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		zero.Store(p8(&wp.maxNormal))
+		zero.Store(p8(&wp.sep)) // refreshed before the first pass
 		la, lb := mulAtT(&rA, ra), mulAtT(&rB, rb)
 		put(&wp.localA, la)
 		put(&wp.localB, lb)
 		keep := bitMask(uint8(kept[j] >> (8 * h)))
-		aa, ab := lh3(&wp.anchorA, h).keep(la, keep), lh3(&wp.anchorB, h).keep(lb, keep)
+		aa, ab := l83(&wp.anchorA).keep(la, keep), l83(&wp.anchorB).keep(lb, keep)
 		put(&wp.anchorA, aa)
 		put(&wp.anchorB, ab)
 		dv := ld3(&state[3]).add(ld3(&spin[1]).cross(rb)).sub(ld3(&state[2])).sub(ld3(&spin[0]).cross(ra))
@@ -138,13 +139,13 @@ func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoi
 	}
 }
 
-// putHalf stores v into half h of row d, zeros in the lanes not in has where masked.
-func putHalf(d *blanes, v f8, h int, masked bool, has archsimd.Mask32x8) {
+// putHalf stores v into a half view's row d (p8), zeros in the lanes not in has where masked.
+func putHalf(d *blanes, v f8, masked bool, has archsimd.Mask32x8) {
 	if masked {
 		var zero f8
 		v = v.Merge(zero, has)
 	}
-	v.Store(half(d, h))
+	v.Store(p8(d))
 }
 
 // ld4p loads a narrow-phase point's position and separation, the first four floats of collide.Point.

@@ -46,6 +46,26 @@ func lh(a *blanes, h int) f8 { return archsimd.LoadFloat32x8(half(a, h)) }
 
 func lh3(a *blanes3, h int) v8 { return v8{lh(&a[0], h), lh(&a[1], h), lh(&a[2], h)} }
 
+// halfRows is half h of a batch's rows as a view: the rows shifted by 8h floats, so that the first
+// eight floats of each of its rows are lanes 8h to 8h+7 (read with l8 and l83, written through p8).
+// Nothing else is read or written through it: for h = 1 its last row ends 32 bytes into the batch's
+// first point, inside the batch. A half kernel reads its rows at fixed offsets from it instead of
+// adding 32h to each row's address (lh): 10% fewer instructions in solveHalf.
+func halfRows(bt *wideBatch, h int) *batchRows {
+	return (*batchRows)(unsafe.Add(unsafe.Pointer(&bt.batchRows), h*32))
+}
+
+// halfPoint is halfRows for a point's rows (for h = 1 the view ends 32 bytes into the next point or
+// into the batch's indices). Its sliding field is not the point's.
+func halfPoint(wp *widePoint, h int) *widePoint { return (*widePoint)(unsafe.Add(unsafe.Pointer(wp), h*32)) }
+
+// p8 is a view's row: its first eight floats. l8 loads them; l83 a vector row's.
+func p8(a *blanes) *lanes { return (*lanes)(unsafe.Pointer(a)) }
+
+func l8(a *blanes) f8 { return archsimd.LoadFloat32x8(p8(a)) }
+
+func l83(a *blanes3) v8 { return v8{l8(&a[0]), l8(&a[1]), l8(&a[2])} }
+
 // halfIdx is half h of a batch's body or manifold indices.
 func halfIdx(a *[batchLanes]int32, h int) *[wideLanes]int32 {
 	return (*[wideLanes]int32)(unsafe.Add(unsafe.Pointer(a), h*32))
@@ -222,6 +242,7 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 // solveHalf is solveManifold over the manifolds in half h of a batch (lanes 8h to 8h+7), lane by
 // lane in solveManifold's order of operations (see wide.go).
 func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
+	hr := halfRows(bt, h)
 	b := &w.Bodies
 	var vA, wA, vB, wB v8
 	n := halfLanes(bt, h)
@@ -238,10 +259,10 @@ func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 	// which a row's impulse moves by imp (mA + mB) (n is a unit vector); the linear velocities take
 	// the rows' summed impulse at the end. So only dvn, the sum and the angular velocities are carried
 	// from row to row, which leaves AVX2's sixteen registers enough for the row's own values.
-	mA, mB := lh(&bt.mA, h), lh(&bt.mB, h)
+	mA, mB := l8(&hr.mA), l8(&hr.mB)
 	mAB := mA.Add(mB)
-	count := lh(&bt.count, h)
-	nv := lh3(&bt.n, h)
+	count := l8(&hr.count)
+	nv := l83(&hr.n)
 	dvn := nv.dot(vB.sub(vA))
 	// The linear velocities wait in memory: kept in registers through the loop they were spilled and
 	// reloaded at every row.
@@ -251,12 +272,12 @@ func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 	var zero f8
 	sum := zero
 	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		vn := dvn.Add(lh3(&cp.nB, h).dot(wB)).Sub(lh3(&cp.nA, h).dot(wA))
-		sep, nm, ni := lh(&cp.sep, h), lh(&cp.normalMass, h), lh(&cp.normalImpulse, h)
+		cp := halfPoint(&bt.pts[i], h)
+		vn := dvn.Add(l83(&cp.nB).dot(wB)).Sub(l83(&cp.nA).dot(wA))
+		sep, nm, ni := l8(&cp.sep), l8(&cp.normalMass), l8(&cp.normalImpulse)
 		var imp f8
 		if useBias {
-			imp = neg(lh(&cp.softMass, h)).Mul(vn.Add(lh(&bt.biasRate, h).Mul(sep).Max(neg(bc(w.pipe.maxPush))))).Sub(lh(&cp.leak, h).Mul(ni))
+			imp = neg(l8(&cp.softMass)).Mul(vn.Add(l8(&hr.biasRate).Mul(sep).Max(neg(bc(w.pipe.maxPush))))).Sub(l8(&cp.leak).Mul(ni))
 		} else {
 			imp = neg(nm).Mul(vn)
 		}
@@ -264,10 +285,10 @@ func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 		acc := ni.Add(imp)
 		acc = acc.Merge(zero, acc.Greater(zero))
 		imp = acc.Sub(ni)
-		acc.Store(half(&cp.normalImpulse, h))
-		mx := lh(&cp.maxNormal, h)
-		imp.Merge(mx, imp.Greater(mx)).Store(half(&cp.maxNormal, h))
-		nwA, nwB := wA.subS(lh3(&cp.inA, h), imp), wB.addS(lh3(&cp.inB, h), imp)
+		acc.Store(p8(&cp.normalImpulse))
+		mx := l8(&cp.maxNormal)
+		imp.Merge(mx, imp.Greater(mx)).Store(p8(&cp.maxNormal))
+		nwA, nwB := wA.subS(l83(&cp.inA), imp), wB.addS(l83(&cp.inB), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(ld(&laneCounts[i]))
@@ -280,43 +301,44 @@ func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 	if !w.settings.NoFriction {
 		// The friction rows likewise carry d1 = t1.(vB - vA) and d2 = t2.(vB - vA) (t1, t2 and n
 		// orthonormal: an impulse along t1 leaves d2 alone), with the drift's bias folded in.
-		t1, t2 := lh3(&bt.t1, h), lh3(&bt.t2, h)
+		t1, t2 := l83(&hr.t1), l83(&hr.t2)
 		dv := vB.sub(vA)
 		d1, d2 := t1.dot(dv), t2.dot(dv)
 		if useBias {
-			drift, biasRate := lh3(&bt.drift, h), lh(&bt.biasRate, h)
+			drift, biasRate := l83(&hr.drift), l8(&hr.biasRate)
 			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
 		}
 		sum1, sum2 := zero, zero
 		for i := range bt.maxCount {
-			cp := &bt.pts[i]
-			vt1 := d1.Add(lh3(&cp.t1B, h).dot(wB)).Sub(lh3(&cp.t1A, h).dot(wA))
-			vt2 := d2.Add(lh3(&cp.t2B, h).dot(wB)).Sub(lh3(&cp.t2A, h).dot(wA))
-			old1, old2 := lh(&cp.ti1, h), lh(&cp.ti2, h)
+			cp := halfPoint(&bt.pts[i], h)
+			vt1 := d1.Add(l83(&cp.t1B).dot(wB)).Sub(l83(&cp.t1A).dot(wA))
+			vt2 := d2.Add(l83(&cp.t2B).dot(wB)).Sub(l83(&cp.t2A).dot(wA))
+			old1, old2 := l8(&cp.ti1), l8(&cp.ti2)
 			var l1, l2 f8
 			if useBias {
-				ms, leak := lh(&bt.massScale, h), lh(&bt.leak, h)
-				l1 = old1.Sub(lh(&cp.tm1, h).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
-				l2 = old2.Sub(lh(&cp.tm2, h).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
+				ms, leak := l8(&hr.massScale), l8(&hr.leak)
+				l1 = old1.Sub(l8(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
+				l2 = old2.Sub(l8(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
 			} else {
-				l1 = old1.Sub(lh(&cp.tm1, h).Mul(vt1))
-				l2 = old2.Sub(lh(&cp.tm2, h).Mul(vt2))
+				l1 = old1.Sub(l8(&cp.tm1).Mul(vt1))
+				l2 = old2.Sub(l8(&cp.tm2).Mul(vt2))
 			}
-			maxF := lh(&bt.mu, h).Mul(lh(&cp.normalImpulse, h))
+			maxF := l8(&hr.mu).Mul(l8(&cp.normalImpulse))
 			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
 			slide := mag2.Greater(maxF.Mul(maxF))
 			bits := slide.ToBits()
-			cp.sliding = cp.sliding&^(0xff<<(8*h)) | uint16(bits)<<(8*h)
+			pt := &bt.pts[i]
+			pt.sliding = pt.sliding&^(0xff<<(8*h)) | uint16(bits)<<(8*h)
 			if bits != 0 { // no lane slides: the Coulomb scale changes nothing
 				s := maxF.Div(mag2.Sqrt())
 				l1 = l1.Mul(s).Merge(l1, slide)
 				l2 = l2.Mul(s).Merge(l2, slide)
 			}
 			e1, e2 := l1.Sub(old1), l2.Sub(old2)
-			l1.Store(half(&cp.ti1, h))
-			l2.Store(half(&cp.ti2, h))
-			nwA := wA.subS(lh3(&cp.it1A, h), e1).subS(lh3(&cp.it2A, h), e2)
-			nwB := wB.addS(lh3(&cp.it1B, h), e1).addS(lh3(&cp.it2B, h), e2)
+			l1.Store(p8(&cp.ti1))
+			l2.Store(p8(&cp.ti2))
+			nwA := wA.subS(l83(&cp.it1A), e1).subS(l83(&cp.it2A), e2)
+			nwB := wB.addS(l83(&cp.it1B), e1).addS(l83(&cp.it2B), e2)
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
@@ -329,7 +351,7 @@ func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
 		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
 	}
-	storePair(w, ia, ib, n, half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
+	storePair(w, ia, ib, n, p8(&hr.mA), p8(&hr.mB), vA, wA, vB, wB)
 }
 
 // packPointsWide is widePackKernel: the points' first pointFloats floats, eight points and eight
@@ -482,14 +504,15 @@ func warmWide(w *World, bt *wideBatch) {
 
 // warmHalf is warmWide over half h of a batch (lanes 8h to 8h+7).
 func warmHalf(w *World, bt *wideBatch, h int) {
+	hr := halfRows(bt, h)
 	var lin, angA, angB v8
-	n, t1, t2 := lh3(&bt.n, h), lh3(&bt.t1, h), lh3(&bt.t2, h)
+	n, t1, t2 := l83(&hr.n), l83(&hr.t1), l83(&hr.t2)
 	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		ln, l1, l2 := lh(&cp.normalImpulse, h), lh(&cp.ti1, h), lh(&cp.ti2, h)
+		cp := halfPoint(&bt.pts[i], h)
+		ln, l1, l2 := l8(&cp.normalImpulse), l8(&cp.ti1), l8(&cp.ti2)
 		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		angA = angA.addS(lh3(&cp.nA, h), ln).addS(lh3(&cp.t1A, h), l1).addS(lh3(&cp.t2A, h), l2)
-		angB = angB.addS(lh3(&cp.nB, h), ln).addS(lh3(&cp.t1B, h), l1).addS(lh3(&cp.t2B, h), l2)
+		angA = angA.addS(l83(&cp.nA), ln).addS(l83(&cp.t1A), l1).addS(l83(&cp.t2A), l2)
+		angB = angB.addS(l83(&cp.nB), ln).addS(l83(&cp.t1B), l1).addS(l83(&cp.t2B), l2)
 	}
 	var g [9]lanes
 	lin.x.Store(&g[0])
@@ -549,6 +572,7 @@ func refreshWide(w *World, bt *wideBatch) {
 
 // refreshHalf is refreshWide over half h of a batch (lanes 8h to 8h+7).
 func refreshHalf(w *World, bt *wideBatch, h int) {
+	hr := halfRows(bt, h)
 	b := &w.Bodies
 	rot := w.pipe.rot
 	var xA, xB v8
@@ -578,15 +602,15 @@ func refreshHalf(w *World, bt *wideBatch, h int) {
 			rA[c], rB[c] = ld(&g[6+c]), ld(&g[15+c])
 		}
 	}
-	n := lh3(&bt.n, h)
-	count := lh(&bt.count, h)
+	n := l83(&hr.n)
+	count := l8(&hr.count)
 	var zero f8
 	var drift v8
 	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		sep := xB.add(rB.mul(lh3(&cp.localB, h))).sub(xA).sub(rA.mul(lh3(&cp.localA, h))).dot(n)
-		sep.Store(half(&cp.sep, h))
-		d := xB.add(rB.mul(lh3(&cp.anchorB, h))).sub(xA).sub(rA.mul(lh3(&cp.anchorA, h)))
+		cp := halfPoint(&bt.pts[i], h)
+		sep := xB.add(rB.mul(l83(&cp.localB))).sub(xA).sub(rA.mul(l83(&cp.localA))).dot(n)
+		sep.Store(p8(&cp.sep))
+		d := xB.add(rB.mul(l83(&cp.anchorB))).sub(xA).sub(rA.mul(l83(&cp.anchorA)))
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(ld(&laneCounts[i]))
 			d = d.keep(v8{zero, zero, zero}, has)
@@ -594,8 +618,8 @@ func refreshHalf(w *World, bt *wideBatch, h int) {
 		drift = drift.add(d)
 	}
 	inv := bc(1).Div(count)
-	drift.x.Mul(inv).Store(half(&bt.drift[0], h))
-	drift.y.Mul(inv).Store(half(&bt.drift[1], h))
-	drift.z.Mul(inv).Store(half(&bt.drift[2], h))
+	drift.x.Mul(inv).Store(p8(&hr.drift[0]))
+	drift.y.Mul(inv).Store(p8(&hr.drift[1]))
+	drift.z.Mul(inv).Store(p8(&hr.drift[2]))
 	archsimd.ClearAVXUpperBits()
 }
