@@ -57,7 +57,9 @@ func halfRows(bt *wideBatch, h int) *batchRows {
 
 // halfPoint is halfRows for a point's rows (for h = 1 the view ends 32 bytes into the next point or
 // into the batch's indices). Its sliding field is not the point's.
-func halfPoint(wp *widePoint, h int) *widePoint { return (*widePoint)(unsafe.Add(unsafe.Pointer(wp), h*32)) }
+func halfPoint(wp *widePoint, h int) *widePoint {
+	return (*widePoint)(unsafe.Add(unsafe.Pointer(wp), h*32))
+}
 
 // p8 is a view's row: its first eight floats. l8 loads them; l83 a vector row's.
 func p8(a *blanes) *lanes { return (*lanes)(unsafe.Pointer(a)) }
