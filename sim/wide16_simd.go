@@ -123,17 +123,19 @@ func solveWide16(w *World, bt *wideBatch, useBias bool) {
 	vB.z.Store(&lin[5])
 	var zero f16
 	sum := zero
+	// broadcast once: AVX-512's 32 registers hold them through the rows
+	minPush, invH := neg16(archsimd.BroadcastFloat32x16(w.pipe.maxPush)), archsimd.BroadcastFloat32x16(w.pipe.invH)
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
 		vn := dvn.Add(ld16x3(&cp.nB).dot(wB)).Sub(ld16x3(&cp.nA).dot(wA))
 		sep, nm, ni := ld16(&cp.sep), ld16(&cp.normalMass), ld16(&cp.normalImpulse)
 		var imp f16
 		if useBias {
-			imp = neg16(ld16(&cp.softMass)).Mul(vn.Add(ld16(&bt.biasRate).Mul(sep).Max(neg16(archsimd.BroadcastFloat32x16(w.pipe.maxPush))))).Sub(ld16(&cp.leak).Mul(ni))
+			imp = neg16(ld16(&cp.softMass)).Mul(vn.Add(ld16(&bt.biasRate).Mul(sep).Max(minPush))).Sub(ld16(&cp.leak).Mul(ni))
 		} else {
 			imp = neg16(nm).Mul(vn)
 		}
-		imp = neg16(nm).Mul(vn.Add(sep.Mul(archsimd.BroadcastFloat32x16(w.pipe.invH)))).Merge(imp, sep.Greater(zero))
+		imp = neg16(nm).Mul(vn.Add(sep.Mul(invH))).Merge(imp, sep.Greater(zero))
 		acc := ni.Add(imp)
 		acc = acc.Merge(zero, acc.Greater(zero))
 		imp = acc.Sub(ni)
