@@ -69,36 +69,116 @@ var laneCounts16 = func() (c [4]blanes) {
 	return
 }()
 
-// gatherBatch loads the velocities of a batch of more than eight manifolds' bodies, each half as
-// solveHalf does.
+// gatherBatch loads the velocities of a batch of more than eight manifolds' bodies: from
+// pipeline.vel's rows sixteen at a time (gatherState16), else half by half as solveHalf does.
 func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
 	b := &w.Bodies
 	n1 := bt.lanes - wideLanes
 	ia0, ib0, ia1, ib1 := halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), halfIdx(&bt.a, 1), halfIdx(&bt.b, 1)
-	var a0, b0, c0, d0, a1, b1, c1, d1 v8
 	if st := w.pipe.vel; w.pipe.stateOn {
-		a0, b0 = gatherState(st, ia0, wideLanes)
-		c0, d0 = gatherState(st, ib0, wideLanes)
-		a1, b1 = gatherState(st, ia1, n1)
-		c1, d1 = gatherState(st, ib1, n1)
+		vA, wA = gatherState16(st, &bt.a, bt.lanes)
+		vB, wB = gatherState16(st, &bt.b, bt.lanes)
+		return
+	}
+	a0, b0, c0, d0 := gatherPair(b, ia0, ib0, !bt.safe)
+	var a1, b1, c1, d1 v8
+	if n1 == wideLanes {
+		a1, b1, c1, d1 = gatherPair(b, ia1, ib1, !bt.safe)
 	} else {
-		a0, b0, c0, d0 = gatherPair(b, ia0, ib0, !bt.safe)
-		if n1 == wideLanes {
-			a1, b1, c1, d1 = gatherPair(b, ia1, ib1, !bt.safe)
-		} else {
-			a1, b1, c1, d1 = gatherRagged(b, ia1, ib1, n1)
-		}
+		a1, b1, c1, d1 = gatherRagged(b, ia1, ib1, n1)
 	}
 	return join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
 }
 
-// storeBatch writes a batch's velocities back (storePair, half by half).
+// storeBatch writes a batch's velocities back: to pipeline.vel's rows sixteen at a time
+// (scatterState16), else to the bodies half by half (storePair).
 func storeBatch(w *World, bt *wideBatch, vA, wA, vB, wB v16) {
+	if p := &w.pipe; p.stateOn {
+		var zero f16
+		used := uint16(1<<bt.lanes - 1)
+		scatterState16(p.vel, &bt.a, used&ld16(&bt.mA).NotEqual(zero).ToBits(), vA, wA)
+		scatterState16(p.vel, &bt.b, used&ld16(&bt.mB).NotEqual(zero).ToBits(), vB, wB)
+		archsimd.ClearAVXUpperBits()
+		return
+	}
 	a1, b1, c1, d1 := vA.hi(), wA.hi(), vB.hi(), wB.hi()
 	storePair(w, halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), wideLanes, half(&bt.mA, 0), half(&bt.mB, 0),
 		vA.lo(), wA.lo(), vB.lo(), wB.lo())
 	storePair(w, halfIdx(&bt.a, 1), halfIdx(&bt.b, 1), bt.lanes-wideLanes, half(&bt.mA, 1), half(&bt.mB, 1),
 		a1, b1, c1, d1)
+}
+
+// The permutations of gatherState16 and scatterState16 (ConcatPermute's indices: 0-15 the first
+// vector's lanes, 16-31 the second's).
+var (
+	colsLo  = [16]uint32{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27}
+	colsHi  = [16]uint32{4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31}
+	groupsC = [16]uint32{0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23}
+	groupsD = [16]uint32{8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31}
+)
+
+// transpose4g is transpose8's first two stages over sixteen lanes: within each 128-bit group, the
+// 4x4 transpose across r0..r3 (group g of output k holds element k of each input's group g). It is
+// its own inverse.
+func transpose4g(r0, r1, r2, r3 f16) (c0, c1, c2, c3 f16) {
+	p01, q01 := r0.SelectFromPairGrouped(0, 1, 4, 5, r1), r0.SelectFromPairGrouped(2, 3, 6, 7, r1)
+	p23, q23 := r2.SelectFromPairGrouped(0, 1, 4, 5, r3), r2.SelectFromPairGrouped(2, 3, 6, 7, r3)
+	return p01.SelectFromPairGrouped(0, 2, 4, 6, p23), p01.SelectFromPairGrouped(1, 3, 5, 7, p23),
+		q01.SelectFromPairGrouped(0, 2, 4, 6, q23), q01.SelectFromPairGrouped(1, 3, 5, 7, q23)
+}
+
+// gatherState16 is gatherState over sixteen lanes: sixteen 32-byte rows paired into eight registers
+// (lanes 0-3 and 8-11 in their low halves, 4-7 and 12-15 in their high ones), transposed within
+// their 128-bit groups, and the groups put in lane order by one two-register permutation a column:
+// 16 loads and 38 shuffles where two eight-lane gathers and their joins took 16 and 54.
+func gatherState16(st []stateRow, idx *[batchLanes]int32, n int) (v, w v16) {
+	ix := idx
+	if n < batchLanes {
+		z := int32(len(st) - 1)
+		var c [batchLanes]int32
+		for l := range c {
+			c[l] = z
+		}
+		copy(c[:n], idx[:n])
+		ix = &c
+	}
+	row := func(l int) f8 { return archsimd.LoadFloat32x8(&st[ix[l]]) }
+	c0, c1, c2, c3 := transpose4g(join(row(0), row(4)), join(row(1), row(5)), join(row(2), row(6)), join(row(3), row(7)))
+	d0, d1, d2, d3 := transpose4g(join(row(8), row(12)), join(row(9), row(13)), join(row(10), row(14)), join(row(11), row(15)))
+	lo, hi := archsimd.LoadUint32x16(&colsLo), archsimd.LoadUint32x16(&colsHi)
+	return v16{c0.ConcatPermute(d0, lo), c1.ConcatPermute(d1, lo), c2.ConcatPermute(d2, lo)},
+		v16{c3.ConcatPermute(d3, lo), c0.ConcatPermute(d0, hi), c1.ConcatPermute(d1, hi)}
+}
+
+// scatterState16 is gatherState16's inverse: lane l's velocities to the row st[idx[l]], for the lanes
+// whose bit is set in dyn.
+func scatterState16(st []stateRow, idx *[batchLanes]int32, dyn uint16, v, w v16) {
+	var zero f16
+	gc, gd := archsimd.LoadUint32x16(&groupsC), archsimd.LoadUint32x16(&groupsD)
+	// columns 0-5 are v and w, 6 and 7 zero (stateRow's padding)
+	q0, q1, q2, q3 := transpose4g(v.x.ConcatPermute(w.y, gc), v.y.ConcatPermute(w.z, gc), v.z.ConcatPermute(zero, gc), w.x.ConcatPermute(zero, gc))
+	q4, q5, q6, q7 := transpose4g(v.x.ConcatPermute(w.y, gd), v.y.ConcatPermute(w.z, gd), v.z.ConcatPermute(zero, gd), w.x.ConcatPermute(zero, gd))
+	put := func(l int, r f8) {
+		if dyn&(1<<l) != 0 {
+			r.Store(&st[idx[l]])
+		}
+	}
+	put(0, q0.GetLo())
+	put(4, q0.GetHi())
+	put(1, q1.GetLo())
+	put(5, q1.GetHi())
+	put(2, q2.GetLo())
+	put(6, q2.GetHi())
+	put(3, q3.GetLo())
+	put(7, q3.GetHi())
+	put(8, q4.GetLo())
+	put(12, q4.GetHi())
+	put(9, q5.GetLo())
+	put(13, q5.GetHi())
+	put(10, q6.GetLo())
+	put(14, q6.GetHi())
+	put(11, q7.GetLo())
+	put(15, q7.GetHi())
 }
 
 // solveWide16 is solveWide with the rows of a batch of more than eight manifolds sixteen lanes at a

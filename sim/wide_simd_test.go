@@ -2,7 +2,10 @@
 
 package sim
 
-import "testing"
+import (
+	"simd/archsimd"
+	"testing"
+)
 
 // gatherState puts row idx[l]'s six velocity components in lane l (an empty lane's zeros), and
 // scatterState writes exactly the rows of the lanes in its mask back, whole.
@@ -35,6 +38,51 @@ func TestStateRowsRoundTrip(t *testing.T) {
 		out := make([]stateRow, rows+1)
 		const mask = 0b10110101
 		scatterState(out, &idx, mask, v, w)
+		for l, i := range idx {
+			want := stateRow{}
+			if mask&(1<<l) != 0 && l < n {
+				want = st[i]
+			}
+			if out[i] != want {
+				t.Fatalf("%d lanes: row %d (lane %d): %v, want %v", n, i, l, out[i], want)
+			}
+		}
+	}
+}
+
+// gatherState16 and scatterState16 do the same over sixteen lanes (where the CPU has AVX-512).
+func TestStateRowsRoundTrip16(t *testing.T) {
+	if !archsimd.X86.AVX512() {
+		t.Skip("no AVX-512 on this CPU")
+	}
+	const rows = 40
+	st := make([]stateRow, rows+1)
+	for i := range rows {
+		for c := range 6 {
+			st[i][c] = float32(i*10 + c + 1)
+		}
+	}
+	idx := [batchLanes]int32{3, 7, 1, 12, 19, 0, 5, 9, 33, 21, 14, 38, 2, 27, 30, 16}
+	for _, n := range []int{batchLanes, 11} {
+		v, w := gatherState16(st, &idx, n)
+		var got [6]blanes
+		for c, x := range []f16{v.x, v.y, v.z, w.x, w.y, w.z} {
+			x.Store(&got[c])
+		}
+		for l, i := range idx {
+			for c := range 6 {
+				want := float32(int(i)*10 + c + 1)
+				if l >= n {
+					want = 0
+				}
+				if got[c][l] != want {
+					t.Fatalf("%d lanes: lane %d component %d: %v, want %v", n, l, c, got[c][l], want)
+				}
+			}
+		}
+		out := make([]stateRow, rows+1)
+		const mask = 0b1101001110110101
+		scatterState16(out, &idx, mask, v, w)
 		for l, i := range idx {
 			want := stateRow{}
 			if mask&(1<<l) != 0 && l < n {
