@@ -15,10 +15,12 @@
 #                ragdolls side by side on the ground, twenty islands) by worker count, 2 4 8 16, with
 #                -grains coarse, fine -islands=false, fine and auto, three rounds interleaved, and Jolt
 #                on 1 and all threads;
-#   micro.txt    the sim package's benchmarks (the store-then-load patterns, the 8- against 16-lane
-#                probe BenchmarkNormalRows and a pyramid20 step), where bin/cpu has sim.test.
-# CPU_RUN_ONLY=REGEX runs only the parts named (cpu, table, sweep, islands, prof, micro). Each part has a time
-# limit; the whole takes about 6 minutes on 16 cores.
+#   lanes.txt    the small scenes with the contact kernels of 8 lanes (AVX2) and of 16 (AVX-512),
+#                `-lanes 8|16`, on 1 worker and all cores, three rounds interleaved (median ms a step);
+#   micro.txt    the sim package's benchmarks (the store-then-load patterns and a pyramid20 step),
+#                where bin/cpu has sim.test.
+# CPU_RUN_ONLY=REGEX runs only the parts named (cpu, table, sweep, islands, lanes, prof, micro). Each
+# part has a time limit; the whole takes about 7 minutes on 16 cores.
 set -uo pipefail
 [ $# -eq 1 ] || {
 	echo "usage: cpu-run.sh OUTDIR" >&2
@@ -98,15 +100,30 @@ profiles() {
 	"$bin/sandbox" bench -scene pile -warmup 60 -steps 120 -workers "$cores" -cpuprofile "$out/pile-wn.prof" | ms
 }
 
-export -f ms sweep islands profiles
+lanes() {
+	for r in 1 2 3; do
+		for s in pyramid20 pyramid ragdoll; do
+			for w in 1 "$cores"; do
+				printf '%s w%s round %s' "$s" "$w" "$r"
+				for l in 8 16; do
+					printf ' lanes%s %s' "$l" "$("$bin/sandbox" bench -scene "$s" -workers "$w" -steps 300 -warmup 60 -lanes "$l" | ms)"
+				done
+				echo
+			done
+		done
+	done
+}
+
+export -f ms sweep islands profiles lanes
 export bin out cores BASE
 part cpu 10 lscpu
 part table 300 env ROUNDS="${ROUNDS:-1}" KEEP="$out/stages" scripts/bench-jolt.sh "$bin/sandbox" "$bin/jolt-runner"
 part sweep 150 bash -c sweep
 part islands 120 bash -c islands
+part lanes 90 bash -c lanes
 part prof 90 bash -c profiles
 if [ -x "$bin/sim.test" ]; then
-	(cd sim && part micro 60 "$bin/sim.test" -test.run '^$' -test.bench 'StoreThen|NormalRows|StepPyramid20' -test.benchtime 1s)
+	(cd sim && part micro 60 "$bin/sim.test" -test.run '^$' -test.bench 'StoreThen|StepPyramid20' -test.benchtime 1s)
 fi
 # At most 8 files come back from the device tool: the stage tables and the profiles in two archives.
 tar -C "$out" -czf "$out/stages.tgz" stages && rm -rf "$out/stages"
