@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"fmt"
 	"testing"
 
 	"tumble/sim/geom"
@@ -34,31 +33,14 @@ func jointWideScene(t *testing.T, s Settings) *World {
 // The wide joint pass (with its refresh of the ball joints' swing and twist rows and their warm
 // start) gives solveBall's and solveHinge's results bit for bit, and the same joint angles (with the
 // wide contact pass, which TestWidePassMatchesScalar compares alone), over 240 steps with 1 and 2
-// workers: beside each set of contact kernels the CPU can run (eight lanes, and sixteen with AVX-512),
-// on the stage's velocity rows and on the bodies'.
+// workers, beside each set of contact kernels the CPU can run (eight lanes, and sixteen with
+// AVX-512). The scene's joints that the wide pass leaves to solveJoint keep its passes on the bodies'
+// velocities (pipeline.stateOn is false).
 func TestWideJointsMatchScalar(t *testing.T) {
 	if wideBallKernel == nil {
 		t.Skip("no wide joint pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	defer func(n int, state bool) {
-		WideSolve = true
-		wideStateKernel = state
-		if err := SetContactLanes(n); err != nil {
-			t.Error(err)
-		}
-	}(contactLanes, wideStateKernel)
-	for _, set := range wideKernelSets {
-		if err := SetContactLanes(set.lanes); err != nil {
-			t.Fatal(err)
-		}
-		for _, state := range []bool{true, false} {
-			wideStateKernel = state
-			for _, workers := range []int{1, 2} {
-				name := fmt.Sprintf("contact lanes %d, state rows %v, workers %d", set.lanes, state, workers)
-				testWideJoints(t, name, Settings{Workers: workers})
-			}
-		}
-	}
+	eachWideSetting(t, func(name string, s Settings, _ bool) { testWideJoints(t, name, s) })
 }
 
 func testWideJoints(t *testing.T, name string, s Settings) {

@@ -347,10 +347,10 @@ func (w *World) packBatch(worker, i int) {
 			count = int(m.count)
 			bt.a[l], bt.b[l], bt.k[l] = m.a, m.b, k
 			bt.mA[l], bt.mB[l] = b.InvMass[m.a], b.InvMass[m.b]
-			put3b(&bt.n, l, m.normal)
-			put3b(&bt.t1, l, m.t1)
-			put3b(&bt.t2, l, m.t2)
-			put3b(&bt.drift, l, m.drift)
+			put3(&bt.n, l, m.normal)
+			put3(&bt.t1, l, m.t1)
+			put3(&bt.t2, l, m.t2)
+			put3(&bt.drift, l, m.drift)
 			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
 			if prep {
 				c = p.candOf(int(k))
@@ -359,10 +359,10 @@ func (w *World) packBatch(worker, i int) {
 			}
 		} else {
 			bt.mA[l], bt.mB[l] = 0, 0
-			put3b(&bt.n, l, vec{})
-			put3b(&bt.t1, l, vec{})
-			put3b(&bt.t2, l, vec{})
-			put3b(&bt.drift, l, vec{})
+			put3(&bt.n, l, vec{})
+			put3(&bt.t1, l, vec{})
+			put3(&bt.t2, l, vec{})
+			put3(&bt.drift, l, vec{})
 			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = 0, 0, 0, 0
 		}
 		bt.count[l] = float32(count)
@@ -383,13 +383,13 @@ func (w *World) packBatch(worker, i int) {
 				}
 			}
 			src[j][l] = cp
-			put3b(&wp.anchorA, l, cp.anchorA)
-			put3b(&wp.anchorB, l, cp.anchorB)
+			put3(&wp.anchorA, l, cp.anchorA)
+			put3(&wp.anchorB, l, cp.anchorB)
 			if prep {
 				wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
 			} else {
-				put3b(&wp.localA, l, cp.localA)
-				put3b(&wp.localB, l, cp.localB)
+				put3(&wp.localA, l, cp.localA)
+				put3(&wp.localB, l, cp.localB)
 			}
 		}
 	}
@@ -438,18 +438,18 @@ var zeroPoint contactPoint
 // packPoint copies point cp's first pointFloats floats into lane l of wp's rows: widePackKernel's
 // work a lane at a time.
 func packPoint(wp *widePoint, l int, cp *contactPoint) {
-	put3b(&wp.nA, l, cp.nA)
-	put3b(&wp.nB, l, cp.nB)
-	put3b(&wp.inA, l, cp.inA)
-	put3b(&wp.inB, l, cp.inB)
-	put3b(&wp.t1A, l, cp.t1A)
-	put3b(&wp.t1B, l, cp.t1B)
-	put3b(&wp.it1A, l, cp.it1A)
-	put3b(&wp.it1B, l, cp.it1B)
-	put3b(&wp.t2A, l, cp.t2A)
-	put3b(&wp.t2B, l, cp.t2B)
-	put3b(&wp.it2A, l, cp.it2A)
-	put3b(&wp.it2B, l, cp.it2B)
+	put3(&wp.nA, l, cp.nA)
+	put3(&wp.nB, l, cp.nB)
+	put3(&wp.inA, l, cp.inA)
+	put3(&wp.inB, l, cp.inB)
+	put3(&wp.t1A, l, cp.t1A)
+	put3(&wp.t1B, l, cp.t1B)
+	put3(&wp.it1A, l, cp.it1A)
+	put3(&wp.it1B, l, cp.it1B)
+	put3(&wp.t2A, l, cp.t2A)
+	put3(&wp.t2B, l, cp.t2B)
+	put3(&wp.it2A, l, cp.it2A)
+	put3(&wp.it2B, l, cp.it2B)
 	wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
 	wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
 	wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
@@ -477,9 +477,8 @@ func (w *World) setGatherCap() {
 	w.pipe.gatherCap = min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(w.pipe.rot))
 }
 
-func put3(d *lanes3, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }
-
-func put3b(d *blanes3, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }
+// put3 puts v in lane l of a vector row, of a register's lanes or of a contact batch's.
+func put3[L lanes | blanes](d *[3]L, l int, v vec) { d[0][l], d[1][l], d[2][l] = v.X, v.Y, v.Z }
 
 // refreshContacts brings every manifold's separations and friction drift to the current poses: the
 // batches' with the wide refresh (the manifolds' own copies are then stale; nothing reads them until

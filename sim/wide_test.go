@@ -38,6 +38,46 @@ func TestWidePassMatchesScalar(t *testing.T) {
 	if !WideAvailable() {
 		t.Skip("no wide contact pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
+	eachWideSetting(t, func(name string, s Settings, state bool) {
+		WideSolve = false
+		ref := wideScene(t, s)
+		WideSolve = true
+		wide := wideScene(t, s)
+		full, part := false, false // batches of more than eight manifolds, all sixteen and fewer
+		for step := range 240 {
+			WideSolve = false
+			run(t, ref, 1)
+			WideSolve = true
+			run(t, wide, 1)
+			if !wide.pipe.wideOn || wide.pipe.stateOn != state {
+				t.Fatalf("%s: wide pass %v, on the state rows %v", name, wide.pipe.wideOn, wide.pipe.stateOn)
+			}
+			for i := range wide.pipe.wide {
+				n := wide.pipe.wide[i].lanes
+				full, part = full || n == batchLanes, part || (n > wideLanes && n < batchLanes)
+			}
+			for i := range ref.Bodies.Position {
+				a, b := &ref.Bodies, &wide.Bodies
+				if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
+					!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
+					t.Fatalf("%s, step %d, body %d: scalar %v %v, wide %v %v", name, step, i,
+						a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
+				}
+			}
+		}
+		if n := ref.Stats.Manifolds; n < 50 {
+			t.Fatalf("%s: only %d manifolds: the scene does not exercise the pass", name, n)
+		}
+		if !full || !part {
+			t.Fatalf("%s: a full batch %v, one of nine to fifteen manifolds %v: the halves are not all exercised", name, full, part)
+		}
+	})
+}
+
+// eachWideSetting runs f with each set of wide contact kernels the CPU has (eight lanes, and sixteen
+// with AVX-512), on the stage's velocity rows and on the bodies' (state), with 1 and 2 workers; it
+// restores the kernels, the state rows and WideSolve after.
+func eachWideSetting(t *testing.T, f func(name string, s Settings, state bool)) {
 	defer func(n int, state bool) {
 		WideSolve = true
 		wideStateKernel = state
@@ -52,40 +92,7 @@ func TestWidePassMatchesScalar(t *testing.T) {
 		for _, state := range []bool{true, false} {
 			wideStateKernel = state
 			for _, workers := range []int{1, 2} {
-				name := fmt.Sprintf("%d lanes, state rows %v, workers %d", set.lanes, state, workers)
-				s := Settings{Workers: workers}
-				WideSolve = false
-				ref := wideScene(t, s)
-				WideSolve = true
-				wide := wideScene(t, s)
-				full, part := false, false // batches of more than eight manifolds, all sixteen and fewer
-				for step := range 240 {
-					WideSolve = false
-					run(t, ref, 1)
-					WideSolve = true
-					run(t, wide, 1)
-					if !wide.pipe.wideOn || wide.pipe.stateOn != state {
-						t.Fatalf("%s: wide pass %v, on the state rows %v", name, wide.pipe.wideOn, wide.pipe.stateOn)
-					}
-					for i := range wide.pipe.wide {
-						n := wide.pipe.wide[i].lanes
-						full, part = full || n == batchLanes, part || (n > wideLanes && n < batchLanes)
-					}
-					for i := range ref.Bodies.Position {
-						a, b := &ref.Bodies, &wide.Bodies
-						if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
-							!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
-							t.Fatalf("%s, step %d, body %d: scalar %v %v, wide %v %v", name, step, i,
-								a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
-						}
-					}
-				}
-				if n := ref.Stats.Manifolds; n < 50 {
-					t.Fatalf("%s: only %d manifolds: the scene does not exercise the pass", name, n)
-				}
-				if !full || !part {
-					t.Fatalf("%s: a full batch %v, one of nine to fifteen manifolds %v: the halves are not all exercised", name, full, part)
-				}
+				f(fmt.Sprintf("contact lanes %d, state rows %v, workers %d", set.lanes, state, workers), Settings{Workers: workers}, state)
 			}
 		}
 	}
