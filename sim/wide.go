@@ -6,18 +6,20 @@ import (
 	"tumble/sim/collide"
 )
 
-// The wide contact pass (issue 14): PGS's contact pass over eight manifolds at once, one per lane of
-// an AVX2 register, in builds with Go's SIMD experiment (GOEXPERIMENT=simd, wide_simd.go). The
-// manifolds of one graph colour share no dynamic body, so the scalar pass (solveManifold) visits
-// them in any order with the same result; the wide pass takes them eight at a time, in colour order,
-// and does each lane's arithmetic in the scalar pass's order with the same float32 operations (Go
-// fuses no multiply-add on amd64 at GOAMD64=v1), so its results are bit for bit the scalar pass's
-// (TestWidePassMatchesScalar). The rows live in wideBatch, one per eight manifolds of a colour,
-// laid out lane-major (every field is eight floats), packed from the manifolds after Prepare; the
+// The wide contact pass (issue 14): PGS's contact pass over sixteen manifolds at once, one per lane
+// of an AVX-512 register, or eight at once on a CPU with AVX2 only, in builds with Go's SIMD
+// experiment (GOEXPERIMENT=simd; wide16_simd.go, wide_simd.go). The manifolds of one graph colour
+// share no dynamic body, so the scalar pass (solveManifold) visits them in any order with the same
+// result; the wide pass takes them sixteen (or eight) at a time, in colour order, and does each lane's
+// arithmetic in the scalar pass's order with the same float32 operations (Go fuses no multiply-add on
+// amd64 at GOAMD64=v1), so its results are bit for bit the scalar pass's (TestWidePassMatchesScalar,
+// with each set of kernels). The rows live in wideBatch, one per sixteen manifolds of a colour, laid
+// out lane-major (every field is sixteen floats), packed from the manifolds after Prepare; the
 // refresh (separations, friction drift) and the warm start's sums run on the batches too, and the
 // impulses are copied back to the manifolds before anything else reads them (restitution, the next
 // step's warm start, inspection). Without the experiment, or on a CPU without AVX2, wideKernel is
-// nil and PGS runs the scalar pass.
+// nil and PGS runs the scalar pass. On some older Intel CPUs 512-bit instructions lower the clock;
+// `sandbox bench -lanes 8` runs the eight-lane kernels there for a comparison.
 
 // widePrepare says to compute the batches' rows wide as they are packed (prepareWide) where the
 // kernel exists; tests turn it off to compare with prepareRows.
@@ -47,8 +49,10 @@ type (
 // pointFloats rows are contactPoint's first pointFloats floats in their order (the rows, impulses and
 // masses), so that a full batch packs them with a transpose (widePackKernel; TestWideLayout).
 //
-// Every row is 64 bytes and starts 64 bytes into the batch from the one before it, so that a
-// sixteen-lane load reads one cache line (the batches' array is allocated page-aligned: it is large).
+// Every row is 64 bytes and starts 64 bytes after the one before it, so that a sixteen-lane load
+// reads one cache line where the batches' array is 64-byte aligned (Go page-aligns one over 32 KB,
+// and smaller ones fall in size classes of multiples of 64 bytes; misaligned would be slower, not
+// wrong).
 type widePoint struct {
 	nA, nB, inA, inB                          blanes3
 	t1A, t1B, it1A, it1B                      blanes3
