@@ -1,7 +1,7 @@
 package sim
 
-// The wide joint pass (issue 14): PGS's Gauss-Seidel pass over eight joints of one graph colour at
-// once, one per lane of an AVX2 register, in builds with the wide contact pass (wide.go). It takes the
+// The wide joint pass (issue 14): PGS's Gauss-Seidel pass over sixteen or eight joints of one graph
+// colour at once, one per lane of an AVX-512 or AVX2 register, in builds with the wide contact pass (wide.go). It takes the
 // two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
 // limits, and hinges with angle limits and no motor, between two bodies. The joints of a colour share
 // no dynamic body, so solveBall and solveHinge visit them in any order with the same result; the wide
@@ -20,41 +20,46 @@ package sim
 // and inspection read the parts as before; each joint's angles (coord, swingA) are written back at
 // each refresh.
 
-// wideAngle is eight angular limit rows (an axisPart with d zero), lane-major.
+// wideAngle is sixteen angular limit rows (an axisPart with d zero), lane-major.
 type wideAngle struct {
-	ra, rb, ia, ib   lanes3
-	mass, c, impulse lanes
+	ra, rb, ia, ib   blanes3
+	mass, c, impulse blanes
 }
 
-// wideAnchor is eight anchor blocks (pointPart), lane-major; mass is K^-1 column-major.
+// wideAnchor is sixteen anchor blocks (pointPart), lane-major; mass is K^-1 column-major.
 type wideAnchor struct {
-	rA, rB, c, impulse lanes3
-	mass               [9]lanes
+	rA, rB, c, impulse blanes3
+	mass               [9]blanes
 }
 
-// wideJointBatch holds up to eight joints of one colour and one kind.
+// wideJointBatch holds up to sixteen joints of one colour and one kind. Like a contact batch
+// (wideBatch), its rows are 64 bytes each, on cache lines of their own, and the kernels take it
+// sixteen lanes at a time where the CPU has AVX-512 and it holds more than eight joints, else eight
+// at a time (its halves).
 type wideJointBatch struct {
-	a, b   [wideLanes]int32 // bodies; an empty lane repeats lane 0's, and is neither solved nor stored
-	k      [wideLanes]int32 // joint index; -1 in an empty lane
-	lanes  int              // lanes in use
-	hinge  bool             // hinges (rows: angle lower, upper); otherwise ball joints (swing, twist lower, upper)
-	safe   bool             // no body is the last of its arrays (see gather)
-	mA, mB lanes
-	iA, iB [9]lanes // the bodies' world inverse inertias, column-major
+	mA, mB blanes
+	iA, iB [9]blanes // the bodies' world inverse inertias, column-major
 	rows   [3]wideAngle
 	point  wideAnchor
 	// the hinge's rotation rows (hingeRotationPart)
-	u1, u2 lanes3
-	hc     [2]lanes
-	hmass  [3]lanes
-	himp   [2]lanes
+	u1, u2 blanes3
+	hc     [2]blanes
+	hmass  [3]blanes
+	himp   [2]blanes
 	// the anchors in the bodies' frames (refreshJointsWide)
-	localA, localB lanes3
+	localA, localB blanes3
 	// the joint's frames: a ball joint's for its swing and twist rows (swingTwistRows), a hinge's for
 	// its rotation rows and angle (crossB is axisB x perpB)
-	axisA, axisB, perpA, perpB, crossB lanes3
+	axisA, axisB, perpA, perpB, crossB blanes3
 	// a ball joint's swing limit; lo and hi are its twist limits, or a hinge's angle limits
-	swing, lo, hi lanes
+	swing, lo, hi blanes
+
+	a, b  [batchLanes]int32 // bodies; an empty lane repeats lane 0's, and is neither solved nor stored
+	k     [batchLanes]int32 // joint index; -1 in an empty lane
+	lanes int               // lanes in use
+	hinge bool              // hinges (rows: angle lower, upper); otherwise ball joints (swing, twist lower, upper)
+	safe  bool              // no body is the last of its arrays (see gather)
+	_     [54]byte
 }
 
 // The wide joint kernels over one batch, all set or all nil (see wideKernel).
@@ -130,16 +135,16 @@ func (w *World) planWideJoints() {
 					p.jrest = append(p.jrest, k)
 					continue
 				}
-				if bt == nil || bt.lanes == wideLanes {
+				if bt == nil || bt.lanes == batchLanes {
 					p.jwide = append(p.jwide, wideJointBatch{hinge: kind == 2})
 					bt = &p.jwide[len(p.jwide)-1]
-					for l := range wideLanes {
+					for l := range batchLanes {
 						bt.k[l] = -1
 					}
 				}
 				l := bt.lanes
 				bt.lanes++
-				j.wide = int32(len(p.jwide)-1)<<3 | int32(l)
+				j.wide = int32(len(p.jwide)-1)<<4 | int32(l)
 				bt.a[l], bt.b[l], bt.k[l] = j.a, j.b, k
 				bt.mA[l], bt.mB[l] = j.mA, j.mB
 				for e := range 9 {
@@ -164,7 +169,7 @@ func (w *World) planWideJoints() {
 	w.setGatherCap()
 	for i := range p.jwide { // empty lanes: lane 0's bodies, so that a full gather reads valid ones
 		bt := &p.jwide[i]
-		for l := bt.lanes; l < wideLanes; l++ {
+		for l := bt.lanes; l < batchLanes; l++ {
 			bt.a[l], bt.b[l] = bt.a[0], bt.b[0]
 		}
 		bt.safe = gatherSafe(bt.a[:], bt.b[:], p.gatherCap)

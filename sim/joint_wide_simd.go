@@ -8,9 +8,39 @@ import (
 
 func init() {
 	if archsimd.X86.AVX2() {
-		wideBallKernel, wideHingeKernel, wideAnchorMassKernel = ballWide, hingeWide, anchorMassWide
+		wideAnchorMassKernel = anchorMassWide
 		wideJointRefreshKernel, wideBallWarmKernel, wideHingeWarmKernel = refreshJointsWide, ballWarmWide, hingeWarmWide
 	}
+}
+
+// halves runs kernel over a joint batch's halves in use: the first, and the second where it holds
+// more than eight joints.
+func halves(bt *wideJointBatch, kernel func(h int)) {
+	kernel(0)
+	if bt.lanes > wideLanes {
+		kernel(1)
+	}
+}
+
+// mulAtH is mulAt over half h of the matrices in m.
+func mulAtH(h int, m *[9]blanes, v v8) v8 {
+	return v8{
+		lh(&m[0], h).Mul(v.x).Add(lh(&m[3], h).Mul(v.y)).Add(lh(&m[6], h).Mul(v.z)),
+		lh(&m[1], h).Mul(v.x).Add(lh(&m[4], h).Mul(v.y)).Add(lh(&m[7], h).Mul(v.z)),
+		lh(&m[2], h).Mul(v.x).Add(lh(&m[5], h).Mul(v.y)).Add(lh(&m[8], h).Mul(v.z)),
+	}
+}
+
+// jointHalfLanes is the number of used lanes in half h of bt (0 to 8).
+func jointHalfLanes(bt *wideJointBatch, h int) int {
+	return min(max(bt.lanes-h*wideLanes, 0), wideLanes)
+}
+
+// storeV8h stores v into half h of d's rows.
+func storeV8h(h int, d *blanes3, v v8) {
+	v.x.Store(half(&d[0], h))
+	v.y.Store(half(&d[1], h))
+	v.z.Store(half(&d[2], h))
 }
 
 // scale is a.Scale(s) per lane.
@@ -47,9 +77,9 @@ func (k *jointConsts) set(p *pipeline) {
 
 // limitWide is limitRow over eight rows: axisPart.limitImpulse at the row velocity, then the
 // angular velocities moved by the impulse change where it is not zero.
-func limitWide(r *wideAngle, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
-	v := ld3(&r.rb).dot(wB).Sub(ld3(&r.ra).dot(wA))
-	c := ld(&r.c)
+func limitWide(h int, r *wideAngle, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
+	v := lh3(&r.rb, h).dot(wB).Sub(lh3(&r.ra, h).dot(wA))
+	c := lh(&r.c, h)
 	bias, ms, is := k.zero, k.one, k.zero
 	if useBias {
 		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
@@ -58,39 +88,39 @@ func limitWide(r *wideAngle, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
 	bias = c.Mul(k.invH).Merge(bias, open)
 	ms = k.one.Merge(ms, open)
 	is = k.zero.Merge(is, open)
-	old := ld(&r.impulse)
-	imp := neg(ld(&r.mass)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	old := lh(&r.impulse, h)
+	imp := neg(lh(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
 	acc := old.Add(imp)
 	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
 	imp = acc.Sub(old)
-	acc.Store(&r.impulse)
+	acc.Store(half(&r.impulse, h))
 	moves := imp.NotEqual(k.zero)
-	return wA.subS(ld3(&r.ia), imp).keep(wA, moves), wB.addS(ld3(&r.ib), imp).keep(wB, moves)
+	return wA.subS(lh3(&r.ia, h), imp).keep(wA, moves), wB.addS(lh3(&r.ib, h), imp).keep(wB, moves)
 }
 
 // anchorWide is pointRow over eight anchor blocks (pointPart.impulse3, then applyPoint). The linear
 // velocities come and go through lin (vA's components, then vB's): loaded where they are used, they
 // hold no registers while the rows before the anchor run.
-func anchorWide(bt *wideJointBatch, lin *[6]lanes, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
+func anchorWide(h int, bt *wideJointBatch, lin *[6]lanes, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
 	pt := &bt.point
 	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	cdot := vB.add(wB.cross(ld3(&pt.rB))).sub(vA).sub(wA.cross(ld3(&pt.rA)))
-	old := ld3(&pt.impulse)
+	cdot := vB.add(wB.cross(lh3(&pt.rB, h))).sub(vA).sub(wA.cross(lh3(&pt.rA, h)))
+	old := lh3(&pt.impulse, h)
 	var imp v8
 	if useBias {
-		imp = mulAt(&pt.mass, cdot.add(ld3(&pt.c).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
+		imp = mulAtH(h, &pt.mass, cdot.add(lh3(&pt.c, h).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
 	} else {
-		imp = mulAt(&pt.mass, cdot).scale(neg(k.one))
+		imp = mulAtH(h, &pt.mass, cdot).scale(neg(k.one))
 	}
 	acc := old.add(imp)
-	acc.x.Store(&pt.impulse[0])
-	acc.y.Store(&pt.impulse[1])
-	acc.z.Store(&pt.impulse[2])
-	mA, mB := ld(&bt.mA), ld(&bt.mB)
+	acc.x.Store(half(&pt.impulse[0], h))
+	acc.y.Store(half(&pt.impulse[1], h))
+	acc.z.Store(half(&pt.impulse[2], h))
+	mA, mB := lh(&bt.mA, h), lh(&bt.mB, h)
 	storeLanes(lin[0:3], v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}.subS(imp, mA))
 	storeLanes(lin[3:6], v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}.addS(imp, mB))
-	lA, lB := ld3(&pt.rA).cross(imp), ld3(&pt.rB).cross(imp)
-	return wA.sub(mulAt(&bt.iA, lA)), wB.add(mulAt(&bt.iB, lB))
+	lA, lB := lh3(&pt.rA, h).cross(imp), lh3(&pt.rB, h).cross(imp)
+	return wA.sub(mulAtH(h, &bt.iA, lA)), wB.add(mulAtH(h, &bt.iB, lB))
 }
 
 // storeLanes stores v's components into d[0], d[1], d[2].
@@ -102,13 +132,14 @@ func storeLanes(d []lanes, v v8) {
 
 // gatherJointPair is gatherPair for a joint batch, with the linear velocities left in lin (see
 // anchorWide).
-func gatherJointPair(w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
+func gatherJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
 	var vA, vB v8
+	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
 	if st := w.pipe.vel; w.pipe.stateOn {
-		vA, wA = gatherState(st, &bt.a, wideLanes) // an empty lane repeats lane 0's bodies
-		vB, wB = gatherState(st, &bt.b, wideLanes)
+		vA, wA = gatherState(st, ia, wideLanes) // an empty lane repeats lane 0's bodies
+		vB, wB = gatherState(st, ib, wideLanes)
 	} else {
-		vA, wA, vB, wB = gatherPair(&w.Bodies, &bt.a, &bt.b, !bt.safe)
+		vA, wA, vB, wB = gatherPair(&w.Bodies, ia, ib, !bt.safe)
 	}
 	storeLanes(lin[0:3], vA)
 	storeLanes(lin[3:6], vB)
@@ -116,22 +147,25 @@ func gatherJointPair(w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
 }
 
 // scatterJointPair is scatterPair for a joint batch whose linear velocities are in lin.
-func scatterJointPair(w *World, bt *wideJointBatch, lin *[6]lanes, wA, wB v8) {
+func scatterJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes, wA, wB v8) {
 	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	storePair(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
+	storePair(w, halfIdx(&bt.a, h), halfIdx(&bt.b, h), jointHalfLanes(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
 }
 
 // anchorMassWide is pointPart.setMass over a batch: K's columns K e for the unit vectors e, then
 // invertTo's inverse (zero where the determinant is zero, NaN or under Epsilon^2), in their order of
 // operations.
-func anchorMassWide(bt *wideJointBatch) {
+func anchorMassWide(bt *wideJointBatch) { halves(bt, func(h int) { anchorMassHalf(h, bt) }) }
+
+// anchorMassHalf is anchorMassWide over half h of a batch.
+func anchorMassHalf(h int, bt *wideJointBatch) {
 	pt := &bt.point
-	rA, rB := ld3(&pt.rA), ld3(&pt.rB)
-	m := ld(&bt.mA).Add(ld(&bt.mB))
+	rA, rB := lh3(&pt.rA, h), lh3(&pt.rB, h)
+	m := lh(&bt.mA, h).Add(lh(&bt.mB, h))
 	var zero f8
 	one := bc(1)
 	col := func(e v8) v8 {
-		return e.scale(m).add(mulAt(&bt.iA, rA.cross(e)).cross(rA)).add(mulAt(&bt.iB, rB.cross(e)).cross(rB))
+		return e.scale(m).add(mulAtH(h, &bt.iA, rA.cross(e)).cross(rA)).add(mulAtH(h, &bt.iB, rB.cross(e)).cross(rB))
 	}
 	kx, ky, kz := col(v8{one, zero, zero}), col(v8{zero, one, zero}), col(v8{zero, zero, one})
 	k := [9]f8{kx.x, kx.y, kx.z, ky.x, ky.y, ky.z, kz.x, kz.y, kz.z}
@@ -147,79 +181,95 @@ func anchorMassWide(bt *wideJointBatch) {
 		k[3].Mul(k[7]).Sub(k[4].Mul(k[6])).Mul(s), k[1].Mul(k[6]).Sub(k[0].Mul(k[7])).Mul(s), k[0].Mul(k[4]).Sub(k[1].Mul(k[3])).Mul(s),
 	}
 	for e := range 9 {
-		inv[e].Merge(zero, ok).Store(&pt.mass[e])
+		inv[e].Merge(zero, ok).Store(half(&pt.mass[e], h))
 	}
 	archsimd.ClearAVXUpperBits()
 }
 
 // ballWide is solveBall over a batch of ball joints: swing, twist lower and upper, then the anchor.
 func ballWide(w *World, bt *wideJointBatch, useBias bool) {
+	ballHalf(0, w, bt, useBias)
+	if bt.lanes > wideLanes {
+		ballHalf(1, w, bt, useBias)
+	}
+}
+
+// ballHalf is ballWide over half h of a batch.
+func ballHalf(h int, w *World, bt *wideJointBatch, useBias bool) {
 	var k jointConsts // both zeroed before the first vector instruction
 	var lin [6]lanes
 	k.set(&w.pipe)
-	wA, wB := gatherJointPair(w, bt, &lin)
-	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
-	wA, wB = limitWide(&bt.rows[2], wA, wB, &k, useBias)
-	wA, wB = anchorWide(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair(w, bt, &lin, wA, wB)
+	wA, wB := gatherJointPair(h, w, bt, &lin)
+	wA, wB = limitWide(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limitWide(h, &bt.rows[1], wA, wB, &k, useBias)
+	wA, wB = limitWide(h, &bt.rows[2], wA, wB, &k, useBias)
+	wA, wB = anchorWide(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJointPair(h, w, bt, &lin, wA, wB)
 }
 
 // hingeWide is solveHinge over a batch of hinges with limits and no motor: the limits, the two
 // rotation rows (hingeRotationPart.impulse2), then the anchor.
 func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
+	hingeHalf(0, w, bt, useBias)
+	if bt.lanes > wideLanes {
+		hingeHalf(1, w, bt, useBias)
+	}
+}
+
+// hingeHalf is hingeWide over half h of a batch.
+func hingeHalf(h int, w *World, bt *wideJointBatch, useBias bool) {
 	var k jointConsts // both zeroed before the first vector instruction
 	var lin [6]lanes
 	k.set(&w.pipe)
-	wA, wB := gatherJointPair(w, bt, &lin)
-	wA, wB = limitWide(&bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide(&bt.rows[1], wA, wB, &k, useBias)
-	u1, u2 := ld3(&bt.u1), ld3(&bt.u2)
+	wA, wB := gatherJointPair(h, w, bt, &lin)
+	wA, wB = limitWide(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limitWide(h, &bt.rows[1], wA, wB, &k, useBias)
+	u1, u2 := lh3(&bt.u1, h), lh3(&bt.u2, h)
 	dw := wB.sub(wA)
 	c1, c2 := u1.dot(dw), u2.dot(dw)
 	ms, is := k.one, k.zero
 	if useBias {
-		c1 = c1.Add(k.biasRate.Mul(ld(&bt.hc[0])))
-		c2 = c2.Add(k.biasRate.Mul(ld(&bt.hc[1])))
+		c1 = c1.Add(k.biasRate.Mul(lh(&bt.hc[0], h)))
+		c2 = c2.Add(k.biasRate.Mul(lh(&bt.hc[1], h)))
 		ms, is = k.massScale, k.impulseScale
 	}
-	m0, m1, m2 := ld(&bt.hmass[0]), ld(&bt.hmass[1]), ld(&bt.hmass[2])
-	i0, i1 := ld(&bt.himp[0]), ld(&bt.himp[1])
+	m0, m1, m2 := lh(&bt.hmass[0], h), lh(&bt.hmass[1], h), lh(&bt.hmass[2], h)
+	i0, i1 := lh(&bt.himp[0], h), lh(&bt.himp[1], h)
 	l1 := neg(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
 	l2 := neg(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
-	i0.Add(l1).Store(&bt.himp[0])
-	i1.Add(l2).Store(&bt.himp[1])
+	i0.Add(l1).Store(half(&bt.himp[0], h))
+	i1.Add(l2).Store(half(&bt.himp[1], h))
 	L := u1.scale(l1).add(u2.scale(l2))
-	wA, wB = wA.sub(mulAt(&bt.iA, L)), wB.add(mulAt(&bt.iB, L))
-	wA, wB = anchorWide(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair(w, bt, &lin, wA, wB)
+	wA, wB = wA.sub(mulAtH(h, &bt.iA, L)), wB.add(mulAtH(h, &bt.iB, L))
+	wA, wB = anchorWide(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJointPair(h, w, bt, &lin, wA, wB)
 }
 
 // angleRow is axisPart.set for an angular row (d zero) with ra = rb = a and position error c, into
 // lane row r: its inertia products and mass.
-func angleRow(r *wideAngle, a v8, c f8, iA, iB *[9]lanes, m, zero, one f8) {
-	ia, ib := mulAt(iA, a), mulAt(iB, a)
+func angleRow(h int, r *wideAngle, a v8, c f8, iA, iB *[9]blanes, m, zero, one f8) {
+	ia, ib := mulAtH(h, iA, a), mulAtH(h, iB, a)
 	k := m.Mul(zero.Mul(zero).Add(zero.Mul(zero)).Add(zero.Mul(zero))).Add(a.dot(ia)).Add(a.dot(ib))
-	storeV8(&r.ra, a)
-	storeV8(&r.rb, a)
-	storeV8(&r.ia, ia)
-	storeV8(&r.ib, ib)
-	one.Div(k).Merge(zero, k.Greater(zero)).Store(&r.mass)
-	c.Store(&r.c)
+	storeV8h(h, &r.ra, a)
+	storeV8h(h, &r.rb, a)
+	storeV8h(h, &r.ia, ia)
+	storeV8h(h, &r.ib, ib)
+	one.Div(k).Merge(zero, k.Greater(zero)).Store(half(&r.mass, h))
+	c.Store(half(&r.c, h))
 }
 
 // limitRows is anglePart.set's limits over a batch: the lower row about axis a with error x - lo
 // (angleRow), and the upper as its reverse, its vectors and inertia products the lower's negated, its
 // mass the same and its error hi - x.
-func limitRows(bt *wideJointBatch, lo, up *wideAngle, a v8, x, m, zero, one, minus f8) {
-	angleRow(lo, a, x.Sub(ld(&bt.lo)), &bt.iA, &bt.iB, m, zero, one)
+func limitRows(h int, bt *wideJointBatch, lo, up *wideAngle, a v8, x, m, zero, one, minus f8) {
+	angleRow(h, lo, a, x.Sub(lh(&bt.lo, h)), &bt.iA, &bt.iB, m, zero, one)
 	na := a.scale(minus)
-	storeV8(&up.ra, na)
-	storeV8(&up.rb, na)
-	storeV8(&up.ia, ld3(&lo.ia).scale(minus))
-	storeV8(&up.ib, ld3(&lo.ib).scale(minus))
-	ld(&lo.mass).Store(&up.mass)
-	ld(&bt.hi).Sub(x).Store(&up.c)
+	storeV8h(h, &up.ra, na)
+	storeV8h(h, &up.rb, na)
+	storeV8h(h, &up.ia, lh3(&lo.ia, h).scale(minus))
+	storeV8h(h, &up.ib, lh3(&lo.ib, h).scale(minus))
+	lh(&lo.mass, h).Store(half(&up.mass, h))
+	lh(&bt.hi, h).Sub(x).Store(half(&up.c, h))
 }
 
 func storeV8(d *lanes3, v v8) {
@@ -232,55 +282,62 @@ func storeV8(d *lanes3, v v8) {
 // anchors and their gap, then a ball joint's swing and twist rows (swingTwistRows) or a hinge's
 // rotation and limit rows and angle (hingeRows). The anchor blocks' K^-1 is anchorMassWide's.
 func refreshJointsWide(w *World, bt *wideJointBatch) {
+	halves(bt, func(h int) { refreshJointsHalf(h, w, bt) })
+}
+
+// refreshJointsHalf is refreshJointsWide over half h of a batch.
+func refreshJointsHalf(h int, w *World, bt *wideJointBatch) {
 	p := &w.pipe
 	b := &w.Bodies
 	var RA, RB [9]lanes
-	gatherMatTo(&RA, p.rot, &bt.a, !bt.safe)
-	gatherMatTo(&RB, p.rot, &bt.b, !bt.safe)
-	xA, xB := gather(b.Position, &bt.a, !bt.safe), gather(b.Position, &bt.b, !bt.safe)
-	rA, rB := mulAt(&RA, ld3(&bt.localA)), mulAt(&RB, ld3(&bt.localB))
+	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	gatherMatTo(&RA, p.rot, ia, !bt.safe)
+	gatherMatTo(&RB, p.rot, ib, !bt.safe)
+	xA, xB := gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
+	rA, rB := mulAt(&RA, lh3(&bt.localA, h)), mulAt(&RB, lh3(&bt.localB, h))
 	pt := &bt.point
-	storeV8(&pt.rA, rA)
-	storeV8(&pt.rB, rB)
-	storeV8(&pt.c, xB.add(rB).sub(xA).sub(rA))
+	storeV8h(h, &pt.rA, rA)
+	storeV8h(h, &pt.rB, rB)
+	storeV8h(h, &pt.c, xB.add(rB).sub(xA).sub(rA))
 	if bt.hinge {
-		hingeRows(w, bt, &RA, &RB)
+		hingeRows(h, w, bt, &RA, &RB)
 	} else {
-		swingTwistRows(w, bt, &RA, &RB)
+		swingTwistRows(h, w, bt, &RA, &RB)
 	}
 }
 
 // hingeRows is refreshJoint's hinge part over a batch: hingeRotationPart.set's two rows and their
 // 2x2 K^-1, the angle (hingeAngle) and the limit rows (anglePart.set), into the lanes; each joint gets
 // its angle.
-func hingeRows(w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
+func hingeRows(h int, w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 	var zero f8
 	one, minus := bc(1), bc(-1)
-	a1 := mulAt(RA, ld3(&bt.axisA))
-	b2, c2 := mulAt(RB, ld3(&bt.perpB)), mulAt(RB, ld3(&bt.crossB))
+	a1 := mulAt(RA, lh3(&bt.axisA, h))
+	b2, c2 := mulAt(RB, lh3(&bt.perpB, h)), mulAt(RB, lh3(&bt.crossB, h))
 	u1, u2 := b2.cross(a1), c2.cross(a1)
-	storeV8(&bt.u1, u1)
-	storeV8(&bt.u2, u2)
-	a1.dot(b2).Store(&bt.hc[0])
-	a1.dot(c2).Store(&bt.hc[1])
-	i1 := mulAt(&bt.iA, u1).add(mulAt(&bt.iB, u1))
-	i2 := mulAt(&bt.iA, u2).add(mulAt(&bt.iB, u2))
+	storeV8h(h, &bt.u1, u1)
+	storeV8h(h, &bt.u2, u2)
+	a1.dot(b2).Store(half(&bt.hc[0], h))
+	a1.dot(c2).Store(half(&bt.hc[1], h))
+	i1 := mulAtH(h, &bt.iA, u1).add(mulAtH(h, &bt.iB, u1))
+	i2 := mulAtH(h, &bt.iA, u2).add(mulAtH(h, &bt.iB, u2))
 	k11, k12, k22 := u1.dot(i1), u1.dot(i2), u2.dot(i2)
 	det := k11.Mul(k22).Sub(k12.Mul(k12))
 	ok := det.Greater(bc(1e-12).Mul(k11.Mul(k22))).And(det.Greater(zero))
 	inv := one.Div(det)
-	k22.Mul(inv).Merge(zero, ok).Store(&bt.hmass[0])
-	neg(k12).Mul(inv).Merge(zero, ok).Store(&bt.hmass[1])
-	k11.Mul(inv).Merge(zero, ok).Store(&bt.hmass[2])
+	k22.Mul(inv).Merge(zero, ok).Store(half(&bt.hmass[0], h))
+	neg(k12).Mul(inv).Merge(zero, ok).Store(half(&bt.hmass[1], h))
+	k11.Mul(inv).Merge(zero, ok).Store(half(&bt.hmass[2], h))
 	// hingeAngle: A's angle about a1 relative to B, from p1 to b2
-	p1 := mulAt(RA, ld3(&bt.perpA))
+	p1 := mulAt(RA, lh3(&bt.perpA, h))
 	coord := neg(atan2Lanes(a1.dot(p1.cross(b2)), p1.dot(b2)))
-	limitRows(bt, &bt.rows[0], &bt.rows[1], a1.scale(minus), coord, ld(&bt.mA).Add(ld(&bt.mB)), zero, one, minus)
+	limitRows(h, bt, &bt.rows[0], &bt.rows[1], a1.scale(minus), coord, lh(&bt.mA, h).Add(lh(&bt.mB, h)), zero, one, minus)
 	var c lanes
 	coord.Store(&c)
 	archsimd.ClearAVXUpperBits()
-	for l := range bt.lanes {
-		w.joints[bt.k[l]].coord = c[l]
+	k := halfIdx(&bt.k, h)
+	for l := range jointHalfLanes(bt, h) {
+		w.joints[k[l]].coord = c[l]
 	}
 }
 
@@ -288,34 +345,35 @@ func hingeRows(w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 // limits), in its order of operations, from the bodies' rotations RA and RB, into the lanes' swing
 // and twist rows; each joint gets its swing and twist angles. The two angles are math.Atan2 in
 // float64 lane by lane, as swingTwist does.
-func swingTwistRows(w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
+func swingTwistRows(h int, w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 	var zero f8
 	one, minus := bc(1), bc(-1)
-	tA, tB := mulAt(RA, ld3(&bt.axisA)), mulAt(RB, ld3(&bt.axisB))
+	tA, tB := mulAt(RA, lh3(&bt.axisA, h)), mulAt(RB, lh3(&bt.axisB, h))
 	e := tA.cross(tB)
 	s, c := e.dot(e).Sqrt(), tA.dot(tB)
 	swing := atan2Lanes(s, c)
-	pA0, pB := mulAt(RA, ld3(&bt.perpA)), mulAt(RB, ld3(&bt.perpB))
+	pA0, pB := mulAt(RA, lh3(&bt.perpA, h)), mulAt(RB, lh3(&bt.perpB, h))
 	carried := pA0.scale(c).add(e.cross(pA0)).add(e.scale(e.dot(pA0).Div(one.Add(c))))
 	pA := carried.keep(pA0, c.Greater(bc(-0.999)))
 	twist := atan2Lanes(tB.dot(pA.cross(pB)), pA.dot(pB))
-	m := ld(&bt.mA).Add(ld(&bt.mB))
+	m := lh(&bt.mA, h).Add(lh(&bt.mB, h))
 	// the swing row: dswing/dt = e/|e| . (wB - wA), holding def.Swing - swing >= 0
 	ax := e.scale(one.Div(s)).keep(pA0, s.Greater(bc(1e-6))).scale(minus)
-	angleRow(&bt.rows[0], ax, ld(&bt.swing).Sub(swing), &bt.iA, &bt.iB, m, zero, one)
+	angleRow(h, &bt.rows[0], ax, lh(&bt.swing, h).Sub(swing), &bt.iA, &bt.iB, m, zero, one)
 	// the twist limits: the lower row, and the upper as its reverse (anglePart.set)
 	t := tA.add(tB)
 	n := t.dot(t).Sqrt()
 	floor := bc(1e-6)
 	n = n.Merge(floor, n.Greater(floor).Or(n.IsNaN())) // max(n, 1e-6)
 	t = t.scale(one.Div(n))
-	limitRows(bt, &bt.rows[1], &bt.rows[2], t, twist, m, zero, one, minus)
+	limitRows(h, bt, &bt.rows[1], &bt.rows[2], t, twist, m, zero, one, minus)
 	var sw, tw lanes
 	swing.Store(&sw)
 	twist.Store(&tw)
 	archsimd.ClearAVXUpperBits()
-	for l := range bt.lanes {
-		j := &w.joints[bt.k[l]]
+	k := halfIdx(&bt.k, h)
+	for l := range jointHalfLanes(bt, h) {
+		j := &w.joints[k[l]]
 		j.swingA, j.coord = sw[l], tw[l]
 	}
 }
@@ -323,41 +381,47 @@ func swingTwistRows(w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 // hingeWarmWide is warmJoint over a batch of hinges: the sums of the anchor's impulse
 // (jointPair.applyPoint), the rotation rows' (hingeRotationPart.warm) and the limit rows' (applyRow,
 // which skips a zero impulse), from the lanes, into each joint's lin, angA and angB.
-func hingeWarmWide(w *World, bt *wideJointBatch) {
-	lin, angA, angB := anchorSums(bt)
-	L := ld3(&bt.u1).scale(ld(&bt.himp[0])).add(ld3(&bt.u2).scale(ld(&bt.himp[1])))
+func hingeWarmWide(w *World, bt *wideJointBatch) { halves(bt, func(h int) { hingeWarmHalf(h, w, bt) }) }
+
+// hingeWarmHalf is hingeWarmWide over half h of a batch.
+func hingeWarmHalf(h int, w *World, bt *wideJointBatch) {
+	lin, angA, angB := anchorSums(h, bt)
+	L := lh3(&bt.u1, h).scale(lh(&bt.himp[0], h)).add(lh3(&bt.u2, h).scale(lh(&bt.himp[1], h)))
 	angA, angB = angA.add(L), angB.add(L)
-	lin, angA, angB = addRowSums(bt.rows[:2], 1, lin, angA, angB)
-	storeJointSums(w, bt, lin, angA, angB)
+	lin, angA, angB = addRowSums(h, bt.rows[:2], 1, lin, angA, angB)
+	storeJointSums(h, w, bt, lin, angA, angB)
 }
 
 // ballWarmWide is warmJoint over a batch of ball joints: the sums of the anchor's, the swing row's
 // and the twist rows' accumulated impulses (jointPair.applyPoint, then applyRow, which skips a zero
 // impulse), from the lanes, into each joint's lin, angA and angB.
-func ballWarmWide(w *World, bt *wideJointBatch) {
-	lin, angA, angB := anchorSums(bt)
-	lin, angA, angB = addRowSums(bt.rows[:], 2, lin, angA, angB)
-	storeJointSums(w, bt, lin, angA, angB)
+func ballWarmWide(w *World, bt *wideJointBatch) { halves(bt, func(h int) { ballWarmHalf(h, w, bt) }) }
+
+// ballWarmHalf is ballWarmWide over half h of a batch.
+func ballWarmHalf(h int, w *World, bt *wideJointBatch) {
+	lin, angA, angB := anchorSums(h, bt)
+	lin, angA, angB = addRowSums(h, bt.rows[:], 2, lin, angA, angB)
+	storeJointSums(h, w, bt, lin, angA, angB)
 }
 
 // anchorSums starts a batch's warm-start sums with its anchors' impulses (jointPair.applyPoint into
 // zero sums).
-func anchorSums(bt *wideJointBatch) (lin, angA, angB v8) {
+func anchorSums(h int, bt *wideJointBatch) (lin, angA, angB v8) {
 	pt := &bt.point
-	P := ld3(&pt.impulse)
+	P := lh3(&pt.impulse, h)
 	lin = lin.add(P)
-	angA = angA.add(ld3(&pt.rA).cross(P))
-	angB = angB.add(ld3(&pt.rB).cross(P))
+	angA = angA.add(lh3(&pt.rA, h).cross(P))
+	angB = angB.add(lh3(&pt.rB, h).cross(P))
 	return
 }
 
 // addRowSums adds the angular limit rows' impulses to the sums (applyRow: a lane's zero impulse adds
 // nothing). Row upper is the reversed one, whose d is the lower's negated zero, -0.
-func addRowSums(rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8, v8) {
+func addRowSums(h int, rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8, v8) {
 	var zero f8
 	for r := range rows {
 		row := &rows[r]
-		imp := ld(&row.impulse)
+		imp := lh(&row.impulse, h)
 		moves := imp.NotEqual(zero)
 		d := zero
 		if r == upper {
@@ -365,21 +429,22 @@ func addRowSums(rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8, v8) {
 		}
 		z := d.Mul(imp)
 		lin = lin.add(v8{z, z, z}).keep(lin, moves)
-		angA = angA.add(ld3(&row.ra).scale(imp)).keep(angA, moves)
-		angB = angB.add(ld3(&row.rb).scale(imp)).keep(angB, moves)
+		angA = angA.add(lh3(&row.ra, h).scale(imp)).keep(angA, moves)
+		angB = angB.add(lh3(&row.rb, h).scale(imp)).keep(angB, moves)
 	}
 	return lin, angA, angB
 }
 
 // storeJointSums writes the lanes' warm-start sums into their joints' sums (pipeline.jsums).
-func storeJointSums(w *World, bt *wideJointBatch, lin, angA, angB v8) {
+func storeJointSums(h int, w *World, bt *wideJointBatch, lin, angA, angB v8) {
 	var g [9]lanes
 	storeV8((*lanes3)(g[0:3]), lin)
 	storeV8((*lanes3)(g[3:6]), angA)
 	storeV8((*lanes3)(g[6:9]), angB)
 	archsimd.ClearAVXUpperBits()
-	for l := range bt.lanes {
-		j := &w.pipe.jsums[bt.k[l]]
+	k := halfIdx(&bt.k, h)
+	for l := range jointHalfLanes(bt, h) {
+		j := &w.pipe.jsums[k[l]]
 		j.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
 		j.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
 		j.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}

@@ -8,10 +8,16 @@ import (
 
 // jointWideScene is jointKernelScene (ball chains, a motor hinge, joints to the world: the joints
 // the wide pass leaves to solveJoint) with 27 kicked limb pairs on limited hinges and 21 on ball
-// joints with cones and twist limits beside it, so that a colour holds full batches and partial ones,
-// of both kinds.
-func jointWideScene(t *testing.T, s Settings) *World {
-	w := jointKernelScene(t, s)
+// joints with cones and twist limits beside it, so that a colour holds batches of sixteen joints, of
+// nine to fifteen and of eight or fewer, of both kinds.
+// Without rest, only the limb pairs stand on the ground: every joint is wide, so the passes run on
+// the stage's velocity rows where the kernels can (pipeline.stateOn).
+func jointWideScene(t *testing.T, s Settings, rest bool) *World {
+	w := gravityWorld(s)
+	groundPlane(t, w, 0.6, 0)
+	if rest {
+		addTangle(t, w, 0)
+	}
 	limb := geom.Shape{Kind: geom.Capsule, Radius: 0.06, HalfHeight: 0.15}
 	for k := range 48 {
 		x, z := float32(k%6)-2.5, 1.5+float32(k/6)*0.6
@@ -33,35 +39,38 @@ func jointWideScene(t *testing.T, s Settings) *World {
 // The wide joint pass (with its refresh of the ball joints' swing and twist rows and their warm
 // start) gives solveBall's and solveHinge's results bit for bit, and the same joint angles (with the
 // wide contact pass, which TestWidePassMatchesScalar compares alone), over 240 steps with 1 and 2
-// workers, beside each set of contact kernels the CPU can run (eight lanes, and sixteen with
-// AVX-512). The scene's joints that the wide pass leaves to solveJoint keep its passes on the bodies'
-// velocities (pipeline.stateOn is false).
+// workers, with each set of kernels the CPU can run (eight lanes, and sixteen with AVX-512): with the
+// joints left to solveJoint beside them (the passes on the bodies' velocities), and without (on the
+// stage's velocity rows where the state rows are on).
 func TestWideJointsMatchScalar(t *testing.T) {
 	if wideBallKernel == nil {
 		t.Skip("no wide joint pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	eachWideSetting(t, func(name string, s Settings, _ bool) { testWideJoints(t, name, s) })
+	eachWideSetting(t, func(name string, s Settings, state bool) {
+		testWideJoints(t, name+", with solveJoint's joints", s, true, false)
+		testWideJoints(t, name+", wide joints only", s, false, state)
+	})
 }
 
-func testWideJoints(t *testing.T, name string, s Settings) {
+func testWideJoints(t *testing.T, name string, s Settings, rest, state bool) {
 	WideSolve = false
-	ref := jointWideScene(t, s)
+	ref := jointWideScene(t, s, rest)
 	WideSolve = true
-	got := jointWideScene(t, s)
+	got := jointWideScene(t, s, rest)
 	limits := 0
-	var sizes [2]bool // full batches and partial ones
+	var sizes [3]bool // batches of sixteen joints, of nine to fifteen, of eight or fewer
 	for step := range 240 {
 		WideSolve = false
 		run(t, ref, 1)
 		WideSolve = true
 		run(t, got, 1)
 		p := &got.pipe
-		if !p.jwideOn || len(p.jwide) < 4 {
-			t.Fatalf("%s: the wide joint pass is not on (%v, %d batches)", name, p.jwideOn, len(p.jwide))
+		if !p.jwideOn || len(p.jwide) < 4 || p.stateOn != state {
+			t.Fatalf("%s: the wide joint pass is not on (%v, %d batches), or on the state rows %v", name, p.jwideOn, len(p.jwide), p.stateOn)
 		}
 		for i := range p.jwide {
 			n := p.jwide[i].lanes
-			sizes[0], sizes[1] = sizes[0] || n == wideLanes, sizes[1] || n < wideLanes
+			sizes[0], sizes[1], sizes[2] = sizes[0] || n == batchLanes, sizes[1] || n > wideLanes && n < batchLanes, sizes[2] || n <= wideLanes
 		}
 		for i := range ref.Bodies.Position {
 			a, b := &ref.Bodies, &got.Bodies
@@ -85,8 +94,8 @@ func testWideJoints(t *testing.T, name string, s Settings) {
 	if limits < 200 {
 		t.Fatalf("%s: the wide joints held a limit in only %d joint-steps: the scene does not exercise them", name, limits)
 	}
-	if sizes != [2]bool{true, true} {
-		t.Fatalf("%s: full and partial joint batches: %v", name, sizes)
+	if sizes != [3]bool{true, true, true} {
+		t.Fatalf("%s: batches of 16, 9-15 and at most 8 joints: %v", name, sizes)
 	}
 	t.Logf("%s: %d wide joint batches, limits held %d joint-steps", name, len(got.pipe.jwide), limits)
 }

@@ -16,11 +16,13 @@ func init() {
 		wideKernelSets = append(wideKernelSets, wideKernelSet{wideLanes, "8 manifolds at once (AVX2)", func() {
 			wideKernel, wideWarmKernel, wideRefreshKernel = solveWide, warmWide, refreshWide
 			widePrepKernel = prepareWide
+			wideBallKernel, wideHingeKernel = ballWide, hingeWide
 		}})
 		if archsimd.X86.AVX512() {
 			wideKernelSets = append(wideKernelSets, wideKernelSet{batchLanes, "16 manifolds at once (AVX-512)", func() {
 				wideKernel, wideWarmKernel, wideRefreshKernel = solveWide16, warmWide16, refreshWide16
 				widePrepKernel = prepareWide16
+				wideBallKernel, wideHingeKernel = ballWide16, hingeWide16
 			}})
 		}
 		_ = SetContactLanes(0)

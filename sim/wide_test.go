@@ -165,6 +165,10 @@ func TestWideLayout(t *testing.T) {
 		t.Errorf("widePoint is %d bytes, wideBatch %d with its points at %d: a sixteen-lane row would straddle two cache lines",
 			unsafe.Sizeof(wp), unsafe.Sizeof(bt), unsafe.Offsetof(bt.pts))
 	}
+	var jb wideJointBatch
+	if unsafe.Sizeof(jb)%64 != 0 || unsafe.Offsetof(jb.swing)%64 != 0 || unsafe.Sizeof(wideAngle{})%64 != 0 {
+		t.Errorf("wideJointBatch is %d bytes: a sixteen-lane row would straddle two cache lines", unsafe.Sizeof(jb))
+	}
 }
 
 // prepareWide computes the rows of the batches' points bit for bit as prepareRows does (packed by
