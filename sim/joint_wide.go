@@ -1,8 +1,8 @@
 package sim
 
-// The wide joint pass (issue 14): PGS's Gauss-Seidel pass over sixteen or eight joints of one graph
-// colour at once, one per lane of an AVX-512 or AVX2 register, in builds with the wide contact pass (wide.go). It takes the
-// two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
+// The wide joint pass (issue 14): PGS's Gauss-Seidel pass over sixteen joints of one graph colour at
+// once, one per lane of an AVX-512 register (wide16_simd.go), or eight at once with AVX2 only
+// (joint_wide_simd.go), in builds with the wide contact pass (wide.go). It takes the two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
 // limits, and hinges with angle limits and no motor, between two bodies. The joints of a colour share
 // no dynamic body, so solveBall and solveHinge visit them in any order with the same result; the wide
 // kernels (joint_wide_simd.go) do each lane's arithmetic in their order with the same float32
@@ -10,7 +10,9 @@ package sim
 // clamped NaN impulse becomes zero instead of staying NaN). Other joints, and every joint without the
 // wide kernels or with the direct joint solve, go through solveJoint.
 //
-// The rows live in wideJointBatch, lane-major, and are refreshed there, eight joints at a time, from
+// The rows live in wideJointBatch, lane-major, and are refreshed there, eight joints at a time (a
+// batch's halves; K^-1 and the warm start sixteen at a time measured no faster: docs/PERF.md,
+// fifteenth round), from
 // the bodies' poses: the anchors, a hinge's rotation rows, angle and limit rows (refreshJointsWide),
 // the anchor blocks' K^-1 (anchorMassWide), a ball joint's swing and twist rows and angles
 // (swingTwistRows); the warm start's sums come from the lanes too (ballWarmWide, hingeWarmWide).
