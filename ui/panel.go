@@ -679,6 +679,7 @@ func (a *App) spawnSection() {
 	g.combo("shape", &f.Kind, spawnKindNames)
 	g.combo("pattern", &f.Pattern, command.PatternNames)
 	g.sliderInt("count", &f.Count, 1, 2000)
+	tip("bodies in a stack, wall, pyramid or rain; the single pattern spawns one")
 	a.sizeWidgets(f.Kind, &f.Size)
 	g.sliderFloat("mass, kg", &f.Mass, 0, 100)
 	tip("0: 1000 kg/m^3 times the volume")
@@ -687,7 +688,11 @@ func (a *App) spawnSection() {
 	g.checkbox("at the cursor", &f.AtCursor)
 	tip("on: where the cursor points in the view; off: above the scene")
 	if g.button("Spawn") {
-		a.do(fmt.Sprintf("spawn %d", f.Count), command.Spawn(a.SpawnSpec()))
+		n := f.Count
+		if command.Pattern(f.Pattern) == command.Single {
+			n = 1
+		}
+		a.do(fmt.Sprintf("spawn %d", n), command.Spawn(a.SpawnSpec()))
 	}
 }
 

@@ -298,7 +298,22 @@ func TestSpawnSectionSpawnsWhatItSays(t *testing.T) {
 				t.Errorf("%s: mass %v friction %v half extents %v", b.Name[i], b.Mass[i], b.Friction[i], h)
 			}
 		}
+		before = b.Len()
 	})
+	if !strings.Contains(d.a.panel.message, "spawn 6") {
+		t.Errorf("after spawning a wall of 6: %q", d.a.panel.message)
+	}
+	// The single pattern spawns one body whatever the count, and says so.
+	d.choose("spawn/pattern", "single")
+	d.click("spawn/Spawn")
+	d.world(func(w *sim.World) {
+		if n := w.Bodies.Len() - before; n != 1 {
+			t.Errorf("single: %d new bodies, want 1", n)
+		}
+	})
+	if !strings.Contains(d.a.panel.message, "spawn 1") {
+		t.Errorf("after spawning a single body with count 6: %q, want it to say 1", d.a.panel.message)
+	}
 }
 
 func TestShootSectionAndTheBKeyFireTheChosenBody(t *testing.T) {
