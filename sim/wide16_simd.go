@@ -90,22 +90,25 @@ func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
 	return join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
 }
 
-// storeBatch writes a batch's velocities back: to pipeline.vel's rows sixteen at a time
-// (scatterState16), else to the bodies half by half (storePair).
+// storeBatch writes a batch's velocities back (storePair16).
 func storeBatch(w *World, bt *wideBatch, vA, wA, vB, wB v16) {
+	storePair16(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
+}
+
+// storePair16 is storePair over sixteen lanes, n of them used (more than eight): to pipeline.vel's
+// rows sixteen at a time (scatterState16), else to the bodies half by half (storePair).
+func storePair16(w *World, ia, ib *[batchLanes]int32, n int, mA, mB *blanes, vA, wA, vB, wB v16) {
 	if p := &w.pipe; p.stateOn {
 		var zero f16
-		used := uint16(1<<bt.lanes - 1)
-		scatterState16(p.vel, &bt.a, used&ld16(&bt.mA).NotEqual(zero).ToBits(), vA, wA)
-		scatterState16(p.vel, &bt.b, used&ld16(&bt.mB).NotEqual(zero).ToBits(), vB, wB)
+		used := uint16(1<<n - 1)
+		scatterState16(p.vel, ia, used&ld16(mA).NotEqual(zero).ToBits(), vA, wA)
+		scatterState16(p.vel, ib, used&ld16(mB).NotEqual(zero).ToBits(), vB, wB)
 		archsimd.ClearAVXUpperBits()
 		return
 	}
 	a1, b1, c1, d1 := vA.hi(), wA.hi(), vB.hi(), wB.hi()
-	storePair(w, halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), wideLanes, half(&bt.mA, 0), half(&bt.mB, 0),
-		vA.lo(), wA.lo(), vB.lo(), wB.lo())
-	storePair(w, halfIdx(&bt.a, 1), halfIdx(&bt.b, 1), bt.lanes-wideLanes, half(&bt.mA, 1), half(&bt.mB, 1),
-		a1, b1, c1, d1)
+	storePair(w, halfIdx(ia, 0), halfIdx(ib, 0), wideLanes, half(mA, 0), half(mB, 0), vA.lo(), wA.lo(), vB.lo(), wB.lo())
+	storePair(w, halfIdx(ia, 1), halfIdx(ib, 1), n-wideLanes, half(mA, 1), half(mB, 1), a1, b1, c1, d1)
 }
 
 // The permutations of gatherState16 and scatterState16 (ConcatPermute's indices: 0-15 the first
@@ -602,19 +605,7 @@ func gatherJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes) (wA, wB v16
 func scatterJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes, wA, wB v16) {
 	vA := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}
 	vB := v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
-	if p := &w.pipe; p.stateOn {
-		var zero f16
-		used := uint16(1<<bt.lanes - 1)
-		scatterState16(p.vel, &bt.a, used&ld16(&bt.mA).NotEqual(zero).ToBits(), vA, wA)
-		scatterState16(p.vel, &bt.b, used&ld16(&bt.mB).NotEqual(zero).ToBits(), vB, wB)
-		archsimd.ClearAVXUpperBits()
-		return
-	}
-	a1, b1, c1, d1 := vA.hi(), wA.hi(), vB.hi(), wB.hi()
-	storePair(w, halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), wideLanes, half(&bt.mA, 0), half(&bt.mB, 0),
-		vA.lo(), wA.lo(), vB.lo(), wB.lo())
-	storePair(w, halfIdx(&bt.a, 1), halfIdx(&bt.b, 1), bt.lanes-wideLanes, half(&bt.mA, 1), half(&bt.mB, 1),
-		a1, b1, c1, d1)
+	storePair16(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
 }
 
 // limitWide16 is limitWide over sixteen rows.
