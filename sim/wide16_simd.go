@@ -72,14 +72,14 @@ var laneCounts16 = func() (c [4]blanes) {
 // gatherBatch loads the velocities of a batch of more than eight manifolds' bodies: from
 // pipeline.vel's rows sixteen at a time (gatherState16), else half by half as solveHalf does.
 func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
-	b := &w.Bodies
-	n1 := bt.lanes - wideLanes
-	ia0, ib0, ia1, ib1 := halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), halfIdx(&bt.a, 1), halfIdx(&bt.b, 1)
 	if st := w.pipe.vel; w.pipe.stateOn {
 		vA, wA = gatherState16(st, &bt.a, bt.lanes)
 		vB, wB = gatherState16(st, &bt.b, bt.lanes)
 		return
 	}
+	b := &w.Bodies
+	n1 := bt.lanes - wideLanes
+	ia0, ib0, ia1, ib1 := halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), halfIdx(&bt.a, 1), halfIdx(&bt.b, 1)
 	a0, b0, c0, d0 := gatherPair(b, ia0, ib0, !bt.safe)
 	var a1, b1, c1, d1 v8
 	if n1 == wideLanes {
@@ -434,13 +434,6 @@ func gatherMatHalf(d *[9]blanes, ms []Mat3, idx *[wideLanes]int32, h int) {
 	}
 }
 
-// store3Half stores v into half h of d's rows.
-func store3Half(d *blanes3, v v8, h int) {
-	v.x.Store(half(&d[0], h))
-	v.y.Store(half(&d[1], h))
-	v.z.Store(half(&d[2], h))
-}
-
 // prepareWide16 is prepareWide over a batch of more than eight manifolds sixteen lanes at a time, in
 // prepareHalf's order: the bodies gathered half by half into rows, the points' rows computed sixteen
 // at a time.
@@ -468,13 +461,13 @@ func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, a
 		gatherMatHalf(&iB, b.InvInertiaWorld, jb, h)
 		gatherMatHalf(&rA, w.pipe.rot, ja, h)
 		gatherMatHalf(&rB, w.pipe.rot, jb, h)
-		store3Half(&state[0], gather(b.Position, ja, true), h)
-		store3Half(&state[1], gather(b.Position, jb, true), h)
+		storeV8h(h, &state[0], gather(b.Position, ja, true))
+		storeV8h(h, &state[1], gather(b.Position, jb, true))
 		vA, wA, vB, wB := gatherPair(b, ja, jb, true)
-		store3Half(&state[2], vA, h)
-		store3Half(&state[3], wA, h)
-		store3Half(&state[4], vB, h)
-		store3Half(&state[5], wB, h)
+		storeV8h(h, &state[2], vA)
+		storeV8h(h, &state[3], wA)
+		storeV8h(h, &state[4], vB)
+		storeV8h(h, &state[5], wB)
 	}
 	count := ld16(&bt.count)
 	var zero f16
