@@ -122,6 +122,11 @@ type App struct {
 
 	// Mouse.
 	mouseX, mouseY float64
+	// The cursor's last place over the 3D view, and whether it is over a panel now: Spawn's "at the
+	// cursor" is clicked with the mouse on the panel, and means where the user last pointed in the view.
+	viewX, viewY   float64
+	viewSeen       bool
+	overPanel      bool
 	pressX, pressY float64
 	dragging       bool // left drag on a body (mouse joint)
 	orbiting       bool
@@ -725,11 +730,17 @@ func (a *App) scale() float32 { return max(a.uiScale, 1) }
 // hover picks the body under the cursor when the mouse moved over the 3D view (for the highlight and
 // its tooltip); over the panel, or while dragging, nothing is hovered.
 func (a *App) hover(io imgui.IO) {
+	vw, vh := a.viewport()
+	inView := a.mouseX >= 0 && a.mouseY >= 0 && float32(a.mouseX) < vw && float32(a.mouseY) < vh
+	a.overPanel = io.WantCaptureMouse()
+	if inView && !a.overPanel {
+		a.viewX, a.viewY, a.viewSeen = a.mouseX, a.mouseY, true
+	}
 	if !a.HoverHighlight || io.WantCaptureMouse() || a.dragging || a.orbiting || a.panning {
 		a.hoverBody = sim.Handle{}
 		return
 	}
-	if vw, vh := a.viewport(); a.mouseX < 0 || a.mouseY < 0 || float32(a.mouseX) >= vw || float32(a.mouseY) >= vh {
+	if !inView {
 		a.hoverBody = sim.Handle{}
 		return
 	}
@@ -767,10 +778,24 @@ func (a *App) cursorRay() (mgl32.Vec3, mgl32.Vec3) {
 	return a.Cam.Ray(float32(a.mouseX), float32(a.mouseY), w, h)
 }
 
-// cursorGround is where the ray under the mouse meets the scene (a body or the ground), or a point 10 m
-// along it.
+// viewRay is the world ray through where the user points in the 3D view: under the mouse, or, while
+// the mouse is on a panel, where it last was over the view (the view's middle if it never was).
+func (a *App) viewRay() (mgl32.Vec3, mgl32.Vec3) {
+	w, h := a.viewport()
+	x, y := float32(a.mouseX), float32(a.mouseY)
+	if a.overPanel {
+		x, y = w/2, h/2
+		if a.viewSeen {
+			x, y = float32(a.viewX), float32(a.viewY)
+		}
+	}
+	return a.Cam.Ray(x, y, w, h)
+}
+
+// cursorGround is where the ray through the point the user points at in the view (viewRay) meets the
+// scene (a body or the ground), or a point 10 m along it.
 func (a *App) cursorGround() mgl32.Vec3 {
-	o, d := a.cursorRay()
+	o, d := a.viewRay()
 	if hit, ok := a.S.Pick(o, d); ok {
 		return hit.Point
 	}

@@ -678,18 +678,29 @@ func (a *App) spawnSection() {
 	f := &a.panel.spawn
 	g.combo("shape", &f.Kind, spawnKindNames)
 	g.combo("pattern", &f.Pattern, command.PatternNames)
-	g.sliderInt("count", &f.Count, 1, 2000)
-	tip("bodies in a stack, wall, pyramid or rain; the single pattern spawns one")
+	// The single pattern spawns one body: the count shows 1, greyed out, and keeps what was set for
+	// the other patterns. (imgui-go v4 leaves Dear ImGui's BeginDisabled out.)
+	single := command.Pattern(f.Pattern) == command.Single
+	if single {
+		one := int32(1)
+		imgui.PushStyleVarFloat(imgui.StyleVarAlpha, 0.45)
+		g.sliderInt("count", &one, 1, 1)
+		imgui.PopStyleVar()
+		tip(fmt.Sprintf("the single pattern spawns one body; a stack, wall, pyramid or rain gets %d", f.Count))
+	} else {
+		g.sliderInt("count", &f.Count, 1, 2000)
+		tip("bodies in a stack, wall, pyramid or rain")
+	}
 	a.sizeWidgets(f.Kind, &f.Size)
 	g.sliderFloat("mass, kg", &f.Mass, 0, 100)
 	tip("0: 1000 kg/m^3 times the volume")
 	g.sliderFloat("friction", &f.Friction, 0, 1.5)
 	g.sliderFloat("restitution", &f.Rest, 0, 1)
 	g.checkbox("at the cursor", &f.AtCursor)
-	tip("on: where the cursor points in the view; off: above the scene")
+	tip("on: where the cursor last pointed in the view (a body or the ground); off: above the scene")
 	if g.button("Spawn") {
 		n := f.Count
-		if command.Pattern(f.Pattern) == command.Single {
+		if single {
 			n = 1
 		}
 		a.do(fmt.Sprintf("spawn %d", n), command.Spawn(a.SpawnSpec()))

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
+
 	"tumble/scenes"
 	"tumble/sim"
 	"tumble/ui/command"
@@ -314,6 +316,57 @@ func TestSpawnSectionSpawnsWhatItSays(t *testing.T) {
 	if !strings.Contains(d.a.panel.message, "spawn 1") {
 		t.Errorf("after spawning a single body with count 6: %q, want it to say 1", d.a.panel.message)
 	}
+	// With the single pattern the count is greyed out: dragging it changes nothing.
+	d.drag("spawn/count", 0, 1, 80)
+	if c := d.a.panel.spawn.Count; c != 6 {
+		t.Errorf("single: dragging the greyed-out count made it %d, want it kept at 6", c)
+	}
+	// Another pattern takes the count again.
+	d.choose("spawn/pattern", "stack")
+	d.setText("spawn/count", 0, 1, "3")
+	d.world(func(w *sim.World) { before = w.Bodies.Len() })
+	d.click("spawn/Spawn")
+	d.world(func(w *sim.World) {
+		if n := w.Bodies.Len() - before; n != 3 {
+			t.Errorf("stack of 3: %d new bodies: %s", n, d.a.panel.message)
+		}
+	})
+}
+
+// TestSpawnAtTheCursorIsWhereTheViewWasPointed: Spawn's "at the cursor" is clicked with the mouse on
+// the panel, so it spawns where the mouse last pointed in the 3D view, not behind the panel.
+func TestSpawnAtTheCursorIsWhereTheViewWasPointed(t *testing.T) {
+	d := drive(t, Options{Scene: "stack"})
+	d.open("Spawn", true)
+	d.choose("spawn/pattern", "single")
+	if !d.a.panel.spawn.AtCursor {
+		d.click("spawn/at the cursor")
+	}
+	spawnAt := func(x, z float32) {
+		t.Helper()
+		vw, vh := d.a.viewport()
+		px, py, _ := d.a.Cam.Project(mgl32.Vec3{x, 0, z}, vw, vh)
+		if panel := d.reveal("spawn/Spawn"); px < 0 || py < 0 || px >= panel.Clip[0].X || py >= vh {
+			t.Fatalf("(%v, 0, %v) is at (%.0f, %.0f) in the window, not in the view left of the panel", x, z, px, py)
+		}
+		d.move(float64(px), float64(py))
+		d.frames(2)
+		var before int
+		d.world(func(w *sim.World) { before = w.Bodies.Len() })
+		d.click("spawn/Spawn")
+		d.world(func(w *sim.World) {
+			b := &w.Bodies
+			if b.Len() != before+1 {
+				t.Fatalf("%d new bodies, want 1: %s", b.Len()-before, d.a.panel.message)
+			}
+			p := b.Position[before]
+			if math.Hypot(float64(p[0]-x), float64(p[2]-z)) > 0.3 {
+				t.Errorf("pointed at (%v, 0, %v) in the view, clicked Spawn: the body is at %v", x, z, p)
+			}
+		})
+	}
+	spawnAt(2, 1)
+	spawnAt(-1.5, 2.5)
 }
 
 func TestShootSectionAndTheBKeyFireTheChosenBody(t *testing.T) {
