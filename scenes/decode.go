@@ -360,7 +360,7 @@ func (d *decoder) required(m map[string]*node, key, path string) {
 }
 
 func (d *decoder) scene(n *node) *Scene {
-	m := d.fields(n, "", "name", "gravity", "dt", "solver", "bodies", "joints", "clusters", "broadphase")
+	m := d.fields(n, "", "name", "gravity", "dt", "solver", "bodies", "joints", "clusters", "broadphase", "view")
 	s := &Scene{Bodies: []Body{}}
 	if m == nil {
 		return s
@@ -381,6 +381,9 @@ func (d *decoder) scene(n *node) *Scene {
 			d.fail("broadphase", "must be a string", v)
 		}
 		s.Broadphase = v.text
+	}
+	if v, ok := m["view"]; ok {
+		s.View = d.view(v, "view")
 	}
 	if v, ok := m["bodies"]; ok {
 		if v.kind != 'a' {
@@ -417,6 +420,14 @@ func (d *decoder) scene(n *node) *Scene {
 		}
 	}
 	return s
+}
+
+func (d *decoder) view(n *node, path string) *View {
+	m := d.fields(n, path, "follow")
+	if m == nil {
+		return nil
+	}
+	return &View{Follow: d.optString(m, "follow", path)}
 }
 
 func (d *decoder) cluster(n *node, path string, c *Cluster) {

@@ -141,7 +141,7 @@ func engine() *Scene {
 }
 
 // car: a chassis on four wheels, each on a hinge (axis x) with a motor driving it at 8 rad/s (2.4 m/s)
-// with at most 60 N m, on a plane.
+// with at most 60 N m, on a plane; the window's camera follows the chassis.
 func car() *Scene {
 	const wr, wx, wz, y0 = 0.3, 0.9, 1.2, 0.3
 	s := newScene("car")
@@ -153,6 +153,7 @@ func car() *Scene {
 		s.joint(Joint{Type: "hinge", BodyA: name, BodyB: "chassis", Anchor: v3(p[0], y0, p[1]), Axis: v3(1, 0, 0),
 			Motor: &Motor{Speed: 8, MaxForce: 60}})
 	}
+	s.View = &View{Follow: "chassis"} // it drives 24 m in 10 s: the window's camera goes with it
 	return s
 }
 

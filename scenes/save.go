@@ -67,6 +67,9 @@ func (s *Scene) Save(w io.Writer) error {
 	if s.Broadphase != "" {
 		field("broadphase", s.Broadphase)
 	}
+	if s.View != nil {
+		field("view", s.View)
+	}
 	list("bodies", len(s.Bodies), func(i int) any { return &s.Bodies[i] })
 	if len(s.Joints) > 0 {
 		list("joints", len(s.Joints), func(i int) any { return &s.Joints[i] })

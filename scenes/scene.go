@@ -34,6 +34,16 @@ type Scene struct {
 
 	// Broadphase is Tumble's extension: "lbvh", "sap", "grid" or "brute"; default "lbvh".
 	Broadphase string `json:"broadphase,omitempty"`
+
+	// View is Tumble's extension: how the window shows the scene. Headless runs ignore it.
+	View *View `json:"view,omitempty"`
+}
+
+// View is how the window shows a scene (Tumble's extension).
+type View struct {
+	// Follow names a body the camera follows from the start (as if it were selected and C pressed),
+	// for a scene that moves away from where it starts, such as the car.
+	Follow string `json:"follow,omitempty"`
 }
 
 // Solver holds the solver settings. Type, Iterations, Substeps, Friction and WarmStart are the

@@ -117,6 +117,11 @@ func (s *Scene) validate() *Error {
 	for i := range s.Clusters {
 		s.Clusters[i].validate(c, "clusters["+strconv.Itoa(i)+"]", s, names)
 	}
+	if v := s.View; v != nil && v.Follow != "" {
+		if _, ok := names[v.Follow]; !ok {
+			c.fail("view.follow", "no body of that name", strconv.Quote(v.Follow))
+		}
+	}
 	return c.err
 }
 

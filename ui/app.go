@@ -103,13 +103,15 @@ type App struct {
 	lastTime  time.Time
 
 	// View state.
-	Selected  sim.Handle
-	Follow    bool
-	Wireframe bool
-	NoShadows bool
-	ColorMode instance.ColorBy
-	ShowHelp  bool
-	Debug     DebugDraw
+	Selected sim.Handle
+	Follow   bool
+	// followByScene: Follow was turned on by the scene's view (applySceneView).
+	followByScene bool
+	Wireframe     bool
+	NoShadows     bool
+	ColorMode     instance.ColorBy
+	ShowHelp      bool
+	Debug         DebugDraw
 	// PanelHidden hides the panel (Tab): the 3D view takes the whole window.
 	PanelHidden bool
 	// HoverHighlight lights up the body under the cursor and names it in a tooltip.
@@ -300,6 +302,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 	}
 	a.loadPrefs()
 	a.frameAll()
+	a.applySceneView()
 	if err := a.applyOptions(); err != nil {
 		closeAll()
 		return nil, nil, err
@@ -546,6 +549,28 @@ func (a *App) close() {
 	a.closeInterop()
 	a.ctx.Destroy()
 	a.closeGL()
+}
+
+// applySceneView follows the body the scene names in its view (scenes.View.Follow), selected, after a
+// load or a reset. A scene without one turns off a follow the last scene's view turned on, so that
+// selecting a body later does not move the camera unasked.
+func (a *App) applySceneView() {
+	v := a.S.SceneView()
+	if v.Follow == "" {
+		if a.followByScene {
+			a.Follow, a.followByScene = false, false
+		}
+		return
+	}
+	a.S.View(func(w *sim.World) {
+		h, ok := w.Find(v.Follow)
+		i, ok2 := w.Index(h)
+		if !ok || !ok2 {
+			return
+		}
+		a.Selected, a.Follow, a.followByScene = h, true, true
+		a.Cam.Target = w.Bodies.Position[i]
+	})
 }
 
 // frameAll points the camera at every body that is not a plane.

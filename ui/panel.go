@@ -268,6 +268,7 @@ func (a *App) do(what string, c command.Command) {
 func (a *App) reset() {
 	a.do("reset", command.Reset())
 	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
+	a.applySceneView()
 }
 
 func textDisabled(s string) {
@@ -346,6 +347,7 @@ func (a *App) sceneSection() {
 		a.do("open "+p.path, command.LoadFile(p.path))
 		a.Selected, p.joint.selected = sim.Handle{}, -1
 		a.frameAll()
+		a.applySceneView()
 	}
 	g.sameLine("button", "Save current state")
 	if g.button("Save current state") {
@@ -377,6 +379,7 @@ func (a *App) loadPreset(name string) {
 	a.do("load "+name, command.LoadPreset(name))
 	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
 	a.frameAll()
+	a.applySceneView()
 }
 
 func (a *App) simulationSection() {

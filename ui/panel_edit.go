@@ -315,7 +315,9 @@ func (a *App) debugSection() {
 			d.BVHDepth = int(depth)
 		}
 	}
-	g.checkbox("follow selection (C)", &a.Follow)
+	if g.checkbox("follow selection (C)", &a.Follow) {
+		a.followByScene = false
+	}
 	if g.button("Frame all (F)") {
 		a.frameAll()
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/go-gl/mathgl/mgl32"
 
 	"tumble/scenes"
@@ -367,6 +368,63 @@ func TestSpawnAtTheCursorIsWhereTheViewWasPointed(t *testing.T) {
 	}
 	spawnAt(2, 1)
 	spawnAt(-1.5, 2.5)
+}
+
+// TestCarPresetsCameraFollowsTheChassis: the car drives away from where it starts, and its scene's
+// view (view.follow) has the camera follow it, after loading the preset, saving it and opening the
+// file; another scene turns that follow off again.
+func TestCarPresetsCameraFollowsTheChassis(t *testing.T) {
+	t.Chdir(t.TempDir())
+	d := drive(t, Options{Scene: "stack"})
+	chassis := func() (mgl32.Vec3, sim.Handle) {
+		var p mgl32.Vec3
+		var h sim.Handle
+		d.world(func(w *sim.World) {
+			var ok bool
+			if h, ok = w.Find("chassis"); !ok {
+				t.Fatalf("no chassis in %q", d.a.S.Name())
+			}
+			i, _ := w.Index(h)
+			p = w.Bodies.Position[i]
+		})
+		return p, h
+	}
+	// inView checks that the chassis is drawn at the middle of the view.
+	inView := func(when string) {
+		t.Helper()
+		p, h := chassis()
+		if !d.a.Follow || d.a.Selected != h {
+			t.Fatalf("%s: follow %v, selected %v, want the chassis %v followed", when, d.a.Follow, d.a.Selected, h)
+		}
+		vw, vh := d.a.viewport()
+		x, y, _ := d.a.Cam.Project(p, vw, vh)
+		if math.Abs(float64(x-vw/2)) > 0.05*float64(vw) || math.Abs(float64(y-vh/2)) > 0.05*float64(vh) {
+			t.Errorf("%s: the chassis at %v is drawn at (%.0f, %.0f), not about the view's middle (%.0f, %.0f)", when, p, x, y, vw/2, vh/2)
+		}
+	}
+	d.click("presets/###car")
+	start, _ := chassis()
+	d.frames(150) // 2.5 s at 2.4 m/s
+	p, _ := chassis()
+	if p.Sub(start).Len() < 3 {
+		t.Fatalf("the car went from %v to %v in 2.5 s: it did not drive", start, p)
+	}
+	inView("car preset, 2.5 s on")
+	saved := filepath.Join(t.TempDir(), "car.json")
+	d.typeInto("scene/file", saved)
+	d.click("scene/Save current state")
+	d.click("presets/###stack")
+	if d.a.Follow {
+		t.Errorf("the stack (no view) kept the follow the car's view turned on")
+	}
+	d.typeInto("scene/file", saved)
+	d.click("scene/Open")
+	d.frames(30)
+	inView("the saved car opened")
+	// R: the reset car is followed too.
+	d.tap(glfw.KeyR)
+	d.frames(30)
+	inView("the car reset")
 }
 
 func TestShootSectionAndTheBKeyFireTheChosenBody(t *testing.T) {

@@ -181,7 +181,7 @@ func (a *App) Key(k glfw.Key) {
 	case glfw.KeyF:
 		a.frameAll()
 	case glfw.KeyC:
-		a.Follow = !a.Follow
+		a.Follow, a.followByScene = !a.Follow, false
 	case glfw.KeyW:
 		a.Wireframe = !a.Wireframe
 	case glfw.KeyEscape:

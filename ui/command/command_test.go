@@ -748,6 +748,34 @@ func TestResetKeepsChangedSettingsAndRevertSettingsRestoresTheScenes(t *testing.
 // piston saved away from its creation pose keeps the same room to its limits once loaded (a loaded
 // joint's coordinate starts at zero); a swung ball joint loads swung as much, its cone where it was
 // (B's twist axis is saved as axisB).
+// The scene's view (the body the window follows) is saved while that body is there, and dropped with
+// it: a saved file that named a missing body would not load.
+func TestSaveKeepsTheViewWhileItsBodyIsThere(t *testing.T) {
+	s := preset(t, "car")
+	if v := s.SceneView(); v.Follow != "chassis" {
+		t.Fatalf("car's view: %+v, want it to follow the chassis", v)
+	}
+	if sc := s.CurrentScene(); sc.View == nil || sc.View.Follow != "chassis" {
+		t.Errorf("saved car's view: %+v, want it to follow the chassis", sc.View)
+	}
+	var h sim.Handle
+	s.View(func(w *sim.World) { h, _ = w.Find("chassis") })
+	s.Do(RemoveBody(h))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	sc := s.CurrentScene()
+	if sc.View != nil {
+		t.Errorf("saved with the chassis removed: view %+v, want none", sc.View)
+	}
+	if err := sc.Validate(); err != nil {
+		t.Errorf("saved without the chassis: %v", err)
+	}
+	if v := preset(t, "stack").SceneView(); v != (scenes.View{}) {
+		t.Errorf("stack's view: %+v, want none", v)
+	}
+}
+
 func TestSaveKeepsTheJointsLimitsWhereTheyWere(t *testing.T) {
 	s := preset(t, "ragdoll")
 	s.Steps(90) // the ragdolls fall and their limbs swing

@@ -497,6 +497,13 @@ func (s *Session) currentScene() *scenes.Scene {
 		}
 		out.Clusters = append(out.Clusters, fc)
 	}
+	// The scene's view, while the body it follows is still there.
+	if s.initial != nil && s.initial.View != nil {
+		if _, ok := w.Find(s.initial.View.Follow); ok {
+			v := *s.initial.View
+			out.View = &v
+		}
+	}
 	return out
 }
 

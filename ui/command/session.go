@@ -185,6 +185,17 @@ func clone(sc *scenes.Scene) *scenes.Scene {
 	return &c
 }
 
+// SceneView is the scene's view (scenes.View: the body the window's camera follows), the zero View
+// for a scene that gives none.
+func (s *Session) SceneView() scenes.View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.initial == nil || s.initial.View == nil {
+		return scenes.View{}
+	}
+	return *s.initial.View
+}
+
 // Name is the session's scene name.
 func (s *Session) Name() string {
 	s.mu.Lock()
