@@ -310,6 +310,7 @@ func (a *App) debugSection() {
 		textDisabled("BVH: none (the broad phase is not the LBVH, or no step has run)")
 	} else {
 		g.checkbox("BVH level", &d.BVH)
+		tip("the broad phase's tree as of its last query: on the steps that keep the last query's pairs, the bodies move on and the tree stays where it was")
 		depth := int32(min(d.BVHDepth, maxDepth))
 		if g.sliderInt("BVH depth", &depth, 0, int32(maxDepth)) {
 			d.BVHDepth = int(depth)
