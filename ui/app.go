@@ -120,7 +120,8 @@ type App struct {
 	hoverMoved     bool // the mouse moved since the hovered body was last picked
 	hoverRow       int  // contacts table row under the mouse, -1 none
 	hoverPoint     *mgl32.Vec3
-	hoverPair      [2]int // the hovered row's bodies (dense indices)
+	spawnMark      *mgl32.Vec3 // where Spawn puts its bodies "at the cursor" (drawn while its section is open)
+	hoverPair      [2]int      // the hovered row's bodies (dense indices)
 
 	// Mouse.
 	mouseX, mouseY float64

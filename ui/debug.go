@@ -20,6 +20,7 @@ var (
 	colJoint    = [4]float32{0.2, 0.4, 1, 1}
 	colHover    = [4]float32{1, 1, 1, 1}
 	colBVH      = [4]float32{1, 0.6, 0.1, 1}
+	colSpawn    = [4]float32{0.3, 1, 0.3, 1}
 )
 
 // debugLines adds the enabled debug layers to the frame.
@@ -49,6 +50,11 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 				f.Line(c.Position, c.Position.Add(c.FrictionImpulse.Mul(0.6/maxT)), colFriction)
 			}
 		}
+	}
+	if p := a.spawnMark; p != nil { // a cross on the spot and a post above it, as large on screen at any distance
+		s := 0.03 * a.Cam.Eye().Sub(*p).Len()
+		f.Cross(*p, s, colSpawn)
+		f.Line(*p, p.Add(mgl32.Vec3{0, 3 * s, 0}), colSpawn)
 	}
 	if a.hoverPoint != nil {
 		p := *a.hoverPoint

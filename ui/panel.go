@@ -117,6 +117,7 @@ func (a *App) buildPanel(ww, wh float32) {
 	p := &a.panel
 	p.init()
 	a.hoverRow, a.hoverPoint = -1, nil // set again below while a contacts row is hovered
+	a.spawnMark = nil                  // and while the Spawn section spawns at the cursor
 	g := &a.w
 	pw := min(a.panelWidth(), max(ww-16, minPanelWidth))
 	imgui.SetNextWindowPosV(imgui.Vec2{X: ww - pw, Y: 0}, imgui.ConditionAlways, imgui.Vec2{})
@@ -700,7 +701,11 @@ func (a *App) spawnSection() {
 	g.sliderFloat("friction", &f.Friction, 0, 1.5)
 	g.sliderFloat("restitution", &f.Rest, 0, 1)
 	g.checkbox("at the cursor", &f.AtCursor)
-	tip("on: where the cursor last pointed in the view (a body or the ground); off: above the scene")
+	tip("on: where the cursor last pointed in the view (a body or the ground), marked by a green cross; off: above the scene")
+	if f.AtCursor {
+		pt := a.cursorGround()
+		a.spawnMark = &pt
+	}
 	if g.button("Spawn") {
 		n := f.Count
 		if single {

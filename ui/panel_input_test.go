@@ -352,6 +352,16 @@ func TestSpawnAtTheCursorIsWhereTheViewWasPointed(t *testing.T) {
 		}
 		d.move(float64(px), float64(py))
 		d.frames(2)
+		// The spot is marked: a green cross there.
+		marked := false
+		for _, v := range d.a.frame.Lines {
+			if v.Color == colSpawn && math.Hypot(float64(v.Pos[0]-x), float64(v.Pos[2]-z)) < 0.5 {
+				marked = true
+			}
+		}
+		if !marked {
+			t.Errorf("pointed at (%v, 0, %v): no spawn mark drawn there", x, z)
+		}
 		var before int
 		d.world(func(w *sim.World) { before = w.Bodies.Len() })
 		d.click("spawn/Spawn")
