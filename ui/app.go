@@ -121,7 +121,12 @@ type App struct {
 	hoverRow       int  // contacts table row under the mouse, -1 none
 	hoverPoint     *mgl32.Vec3
 	spawnMark      *mgl32.Vec3 // where Spawn puts its bodies "at the cursor" (drawn while its section is open)
-	hoverPair      [2]int      // the hovered row's bodies (dense indices)
+	spotCache      struct {    // spawnSpot's last ray cast
+		o, d, p mgl32.Vec3
+		at      time.Time
+		ok      bool
+	}
+	hoverPair [2]int // the hovered row's bodies (dense indices)
 
 	// Mouse.
 	mouseX, mouseY float64
@@ -820,8 +825,23 @@ func (a *App) viewRay() (mgl32.Vec3, mgl32.Vec3) {
 
 // cursorGround is where the ray through the point the user points at in the view (viewRay) meets the
 // scene (a body or the ground), or a point 10 m along it.
-func (a *App) cursorGround() mgl32.Vec3 {
+func (a *App) cursorGround() mgl32.Vec3 { return a.groundAlong(a.viewRay()) }
+
+// spawnSpot is cursorGround for the Spawn section's mark, drawn every frame: a ray cast tests every
+// body (and syncs a GPU world), so it is cast again only when the ray moved, or 0.2 s on (a body
+// may have come under it).
+func (a *App) spawnSpot() mgl32.Vec3 {
 	o, d := a.viewRay()
+	c := &a.spotCache
+	if !c.ok || o != c.o || d != c.d || a.lastTime.Sub(c.at) > 200*time.Millisecond {
+		c.p, c.o, c.d, c.at, c.ok = a.groundAlong(o, d), o, d, a.lastTime, true
+	}
+	return c.p
+}
+
+// groundAlong is where the ray from o along d meets the scene (a body or the ground), or a point 10 m
+// along it.
+func (a *App) groundAlong(o, d mgl32.Vec3) mgl32.Vec3 {
 	if hit, ok := a.S.Pick(o, d); ok {
 		return hit.Point
 	}

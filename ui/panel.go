@@ -703,7 +703,7 @@ func (a *App) spawnSection() {
 	g.checkbox("at the cursor", &f.AtCursor)
 	tip("on: where the cursor last pointed in the view (a body or the ground), marked by a green cross; off: above the scene")
 	if f.AtCursor {
-		pt := a.cursorGround()
+		pt := a.spawnSpot()
 		a.spawnMark = &pt
 	}
 	if g.button("Spawn") {
