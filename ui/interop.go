@@ -87,7 +87,7 @@ func (a *App) needsHostCopy(w *sim.World) bool {
 	d := a.Debug
 	// The joints layer is on by default: it costs the host copy only where there are joints to draw.
 	joints := d.Joints && w.NumJoints() > 0
-	return a.Follow || a.hoverRow >= 0 || d.Friction || joints || d.COM || d.Velocities ||
+	return a.Follow || a.hoverRow >= 0 || a.spawnMark != nil || d.Friction || joints || d.COM || d.Velocities ||
 		a.panel.joint.a != (sim.Handle{}) || (a.deviceLayers() && a.lineInterop == nil)
 }
 
