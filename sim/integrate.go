@@ -159,6 +159,8 @@ func (w *World) integratePositions(lo, hi int) {
 	p := &w.pipe
 	h := p.h
 	hh := 0.5 * h
+	var batch [wideLanes]int32
+	nb := 0
 	for i := lo; i < hi; i++ {
 		if b.Type[i] == Static || b.Asleep[i] {
 			continue
@@ -167,22 +169,44 @@ func (w *World) integratePositions(lo, hi int) {
 		// memory at every operation, which made this loop 2x slower).
 		x, v := &b.Position[i], &b.Velocity[i]
 		x[0], x[1], x[2] = x[0]+v[0]*h, x[1]+v[1]*h, x[2]+v[2]*h
-		om := ldv(&b.AngularVelocity[i])
-		if om == (vec{}) {
+		if ldv(&b.AngularVelocity[i]) == (vec{}) {
 			continue
 		}
-		q := &b.Rotation[i]
-		qw, qx, qy, qz := q.W, q.V[0], q.V[1], q.V[2]
-		// dq = (w, 0) q
-		dw := -(om.X*qx + om.Y*qy + om.Z*qz)
-		dx := (om.Y*qz - om.Z*qy) + om.X*qw
-		dy := (om.Z*qx - om.X*qz) + om.Y*qw
-		dz := (om.X*qy - om.Y*qx) + om.Z*qw
-		qw, qx, qy, qz = normalizeQuat(qw+hh*dw, qx+dx*hh, qy+dy*hh, qz+dz*hh)
-		q.W, q.V[0], q.V[1], q.V[2] = qw, qx, qy, qz
-		setRotation(&p.rot[i], qw, qx, qy, qz)
+		if wideRotateKernel != nil { // eight bodies at a time
+			batch[nb] = int32(i)
+			if nb++; nb == wideLanes {
+				wideRotateKernel(w, batch, hh)
+				nb = 0
+			}
+			continue
+		}
+		w.rotate(i, hh)
+	}
+	for _, i := range batch[:nb] {
+		w.rotate(int(i), hh)
 	}
 }
+
+// rotate turns body i by its angular velocity over a sub-step of 2 hh: q += hh (w, 0) q, renormalised,
+// and its rotation matrix.
+func (w *World) rotate(i int, hh float32) {
+	b := &w.Bodies
+	om := ldv(&b.AngularVelocity[i])
+	q := &b.Rotation[i]
+	qw, qx, qy, qz := q.W, q.V[0], q.V[1], q.V[2]
+	// dq = (w, 0) q
+	dw := -(om.X*qx + om.Y*qy + om.Z*qz)
+	dx := (om.Y*qz - om.Z*qy) + om.X*qw
+	dy := (om.Z*qx - om.X*qz) + om.Y*qw
+	dz := (om.X*qy - om.Y*qx) + om.Z*qw
+	qw, qx, qy, qz = normalizeQuat(qw+hh*dw, qx+dx*hh, qy+dy*hh, qz+dz*hh)
+	q.W, q.V[0], q.V[1], q.V[2] = qw, qx, qy, qz
+	setRotation(&w.pipe.rot[i], qw, qx, qy, qz)
+}
+
+// wideRotateKernel is rotate over the eight bodies of idx, one per lane, in builds with the wide
+// contact pass (integrate_simd.go), or nil.
+var wideRotateKernel func(w *World, idx [wideLanes]int32, hh float32)
 
 // normalizeQuat is mathgl's Quat.Normalize on the quaternion (w, x, y, z), in scalars, with the same
 // results: a quaternion of length 1 is returned as it is (mathgl's FloatEqual(1, length) holds for no

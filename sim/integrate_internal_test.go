@@ -73,3 +73,89 @@ func TestGyroWideMatchesScalar(t *testing.T) {
 		}
 	}
 }
+
+// TestRotateWideMatchesScalar checks the wide quaternion step against rotate bit for bit: unit and
+// drifted quaternions under slow to fast spins, spins so slow that the step keeps the length at 1
+// (normalizeQuat returns the quaternion as it is), a zero quaternion (the identity), and lengths past
+// MaxFloat32 (clamped).
+func TestRotateWideMatchesScalar(t *testing.T) {
+	if wideRotateKernel == nil {
+		t.Skip("no wide quaternion step in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
+	}
+	r := rand.New(rand.NewSource(5))
+	w := NewWorld(Settings{})
+	const n = 64
+	for range n {
+		mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.2, 0.1), Mass: 1})
+	}
+	w.pipe.rot = resize(w.pipe.rot, n)
+	cases := map[string]int{}
+	var idx [wideLanes]int32
+	for trial := 0; trial < 2000; trial++ {
+		hh := []float32{0.5 / 2400, 0.5 / 360, 0.5 / 60, 0.5 / 6}[trial%4]
+		spin := []float32{1e-7, 0.1, 3, 40, 400}[trial/4%5]
+		for i := range n {
+			q := Quat{W: r.Float32()*2 - 1, V: Vec3{r.Float32()*2 - 1, r.Float32()*2 - 1, r.Float32()*2 - 1}}
+			switch k := r.Intn(10); {
+			case k < 6:
+				q = q.Normalize()
+			case k == 6:
+				q = Quat{W: 1}
+			case k == 7:
+				q = Quat{}
+			case k == 8:
+				q = Quat{W: 3e38, V: Vec3{-3e38, 2e38, 1}}
+			}
+			w.Bodies.Rotation[i] = q
+			w.Bodies.AngularVelocity[i] = Vec3{(r.Float32()*2 - 1) * spin, (r.Float32()*2 - 1) * spin, (r.Float32()*2 - 1) * spin}
+			w.pipe.rot[i] = Mat3{}
+		}
+		want := make([]Quat, n)
+		wantRot := make([]Mat3, n)
+		q0 := append([]Quat(nil), w.Bodies.Rotation...)
+		for i := range n {
+			w.rotate(i, hh)
+			want[i], wantRot[i] = w.Bodies.Rotation[i], w.pipe.rot[i]
+			nw, nx, ny, nz := want[i].W, want[i].V[0], want[i].V[1], want[i].V[2]
+			switch l := nw*nw + nx*nx + ny*ny + nz*nz; {
+			case q0[i] == (Quat{}):
+				cases["zero"]++
+			case math.IsInf(float64(q0[i].W), 0) || q0[i].W > 1e38:
+				cases["huge"]++
+			case want[i] == q0[i]:
+				cases["kept"]++
+			case l > 0:
+				cases["normalised"]++
+			}
+		}
+		copy(w.Bodies.Rotation, q0)
+		for l := range idx {
+			idx[l] = int32(r.Intn(n/wideLanes)*wideLanes + l) // distinct bodies, in any group
+		}
+		wideRotateKernel(w, idx, hh)
+		for _, i := range idx {
+			if got := w.Bodies.Rotation[i]; !sameQuatBits(got, want[i]) {
+				t.Fatalf("trial %d (hh %v, spin %v), body %d from %v: wide %v, scalar %v", trial, hh, spin, i, q0[i], got, want[i])
+			}
+			for e := range 9 {
+				if g, h := w.pipe.rot[i][e], wantRot[i][e]; math.Float32bits(g) != math.Float32bits(h) && (g == g || h == h) {
+					t.Fatalf("trial %d, body %d: rotation matrix element %d: wide %v, scalar %v", trial, i, e, w.pipe.rot[i], wantRot[i])
+				}
+			}
+		}
+	}
+	for _, c := range []string{"zero", "huge", "kept", "normalised"} {
+		if cases[c] == 0 {
+			t.Errorf("no %s quaternion among the cases: %v", c, cases)
+		}
+	}
+}
+
+// sameQuatBits reports whether a and b are the same floats, bit for bit, but for a NaN's payload and
+// sign (a blown-up body: the step's blow-up check catches it either way).
+func sameQuatBits(a, b Quat) bool {
+	same := func(x, y float32) bool {
+		return math.Float32bits(x) == math.Float32bits(y) || x != x && y != y
+	}
+	return same(a.W, b.W) && same(a.V[0], b.V[0]) && same(a.V[1], b.V[1]) && same(a.V[2], b.V[2])
+}
