@@ -103,15 +103,15 @@ type App struct {
 	lastTime  time.Time
 
 	// View state.
-	Selected sim.Handle
-	Follow   bool
+	Selected  sim.Handle
+	Follow    bool
+	Wireframe bool
+	NoShadows bool
+	ColorMode instance.ColorBy
+	ShowHelp  bool
+	Debug     DebugDraw
 	// followByScene: Follow was turned on by the scene's view (applySceneView).
 	followByScene bool
-	Wireframe     bool
-	NoShadows     bool
-	ColorMode     instance.ColorBy
-	ShowHelp      bool
-	Debug         DebugDraw
 	// PanelHidden hides the panel (Tab): the 3D view takes the whole window.
 	PanelHidden bool
 	// HoverHighlight lights up the body under the cursor and names it in a tooltip.
@@ -120,13 +120,15 @@ type App struct {
 	hoverMoved     bool // the mouse moved since the hovered body was last picked
 	hoverRow       int  // contacts table row under the mouse, -1 none
 	hoverPoint     *mgl32.Vec3
-	spawnMark      *mgl32.Vec3 // where Spawn puts its bodies "at the cursor" (drawn while its section is open)
-	spotCache      struct {    // spawnSpot's last ray cast
+	hoverPair      [2]int // the hovered row's bodies (dense indices)
+
+	// Spawn at the cursor.
+	spawnMark *mgl32.Vec3 // where Spawn puts its bodies "at the cursor" (drawn while its section is open)
+	spotCache struct {    // spawnSpot's last ray cast
 		o, d, p mgl32.Vec3
 		at      time.Time
 		ok      bool
 	}
-	hoverPair [2]int // the hovered row's bodies (dense indices)
 
 	// Mouse.
 	mouseX, mouseY float64
