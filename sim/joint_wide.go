@@ -138,8 +138,17 @@ func (w *World) planWideJoints() {
 					continue
 				}
 				if bt == nil || bt.lanes == batchLanes {
-					p.jwide = append(p.jwide, wideJointBatch{hinge: kind == 2})
-					bt = &p.jwide[len(p.jwide)-1]
+					// A new batch, zeroed where it lies: append(p.jwide, wideJointBatch{...}) zeroed
+					// 8 KB on the stack and copied them.
+					n := len(p.jwide)
+					if n < cap(p.jwide) {
+						p.jwide = p.jwide[:n+1]
+						clear(p.jwide[n:])
+					} else {
+						p.jwide = append(p.jwide, wideJointBatch{})
+					}
+					bt = &p.jwide[n]
+					bt.hinge = kind == 2
 					for l := range batchLanes {
 						bt.k[l] = -1
 					}
