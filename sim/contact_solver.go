@@ -574,6 +574,7 @@ func (w *World) restituteManifold(k int, record bool) {
 func (w *World) gatherImpulses(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
+	joints := p.gatherJoints && len(w.joints) > 0 // (a world without joints skips their empty lists)
 	for i := lo; i < hi; i++ {
 		if b.InvMass[i] == 0 {
 			continue
@@ -589,7 +590,7 @@ func (w *World) gatherImpulses(lo, hi int) {
 				ang = ang.Add(m.angB)
 			}
 		}
-		if p.gatherJoints {
+		if joints {
 			for _, e := range p.jointAdj[p.jointAdjStart[i]:p.jointAdjStart[i+1]] {
 				j := &p.jsums[e>>1]
 				if e&1 == 0 {
