@@ -203,11 +203,20 @@ func TestHandedCountsOnlySplitLoops(t *testing.T) {
 func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 	p := New(2)
 	defer p.Close()
+	// The helper's chunk takes 10 ms. A wait counts as a stall past StallWait and twice the caller's
+	// own share, and the caller's share lasts until the helper joins (waitFor, at most 2 ms), so a
+	// helper that joins within 2 ms always stalls the caller. (With 3 ms, a helper that joined after
+	// 1.5 ms, as under -race on a loaded machine, kept the caller waiting less than twice its share:
+	// no stall, rightly, and the test failed.)
 	var helped atomic.Bool
+	var start time.Time
+	var joined atomic.Int64 // when the helper joined, ns after start
 	stallLoop := func(worker, lo, hi int) {
 		if worker != 0 {
-			helped.Store(true)
-			time.Sleep(3 * time.Millisecond)
+			if !helped.Swap(true) {
+				joined.Store(int64(time.Since(start)))
+			}
+			time.Sleep(10 * time.Millisecond)
 		} else if lo == 0 {
 			waitFor(&helped) // the caller's first chunk gives the helper time to join
 		}
@@ -218,9 +227,10 @@ func TestAStalledHelperSitsOutTheLoops(t *testing.T) {
 			t.Skip("the helper never joined a loop")
 		}
 		helped.Store(false)
+		start = time.Now()
 		p.Run(64, 1, stallLoop)
-		if helped.Load() && p.Stalls() == 0 {
-			t.Fatal("the caller waited 3 ms for the helper's chunk and saw no stall")
+		if helped.Load() && p.Stalls() == 0 && time.Duration(joined.Load()) < 2*time.Millisecond {
+			t.Fatalf("the caller waited for the helper's 10 ms chunk (joined after %v) and saw no stall", time.Duration(joined.Load()))
 		}
 	}
 	handed := p.Handed()
