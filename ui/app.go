@@ -581,13 +581,21 @@ func (a *App) applySceneView() {
 	})
 }
 
-// frameAll points the camera at every body that is not a plane.
+// frameAll points the camera at every body that is not a plane, and at the points where joints hold
+// bodies to the world (a pendulum's pivot, the cradle's strings' tops).
 func (a *App) frameAll() {
 	var lo, hi mgl32.Vec3
 	a.S.View(func(w *sim.World) {
 		var f render.Frame
 		render.Fill(&f, w, instance.ColorByBody, nil, nil)
 		lo, hi = f.Lo, f.Hi
+		for k := range w.NumJoints() {
+			if jf := w.JointFrame(k); jf.B < 0 {
+				for c := range 3 {
+					lo[c], hi[c] = min(lo[c], jf.LocalB[c]), max(hi[c], jf.LocalB[c])
+				}
+			}
+		}
 	})
 	a.Cam = render.NewCamera(mgl32.Vec3{}, 10)
 	vw, vh := a.viewport()

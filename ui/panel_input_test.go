@@ -380,6 +380,43 @@ func TestSpawnAtTheCursorIsWhereTheViewWasPointed(t *testing.T) {
 	spawnAt(-1.5, 2.5)
 }
 
+// TestFrameAllShowsWhereJointsHoldBodiesToTheWorld: the cradle's balls hang from points of the world
+// above them; frame all (at load, and the F key after zooming in) shows those points too, the
+// strings whole.
+func TestFrameAllShowsWhereJointsHoldBodiesToTheWorld(t *testing.T) {
+	d := drive(t, Options{Scene: "cradle"})
+	var anchors []mgl32.Vec3
+	d.world(func(w *sim.World) {
+		for k := range w.NumJoints() {
+			if jf := w.JointFrame(k); jf.B < 0 {
+				anchors = append(anchors, jf.LocalB)
+			}
+		}
+	})
+	if len(anchors) != 5 {
+		t.Fatalf("%d joints to the world in the cradle, want 5", len(anchors))
+	}
+	inView := func(when string) {
+		t.Helper()
+		vw, vh := d.a.viewport()
+		for _, p := range anchors {
+			if x, y, ok := d.a.Cam.Project(p, vw, vh); !ok || x < 0 || y < 0 || x >= vw || y >= vh {
+				t.Errorf("%s: the pivot %v is at (%.0f, %.0f), outside the %.0f x %.0f view", when, p, x, y, vw, vh)
+			}
+		}
+	}
+	inView("loaded")
+	vw, vh := d.a.viewport()
+	d.move(float64(vw/2), float64(vh/2))
+	for range 12 {
+		d.wheel(1) // zoom in
+	}
+	d.settle()
+	d.tap(glfw.KeyF)
+	d.settle()
+	inView("zoomed in, then F")
+}
+
 // TestCarPresetsCameraFollowsTheChassis: the car drives away from where it starts, and its scene's
 // view (view.follow) has the camera follow it, after loading the preset, saving it and opening the
 // file; another scene turns that follow off again.
