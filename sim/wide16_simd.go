@@ -137,12 +137,8 @@ func transpose4g(r0, r1, r2, r3 f16) (c0, c1, c2, c3 f16) {
 func gatherState16(st []stateRow, idx *[batchLanes]int32, n int) (v, w v16) {
 	ix := idx
 	if n < batchLanes {
-		z := int32(len(st) - 1)
 		var c [batchLanes]int32
-		for l := range c {
-			c[l] = z
-		}
-		copy(c[:n], idx[:n])
+		padIndex(c[:], idx[:], n, int32(len(st)-1))
 		ix = &c
 	}
 	row := func(l int) f8 { return archsimd.LoadFloat32x8(&st[ix[l]]) }

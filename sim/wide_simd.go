@@ -414,17 +414,21 @@ func storePair(w *World, ia, ib *[wideLanes]int32, n int, mA, mB *lanes, vA, wA,
 	archsimd.ClearAVXUpperBits()
 }
 
+// padIndex sets c to the first n indices of idx, and z (the zero row) in the lanes after them.
+func padIndex(c, idx []int32, n int, z int32) {
+	for l := range c {
+		c[l] = z
+	}
+	copy(c[:n], idx[:n])
+}
+
 // gatherState loads the rows st[idx[l]] into lane l as a velocity and an angular velocity: eight
 // 32-byte loads and a transpose. A lane at or past n (an empty one) reads the zero row at st's end.
 func gatherState(st []stateRow, idx *[wideLanes]int32, n int) (v, w v8) {
 	ix := idx
 	if n < wideLanes {
-		z := int32(len(st) - 1)
 		var c [wideLanes]int32
-		for l := range c {
-			c[l] = z
-		}
-		copy(c[:n], idx[:n])
+		padIndex(c[:], idx[:], n, int32(len(st)-1))
 		ix = &c
 	}
 	t0, t1, t2, t3, t4, t5, _, _ := transpose8(archsimd.LoadFloat32x8(&st[ix[0]]), archsimd.LoadFloat32x8(&st[ix[1]]),
