@@ -24,29 +24,11 @@ func TestStateRowsRoundTrip(t *testing.T) {
 		for c, x := range []f8{v.x, v.y, v.z, w.x, w.y, w.z} {
 			x.Store(&got[c])
 		}
-		for l, i := range idx {
-			for c := range 6 {
-				want := float32(int(i)*10 + c + 1)
-				if l >= n {
-					want = 0
-				}
-				if got[c][l] != want {
-					t.Fatalf("%d lanes: lane %d component %d: %v, want %v", n, l, c, got[c][l], want)
-				}
-			}
-		}
+		checkGathered(t, idx[:], n, func(c, l int) float32 { return got[c][l] })
 		out := make([]stateRow, rows+1)
 		const mask = 0b10110101
 		scatterState(out, &idx, mask, v, w)
-		for l, i := range idx {
-			want := stateRow{}
-			if mask&(1<<l) != 0 && l < n {
-				want = st[i]
-			}
-			if out[i] != want {
-				t.Fatalf("%d lanes: row %d (lane %d): %v, want %v", n, i, l, out[i], want)
-			}
-		}
+		checkScattered(t, st, out, idx[:], n, mask)
 	}
 }
 
@@ -69,28 +51,42 @@ func TestStateRowsRoundTrip16(t *testing.T) {
 		for c, x := range []f16{v.x, v.y, v.z, w.x, w.y, w.z} {
 			x.Store(&got[c])
 		}
-		for l, i := range idx {
-			for c := range 6 {
-				want := float32(int(i)*10 + c + 1)
-				if l >= n {
-					want = 0
-				}
-				if got[c][l] != want {
-					t.Fatalf("%d lanes: lane %d component %d: %v, want %v", n, l, c, got[c][l], want)
-				}
-			}
-		}
+		checkGathered(t, idx[:], n, func(c, l int) float32 { return got[c][l] })
 		out := make([]stateRow, rows+1)
 		const mask = 0b1101001110110101
 		scatterState16(out, &idx, mask, v, w)
-		for l, i := range idx {
-			want := stateRow{}
-			if mask&(1<<l) != 0 && l < n {
-				want = st[i]
+		checkScattered(t, st, out, idx[:], n, mask)
+	}
+}
+
+// checkGathered checks that lane l's component c of a gather of the rows idx is row idx[l]'s (row i
+// holds i*10 + c + 1), and 0 in the lanes at or past n.
+func checkGathered(t *testing.T, idx []int32, n int, got func(c, l int) float32) {
+	t.Helper()
+	for l, i := range idx {
+		for c := range 6 {
+			want := float32(int(i)*10 + c + 1)
+			if l >= n {
+				want = 0
 			}
-			if out[i] != want {
-				t.Fatalf("%d lanes: row %d (lane %d): %v, want %v", n, i, l, out[i], want)
+			if g := got(c, l); g != want {
+				t.Fatalf("%d lanes: lane %d component %d: %v, want %v", n, l, c, g, want)
 			}
+		}
+	}
+}
+
+// checkScattered checks that a scatter of the lanes gathered from st wrote back the rows of the lanes
+// below n whose mask bit is set, and left the others zero.
+func checkScattered(t *testing.T, st, out []stateRow, idx []int32, n int, mask uint) {
+	t.Helper()
+	for l, i := range idx {
+		want := stateRow{}
+		if mask&(1<<l) != 0 && l < n {
+			want = st[i]
+		}
+		if out[i] != want {
+			t.Fatalf("%d lanes: row %d (lane %d): %v, want %v", n, i, l, out[i], want)
 		}
 	}
 }
