@@ -285,8 +285,41 @@ func runUntil(until int64, run func()) (n int) {
 // With three workers, the helper that stalled sits out and the other keeps taking chunks: the loops
 // are still handed out.
 func TestOnlyTheStalledHelperSitsOut(t *testing.T) {
-	p := New(3)
-	defer p.Close()
+	// Helper 2 sits out too where it was itself still in the stalled loop: descheduled, as three
+	// workers on 2 vCPUs under -race with other test binaries beside them were once in CI. That is
+	// the pool doing right, so such a try is run again on a new pool; ten in a row is a fault.
+	var p *Pool
+	for attempt := 0; ; attempt++ {
+		p = New(3)
+		t.Cleanup(p.Close) // (Close again does nothing)
+		stallHelperOne(t, p)
+		if p.out[1] != 0 && p.out[2] == 0 {
+			break
+		}
+		out1, out2 := p.out[1], p.out[2]
+		p.Close()
+		if out1 == 0 || attempt == 9 {
+			t.Fatalf("sitting out until %v and %v (try %d), want helper 1 only", out1, out2, attempt+1)
+		}
+	}
+	handed := p.Handed()
+	var by [3]atomic.Int32
+	slow := func(worker, lo, hi int) {
+		by[worker].Add(1)
+		time.Sleep(20 * time.Microsecond) // long enough a loop for a spinning helper to join
+	}
+	if loops := runUntil(p.out[1]-int64(2*time.Millisecond), func() { p.Run(64, 1, slow) }); loops == 0 {
+		t.Skip("the time out ended before a loop ran (a loaded machine)")
+	}
+	if p.Handed() == handed || by[1].Load() != 0 || by[2].Load() == 0 {
+		t.Errorf("while helper 1 sits out: %d loops handed out, chunks run by worker 0, 1, 2: %d, %d, %d; want loops "+
+			"handed and none run by helper 1", p.Handed()-handed, by[0].Load(), by[1].Load(), by[2].Load())
+	}
+}
+
+// stallHelperOne runs loops in which helper 1's chunk takes 3 ms until the caller sees a stall.
+func stallHelperOne(t *testing.T, p *Pool) {
+	t.Helper()
 	var joined atomic.Bool
 	stallLoop := func(worker, lo, hi int) {
 		if worker == 1 {
@@ -311,22 +344,6 @@ func TestOnlyTheStalledHelperSitsOut(t *testing.T) {
 		if joined.Load() {
 			joins++
 		}
-	}
-	if p.out[1] == 0 || p.out[2] != 0 {
-		t.Fatalf("sitting out until %v and %v, want helper 1 only", p.out[1], p.out[2])
-	}
-	handed := p.Handed()
-	var by [3]atomic.Int32
-	slow := func(worker, lo, hi int) {
-		by[worker].Add(1)
-		time.Sleep(20 * time.Microsecond) // long enough a loop for a spinning helper to join
-	}
-	if loops := runUntil(p.out[1]-int64(2*time.Millisecond), func() { p.Run(64, 1, slow) }); loops == 0 {
-		t.Skip("the time out ended before a loop ran (a loaded machine)")
-	}
-	if p.Handed() == handed || by[1].Load() != 0 || by[2].Load() == 0 {
-		t.Errorf("while helper 1 sits out: %d loops handed out, chunks run by worker 0, 1, 2: %d, %d, %d; want loops "+
-			"handed and none run by helper 1", p.Handed()-handed, by[0].Load(), by[1].Load(), by[2].Load())
 	}
 }
 
