@@ -16,10 +16,9 @@ import (
 func TestSolveManifoldMatchesHelpers(t *testing.T) {
 	// The scalar pass throughout: with the wide one (GOEXPERIMENT=simd) the manifolds' own
 	// separations are not refreshed (the batches' are), and this test reads them.
-	WideSolve = false
-	defer func() { WideSolve = true }()
 	w := gravityWorld(Settings{Solver: PGS, Workers: 1})
 	defer w.Close()
+	mustOptions(t, w, Options{Scalar: true})
 	groundPlane(t, w, 0.6, 0)
 	for row := 0; row < 4; row++ {
 		for k := 0; k < 4-row; k++ {

@@ -167,11 +167,9 @@ const (
 	GrainsFine                     // fine, held: no trials
 )
 
-// SetGrains sets how the world chooses its grains: by trials (the default), or held coarse or fine,
-// for benchmarks that compare them (`sandbox bench -grains`). A world of one worker has none, and a
-// new worker count (SetWorkers, SetSettings) starts the trials again.
-func (w *World) SetGrains(m GrainMode) {
-	p := w.pipe.pool
+// setGrains sets how the pool chooses its grains (Options.Grains): by trials, which start again, or
+// held coarse or fine. A pool of one worker has none.
+func (p *pool) setGrains(m GrainMode) {
 	if p == nil {
 		return
 	}

@@ -7,7 +7,19 @@ import (
 
 // forceGrains keeps w's grains coarse or fine, with no trials.
 func forceGrains(w *World, fine bool) {
-	w.SetGrains(map[bool]GrainMode{false: GrainsCoarse, true: GrainsFine}[fine])
+	o := w.Options()
+	o.Grains = map[bool]GrainMode{false: GrainsCoarse, true: GrainsFine}[fine]
+	if err := w.SetOptions(o); err != nil {
+		panic(err)
+	}
+}
+
+// mustOptions sets w's options, failing the test where the build or CPU cannot run them.
+func mustOptions(t testing.TB, w *World, o Options) {
+	t.Helper()
+	if err := w.SetOptions(o); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Fine grains split the loops and the colours' wide passes into smaller chunks, coarse ones hardly at
@@ -74,13 +86,13 @@ func TestGrainsChangeNoResult(t *testing.T) {
 			}
 		}
 		small := name == "tangles" || name == "falling" // too small to split but by island
-		if fineHanded <= coarseHanded && (!small || wideKernel != nil) {
+		if fineHanded <= coarseHanded && (!small || WideAvailable()) {
 			t.Errorf("%s: fine grains handed %d loops to the helpers, coarse %d: want more", name, fineHanded, coarseHanded)
 		}
 		if name == "pyramid" && !split {
 			t.Errorf("pyramid: fine grains never split a colour by region")
 		}
-		if name != "pyramid" && wideKernel != nil && !islands {
+		if name != "pyramid" && WideAvailable() && !islands {
 			t.Errorf("%s: fine grains never ran the passes by island", name)
 		}
 		if switched == 0 {
@@ -222,7 +234,7 @@ func TestGrainTunerChoosesTheFasterGrains(t *testing.T) {
 	}
 }
 
-// Grains held by SetGrains stay as set: no trial starts, not even after a stall or a doubling of the
+// Grains held by Options.Grains stay as set: no trial starts, not even after a stall or a doubling of the
 // awake bodies; GrainsByTrial starts the trials again.
 func TestHeldGrainsRunNoTrial(t *testing.T) {
 	w := gravityWorld(Settings{Workers: 2})
@@ -237,7 +249,7 @@ func TestHeldGrainsRunNoTrial(t *testing.T) {
 			}
 		}
 	}
-	w.SetGrains(GrainsByTrial)
+	mustOptions(t, w, Options{Grains: GrainsByTrial})
 	g := &w.pipe.pool.tune
 	for range firstTrial + 1 {
 		g.observe(time.Millisecond, 100, false)

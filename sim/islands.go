@@ -42,8 +42,8 @@ const maxIslandRegions = 64
 // per joint) are laid end to end: no sort, and a world that does not change keeps its regions.
 func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	p.islands = false
-	if p.workers < 2 || p.workers > maxIslandRegions || !p.pool.isFine() || !IslandSolve || p.solver.Kind() != PGS ||
-		p.split || p.useDirect || wideKernel == nil || !WideSolve || (len(joints) > 0 && !p.jointsWide()) {
+	if p.workers < 2 || p.workers > maxIslandRegions || !p.pool.isFine() || p.opts.NoIslands || !p.steps.Uses(StageIslands) ||
+		p.split || p.useDirect || p.kern == nil || (len(joints) > 0 && !p.jointsWide()) {
 		return
 	}
 	if len(joints) > 0 && p.jointColorStart[maxColors+1] > p.jointColorStart[maxColors] {
@@ -198,14 +198,9 @@ func (p *pipeline) dealIslands(r int, total int64) bool {
 	return slices.Max(load[:r])*int64(r)*100 <= islandBalance*total
 }
 
-// IslandSolve lets fine grains run the sub-steps by island where a world falls into islands; false
-// runs them colour by colour, with the same results (a switch for the benchmarks that compare:
-// `sandbox bench -islands=false`).
-var IslandSolve = true
-
 // jointsWide reports whether planWideJoints will lay the joints out in wide batches.
 func (p *pipeline) jointsWide() bool {
-	return wideBallKernel != nil && WideSolve && jointKernels && p.solver.Kind() == PGS && !p.useDirect
+	return p.kern != nil && !p.opts.partJoints && p.solver.traits().wideJoints && !p.useDirect
 }
 
 // islandRegion is the region of a row between bodies a and b (b may be -1): its dynamic body's.
@@ -216,16 +211,7 @@ func (p *pipeline) islandRegion(b *Bodies, a, c int32) int32 {
 	return p.bodyRegion[a]
 }
 
-// inIslandBlock reports whether stage s is one of the sub-steps' stages that run by island.
-func inIslandBlock(s Stage) bool {
-	switch s {
-	case StageIntegrateVelocities, StageWarmStart, StageSolve, StageIntegratePositions, StageRelax:
-		return true
-	}
-	return false
-}
-
-// islandBlock runs the plan's sub-steps, ops (every one inIslandBlock), by island: one hand-off, each
+// islandBlock runs the plan's sub-steps, ops (the ops of a StageIslands block), by island: one hand-off, each
 // region's every stage on one worker. It adds the block's wall time to st, shared between the stages
 // as the regions' own times of each are.
 func (w *World) islandBlock(ops []Op, st *Timings) {
@@ -322,7 +308,7 @@ func (w *World) islandRegionBlock(worker, g int) {
 
 // islandRefresh brings region g's contact and joint rows to the bodies' poses (refreshRows).
 func (w *World) islandRefresh(g int) {
-	w.islandRows(g, wideRefreshKernel, func(w *World, bt *wideJointBatch) {
+	w.islandRows(g, w.pipe.kern.refresh, func(w *World, bt *wideJointBatch) {
 		wideJointRefreshKernel(w, bt)
 		wideAnchorMassKernel(bt)
 	}, func(w *World, k int32) { w.refreshJoint(&w.joints[k]) })
@@ -331,7 +317,7 @@ func (w *World) islandRefresh(g int) {
 // islandWarm records region g's contacts' and joints' warm-start impulses (warmStart, before the
 // gather).
 func (w *World) islandWarm(g int) {
-	w.islandRows(g, wideWarmKernel, func(w *World, bt *wideJointBatch) {
+	w.islandRows(g, w.pipe.kern.warm, func(w *World, bt *wideJointBatch) {
 		if bt.hinge {
 			wideHingeWarmKernel(w, bt)
 		} else {
@@ -373,9 +359,9 @@ func (w *World) islandPasses(g, passes int, useBias bool) {
 			for c := 0; c < maxColors; c++ {
 				for i := p.jwideSeg[c*r+g]; i < p.jwideSeg[c*r+g+1]; i++ {
 					if bt := &p.jwide[i]; bt.hinge {
-						wideHingeKernel(w, bt, useBias)
+						p.kern.hinge(w, bt, useBias)
 					} else {
-						wideBallKernel(w, bt, useBias)
+						p.kern.ball(w, bt, useBias)
 					}
 				}
 				for _, k := range p.jrest[p.jrestSeg[c*r+g]:p.jrestSeg[c*r+g+1]] {
@@ -386,7 +372,7 @@ func (w *World) islandPasses(g, passes int, useBias bool) {
 		if p.wideOn {
 			for c := 0; c < maxColors; c++ {
 				for i := p.wideSeg[c*r+g]; i < p.wideSeg[c*r+g+1]; i++ {
-					wideKernel(w, &p.wide[i], useBias)
+					p.kern.solve(w, &p.wide[i], useBias)
 				}
 			}
 		}

@@ -10,10 +10,6 @@ package sim
 // pointPart.impulse3), so the results are the same bits (TestJointKernelsMatchParts). The other types
 // go through solveJointParts.
 
-// jointKernels lets solveJoint use the written-out kernels; the test that compares them with the
-// parts turns it off.
-var jointKernels = true
-
 // solveBall is one Gauss-Seidel pass over a ball joint.
 func (w *World) solveBall(j *joint, useBias bool) {
 	p := &w.pipe

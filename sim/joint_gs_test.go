@@ -47,17 +47,13 @@ func addTangle(t testing.TB, w *World, z float32) {
 // joints' rows iterative and solved directly) and under the rigid solver (its position passes skip
 // the motor), over 240 steps.
 func TestJointKernelsMatchParts(t *testing.T) {
-	defer func() { jointKernels = true }()
 	for _, s := range []Settings{{Solver: PGS}, {Solver: PGS, DirectJoints: true}, {Solver: Rigid}} {
-		jointKernels = false
 		ref := jointKernelScene(t, s)
-		jointKernels = true
+		mustOptions(t, ref, Options{partJoints: true})
 		got := jointKernelScene(t, s)
 		limits, contacts := 0, 0
 		for step := range 240 {
-			jointKernels = false
 			run(t, ref, 1)
-			jointKernels = true
 			run(t, got, 1)
 			for i := range ref.Bodies.Position {
 				a, b := &ref.Bodies, &got.Bodies

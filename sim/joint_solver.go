@@ -291,7 +291,7 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 // solveJoint is one Gauss-Seidel pass over a joint (bodies of one colour are disjoint): ball joints
 // and hinges through their written-out kernels (joint_gs.go), the other types through their parts.
 func (w *World) solveJoint(j *joint, useBias bool) {
-	if jointKernels {
+	if !w.pipe.opts.partJoints {
 		switch j.def.Type {
 		case Ball:
 			w.solveBall(j, useBias)

@@ -64,10 +64,9 @@ type wideJointBatch struct {
 	_     [54]byte
 }
 
-// The wide joint kernels over one batch, all set or all nil (see wideKernel).
+// The wide joint kernels over one batch that do not depend on the contact lanes, all set or all nil
+// (where the build or the CPU has none; the passes are laneKernels.ball and hinge).
 var (
-	wideBallKernel       func(w *World, bt *wideJointBatch, useBias bool)
-	wideHingeKernel      func(w *World, bt *wideJointBatch, useBias bool)
 	wideAnchorMassKernel func(bt *wideJointBatch) // pointPart.setMass over a batch's lanes
 	// refreshJoint's anchors, and a hinge's rotation and limit rows and angle, into the lanes
 	wideJointRefreshKernel func(w *World, bt *wideJointBatch)
@@ -101,7 +100,7 @@ func (w *World) planWideJoints() {
 	for k := range w.joints {
 		w.joints[k].wide = -1
 	}
-	p.jwideOn = wideBallKernel != nil && WideSolve && jointKernels && p.solver.Kind() == PGS &&
+	p.jwideOn = p.kern != nil && !p.opts.partJoints && p.solver.traits().wideJoints &&
 		!p.useDirect && len(w.joints) > 0
 	p.jwideDirty = false
 	if !p.jwideOn {

@@ -43,26 +43,24 @@ func jointWideScene(t *testing.T, s Settings, rest bool) *World {
 // joints left to solveJoint beside them (the passes on the bodies' velocities), and without (on the
 // stage's velocity rows where the state rows are on).
 func TestWideJointsMatchScalar(t *testing.T) {
-	if wideBallKernel == nil {
+	if !WideAvailable() {
 		t.Skip("no wide joint pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	eachWideSetting(t, func(name string, s Settings, state bool) {
-		testWideJoints(t, name+", with solveJoint's joints", s, true, false)
-		testWideJoints(t, name+", wide joints only", s, false, state)
+	eachWideSetting(t, func(name string, s Settings, o Options) {
+		testWideJoints(t, name+", with solveJoint's joints", s, o, true, false)
+		testWideJoints(t, name+", wide joints only", s, o, false, !o.bodyRows)
 	})
 }
 
-func testWideJoints(t *testing.T, name string, s Settings, rest, state bool) {
-	WideSolve = false
+func testWideJoints(t *testing.T, name string, s Settings, o Options, rest, state bool) {
 	ref := jointWideScene(t, s, rest)
-	WideSolve = true
+	mustOptions(t, ref, Options{Scalar: true})
 	got := jointWideScene(t, s, rest)
+	mustOptions(t, got, o)
 	limits := 0
 	var sizes [3]bool // batches of sixteen joints, of nine to fifteen, of eight or fewer
 	for step := range 240 {
-		WideSolve = false
 		run(t, ref, 1)
-		WideSolve = true
 		run(t, got, 1)
 		p := &got.pipe
 		if !p.jwideOn || len(p.jwide) < 4 || p.stateOn != state {

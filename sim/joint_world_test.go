@@ -83,7 +83,7 @@ func TestJointStepAllocatesNothing(t *testing.T) {
 	}
 	forceGrains(w, true)
 	run(t, w, 120)
-	if n := testing.AllocsPerRun(10, func() { w.Step() }); n != 0 || w.pipe.islands != (wideKernel != nil) {
+	if n := testing.AllocsPerRun(10, func() { w.Step() }); n != 0 || w.pipe.islands != WideAvailable() {
 		t.Errorf("fine grains: %.1f allocations per step; by island %v", n, w.pipe.islands)
 	}
 }

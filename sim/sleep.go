@@ -208,8 +208,9 @@ func (w *World) updateSleep() {
 			p.union(j.a, j.b)
 		}
 	}
-	// A shape-matching cluster rests and wakes as one (only the shapematch solver ties its members).
-	if p.solver.Kind() == ShapeMatch {
+	// A shape-matching cluster rests and wakes as one where the plan matches shapes (which ties its
+	// members).
+	if p.steps.Uses(StageShapeMatch) {
 		for _, c := range w.clusters {
 			first := int32(-1)
 			for _, m := range w.members[c.first : c.first+c.count] {

@@ -18,16 +18,31 @@ type Solver interface {
 	// defaults fills in the solver's own defaults for the zero fields of s: sub-steps, iterations and
 	// contact stiffness, which differ from solver to solver.
 	defaults(s *Settings)
-	// splitMasses says whether the rows' effective masses use split masses (Jacobi: a body under c
-	// constraints counts as c bodies of mass m/c), which also sets the joints' stiffness.
-	splitMasses() bool
-	// colours says whether the solver visits the rows by graph colour (Gauss-Seidel), so Prepare
-	// colours them.
-	colours() bool
+	// traits are what the common stages need to know of the solver's rows, so that none of them asks
+	// which solver runs.
+	traits() solverTraits
 	// run runs op on w if its stage is the solver's own and reports whether it did.
 	run(w *World, op Op) bool
 	// jointForce is the force (N) joint j held in this step, the value its break force is compared with.
 	jointForce(w *World, j *joint) float32
+}
+
+// solverTraits are what the common stages need to know of a solver's rows.
+type solverTraits struct {
+	// split: the rows' effective masses use split masses (Jacobi: a body under c constraints counts as
+	// c bodies of mass m/c), which also sets the joints' stiffness.
+	split bool
+	// colours: the solver visits the rows by graph colour (Gauss-Seidel), so Prepare colours them.
+	colours bool
+	// wideContacts: its contact passes are solveManifold over a colour's manifolds, which may then run
+	// wide (wide.go) where the build has the kernels; wideJoints: its ball and hinge passes are
+	// solveBall and solveHinge, which may likewise run wide (joint_wide.go).
+	wideContacts, wideJoints bool
+	// renamesContacts: when a removal moves the last body into the freed index, last step's contacts
+	// follow it, so warm starting carries on. Without it a removal drops them all, as the CUDA backend
+	// does on the device (its contacts are not renamed), so that the solver it shares with the CPU
+	// steps the same bits on both.
+	renamesContacts bool
 }
 
 // solverTable holds each kind's solver.
@@ -114,9 +129,15 @@ func collisionPlan(p Plan) Plan {
 
 // softStepPlan is the step of the soft-step velocity solvers (Box2D v3's soft step): Substeps times
 // integrate velocities, warm start, Iterations biased passes, integrate positions, the joints'
-// projection under the direct joint solve, and RelaxIterations relax passes; then restitution (restitutionPasses passes) and storing the impulses.
-func softStepPlan(s *Settings, restitutionPasses int, p Plan) Plan {
+// projection under the direct joint solve, and RelaxIterations relax passes; then restitution
+// (restitutionPasses passes) and storing the impulses. With islands the sub-steps are an island block
+// (StageIslands), except under the direct joint solve, whose projection couples every joint.
+func softStepPlan(s *Settings, restitutionPasses int, islands bool, p Plan) Plan {
 	p = collisionPlan(p)
+	block := len(p)
+	if islands && !s.DirectJoints {
+		p = append(p, Op{StageIslands, 0})
+	}
 	for range s.Substeps {
 		p = append(p, Op{StageIntegrateVelocities, 1})
 		if !s.NoWarmStart {
@@ -129,6 +150,9 @@ func softStepPlan(s *Settings, restitutionPasses int, p Plan) Plan {
 		if !s.NoRelax {
 			p = append(p, Op{StageRelax, s.RelaxIterations})
 		}
+	}
+	if len(p) > block && p[block].Stage == StageIslands {
+		p[block].Passes = len(p) - block - 1
 	}
 	if !s.NoRestitution {
 		p = append(p, Op{StageRestitution, restitutionPasses})

@@ -57,8 +57,7 @@ func (impulseSolver) defaults(s *Settings) {
 	s.NoWarmStart = true
 }
 
-func (impulseSolver) splitMasses() bool { return false }
-func (impulseSolver) colours() bool     { return true } // the joints are solved by colour
+func (impulseSolver) traits() solverTraits { return solverTraits{colours: true, renamesContacts: true} } // the joints are solved by colour
 
 func (impulseSolver) run(w *World, op Op) bool {
 	switch op.Stage {

@@ -16,7 +16,7 @@ func (jacobiSolver) Params() Param { return softParams | ParamDirectJoints }
 
 // Plan is the soft step, with jacobiRestitutionPasses restitution passes.
 func (jacobiSolver) Plan(s *Settings, p Plan) Plan {
-	return softStepPlan(s, jacobiRestitutionPasses, p)
+	return softStepPlan(s, jacobiRestitutionPasses, false, p)
 }
 
 // defaults: 16 sub-steps of 2 iterations at 240 Hz. Split masses make each row softer by the number
@@ -27,8 +27,7 @@ func (jacobiSolver) defaults(s *Settings) {
 	softDefaults{substeps: 16, iterations: 2, hertz: 240}.fill(s)
 }
 
-func (jacobiSolver) splitMasses() bool { return true }
-func (jacobiSolver) colours() bool     { return false }
+func (jacobiSolver) traits() solverTraits { return solverTraits{split: true} }
 
 // run: a pass computes every contact's and joint's impulse from the same velocities, then gathers them
 // per body. Restitution repeats its pass: one Jacobi pass moves each body by its split share only (a

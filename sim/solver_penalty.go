@@ -68,8 +68,7 @@ func (penaltySolver) defaults(s *Settings) {
 	s.NoWarmStart = true
 }
 
-func (penaltySolver) splitMasses() bool { return false }
-func (penaltySolver) colours() bool     { return true } // the joints are solved by colour
+func (penaltySolver) traits() solverTraits { return solverTraits{colours: true, renamesContacts: true} } // the joints are solved by colour
 
 func (penaltySolver) run(w *World, op Op) bool {
 	if op.Stage != StageSolve {

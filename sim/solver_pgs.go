@@ -12,8 +12,9 @@ func (pgsSolver) Kind() SolverKind { return PGS }
 // Params are the soft step's, and the direct joint solve.
 func (pgsSolver) Params() Param { return softParams | ParamDirectJoints | ParamContactCache }
 
-// Plan is the soft step with one restitution pass.
-func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, p) }
+// Plan is the soft step with one restitution pass, its sub-steps an island block: PGS's passes are
+// the ones the block runs by region (islands.go).
+func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, true, p) }
 
 // defaults: 6 sub-steps of 4 iterations and 2 relax passes, contacts at 120 Hz capped at a quarter of
 // the sub-step rate (90 Hz at 60 steps/s). Contact stiffness is bounded by the sub-step rate (a soft
@@ -31,8 +32,9 @@ func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, p) }
 // and passes every physics test unchanged.
 func (pgsSolver) defaults(s *Settings) { softDefaults{substeps: 6, iterations: 4, hertz: 120}.fill(s) }
 
-func (pgsSolver) splitMasses() bool { return false }
-func (pgsSolver) colours() bool     { return true }
+func (pgsSolver) traits() solverTraits {
+	return solverTraits{colours: true, wideContacts: true, wideJoints: true, renamesContacts: true}
+}
 
 // run: a pass solves the joints, then the manifolds, colour by colour; restitution visits the
 // manifolds the same way.

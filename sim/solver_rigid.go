@@ -74,8 +74,7 @@ func (rigidSolver) defaults(s *Settings) {
 	}
 }
 
-func (rigidSolver) splitMasses() bool { return false }
-func (rigidSolver) colours() bool     { return true }
+func (rigidSolver) traits() solverTraits { return solverTraits{colours: true, renamesContacts: true} }
 
 func (rigidSolver) run(w *World, op Op) bool {
 	p := &w.pipe

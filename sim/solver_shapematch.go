@@ -27,7 +27,7 @@ func (shapeMatchSolver) Params() Param { return softParams | ParamContactCache }
 
 // Plan is PGS's soft step with the shape-match stage after each sub-step's integrate velocities.
 func (shapeMatchSolver) Plan(s *Settings, p Plan) Plan {
-	for _, op := range softStepPlan(s, 1, nil) {
+	for _, op := range softStepPlan(s, 1, false, nil) {
 		p = append(p, op)
 		if op.Stage == StageIntegrateVelocities {
 			p = append(p, Op{StageShapeMatch, 1})
@@ -39,8 +39,9 @@ func (shapeMatchSolver) Plan(s *Settings, p Plan) Plan {
 // defaults are PGS's.
 func (shapeMatchSolver) defaults(s *Settings) { pgsSolver{}.defaults(s) }
 
-func (shapeMatchSolver) splitMasses() bool { return false }
-func (shapeMatchSolver) colours() bool     { return true }
+func (shapeMatchSolver) traits() solverTraits {
+	return solverTraits{colours: true, wideContacts: true, renamesContacts: true}
+}
 
 // run runs the shape-match stage, and PGS's stages.
 func (shapeMatchSolver) run(w *World, op Op) bool {

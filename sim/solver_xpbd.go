@@ -518,8 +518,7 @@ func (xpbdSolver) defaults(s *Settings) {
 	softDefaults{substeps: 20, iterations: 1, hertz: 120}.fill(s)
 }
 
-func (xpbdSolver) splitMasses() bool { return false }
-func (xpbdSolver) colours() bool     { return true }
+func (xpbdSolver) traits() solverTraits { return solverTraits{colours: true, renamesContacts: true} }
 
 // jointForce: the anchor rows' lambda is a positional impulse, force = lambda / h^2 (xpbdF).
 func (xpbdSolver) jointForce(_ *World, j *joint) float32 { return j.xpbdF }

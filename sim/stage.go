@@ -21,6 +21,12 @@ const (
 	// StagePrepare fixes the step's constraint rows: the graph colours, each contact point's anchors,
 	// effective masses and warm-start impulses, the joints' masses.
 	StagePrepare
+	// StageIslands marks the sub-steps that follow it (its Passes are how many ops they are) as a
+	// block that may run island by island: where the world falls into islands and the step runs with
+	// fine grains, each region of islands runs every one of those ops on one worker with no wait
+	// between them (islands.go); elsewhere the ops run one after another as usual. It takes no time
+	// of its own: the block's time is shared between the stages it runs.
+	StageIslands
 	// StageIntegrateVelocities applies gravity and the gyroscopic term over one sub-step.
 	StageIntegrateVelocities
 	// StageShapeMatch pulls the members of each shape-matching cluster towards the best-fit rotation of
@@ -55,7 +61,7 @@ const (
 	NumStages
 )
 
-var stageNames = [NumStages]string{"bounds", "broad", "narrow", "prepare", "integrate velocities", "shape match", "warm start",
+var stageNames = [NumStages]string{"bounds", "broad", "narrow", "prepare", "islands", "integrate velocities", "shape match", "warm start",
 	"solve", "integrate positions", "project", "relax", "derive velocities", "solve velocities", "restitution",
 	"store impulses", "sleep"}
 

@@ -150,7 +150,9 @@ func (w *World) ensurePool() {
 		w.pipe.pool.close()
 		w.pipe.pool = newPool(w.settings.Workers)
 		w.pipe.workers = w.settings.Workers
+		// The worker goroutines hold no reference to the world; stop them when it is collected.
 		runtime.AddCleanup(w, func(p *pool) { p.close() }, w.pipe.pool)
+		w.pipe.pool.setGrains(w.opts.Grains)
 	}
 }
 

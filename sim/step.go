@@ -15,6 +15,8 @@ import (
 type pipeline struct {
 	pool    *pool
 	workers int
+	opts    Options      // the world's, as of this step
+	kern    *laneKernels // the wide kernels the options select; nil: the scalar passes
 
 	broad     broad.Phase
 	broadKind BroadphaseKind // of broad
@@ -253,9 +255,9 @@ func (w *World) bindStages() {
 	p.fnJWide = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			if bt := &p.curJWide[i]; bt.hinge {
-				wideHingeKernel(w, bt, p.useBias)
+				p.kern.hinge(w, bt, p.useBias)
 			} else {
-				wideBallKernel(w, bt, p.useBias)
+				p.kern.ball(w, bt, p.useBias)
 			}
 		}
 	}
@@ -321,14 +323,14 @@ func (w *World) bindStages() {
 	}
 	p.fnWide = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			wideKernel(w, &p.curWide[i], p.useBias)
+			p.kern.solve(w, &p.curWide[i], p.useBias)
 		}
 	}
 	p.fnWideRegion = func(_, lo, hi int) {
 		r := p.nRegions
 		for g := lo; g < hi; g++ {
 			for i := p.wideSeg[p.curColour*r+g]; i < p.wideSeg[p.curColour*r+g+1]; i++ {
-				wideKernel(w, &p.wide[i], p.useBias)
+				p.kern.solve(w, &p.wide[i], p.useBias)
 			}
 		}
 	}
@@ -339,7 +341,7 @@ func (w *World) bindStages() {
 			lo, hi = p.wideSeg[c*r+g], p.wideSeg[c*r+g+1]
 		}
 		for i := lo; i < hi; i++ {
-			wideKernel(w, &p.wide[i], p.useBias)
+			p.kern.solve(w, &p.wide[i], p.useBias)
 		}
 	}
 	p.fnIslandBlock = func(worker, lo, hi int) {
@@ -354,12 +356,12 @@ func (w *World) bindStages() {
 	}
 	p.fnWideWarm = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			wideWarmKernel(w, &p.wide[i])
+			p.kern.warm(w, &p.wide[i])
 		}
 	}
 	p.fnWideRefresh = func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			wideRefreshKernel(w, &p.wide[i])
+			p.kern.refresh(w, &p.wide[i])
 		}
 	}
 	p.fnWidePack = func(worker, lo, hi int) {
@@ -449,6 +451,7 @@ func (w *World) Step() error {
 	}
 	w.bindStages()
 	p := &w.pipe
+	p.opts, p.kern = w.opts, w.opts.kernels()
 	n := w.Bodies.Len()
 	p.boxes = resize(p.boxes, n)
 	p.dynamic = resize(p.dynamic, n)
@@ -465,13 +468,11 @@ func (w *World) Step() error {
 	plan := w.plan()
 	for k := 0; k < len(plan); k++ {
 		op := plan[k]
-		if p.islands && inIslandBlock(op.Stage) { // the sub-steps by island (islands.go)
-			end := k + 1
-			for end < len(plan) && inIslandBlock(plan[end].Stage) {
-				end++
+		if op.Stage == StageIslands {
+			if p.islands { // this step runs the block by island (planIslands)
+				w.islandBlock(plan[k+1:k+1+op.Passes], st)
+				k += op.Passes
 			}
-			w.islandBlock(plan[k:end], st)
-			k = end - 1
 			t = time.Now()
 			continue
 		}
@@ -617,13 +618,13 @@ func (w *World) prepare() {
 	p.maxPush = s.MaxPushOut
 	p.restThreshold = s.RestitutionThreshold
 	p.anchorReach = 2 * s.LinearSlop
-	p.split = p.solver.splitMasses()
+	p.split = p.solver.traits().split
 	p.buildAdjacency(n)
 	p.jointAdjacency(n, w.joints)
 	p.useDirect = s.DirectJoints && p.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
 	w.Stats.Colors = 0
 	p.islands = false
-	if p.solver.colours() {
+	if p.solver.traits().colours {
 		p.colourJoints(b, w.joints)
 		p.planIslands(b, w.joints)
 		p.colourManifolds(b)

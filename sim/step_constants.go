@@ -42,7 +42,7 @@ func stepSoftness(s *Settings) (h, invH float32, soft, static, joint softness) {
 	// contact frequency a 10-link chain with a 100x heavier end grew an oscillation and came apart
 	// after 8 s (at 1.5x it wobbled): Jacobi's joints run at the contact frequency.
 	jh := min(2*hertz, 0.5*invH)
-	if SolverOf(s.Solver).splitMasses() {
+	if SolverOf(s.Solver).traits().split {
 		jh = hertz
 	}
 	joint = makeSoft(jh, jointDampingRatio, h)

@@ -1,10 +1,6 @@
 package sim
 
-import (
-	"fmt"
-
-	"tumble/sim/collide"
-)
+import "tumble/sim/collide"
 
 // The wide contact pass (issue 14): PGS's contact pass over sixteen manifolds at once, one per lane
 // of an AVX-512 register, or eight at once on a CPU with AVX2 only, in builds with Go's SIMD
@@ -20,10 +16,6 @@ import (
 // step's warm start, inspection). Without the experiment, or on a CPU without AVX2, wideKernel is
 // nil and PGS runs the scalar pass. On some older Intel CPUs 512-bit instructions lower the clock;
 // `sandbox bench -lanes 8` runs the eight-lane kernels there for a comparison.
-
-// widePrepare says to compute the batches' rows wide as they are packed (prepareWide) where the
-// kernel exists; tests turn it off to compare with prepareRows.
-var widePrepare = true
 
 // wideLanes is the float32 lanes of an AVX2 register: the joints' batches (joint_wide.go) hold this
 // many joints, and the eight-lane contact kernels take a contact batch half at a time.
@@ -105,18 +97,6 @@ func usedLanes(n int) int {
 	return wideLanes
 }
 
-// The wide kernels over one batch, all set or all nil (where the build or the CPU has none): the
-// contact pass (solveManifold), the warm start's sums (warmStartManifold) and the refresh
-// (refreshManifold).
-var (
-	// widePrepKernel is prepareRows over a batch's lanes (prepareWide), as packBatch fills it.
-	widePrepKernel func(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
-		kept *[4]uint16, comp *blanes)
-	wideKernel        func(w *World, bt *wideBatch, useBias bool)
-	wideWarmKernel    func(w *World, bt *wideBatch)
-	wideRefreshKernel func(w *World, bt *wideBatch)
-)
-
 // stateRow is a body's velocity and angular velocity as the wide passes keep them while a stage's
 // passes run (vx, vy, vz, wx, wy, wz, 0, 0): 32 bytes that a batch loads and stores whole, eight rows
 // at a time through a transpose in registers, where Bodies' 12-byte vectors need a float at a time
@@ -133,7 +113,7 @@ func (w *World) planState() {
 	p := &w.pipe
 	contacts := p.wideOn && len(p.overflow()) == 0
 	joints := p.jwideOn && len(p.jrest) == 0
-	p.stateOn = wideStateKernel && (p.wideOn || p.jwideOn) &&
+	p.stateOn = wideStateKernel && !p.opts.bodyRows && (p.wideOn || p.jwideOn) &&
 		(contacts || len(p.manifolds) == 0) && (joints || len(w.joints) == 0)
 }
 
@@ -185,64 +165,6 @@ func (w *World) storeStateRange(lo, hi int) {
 	}
 }
 
-// WideSolve lets PGS use the wide contact pass where the build has one (WideAvailable); false keeps
-// the scalar pass, for benchmarks that compare the two (`sandbox bench -scalar`). Both give the same
-// bits.
-var WideSolve = true
-
-// WideAvailable reports whether this build and CPU have the wide contact pass.
-func WideAvailable() bool { return wideKernel != nil }
-
-// wideKernelSet is one set of the wide contact kernels: lanes is the most manifolds they take at once.
-type wideKernelSet struct {
-	lanes   int
-	about   string
-	install func()
-}
-
-// wideKernelSets lists the contact kernels this build and CPU can run, the widest last (the one
-// installed).
-var wideKernelSets []wideKernelSet
-
-// ContactLanes reports how many manifolds the wide contact pass takes at once (0 without it), and
-// says so with its instruction set.
-func ContactLanes() (int, string) {
-	for _, k := range wideKernelSets {
-		if k.lanes == contactLanes {
-			return k.lanes, k.about
-		}
-	}
-	return 0, ""
-}
-
-// contactLanes is the lanes of the installed contact kernels.
-var contactLanes int
-
-// SetContactLanes installs the wide contact kernels that take n manifolds at once (8 or, on a CPU
-// with AVX-512, 16; 0: the widest the CPU has, the default); the results are the same bits. It is for
-// benchmarks that compare them (`sandbox bench -lanes`), and reports an error where this build or CPU
-// has no such kernels.
-func SetContactLanes(n int) error {
-	if n == 0 && len(wideKernelSets) > 0 {
-		n = wideKernelSets[len(wideKernelSets)-1].lanes
-	}
-	for _, k := range wideKernelSets {
-		if k.lanes == n {
-			k.install()
-			contactLanes = n
-			return nil
-		}
-	}
-	var have []int
-	for _, k := range wideKernelSets {
-		have = append(have, k.lanes)
-	}
-	if len(have) == 0 {
-		return fmt.Errorf("this build or CPU has no wide contact pass (it needs GOEXPERIMENT=simd and AVX2)")
-	}
-	return fmt.Errorf("%d lanes: this build and CPU have contact kernels of %v lanes", n, have)
-}
-
 // wideSplit is the grain of a colour's contact pass under coarse grains (grains.go): it goes to the
 // workers, by region (colourManifolds), when each of two would get at least wideSplit batches (about
 // 10 us of work): the workers spin between loops (workpool), but handing a loop over still moves a
@@ -253,13 +175,13 @@ func SetContactLanes(n int) error {
 // (docs/PERF.md).
 const wideSplit = 32
 
-// decideWide decides, before Prepare, whether this step's contact passes run wide (PGS only), and
+// decideWide decides, before Prepare, whether this step's contact passes run wide (a solver whose
+// traits allow it), and
 // whether the batches' rows are computed as they are packed.
 func (w *World) decideWide() {
 	p := &w.pipe
-	p.wideOn = wideKernel != nil && WideSolve && p.solver.colours() && !p.split &&
-		(p.solver.Kind() == PGS || p.solver.Kind() == ShapeMatch) && len(p.manifolds) > 0
-	p.widePrep = p.wideOn && widePrepKernel != nil && widePrepare
+	p.wideOn = p.kern != nil && p.solver.traits().wideContacts && len(p.manifolds) > 0
+	p.widePrep = p.wideOn && !p.opts.rowPrepare
 }
 
 // packWide builds the batches of the colours' manifolds after Prepare (decideWide).
@@ -405,7 +327,7 @@ func (w *World) packBatch(worker, i int) {
 		}
 	}
 	if prep {
-		widePrepKernel(w, bt, src, at, kept, comp)
+		p.kern.prep(w, bt, src, at, kept, comp)
 	} else {
 		for j := range bt.maxCount {
 			if widePackKernel != nil {

@@ -13,19 +13,12 @@ func init() {
 	if archsimd.X86.AVX2() {
 		wideStateKernel = true
 		widePackKernel = packPointsWide
-		wideKernelSets = append(wideKernelSets, wideKernelSet{wideLanes, "8 manifolds at once (AVX2)", func() {
-			wideKernel, wideWarmKernel, wideRefreshKernel = solveWide, warmWide, refreshWide
-			widePrepKernel = prepareWide
-			wideBallKernel, wideHingeKernel = ballWide, hingeWide
-		}})
+		laneKernelSets = append(laneKernelSets, laneKernels{lanes: wideLanes, about: "8 manifolds at once (AVX2)",
+			solve: solveWide, warm: warmWide, refresh: refreshWide, prep: prepareWide, ball: ballWide, hinge: hingeWide})
 		if archsimd.X86.AVX512() {
-			wideKernelSets = append(wideKernelSets, wideKernelSet{batchLanes, "16 manifolds at once (AVX-512)", func() {
-				wideKernel, wideWarmKernel, wideRefreshKernel = solveWide16, warmWide16, refreshWide16
-				widePrepKernel = prepareWide16
-				wideBallKernel, wideHingeKernel = ballWide16, hingeWide16
-			}})
+			laneKernelSets = append(laneKernelSets, laneKernels{lanes: batchLanes, about: "16 manifolds at once (AVX-512)",
+				solve: solveWide16, warm: warmWide16, refresh: refreshWide16, prep: prepareWide16, ball: ballWide16, hinge: hingeWide16})
 		}
-		_ = SetContactLanes(0)
 	}
 }
 

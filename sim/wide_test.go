@@ -38,16 +38,15 @@ func TestWidePassMatchesScalar(t *testing.T) {
 	if !WideAvailable() {
 		t.Skip("no wide contact pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	eachWideSetting(t, func(name string, s Settings, state bool) {
-		WideSolve = false
+	eachWideSetting(t, func(name string, s Settings, o Options) {
+		state := !o.bodyRows
 		ref := wideScene(t, s)
-		WideSolve = true
+		mustOptions(t, ref, Options{Scalar: true})
 		wide := wideScene(t, s)
+		mustOptions(t, wide, o)
 		full, part := false, false // batches of more than eight manifolds, all sixteen and fewer
 		for step := range 240 {
-			WideSolve = false
 			run(t, ref, 1)
-			WideSolve = true
 			run(t, wide, 1)
 			if !wide.pipe.wideOn || wide.pipe.stateOn != state {
 				t.Fatalf("%s: wide pass %v, on the state rows %v", name, wide.pipe.wideOn, wide.pipe.stateOn)
@@ -75,24 +74,15 @@ func TestWidePassMatchesScalar(t *testing.T) {
 }
 
 // eachWideSetting runs f with each set of wide contact kernels the CPU has (eight lanes, and sixteen
-// with AVX-512), on the stage's velocity rows and on the bodies' (state), with 1 and 2 workers; it
-// restores the kernels, the state rows and WideSolve after.
-func eachWideSetting(t *testing.T, f func(name string, s Settings, state bool)) {
-	defer func(n int, state bool) {
-		WideSolve = true
-		wideStateKernel = state
-		if err := SetContactLanes(n); err != nil {
-			t.Error(err)
-		}
-	}(contactLanes, wideStateKernel)
-	for _, set := range wideKernelSets {
-		if err := SetContactLanes(set.lanes); err != nil {
-			t.Fatal(err)
-		}
+// with AVX-512), on the stage's velocity rows and on the bodies' (state), with 1 and 2 workers,
+// giving f the options that select them.
+func eachWideSetting(t *testing.T, f func(name string, s Settings, o Options)) {
+	lanes, _ := LaneWidths()
+	for _, n := range lanes {
 		for _, state := range []bool{true, false} {
-			wideStateKernel = state
 			for _, workers := range []int{1, 2} {
-				f(fmt.Sprintf("contact lanes %d, state rows %v, workers %d", set.lanes, state, workers), Settings{Workers: workers}, state)
+				f(fmt.Sprintf("contact lanes %d, state rows %v, workers %d", n, state, workers), Settings{Workers: workers},
+					Options{Lanes: n, bodyRows: !state})
 			}
 		}
 	}
@@ -175,32 +165,24 @@ func TestWideLayout(t *testing.T) {
 // the transpose), and gives the points back the same anchors and pre-solve velocities: over 120 steps
 // of the pile, with 1 and 2 workers, the two worlds' batches and points agree after every step.
 func TestWidePrepareMatchesScalar(t *testing.T) {
-	if !WideAvailable() || widePrepKernel == nil {
+	if !WideAvailable() {
 		t.Skip("no wide prepare in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
 	}
-	defer func(n int) {
-		widePrepare = true
-		if err := SetContactLanes(n); err != nil {
-			t.Error(err)
-		}
-	}(contactLanes)
-	for _, set := range wideKernelSets {
-		if err := SetContactLanes(set.lanes); err != nil {
-			t.Fatal(err)
-		}
-		t.Run(fmt.Sprintf("%d lanes", set.lanes), testWidePrepare)
+	lanes, _ := LaneWidths()
+	for _, n := range lanes {
+		t.Run(fmt.Sprintf("%d lanes", n), func(t *testing.T) { testWidePrepare(t, n) })
 	}
 }
 
-func testWidePrepare(t *testing.T) {
+func testWidePrepare(t *testing.T, lanes int) {
 	for _, workers := range []int{1, 2} {
 		s := Settings{Workers: workers}
 		ref, wide := wideScene(t, s), wideScene(t, s)
+		mustOptions(t, ref, Options{Lanes: lanes, rowPrepare: true})
+		mustOptions(t, wide, Options{Lanes: lanes})
 		ragged := false
 		for step := range 120 {
-			widePrepare = false
 			run(t, ref, 1)
-			widePrepare = true
 			run(t, wide, 1)
 			p, q := &ref.pipe, &wide.pipe
 			if p.widePrep || !q.widePrep {

@@ -16,7 +16,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"time"
 
@@ -96,6 +95,7 @@ type World struct {
 	members  []clusterMember // their members, each cluster's in one run
 
 	pipe pipeline
+	opts Options // how the CPU step runs (SetOptions)
 
 	backend    Backend    // nil: the CPU stages
 	stale      bool       // the backend has stepped since Bodies were last synced
@@ -131,13 +131,7 @@ func (w *World) SetSettings(s Settings) {
 	w.user = s
 	w.settings = s.resolved()
 	w.wakeAll() // gravity, friction or the solver may have changed: nothing is at rest any more
-	if w.pipe.pool == nil || w.pipe.workers != w.settings.Workers {
-		w.pipe.pool.close()
-		w.pipe.pool = newPool(w.settings.Workers)
-		w.pipe.workers = w.settings.Workers
-		// The worker goroutines hold no reference to the world; stop them when it is collected.
-		runtime.AddCleanup(w, func(p *pool) { p.close() }, w.pipe.pool)
-	}
+	w.ensurePool()
 }
 
 // ErrStale is returned for a handle whose body was removed.
@@ -223,10 +217,10 @@ func (w *World) RemoveBody(h Handle) error {
 	// the CPU's Jacobi step stays the device's bit for bit (gpu's TestEmulatedEdits). The sleeping
 	// islands' contacts, kept for Contacts only, follow the move too: a settled pyramid's contacts no
 	// longer vanish from the view and the inspector when a body elsewhere is removed.
-	if w.settings.Solver == Jacobi {
-		w.pipe.prev = w.pipe.prev[:0]
-	} else {
+	if SolverOf(w.settings.Solver).traits().renamesContacts {
 		w.pipe.dropBody(int32(i), int32(last))
+	} else {
+		w.pipe.prev = w.pipe.prev[:0]
 	}
 	w.pipe.slept = slices.DeleteFunc(w.pipe.slept, func(c sleptContact) bool { return c.BodyA == i || c.BodyB == i })
 	for k := range w.pipe.slept {

@@ -496,7 +496,7 @@ func (a *App) simulationSection() {
 		}
 		tip("each contact point's damper: less damping, more overshoot")
 	}
-	if res.Solver == sim.ShapeMatch {
+	if sim.PlanOf(res).Uses(sim.StageShapeMatch) { // the solver matches clusters' shapes
 		a.clusterWidgets()
 	}
 	grav := [3]float32(res.Gravity)

@@ -162,7 +162,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers, backend)
 	}
 	if set.Solver == sim.PGS || set.Solver == sim.ShapeMatch {
-		fmt.Fprintf(stdout, "contact pass: %s\n", contactPass())
+		fmt.Fprintf(stdout, "contact pass: %s\n", contactPass(w))
 	}
 	if set.DirectJoints && sim.PlanOf(set).Uses(sim.StageProject) {
 		fmt.Fprintf(stdout, "joints' equality rows solved directly (directJoints)\n")
@@ -302,13 +302,13 @@ func positionPasses(set sim.Settings) int {
 // contactPass names the contact pass PGS runs in this build: the wide one (16 manifolds per AVX-512
 // instruction or 8 per AVX2 one, GOEXPERIMENT=simd, with the wide joint pass beside it) or the scalar
 // one.
-func contactPass() string {
+func contactPass(w *sim.World) string {
 	switch {
 	case !sim.WideAvailable():
 		return "scalar (this build has no wide pass: build with GOEXPERIMENT=simd, as make build does)"
-	case !sim.WideSolve:
+	case w.Options().Scalar:
 		return "scalar (-scalar)"
 	}
-	_, about := sim.ContactLanes()
+	_, about := w.ContactLanes()
 	return "wide, " + about + " (-lanes); joints 8 ball joints or hinges at once"
 }

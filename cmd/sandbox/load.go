@@ -31,8 +31,8 @@ type worldFlags struct {
 	contactCache string // "on", "off" or "": keep
 	scalar       bool   // PGS's scalar contact and joint passes even where the build has the wide ones
 	grains       string // "auto", "coarse" or "fine" (sim.World.SetGrains)
-	islands      bool   // sim.IslandSolve
-	lanes        int    // sim.SetContactLanes: 0 (the widest), 8 or 16
+	islands      bool   // !sim.Options.NoIslands
+	lanes        int    // sim.Options.Lanes: 0 (the widest), 8 or 16
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
@@ -86,16 +86,21 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 	return false
 }
 
+// options are the world's step options the flags ask for.
+func (f *worldFlags) options() sim.Options {
+	return sim.Options{
+		Scalar:    f.scalar,
+		Lanes:     f.lanes,
+		NoIslands: !f.islands,
+		Grains:    map[string]sim.GrainMode{"auto": sim.GrainsByTrial, "coarse": sim.GrainsCoarse, "fine": sim.GrainsFine}[f.grains],
+	}
+}
+
 // open loads the scene and builds its world on the chosen backend, reporting notes (no CUDA) on
 // stderr.
 func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	if err := checkBackend(f.backend); err != nil {
 		return nil, nil, err
-	}
-	sim.WideSolve = !f.scalar
-	sim.IslandSolve = f.islands
-	if err := sim.SetContactLanes(f.lanes); err != nil && (f.lanes != 0 || sim.WideAvailable()) {
-		return nil, nil, fmt.Errorf("-lanes: %w", err)
 	}
 	var opt scenes.Options
 	opt.Workers = f.workers
@@ -124,7 +129,9 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 	if err := f.applySettings(w); err != nil {
 		return nil, nil, err
 	}
-	w.SetGrains(map[string]sim.GrainMode{"auto": sim.GrainsByTrial, "coarse": sim.GrainsCoarse, "fine": sim.GrainsFine}[f.grains])
+	if err := w.SetOptions(f.options()); err != nil {
+		return nil, nil, fmt.Errorf("-lanes: %w", err)
+	}
 	if err := attachBackend(w, f.backend, stderr); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", f.scene, err)
 	}
