@@ -37,26 +37,26 @@ const MaxMoved = 32
 // Stats.Moved to how many did.
 func (w *World) keptPairs() bool {
 	p := &w.pipe
-	n := len(p.boxes)
+	n := len(p.bounds.boxes)
 	w.Stats.Moved = 0
-	if !p.fatOK || len(p.fat) != n || len(p.fatMoving) != n {
+	if !p.broad.fatOK || len(p.broad.fat) != n || len(p.broad.fatMoving) != n {
 		return false
 	}
-	p.moved = p.moved[:0]
+	p.broad.moved = p.broad.moved[:0]
 	for i := range n {
-		b, f := &p.boxes[i], &p.fat[i]
-		if p.dynamic[i] != p.fatMoving[i] || !(f.Min[0] <= b.Min[0] && f.Min[1] <= b.Min[1] && f.Min[2] <= b.Min[2] &&
+		b, f := &p.bounds.boxes[i], &p.broad.fat[i]
+		if p.bounds.dynamic[i] != p.broad.fatMoving[i] || !(f.Min[0] <= b.Min[0] && f.Min[1] <= b.Min[1] && f.Min[2] <= b.Min[2] &&
 			b.Max[0] <= f.Max[0] && b.Max[1] <= f.Max[1] && b.Max[2] <= f.Max[2]) {
-			if len(p.moved) == MaxMoved {
+			if len(p.broad.moved) == MaxMoved {
 				return false
 			}
-			p.moved = append(p.moved, int32(i))
+			p.broad.moved = append(p.broad.moved, int32(i))
 		}
 	}
-	if len(p.moved) > 0 {
+	if len(p.broad.moved) > 0 {
 		w.updateMoved()
 	}
-	w.Stats.Moved = len(p.moved)
+	w.Stats.Moved = len(p.broad.moved)
 	return true
 }
 
@@ -65,51 +65,51 @@ func (w *World) keptPairs() bool {
 // moved body's are found by testing its grown box against every other body's. The pairs stay sorted.
 func (w *World) updateMoved() {
 	p := &w.pipe
-	n := len(p.boxes)
-	p.isMoved = resize(p.isMoved, n)
-	m := p.fatMargin
-	for _, i := range p.moved {
-		p.isMoved[i] = true
-		p.fat[i] = grow(p.boxes[i], m)
-		p.fatMoving[i] = p.dynamic[i]
+	n := len(p.bounds.boxes)
+	p.broad.isMoved = resize(p.broad.isMoved, n)
+	m := p.broad.fatMargin
+	for _, i := range p.broad.moved {
+		p.broad.isMoved[i] = true
+		p.broad.fat[i] = grow(p.bounds.boxes[i], m)
+		p.broad.fatMoving[i] = p.bounds.dynamic[i]
 	}
 	// The moved bodies' pairs, each once: from its smaller moved body when both moved.
-	p.newPairs = p.newPairs[:0]
-	for _, i := range p.moved {
-		a := &p.fat[i]
+	p.broad.newPairs = p.broad.newPairs[:0]
+	for _, i := range p.broad.moved {
+		a := &p.broad.fat[i]
 		if !broad.Valid(a) {
 			continue
 		}
 		for j := range int32(n) {
-			if j == i || p.isMoved[j] && j < i || !(p.fatMoving[i] || p.fatMoving[j]) || !boxesOverlap(a, &p.fat[j]) {
+			if j == i || p.broad.isMoved[j] && j < i || !(p.broad.fatMoving[i] || p.broad.fatMoving[j]) || !boxesOverlap(a, &p.broad.fat[j]) {
 				continue
 			}
-			p.newPairs = append(p.newPairs, broad.Pair{A: min(i, j), B: max(i, j)})
+			p.broad.newPairs = append(p.broad.newPairs, broad.Pair{A: min(i, j), B: max(i, j)})
 		}
 	}
-	slices.SortFunc(p.newPairs, func(x, y broad.Pair) int {
+	slices.SortFunc(p.broad.newPairs, func(x, y broad.Pair) int {
 		if x.A != y.A {
 			return int(x.A - y.A)
 		}
 		return int(x.B - y.B)
 	})
 	// Merge the others' pairs with them, in order.
-	p.mergePairs = p.mergePairs[:0]
+	p.broad.mergePairs = p.broad.mergePairs[:0]
 	k := 0
-	for _, pr := range p.fatPairs {
-		if p.isMoved[pr.A] || p.isMoved[pr.B] {
+	for _, pr := range p.broad.fatPairs {
+		if p.broad.isMoved[pr.A] || p.broad.isMoved[pr.B] {
 			continue
 		}
-		for k < len(p.newPairs) && (p.newPairs[k].A < pr.A || p.newPairs[k].A == pr.A && p.newPairs[k].B < pr.B) {
-			p.mergePairs = append(p.mergePairs, p.newPairs[k])
+		for k < len(p.broad.newPairs) && (p.broad.newPairs[k].A < pr.A || p.broad.newPairs[k].A == pr.A && p.broad.newPairs[k].B < pr.B) {
+			p.broad.mergePairs = append(p.broad.mergePairs, p.broad.newPairs[k])
 			k++
 		}
-		p.mergePairs = append(p.mergePairs, pr)
+		p.broad.mergePairs = append(p.broad.mergePairs, pr)
 	}
-	p.mergePairs = append(p.mergePairs, p.newPairs[k:]...)
-	p.fatPairs, p.mergePairs = p.mergePairs, p.fatPairs
-	for _, i := range p.moved {
-		p.isMoved[i] = false
+	p.broad.mergePairs = append(p.broad.mergePairs, p.broad.newPairs[k:]...)
+	p.broad.fatPairs, p.broad.mergePairs = p.broad.mergePairs, p.broad.fatPairs
+	for _, i := range p.broad.moved {
+		p.broad.isMoved[i] = false
 	}
 }
 
@@ -126,24 +126,24 @@ func grow(b geom.AABB, m float32) geom.AABB {
 // query that was wasted), into fatPairs.
 func (w *World) queryFat() {
 	p := &w.pipe
-	if p.fatOK && p.fatMargin > 0 && p.fatUses == 0 {
-		p.fatWait = FatRetry
+	if p.broad.fatOK && p.broad.fatMargin > 0 && p.broad.fatUses == 0 {
+		p.broad.fatWait = FatRetry
 	}
-	p.fatMargin, p.fatUses = FatMargin, 0
-	if p.fatWait > 0 {
-		p.fatWait--
-		p.fatMargin = 0
+	p.broad.fatMargin, p.broad.fatUses = FatMargin, 0
+	if p.broad.fatWait > 0 {
+		p.broad.fatWait--
+		p.broad.fatMargin = 0
 	}
-	m := p.fatMargin
-	n := len(p.boxes)
-	p.fat = resize(p.fat, n)
-	p.fatMoving = resize(p.fatMoving, n)
-	copy(p.fatMoving, p.dynamic)
+	m := p.broad.fatMargin
+	n := len(p.bounds.boxes)
+	p.broad.fat = resize(p.broad.fat, n)
+	p.broad.fatMoving = resize(p.broad.fatMoving, n)
+	copy(p.broad.fatMoving, p.bounds.dynamic)
 	for i := range n {
-		p.fat[i] = grow(p.boxes[i], m)
+		p.broad.fat[i] = grow(p.bounds.boxes[i], m)
 	}
-	p.fatPairs = p.broad.Pairs(p.fat, p.dynamic, p.fatPairs)
-	p.fatOK = true
+	p.broad.fatPairs = p.broad.phase.Pairs(p.broad.fat, p.bounds.dynamic, p.broad.fatPairs)
+	p.broad.fatOK = true
 }
 
 // boxesOverlap is the broad phases' test (geom.AABB.Overlaps, on pointers: the kept pairs' filter
@@ -152,4 +152,22 @@ func (w *World) queryFat() {
 func boxesOverlap(a, b *geom.AABB) bool {
 	return a.Min[0] <= b.Max[0] && b.Min[0] <= a.Max[0] && a.Min[1] <= b.Max[1] && b.Min[1] <= a.Max[1] &&
 		a.Min[2] <= b.Max[2] && b.Min[2] <= a.Max[2] && broad.Valid(a) && broad.Valid(b)
+}
+
+// broadStage is the Broad stage's: the broad phase, its pairs, and the grown boxes whose pairs later steps may keep.
+type broadStage struct {
+	phase      broad.Phase
+	kind       BroadphaseKind // of phase
+	pairs      []broad.Pair
+	fat        []geom.AABB  // per body: its box grown by FatMargin when the broad phase last ran (broad_keep.go)
+	fatMoving  []bool       // per body: its moving flag then
+	fatPairs   []broad.Pair // the pairs of the grown boxes
+	fatOK      bool         // fat, fatMoving and fatPairs hold a query
+	fatMargin  float32      // how much the query grew the boxes: FatMargin, or 0 (broad_keep.go)
+	fatUses    int          // steps since the query that kept its pairs
+	fatWait    int          // queries left with no margin before the next grown one
+	moved      []int32      // the bodies outside their grown boxes this step (keptPairs)
+	isMoved    []bool       // per body: in moved
+	newPairs   []broad.Pair // the moved bodies' pairs
+	mergePairs []broad.Pair // the next fatPairs being merged
 }

@@ -38,9 +38,9 @@ func TestKeptPairsAreTheBoxesOwnPairs(t *testing.T) {
 			}
 		}
 		run(t, w, 1)
-		want = broad.Brute{}.Pairs(p.boxes, p.dynamic, want[:0])
-		if !slices.Equal(p.pairs, want) {
-			t.Fatalf("step %d (pairs kept %v): %d pairs, the boxes' own are %d", step, w.Stats.PairsKept, len(p.pairs), len(want))
+		want = broad.Brute{}.Pairs(p.bounds.boxes, p.bounds.dynamic, want[:0])
+		if !slices.Equal(p.broad.pairs, want) {
+			t.Fatalf("step %d (pairs kept %v): %d pairs, the boxes' own are %d", step, w.Stats.PairsKept, len(p.broad.pairs), len(want))
 		}
 		if w.Stats.PairsKept {
 			kept++
@@ -49,7 +49,7 @@ func TestKeptPairsAreTheBoxesOwnPairs(t *testing.T) {
 			}
 		} else {
 			queried++
-			if p.fatMargin == 0 {
+			if p.broad.fatMargin == 0 {
 				bare++
 			}
 		}

@@ -175,7 +175,7 @@ func (w *World) matchCluster(c *cluster, alpha, damp, h float64) {
 	b := &w.Bodies
 	p := &w.pipe
 	mem := w.members[c.first : c.first+c.count]
-	sc := p.cluster[:0]
+	sc := p.match.cluster[:0]
 	var mass float64
 	var cm, cm0 [3]float64
 	for k := range mem {
@@ -197,7 +197,7 @@ func (w *World) matchCluster(c *cluster, alpha, damp, h float64) {
 		mass += m
 		sc = append(sc, e)
 	}
-	p.cluster = sc
+	p.match.cluster = sc
 	if len(sc) < 2 || mass == 0 {
 		return
 	}
@@ -463,4 +463,9 @@ func scale3(a [3]float64, s float64) [3]float64 {
 func dot3(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
 func cross3(a, b [3]float64) [3]float64 {
 	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
+}
+
+// matchStage is the ShapeMatch stage's.
+type matchStage struct {
+	cluster []clusterScratch // the cluster being matched (cluster.go)
 }

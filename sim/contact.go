@@ -78,11 +78,11 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 	if w.backend != nil {
 		return w.backend.Contacts(w, out)
 	}
-	for k := range w.pipe.prev {
-		out = w.appendContacts(out, &w.pipe.prev[k])
+	for k := range w.pipe.narrow.prev {
+		out = w.appendContacts(out, &w.pipe.narrow.prev[k])
 	}
 	b := &w.Bodies
-	for _, c := range w.pipe.slept {
+	for _, c := range w.pipe.sleep.slept {
 		if w.stillAsleep(c, b) {
 			out = append(out, c.ContactPoint)
 		}
@@ -95,8 +95,8 @@ func (w *World) appendContacts(out []ContactPoint, m *manifold) []ContactPoint {
 	b := &w.Bodies
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.rot[m.a], cp.localA))
-		pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.rot[m.b], cp.localB))
+		pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.bounds.rot[m.a], cp.localA))
+		pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.bounds.rot[m.b], cp.localB))
 		out = append(out, ContactPoint{
 			BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
 			Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,
@@ -152,9 +152,9 @@ func (w *World) updateBounds(lo, hi int) {
 	half := 0.5 * w.settings.Speculative
 	for i := lo; i < hi; i++ {
 		q := &b.Rotation[i]
-		setRotation(&p.rot[i], q.W, q.V[0], q.V[1], q.V[2])
-		p.boxes[i] = boundsFromRotation(b, i, &p.rot[i], dt, half)
-		p.dynamic[i] = b.Type[i] == Dynamic && !b.Asleep[i]
+		setRotation(&p.bounds.rot[i], q.W, q.V[0], q.V[1], q.V[2])
+		p.bounds.boxes[i] = boundsFromRotation(b, i, &p.bounds.rot[i], dt, half)
+		p.bounds.dynamic[i] = b.Type[i] == Dynamic && !b.Asleep[i]
 	}
 }
 
@@ -212,13 +212,13 @@ func (w *World) narrowPhase(lo, hi int) {
 	dt := w.settings.Dt
 	hint := 0
 	for k := lo; k < hi; k++ {
-		pr := p.pairs[k]
+		pr := p.broad.pairs[k]
 		ia, ib := pr.A, pr.B
-		p.candN[k], p.candMesh[k] = 0, false
-		p.candFrom[k], p.candMargin[k] = -1, 0
+		p.narrow.candN[k], p.narrow.candMesh[k] = 0, false
+		p.narrow.candFrom[k], p.narrow.candMargin[k] = -1, 0
 		if p.jointed(ia, ib) { // jointed bodies do not collide: gatherManifolds drops the pair
-			p.cand[k].Count = 0
-			p.meshCand[k] = p.meshCand[k][:0]
+			p.narrow.cand[k].Count = 0
+			p.narrow.meshCand[k] = p.narrow.meshCand[k][:0]
 			continue
 		}
 		rel := length(ldv(&b.Velocity[ib]).Sub(ldv(&b.Velocity[ia])))*dt +
@@ -226,27 +226,27 @@ func (w *World) narrowPhase(lo, hi int) {
 				length(ldv(&b.AngularVelocity[ib]))*boundingRadius(&b.Shape[ib]))*dt
 		margin := w.settings.Speculative + rel
 		if ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind; ka == geom.TriMesh || kb == geom.TriMesh {
-			p.cand[k].Count = 0
-			p.meshCand[k] = meshPair(b, ia, ib, margin, p.meshCand[k][:0])
-			p.candMesh[k] = true
-			for s := range p.meshCand[k] {
-				if p.meshCand[k][s].Count > 0 {
-					p.candN[k]++
+			p.narrow.cand[k].Count = 0
+			p.narrow.meshCand[k] = meshPair(b, ia, ib, margin, p.narrow.meshCand[k][:0])
+			p.narrow.candMesh[k] = true
+			for s := range p.narrow.meshCand[k] {
+				if p.narrow.meshCand[k][s].Count > 0 {
+					p.narrow.candN[k]++
 				}
 			}
 			continue
 		}
-		if p.cacheOn {
-			p.candMargin[k] = margin
+		if p.narrow.cacheOn {
+			p.narrow.candMargin[k] = margin
 			if p.reuse(b, k, ia, ib, margin, &hint) {
-				p.candN[k] = 1
+				p.narrow.candN[k] = 1
 				continue
 			}
 		}
 		collide.Collide(&b.Shape[ia], geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]},
-			&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, margin, &p.cand[k])
-		if p.cand[k].Count > 0 {
-			p.candN[k] = 1
+			&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, margin, &p.narrow.cand[k])
+		if p.narrow.cand[k].Count > 0 {
+			p.narrow.candN[k] = 1
 		}
 	}
 }
@@ -269,11 +269,11 @@ func meshPair(b *Bodies, ia, ib int32, margin float32, out []collide.Manifold) [
 
 // candOf returns the narrow phase's manifold that solver manifold k came from.
 func (p *pipeline) candOf(k int) *collide.Manifold {
-	m := &p.manifolds[k]
-	if s := p.manSub[k]; s >= 0 {
-		return &p.meshCand[m.pair][s]
+	m := &p.narrow.manifolds[k]
+	if s := p.narrow.manSub[k]; s >= 0 {
+		return &p.narrow.meshCand[m.pair][s]
 	}
-	return &p.cand[m.pair]
+	return &p.narrow.cand[m.pair]
 }
 
 // gatherChunk is the number of pairs in a chunk of gatherManifolds' fill.
@@ -291,31 +291,31 @@ const gatherGrain = 4
 // what was filled so far each time, a quarter of the rain's narrow phase while it was filling up.
 func (w *World) gatherManifolds() {
 	p := &w.pipe
-	chunks := (len(p.pairs) + gatherChunk - 1) / gatherChunk
-	p.gatherAt = resize(p.gatherAt, chunks+1)
-	p.gatherPoints = resize(p.gatherPoints, chunks)
-	p.gatherReused = resize(p.gatherReused, chunks)
+	chunks := (len(p.broad.pairs) + gatherChunk - 1) / gatherChunk
+	p.narrow.gatherAt = resize(p.narrow.gatherAt, chunks+1)
+	p.narrow.gatherPoints = resize(p.narrow.gatherPoints, chunks)
+	p.narrow.gatherReused = resize(p.narrow.gatherReused, chunks)
 	n := int32(0)
 	for g := range chunks {
-		p.gatherAt[g] = n
-		for _, c := range p.candN[g*gatherChunk : min((g+1)*gatherChunk, len(p.pairs))] {
+		p.narrow.gatherAt[g] = n
+		for _, c := range p.narrow.candN[g*gatherChunk : min((g+1)*gatherChunk, len(p.broad.pairs))] {
 			n += c
 		}
 	}
-	p.gatherAt[chunks] = n
-	if cap(p.manifolds) < int(n) {
-		p.manifolds = make([]manifold, n, n+n/4)
+	p.narrow.gatherAt[chunks] = n
+	if cap(p.narrow.manifolds) < int(n) {
+		p.narrow.manifolds = make([]manifold, n, n+n/4)
 	}
-	p.manifolds = p.manifolds[:n]
-	p.manSub = resize(p.manSub, int(n))
-	p.pool.run(chunks, gatherGrain, p.fnGatherFill)
+	p.narrow.manifolds = p.narrow.manifolds[:n]
+	p.narrow.manSub = resize(p.narrow.manSub, int(n))
+	w.each(loopGatherFill, chunks, gatherGrain)
 	contacts, reused := 0, 0
-	for g, c := range p.gatherPoints {
+	for g, c := range p.narrow.gatherPoints {
 		contacts += int(c)
-		reused += int(p.gatherReused[g])
+		reused += int(p.narrow.gatherReused[g])
 	}
 	w.Stats.Reused = reused
-	w.Stats.Manifolds = len(p.manifolds)
+	w.Stats.Manifolds = len(p.narrow.manifolds)
 	w.Stats.Contacts = contacts
 }
 
@@ -323,11 +323,11 @@ func (w *World) gatherManifolds() {
 func (w *World) gatherFill(g int) {
 	p := &w.pipe
 	b := &w.Bodies
-	at := p.gatherAt[g]
+	at := p.narrow.gatherAt[g]
 	points, reused := int32(0), int32(0)
 	add := func(k int, sub int32, c *collide.Manifold) {
-		ia, ib := p.pairs[k].A, p.pairs[k].B
-		m := &p.manifolds[at]
+		ia, ib := p.broad.pairs[k].A, p.broad.pairs[k].B
+		m := &p.narrow.manifolds[at]
 		*m = manifold{}
 		m.a, m.b, m.pair, m.count, m.normal = ia, ib, int32(k), int32(c.Count), ldv(&c.Normal)
 		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
@@ -335,31 +335,31 @@ func (w *World) gatherFill(g int) {
 		for i := 0; i < c.Count; i++ {
 			m.pts[i].id = c.Points[i].ID
 		}
-		if p.cacheOn && sub < 0 {
+		if p.narrow.cacheOn && sub < 0 {
 			p.keepCache(b, m, k, c)
-			if p.candFrom[k] >= 0 {
+			if p.narrow.candFrom[k] >= 0 {
 				reused++
 			}
 		}
-		p.manSub[at] = sub
+		p.narrow.manSub[at] = sub
 		at++
 		points += int32(c.Count)
 	}
-	for k := g * gatherChunk; k < min((g+1)*gatherChunk, len(p.pairs)); k++ {
-		switch n := p.candN[k]; {
+	for k := g * gatherChunk; k < min((g+1)*gatherChunk, len(p.broad.pairs)); k++ {
+		switch n := p.narrow.candN[k]; {
 		case n == 0:
-		case p.candMesh[k]:
-			for s := range p.meshCand[k] {
-				if p.meshCand[k][s].Count > 0 {
-					add(k, int32(s), &p.meshCand[k][s])
+		case p.narrow.candMesh[k]:
+			for s := range p.narrow.meshCand[k] {
+				if p.narrow.meshCand[k][s].Count > 0 {
+					add(k, int32(s), &p.narrow.meshCand[k][s])
 				}
 			}
 		default:
-			add(k, -1, &p.cand[k])
+			add(k, -1, &p.narrow.cand[k])
 		}
 	}
-	p.gatherPoints[g] = points
-	p.gatherReused[g] = reused
+	p.narrow.gatherPoints[g] = points
+	p.narrow.gatherReused[g] = reused
 }
 
 // dropBody updates last step's manifolds (prev) for RemoveBody of body i, after the last body moved
@@ -371,20 +371,20 @@ func (w *World) gatherFill(g int) {
 // body's rotation matrix goes with it, for Contacts before the next step.
 func (p *pipeline) dropBody(i, last int32) {
 	var moved []int32 // the renamed manifolds, in prev's order (by a)
-	for k := range p.prev {
-		if m := &p.prev[k]; i != last && m.b == last && m.a < i {
+	for k := range p.narrow.prev {
+		if m := &p.narrow.prev[k]; i != last && m.b == last && m.a < i {
 			moved = append(moved, int32(k))
 		}
 	}
-	out := p.manifolds[:0]
-	if cap(out) < len(p.prev) {
-		out = make([]manifold, 0, cap(p.prev))
+	out := p.narrow.manifolds[:0]
+	if cap(out) < len(p.narrow.prev) {
+		out = make([]manifold, 0, cap(p.narrow.prev))
 	}
 	next := 0
 	// emit appends the renamed manifolds whose pair (a, i) sorts before (a, b).
 	emit := func(a, b int32) {
 		for ; next < len(moved); next++ {
-			m := &p.prev[moved[next]]
+			m := &p.narrow.prev[moved[next]]
 			if m.a > a || m.a == a && i > b {
 				return
 			}
@@ -392,8 +392,8 @@ func (p *pipeline) dropBody(i, last int32) {
 			out[len(out)-1].b = i
 		}
 	}
-	for k := range p.prev {
-		m := &p.prev[k]
+	for k := range p.narrow.prev {
+		m := &p.narrow.prev[k]
 		if m.a == i || m.b == i || m.b == last {
 			continue // the removed body's, or the moved one's (renamed, or out of order)
 		}
@@ -401,9 +401,9 @@ func (p *pipeline) dropBody(i, last int32) {
 		out = append(out, *m)
 	}
 	emit(last, last)
-	p.prev, p.manifolds = out, p.prev[:0]
-	if i != last && int(last) < len(p.rot) {
-		p.rot[i] = p.rot[last]
+	p.narrow.prev, p.narrow.manifolds = out, p.narrow.prev[:0]
+	if i != last && int(last) < len(p.bounds.rot) {
+		p.bounds.rot[i] = p.bounds.rot[last]
 	}
 }
 
@@ -415,15 +415,15 @@ func (p *pipeline) dropBody(i, last int32) {
 // index.
 func (p *pipeline) findPrev(a, b int32, hint int) (int, int) {
 	before := func(m *manifold) bool { return m.a < a || (m.a == a && m.b < b) }
-	lo, hi := 0, len(p.prev)
-	if hint > 0 && hint <= hi && before(&p.prev[hint-1]) {
+	lo, hi := 0, len(p.narrow.prev)
+	if hint > 0 && hint <= hi && before(&p.narrow.prev[hint-1]) {
 		lo = hint // every entry before hint precedes (a, b)
 		for step := 1; ; step *= 2 {
 			probe := lo + step - 1
 			if probe >= hi {
 				break
 			}
-			if !before(&p.prev[probe]) {
+			if !before(&p.narrow.prev[probe]) {
 				hi = probe // the first entry at or after (a, b) is at most here
 				break
 			}
@@ -432,14 +432,40 @@ func (p *pipeline) findPrev(a, b int32, hint int) (int, int) {
 	}
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if before(&p.prev[mid]) {
+		if before(&p.narrow.prev[mid]) {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
-	if lo < len(p.prev) && p.prev[lo].a == a && p.prev[lo].b == b {
+	if lo < len(p.narrow.prev) && p.narrow.prev[lo].a == a && p.narrow.prev[lo].b == b {
 		return lo, lo
 	}
 	return -1, lo
+}
+
+// boundsStage is the Bounds stage's: each body's box and rotation for the step.
+type boundsStage struct {
+	boxes   []geom.AABB
+	dynamic []bool
+	rot     []Mat3 // current rotation matrices
+}
+
+// narrowStage is the Narrow stage's: the pairs' candidate manifolds, this step's manifolds and last step's.
+type narrowStage struct {
+	cand         []collide.Manifold
+	meshCand     [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
+	manSub       []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
+	candN        []int32              // per pair: the manifolds it gives (narrowPhase)
+	candMesh     []bool               // per pair: a mesh's (its manifolds are in meshCand)
+	candFrom     []int32              // per pair: the prev manifold whose cached points it reused, or -1
+	candMargin   []float32            // per pair: the margin its points were made with (the cache's)
+	cacheOn      bool                 // the narrow phase reuses cached manifolds (contact_cache.go)
+	speculative  float32              // Settings.Speculative, for the cache
+	gatherAt     []int32              // per chunk of gatherChunk pairs: its first manifold
+	gatherPoints []int32              // per chunk of gatherChunk pairs: its manifolds' points
+	gatherReused []int32              // per chunk of gatherChunk pairs: its manifolds reused from the cache
+	manifolds    []manifold
+	prev         []manifold   // last step's, sorted by (a, b): warm starting and Contacts
+	sums         []impulseSum // per manifold: the impulses it recorded for gatherImpulses
 }

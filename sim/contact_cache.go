@@ -77,12 +77,12 @@ func (p *pipeline) reuse(b *Bodies, k int, ia, ib int32, margin float32, hint *i
 	if old < 0 {
 		return false
 	}
-	om := &p.prev[old]
+	om := &p.narrow.prev[old]
 	c := &om.cache
-	if c.margin <= 0 || margin > c.margin+cacheMarginGrowth*p.speculative {
+	if c.margin <= 0 || margin > c.margin+cacheMarginGrowth*p.narrow.speculative {
 		return false
 	}
-	rA, rB := &p.rot[ia], &p.rot[ib]
+	rA, rB := &p.bounds.rot[ia], &p.bounds.rot[ib]
 	d, q := relPose(b, rA, ia, ib)
 	if s := d.Sub(c.rel); s.Dot(s) > CacheMaxShift*CacheMaxShift {
 		return false
@@ -92,7 +92,7 @@ func (p *pipeline) reuse(b *Bodies, k int, ia, ib int32, margin float32, hint *i
 	}
 	xA, xB := ldv(&b.Position[ia]), ldv(&b.Position[ib])
 	n := mulMat(rA, c.normal)
-	m := &p.cand[k]
+	m := &p.narrow.cand[k]
 	stv(&m.Normal, n)
 	m.Count = int(om.count)
 	for i := range m.Count {
@@ -103,24 +103,24 @@ func (p *pipeline) reuse(b *Bodies, k int, ia, ib int32, margin float32, hint *i
 		pt.Separation = pb.Sub(pa).Dot(n)
 		pt.ID = om.pts[i].id
 	}
-	p.candFrom[k] = int32(old)
+	p.narrow.candFrom[k] = int32(old)
 	return true
 }
 
 // keepCache sets manifold m's cache, for pair k whose narrow-phase manifold is c: a copy of the reused
 // one's, or the points of a fresh test in the bodies' frames.
 func (p *pipeline) keepCache(b *Bodies, m *manifold, k int, c *collide.Manifold) {
-	if from := p.candFrom[k]; from >= 0 {
-		m.cache = p.prev[from].cache
+	if from := p.narrow.candFrom[k]; from >= 0 {
+		m.cache = p.narrow.prev[from].cache
 		return
 	}
 	ia, ib := m.a, m.b
-	rA, rB := &p.rot[ia], &p.rot[ib]
+	rA, rB := &p.bounds.rot[ia], &p.bounds.rot[ib]
 	mc := &m.cache
 	mc.rel, mc.rot = relPose(b, rA, ia, ib)
 	n := ldv(&c.Normal)
 	mc.normal = mulMatT(rA, n)
-	mc.margin = p.candMargin[k]
+	mc.margin = p.narrow.candMargin[k]
 	xA, xB := ldv(&b.Position[ia]), ldv(&b.Position[ib])
 	for i := range c.Count {
 		pt := &c.Points[i]

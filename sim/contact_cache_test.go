@@ -26,17 +26,17 @@ func TestCachedPointsMatchAFreshTest(t *testing.T) {
 	p, b := &w.pipe, &w.Bodies
 	const sepTol = 1e-4 // m
 	worstPos, worstSep := 0.0, 0.0
-	for k, pr := range p.pairs {
-		if p.candN[k] == 0 {
+	for k, pr := range p.broad.pairs {
+		if p.narrow.candN[k] == 0 {
 			continue
 		}
-		if p.candFrom[k] < 0 {
+		if p.narrow.candFrom[k] < 0 {
 			t.Fatalf("pair %s-%s was tested afresh", b.Name[pr.A], b.Name[pr.B])
 		}
-		got := &p.cand[k]
+		got := &p.narrow.cand[k]
 		var fresh collide.Manifold
 		collide.Collide(&b.Shape[pr.A], geom.Pose{P: b.Position[pr.A], Q: b.Rotation[pr.A]},
-			&b.Shape[pr.B], geom.Pose{P: b.Position[pr.B], Q: b.Rotation[pr.B]}, p.candMargin[k], &fresh)
+			&b.Shape[pr.B], geom.Pose{P: b.Position[pr.B], Q: b.Rotation[pr.B]}, p.narrow.candMargin[k], &fresh)
 		if fresh.Count != got.Count {
 			t.Fatalf("pair %s-%s: %d cached points, a fresh test gives %d", b.Name[pr.A], b.Name[pr.B], got.Count, fresh.Count)
 		}

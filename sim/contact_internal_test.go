@@ -19,16 +19,16 @@ func TestFindPrevMatchesBisection(t *testing.T) {
 		for a := int32(0); a < int32(r.Intn(60)); a++ {
 			for b := a + 1; b < a+8; b++ {
 				for range r.Intn(4) / 2 * (1 + r.Intn(3)) { // most pairs absent, some with several manifolds
-					p.prev = append(p.prev, manifold{a: a, b: b})
+					p.narrow.prev = append(p.narrow.prev, manifold{a: a, b: b})
 				}
 			}
 		}
 		want := func(a, b int32) int {
-			i := sort.Search(len(p.prev), func(i int) bool {
-				m := &p.prev[i]
+			i := sort.Search(len(p.narrow.prev), func(i int) bool {
+				m := &p.narrow.prev[i]
 				return m.a > a || (m.a == a && m.b >= b)
 			})
-			if i < len(p.prev) && p.prev[i].a == a && p.prev[i].b == b {
+			if i < len(p.narrow.prev) && p.narrow.prev[i].a == a && p.narrow.prev[i].b == b {
 				return i
 			}
 			return -1
@@ -44,7 +44,7 @@ func TestFindPrevMatchesBisection(t *testing.T) {
 			}
 		}
 		for range 200 { // any order, any hint
-			a, b, h := int32(r.Intn(62)), int32(r.Intn(70)), r.Intn(len(p.prev)+2)
+			a, b, h := int32(r.Intn(62)), int32(r.Intn(70)), r.Intn(len(p.narrow.prev)+2)
 			if got, _ := p.findPrev(a, b, h); got != want(a, b) {
 				t.Fatalf("trial %d: pair (%d, %d) from hint %d: %d, want %d", trial, a, b, h, got, want(a, b))
 			}
@@ -65,14 +65,14 @@ func TestDropBodyMatchesFilterAndSort(t *testing.T) {
 		for a := int32(0); a < n; a++ {
 			for b := a + 1; b < n; b++ {
 				for range r.Intn(5) / 3 * (1 + r.Intn(2)) {
-					p.prev = append(p.prev, manifold{a: a, b: b, pair: serial})
+					p.narrow.prev = append(p.narrow.prev, manifold{a: a, b: b, pair: serial})
 					serial++
 				}
 			}
 		}
 		i, last := int32(r.Intn(int(n))), n-1
 		var want []manifold
-		for _, m := range p.prev {
+		for _, m := range p.narrow.prev {
 			switch {
 			case m.a == i || m.b == i:
 			case m.b == last && m.a > i:
@@ -87,11 +87,11 @@ func TestDropBodyMatchesFilterAndSort(t *testing.T) {
 			return want[x].a < want[y].a || want[x].a == want[y].a && want[x].b < want[y].b
 		})
 		p.dropBody(i, last)
-		if len(p.prev) != len(want) {
-			t.Fatalf("trial %d (remove %d of %d): %d manifolds kept, want %d", trial, i, n, len(p.prev), len(want))
+		if len(p.narrow.prev) != len(want) {
+			t.Fatalf("trial %d (remove %d of %d): %d manifolds kept, want %d", trial, i, n, len(p.narrow.prev), len(want))
 		}
 		for k := range want {
-			if g, w := p.prev[k], want[k]; g.a != w.a || g.b != w.b || g.pair != w.pair {
+			if g, w := p.narrow.prev[k], want[k]; g.a != w.a || g.b != w.b || g.pair != w.pair {
 				t.Fatalf("trial %d (remove %d of %d): manifold %d is (%d, %d) #%d, want (%d, %d) #%d",
 					trial, i, n, k, g.a, g.b, g.pair, w.a, w.b, w.pair)
 			}
@@ -157,7 +157,7 @@ func TestRemovingABodyKeepsTheOtherContactsWarm(t *testing.T) {
 			t.Errorf("%s on %s: impulses %v after the removal, %v before", k.b, k.a, after[k], imp)
 		}
 	}
-	if !slices.IsSortedFunc(w.pipe.prev, func(x, y manifold) int {
+	if !slices.IsSortedFunc(w.pipe.narrow.prev, func(x, y manifold) int {
 		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b))
 	}) {
 		t.Error("last step's manifolds are no longer sorted by pair")

@@ -18,9 +18,9 @@ type softness struct {
 // prevPoint finds last step's point with feature id among the manifolds of old's pair (old is the
 // first of them, at index first; a pair with a mesh has one per contact normal): the point and its manifold, or nils.
 func (p *pipeline) prevPoint(first int, id uint32) (*contactPoint, *manifold) {
-	a, b := p.prev[first].a, p.prev[first].b
-	for k := first; k < len(p.prev) && p.prev[k].a == a && p.prev[k].b == b; k++ {
-		m := &p.prev[k]
+	a, b := p.narrow.prev[first].a, p.narrow.prev[first].b
+	for k := first; k < len(p.narrow.prev) && p.narrow.prev[k].a == a && p.narrow.prev[k].b == b; k++ {
+		m := &p.narrow.prev[k]
 		for j := 0; j < int(m.count); j++ {
 			if m.pts[j].id == id {
 				return &m.pts[j], m
@@ -69,10 +69,10 @@ func (w *World) prepareContacts(lo, hi int) {
 	p := &w.pipe
 	warm := !w.settings.NoWarmStart
 	noFriction := w.settings.NoFriction
-	rows := !p.widePrep // the wide path computes the rows of its batches' points as it packs them
+	rows := !p.wide.widePrep // the wide path computes the rows of its batches' points as it packs them
 	hint := 0
 	for k := lo; k < hi; k++ {
-		m := &p.manifolds[k]
+		m := &p.narrow.manifolds[k]
 		a, o := m.a, m.b
 		n := m.normal
 		m.t1, m.t2 = tangents(n)
@@ -82,10 +82,10 @@ func (w *World) prepareContacts(lo, hi int) {
 		rubs := !noFriction && m.friction > 0
 		old, cached := -1, false
 		if warm {
-			if p.cacheOn && p.manSub[k] < 0 && p.candFrom[m.pair] >= 0 {
+			if p.narrow.cacheOn && p.narrow.manSub[k] < 0 && p.narrow.candFrom[m.pair] >= 0 {
 				// Reused from the cache: last step's manifold of the pair, with the same points in the
 				// same order.
-				old, cached = int(p.candFrom[m.pair]), true
+				old, cached = int(p.narrow.candFrom[m.pair]), true
 			} else {
 				old, hint = p.findPrev(a, o, hint)
 			}
@@ -101,7 +101,7 @@ func (w *World) prepareContacts(lo, hi int) {
 			}
 			var op *contactPoint
 			var om *manifold
-			if pm := &p.prev[old]; cached && pm.pts[i].id == cp.id && firstID(pm, i) {
+			if pm := &p.narrow.prev[old]; cached && pm.pts[i].id == cp.id && firstID(pm, i) {
 				op, om = &pm.pts[i], pm // what prevPoint finds, without the search
 			} else {
 				op, om = p.prevPoint(old, cp.id)
@@ -112,9 +112,9 @@ func (w *World) prepareContacts(lo, hi int) {
 					// Keep the old anchors unless they lie far apart along the contact plane: a
 					// sticking point drifts by millimetres, so a larger gap means the feature id now
 					// names another point of the manifold.
-					d := mulMat(&p.rot[o], op.anchorB).Add(xB).Sub(mulMat(&p.rot[a], op.anchorA)).Sub(xA)
+					d := mulMat(&p.bounds.rot[o], op.anchorB).Add(xB).Sub(mulMat(&p.bounds.rot[a], op.anchorA)).Sub(xA)
 					d = d.Sub(n.Scale(d.Dot(n)))
-					if d.Dot(d) < p.anchorReach*p.anchorReach {
+					if d.Dot(d) < p.consts.anchorReach*p.consts.anchorReach {
 						cp.anchorA, cp.anchorB, cp.kept = op.anchorA, op.anchorB, true
 					}
 				}
@@ -138,9 +138,9 @@ func (w *World) prepareContacts(lo, hi int) {
 // softOf returns the softness of manifold m's biased rows: the static one where a body does not move.
 func (w *World) softOf(m *manifold) *softness {
 	if b := &w.Bodies; b.InvMass[m.a] == 0 || b.InvMass[m.b] == 0 {
-		return &w.pipe.staticSoft
+		return &w.pipe.consts.staticSoft
 	}
-	return &w.pipe.soft
+	return &w.pipe.consts.soft
 }
 
 // prepareRows computes the rows of manifold k's points (prepareContacts): their lever arms, inertia
@@ -151,14 +151,14 @@ func (w *World) softOf(m *manifold) *softness {
 func (w *World) prepareRows(k int) {
 	b := &w.Bodies
 	p := &w.pipe
-	m := &p.manifolds[k]
+	m := &p.narrow.manifolds[k]
 	c := p.candOf(k)
 	a, o := m.a, m.b
 	mA, mB := b.InvMass[a], b.InvMass[o]
 	iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
 	sA, sB := float32(1), float32(1)
-	if p.split {
-		sA, sB = float32(max(p.count[a], 1)), float32(max(p.count[o], 1))
+	if p.joints.split {
+		sA, sB = float32(max(p.graph.count[a], 1)), float32(max(p.graph.count[o], 1))
 	}
 	n := m.normal
 	soft := w.softOf(m)
@@ -178,8 +178,8 @@ func (w *World) prepareRows(k int) {
 		cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
 		cp.it1A, cp.it1B = mulMat(iA, cp.t1A), mulMat(iB, cp.t1B)
 		cp.it2A, cp.it2B = mulMat(iA, cp.t2A), mulMat(iB, cp.t2B)
-		cp.localA = mulMatT(&p.rot[a], rA)
-		cp.localB = mulMatT(&p.rot[o], rB)
+		cp.localA = mulMatT(&p.bounds.rot[a], rA)
+		cp.localB = mulMatT(&p.bounds.rot[o], rB)
 		if !cp.kept {
 			cp.anchorA, cp.anchorB = cp.localA, cp.localB
 		}
@@ -230,9 +230,9 @@ func (p *pipeline) normalRow(cp *contactPoint, biasRate, s, vn float32, useBias 
 	var imp float32
 	switch {
 	case s > 0:
-		imp = -cp.normalMass * (vn + s*p.invH)
+		imp = -cp.normalMass * (vn + s*p.consts.invH)
 	case useBias:
-		imp = -cp.softMass*(vn+max(biasRate*s, -p.maxPush)) - cp.leak*cp.normalImpulse
+		imp = -cp.softMass*(vn+max(biasRate*s, -p.consts.maxPush)) - cp.leak*cp.normalImpulse
 	default:
 		imp = -cp.normalMass * vn
 	}
@@ -323,7 +323,7 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 	vB, wB := ldv(&b.Velocity[ib]), ldv(&b.AngularVelocity[ib])
 	n := m.normal
 	pts := m.pts[:m.count]
-	invH, maxPush, biasRate := p.invH, p.maxPush, m.biasRate
+	invH, maxPush, biasRate := p.consts.invH, p.consts.maxPush, m.biasRate
 	dvn := n.Dot(vB.Sub(vA))
 	var sum float32
 	for i := range pts {
@@ -429,7 +429,7 @@ func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 // the solver sees penetration shrink as it pushes out) and the friction anchors' drift.
 func (w *World) refreshManifold(m *manifold) {
 	b := &w.Bodies
-	rotA, rotB := &w.pipe.rot[m.a], &w.pipe.rot[m.b]
+	rotA, rotB := &w.pipe.bounds.rot[m.a], &w.pipe.bounds.rot[m.b]
 	xA, xB := ldv(&b.Position[m.a]), ldv(&b.Position[m.b])
 	var drift vec
 	for i := 0; i < int(m.count); i++ {
@@ -473,7 +473,7 @@ func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (fl
 // impulses sum(r x P) on each body.
 func (w *World) jacobiManifold(k int, useBias bool) {
 	p := &w.pipe
-	m := &p.manifolds[k]
+	m := &p.narrow.manifolds[k]
 	s := w.loadPair(m)
 	n := m.normal
 	var lin, angA, angB vec
@@ -490,12 +490,12 @@ func (w *World) jacobiManifold(k int, useBias bool) {
 			angB = angB.Add(cp.t1B.Scale(d1)).Add(cp.t2B.Scale(d2))
 		}
 	}
-	p.sums[k] = impulseSum{lin, angA, angB}
+	p.narrow.sums[k] = impulseSum{lin, angA, angB}
 }
 
 // warmStartManifold records the accumulated impulses of a manifold for gatherImpulses to apply.
 func (w *World) warmStartManifold(k int) {
-	m := &w.pipe.manifolds[k]
+	m := &w.pipe.narrow.manifolds[k]
 	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
@@ -504,14 +504,14 @@ func (w *World) warmStartManifold(k int) {
 		angA = angA.Add(cp.nA.Scale(ln)).Add(cp.t1A.Scale(l1)).Add(cp.t2A.Scale(l2))
 		angB = angB.Add(cp.nB.Scale(ln)).Add(cp.t1B.Scale(l1)).Add(cp.t2B.Scale(l2))
 	}
-	w.pipe.sums[k] = impulseSum{lin, angA, angB}
+	w.pipe.narrow.sums[k] = impulseSum{lin, angA, angB}
 }
 
 // restitutionImpulse returns the impulse change that makes a point leave at e times its approach speed.
 // Only points that approached faster than the threshold and actually pushed this step bounce: resting
 // contacts (slow approach) stay put.
 func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
-	if cp.relVel > -p.restThreshold || cp.maxNormal == 0 {
+	if cp.relVel > -p.consts.restThreshold || cp.maxNormal == 0 {
 		return 0
 	}
 	imp := -cp.normalMass * (vn + e*cp.relVel)
@@ -526,23 +526,23 @@ func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
 // Jacobi style: from the pass's start velocities, recording the impulses for gatherImpulses.
 func (w *World) restituteManifold(k int, record bool) {
 	p := &w.pipe
-	m := &p.manifolds[k]
+	m := &p.narrow.manifolds[k]
 	// Most manifolds have no point that bounces (restitutionImpulse's test): they change nothing, so
 	// their bodies are neither loaded nor stored.
 	bounces := false
 	for i := range m.pts[:m.count] {
-		if cp := &m.pts[i]; cp.relVel <= -p.restThreshold && cp.maxNormal != 0 {
+		if cp := &m.pts[i]; cp.relVel <= -p.consts.restThreshold && cp.maxNormal != 0 {
 			bounces = true
 			break
 		}
 	}
 	if !bounces {
 		if record {
-			p.sums[k] = impulseSum{}
+			p.narrow.sums[k] = impulseSum{}
 		}
 		return
 	}
-	if p.widePrep && m.slot >= 0 {
+	if p.wide.widePrep && m.slot >= 0 {
 		w.rowsFromBatch(m)
 	}
 	s := w.loadPair(m)
@@ -563,7 +563,7 @@ func (w *World) restituteManifold(k int, record bool) {
 		s.apply(imp, n, cp.inA, cp.inB)
 	}
 	if record {
-		p.sums[k] = impulseSum{lin, angA, angB}
+		p.narrow.sums[k] = impulseSum{lin, angA, angB}
 		return
 	}
 	w.store(m, &s)
@@ -574,14 +574,14 @@ func (w *World) restituteManifold(k int, record bool) {
 func (w *World) gatherImpulses(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	joints := p.gatherJoints && len(w.joints) > 0 // (a world without joints skips their empty lists)
+	joints := p.joints.gatherJoints && len(w.joints) > 0 // (a world without joints skips their empty lists)
 	for i := lo; i < hi; i++ {
 		if b.InvMass[i] == 0 {
 			continue
 		}
 		var lin, ang vec
-		for _, e := range p.adj[p.adjStart[i]:p.adjStart[i+1]] {
-			m := &p.sums[e>>1]
+		for _, e := range p.graph.adj[p.graph.adjStart[i]:p.graph.adjStart[i+1]] {
+			m := &p.narrow.sums[e>>1]
 			if e&1 == 0 {
 				lin = lin.Sub(m.lin)
 				ang = ang.Sub(m.angA)
@@ -591,8 +591,8 @@ func (w *World) gatherImpulses(lo, hi int) {
 			}
 		}
 		if joints {
-			for _, e := range p.jointAdj[p.jointAdjStart[i]:p.jointAdjStart[i+1]] {
-				j := &p.jsums[e>>1]
+			for _, e := range p.graph.jointAdj[p.graph.jointAdjStart[i]:p.graph.jointAdjStart[i+1]] {
+				j := &p.joints.jsums[e>>1]
 				if e&1 == 0 {
 					lin = lin.Sub(j.lin)
 					ang = ang.Sub(j.angA)

@@ -37,7 +37,7 @@ func TestSolveManifoldMatchesHelpers(t *testing.T) {
 	for step := 0; step < 120 && (open == 0 || sliding == 0 || sticking == 0 || static == 0); step++ {
 		run(t, w, 1)
 		open, sliding, sticking, static = 0, 0, 0, 0
-		for _, m := range p.prev {
+		for _, m := range p.narrow.prev {
 			if b.InvMass[m.a] == 0 || b.InvMass[m.b] == 0 {
 				static++
 			}
@@ -57,7 +57,7 @@ func TestSolveManifoldMatchesHelpers(t *testing.T) {
 		t.Fatalf("the scene covers too little: %d open, %d sliding, %d sticking points, %d static manifolds",
 			open, sliding, sticking, static)
 	}
-	start := p.prev
+	start := p.narrow.prev
 	v0 := slices.Clone(b.Velocity)
 	w0 := slices.Clone(b.AngularVelocity)
 	pass := func(solve func(*manifold, bool), useBias bool) ([]manifold, []Vec3, []Vec3) {

@@ -148,7 +148,7 @@ func medianDuration(d []time.Duration) time.Duration {
 // Grains returns the last trial of coarse against fine grains, and which are in use; the zero
 // GrainTrial for a world of one worker (or before the first trial).
 func (w *World) Grains() GrainTrial {
-	p := w.pipe.pool
+	p := w.pipe.work.pool
 	if p == nil || p.p.Workers() < 2 {
 		return GrainTrial{}
 	}
@@ -184,7 +184,7 @@ func (p *pool) setGrains(m GrainMode) {
 
 // wideSplitNow is the grain of a colour's wide pass (wideSplit, or fineWideSplit under fine grains).
 func (p *pipeline) wideSplitNow() int {
-	if p.pool.isFine() {
+	if p.work.pool.isFine() {
 		return fineWideSplit
 	}
 	return wideSplit
@@ -192,7 +192,7 @@ func (p *pipeline) wideSplitNow() int {
 
 // regionBodiesNow is the fewest bodies a region holds (regionBodies, or fineRegionBodies).
 func (p *pipeline) regionBodiesNow() int {
-	if p.pool.isFine() {
+	if p.work.pool.isFine() {
 		return fineRegionBodies
 	}
 	return regionBodies

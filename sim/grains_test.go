@@ -57,8 +57,8 @@ func TestGrainsChangeNoResult(t *testing.T) {
 		coarse, fine, tried := make(Settings{Workers: 4}), make(Settings{Workers: 4}), make(Settings{Workers: 4})
 		forceGrains(coarse, false)
 		forceGrains(fine, true)
-		tried.pipe.pool.tune = newGrainTuner()
-		tried.pipe.pool.tune.next = 2 // a trial right away
+		tried.pipe.work.pool.tune = newGrainTuner()
+		tried.pipe.work.pool.tune.next = 2 // a trial right away
 		split, islands, fineHanded, coarseHanded, switched := false, false, 0, 0, 0
 		for step := range 150 {
 			for _, w := range []*World{one, coarse, fine, tried} {
@@ -66,8 +66,8 @@ func TestGrainsChangeNoResult(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			split = split || fine.pipe.nRegions > 1
-			islands = islands || fine.pipe.islands
+			split = split || fine.pipe.graph.nRegions > 1
+			islands = islands || fine.pipe.islands.on
 			fineHanded += fine.Stats.Handed
 			coarseHanded += coarse.Stats.Handed
 			if step > 0 && tried.Stats.FineGrains {
@@ -241,7 +241,7 @@ func TestHeldGrainsRunNoTrial(t *testing.T) {
 	defer w.Close()
 	for _, fine := range []bool{false, true} {
 		forceGrains(w, fine)
-		g := &w.pipe.pool.tune
+		g := &w.pipe.work.pool.tune
 		for k := range 3000 {
 			g.observe(time.Millisecond, 100+100*(k%2), k%7 == 0)
 			if g.fine != fine || g.at >= 0 {
@@ -250,7 +250,7 @@ func TestHeldGrainsRunNoTrial(t *testing.T) {
 		}
 	}
 	mustOptions(t, w, Options{Grains: GrainsByTrial})
-	g := &w.pipe.pool.tune
+	g := &w.pipe.work.pool.tune
 	for range firstTrial + 1 {
 		g.observe(time.Millisecond, 100, false)
 	}

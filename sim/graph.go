@@ -14,10 +14,10 @@ const maxColors = 64
 // stealing, made the pile's contact passes on two workers 10% slower (12.2-12.4 ms/step against
 // 10.6-11.1): more batches cut short at a region's end, and more rows shared across regions.
 func (p *pipeline) regions(n int) int {
-	if p.workers <= 1 {
+	if p.work.workers <= 1 {
 		return 1
 	}
-	return max(1, min(p.workers, n/p.regionBodiesNow()))
+	return max(1, min(p.work.workers, n/p.regionBodiesNow()))
 }
 
 // regionBodies is the fewest bodies a region holds under coarse grains (grains.go).
@@ -27,11 +27,11 @@ const regionBodies = 32
 // is that of its lower-indexed dynamic body (body i of n is in region i*r/n), so that ground contacts
 // go with the bodies they hold; in a colour too small to split (splitColour), region 0.
 func (p *pipeline) regionKey(b *Bodies, k, r, n int) int {
-	m := &p.manifolds[k]
-	if !p.splitColour[p.manColor[k]] {
+	m := &p.narrow.manifolds[k]
+	if !p.graph.splitColour[p.graph.manColor[k]] {
 		return 4 - int(min(m.count, 4)) // a colour solved on one worker: region 0
 	}
-	if p.islands {
+	if p.islands.on {
 		return int(p.islandRegion(b, m.a, m.b))*5 + 4 - int(min(m.count, 4))
 	}
 	i := m.a
@@ -48,14 +48,14 @@ func (p *pipeline) regionKey(b *Bodies, k, r, n int) int {
 // p.colorOrder, manifold indices grouped by colour, with p.colorStart[c] the first of colour c; the
 // entries from p.colorStart[maxColors] on are the overflow.
 func (p *pipeline) colourManifolds(b *Bodies) {
-	used := p.bodyColors
+	used := p.graph.bodyColors
 	for i := range used {
 		used[i] = 0
 	}
 	var count [maxColors + 1]int32
-	p.manColor = resize(p.manColor, len(p.manifolds))
-	for k := range p.manifolds {
-		m := &p.manifolds[k]
+	p.graph.manColor = resize(p.graph.manColor, len(p.narrow.manifolds))
+	for k := range p.narrow.manifolds {
+		m := &p.narrow.manifolds[k]
 		var busy uint64
 		dynA, dynB := b.InvMass[m.a] != 0, b.InvMass[m.b] != 0
 		if dynA {
@@ -74,20 +74,20 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 				used[m.b] |= bit
 			}
 		}
-		p.manColor[k] = uint8(c)
+		p.graph.manColor[k] = uint8(c)
 		count[c]++
 	}
-	p.colorStart = resize(p.colorStart, maxColors+2)
+	p.graph.colorStart = resize(p.graph.colorStart, maxColors+2)
 	start := int32(0)
 	colors := 0
 	for c := 0; c <= maxColors; c++ {
-		p.colorStart[c] = start
+		p.graph.colorStart[c] = start
 		start += count[c]
 		if c < maxColors && count[c] > 0 {
 			colors++
 		}
 	}
-	p.colorStart[maxColors+1] = start
+	p.graph.colorStart[maxColors+1] = start
 	// Within a colour the manifolds go by region of bodies (regions), and within a region by point
 	// count, most first; the overflow by point count. The regions are the workers' shares of every
 	// colour's wide pass (wide.go: a region's batches are solved, refreshed and warm-started by the
@@ -100,82 +100,82 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 	// no dynamic body, so their order changes no result.
 	// By island (islands.go), every colour is split by region, and a manifold that fits no colour
 	// (solved after them all) turns it off.
-	p.islands = p.islands && count[maxColors] == 0
+	p.islands.on = p.islands.on && count[maxColors] == 0
 	r := p.regions(len(used))
-	if p.islands {
-		r = p.nIslandRegions
+	if p.islands.on {
+		r = p.islands.nIslandRegions
 	}
 	for c := range maxColors {
-		p.splitColour[c] = r > 1 && (p.islands || int(count[c]) >= 2*p.wideSplitNow()*wideLanes)
+		p.graph.splitColour[c] = r > 1 && (p.islands.on || int(count[c]) >= 2*p.wideSplitNow()*wideLanes)
 	}
-	if !slices.Contains(p.splitColour[:], true) {
+	if !slices.Contains(p.graph.splitColour[:], true) {
 		r = 1
 	}
-	p.regionStart = resize(p.regionStart, r*5+1)
-	clear(p.regionStart)
-	for k := range p.manifolds {
-		p.regionStart[p.regionKey(b, k, r, len(used))+1]++
+	p.graph.regionStart = resize(p.graph.regionStart, r*5+1)
+	clear(p.graph.regionStart)
+	for k := range p.narrow.manifolds {
+		p.graph.regionStart[p.regionKey(b, k, r, len(used))+1]++
 	}
-	for i := 1; i < len(p.regionStart); i++ {
-		p.regionStart[i] += p.regionStart[i-1]
+	for i := 1; i < len(p.graph.regionStart); i++ {
+		p.graph.regionStart[i] += p.graph.regionStart[i-1]
 	}
-	p.byRegion = resize(p.byRegion, len(p.manifolds))
-	p.segStart = resize(p.segStart, maxColors*r+1)
-	clear(p.segStart)
-	for k := range p.manifolds {
+	p.graph.byRegion = resize(p.graph.byRegion, len(p.narrow.manifolds))
+	p.graph.segStart = resize(p.graph.segStart, maxColors*r+1)
+	clear(p.graph.segStart)
+	for k := range p.narrow.manifolds {
 		key := p.regionKey(b, k, r, len(used))
-		p.byRegion[p.regionStart[key]] = int32(k)
-		p.regionStart[key]++
-		if c := int(p.manColor[k]); c < maxColors {
-			p.segStart[c*r+key/5+1]++
+		p.graph.byRegion[p.graph.regionStart[key]] = int32(k)
+		p.graph.regionStart[key]++
+		if c := int(p.graph.manColor[k]); c < maxColors {
+			p.graph.segStart[c*r+key/5+1]++
 		}
 	}
-	for i := 1; i < len(p.segStart); i++ {
-		p.segStart[i] += p.segStart[i-1]
+	for i := 1; i < len(p.graph.segStart); i++ {
+		p.graph.segStart[i] += p.graph.segStart[i-1]
 	}
 	var next [maxColors + 1]int32
-	copy(next[:], p.colorStart)
-	p.colorOrder = resize(p.colorOrder, len(p.manifolds))
-	for _, k := range p.byRegion {
-		c := p.manColor[k]
-		p.colorOrder[next[c]] = k
+	copy(next[:], p.graph.colorStart)
+	p.graph.colorOrder = resize(p.graph.colorOrder, len(p.narrow.manifolds))
+	for _, k := range p.graph.byRegion {
+		c := p.graph.manColor[k]
+		p.graph.colorOrder[next[c]] = k
 		next[c]++
 	}
-	p.nRegions = r
-	p.colors = colors
+	p.graph.nRegions = r
+	p.graph.colors = colors
 }
 
 // buildAdjacency lists, for every body, the manifolds touching it (compressed rows: the entries of body
 // i are adj[adjStart[i]:adjStart[i+1]], each manifold index << 1 | side, side 1 when the body is b), and
 // counts the contact points touching each body (the Jacobi solver's mass splitting).
 func (p *pipeline) buildAdjacency(n int) {
-	p.adjStart = resize(p.adjStart, n+1)
-	p.count = resize(p.count, n)
-	for i := range p.adjStart {
-		p.adjStart[i] = 0
+	p.graph.adjStart = resize(p.graph.adjStart, n+1)
+	p.graph.count = resize(p.graph.count, n)
+	for i := range p.graph.adjStart {
+		p.graph.adjStart[i] = 0
 	}
-	for i := range p.count {
-		p.count[i] = 0
+	for i := range p.graph.count {
+		p.graph.count[i] = 0
 	}
-	for k := range p.manifolds {
-		m := &p.manifolds[k]
-		p.adjStart[m.a+1]++
-		p.adjStart[m.b+1]++
-		p.count[m.a] += m.count
-		p.count[m.b] += m.count
+	for k := range p.narrow.manifolds {
+		m := &p.narrow.manifolds[k]
+		p.graph.adjStart[m.a+1]++
+		p.graph.adjStart[m.b+1]++
+		p.graph.count[m.a] += m.count
+		p.graph.count[m.b] += m.count
 	}
 	for i := 0; i < n; i++ {
-		p.adjStart[i+1] += p.adjStart[i]
+		p.graph.adjStart[i+1] += p.graph.adjStart[i]
 	}
-	p.adj = resize(p.adj, int(p.adjStart[n]))
-	p.fill = resize(p.fill, n)
-	copy(p.fill, p.adjStart[:n])
-	for k := range p.manifolds {
-		m := &p.manifolds[k]
-		p.adj[p.fill[m.a]] = int32(k) << 1
-		p.fill[m.a]++
-		p.adj[p.fill[m.b]] = int32(k)<<1 | 1
-		p.fill[m.b]++
+	p.graph.adj = resize(p.graph.adj, int(p.graph.adjStart[n]))
+	p.graph.fill = resize(p.graph.fill, n)
+	copy(p.graph.fill, p.graph.adjStart[:n])
+	for k := range p.narrow.manifolds {
+		m := &p.narrow.manifolds[k]
+		p.graph.adj[p.graph.fill[m.a]] = int32(k) << 1
+		p.graph.fill[m.a]++
+		p.graph.adj[p.graph.fill[m.b]] = int32(k)<<1 | 1
+		p.graph.fill[m.b]++
 	}
 }
 
@@ -185,4 +185,28 @@ func resize[T any](s []T, n int) []T {
 		return make([]T, n, n+n/4)
 	}
 	return s[:n]
+}
+
+// graphStage is Prepare's constraint graph: the bodies' constraint lists, and the rows' colours and regions.
+type graphStage struct {
+	bodyColors      []uint64
+	count           []int32 // contact points touching each body
+	adjStart        []int32
+	adj             []int32
+	fill            []int32
+	manColor        []uint8
+	colorOrder      []int32
+	byRegion        []int32             // manifold indices by region of bodies, then by point count, most first
+	regionStart     []int32             // colourManifolds' counting sort's buckets
+	nRegions        int                 // regions of bodies (regions)
+	splitColour     [maxColors + 1]bool // the colour's wide pass is split between the workers by region
+	segStart        []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
+	colorStart      []int32
+	colors          int
+	current         []int32 // manifold indices of the colour being solved
+	jointColorStart []int32
+	jointColorOrder []int32
+	currentJoints   []int32
+	jointAdjStart   []int32
+	jointAdj        []int32
 }

@@ -41,16 +41,16 @@ const maxIslandRegions = 64
 // lowest body, each to the region its middle falls in when their weights (a manifold's points, four
 // per joint) are laid end to end: no sort, and a world that does not change keeps its regions.
 func (p *pipeline) planIslands(b *Bodies, joints []joint) {
-	p.islands = false
-	if p.workers < 2 || p.workers > maxIslandRegions || !p.pool.isFine() || p.opts.NoIslands || !p.steps.Uses(StageIslands) ||
-		p.split || p.useDirect || p.kern == nil || (len(joints) > 0 && !p.jointsWide()) {
+	p.islands.on = false
+	if p.work.workers < 2 || p.work.workers > maxIslandRegions || !p.work.pool.isFine() || p.work.opts.NoIslands || !p.plan.steps.Uses(StageIslands) ||
+		p.joints.split || p.joints.useDirect || p.work.kern == nil || (len(joints) > 0 && !p.jointsWide()) {
 		return
 	}
-	if len(joints) > 0 && p.jointColorStart[maxColors+1] > p.jointColorStart[maxColors] {
+	if len(joints) > 0 && p.graph.jointColorStart[maxColors+1] > p.graph.jointColorStart[maxColors] {
 		return // a joint that fits no colour is solved after them all
 	}
-	if p.islandWait > 0 { // the last look found one island holding most of the rows
-		p.islandWait--
+	if p.islands.islandWait > 0 { // the last look found one island holding most of the rows
+		p.islands.islandWait--
 		return
 	}
 	n := b.Len()
@@ -59,13 +59,13 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 			return // it moves in the sub-steps, and rows of several regions may read it
 		}
 	}
-	p.island = resize(p.island, n)
-	for i := range p.island {
-		p.island[i] = int32(i)
+	p.sleep.island = resize(p.sleep.island, n)
+	for i := range p.sleep.island {
+		p.sleep.island[i] = int32(i)
 	}
 	dyn := b.InvMass
-	for k := range p.manifolds {
-		if m := &p.manifolds[k]; dyn[m.a] != 0 && dyn[m.b] != 0 {
+	for k := range p.narrow.manifolds {
+		if m := &p.narrow.manifolds[k]; dyn[m.a] != 0 && dyn[m.b] != 0 {
 			p.union(m.a, m.b)
 		}
 	}
@@ -75,17 +75,17 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 		}
 	}
 	// weight of each island, at its root (the island's lowest body)
-	wt := resize(p.islandWeight, n)
+	wt := resize(p.islands.islandWeight, n)
 	clear(wt)
-	p.islandWeight = wt
+	p.islands.islandWeight = wt
 	root := func(a, b int32) int32 {
 		if dyn[a] == 0 {
 			return p.find(b)
 		}
 		return p.find(a)
 	}
-	for k := range p.manifolds {
-		m := &p.manifolds[k]
+	for k := range p.narrow.manifolds {
+		m := &p.narrow.manifolds[k]
 		wt[root(m.a, m.b)] += m.count
 	}
 	for k := range joints {
@@ -99,7 +99,7 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	var total, heaviest int64
 	count := 0
 	for i, v := range wt {
-		if v > 0 && p.island[i] == int32(i) {
+		if v > 0 && p.sleep.island[i] == int32(i) {
 			total += int64(v)
 			heaviest = max(heaviest, int64(v))
 			count++
@@ -109,10 +109,10 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	// dealing the islands out leaves the regions uneven (twenty equal islands in sixteen regions:
 	// some get two), as many as give each region the same number of them (ten of two).
 	if count < 2 {
-		p.islandWait = islandRecheck * count // one island: it will not come apart at once
+		p.islands.islandWait = islandRecheck * count // one island: it will not come apart at once
 		return
 	}
-	r := int(min(int64(min(p.workers, count)), total/heaviest))
+	r := int(min(int64(min(p.work.workers, count)), total/heaviest))
 	if r >= 2 && !p.dealIslands(r, total) {
 		per := (count + r - 1) / r
 		r = (count + per - 1) / per
@@ -120,19 +120,19 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 			return
 		}
 	}
-	if r < 2 || 2*r < p.workers {
+	if r < 2 || 2*r < p.work.workers {
 		// Fewer regions than half the workers: colour by colour, a colour's pass is split wider.
-		p.islandWait = islandRecheck
+		p.islands.islandWait = islandRecheck
 		return
 	}
-	for i := range p.bodyRegion {
+	for i := range p.islands.bodyRegion {
 		if dyn[i] != 0 {
-			p.bodyRegion[i] = p.bodyRegion[p.find(int32(i))]
+			p.islands.bodyRegion[i] = p.islands.bodyRegion[p.find(int32(i))]
 		}
 	}
 	p.bodyRuns(b, r)
-	p.islands = true
-	p.nIslandRegions = r
+	p.islands.on = true
+	p.islands.nIslandRegions = r
 }
 
 // bodyRuns lists each region's bodies as runs of consecutive indices (p.runs[2*k], p.runs[2*k+1]: the
@@ -145,25 +145,25 @@ func (p *pipeline) bodyRuns(b *Bodies, r int) {
 		if b.Type[i] != Dynamic {
 			return -1
 		}
-		if g := p.bodyRegion[i]; g >= 0 {
+		if g := p.islands.bodyRegion[i]; g >= 0 {
 			return g
 		}
 		return int32(i * r / n)
 	}
-	p.runStart = resize(p.runStart, r+1)
-	clear(p.runStart)
+	p.islands.runStart = resize(p.islands.runStart, r+1)
+	clear(p.islands.runStart)
 	for i := 0; i < n; i++ { // count each region's runs
 		if g := region(i); g >= 0 && (i == 0 || region(i-1) != g) {
-			p.runStart[g+1]++
+			p.islands.runStart[g+1]++
 		}
 	}
 	for g := range r {
-		p.runStart[g+1] += p.runStart[g]
+		p.islands.runStart[g+1] += p.islands.runStart[g]
 	}
-	p.runs = resize(p.runs, 2*int(p.runStart[r]))
-	next := resize(p.runNext, r)
-	copy(next, p.runStart[:r])
-	p.runNext = next
+	p.islands.runs = resize(p.islands.runs, 2*int(p.islands.runStart[r]))
+	next := resize(p.islands.runNext, r)
+	copy(next, p.islands.runStart[:r])
+	p.islands.runNext = next
 	for i := 0; i < n; {
 		g := region(i)
 		j := i + 1
@@ -172,7 +172,7 @@ func (p *pipeline) bodyRuns(b *Bodies, r int) {
 		}
 		if g >= 0 {
 			k := next[g]
-			p.runs[2*k], p.runs[2*k+1] = int32(i), int32(j)
+			p.islands.runs[2*k], p.islands.runs[2*k+1] = int32(i), int32(j)
 			next[g]++
 		}
 		i = j
@@ -183,14 +183,14 @@ func (p *pipeline) bodyRuns(b *Bodies, r int) {
 // to r regions in the order of their lowest body, setting their roots' p.bodyRegion, and reports
 // whether the heaviest region holds at most islandBalance percent of an even share.
 func (p *pipeline) dealIslands(r int, total int64) bool {
-	p.bodyRegion = resize(p.bodyRegion, len(p.islandWeight))
+	p.islands.bodyRegion = resize(p.islands.bodyRegion, len(p.islands.islandWeight))
 	var at int64
 	var load [maxIslandRegions]int64
-	for i, v := range p.islandWeight {
-		p.bodyRegion[i] = -1
-		if v > 0 && p.island[i] == int32(i) {
+	for i, v := range p.islands.islandWeight {
+		p.islands.bodyRegion[i] = -1
+		if v > 0 && p.sleep.island[i] == int32(i) {
 			g := int32((2*at + int64(v)) * int64(r) / (2 * total))
-			p.bodyRegion[i] = g
+			p.islands.bodyRegion[i] = g
 			load[g] += int64(v)
 			at += int64(v)
 		}
@@ -200,15 +200,15 @@ func (p *pipeline) dealIslands(r int, total int64) bool {
 
 // jointsWide reports whether planWideJoints will lay the joints out in wide batches.
 func (p *pipeline) jointsWide() bool {
-	return p.kern != nil && !p.opts.partJoints && p.solver.traits().wideJoints && !p.useDirect
+	return p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints && !p.joints.useDirect
 }
 
 // islandRegion is the region of a row between bodies a and b (b may be -1): its dynamic body's.
 func (p *pipeline) islandRegion(b *Bodies, a, c int32) int32 {
 	if b.InvMass[a] == 0 && c >= 0 {
-		return p.bodyRegion[c]
+		return p.islands.bodyRegion[c]
 	}
-	return p.bodyRegion[a]
+	return p.islands.bodyRegion[a]
 }
 
 // islandBlock runs the plan's sub-steps, ops (the ops of a StageIslands block), by island: one hand-off, each
@@ -217,31 +217,31 @@ func (p *pipeline) islandRegion(b *Bodies, a, c int32) int32 {
 func (w *World) islandBlock(ops []Op, st *Timings) {
 	p := &w.pipe
 	t0 := time.Now()
-	if p.stateOn { // the other bodies' rows, which no region loads (each loads its own dynamic bodies')
+	if p.wide.stateOn { // the other bodies' rows, which no region loads (each loads its own dynamic bodies')
 		b := &w.Bodies
 		n := b.Len()
-		p.vel = resize(p.vel, n+1)
-		p.vel[n] = stateRow{}
+		p.wide.vel = resize(p.wide.vel, n+1)
+		p.wide.vel[n] = stateRow{}
 		for i := range n {
 			if b.Type[i] != Dynamic {
 				w.loadStateRange(i, i+1)
 			}
 		}
 	}
-	p.gatherJoints = true
-	p.islandOps = ops
-	p.islandTimes = resize(p.islandTimes, max(p.workers, 1))
-	clear(p.islandTimes)
-	p.pool.run(p.nRegions, 1, p.fnIslandBlock)
+	p.joints.gatherJoints = true
+	p.islands.islandOps = ops
+	p.islands.islandTimes = resize(p.islands.islandTimes, max(p.work.workers, 1))
+	clear(p.islands.islandTimes)
+	w.each(loopIslandBlock, p.graph.nRegions, 1)
 	// as the stages would leave them
-	p.wideDirty, p.jwideDirty = p.wideOn, p.jwideOn
-	last := ops[len(ops)-1].Stage
-	p.posesMoved = last == StageIntegratePositions
-	p.useBias = last == StageSolve
+	p.wide.wideDirty, p.jwide.jwideDirty = p.wide.wideOn, p.jwide.jwideOn
+	last := ops[len(ops)-1]
+	p.consts.posesMoved = last.Stage == StageIntegratePositions
+	p.consts.mode = last.Mode
 	var sum Timings
 	var all time.Duration
-	for k := range p.islandTimes {
-		for s, d := range p.islandTimes[k].t {
+	for k := range p.islands.islandTimes {
+		for s, d := range p.islands.islandTimes[k].t {
 			sum[s] += d
 			all += d
 		}
@@ -264,16 +264,16 @@ type islandTimes struct {
 // contacts and joints, as the stages run them over the whole world.
 func (w *World) islandRegionBlock(worker, g int) {
 	p := &w.pipe
-	runs := p.runs[2*p.runStart[g] : 2*p.runStart[g+1]]
+	runs := p.islands.runs[2*p.islands.runStart[g] : 2*p.islands.runStart[g+1]]
 	bodies := func(fn func(lo, hi int)) {
 		for k := 0; k < len(runs); k += 2 {
 			fn(int(runs[k]), int(runs[k+1]))
 		}
 	}
-	tm := &p.islandTimes[worker].t
+	tm := &p.islands.islandTimes[worker].t
 	moved := true // prepare leaves the rows to be refreshed
 	t := time.Now()
-	for _, op := range p.islandOps {
+	for _, op := range p.islands.islandOps {
 		switch op.Stage {
 		case StageIntegrateVelocities:
 			bodies(w.integrateVelocities)
@@ -292,11 +292,11 @@ func (w *World) islandRegionBlock(worker, g int) {
 				w.islandRefresh(g)
 				moved = false
 			}
-			if p.stateOn {
+			if p.wide.stateOn {
 				bodies(w.loadStateRange)
 			}
 			w.islandPasses(g, op.Passes, op.Stage == StageSolve)
-			if p.stateOn {
+			if p.wide.stateOn {
 				bodies(w.storeStateRange)
 			}
 		}
@@ -308,7 +308,7 @@ func (w *World) islandRegionBlock(worker, g int) {
 
 // islandRefresh brings region g's contact and joint rows to the bodies' poses (refreshRows).
 func (w *World) islandRefresh(g int) {
-	w.islandRows(g, w.pipe.kern.refresh, func(w *World, bt *wideJointBatch) {
+	w.islandRows(g, w.pipe.work.kern.refresh, func(w *World, bt *wideJointBatch) {
 		wideJointRefreshKernel(w, bt)
 		wideAnchorMassKernel(bt)
 	}, func(w *World, k int32) { w.refreshJoint(&w.joints[k]) })
@@ -317,13 +317,13 @@ func (w *World) islandRefresh(g int) {
 // islandWarm records region g's contacts' and joints' warm-start impulses (warmStart, before the
 // gather).
 func (w *World) islandWarm(g int) {
-	w.islandRows(g, w.pipe.kern.warm, func(w *World, bt *wideJointBatch) {
+	w.islandRows(g, w.pipe.work.kern.warm, func(w *World, bt *wideJointBatch) {
 		if bt.hinge {
 			wideHingeWarmKernel(w, bt)
 		} else {
 			wideBallWarmKernel(w, bt)
 		}
-	}, func(w *World, k int32) { w.warmJoint(&w.joints[k], &w.pipe.jsums[k]) })
+	}, func(w *World, k int32) { w.warmJoint(&w.joints[k], &w.pipe.joints.jsums[k]) })
 }
 
 // islandRows runs contact over region g's contact batches, joint over its joint batches and rest over
@@ -331,18 +331,18 @@ func (w *World) islandWarm(g int) {
 // state only.
 func (w *World) islandRows(g int, contact func(*World, *wideBatch), joint func(*World, *wideJointBatch), rest func(*World, int32)) {
 	p := &w.pipe
-	r := p.nRegions
+	r := p.graph.nRegions
 	for c := 0; c < maxColors; c++ {
-		if p.wideOn {
-			for i := p.wideSeg[c*r+g]; i < p.wideSeg[c*r+g+1]; i++ {
-				contact(w, &p.wide[i])
+		if p.wide.wideOn {
+			for i := p.wide.wideSeg[c*r+g]; i < p.wide.wideSeg[c*r+g+1]; i++ {
+				contact(w, &p.wide.wide[i])
 			}
 		}
-		if p.jwideOn {
-			for i := p.jwideSeg[c*r+g]; i < p.jwideSeg[c*r+g+1]; i++ {
-				joint(w, &p.jwide[i])
+		if p.jwide.jwideOn {
+			for i := p.islands.jwideSeg[c*r+g]; i < p.islands.jwideSeg[c*r+g+1]; i++ {
+				joint(w, &p.jwide.jwide[i])
 			}
-			for _, k := range p.jrest[p.jrestSeg[c*r+g]:p.jrestSeg[c*r+g+1]] {
+			for _, k := range p.jwide.jrest[p.islands.jrestSeg[c*r+g]:p.islands.jrestSeg[c*r+g+1]] {
 				rest(w, k)
 			}
 		}
@@ -353,26 +353,26 @@ func (w *World) islandRows(g int, contact func(*World, *wideBatch), joint func(*
 // colour by colour, as jointPass and eachContactColour visit them.
 func (w *World) islandPasses(g, passes int, useBias bool) {
 	p := &w.pipe
-	r := p.nRegions
+	r := p.graph.nRegions
 	for range passes {
-		if p.jwideOn {
+		if p.jwide.jwideOn {
 			for c := 0; c < maxColors; c++ {
-				for i := p.jwideSeg[c*r+g]; i < p.jwideSeg[c*r+g+1]; i++ {
-					if bt := &p.jwide[i]; bt.hinge {
-						p.kern.hinge(w, bt, useBias)
+				for i := p.islands.jwideSeg[c*r+g]; i < p.islands.jwideSeg[c*r+g+1]; i++ {
+					if bt := &p.jwide.jwide[i]; bt.hinge {
+						p.work.kern.hinge(w, bt, useBias)
 					} else {
-						p.kern.ball(w, bt, useBias)
+						p.work.kern.ball(w, bt, useBias)
 					}
 				}
-				for _, k := range p.jrest[p.jrestSeg[c*r+g]:p.jrestSeg[c*r+g+1]] {
+				for _, k := range p.jwide.jrest[p.islands.jrestSeg[c*r+g]:p.islands.jrestSeg[c*r+g+1]] {
 					w.solveJoint(&w.joints[k], useBias)
 				}
 			}
 		}
-		if p.wideOn {
+		if p.wide.wideOn {
 			for c := 0; c < maxColors; c++ {
-				for i := p.wideSeg[c*r+g]; i < p.wideSeg[c*r+g+1]; i++ {
-					p.kern.solve(w, &p.wide[i], useBias)
+				for i := p.wide.wideSeg[c*r+g]; i < p.wide.wideSeg[c*r+g+1]; i++ {
+					p.work.kern.solve(w, &p.wide.wide[i], useBias)
 				}
 			}
 		}
@@ -382,13 +382,13 @@ func (w *World) islandPasses(g, passes int, useBias bool) {
 // jointsByRegion returns the joints of the colours ordered by colour, then region (stable), with
 // seg[c*r+g] the first of colour c's joints of region g, and r the regions.
 func (p *pipeline) jointsByRegion(w *World) (order, seg []int32, r int) {
-	r = p.nRegions
-	colored := p.jointColorOrder[:p.jointColorStart[maxColors]]
+	r = p.graph.nRegions
+	colored := p.graph.jointColorOrder[:p.graph.jointColorStart[maxColors]]
 	key := func(k int32) int {
 		j := &w.joints[k]
 		return int(j.color)*r + int(p.islandRegion(&w.Bodies, j.a, j.b))
 	}
-	seg = resize(p.jointSeg, maxColors*r+1)
+	seg = resize(p.islands.jointSeg, maxColors*r+1)
 	clear(seg)
 	for _, k := range colored {
 		seg[key(k)+1]++
@@ -396,7 +396,7 @@ func (p *pipeline) jointsByRegion(w *World) (order, seg []int32, r int) {
 	for i := 1; i < len(seg); i++ {
 		seg[i] += seg[i-1]
 	}
-	order = resize(p.jointOrder, len(colored))
+	order = resize(p.islands.jointOrder, len(colored))
 	for _, k := range colored {
 		key := key(k)
 		order[seg[key]] = k
@@ -404,6 +404,25 @@ func (p *pipeline) jointsByRegion(w *World) (order, seg []int32, r int) {
 	}
 	copy(seg[1:], seg) // back to the starts
 	seg[0] = 0
-	p.jointSeg, p.jointOrder = seg, order
+	p.islands.jointSeg, p.islands.jointOrder = seg, order
 	return order, seg, r
+}
+
+// islandStage is the sub-steps by island (StageIslands).
+type islandStage struct {
+	// sub-steps by island (islands.go)
+	on             bool          // this step's sub-steps run by island, a region each
+	nIslandRegions int           // the regions the islands are dealt to
+	islandWait     int           // steps before planIslands looks at the islands again
+	bodyRegion     []int32       // per body: its island's region (-1 for a body in no constraint)
+	islandWeight   []int32       // per island root: its rows' weight
+	islandOps      []Op          // the sub-steps' stages running by island (islandBlock)
+	islandTimes    []islandTimes // per worker: its time in each stage of the block
+	runs           []int32       // by island: runs of consecutive bodies, first and end (bodyRuns)
+	runStart       []int32       // region g's runs are runs[2*runStart[g]:2*runStart[g+1]]
+	runNext        []int32       // bodyRuns' scratch
+	jwideSeg       []int32       // by island: colour c's joint batches of region g start at jwide[jwideSeg[c*nRegions+g]]
+	jrestSeg       []int32       // and its joints left to solveJoint at jrest[jrestSeg[c*nRegions+g]]
+	jointOrder     []int32       // by island: the joints by colour, then region (jointsByRegion)
+	jointSeg       []int32       // where colour c's joints of region g start in jointOrder
 }

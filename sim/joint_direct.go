@@ -100,7 +100,7 @@ type DirectStats struct {
 
 // DirectJointStats returns the structure of the last step's direct joint solve (zeros when it is off).
 func (w *World) DirectJointStats() DirectStats {
-	d := &w.pipe.direct
+	d := &w.pipe.joints.direct
 	return DirectStats{Joints: len(d.joints), Blocks: len(d.off), Fill: d.fills}
 }
 
@@ -128,7 +128,7 @@ func (w *World) directSides(j *joint) (int32, int32) {
 
 // prepareDirect builds the system's structure if the joints changed and marks it for factoring.
 func (w *World) prepareDirect() {
-	d := &w.pipe.direct
+	d := &w.pipe.joints.direct
 	d.stale = true
 	d.tmp = w.directSignature(d.tmp)
 	if d.sig != nil && slices.Equal(d.tmp, d.sig) {
@@ -140,7 +140,7 @@ func (w *World) prepareDirect() {
 
 // buildDirect orders the joints leaf to root and finds the blocks and elimination updates.
 func (w *World) buildDirect() {
-	d := &w.pipe.direct
+	d := &w.pipe.joints.direct
 	n := w.Bodies.Len()
 	// The body graph: dynamic bodies, joints as edges.
 	type edge struct{ joint, other int32 }
@@ -301,7 +301,7 @@ func (w *World) buildDirect() {
 // loadDirectRows copies the joints' equality rows (set by refreshJoint) into the system.
 func (w *World) loadDirectRows() {
 	b := &w.Bodies
-	d := &w.pipe.direct
+	d := &w.pipe.joints.direct
 	for k := range d.joints {
 		dj := &d.joints[k]
 		j := &w.joints[dj.joint]
@@ -351,7 +351,7 @@ func (w *World) loadDirectRows() {
 // loadDirectErrors copies the joints' position errors (set by refreshJoint) into the system, whose
 // Jacobian may be from the last factorisation.
 func (w *World) loadDirectErrors() {
-	d := &w.pipe.direct
+	d := &w.pipe.joints.direct
 	for k := range d.joints {
 		dj := &d.joints[k]
 		j := &w.joints[dj.joint]
@@ -376,7 +376,7 @@ func (w *World) loadDirectErrors() {
 // L D L^T. Each block is n_i x n_j for joints of n_i and n_j rows; the loops run over those sizes.
 func (w *World) factorDirect() {
 	b := &w.Bodies
-	d := &w.pipe.direct
+	d := &w.pipe.joints.direct
 	w.loadDirectRows()
 	for k := range d.joints {
 		dj := &d.joints[k]
@@ -511,7 +511,7 @@ func invertSPD(a, inv *mat6, n int) {
 // solveJointsDirect solves every joint's equality rows together, exactly (with the position bias
 // C/h in the biased pass), and applies the impulses.
 func (w *World) solveJointsDirect(useBias bool) {
-	d := &w.pipe.direct
+	d := &w.pipe.joints.direct
 	if len(d.joints) == 0 {
 		return
 	}
@@ -522,7 +522,7 @@ func (w *World) solveJointsDirect(useBias bool) {
 		w.loadDirectErrors()
 	}
 	b := &w.Bodies
-	invH := w.pipe.invH
+	invH := w.pipe.consts.invH
 	for k := range d.joints {
 		dj := &d.joints[k]
 		var va, wa, vb, wb vec
@@ -562,8 +562,8 @@ const (
 // projectJointsDirect is the StageProject stage.
 func (w *World) projectJointsDirect() {
 	p := &w.pipe
-	d := &p.direct
-	if !p.useDirect || len(d.joints) == 0 {
+	d := &p.joints.direct
+	if !p.joints.useDirect || len(d.joints) == 0 {
 		return
 	}
 	b := &w.Bodies
@@ -604,7 +604,7 @@ func (w *World) projectJointsDirect() {
 				w.displace(dj.b, lB.Scale(b.InvMass[dj.b]), aB)
 			}
 		}
-		p.posesMoved = true
+		p.consts.posesMoved = true
 	}
 	w.refreshRows()
 }
@@ -619,7 +619,7 @@ func (w *World) displace(i int32, dx, th vec) {
 	q.V = q.V.Add(t.Mul(0.5 * b.Rotation[i].W).Add(cross(t, b.Rotation[i].V).Mul(0.5)))
 	q = q.Normalize()
 	b.Rotation[i] = q
-	w.pipe.rot[i] = quatMat3(q)
+	w.pipe.bounds.rot[i] = quatMat3(q)
 }
 
 // solve solves A x = r with the factor (r is overwritten).

@@ -114,15 +114,15 @@ func TestJointRowsMatchFiniteDifferences(t *testing.T) {
 			}
 			n := b.Len()
 			p := &w.pipe
-			p.rot = resize(p.rot, n)
-			p.count = resize(p.count, n)
+			p.bounds.rot = resize(p.bounds.rot, n)
+			p.graph.count = resize(p.graph.count, n)
 			x0, q0 := append([]Vec3(nil), b.Position...), append([]Quat(nil), b.Rotation...)
 			pose := func(eps float32) {
 				for i := 0; i < n; i++ {
 					b.Position[i] = x0[i].Add(b.Velocity[i].Mul(eps))
 					om := b.AngularVelocity[i]
 					b.Rotation[i] = mgl32.QuatRotate(om.Len()*eps, om.Normalize()).Mul(q0[i]).Normalize()
-					p.rot[i] = quatMat3(b.Rotation[i])
+					p.bounds.rot[i] = quatMat3(b.Rotation[i])
 					b.InvInertiaWorld[i] = worldInertia(b.Rotation[i], b.InvInertiaLocal[i])
 				}
 				w.prepareJoints()

@@ -12,7 +12,7 @@ func TestJointSoftnessMatchesStep(t *testing.T) {
 		w := chainsWorld(t, s, 1, 3)
 		run(t, w, 1)
 		br, ms, is := JointSoftness(s)
-		if got := w.pipe.jointSoft; got.biasRate != br || got.massScale != ms || got.impulseScale != is {
+		if got := w.pipe.joints.jointSoft; got.biasRate != br || got.massScale != ms || got.impulseScale != is {
 			t.Errorf("%+v: JointSoftness = %v %v %v, Step used %+v", s, br, ms, is, got)
 		}
 		w.Close()

@@ -13,17 +13,17 @@ package sim
 // solveBall is one Gauss-Seidel pass over a ball joint.
 func (w *World) solveBall(j *joint, useBias bool) {
 	p := &w.pipe
-	soft := &p.jointSoft
+	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
 	if def.Swing > 0 {
-		wA, wB = limitRow(&j.swing, wA, wB, soft, useBias, p.invH)
+		wA, wB = limitRow(&j.swing, wA, wB, soft, useBias, p.consts.invH)
 	}
 	if def.HasTwist {
-		wA, wB = limitRow(&j.twist.lower, wA, wB, soft, useBias, p.invH)
-		wA, wB = limitRow(&j.twist.upper, wA, wB, soft, useBias, p.invH)
+		wA, wB = limitRow(&j.twist.lower, wA, wB, soft, useBias, p.consts.invH)
+		wA, wB = limitRow(&j.twist.upper, wA, wB, soft, useBias, p.consts.invH)
 	}
-	if !p.useDirect {
+	if !p.joints.useDirect {
 		vA, wA, vB, wB = j.pointRow(vA, wA, vB, wB, soft, useBias)
 	}
 	w.storePair(j, vA, wA, vB, wB)
@@ -32,12 +32,12 @@ func (w *World) solveBall(j *joint, useBias bool) {
 // solveHinge is one Gauss-Seidel pass over a hinge.
 func (w *World) solveHinge(j *joint, useBias bool) {
 	p := &w.pipe
-	soft := &p.jointSoft
+	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
-	if def.HasMotor && !p.pseudo { // a motor drives velocities, not poses
+	if def.HasMotor && !p.consts.mode.pseudo() { // a motor drives velocities, not poses
 		r := &j.angle.motor
-		maxImpulse := def.Motor.MaxForce / p.invH
+		maxImpulse := def.Motor.MaxForce / p.consts.invH
 		v := r.rb.Dot(wB) - r.ra.Dot(wA)
 		acc := min(max(r.impulse+r.mass*(def.Motor.Speed-v), -maxImpulse), maxImpulse)
 		imp := acc - r.impulse
@@ -47,10 +47,10 @@ func (w *World) solveHinge(j *joint, useBias bool) {
 		}
 	}
 	if def.HasLimits {
-		wA, wB = limitRow(&j.angle.lower, wA, wB, soft, useBias, p.invH)
-		wA, wB = limitRow(&j.angle.upper, wA, wB, soft, useBias, p.invH)
+		wA, wB = limitRow(&j.angle.lower, wA, wB, soft, useBias, p.consts.invH)
+		wA, wB = limitRow(&j.angle.upper, wA, wB, soft, useBias, p.consts.invH)
 	}
-	if !p.useDirect {
+	if !p.joints.useDirect {
 		L := j.hinge.impulse2(wA, wB, soft, useBias)
 		wA, wB = wA.Sub(mulMat(&j.iA, L)), wB.Add(mulMat(&j.iB, L))
 		vA, wA, vB, wB = j.pointRow(vA, wA, vB, wB, soft, useBias)

@@ -15,7 +15,7 @@ var identity3 = Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
 // step, and lists the body pairs that joints connect (they do not collide with each other).
 func (w *World) prepareJoints() {
 	p := &w.pipe
-	p.connected = p.connected[:0]
+	p.joints.connected = p.joints.connected[:0]
 	for k := range w.joints {
 		j := &w.joints[k]
 		a, _ := w.dense(j.def.BodyA)
@@ -24,10 +24,10 @@ func (w *World) prepareJoints() {
 			o, _ := w.dense(j.def.BodyB)
 			j.b = int32(o)
 			lo, hi := min(a, o), max(a, o)
-			p.connected = append(p.connected, uint64(lo)<<32|uint64(hi))
+			p.joints.connected = append(p.joints.connected, uint64(lo)<<32|uint64(hi))
 		}
 	}
-	slices.Sort(p.connected)
+	slices.Sort(p.joints.connected)
 }
 
 // jointMasses fixes each joint's inverse masses and inertias for the step; under Jacobi they are split
@@ -35,12 +35,12 @@ func (w *World) prepareJoints() {
 func (w *World) jointMasses(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	jacobi := p.split
+	jacobi := p.joints.split
 	for k := lo; k < hi; k++ {
 		j := &w.joints[k]
 		sA := float32(1)
 		if jacobi {
-			sA = float32(max(p.count[j.a], 1))
+			sA = float32(max(p.graph.count[j.a], 1))
 		}
 		j.mA = b.InvMass[j.a] * sA
 		j.iA = scaleMat(b.InvInertiaWorld[j.a], sA)
@@ -48,7 +48,7 @@ func (w *World) jointMasses(lo, hi int) {
 		if j.b >= 0 {
 			sB := float32(1)
 			if jacobi {
-				sB = float32(max(p.count[j.b], 1))
+				sB = float32(max(p.graph.count[j.b], 1))
 			}
 			j.mB = b.InvMass[j.b] * sB
 			j.iB = scaleMat(b.InvInertiaWorld[j.b], sB)
@@ -65,10 +65,10 @@ func scaleMat(m Mat3, s float32) Mat3 {
 
 // jointed reports whether a joint connects the bodies at dense indices a < b.
 func (p *pipeline) jointed(a, b int32) bool {
-	if len(p.connected) == 0 {
+	if len(p.joints.connected) == 0 {
 		return false
 	}
-	_, ok := slices.BinarySearch(p.connected, uint64(a)<<32|uint64(b))
+	_, ok := slices.BinarySearch(p.joints.connected, uint64(a)<<32|uint64(b))
 	return ok
 }
 
@@ -77,10 +77,10 @@ func (p *pipeline) jointed(a, b int32) bool {
 func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3) {
 	b := &w.Bodies
 	p := &w.pipe
-	xA, rA = ldv(&b.Position[j.a]), &p.rot[j.a]
+	xA, rA = ldv(&b.Position[j.a]), &p.bounds.rot[j.a]
 	xB, rB = vec{}, &identity3
 	if j.b >= 0 {
-		xB, rB = ldv(&b.Position[j.b]), &p.rot[j.b]
+		xB, rB = ldv(&b.Position[j.b]), &p.bounds.rot[j.b]
 	}
 	return
 }
@@ -250,38 +250,38 @@ func (w *World) warmJoint(j *joint, sum *impulseSum) {
 // (joint_direct.go) the equality parts are left to it.
 func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 	p := &w.pipe
-	soft := &p.jointSoft
+	soft := &p.joints.jointSoft
 	def := &j.def
 	var motor *Motor
-	if def.HasMotor && !p.pseudo { // a motor drives velocities, not poses
+	if def.HasMotor && !p.consts.mode.pseudo() { // a motor drives velocities, not poses
 		motor = &def.Motor
 	}
 	switch def.Type {
 	case Ball:
 		if def.Swing > 0 {
-			j.swing.solveLimit(s, soft, useBias, p.invH)
+			j.swing.solveLimit(s, soft, useBias, p.consts.invH)
 		}
 		if def.HasTwist {
-			j.twist.solve(s, soft, useBias, p.invH, true, nil)
+			j.twist.solve(s, soft, useBias, p.consts.invH, true, nil)
 		}
-		if !p.useDirect {
+		if !p.joints.useDirect {
 			j.point.solve(s, soft, useBias)
 		}
 	case Hinge:
-		j.angle.solve(s, soft, useBias, p.invH, def.HasLimits, motor)
-		if !p.useDirect {
+		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor)
+		if !p.joints.useDirect {
 			j.hinge.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
 	case Piston:
-		j.angle.solve(s, soft, useBias, p.invH, def.HasLimits, motor)
-		if !p.useDirect {
+		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor)
+		if !p.joints.useDirect {
 			j.rot.solve(s, soft, useBias)
 			j.perp[0].solveEquality(s, soft, useBias)
 			j.perp[1].solveEquality(s, soft, useBias)
 		}
 	case Fixed:
-		if !p.useDirect { // its rows are all equalities, solved by solveJointsDirect
+		if !p.joints.useDirect { // its rows are all equalities, solved by solveJointsDirect
 			j.rot.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
@@ -291,7 +291,7 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 // solveJoint is one Gauss-Seidel pass over a joint (bodies of one colour are disjoint): ball joints
 // and hinges through their written-out kernels (joint_gs.go), the other types through their parts.
 func (w *World) solveJoint(j *joint, useBias bool) {
-	if !w.pipe.opts.partJoints {
+	if !w.pipe.work.opts.partJoints {
 		switch j.def.Type {
 		case Ball:
 			w.solveBall(j, useBias)
@@ -337,7 +337,7 @@ func (w *World) breakJoints() {
 	for k := range w.joints {
 		j := &w.joints[k]
 		if j.def.BreakForce > 0 {
-			if f := w.pipe.solver.jointForce(w, j); f > j.def.BreakForce {
+			if f := w.pipe.plan.solver.jointForce(w, j); f > j.def.BreakForce {
 				w.Broken = append(w.Broken, BrokenJoint{Index: k, Def: j.def, Force: f, Step: w.StepCount + 1})
 				j.broken = true
 				broke = true
@@ -360,7 +360,7 @@ func (w *World) breakJoints() {
 // colourJoints colours the joints the way colourManifolds colours manifolds (a joint is an edge between
 // its two dynamic bodies); the joints of one colour are solved in parallel.
 func (p *pipeline) colourJoints(b *Bodies, joints []joint) {
-	used := p.bodyColors
+	used := p.graph.bodyColors
 	for i := range used {
 		used[i] = 0
 	}
@@ -389,19 +389,19 @@ func (p *pipeline) colourJoints(b *Bodies, joints []joint) {
 		j.color = uint8(c)
 		count[c]++
 	}
-	p.jointColorStart = resize(p.jointColorStart, maxColors+2)
+	p.graph.jointColorStart = resize(p.graph.jointColorStart, maxColors+2)
 	start := int32(0)
 	for c := 0; c <= maxColors; c++ {
-		p.jointColorStart[c] = start
+		p.graph.jointColorStart[c] = start
 		start += count[c]
 	}
-	p.jointColorStart[maxColors+1] = start
-	p.jointColorOrder = resize(p.jointColorOrder, len(joints))
+	p.graph.jointColorStart[maxColors+1] = start
+	p.graph.jointColorOrder = resize(p.graph.jointColorOrder, len(joints))
 	var next [maxColors + 1]int32
-	copy(next[:], p.jointColorStart[:maxColors+1])
+	copy(next[:], p.graph.jointColorStart[:maxColors+1])
 	for k := range joints {
 		c := joints[k].color
-		p.jointColorOrder[next[c]] = int32(k)
+		p.graph.jointColorOrder[next[c]] = int32(k)
 		next[c]++
 	}
 }
@@ -409,37 +409,37 @@ func (p *pipeline) colourJoints(b *Bodies, joints []joint) {
 // jointAdjacency lists, for every body, the joints touching it (as buildAdjacency does for manifolds)
 // and adds one to each dynamic body's constraint count per joint (Jacobi's mass splitting).
 func (p *pipeline) jointAdjacency(n int, joints []joint) {
-	p.jointAdjStart = resize(p.jointAdjStart, n+1)
-	clear(p.jointAdjStart)
+	p.graph.jointAdjStart = resize(p.graph.jointAdjStart, n+1)
+	clear(p.graph.jointAdjStart)
 	for k := range joints {
 		j := &joints[k]
-		p.jointAdjStart[j.a+1]++
-		p.count[j.a]++
+		p.graph.jointAdjStart[j.a+1]++
+		p.graph.count[j.a]++
 		if j.b >= 0 {
-			p.jointAdjStart[j.b+1]++
-			p.count[j.b]++
+			p.graph.jointAdjStart[j.b+1]++
+			p.graph.count[j.b]++
 		}
 	}
 	for i := 0; i < n; i++ {
-		p.jointAdjStart[i+1] += p.jointAdjStart[i]
+		p.graph.jointAdjStart[i+1] += p.graph.jointAdjStart[i]
 	}
-	p.jointAdj = resize(p.jointAdj, int(p.jointAdjStart[n]))
-	copy(p.fill, p.jointAdjStart[:n])
+	p.graph.jointAdj = resize(p.graph.jointAdj, int(p.graph.jointAdjStart[n]))
+	copy(p.graph.fill, p.graph.jointAdjStart[:n])
 	for k := range joints {
 		j := &joints[k]
-		p.jointAdj[p.fill[j.a]] = int32(k) << 1
-		p.fill[j.a]++
+		p.graph.jointAdj[p.graph.fill[j.a]] = int32(k) << 1
+		p.graph.fill[j.a]++
 		if j.b >= 0 {
-			p.jointAdj[p.fill[j.b]] = int32(k)<<1 | 1
-			p.fill[j.b]++
+			p.graph.jointAdj[p.graph.fill[j.b]] = int32(k)<<1 | 1
+			p.graph.fill[j.b]++
 		}
 	}
 }
 
 // eachJointColour runs fn over the joints of each colour in turn, then the overflow serially.
-func (w *World) eachJointColour(fn func(worker, lo, hi int)) {
+func (w *World) eachJointColour(l loop) {
 	p := &w.pipe
-	p.runColours(p.jointColorStart, p.jointColorOrder, &p.currentJoints, jointGrain, fn)
+	w.runColours(p.graph.jointColorStart, p.graph.jointColorOrder, &p.graph.currentJoints, jointGrain, l)
 }
 
 // jointGrain: a loop over joints (mass, refresh, warm start, a colour's pass, ~100 ns a joint) runs on
@@ -459,4 +459,15 @@ func (w *World) resetJointImpulses() {
 		j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse = 0, 0, 0
 		j.twist.lower.impulse, j.twist.upper.impulse = 0, 0
 	}
+}
+
+// jointStage is the joints' rows for the step.
+type jointStage struct {
+	connected    []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
+	gatherJoints bool     // gatherImpulses adds the joints' recorded impulses
+	split        bool     // the solver's rows use split masses (Jacobi)
+	jointSoft    softness
+	useDirect    bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
+	direct       directSystem // the direct joint solve's system
+	jsums        []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
 }

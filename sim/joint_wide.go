@@ -100,29 +100,29 @@ func (w *World) planWideJoints() {
 	for k := range w.joints {
 		w.joints[k].wide = -1
 	}
-	p.jwideOn = p.kern != nil && !p.opts.partJoints && p.solver.traits().wideJoints &&
-		!p.useDirect && len(w.joints) > 0
-	p.jwideDirty = false
-	if !p.jwideOn {
+	p.jwide.jwideOn = p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints &&
+		!p.joints.useDirect && len(w.joints) > 0
+	p.jwide.jwideDirty = false
+	if !p.jwide.jwideOn {
 		return
 	}
-	p.jwideStart = resize(p.jwideStart, maxColors+1)
-	p.jrestStart = resize(p.jrestStart, maxColors+2)
-	p.jwide, p.jrest = p.jwide[:0], p.jrest[:0]
+	p.jwide.jwideStart = resize(p.jwide.jwideStart, maxColors+1)
+	p.jwide.jrestStart = resize(p.jwide.jrestStart, maxColors+2)
+	p.jwide.jwide, p.jwide.jrest = p.jwide.jwide[:0], p.jwide.jrest[:0]
 	// The joints by colour and, by island (islands.go), by region within a colour: seg[c*r+g] is
 	// where colour c's joints of region g start in order.
-	order, seg, r := p.jointColorOrder, p.jointColorStart, 1
-	if p.islands {
+	order, seg, r := p.graph.jointColorOrder, p.graph.jointColorStart, 1
+	if p.islands.on {
 		order, seg, r = p.jointsByRegion(w)
 	}
-	p.jwideSeg = resize(p.jwideSeg, maxColors*r+1)
-	p.jrestSeg = resize(p.jrestSeg, maxColors*r+1)
+	p.islands.jwideSeg = resize(p.islands.jwideSeg, maxColors*r+1)
+	p.islands.jrestSeg = resize(p.islands.jrestSeg, maxColors*r+1)
 	for cg := 0; cg < maxColors*r; cg++ {
 		c := cg / r
 		if cg%r == 0 {
-			p.jwideStart[c], p.jrestStart[c] = int32(len(p.jwide)), int32(len(p.jrest))
+			p.jwide.jwideStart[c], p.jwide.jrestStart[c] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
 		}
-		p.jwideSeg[cg], p.jrestSeg[cg] = int32(len(p.jwide)), int32(len(p.jrest))
+		p.islands.jwideSeg[cg], p.islands.jrestSeg[cg] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
 		for kind := 0; kind <= 2; kind++ {
 			var bt *wideJointBatch
 			for _, k := range order[seg[cg]:seg[cg+1]] {
@@ -133,20 +133,20 @@ func (w *World) planWideJoints() {
 					continue
 				}
 				if kind == 0 {
-					p.jrest = append(p.jrest, k)
+					p.jwide.jrest = append(p.jwide.jrest, k)
 					continue
 				}
 				if bt == nil || bt.lanes == batchLanes {
 					// A new batch, zeroed where it lies: append(p.jwide, wideJointBatch{...}) zeroed
 					// 8 KB on the stack and copied them.
-					n := len(p.jwide)
-					if n < cap(p.jwide) {
-						p.jwide = p.jwide[:n+1]
-						clear(p.jwide[n:])
+					n := len(p.jwide.jwide)
+					if n < cap(p.jwide.jwide) {
+						p.jwide.jwide = p.jwide.jwide[:n+1]
+						clear(p.jwide.jwide[n:])
 					} else {
-						p.jwide = append(p.jwide, wideJointBatch{})
+						p.jwide.jwide = append(p.jwide.jwide, wideJointBatch{})
 					}
-					bt = &p.jwide[n]
+					bt = &p.jwide.jwide[n]
 					bt.hinge = kind == 2
 					for l := range batchLanes {
 						bt.k[l] = -1
@@ -154,7 +154,7 @@ func (w *World) planWideJoints() {
 				}
 				l := bt.lanes
 				bt.lanes++
-				j.wide = int32(len(p.jwide)-1)<<4 | int32(l)
+				j.wide = int32(len(p.jwide.jwide)-1)<<4 | int32(l)
 				bt.a[l], bt.b[l], bt.k[l] = j.a, j.b, k
 				bt.mA[l], bt.mB[l] = j.mA, j.mB
 				for e := range 9 {
@@ -177,19 +177,19 @@ func (w *World) planWideJoints() {
 		}
 	}
 	w.setGatherCap()
-	for i := range p.jwide { // empty lanes: lane 0's bodies, so that a full gather reads valid ones
-		bt := &p.jwide[i]
+	for i := range p.jwide.jwide { // empty lanes: lane 0's bodies, so that a full gather reads valid ones
+		bt := &p.jwide.jwide[i]
 		for l := bt.lanes; l < batchLanes; l++ {
 			bt.a[l], bt.b[l] = bt.a[0], bt.b[0]
 		}
-		bt.safe = gatherSafe(bt.a[:], bt.b[:], p.gatherCap)
+		bt.safe = gatherSafe(bt.a[:], bt.b[:], p.jwide.gatherCap)
 	}
-	p.jwideStart[maxColors] = int32(len(p.jwide))
-	p.jrestStart[maxColors] = int32(len(p.jrest))
-	p.jwideSeg[maxColors*r], p.jrestSeg[maxColors*r] = p.jwideStart[maxColors], p.jrestStart[maxColors]
-	start := p.jointColorStart
-	p.jrest = append(p.jrest, p.jointColorOrder[start[maxColors]:start[maxColors+1]]...)
-	p.jrestStart[maxColors+1] = int32(len(p.jrest))
+	p.jwide.jwideStart[maxColors] = int32(len(p.jwide.jwide))
+	p.jwide.jrestStart[maxColors] = int32(len(p.jwide.jrest))
+	p.islands.jwideSeg[maxColors*r], p.islands.jrestSeg[maxColors*r] = p.jwide.jwideStart[maxColors], p.jwide.jrestStart[maxColors]
+	start := p.graph.jointColorStart
+	p.jwide.jrest = append(p.jwide.jrest, p.graph.jointColorOrder[start[maxColors]:start[maxColors+1]]...)
+	p.jwide.jrestStart[maxColors+1] = int32(len(p.jwide.jrest))
 }
 
 // packImpulses copies joint j's accumulated impulses into lane l of its batch, where the passes
@@ -209,12 +209,12 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 // (once a step, before the joints' forces are read).
 func (w *World) syncWideJoints() {
 	p := &w.pipe
-	if !p.jwideDirty {
+	if !p.jwide.jwideDirty {
 		return
 	}
-	p.jwideDirty = false
-	for i := range p.jwide {
-		bt := &p.jwide[i]
+	p.jwide.jwideDirty = false
+	for i := range p.jwide.jwide {
+		bt := &p.jwide.jwide[i]
 		for l := range bt.lanes {
 			j := &w.joints[bt.k[l]]
 			if bt.hinge {
@@ -234,22 +234,31 @@ func (w *World) syncWideJoints() {
 // joints with solveJoint; the overflow (joints that fit no colour) last, serially.
 func (w *World) jointPass() {
 	p := &w.pipe
-	if !p.jwideOn {
-		w.eachJointColour(p.fnJointColour)
+	if !p.jwide.jwideOn {
+		w.eachJointColour(loopJointColour)
 		return
 	}
 	for c := 0; c < maxColors; c++ {
-		if lo, hi := p.jwideStart[c], p.jwideStart[c+1]; hi > lo {
-			p.curJWide = p.jwide[lo:hi]
-			p.pool.run(int(hi-lo), wideJointGrain, p.fnJWide)
+		if lo, hi := p.jwide.jwideStart[c], p.jwide.jwideStart[c+1]; hi > lo {
+			p.jwide.curJWide = p.jwide.jwide[lo:hi]
+			w.each(loopJWide, int(hi-lo), wideJointGrain)
 		}
-		if lo, hi := p.jrestStart[c], p.jrestStart[c+1]; hi > lo {
-			p.currentJoints = p.jrest[lo:hi]
-			p.pool.run(int(hi-lo), jointGrain, p.fnJointColour)
+		if lo, hi := p.jwide.jrestStart[c], p.jwide.jrestStart[c+1]; hi > lo {
+			p.graph.currentJoints = p.jwide.jrest[lo:hi]
+			w.each(loopJointColour, int(hi-lo), jointGrain)
 		}
 	}
-	p.jwideDirty = true
-	for _, k := range p.jrest[p.jrestStart[maxColors]:p.jrestStart[maxColors+1]] {
-		w.solveJoint(&w.joints[k], p.useBias)
+	p.jwide.jwideDirty = true
+	for _, k := range p.jwide.jrest[p.jwide.jrestStart[maxColors]:p.jwide.jrestStart[maxColors+1]] {
+		w.solveJoint(&w.joints[k], p.consts.mode.bias())
 	}
+}
+
+// jointWideStage is the wide joint pass: batches of a colour's joints of one kind, where each colour's batches start, and the joints left to solveJoint (jrest, by colour, then the overflow).
+type jointWideStage struct {
+	jwideOn, jwideDirty    bool
+	jwide, curJWide        []wideJointBatch
+	jwideStart, jrestStart []int32
+	jrest                  []int32
+	gatherCap              int // the least capacity of the arrays the wide kernels gather from
 }

@@ -69,9 +69,9 @@ type jointConsts struct {
 // set broadcasts p's factors into k, field by field: a jointConsts returned by value is copied with
 // legacy MOVUPS (see laneCounts).
 func (k *jointConsts) set(p *pipeline) {
-	s := &p.jointSoft
+	s := &p.joints.jointSoft
 	var zero f8
-	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc(p.invH), bc(s.biasRate), bc(s.massScale),
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc(p.consts.invH), bc(s.biasRate), bc(s.massScale),
 		bc(s.impulseScale), zero, bc(1)
 }
 
@@ -135,7 +135,7 @@ func storeLanes(d []lanes, v v8) {
 func gatherJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
 	var vA, vB v8
 	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	if st := w.pipe.vel; w.pipe.stateOn {
+	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
 		vA, wA = gatherState(st, ia, wideLanes) // an empty lane repeats lane 0's bodies
 		vB, wB = gatherState(st, ib, wideLanes)
 	} else {
@@ -291,8 +291,8 @@ func refreshJointsHalf(h int, w *World, bt *wideJointBatch) {
 	b := &w.Bodies
 	var RA, RB [9]lanes
 	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	gatherMatTo(&RA, p.rot, ia, !bt.safe)
-	gatherMatTo(&RB, p.rot, ib, !bt.safe)
+	gatherMatTo(&RA, p.bounds.rot, ia, !bt.safe)
+	gatherMatTo(&RB, p.bounds.rot, ib, !bt.safe)
 	xA, xB := gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
 	rA, rB := mulAt(&RA, lh3(&bt.localA, h)), mulAt(&RB, lh3(&bt.localB, h))
 	pt := &bt.point
@@ -444,7 +444,7 @@ func storeJointSums(h int, w *World, bt *wideJointBatch, lin, angA, angB v8) {
 	archsimd.ClearAVXUpperBits()
 	k := halfIdx(&bt.k, h)
 	for l := range jointHalfLanes(bt, h) {
-		j := &w.pipe.jsums[k[l]]
+		j := &w.pipe.joints.jsums[k[l]]
 		j.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
 		j.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
 		j.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}

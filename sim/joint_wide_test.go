@@ -63,11 +63,11 @@ func testWideJoints(t *testing.T, name string, s Settings, o Options, rest, stat
 		run(t, ref, 1)
 		run(t, got, 1)
 		p := &got.pipe
-		if !p.jwideOn || len(p.jwide) < 4 || p.stateOn != state {
-			t.Fatalf("%s: the wide joint pass is not on (%v, %d batches), or on the state rows %v", name, p.jwideOn, len(p.jwide), p.stateOn)
+		if !p.jwide.jwideOn || len(p.jwide.jwide) < 4 || p.wide.stateOn != state {
+			t.Fatalf("%s: the wide joint pass is not on (%v, %d batches), or on the state rows %v", name, p.jwide.jwideOn, len(p.jwide.jwide), p.wide.stateOn)
 		}
-		for i := range p.jwide {
-			n := p.jwide[i].lanes
+		for i := range p.jwide.jwide {
+			n := p.jwide.jwide[i].lanes
 			sizes[0], sizes[1], sizes[2] = sizes[0] || n == batchLanes, sizes[1] || n > wideLanes && n < batchLanes, sizes[2] || n <= wideLanes
 		}
 		for i := range ref.Bodies.Position {
@@ -95,5 +95,5 @@ func testWideJoints(t *testing.T, name string, s Settings, o Options, rest, stat
 	if sizes != [3]bool{true, true, true} {
 		t.Fatalf("%s: batches of 16, 9-15 and at most 8 joints: %v", name, sizes)
 	}
-	t.Logf("%s: %d wide joint batches, limits held %d joint-steps", name, len(got.pipe.jwide), limits)
+	t.Logf("%s: %d wide joint batches, limits held %d joint-steps", name, len(got.pipe.jwide.jwide), limits)
 }

@@ -40,7 +40,7 @@ func TestJointsGiveIdenticalResultsForAnyWorkerCount(t *testing.T) {
 			p := &runs[0].pipe
 			largest := int32(0)
 			for c := 0; c < maxColors; c++ {
-				largest = max(largest, p.jointColorStart[c+1]-p.jointColorStart[c])
+				largest = max(largest, p.graph.jointColorStart[c+1]-p.graph.jointColorStart[c])
 			}
 			if largest < 2*jointGrain {
 				t.Fatalf("%v: largest joint colour %d: too small to split across workers", solver, largest)
@@ -83,7 +83,7 @@ func TestJointStepAllocatesNothing(t *testing.T) {
 	}
 	forceGrains(w, true)
 	run(t, w, 120)
-	if n := testing.AllocsPerRun(10, func() { w.Step() }); n != 0 || w.pipe.islands != WideAvailable() {
-		t.Errorf("fine grains: %.1f allocations per step; by island %v", n, w.pipe.islands)
+	if n := testing.AllocsPerRun(10, func() { w.Step() }); n != 0 || w.pipe.islands.on != WideAvailable() {
+		t.Errorf("fine grains: %.1f allocations per step; by island %v", n, w.pipe.islands.on)
 	}
 }

@@ -111,7 +111,7 @@ func (w *World) SetOptions(o Options) error {
 	grains := o.Grains != w.opts.Grains
 	w.opts = o
 	if grains {
-		w.pipe.pool.setGrains(o.Grains)
+		w.pipe.work.pool.setGrains(o.Grains)
 	}
 	return nil
 }

@@ -37,8 +37,8 @@ const maxWakeRounds = 4
 func (w *World) markWake(i int) {
 	b := &w.Bodies
 	if b.Asleep[i] && b.island[i] != 0 {
-		w.pipe.wakeLabels = append(w.pipe.wakeLabels, b.island[i])
-		w.pipe.sleptStale = true
+		w.pipe.sleep.wakeLabels = append(w.pipe.sleep.wakeLabels, b.island[i])
+		w.pipe.sleep.sleptStale = true
 	}
 	b.Asleep[i], b.SleepTime[i], b.island[i] = false, 0, 0
 }
@@ -46,13 +46,13 @@ func (w *World) markWake(i int) {
 // flushWakes wakes every body of the islands markWake queued; it reports whether any body woke.
 func (w *World) flushWakes() bool {
 	p := &w.pipe
-	if len(p.wakeLabels) == 0 {
+	if len(p.sleep.wakeLabels) == 0 {
 		return false
 	}
 	b := &w.Bodies
 	for i, a := range b.Asleep {
 		if a {
-			for _, l := range p.wakeLabels {
+			for _, l := range p.sleep.wakeLabels {
 				if b.island[i] == l {
 					b.Asleep[i], b.SleepTime[i], b.island[i] = false, 0, 0
 					break
@@ -60,8 +60,8 @@ func (w *World) flushWakes() bool {
 			}
 		}
 	}
-	p.wakeLabels = p.wakeLabels[:0]
-	p.sleptStale = true
+	p.sleep.wakeLabels = p.sleep.wakeLabels[:0]
+	p.sleep.sleptStale = true
 	return true
 }
 
@@ -89,7 +89,7 @@ func (w *World) wakeAll() {
 	clear(b.Asleep)
 	clear(b.SleepTime)
 	clear(b.island)
-	w.pipe.slept = w.pipe.slept[:0]
+	w.pipe.sleep.slept = w.pipe.sleep.slept[:0]
 }
 
 // wakeOverlapping wakes the sleeping bodies whose boxes overlap box, and their islands.
@@ -110,8 +110,8 @@ func (w *World) wakeTouched() bool {
 	b := &w.Bodies
 	p := &w.pipe
 	awake := func(i int32) bool { return i >= 0 && b.Type[i] == Dynamic && !b.Asleep[i] }
-	for k := range p.manifolds {
-		m := &p.manifolds[k]
+	for k := range p.narrow.manifolds {
+		m := &p.narrow.manifolds[k]
 		if m.count == 0 {
 			continue
 		}
@@ -123,9 +123,9 @@ func (w *World) wakeTouched() bool {
 	}
 	for i := range b.Type {
 		if b.Type[i] == Kinematic && (b.Velocity[i] != Vec3{} || b.AngularVelocity[i] != Vec3{}) {
-			box := p.boxes[i]
+			box := p.bounds.boxes[i]
 			for j := range b.Asleep {
-				if b.Asleep[j] && box.Overlaps(p.boxes[j]) {
+				if b.Asleep[j] && box.Overlaps(p.bounds.boxes[j]) {
 					w.markWake(j)
 				}
 			}
@@ -151,17 +151,17 @@ func (w *World) wakeTouched() bool {
 func (w *World) keepSleepers() {
 	b := &w.Bodies
 	p := &w.pipe
-	p.sleepers = p.sleepers[:0]
+	p.sleep.sleepers = p.sleep.sleepers[:0]
 	for i, a := range b.Asleep {
 		if a {
-			p.sleepers = append(p.sleepers, sleeper{int32(i), b.Position[i], b.Rotation[i]})
+			p.sleep.sleepers = append(p.sleep.sleepers, sleeper{int32(i), b.Position[i], b.Rotation[i]})
 		}
 	}
 }
 
 func (w *World) restoreSleepers() {
 	b := &w.Bodies
-	for _, s := range w.pipe.sleepers {
+	for _, s := range w.pipe.sleep.sleepers {
 		b.Position[s.i], b.Rotation[s.i] = s.pos, s.rot
 		b.Velocity[s.i], b.AngularVelocity[s.i] = Vec3{}, Vec3{}
 	}
@@ -181,16 +181,16 @@ func (w *World) updateSleep() {
 	b := &w.Bodies
 	p := &w.pipe
 	n := b.Len()
-	p.island = resize(p.island, n)
-	for i := range p.island {
-		p.island[i] = int32(i)
+	p.sleep.island = resize(p.sleep.island, n)
+	for i := range p.sleep.island {
+		p.sleep.island[i] = int32(i)
 	}
 	dyn := func(i int32) bool { return i >= 0 && b.Type[i] == Dynamic }
 	moving := func(i int32) bool {
 		return i >= 0 && b.Type[i] == Kinematic && (b.Velocity[i] != Vec3{} || b.AngularVelocity[i] != Vec3{})
 	}
-	for k := range p.prev { // this step's manifolds (swapped into prev at the end of the step)
-		m := &p.prev[k]
+	for k := range p.narrow.prev { // this step's manifolds (swapped into prev at the end of the step)
+		m := &p.narrow.prev[k]
 		if m.count == 0 {
 			continue
 		}
@@ -210,7 +210,7 @@ func (w *World) updateSleep() {
 	}
 	// A shape-matching cluster rests and wakes as one where the plan matches shapes (which ties its
 	// members).
-	if p.steps.Uses(StageShapeMatch) {
+	if p.plan.steps.Uses(StageShapeMatch) {
 		for _, c := range w.clusters {
 			first := int32(-1)
 			for _, m := range w.members[c.first : c.first+c.count] {
@@ -225,18 +225,18 @@ func (w *World) updateSleep() {
 		}
 	}
 	// The least rest time per island, kept at its root.
-	p.islandRest = resize(p.islandRest, n)
-	for i := range p.islandRest {
-		p.islandRest[i] = float32(1e30)
+	p.sleep.islandRest = resize(p.sleep.islandRest, n)
+	for i := range p.sleep.islandRest {
+		p.sleep.islandRest[i] = float32(1e30)
 	}
 	for i := 0; i < n; i++ {
 		if b.Type[i] == Dynamic && !b.Asleep[i] {
 			r := p.find(int32(i))
-			p.islandRest[r] = min(p.islandRest[r], b.SleepTime[i])
+			p.sleep.islandRest[r] = min(p.sleep.islandRest[r], b.SleepTime[i])
 		}
 	}
-	p.islandLabel = resize(p.islandLabel, n)
-	clear(p.islandLabel)
+	p.sleep.islandLabel = resize(p.sleep.islandLabel, n)
+	clear(p.sleep.islandLabel)
 	w.pruneSlept()
 	fell := false
 	asleep := 0
@@ -244,15 +244,15 @@ func (w *World) updateSleep() {
 		if b.Type[i] != Dynamic {
 			continue
 		}
-		if r := p.find(int32(i)); !b.Asleep[i] && p.islandRest[r] >= w.settings.SleepTime {
-			if p.islandLabel[r] == 0 {
-				p.nextLabel++
-				if p.nextLabel == 0 { // wrapped: labels in use are unique enough, 0 is not a label
-					p.nextLabel = 1
+		if r := p.find(int32(i)); !b.Asleep[i] && p.sleep.islandRest[r] >= w.settings.SleepTime {
+			if p.sleep.islandLabel[r] == 0 {
+				p.sleep.nextLabel++
+				if p.sleep.nextLabel == 0 { // wrapped: labels in use are unique enough, 0 is not a label
+					p.sleep.nextLabel = 1
 				}
-				p.islandLabel[r] = p.nextLabel
+				p.sleep.islandLabel[r] = p.sleep.nextLabel
 			}
-			b.Asleep[i], b.island[i] = true, p.islandLabel[r]
+			b.Asleep[i], b.island[i] = true, p.sleep.islandLabel[r]
 			b.Velocity[i], b.AngularVelocity[i] = Vec3{}, Vec3{}
 			fell = true
 		}
@@ -278,13 +278,13 @@ func (w *World) keepSleptContacts() {
 	b := &w.Bodies
 	p := &w.pipe
 	newly := func(i int32) uint32 {
-		if b.Type[i] != Dynamic || !b.Asleep[i] || p.islandLabel[p.find(i)] != b.island[i] {
+		if b.Type[i] != Dynamic || !b.Asleep[i] || p.sleep.islandLabel[p.find(i)] != b.island[i] {
 			return 0
 		}
 		return b.island[i]
 	}
-	for k := range p.prev {
-		m := &p.prev[k]
+	for k := range p.narrow.prev {
+		m := &p.narrow.prev[k]
 		if m.count == 0 {
 			continue
 		}
@@ -295,9 +295,9 @@ func (w *World) keepSleptContacts() {
 		if l == 0 {
 			continue
 		}
-		p.sleptScratch = w.appendContacts(p.sleptScratch[:0], m)
-		for _, c := range p.sleptScratch {
-			p.slept = append(p.slept, sleptContact{c, l})
+		p.sleep.sleptScratch = w.appendContacts(p.sleep.sleptScratch[:0], m)
+		for _, c := range p.sleep.sleptScratch {
+			p.sleep.slept = append(p.sleep.slept, sleptContact{c, l})
 		}
 	}
 }
@@ -320,19 +320,19 @@ func (w *World) stillAsleep(c sleptContact, b *Bodies) bool {
 // asleep costs nothing here).
 func (w *World) pruneSlept() {
 	p := &w.pipe
-	if !p.sleptStale {
+	if !p.sleep.sleptStale {
 		return
 	}
-	p.sleptStale = false
+	p.sleep.sleptStale = false
 	b := &w.Bodies
-	p.slept = slices.DeleteFunc(p.slept, func(c sleptContact) bool { return !w.stillAsleep(c, b) })
+	p.sleep.slept = slices.DeleteFunc(p.sleep.slept, func(c sleptContact) bool { return !w.stillAsleep(c, b) })
 }
 
 // find returns the root of i's island, halving the path as it goes.
 func (p *pipeline) find(i int32) int32 {
-	for p.island[i] != i {
-		p.island[i] = p.island[p.island[i]]
-		i = p.island[i]
+	for p.sleep.island[i] != i {
+		p.sleep.island[i] = p.sleep.island[p.sleep.island[i]]
+		i = p.sleep.island[i]
 	}
 	return i
 }
@@ -342,8 +342,24 @@ func (p *pipeline) find(i int32) int32 {
 func (p *pipeline) union(a, b int32) {
 	ra, rb := p.find(a), p.find(b)
 	if ra < rb {
-		p.island[rb] = ra
+		p.sleep.island[rb] = ra
 	} else if rb < ra {
-		p.island[ra] = rb
+		p.sleep.island[ra] = rb
 	}
+}
+
+// sleepStage is the Sleep stage's: the union-find over islands, and what sleeping islands keep.
+type sleepStage struct {
+	// sleeping
+	sleepers []sleeper // sleeping bodies' poses, kept across the solve
+	// slept are the contacts of sleeping islands as they were when each fell asleep, for Contacts:
+	// a sleeping island's pairs make no manifolds, but it has not moved, so they still hold.
+	slept        []sleptContact
+	sleptStale   bool // a body woke since slept was last pruned
+	sleptScratch []ContactPoint
+	island       []int32   // union-find parent per body
+	islandRest   []float32 // least rest time per island root
+	islandLabel  []uint32  // label given to a sleeping island, per root
+	nextLabel    uint32
+	wakeLabels   []uint32 // islands to wake whole (flushWakes)
 }

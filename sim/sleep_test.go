@@ -91,9 +91,9 @@ func TestASleepingStacksContactsAreStillListed(t *testing.T) {
 		t.Errorf("woken and stepped: %d contacts, want 20", n)
 	}
 	run(t, w, 120)
-	if w.Stats.Asleep != 5 || len(w.Contacts(nil)) != 20 || len(w.pipe.slept) != 20 {
+	if w.Stats.Asleep != 5 || len(w.Contacts(nil)) != 20 || len(w.pipe.sleep.slept) != 20 {
 		t.Fatalf("asleep again: %d asleep, %d contacts, %d kept (the first sleep's must be gone)",
-			w.Stats.Asleep, len(w.Contacts(nil)), len(w.pipe.slept))
+			w.Stats.Asleep, len(w.Contacts(nil)), len(w.pipe.sleep.slept))
 	}
 	if err := w.RemoveBody(hs[4]); err != nil {
 		t.Fatal(err)

@@ -124,7 +124,7 @@ const softParams = ParamSubsteps | ParamIterations | ParamRelaxIterations | Para
 
 // collisionPlan appends the collision stages and Prepare, which every solver's step begins with.
 func collisionPlan(p Plan) Plan {
-	return append(p, Op{StageBounds, 1}, Op{StageBroad, 1}, Op{StageNarrow, 1}, Op{StagePrepare, 1})
+	return append(p, Op{StageBounds, 1, Unbiased}, Op{StageBroad, 1, Unbiased}, Op{StageNarrow, 1, Unbiased}, Op{StagePrepare, 1, Unbiased})
 }
 
 // softStepPlan is the step of the soft-step velocity solvers (Box2D v3's soft step): Substeps times
@@ -136,35 +136,35 @@ func softStepPlan(s *Settings, restitutionPasses int, islands bool, p Plan) Plan
 	p = collisionPlan(p)
 	block := len(p)
 	if islands && !s.DirectJoints {
-		p = append(p, Op{StageIslands, 0})
+		p = append(p, Op{StageIslands, 0, Unbiased})
 	}
 	for range s.Substeps {
-		p = append(p, Op{StageIntegrateVelocities, 1})
+		p = append(p, Op{StageIntegrateVelocities, 1, Unbiased})
 		if !s.NoWarmStart {
-			p = append(p, Op{StageWarmStart, 1})
+			p = append(p, Op{StageWarmStart, 1, Unbiased})
 		}
-		p = append(p, Op{StageSolve, s.Iterations}, Op{StageIntegratePositions, 1})
+		p = append(p, Op{StageSolve, s.Iterations, Biased}, Op{StageIntegratePositions, 1, Unbiased})
 		if s.DirectJoints {
-			p = append(p, Op{StageProject, 1})
+			p = append(p, Op{StageProject, 1, Unbiased})
 		}
 		if !s.NoRelax {
-			p = append(p, Op{StageRelax, s.RelaxIterations})
+			p = append(p, Op{StageRelax, s.RelaxIterations, Unbiased})
 		}
 	}
 	if len(p) > block && p[block].Stage == StageIslands {
 		p[block].Passes = len(p) - block - 1
 	}
 	if !s.NoRestitution {
-		p = append(p, Op{StageRestitution, restitutionPasses})
+		p = append(p, Op{StageRestitution, restitutionPasses, Unbiased})
 	}
 	return endPlan(s, p)
 }
 
 // endPlan appends the stages every step ends with.
 func endPlan(s *Settings, p Plan) Plan {
-	p = append(p, Op{StageStoreImpulses, 1})
+	p = append(p, Op{StageStoreImpulses, 1, Unbiased})
 	if s.Sleep {
-		p = append(p, Op{StageSleep, 1})
+		p = append(p, Op{StageSleep, 1, Unbiased})
 	}
 	return p
 }
@@ -174,15 +174,15 @@ func endPlan(s *Settings, p Plan) Plan {
 // warm start, solve and relax stages read them.
 func (w *World) refreshRows() {
 	p := &w.pipe
-	if !p.posesMoved {
+	if !p.consts.posesMoved {
 		return
 	}
 	w.refreshContacts()
-	p.pool.run(len(w.joints), jointGrain, p.fnJointRefresh)
-	if p.jwideOn {
-		p.pool.run(len(p.jwide), wideJointGrain, p.fnJWideMass)
+	w.each(loopJointRefresh, len(w.joints), jointGrain)
+	if p.jwide.jwideOn {
+		w.each(loopJWideMass, len(p.jwide.jwide), wideJointGrain)
 	}
-	p.posesMoved = false
+	p.consts.posesMoved = false
 }
 
 // warmStart is the velocity solvers' warm start: every contact and joint applies the impulse it held at
@@ -191,12 +191,12 @@ func (w *World) warmStart() {
 	p := &w.pipe
 	w.refreshRows()
 	w.warmStartContacts()
-	p.pool.run(len(w.joints), jointGrain, p.fnJointWarm)
-	if p.jwideOn {
-		p.pool.run(len(p.jwide), wideJointGrain, p.fnJWideWarm)
+	w.each(loopJointWarm, len(w.joints), jointGrain)
+	if p.jwide.jwideOn {
+		w.each(loopJWideWarm, len(p.jwide.jwide), wideJointGrain)
 	}
-	p.gatherJoints = true
-	p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
+	p.joints.gatherJoints = true
+	w.each(loopGather, w.Bodies.Len(), bodyGrain)
 }
 
 // softDefaults are a soft-step solver's defaults for the settings that depend on the solver.
@@ -231,12 +231,12 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 		w.projectJointsDirect()
 	case StageSolve, StageRelax:
 		w.refreshRows()
-		p.useBias = op.Stage == StageSolve
+		p.consts.mode = op.Mode
 		w.loadState()
 		for range op.Passes {
 			pass()
-			if p.useDirect {
-				w.solveJointsDirect(p.useBias) // the joints' equality rows, exactly (joint_direct.go)
+			if p.joints.useDirect {
+				w.solveJointsDirect(p.consts.mode.bias()) // the joints' equality rows, exactly (joint_direct.go)
 			}
 		}
 		w.storeState() // the wide joints' impulses go back to the joints once a step (StageStoreImpulses)

@@ -40,8 +40,8 @@ func (impulseSolver) Params() Param {
 func (impulseSolver) Plan(s *Settings, p Plan) Plan {
 	p = collisionPlan(p)
 	for range s.Substeps {
-		p = append(p, Op{StageIntegrateVelocities, 1}, Op{StageSolve, s.Iterations},
-			Op{StageIntegratePositions, 1}, Op{StageProject, impulseProjectPasses})
+		p = append(p, Op{StageIntegrateVelocities, 1, Unbiased}, Op{StageSolve, s.Iterations, Biased},
+			Op{StageIntegratePositions, 1, Unbiased}, Op{StageProject, impulseProjectPasses, Unbiased})
 	}
 	return endPlan(s, p)
 }
@@ -63,20 +63,20 @@ func (impulseSolver) run(w *World, op Op) bool {
 	switch op.Stage {
 	case StageSolve:
 		w.refreshRows()
-		w.pipe.useBias = true
+		w.pipe.consts.mode = op.Mode
 		for range op.Passes {
-			w.eachJointColour(w.pipe.fnJointColour)
-			for k := range w.pipe.manifolds {
-				w.impulseManifold(&w.pipe.manifolds[k])
+			w.eachJointColour(loopJointColour)
+			for k := range w.pipe.narrow.manifolds {
+				w.impulseManifold(&w.pipe.narrow.manifolds[k])
 			}
 		}
 	case StageProject:
 		for range op.Passes {
 			w.refreshRows()
-			for k := range w.pipe.manifolds {
-				w.projectManifold(&w.pipe.manifolds[k])
+			for k := range w.pipe.narrow.manifolds {
+				w.projectManifold(&w.pipe.narrow.manifolds[k])
 			}
-			w.pipe.posesMoved = true
+			w.pipe.consts.posesMoved = true
 		}
 	default:
 		return false
@@ -84,7 +84,7 @@ func (impulseSolver) run(w *World, op Op) bool {
 	return true
 }
 
-func (impulseSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }
+func (impulseSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
 
 // impulseProjectPasses is the number of projection passes per sub-step; impulseProjectFraction is the
 // share of the overlap beyond the slop each pass removes (all of it overshoots in a pile, where one
@@ -110,14 +110,14 @@ func (w *World) impulseManifold(m *manifold) {
 		if cp.sep > w.settings.LinearSlop {
 			continue // not touching yet (a speculative point)
 		}
-		rA, rB := mulMat(&p.rot[m.a], cp.localA), mulMat(&p.rot[m.b], cp.localB)
+		rA, rB := mulMat(&p.bounds.rot[m.a], cp.localA), mulMat(&p.bounds.rot[m.b], cp.localB)
 		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
 		vn := v.Dot(n)
 		if vn >= 0 {
 			continue
 		}
 		e := float32(0)
-		if !w.settings.NoRestitution && -vn > p.restThreshold {
+		if !w.settings.NoRestitution && -vn > p.consts.restThreshold {
 			e = m.restitution
 		}
 		vt := v.Sub(n.Scale(vn))

@@ -38,18 +38,18 @@ func (jacobiSolver) run(w *World, op Op) bool {
 	p := &w.pipe
 	n := w.Bodies.Len()
 	return w.runSoftStep(op, func() {
-		p.gatherJoints = true
-		p.pool.run(len(p.manifolds), passGrain, p.fnJacobi)
-		p.pool.run(len(w.joints), jointGrain, p.fnJointJacobi)
-		p.pool.run(n, bodyGrain, p.fnGather)
+		p.joints.gatherJoints = true
+		w.each(loopJacobi, len(p.narrow.manifolds), passGrain)
+		w.each(loopJointJacobi, len(w.joints), jointGrain)
+		w.each(loopGather, n, bodyGrain)
 	}, func() {
-		p.gatherJoints = false
-		p.pool.run(len(p.manifolds), passGrain, p.fnRestJacobi)
-		p.pool.run(n, bodyGrain, p.fnGather)
+		p.joints.gatherJoints = false
+		w.each(loopRestJacobi, len(p.narrow.manifolds), passGrain)
+		w.each(loopGather, n, bodyGrain)
 	})
 }
 
-func (jacobiSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }
+func (jacobiSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
 
 // jacobiRestitutionPasses is the number of restitution passes the Jacobi solver makes.
 const jacobiRestitutionPasses = 8

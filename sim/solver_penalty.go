@@ -37,7 +37,7 @@ func (penaltySolver) Params() Param {
 func (penaltySolver) Plan(s *Settings, p Plan) Plan {
 	p = collisionPlan(p)
 	for range s.Substeps {
-		p = append(p, Op{StageSolve, 1}, Op{StageIntegrateVelocities, 1}, Op{StageIntegratePositions, 1})
+		p = append(p, Op{StageSolve, 1, Biased}, Op{StageIntegrateVelocities, 1, Unbiased}, Op{StageIntegratePositions, 1, Unbiased})
 	}
 	return endPlan(s, p)
 }
@@ -76,38 +76,38 @@ func (penaltySolver) run(w *World, op Op) bool {
 	}
 	p := &w.pipe
 	w.refreshRows()
-	for k := range p.manifolds {
+	for k := range p.narrow.manifolds {
 		w.penaltyManifold(k)
 	}
-	p.gatherJoints = false
-	p.pool.run(w.Bodies.Len(), bodyGrain, p.fnGather)
-	p.useBias = true
-	w.eachJointColour(p.fnJointColour)
+	p.joints.gatherJoints = false
+	w.each(loopGather, w.Bodies.Len(), bodyGrain)
+	p.consts.mode = op.Mode
+	w.eachJointColour(loopJointColour)
 	return true
 }
 
-func (penaltySolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }
+func (penaltySolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
 
 // penaltyManifold records, for gatherImpulses, the impulses over one sub-step of the spring and friction
 // forces of a manifold's overlapping points, all from the velocities at the sub-step's start.
 func (w *World) penaltyManifold(km int) {
 	b := &w.Bodies
 	p := &w.pipe
-	m := &p.manifolds[km]
-	sum := &p.sums[km]
+	m := &p.narrow.manifolds[km]
+	sum := &p.narrow.sums[km]
 	s := w.loadPair(m)
 	*sum = impulseSum{}
 	if s.mA == 0 && s.mB == 0 {
 		return
 	}
-	k, c, h := w.settings.PenaltyStiffness, w.settings.PenaltyDamping, p.h
+	k, c, h := w.settings.PenaltyStiffness, w.settings.PenaltyDamping, p.consts.h
 	n := m.normal
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		if cp.sep >= 0 {
 			continue
 		}
-		rA, rB := mulMat(&p.rot[m.a], cp.localA), mulMat(&p.rot[m.b], cp.localB)
+		rA, rB := mulMat(&p.bounds.rot[m.a], cp.localA), mulMat(&p.bounds.rot[m.b], cp.localB)
 		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
 		vn := v.Dot(n)
 		f := max(k*(-cp.sep)-c*vn, 0)

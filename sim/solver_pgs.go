@@ -39,11 +39,10 @@ func (pgsSolver) traits() solverTraits {
 // run: a pass solves the joints, then the manifolds, colour by colour; restitution visits the
 // manifolds the same way.
 func (pgsSolver) run(w *World, op Op) bool {
-	p := &w.pipe
 	return w.runSoftStep(op, func() {
 		w.jointPass()         // wide where the build has it (joint_wide.go)
 		w.eachContactColour() // wide where the build has it (wide.go)
-	}, func() { w.eachColour(p.fnRestColour) })
+	}, func() { w.eachColour(loopRestColour) })
 }
 
-func (pgsSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }
+func (pgsSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }

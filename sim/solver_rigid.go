@@ -40,16 +40,16 @@ func (rigidSolver) Params() Param {
 func (rigidSolver) Plan(s *Settings, p Plan) Plan {
 	p = collisionPlan(p)
 	for i := range s.Substeps {
-		p = append(p, Op{StageIntegrateVelocities, 1})
+		p = append(p, Op{StageIntegrateVelocities, 1, Unbiased})
 		if !s.NoWarmStart {
-			p = append(p, Op{StageWarmStart, 1})
+			p = append(p, Op{StageWarmStart, 1, Unbiased})
 		}
-		p = append(p, Op{StageSolve, s.Iterations})
+		p = append(p, Op{StageSolve, s.Iterations, Unbiased})
 		if !s.NoRestitution && i == s.Substeps-1 {
-			p = append(p, Op{StageRestitution, 1})
+			p = append(p, Op{StageRestitution, 1, Unbiased})
 		}
-		p = append(p, Op{StageIntegratePositions, 1})
-		p = append(p, Op{StageProject, rigidPositionPasses})
+		p = append(p, Op{StageIntegratePositions, 1, Unbiased})
+		p = append(p, Op{StageProject, rigidPositionPasses, Pseudo})
 	}
 	return endPlan(s, p)
 }
@@ -83,22 +83,22 @@ func (rigidSolver) run(w *World, op Op) bool {
 		w.warmStart()
 	case StageSolve:
 		w.refreshRows()
-		p.useBias = false // PGS's unbiased rows: rigid, open points closing their gap and no more
+		p.consts.mode = op.Mode // unbiased: rigid rows, open points closing their gap and no more
 		for range op.Passes {
-			w.eachJointColour(p.fnJointColour)
-			w.eachColour(p.fnColour)
+			w.eachJointColour(loopJointColour)
+			w.eachColour(loopColour)
 		}
 	case StageRestitution:
-		w.eachColour(p.fnRestColour)
+		w.eachColour(loopRestColour)
 	case StageProject:
-		w.positionPasses(op.Passes)
+		w.positionPasses(op)
 	default:
 		return false
 	}
 	return true
 }
 
-func (rigidSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }
+func (rigidSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
 
 // rigidBaumgarte is the share of a position error one position pass removes (Jolt's and Box2D
 // v2.4's 0.2): more overshoots where several rows push one body.
@@ -115,34 +115,34 @@ const rigidMaxCorrection = 0.2
 // pseudo-velocities from zero (the bodies' velocity arrays are swapped for them, so the rows' code is
 // the velocity passes'), then moves the bodies by them over one sub-step. The rows' accumulated
 // impulses, which the next step's warm start and the joints' break forces read, are put back after.
-func (w *World) positionPasses(passes int) {
+func (w *World) positionPasses(op Op) {
 	p := &w.pipe
 	b := &w.Bodies
 	n := b.Len()
-	p.pseudoV = resize(p.pseudoV, n)
-	p.pseudoW = resize(p.pseudoW, n)
-	p.jointKeep = resize(p.jointKeep, len(w.joints))
+	p.rigid.pseudoV = resize(p.rigid.pseudoV, n)
+	p.rigid.pseudoW = resize(p.rigid.pseudoW, n)
+	p.rigid.jointKeep = resize(p.rigid.jointKeep, len(w.joints))
 	for k := range w.joints {
-		p.jointKeep[k].save(&w.joints[k])
+		p.rigid.jointKeep[k].save(&w.joints[k])
 	}
-	vel, ang, soft := b.Velocity, b.AngularVelocity, p.jointSoft
-	b.Velocity, b.AngularVelocity = p.pseudoV, p.pseudoW
-	p.jointSoft = softness{biasRate: rigidBaumgarte * p.invH, massScale: 1}
-	p.pseudo, p.useBias = true, true
-	for range passes {
+	vel, ang, soft := b.Velocity, b.AngularVelocity, p.joints.jointSoft
+	b.Velocity, b.AngularVelocity = p.rigid.pseudoV, p.rigid.pseudoW
+	p.joints.jointSoft = softness{biasRate: rigidBaumgarte * p.consts.invH, massScale: 1}
+	p.consts.mode = op.Mode
+	for range op.Passes {
 		w.refreshRows()
-		clear(p.pseudoV)
-		clear(p.pseudoW)
+		clear(p.rigid.pseudoV)
+		clear(p.rigid.pseudoW)
 		w.resetJointImpulses()
-		w.eachJointColour(p.fnJointColour)
-		w.eachColour(p.fnColour)
-		p.pool.run(n, bodyGrain, p.fnIntPos)
-		p.posesMoved = true
+		w.eachJointColour(loopJointColour)
+		w.eachColour(loopColour)
+		w.each(loopIntPos, n, bodyGrain)
+		p.consts.posesMoved = true
 	}
-	p.pseudo, p.useBias = false, false
-	b.Velocity, b.AngularVelocity, p.jointSoft = vel, ang, soft
+	p.consts.mode = Unbiased
+	b.Velocity, b.AngularVelocity, p.joints.jointSoft = vel, ang, soft
 	for k := range w.joints {
-		p.jointKeep[k].restore(&w.joints[k])
+		p.rigid.jointKeep[k].restore(&w.joints[k])
 	}
 }
 
@@ -157,7 +157,7 @@ func (w *World) pushManifold(m *manifold) {
 	vA, wA := ldv(&b.Velocity[ia]), ldv(&b.AngularVelocity[ia])
 	vB, wB := ldv(&b.Velocity[ib]), ldv(&b.AngularVelocity[ib])
 	n := m.normal
-	slop, invH := w.settings.LinearSlop, p.invH
+	slop, invH := w.settings.LinearSlop, p.consts.invH
 	var acc [4]float32
 	for i := range m.pts[:m.count] {
 		cp := &m.pts[i]
@@ -199,4 +199,10 @@ func (k *jointImpulses) restore(j *joint) {
 	j.perp[0].impulse, j.perp[1].impulse, j.swing.impulse = k.perp0, k.perp1, k.swing
 	j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse = k.motor, k.lower, k.upper
 	j.twist.lower.impulse, j.twist.upper.impulse = k.tw0, k.tw1
+}
+
+// rigidStage is the rigid solver's position passes: the bodies' pseudo-velocities and the joints' impulses kept across them.
+type rigidStage struct {
+	pseudoV, pseudoW []Vec3
+	jointKeep        []jointImpulses
 }

@@ -30,7 +30,7 @@ func (shapeMatchSolver) Plan(s *Settings, p Plan) Plan {
 	for _, op := range softStepPlan(s, 1, false, nil) {
 		p = append(p, op)
 		if op.Stage == StageIntegrateVelocities {
-			p = append(p, Op{StageShapeMatch, 1})
+			p = append(p, Op{StageShapeMatch, 1, Unbiased})
 		}
 	}
 	return p
@@ -46,10 +46,10 @@ func (shapeMatchSolver) traits() solverTraits {
 // run runs the shape-match stage, and PGS's stages.
 func (shapeMatchSolver) run(w *World, op Op) bool {
 	if op.Stage == StageShapeMatch {
-		w.matchClusters(w.pipe.h, w.settings.Substeps)
+		w.matchClusters(w.pipe.consts.h, w.settings.Substeps)
 		return true
 	}
 	return pgsSolver{}.run(w, op)
 }
 
-func (shapeMatchSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.invH) }
+func (shapeMatchSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }

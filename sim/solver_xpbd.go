@@ -31,7 +31,7 @@ func (w *World) xpbdBody(i int32) (float32, Vec3, *Mat3, bool) {
 	if m == 0 {
 		return 0, Vec3{}, nil, false
 	}
-	return m, w.Bodies.InvInertiaLocal[i], &w.pipe.rot[i], true
+	return m, w.Bodies.InvInertiaLocal[i], &w.pipe.bounds.rot[i], true
 }
 
 // angularInvMass returns n^T I^-1 n for body i (world n), with I from its current rotation.
@@ -75,8 +75,8 @@ func (w *World) rotateBody(i int32, th vec) {
 	q.V = q.V.Add(dv.Mul(0.5))
 	q = q.Normalize()
 	b.Rotation[i] = q
-	w.pipe.rot[i] = quatMat3(q)
-	w.pipe.corrTh[i] = w.pipe.corrTh[i].Add(th)
+	w.pipe.bounds.rot[i] = quatMat3(q)
+	w.pipe.xpbd.corrTh[i] = w.pipe.xpbd.corrTh[i].Add(th)
 }
 
 // pushPositional applies the positional impulse P at offset r to body i with sign s (+1 or -1).
@@ -88,7 +88,7 @@ func (w *World) pushPositional(i int32, P, r vec, s float32) {
 	b := &w.Bodies
 	dx := P.Scale(s * m)
 	stv(&b.Position[i], ldv(&b.Position[i]).Add(dx))
-	w.pipe.corrX[i] = w.pipe.corrX[i].Add(dx)
+	w.pipe.xpbd.corrX[i] = w.pipe.xpbd.corrX[i].Add(dx)
 	w.rotateBody(i, w.invInertiaTimes(i, r.Cross(P)).Scale(s))
 }
 
@@ -262,7 +262,7 @@ func (w *World) xpbdJointVelocity(j *joint) {
 	p := &w.pipe
 	def := &j.def
 	if k := w.settings.JointDamping; k > 0 {
-		w.dampJoint(j, min(k*p.h, 1))
+		w.dampJoint(j, min(k*p.consts.h, 1))
 	}
 	if !def.HasMotor {
 		return
@@ -271,7 +271,7 @@ func (w *World) xpbdJointVelocity(j *joint) {
 	j.angle.motor.impulse = 0
 	var s jointPair
 	w.loadJoint(j, &s)
-	j.angle.motor.solveMotor(&s, def.Motor.Speed, def.Motor.MaxForce*p.h)
+	j.angle.motor.solveMotor(&s, def.Motor.Speed, def.Motor.MaxForce*p.consts.h)
 	w.storeJoint(j, &s)
 }
 
@@ -336,7 +336,7 @@ func (w *World) velocityImpulse(a, b int32, rA, rB, dv vec) {
 
 // contactOffsets returns a contact point's current offsets from the centres of its bodies.
 func (w *World) contactOffsets(m *manifold, cp *contactPoint) (vec, vec) {
-	return mulMat(&w.pipe.rot[m.a], cp.localA), mulMat(&w.pipe.rot[m.b], cp.localB)
+	return mulMat(&w.pipe.bounds.rot[m.a], cp.localA), mulMat(&w.pipe.bounds.rot[m.b], cp.localB)
 }
 
 // xpbdStartContacts records each point's normal velocity at the start of the sub-step (restitution)
@@ -387,7 +387,7 @@ func (w *World) xpbdContact(m *manifold) {
 	// start: otherwise float32 rounding of each sub-step's tiny slip random-walks a stack apart
 	// (measured: 20 boxes toppled within 30 s; 5 boxes crept 4 cm in 10 s).
 	la, lb := local[0].Scale(1/float32(active)), local[1].Scale(1/float32(active))
-	rA, rB := mulMat(&p.rot[m.a], la), mulMat(&p.rot[m.b], lb)
+	rA, rB := mulMat(&p.bounds.rot[m.a], la), mulMat(&p.bounds.rot[m.b], lb)
 	slip := ldv(&b.Position[m.b]).Add(rB).Sub(ldv(&b.Position[m.a])).Sub(rA)
 	slip = slip.Sub(n.Scale(slip.Dot(n)))
 	c := vecmath.Sqrt(slip.Dot(slip))
@@ -435,7 +435,7 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 		// Restitution: leave at e times the sub-step's approach speed, or not at all when it was slow
 		// (under the threshold) so resting contacts do not jitter.
 		e := m.restitution
-		if w.settings.NoRestitution || -cp.relVel < p.restThreshold {
+		if w.settings.NoRestitution || -cp.relVel < p.consts.restThreshold {
 			e = 0
 		}
 		vn := relVel(rA, rB).Dot(n)
@@ -458,7 +458,7 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 	}
 	t := vt.Scale(1 / st)
 	k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
-	w.velocityImpulse(m.a, m.b, rA, rB, t.Scale(-min(m.friction*lambdaN*p.invH*k, st)))
+	w.velocityImpulse(m.a, m.b, rA, rB, t.Scale(-min(m.friction*lambdaN*p.consts.invH*k, st)))
 }
 
 // xpbdSaveBodies remembers the bodies' poses at the start of the sub-step.
@@ -466,8 +466,8 @@ func (w *World) xpbdSaveBodies(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	for i := lo; i < hi; i++ {
-		p.prevPos[i], p.prevRot[i] = b.Position[i], p.rot[i]
-		p.corrX[i], p.corrTh[i] = vec{}, vec{}
+		p.xpbd.prevPos[i], p.xpbd.prevRot[i] = b.Position[i], p.bounds.rot[i]
+		p.xpbd.corrX[i], p.xpbd.corrTh[i] = vec{}, vec{}
 	}
 }
 
@@ -483,8 +483,8 @@ func (w *World) xpbdVelocities(lo, hi int) {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
-		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(p.corrX[i].Scale(p.invH)))
-		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(p.corrTh[i].Scale(p.invH)))
+		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(p.xpbd.corrX[i].Scale(p.consts.invH)))
+		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(p.xpbd.corrTh[i].Scale(p.consts.invH)))
 	}
 }
 
@@ -506,8 +506,8 @@ func (xpbdSolver) Params() Param {
 func (xpbdSolver) Plan(s *Settings, p Plan) Plan {
 	p = collisionPlan(p)
 	for range s.Substeps {
-		p = append(p, Op{StageIntegrateVelocities, 1}, Op{StageIntegratePositions, 1}, Op{StageSolve, s.Iterations},
-			Op{StageDeriveVelocities, 1}, Op{StageSolveVelocities, 1})
+		p = append(p, Op{StageIntegrateVelocities, 1, Unbiased}, Op{StageIntegratePositions, 1, Unbiased}, Op{StageSolve, s.Iterations, Biased},
+			Op{StageDeriveVelocities, 1, Unbiased}, Op{StageSolveVelocities, 1, Unbiased})
 	}
 	return endPlan(s, p)
 }
@@ -528,48 +528,55 @@ func (xpbdSolver) run(w *World, op Op) bool {
 	n := w.Bodies.Len()
 	switch op.Stage {
 	case StageIntegratePositions:
-		p.prevPos = resize(p.prevPos, n)
-		p.prevRot = resize(p.prevRot, n)
-		p.corrX = resize(p.corrX, n)
-		p.corrTh = resize(p.corrTh, n)
-		p.pool.run(len(p.manifolds), manifoldGrain, p.fnXStart)
-		p.pool.run(n, bodyGrain, p.fnXSave)
-		p.pool.run(n, bodyGrain, p.fnIntPos)
+		p.xpbd.prevPos = resize(p.xpbd.prevPos, n)
+		p.xpbd.prevRot = resize(p.xpbd.prevRot, n)
+		p.xpbd.corrX = resize(p.xpbd.corrX, n)
+		p.xpbd.corrTh = resize(p.xpbd.corrTh, n)
+		w.each(loopXStart, len(p.narrow.manifolds), manifoldGrain)
+		w.each(loopXSave, n, bodyGrain)
+		w.each(loopIntPos, n, bodyGrain)
 		for k := range w.joints {
 			w.joints[k].xl = [3]float32{}
 		}
 	case StageSolve:
 		for range op.Passes {
-			w.eachJointColour(p.fnXJoint)
-			w.eachColour(p.fnXContact)
+			w.eachJointColour(loopXJoint)
+			w.eachColour(loopXContact)
 		}
 	case StageDeriveVelocities:
 		for k := range w.joints {
 			j := &w.joints[k]
-			j.xpbdF = vecmath.Abs(j.xl[0]) * p.invH * p.invH
+			j.xpbdF = vecmath.Abs(j.xl[0]) * p.consts.invH * p.consts.invH
 		}
-		p.pool.run(n, bodyGrain, p.fnXVel)
+		w.each(loopXVel, n, bodyGrain)
 	case StageSolveVelocities:
-		w.eachColour(p.fnXContactVel)
-		w.eachJointColour(p.fnXJointVel)
+		w.eachColour(loopXContactVel)
+		w.eachJointColour(loopXJointVel)
 	case StageStoreImpulses:
 		// Leave what the velocity solvers and Contacts read: a point's normal impulse (lambda / h of
 		// the last sub-step), no friction impulse, no joint impulses (a switch to PGS or Jacobi starts
 		// cold); then the step's common end.
-		for k := range p.manifolds {
-			m := &p.manifolds[k]
+		for k := range p.narrow.manifolds {
+			m := &p.narrow.manifolds[k]
 			for i := 0; i < int(m.count); i++ {
 				cp := &m.pts[i]
-				cp.normalImpulse, cp.tangentImpulse = max(-cp.normalImpulse*p.invH, 0), [2]float32{}
+				cp.normalImpulse, cp.tangentImpulse = max(-cp.normalImpulse*p.consts.invH, 0), [2]float32{}
 			}
 		}
 		if len(w.joints) > 0 {
 			w.resetJointImpulses()
-			p.pool.run(len(w.joints), jointGrain, p.fnJointRefresh) // the joints' coordinates at the final poses
+			w.each(loopJointRefresh, len(w.joints), jointGrain) // the joints' coordinates at the final poses
 		}
 		return false
 	default:
 		return false
 	}
 	return true
+}
+
+// xpbdStage is the XPBD solver's: the bodies' poses at the start of the sub-step and the corrections since.
+type xpbdStage struct {
+	prevPos       []Vec3
+	prevRot       []Mat3
+	corrX, corrTh []vec
 }

@@ -73,12 +73,35 @@ func (s Stage) String() string {
 	return "unknown"
 }
 
-// Op is one entry of a Plan: a stage and the number of passes it makes (Solve, Relax, Restitution:
-// the iterations; 1 for the others).
+// Op is one entry of a Plan: a stage, the number of passes it makes (Solve, Relax, Restitution:
+// the iterations; 1 for the others), and how its passes' rows treat position error.
 type Op struct {
 	Stage  Stage
 	Passes int
+	Mode   PassMode
 }
+
+// PassMode is how a pass's rows treat position error: the plan says it with each op, so a stage's
+// passes need not know which solver wrote the plan.
+type PassMode uint8
+
+// The pass modes.
+const (
+	// Unbiased rows take out velocity only: relax passes, restitution, a rigid solver's velocity
+	// passes (an open point closes its gap and no more).
+	Unbiased PassMode = iota
+	// Biased rows also push overlap and joint drift out, softly (a soft step's solve).
+	Biased
+	// Pseudo rows run over pseudo-velocities that start at zero and move only the poses: contacts
+	// push overlap out, motors rest (a rigid solver's position passes).
+	Pseudo
+)
+
+// bias reports whether the rows push position error out.
+func (m PassMode) bias() bool { return m != Unbiased }
+
+// pseudo reports whether the rows run over pseudo-velocities (motors rest).
+func (m PassMode) pseudo() bool { return m == Pseudo }
 
 // Plan is the ordered list of stages one step runs. Solvers write it (Solver.Plan); every backend runs
 // it as it is, so a stage and its order are decided in one place.

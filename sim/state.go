@@ -86,10 +86,10 @@ func (w *World) SaveState(s *State) error {
 	s.jointSerial = w.jointSerial
 	s.clusters = append(s.clusters[:0], w.clusters...)
 	s.members = append(s.members[:0], w.members...)
-	s.prev = append(s.prev[:0], w.pipe.prev...)
-	s.rot = append(s.rot[:0], w.pipe.rot...)
-	s.nextLabel = w.pipe.nextLabel
-	s.wakeLabels = append(s.wakeLabels[:0], w.pipe.wakeLabels...)
+	s.prev = append(s.prev[:0], w.pipe.narrow.prev...)
+	s.rot = append(s.rot[:0], w.pipe.bounds.rot...)
+	s.nextLabel = w.pipe.sleep.nextLabel
+	s.wakeLabels = append(s.wakeLabels[:0], w.pipe.sleep.wakeLabels...)
 	return nil
 }
 
@@ -116,11 +116,11 @@ func (w *World) RestoreState(s *State) error {
 	w.jointSerial = s.jointSerial
 	w.clusters = append(w.clusters[:0], s.clusters...)
 	w.members = append(w.members[:0], s.members...)
-	w.pipe.prev = append(w.pipe.prev[:0], s.prev...)
-	w.pipe.slept = w.pipe.slept[:0] // Contacts lists a restored sleeping island's contacts again once it wakes
-	w.pipe.rot = append(w.pipe.rot[:0], s.rot...)
-	w.pipe.nextLabel = s.nextLabel
-	w.pipe.wakeLabels = append(w.pipe.wakeLabels[:0], s.wakeLabels...)
+	w.pipe.narrow.prev = append(w.pipe.narrow.prev[:0], s.prev...)
+	w.pipe.sleep.slept = w.pipe.sleep.slept[:0] // Contacts lists a restored sleeping island's contacts again once it wakes
+	w.pipe.bounds.rot = append(w.pipe.bounds.rot[:0], s.rot...)
+	w.pipe.sleep.nextLabel = s.nextLabel
+	w.pipe.sleep.wakeLabels = append(w.pipe.sleep.wakeLabels[:0], s.wakeLabels...)
 	if w.names == nil {
 		w.names = map[string]int32{}
 	}
@@ -146,13 +146,13 @@ func (w *World) SetWorkers(n int) {
 
 // ensurePool makes the worker pool match the resolved worker count.
 func (w *World) ensurePool() {
-	if w.pipe.pool == nil || w.pipe.workers != w.settings.Workers {
-		w.pipe.pool.close()
-		w.pipe.pool = newPool(w.settings.Workers)
-		w.pipe.workers = w.settings.Workers
+	if w.pipe.work.pool == nil || w.pipe.work.workers != w.settings.Workers {
+		w.pipe.work.pool.close()
+		w.pipe.work.pool = newPool(w.settings.Workers)
+		w.pipe.work.workers = w.settings.Workers
 		// The worker goroutines hold no reference to the world; stop them when it is collected.
-		runtime.AddCleanup(w, func(p *pool) { p.close() }, w.pipe.pool)
-		w.pipe.pool.setGrains(w.opts.Grains)
+		runtime.AddCleanup(w, func(p *pool) { p.close() }, w.pipe.work.pool)
+		w.pipe.work.pool.setGrains(w.opts.Grains)
 	}
 }
 

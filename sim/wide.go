@@ -111,28 +111,28 @@ var wideStateKernel bool
 // manifolds), so that nothing reads Bodies' velocities while the rows hold them.
 func (w *World) planState() {
 	p := &w.pipe
-	contacts := p.wideOn && len(p.overflow()) == 0
-	joints := p.jwideOn && len(p.jrest) == 0
-	p.stateOn = wideStateKernel && !p.opts.bodyRows && (p.wideOn || p.jwideOn) &&
-		(contacts || len(p.manifolds) == 0) && (joints || len(w.joints) == 0)
+	contacts := p.wide.wideOn && len(p.overflow()) == 0
+	joints := p.jwide.jwideOn && len(p.jwide.jrest) == 0
+	p.wide.stateOn = wideStateKernel && !p.work.opts.bodyRows && (p.wide.wideOn || p.jwide.jwideOn) &&
+		(contacts || len(p.narrow.manifolds) == 0) && (joints || len(w.joints) == 0)
 }
 
 // loadState copies the bodies' velocities into pipeline.vel before a stage's passes (when they run on
 // it), with a zero row last for a batch's empty lanes.
 func (w *World) loadState() {
 	p := &w.pipe
-	if !p.stateOn {
+	if !p.wide.stateOn {
 		return
 	}
 	n := w.Bodies.Len()
-	p.vel = resize(p.vel, n+1)
-	p.vel[n] = stateRow{}
-	p.pool.run(n, bodyGrain, p.fnLoadState)
+	p.wide.vel = resize(p.wide.vel, n+1)
+	p.wide.vel[n] = stateRow{}
+	w.each(loopLoadState, n, bodyGrain)
 }
 
 func (w *World) loadStateRange(lo, hi int) {
 	b := &w.Bodies
-	vel := w.pipe.vel[lo:hi]
+	vel := w.pipe.wide.vel[lo:hi]
 	v, a := b.Velocity[lo:hi:hi], b.AngularVelocity[lo:hi:hi]
 	v, a = v[:len(vel)], a[:len(vel)]
 	for i := range vel {
@@ -146,14 +146,14 @@ func (w *World) loadStateRange(lo, hi int) {
 // storeState copies the dynamic bodies' velocities back after a stage's passes.
 func (w *World) storeState() {
 	p := &w.pipe
-	if p.stateOn {
-		p.pool.run(w.Bodies.Len(), bodyGrain, p.fnStoreState)
+	if p.wide.stateOn {
+		w.each(loopStoreState, w.Bodies.Len(), bodyGrain)
 	}
 }
 
 func (w *World) storeStateRange(lo, hi int) {
 	b := &w.Bodies
-	vel := w.pipe.vel[lo:hi]
+	vel := w.pipe.wide.vel[lo:hi]
 	v, a, m := b.Velocity[lo:hi:hi], b.AngularVelocity[lo:hi:hi], b.InvMass[lo:hi:hi]
 	v, a, m = v[:len(vel)], a[:len(vel)], m[:len(vel)]
 	for i := range vel {
@@ -180,49 +180,49 @@ const wideSplit = 32
 // whether the batches' rows are computed as they are packed.
 func (w *World) decideWide() {
 	p := &w.pipe
-	p.wideOn = p.kern != nil && p.solver.traits().wideContacts && len(p.manifolds) > 0
-	p.widePrep = p.wideOn && !p.opts.rowPrepare
+	p.wide.wideOn = p.work.kern != nil && p.plan.solver.traits().wideContacts && len(p.narrow.manifolds) > 0
+	p.wide.widePrep = p.wide.wideOn && !p.work.opts.rowPrepare
 }
 
 // packWide builds the batches of the colours' manifolds after Prepare (decideWide).
 func (w *World) packWide() {
 	p := &w.pipe
-	p.wideDirty = false
-	if !p.wideOn {
+	p.wide.wideDirty = false
+	if !p.wide.wideOn {
 		return
 	}
 	// Room for as many batches as the manifolds' capacity can need, so that the batches grow only
 	// when the manifolds do (a steady step allocates nothing, also while contacts come and go).
-	if need := cap(p.manifolds)/batchLanes + min(cap(p.manifolds), maxColors*p.nRegions); cap(p.wide) < need {
-		p.wide = make([]wideBatch, 0, need)
-		p.wideFirst = make([]int32, 0, need)
-		p.wideLen = make([]uint8, 0, need)
+	if need := cap(p.narrow.manifolds)/batchLanes + min(cap(p.narrow.manifolds), maxColors*p.graph.nRegions); cap(p.wide.wide) < need {
+		p.wide.wide = make([]wideBatch, 0, need)
+		p.wide.wideFirst = make([]int32, 0, need)
+		p.wide.wideLen = make([]uint8, 0, need)
 	}
-	r := p.nRegions
-	p.packScratch = resize(p.packScratch, max(p.workers, 1))
-	p.wideStart = resize(p.wideStart, maxColors+1)
-	p.wideSeg = resize(p.wideSeg, maxColors*r+1)
-	p.wideFirst = p.wideFirst[:0]
-	p.wideLen = p.wideLen[:0]
+	r := p.graph.nRegions
+	p.wide.packScratch = resize(p.wide.packScratch, max(p.work.workers, 1))
+	p.wide.wideStart = resize(p.wide.wideStart, maxColors+1)
+	p.wide.wideSeg = resize(p.wide.wideSeg, maxColors*r+1)
+	p.wide.wideFirst = p.wide.wideFirst[:0]
+	p.wide.wideLen = p.wide.wideLen[:0]
 	nb := int32(0)
 	for c := 0; c < maxColors; c++ {
-		p.wideStart[c] = nb
+		p.wide.wideStart[c] = nb
 		for g := range r {
-			p.wideSeg[c*r+g] = nb
-			end := p.segStart[c*r+g+1]
-			for lo := p.segStart[c*r+g]; lo < end; lo += batchLanes {
-				p.wideFirst = append(p.wideFirst, lo)
-				p.wideLen = append(p.wideLen, uint8(min(end-lo, batchLanes)))
+			p.wide.wideSeg[c*r+g] = nb
+			end := p.graph.segStart[c*r+g+1]
+			for lo := p.graph.segStart[c*r+g]; lo < end; lo += batchLanes {
+				p.wide.wideFirst = append(p.wide.wideFirst, lo)
+				p.wide.wideLen = append(p.wide.wideLen, uint8(min(end-lo, batchLanes)))
 				nb++
 			}
 		}
 	}
-	p.wideStart[maxColors] = nb
-	p.wideSeg[maxColors*r] = nb
-	p.wide = resize(p.wide, int(nb))
+	p.wide.wideStart[maxColors] = nb
+	p.wide.wideSeg[maxColors*r] = nb
+	p.wide.wide = resize(p.wide.wide, int(nb))
 	w.setGatherCap()
-	w.eachRegion(p.fnWidePack)
-	if p.widePrep {
+	w.eachRegion(loopWidePack)
+	if p.wide.widePrep {
 		for _, k := range p.overflow() {
 			w.prepareRows(int(k))
 		}
@@ -246,17 +246,17 @@ type packScratch struct {
 func (w *World) packBatch(worker, i int) {
 	p := &w.pipe
 	b := &w.Bodies
-	bt := &p.wide[i]
-	first, n := p.wideFirst[i], int(p.wideLen[i])
+	bt := &p.wide.wide[i]
+	first, n := p.wide.wideFirst[i], int(p.wide.wideLen[i])
 	maxCount := 0
 	for l := range n {
-		maxCount = max(maxCount, int(p.manifolds[p.colorOrder[int(first)+l]].count))
+		maxCount = max(maxCount, int(p.narrow.manifolds[p.graph.colorOrder[int(first)+l]].count))
 	}
 	bt.lanes, bt.maxCount, bt.ragged = n, maxCount, 0
-	sc := &p.packScratch[worker]
+	sc := &p.wide.packScratch[worker]
 	src, at, kept, comp := &sc.src, &sc.at, &sc.kept, &sc.comp
 	*kept = [4]uint16{}
-	prep := p.widePrep
+	prep := p.wide.widePrep
 	for j := range maxCount {
 		bt.pts[j].sliding = 0
 	}
@@ -268,8 +268,8 @@ func (w *World) packBatch(worker, i int) {
 		bt.a[l], bt.b[l], bt.k[l] = -1, -1, -1
 		comp[l] = 0
 		if l < n {
-			k := p.colorOrder[int(first)+l]
-			m = &p.manifolds[k]
+			k := p.graph.colorOrder[int(first)+l]
+			m = &p.narrow.manifolds[k]
 			count = int(m.count)
 			bt.a[l], bt.b[l], bt.k[l] = m.a, m.b, k
 			bt.mA[l], bt.mB[l] = b.InvMass[m.a], b.InvMass[m.b]
@@ -327,7 +327,7 @@ func (w *World) packBatch(worker, i int) {
 		}
 	}
 	if prep {
-		p.kern.prep(w, bt, src, at, kept, comp)
+		p.work.kern.prep(w, bt, src, at, kept, comp)
 	} else {
 		for j := range bt.maxCount {
 			if widePackKernel != nil {
@@ -339,13 +339,13 @@ func (w *World) packBatch(worker, i int) {
 			}
 		}
 	}
-	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.gatherCap)
+	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.jwide.gatherCap)
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
 // computed (restitution reads them).
 func (w *World) rowsFromBatch(m *manifold) {
-	bt := &w.pipe.wide[m.slot/batchLanes]
+	bt := &w.pipe.wide.wide[m.slot/batchLanes]
 	l := int(m.slot % batchLanes)
 	get := func(v *blanes3) vec { return vec{X: v[0][l], Y: v[1][l], Z: v[2][l]} }
 	for j := range m.pts[:m.count] {
@@ -400,7 +400,7 @@ func gatherSafe(ia, ib []int32, n int) bool { return below(ia, n) && below(ib, n
 // setGatherCap records the least capacity of the arrays the wide kernels gather from.
 func (w *World) setGatherCap() {
 	b := &w.Bodies
-	w.pipe.gatherCap = min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(w.pipe.rot))
+	w.pipe.jwide.gatherCap = min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(w.pipe.bounds.rot))
 }
 
 // put3 puts v in lane l of a vector row, of a register's lanes or of a contact batch's.
@@ -411,22 +411,22 @@ func put3[L lanes | blanes](d *[3]L, l int, v vec) { d[0][l], d[1][l], d[2][l] =
 // the next Prepare), the overflow's and every manifold's without the wide pass with refreshManifold.
 func (w *World) refreshContacts() {
 	p := &w.pipe
-	if !p.wideOn {
-		p.pool.run(len(p.manifolds), refreshGrain, p.fnRefresh)
+	if !p.wide.wideOn {
+		w.each(loopRefresh, len(p.narrow.manifolds), refreshGrain)
 		return
 	}
-	w.eachRegion(p.fnWideRefresh)
+	w.eachRegion(loopWideRefresh)
 	for _, k := range p.overflow() {
-		w.refreshManifold(&p.manifolds[k])
+		w.refreshManifold(&p.narrow.manifolds[k])
 	}
 }
 
 // unpackWide copies batch i's impulses (and sliding flags) back to its manifolds.
 func (w *World) unpackWide(i int) {
 	p := &w.pipe
-	bt := &p.wide[i]
+	bt := &p.wide.wide[i]
 	for l := range bt.lanes {
-		m := &p.manifolds[bt.k[l]]
+		m := &p.narrow.manifolds[bt.k[l]]
 		for j := range m.pts[:m.count] {
 			cp, wp := &m.pts[j], &bt.pts[j]
 			cp.normalImpulse, cp.maxNormal = wp.normalImpulse[l], wp.maxNormal[l]
@@ -439,92 +439,111 @@ func (w *World) unpackWide(i int) {
 // syncWideImpulses copies the batches' impulses back to the manifolds if a wide pass changed them.
 func (w *World) syncWideImpulses() {
 	p := &w.pipe
-	if !p.wideDirty {
+	if !p.wide.wideDirty {
 		return
 	}
-	p.wideDirty = false
-	w.eachRegion(p.fnWideUnpack)
+	p.wide.wideDirty = false
+	w.eachRegion(loopWideUnpack)
 }
 
 // eachContactColour runs one PGS pass over the manifolds, colour by colour: wide where the batches
 // are packed, then the overflow (manifolds that fit no colour) with the scalar pass.
 func (w *World) eachContactColour() {
 	p := &w.pipe
-	if !p.wideOn {
-		w.eachColour(p.fnColour)
+	if !p.wide.wideOn {
+		w.eachColour(loopColour)
 		return
 	}
-	if p.nRegions > 1 && p.pool.isFine() {
+	if p.graph.nRegions > 1 && p.work.pool.isFine() {
 		// Fine grains: the whole pass in one hand-off, a phase per colour (a chunk per region where
 		// the colour is split), instead of one per split colour.
-		p.phaseSizes, p.phaseColour = p.phaseSizes[:0], p.phaseColour[:0]
+		p.wide.phaseSizes, p.wide.phaseColour = p.wide.phaseSizes[:0], p.wide.phaseColour[:0]
 		for c := 0; c < maxColors; c++ {
-			if p.wideStart[c] < p.wideStart[c+1] {
-				p.phaseSizes = append(p.phaseSizes, int32(max(b2i(p.splitColour[c])*p.nRegions, 1)))
-				p.phaseColour = append(p.phaseColour, int32(c))
+			if p.wide.wideStart[c] < p.wide.wideStart[c+1] {
+				p.wide.phaseSizes = append(p.wide.phaseSizes, int32(max(b2i(p.graph.splitColour[c])*p.graph.nRegions, 1)))
+				p.wide.phaseColour = append(p.wide.phaseColour, int32(c))
 			}
 		}
-		p.pool.runPhases(p.phaseSizes, p.fnWidePhase)
+		p.work.pool.runPhases(p.wide.phaseSizes, p.loops.phase)
 	} else {
 		for c := 0; c < maxColors; c++ {
-			lo, hi := p.wideStart[c], p.wideStart[c+1]
+			lo, hi := p.wide.wideStart[c], p.wide.wideStart[c+1]
 			if lo == hi {
 				continue
 			}
-			if !p.splitColour[c] {
-				p.curWide = p.wide[lo:hi]
-				p.fnWide(0, 0, int(hi-lo))
+			if !p.graph.splitColour[c] {
+				p.wide.curWide = p.wide.wide[lo:hi]
+				w.body(loopWide, 0, 0, int(hi-lo))
 				continue
 			}
-			p.curColour = c
-			p.pool.run(p.nRegions, 1, p.fnWideRegion)
+			p.wide.curColour = c
+			w.each(loopWideRegion, p.graph.nRegions, 1)
 		}
 	}
-	p.wideDirty = true
+	p.wide.wideDirty = true
 	if o := p.overflow(); len(o) > 0 {
-		p.current = o
-		p.fnColour(0, 0, len(o))
+		p.graph.current = o
+		w.body(loopColour, 0, 0, len(o))
 	}
 }
 
 // overflow lists the manifolds that fit no colour (solved serially after the colours).
 func (p *pipeline) overflow() []int32 {
-	return p.colorOrder[p.colorStart[maxColors]:p.colorStart[maxColors+1]]
+	return p.graph.colorOrder[p.graph.colorStart[maxColors]:p.graph.colorStart[maxColors+1]]
 }
 
 // warmStartContacts records every manifold's warm-start impulses for gatherImpulses: from the batches
 // where they are packed (their impulses are the current ones), the overflow's from the manifolds.
 func (w *World) warmStartContacts() {
 	p := &w.pipe
-	if !p.wideOn {
-		p.pool.run(len(p.manifolds), refreshGrain, p.fnWarm)
+	if !p.wide.wideOn {
+		w.each(loopWarm, len(p.narrow.manifolds), refreshGrain)
 		return
 	}
-	w.eachRegion(p.fnWideWarm)
+	w.eachRegion(loopWideWarm)
 	for _, k := range p.overflow() {
 		w.warmStartManifold(int(k))
 	}
 }
 
-// eachRegion runs fn over every batch, each region's batches of every colour on the worker that
+// eachRegion runs loop l over every batch, each region's batches of every colour on the worker that
 // solves them (the region's chunk of a colour's pass).
-func (w *World) eachRegion(fn func(worker, lo, hi int)) {
+func (w *World) eachRegion(l loop) {
 	p := &w.pipe
-	if p.nRegions == 1 {
-		fn(0, 0, len(p.wide))
+	if p.graph.nRegions == 1 {
+		w.body(l, 0, 0, len(p.wide.wide))
 		return
 	}
-	p.regionFn = fn
-	p.pool.run(p.nRegions, 1, p.fnRegions)
+	p.loops.region = l
+	w.each(loopRegions, p.graph.nRegions, 1)
 }
 
-// regionBatches runs p.regionFn over region g's batches of every colour.
+// regionBatches runs the loop eachRegion runs over region g's batches of every colour.
 func (w *World) regionBatches(worker, g int) {
 	p := &w.pipe
-	r := p.nRegions
+	r := p.graph.nRegions
 	for c := 0; c < maxColors; c++ {
-		if lo, hi := p.wideSeg[c*r+g], p.wideSeg[c*r+g+1]; lo < hi {
-			p.regionFn(worker, int(lo), int(hi))
+		if lo, hi := p.wide.wideSeg[c*r+g], p.wide.wideSeg[c*r+g+1]; lo < hi {
+			w.body(p.loops.region, worker, int(lo), int(hi))
 		}
 	}
+}
+
+// wideStage is the wide contact pass: batches of a colour's manifolds, where each colour's batches start, and the velocity rows the wide passes run on.
+type wideStage struct {
+	wideOn, wideDirty bool
+	widePrep          bool          // the wide path computes its batches' rows as it packs them (prepareWide)
+	packScratch       []packScratch // per worker: packBatch's lists (on the heap once, not at every call)
+	wide, curWide     []wideBatch
+	wideStart         []int32
+	wideFirst         []int32 // per batch: its first entry in colorOrder
+	wideLen           []uint8 // per batch: its manifolds
+	wideSeg           []int32 // colour c's batches of region g start at wide[wideSeg[c*nRegions+g]]
+	curColour         int     // the colour whose pass runs (fnWideRegion)
+	phaseSizes        []int32 // a wide pass as phases (eachContactColour): chunks per phase
+	phaseColour       []int32 // and each phase's colour
+	// the bodies' velocities while a stage's wide passes run, one row each and a zero row last
+	// (wide.go: loadState)
+	vel     []stateRow
+	stateOn bool
 }

@@ -72,7 +72,7 @@ var laneCounts16 = func() (c [4]blanes) {
 // gatherBatch loads the velocities of a batch of more than eight manifolds' bodies: from
 // pipeline.vel's rows sixteen at a time (gatherState16), else half by half as solveHalf does.
 func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
-	if st := w.pipe.vel; w.pipe.stateOn {
+	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
 		vA, wA = gatherState16(st, &bt.a, bt.lanes)
 		vB, wB = gatherState16(st, &bt.b, bt.lanes)
 		return
@@ -98,11 +98,11 @@ func storeBatch(w *World, bt *wideBatch, vA, wA, vB, wB v16) {
 // storePair16 is storePair over sixteen lanes, n of them used (more than eight): to pipeline.vel's
 // rows sixteen at a time (scatterState16), else to the bodies half by half (storePair).
 func storePair16(w *World, ia, ib *[batchLanes]int32, n int, mA, mB *blanes, vA, wA, vB, wB v16) {
-	if p := &w.pipe; p.stateOn {
+	if p := &w.pipe; p.wide.stateOn {
 		var zero f16
 		used := uint16(1<<n - 1)
-		scatterState16(p.vel, ia, used&ld16(mA).NotEqual(zero).ToBits(), vA, wA)
-		scatterState16(p.vel, ib, used&ld16(mB).NotEqual(zero).ToBits(), vB, wB)
+		scatterState16(p.wide.vel, ia, used&ld16(mA).NotEqual(zero).ToBits(), vA, wA)
+		scatterState16(p.wide.vel, ib, used&ld16(mB).NotEqual(zero).ToBits(), vB, wB)
 		archsimd.ClearAVXUpperBits()
 		return
 	}
@@ -203,7 +203,7 @@ func solveWide16(w *World, bt *wideBatch, useBias bool) {
 	var zero f16
 	sum := zero
 	// broadcast once: AVX-512's 32 registers hold them through the rows
-	minPush, invH := neg16(archsimd.BroadcastFloat32x16(w.pipe.maxPush)), archsimd.BroadcastFloat32x16(w.pipe.invH)
+	minPush, invH := neg16(archsimd.BroadcastFloat32x16(w.pipe.consts.maxPush)), archsimd.BroadcastFloat32x16(w.pipe.consts.invH)
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
 		vn := dvn.Add(ld16x3(&cp.nB).dot(wB)).Sub(ld16x3(&cp.nA).dot(wA))
@@ -306,7 +306,7 @@ func warmWide16(w *World, bt *wideBatch) {
 		v.z.Store(&g[3*c+2])
 	}
 	archsimd.ClearAVXUpperBits()
-	sums := w.pipe.sums
+	sums := w.pipe.narrow.sums
 	for l := range bt.lanes {
 		m := &sums[bt.k[l]]
 		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
@@ -322,7 +322,7 @@ type poseRows = [24]blanes
 // gathers, stored.
 func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
 	b := &w.Bodies
-	rot := w.pipe.rot
+	rot := w.pipe.bounds.rot
 	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
 	if nl := halfLanes(bt, h); nl < wideLanes {
 		gatherPosesRagged(w, ia, ib, nl, h, g)
@@ -348,7 +348,7 @@ func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
 func gatherPosesRagged(w *World, ia, ib *[wideLanes]int32, nl, h int, g *poseRows) {
 	archsimd.ClearAVXUpperBits()
 	b := &w.Bodies
-	rot := w.pipe.rot
+	rot := w.pipe.bounds.rot
 	o := h * wideLanes
 	for l := range nl {
 		xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
@@ -455,8 +455,8 @@ func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, a
 		ja, jb := halfIdx(&ia, h), halfIdx(&ib, h)
 		gatherMatHalf(&iA, b.InvInertiaWorld, ja, h)
 		gatherMatHalf(&iB, b.InvInertiaWorld, jb, h)
-		gatherMatHalf(&rA, w.pipe.rot, ja, h)
-		gatherMatHalf(&rB, w.pipe.rot, jb, h)
+		gatherMatHalf(&rA, w.pipe.bounds.rot, ja, h)
+		gatherMatHalf(&rB, w.pipe.bounds.rot, jb, h)
 		storeV8h(h, &state[0], gather(b.Position, ja, true))
 		storeV8h(h, &state[1], gather(b.Position, jb, true))
 		vA, wA, vB, wB := gatherPair(b, ja, jb, true)
@@ -563,9 +563,9 @@ type jointConsts16 struct {
 }
 
 func (k *jointConsts16) set(p *pipeline) {
-	s := &p.jointSoft
+	s := &p.joints.jointSoft
 	var zero f16
-	k.invH, k.biasRate = archsimd.BroadcastFloat32x16(p.invH), archsimd.BroadcastFloat32x16(s.biasRate)
+	k.invH, k.biasRate = archsimd.BroadcastFloat32x16(p.consts.invH), archsimd.BroadcastFloat32x16(s.biasRate)
 	k.massScale, k.impulseScale = archsimd.BroadcastFloat32x16(s.massScale), archsimd.BroadcastFloat32x16(s.impulseScale)
 	k.zero, k.one = zero, archsimd.BroadcastFloat32x16(1)
 }
@@ -573,7 +573,7 @@ func (k *jointConsts16) set(p *pipeline) {
 // gatherJointPair16 is gatherJointPair over a whole batch (an empty lane repeats lane 0's bodies).
 func gatherJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes) (wA, wB v16) {
 	var vA, vB v16
-	if st := w.pipe.vel; w.pipe.stateOn {
+	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
 		vA, wA = gatherState16(st, &bt.a, batchLanes) // an empty lane repeats lane 0's bodies
 		vB, wB = gatherState16(st, &bt.b, batchLanes)
 	} else {

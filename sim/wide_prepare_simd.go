@@ -43,8 +43,8 @@ func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoi
 	var back [13]lanes
 	gatherMatTo(&iA, b.InvInertiaWorld, &ia, true)
 	gatherMatTo(&iB, b.InvInertiaWorld, &ib, true)
-	gatherMatTo(&rA, w.pipe.rot, &ia, true)
-	gatherMatTo(&rB, w.pipe.rot, &ib, true)
+	gatherMatTo(&rA, w.pipe.bounds.rot, &ia, true)
+	gatherMatTo(&rB, w.pipe.bounds.rot, &ib, true)
 	var state [4]lanes3 // xA, xB, then the relative normal velocity's vA, wA, vB, wB go through rows
 	storeV8(&state[0], gather(b.Position, &ia, true))
 	storeV8(&state[1], gather(b.Position, &ib, true))

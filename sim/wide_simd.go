@@ -244,7 +244,7 @@ func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 	var vA, wA, vB, wB v8
 	n := halfLanes(bt, h)
 	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	if st := w.pipe.vel; w.pipe.stateOn {
+	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
 		vA, wA = gatherState(st, ia, n)
 		vB, wB = gatherState(st, ib, n)
 	} else if n == wideLanes {
@@ -274,11 +274,11 @@ func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
 		sep, nm, ni := l8(&cp.sep), l8(&cp.normalMass), l8(&cp.normalImpulse)
 		var imp f8
 		if useBias {
-			imp = neg(l8(&cp.softMass)).Mul(vn.Add(l8(&hr.biasRate).Mul(sep).Max(neg(bc(w.pipe.maxPush))))).Sub(l8(&cp.leak).Mul(ni))
+			imp = neg(l8(&cp.softMass)).Mul(vn.Add(l8(&hr.biasRate).Mul(sep).Max(neg(bc(w.pipe.consts.maxPush))))).Sub(l8(&cp.leak).Mul(ni))
 		} else {
 			imp = neg(nm).Mul(vn)
 		}
-		imp = neg(nm).Mul(vn.Add(sep.Mul(bc(w.pipe.invH)))).Merge(imp, sep.Greater(zero))
+		imp = neg(nm).Mul(vn.Add(sep.Mul(bc(w.pipe.consts.invH)))).Merge(imp, sep.Greater(zero))
 		acc := ni.Add(imp)
 		acc = acc.Merge(zero, acc.Greater(zero))
 		imp = acc.Sub(ni)
@@ -396,14 +396,14 @@ func transpose8(r0, r1, r2, r3, r4, r5, r6, r7 f8) (t0, t1, t2, t3, t4, t5, t6, 
 // static or kinematic body (zero) is never written.
 func storePair(w *World, ia, ib *[wideLanes]int32, n int, mA, mB *lanes, vA, wA, vB, wB v8) {
 	p := &w.pipe
-	if !p.stateOn {
+	if !p.wide.stateOn {
 		scatterPair(&w.Bodies, ia, ib, n, vA, wA, vB, wB)
 		return
 	}
 	var zero f8
 	used := uint8(1<<n - 1)
-	scatterState(p.vel, ia, used&ld(mA).NotEqual(zero).ToBits(), vA, wA)
-	scatterState(p.vel, ib, used&ld(mB).NotEqual(zero).ToBits(), vB, wB)
+	scatterState(p.wide.vel, ia, used&ld(mA).NotEqual(zero).ToBits(), vA, wA)
+	scatterState(p.wide.vel, ib, used&ld(mB).NotEqual(zero).ToBits(), vB, wB)
 	archsimd.ClearAVXUpperBits()
 }
 
@@ -526,7 +526,7 @@ func warmHalf(w *World, bt *wideBatch, h int) {
 	angB.y.Store(&g[7])
 	angB.z.Store(&g[8])
 	archsimd.ClearAVXUpperBits()
-	sums := w.pipe.sums
+	sums := w.pipe.narrow.sums
 	k := halfIdx(&bt.k, h)
 	for l := range halfLanes(bt, h) {
 		m := &sums[k[l]]
@@ -575,7 +575,7 @@ func refreshWide(w *World, bt *wideBatch) {
 func refreshHalf(w *World, bt *wideBatch, h int) {
 	hr := halfRows(bt, h)
 	b := &w.Bodies
-	rot := w.pipe.rot
+	rot := w.pipe.bounds.rot
 	var xA, xB v8
 	var rA, rB m8
 	nl := halfLanes(bt, h)

@@ -48,11 +48,11 @@ func TestWidePassMatchesScalar(t *testing.T) {
 		for step := range 240 {
 			run(t, ref, 1)
 			run(t, wide, 1)
-			if !wide.pipe.wideOn || wide.pipe.stateOn != state {
-				t.Fatalf("%s: wide pass %v, on the state rows %v", name, wide.pipe.wideOn, wide.pipe.stateOn)
+			if !wide.pipe.wide.wideOn || wide.pipe.wide.stateOn != state {
+				t.Fatalf("%s: wide pass %v, on the state rows %v", name, wide.pipe.wide.wideOn, wide.pipe.wide.stateOn)
 			}
-			for i := range wide.pipe.wide {
-				n := wide.pipe.wide[i].lanes
+			for i := range wide.pipe.wide.wide {
+				n := wide.pipe.wide.wide[i].lanes
 				full, part = full || n == batchLanes, part || (n > wideLanes && n < batchLanes)
 			}
 			for i := range ref.Bodies.Position {
@@ -185,14 +185,14 @@ func testWidePrepare(t *testing.T, lanes int) {
 			run(t, ref, 1)
 			run(t, wide, 1)
 			p, q := &ref.pipe, &wide.pipe
-			if p.widePrep || !q.widePrep {
-				t.Fatalf("step %d: wide prepare %v and %v, want off and on", step, p.widePrep, q.widePrep)
+			if p.wide.widePrep || !q.wide.widePrep {
+				t.Fatalf("step %d: wide prepare %v and %v, want off and on", step, p.wide.widePrep, q.wide.widePrep)
 			}
-			if len(p.wide) != len(q.wide) {
-				t.Fatalf("step %d: %d and %d batches", step, len(p.wide), len(q.wide))
+			if len(p.wide.wide) != len(q.wide.wide) {
+				t.Fatalf("step %d: %d and %d batches", step, len(p.wide.wide), len(q.wide.wide))
 			}
-			for i := range p.wide {
-				a, b := &p.wide[i], &q.wide[i]
+			for i := range p.wide.wide {
+				a, b := &p.wide.wide[i], &q.wide.wide[i]
 				ragged = ragged || a.ragged != 0 || a.lanes < batchLanes
 				for j := range a.maxCount {
 					ra := (*[pointFloats]blanes)(unsafe.Pointer(&a.pts[j]))
@@ -212,8 +212,8 @@ func testWidePrepare(t *testing.T, lanes int) {
 				}
 			}
 			// The points' anchors and pre-solve velocities, now the next step's warm-start source.
-			for k := range p.prev {
-				ma, mb := &p.prev[k], &q.prev[k]
+			for k := range p.narrow.prev {
+				ma, mb := &p.narrow.prev[k], &q.narrow.prev[k]
 				for j := range ma.pts[:ma.count] {
 					ca, cb := &ma.pts[j], &mb.pts[j]
 					if ca.localA != cb.localA || ca.localB != cb.localB || ca.anchorA != cb.anchorA ||

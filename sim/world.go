@@ -220,11 +220,11 @@ func (w *World) RemoveBody(h Handle) error {
 	if SolverOf(w.settings.Solver).traits().renamesContacts {
 		w.pipe.dropBody(int32(i), int32(last))
 	} else {
-		w.pipe.prev = w.pipe.prev[:0]
+		w.pipe.narrow.prev = w.pipe.narrow.prev[:0]
 	}
-	w.pipe.slept = slices.DeleteFunc(w.pipe.slept, func(c sleptContact) bool { return c.BodyA == i || c.BodyB == i })
-	for k := range w.pipe.slept {
-		c := &w.pipe.slept[k]
+	w.pipe.sleep.slept = slices.DeleteFunc(w.pipe.sleep.slept, func(c sleptContact) bool { return c.BodyA == i || c.BodyB == i })
+	for k := range w.pipe.sleep.slept {
+		c := &w.pipe.sleep.slept[k]
 		if c.BodyA == last {
 			c.BodyA = i
 		}
@@ -314,7 +314,7 @@ func (e *BlowUpError) Error() string {
 // kept the pairs (Stats.PairsKept) leaves the tree as it was. It appends nothing when the broad phase
 // is not the LBVH or has not run. BVHDepth is the number of levels below the root.
 func (w *World) BVHLevel(d int, out []geom.AABB) []geom.AABB {
-	if t, ok := w.pipe.broad.(*bvh.LBVH); ok {
+	if t, ok := w.pipe.broad.phase.(*bvh.LBVH); ok {
 		return t.LevelBoxes(d, out)
 	}
 	return out
@@ -323,7 +323,7 @@ func (w *World) BVHLevel(d int, out []geom.AABB) []geom.AABB {
 // BVHDepth returns the depth of the broad phase's tree as of its last query (0 when it is not the
 // LBVH, or before its first query).
 func (w *World) BVHDepth() int {
-	if t, ok := w.pipe.broad.(*bvh.LBVH); ok {
+	if t, ok := w.pipe.broad.phase.(*bvh.LBVH); ok {
 		return t.Depth()
 	}
 	return 0

@@ -136,21 +136,21 @@ func TestWorkersGiveIdenticalResults(t *testing.T) {
 			runs[k] = w
 		}
 		p := &runs[0].pipe
-		largest := int32(len(p.prev)) // Jacobi: one loop over all of the last step's manifolds
+		largest := int32(len(p.narrow.prev)) // Jacobi: one loop over all of the last step's manifolds
 		if solver == PGS {
 			largest = 0
 			for c := 0; c < maxColors; c++ {
-				largest = max(largest, p.colorStart[c+1]-p.colorStart[c])
+				largest = max(largest, p.graph.colorStart[c+1]-p.graph.colorStart[c])
 			}
 		}
 		if n := runs[0].Bodies.Len(); n < 2*bodyGrain || largest < 2*passGrain {
 			t.Fatalf("%v: %d bodies, largest loop %d manifolds: too small to split across workers", solver, n, largest)
 		}
-		if pairs, ms := len(p.pairs), len(p.prev); pairs < 2*pairGrain || ms < 2*manifoldGrain {
+		if pairs, ms := len(p.broad.pairs), len(p.narrow.prev); pairs < 2*pairGrain || ms < 2*manifoldGrain {
 			t.Fatalf("%v: %d pairs, %d manifolds: too few for the narrow phase and prepare to split", solver, pairs, ms)
 		}
-		if q := &runs[1].pipe; q.wideOn && (q.nRegions < 2 || !slices.Contains(q.splitColour[:], true)) {
-			t.Fatalf("%v: the wide pass split no colour between 3 workers (%d regions)", solver, q.nRegions)
+		if q := &runs[1].pipe; q.wide.wideOn && (q.graph.nRegions < 2 || !slices.Contains(q.graph.splitColour[:], true)) {
+			t.Fatalf("%v: the wide pass split no colour between 3 workers (%d regions)", solver, q.graph.nRegions)
 		}
 		a, b := &runs[0].Bodies, &runs[1].Bodies
 		for i := range a.Position {

@@ -1,0 +1,277 @@
+package sim
+
+// loop names one of the step's parallel loops: a body over a range of items (bodies, pairs, manifolds,
+// joints, batches or regions) that the worker pool splits into chunks. Each kind has one body
+// (World.body), so a stage's loops are found by name and running one allocates nothing.
+type loop uint8
+
+// The loops.
+const (
+	loopBounds       loop = iota // StageBounds: each body's box (updateBounds), over bodies
+	loopNarrow                   // StageNarrow: each pair's manifolds (narrowPhase), over pairs
+	loopPrepare                  // StagePrepare: each manifold's rows (prepareContacts), over manifolds
+	loopIntVel                   // StageIntegrateVelocities, over bodies
+	loopIntPos                   // StageIntegratePositions, over bodies
+	loopFinish                   // StageStoreImpulses: world inertias and the bodies' end of step, over bodies
+	loopGather                   // the impulses the rows recorded, summed per body (gatherImpulses), over bodies
+	loopJacobi                   // a Jacobi pass over manifolds
+	loopWarm                     // the warm start's impulses of manifolds
+	loopGatherFill               // the narrow phase's manifolds gathered into the step's list, over chunks of pairs
+	loopRefresh                  // the rows of manifolds brought to the current poses
+	loopJointMass                // the joints' masses for the step
+	loopJointRefresh             // the joints' rows brought to the current poses (those outside wide batches)
+	loopJWideMass                // the same for the wide joint batches
+	loopJWideWarm                // the wide joint batches' warm start
+	loopLoadState                // the bodies' velocities into the velocity rows
+	loopStoreState               // the velocity rows back into the bodies
+	loopJWide                    // a wide pass over the joint batches of the colour being solved
+	loopJointWarm                // the joints' warm start (those outside wide batches)
+	loopJointJacobi              // a Jacobi pass over joints
+	loopJointColour              // a Gauss-Seidel pass over the joints of the colour being solved
+	loopXStart                   // XPBD: the manifolds' sub-step start
+	loopXSave                    // XPBD: the bodies' poses at the sub-step's start
+	loopXVel                     // XPBD: the velocities from the pose change
+	loopXJoint                   // XPBD: a position pass over the colour's joints
+	loopXJointVel                // XPBD: the velocity pass over the colour's joints
+	loopXContact                 // XPBD: a position pass over the colour's manifolds
+	loopXContactVel              // XPBD: the velocity pass over the colour's manifolds
+	loopRestJacobi               // a Jacobi restitution pass over manifolds
+	loopColour                   // a Gauss-Seidel pass over the manifolds of the colour being solved (position passes: pushManifold)
+	loopWide                     // a wide pass over the contact batches of the colour being solved
+	loopWideRegion               // a wide pass over the colour's contact batches, by region
+	loopIslandBlock              // the sub-steps of an island block, by region
+	loopWideWarm                 // the contact batches' warm start
+	loopWideRefresh              // the contact batches' rows brought to the current poses
+	loopWidePack                 // the contact batches packed from the manifolds
+	loopWideUnpack               // the contact batches' impulses back into the manifolds
+	loopRestColour               // a restitution pass over the manifolds of the colour being solved
+	loopRegions                  // eachRegion: the loop region, region by region, over regions
+)
+
+// loopStage holds the pool's entry points, bound once: body runs the loop cur, phase the wide pass
+// by phases (eachContactColour), parallel the broad phase's own loops; region is the loop eachRegion
+// runs region by region.
+type loopStage struct {
+	cur, region loop
+	body        func(worker, lo, hi int)
+	phase       func(worker, phase, chunk int)
+	parallel    func(n int, fn func(worker, lo, hi int))
+}
+
+// bindLoops makes the pool's entry points once.
+func (w *World) bindLoops() {
+	p := &w.pipe
+	if p.loops.body != nil {
+		return
+	}
+	p.loops.body = func(worker, lo, hi int) { w.body(p.loops.cur, worker, lo, hi) }
+	p.loops.parallel = func(n int, fn func(worker, lo, hi int)) { p.work.pool.run(n, 1, fn) }
+	p.loops.phase = func(_, phase, g int) {
+		c, r := int(p.wide.phaseColour[phase]), p.graph.nRegions
+		lo, hi := p.wide.wideStart[c], p.wide.wideStart[c+1]
+		if p.graph.splitColour[c] {
+			lo, hi = p.wide.wideSeg[c*r+g], p.wide.wideSeg[c*r+g+1]
+		}
+		for i := lo; i < hi; i++ {
+			p.work.kern.solve(w, &p.wide.wide[i], p.consts.mode.bias())
+		}
+	}
+}
+
+// each runs loop l over [0, n) on the worker pool, in chunks of at least grain items (fewer items run
+// on the caller alone).
+func (w *World) each(l loop, n, grain int) {
+	p := &w.pipe
+	p.loops.cur = l
+	p.work.pool.run(n, grain, p.loops.body)
+}
+
+// body runs loop l over the items [lo, hi) on worker.
+func (w *World) body(l loop, worker, lo, hi int) {
+	p := &w.pipe
+	switch l {
+	case loopBounds:
+		w.updateBounds(lo, hi)
+	case loopNarrow:
+		w.narrowPhase(lo, hi)
+	case loopPrepare:
+		w.prepareContacts(lo, hi)
+	case loopIntVel:
+		w.integrateVelocities(lo, hi)
+	case loopIntPos:
+		w.integratePositions(lo, hi)
+	case loopFinish:
+		w.finishStep(lo, hi)
+	case loopGather:
+		w.gatherImpulses(lo, hi)
+	case loopJacobi:
+		for k := lo; k < hi; k++ {
+			w.jacobiManifold(k, p.consts.mode.bias())
+		}
+
+	case loopWarm:
+		for k := lo; k < hi; k++ {
+			w.warmStartManifold(k)
+		}
+
+	case loopGatherFill:
+		for g := lo; g < hi; g++ {
+			w.gatherFill(g)
+		}
+
+	case loopRefresh:
+		for k := lo; k < hi; k++ {
+			w.refreshManifold(&p.narrow.manifolds[k])
+		}
+
+	case loopJointMass:
+		w.jointMasses(lo, hi)
+	case loopJointRefresh:
+		for k := lo; k < hi; k++ {
+			if j := &w.joints[k]; !p.jwide.jwideOn || j.wide < 0 {
+				w.refreshJoint(j) // a wide batch's joints: fnJWideMass
+			}
+		}
+
+	case loopJWideMass:
+		for i := lo; i < hi; i++ {
+			bt := &p.jwide.jwide[i]
+			wideJointRefreshKernel(w, bt)
+			wideAnchorMassKernel(bt)
+		}
+
+	case loopJWideWarm:
+		for i := lo; i < hi; i++ {
+			if bt := &p.jwide.jwide[i]; bt.hinge {
+				wideHingeWarmKernel(w, bt)
+			} else {
+				wideBallWarmKernel(w, bt)
+			}
+		}
+
+	case loopLoadState:
+		w.loadStateRange(lo, hi)
+	case loopStoreState:
+		w.storeStateRange(lo, hi)
+	case loopJWide:
+		for i := lo; i < hi; i++ {
+			if bt := &p.jwide.curJWide[i]; bt.hinge {
+				p.work.kern.hinge(w, bt, p.consts.mode.bias())
+			} else {
+				p.work.kern.ball(w, bt, p.consts.mode.bias())
+			}
+		}
+
+	case loopJointWarm:
+		for k := lo; k < hi; k++ {
+			if j := &w.joints[k]; !p.jwide.jwideOn || j.wide < 0 {
+				w.warmJoint(j, &p.joints.jsums[k]) // a wide batch's joints: fnJWideWarm
+			}
+		}
+
+	case loopJointJacobi:
+		for k := lo; k < hi; k++ {
+			w.jacobiJoint(&w.joints[k], &p.joints.jsums[k], p.consts.mode.bias())
+		}
+
+	case loopJointColour:
+		for _, k := range p.graph.currentJoints[lo:hi] {
+			w.solveJoint(&w.joints[k], p.consts.mode.bias())
+		}
+
+	case loopXStart:
+		for k := lo; k < hi; k++ {
+			w.xpbdStartContacts(&p.narrow.manifolds[k])
+		}
+
+	case loopXSave:
+		w.xpbdSaveBodies(lo, hi)
+	case loopXVel:
+		w.xpbdVelocities(lo, hi)
+	case loopXJoint:
+		for _, k := range p.graph.currentJoints[lo:hi] {
+			w.xpbdJoint(&w.joints[k])
+		}
+
+	case loopXJointVel:
+		for _, k := range p.graph.currentJoints[lo:hi] {
+			w.xpbdJointVelocity(&w.joints[k])
+		}
+
+	case loopXContact:
+		for _, k := range p.graph.current[lo:hi] {
+			w.xpbdContact(&p.narrow.manifolds[k])
+		}
+
+	case loopXContactVel:
+		for _, k := range p.graph.current[lo:hi] {
+			w.xpbdContactVelocity(&p.narrow.manifolds[k])
+		}
+
+	case loopRestJacobi:
+		for k := lo; k < hi; k++ {
+			w.restituteManifold(k, true)
+		}
+
+	case loopColour:
+		if p.consts.mode.pseudo() {
+			for _, k := range p.graph.current[lo:hi] {
+				w.pushManifold(&p.narrow.manifolds[k])
+			}
+			return
+		}
+		for _, k := range p.graph.current[lo:hi] {
+			w.solveManifold(&p.narrow.manifolds[k], p.consts.mode.bias())
+		}
+
+	case loopWide:
+		for i := lo; i < hi; i++ {
+			p.work.kern.solve(w, &p.wide.curWide[i], p.consts.mode.bias())
+		}
+
+	case loopWideRegion:
+		r := p.graph.nRegions
+		for g := lo; g < hi; g++ {
+			for i := p.wide.wideSeg[p.wide.curColour*r+g]; i < p.wide.wideSeg[p.wide.curColour*r+g+1]; i++ {
+				p.work.kern.solve(w, &p.wide.wide[i], p.consts.mode.bias())
+			}
+		}
+
+	case loopIslandBlock:
+		for g := lo; g < hi; g++ {
+			w.islandRegionBlock(worker, g)
+		}
+
+	case loopWideWarm:
+		for i := lo; i < hi; i++ {
+			p.work.kern.warm(w, &p.wide.wide[i])
+		}
+
+	case loopWideRefresh:
+		for i := lo; i < hi; i++ {
+			p.work.kern.refresh(w, &p.wide.wide[i])
+		}
+
+	case loopWidePack:
+		for i := lo; i < hi; i++ {
+			w.packBatch(worker, i)
+		}
+
+	case loopWideUnpack:
+		for i := lo; i < hi; i++ {
+			w.unpackWide(i)
+		}
+
+	case loopRestColour:
+		for _, k := range p.graph.current[lo:hi] {
+			w.restituteManifold(int(k), false)
+		}
+
+	case loopRegions:
+		for g := lo; g < hi; g++ {
+			w.regionBatches(worker, g)
+		}
+	default:
+		panic("sim: unknown loop")
+	}
+}
