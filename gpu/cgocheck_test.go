@@ -6,8 +6,8 @@ import (
 )
 
 // The emulated device's copies cross cgo with the host pointer, as the CUDA driver's do, so cgo's
-// pointer check catches here, in CI, host staging that would panic on a GPU (issue 13: an array field
-// of a struct that also held slices, uploaded by the instance writer).
+// pointer check catches here, in CI, host staging that would panic on a GPU (such as an array field
+// of a struct that also holds slices, uploaded whole).
 func TestEmulatedCopiesAreCheckedByCgoAsTheDriversAre(t *testing.T) {
 	var d device = emulated{}
 	var buf buffer

@@ -192,7 +192,7 @@ func TestEmulatedEdits(t *testing.T) {
 		t.Fatalf("%d bodies on the CPU, %d on the device", cpu.Bodies.Len(), dev.Bodies.Len())
 	}
 	// The same bits here (measured: 0). A side that forgot its warm start where the other kept it
-	// (a type change on the CPU did, until 2026-11-25) is off by about 2e-5 m.
+	// (as a body's type change would, handled on one side only) is off by about 2e-5 m.
 	for i := range cpu.Bodies.Len() {
 		if d := dist(cpu.Bodies.Position[i], dev.Bodies.Position[i]); !(d < 1e-6) {
 			t.Errorf("%s: CPU %v, device %v", cpu.Bodies.Name[i], cpu.Bodies.Position[i], dev.Bodies.Position[i])

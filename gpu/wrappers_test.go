@@ -11,9 +11,9 @@ import (
 	"testing"
 )
 
-// rawLaunchesPending are the files that still launch kernels by name with positional arguments: none
-// now (solver.go and backend.go moved to the typed wrappers with the rewrite of the sub-step loop). Keep
-// it empty.
+// rawLaunchesPending are files allowed to launch kernels by name with positional arguments while
+// they move to the typed wrappers: none. The test fails for a file listed here that launches no kernel
+// by name.
 var rawLaunchesPending = map[string]bool{}
 
 // rawLaunchesOnPurpose launch by name to test the untyped launch itself (wrong argument sizes and

@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench-jolt.sh SANDBOX [JOLT_RUNNER]: Tumble's CPU step against Jolt v5.5.0 on the same scene files,
-# side by side, interleaved scene by scene so that both see the same machine load (issue 14).
+# side by side, interleaved scene by scene so that both see the same machine load (docs/PERF.md).
 #
 # Each scene is exported from its preset and stepped by both engines with 60 warm-up steps, then
 # STEPS timed steps (540; 120 for the 10,000-body pile and rain so that the table takes minutes); the

@@ -4,8 +4,7 @@
 # before the next VZEROUPPER, in address order, within one function of the tumble packages.
 #
 # On the GPU machine's Intel Xeon (Emerald Rapids) each such instruction cost about 140 cycles, which
-# this AMD machine does not pay (docs/PERF.md, the ninth round against Jolt: "legacy SSE and masked
-# loads on Intel"). Go compiles scalar float code, float constants 0, conversions and copies of arrays
+# this AMD machine does not pay (docs/PERF.md, "The wide passes"). Go compiles scalar float code, float constants 0, conversions and copies of arrays
 # and structs to legacy SSE (XORPS, MOVSS, CVTSI2SS, MOVUPS), so an innocent edit of a wide pass
 # (bc(0), bc(float32(i)), an m8 returned by value) brings them back; this check says where. Address order stands in for control flow: a cold path laid out after vector code
 # is listed too, and belongs in a function of its own that starts with ClearAVXUpperBits (gatherLast).

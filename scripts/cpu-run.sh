@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cpu-run.sh OUTDIR: issue 14's measurements on a machine without Go (the GPU machine's 16-core host),
+# cpu-run.sh OUTDIR: docs/PERF.md's CPU measurements on a machine without Go (the GPU machine's 16-core host),
 # from what `scripts/cpu-build.sh` put in bin/cpu (carry it): the simd sandbox, the jolt-runner and
 # the sim package's test binary. In order, each into OUTDIR:
 #   cpu.txt      the processor (lscpu);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# gpu-run.sh OUTDIR: on a machine with an NVIDIA GPU, run what issue 13 is judged on, from what
+# gpu-run.sh OUTDIR: on a machine with an NVIDIA GPU, take docs/PERF.md's GPU figures and checks, from what
 # scripts/gpu-build.sh built (bin/gpu; the GPU machine needs no Go), in under 10 minutes:
 #   1. the GPU and its driver (nvidia-smi);
 #   2. headless rendering through EGL, no X: render/egl's test on NVIDIA's EGL, the interop tests
@@ -110,7 +110,7 @@ for _ in 1 2 3; do
 	done
 done | sort -u | tee "$out/libs.txt"
 
-# 0. With GPU_RUN_CPU=1: the CPU step against Jolt on this machine's cores (issue 14), first, while
+# 0. With GPU_RUN_CPU=1: the CPU step against Jolt on this machine's cores, first, while
 # nothing else runs: scripts/bench-jolt.sh with the simd build and the jolt-runner that gpu-build.sh
 # puts in bin/gpu, then the small scenes by worker count, twice. About 4 minutes on the H100's
 # 16-core host: give it the budget (GPU_RUN_BUDGET).

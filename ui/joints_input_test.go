@@ -20,8 +20,7 @@ func (d *driver) joint(k int) (j sim.JointDef, st sim.JointState) {
 }
 
 // The door's hinge, clicked in the joints table, shows its own limits and motor; editing its motor
-// keeps its 0-100 degree limits (the old "apply edits" replaced them with the creation widgets'), and
-// an edited limit holds.
+// keeps its 0-100 degree limits (not the creation widgets'), and an edited limit holds.
 func TestJointsInspectorEditsAJointsOwnLimitsAndMotor(t *testing.T) {
 	d := drive(t, Options{Scene: "door", Open: []string{"joints"}})
 	j0, _ := d.joint(0)

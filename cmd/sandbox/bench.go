@@ -18,6 +18,16 @@ import (
 // settling is left out.
 const protoFirst, protoSteps = 60, 600
 
+// stepSettings returns the settings the world's steps run with: the world's own where the CPU stages
+// step it, else its settings resolved for its backend's capabilities (the backend's default solver
+// where the scene names none, with that solver's sub-steps, iterations and stiffness).
+func stepSettings(w *sim.World) sim.Settings {
+	if w.Backend() == nil {
+		return w.Resolved()
+	}
+	return sim.ResolveFor(w.Capabilities(), w.Settings())
+}
+
 // cmdBench is "sandbox bench": step a scene N times and print the time per step, by stage.
 func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
@@ -141,13 +151,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	set := w.Resolved()
-	if w.Backend() != nil {
-		// The CUDA backend's solver is Jacobi, with Jacobi's defaults (sub-steps, iterations, stiffness).
-		u := w.Settings()
-		u.Solver = sim.Jacobi
-		set = u.Resolve()
-	}
+	set := stepSettings(w)
 	fmt.Fprintf(stdout, "scene %s: %d bodies, %d joints\n", wf.scene, w.Bodies.Len(), w.NumJoints())
 	if set.Solver == sim.XPBD {
 		// XPBD has no soft contacts and no relax pass: position passes, then one velocity pass.

@@ -1,12 +1,12 @@
-// joints.cu: the joint rows of the Jacobi solver (sim/joint_part.go, sim/joint_solver.go), one thread
-// per joint. A joint is a short composition of parts, as on the CPU: a point part (3 translation rows:
-// ball, hinge, fixed), a hinge-rotation part (2 rows), a rotation part (3 rows: piston, fixed), scalar
-// rows (the piston's off-axis rows, the swing cone) and angle parts (a motor and lower and upper limits
-// on the hinge angle, the piston travel or the ball twist).
+// joints.cu: the joint rows of the Jacobi solver, one thread per joint. A joint is a short
+// composition of parts, as on the CPU: a point part (3 translation rows: ball, hinge, fixed), a
+// hinge-rotation part (2 rows), a rotation part (3 rows: piston, fixed), scalar rows (the piston's
+// off-axis rows, the swing cone) and angle parts (a motor and lower and upper limits on the hinge
+// angle, the piston travel or the ball twist).
 //
 // Each Jacobi pass solves a joint's parts in sequence from the pass's start velocities against the
 // split masses, then records the impulses it applied (jimp, three float4 per joint), which
-// tb_solver_gather adds per body in joint order (sim's jacobiJoint followed by gatherImpulses). gpu/joints.go drives the kernels in the order of sim/step.go.
+// tb_solver_gather adds per body in joint order after the manifolds', as the CPU's Jacobi step does.
 #include "layout.cuh"
 #include "solvermath.cuh"
 #include "gomath.cuh"

@@ -1,10 +1,10 @@
-// solver.cu: the Jacobi contact solver of the sub-step loop (sim/contact_solver.go, Solver == Jacobi),
-// one thread per manifold or per body.
+// solver.cu: the contact rows of the Jacobi solver's sub-step loop, the CPU's Jacobi step computed the
+// same way, one thread per manifold or per body.
 //
 // A manifold's rows are all computed from the velocities at the start of the pass; each manifold
 // records the impulses it applied (imp, three float4 per manifold), and tb_solver_gather then moves
 // every dynamic body by the sum of its manifolds' and joints' records, added in a fixed order (by
-// manifold index, then by joint index: the CPU's gatherImpulses), with no atomics, so a pass gives the
+// manifold index, then by joint index, as the CPU's Jacobi step adds them), with no atomics, so a pass gives the
 // same bits from run to run and the same as the CPU. Effective masses use split masses (a body touched by c rows counts as c
 // bodies of mass m/c), so the simultaneous corrections sum to one. The manifolds of the last step are
 // kept (double-buffered) to warm start this step's by feature id.

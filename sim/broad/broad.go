@@ -3,8 +3,9 @@
 // overlapping pair once, as (A, B) with A < B, sorted, skipping pairs where neither body moves.
 //
 // SAP (sort and sweep) sorts the boxes along one axis and sweeps that order, keeping the order from
-// step to step so that the sort is an insertion sort over a nearly sorted list. Brute tests every pair
-// and is the reference the others are tested against. The linear BVH of DESIGN.md will be a third.
+// step to step so that the sort is an insertion sort over a nearly sorted list. Grid hashes the boxes
+// into uniform cells. Brute tests every pair and is the reference the others are tested against. The
+// linear BVH, the World's default, is package bvh below this one.
 //
 // Boxes are geom.AABBs. Touching boxes overlap (geom.AABB.Overlaps). A box with a NaN or infinite
 // coordinate, or with Min > Max on some axis, is treated as empty: it pairs with nothing. (A blown-up

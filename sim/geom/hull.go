@@ -522,8 +522,5 @@ func (h *Hull) Triangles() [][3]uint16 {
 }
 
 // BodyRotation returns the rotation of a body whose hull points, given in a frame turned by q, are
-// held in the principal frame: q*Frame. Its inverse, GivenRotation, recovers q.
+// held in the principal frame: q*Frame.
 func (h *Hull) BodyRotation(q Quat) Quat { return q.Mul(h.Frame).Normalize() }
-
-// GivenRotation returns the rotation of the frame the points were given in, for a body at rotation q.
-func (h *Hull) GivenRotation(q Quat) Quat { return q.Mul(h.Frame.Conjugate()).Normalize() }

@@ -23,9 +23,9 @@ var fileMagic = [8]byte{'T', 'R', 'E', 'P', 'L', 'A', 'Y', '\n'}
 // WriteTo writes the recording as a replay file (docs/REPLAY.md): the magic, the version, the state
 // layout, the keyframe interval, the scene name, the groups (each a keyframe and its deltas, as held
 // in memory: keyframe, per step the hash and display poses, and the exact poses when held), and a
-// CRC-32 of everything before it. It streams through a 64 KB buffer: built whole in memory first, the
-// file (240 MB for 600 steps of the 10k pile) grew by appending to twice its size, and the process
-// peaked at 1.27 GB for 229 MB recorded.
+// CRC-32 of everything before it. It streams through a 64 KB buffer: built whole in memory, the file
+// (240 MB for 600 steps of the 10k pile) grows by appending to twice its size, and the process peaked
+// at 1.27 GB for 229 MB recorded, against 0.82 GB streamed.
 func (r *Recorder) WriteTo(w io.Writer, scene string) (int64, error) {
 	cw := &countWriter{w: w}
 	crc := crc32.NewIEEE()

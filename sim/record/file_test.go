@@ -93,7 +93,7 @@ func writeFile(path string, b []byte) error { return os.WriteFile(path, b, 0o644
 
 // TestWritingAReplayStreams: WriteTo allocates a small buffer, not the file. Built whole in memory, a
 // 240 MB recording of the 10k pile took 2-3 times its size again while saving (1.27 GB at the peak
-// for 229 MB recorded, 0.82 GB streamed: docs/PERF.md, "Recording").
+// for 229 MB recorded, 0.82 GB streamed: docs/PERF.md, "Memory").
 func TestWritingAReplayStreams(t *testing.T) {
 	w := preset(t, "pyramid20", 1)
 	r := record.New(0, 1000)

@@ -961,9 +961,9 @@ func saveAndReload(t *testing.T, s *Session) (*scenes.Scene, *Session) {
 }
 
 // Save and Snapshot/Restore keep every solver setting the panel sets, each under a solver that reads
-// it: a scene loaded from the file, or the restored world, has the same settings. (They used to drop
-// sleeping, the direct joint solve, the broad phase, the relax passes and XPBD's joint damping; the
-// contact cache turned off is kept too.)
+// it: a scene loaded from the file, or the restored world, has the same settings, sleeping, the direct
+// joint solve, the broad phase, the relax passes, XPBD's joint damping and the contact cache turned
+// off included.
 func TestSaveAndRestoreKeepThePanelsSettings(t *testing.T) {
 	for _, edit := range []func(*sim.Settings){
 		func(s *sim.Settings) {

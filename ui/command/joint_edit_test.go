@@ -29,10 +29,9 @@ func doorLimits(t *testing.T) [2]float32 {
 	return [2]float32{float32(l[0]), float32(l[1])}
 }
 
-// Issue 12, item 5: the panel's "apply edits" on the door's hinge gave it a motor and lost its 0-100
-// degree limits, moved it to the end of the joint list and re-made it at the door's current pose
-// (the limits then counted from there, so the door swung on to 200 degrees). An edit now keeps the
-// hinge where it is.
+// Giving the door's hinge a motor keeps its 0-100 degree limits, its place in the joint list and its
+// frames: re-making it at the door's current pose would count the limits from there, and the door
+// would swing on to 200 degrees.
 func TestEditingTheDoorsMotorKeepsItsHingeAndLimits(t *testing.T) {
 	s := preset(t, "door")
 	lim := doorLimits(t)

@@ -26,8 +26,8 @@ import (
 // what it can, its own run and then any other; a helper that arrives while chunks are left joins in,
 // and one that arrives after the caller has taken the last chunk finds the loop closed. The caller
 // waits only for helpers that joined, each of which is running a chunk. On a machine whose cores are
-// busy with other work a helper can take milliseconds to be scheduled; waiting for it made small
-// loops slower on two workers than on one (issue 14).
+// busy with other work a helper can take milliseconds to be scheduled, and waiting for it would make
+// small loops slower on two workers than on one.
 //
 // Between loops a helper spins for a while (Spin) watching for the next one before it goes to sleep
 // on its doorbell: a solver step runs hundreds of loops a few microseconds apart, and waking a
