@@ -9,6 +9,7 @@ import (
 
 	"tumble/sim"
 	"tumble/sim/broad/bvh"
+	"tumble/sim/geom"
 )
 
 // Backend is the CUDA backend: a sim.Backend that keeps the world's body state in device memory and
@@ -91,17 +92,19 @@ func NewEmulated() *Backend { return newBackend(emulated{}) }
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
-// capabilities are the CUDA backend's: the Jacobi solver with its joints solved iteratively, no
-// sleeping, its LBVH rebuilt every step.
+// capabilities are the CUDA backend's: boxes, spheres, capsules and planes (the kinds of layout.cuh
+// and of ncCollide's pair table), the Jacobi solver with its joints solved iteratively, no sleeping,
+// its LBVH rebuilt every step.
 var capabilities = sim.Capabilities{
 	Name:        "the CUDA backend",
+	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane},
 	Solvers:     []sim.SolverKind{sim.Jacobi},
 	Broadphases: []sim.BroadphaseKind{sim.LBVH},
 	Note:        "the LBVH is rebuilt each step",
 }
 
-// Capabilities says what the backend runs (sim.Backend): it solves with Jacobi, does not put bodies
-// to sleep, and always uses its LBVH.
+// Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules and planes; it
+// solves with Jacobi, does not put bodies to sleep, and always uses its LBVH.
 func (b *Backend) Capabilities() sim.Capabilities { return capabilities }
 
 // settings resolves the world's settings for this backend.

@@ -1,8 +1,6 @@
 package gpu
 
 import (
-	"fmt"
-
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -67,11 +65,10 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 	flags, iw := make([]uint32, n), make([]float4, 3*n)
 	for k := range n {
 		i := lo + k
-		if src.Shape[i].Kind == geom.ConvexHull {
-			return fmt.Errorf("body %q: the CUDA backend has no convex hull shapes; run it with -backend cpu", src.Name[i])
-		}
-		if src.Shape[i].Kind == geom.TriMesh {
-			return fmt.Errorf("body %q: the CUDA backend has no triangle mesh shapes; run it with -backend cpu", src.Name[i])
+		// The World refuses these before they come here (SetBackend, AddBody); packShape has no record
+		// for them.
+		if err := sim.CheckShapeFor(capabilities, src.Name[i], src.Shape[i].Kind); err != nil {
+			return err
 		}
 		p, q := src.Position[i], src.Rotation[i]
 		pos[k] = float4{p[0], p[1], p[2], src.InvMass[i]}

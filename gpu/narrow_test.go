@@ -473,7 +473,7 @@ func TestNarrowMatchesCollideOnRandomPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var w narrowTestWorld
 	var pairs []int2
-	kinds := []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane}
+	kinds := capabilities.Shapes // every shape the backend says it runs
 	const perCombo = 400
 	for _, ka := range kinds {
 		for _, kb := range kinds {

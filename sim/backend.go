@@ -68,8 +68,15 @@ type Edits struct {
 }
 
 // SetBackend makes b run the world's steps from now on (nil: the CPU stages of this package). The
-// previous backend's state is synced into Bodies and it is closed; b starts from the whole world.
+// previous backend's state is synced into Bodies and it is closed; b starts from the whole world. A
+// body of a shape b does not run (CheckShapesFor) is an error, and the world stays as it was, on its
+// previous backend; b is not closed.
 func (w *World) SetBackend(b Backend) error {
+	if b != nil {
+		if err := CheckShapesFor(b.Capabilities(), &w.Bodies); err != nil {
+			return err
+		}
+	}
 	if err := w.Sync(); err != nil {
 		return err
 	}

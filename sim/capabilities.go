@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"tumble/sim/geom"
 )
 
-// Capabilities says what a backend runs: the solvers, whether it sleeps, the broad phases it honours.
-// The World, the panel and the command line ask the attached backend (or a candidate) for them and
-// check or resolve settings with CheckFor, ResolveFor and NoteFor, instead of knowing which backend
-// it is.
+// Capabilities says what a backend runs: the shapes, the solvers, whether it sleeps, the broad phases
+// it honours. The World, the panel and the command line ask the attached backend (or a candidate) for
+// them and check bodies with CheckShapesFor and settings with CheckFor, ResolveFor and NoteFor,
+// instead of knowing which backend it is.
 type Capabilities struct {
 	// Name names the backend in messages, e.g. "the CUDA backend".
 	Name string
+	// Shapes are the shape kinds it runs, in geom.Kind order. A World on the backend refuses a body of
+	// any other kind (CheckShapeFor): the backend is not attached, the body not added.
+	Shapes []geom.Kind
 	// Solvers are the solvers it runs, its default (SolverDefault's meaning) first.
 	Solvers []SolverKind
 	// Sleep: it puts quiet islands to sleep (Settings.Sleep).
@@ -27,11 +32,16 @@ type Capabilities struct {
 	Note string
 }
 
-// CPUCapabilities returns the capabilities of this package's CPU stages: every solver (PGS the
-// default), sleeping, the direct joint solve, every broad phase (the LBVH the default).
+// CPUCapabilities returns the capabilities of this package's CPU stages: every shape, every solver
+// (PGS the default), sleeping, the direct joint solve, every broad phase (the LBVH the default).
 func CPUCapabilities() Capabilities {
+	shapes := make([]geom.Kind, geom.NumKinds)
+	for k := range shapes {
+		shapes[k] = geom.Kind(k)
+	}
 	return Capabilities{
 		Name:         "the CPU backend",
+		Shapes:       shapes,
 		Solvers:      Solvers(),
 		Sleep:        true,
 		DirectJoints: true,
@@ -45,6 +55,47 @@ func (w *World) Capabilities() Capabilities {
 		return w.backend.Capabilities()
 	}
 	return CPUCapabilities()
+}
+
+// RunsShape says whether a backend with capabilities c runs bodies of shape kind k.
+func (c Capabilities) RunsShape(k geom.Kind) bool { return slices.Contains(c.Shapes, k) }
+
+// CheckShapeFor says whether a backend with capabilities c can step the body named name, of shape
+// kind k: a kind it does not run is an error that names the body, its shape and the shapes it runs.
+func CheckShapeFor(c Capabilities, name string, k geom.Kind) error {
+	if c.RunsShape(k) {
+		return nil
+	}
+	names := make([]string, len(c.Shapes))
+	for i, s := range c.Shapes {
+		names[i] = s.String()
+	}
+	runs := "no shapes"
+	switch n := len(names); n {
+	case 0:
+	case 1:
+		runs = names[0] + " shapes"
+	default:
+		runs = strings.Join(names[:n-1], ", ") + " and " + names[n-1] + " shapes"
+	}
+	return fmt.Errorf("body %q is a %s: %s runs %s; the CPU backend runs every shape", name, k, c.Name, runs)
+}
+
+// CheckShapesFor says whether a backend with capabilities c can step every body of b: the first
+// body, in dense order, of a shape kind it does not run is an error (CheckShapeFor's).
+func CheckShapesFor(c Capabilities, b *Bodies) error {
+	var runs [geom.NumKinds]bool
+	for _, k := range c.Shapes {
+		if k < geom.NumKinds {
+			runs[k] = true
+		}
+	}
+	for i, s := range b.Shape {
+		if s.Kind >= geom.NumKinds || !runs[s.Kind] {
+			return CheckShapeFor(c, b.Name[i], s.Kind)
+		}
+	}
+	return nil
 }
 
 // CheckFor says whether a backend with capabilities c can step a world with the settings s (as given,

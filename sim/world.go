@@ -137,7 +137,8 @@ func (w *World) SetSettings(s Settings) {
 // ErrStale is returned for a handle whose body was removed.
 var ErrStale = errors.New("stale body handle")
 
-// AddBody adds a body and returns its handle.
+// AddBody adds a body and returns its handle. With a backend attached, a body of a shape it does not
+// run (CheckShapeFor) is an error and nothing is added.
 func (w *World) AddBody(d BodyDef) (Handle, error) {
 	w.beforeEdit()
 	d.Rotation = identityIfZero(d.Rotation)
@@ -154,6 +155,11 @@ func (w *World) AddBody(d BodyDef) (Handle, error) {
 	}
 	if err := validateDef(&d); err != nil {
 		return Handle{}, err
+	}
+	if w.backend != nil {
+		if err := CheckShapeFor(w.backend.Capabilities(), d.Name, d.Shape.Kind); err != nil {
+			return Handle{}, err
+		}
 	}
 	mass, invMass, invI := massProperties(&d)
 	var si uint32

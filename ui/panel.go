@@ -680,7 +680,19 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 func (a *App) spawnSection() {
 	g := &a.w
 	f := &a.panel.spawn
-	g.combo("shape", &f.Kind, spawnKindNames)
+	// The shapes the backend does not run are greyed, with the reason: the World would refuse them.
+	var caps sim.Capabilities
+	a.S.Peek(func(w *sim.World) { caps = w.Capabilities() })
+	greyed := make([]string, len(spawnKinds))
+	for i, k := range spawnKinds {
+		if !caps.RunsShape(k.kind) {
+			greyed[i] = fmt.Sprintf("a %s is a %s shape, which %s does not run; switch the backend to cpu", k.name, k.kind, caps.Name)
+		}
+	}
+	g.comboGreyed("shape", &f.Kind, spawnKindNames, greyed)
+	if why := greyed[f.Kind]; why != "" {
+		textDisabled(why)
+	}
 	g.combo("pattern", &f.Pattern, command.PatternNames)
 	// The single pattern spawns one body: the count shows 1, greyed out, and keeps what was set for
 	// the other patterns. (imgui-go v4 leaves Dear ImGui's BeginDisabled out.)

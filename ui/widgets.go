@@ -23,6 +23,7 @@ type Item struct {
 	Min, Max imgui.Vec2 // the item's rectangle in screen coordinates
 	Visible  bool       // inside its window's visible region (not scrolled away or clipped)
 	Clip     [2]imgui.Vec2
+	Greyed   string // why the item is greyed out and does nothing when clicked, or ""
 }
 
 // Centre is the middle of the item's rectangle.
@@ -188,26 +189,50 @@ func (g *widgets) header(label string, flags imgui.TreeNodeFlags) bool {
 // combo is a combo box whose options are recorded as items of their own ("label/option"), so tests
 // can open it and click an option. It returns whether the user picked an option.
 func (g *widgets) combo(label string, cur *int32, options []string) bool {
+	return g.comboGreyed(label, cur, options, nil)
+}
+
+// comboGreyed is combo with some options greyed out: where greyed[i] is not "", option i cannot be
+// picked and greyed[i], the reason, is its tooltip. greyed may be shorter than options, or nil.
+func (g *widgets) comboGreyed(label string, cur *int32, options, greyed []string) bool {
 	preview := ""
 	if *cur >= 0 && int(*cur) < len(options) {
 		preview = options[*cur]
 	}
+	at, width, height := imgui.CursorScreenPos(), imgui.CalcItemWidth(), imgui.FrameHeight()
 	open := imgui.BeginCombo(label, preview)
 	g.record("combo", label)
 	if !open {
 		return false
 	}
+	// Open, the last item is the popup's window: the combo's own box is where it was placed, so a
+	// click on it (which closes the popup) lands on the combo.
+	it := &g.items[len(g.items)-1]
+	it.Min, it.Max = at, imgui.Vec2{X: at.X + width, Y: at.Y + height}
+	it.Visible = it.Max.Y > it.Clip[0].Y && it.Min.Y < it.Clip[1].Y
 	picked := false
 	g.push(idPart(label))
 	save := g.clip
 	p, s := imgui.WindowPos(), imgui.WindowSize() // the popup's window
 	g.clip = [2]imgui.Vec2{p, {X: p.X + s.X, Y: p.Y + s.Y}}
 	for i, o := range options {
+		why := ""
+		if i < len(greyed) {
+			why = greyed[i]
+		}
+		var flags imgui.SelectableFlags
+		if why != "" {
+			flags = imgui.SelectableFlagsDisabled
+		}
 		g.pushInt(i)
-		if imgui.SelectableV(o, int32(i) == *cur, 0, imgui.Vec2{}) {
+		if imgui.SelectableV(o, int32(i) == *cur, flags, imgui.Vec2{}) && why == "" {
 			*cur, picked = int32(i), true
 		}
+		if why != "" && imgui.IsItemHoveredV(imgui.HoveredFlagsAllowWhenDisabled) {
+			imgui.SetTooltip(why)
+		}
 		g.record("option", o)
+		g.items[len(g.items)-1].Greyed = why
 		g.pop()
 	}
 	g.clip = save

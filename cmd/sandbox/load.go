@@ -143,8 +143,9 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 var backends = command.Backends{Open: gpu.Open, Kinds: gpu.Kinds()}
 
 // attachBackend puts w on the named backend, made by the one chooser (gpu.Open, whose fallback policy
-// it follows): cuda in a build without CUDA is a one-line note and the CPU; any other failure, or
-// settings the backend cannot run (another solver, sleeping), is an error.
+// it follows): cuda in a build without CUDA is a one-line note and the CPU; any other failure,
+// settings the backend cannot run (another solver, sleeping) or a body of a shape it does not run
+// (the World's refusal, sim.CheckShapesFor) is an error.
 func attachBackend(w *sim.World, name string, stderr io.Writer) error {
 	b, err := backends.Open(name)
 	if errors.Is(err, gpu.ErrNoCUDA) {
@@ -161,10 +162,14 @@ func attachBackend(w *sim.World, name string, stderr io.Writer) error {
 		b.Close()
 		return fmt.Errorf("-backend %s: %w", name, err)
 	}
+	if err := w.SetBackend(b); err != nil {
+		b.Close()
+		return fmt.Errorf("-backend %s: %w", name, err)
+	}
 	if note := sim.NoteFor(b.Capabilities(), w.Settings()); note != "" {
 		fmt.Fprintf(stderr, "sandbox: %s\n", note)
 	}
-	return w.SetBackend(b)
+	return nil
 }
 
 // loadScene reads a scene file if one exists at arg, else builds the preset of that name.

@@ -380,6 +380,41 @@ func TestRunOnTheEmulatedBackend(t *testing.T) {
 	}
 }
 
+// A scene with a body of a shape the CUDA backend does not run (a hull, a mesh) is refused on -backend
+// emu before its first step, in one line that names the body and its shape, with exit status 1 and
+// no trace written; the same scene runs on the CPU.
+func TestRunOnTheEmulatedBackendRefusesAShapeItDoesNotRunNamingTheBody(t *testing.T) {
+	const runs = "the CUDA backend runs box, sphere, capsule and plane shapes; the CPU backend runs every shape\n"
+	wedge := writeFile(t, "wedge.json", `{"solver": {"type": "jacobi"}, "bodies": [
+ {"name": "ground", "type": "static", "shape": {"type": "plane", "normal": [0, 1, 0]}},
+ {"name": "ball", "shape": {"type": "sphere", "radius": 0.5}, "position": [3, 1, 0]},
+ {"name": "wedge", "shape": {"type": "hull", "points": [[0, 0, 0], [2, 0, 0], [0, 1, 0], [0, 0, 1], [2, 1, 0], [2, 0, 1]]}, "position": [0, 1, 0]}]}`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "-scene", "rocks", "-steps", "10"}, `sandbox: rocks: -backend emu: body "boulder0" is a hull: ` + runs},
+		{[]string{"run", "-scene", wedge, "-steps", "10"}, "sandbox: " + wedge + `: -backend emu: body "wedge" is a hull: ` + runs},
+		{[]string{"bench", "-scene", "terrain", "-steps", "1"}, `sandbox: terrain: -backend emu: body "terrain" is a mesh: ` + runs},
+	} {
+		trace := filepath.Join(t.TempDir(), "t.csv")
+		args := append(c.args, "-backend", "emu")
+		if c.args[0] == "run" {
+			args = append(args, "-trace", trace)
+		}
+		code, out, errs := sandbox(args...)
+		if code != 1 || errs != c.want || out != "" {
+			t.Errorf("%v: code %d, stdout %q, stderr %q, want code 1 and %q", args, code, out, errs, c.want)
+		}
+		if _, err := os.Stat(trace); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: a trace was written (%v)", args, err)
+		}
+	}
+	if code, _, errs := sandbox("run", "-scene", wedge, "-steps", "10"); code != 0 {
+		t.Errorf("the wedge on the CPU: code %d, %q", code, errs)
+	}
+}
+
 // A joint breaks on the emulated CUDA backend at the step and force the CPU's Jacobi step reports.
 func TestRunReportsBrokenJointsOnTheEmulatedBackend(t *testing.T) {
 	scene := writeFile(t, "s.json", `{"solver": {"type": "jacobi"},

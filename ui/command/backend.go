@@ -71,6 +71,12 @@ func (s *Session) attach(kind string) error {
 	if err != nil {
 		return err
 	}
+	return s.attachTo(b)
+}
+
+// attachTo puts the world on b (nil: the CPU), or closes b and leaves the world where it was when b
+// cannot run it: a body of a shape b does not run (the World refuses it), or settings it does not run.
+func (s *Session) attachTo(b sim.Backend) error {
 	if b != nil {
 		// Settings the backend cannot run (another solver, sleeping) would fail every step.
 		if err := sim.CheckFor(b.Capabilities(), s.world.Settings()); err != nil {
@@ -146,10 +152,21 @@ func (s *Session) attachParked(kind string) error {
 	if !set.Sleep {
 		return s.attach(kind)
 	}
+	b, err := s.newBackend(kind)
+	if err != nil {
+		return err
+	}
+	if b != nil {
+		// Refused for a shape before sleeping is touched: turning it off and on would wake every body.
+		if err := sim.CheckShapesFor(b.Capabilities(), &s.world.Bodies); err != nil {
+			b.Close()
+			return err
+		}
+	}
 	off := set
 	off.Sleep = false
 	s.world.SetSettings(off)
-	if err := s.attach(kind); err != nil {
+	if err := s.attachTo(b); err != nil {
 		s.world.SetSettings(set)
 		return err
 	}
