@@ -131,15 +131,17 @@ func rayBox(h, o, d geom.Vec3) (float32, geom.Vec3, bool) {
 }
 
 // raySphere solves |o + t d - c|^2 = r^2 for its smaller root: with m = o - c, t^2 + 2(m.d)t +
-// |m|^2 - r^2 = 0.
+// |m|^2 - r^2 = 0. Its discriminant (m.d)^2 - |m|^2 + r^2 is r^2 - |e|^2 with e = m - (m.d)d, the
+// offset of the ray's closest approach from the centre: taken that way, it does not lose its digits to
+// the difference of two large squares when the ray starts far away.
 func raySphere(c geom.Vec3, r float32, o, d geom.Vec3) (float32, geom.Vec3, bool) {
 	m := o.Sub(c)
 	bq := m.Dot(d)
-	cq := m.Dot(m) - r*r
-	if cq > 0 && bq > 0 {
+	if m.Dot(m) > r*r && bq > 0 {
 		return 0, geom.Vec3{}, false // outside and moving away
 	}
-	disc := bq*bq - cq
+	e := m.Sub(d.Mul(bq))
+	disc := r*r - e.Dot(e)
 	if disc < 0 {
 		return 0, geom.Vec3{}, false
 	}

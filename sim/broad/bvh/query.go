@@ -64,30 +64,9 @@ func (t *LBVH) Cast(o, d, ext geom.Vec3, tmax float32, visit func(body int32, en
 	if t.n == 0 || !(tmax >= 0) {
 		return
 	}
-	// The slab test with one reciprocal per axis. A zero component becomes a tiny one of either sign,
-	// so its slab bounds are huge (the ray lies in the slab or never reaches it) instead of 0 x Inf.
-	var inv [3]float32
-	for k := range 3 {
-		dk := d[k]
-		if dk == 0 {
-			dk = 1e-30
-		}
-		inv[k] = 1 / dk
-	}
-	slab := func(b *geom.AABB, tmax float32) (float32, bool) {
-		t0, t1 := float32(0), tmax
-		for k := range 3 {
-			lo, hi := b.Min[k]-ext[k], b.Max[k]+ext[k]
-			if inv[k] < 0 {
-				lo, hi = hi, lo
-			}
-			// An empty box (Min > Max) has lo > hi on some axis and so t0 > t1: never met.
-			t0, t1 = max(t0, (lo-o[k])*inv[k]), min(t1, (hi-o[k])*inv[k])
-		}
-		return t0, t0 <= t1
-	}
+	r := newSegment(o, d, ext)
 	if t.n == 1 {
-		if s, ok := slab(&t.leafBox[0], tmax); ok {
+		if s, ok := r.enter(&t.leafBox[0], tmax); ok {
 			visit(t.leafBody[0], s, tmax)
 		}
 		return
@@ -104,7 +83,7 @@ func (t *LBVH) Cast(o, d, ext geom.Vec3, tmax float32, visit func(body int32, en
 		var next [2]entry
 		m := 0
 		for c := range 2 {
-			s, ok := slab(&nd.box[c], tmax)
+			s, ok := r.enter(&nd.box[c], tmax)
 			if !ok {
 				continue
 			}
@@ -184,4 +163,46 @@ func (t *LBVH) Overlap(box geom.AABB, visit func(body int32)) {
 			node = stack[top]
 		}
 	}
+}
+
+// segment is a cast's ray as scalars (the compiler keeps them in registers; an array field is read
+// from memory at each use): the origin, the reciprocal direction, and the half extents every box is
+// grown by.
+type segment struct {
+	ox, oy, oz, ix, iy, iz, ex, ey, ez float32
+}
+
+// newSegment prepares the slab test of o + s d against boxes grown by ext. A zero component of d
+// becomes a tiny positive one, so its slab bounds are huge (the ray lies in the slab or never reaches
+// it) instead of 0 x Inf.
+func newSegment(o, d, ext geom.Vec3) segment {
+	inv := func(x float32) float32 {
+		if x == 0 {
+			x = 1e-30
+		}
+		return 1 / x
+	}
+	return segment{ox: o[0], oy: o[1], oz: o[2], ix: inv(d[0]), iy: inv(d[1]), iz: inv(d[2]), ex: ext[0], ey: ext[1], ez: ext[2]}
+}
+
+// enter returns where the segment, cut at tmax, enters box b grown by the extents, and whether it
+// does. An empty box (Min > Max) has its near plane beyond its far one on some axis: never entered.
+func (r *segment) enter(b *geom.AABB, tmax float32) (float32, bool) {
+	t0, t1 := float32(0), tmax
+	lo, hi := b.Min[0]-r.ex, b.Max[0]+r.ex
+	if r.ix < 0 {
+		lo, hi = hi, lo
+	}
+	t0, t1 = max(t0, (lo-r.ox)*r.ix), min(t1, (hi-r.ox)*r.ix)
+	lo, hi = b.Min[1]-r.ey, b.Max[1]+r.ey
+	if r.iy < 0 {
+		lo, hi = hi, lo
+	}
+	t0, t1 = max(t0, (lo-r.oy)*r.iy), min(t1, (hi-r.oy)*r.iy)
+	lo, hi = b.Min[2]-r.ez, b.Max[2]+r.ez
+	if r.iz < 0 {
+		lo, hi = hi, lo
+	}
+	t0, t1 = max(t0, (lo-r.oz)*r.iz), min(t1, (hi-r.oz)*r.iz)
+	return t0, t0 <= t1
 }
