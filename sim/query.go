@@ -18,7 +18,8 @@ import (
 //
 // With a backend (the CUDA one), a query first brings Bodies up to date (Sync), so every backend
 // answers the same queries; a failed read-back is kept and returned by the next Step, and the query
-// answers from the bodies as last read.
+// answers from the bodies as last read. A query updates that cached tree, so, like a step or an edit,
+// it is made from the goroutine that drives the world.
 
 // Hit is what a scene query found: the body, its dense index when the query ran, the distance along
 // the query's direction (a ray's distance to the surface, or how far a swept shape moved before it
