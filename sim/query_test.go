@@ -180,6 +180,14 @@ func TestShapeCastSphereOntoABoxFaceIsAnalytic(t *testing.T) {
 			t.Errorf("%s down: %+v ok %v, want the box at T %v", s.Kind, h, ok, want)
 		}
 	}
+	// A pose without a rotation is the identity: a turned box would reach the face sooner.
+	long := geom.Shape{Kind: geom.Box, HalfExtents: Vec3{0.1, 1, 0.1}}
+	if h, ok, _ := w.ShapeCast(long, geom.Pose{P: Vec3{0.3, 7, 0}}, Vec3{0, -1, 0}, inf32, QueryFilter{}); !ok || !closeTo(h.T, 4, 1e-5) {
+		t.Errorf("an upright box with a zero rotation: %+v ok %v, want T 4", h, ok)
+	}
+	if hs, _ := w.Overlap(long, geom.Pose{P: Vec3{0.3, 3.1, 0}}, QueryFilter{}); len(hs) != 0 {
+		t.Errorf("an upright box with a zero rotation 0.1 m above the face overlaps %v", hs)
+	}
 	if _, _, err := w.ShapeCast(geom.Shape{Kind: geom.Plane, Normal: Vec3{0, 1, 0}}, geom.Identity, Vec3{1, 0, 0}, 1, QueryFilter{}); err == nil {
 		t.Error("a plane was swept without an error")
 	}
