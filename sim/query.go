@@ -201,7 +201,7 @@ func checkQueryShape(what string, s *geom.Shape) error {
 // of mass) from pose along dir, up to maxDist (+Inf: no limit), and returns the first body it touches
 // that f lets through: Hit.T is how far it moved (to within collide.CastTolerance of the contact,
 // never past it), Point and Normal are on the body's surface there. A body the shape touches at its
-// start pose is hit at T = 0. dir need not be unit; a zero pose.Q is the identity (collide's frames divide by |q|^2), as in BodyDef.
+// start pose is hit at T = 0. dir need not be unit; a zero pose.Q is the identity, as in BodyDef.
 // Another kind of shape is an error.
 func (w *World) ShapeCast(s geom.Shape, pose geom.Pose, dir Vec3, maxDist float32, f QueryFilter) (Hit, bool, error) {
 	if err := checkQueryShape("ShapeCast", &s); err != nil {
