@@ -90,7 +90,8 @@ func castCores(A, B *core, dir d3, tmax float64) (CastHit, bool) {
 			return CastHit{}, false
 		}
 	}
-	// 64 steps each closing the gap by a fixed share: what is left is far below any scale that matters.
+	// The steps converge in a few (a sphere grazing a sphere 1e-5 m inside tangency takes 8); after
+	// 64, what gap is left is far below any scale that matters.
 	return CastHit{T: float32(t), Point: point.f32(), Normal: n.f32()}, true
 }
 
