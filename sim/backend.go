@@ -129,6 +129,7 @@ func (w *World) TakeEdits() Edits {
 // beforeEdit readies the host copy for an edit: with a backend, Bodies must be current first (an
 // edit such as a removal copies one body's state over another's).
 func (w *World) beforeEdit() {
+	w.invalidateQueries()
 	if w.backend == nil {
 		return
 	}
@@ -139,6 +140,7 @@ func (w *World) beforeEdit() {
 
 // edited records that body i changed.
 func (w *World) edited(i int) {
+	w.invalidateQueries()
 	if w.backend != nil && !w.edits.All {
 		w.edits.Bodies = append(w.edits.Bodies, int32(i))
 	}

@@ -131,6 +131,7 @@ func (w *World) RestoreState(s *State) error {
 	w.Broken = w.Broken[:0]
 	w.edits = Edits{All: true}
 	w.stale, w.backendErr, w.forcesRead = false, nil, false
+	w.invalidateQueries()
 	w.jointsChanged()
 	return nil
 }

@@ -104,6 +104,8 @@ type World struct {
 	forces     []float32  // the joints' forces read from the backend (JointState), when forcesRead
 	forcesRead bool       // forces are the backend's for the last step and the joints as they are
 	report     StepReport // the backend's last step
+
+	queries queryCache // the scene queries' tree (query.go)
 }
 
 type slot struct {

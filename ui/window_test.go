@@ -115,14 +115,11 @@ func projected(a *App) [][2]int {
 	var px [][2]int
 	a.S.View(func(w *sim.World) {
 		b := &w.Bodies
-		// The static bodies alone, in a world of their own: the occluders.
-		statics := sim.NewWorld(sim.Settings{Workers: 1})
-		defer statics.Close()
-		for i := range b.Len() {
-			if b.Type[i] == sim.Static && b.Shape[i].Kind != geom.Plane {
-				statics.AddBody(sim.BodyDef{Type: sim.Static, Shape: b.Shape[i], Position: b.Position[i], Rotation: b.Rotation[i]})
-			}
-		}
+		// The occluders: the static bodies, the ground planes left out.
+		statics := sim.QueryFilter{Types: sim.TypesOf(sim.Static), Accept: func(h sim.Handle) bool {
+			i, _ := w.Index(h)
+			return b.Shape[i].Kind != geom.Plane
+		}}
 		for i := range b.Len() {
 			if b.Type[i] != sim.Dynamic {
 				continue
@@ -132,7 +129,7 @@ func projected(a *App) [][2]int {
 				continue
 			}
 			to := b.Position[i].Sub(eye)
-			if hit, ok := command.RayCast(statics, eye, to); ok && hit.T < to.Len() {
+			if _, ok := w.RayCast(eye, to, to.Len(), statics); ok {
 				continue
 			}
 			px = append(px, [2]int{int(x), int(y)})

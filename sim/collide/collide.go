@@ -6,6 +6,9 @@
 // test to pick the axis of least penetration, then clip the other shape's face (or a capsule's segment)
 // against the reference face, so a resting contact gets an area of points whose feature ids stay the
 // same from step to step.
+//
+// The scene queries' maths for one shape lives here too: Ray (a ray against any shape), Cast (a convex
+// shape swept against any shape, by GJK and conservative advancement) and Overlaps.
 package collide
 
 import "tumble/sim/geom"

@@ -149,64 +149,6 @@ func TestPickFindsTheNearestShapeAlongTheRay(t *testing.T) {
 	})
 }
 
-func TestRayCastsHitEachShapeOnItsSurface(t *testing.T) {
-	cases := []struct {
-		shape geom.Shape
-		o, d  sim.Vec3
-		t     float32
-		n     sim.Vec3
-	}{
-		{geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 2, 3}}, sim.Vec3{5, 0, 0}, sim.Vec3{-1, 0, 0}, 4, sim.Vec3{1, 0, 0}},
-		{geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 2, 3}}, sim.Vec3{0, -5, 0}, sim.Vec3{0, 1, 0}, 3, sim.Vec3{0, -1, 0}},
-		{geom.Shape{Kind: geom.Sphere, Radius: 2}, sim.Vec3{0, 0, 10}, sim.Vec3{0, 0, -1}, 8, sim.Vec3{0, 0, 1}},
-		{geom.Shape{Kind: geom.Capsule, Radius: 0.5, HalfHeight: 1}, sim.Vec3{3, 0.5, 0}, sim.Vec3{-1, 0, 0}, 2.5, sim.Vec3{1, 0, 0}},
-		{geom.Shape{Kind: geom.Capsule, Radius: 0.5, HalfHeight: 1}, sim.Vec3{0, 5, 0}, sim.Vec3{0, -1, 0}, 3.5, sim.Vec3{0, 1, 0}},
-		{geom.Shape{Kind: geom.Plane, Normal: sim.Vec3{0, 1, 0}, Offset: 1}, sim.Vec3{0, 5, 0}, sim.Vec3{0, -1, 0}, 4, sim.Vec3{0, 1, 0}},
-	}
-	for _, c := range cases {
-		tt, n, ok := rayShape(&c.shape, c.o, c.d)
-		if !ok || math.Abs(float64(tt-c.t)) > 1e-5 || n.Sub(c.n).Len() > 1e-5 {
-			t.Errorf("%s from %v along %v: t %v n %v ok %v, want t %v n %v", c.shape.Kind, c.o, c.d, tt, n, ok, c.t, c.n)
-		}
-	}
-	miss := geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 1, 1}}
-	if _, _, ok := rayShape(&miss, sim.Vec3{5, 5, 0}, sim.Vec3{-1, 0, 0}); ok {
-		t.Error("a ray passing above a box hit it")
-	}
-}
-
-// TestRayCastsHitAConvexHullOnItsSurface: a hull is picked where the ray meets its faces, as the box
-// of the same corners is, and a ray passing by misses it (the rocks in the window can be grabbed).
-func TestRayCastsHitAConvexHullOnItsSurface(t *testing.T) {
-	var corners []sim.Vec3
-	for i := range 8 {
-		corners = append(corners, sim.Vec3{float32(i&1*2 - 1), float32(i>>1&1*4 - 2), float32(i>>2&1*6 - 3)})
-	}
-	h, err := geom.NewHull(corners)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hull := geom.Shape{Kind: geom.ConvexHull, Hull: h}
-	box := geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{1, 2, 3}}
-	for _, r := range []struct{ o, d sim.Vec3 }{
-		{sim.Vec3{5, 0, 0}, sim.Vec3{-1, 0, 0}}, {sim.Vec3{0, -5, 0}, sim.Vec3{0, 1, 0}},
-		{sim.Vec3{4, 5, 6}, sim.Vec3{-4, -5, -6}.Normalize()}, {sim.Vec3{0.3, 0.2, 9}, sim.Vec3{0, 0, -1}},
-	} {
-		// The hull's vertices are in its principal frame: the same box here, with the identity frame.
-		th, nh, okh := rayShape(&hull, r.o, r.d)
-		tb, nb, okb := rayShape(&box, r.o, r.d)
-		if !okh || !okb || math.Abs(float64(th-tb)) > 1e-4 || nh.Sub(nb).Len() > 1e-4 {
-			t.Errorf("from %v along %v: hull t %v n %v ok %v, box t %v n %v ok %v", r.o, r.d, th, nh, okh, tb, nb, okb)
-		}
-	}
-	if _, _, ok := rayShape(&hull, sim.Vec3{5, 5, 0}, sim.Vec3{-1, 0, 0}); ok {
-		t.Error("a ray passing above the hull hit it")
-	}
-	if _, _, ok := rayShape(&hull, sim.Vec3{0, 0, 0}, sim.Vec3{1, 0, 0}); ok {
-		t.Error("a ray from inside the hull hit it (the box's rule: no)")
-	}
-}
-
 func TestHingeBetweenTwoPickedBodiesIsCreated(t *testing.T) {
 	s := preset(t, "stack")
 	top := pickAt(t, s, 0.2, 0)

@@ -16,6 +16,9 @@
 //
 // A tree can also be refitted instead of rebuilt: stages 1 to 4 are skipped and stage 5 runs over the
 // old topology with the new boxes. See LBVH.RefitGrowth.
+//
+// The same tree answers scene queries (query.go): Build makes it without the pair query, and Cast and
+// Overlap walk it from the root for a ray, a swept box or a box.
 package bvh
 
 import (
