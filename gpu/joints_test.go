@@ -59,8 +59,8 @@ func newJointRig(t testing.TB, w *sim.World) *jointRig {
 	}
 	s := w.Resolved()
 	h := s.Dt / float32(s.Substeps)
-	br, ms, is := sim.JointSoftness(s)
-	r.c = stepConsts{s: s, h: h, invH: 1 / h, joint: softness{br, ms, is}}
+	j := sim.StepConstantsOf(s).Joint
+	r.c = stepConsts{s: s, h: h, invH: 1 / h, joint: softness{j.BiasRate, j.MassScale, j.ImpulseScale}}
 	if err := r.st.upload(d, w); err != nil {
 		t.Fatal(err)
 	}

@@ -41,11 +41,3 @@ func (w *World) JointFrame(i int) JointFrame {
 		Rel0: j.rel0, ID: j.id,
 	}
 }
-
-// JointSoftness returns the soft-step coefficients (bias rate, mass scale, impulse scale) that Step
-// gives the joint rows of a velocity solver (PGS, Jacobi) under settings s, as Step computes them.
-func JointSoftness(s Settings) (biasRate, massScale, impulseScale float32) {
-	s = s.resolved()
-	_, _, _, _, joint := stepSoftness(&s)
-	return joint.biasRate, joint.massScale, joint.impulseScale
-}

@@ -2,8 +2,9 @@ package sim
 
 import "testing"
 
-// JointSoftness must give what Step itself gives the joint rows, for every velocity solver and for
-// settings that hit each of its caps (the sub-step rate, Jacobi's contact frequency).
+// StepConstantsOf's joint softness, which the CUDA backend takes, must be what Step itself gives the
+// joint rows, for every velocity solver and for settings that hit each of its caps (the sub-step
+// rate, Jacobi's contact frequency).
 func TestJointSoftnessMatchesStep(t *testing.T) {
 	for _, s := range []Settings{
 		{Solver: PGS}, {Solver: Jacobi}, {Solver: Jacobi, Substeps: 1}, {Solver: PGS, Substeps: 2, ContactHertz: 30},
@@ -11,9 +12,9 @@ func TestJointSoftnessMatchesStep(t *testing.T) {
 	} {
 		w := chainsWorld(t, s, 1, 3)
 		run(t, w, 1)
-		br, ms, is := JointSoftness(s)
-		if got := w.pipe.joints.jointSoft; got.biasRate != br || got.massScale != ms || got.impulseScale != is {
-			t.Errorf("%+v: JointSoftness = %v %v %v, Step used %+v", s, br, ms, is, got)
+		j := StepConstantsOf(s.resolved()).Joint
+		if got := w.pipe.joints.jointSoft; got.biasRate != j.BiasRate || got.massScale != j.MassScale || got.impulseScale != j.ImpulseScale {
+			t.Errorf("%+v: StepConstantsOf's joint softness %+v, Step used %+v", s, j, got)
 		}
 		w.Close()
 	}

@@ -107,16 +107,6 @@ func (p Param) String() string {
 	return strings.Join(names, ", ")
 }
 
-// ParamOf returns the param a setting name (as String gives it) stands for, and false for no param.
-func ParamOf(name string) (Param, bool) {
-	for i, n := range paramNames {
-		if n == name {
-			return 1 << i, true
-		}
-	}
-	return 0, false
-}
-
 // softParams are the settings the soft-step velocity solvers (Jacobi, PGS) read.
 const softParams = ParamSubsteps | ParamIterations | ParamRelaxIterations | ParamWarmStart | ParamRelax |
 	ParamFriction | ParamRestitution | ParamRestitutionThreshold | ParamContactHertz | ParamDampingRatio |

@@ -951,3 +951,14 @@ func TestSaveAndRestoreKeepThePanelsSettings(t *testing.T) {
 		}
 	}
 }
+
+// MoveDrag moves the mouse joint's target as a queued command, between steps (the window moves it
+// at once with SetDragTarget).
+func MoveDrag(target sim.Vec3) Command {
+	return func(s *Session) error {
+		if s.drag != nil {
+			s.drag.Target = target
+		}
+		return nil
+	}
+}

@@ -40,16 +40,6 @@ func StartDrag(h sim.Handle, p sim.Vec3) Command {
 	}
 }
 
-// MoveDrag moves the mouse joint's target.
-func MoveDrag(target sim.Vec3) Command {
-	return func(s *Session) error {
-		if s.drag != nil {
-			s.drag.Target = target
-		}
-		return nil
-	}
-}
-
 // SetDragTarget moves the mouse joint's target at once, without queueing a command: a queued command
 // makes the next Apply read every body back from a backend, which a mouse move must not cost.
 func (s *Session) SetDragTarget(target sim.Vec3) {
