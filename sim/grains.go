@@ -6,13 +6,13 @@ import (
 	"time"
 )
 
-// Coarse and fine grains (issue 14). The grains (bodyGrain and the others, wideSplit, regionBodies)
+// Coarse and fine grains. The grains (bodyGrain and the others, wideSplit, regionBodies)
 // say how much work a loop must hold before it is split between the workers. Whether a smaller split
 // pays depends on the machine more than on the scene: on the 2-core AMD machine, grains 8 times
 // smaller and the pyramid's colours split by region made pyramid20 twice as slow on 2 workers
 // (1.11 ms a step against 0.55), while on the GPU machine's 16 Intel cores the same binary ran the
 // pyramid 10-20% faster on 2 to 16 workers (1.8-2.1 ms against 2.2-3.1), and with a colour pass as one
-// hand-off (RunPhases) 1.5-1.7 ms on 16 (docs/PERF.md, twelfth round). So the world measures it: a
+// hand-off (RunPhases) 1.5-1.7 ms on 16. So the world measures it: a
 // trial of a few steps with each (grainTuner), then the faster for a while, then another trial.
 // Which worker runs which chunk changes no result (TestGrainsChangeNoResult).
 

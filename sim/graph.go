@@ -93,7 +93,7 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 	// colour's wide pass (wide.go: a region's batches are solved, refreshed and warm-started by the
 	// same worker), so that the bodies' rows and the batches stay in that worker's cache from colour
 	// to colour: with each colour split into equal parts of a count-sorted list, the pile's two
-	// workers' shares crossed on a third of the bodies they touched, by region on 2% (issue 14). The
+	// workers' shares crossed on a third of the bodies they touched, by region on 2%. The
 	// count order is for the wide pass's batches of eight, which run as many point slots as their
 	// largest manifold has: batches of manifolds of one size waste fewer (a ragdoll's one- and
 	// two-point capsule contacts no longer ride in batches padded to four). A colour's manifolds share

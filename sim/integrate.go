@@ -108,7 +108,7 @@ var wideGyroKernel func(w *World, idx [wideLanes]int32, h float32)
 // body-frame angular velocity w2 after a sub-step h from w1, with inverse inertia inv: two Newton
 // steps from w2 = w1 with J = I + h/2 ([m]x I - [I m]x). It is the arithmetic of the matrix form
 // (skew, Mat3.Det, Mat3.Inv, mulMV), written out in scalars in the same order, so it gives the same
-// bits without building matrices in memory (a third of the ragdoll pile's integration before).
+// bits without building matrices in memory (building them took a third of the ragdoll pile's integration).
 func gyroStep(w1 vec, inv *Vec3, h float32) vec {
 	i0, i1, i2 := 1/inv[0], 1/inv[1], 1/inv[2]
 	w2 := w1

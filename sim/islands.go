@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Sub-steps by island (issue 14). Stage by stage, every stage of a sub-step waits for every worker,
+// Sub-steps by island. Stage by stage, every stage of a sub-step waits for every worker,
 // and within a pass every colour does, because two colours' rows share bodies. Rows in two islands
 // (groups of dynamic bodies that no contact or joint links) share none, and neither do their bodies'
 // integration. So under fine grains, a world whose constraints fall into islands that can be dealt

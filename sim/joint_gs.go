@@ -1,6 +1,6 @@
 package sim
 
-// The Gauss-Seidel joint pass of the two joint types a ragdoll is made of, written out (issue 14): a
+// The Gauss-Seidel joint pass of the two joint types a ragdoll is made of, written out: a
 // ball joint (swing cone, twist limits, anchor point) and a hinge (motor, angle limits, the two
 // rotation rows, anchor point). The bodies' velocities stay in locals (registers) across the joint's
 // rows instead of in a jointPair in memory, and no impulse sums are kept (a Gauss-Seidel pass writes

@@ -1,6 +1,6 @@
 package sim
 
-// The wide joint pass (issue 14): PGS's Gauss-Seidel pass over sixteen joints of one graph colour at
+// The wide joint pass: PGS's Gauss-Seidel pass over sixteen joints of one graph colour at
 // once, one per lane of an AVX-512 register (wide16_simd.go), or eight at once with AVX2 only
 // (joint_wide_simd.go), in builds with the wide contact pass (wide.go). It takes the two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
 // limits, and hinges with angle limits and no motor, between two bodies. The joints of a colour share
@@ -11,9 +11,8 @@ package sim
 // wide kernels or with the direct joint solve, go through solveJoint.
 //
 // The rows live in wideJointBatch, lane-major, and are refreshed there, eight joints at a time (a
-// batch's halves; K^-1 and the warm start sixteen at a time measured no faster: docs/PERF.md,
-// fifteenth round), from
-// the bodies' poses: the anchors, a hinge's rotation rows, angle and limit rows (refreshJointsWide),
+// batch's halves; K^-1 and the warm start sixteen at a time measured no faster), from the bodies'
+// poses: the anchors, a hinge's rotation rows, angle and limit rows (refreshJointsWide),
 // the anchor blocks' K^-1 (anchorMassWide), a ball joint's swing and twist rows and angles
 // (swingTwistRows); the warm start's sums come from the lanes too (ballWarmWide, hingeWarmWide).
 // refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not kept current (nothing

@@ -67,7 +67,8 @@ func Solvers() []SolverKind {
 // SolverNames lists the solvers' names as ParseSolver accepts them, for messages.
 const SolverNames = "jacobi, pgs, rigid, xpbd, impulse, penalty or shapematch"
 
-// ParseSolver maps a name ("jacobi", "pgs", "xpbd", "impulse", "penalty", "shapematch") to a SolverKind.
+// ParseSolver maps a name (one of SolverNames: "jacobi", "pgs", "rigid", "xpbd", "impulse", "penalty",
+// "shapematch") to a SolverKind.
 func ParseSolver(name string) (SolverKind, error) {
 	for i, n := range solverNames {
 		if n == name && i != 0 {
@@ -115,7 +116,7 @@ func ParseBroadphase(name string) (BroadphaseKind, error) {
 }
 
 // DefaultBVHRefit is the LBVH's refit threshold when Settings.BVHRefit is 0: refit while the tree's
-// cost is within 10% of a fresh build's. Measured (docs/PERF.md): refitting skips the four build
+// cost is within 10% of a fresh build's. Measured: refitting skips the four build
 // stages (11-15% of the broad phase); at 1.1 a falling cloud is rebuilt every ~12 steps with no slower
 // queries, while at 1.25 and above the queries slow down faster than the cost metric grows.
 const DefaultBVHRefit = 1.1

@@ -4,9 +4,12 @@ import "strings"
 
 // Solver is a constraint solver, one module of the step: it declares the settings it reads, fills in
 // the defaults it needs, writes the step's Plan, and runs on the CPU the stages that are its own (the
-// others, from the bounds to the integration, are the step's common stages). One file holds each:
-// solver_jacobi.go, solver_pgs.go, solver_xpbd.go, and the teaching solvers of seed 003,
-// solver_impulse.go and solver_penalty.go, and PGS with shape matching, solver_shapematch.go.
+// others, from the bounds to the integration, are the step's common stages), and says through its
+// traits and its plan which fast paths its rows may take (wide passes, the island block), so that no
+// other code asks which solver runs. One file holds each: solver_jacobi.go, solver_pgs.go,
+// solver_rigid.go, solver_xpbd.go, the teaching solvers of seed 003 (solver_impulse.go,
+// solver_penalty.go), and PGS with shape matching, solver_shapematch.go. A new solver is a new file
+// implementing this interface and an entry in solverTable and solverNames.
 type Solver interface {
 	// Kind is the solver's kind, as Settings.Solver names it.
 	Kind() SolverKind

@@ -20,7 +20,7 @@ func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, true
 // the sub-step rate (90 Hz at 60 steps/s). Contact stiffness is bounded by the sub-step rate (a soft
 // contact is stable up to about a quarter of it), and a stack compresses by load / (m_eff omega^2).
 // Iterations and relax passes hold a 20-row pyramid against creep. Measured over 30 s (the stability
-// tests' scenes, largest drift of any box, the tests' bar 2 cm; issue 14; sub-steps x (iterations +
+// tests' scenes, largest drift of any box, the tests' bar 2 cm; sub-steps x (iterations +
 // relax)):
 //
 //	8 x (4+2): stack 0.66 cm, pyramid 0.19 cm    6 x (4+2): stack 1.18 cm, pyramid 0.34 cm
@@ -28,8 +28,7 @@ func (pgsSolver) Plan(s *Settings, p Plan) Plan { return softStepPlan(s, 1, true
 //	8 x (3+1): pyramid 6.0 cm    8 x (2+2): 8.8 cm    6 x (3+2): 2.0 cm    6 x (3+1): 7.7 cm
 //
 // The pyramid needs 4 iterations and 2 relax passes whatever the sub-steps; the stack's sag grows as h^2
-// (the stiffness cap). 6 x (4+2) makes 25% fewer passes than 8 x (4+2), which was the default before,
-// and passes every physics test unchanged.
+// (the stiffness cap). 6 x (4+2) makes 25% fewer passes than 8 x (4+2) and passes every physics test.
 func (pgsSolver) defaults(s *Settings) { softDefaults{substeps: 6, iterations: 4, hertz: 120}.fill(s) }
 
 func (pgsSolver) traits() solverTraits {

@@ -18,9 +18,7 @@ package sim
 //
 // Against the soft step (PGS): a soft contact's stiffness is capped by the sub-step rate, so the soft
 // step needs sub-steps to hold a stack and passes to hold a pyramid's friction (6 x (4 + 2) passes);
-// this step makes 12 passes (2.5 times faster than PGS's scalar pass; as fast as its wide one on box
-// scenes, 1.4 times faster on the ragdoll pile), but it holds less (issue 14, docs/PERF.md): a
-// 20-row pyramid drifts 1.2 cm in 30 s (PGS 0.34), a 20-box column falls over, and a 100 kg box
+// this step makes 12 passes, but it holds less: a 20-row pyramid drifts 1.2 cm in 30 s (PGS 0.34), a 20-box column falls over, and a 100 kg box
 // crushes the 1 kg box it rests on, as they do in Jolt, whose formulation this is. It is a choice
 // of speed over stability, not the default.
 type rigidSolver struct{}

@@ -72,19 +72,17 @@ func (w *World) selectBroadphase() {
 // them faster (grains.go, the 16-core machine), each is fineDiv times smaller. A coarse grain is
 // about 50 us of work: handing a loop to a second worker costs tens of microseconds on a loaded
 // machine (waking the helper's thread, the rows' cache lines moving between cores), so a loop of less
-// work is faster on one worker (issue 14). Measured per item on the 2-core machine (pile, 1 worker,
-// pprof): a contact row pass (solve, relax, restitution) ~90 ns a manifold, a refresh or warm start
-// ~20 ns, prepare ~280 ns, narrow ~110 ns a pair, bounds ~170 ns a body, finishing ~75 ns, integrating
-// 4-250 ns; a joint's refresh, warm start or pass ~100 ns (ragdoll; jointGrain). With the grains of 256
-// (bodies 1024) used for every loop before, the 221-body ragdoll ran 15 parallel loops a step of 10-30
-// us each and was 25% slower on two workers than on one; the same loops serial made two workers equal
-// one (docs/PERF.md). Narrow and prepare were split from 512 pairs and 256 manifolds; with the contact
-// passes wide, the 386-box pyramid's two split loops were what was left of its second worker's cost
-// (2 workers 3.5-4.8 ms/step against 1 worker's 3.1-4.1; at 1024 each, 3.1-3.2 against 3.1-4.3).
-// Since the helpers spin between loops (workpool) a hand-off no longer waits for a thread to wake, but
-// grains 4 and 8 times smaller still gained nothing on the pyramid at 2 workers (2.18-2.21 and
-// 2.21-2.23 ms/step against 2.16-2.21): what is left of a hand-off is the cache lines it moves, about
-// 0.2 us each between this machine's cores. The wide contact passes split by region (wide.go).
+// work is faster on one worker. Measured per item on the 2-core machine (pile, 1 worker, pprof): a
+// contact row pass (solve, relax, restitution) ~90 ns a manifold, a refresh or warm start ~20 ns,
+// prepare ~280 ns, narrow ~110 ns a pair, bounds ~170 ns a body, finishing ~75 ns, integrating 4-250
+// ns; a joint's refresh, warm start or pass ~100 ns (ragdoll; jointGrain). With grains of 256, the
+// 221-body ragdoll ran 15 parallel loops a step of 10-30 us each and was 25% slower on two workers
+// than on one; with narrow and prepare split at 512 pairs and 256 manifolds, the 386-box pyramid's two
+// split loops cost two workers more than one (3.5-4.8 ms/step against 3.1-4.1). The helpers spin
+// between loops (workpool), so a hand-off waits for no thread to wake, yet grains 4 and 8 times
+// smaller gain nothing on the pyramid at 2 workers (2.18-2.21 and 2.21-2.23 ms/step against
+// 2.16-2.21): what is left of a hand-off is the cache lines it moves, about 0.2 us each between this
+// machine's cores. The wide contact passes split by region (wide.go).
 const (
 	bodyGrain     = 1024 // bounds, integrate, finish, gather: a body
 	pairGrain     = 1024 // narrow: a pair

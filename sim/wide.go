@@ -2,7 +2,7 @@ package sim
 
 import "tumble/sim/collide"
 
-// The wide contact pass (issue 14): PGS's contact pass over sixteen manifolds at once, one per lane
+// The wide contact pass: PGS's contact pass over sixteen manifolds at once, one per lane
 // of an AVX-512 register, or eight at once on a CPU with AVX2 only, in builds with Go's SIMD
 // experiment (GOEXPERIMENT=simd; wide16_simd.go, wide_simd.go). The manifolds of one graph colour
 // share no dynamic body, so the scalar pass (solveManifold) visits them in any order with the same
@@ -25,7 +25,7 @@ const wideLanes = 8
 // register. Where the CPU has AVX-512 the contact kernels take a batch of more than eight manifolds
 // at once (wide16_simd.go); elsewhere, and for a batch of eight or fewer, they take it eight lanes at
 // a time (its halves). Sixteen lanes solve a batch's rows about 1.6 times faster than two runs of
-// eight (docs/PERF.md, fifteenth round).
+// eight.
 const batchLanes = 2 * wideLanes
 
 // lanes is one float per lane of a register; lanes3 a vector per lane, component-major. blanes and
@@ -171,8 +171,7 @@ func (w *World) storeStateRange(lo, hi int) {
 // few cache lines between cores, each about 0.2 us on the 2-core machine. Packing goes by region
 // too, so that a batch is written by the worker that solves it: packed by chunks of 48 batches
 // instead, the 386-box pyramid's batches were half packed on the second worker and pulled back by
-// the first for every pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26
-// (docs/PERF.md).
+// the first for every pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26.
 const wideSplit = 32
 
 // decideWide decides, before Prepare, whether this step's contact passes run wide (a solver whose
