@@ -1,6 +1,9 @@
 package sim
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Solver is a constraint solver, one module of the step: it declares the settings it reads, fills in
 // the defaults it needs, writes the step's Plan, and runs on the CPU the stages that are its own (the
@@ -17,6 +20,11 @@ type Solver interface {
 	Params() Param
 	// Plan appends the stages of one step under resolved settings s to p.
 	Plan(s *Settings, p Plan) Plan
+	// Title names the solver for a menu, with what it is in a word or two.
+	Title() string
+	// Schedule says the passes of one step under resolved settings s, e.g. "6 substeps x (4
+	// iterations + 2 relax), 120 Hz contacts".
+	Schedule(s *Settings) string
 
 	// defaults fills in the solver's own defaults for the zero fields of s: sub-steps, iterations and
 	// contact stiffness, which differ from solver to solver.
@@ -47,6 +55,16 @@ type solverTraits struct {
 	// steps the same bits on both.
 	renamesContacts bool
 }
+
+// softSchedule is Schedule for a solver of the soft step's passes.
+func softSchedule(s *Settings) string {
+	return fmt.Sprintf("%d substeps x (%d iterations + %d relax), %.0f Hz contacts", s.Substeps, s.Iterations,
+		s.RelaxIterations, s.ContactHertz)
+}
+
+// WidePasses reports whether the solver of kind k takes the wide (SIMD) contact pass where the build
+// and the world's options have it.
+func WidePasses(k SolverKind) bool { return SolverOf(k).traits().wideContacts }
 
 // solverTable holds each kind's solver.
 var solverTable = [...]Solver{Jacobi: jacobiSolver{}, PGS: pgsSolver{}, XPBD: xpbdSolver{},

@@ -180,3 +180,9 @@ func (w *World) projectManifold(m *manifold) {
 		m.pts[i].sep += impulseProjectFraction * d // this manifold's points; refreshRows redoes them all
 	}
 }
+
+// Title names the solver for a menu.
+func (impulseSolver) Title() string { return "impulse" }
+
+// Schedule says the passes of one step.
+func (impulseSolver) Schedule(s *Settings) string { return softSchedule(s) }

@@ -53,3 +53,9 @@ func (jacobiSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pi
 
 // jacobiRestitutionPasses is the number of restitution passes the Jacobi solver makes.
 const jacobiRestitutionPasses = 8
+
+// Title names the solver for a menu.
+func (jacobiSolver) Title() string { return "jacobi" }
+
+// Schedule says the passes of one step.
+func (jacobiSolver) Schedule(s *Settings) string { return softSchedule(s) }

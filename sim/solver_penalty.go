@@ -126,3 +126,9 @@ func (w *World) penaltyManifold(km int) {
 		cp.normalImpulse = f * h // for inspection (Contacts)
 	}
 }
+
+// Title names the solver for a menu.
+func (penaltySolver) Title() string { return "penalty" }
+
+// Schedule says the passes of one step.
+func (penaltySolver) Schedule(s *Settings) string { return softSchedule(s) }

@@ -45,3 +45,9 @@ func (pgsSolver) run(w *World, op Op) bool {
 }
 
 func (pgsSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
+
+// Title names the solver for a menu.
+func (pgsSolver) Title() string { return "pgs (Gauss-Seidel)" }
+
+// Schedule says the passes of one step.
+func (pgsSolver) Schedule(s *Settings) string { return softSchedule(s) }

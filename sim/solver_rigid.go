@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // rigidSolver is projected Gauss-Seidel with rigid rows, the formulation of Jolt and Box2D v2.4
 // (sequential impulses with position correction): per sub-step (four by default) the velocities are
 // integrated, last step's impulses applied, and Iterations passes solve every contact and joint row
@@ -203,4 +205,12 @@ func (k *jointImpulses) restore(j *joint) {
 type rigidStage struct {
 	pseudoV, pseudoW []Vec3
 	jointKeep        []jointImpulses
+}
+
+// Title names the solver for a menu.
+func (rigidSolver) Title() string { return "rigid (Jolt's formulation)" }
+
+// Schedule says the passes of one step.
+func (rigidSolver) Schedule(s *Settings) string {
+	return fmt.Sprintf("%d substeps x (%d velocity passes + %d position pass)", s.Substeps, s.Iterations, rigidPositionPasses)
 }

@@ -53,3 +53,9 @@ func (shapeMatchSolver) run(w *World, op Op) bool {
 }
 
 func (shapeMatchSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
+
+// Title names the solver for a menu.
+func (shapeMatchSolver) Title() string { return "shapematch" }
+
+// Schedule says the passes of one step.
+func (shapeMatchSolver) Schedule(s *Settings) string { return softSchedule(s) }

@@ -1,6 +1,9 @@
 package sim
 
-import "tumble/sim/internal/vecmath"
+import (
+	"fmt"
+	"tumble/sim/internal/vecmath"
+)
 
 // The XPBD solver (seed 002: Mueller et al. 2020, "Detailed Rigid Body Simulation with Extended
 // Position Based Dynamics"). Each step collects the contact pairs once (velocity-expanded bounds, as for
@@ -579,4 +582,12 @@ type xpbdStage struct {
 	prevPos       []Vec3
 	prevRot       []Mat3
 	corrX, corrTh []vec
+}
+
+// Title names the solver for a menu.
+func (xpbdSolver) Title() string { return "xpbd" }
+
+// Schedule says the passes of one step.
+func (xpbdSolver) Schedule(s *Settings) string {
+	return fmt.Sprintf("%d substeps x (%d position passes + 1 velocity pass)", s.Substeps, s.Iterations)
 }

@@ -414,13 +414,7 @@ func (a *App) simulationSection() {
 	solvers := caps.Solvers // the ones the backend runs
 	labels := make([]string, len(solvers))
 	for i, k := range solvers {
-		labels[i] = k.String()
-		switch k {
-		case sim.PGS:
-			labels[i] = "pgs (Gauss-Seidel)"
-		case sim.Rigid:
-			labels[i] = "rigid (Jolt's, faster)"
-		}
+		labels[i] = sim.SolverOf(k).Title()
 	}
 	solver := int32(slices.Index(solvers, res.Solver))
 	if len(caps.Solvers) == 1 {

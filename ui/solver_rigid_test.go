@@ -14,7 +14,7 @@ func TestSimulationSectionPicksTheRigidSolver(t *testing.T) {
 	if !d.has("simulation/relax") || !d.has("simulation/contact Hz") {
 		t.Fatal("PGS does not show relax and contact Hz")
 	}
-	d.choose("simulation/solver", "rigid (Jolt's, faster)")
+	d.choose("simulation/solver", "rigid (Jolt's formulation)")
 	d.frames(2)
 	if s := set(); s.Solver != sim.Rigid {
 		t.Fatalf("solver %v after choosing rigid", s.Solver)

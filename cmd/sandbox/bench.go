@@ -153,19 +153,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 
 	set := stepSettings(w)
 	fmt.Fprintf(stdout, "scene %s: %d bodies, %d joints\n", wf.scene, w.Bodies.Len(), w.NumJoints())
-	if set.Solver == sim.XPBD {
-		// XPBD has no soft contacts and no relax pass: position passes, then one velocity pass.
-		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d position passes + 1 velocity pass), broad phase %s, %d workers, backend %s\n",
-			set.Solver, set.Substeps, set.Iterations, set.Broadphase, set.Workers, backend)
-	} else if set.Solver == sim.Rigid {
-		// Rigid rows: velocity passes, then position passes; no soft contacts, no relax pass.
-		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d velocity passes + %d position pass), broad phase %s, %d workers, backend %s\n",
-			set.Solver, set.Substeps, set.Iterations, positionPasses(set), set.Broadphase, set.Workers, backend)
-	} else {
-		fmt.Fprintf(stdout, "solver %s, %d substeps x (%d iterations + %d relax), %.0f Hz contacts, broad phase %s, %d workers, backend %s\n",
-			set.Solver, set.Substeps, set.Iterations, set.RelaxIterations, set.ContactHertz, set.Broadphase, set.Workers, backend)
-	}
-	if set.Solver == sim.PGS || set.Solver == sim.ShapeMatch {
+	fmt.Fprintf(stdout, "solver %s, %s, broad phase %s, %d workers, backend %s\n",
+		set.Solver, sim.SolverOf(set.Solver).Schedule(&set), set.Broadphase, set.Workers, backend)
+	if sim.WidePasses(set.Solver) {
 		fmt.Fprintf(stdout, "contact pass: %s\n", contactPass(w))
 	}
 	if set.DirectJoints && sim.PlanOf(set).Uses(sim.StageProject) {
@@ -295,12 +285,6 @@ func median(x []float64) float64 {
 		return y[n/2]
 	}
 	return (y[n/2-1] + y[n/2]) / 2
-}
-
-// positionPasses is the number of position passes per sub-step in the plan of settings set.
-func positionPasses(set sim.Settings) int {
-	_, passes := sim.PlanOf(set).Count(sim.StageProject)
-	return passes / max(set.Substeps, 1)
 }
 
 // contactPass names the contact pass PGS runs in this build: the wide one (16 manifolds per AVX-512
