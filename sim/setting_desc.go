@@ -224,8 +224,15 @@ func (t Tunable) Range() string {
 	return r
 }
 
-// FormatValue writes a value as the messages do: the shortest form that reads back (1e+09 as 1e9).
+// FormatValue writes a value as the messages do: the shortest form that reads back, 1e9 for 1e+09.
 func FormatValue(x float64) string {
 	s := strconv.FormatFloat(x, 'g', -1, 64)
-	return strings.Replace(s, "e+", "e", 1)
+	if m, e, ok := strings.Cut(s, "e"); ok {
+		sign := ""
+		if e[0] == '-' {
+			sign = "-"
+		}
+		s = m + "e" + sign + strings.TrimLeft(e[1:], "0")
+	}
+	return s
 }
