@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"tumble/sim"
 )
 
 // Load reads and parses a scene file; see Parse.
@@ -456,30 +458,43 @@ func (d *decoder) cluster(n *node, path string, c *Cluster) {
 }
 
 func (d *decoder) solver(n *node, path string) *Solver {
-	m := d.fields(n, path, "type", "iterations", "substeps", "friction", "warmStart",
-		"relax", "restitution", "contactHertz", "dampingRatio", "sleep", "directJoints", "penaltyStiffness", "penaltyDamping",
-		"relaxIterations", "jointDamping", "contactCache")
+	tunables := sim.Tunables()
+	keys := []string{"type", "sleep"}
+	for _, t := range tunables {
+		keys = append(keys, t.Key)
+	}
+	m := d.fields(n, path, keys...)
 	if m == nil {
 		return nil
 	}
-	return &Solver{
-		Type:             d.optString(m, "type", path),
-		Iterations:       d.optInt(m, "iterations", path),
-		Substeps:         d.optInt(m, "substeps", path),
-		Friction:         d.optBool(m, "friction", path),
-		WarmStart:        d.optBool(m, "warmStart", path),
-		Relax:            d.optBool(m, "relax", path),
-		Restitution:      d.optBool(m, "restitution", path),
-		ContactHertz:     d.optNumber(m, "contactHertz", path),
-		DampingRatio:     d.optNumber(m, "dampingRatio", path),
-		Sleep:            d.optBool(m, "sleep", path),
-		DirectJoints:     d.optBool(m, "directJoints", path),
-		ContactCache:     d.optBool(m, "contactCache", path),
-		PenaltyStiffness: d.optNumber(m, "penaltyStiffness", path),
-		PenaltyDamping:   d.optNumber(m, "penaltyDamping", path),
-		RelaxIterations:  d.optInt(m, "relaxIterations", path),
-		JointDamping:     d.optNumber(m, "jointDamping", path),
+	v := &Solver{Type: d.optString(m, "type", path), Sleep: d.optBool(m, "sleep", path)}
+	for _, t := range tunables {
+		if _, ok := m[t.Key]; !ok {
+			continue
+		}
+		switch t.Kind {
+		case sim.TunableInt:
+			if x := d.optInt(m, t.Key, path); x != nil {
+				v.SetValue(t, float64(*x))
+			}
+		case sim.TunableFloat:
+			if x := d.optNumber(m, t.Key, path); x != nil {
+				v.SetValue(t, *x)
+			}
+		case sim.TunableOnOff:
+			if x := d.optBool(m, t.Key, path); x != nil {
+				v.SetValue(t, onOff(*x))
+			}
+		}
 	}
+	return v
+}
+
+func onOff(on bool) float64 {
+	if on {
+		return 1
+	}
+	return 0
 }
 
 func (d *decoder) body(n *node, path string, b *Body) {

@@ -47,7 +47,9 @@ type View struct {
 }
 
 // Solver holds the solver settings. Type, Iterations, Substeps, Friction and WarmStart are the
-// contract's; Relax, Restitution, ContactHertz and DampingRatio are Tumble's extensions.
+// contract's; the others are Tumble's extensions. Every field but Type and Sleep is a tunable setting
+// of sim.Tunables (its JSON name is the descriptor's Key): a scene that sets one its solver does not
+// read is refused.
 type Solver struct {
 	Type       string `json:"type,omitempty"`       // "jacobi", "pgs", "xpbd", "impulse", "penalty" or "shapematch"; default: the backend's
 	Iterations *int   `json:"iterations,omitempty"` // per sub-step; default: the solver's
@@ -73,6 +75,10 @@ type Solver struct {
 	// contact point; default: sim.DefaultPenaltyStiffness and sim.DefaultPenaltyDamping.
 	PenaltyStiffness *float64 `json:"penaltyStiffness,omitempty"`
 	PenaltyDamping   *float64 `json:"penaltyDamping,omitempty"`
+	// MaxPushOut (m/s) caps the velocity that pushes overlap out (pgs, jacobi, shapematch);
+	// RestitutionThreshold (m/s) is the approach speed under which nothing bounces.
+	MaxPushOut           *float64 `json:"maxPushOut,omitempty"`
+	RestitutionThreshold *float64 `json:"restitutionThreshold,omitempty"`
 }
 
 // Body is one rigid body.

@@ -224,9 +224,10 @@ const everything = `{
   "name": "everything",
   "gravity": [0.5, -9.81, 0.25],
   "dt": 0.005,
-  "solver": {"type": "jacobi", "iterations": 12, "substeps": 3, "friction": false, "warmStart": false,
+  "solver": {"type": "pgs", "iterations": 12, "substeps": 3, "friction": false, "warmStart": false,
     "relax": false, "restitution": false, "contactHertz": 45.5, "dampingRatio": 2, "sleep": true,
-    "contactCache": false},
+    "contactCache": false, "directJoints": true, "relaxIterations": 3, "maxPushOut": 2.5,
+    "restitutionThreshold": 0.5},
   "broadphase": "grid",
   "view": {"follow": "cube"},
   "bodies": [

@@ -1,40 +1,31 @@
 package scenes
 
 import (
-	"fmt"
 	"math"
 	"strconv"
-	"strings"
 
 	"tumble/sim"
 )
 
 // Limits on numbers in a scene. They keep every value well inside float32 (the simulation's type) and
-// refuse what can only be a typo; docs/SCENES.md lists them.
+// refuse what can only be a typo; docs/SCENES.md lists them. The solver's settings are bounded by
+// their descriptors (sim.Tunables).
 const (
-	MaxGravity      = 1000 // |component|, m/s^2
-	MaxDt           = 1.0  // s
-	MaxIterations   = 1000 // per sub-step
-	MaxSubsteps     = 100  // per step
-	MaxCoordinate   = 1e5  // |position|, |anchor|, |plane offset|, m
-	MaxSpeed        = 1000 // |velocity component|, m/s, and |angular velocity component|, rad/s
-	MinSize         = 1e-3 // half extents, radius, half height, m
-	MaxSize         = 1e4  // half extents, radius, half height, m
-	MinMass         = 1e-6 // kg
-	MaxMass         = 1e9  // kg
-	MinDensity      = 1e-3 // kg/m^3
-	MaxDensity      = 1e6  // kg/m^3
-	MaxFriction     = 100  // Coulomb coefficient
-	MaxContactHertz = 1e4  // Hz
-	// MaxPenaltyStiffness (N/m) and MaxPenaltyDamping (N s/m) bound the penalty solver's springs.
-	MaxPenaltyStiffness = 1e9
-	MaxPenaltyDamping   = 1e7
-	MaxDampingRatio     = 1000 //
-	MaxJointDamping     = 1e4  // 1/s (the panel's slider goes to 50)
-	MaxMotorSpeed       = 1e4  // rad/s or m/s
-	MaxMotorForce       = 1e9  // N m or N
-	UnitTolerance       = 0.01 // a rotation's length must be within 1 +- UnitTolerance
-	MaxHingeLimit       = 2 * math.Pi
+	MaxGravity    = 1000 // |component|, m/s^2
+	MaxDt         = 1.0  // s
+	MaxCoordinate = 1e5  // |position|, |anchor|, |plane offset|, m
+	MaxSpeed      = 1000 // |velocity component|, m/s, and |angular velocity component|, rad/s
+	MinSize       = 1e-3 // half extents, radius, half height, m
+	MaxSize       = 1e4  // half extents, radius, half height, m
+	MinMass       = 1e-6 // kg
+	MaxMass       = 1e9  // kg
+	MinDensity    = 1e-3 // kg/m^3
+	MaxDensity    = 1e6  // kg/m^3
+	MaxFriction   = 100  // Coulomb coefficient
+	MaxMotorSpeed = 1e4  // rad/s or m/s
+	MaxMotorForce = 1e9  // N m or N
+	UnitTolerance = 0.01 // a rotation's length must be within 1 +- UnitTolerance
+	MaxHingeLimit = 2 * math.Pi
 )
 
 // Validate checks a scene (one built in code, or a parsed one again) against every rule of the format.
@@ -163,76 +154,30 @@ func (k *Cluster) validate(c *check, path string, s *Scene, names map[string]int
 	}
 }
 
+// validate checks the solver's type and every tunable setting the scene gives (sim.Tunables): each
+// within its descriptor's range, and each read by the scene's solver (its type, or PGS, the CPU's
+// default, where it names none); one it does not read is refused as the CLI refuses its flag.
 func (v *Solver) validate(c *check) {
-	if v.Type != "" {
-		if _, err := sim.ParseSolver(v.Type); err != nil {
-			c.fail("solver.type", "unknown solver (want "+sim.SolverNames+")", strconv.Quote(v.Type))
-		}
-	}
-	if v.Iterations != nil {
-		c.num("solver.iterations", float64(*v.Iterations), 1, MaxIterations, false, "")
-	}
-	if v.Substeps != nil {
-		c.num("solver.substeps", float64(*v.Substeps), 1, MaxSubsteps, false, "")
-	}
-	if v.ContactHertz != nil {
-		c.num("solver.contactHertz", *v.ContactHertz, 0, MaxContactHertz, true, " Hz")
-	}
-	if v.DampingRatio != nil {
-		c.num("solver.dampingRatio", *v.DampingRatio, 0, MaxDampingRatio, true, "")
-	}
-	if v.PenaltyStiffness != nil {
-		c.num("solver.penaltyStiffness", *v.PenaltyStiffness, 0, MaxPenaltyStiffness, true, " N/m")
-	}
-	if v.PenaltyDamping != nil {
-		c.num("solver.penaltyDamping", *v.PenaltyDamping, 0, MaxPenaltyDamping, true, " N s/m")
-	}
-	if v.RelaxIterations != nil {
-		c.num("solver.relaxIterations", float64(*v.RelaxIterations), 1, MaxIterations, false, "")
-		v.needs(c, "relaxIterations", sim.ParamRelaxIterations, fmt.Sprint(*v.RelaxIterations))
-	}
-	if v.JointDamping != nil {
-		c.num("solver.jointDamping", *v.JointDamping, 0, MaxJointDamping, false, " 1/s")
-		v.needs(c, "jointDamping", sim.ParamJointDamping, fmtNum(*v.JointDamping))
-	}
-	if v.ContactCache != nil && *v.ContactCache {
-		// Off is what a solver without the cache does anyway; on is refused where it would change nothing.
-		v.needs(c, "contactCache", sim.ParamContactCache, "true")
-	}
-	if v.DirectJoints != nil && *v.DirectJoints && v.Type != "" && c.err == nil {
-		if k, err := sim.ParseSolver(v.Type); err == nil && !sim.SolverOf(k).Params().Has(sim.ParamDirectJoints) {
-			c.fail("solver.directJoints", "the "+v.Type+" solver does not solve joints directly (pgs and jacobi do)", "true")
-		}
-	}
-}
-
-// needs refuses setting name (its value as written) under a solver that does not read it: the
-// scene's type, or PGS, the CPU's default, where the scene names none.
-func (v *Solver) needs(c *check, name string, p sim.Param, value string) {
-	if c.err != nil {
-		return
-	}
-	k := sim.PGS
+	k, known := sim.PGS, true
 	if v.Type != "" {
 		var err error
 		if k, err = sim.ParseSolver(v.Type); err != nil {
-			return
+			c.fail("solver.type", "unknown solver (want "+sim.SolverNames+")", strconv.Quote(v.Type))
+			known = false
 		}
 	}
-	if !sim.SolverOf(k).Params().Has(p) {
-		c.fail("solver."+name, "the "+k.String()+" solver does not read it (the solvers that do: "+solversReading(p)+")", value)
-	}
-}
-
-// solversReading lists the solvers whose Params hold p.
-func solversReading(p sim.Param) string {
-	var names []string
-	for _, k := range sim.Solvers() {
-		if sim.SolverOf(k).Params().Has(p) {
-			names = append(names, k.String())
+	for _, t := range sim.Tunables() {
+		x, set := v.Value(t)
+		if !set {
+			continue
+		}
+		path := "solver." + t.Key
+		if problem, ok := t.Check(x); !ok {
+			c.fail(path, problem, formatTunable(t, x))
+		} else if known && !t.ReadBy(k) {
+			c.fail(path, t.NotRead(k), formatTunable(t, x))
 		}
 	}
-	return strings.Join(names, ", ")
 }
 
 func (b *Body) validate(c *check, path string) {

@@ -40,36 +40,11 @@ func (s *Scene) Settings() sim.Settings {
 		if v.Type != "" {
 			set.Solver, _ = sim.ParseSolver(v.Type)
 		}
-		if v.Iterations != nil {
-			set.Iterations = *v.Iterations
-		}
-		if v.Substeps != nil {
-			set.Substeps = *v.Substeps
-		}
-		set.NoFriction = v.Friction != nil && !*v.Friction
-		set.NoWarmStart = v.WarmStart != nil && !*v.WarmStart
-		set.NoRelax = v.Relax != nil && !*v.Relax
-		set.NoRestitution = v.Restitution != nil && !*v.Restitution
 		set.Sleep = v.Sleep != nil && *v.Sleep
-		set.DirectJoints = v.DirectJoints != nil && *v.DirectJoints
-		set.NoContactCache = v.ContactCache != nil && !*v.ContactCache
-		if v.PenaltyStiffness != nil {
-			set.PenaltyStiffness = float32(*v.PenaltyStiffness)
-		}
-		if v.PenaltyDamping != nil {
-			set.PenaltyDamping = float32(*v.PenaltyDamping)
-		}
-		if v.ContactHertz != nil {
-			set.ContactHertz = float32(*v.ContactHertz)
-		}
-		if v.DampingRatio != nil {
-			set.DampingRatio = float32(*v.DampingRatio)
-		}
-		if v.RelaxIterations != nil {
-			set.RelaxIterations = *v.RelaxIterations
-		}
-		if v.JointDamping != nil {
-			set.JointDamping = float32(*v.JointDamping)
+		for _, t := range sim.Tunables() {
+			if x, ok := v.Value(t); ok {
+				t.Set(&set, x)
+			}
 		}
 	}
 	return set

@@ -42,9 +42,10 @@ func TestWorldMapsEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	set := w.Settings()
-	want := sim.Settings{Gravity: sim.Vec3{0.5, -9.81, 0.25}, Dt: 0.005, Solver: sim.Jacobi, Iterations: 12,
+	want := sim.Settings{Gravity: sim.Vec3{0.5, -9.81, 0.25}, Dt: 0.005, Solver: sim.PGS, Iterations: 12,
 		Substeps: 3, NoFriction: true, NoWarmStart: true, NoRelax: true, NoRestitution: true,
-		ContactHertz: 45.5, DampingRatio: 2, Broadphase: sim.Grid, Sleep: true, NoContactCache: true}
+		ContactHertz: 45.5, DampingRatio: 2, Broadphase: sim.Grid, Sleep: true, NoContactCache: true,
+		DirectJoints: true, RelaxIterations: 3, MaxPushOut: 2.5, RestitutionThreshold: 0.5}
 	if set != want {
 		t.Errorf("settings\n%+v, want\n%+v", set, want)
 	}
@@ -82,11 +83,11 @@ func TestWorldMapsEveryField(t *testing.T) {
 
 func TestWorldOptionsOverrideSolverWorkersAndBroadphase(t *testing.T) {
 	s, _ := Parse("everything.json", []byte(everything))
-	w, err := s.World(Options{Solver: sim.PGS, Workers: 3, Broadphase: sim.SAP})
+	w, err := s.World(Options{Solver: sim.Jacobi, Workers: 3, Broadphase: sim.SAP})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if set := w.Settings(); set.Solver != sim.PGS || set.Workers != 3 || set.Iterations != 12 || set.Broadphase != sim.SAP {
+	if set := w.Settings(); set.Solver != sim.Jacobi || set.Workers != 3 || set.Iterations != 12 || set.Broadphase != sim.SAP {
 		t.Errorf("settings %+v", set)
 	}
 }

@@ -16,7 +16,8 @@ import (
 type Solver interface {
 	// Kind is the solver's kind, as Settings.Solver names it.
 	Kind() SolverKind
-	// Params lists the settings the solver reads. The panel shows and the CLI accepts only these.
+	// Params lists the settings the solver reads (Tunables describes each). The panel enables, and
+	// scenes and the CLI accept, only these.
 	Params() Param
 	// Plan appends the stages of one step under resolved settings s to p.
 	Plan(s *Settings, p Plan) Plan
@@ -108,11 +109,6 @@ const (
 	ParamContactCache                           // Settings.NoContactCache
 	numParams                 = iota
 )
-
-// paramNames are the params' names as scene files spell them.
-var paramNames = [numParams]string{"substeps", "iterations", "relaxIterations", "warmStart", "relax", "friction",
-	"restitution", "restitutionThreshold", "contactHertz", "dampingRatio", "maxPushOut", "jointDamping", "directJoints",
-	"penaltyStiffness", "penaltyDamping", "contactCache"}
 
 // Has reports whether the set p holds every param of q.
 func (p Param) Has(q Param) bool { return p&q == q }

@@ -397,20 +397,6 @@ func (a *App) simulationSection() {
 	if g.sliderInt("step rate, Hz", &hz, 15, 480) {
 		edit("step rate", func(s *sim.Settings) { s.Dt = 1 / float32(hz) })
 	}
-	sub := int32(res.Substeps)
-	if g.sliderInt("sub-steps", &sub, 1, 32) {
-		edit("sub-steps", func(s *sim.Settings) { s.Substeps = int(sub) })
-	}
-	// Only the settings the solver reads (sim.Solver.Params): XPBD has no soft contacts, warm start or
-	// relax pass; the velocity solvers have no joint damping of their own; the penalty solver has no
-	// iterations.
-	params := sim.SolverOf(res.Solver).Params()
-	if params.Has(sim.ParamIterations) {
-		it := int32(res.Iterations)
-		if g.sliderInt("iterations", &it, 1, 32) {
-			edit("iterations", func(s *sim.Settings) { s.Iterations = int(it) })
-		}
-	}
 	solvers := caps.Solvers // the ones the backend runs
 	labels := make([]string, len(solvers))
 	for i, k := range solvers {
@@ -424,89 +410,13 @@ func (a *App) simulationSection() {
 		k := solvers[solver]
 		edit("solver", func(s *sim.Settings) { s.Solver = k })
 	}
-	if params.Has(sim.ParamWarmStart) {
-		warm := !set.NoWarmStart
-		if g.checkbox("warm starting", &warm) {
-			edit("warm starting", func(s *sim.Settings) { s.NoWarmStart = !warm })
-		}
-	}
-	if params.Has(sim.ParamRelax) {
-		relax := !set.NoRelax
-		g.sameLine("checkbox", "relax")
-		if g.checkbox("relax", &relax) {
-			edit("relax", func(s *sim.Settings) { s.NoRelax = !relax })
-		}
-	}
-	if params.Has(sim.ParamRelaxIterations) && !set.NoRelax {
-		rit := int32(res.RelaxIterations)
-		if g.sliderInt("relax passes", &rit, 1, 32) {
-			edit("relax passes", func(s *sim.Settings) { s.RelaxIterations = int(rit) })
-		}
-	}
-	if params.Has(sim.ParamContactHertz) {
-		chz := res.ContactHertz
-		if g.sliderFloatV("contact Hz", &chz, 5, 480, "%.0f", imgui.SliderFlagsLogarithmic) {
-			edit("contact stiffness", func(s *sim.Settings) { s.ContactHertz = chz })
-		}
-	}
-	if params.Has(sim.ParamDampingRatio) {
-		dr := res.DampingRatio
-		if g.sliderFloat("damping ratio", &dr, 0.1, 20) {
-			edit("damping ratio", func(s *sim.Settings) { s.DampingRatio = dr })
-		}
-	}
-	if params.Has(sim.ParamJointDamping) {
-		jd := res.JointDamping
-		if g.sliderFloat("joint damping, 1/s", &jd, 0, 50) {
-			edit("joint damping", func(s *sim.Settings) { s.JointDamping = jd })
-		}
-		tip("damps the relative motion of jointed bodies (XPBD's velocity pass)")
-	}
-	if params.Has(sim.ParamContactCache) {
-		cc := !set.NoContactCache
-		if g.checkbox("contact cache", &cc) {
-			edit("contact cache", func(s *sim.Settings) { s.NoContactCache = !cc })
-		}
-		tip("reuse a touching pair's contact points while its bodies move less than 1 mm and 2 degrees\nrelative to each other (Stats: touching pairs, how many reused)")
-	}
-	if params.Has(sim.ParamDirectJoints) && caps.DirectJoints {
-		dj := set.DirectJoints
-		if g.checkbox("direct joints", &dj) {
-			edit("direct joints", func(s *sim.Settings) { s.DirectJoints = dj })
-		}
-		tip("solve the joints' rows together, exactly (J M^-1 J^T factored tip to root): no stretch")
-	}
-	if params.Has(sim.ParamPenaltyStiffness) {
-		k := res.PenaltyStiffness
-		if g.sliderFloatV("spring k, N/m", &k, 1e2, 1e7, "%.3g", imgui.SliderFlagsLogarithmic) {
-			edit("penalty stiffness", func(s *sim.Settings) { s.PenaltyStiffness = k })
-		}
-		tip("each contact point's spring: a body sinks m g / k; too stiff for the sub-step and it blows up")
-	}
-	if params.Has(sim.ParamPenaltyDamping) {
-		c := res.PenaltyDamping
-		if g.sliderFloatV("spring c, N s/m", &c, 0.1, 1e4, "%.3g", imgui.SliderFlagsLogarithmic) {
-			edit("penalty damping", func(s *sim.Settings) { s.PenaltyDamping = c })
-		}
-		tip("each contact point's damper: less damping, more overshoot")
-	}
+	a.solverSettings(set, res, caps)
 	if sim.PlanOf(res).Uses(sim.StageShapeMatch) { // the solver matches clusters' shapes
 		a.clusterWidgets()
 	}
 	grav := [3]float32(res.Gravity)
 	if g.dragFloat3("gravity", &grav, 0.05, -50, 50, "%.2f") {
 		edit("gravity", func(s *sim.Settings) { s.Gravity = grav })
-	}
-	fr := !set.NoFriction
-	if g.checkbox("friction", &fr) {
-		a.do("friction", command.SetFriction(fr))
-	}
-	if params.Has(sim.ParamRestitution) {
-		rest := !set.NoRestitution
-		g.sameLine("checkbox", "restitution")
-		if g.checkbox("restitution", &rest) {
-			edit("restitution", func(s *sim.Settings) { s.NoRestitution = !rest })
-		}
 	}
 	p := &a.panel
 	g.sliderFloat("friction mu", &p.mu, 0, 1.5)

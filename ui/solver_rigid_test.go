@@ -7,11 +7,11 @@ import (
 )
 
 // The Simulation section picks the rigid solver (Jolt's formulation): the world switches to it, the
-// soft step's knobs (relax, contact Hz) go, and its passes are set from the iterations slider.
+// soft step's knobs (relax, contact Hz) are greyed, and its passes are set from the iterations slider.
 func TestSimulationSectionPicksTheRigidSolver(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Open: []string{"simulation"}, Width: 960, Height: 600})
 	set := func() (s sim.Settings) { d.world(func(w *sim.World) { s = w.Settings() }); return }
-	if !d.has("simulation/relax") || !d.has("simulation/contact Hz") {
+	if !d.enabled("simulation/relax") || !d.enabled("simulation/contact Hz") {
 		t.Fatal("PGS does not show relax and contact Hz")
 	}
 	d.choose("simulation/solver", "rigid (Jolt's formulation)")
@@ -20,8 +20,8 @@ func TestSimulationSectionPicksTheRigidSolver(t *testing.T) {
 		t.Fatalf("solver %v after choosing rigid", s.Solver)
 	}
 	for _, l := range []string{"relax", "contact Hz"} {
-		if d.has("simulation/" + l) {
-			t.Errorf("the rigid solver shows %q, which it does not read", l)
+		if d.enabled("simulation/" + l) {
+			t.Errorf("the rigid solver enables %q, which it does not read", l)
 		}
 	}
 	d.setText("simulation/iterations", 0, 1, "3")

@@ -24,6 +24,7 @@ type Item struct {
 	Visible  bool       // inside its window's visible region (not scrolled away or clipped)
 	Clip     [2]imgui.Vec2
 	Greyed   string // why the item is greyed out and does nothing when clicked, or ""
+	Disabled bool   // drawn greyed between beginDisabled and endDisabled: it takes no input
 }
 
 // Centre is the middle of the item's rectangle.
@@ -41,6 +42,8 @@ type widgets struct {
 	// onDup, if set, is called for every duplicate (tests fail on it); the app logs the first.
 	onDup func(path string)
 	clips []([2]imgui.Vec2) // the visible regions of the windows begun inside the current one
+
+	disabled bool // inside beginDisabled(true)
 }
 
 // beginFrame starts a frame's record (until then, items is the last frame's).
@@ -108,7 +111,7 @@ func (g *widgets) pop() {
 func (g *widgets) record(kind, label string) {
 	path := strings.Join(append(g.stack, idPart(label)), "/")
 	it := Item{Path: path, Label: shown(label), Kind: kind, Min: imgui.ItemRectMin(), Max: imgui.ItemRectMax(),
-		Visible: imgui.IsItemVisible(), Clip: g.clip}
+		Visible: imgui.IsItemVisible(), Clip: g.clip, Disabled: g.disabled}
 	if _, dup := g.seen[path]; dup {
 		g.dups = append(g.dups, path)
 		if g.onDup != nil {
@@ -117,6 +120,26 @@ func (g *widgets) record(kind, label string) {
 	}
 	g.seen[path] = len(g.items)
 	g.items = append(g.items, it)
+}
+
+// beginDisabled greys the widgets up to endDisabled and makes them take no input, if disabled; they
+// keep their place, so nothing below them moves. (Dear ImGui 1.85's BeginDisabled, which imgui-go
+// leaves out: the disabled item flag, and the style's alpha halved.)
+func (g *widgets) beginDisabled(disabled bool) {
+	if disabled {
+		imgui.PushItemFlag(imgui.ItemFlagsDisabled, true)
+		imgui.PushStyleVarFloat(imgui.StyleVarAlpha, imgui.CurrentStyle().Alpha()*0.5)
+	}
+	g.disabled = disabled
+}
+
+// endDisabled closes beginDisabled.
+func (g *widgets) endDisabled() {
+	if g.disabled {
+		imgui.PopStyleVar()
+		imgui.PopItemFlag()
+	}
+	g.disabled = false
 }
 
 func (g *widgets) button(label string) bool {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"tumble/gpu"
@@ -16,23 +17,84 @@ import (
 
 // worldFlags are the flags run and bench share: which scene, and how to simulate it.
 type worldFlags struct {
-	scene    string
-	backend  string
-	solver   string
-	broad    string
-	refit    float64
-	workers  int
-	substeps int
-	// solver settings, 0: keep the scene's; each is accepted only by a solver that reads it
-	iterations   int
-	contactHertz float64
-	jointDamping float64
-	directJoints string // "on", "off" or "": keep
-	contactCache string // "on", "off" or "": keep
-	scalar       bool   // PGS's scalar contact and joint passes even where the build has the wide ones
-	grains       string // "auto", "coarse" or "fine" (sim.World.SetGrains)
-	islands      bool   // !sim.Options.NoIslands
-	lanes        int    // sim.Options.Lanes: 0 (the widest), 8 or 16
+	scene   string
+	backend string
+	solver  string
+	broad   string
+	refit   float64
+	workers int
+	// settings are the solver settings' override flags, one per sim.Tunables descriptor; each given
+	// one replaces the scene's value and is accepted only by a solver that reads it
+	settings []*settingFlag
+	scalar   bool   // PGS's scalar contact and joint passes even where the build has the wide ones
+	grains   string // "auto", "coarse" or "fine" (sim.Options.Grains)
+	islands  bool   // !sim.Options.NoIslands
+	lanes    int    // sim.Options.Lanes: 0 (the widest), 8 or 16
+}
+
+// settingFlag is the override flag of one tunable solver setting, made from its descriptor: its name,
+// its usage (what it does, its range and unit, the solvers that read it) and the check of its value.
+type settingFlag struct {
+	d     sim.Tunable
+	x     float64 // the value, in the descriptor's terms (on = 1)
+	given bool
+}
+
+// String writes the value as given ("" until it is).
+func (f *settingFlag) String() string {
+	if f == nil || !f.given {
+		return ""
+	}
+	return f.format()
+}
+
+func (f *settingFlag) format() string {
+	if f.d.Kind == sim.TunableOnOff {
+		return map[bool]string{true: "on", false: "off"}[f.x != 0]
+	}
+	return sim.FormatValue(f.x)
+}
+
+// Set parses s ("on" or "off" for a switch, else a number) and refuses a value outside the range.
+func (f *settingFlag) Set(s string) error {
+	var x float64
+	if f.d.Kind == sim.TunableOnOff {
+		switch s {
+		case "on":
+			x = 1
+		case "off":
+		default:
+			return errors.New("must be on or off")
+		}
+	} else {
+		var err error
+		if x, err = strconv.ParseFloat(s, 64); err != nil {
+			return errors.New("not a number")
+		}
+	}
+	if problem, ok := f.d.Check(x); !ok {
+		return errors.New(problem)
+	}
+	f.x, f.given = x, true
+	return nil
+}
+
+// usage is the flag's help line: the scene field it overrides, the value's form (in backquotes, which
+// flag.PrintDefaults shows after the name) and range, what it does and the solvers that read it.
+func (f *settingFlag) usage() string {
+	form := "`N` in " + f.d.Range()
+	switch f.d.Kind {
+	case sim.TunableFloat:
+		form = "`X` in " + f.d.Range()
+	case sim.TunableOnOff:
+		form = "`on|off`"
+	}
+	var names []string
+	for _, k := range f.d.Readers() {
+		names = append(names, k.String())
+	}
+	return "override the scene's solver." + f.d.Key + ", " + form + ": " + f.d.Tip + " (read by " +
+		strings.Join(names, ", ") + ")"
 }
 
 func (f *worldFlags) register(fs *flag.FlagSet) {
@@ -41,12 +103,12 @@ func (f *worldFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.solver, "solver", "", "override the scene's solver: "+sim.SolverNames)
 	fs.IntVar(&f.workers, "workers", 0, "CPU worker goroutines (0: one per CPU)")
 	fs.StringVar(&f.broad, "broadphase", "", "override the scene's broad phase: lbvh, sap, grid or brute")
-	fs.IntVar(&f.substeps, "substeps", 0, "override the scene's solver sub-steps (0: keep)")
-	fs.IntVar(&f.iterations, "iterations", 0, "override the scene's solver iterations per sub-step (0: keep)")
-	fs.Float64Var(&f.contactHertz, "contact-hertz", 0, "override the contact stiffness, Hz (pgs, jacobi; 0: keep)")
-	fs.Float64Var(&f.jointDamping, "joint-damping", 0, "joint damping, 1/s (xpbd; 0: keep)")
-	fs.StringVar(&f.directJoints, "direct-joints", "", "solve the joints' equality rows directly: on or off (pgs, jacobi; empty: keep)")
-	fs.StringVar(&f.contactCache, "contact-cache", "", "reuse a touching pair's contact points while its bodies barely move relative to each other: on or off (every solver but jacobi; empty: keep)")
+	f.settings = f.settings[:0]
+	for _, d := range sim.Tunables() {
+		sf := &settingFlag{d: d}
+		f.settings = append(f.settings, sf)
+		fs.Var(sf, d.Flag, sf.usage())
+	}
 	fs.BoolVar(&f.scalar, "scalar", false, "PGS's scalar contact and joint passes even where the build has the wide (SIMD) ones: the same results, slower")
 	fs.StringVar(&f.grains, "grains", "auto", "how more than one worker splits the step's loops: auto (coarse or fine, by trials), coarse or fine (held), for benchmarks that compare")
 	fs.BoolVar(&f.islands, "islands", true, "under fine grains, run a world's sub-steps island by island where it falls into islands; false: colour by colour (the same results)")
@@ -60,18 +122,6 @@ func (f *worldFlags) check(cmd string, stderr io.Writer) bool {
 	case f.scene == "":
 		fmt.Fprintf(stderr, "sandbox %s: -scene is required (a scene file or one of: %s)\n", cmd,
 			strings.Join(scenes.Names(), ", "))
-	case f.substeps < 0 || f.substeps > 100:
-		fmt.Fprintf(stderr, "sandbox %s: -substeps must be in [0, 100], got %d\n", cmd, f.substeps)
-	case f.iterations < 0 || f.iterations > 1000:
-		fmt.Fprintf(stderr, "sandbox %s: -iterations must be in [0, 1000], got %d\n", cmd, f.iterations)
-	case !(f.contactHertz >= 0 && f.contactHertz <= 1e4):
-		fmt.Fprintf(stderr, "sandbox %s: -contact-hertz must be in [0, 10000], got %g\n", cmd, f.contactHertz)
-	case !(f.jointDamping >= 0 && f.jointDamping <= 1e4):
-		fmt.Fprintf(stderr, "sandbox %s: -joint-damping must be in [0, 10000], got %g\n", cmd, f.jointDamping)
-	case f.directJoints != "" && f.directJoints != "on" && f.directJoints != "off":
-		fmt.Fprintf(stderr, "sandbox %s: -direct-joints must be on or off, got %q\n", cmd, f.directJoints)
-	case f.contactCache != "" && f.contactCache != "on" && f.contactCache != "off":
-		fmt.Fprintf(stderr, "sandbox %s: -contact-cache must be on or off, got %q\n", cmd, f.contactCache)
 	case f.grains != "auto" && f.grains != "coarse" && f.grains != "fine":
 		fmt.Fprintf(stderr, "sandbox %s: -grains must be auto, coarse or fine, got %q\n", cmd, f.grains)
 	case f.workers < 0:
@@ -212,33 +262,22 @@ func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) (int, bool) {
 }
 
 // applySettings applies the flags that override the scene's settings. A solver setting the world's
-// solver does not read (sim.Solver.Params) is refused, naming the flag and the settings it does read.
+// solver does not read is refused as a scene that sets it is (sim.Tunable.NotRead), naming the flag and
+// its value.
 func (f *worldFlags) applySettings(w *sim.World) error {
 	set := w.Settings()
 	if f.refit != 0 {
 		set.BVHRefit = float32(f.refit)
 	}
-	solver := sim.SolverOf(w.Resolved().Solver)
-	for _, o := range []struct {
-		flag  string
-		param sim.Param
-		given bool
-		set   func()
-	}{
-		{"-substeps", sim.ParamSubsteps, f.substeps != 0, func() { set.Substeps = f.substeps }},
-		{"-iterations", sim.ParamIterations, f.iterations != 0, func() { set.Iterations = f.iterations }},
-		{"-contact-hertz", sim.ParamContactHertz, f.contactHertz != 0, func() { set.ContactHertz = float32(f.contactHertz) }},
-		{"-joint-damping", sim.ParamJointDamping, f.jointDamping != 0, func() { set.JointDamping = float32(f.jointDamping) }},
-		{"-direct-joints", sim.ParamDirectJoints, f.directJoints != "", func() { set.DirectJoints = f.directJoints == "on" }},
-		{"-contact-cache", sim.ParamContactCache, f.contactCache != "", func() { set.NoContactCache = f.contactCache == "off" }},
-	} {
-		if !o.given {
+	k := w.Resolved().Solver
+	for _, sf := range f.settings {
+		if !sf.given {
 			continue
 		}
-		if !solver.Params().Has(o.param) {
-			return fmt.Errorf("%s: the %s solver does not use %s (it reads %s)", o.flag, solver.Kind(), o.param, solver.Params())
+		if !sf.d.ReadBy(k) {
+			return fmt.Errorf("-%s: %s, got %s", sf.d.Flag, sf.d.NotRead(k), sf.format())
 		}
-		o.set()
+		sf.d.Set(&set, sf.x)
 	}
 	if set != w.Settings() {
 		w.SetSettings(set)

@@ -217,12 +217,12 @@ func TestRunRefusesBadInputWithoutPanicking(t *testing.T) {
 		{[]string{"bench", "-scene", bad}, 1, "must be > 0, got 0"},
 		{[]string{"bench", "-scene", "stack", "-broadphase", "octree"}, 1, `unknown broad phase "octree"`},
 		{[]string{"bench", "-scene", "stack", "-bvh-refit", "0.5"}, 2, "-bvh-refit must be 0 (the default) or in [1, 1000]"},
-		{[]string{"run", "-scene", "stack", "-steps", "1", "-iterations", "-2"}, 2, "-iterations must be in [0, 1000], got -2"},
+		{[]string{"run", "-scene", "stack", "-steps", "1", "-iterations", "-2"}, 2, `invalid value "-2" for flag -iterations: must be in [1, 1000]`},
 		// A setting the solver does not read is refused, naming what it does read.
 		{[]string{"run", "-scene", "stack", "-steps", "1", "-solver", "xpbd", "-contact-hertz", "60"}, 1,
-			"-contact-hertz: the xpbd solver does not use contactHertz (it reads substeps, iterations, friction,"},
+			"-contact-hertz: the xpbd solver does not read it (the solvers that do: pgs, jacobi, shapematch), got 60"},
 		{[]string{"run", "-scene", "stack", "-steps", "1", "-solver", "pgs", "-joint-damping", "2"}, 1,
-			"-joint-damping: the pgs solver does not use jointDamping"},
+			"-joint-damping: the pgs solver does not read it (the solvers that do: xpbd), got 2"},
 	} {
 		code, _, errs := sandbox(c.args...)
 		if code != c.code || !strings.Contains(errs, c.msg) || strings.Contains(errs, "panic") {

@@ -379,49 +379,9 @@ func (s *Session) currentScene() *scenes.Scene {
 	out.Gravity = &scenes.Vec3{f64(g[0]), f64(g[1]), f64(g[2])}
 	dt := f64(w.Resolved().Dt)
 	out.Dt = &dt
-	sv := &scenes.Solver{}
-	if set.Solver != sim.SolverDefault {
-		sv.Type = set.Solver.String()
-	}
-	if set.Iterations > 0 {
-		it := set.Iterations
-		sv.Iterations = &it
-	}
-	if set.Substeps > 0 {
-		sub := set.Substeps
-		sv.Substeps = &sub
-	}
-	sv.Friction, sv.WarmStart = boolp(!set.NoFriction), boolp(!set.NoWarmStart)
-	sv.Relax, sv.Restitution = boolp(!set.NoRelax), boolp(!set.NoRestitution)
-	if set.ContactHertz > 0 {
-		sv.ContactHertz = fp(set.ContactHertz)
-	}
-	if set.DampingRatio > 0 {
-		sv.DampingRatio = fp(set.DampingRatio)
-	}
-	// The rest of what the panel sets, each where the solver reads it (a scene that sets what its
-	// solver does not read is refused).
-	params := sim.SolverOf(w.Resolved().Solver).Params()
-	if set.RelaxIterations > 0 && params.Has(sim.ParamRelaxIterations) {
-		ri := set.RelaxIterations
-		sv.RelaxIterations = &ri
-	}
-	if set.JointDamping > 0 && params.Has(sim.ParamJointDamping) {
-		sv.JointDamping = fp(set.JointDamping)
-	}
-	if set.DirectJoints && params.Has(sim.ParamDirectJoints) {
-		sv.DirectJoints = boolp(true)
-	}
-	if set.NoContactCache && params.Has(sim.ParamContactCache) {
-		sv.ContactCache = boolp(false)
-	}
-	if set.PenaltyStiffness > 0 && params.Has(sim.ParamPenaltyStiffness) {
-		sv.PenaltyStiffness = fp(set.PenaltyStiffness)
-	}
-	if set.PenaltyDamping > 0 && params.Has(sim.ParamPenaltyDamping) {
-		sv.PenaltyDamping = fp(set.PenaltyDamping)
-	}
-	sv.Sleep = boolp(set.Sleep) // said either way: the window loads a scene that does not say with sleeping on
+	// The solver's type and every tunable setting it reads, with sleeping said either way: the window
+	// loads a scene that does not say with sleeping on.
+	sv := scenes.SolverFor(set)
 	if set.Broadphase != sim.BroadDefault {
 		out.Broadphase = set.Broadphase.String()
 	}
