@@ -10,8 +10,8 @@ import (
 	"tumble/sim/geom"
 )
 
-// The Outliner section is the world as a tree: each body, and under it its shape and the joints on it,
-// with a filter on the names. Selection goes both ways: a row clicked selects its body (in the view and
+// The outliner, at the top of the Inspect section (a tree node, closed at first), is the world as a
+// tree: each body, and under it its shape and the joints on it, with a filter on the names. Selection goes both ways: a row clicked selects its body (in the view and
 // the Inspect section), and a body picked in the view is highlighted in the tree and scrolled to. A
 // pile has 10,000 bodies: the tree is flattened into rows of one height and only the rows inside the
 // list's scrolled window are built (Dear ImGui's list clipper), so its cost does not grow with the
@@ -50,9 +50,16 @@ type outlinerState struct {
 	selRow int
 }
 
-// outlinerSection draws the Outliner.
-func (a *App) outlinerSection() {
+// outlinerLabel is the outliner's tree node in the Inspect section.
+const outlinerLabel = "Outliner: bodies, shapes, joints"
+
+// outliner draws the outliner, if its tree node is open.
+func (a *App) outliner() {
 	g := &a.w
+	if !g.treeNode(outlinerLabel) {
+		return
+	}
+	defer g.treePop()
 	o := &a.tools.outliner
 	if o.open == nil {
 		o.open, o.jointsOf = map[sim.Handle]bool{}, map[int][]int{}

@@ -99,7 +99,7 @@ var sections = []struct {
 	open        bool
 }{
 	{"scene", "Scene", true}, {"simulation", "Simulation", true}, {"spawn", "Spawn", false},
-	{"shoot", "Shoot", false}, {"joints", "Joints", false}, {"outliner", "Outliner", false}, {"inspect", "Inspect", true},
+	{"shoot", "Shoot", false}, {"joints", "Joints", false}, {"inspect", "Inspect", true},
 	{"time", "Time", false}, {"debug", "Debug draw", false}, {"stats", "Stats", true},
 	{"capture", "Capture", false},
 }
@@ -160,9 +160,8 @@ func (a *App) buildPanel(ww, wh float32) {
 			a.shootSection()
 		case "joints":
 			a.jointsSection()
-		case "outliner":
-			a.outlinerSection()
 		case "inspect":
+			a.outliner()
 			a.inspectSection()
 		case "time":
 			a.timeSection()
