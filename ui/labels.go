@@ -40,9 +40,17 @@ type shownLabel struct {
 // labelText is what a body's label says: its name and its mass (or its type, if not dynamic).
 func labelText(b *sim.Bodies, i int) string {
 	if b.Type[i] == sim.Dynamic {
-		return fmt.Sprintf("%s %.3g kg", b.Name[i], b.Mass[i])
+		return b.Name[i] + " " + kg(b.Mass[i])
 	}
 	return fmt.Sprintf("%s (%s)", b.Name[i], b.Type[i])
+}
+
+// kg writes a mass: whole kilograms from 100 kg up (1000 kg, not 1e+03), three figures below.
+func kg(m float32) string {
+	if m >= 100 {
+		return fmt.Sprintf("%.0f kg", m)
+	}
+	return fmt.Sprintf("%.3g kg", m)
 }
 
 // placeLabels chooses the labels for this frame (under the session's lock, in w).

@@ -133,13 +133,18 @@ func (a *App) outlinerRows(w *sim.World) {
 	f := strings.ToLower(o.filter)
 	o.rows = o.rows[:0]
 	b := &w.Bodies
+	for h, on := range o.open { // forget the bodies closed or gone
+		if _, live := w.Index(h); !on || !live {
+			delete(o.open, h)
+		}
+	}
 	for i := range b.Len() {
 		// ToLower returns an ASCII name without capitals as it is, without a copy.
 		if f != "" && !strings.Contains(strings.ToLower(b.Name[i]), f) {
 			continue
 		}
 		o.rows = append(o.rows, outlinerRow{kind: rowBody, body: i})
-		if !o.open[w.HandleAt(i)] {
+		if len(o.open) == 0 || !o.open[w.HandleAt(i)] { // most often none is open: no lookup a body
 			continue
 		}
 		o.rows = append(o.rows, outlinerRow{kind: rowShape, body: i})
@@ -191,7 +196,7 @@ func (a *App) outlinerRow(w *sim.World, r int) {
 		}
 		imgui.SameLine()
 		if b.Type[row.body] == sim.Dynamic {
-			textDisabled(fmt.Sprintf("%s, %.3g kg", b.Shape[row.body].Kind, b.Mass[row.body]))
+			textDisabled(fmt.Sprintf("%s, %s", b.Shape[row.body].Kind, kg(b.Mass[row.body])))
 		} else {
 			textDisabled(fmt.Sprintf("%s %s", b.Type[row.body], b.Shape[row.body].Kind))
 		}

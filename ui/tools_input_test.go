@@ -96,11 +96,17 @@ func TestOutlinerSelectsBothWaysAndBuildsOnlyVisibleRowsAt10kBodies(t *testing.T
 	it, _ = d.row(sel)
 	d.clickItemAt(it, 0)
 	d.frames(1)
-	if _, ok := d.row("box, half extents 0.5 x 0.5 x 0.5 m"); !ok || len(o.rows) != 10002 {
+	shape, ok := d.row("box, half extents 0.5 x 0.5 x 0.5 m")
+	if !ok || len(o.rows) != 10002 {
 		t.Fatalf("the arrow of %s: %d rows, its shape row shown %v", sel, len(o.rows), ok)
 	}
 	if d.a.bodyName(d.a.Selected, false) != sel {
 		t.Errorf("the arrow changed the selection to %q", d.a.bodyName(d.a.Selected, false))
+	}
+	d.a.Selected = sim.Handle{}
+	d.clickItemAt(shape, 0.5) // the shape's row selects its body
+	if d.a.bodyName(d.a.Selected, false) != sel {
+		t.Errorf("clicked the shape row of %s: selected %q", sel, d.a.bodyName(d.a.Selected, false))
 	}
 
 	// The filter.
@@ -195,7 +201,7 @@ func TestLabelsLayerNamesTheNearestBodiesWhereTheyAre(t *testing.T) {
 			if !ok {
 				t.Fatalf("label %q of a stale body", s.Text)
 			}
-			want := fmt.Sprintf("%s %.3g kg", w.Bodies.Name[i], w.Bodies.Mass[i])
+			want := w.Bodies.Name[i] + " " + kg(w.Bodies.Mass[i])
 			x, y, _ := d.a.Cam.Project(w.Bodies.Position[i], vw, vh)
 			cx, cy := (s.Min.X+s.Max.X)/2, (s.Min.Y+s.Max.Y)/2
 			if s.Text != want || absf(cx-x) > 1 || absf(cy-y) > 1 {
