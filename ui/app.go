@@ -724,7 +724,6 @@ func (a *App) fill(w *sim.World) {
 	render.Fill(&a.frame, w, a.ColorMode, counts, hl)
 	a.frame.Lines = a.frame.Lines[:0]
 	a.debugLines(w, contacts)
-	a.perturbLines()
 	a.stats.sample(w)
 }
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
 	"github.com/go-gl/mathgl/mgl32"
@@ -28,6 +29,7 @@ type perturbView struct {
 	from, to   mgl32.Vec3
 	text       string
 	arrowShown bool
+	screen     [2]imgui.Vec2 // the arrow as drawn: from the grabbed point to the tip, in the view
 }
 
 var (
@@ -128,51 +130,49 @@ func (a *App) perturbFrame(w *sim.World, p command.Perturb, ok bool) {
 	t.arrowShown = true
 }
 
-// perturbLines draws the held perturbation: a line from the grabbed point to the cursor's target
-// (a force's spring) and the arrow with its head.
-func (a *App) perturbLines() {
+// perturbOverlay draws the held perturbation over the view, with no depth test so that a body never
+// hides it (an arrow along a face is otherwise lost in it): a dot at the grabbed point, a thin line from
+// it to the cursor's target (a force's spring), the arrow, 3 px wide, with its head (a torque's two
+// heads) and its magnitude at its tip.
+func (a *App) perturbOverlay(dl imgui.DrawList, vw, vh float32) {
 	t := &a.tools.pert
+	t.screen = [2]imgui.Vec2{}
 	if !t.held {
 		return
 	}
-	f := &a.frame
-	if t.cur.Mode == command.PerturbForce {
-		f.Line(t.from, t.cur.Target, colPerturbSpring)
-	}
-	if !t.arrowShown {
-		return
-	}
-	f.Line(t.from, t.to, colPerturb)
-	dir := t.to.Sub(t.from)
-	l := dir.Len()
-	dir = dir.Mul(1 / l)
-	side := dir.Cross(a.Cam.Eye().Sub(t.to))
-	if side.Len() < 1e-6 {
-		side = dir.Cross(mgl32.Vec3{0, 1, 0})
-	}
-	side = side.Normalize()
-	h := min(0.2, 0.4*l)
-	back := t.to.Sub(dir.Mul(h))
-	f.Line(t.to, back.Add(side.Mul(0.5*h)), colPerturb)
-	f.Line(t.to, back.Sub(side.Mul(0.5*h)), colPerturb)
-	if t.cur.Mode == command.PerturbTorque { // a second head: a torque's double arrow
-		back2 := back.Sub(dir.Mul(h * 0.6))
-		f.Line(back, back2.Add(side.Mul(0.5*h)), colPerturb)
-		f.Line(back, back2.Sub(side.Mul(0.5*h)), colPerturb)
-	}
-}
-
-// perturbLabel writes the magnitude at the arrow's tip, in the view.
-func (a *App) perturbLabel(dl imgui.DrawList, vw, vh float32) {
-	t := &a.tools.pert
-	if !t.held {
-		return
-	}
-	x, y, ok := a.Cam.Project(t.to, vw, vh)
+	x0, y0, ok := a.Cam.Project(t.from, vw, vh)
 	if !ok {
 		return
 	}
-	viewText(dl, x+8, y-8, t.text, imgui.Vec4{X: 1, Y: 0.75, Z: 0.4, W: 1})
+	p0 := imgui.Vec2{X: x0, Y: y0}
+	col := imgui.PackedColorFromVec4(imgui.Vec4{X: colPerturb[0], Y: colPerturb[1], Z: colPerturb[2], W: 1})
+	if t.cur.Mode == command.PerturbForce {
+		if x, y, ok := a.Cam.Project(t.cur.Target, vw, vh); ok {
+			dl.AddLineV(p0, imgui.Vec2{X: x, Y: y}, imgui.PackedColorFromVec4(imgui.Vec4{X: colPerturbSpring[0],
+				Y: colPerturbSpring[1], Z: colPerturbSpring[2], W: 0.8}), 1.5)
+		}
+	}
+	dl.AddCircleFilled(p0, 4, col)
+	p1 := p0
+	if x, y, ok := a.Cam.Project(t.to, vw, vh); ok && t.arrowShown {
+		p1 = imgui.Vec2{X: x, Y: y}
+		dx, dy := p1.X-p0.X, p1.Y-p0.Y
+		if l := float32(math.Hypot(float64(dx), float64(dy))); l > 1 {
+			ux, uy := dx/l, dy/l
+			h := min(14, 0.5*l)
+			dl.AddLineV(p0, p1, col, 3)
+			head := func(tip imgui.Vec2) {
+				bx, by := tip.X-ux*h, tip.Y-uy*h
+				dl.AddTriangleFilled(tip, imgui.Vec2{X: bx - uy*h/2, Y: by + ux*h/2}, imgui.Vec2{X: bx + uy*h/2, Y: by - ux*h/2}, col)
+			}
+			head(p1)
+			if t.cur.Mode == command.PerturbTorque { // a torque's double head
+				head(imgui.Vec2{X: p1.X - ux*h*0.7, Y: p1.Y - uy*h*0.7})
+			}
+		}
+	}
+	t.screen = [2]imgui.Vec2{p0, p1}
+	viewText(dl, p1.X+8, p1.Y-8, t.text, imgui.Vec4{X: 1, Y: 0.75, Z: 0.4, W: 1})
 }
 
 // viewText draws text in the 3D view with a dark shadow, readable over any colour.

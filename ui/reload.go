@@ -45,7 +45,7 @@ func (a *App) openDropped(path string) {
 		a.openReplay(path)
 		return
 	}
-	a.do("open "+path, command.LoadFile(path))
+	a.do("open dropped file", command.LoadFile(path)) // the loader's error names it
 	if a.panel.isErr {
 		return
 	}
@@ -70,7 +70,7 @@ func (a *App) reloadScene() {
 			selected = w.Bodies.Name[i]
 		}
 	})
-	a.do("reload "+name, command.LoadFile(name))
+	a.do("reload", command.LoadFile(name)) // the loader's error names the file
 	if p.isErr {
 		return
 	}

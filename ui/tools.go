@@ -16,8 +16,7 @@ type tools struct {
 }
 
 // viewOverlay reads what this frame draws over the 3D view (the perturbation, the labels) and writes
-// its text, behind the panel, clipped to the view. It runs while the frame is built, before the world
-// is filled in (the fill draws the perturbation's arrow as it is read here).
+// them, behind the panel, clipped to the view.
 func (a *App) viewOverlay() {
 	p, held := a.S.Perturbing()
 	if !held && !a.Debug.Labels {
@@ -36,6 +35,6 @@ func (a *App) viewOverlay() {
 	dl := imgui.BackgroundDrawList()
 	dl.PushClipRect(imgui.Vec2{}, imgui.Vec2{X: vw, Y: vh})
 	a.drawLabels(dl)
-	a.perturbLabel(dl, vw, vh)
+	a.perturbOverlay(dl, vw, vh)
 	dl.PopClipRect()
 }
