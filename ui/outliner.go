@@ -69,9 +69,9 @@ func (a *App) outliner() {
 	o.built = o.built[:0]
 	a.S.View(func(w *sim.World) {
 		a.outlinerRows(w)
-		sel, _ := w.Index(a.Selected)
+		sel, live := w.Index(a.Selected)
 		o.selRow = -1
-		if a.Selected != (sim.Handle{}) {
+		if live {
 			for r, row := range o.rows {
 				if row.kind == rowBody && row.body == sel {
 					o.selRow = r
@@ -79,9 +79,14 @@ func (a *App) outliner() {
 				}
 			}
 		}
+		// One line whatever the filter and the selection, so that nothing below it moves.
 		total := w.Bodies.Len()
 		if o.filter != "" {
-			imgui.Textf("%d of %d bodies match", countBodies(o.rows), total)
+			hidden := ""
+			if live && o.selRow < 0 {
+				hidden = " (not the selected one)"
+			}
+			imgui.Text(fitText(fmt.Sprintf("%d of %d bodies match%s", countBodies(o.rows), total, hidden), imgui.ContentRegionAvail().X))
 		} else {
 			imgui.Textf("%d bodies, %d joints", total, w.NumJoints())
 		}
@@ -100,9 +105,6 @@ func (a *App) outliner() {
 		}
 		g.endChild()
 	})
-	if o.filter != "" && a.Selected != (sim.Handle{}) && o.selRow < 0 {
-		textDisabled("the selected body is hidden by the filter")
-	}
 }
 
 // countBodies counts the body rows.

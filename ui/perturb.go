@@ -100,7 +100,8 @@ func (a *App) perturbFrame(w *sim.World, p command.Perturb, ok bool) {
 		return
 	}
 	i, live := w.Index(p.Body)
-	if !live {
+	if !live { // removed while held: the next step lets go
+		t.held = false
 		return
 	}
 	b := &w.Bodies
