@@ -59,6 +59,7 @@ func (a *App) placeLabels(w *sim.World) {
 	ls.shown = ls.shown[:0]
 	vw, vh := a.viewport()
 	eye := a.Cam.Eye()
+	vp := a.Cam.Proj(vw / vh).Mul4(a.Cam.View()) // Camera.Project's, made once for every body
 	b := &w.Bodies
 	near := ls.near[:0]
 	// The nearest maxLabels, kept sorted by distance: past the first maxLabels a body farther than
@@ -73,8 +74,12 @@ func (a *App) placeLabels(w *sim.World) {
 		if len(near) == maxLabels && d2 >= near[len(near)-1].d2 {
 			continue
 		}
-		x, y, ok := a.Cam.Project(p, vw, vh)
-		if !ok || x < 0 || y < 0 || x >= vw || y >= vh {
+		clip := vp.Mul4x1(p.Vec4(1))
+		if clip[3] <= 0 {
+			continue // behind the eye
+		}
+		x, y := (clip[0]/clip[3]+1)/2*vw, (1-clip[1]/clip[3])/2*vh
+		if x < 0 || y < 0 || x >= vw || y >= vh {
 			continue
 		}
 		k := sort.Search(len(near), func(j int) bool { return near[j].d2 > d2 })

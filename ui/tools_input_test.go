@@ -46,8 +46,8 @@ func (d *driver) bodyRowShown(name string) bool {
 
 // The outliner (in the Inspect section) on the 10,000-box pile: the tree has a row per body, but a frame builds only the rows
 // in the list's window; a row clicked selects its body (the Inspect section shows it), a body clicked
-// in the view is highlighted and scrolled to in the tree, a row's arrow opens its shape, and the
-// filter keeps the bodies whose names hold it.
+// in the view is highlighted and scrolled to in the tree, and the filter keeps the bodies whose names
+// hold it.
 func TestOutlinerSelectsBothWaysAndBuildsOnlyVisibleRowsAt10kBodies(t *testing.T) {
 	d := drive(t, Options{Scene: "pile", Open: []string{"inspect"}, NoShadows: true,
 		Setup: func(a *App) { a.S.Do(command.Pause(true)) }})
@@ -92,23 +92,6 @@ func TestOutlinerSelectsBothWaysAndBuildsOnlyVisibleRowsAt10kBodies(t *testing.T
 		t.Fatalf("%s (row %d) picked in the view: its row is not in the list's view", sel, o.selRow)
 	}
 
-	// Its arrow opens its shape.
-	it, _ = d.row(sel)
-	d.clickItemAt(it, 0)
-	d.frames(1)
-	shape, ok := d.row("box, half extents 0.5 x 0.5 x 0.5 m")
-	if !ok || len(o.rows) != 10002 {
-		t.Fatalf("the arrow of %s: %d rows, its shape row shown %v", sel, len(o.rows), ok)
-	}
-	if d.a.bodyName(d.a.Selected, false) != sel {
-		t.Errorf("the arrow changed the selection to %q", d.a.bodyName(d.a.Selected, false))
-	}
-	d.a.Selected = sim.Handle{}
-	d.clickItemAt(shape, 0.5) // the shape's row selects its body
-	if d.a.bodyName(d.a.Selected, false) != sel {
-		t.Errorf("clicked the shape row of %s: selected %q", sel, d.a.bodyName(d.a.Selected, false))
-	}
-
 	// The filter.
 	d.typeInto(outlinerLabel+"/filter names", "BOX7_3_")
 	want := 0
@@ -133,7 +116,8 @@ func TestOutlinerSelectsBothWaysAndBuildsOnlyVisibleRowsAt10kBodies(t *testing.T
 	}
 }
 
-// A body's joints are rows under it; a joint row clicked is inspected in the Joints section.
+// A body's arrow opens its shape and its joints as rows under it (without selecting it); the shape's
+// row selects the body, a joint row the joint, inspected in the Joints section.
 func TestOutlinerJointRowOpensTheJointInTheJointsSection(t *testing.T) {
 	d := drive(t, Options{Scene: "door", Open: []string{"inspect", "joints"}})
 	d.click("inspect/" + outlinerLabel)
@@ -157,13 +141,32 @@ func TestOutlinerJointRowOpensTheJointInTheJointsSection(t *testing.T) {
 	if !ok {
 		t.Fatalf("no row for %s", name)
 	}
+	d.tap(glfw.KeyEscape) // nothing selected
+	d.settle()
+	rows := len(o.rows)
 	d.clickItemAt(it, 0) // its arrow
 	d.frames(1)
-	var label string
-	d.world(func(w *sim.World) { label = fmt.Sprintf("joint %d: %s to %s", k, w.Joint(k).Type, other) })
+	var label, shape string
+	d.world(func(w *sim.World) {
+		label = fmt.Sprintf("joint %d: %s to %s", k, w.Joint(k).Type, other)
+		h, _ := w.Find(name)
+		i, _ := w.Index(h)
+		shape = shapeText(&w.Bodies.Shape[i])
+	})
 	jr, ok := d.row(label)
 	if !ok {
 		t.Fatalf("no row %q under %s (%d rows)", label, name, len(o.rows))
+	}
+	sr, ok := d.row(shape)
+	if !ok || len(o.rows) <= rows+1 {
+		t.Fatalf("the arrow of %s: %d rows, were %d; its shape row %q shown %v", name, len(o.rows), rows, shape, ok)
+	}
+	if d.a.Selected != (sim.Handle{}) {
+		t.Errorf("the arrow selected %q", d.a.bodyName(d.a.Selected, false))
+	}
+	d.clickItemAt(sr, 0.5) // the shape's row selects its body
+	if d.a.bodyName(d.a.Selected, false) != name {
+		t.Errorf("clicked the shape row of %s: selected %q", name, d.a.bodyName(d.a.Selected, false))
 	}
 	d.clickItemAt(jr, 0.5)
 	if d.a.panel.joint.selected != k || d.a.bodyName(d.a.Selected, false) != name {
@@ -263,8 +266,8 @@ func (d *driver) ctrlDrag(name string, b glfw.MouseButton, dx, dy float64, hold 
 // screen, as the drag) and its magnitude in N; Ctrl + right drag turns it with a torque, in N m; letting go ends either. Without
 // Ctrl, the same drag on the same body is the mouse joint, not a perturbation.
 func TestCtrlDragPushesWithAForceAndTurnsWithATorque(t *testing.T) {
-	d := drive(t, Options{Scene: "stack"})
-	d.frames(30)
+	d := drive(t, Options{Scene: "stack", NoShadows: true})
+	d.frames(5)
 	var y0 float32
 	top := "box9"
 	pos := func() (p, w sim.Vec3) {
@@ -308,7 +311,7 @@ func TestCtrlDragPushesWithAForceAndTurnsWithATorque(t *testing.T) {
 		t.Errorf("the perturbed body is not selected: %q", d.a.bodyName(d.a.Selected, false))
 	}
 
-	d.frames(60)
+	d.frames(10)
 	var torqueText string
 	d.ctrlDrag("box0", glfw.MouseButtonRight, 80, 0, 10, func() {
 		pt, held := d.a.S.Perturbing()
@@ -325,6 +328,27 @@ func TestCtrlDragPushesWithAForceAndTurnsWithATorque(t *testing.T) {
 	}
 	if v, err := strconv.ParseFloat(strings.Fields(torqueText)[1], 64); err != nil || v <= 0 {
 		t.Errorf("the torque's magnitude %q", torqueText)
+	}
+
+	// The same left drag without Ctrl is the mouse joint.
+	d.clickBody(top) // select it where it now is, then grab it there
+	it := d.a.Selected
+	var p sim.Vec3
+	d.world(func(w *sim.World) { i, _ := w.Index(it); p = w.Bodies.Position[i] })
+	vw, vh := d.a.viewport()
+	x, y, _ := d.a.Cam.Project(p, vw, vh)
+	d.move(float64(x), float64(y))
+	d.frames(1)
+	d.press(glfw.MouseButtonLeft)
+	d.frames(1)
+	d.move(float64(x), float64(y)-40)
+	d.frames(2)
+	_, held := d.a.S.Perturbing()
+	_, dragging := d.a.S.Dragging()
+	d.release(glfw.MouseButtonLeft)
+	d.settle()
+	if held || !dragging {
+		t.Errorf("a left drag without Ctrl: perturbing %v, mouse joint %v", held, dragging)
 	}
 }
 
