@@ -25,3 +25,5 @@ shot bvh 120 -scene rain -pitch 65 -debug bvh -no-panel -width 640 -height 400
 # The panel: a body selected (its contacts in the table, highlighted), contact debug lines.
 shot panel 30 -scene pyramid -select box2_7_7 -debug contacts,normals -open scene,inspect,stats -width 1280 -height 800
 shot panel-spawn-joints 30 -scene ragdoll -open spawn,shoot,joints,debug -debug aabbs -color type -width 1280 -height 800
+# The labels layer: the nearest bodies' names and masses.
+shot labels 90 -scene mixed -debug labels -no-panel -width 640 -height 400

@@ -154,6 +154,7 @@ type App struct {
 	cursorShape imgui.MouseCursorID
 	cursorSet   bool
 	dupLogged   bool
+	tools       tools // the outliner, labels, perturbation, profile table (tools.go)
 
 	// CUDA-GL interop (see updateInterop): the shims while the instances and the debug lines come
 	// straight from the device (one per GL buffer), the backend it was decided for, and the one line
@@ -173,6 +174,8 @@ type split struct {
 // DebugDraw are the debug layers' switches.
 type DebugDraw struct {
 	Contacts, Normals, Friction, Joints, AABBs, COM, Velocities bool
+	// Labels writes the nearest bodies' names and masses in the view (labels.go).
+	Labels bool
 	// BVH draws the broad phase's tree at depth BVHDepth (0 is the root) when it is the LBVH.
 	BVH      bool
 	BVHDepth int
@@ -331,7 +334,7 @@ func (a *App) runFrame() {
 }
 
 // DebugNames are the debug layers Options.Debug (and the -debug flag) can turn on.
-var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities", "bvh"}
+var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities", "bvh", "labels"}
 
 func (a *App) applyOptions() error {
 	o := &a.opt
@@ -345,7 +348,7 @@ func (a *App) applyOptions() error {
 	if d.BVHDepth == 0 {
 		d.BVHDepth = 6 // a level of a few hundred boxes in the presets: deep enough to see the tree's shape
 	}
-	flags := []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH}
+	flags := []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH, &d.Labels}
 	for _, name := range o.Debug {
 		k := slices.Index(DebugNames, name)
 		if k < 0 {
@@ -641,6 +644,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 		a.helpOverlay(float32(ww), float32(wh))
 	}
 	a.hover(io)
+	a.viewOverlay()
 	imgui.Render()
 	a.setCursor()
 

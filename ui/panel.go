@@ -161,6 +161,7 @@ func (a *App) buildPanel(ww, wh float32) {
 		case "joints":
 			a.jointsSection()
 		case "inspect":
+			a.outliner()
 			a.inspectSection()
 		case "time":
 			a.timeSection()

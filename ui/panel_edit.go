@@ -304,6 +304,8 @@ func (a *App) debugSection() {
 	g.checkbox("velocities", &d.Velocities)
 	g.sameLine("checkbox", "hover highlight")
 	g.checkbox("hover highlight", &a.HoverHighlight)
+	g.checkbox("labels: names and masses", &d.Labels)
+	tip(fmt.Sprintf("the nearest %d bodies in view, those that do not overlap a nearer one", maxLabels))
 	maxDepth := 0
 	a.S.View(func(w *sim.World) { maxDepth = w.BVHDepth() })
 	if maxDepth == 0 {

@@ -240,9 +240,10 @@ func (a *App) timeErr(what string, err error) {
 	p.message, p.isErr = what+": "+err.Error(), true
 }
 
-// onDrop is GLFW's drop callback: the first file dropped on the window is opened as a replay.
+// onDrop is GLFW's drop callback: the first file dropped on the window is opened, a replay or a
+// scene (openDropped).
 func (a *App) onDrop(names []string) {
 	if len(names) > 0 {
-		a.openReplay(names[0])
+		a.openDropped(names[0])
 	}
 }

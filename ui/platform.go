@@ -123,7 +123,7 @@ func (a *App) feedInput(io imgui.IO) {
 			io.KeyAlt(int(glfw.KeyLeftAlt), int(glfw.KeyRightAlt))
 			io.KeySuper(int(glfw.KeyLeftSuper), int(glfw.KeyRightSuper))
 			if e.act == glfw.Press && !io.WantCaptureKeyboard() {
-				a.Key(e.key)
+				a.keyWithMods(e.key, e.mods)
 			}
 		}
 	}
@@ -138,6 +138,8 @@ func (a *App) overUI(io imgui.IO) bool { return io.WantCaptureMouse() }
 var Shortcuts = [][2]string{
 	{"Left click", "select a body (ray cast); in joint mode, pick body A, then B"},
 	{"Left drag on a body", "drag it with a soft mouse joint (capped force)"},
+	{"Ctrl + left drag on a body", "push it with a force at the grabbed point (arrow, N)"},
+	{"Ctrl + right drag on a body", "turn it with a torque (arrow, N m)"},
 	{"Right drag / Left drag on empty space", "orbit the camera"},
 	{"Middle drag / Shift + right drag", "pan"},
 	{"Wheel", "zoom"},
@@ -145,6 +147,8 @@ var Shortcuts = [][2]string{
 	{"N", "single step (pauses)"},
 	{", / .", "step back / forward through the recorded steps (pauses; Time section)"},
 	{"R", "reset the scene"},
+	{"Shift + R", "reload the scene file from disk"},
+	{"Drop a file on the window", "open it: a scene file, or a replay"},
 	{"Delete", "remove the selected body"},
 	{"B", "shoot (Shoot section: shape, size, mass, speed) through the cursor"},
 	{"Tab", "hide / show the panel"},
@@ -208,6 +212,9 @@ func (a *App) shootAtCentre() {
 }
 
 func (a *App) mouseButton(b glfw.MouseButton, act glfw.Action, mods glfw.ModifierKey) {
+	if a.perturbButton(b, act, mods) {
+		return
+	}
 	switch {
 	case b == glfw.MouseButtonLeft && act == glfw.Press:
 		a.pressX, a.pressY = a.mouseX, a.mouseY
@@ -255,6 +262,9 @@ func (a *App) mouseButton(b glfw.MouseButton, act glfw.Action, mods glfw.Modifie
 
 func (a *App) mouseMoved(dx, dy float64) {
 	_, h := a.viewport()
+	if a.perturbMove() {
+		return
+	}
 	switch {
 	case a.dragging:
 		// The target stays at the grabbed point's depth along the view axis, under the cursor.

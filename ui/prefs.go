@@ -51,7 +51,7 @@ func (a *App) prefs() Prefs {
 		pr.Open[k] = v
 	}
 	d := &a.Debug
-	for i, on := range []bool{d.Contacts, d.Normals, d.Friction, d.Joints, d.AABBs, d.COM, d.Velocities, d.BVH} {
+	for i, on := range []bool{d.Contacts, d.Normals, d.Friction, d.Joints, d.AABBs, d.COM, d.Velocities, d.BVH, d.Labels} {
 		if on {
 			pr.Debug = append(pr.Debug, DebugNames[i])
 		}
@@ -95,7 +95,7 @@ func (a *App) loadPrefs() {
 		a.ColorMode = instance.ColorBy(k)
 	}
 	d := &a.Debug
-	for i, f := range []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH} {
+	for i, f := range []*bool{&d.Contacts, &d.Normals, &d.Friction, &d.Joints, &d.AABBs, &d.COM, &d.Velocities, &d.BVH, &d.Labels} {
 		*f = slices.Contains(pr.Debug, DebugNames[i])
 	}
 	if s := pr.Spawn; s != nil && s.Kind >= 0 && int(s.Kind) < len(spawnKinds) && s.Pattern >= 0 && s.Count > 0 {

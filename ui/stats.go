@@ -202,6 +202,7 @@ func (s *statsHistory) show(a *App) {
 		}
 	}
 	imgui.Textf("step %.2f ms: %s", last(step), line)
+	a.profileTable()
 	if len(step) == 0 {
 		return // nothing sampled yet (ImGui's plots index their first value)
 	}

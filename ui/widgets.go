@@ -343,6 +343,18 @@ func (g *widgets) treePop() {
 	g.stack = g.stack[:len(g.stack)-1]
 }
 
+// treeRow is one row of a flattened tree (imgui.TreeNodeV without a tree push: its children are rows
+// of their own), open or closed as the caller keeps it. It reports whether the arrow was clicked
+// (toggled) and whether the row was clicked elsewhere.
+func (g *widgets) treeRow(label string, flags imgui.TreeNodeFlags, open bool) (toggled, clicked bool) {
+	imgui.SetNextItemOpen(open, imgui.ConditionAlways)
+	imgui.TreeNodeV(label, flags|imgui.TreeNodeFlagsNoTreePushOnOpen)
+	toggled = imgui.IsItemToggledOpen()
+	clicked = imgui.IsItemClicked() && !toggled
+	g.record("row", label)
+	return toggled, clicked
+}
+
 // sameLine puts the next widget (a button or a checkbox with this label) on the current line if it
 // fits inside the window, and on a new line if not: a narrow panel wraps rather than cuts widgets off.
 func (g *widgets) sameLine(kind, label string) {

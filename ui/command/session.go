@@ -38,7 +38,9 @@ type Session struct {
 	paused bool
 	single int // steps still to take while paused (N key)
 
-	drag *Drag
+	drag    *Drag
+	perturb *Perturb // the Ctrl-drag force or torque (perturb.go)
+	prof    profile  // the latest steps' stage times (profile.go)
 
 	backend  string   // the kind of backend the world runs on (UseBackend), "" for the CPU
 	backends Backends // how backends are made (SetBackends)
@@ -110,7 +112,7 @@ func (s *Session) loadAt(name string, sc *scenes.Scene, step int, time float64) 
 	for i := 0; i < w.NumJoints(); i++ {
 		s.frames = append(s.frames, s.frameOf(w.Joint(i)))
 	}
-	s.drag = nil
+	s.drag, s.perturb, s.prof.n = nil, nil, 0
 	s.setErr(nil)
 	// A new world runs on the backend the user chose for the old one.
 	if s.backend != "" {
@@ -289,6 +291,7 @@ func (s *Session) Step() error {
 func (s *Session) stepLocked() error {
 	s.applyLocked()
 	s.applyDrag()
+	s.applyPerturb()
 	if s.time.cursor >= 0 {
 		// Scrubbed back: a step goes on from the shown step (a branch).
 		if err := s.branch(); err != nil {
@@ -303,7 +306,8 @@ func (s *Session) stepLocked() error {
 		s.setErr(err)
 		return err
 	}
-	if s.drag != nil {
+	s.prof.add(&s.world.Stats.Timings)
+	if s.drag != nil || s.perturb != nil {
 		s.recordStep("drag") // the drag's force is not in the step: re-simulation starts after it
 	} else {
 		s.recordStep("")
