@@ -50,6 +50,20 @@ func (s *Session) SetDragTarget(target sim.Vec3) {
 	}
 }
 
+// grabbed reads the state of the body a drag or a perturbation holds (World.BodyState: with a
+// backend, one body crosses the bus, not the world). false says to let go: the body is gone or no
+// longer dynamic, or it could not be read (that error becomes the session's, naming the what).
+func (s *Session) grabbed(h sim.Handle, what string) (sim.BodyState, bool) {
+	b, err := s.world.BodyState(h)
+	if err != nil || b.Type != sim.Dynamic {
+		if err != nil && err != sim.ErrStale && s.err == nil {
+			s.setErr(fmt.Errorf("reading the %s body back from the backend: %w", what, err))
+		}
+		return sim.BodyState{}, false
+	}
+	return b, true
+}
+
 // EndDrag lets go.
 func EndDrag() Command {
 	return func(s *Session) error { s.drag = nil; return nil }
@@ -74,11 +88,8 @@ func (s *Session) applyDrag() {
 		return
 	}
 	w := s.world
-	b, err := w.BodyState(d.Body)
-	if err != nil || b.Type != sim.Dynamic {
-		if err != nil && err != sim.ErrStale && s.err == nil {
-			s.setErr(fmt.Errorf("reading the dragged body back from the backend: %w", err))
-		}
+	b, ok := s.grabbed(d.Body, "dragged")
+	if !ok {
 		s.drag = nil
 		return
 	}

@@ -115,11 +115,8 @@ func (s *Session) applyPerturb() {
 		return
 	}
 	w := s.world
-	b, err := w.BodyState(p.Body)
-	if err != nil || b.Type != sim.Dynamic {
-		if err != nil && err != sim.ErrStale && s.err == nil {
-			s.setErr(fmt.Errorf("reading the perturbed body back from the backend: %w", err))
-		}
+	b, ok := s.grabbed(p.Body, "perturbed")
+	if !ok {
 		s.perturb = nil
 		return
 	}
@@ -127,6 +124,7 @@ func (s *Session) applyPerturb() {
 	r := b.Rotation.Rotate(p.Local)
 	p.Point = b.Position.Add(r)
 	p.Force, p.Torque = sim.Vec3{}, sim.Vec3{}
+	var err error
 	switch p.Mode {
 	case PerturbForce:
 		v := b.Velocity.Add(b.AngularVelocity.Cross(r))
