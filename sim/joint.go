@@ -79,6 +79,9 @@ type joint struct {
 	// limits when added); otherwise it is +y in the world at creation, a placeholder.
 	hasAxis bool
 	broken  bool // over its break force this step: breakJoints drops it
+	// held is the force it held at the end of the last step its bodies were awake (Settings.Sleep):
+	// what JointState reports while its island sleeps, when its rows are not solved.
+	held float32
 
 	// Frames at creation, in each body's local frame (the world's frame for the static world).
 	localA, localB vec  // the anchor

@@ -147,8 +147,12 @@ type JointState struct {
 	// BreakForce (the translation impulse of the last sub-step over its length; under XPBD the anchor
 	// rows' multiplier over h^2). With a backend it is read from the backend (JointForceReader), and
 	// NaN where it cannot be: a backend without the reader, a failed read, or a joint added since the
-	// backend's last step.
+	// backend's last step. While the joint's island sleeps it is the force the joint held when the
+	// island fell asleep (Asleep).
 	Force float32
+	// Asleep: the joint's bodies sleep (Settings.Sleep), so its rows are not solved and Force is the
+	// force it held at the end of the last step they were awake.
+	Asleep bool
 }
 
 // MaxJointGap returns the largest distance between the two anchors of a ball, hinge or fixed joint
@@ -196,10 +200,40 @@ func (w *World) JointState(i int) JointState {
 	switch {
 	case w.backend != nil:
 		s.Force = w.backendForce(i)
+	case w.jointAsleep(j):
+		s.Force, s.Asleep = j.held, true
 	default:
 		s.Force = SolverOf(w.settings.Solver).jointForce(w, j)
 	}
 	return s
+}
+
+// jointAsleep reports whether joint j's island sleeps: a body of it sleeps, and the other sleeps too
+// or is not dynamic (the world, a static or kinematic body).
+func (w *World) jointAsleep(j *joint) bool {
+	b := &w.Bodies
+	asleep, still := 0, 0
+	for _, h := range [2]Handle{j.def.BodyA, j.def.BodyB} {
+		i, ok := w.dense(h)
+		switch {
+		case !ok || b.Type[i] != Dynamic:
+			still++
+		case b.Asleep[i]:
+			asleep++
+		}
+	}
+	return asleep > 0 && asleep+still == 2
+}
+
+// holdJointForces keeps the force of every joint whose bodies are awake (joint.held), so that a joint
+// of an island that falls asleep goes on reporting the force it held (JointState).
+func (w *World) holdJointForces() {
+	s := w.pipe.plan.solver
+	for k := range w.joints {
+		if j := &w.joints[k]; !w.jointAsleep(j) {
+			j.held = s.jointForce(w, j)
+		}
+	}
 }
 
 // backendForce returns joint i's force as the backend reports it, read once per step (NaN where it

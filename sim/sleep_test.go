@@ -279,3 +279,32 @@ func TestRemovingABodyElsewhereKeepsASleepingStacksContacts(t *testing.T) {
 		t.Errorf("%d contacts listed after the removal; the sleeping stack of 3 has 12", n)
 	}
 }
+
+// A joint of a sleeping island reports the force it held when the island fell asleep, and says it is
+// asleep: a 1000 kg box hanging from a hinge holds m g = 9810 N (within 1%) under every solver that
+// sleeps it whose force is the impulse over the sub-step (XPBD estimates it from its multipliers,
+// within a few percent), asleep as awake, and reads its live force again once woken.
+func TestASleepingJointReportsTheForceItHeld(t *testing.T) {
+	for _, solver := range []SolverKind{PGS, Jacobi, Rigid} {
+		w := gravityWorld(Settings{Solver: solver, Sleep: true})
+		box := mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{0, 1, 0}, Mass: 1000})
+		mustJoint(t, w, JointDef{Type: Hinge, BodyA: box, Anchor: Vec3{0, 2, 0}, Axis: Vec3{0, 0, 1}})
+		mg := 1000 * float32(vecmath.Abs(w.Resolved().Gravity[1]))
+		run(t, w, 240)
+		if !asleep(w, box) {
+			t.Fatalf("%v: the hanging box did not fall asleep", solver)
+		}
+		st := w.JointState(0)
+		if !st.Asleep || vecmath.Abs(st.Force-mg) > 0.01*mg {
+			t.Errorf("%v: asleep %v, force %.1f N, want asleep and %.1f N within 1%%", solver, st.Asleep, st.Force, mg)
+		}
+		if err := w.SetVelocity(box, Vec3{}, Vec3{}); err != nil { // an edit wakes it
+			t.Fatal(err)
+		}
+		run(t, w, 1)
+		if st := w.JointState(0); st.Asleep || vecmath.Abs(st.Force-mg) > 0.01*mg {
+			t.Errorf("%v: woken: asleep %v, force %.1f N, want awake and %.1f N within 1%%", solver, st.Asleep, st.Force, mg)
+		}
+		w.Close()
+	}
+}

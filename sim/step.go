@@ -204,6 +204,9 @@ func (w *World) runStage(op Op) {
 		}
 		w.each(loopFinish, n, bodyGrain)
 		w.breakJoints()
+		if s.Sleep {
+			w.holdJointForces()
+		}
 		// This step's manifolds become the next step's warm-start source.
 		p.narrow.prev, p.narrow.manifolds = p.narrow.manifolds, p.narrow.prev
 	case StageSleep:

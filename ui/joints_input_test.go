@@ -3,6 +3,9 @@ package ui
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"tumble/sim"
@@ -137,5 +140,51 @@ func TestLimitsSwitchedOnForTheFirstTimeHoldTheJointWhereItIs(t *testing.T) {
 	j, st := d.joint(0)
 	if !j.HasLimits || !(j.Limits[0] < st.Coordinate && st.Coordinate < j.Limits[1]) || j.Limits[1]-j.Limits[0] < 1 {
 		t.Errorf("limits %v around the joint's angle %v", j.Limits, st.Coordinate)
+	}
+}
+
+// A 1000 kg box hanging from a hinge, inspected in the joints table: once its island falls asleep
+// (the window sleeps by default) the inspector still shows the m g = 9810 N the hinge holds, within
+// 1%, and says the joint is asleep; woken by an edit, it shows the live force again.
+func TestASleepingJointShowsTheForceItHeldAndSaysAsleep(t *testing.T) {
+	scene := filepath.Join(t.TempDir(), "hanging.json")
+	if err := os.WriteFile(scene, []byte(`{"gravity": [0, -9.81, 0], "bodies": [
+		{"name": "box", "shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [0, 1, 0], "mass": 1000}],
+		"joints": [{"type": "hinge", "bodyA": "box", "anchor": [0, 2, 0], "axis": [0, 0, 1]}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := drive(t, Options{Scene: scene, Open: []string{"joints"}})
+	d.click(d.jointRow(0))
+	force := func() (float64, bool) {
+		d.frames(2)
+		for _, it := range d.a.w.items {
+			var f float64
+			if it.Kind == "text" && strings.HasPrefix(it.Label, "force ") {
+				if _, err := fmt.Sscanf(it.Label, "force %f N", &f); err != nil {
+					t.Fatalf("the inspector says %q", it.Label)
+				}
+				return f, strings.HasSuffix(it.Label, ", asleep")
+			}
+		}
+		t.Fatal("the joint inspector shows no force")
+		return 0, false
+	}
+	asleep := false
+	for range 60 { // the island rests for 0.5 s, then sleeps
+		if d.frames(5); asleep {
+			break
+		}
+		d.world(func(w *sim.World) { asleep = w.Bodies.Asleep[0] })
+	}
+	if !asleep {
+		t.Fatal("the hanging box never fell asleep")
+	}
+	if f, said := force(); !said || math.Abs(f-9810) > 98.1 {
+		t.Errorf("asleep: the inspector shows %.1f N (says asleep %v), want 9810 N within 1%% and asleep", f, said)
+	}
+	d.a.do("wake", command.SetSettings(func(*sim.Settings) {})) // a settings edit wakes every island
+	d.frames(10)
+	if f, said := force(); said || f < 9810*0.5 {
+		t.Errorf("woken: the inspector shows %.1f N (says asleep %v), want the live force, awake", f, said)
 	}
 }

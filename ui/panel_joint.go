@@ -60,8 +60,11 @@ func (a *App) jointInspector(k int) {
 	case sim.Ball:
 		imgui.Textf("swing %.1f deg   twist %.1f deg", st.Swing*deg, st.Coordinate*deg)
 	}
-	if f := st.Force; f == f {
-		imgui.Textf("force %.1f N", f)
+	if f := st.Force; f == f && st.Asleep {
+		g.text(fmt.Sprintf("force %.1f N, asleep", f))
+		tip("the island sleeps: this is the force the joint held when it fell asleep")
+	} else if f == f {
+		g.text(fmt.Sprintf("force %.1f N", f))
 	} else {
 		textDisabled("force: not known yet (no step since the joint was made)")
 	}

@@ -142,6 +142,13 @@ func (g *widgets) endDisabled() {
 	g.disabled = false
 }
 
+// text draws a line of text, recorded as an item (its label the text) so that a test can read what
+// the panel says.
+func (g *widgets) text(s string) {
+	imgui.Text(s)
+	g.record("text", s+"###text")
+}
+
 func (g *widgets) button(label string) bool {
 	r := imgui.Button(label)
 	g.record("button", label)
