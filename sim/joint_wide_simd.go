@@ -43,14 +43,6 @@ func storeV8h(h int, d *blanes3, v v8) {
 	v.z.Store(half(&d[2], h))
 }
 
-// scale is a.Scale(s) per lane.
-func (a v8) scale(s f8) v8 { return v8{a.x.Mul(s), a.y.Mul(s), a.z.Mul(s)} }
-
-// cross is vecmath.V.Cross per lane, in its order of operations.
-func (a v8) cross(b v8) v8 {
-	return v8{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
-}
-
 // mulAt is m8.mul(v) of the matrices in m, each element loaded where it is used, so that the matrix
 // does not hold nine registers.
 func mulAt(m *[9]lanes, v v8) v8 {

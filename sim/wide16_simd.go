@@ -15,36 +15,29 @@ import (
 // rows are loaded sixteen at a time. Each lane's arithmetic is the eight-lane kernel's, so the results
 // are the same bits (TestWidePassMatchesScalar runs both).
 
-type f16 = archsimd.Float32x16
+// row16 is a row of the sixteen-lane kernels' local arrays (rows_template.go's row_W): a batch's row.
+type row16 = blanes
 
-// v16 is sixteen vectors, component-major.
-type v16 struct{ x, y, z f16 }
+// The sixteen-lane kernels read a batch's rows whole: rows16, point16 and p16 are the batch's own
+// rows, l16 and lv16 load them (the eight-lane kernels' views of half a batch, rows8 and the rest,
+// with h always 0).
+func rows16(bt *wideBatch, _ int) *batchRows { return &bt.batchRows }
 
-func ld16(a *blanes) f16 { return archsimd.LoadFloat32x16(a) }
+func point16(wp *widePoint, _ int) *widePoint { return wp }
 
-func ld16x3(a *blanes3) v16 { return v16{ld16(&a[0]), ld16(&a[1]), ld16(&a[2])} }
+func p16(a *blanes) *blanes { return a }
 
-// neg16 flips the sign bit (exactly the scalar unary minus, also for zeros).
-func neg16(x f16) f16 {
-	return x.AsUint32x16().Xor(archsimd.BroadcastUint32x16(0x80000000)).AsFloat32x16()
-}
+func l16(a *blanes) f16 { return ld16(a) }
 
-func (a v16) dot(b v16) f16 { return a.x.Mul(b.x).Add(a.y.Mul(b.y)).Add(a.z.Mul(b.z)) }
+func lv16(a *blanes3) v16 { return ldv16(a) }
 
-func (a v16) sub(b v16) v16 { return v16{a.x.Sub(b.x), a.y.Sub(b.y), a.z.Sub(b.z)} }
+// lc16 is lc8 over sixteen lanes.
+func lc16(i int) f16 { return ld16(&laneCounts16[i]) }
 
-func (a v16) add(b v16) v16 { return v16{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
-
-func (a v16) subS(b v16, s f16) v16 {
-	return v16{a.x.Sub(b.x.Mul(s)), a.y.Sub(b.y.Mul(s)), a.z.Sub(b.z.Mul(s))}
-}
-
-func (a v16) addS(b v16, s f16) v16 {
-	return v16{a.x.Add(b.x.Mul(s)), a.y.Add(b.y.Mul(s)), a.z.Add(b.z.Mul(s))}
-}
-
-func (a v16) keep(old v16, m archsimd.Mask32x16) v16 {
-	return v16{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
+// setSliding16 records in pt which lanes slide and says whether any does.
+func setSliding16(pt *widePoint, _ int, slide archsimd.Mask32x16) bool {
+	pt.sliding = slide.ToBits()
+	return pt.sliding != 0
 }
 
 func join(lo, hi f8) f16 {
@@ -69,9 +62,9 @@ var laneCounts16 = func() (c [4]blanes) {
 	return
 }()
 
-// gatherBatch loads the velocities of a batch of more than eight manifolds' bodies: from
-// pipeline.vel's rows sixteen at a time (gatherState16), else half by half as solveHalf does.
-func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
+// gatherVel16 loads the velocities of a batch of more than eight manifolds' bodies: from
+// pipeline.vel's rows sixteen at a time (gatherState16), else half by half as gatherVel8 does.
+func gatherVel16(w *World, bt *wideBatch, _ int) (vA, wA, vB, wB v16) {
 	if st := w.pipe.vel; w.pipe.stateOn {
 		vA, wA = gatherState16(st, &bt.a, bt.lanes)
 		vB, wB = gatherState16(st, &bt.b, bt.lanes)
@@ -90,8 +83,8 @@ func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
 	return join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
 }
 
-// storeBatch writes a batch's velocities back (storePair16).
-func storeBatch(w *World, bt *wideBatch, vA, wA, vB, wB v16) {
+// storeVel16 writes a batch's velocities back (storePair16).
+func storeVel16(w *World, bt *wideBatch, _ int, vA, wA, vB, wB v16) {
 	storePair16(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
 }
 
@@ -181,106 +174,13 @@ func scatterState16(st []stateRow, idx *[batchLanes]int32, dyn uint16, v, w v16)
 }
 
 // solveWide16 is solveWide with the rows of a batch of more than eight manifolds sixteen lanes at a
-// time: solveHalf's operations in its order.
+// time (solve16).
 func solveWide16(w *World, bt *wideBatch, useBias bool) {
 	if bt.lanes <= wideLanes {
-		solveHalf(w, bt, 0, useBias)
+		solve8(w, bt, 0, useBias)
 		return
 	}
-	var lin [6]blanes // the linear velocities wait in memory (solveHalf); declared before the vectors (laneCounts)
-	vA, wA, vB, wB := gatherBatch(w, bt)
-	mA, mB := ld16(&bt.mA), ld16(&bt.mB)
-	mAB := mA.Add(mB)
-	count := ld16(&bt.count)
-	n := ld16x3(&bt.n)
-	dvn := n.dot(vB.sub(vA))
-	vA.x.Store(&lin[0])
-	vA.y.Store(&lin[1])
-	vA.z.Store(&lin[2])
-	vB.x.Store(&lin[3])
-	vB.y.Store(&lin[4])
-	vB.z.Store(&lin[5])
-	var zero f16
-	sum := zero
-	// broadcast once: AVX-512's 32 registers hold them through the rows
-	minPush, invH := neg16(archsimd.BroadcastFloat32x16(w.pipe.maxPush)), archsimd.BroadcastFloat32x16(w.pipe.invH)
-	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		vn := dvn.Add(ld16x3(&cp.nB).dot(wB)).Sub(ld16x3(&cp.nA).dot(wA))
-		sep, nm, ni := ld16(&cp.sep), ld16(&cp.normalMass), ld16(&cp.normalImpulse)
-		var imp f16
-		if useBias {
-			imp = neg16(ld16(&cp.softMass)).Mul(vn.Add(ld16(&bt.biasRate).Mul(sep).Max(minPush))).Sub(ld16(&cp.leak).Mul(ni))
-		} else {
-			imp = neg16(nm).Mul(vn)
-		}
-		imp = neg16(nm).Mul(vn.Add(sep.Mul(invH))).Merge(imp, sep.Greater(zero))
-		acc := ni.Add(imp)
-		acc = acc.Merge(zero, acc.Greater(zero))
-		imp = acc.Sub(ni)
-		acc.Store(&cp.normalImpulse)
-		mx := ld16(&cp.maxNormal)
-		imp.Merge(mx, imp.Greater(mx)).Store(&cp.maxNormal)
-		nwA, nwB := wA.subS(ld16x3(&cp.inA), imp), wB.addS(ld16x3(&cp.inB), imp)
-		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
-		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(ld16(&laneCounts16[i]))
-			nwA, nwB, ndvn, nsum = nwA.keep(wA, has), nwB.keep(wB, has), ndvn.Merge(dvn, has), nsum.Merge(sum, has)
-		}
-		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
-	}
-	vA, vB = v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}, v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
-	vA, vB = vA.subS(n, sum.Mul(mA)), vB.addS(n, sum.Mul(mB))
-	if !w.settings.NoFriction {
-		t1, t2 := ld16x3(&bt.t1), ld16x3(&bt.t2)
-		dv := vB.sub(vA)
-		d1, d2 := t1.dot(dv), t2.dot(dv)
-		if useBias {
-			drift, biasRate := ld16x3(&bt.drift), ld16(&bt.biasRate)
-			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
-		}
-		sum1, sum2 := zero, zero
-		for i := range bt.maxCount {
-			cp := &bt.pts[i]
-			vt1 := d1.Add(ld16x3(&cp.t1B).dot(wB)).Sub(ld16x3(&cp.t1A).dot(wA))
-			vt2 := d2.Add(ld16x3(&cp.t2B).dot(wB)).Sub(ld16x3(&cp.t2A).dot(wA))
-			old1, old2 := ld16(&cp.ti1), ld16(&cp.ti2)
-			var l1, l2 f16
-			if useBias {
-				ms, leak := ld16(&bt.massScale), ld16(&bt.leak)
-				l1 = old1.Sub(ld16(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
-				l2 = old2.Sub(ld16(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
-			} else {
-				l1 = old1.Sub(ld16(&cp.tm1).Mul(vt1))
-				l2 = old2.Sub(ld16(&cp.tm2).Mul(vt2))
-			}
-			maxF := ld16(&bt.mu).Mul(ld16(&cp.normalImpulse))
-			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
-			slide := mag2.Greater(maxF.Mul(maxF))
-			cp.sliding = slide.ToBits()
-			if cp.sliding != 0 { // no lane slides: the Coulomb scale changes nothing
-				s := maxF.Div(mag2.Sqrt())
-				l1 = l1.Mul(s).Merge(l1, slide)
-				l2 = l2.Mul(s).Merge(l2, slide)
-			}
-			e1, e2 := l1.Sub(old1), l2.Sub(old2)
-			l1.Store(&cp.ti1)
-			l2.Store(&cp.ti2)
-			nwA := wA.subS(ld16x3(&cp.it1A), e1).subS(ld16x3(&cp.it2A), e2)
-			nwB := wB.addS(ld16x3(&cp.it1B), e1).addS(ld16x3(&cp.it2B), e2)
-			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
-			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
-			if bt.ragged&(1<<i) != 0 {
-				has := count.Greater(ld16(&laneCounts16[i]))
-				nwA, nwB = nwA.keep(wA, has), nwB.keep(wB, has)
-				nd1, nd2, ns1, ns2 = nd1.Merge(d1, has), nd2.Merge(d2, has), ns1.Merge(sum1, has), ns2.Merge(sum2, has)
-			}
-			wA, wB, d1, d2, sum1, sum2 = nwA, nwB, nd1, nd2, ns1, ns2
-		}
-		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
-		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
-	}
-	storeBatch(w, bt, vA, wA, vB, wB)
+	solve16(w, bt, 0, useBias)
 }
 
 // warmWide16 is warmWide over a batch of more than eight manifolds sixteen lanes at a time, in
@@ -292,13 +192,13 @@ func warmWide16(w *World, bt *wideBatch) {
 	}
 	var g [9]blanes // declared before the vectors (laneCounts)
 	var lin, angA, angB v16
-	n, t1, t2 := ld16x3(&bt.n), ld16x3(&bt.t1), ld16x3(&bt.t2)
+	n, t1, t2 := ldv16(&bt.n), ldv16(&bt.t1), ldv16(&bt.t2)
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
 		ln, l1, l2 := ld16(&cp.normalImpulse), ld16(&cp.ti1), ld16(&cp.ti2)
 		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		angA = angA.addS(ld16x3(&cp.nA), ln).addS(ld16x3(&cp.t1A), l1).addS(ld16x3(&cp.t2A), l2)
-		angB = angB.addS(ld16x3(&cp.nB), ln).addS(ld16x3(&cp.t1B), l1).addS(ld16x3(&cp.t2B), l2)
+		angA = angA.addS(ldv16(&cp.nA), ln).addS(ldv16(&cp.t1A), l1).addS(ldv16(&cp.t2A), l2)
+		angB = angB.addS(ldv16(&cp.nB), ln).addS(ldv16(&cp.t1B), l1).addS(ldv16(&cp.t2B), l2)
 	}
 	for c, v := range [...]v16{lin, angA, angB} {
 		v.x.Store(&g[3*c])
@@ -371,17 +271,17 @@ func refreshWide16(w *World, bt *wideBatch) {
 	var g poseRows // declared (zeroed) before the vectors (laneCounts)
 	gatherPoses(w, bt, 0, &g)
 	gatherPoses(w, bt, 1, &g)
-	xA, xB := ld16x3((*blanes3)(g[0:3])), ld16x3((*blanes3)(g[3:6]))
+	xA, xB := ldv16((*blanes3)(g[0:3])), ldv16((*blanes3)(g[3:6]))
 	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAt16)
-	n := ld16x3(&bt.n)
+	n := ldv16(&bt.n)
 	count := ld16(&bt.count)
 	var zero f16
 	var drift v16
 	for i := range bt.maxCount {
 		cp := &bt.pts[i]
-		sep := xB.add(mulAt16(rB, ld16x3(&cp.localB))).sub(xA).sub(mulAt16(rA, ld16x3(&cp.localA))).dot(n)
+		sep := xB.add(mulAt16(rB, ldv16(&cp.localB))).sub(xA).sub(mulAt16(rA, ldv16(&cp.localA))).dot(n)
 		sep.Store(&cp.sep)
-		d := xB.add(mulAt16(rB, ld16x3(&cp.anchorB))).sub(xA).sub(mulAt16(rA, ld16x3(&cp.anchorA)))
+		d := xB.add(mulAt16(rB, ldv16(&cp.anchorB))).sub(xA).sub(mulAt16(rA, ldv16(&cp.anchorA)))
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(ld16(&laneCounts16[i]))
 			d = d.keep(v16{zero, zero, zero}, has)
@@ -393,13 +293,6 @@ func refreshWide16(w *World, bt *wideBatch) {
 	drift.y.Mul(inv).Store(&bt.drift[1])
 	drift.z.Mul(inv).Store(&bt.drift[2])
 	archsimd.ClearAVXUpperBits()
-}
-
-func (a v16) scale(s f16) v16 { return v16{a.x.Mul(s), a.y.Mul(s), a.z.Mul(s)} }
-
-// cross is vecmath.V.Cross per lane, in its order of operations.
-func (a v16) cross(b v16) v16 {
-	return v16{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
 }
 
 // mulAt16 is mulAt over sixteen lanes.
@@ -476,10 +369,10 @@ func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, a
 		x1, y1, z1, s1 := transpose4(ld4p(q[8]), ld4p(q[9]), ld4p(q[10]), ld4p(q[11]),
 			ld4p(q[12]), ld4p(q[13]), ld4p(q[14]), ld4p(q[15]))
 		pos, sep := v16{join(x0, x1), join(y0, y1), join(z0, z1)}, join(s0, s1)
-		n := ld16x3(&bt.n)
+		n := ldv16(&bt.n)
 		hn := n.scale(halfS.Mul(sep))
-		ra := pos.sub(hn).sub(ld16x3(&state[0]))
-		rb := pos.add(hn).sub(ld16x3(&state[1]))
+		ra := pos.sub(hn).sub(ldv16(&state[0]))
+		rb := pos.add(hn).sub(ldv16(&state[1]))
 		masked := bt.lanes < batchLanes || bt.ragged&(1<<j) != 0
 		has := count.Greater(ld16(&laneCounts16[j]))
 		put1 := func(d *blanes, v f16) {
@@ -520,18 +413,18 @@ func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, a
 			put(ib, itB)
 			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(ld16x3(&bt.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(ld16x3(&bt.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		friction(ldv16(&bt.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(ldv16(&bt.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
 		zero.Store(&wp.maxNormal)
 		zero.Store(&wp.sep) // refreshed before the first pass
 		la, lb := mulAtT16(&rA, ra), mulAtT16(&rB, rb)
 		put(&wp.localA, la)
 		put(&wp.localB, lb)
 		keep := archsimd.Mask32x16FromBits(kept[j])
-		aa, ab := ld16x3(&wp.anchorA).keep(la, keep), ld16x3(&wp.anchorB).keep(lb, keep)
+		aa, ab := ldv16(&wp.anchorA).keep(la, keep), ldv16(&wp.anchorB).keep(lb, keep)
 		put(&wp.anchorA, aa)
 		put(&wp.anchorB, ab)
-		dv := ld16x3(&state[4]).add(ld16x3(&state[5]).cross(rb)).sub(ld16x3(&state[2])).sub(ld16x3(&state[3]).cross(ra))
+		dv := ldv16(&state[4]).add(ldv16(&state[5]).cross(rb)).sub(ldv16(&state[2])).sub(ldv16(&state[3]).cross(ra))
 		rel := dv.dot(n)
 		for c, v := range [...]v16{la, lb, aa, ab} {
 			v.x.Store(&back[3*c])
@@ -599,7 +492,7 @@ func scatterJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes, wA, wB v16
 
 // limitWide16 is limitWide over sixteen rows.
 func limitWide16(r *wideAngle, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
-	v := ld16x3(&r.rb).dot(wB).Sub(ld16x3(&r.ra).dot(wA))
+	v := ldv16(&r.rb).dot(wB).Sub(ldv16(&r.ra).dot(wA))
 	c := ld16(&r.c)
 	bias, ms, is := k.zero, k.one, k.zero
 	if useBias {
@@ -616,18 +509,18 @@ func limitWide16(r *wideAngle, wA, wB v16, k *jointConsts16, useBias bool) (v16,
 	imp = acc.Sub(old)
 	acc.Store(&r.impulse)
 	moves := imp.NotEqual(k.zero)
-	return wA.subS(ld16x3(&r.ia), imp).keep(wA, moves), wB.addS(ld16x3(&r.ib), imp).keep(wB, moves)
+	return wA.subS(ldv16(&r.ia), imp).keep(wA, moves), wB.addS(ldv16(&r.ib), imp).keep(wB, moves)
 }
 
 // anchorWide16 is anchorWide over sixteen anchor blocks.
 func anchorWide16(bt *wideJointBatch, lin *[6]blanes, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
 	pt := &bt.point
 	vA, vB := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}, v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
-	cdot := vB.add(wB.cross(ld16x3(&pt.rB))).sub(vA).sub(wA.cross(ld16x3(&pt.rA)))
-	old := ld16x3(&pt.impulse)
+	cdot := vB.add(wB.cross(ldv16(&pt.rB))).sub(vA).sub(wA.cross(ldv16(&pt.rA)))
+	old := ldv16(&pt.impulse)
 	var imp v16
 	if useBias {
-		imp = mulAt16(&pt.mass, cdot.add(ld16x3(&pt.c).scale(k.biasRate))).scale(neg16(k.massScale)).sub(old.scale(k.impulseScale))
+		imp = mulAt16(&pt.mass, cdot.add(ldv16(&pt.c).scale(k.biasRate))).scale(neg16(k.massScale)).sub(old.scale(k.impulseScale))
 	} else {
 		imp = mulAt16(&pt.mass, cdot).scale(neg16(k.one))
 	}
@@ -644,7 +537,7 @@ func anchorWide16(bt *wideJointBatch, lin *[6]blanes, wA, wB v16, k *jointConsts
 	nB.x.Store(&lin[3])
 	nB.y.Store(&lin[4])
 	nB.z.Store(&lin[5])
-	lA, lB := ld16x3(&pt.rA).cross(imp), ld16x3(&pt.rB).cross(imp)
+	lA, lB := ldv16(&pt.rA).cross(imp), ldv16(&pt.rB).cross(imp)
 	return wA.sub(mulAt16(&bt.iA, lA)), wB.add(mulAt16(&bt.iB, lB))
 }
 
@@ -677,7 +570,7 @@ func hingeWide16(w *World, bt *wideJointBatch, useBias bool) {
 	wA, wB := gatherJointPair16(w, bt, &lin)
 	wA, wB = limitWide16(&bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limitWide16(&bt.rows[1], wA, wB, &k, useBias)
-	u1, u2 := ld16x3(&bt.u1), ld16x3(&bt.u2)
+	u1, u2 := ldv16(&bt.u1), ldv16(&bt.u2)
 	dw := wB.sub(wA)
 	c1, c2 := u1.dot(dw), u2.dot(dw)
 	ms, is := k.one, k.zero

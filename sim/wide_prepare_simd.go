@@ -29,7 +29,7 @@ func prepareWide(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at 
 // prepareHalf is prepareWide over half h of a batch (lanes 8h to 8h+7).
 func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
 	kept *[4]uint16, comp *blanes) {
-	hr := halfRows(bt, h)
+	hr := rows8(bt, h)
 	b := &w.Bodies
 	nl := halfLanes(bt, h)
 	// An empty lane reads lane 0's bodies (its rows are zeroed below).
@@ -58,15 +58,15 @@ func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoi
 	var zero f8
 	one, halfS := bc(1), bc(0.5)
 	for j := range bt.maxCount {
-		wp := halfPoint(&bt.pts[j], h)
+		wp := point8(&bt.pts[j], h)
 		q := (*[wideLanes]*collide.Point)(at[j][h*wideLanes:])
 		px, py, pz, sep := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
 			ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
 		pos := v8{px, py, pz}
-		n := l83(&hr.n)
+		n := lv8(&hr.n)
 		hn := n.scale(halfS.Mul(sep))
-		ra := pos.sub(hn).sub(ld3(&state[0]))
-		rb := pos.add(hn).sub(ld3(&state[1]))
+		ra := pos.sub(hn).sub(ldv8(&state[0]))
+		rb := pos.add(hn).sub(ldv8(&state[1]))
 		masked := nl < wideLanes || bt.ragged&(1<<j) != 0
 		has := count.Greater(ld(&laneCounts[j]))
 		// (put1 and put as closures zeroed their context with legacy MOVUPS: see laneCounts)
@@ -105,18 +105,18 @@ func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoi
 			put(ib, itB)
 			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(l83(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(l83(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		friction(lv8(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(lv8(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
 		zero.Store(p8(&wp.maxNormal))
 		zero.Store(p8(&wp.sep)) // refreshed before the first pass
 		la, lb := mulAtT(&rA, ra), mulAtT(&rB, rb)
 		put(&wp.localA, la)
 		put(&wp.localB, lb)
 		keep := bitMask(uint8(kept[j] >> (8 * h)))
-		aa, ab := l83(&wp.anchorA).keep(la, keep), l83(&wp.anchorB).keep(lb, keep)
+		aa, ab := lv8(&wp.anchorA).keep(la, keep), lv8(&wp.anchorB).keep(lb, keep)
 		put(&wp.anchorA, aa)
 		put(&wp.anchorB, ab)
-		dv := ld3(&state[3]).add(ld3(&spin[1]).cross(rb)).sub(ld3(&state[2])).sub(ld3(&spin[0]).cross(ra))
+		dv := ldv8(&state[3]).add(ldv8(&spin[1]).cross(rb)).sub(ldv8(&state[2])).sub(ldv8(&spin[0]).cross(ra))
 		rel := dv.dot(n)
 		for c, v := range [...]v8{la, lb, aa, ab} {
 			v.x.Store(&back[3*c])

@@ -1,0 +1,172 @@
+//go:build ignore
+
+// The one source of the wide row kernels: lanegen (sim/internal/lanegen; go generate ./sim, make
+// generate) writes it out twice, as rows8_simd.go (eight lanes, AVX2) and rows16_simd.go (sixteen,
+// AVX-512), with every identifier ending in _W renamed for the width (f_W is f8 or f16, solve_W is
+// solve8 or solve16). This file itself is not compiled (its build constraint says ignore): edit it and
+// run make generate. See lanes.go.
+
+package sim
+
+import "simd/archsimd"
+
+// f_W is one float32 per lane; mask_W one bit per lane.
+type (
+	f_W    = archsimd.Float32x_W
+	mask_W = archsimd.Mask32x_W
+)
+
+// v_W is a vector per lane, component-major.
+type v_W struct{ x, y, z f_W }
+
+// dot is a.X*b.X + a.Y*b.Y + a.Z*b.Z, in vecmath.V.Dot's order.
+func (a v_W) dot(b v_W) f_W { return a.x.Mul(b.x).Add(a.y.Mul(b.y)).Add(a.z.Mul(b.z)) }
+
+func (a v_W) add(b v_W) v_W { return v_W{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
+
+func (a v_W) sub(b v_W) v_W { return v_W{a.x.Sub(b.x), a.y.Sub(b.y), a.z.Sub(b.z)} }
+
+// subS is a.Sub(b.Scale(s)); addS is a.Add(b.Scale(s)).
+func (a v_W) subS(b v_W, s f_W) v_W {
+	return v_W{a.x.Sub(b.x.Mul(s)), a.y.Sub(b.y.Mul(s)), a.z.Sub(b.z.Mul(s))}
+}
+
+func (a v_W) addS(b v_W, s f_W) v_W {
+	return v_W{a.x.Add(b.x.Mul(s)), a.y.Add(b.y.Mul(s)), a.z.Add(b.z.Mul(s))}
+}
+
+// scale is a.Scale(s) per lane.
+func (a v_W) scale(s f_W) v_W { return v_W{a.x.Mul(s), a.y.Mul(s), a.z.Mul(s)} }
+
+// cross is vecmath.V.Cross per lane, in its order of operations.
+func (a v_W) cross(b v_W) v_W {
+	return v_W{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
+}
+
+// keep is a where m is set and old elsewhere.
+func (a v_W) keep(old v_W, m mask_W) v_W {
+	return v_W{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
+}
+
+// neg_W flips the sign bit (exactly the scalar unary minus, also for zeros).
+func neg_W(x f_W) f_W {
+	return x.AsUint32x_W().Xor(archsimd.BroadcastUint32x_W(0x80000000)).AsFloat32x_W()
+}
+
+// bc_W is x in every lane.
+func bc_W(x float32) f_W { return archsimd.BroadcastFloat32x_W(x) }
+
+// ld_W loads a row of row_W floats (a local array's, not a batch's: see l_W).
+func ld_W(a *row_W) f_W { return archsimd.LoadFloat32x_W(a) }
+
+// ldv_W loads a vector from three rows; stv_W stores one into them.
+func ldv_W(a *[3]row_W) v_W { return v_W{ld_W(&a[0]), ld_W(&a[1]), ld_W(&a[2])} }
+
+func stv_W(d *[3]row_W, v v_W) {
+	v.x.Store(&d[0])
+	v.y.Store(&d[1])
+	v.z.Store(&d[2])
+}
+
+// solve_W is solveManifold over the manifolds in a batch's lanes (half h of them, lanes 8h to 8h+7,
+// in the eight-lane form; all of them, h 0, in the sixteen-lane form), lane by lane in
+// solveManifold's order of operations (see wide.go).
+func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
+	// The linear velocities wait in memory: kept in registers through the loop they were spilled and
+	// reloaded at every row. Declared before the vectors (see laneCounts).
+	var lin [2][3]row_W
+	hr := rows_W(bt, h)
+	vA, wA, vB, wB := gatherVel_W(w, bt, h)
+	// The normal rows: along n the linear velocities enter each row only through dvn = n.(vB - vA),
+	// which a row's impulse moves by imp (mA + mB) (n is a unit vector); the linear velocities take
+	// the rows' summed impulse at the end. So only dvn, the sum and the angular velocities are carried
+	// from row to row, which leaves AVX2's sixteen registers enough for the row's own values.
+	mA, mB := l_W(&hr.mA), l_W(&hr.mB)
+	mAB := mA.Add(mB)
+	count := l_W(&hr.count)
+	nv := lv_W(&hr.n)
+	dvn := nv.dot(vB.sub(vA))
+	stv_W(&lin[0], vA)
+	stv_W(&lin[1], vB)
+	var zero f_W
+	sum := zero
+	minPush, invH := neg_W(bc_W(w.pipe.maxPush)), bc_W(w.pipe.invH)
+	for i := range bt.maxCount {
+		cp := point_W(&bt.pts[i], h)
+		vn := dvn.Add(lv_W(&cp.nB).dot(wB)).Sub(lv_W(&cp.nA).dot(wA))
+		sep, nm, ni := l_W(&cp.sep), l_W(&cp.normalMass), l_W(&cp.normalImpulse)
+		var imp f_W
+		if useBias {
+			imp = neg_W(l_W(&cp.softMass)).Mul(vn.Add(l_W(&hr.biasRate).Mul(sep).Max(minPush))).Sub(l_W(&cp.leak).Mul(ni))
+		} else {
+			imp = neg_W(nm).Mul(vn)
+		}
+		imp = neg_W(nm).Mul(vn.Add(sep.Mul(invH))).Merge(imp, sep.Greater(zero))
+		acc := ni.Add(imp)
+		acc = acc.Merge(zero, acc.Greater(zero))
+		imp = acc.Sub(ni)
+		acc.Store(p_W(&cp.normalImpulse))
+		mx := l_W(&cp.maxNormal)
+		imp.Merge(mx, imp.Greater(mx)).Store(p_W(&cp.maxNormal))
+		nwA, nwB := wA.subS(lv_W(&cp.inA), imp), wB.addS(lv_W(&cp.inB), imp)
+		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(lc_W(i))
+			nwA, nwB, ndvn, nsum = nwA.keep(wA, has), nwB.keep(wB, has), ndvn.Merge(dvn, has), nsum.Merge(sum, has)
+		}
+		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
+	}
+	vA, vB = ldv_W(&lin[0]), ldv_W(&lin[1])
+	vA, vB = vA.subS(nv, sum.Mul(mA)), vB.addS(nv, sum.Mul(mB))
+	if !w.settings.NoFriction {
+		// The friction rows likewise carry d1 = t1.(vB - vA) and d2 = t2.(vB - vA) (t1, t2 and n
+		// orthonormal: an impulse along t1 leaves d2 alone), with the drift's bias folded in.
+		t1, t2 := lv_W(&hr.t1), lv_W(&hr.t2)
+		dv := vB.sub(vA)
+		d1, d2 := t1.dot(dv), t2.dot(dv)
+		if useBias {
+			drift, biasRate := lv_W(&hr.drift), l_W(&hr.biasRate)
+			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
+		}
+		sum1, sum2 := zero, zero
+		for i := range bt.maxCount {
+			cp := point_W(&bt.pts[i], h)
+			vt1 := d1.Add(lv_W(&cp.t1B).dot(wB)).Sub(lv_W(&cp.t1A).dot(wA))
+			vt2 := d2.Add(lv_W(&cp.t2B).dot(wB)).Sub(lv_W(&cp.t2A).dot(wA))
+			old1, old2 := l_W(&cp.ti1), l_W(&cp.ti2)
+			var l1, l2 f_W
+			if useBias {
+				ms, leak := l_W(&hr.massScale), l_W(&hr.leak)
+				l1 = old1.Sub(l_W(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
+				l2 = old2.Sub(l_W(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
+			} else {
+				l1 = old1.Sub(l_W(&cp.tm1).Mul(vt1))
+				l2 = old2.Sub(l_W(&cp.tm2).Mul(vt2))
+			}
+			maxF := l_W(&hr.mu).Mul(l_W(&cp.normalImpulse))
+			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
+			slide := mag2.Greater(maxF.Mul(maxF))
+			if setSliding_W(&bt.pts[i], h, slide) { // no lane slides: the Coulomb scale changes nothing
+				s := maxF.Div(mag2.Sqrt())
+				l1 = l1.Mul(s).Merge(l1, slide)
+				l2 = l2.Mul(s).Merge(l2, slide)
+			}
+			e1, e2 := l1.Sub(old1), l2.Sub(old2)
+			l1.Store(p_W(&cp.ti1))
+			l2.Store(p_W(&cp.ti2))
+			nwA := wA.subS(lv_W(&cp.it1A), e1).subS(lv_W(&cp.it2A), e2)
+			nwB := wB.addS(lv_W(&cp.it1B), e1).addS(lv_W(&cp.it2B), e2)
+			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
+			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
+			if bt.ragged&(1<<i) != 0 {
+				has := count.Greater(lc_W(i))
+				nwA, nwB = nwA.keep(wA, has), nwB.keep(wB, has)
+				nd1, nd2, ns1, ns2 = nd1.Merge(d1, has), nd2.Merge(d2, has), ns1.Merge(sum1, has), ns2.Merge(sum2, has)
+			}
+			wA, wB, d1, d2, sum1, sum2 = nwA, nwB, nd1, nd2, ns1, ns2
+		}
+		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
+		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
+	}
+	storeVel_W(w, bt, h, vA, wA, vB, wB)
+}
