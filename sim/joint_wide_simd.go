@@ -43,16 +43,6 @@ func storeV8h(h int, d *blanes3, v v8) {
 	v.z.Store(half(&d[2], h))
 }
 
-// mulAt is m8.mul(v) of the matrices in m, each element loaded where it is used, so that the matrix
-// does not hold nine registers.
-func mulAt(m *[9]lanes, v v8) v8 {
-	return v8{
-		ld(&m[0]).Mul(v.x).Add(ld(&m[3]).Mul(v.y)).Add(ld(&m[6]).Mul(v.z)),
-		ld(&m[1]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[7]).Mul(v.z)),
-		ld(&m[2]).Mul(v.x).Add(ld(&m[5]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
-	}
-}
-
 // jointConsts are the joint softness's factors, broadcast.
 type jointConsts struct {
 	invH, biasRate, massScale, impulseScale, zero, one f8
@@ -126,7 +116,7 @@ func storeLanes(d []lanes, v v8) {
 // anchorWide).
 func gatherJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
 	var vA, vB v8
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
 	if st := w.pipe.vel; w.pipe.stateOn {
 		vA, wA = gatherState(st, ia, wideLanes) // an empty lane repeats lane 0's bodies
 		vB, wB = gatherState(st, ib, wideLanes)
@@ -141,7 +131,7 @@ func gatherJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB
 // scatterJointPair is scatterPair for a joint batch whose linear velocities are in lin.
 func scatterJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes, wA, wB v8) {
 	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	storePair(w, halfIdx(&bt.a, h), halfIdx(&bt.b, h), jointHalfLanes(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
+	storePair(w, idx8(&bt.a, h), idx8(&bt.b, h), jointHalfLanes(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
 }
 
 // anchorMassWide is pointPart.setMass over a batch: K's columns K e for the unit vectors e, then
@@ -282,7 +272,7 @@ func refreshJointsHalf(h int, w *World, bt *wideJointBatch) {
 	p := &w.pipe
 	b := &w.Bodies
 	var RA, RB [9]lanes
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
 	gatherMatTo(&RA, p.rot, ia, !bt.safe)
 	gatherMatTo(&RB, p.rot, ib, !bt.safe)
 	xA, xB := gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
@@ -327,7 +317,7 @@ func hingeRows(h int, w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 	var c lanes
 	coord.Store(&c)
 	archsimd.ClearAVXUpperBits()
-	k := halfIdx(&bt.k, h)
+	k := idx8(&bt.k, h)
 	for l := range jointHalfLanes(bt, h) {
 		w.joints[k[l]].coord = c[l]
 	}
@@ -363,7 +353,7 @@ func swingTwistRows(h int, w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 	swing.Store(&sw)
 	twist.Store(&tw)
 	archsimd.ClearAVXUpperBits()
-	k := halfIdx(&bt.k, h)
+	k := idx8(&bt.k, h)
 	for l := range jointHalfLanes(bt, h) {
 		j := &w.joints[k[l]]
 		j.swingA, j.coord = sw[l], tw[l]
@@ -434,7 +424,7 @@ func storeJointSums(h int, w *World, bt *wideJointBatch, lin, angA, angB v8) {
 	storeV8((*lanes3)(g[3:6]), angA)
 	storeV8((*lanes3)(g[6:9]), angB)
 	archsimd.ClearAVXUpperBits()
-	k := halfIdx(&bt.k, h)
+	k := idx8(&bt.k, h)
 	for l := range jointHalfLanes(bt, h) {
 		j := &w.pipe.jsums[k[l]]
 		j.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}

@@ -166,3 +166,84 @@ func solve16(w *World, bt *wideBatch, h int, useBias bool) {
 	}
 	storeVel16(w, bt, h, vA, wA, vB, wB)
 }
+
+// mulAt16 is m v of the column-major matrices in m, each element loaded where it is used (so that
+// the matrix does not hold nine registers), in mulMat's order of operations.
+func mulAt16(m *[9]row16, v v16) v16 {
+	return v16{
+		ld16(&m[0]).Mul(v.x).Add(ld16(&m[3]).Mul(v.y)).Add(ld16(&m[6]).Mul(v.z)),
+		ld16(&m[1]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[7]).Mul(v.z)),
+		ld16(&m[2]).Mul(v.x).Add(ld16(&m[5]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
+	}
+}
+
+// mulAtT16 is mulAt16 with the transpose: m^T v, in mulMatT's order.
+func mulAtT16(m *[9]row16, v v16) v16 {
+	return v16{
+		ld16(&m[0]).Mul(v.x).Add(ld16(&m[1]).Mul(v.y)).Add(ld16(&m[2]).Mul(v.z)),
+		ld16(&m[3]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[5]).Mul(v.z)),
+		ld16(&m[6]).Mul(v.x).Add(ld16(&m[7]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
+	}
+}
+
+// warm16 is warmStartManifold over a batch's lanes (half h of them in the eight-lane form): each
+// manifold's accumulated impulses summed, in warmStartManifold's order, into its impulseSum for
+// gatherImpulses. A lane's missing points add zeros, which change no sum's bits (the sums start at
+// +0).
+func warm16(w *World, bt *wideBatch, h int) {
+	var g [3][3]row16 // lin, angA, angB; declared before the vectors (see laneCounts)
+	hr := rows16(bt, h)
+	var lin, angA, angB v16
+	n, t1, t2 := lv16(&hr.n), lv16(&hr.t1), lv16(&hr.t2)
+	for i := range bt.maxCount {
+		cp := point16(&bt.pts[i], h)
+		ln, l1, l2 := l16(&cp.normalImpulse), l16(&cp.ti1), l16(&cp.ti2)
+		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
+		angA = angA.addS(lv16(&cp.nA), ln).addS(lv16(&cp.t1A), l1).addS(lv16(&cp.t2A), l2)
+		angB = angB.addS(lv16(&cp.nB), ln).addS(lv16(&cp.t1B), l1).addS(lv16(&cp.t2B), l2)
+	}
+	stv16(&g[0], lin)
+	stv16(&g[1], angA)
+	stv16(&g[2], angB)
+	archsimd.ClearAVXUpperBits()
+	sums := w.pipe.sums
+	k := idx16(&bt.k, h)
+	for l := range used16(bt, h) {
+		m := &sums[k[l]]
+		m.lin = vec{X: g[0][0][l], Y: g[0][1][l], Z: g[0][2][l]}
+		m.angA = vec{X: g[1][0][l], Y: g[1][1][l], Z: g[1][2][l]}
+		m.angB = vec{X: g[2][0][l], Y: g[2][1][l], Z: g[2][2][l]}
+	}
+}
+
+// refresh16 is refreshManifold over a batch's lanes (half h of them in the eight-lane form): each
+// point's separation between its anchors and the mean drift of the friction anchors, from the
+// bodies' current poses, in refreshManifold's order of operations. A lane's missing points add
+// nothing to its drift.
+func refresh16(w *World, bt *wideBatch, h int) {
+	var g poseRows // declared (zeroed) before the vectors (see laneCounts)
+	gatherPoses16(w, bt, h, &g)
+	hr := rows16(bt, h)
+	xA, xB := lhv16((*blanes3)(g[0:3]), h), lhv16((*blanes3)(g[3:6]), h)
+	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAtH16)
+	n := lv16(&hr.n)
+	count := l16(&hr.count)
+	var zero f16
+	var drift v16
+	for i := range bt.maxCount {
+		cp := point16(&bt.pts[i], h)
+		sep := xB.add(mulAtH16(h, rB, lv16(&cp.localB))).sub(xA).sub(mulAtH16(h, rA, lv16(&cp.localA))).dot(n)
+		sep.Store(p16(&cp.sep))
+		d := xB.add(mulAtH16(h, rB, lv16(&cp.anchorB))).sub(xA).sub(mulAtH16(h, rA, lv16(&cp.anchorA)))
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(lc16(i))
+			d = d.keep(v16{zero, zero, zero}, has)
+		}
+		drift = drift.add(d)
+	}
+	inv := bc16(1).Div(count)
+	drift.x.Mul(inv).Store(p16(&hr.drift[0]))
+	drift.y.Mul(inv).Store(p16(&hr.drift[1]))
+	drift.z.Mul(inv).Store(p16(&hr.drift[2]))
+	archsimd.ClearAVXUpperBits()
+}

@@ -166,3 +166,84 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 	}
 	storeVel8(w, bt, h, vA, wA, vB, wB)
 }
+
+// mulAt is m v of the column-major matrices in m, each element loaded where it is used (so that
+// the matrix does not hold nine registers), in mulMat's order of operations.
+func mulAt(m *[9]row8, v v8) v8 {
+	return v8{
+		ld(&m[0]).Mul(v.x).Add(ld(&m[3]).Mul(v.y)).Add(ld(&m[6]).Mul(v.z)),
+		ld(&m[1]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[7]).Mul(v.z)),
+		ld(&m[2]).Mul(v.x).Add(ld(&m[5]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
+	}
+}
+
+// mulAtT is mulAt with the transpose: m^T v, in mulMatT's order.
+func mulAtT(m *[9]row8, v v8) v8 {
+	return v8{
+		ld(&m[0]).Mul(v.x).Add(ld(&m[1]).Mul(v.y)).Add(ld(&m[2]).Mul(v.z)),
+		ld(&m[3]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[5]).Mul(v.z)),
+		ld(&m[6]).Mul(v.x).Add(ld(&m[7]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
+	}
+}
+
+// warm8 is warmStartManifold over a batch's lanes (half h of them in the eight-lane form): each
+// manifold's accumulated impulses summed, in warmStartManifold's order, into its impulseSum for
+// gatherImpulses. A lane's missing points add zeros, which change no sum's bits (the sums start at
+// +0).
+func warm8(w *World, bt *wideBatch, h int) {
+	var g [3][3]row8 // lin, angA, angB; declared before the vectors (see laneCounts)
+	hr := rows8(bt, h)
+	var lin, angA, angB v8
+	n, t1, t2 := lv8(&hr.n), lv8(&hr.t1), lv8(&hr.t2)
+	for i := range bt.maxCount {
+		cp := point8(&bt.pts[i], h)
+		ln, l1, l2 := l8(&cp.normalImpulse), l8(&cp.ti1), l8(&cp.ti2)
+		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
+		angA = angA.addS(lv8(&cp.nA), ln).addS(lv8(&cp.t1A), l1).addS(lv8(&cp.t2A), l2)
+		angB = angB.addS(lv8(&cp.nB), ln).addS(lv8(&cp.t1B), l1).addS(lv8(&cp.t2B), l2)
+	}
+	stv8(&g[0], lin)
+	stv8(&g[1], angA)
+	stv8(&g[2], angB)
+	archsimd.ClearAVXUpperBits()
+	sums := w.pipe.sums
+	k := idx8(&bt.k, h)
+	for l := range used8(bt, h) {
+		m := &sums[k[l]]
+		m.lin = vec{X: g[0][0][l], Y: g[0][1][l], Z: g[0][2][l]}
+		m.angA = vec{X: g[1][0][l], Y: g[1][1][l], Z: g[1][2][l]}
+		m.angB = vec{X: g[2][0][l], Y: g[2][1][l], Z: g[2][2][l]}
+	}
+}
+
+// refresh8 is refreshManifold over a batch's lanes (half h of them in the eight-lane form): each
+// point's separation between its anchors and the mean drift of the friction anchors, from the
+// bodies' current poses, in refreshManifold's order of operations. A lane's missing points add
+// nothing to its drift.
+func refresh8(w *World, bt *wideBatch, h int) {
+	var g poseRows // declared (zeroed) before the vectors (see laneCounts)
+	gatherPoses8(w, bt, h, &g)
+	hr := rows8(bt, h)
+	xA, xB := lh3((*blanes3)(g[0:3]), h), lh3((*blanes3)(g[3:6]), h)
+	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAtH)
+	n := lv8(&hr.n)
+	count := l8(&hr.count)
+	var zero f8
+	var drift v8
+	for i := range bt.maxCount {
+		cp := point8(&bt.pts[i], h)
+		sep := xB.add(mulAtH(h, rB, lv8(&cp.localB))).sub(xA).sub(mulAtH(h, rA, lv8(&cp.localA))).dot(n)
+		sep.Store(p8(&cp.sep))
+		d := xB.add(mulAtH(h, rB, lv8(&cp.anchorB))).sub(xA).sub(mulAtH(h, rA, lv8(&cp.anchorA)))
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(lc8(i))
+			d = d.keep(v8{zero, zero, zero}, has)
+		}
+		drift = drift.add(d)
+	}
+	inv := bc(1).Div(count)
+	drift.x.Mul(inv).Store(p8(&hr.drift[0]))
+	drift.y.Mul(inv).Store(p8(&hr.drift[1]))
+	drift.z.Mul(inv).Store(p8(&hr.drift[2]))
+	archsimd.ClearAVXUpperBits()
+}

@@ -170,3 +170,84 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 	}
 	storeVel_W(w, bt, h, vA, wA, vB, wB)
 }
+
+// mulAt_W is m v of the column-major matrices in m, each element loaded where it is used (so that
+// the matrix does not hold nine registers), in mulMat's order of operations.
+func mulAt_W(m *[9]row_W, v v_W) v_W {
+	return v_W{
+		ld_W(&m[0]).Mul(v.x).Add(ld_W(&m[3]).Mul(v.y)).Add(ld_W(&m[6]).Mul(v.z)),
+		ld_W(&m[1]).Mul(v.x).Add(ld_W(&m[4]).Mul(v.y)).Add(ld_W(&m[7]).Mul(v.z)),
+		ld_W(&m[2]).Mul(v.x).Add(ld_W(&m[5]).Mul(v.y)).Add(ld_W(&m[8]).Mul(v.z)),
+	}
+}
+
+// mulAtT_W is mulAt_W with the transpose: m^T v, in mulMatT's order.
+func mulAtT_W(m *[9]row_W, v v_W) v_W {
+	return v_W{
+		ld_W(&m[0]).Mul(v.x).Add(ld_W(&m[1]).Mul(v.y)).Add(ld_W(&m[2]).Mul(v.z)),
+		ld_W(&m[3]).Mul(v.x).Add(ld_W(&m[4]).Mul(v.y)).Add(ld_W(&m[5]).Mul(v.z)),
+		ld_W(&m[6]).Mul(v.x).Add(ld_W(&m[7]).Mul(v.y)).Add(ld_W(&m[8]).Mul(v.z)),
+	}
+}
+
+// warm_W is warmStartManifold over a batch's lanes (half h of them in the eight-lane form): each
+// manifold's accumulated impulses summed, in warmStartManifold's order, into its impulseSum for
+// gatherImpulses. A lane's missing points add zeros, which change no sum's bits (the sums start at
+// +0).
+func warm_W(w *World, bt *wideBatch, h int) {
+	var g [3][3]row_W // lin, angA, angB; declared before the vectors (see laneCounts)
+	hr := rows_W(bt, h)
+	var lin, angA, angB v_W
+	n, t1, t2 := lv_W(&hr.n), lv_W(&hr.t1), lv_W(&hr.t2)
+	for i := range bt.maxCount {
+		cp := point_W(&bt.pts[i], h)
+		ln, l1, l2 := l_W(&cp.normalImpulse), l_W(&cp.ti1), l_W(&cp.ti2)
+		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
+		angA = angA.addS(lv_W(&cp.nA), ln).addS(lv_W(&cp.t1A), l1).addS(lv_W(&cp.t2A), l2)
+		angB = angB.addS(lv_W(&cp.nB), ln).addS(lv_W(&cp.t1B), l1).addS(lv_W(&cp.t2B), l2)
+	}
+	stv_W(&g[0], lin)
+	stv_W(&g[1], angA)
+	stv_W(&g[2], angB)
+	archsimd.ClearAVXUpperBits()
+	sums := w.pipe.sums
+	k := idx_W(&bt.k, h)
+	for l := range used_W(bt, h) {
+		m := &sums[k[l]]
+		m.lin = vec{X: g[0][0][l], Y: g[0][1][l], Z: g[0][2][l]}
+		m.angA = vec{X: g[1][0][l], Y: g[1][1][l], Z: g[1][2][l]}
+		m.angB = vec{X: g[2][0][l], Y: g[2][1][l], Z: g[2][2][l]}
+	}
+}
+
+// refresh_W is refreshManifold over a batch's lanes (half h of them in the eight-lane form): each
+// point's separation between its anchors and the mean drift of the friction anchors, from the
+// bodies' current poses, in refreshManifold's order of operations. A lane's missing points add
+// nothing to its drift.
+func refresh_W(w *World, bt *wideBatch, h int) {
+	var g poseRows // declared (zeroed) before the vectors (see laneCounts)
+	gatherPoses_W(w, bt, h, &g)
+	hr := rows_W(bt, h)
+	xA, xB := lhv_W((*blanes3)(g[0:3]), h), lhv_W((*blanes3)(g[3:6]), h)
+	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAtH_W)
+	n := lv_W(&hr.n)
+	count := l_W(&hr.count)
+	var zero f_W
+	var drift v_W
+	for i := range bt.maxCount {
+		cp := point_W(&bt.pts[i], h)
+		sep := xB.add(mulAtH_W(h, rB, lv_W(&cp.localB))).sub(xA).sub(mulAtH_W(h, rA, lv_W(&cp.localA))).dot(n)
+		sep.Store(p_W(&cp.sep))
+		d := xB.add(mulAtH_W(h, rB, lv_W(&cp.anchorB))).sub(xA).sub(mulAtH_W(h, rA, lv_W(&cp.anchorA)))
+		if bt.ragged&(1<<i) != 0 {
+			has := count.Greater(lc_W(i))
+			d = d.keep(v_W{zero, zero, zero}, has)
+		}
+		drift = drift.add(d)
+	}
+	inv := bc_W(1).Div(count)
+	drift.x.Mul(inv).Store(p_W(&hr.drift[0]))
+	drift.y.Mul(inv).Store(p_W(&hr.drift[1]))
+	drift.z.Mul(inv).Store(p_W(&hr.drift[2]))
+	archsimd.ClearAVXUpperBits()
+}

@@ -72,7 +72,7 @@ func gatherVel16(w *World, bt *wideBatch, _ int) (vA, wA, vB, wB v16) {
 	}
 	b := &w.Bodies
 	n1 := bt.lanes - wideLanes
-	ia0, ib0, ia1, ib1 := halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), halfIdx(&bt.a, 1), halfIdx(&bt.b, 1)
+	ia0, ib0, ia1, ib1 := idx8(&bt.a, 0), idx8(&bt.b, 0), idx8(&bt.a, 1), idx8(&bt.b, 1)
 	a0, b0, c0, d0 := gatherPair(b, ia0, ib0, !bt.safe)
 	var a1, b1, c1, d1 v8
 	if n1 == wideLanes {
@@ -100,8 +100,8 @@ func storePair16(w *World, ia, ib *[batchLanes]int32, n int, mA, mB *blanes, vA,
 		return
 	}
 	a1, b1, c1, d1 := vA.hi(), wA.hi(), vB.hi(), wB.hi()
-	storePair(w, halfIdx(ia, 0), halfIdx(ib, 0), wideLanes, half(mA, 0), half(mB, 0), vA.lo(), wA.lo(), vB.lo(), wB.lo())
-	storePair(w, halfIdx(ia, 1), halfIdx(ib, 1), n-wideLanes, half(mA, 1), half(mB, 1), a1, b1, c1, d1)
+	storePair(w, idx8(ia, 0), idx8(ib, 0), wideLanes, half(mA, 0), half(mB, 0), vA.lo(), wA.lo(), vB.lo(), wB.lo())
+	storePair(w, idx8(ia, 1), idx8(ib, 1), n-wideLanes, half(mA, 1), half(mB, 1), a1, b1, c1, d1)
 }
 
 // The permutations of gatherState16 and scatterState16 (ConcatPermute's indices: 0-15 the first
@@ -183,36 +183,13 @@ func solveWide16(w *World, bt *wideBatch, useBias bool) {
 	solve16(w, bt, 0, useBias)
 }
 
-// warmWide16 is warmWide over a batch of more than eight manifolds sixteen lanes at a time, in
-// warmHalf's order.
+// warmWide16 is warmWide over a batch of more than eight manifolds sixteen lanes at a time (warm16).
 func warmWide16(w *World, bt *wideBatch) {
 	if bt.lanes <= wideLanes {
-		warmHalf(w, bt, 0)
+		warm8(w, bt, 0)
 		return
 	}
-	var g [9]blanes // declared before the vectors (laneCounts)
-	var lin, angA, angB v16
-	n, t1, t2 := ldv16(&bt.n), ldv16(&bt.t1), ldv16(&bt.t2)
-	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		ln, l1, l2 := ld16(&cp.normalImpulse), ld16(&cp.ti1), ld16(&cp.ti2)
-		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		angA = angA.addS(ldv16(&cp.nA), ln).addS(ldv16(&cp.t1A), l1).addS(ldv16(&cp.t2A), l2)
-		angB = angB.addS(ldv16(&cp.nB), ln).addS(ldv16(&cp.t1B), l1).addS(ldv16(&cp.t2B), l2)
-	}
-	for c, v := range [...]v16{lin, angA, angB} {
-		v.x.Store(&g[3*c])
-		v.y.Store(&g[3*c+1])
-		v.z.Store(&g[3*c+2])
-	}
-	archsimd.ClearAVXUpperBits()
-	sums := w.pipe.sums
-	for l := range bt.lanes {
-		m := &sums[bt.k[l]]
-		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
-		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
-		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
-	}
+	warm16(w, bt, 0)
 }
 
 // poseRows is the rows gatherPoses fills: xA, xB, then rA's and rB's nine columns' components.
@@ -223,8 +200,8 @@ type poseRows = [24]blanes
 func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
 	b := &w.Bodies
 	rot := w.pipe.rot
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	if nl := halfLanes(bt, h); nl < wideLanes {
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
+	if nl := used8(bt, h); nl < wideLanes {
 		gatherPosesRagged(w, ia, ib, nl, h, g)
 		return
 	}
@@ -261,57 +238,36 @@ func gatherPosesRagged(w *World, ia, ib *[wideLanes]int32, nl, h int, g *poseRow
 	}
 }
 
-// refreshWide16 is refreshWide over a batch of more than eight manifolds sixteen lanes at a time, in
-// refreshHalf's order.
+// refreshWide16 is refreshWide over a batch of more than eight manifolds sixteen lanes at a time
+// (refresh16).
 func refreshWide16(w *World, bt *wideBatch) {
 	if bt.lanes <= wideLanes {
-		refreshHalf(w, bt, 0)
+		refresh8(w, bt, 0)
 		return
 	}
-	var g poseRows // declared (zeroed) before the vectors (laneCounts)
-	gatherPoses(w, bt, 0, &g)
-	gatherPoses(w, bt, 1, &g)
-	xA, xB := ldv16((*blanes3)(g[0:3])), ldv16((*blanes3)(g[3:6]))
-	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAt16)
-	n := ldv16(&bt.n)
-	count := ld16(&bt.count)
-	var zero f16
-	var drift v16
-	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		sep := xB.add(mulAt16(rB, ldv16(&cp.localB))).sub(xA).sub(mulAt16(rA, ldv16(&cp.localA))).dot(n)
-		sep.Store(&cp.sep)
-		d := xB.add(mulAt16(rB, ldv16(&cp.anchorB))).sub(xA).sub(mulAt16(rA, ldv16(&cp.anchorA)))
-		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(ld16(&laneCounts16[i]))
-			d = d.keep(v16{zero, zero, zero}, has)
-		}
-		drift = drift.add(d)
-	}
-	inv := archsimd.BroadcastFloat32x16(1).Div(count)
-	drift.x.Mul(inv).Store(&bt.drift[0])
-	drift.y.Mul(inv).Store(&bt.drift[1])
-	drift.z.Mul(inv).Store(&bt.drift[2])
-	archsimd.ClearAVXUpperBits()
+	refresh16(w, bt, 0)
 }
 
-// mulAt16 is mulAt over sixteen lanes.
-func mulAt16(m *[9]blanes, v v16) v16 {
-	return v16{
-		ld16(&m[0]).Mul(v.x).Add(ld16(&m[3]).Mul(v.y)).Add(ld16(&m[6]).Mul(v.z)),
-		ld16(&m[1]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[7]).Mul(v.z)),
-		ld16(&m[2]).Mul(v.x).Add(ld16(&m[5]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
-	}
+// gatherPoses16 is gatherPoses over both halves of a batch.
+func gatherPoses16(w *World, bt *wideBatch, _ int, g *poseRows) {
+	gatherPoses(w, bt, 0, g)
+	gatherPoses(w, bt, 1, g)
 }
 
-// mulAtT16 is mulAtT over sixteen lanes.
-func mulAtT16(m *[9]blanes, v v16) v16 {
-	return v16{
-		ld16(&m[0]).Mul(v.x).Add(ld16(&m[1]).Mul(v.y)).Add(ld16(&m[2]).Mul(v.z)),
-		ld16(&m[3]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[5]).Mul(v.z)),
-		ld16(&m[6]).Mul(v.x).Add(ld16(&m[7]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
-	}
-}
+// The loads and stores of half h of a batch's row (lh, lh3, half, mulAtH) over the whole row: h is
+// always 0 in the sixteen-lane forms.
+func lh16(a *blanes, _ int) f16 { return ld16(a) }
+
+func lhv16(a *blanes3, _ int) v16 { return ldv16(a) }
+
+func half16(a *blanes, _ int) *blanes { return a }
+
+func mulAtH16(_ int, m *[9]blanes, v v16) v16 { return mulAt16(m, v) }
+
+// idx16 is a batch's body or manifold indices; used16 the number of its lanes in use.
+func idx16(a *[batchLanes]int32, _ int) *[batchLanes]int32 { return a }
+
+func used16(bt *wideBatch, _ int) int { return bt.lanes }
 
 // gatherMatHalf is gatherMatTo into half h of d's rows.
 func gatherMatHalf(d *[9]blanes, ms []Mat3, idx *[wideLanes]int32, h int) {
@@ -345,7 +301,7 @@ func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, a
 	var state [6]blanes3
 	var back [13]blanes
 	for h := range 2 {
-		ja, jb := halfIdx(&ia, h), halfIdx(&ib, h)
+		ja, jb := idx8(&ia, h), idx8(&ib, h)
 		gatherMatHalf(&iA, b.InvInertiaWorld, ja, h)
 		gatherMatHalf(&iB, b.InvInertiaWorld, jb, h)
 		gatherMatHalf(&rA, w.pipe.rot, ja, h)
@@ -470,8 +426,8 @@ func gatherJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes) (wA, wB v16
 		vA, wA = gatherState16(st, &bt.a, batchLanes) // an empty lane repeats lane 0's bodies
 		vB, wB = gatherState16(st, &bt.b, batchLanes)
 	} else {
-		a0, b0, c0, d0 := gatherPair(&w.Bodies, halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), !bt.safe)
-		a1, b1, c1, d1 := gatherPair(&w.Bodies, halfIdx(&bt.a, 1), halfIdx(&bt.b, 1), !bt.safe)
+		a0, b0, c0, d0 := gatherPair(&w.Bodies, idx8(&bt.a, 0), idx8(&bt.b, 0), !bt.safe)
+		a1, b1, c1, d1 := gatherPair(&w.Bodies, idx8(&bt.a, 1), idx8(&bt.b, 1), !bt.safe)
 		vA, wA, vB, wB = join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
 	}
 	vA.x.Store(&lin[0])

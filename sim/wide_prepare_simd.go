@@ -31,9 +31,9 @@ func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoi
 	kept *[4]uint16, comp *blanes) {
 	hr := rows8(bt, h)
 	b := &w.Bodies
-	nl := halfLanes(bt, h)
+	nl := used8(bt, h)
 	// An empty lane reads lane 0's bodies (its rows are zeroed below).
-	ia, ib := *halfIdx(&bt.a, h), *halfIdx(&bt.b, h)
+	ia, ib := *idx8(&bt.a, h), *idx8(&bt.b, h)
 	for l := nl; l < wideLanes; l++ {
 		ia[l], ib[l] = bt.a[0], bt.b[0]
 	}
@@ -165,15 +165,6 @@ func transpose4(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) (x, y, z, w f
 	s3 := q2.SelectFromPairGrouped(2, 3, 6, 7, q3) // z2 w2 z3 w3 | ...
 	return s0.SelectFromPairGrouped(0, 2, 4, 6, s1), s0.SelectFromPairGrouped(1, 3, 5, 7, s1),
 		s2.SelectFromPairGrouped(0, 2, 4, 6, s3), s2.SelectFromPairGrouped(1, 3, 5, 7, s3)
-}
-
-// mulAtT is mulAt with the transpose: m^T v, in mulMatT's order.
-func mulAtT(m *[9]lanes, v v8) v8 {
-	return v8{
-		ld(&m[0]).Mul(v.x).Add(ld(&m[1]).Mul(v.y)).Add(ld(&m[2]).Mul(v.z)),
-		ld(&m[3]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[5]).Mul(v.z)),
-		ld(&m[6]).Mul(v.x).Add(ld(&m[7]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
-	}
 }
 
 // laneBits is 1, 2, 4, ..., 128: lane l's bit.

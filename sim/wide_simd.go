@@ -76,8 +76,8 @@ func setSliding8(pt *widePoint, h int, slide archsimd.Mask32x8) bool {
 // pipeline.vel's rows where the stage's passes run on them, else from the bodies (gatherPair, or
 // gatherRagged for a half that is not full).
 func gatherVel8(w *World, bt *wideBatch, h int) (vA, wA, vB, wB v8) {
-	n := halfLanes(bt, h)
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	n := used8(bt, h)
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
 	if st := w.pipe.vel; w.pipe.stateOn {
 		vA, wA = gatherState(st, ia, n)
 		vB, wB = gatherState(st, ib, n)
@@ -91,16 +91,16 @@ func gatherVel8(w *World, bt *wideBatch, h int) (vA, wA, vB, wB v8) {
 
 // storeVel8 writes half h of a batch's velocities back (storePair).
 func storeVel8(w *World, bt *wideBatch, h int, vA, wA, vB, wB v8) {
-	storePair(w, halfIdx(&bt.a, h), halfIdx(&bt.b, h), halfLanes(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
+	storePair(w, idx8(&bt.a, h), idx8(&bt.b, h), used8(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
 }
 
-// halfIdx is half h of a batch's body or manifold indices.
-func halfIdx(a *[batchLanes]int32, h int) *[wideLanes]int32 {
+// idx8 is half h of a batch's body or manifold indices.
+func idx8(a *[batchLanes]int32, h int) *[wideLanes]int32 {
 	return (*[wideLanes]int32)(unsafe.Add(unsafe.Pointer(a), h*32))
 }
 
-// halfLanes is the number of used lanes in half h of bt (0 to 8).
-func halfLanes(bt *wideBatch, h int) int { return min(max(bt.lanes-h*wideLanes, 0), wideLanes) }
+// used8 is the number of used lanes in half h of bt (0 to 8).
+func used8(bt *wideBatch, h int) int { return min(max(bt.lanes-h*wideLanes, 0), wideLanes) }
 
 // The wide passes keep legacy (non-VEX) SSE instructions out of their 256-bit code. On the GPU
 // machine's Intel Xeon each one run while the YMM registers' upper halves are dirty cost about 140
@@ -386,58 +386,11 @@ func scatterPair(b *Bodies, ia, ib *[wideLanes]int32, n int, vA, wA, vB, wB v8) 
 	}
 }
 
-// warmWide is warmStartManifold over a batch's lanes, eight at a time (warmHalf): each manifold's accumulated impulses summed, in
-// warmStartManifold's order, into its impulseSum for gatherImpulses. A lane's missing
-// points add zeros, which change no sum's bits (the sums start at +0).
+// warmWide is warmStartManifold over a batch's lanes, eight at a time (warm8).
 func warmWide(w *World, bt *wideBatch) {
-	warmHalf(w, bt, 0)
+	warm8(w, bt, 0)
 	if bt.lanes > wideLanes {
-		warmHalf(w, bt, 1)
-	}
-}
-
-// warmHalf is warmWide over half h of a batch (lanes 8h to 8h+7).
-func warmHalf(w *World, bt *wideBatch, h int) {
-	hr := rows8(bt, h)
-	var lin, angA, angB v8
-	n, t1, t2 := lv8(&hr.n), lv8(&hr.t1), lv8(&hr.t2)
-	for i := range bt.maxCount {
-		cp := point8(&bt.pts[i], h)
-		ln, l1, l2 := l8(&cp.normalImpulse), l8(&cp.ti1), l8(&cp.ti2)
-		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		angA = angA.addS(lv8(&cp.nA), ln).addS(lv8(&cp.t1A), l1).addS(lv8(&cp.t2A), l2)
-		angB = angB.addS(lv8(&cp.nB), ln).addS(lv8(&cp.t1B), l1).addS(lv8(&cp.t2B), l2)
-	}
-	var g [9]lanes
-	lin.x.Store(&g[0])
-	lin.y.Store(&g[1])
-	lin.z.Store(&g[2])
-	angA.x.Store(&g[3])
-	angA.y.Store(&g[4])
-	angA.z.Store(&g[5])
-	angB.x.Store(&g[6])
-	angB.y.Store(&g[7])
-	angB.z.Store(&g[8])
-	archsimd.ClearAVXUpperBits()
-	sums := w.pipe.sums
-	k := halfIdx(&bt.k, h)
-	for l := range halfLanes(bt, h) {
-		m := &sums[k[l]]
-		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
-		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
-		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
-	}
-}
-
-// m8 is eight column-major 3x3 matrices.
-type m8 [9]f8
-
-// mul is mulMat: m v, in its order of operations.
-func (m *m8) mul(v v8) v8 {
-	return v8{
-		m[0].Mul(v.x).Add(m[3].Mul(v.y)).Add(m[6].Mul(v.z)),
-		m[1].Mul(v.x).Add(m[4].Mul(v.y)).Add(m[7].Mul(v.z)),
-		m[2].Mul(v.x).Add(m[5].Mul(v.y)).Add(m[8].Mul(v.z)),
+		warm8(w, bt, 1)
 	}
 }
 
@@ -452,66 +405,14 @@ func gatherMatTo(d *[9]lanes, ms []Mat3, idx *[wideLanes]int32, check bool) {
 	}
 }
 
-// refreshWide is refreshManifold over a batch's lanes, eight at a time (refreshHalf): each point's separation between its anchors
-// and the mean drift of the friction anchors, from the bodies' current poses, in refreshManifold's
-// order of operations. A lane's missing points add nothing to its drift.
+// refreshWide is refreshManifold over a batch's lanes, eight at a time (refresh8).
 func refreshWide(w *World, bt *wideBatch) {
-	refreshHalf(w, bt, 0)
+	refresh8(w, bt, 0)
 	if bt.lanes > wideLanes {
-		refreshHalf(w, bt, 1)
+		refresh8(w, bt, 1)
 	}
 }
 
-// refreshHalf is refreshWide over half h of a batch (lanes 8h to 8h+7).
-func refreshHalf(w *World, bt *wideBatch, h int) {
-	hr := rows8(bt, h)
-	b := &w.Bodies
-	rot := w.pipe.rot
-	var xA, xB v8
-	var rA, rB m8
-	nl := halfLanes(bt, h)
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	if nl == wideLanes {
-		xA, xB = gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
-		for c := range 3 {
-			ca, cb := gatherColumn(rot, ia, c, !bt.safe), gatherColumn(rot, ib, c, !bt.safe)
-			rA[3*c], rA[3*c+1], rA[3*c+2] = ca.x, ca.y, ca.z
-			rB[3*c], rB[3*c+1], rB[3*c+2] = cb.x, cb.y, cb.z
-		}
-	} else { // a colour's last batch: its empty lanes hold zeros
-		var g [24]lanes
-		for l := range nl {
-			xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
-			g[0][l], g[1][l], g[2][l] = xa[0], xa[1], xa[2]
-			g[3][l], g[4][l], g[5][l] = xb[0], xb[1], xb[2]
-			ra, rb := &rot[ia[l]], &rot[ib[l]]
-			for c := range 9 {
-				g[6+c][l], g[15+c][l] = ra[c], rb[c]
-			}
-		}
-		xA, xB = v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}, v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
-		for c := range 9 {
-			rA[c], rB[c] = ld(&g[6+c]), ld(&g[15+c])
-		}
-	}
-	n := lv8(&hr.n)
-	count := l8(&hr.count)
-	var zero f8
-	var drift v8
-	for i := range bt.maxCount {
-		cp := point8(&bt.pts[i], h)
-		sep := xB.add(rB.mul(lv8(&cp.localB))).sub(xA).sub(rA.mul(lv8(&cp.localA))).dot(n)
-		sep.Store(p8(&cp.sep))
-		d := xB.add(rB.mul(lv8(&cp.anchorB))).sub(xA).sub(rA.mul(lv8(&cp.anchorA)))
-		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(ld(&laneCounts[i]))
-			d = d.keep(v8{zero, zero, zero}, has)
-		}
-		drift = drift.add(d)
-	}
-	inv := bc(1).Div(count)
-	drift.x.Mul(inv).Store(p8(&hr.drift[0]))
-	drift.y.Mul(inv).Store(p8(&hr.drift[1]))
-	drift.z.Mul(inv).Store(p8(&hr.drift[2]))
-	archsimd.ClearAVXUpperBits()
-}
+// gatherPoses8 is gatherPoses: half h of a batch's bodies' positions and rotations, into half h of
+// g's rows.
+func gatherPoses8(w *World, bt *wideBatch, h int, g *poseRows) { gatherPoses(w, bt, h, g) }

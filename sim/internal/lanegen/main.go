@@ -39,8 +39,12 @@ type width struct {
 var widths = []width{{8, "rows8_simd.go"}, {16, "rows16_simd.go"}}
 
 // aliases8 names the eight-lane forms that keep the short names the hand-written eight-lane code
-// (the integrator, atan2Lanes, the joints' refresh) and its tests use.
-var aliases8 = map[string]string{"ld_W": "ld", "bc_W": "bc", "neg_W": "neg"}
+// (the integrator, atan2Lanes, the joints' refresh) and its tests use: the loads and stores of half
+// h of a batch's row (lh, lh3, half) among them.
+var aliases8 = map[string]string{
+	"ld_W": "ld", "bc_W": "bc", "neg_W": "neg", "mulAt_W": "mulAt", "mulAtT_W": "mulAtT",
+	"lh_W": "lh", "lhv_W": "lh3", "half_W": "half", "mulAtH_W": "mulAtH",
+}
 
 // buildLine is the generated files' build constraint: the wide kernels need Go's SIMD experiment.
 const buildLine = "//go:build goexperiment.simd && amd64"
