@@ -4,7 +4,11 @@
 
 package sim
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+
+	"tumble/sim/collide"
+)
 
 // f8 is one float32 per lane; mask8 one bit per lane.
 type (
@@ -246,4 +250,102 @@ func refresh8(w *World, bt *wideBatch, h int) {
 	drift.y.Mul(inv).Store(p8(&hr.drift[1]))
 	drift.z.Mul(inv).Store(p8(&hr.drift[2]))
 	archsimd.ClearAVXUpperBits()
+}
+
+// prepare8 is prepareRows over a batch's lanes (half h of them in the eight-lane form) as packBatch
+// fills it, writing the rows straight into the batch (see prepareWide): each lane's arithmetic is
+// prepareRows' in its order, a missing point gets zero rows, and the points get back their anchors in
+// the bodies' frames, their friction anchors and their relative normal velocity.
+func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
+	kept *[4]uint16, comp *blanes) {
+	// Declared (zeroed) before the first vector instruction (see laneCounts): the bodies' inverse
+	// inertias and rotations, positions (xA, xB), velocities (vA, wA, vB, wB), and what goes back to
+	// the points (localA, localB, anchorA, anchorB, relVel).
+	var iA, iB, rA, rB [9]row8
+	var state [6][3]row8
+	var back [13]row8
+	hr := rows8(bt, h)
+	nl := used8(bt, h)
+	gatherBodies8(w, bt, h, &iA, &iB, &rA, &rB, &state)
+	count := l8(&hr.count)
+	var zero f8
+	one, halfS := bc(1), bc(0.5)
+	for j := range bt.maxCount {
+		wp := point8(&bt.pts[j], h)
+		pos, sep := points8(&at[j], h)
+		n := lv8(&hr.n)
+		hn := n.scale(halfS.Mul(sep))
+		ra := pos.sub(hn).sub(ldv8(&state[0]))
+		rb := pos.add(hn).sub(ldv8(&state[1]))
+		masked := nl < lanes8 || bt.ragged&(1<<j) != 0
+		has := count.Greater(lc8(j))
+		// (put1 and put as closures over the store zeroed their context with legacy MOVUPS: see
+		// laneCounts)
+		put1 := func(d *blanes, v f8) { putRow8(d, v, masked, has) }
+		put := func(d *blanes3, v v8) {
+			putRow8(&d[0], v.x, masked, has)
+			putRow8(&d[1], v.y, masked, has)
+			putRow8(&d[2], v.z, masked, has)
+		}
+		mA, mB := l8(&hr.mA), l8(&hr.mB)
+		// effMass with unsplit masses: 1 / ((mA + a.ia) + (mB + b.ib)), 0 where that is not positive
+		eff := func(a, b, ia, ib v8) f8 {
+			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
+			return one.Div(k).Merge(zero, k.Greater(zero))
+		}
+		nA, nB := ra.cross(n), rb.cross(n)
+		inA, inB := mulAt(&iA, nA), mulAt(&iB, nB)
+		put(&wp.nA, nA)
+		put(&wp.nB, nB)
+		put(&wp.inA, inA)
+		put(&wp.inB, inB)
+		nm := eff(nA, nB, inA, inB)
+		gamma := lh(comp, h).Div(nm)
+		soft := one.Div(one.Div(nm).Add(gamma))
+		pos0 := nm.Greater(zero)
+		put1(&wp.normalMass, nm)
+		put1(&wp.softMass, soft.Merge(zero, pos0))
+		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
+		// the friction rows, along t1 and t2
+		friction := func(t v8, a, b, ia, ib *blanes3, m *blanes) {
+			tA, tB := ra.cross(t), rb.cross(t)
+			itA, itB := mulAt(&iA, tA), mulAt(&iB, tB)
+			put(a, tA)
+			put(b, tB)
+			put(ia, itA)
+			put(ib, itB)
+			put1(m, eff(tA, tB, itA, itB))
+		}
+		friction(lv8(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(lv8(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		zero.Store(p8(&wp.maxNormal))
+		zero.Store(p8(&wp.sep)) // refreshed before the first pass
+		la, lb := mulAtT(&rA, ra), mulAtT(&rB, rb)
+		put(&wp.localA, la)
+		put(&wp.localB, lb)
+		keep := keptMask8(kept[j], h)
+		aa, ab := lv8(&wp.anchorA).keep(la, keep), lv8(&wp.anchorB).keep(lb, keep)
+		put(&wp.anchorA, aa)
+		put(&wp.anchorB, ab)
+		dv := ldv8(&state[4]).add(ldv8(&state[5]).cross(rb)).sub(ldv8(&state[2])).sub(ldv8(&state[3]).cross(ra))
+		rel := dv.dot(n)
+		stv8((*[3]row8)(back[0:3]), la)
+		stv8((*[3]row8)(back[3:6]), lb)
+		stv8((*[3]row8)(back[6:9]), aa)
+		stv8((*[3]row8)(back[9:12]), ab)
+		rel.Store(&back[12])
+		archsimd.ClearAVXUpperBits()
+		o := h * wideLanes
+		for l := range nl {
+			if int(bt.count[o+l]) <= j {
+				continue
+			}
+			cp := src[j][o+l]
+			cp.localA = vec{X: back[0][l], Y: back[1][l], Z: back[2][l]}
+			cp.localB = vec{X: back[3][l], Y: back[4][l], Z: back[5][l]}
+			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
+			cp.anchorB = vec{X: back[9][l], Y: back[10][l], Z: back[11][l]}
+			cp.relVel = back[12][l]
+		}
+	}
 }

@@ -8,7 +8,11 @@
 
 package sim
 
-import "simd/archsimd"
+import (
+	"simd/archsimd"
+
+	"tumble/sim/collide"
+)
 
 // f_W is one float32 per lane; mask_W one bit per lane.
 type (
@@ -250,4 +254,102 @@ func refresh_W(w *World, bt *wideBatch, h int) {
 	drift.y.Mul(inv).Store(p_W(&hr.drift[1]))
 	drift.z.Mul(inv).Store(p_W(&hr.drift[2]))
 	archsimd.ClearAVXUpperBits()
+}
+
+// prepare_W is prepareRows over a batch's lanes (half h of them in the eight-lane form) as packBatch
+// fills it, writing the rows straight into the batch (see prepareWide): each lane's arithmetic is
+// prepareRows' in its order, a missing point gets zero rows, and the points get back their anchors in
+// the bodies' frames, their friction anchors and their relative normal velocity.
+func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
+	kept *[4]uint16, comp *blanes) {
+	// Declared (zeroed) before the first vector instruction (see laneCounts): the bodies' inverse
+	// inertias and rotations, positions (xA, xB), velocities (vA, wA, vB, wB), and what goes back to
+	// the points (localA, localB, anchorA, anchorB, relVel).
+	var iA, iB, rA, rB [9]row_W
+	var state [6][3]row_W
+	var back [13]row_W
+	hr := rows_W(bt, h)
+	nl := used_W(bt, h)
+	gatherBodies_W(w, bt, h, &iA, &iB, &rA, &rB, &state)
+	count := l_W(&hr.count)
+	var zero f_W
+	one, halfS := bc_W(1), bc_W(0.5)
+	for j := range bt.maxCount {
+		wp := point_W(&bt.pts[j], h)
+		pos, sep := points_W(&at[j], h)
+		n := lv_W(&hr.n)
+		hn := n.scale(halfS.Mul(sep))
+		ra := pos.sub(hn).sub(ldv_W(&state[0]))
+		rb := pos.add(hn).sub(ldv_W(&state[1]))
+		masked := nl < lanes_W || bt.ragged&(1<<j) != 0
+		has := count.Greater(lc_W(j))
+		// (put1 and put as closures over the store zeroed their context with legacy MOVUPS: see
+		// laneCounts)
+		put1 := func(d *blanes, v f_W) { putRow_W(d, v, masked, has) }
+		put := func(d *blanes3, v v_W) {
+			putRow_W(&d[0], v.x, masked, has)
+			putRow_W(&d[1], v.y, masked, has)
+			putRow_W(&d[2], v.z, masked, has)
+		}
+		mA, mB := l_W(&hr.mA), l_W(&hr.mB)
+		// effMass with unsplit masses: 1 / ((mA + a.ia) + (mB + b.ib)), 0 where that is not positive
+		eff := func(a, b, ia, ib v_W) f_W {
+			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
+			return one.Div(k).Merge(zero, k.Greater(zero))
+		}
+		nA, nB := ra.cross(n), rb.cross(n)
+		inA, inB := mulAt_W(&iA, nA), mulAt_W(&iB, nB)
+		put(&wp.nA, nA)
+		put(&wp.nB, nB)
+		put(&wp.inA, inA)
+		put(&wp.inB, inB)
+		nm := eff(nA, nB, inA, inB)
+		gamma := lh_W(comp, h).Div(nm)
+		soft := one.Div(one.Div(nm).Add(gamma))
+		pos0 := nm.Greater(zero)
+		put1(&wp.normalMass, nm)
+		put1(&wp.softMass, soft.Merge(zero, pos0))
+		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
+		// the friction rows, along t1 and t2
+		friction := func(t v_W, a, b, ia, ib *blanes3, m *blanes) {
+			tA, tB := ra.cross(t), rb.cross(t)
+			itA, itB := mulAt_W(&iA, tA), mulAt_W(&iB, tB)
+			put(a, tA)
+			put(b, tB)
+			put(ia, itA)
+			put(ib, itB)
+			put1(m, eff(tA, tB, itA, itB))
+		}
+		friction(lv_W(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(lv_W(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		zero.Store(p_W(&wp.maxNormal))
+		zero.Store(p_W(&wp.sep)) // refreshed before the first pass
+		la, lb := mulAtT_W(&rA, ra), mulAtT_W(&rB, rb)
+		put(&wp.localA, la)
+		put(&wp.localB, lb)
+		keep := keptMask_W(kept[j], h)
+		aa, ab := lv_W(&wp.anchorA).keep(la, keep), lv_W(&wp.anchorB).keep(lb, keep)
+		put(&wp.anchorA, aa)
+		put(&wp.anchorB, ab)
+		dv := ldv_W(&state[4]).add(ldv_W(&state[5]).cross(rb)).sub(ldv_W(&state[2])).sub(ldv_W(&state[3]).cross(ra))
+		rel := dv.dot(n)
+		stv_W((*[3]row_W)(back[0:3]), la)
+		stv_W((*[3]row_W)(back[3:6]), lb)
+		stv_W((*[3]row_W)(back[6:9]), aa)
+		stv_W((*[3]row_W)(back[9:12]), ab)
+		rel.Store(&back[12])
+		archsimd.ClearAVXUpperBits()
+		o := h * wideLanes
+		for l := range nl {
+			if int(bt.count[o+l]) <= j {
+				continue
+			}
+			cp := src[j][o+l]
+			cp.localA = vec{X: back[0][l], Y: back[1][l], Z: back[2][l]}
+			cp.localB = vec{X: back[3][l], Y: back[4][l], Z: back[5][l]}
+			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
+			cp.anchorB = vec{X: back[9][l], Y: back[10][l], Z: back[11][l]}
+			cp.relVel = back[12][l]
+		}
+	}
 }

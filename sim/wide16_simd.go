@@ -279,128 +279,63 @@ func gatherMatHalf(d *[9]blanes, ms []Mat3, idx *[wideLanes]int32, h int) {
 	}
 }
 
-// prepareWide16 is prepareWide over a batch of more than eight manifolds sixteen lanes at a time, in
-// prepareHalf's order: the bodies gathered half by half into rows, the points' rows computed sixteen
-// at a time.
+// prepareWide16 is prepareWide over a batch of more than eight manifolds sixteen lanes at a time
+// (prepare16): the bodies gathered half by half into rows, the points' rows computed sixteen at a
+// time.
 func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
 	kept *[4]uint16, comp *blanes) {
 	if bt.lanes <= wideLanes {
-		prepareHalf(w, bt, 0, src, at, kept, comp)
+		prepare8(w, bt, 0, src, at, kept, comp)
 		return
 	}
+	prepare16(w, bt, 0, src, at, kept, comp)
+}
+
+// lanes16 is the sixteen-lane kernels' width.
+const lanes16 = batchLanes
+
+// gatherBodies16 is gatherBodies8 over a whole batch, half by half.
+func gatherBodies16(w *World, bt *wideBatch, _ int, iA, iB, rA, rB *[9]blanes, st *[6]blanes3) {
 	b := &w.Bodies
-	// An empty lane reads lane 0's bodies (its rows are zeroed below).
 	ia, ib := bt.a, bt.b
 	for l := bt.lanes; l < batchLanes; l++ {
 		ia[l], ib[l] = ia[0], ib[0]
 	}
-	// Declared (zeroed) before the first vector instruction (laneCounts): the bodies' inverse inertias
-	// and rotations, positions (xA, xB), velocities (vA, wA, vB, wB), and what goes back to the points
-	// (localA, localB, anchorA, anchorB, relVel).
-	var iA, iB, rA, rB [9]blanes
-	var state [6]blanes3
-	var back [13]blanes
 	for h := range 2 {
 		ja, jb := idx8(&ia, h), idx8(&ib, h)
-		gatherMatHalf(&iA, b.InvInertiaWorld, ja, h)
-		gatherMatHalf(&iB, b.InvInertiaWorld, jb, h)
-		gatherMatHalf(&rA, w.pipe.rot, ja, h)
-		gatherMatHalf(&rB, w.pipe.rot, jb, h)
-		storeV8h(h, &state[0], gather(b.Position, ja, true))
-		storeV8h(h, &state[1], gather(b.Position, jb, true))
+		gatherMatHalf(iA, b.InvInertiaWorld, ja, h)
+		gatherMatHalf(iB, b.InvInertiaWorld, jb, h)
+		gatherMatHalf(rA, w.pipe.rot, ja, h)
+		gatherMatHalf(rB, w.pipe.rot, jb, h)
+		storeV8h(h, &st[0], gather(b.Position, ja, true))
+		storeV8h(h, &st[1], gather(b.Position, jb, true))
 		vA, wA, vB, wB := gatherPair(b, ja, jb, true)
-		storeV8h(h, &state[2], vA)
-		storeV8h(h, &state[3], wA)
-		storeV8h(h, &state[4], vB)
-		storeV8h(h, &state[5], wB)
+		storeV8h(h, &st[2], vA)
+		storeV8h(h, &st[3], wA)
+		storeV8h(h, &st[4], vB)
+		storeV8h(h, &st[5], wB)
 	}
-	count := ld16(&bt.count)
-	var zero f16
-	one, halfS := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(0.5)
-	for j := range bt.maxCount {
-		wp := &bt.pts[j]
-		q := &at[j]
-		x0, y0, z0, s0 := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
-			ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
-		x1, y1, z1, s1 := transpose4(ld4p(q[8]), ld4p(q[9]), ld4p(q[10]), ld4p(q[11]),
-			ld4p(q[12]), ld4p(q[13]), ld4p(q[14]), ld4p(q[15]))
-		pos, sep := v16{join(x0, x1), join(y0, y1), join(z0, z1)}, join(s0, s1)
-		n := ldv16(&bt.n)
-		hn := n.scale(halfS.Mul(sep))
-		ra := pos.sub(hn).sub(ldv16(&state[0]))
-		rb := pos.add(hn).sub(ldv16(&state[1]))
-		masked := bt.lanes < batchLanes || bt.ragged&(1<<j) != 0
-		has := count.Greater(ld16(&laneCounts16[j]))
-		put1 := func(d *blanes, v f16) {
-			if masked {
-				v = v.Merge(zero, has)
-			}
-			v.Store(d)
-		}
-		put := func(d *blanes3, v v16) {
-			put1(&d[0], v.x)
-			put1(&d[1], v.y)
-			put1(&d[2], v.z)
-		}
-		mA, mB := ld16(&bt.mA), ld16(&bt.mB)
-		eff := func(a, b, ia, ib v16) f16 {
-			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
-			return one.Div(k).Merge(zero, k.Greater(zero))
-		}
-		nA, nB := ra.cross(n), rb.cross(n)
-		inA, inB := mulAt16(&iA, nA), mulAt16(&iB, nB)
-		put(&wp.nA, nA)
-		put(&wp.nB, nB)
-		put(&wp.inA, inA)
-		put(&wp.inB, inB)
-		nm := eff(nA, nB, inA, inB)
-		gamma := ld16(comp).Div(nm)
-		soft := one.Div(one.Div(nm).Add(gamma))
-		pos0 := nm.Greater(zero)
-		put1(&wp.normalMass, nm)
-		put1(&wp.softMass, soft.Merge(zero, pos0))
-		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
-		friction := func(t v16, a, b, ia, ib *blanes3, m *blanes) {
-			tA, tB := ra.cross(t), rb.cross(t)
-			itA, itB := mulAt16(&iA, tA), mulAt16(&iB, tB)
-			put(a, tA)
-			put(b, tB)
-			put(ia, itA)
-			put(ib, itB)
-			put1(m, eff(tA, tB, itA, itB))
-		}
-		friction(ldv16(&bt.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(ldv16(&bt.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
-		zero.Store(&wp.maxNormal)
-		zero.Store(&wp.sep) // refreshed before the first pass
-		la, lb := mulAtT16(&rA, ra), mulAtT16(&rB, rb)
-		put(&wp.localA, la)
-		put(&wp.localB, lb)
-		keep := archsimd.Mask32x16FromBits(kept[j])
-		aa, ab := ldv16(&wp.anchorA).keep(la, keep), ldv16(&wp.anchorB).keep(lb, keep)
-		put(&wp.anchorA, aa)
-		put(&wp.anchorB, ab)
-		dv := ldv16(&state[4]).add(ldv16(&state[5]).cross(rb)).sub(ldv16(&state[2])).sub(ldv16(&state[3]).cross(ra))
-		rel := dv.dot(n)
-		for c, v := range [...]v16{la, lb, aa, ab} {
-			v.x.Store(&back[3*c])
-			v.y.Store(&back[3*c+1])
-			v.z.Store(&back[3*c+2])
-		}
-		rel.Store(&back[12])
-		archsimd.ClearAVXUpperBits()
-		for l := range bt.lanes {
-			if int(bt.count[l]) <= j {
-				continue
-			}
-			cp := src[j][l]
-			cp.localA = vec{X: back[0][l], Y: back[1][l], Z: back[2][l]}
-			cp.localB = vec{X: back[3][l], Y: back[4][l], Z: back[5][l]}
-			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
-			cp.anchorB = vec{X: back[9][l], Y: back[10][l], Z: back[11][l]}
-			cp.relVel = back[12][l]
-		}
+}
+
+// points16 is points8 over sixteen points.
+func points16(q *[batchLanes]*collide.Point, _ int) (v16, f16) {
+	x0, y0, z0, s0 := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
+		ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
+	x1, y1, z1, s1 := transpose4(ld4p(q[8]), ld4p(q[9]), ld4p(q[10]), ld4p(q[11]),
+		ld4p(q[12]), ld4p(q[13]), ld4p(q[14]), ld4p(q[15]))
+	return v16{join(x0, x1), join(y0, y1), join(z0, z1)}, join(s0, s1)
+}
+
+// keptMask16 is the mask of the lanes whose bit is set in bits.
+func keptMask16(bits uint16, _ int) archsimd.Mask32x16 { return archsimd.Mask32x16FromBits(bits) }
+
+// putRow16 is putRow8 over a whole row.
+func putRow16(d *blanes, v f16, masked bool, has archsimd.Mask32x16) {
+	if masked {
+		var zero f16
+		v = v.Merge(zero, has)
 	}
+	v.Store(d)
 }
 
 // The joint kernels over sixteen lanes: ballWide and hingeWide for a batch of more than eight joints,
