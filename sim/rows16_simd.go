@@ -349,3 +349,110 @@ func prepare16(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		}
 	}
 }
+
+// jointConsts16 are the joint softness's factors, broadcast.
+type jointConsts16 struct {
+	invH, biasRate, massScale, impulseScale, zero, one f16
+}
+
+// set broadcasts p's factors into k, field by field: a jointConsts16 returned by value is copied with
+// legacy MOVUPS (see laneCounts).
+func (k *jointConsts16) set(p *pipeline) {
+	s := &p.jointSoft
+	var zero f16
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc16(p.invH), bc16(s.biasRate), bc16(s.massScale),
+		bc16(s.impulseScale), zero, bc16(1)
+}
+
+// limit16 is limitRow over a joint batch's lanes (half h of them in the eight-lane form):
+// axisPart.limitImpulse at the row velocity, then the angular velocities moved by the impulse change
+// where it is not zero.
+func limit16(h int, r *wideAngle, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
+	v := lhv16(&r.rb, h).dot(wB).Sub(lhv16(&r.ra, h).dot(wA))
+	c := lh16(&r.c, h)
+	bias, ms, is := k.zero, k.one, k.zero
+	if useBias {
+		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
+	}
+	open := c.Greater(k.zero) // a speculative limit: it may close this sub-step, no more
+	bias = c.Mul(k.invH).Merge(bias, open)
+	ms = k.one.Merge(ms, open)
+	is = k.zero.Merge(is, open)
+	old := lh16(&r.impulse, h)
+	imp := neg16(lh16(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	acc := old.Add(imp)
+	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
+	imp = acc.Sub(old)
+	acc.Store(half16(&r.impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lhv16(&r.ia, h), imp).keep(wA, moves), wB.addS(lhv16(&r.ib, h), imp).keep(wB, moves)
+}
+
+// anchor16 is pointRow over a joint batch's anchor blocks (half h of them in the eight-lane form):
+// pointPart.impulse3, then applyPoint. The linear velocities come and go through lin (vA, then vB):
+// loaded where they are used, they hold no registers while the rows before the anchor run.
+func anchor16(h int, bt *wideJointBatch, lin *[2][3]row16, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
+	pt := &bt.point
+	vA, vB := ldv16(&lin[0]), ldv16(&lin[1])
+	cdot := vB.add(wB.cross(lhv16(&pt.rB, h))).sub(vA).sub(wA.cross(lhv16(&pt.rA, h)))
+	old := lhv16(&pt.impulse, h)
+	var imp v16
+	if useBias {
+		imp = mulAtH16(h, &pt.mass, cdot.add(lhv16(&pt.c, h).scale(k.biasRate))).scale(neg16(k.massScale)).sub(old.scale(k.impulseScale))
+	} else {
+		imp = mulAtH16(h, &pt.mass, cdot).scale(neg16(k.one))
+	}
+	acc := old.add(imp)
+	acc.x.Store(half16(&pt.impulse[0], h))
+	acc.y.Store(half16(&pt.impulse[1], h))
+	acc.z.Store(half16(&pt.impulse[2], h))
+	mA, mB := lh16(&bt.mA, h), lh16(&bt.mB, h)
+	stv16(&lin[0], ldv16(&lin[0]).subS(imp, mA))
+	stv16(&lin[1], ldv16(&lin[1]).addS(imp, mB))
+	lA, lB := lhv16(&pt.rA, h).cross(imp), lhv16(&pt.rB, h).cross(imp)
+	return wA.sub(mulAtH16(h, &bt.iA, lA)), wB.add(mulAtH16(h, &bt.iB, lB))
+}
+
+// ball16 is solveBall over a batch of ball joints (half h of it in the eight-lane form): swing, twist
+// lower and upper, then the anchor.
+func ball16(w *World, bt *wideJointBatch, h int, useBias bool) {
+	var k jointConsts16 // both zeroed before the first vector instruction
+	var lin [2][3]row16
+	k.set(&w.pipe)
+	wA, wB := gatherJoint16(w, bt, h, &lin)
+	wA, wB = limit16(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limit16(h, &bt.rows[1], wA, wB, &k, useBias)
+	wA, wB = limit16(h, &bt.rows[2], wA, wB, &k, useBias)
+	wA, wB = anchor16(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJoint16(w, bt, h, &lin, wA, wB)
+}
+
+// hinge16 is solveHinge over a batch of hinges with limits and no motor (half h of it in the
+// eight-lane form): the limits, the two rotation rows (hingeRotationPart.impulse2), then the anchor.
+func hinge16(w *World, bt *wideJointBatch, h int, useBias bool) {
+	var k jointConsts16 // both zeroed before the first vector instruction
+	var lin [2][3]row16
+	k.set(&w.pipe)
+	wA, wB := gatherJoint16(w, bt, h, &lin)
+	wA, wB = limit16(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limit16(h, &bt.rows[1], wA, wB, &k, useBias)
+	u1, u2 := lhv16(&bt.u1, h), lhv16(&bt.u2, h)
+	dw := wB.sub(wA)
+	c1, c2 := u1.dot(dw), u2.dot(dw)
+	ms, is := k.one, k.zero
+	if useBias {
+		c1 = c1.Add(k.biasRate.Mul(lh16(&bt.hc[0], h)))
+		c2 = c2.Add(k.biasRate.Mul(lh16(&bt.hc[1], h)))
+		ms, is = k.massScale, k.impulseScale
+	}
+	m0, m1, m2 := lh16(&bt.hmass[0], h), lh16(&bt.hmass[1], h), lh16(&bt.hmass[2], h)
+	i0, i1 := lh16(&bt.himp[0], h), lh16(&bt.himp[1], h)
+	l1 := neg16(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
+	l2 := neg16(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
+	i0.Add(l1).Store(half16(&bt.himp[0], h))
+	i1.Add(l2).Store(half16(&bt.himp[1], h))
+	L := u1.scale(l1).add(u2.scale(l2))
+	wA, wB = wA.sub(mulAtH16(h, &bt.iA, L)), wB.add(mulAtH16(h, &bt.iB, L))
+	wA, wB = anchor16(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJoint16(w, bt, h, &lin, wA, wB)
+}

@@ -349,3 +349,110 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 		}
 	}
 }
+
+// jointConsts8 are the joint softness's factors, broadcast.
+type jointConsts8 struct {
+	invH, biasRate, massScale, impulseScale, zero, one f8
+}
+
+// set broadcasts p's factors into k, field by field: a jointConsts8 returned by value is copied with
+// legacy MOVUPS (see laneCounts).
+func (k *jointConsts8) set(p *pipeline) {
+	s := &p.jointSoft
+	var zero f8
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc(p.invH), bc(s.biasRate), bc(s.massScale),
+		bc(s.impulseScale), zero, bc(1)
+}
+
+// limit8 is limitRow over a joint batch's lanes (half h of them in the eight-lane form):
+// axisPart.limitImpulse at the row velocity, then the angular velocities moved by the impulse change
+// where it is not zero.
+func limit8(h int, r *wideAngle, wA, wB v8, k *jointConsts8, useBias bool) (v8, v8) {
+	v := lh3(&r.rb, h).dot(wB).Sub(lh3(&r.ra, h).dot(wA))
+	c := lh(&r.c, h)
+	bias, ms, is := k.zero, k.one, k.zero
+	if useBias {
+		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
+	}
+	open := c.Greater(k.zero) // a speculative limit: it may close this sub-step, no more
+	bias = c.Mul(k.invH).Merge(bias, open)
+	ms = k.one.Merge(ms, open)
+	is = k.zero.Merge(is, open)
+	old := lh(&r.impulse, h)
+	imp := neg(lh(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	acc := old.Add(imp)
+	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
+	imp = acc.Sub(old)
+	acc.Store(half(&r.impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lh3(&r.ia, h), imp).keep(wA, moves), wB.addS(lh3(&r.ib, h), imp).keep(wB, moves)
+}
+
+// anchor8 is pointRow over a joint batch's anchor blocks (half h of them in the eight-lane form):
+// pointPart.impulse3, then applyPoint. The linear velocities come and go through lin (vA, then vB):
+// loaded where they are used, they hold no registers while the rows before the anchor run.
+func anchor8(h int, bt *wideJointBatch, lin *[2][3]row8, wA, wB v8, k *jointConsts8, useBias bool) (v8, v8) {
+	pt := &bt.point
+	vA, vB := ldv8(&lin[0]), ldv8(&lin[1])
+	cdot := vB.add(wB.cross(lh3(&pt.rB, h))).sub(vA).sub(wA.cross(lh3(&pt.rA, h)))
+	old := lh3(&pt.impulse, h)
+	var imp v8
+	if useBias {
+		imp = mulAtH(h, &pt.mass, cdot.add(lh3(&pt.c, h).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
+	} else {
+		imp = mulAtH(h, &pt.mass, cdot).scale(neg(k.one))
+	}
+	acc := old.add(imp)
+	acc.x.Store(half(&pt.impulse[0], h))
+	acc.y.Store(half(&pt.impulse[1], h))
+	acc.z.Store(half(&pt.impulse[2], h))
+	mA, mB := lh(&bt.mA, h), lh(&bt.mB, h)
+	stv8(&lin[0], ldv8(&lin[0]).subS(imp, mA))
+	stv8(&lin[1], ldv8(&lin[1]).addS(imp, mB))
+	lA, lB := lh3(&pt.rA, h).cross(imp), lh3(&pt.rB, h).cross(imp)
+	return wA.sub(mulAtH(h, &bt.iA, lA)), wB.add(mulAtH(h, &bt.iB, lB))
+}
+
+// ball8 is solveBall over a batch of ball joints (half h of it in the eight-lane form): swing, twist
+// lower and upper, then the anchor.
+func ball8(w *World, bt *wideJointBatch, h int, useBias bool) {
+	var k jointConsts8 // both zeroed before the first vector instruction
+	var lin [2][3]row8
+	k.set(&w.pipe)
+	wA, wB := gatherJoint8(w, bt, h, &lin)
+	wA, wB = limit8(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limit8(h, &bt.rows[1], wA, wB, &k, useBias)
+	wA, wB = limit8(h, &bt.rows[2], wA, wB, &k, useBias)
+	wA, wB = anchor8(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJoint8(w, bt, h, &lin, wA, wB)
+}
+
+// hinge8 is solveHinge over a batch of hinges with limits and no motor (half h of it in the
+// eight-lane form): the limits, the two rotation rows (hingeRotationPart.impulse2), then the anchor.
+func hinge8(w *World, bt *wideJointBatch, h int, useBias bool) {
+	var k jointConsts8 // both zeroed before the first vector instruction
+	var lin [2][3]row8
+	k.set(&w.pipe)
+	wA, wB := gatherJoint8(w, bt, h, &lin)
+	wA, wB = limit8(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limit8(h, &bt.rows[1], wA, wB, &k, useBias)
+	u1, u2 := lh3(&bt.u1, h), lh3(&bt.u2, h)
+	dw := wB.sub(wA)
+	c1, c2 := u1.dot(dw), u2.dot(dw)
+	ms, is := k.one, k.zero
+	if useBias {
+		c1 = c1.Add(k.biasRate.Mul(lh(&bt.hc[0], h)))
+		c2 = c2.Add(k.biasRate.Mul(lh(&bt.hc[1], h)))
+		ms, is = k.massScale, k.impulseScale
+	}
+	m0, m1, m2 := lh(&bt.hmass[0], h), lh(&bt.hmass[1], h), lh(&bt.hmass[2], h)
+	i0, i1 := lh(&bt.himp[0], h), lh(&bt.himp[1], h)
+	l1 := neg(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
+	l2 := neg(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
+	i0.Add(l1).Store(half(&bt.himp[0], h))
+	i1.Add(l2).Store(half(&bt.himp[1], h))
+	L := u1.scale(l1).add(u2.scale(l2))
+	wA, wB = wA.sub(mulAtH(h, &bt.iA, L)), wB.add(mulAtH(h, &bt.iB, L))
+	wA, wB = anchor8(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJoint8(w, bt, h, &lin, wA, wB)
+}

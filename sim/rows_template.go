@@ -353,3 +353,110 @@ func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		}
 	}
 }
+
+// jointConsts_W are the joint softness's factors, broadcast.
+type jointConsts_W struct {
+	invH, biasRate, massScale, impulseScale, zero, one f_W
+}
+
+// set broadcasts p's factors into k, field by field: a jointConsts_W returned by value is copied with
+// legacy MOVUPS (see laneCounts).
+func (k *jointConsts_W) set(p *pipeline) {
+	s := &p.jointSoft
+	var zero f_W
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc_W(p.invH), bc_W(s.biasRate), bc_W(s.massScale),
+		bc_W(s.impulseScale), zero, bc_W(1)
+}
+
+// limit_W is limitRow over a joint batch's lanes (half h of them in the eight-lane form):
+// axisPart.limitImpulse at the row velocity, then the angular velocities moved by the impulse change
+// where it is not zero.
+func limit_W(h int, r *wideAngle, wA, wB v_W, k *jointConsts_W, useBias bool) (v_W, v_W) {
+	v := lhv_W(&r.rb, h).dot(wB).Sub(lhv_W(&r.ra, h).dot(wA))
+	c := lh_W(&r.c, h)
+	bias, ms, is := k.zero, k.one, k.zero
+	if useBias {
+		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
+	}
+	open := c.Greater(k.zero) // a speculative limit: it may close this sub-step, no more
+	bias = c.Mul(k.invH).Merge(bias, open)
+	ms = k.one.Merge(ms, open)
+	is = k.zero.Merge(is, open)
+	old := lh_W(&r.impulse, h)
+	imp := neg_W(lh_W(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	acc := old.Add(imp)
+	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
+	imp = acc.Sub(old)
+	acc.Store(half_W(&r.impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lhv_W(&r.ia, h), imp).keep(wA, moves), wB.addS(lhv_W(&r.ib, h), imp).keep(wB, moves)
+}
+
+// anchor_W is pointRow over a joint batch's anchor blocks (half h of them in the eight-lane form):
+// pointPart.impulse3, then applyPoint. The linear velocities come and go through lin (vA, then vB):
+// loaded where they are used, they hold no registers while the rows before the anchor run.
+func anchor_W(h int, bt *wideJointBatch, lin *[2][3]row_W, wA, wB v_W, k *jointConsts_W, useBias bool) (v_W, v_W) {
+	pt := &bt.point
+	vA, vB := ldv_W(&lin[0]), ldv_W(&lin[1])
+	cdot := vB.add(wB.cross(lhv_W(&pt.rB, h))).sub(vA).sub(wA.cross(lhv_W(&pt.rA, h)))
+	old := lhv_W(&pt.impulse, h)
+	var imp v_W
+	if useBias {
+		imp = mulAtH_W(h, &pt.mass, cdot.add(lhv_W(&pt.c, h).scale(k.biasRate))).scale(neg_W(k.massScale)).sub(old.scale(k.impulseScale))
+	} else {
+		imp = mulAtH_W(h, &pt.mass, cdot).scale(neg_W(k.one))
+	}
+	acc := old.add(imp)
+	acc.x.Store(half_W(&pt.impulse[0], h))
+	acc.y.Store(half_W(&pt.impulse[1], h))
+	acc.z.Store(half_W(&pt.impulse[2], h))
+	mA, mB := lh_W(&bt.mA, h), lh_W(&bt.mB, h)
+	stv_W(&lin[0], ldv_W(&lin[0]).subS(imp, mA))
+	stv_W(&lin[1], ldv_W(&lin[1]).addS(imp, mB))
+	lA, lB := lhv_W(&pt.rA, h).cross(imp), lhv_W(&pt.rB, h).cross(imp)
+	return wA.sub(mulAtH_W(h, &bt.iA, lA)), wB.add(mulAtH_W(h, &bt.iB, lB))
+}
+
+// ball_W is solveBall over a batch of ball joints (half h of it in the eight-lane form): swing, twist
+// lower and upper, then the anchor.
+func ball_W(w *World, bt *wideJointBatch, h int, useBias bool) {
+	var k jointConsts_W // both zeroed before the first vector instruction
+	var lin [2][3]row_W
+	k.set(&w.pipe)
+	wA, wB := gatherJoint_W(w, bt, h, &lin)
+	wA, wB = limit_W(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limit_W(h, &bt.rows[1], wA, wB, &k, useBias)
+	wA, wB = limit_W(h, &bt.rows[2], wA, wB, &k, useBias)
+	wA, wB = anchor_W(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJoint_W(w, bt, h, &lin, wA, wB)
+}
+
+// hinge_W is solveHinge over a batch of hinges with limits and no motor (half h of it in the
+// eight-lane form): the limits, the two rotation rows (hingeRotationPart.impulse2), then the anchor.
+func hinge_W(w *World, bt *wideJointBatch, h int, useBias bool) {
+	var k jointConsts_W // both zeroed before the first vector instruction
+	var lin [2][3]row_W
+	k.set(&w.pipe)
+	wA, wB := gatherJoint_W(w, bt, h, &lin)
+	wA, wB = limit_W(h, &bt.rows[0], wA, wB, &k, useBias)
+	wA, wB = limit_W(h, &bt.rows[1], wA, wB, &k, useBias)
+	u1, u2 := lhv_W(&bt.u1, h), lhv_W(&bt.u2, h)
+	dw := wB.sub(wA)
+	c1, c2 := u1.dot(dw), u2.dot(dw)
+	ms, is := k.one, k.zero
+	if useBias {
+		c1 = c1.Add(k.biasRate.Mul(lh_W(&bt.hc[0], h)))
+		c2 = c2.Add(k.biasRate.Mul(lh_W(&bt.hc[1], h)))
+		ms, is = k.massScale, k.impulseScale
+	}
+	m0, m1, m2 := lh_W(&bt.hmass[0], h), lh_W(&bt.hmass[1], h), lh_W(&bt.hmass[2], h)
+	i0, i1 := lh_W(&bt.himp[0], h), lh_W(&bt.himp[1], h)
+	l1 := neg_W(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
+	l2 := neg_W(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
+	i0.Add(l1).Store(half_W(&bt.himp[0], h))
+	i1.Add(l2).Store(half_W(&bt.himp[1], h))
+	L := u1.scale(l1).add(u2.scale(l2))
+	wA, wB = wA.sub(mulAtH_W(h, &bt.iA, L)), wB.add(mulAtH_W(h, &bt.iB, L))
+	wA, wB = anchor_W(h, bt, &lin, wA, wB, &k, useBias)
+	scatterJoint_W(w, bt, h, &lin, wA, wB)
+}

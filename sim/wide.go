@@ -75,7 +75,7 @@ type batchRows struct {
 }
 
 // wideBatch holds up to sixteen manifolds of one colour. Its rows come first and its points right
-// after them, so that a view of half h (halfRows, halfPoint: the rows shifted by 8h floats) stays
+// after them, so that a view of half h (rows8, point8: the rows shifted by 8h floats) stays
 // inside the batch.
 type wideBatch struct {
 	batchRows

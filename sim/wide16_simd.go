@@ -195,7 +195,7 @@ func warmWide16(w *World, bt *wideBatch) {
 // poseRows is the rows gatherPoses fills: xA, xB, then rA's and rB's nine columns' components.
 type poseRows = [24]blanes
 
-// gatherPoses loads half h of a batch's bodies' positions and rotations into g's rows: refreshHalf's
+// gatherPoses loads half h of a batch's bodies' positions and rotations into g's rows: refresh8's
 // gathers, stored.
 func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
 	b := &w.Bodies
@@ -341,21 +341,8 @@ func putRow16(d *blanes, v f16, masked bool, has archsimd.Mask32x16) {
 // The joint kernels over sixteen lanes: ballWide and hingeWide for a batch of more than eight joints,
 // in their order of operations lane by lane (TestWideJointsMatchScalar runs both sets).
 
-// jointConsts16 is jointConsts over sixteen lanes.
-type jointConsts16 struct {
-	invH, biasRate, massScale, impulseScale, zero, one f16
-}
-
-func (k *jointConsts16) set(p *pipeline) {
-	s := &p.jointSoft
-	var zero f16
-	k.invH, k.biasRate = archsimd.BroadcastFloat32x16(p.invH), archsimd.BroadcastFloat32x16(s.biasRate)
-	k.massScale, k.impulseScale = archsimd.BroadcastFloat32x16(s.massScale), archsimd.BroadcastFloat32x16(s.impulseScale)
-	k.zero, k.one = zero, archsimd.BroadcastFloat32x16(1)
-}
-
-// gatherJointPair16 is gatherJointPair over a whole batch (an empty lane repeats lane 0's bodies).
-func gatherJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes) (wA, wB v16) {
+// gatherJoint16 is gatherJoint8 over a whole batch (an empty lane repeats lane 0's bodies).
+func gatherJoint16(w *World, bt *wideJointBatch, _ int, lin *[2]blanes3) (wA, wB v16) {
 	var vA, vB v16
 	if st := w.pipe.vel; w.pipe.stateOn {
 		vA, wA = gatherState16(st, &bt.a, batchLanes) // an empty lane repeats lane 0's bodies
@@ -365,119 +352,31 @@ func gatherJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes) (wA, wB v16
 		a1, b1, c1, d1 := gatherPair(&w.Bodies, idx8(&bt.a, 1), idx8(&bt.b, 1), !bt.safe)
 		vA, wA, vB, wB = join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
 	}
-	vA.x.Store(&lin[0])
-	vA.y.Store(&lin[1])
-	vA.z.Store(&lin[2])
-	vB.x.Store(&lin[3])
-	vB.y.Store(&lin[4])
-	vB.z.Store(&lin[5])
+	stv16(&lin[0], vA)
+	stv16(&lin[1], vB)
 	return wA, wB
 }
 
-// scatterJointPair16 is scatterJointPair over a whole batch.
-func scatterJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes, wA, wB v16) {
-	vA := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}
-	vB := v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
+// scatterJoint16 is scatterJoint8 over a whole batch.
+func scatterJoint16(w *World, bt *wideJointBatch, _ int, lin *[2]blanes3, wA, wB v16) {
+	vA, vB := ldv16(&lin[0]), ldv16(&lin[1])
 	storePair16(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
 }
 
-// limitWide16 is limitWide over sixteen rows.
-func limitWide16(r *wideAngle, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
-	v := ldv16(&r.rb).dot(wB).Sub(ldv16(&r.ra).dot(wA))
-	c := ld16(&r.c)
-	bias, ms, is := k.zero, k.one, k.zero
-	if useBias {
-		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
-	}
-	open := c.Greater(k.zero)
-	bias = c.Mul(k.invH).Merge(bias, open)
-	ms = k.one.Merge(ms, open)
-	is = k.zero.Merge(is, open)
-	old := ld16(&r.impulse)
-	imp := neg16(ld16(&r.mass)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
-	acc := old.Add(imp)
-	acc = acc.Merge(k.zero, acc.Greater(k.zero))
-	imp = acc.Sub(old)
-	acc.Store(&r.impulse)
-	moves := imp.NotEqual(k.zero)
-	return wA.subS(ldv16(&r.ia), imp).keep(wA, moves), wB.addS(ldv16(&r.ib), imp).keep(wB, moves)
-}
-
-// anchorWide16 is anchorWide over sixteen anchor blocks.
-func anchorWide16(bt *wideJointBatch, lin *[6]blanes, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
-	pt := &bt.point
-	vA, vB := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}, v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
-	cdot := vB.add(wB.cross(ldv16(&pt.rB))).sub(vA).sub(wA.cross(ldv16(&pt.rA)))
-	old := ldv16(&pt.impulse)
-	var imp v16
-	if useBias {
-		imp = mulAt16(&pt.mass, cdot.add(ldv16(&pt.c).scale(k.biasRate))).scale(neg16(k.massScale)).sub(old.scale(k.impulseScale))
-	} else {
-		imp = mulAt16(&pt.mass, cdot).scale(neg16(k.one))
-	}
-	acc := old.add(imp)
-	acc.x.Store(&pt.impulse[0])
-	acc.y.Store(&pt.impulse[1])
-	acc.z.Store(&pt.impulse[2])
-	mA, mB := ld16(&bt.mA), ld16(&bt.mB)
-	nA := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}.subS(imp, mA)
-	nA.x.Store(&lin[0])
-	nA.y.Store(&lin[1])
-	nA.z.Store(&lin[2])
-	nB := v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}.addS(imp, mB)
-	nB.x.Store(&lin[3])
-	nB.y.Store(&lin[4])
-	nB.z.Store(&lin[5])
-	lA, lB := ldv16(&pt.rA).cross(imp), ldv16(&pt.rB).cross(imp)
-	return wA.sub(mulAt16(&bt.iA, lA)), wB.add(mulAt16(&bt.iB, lB))
-}
-
-// ballWide16 is ballWide over a batch of more than eight ball joints sixteen lanes at a time.
+// ballWide16 is ballWide over a batch of more than eight ball joints sixteen lanes at a time (ball16).
 func ballWide16(w *World, bt *wideJointBatch, useBias bool) {
 	if bt.lanes <= wideLanes {
-		ballHalf(0, w, bt, useBias)
+		ball8(w, bt, 0, useBias)
 		return
 	}
-	var k jointConsts16 // both zeroed before the first vector instruction
-	var lin [6]blanes
-	k.set(&w.pipe)
-	wA, wB := gatherJointPair16(w, bt, &lin)
-	wA, wB = limitWide16(&bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide16(&bt.rows[1], wA, wB, &k, useBias)
-	wA, wB = limitWide16(&bt.rows[2], wA, wB, &k, useBias)
-	wA, wB = anchorWide16(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair16(w, bt, &lin, wA, wB)
+	ball16(w, bt, 0, useBias)
 }
 
-// hingeWide16 is hingeWide over a batch of more than eight hinges sixteen lanes at a time.
+// hingeWide16 is hingeWide over a batch of more than eight hinges sixteen lanes at a time (hinge16).
 func hingeWide16(w *World, bt *wideJointBatch, useBias bool) {
 	if bt.lanes <= wideLanes {
-		hingeHalf(0, w, bt, useBias)
+		hinge8(w, bt, 0, useBias)
 		return
 	}
-	var k jointConsts16 // both zeroed before the first vector instruction
-	var lin [6]blanes
-	k.set(&w.pipe)
-	wA, wB := gatherJointPair16(w, bt, &lin)
-	wA, wB = limitWide16(&bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide16(&bt.rows[1], wA, wB, &k, useBias)
-	u1, u2 := ldv16(&bt.u1), ldv16(&bt.u2)
-	dw := wB.sub(wA)
-	c1, c2 := u1.dot(dw), u2.dot(dw)
-	ms, is := k.one, k.zero
-	if useBias {
-		c1 = c1.Add(k.biasRate.Mul(ld16(&bt.hc[0])))
-		c2 = c2.Add(k.biasRate.Mul(ld16(&bt.hc[1])))
-		ms, is = k.massScale, k.impulseScale
-	}
-	m0, m1, m2 := ld16(&bt.hmass[0]), ld16(&bt.hmass[1]), ld16(&bt.hmass[2])
-	i0, i1 := ld16(&bt.himp[0]), ld16(&bt.himp[1])
-	l1 := neg16(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
-	l2 := neg16(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
-	i0.Add(l1).Store(&bt.himp[0])
-	i1.Add(l2).Store(&bt.himp[1])
-	L := u1.scale(l1).add(u2.scale(l2))
-	wA, wB = wA.sub(mulAt16(&bt.iA, L)), wB.add(mulAt16(&bt.iB, L))
-	wA, wB = anchorWide16(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair16(w, bt, &lin, wA, wB)
+	hinge16(w, bt, 0, useBias)
 }
