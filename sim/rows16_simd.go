@@ -252,6 +252,16 @@ func refresh16(w *World, bt *wideBatch, h int) {
 	archsimd.ClearAVXUpperBits()
 }
 
+// putRow16 stores v into a batch's row d (through the view p16), zeros in the lanes not in has where
+// masked.
+func putRow16(d *blanes, v f16, masked bool, has mask16) {
+	if masked {
+		var zero f16
+		v = v.Merge(zero, has)
+	}
+	v.Store(p16(d))
+}
+
 // prepare16 is prepareRows over a batch's lanes (half h of them in the eight-lane form) as packBatch
 // fills it, writing the rows straight into the batch (see prepareWide): each lane's arithmetic is
 // prepareRows' in its order, a missing point gets zero rows, and the points get back their anchors in

@@ -252,6 +252,16 @@ func refresh8(w *World, bt *wideBatch, h int) {
 	archsimd.ClearAVXUpperBits()
 }
 
+// putRow8 stores v into a batch's row d (through the view p8), zeros in the lanes not in has where
+// masked.
+func putRow8(d *blanes, v f8, masked bool, has mask8) {
+	if masked {
+		var zero f8
+		v = v.Merge(zero, has)
+	}
+	v.Store(p8(d))
+}
+
 // prepare8 is prepareRows over a batch's lanes (half h of them in the eight-lane form) as packBatch
 // fills it, writing the rows straight into the batch (see prepareWide): each lane's arithmetic is
 // prepareRows' in its order, a missing point gets zero rows, and the points get back their anchors in

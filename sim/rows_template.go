@@ -256,6 +256,16 @@ func refresh_W(w *World, bt *wideBatch, h int) {
 	archsimd.ClearAVXUpperBits()
 }
 
+// putRow_W stores v into a batch's row d (through the view p_W), zeros in the lanes not in has where
+// masked.
+func putRow_W(d *blanes, v f_W, masked bool, has mask_W) {
+	if masked {
+		var zero f_W
+		v = v.Merge(zero, has)
+	}
+	v.Store(p_W(d))
+}
+
 // prepare_W is prepareRows over a batch's lanes (half h of them in the eight-lane form) as packBatch
 // fills it, writing the rows straight into the batch (see prepareWide): each lane's arithmetic is
 // prepareRows' in its order, a missing point gets zero rows, and the points get back their anchors in

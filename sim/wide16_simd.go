@@ -329,15 +329,6 @@ func points16(q *[batchLanes]*collide.Point, _ int) (v16, f16) {
 // keptMask16 is the mask of the lanes whose bit is set in bits.
 func keptMask16(bits uint16, _ int) archsimd.Mask32x16 { return archsimd.Mask32x16FromBits(bits) }
 
-// putRow16 is putRow8 over a whole row.
-func putRow16(d *blanes, v f16, masked bool, has archsimd.Mask32x16) {
-	if masked {
-		var zero f16
-		v = v.Merge(zero, has)
-	}
-	v.Store(d)
-}
-
 // The joint kernels over sixteen lanes: ballWide and hingeWide for a batch of more than eight joints,
 // in their order of operations lane by lane (TestWideJointsMatchScalar runs both sets).
 

@@ -62,15 +62,6 @@ func points8(q *[batchLanes]*collide.Point, h int) (v8, f8) {
 // keptMask8 is the mask of half h's lanes whose bit is set in bits.
 func keptMask8(bits uint16, h int) archsimd.Mask32x8 { return bitMask(uint8(bits >> (8 * h))) }
 
-// putRow8 stores v into a half view's row d (p8), zeros in the lanes not in has where masked.
-func putRow8(d *blanes, v f8, masked bool, has archsimd.Mask32x8) {
-	if masked {
-		var zero f8
-		v = v.Merge(zero, has)
-	}
-	v.Store(p8(d))
-}
-
 // ld4p loads a narrow-phase point's position and separation, the first four floats of collide.Point.
 func ld4p(pt *collide.Point) archsimd.Float32x4 {
 	return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(pt)))
