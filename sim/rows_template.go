@@ -5,6 +5,22 @@
 // AVX-512), with every identifier ending in _W renamed for the width (f_W is f8 or f16, solve_W is
 // solve8 or solve16). This file itself is not compiled (its build constraint says ignore): edit it and
 // run make generate. See lanes.go.
+//
+// What a width does its own way, the template calls through helpers written once per width, with
+// the same signatures (wide_simd.go, wide_prepare_simd.go, joint_wide_simd.go for eight lanes;
+// wide16_simd.go for sixteen). h is the half of a batch an eight-lane form runs on (0 or 1); the
+// sixteen-lane forms run on a whole batch, h 0, and ignore it.
+//
+//   - row_W, lanes_W: a local array's row ([8] or [16]float32) and the lane count.
+//   - rows_W, point_W: a batch's rows and a point's, as the form reads them (a view of half h, shifted
+//     by 8h floats, or the batch itself); l_W and lv_W load a float row and a vector row of such a
+//     view, p_W is the address to store a row into.
+//   - lh_W, lhv_W, half_W, mulAtH_W: the same for a row that is not read through a view (a joint
+//     batch's): load, store address and matrix product at half h.
+//   - idx_W, used_W: half h's indices and used lanes; lc_W(i): float32(i) in every lane.
+//   - setSliding_W: records the friction rows' sliding lanes in the point.
+//   - gatherVel_W, storeVel_W, gatherPoses_W, gatherBodies_W, points_W, keptMask_W, gatherJoint_W,
+//     scatterJoint_W: the gathers and scatters of the bodies' and the narrow phase's values.
 
 package sim
 

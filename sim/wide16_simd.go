@@ -12,8 +12,10 @@ import (
 // of its rows instead of two (a batch of eight or fewer runs its first half with the eight-lane
 // kernels). The bodies' velocities, positions and rotations are gathered and scattered eight lanes at
 // a time, as the eight-lane kernels do, and joined into or split from sixteen-lane registers; the
-// rows are loaded sixteen at a time. Each lane's arithmetic is the eight-lane kernel's, so the results
-// are the same bits (TestWidePassMatchesScalar runs both).
+// rows are loaded sixteen at a time. The kernels themselves (solve16, warm16, ...) are generated from
+// rows_template.go, as the eight-lane ones are, so each lane's arithmetic is theirs and the results
+// are the same bits (TestWidePassMatchesScalar runs both); this file holds the dispatch and what
+// differs from eight lanes: how the rows are read and the bodies gathered and scattered.
 
 // row16 is a row of the sixteen-lane kernels' local arrays (rows_template.go's row_W): a batch's row.
 type row16 = blanes
