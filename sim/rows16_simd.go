@@ -225,20 +225,20 @@ func warm16(w *World, bt *wideBatch, h int) {
 // bodies' current poses, in refreshManifold's order of operations. A lane's missing points add
 // nothing to its drift.
 func refresh16(w *World, bt *wideBatch, h int) {
-	var g poseRows // declared (zeroed) before the vectors (see laneCounts)
+	var g poseRows[row16] // declared (zeroed) before the vectors (see laneCounts)
 	gatherPoses16(w, bt, h, &g)
 	hr := rows16(bt, h)
-	xA, xB := lhv16((*blanes3)(g[0:3]), h), lhv16((*blanes3)(g[3:6]), h)
-	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAtH16)
+	xA, xB := ldv16((*[3]row16)(g[0:3])), ldv16((*[3]row16)(g[3:6]))
+	rA, rB := (*[9]row16)(g[6:15]), (*[9]row16)(g[15:24]) // loaded where used (mulAt16)
 	n := lv16(&hr.n)
 	count := l16(&hr.count)
 	var zero f16
 	var drift v16
 	for i := range bt.maxCount {
 		cp := point16(&bt.pts[i], h)
-		sep := xB.add(mulAtH16(h, rB, lv16(&cp.localB))).sub(xA).sub(mulAtH16(h, rA, lv16(&cp.localA))).dot(n)
+		sep := xB.add(mulAt16(rB, lv16(&cp.localB))).sub(xA).sub(mulAt16(rA, lv16(&cp.localA))).dot(n)
 		sep.Store(p16(&cp.sep))
-		d := xB.add(mulAtH16(h, rB, lv16(&cp.anchorB))).sub(xA).sub(mulAtH16(h, rA, lv16(&cp.anchorA)))
+		d := xB.add(mulAt16(rB, lv16(&cp.anchorB))).sub(xA).sub(mulAt16(rA, lv16(&cp.anchorA)))
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc16(i))
 			d = d.keep(v16{zero, zero, zero}, has)

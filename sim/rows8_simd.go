@@ -225,20 +225,20 @@ func warm8(w *World, bt *wideBatch, h int) {
 // bodies' current poses, in refreshManifold's order of operations. A lane's missing points add
 // nothing to its drift.
 func refresh8(w *World, bt *wideBatch, h int) {
-	var g poseRows // declared (zeroed) before the vectors (see laneCounts)
+	var g poseRows[row8] // declared (zeroed) before the vectors (see laneCounts)
 	gatherPoses8(w, bt, h, &g)
 	hr := rows8(bt, h)
-	xA, xB := lh3((*blanes3)(g[0:3]), h), lh3((*blanes3)(g[3:6]), h)
-	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAtH)
+	xA, xB := ldv8((*[3]row8)(g[0:3])), ldv8((*[3]row8)(g[3:6]))
+	rA, rB := (*[9]row8)(g[6:15]), (*[9]row8)(g[15:24]) // loaded where used (mulAt)
 	n := lv8(&hr.n)
 	count := l8(&hr.count)
 	var zero f8
 	var drift v8
 	for i := range bt.maxCount {
 		cp := point8(&bt.pts[i], h)
-		sep := xB.add(mulAtH(h, rB, lv8(&cp.localB))).sub(xA).sub(mulAtH(h, rA, lv8(&cp.localA))).dot(n)
+		sep := xB.add(mulAt(rB, lv8(&cp.localB))).sub(xA).sub(mulAt(rA, lv8(&cp.localA))).dot(n)
 		sep.Store(p8(&cp.sep))
-		d := xB.add(mulAtH(h, rB, lv8(&cp.anchorB))).sub(xA).sub(mulAtH(h, rA, lv8(&cp.anchorA)))
+		d := xB.add(mulAt(rB, lv8(&cp.anchorB))).sub(xA).sub(mulAt(rA, lv8(&cp.anchorA)))
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc8(i))
 			d = d.keep(v8{zero, zero, zero}, has)

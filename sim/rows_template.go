@@ -245,20 +245,20 @@ func warm_W(w *World, bt *wideBatch, h int) {
 // bodies' current poses, in refreshManifold's order of operations. A lane's missing points add
 // nothing to its drift.
 func refresh_W(w *World, bt *wideBatch, h int) {
-	var g poseRows // declared (zeroed) before the vectors (see laneCounts)
+	var g poseRows[row_W] // declared (zeroed) before the vectors (see laneCounts)
 	gatherPoses_W(w, bt, h, &g)
 	hr := rows_W(bt, h)
-	xA, xB := lhv_W((*blanes3)(g[0:3]), h), lhv_W((*blanes3)(g[3:6]), h)
-	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAtH_W)
+	xA, xB := ldv_W((*[3]row_W)(g[0:3])), ldv_W((*[3]row_W)(g[3:6]))
+	rA, rB := (*[9]row_W)(g[6:15]), (*[9]row_W)(g[15:24]) // loaded where used (mulAt_W)
 	n := lv_W(&hr.n)
 	count := l_W(&hr.count)
 	var zero f_W
 	var drift v_W
 	for i := range bt.maxCount {
 		cp := point_W(&bt.pts[i], h)
-		sep := xB.add(mulAtH_W(h, rB, lv_W(&cp.localB))).sub(xA).sub(mulAtH_W(h, rA, lv_W(&cp.localA))).dot(n)
+		sep := xB.add(mulAt_W(rB, lv_W(&cp.localB))).sub(xA).sub(mulAt_W(rA, lv_W(&cp.localA))).dot(n)
 		sep.Store(p_W(&cp.sep))
-		d := xB.add(mulAtH_W(h, rB, lv_W(&cp.anchorB))).sub(xA).sub(mulAtH_W(h, rA, lv_W(&cp.anchorA)))
+		d := xB.add(mulAt_W(rB, lv_W(&cp.anchorB))).sub(xA).sub(mulAt_W(rA, lv_W(&cp.anchorA)))
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc_W(i))
 			d = d.keep(v_W{zero, zero, zero}, has)

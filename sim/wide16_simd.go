@@ -4,6 +4,7 @@ package sim
 
 import (
 	"simd/archsimd"
+	"unsafe"
 
 	"tumble/sim/collide"
 )
@@ -194,23 +195,24 @@ func warmWide16(w *World, bt *wideBatch) {
 	warm16(w, bt, 0)
 }
 
-// poseRows is the rows gatherPoses fills: xA, xB, then rA's and rB's nine columns' components.
-type poseRows = [24]blanes
+// poseRows holds what gatherPoses gathers, in rows of either width: xA, xB, then rA's and rB's nine
+// columns' components.
+type poseRows[R lanes | blanes] = [24]R
 
-// gatherPoses loads half h of a batch's bodies' positions and rotations into g's rows: refresh8's
-// gathers, stored.
-func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
+// gatherPoses loads half h of a batch's bodies' positions and rotations into lanes o to o+7 of g's
+// rows (o is 0, or 8 for the second half of a sixteen-lane row).
+func gatherPoses[R lanes | blanes](w *World, bt *wideBatch, h int, g *poseRows[R], o int) {
 	b := &w.Bodies
 	rot := w.pipe.rot
 	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
 	if nl := used8(bt, h); nl < wideLanes {
-		gatherPosesRagged(w, ia, ib, nl, h, g)
+		gatherPosesRagged(w, ia, ib, nl, g, o)
 		return
 	}
 	put := func(k int, v v8) {
-		v.x.Store(half(&g[k], h))
-		v.y.Store(half(&g[k+1], h))
-		v.z.Store(half(&g[k+2], h))
+		v.x.Store((*lanes)(unsafe.Pointer(&g[k][o])))
+		v.y.Store((*lanes)(unsafe.Pointer(&g[k+1][o])))
+		v.z.Store((*lanes)(unsafe.Pointer(&g[k+2][o])))
 	}
 	put(0, gather(b.Position, ia, !bt.safe))
 	put(3, gather(b.Position, ib, !bt.safe))
@@ -224,11 +226,10 @@ func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
 // stay zero): out of line, the registers' upper halves cleared first (see gatherRagged).
 //
 //go:noinline
-func gatherPosesRagged(w *World, ia, ib *[wideLanes]int32, nl, h int, g *poseRows) {
+func gatherPosesRagged[R lanes | blanes](w *World, ia, ib *[wideLanes]int32, nl int, g *poseRows[R], o int) {
 	archsimd.ClearAVXUpperBits()
 	b := &w.Bodies
 	rot := w.pipe.rot
-	o := h * wideLanes
 	for l := range nl {
 		xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
 		g[0][o+l], g[1][o+l], g[2][o+l] = xa[0], xa[1], xa[2]
@@ -251,9 +252,9 @@ func refreshWide16(w *World, bt *wideBatch) {
 }
 
 // gatherPoses16 is gatherPoses over both halves of a batch.
-func gatherPoses16(w *World, bt *wideBatch, _ int, g *poseRows) {
-	gatherPoses(w, bt, 0, g)
-	gatherPoses(w, bt, 1, g)
+func gatherPoses16(w *World, bt *wideBatch, _ int, g *poseRows[blanes]) {
+	gatherPoses(w, bt, 0, g, 0)
+	gatherPoses(w, bt, 1, g, wideLanes)
 }
 
 // The loads and stores of half h of a batch's row (lh, lh3, half, mulAtH) over the whole row: h is

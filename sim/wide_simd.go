@@ -413,6 +413,5 @@ func refreshWide(w *World, bt *wideBatch) {
 	}
 }
 
-// gatherPoses8 is gatherPoses: half h of a batch's bodies' positions and rotations, into half h of
-// g's rows.
-func gatherPoses8(w *World, bt *wideBatch, h int, g *poseRows) { gatherPoses(w, bt, h, g) }
+// gatherPoses8 is gatherPoses: half h of a batch's bodies' positions and rotations, into g's rows.
+func gatherPoses8(w *World, bt *wideBatch, h int, g *poseRows[lanes]) { gatherPoses(w, bt, h, g, 0) }
