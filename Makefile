@@ -51,6 +51,7 @@ cuda-deps:
 # the emulator's layout registrations; committed; TestGeneratedIsCurrent says when stale). Needs only Go.
 generate:
 	go run ./gpu/internal/kerngen
+	go run ./sim/internal/lanegen -dir sim
 
 # Compile gpu/kernels/*.cu to the PTX that gpu/ embeds (committed; TestPTXIsCurrent says when stale),
 # then generate as above (scripts/kernels.sh runs both).

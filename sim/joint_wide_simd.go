@@ -43,113 +43,26 @@ func storeV8h(h int, d *blanes3, v v8) {
 	v.z.Store(half(&d[2], h))
 }
 
-// scale is a.Scale(s) per lane.
-func (a v8) scale(s f8) v8 { return v8{a.x.Mul(s), a.y.Mul(s), a.z.Mul(s)} }
-
-// cross is vecmath.V.Cross per lane, in its order of operations.
-func (a v8) cross(b v8) v8 {
-	return v8{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
-}
-
-// mulAt is m8.mul(v) of the matrices in m, each element loaded where it is used, so that the matrix
-// does not hold nine registers.
-func mulAt(m *[9]lanes, v v8) v8 {
-	return v8{
-		ld(&m[0]).Mul(v.x).Add(ld(&m[3]).Mul(v.y)).Add(ld(&m[6]).Mul(v.z)),
-		ld(&m[1]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[7]).Mul(v.z)),
-		ld(&m[2]).Mul(v.x).Add(ld(&m[5]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
-	}
-}
-
-// jointConsts are the joint softness's factors, broadcast.
-type jointConsts struct {
-	invH, biasRate, massScale, impulseScale, zero, one f8
-}
-
-// set broadcasts p's factors into k, field by field: a jointConsts returned by value is copied with
-// legacy MOVUPS (see laneCounts).
-func (k *jointConsts) set(p *pipeline) {
-	s := &p.joints.jointSoft
-	var zero f8
-	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc(p.consts.invH), bc(s.biasRate), bc(s.massScale),
-		bc(s.impulseScale), zero, bc(1)
-}
-
-// limitWide is limitRow over eight rows: axisPart.limitImpulse at the row velocity, then the
-// angular velocities moved by the impulse change where it is not zero.
-func limitWide(h int, r *wideAngle, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
-	v := lh3(&r.rb, h).dot(wB).Sub(lh3(&r.ra, h).dot(wA))
-	c := lh(&r.c, h)
-	bias, ms, is := k.zero, k.one, k.zero
-	if useBias {
-		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
-	}
-	open := c.Greater(k.zero) // a speculative limit: it may close this sub-step, no more
-	bias = c.Mul(k.invH).Merge(bias, open)
-	ms = k.one.Merge(ms, open)
-	is = k.zero.Merge(is, open)
-	old := lh(&r.impulse, h)
-	imp := neg(lh(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
-	acc := old.Add(imp)
-	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
-	imp = acc.Sub(old)
-	acc.Store(half(&r.impulse, h))
-	moves := imp.NotEqual(k.zero)
-	return wA.subS(lh3(&r.ia, h), imp).keep(wA, moves), wB.addS(lh3(&r.ib, h), imp).keep(wB, moves)
-}
-
-// anchorWide is pointRow over eight anchor blocks (pointPart.impulse3, then applyPoint). The linear
-// velocities come and go through lin (vA's components, then vB's): loaded where they are used, they
-// hold no registers while the rows before the anchor run.
-func anchorWide(h int, bt *wideJointBatch, lin *[6]lanes, wA, wB v8, k *jointConsts, useBias bool) (v8, v8) {
-	pt := &bt.point
-	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	cdot := vB.add(wB.cross(lh3(&pt.rB, h))).sub(vA).sub(wA.cross(lh3(&pt.rA, h)))
-	old := lh3(&pt.impulse, h)
-	var imp v8
-	if useBias {
-		imp = mulAtH(h, &pt.mass, cdot.add(lh3(&pt.c, h).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
-	} else {
-		imp = mulAtH(h, &pt.mass, cdot).scale(neg(k.one))
-	}
-	acc := old.add(imp)
-	acc.x.Store(half(&pt.impulse[0], h))
-	acc.y.Store(half(&pt.impulse[1], h))
-	acc.z.Store(half(&pt.impulse[2], h))
-	mA, mB := lh(&bt.mA, h), lh(&bt.mB, h)
-	storeLanes(lin[0:3], v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}.subS(imp, mA))
-	storeLanes(lin[3:6], v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}.addS(imp, mB))
-	lA, lB := lh3(&pt.rA, h).cross(imp), lh3(&pt.rB, h).cross(imp)
-	return wA.sub(mulAtH(h, &bt.iA, lA)), wB.add(mulAtH(h, &bt.iB, lB))
-}
-
-// storeLanes stores v's components into d[0], d[1], d[2].
-func storeLanes(d []lanes, v v8) {
-	v.x.Store(&d[0])
-	v.y.Store(&d[1])
-	v.z.Store(&d[2])
-}
-
-// gatherJointPair is gatherPair for a joint batch, with the linear velocities left in lin (see
-// anchorWide).
-func gatherJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes) (wA, wB v8) {
+// gatherJoint8 is gatherPair for half h of a joint batch, with the linear velocities left in lin (see
+// anchor8).
+func gatherJoint8(w *World, bt *wideJointBatch, h int, lin *[2]lanes3) (wA, wB v8) {
 	var vA, vB v8
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
 	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
 		vA, wA = gatherState(st, ia, wideLanes) // an empty lane repeats lane 0's bodies
 		vB, wB = gatherState(st, ib, wideLanes)
 	} else {
 		vA, wA, vB, wB = gatherPair(&w.Bodies, ia, ib, !bt.safe)
 	}
-	storeLanes(lin[0:3], vA)
-	storeLanes(lin[3:6], vB)
+	stv8(&lin[0], vA)
+	stv8(&lin[1], vB)
 	return wA, wB
 }
 
-// scatterJointPair is scatterPair for a joint batch whose linear velocities are in lin.
-func scatterJointPair(h int, w *World, bt *wideJointBatch, lin *[6]lanes, wA, wB v8) {
-	vA, vB := v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	storePair(w, halfIdx(&bt.a, h), halfIdx(&bt.b, h), jointHalfLanes(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
+// scatterJoint8 is scatterPair for half h of a joint batch whose linear velocities are in lin.
+func scatterJoint8(w *World, bt *wideJointBatch, h int, lin *[2]lanes3, wA, wB v8) {
+	vA, vB := ldv8(&lin[0]), ldv8(&lin[1])
+	storePair(w, idx8(&bt.a, h), idx8(&bt.b, h), jointHalfLanes(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
 }
 
 // anchorMassWide is pointPart.setMass over a batch: K's columns K e for the unit vectors e, then
@@ -186,63 +99,21 @@ func anchorMassHalf(h int, bt *wideJointBatch) {
 	archsimd.ClearAVXUpperBits()
 }
 
-// ballWide is solveBall over a batch of ball joints: swing, twist lower and upper, then the anchor.
+// ballWide is solveBall over a batch of ball joints, eight lanes at a time (ball8).
 func ballWide(w *World, bt *wideJointBatch, useBias bool) {
-	ballHalf(0, w, bt, useBias)
+	ball8(w, bt, 0, useBias)
 	if bt.lanes > wideLanes {
-		ballHalf(1, w, bt, useBias)
+		ball8(w, bt, 1, useBias)
 	}
 }
 
-// ballHalf is ballWide over half h of a batch.
-func ballHalf(h int, w *World, bt *wideJointBatch, useBias bool) {
-	var k jointConsts // both zeroed before the first vector instruction
-	var lin [6]lanes
-	k.set(&w.pipe)
-	wA, wB := gatherJointPair(h, w, bt, &lin)
-	wA, wB = limitWide(h, &bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide(h, &bt.rows[1], wA, wB, &k, useBias)
-	wA, wB = limitWide(h, &bt.rows[2], wA, wB, &k, useBias)
-	wA, wB = anchorWide(h, bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair(h, w, bt, &lin, wA, wB)
-}
-
-// hingeWide is solveHinge over a batch of hinges with limits and no motor: the limits, the two
-// rotation rows (hingeRotationPart.impulse2), then the anchor.
+// hingeWide is solveHinge over a batch of hinges with limits and no motor, eight lanes at a time
+// (hinge8).
 func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
-	hingeHalf(0, w, bt, useBias)
+	hinge8(w, bt, 0, useBias)
 	if bt.lanes > wideLanes {
-		hingeHalf(1, w, bt, useBias)
+		hinge8(w, bt, 1, useBias)
 	}
-}
-
-// hingeHalf is hingeWide over half h of a batch.
-func hingeHalf(h int, w *World, bt *wideJointBatch, useBias bool) {
-	var k jointConsts // both zeroed before the first vector instruction
-	var lin [6]lanes
-	k.set(&w.pipe)
-	wA, wB := gatherJointPair(h, w, bt, &lin)
-	wA, wB = limitWide(h, &bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide(h, &bt.rows[1], wA, wB, &k, useBias)
-	u1, u2 := lh3(&bt.u1, h), lh3(&bt.u2, h)
-	dw := wB.sub(wA)
-	c1, c2 := u1.dot(dw), u2.dot(dw)
-	ms, is := k.one, k.zero
-	if useBias {
-		c1 = c1.Add(k.biasRate.Mul(lh(&bt.hc[0], h)))
-		c2 = c2.Add(k.biasRate.Mul(lh(&bt.hc[1], h)))
-		ms, is = k.massScale, k.impulseScale
-	}
-	m0, m1, m2 := lh(&bt.hmass[0], h), lh(&bt.hmass[1], h), lh(&bt.hmass[2], h)
-	i0, i1 := lh(&bt.himp[0], h), lh(&bt.himp[1], h)
-	l1 := neg(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
-	l2 := neg(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
-	i0.Add(l1).Store(half(&bt.himp[0], h))
-	i1.Add(l2).Store(half(&bt.himp[1], h))
-	L := u1.scale(l1).add(u2.scale(l2))
-	wA, wB = wA.sub(mulAtH(h, &bt.iA, L)), wB.add(mulAtH(h, &bt.iB, L))
-	wA, wB = anchorWide(h, bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair(h, w, bt, &lin, wA, wB)
 }
 
 // angleRow is axisPart.set for an angular row (d zero) with ra = rb = a and position error c, into
@@ -272,12 +143,6 @@ func limitRows(h int, bt *wideJointBatch, lo, up *wideAngle, a v8, x, m, zero, o
 	lh(&bt.hi, h).Sub(x).Store(half(&up.c, h))
 }
 
-func storeV8(d *lanes3, v v8) {
-	v.x.Store(&d[0])
-	v.y.Store(&d[1])
-	v.z.Store(&d[2])
-}
-
 // refreshJointsWide is refreshJoint over a batch, into the lanes, in its order of operations: the
 // anchors and their gap, then a ball joint's swing and twist rows (swingTwistRows) or a hinge's
 // rotation and limit rows and angle (hingeRows). The anchor blocks' K^-1 is anchorMassWide's.
@@ -290,7 +155,7 @@ func refreshJointsHalf(h int, w *World, bt *wideJointBatch) {
 	p := &w.pipe
 	b := &w.Bodies
 	var RA, RB [9]lanes
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
 	gatherMatTo(&RA, p.bounds.rot, ia, !bt.safe)
 	gatherMatTo(&RB, p.bounds.rot, ib, !bt.safe)
 	xA, xB := gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
@@ -335,7 +200,7 @@ func hingeRows(h int, w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 	var c lanes
 	coord.Store(&c)
 	archsimd.ClearAVXUpperBits()
-	k := halfIdx(&bt.k, h)
+	k := idx8(&bt.k, h)
 	for l := range jointHalfLanes(bt, h) {
 		w.joints[k[l]].coord = c[l]
 	}
@@ -371,7 +236,7 @@ func swingTwistRows(h int, w *World, bt *wideJointBatch, RA, RB *[9]lanes) {
 	swing.Store(&sw)
 	twist.Store(&tw)
 	archsimd.ClearAVXUpperBits()
-	k := halfIdx(&bt.k, h)
+	k := idx8(&bt.k, h)
 	for l := range jointHalfLanes(bt, h) {
 		j := &w.joints[k[l]]
 		j.swingA, j.coord = sw[l], tw[l]
@@ -438,11 +303,11 @@ func addRowSums(h int, rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8,
 // storeJointSums writes the lanes' warm-start sums into their joints' sums (pipeline.jsums).
 func storeJointSums(h int, w *World, bt *wideJointBatch, lin, angA, angB v8) {
 	var g [9]lanes
-	storeV8((*lanes3)(g[0:3]), lin)
-	storeV8((*lanes3)(g[3:6]), angA)
-	storeV8((*lanes3)(g[6:9]), angB)
+	stv8((*lanes3)(g[0:3]), lin)
+	stv8((*lanes3)(g[3:6]), angA)
+	stv8((*lanes3)(g[6:9]), angB)
 	archsimd.ClearAVXUpperBits()
-	k := halfIdx(&bt.k, h)
+	k := idx8(&bt.k, h)
 	for l := range jointHalfLanes(bt, h) {
 		j := &w.pipe.joints.jsums[k[l]]
 		j.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}

@@ -13,8 +13,8 @@ import "tumble/sim/collide"
 // out lane-major (every field is sixteen floats), packed from the manifolds after Prepare; the
 // refresh (separations, friction drift) and the warm start's sums run on the batches too, and the
 // impulses are copied back to the manifolds before anything else reads them (restitution, the next
-// step's warm start, inspection). Without the experiment, or on a CPU without AVX2, wideKernel is
-// nil and PGS runs the scalar pass. On some older Intel CPUs 512-bit instructions lower the clock;
+// step's warm start, inspection). Without the experiment, or on a CPU without AVX2, there are no
+// laneKernelSets and PGS runs the scalar pass. On some older Intel CPUs 512-bit instructions lower the clock;
 // `sandbox bench -lanes 8` runs the eight-lane kernels there for a comparison.
 
 // wideLanes is the float32 lanes of an AVX2 register: the joints' batches (joint_wide.go) hold this
@@ -67,7 +67,7 @@ type batchRows struct {
 }
 
 // wideBatch holds up to sixteen manifolds of one colour. Its rows come first and its points right
-// after them, so that a view of half h (halfRows, halfPoint: the rows shifted by 8h floats) stays
+// after them, so that a view of half h (rows8, point8: the rows shifted by 8h floats) stays
 // inside the batch.
 type wideBatch struct {
 	batchRows

@@ -4,6 +4,7 @@ package sim
 
 import (
 	"simd/archsimd"
+	"unsafe"
 
 	"tumble/sim/collide"
 )
@@ -12,39 +13,34 @@ import (
 // of its rows instead of two (a batch of eight or fewer runs its first half with the eight-lane
 // kernels). The bodies' velocities, positions and rotations are gathered and scattered eight lanes at
 // a time, as the eight-lane kernels do, and joined into or split from sixteen-lane registers; the
-// rows are loaded sixteen at a time. Each lane's arithmetic is the eight-lane kernel's, so the results
-// are the same bits (TestWidePassMatchesScalar runs both).
+// rows are loaded sixteen at a time. The kernels themselves (solve16, warm16, ...) are generated from
+// rows_template.go, as the eight-lane ones are, so each lane's arithmetic is theirs and the results
+// are the same bits (TestWidePassMatchesScalar runs both); this file holds the dispatch and what
+// differs from eight lanes: how the rows are read and the bodies gathered and scattered.
 
-type f16 = archsimd.Float32x16
+// row16 is a row of the sixteen-lane kernels' local arrays (rows_template.go's row_W): a batch's row.
+type row16 = blanes
 
-// v16 is sixteen vectors, component-major.
-type v16 struct{ x, y, z f16 }
+// The sixteen-lane kernels read a batch's rows whole: rows16, point16 and p16 are the batch's own
+// rows, l16 and lv16 load them (the eight-lane kernels' views of half a batch, rows8 and the rest,
+// with h always 0).
+func rows16(bt *wideBatch, _ int) *batchRows { return &bt.batchRows }
 
-func ld16(a *blanes) f16 { return archsimd.LoadFloat32x16(a) }
+func point16(wp *widePoint, _ int) *widePoint { return wp }
 
-func ld16x3(a *blanes3) v16 { return v16{ld16(&a[0]), ld16(&a[1]), ld16(&a[2])} }
+func p16(a *blanes) *blanes { return a }
 
-// neg16 flips the sign bit (exactly the scalar unary minus, also for zeros).
-func neg16(x f16) f16 {
-	return x.AsUint32x16().Xor(archsimd.BroadcastUint32x16(0x80000000)).AsFloat32x16()
-}
+func l16(a *blanes) f16 { return ld16(a) }
 
-func (a v16) dot(b v16) f16 { return a.x.Mul(b.x).Add(a.y.Mul(b.y)).Add(a.z.Mul(b.z)) }
+func lv16(a *blanes3) v16 { return ldv16(a) }
 
-func (a v16) sub(b v16) v16 { return v16{a.x.Sub(b.x), a.y.Sub(b.y), a.z.Sub(b.z)} }
+// lc16 is lc8 over sixteen lanes.
+func lc16(i int) f16 { return ld16(&laneCounts16[i]) }
 
-func (a v16) add(b v16) v16 { return v16{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
-
-func (a v16) subS(b v16, s f16) v16 {
-	return v16{a.x.Sub(b.x.Mul(s)), a.y.Sub(b.y.Mul(s)), a.z.Sub(b.z.Mul(s))}
-}
-
-func (a v16) addS(b v16, s f16) v16 {
-	return v16{a.x.Add(b.x.Mul(s)), a.y.Add(b.y.Mul(s)), a.z.Add(b.z.Mul(s))}
-}
-
-func (a v16) keep(old v16, m archsimd.Mask32x16) v16 {
-	return v16{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
+// setSliding16 records in pt which lanes slide and says whether any does.
+func setSliding16(pt *widePoint, _ int, slide archsimd.Mask32x16) bool {
+	pt.sliding = slide.ToBits()
+	return pt.sliding != 0
 }
 
 func join(lo, hi f8) f16 {
@@ -69,9 +65,9 @@ var laneCounts16 = func() (c [4]blanes) {
 	return
 }()
 
-// gatherBatch loads the velocities of a batch of more than eight manifolds' bodies: from
-// pipeline.vel's rows sixteen at a time (gatherState16), else half by half as solveHalf does.
-func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
+// gatherVel16 loads the velocities of a batch of more than eight manifolds' bodies: from
+// pipeline.vel's rows sixteen at a time (gatherState16), else half by half as gatherVel8 does.
+func gatherVel16(w *World, bt *wideBatch, _ int) (vA, wA, vB, wB v16) {
 	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
 		vA, wA = gatherState16(st, &bt.a, bt.lanes)
 		vB, wB = gatherState16(st, &bt.b, bt.lanes)
@@ -79,7 +75,7 @@ func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
 	}
 	b := &w.Bodies
 	n1 := bt.lanes - wideLanes
-	ia0, ib0, ia1, ib1 := halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), halfIdx(&bt.a, 1), halfIdx(&bt.b, 1)
+	ia0, ib0, ia1, ib1 := idx8(&bt.a, 0), idx8(&bt.b, 0), idx8(&bt.a, 1), idx8(&bt.b, 1)
 	a0, b0, c0, d0 := gatherPair(b, ia0, ib0, !bt.safe)
 	var a1, b1, c1, d1 v8
 	if n1 == wideLanes {
@@ -90,8 +86,8 @@ func gatherBatch(w *World, bt *wideBatch) (vA, wA, vB, wB v16) {
 	return join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
 }
 
-// storeBatch writes a batch's velocities back (storePair16).
-func storeBatch(w *World, bt *wideBatch, vA, wA, vB, wB v16) {
+// storeVel16 writes a batch's velocities back (storePair16).
+func storeVel16(w *World, bt *wideBatch, _ int, vA, wA, vB, wB v16) {
 	storePair16(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
 }
 
@@ -107,8 +103,8 @@ func storePair16(w *World, ia, ib *[batchLanes]int32, n int, mA, mB *blanes, vA,
 		return
 	}
 	a1, b1, c1, d1 := vA.hi(), wA.hi(), vB.hi(), wB.hi()
-	storePair(w, halfIdx(ia, 0), halfIdx(ib, 0), wideLanes, half(mA, 0), half(mB, 0), vA.lo(), wA.lo(), vB.lo(), wB.lo())
-	storePair(w, halfIdx(ia, 1), halfIdx(ib, 1), n-wideLanes, half(mA, 1), half(mB, 1), a1, b1, c1, d1)
+	storePair(w, idx8(ia, 0), idx8(ib, 0), wideLanes, half(mA, 0), half(mB, 0), vA.lo(), wA.lo(), vB.lo(), wB.lo())
+	storePair(w, idx8(ia, 1), idx8(ib, 1), n-wideLanes, half(mA, 1), half(mB, 1), a1, b1, c1, d1)
 }
 
 // The permutations of gatherState16 and scatterState16 (ConcatPermute's indices: 0-15 the first
@@ -181,157 +177,42 @@ func scatterState16(st []stateRow, idx *[batchLanes]int32, dyn uint16, v, w v16)
 }
 
 // solveWide16 is solveWide with the rows of a batch of more than eight manifolds sixteen lanes at a
-// time: solveHalf's operations in its order.
+// time (solve16).
 func solveWide16(w *World, bt *wideBatch, useBias bool) {
 	if bt.lanes <= wideLanes {
-		solveHalf(w, bt, 0, useBias)
+		solve8(w, bt, 0, useBias)
 		return
 	}
-	var lin [6]blanes // the linear velocities wait in memory (solveHalf); declared before the vectors (laneCounts)
-	vA, wA, vB, wB := gatherBatch(w, bt)
-	mA, mB := ld16(&bt.mA), ld16(&bt.mB)
-	mAB := mA.Add(mB)
-	count := ld16(&bt.count)
-	n := ld16x3(&bt.n)
-	dvn := n.dot(vB.sub(vA))
-	vA.x.Store(&lin[0])
-	vA.y.Store(&lin[1])
-	vA.z.Store(&lin[2])
-	vB.x.Store(&lin[3])
-	vB.y.Store(&lin[4])
-	vB.z.Store(&lin[5])
-	var zero f16
-	sum := zero
-	// broadcast once: AVX-512's 32 registers hold them through the rows
-	minPush, invH := neg16(archsimd.BroadcastFloat32x16(w.pipe.consts.maxPush)), archsimd.BroadcastFloat32x16(w.pipe.consts.invH)
-	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		vn := dvn.Add(ld16x3(&cp.nB).dot(wB)).Sub(ld16x3(&cp.nA).dot(wA))
-		sep, nm, ni := ld16(&cp.sep), ld16(&cp.normalMass), ld16(&cp.normalImpulse)
-		var imp f16
-		if useBias {
-			imp = neg16(ld16(&cp.softMass)).Mul(vn.Add(ld16(&bt.biasRate).Mul(sep).Max(minPush))).Sub(ld16(&cp.leak).Mul(ni))
-		} else {
-			imp = neg16(nm).Mul(vn)
-		}
-		imp = neg16(nm).Mul(vn.Add(sep.Mul(invH))).Merge(imp, sep.Greater(zero))
-		acc := ni.Add(imp)
-		acc = acc.Merge(zero, acc.Greater(zero))
-		imp = acc.Sub(ni)
-		acc.Store(&cp.normalImpulse)
-		mx := ld16(&cp.maxNormal)
-		imp.Merge(mx, imp.Greater(mx)).Store(&cp.maxNormal)
-		nwA, nwB := wA.subS(ld16x3(&cp.inA), imp), wB.addS(ld16x3(&cp.inB), imp)
-		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
-		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(ld16(&laneCounts16[i]))
-			nwA, nwB, ndvn, nsum = nwA.keep(wA, has), nwB.keep(wB, has), ndvn.Merge(dvn, has), nsum.Merge(sum, has)
-		}
-		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
-	}
-	vA, vB = v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}, v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
-	vA, vB = vA.subS(n, sum.Mul(mA)), vB.addS(n, sum.Mul(mB))
-	if !w.settings.NoFriction {
-		t1, t2 := ld16x3(&bt.t1), ld16x3(&bt.t2)
-		dv := vB.sub(vA)
-		d1, d2 := t1.dot(dv), t2.dot(dv)
-		if useBias {
-			drift, biasRate := ld16x3(&bt.drift), ld16(&bt.biasRate)
-			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
-		}
-		sum1, sum2 := zero, zero
-		for i := range bt.maxCount {
-			cp := &bt.pts[i]
-			vt1 := d1.Add(ld16x3(&cp.t1B).dot(wB)).Sub(ld16x3(&cp.t1A).dot(wA))
-			vt2 := d2.Add(ld16x3(&cp.t2B).dot(wB)).Sub(ld16x3(&cp.t2A).dot(wA))
-			old1, old2 := ld16(&cp.ti1), ld16(&cp.ti2)
-			var l1, l2 f16
-			if useBias {
-				ms, leak := ld16(&bt.massScale), ld16(&bt.leak)
-				l1 = old1.Sub(ld16(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
-				l2 = old2.Sub(ld16(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
-			} else {
-				l1 = old1.Sub(ld16(&cp.tm1).Mul(vt1))
-				l2 = old2.Sub(ld16(&cp.tm2).Mul(vt2))
-			}
-			maxF := ld16(&bt.mu).Mul(ld16(&cp.normalImpulse))
-			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
-			slide := mag2.Greater(maxF.Mul(maxF))
-			cp.sliding = slide.ToBits()
-			if cp.sliding != 0 { // no lane slides: the Coulomb scale changes nothing
-				s := maxF.Div(mag2.Sqrt())
-				l1 = l1.Mul(s).Merge(l1, slide)
-				l2 = l2.Mul(s).Merge(l2, slide)
-			}
-			e1, e2 := l1.Sub(old1), l2.Sub(old2)
-			l1.Store(&cp.ti1)
-			l2.Store(&cp.ti2)
-			nwA := wA.subS(ld16x3(&cp.it1A), e1).subS(ld16x3(&cp.it2A), e2)
-			nwB := wB.addS(ld16x3(&cp.it1B), e1).addS(ld16x3(&cp.it2B), e2)
-			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
-			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
-			if bt.ragged&(1<<i) != 0 {
-				has := count.Greater(ld16(&laneCounts16[i]))
-				nwA, nwB = nwA.keep(wA, has), nwB.keep(wB, has)
-				nd1, nd2, ns1, ns2 = nd1.Merge(d1, has), nd2.Merge(d2, has), ns1.Merge(sum1, has), ns2.Merge(sum2, has)
-			}
-			wA, wB, d1, d2, sum1, sum2 = nwA, nwB, nd1, nd2, ns1, ns2
-		}
-		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
-		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
-	}
-	storeBatch(w, bt, vA, wA, vB, wB)
+	solve16(w, bt, 0, useBias)
 }
 
-// warmWide16 is warmWide over a batch of more than eight manifolds sixteen lanes at a time, in
-// warmHalf's order.
+// warmWide16 is warmWide over a batch of more than eight manifolds sixteen lanes at a time (warm16).
 func warmWide16(w *World, bt *wideBatch) {
 	if bt.lanes <= wideLanes {
-		warmHalf(w, bt, 0)
+		warm8(w, bt, 0)
 		return
 	}
-	var g [9]blanes // declared before the vectors (laneCounts)
-	var lin, angA, angB v16
-	n, t1, t2 := ld16x3(&bt.n), ld16x3(&bt.t1), ld16x3(&bt.t2)
-	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		ln, l1, l2 := ld16(&cp.normalImpulse), ld16(&cp.ti1), ld16(&cp.ti2)
-		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		angA = angA.addS(ld16x3(&cp.nA), ln).addS(ld16x3(&cp.t1A), l1).addS(ld16x3(&cp.t2A), l2)
-		angB = angB.addS(ld16x3(&cp.nB), ln).addS(ld16x3(&cp.t1B), l1).addS(ld16x3(&cp.t2B), l2)
-	}
-	for c, v := range [...]v16{lin, angA, angB} {
-		v.x.Store(&g[3*c])
-		v.y.Store(&g[3*c+1])
-		v.z.Store(&g[3*c+2])
-	}
-	archsimd.ClearAVXUpperBits()
-	sums := w.pipe.narrow.sums
-	for l := range bt.lanes {
-		m := &sums[bt.k[l]]
-		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
-		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
-		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
-	}
+	warm16(w, bt, 0)
 }
 
-// poseRows is the rows gatherPoses fills: xA, xB, then rA's and rB's nine columns' components.
-type poseRows = [24]blanes
+// poseRows holds what gatherPoses gathers, in rows of either width: xA, xB, then rA's and rB's nine
+// columns' components.
+type poseRows[R lanes | blanes] = [24]R
 
-// gatherPoses loads half h of a batch's bodies' positions and rotations into g's rows: refreshHalf's
-// gathers, stored.
-func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
+// gatherPoses loads half h of a batch's bodies' positions and rotations into lanes o to o+7 of g's
+// rows (o is 0, or 8 for the second half of a sixteen-lane row).
+func gatherPoses[R lanes | blanes](w *World, bt *wideBatch, h int, g *poseRows[R], o int) {
 	b := &w.Bodies
 	rot := w.pipe.bounds.rot
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	if nl := halfLanes(bt, h); nl < wideLanes {
-		gatherPosesRagged(w, ia, ib, nl, h, g)
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
+	if nl := used8(bt, h); nl < wideLanes {
+		gatherPosesRagged(w, ia, ib, nl, g, o)
 		return
 	}
 	put := func(k int, v v8) {
-		v.x.Store(half(&g[k], h))
-		v.y.Store(half(&g[k+1], h))
-		v.z.Store(half(&g[k+2], h))
+		v.x.Store((*lanes)(unsafe.Pointer(&g[k][o])))
+		v.y.Store((*lanes)(unsafe.Pointer(&g[k+1][o])))
+		v.z.Store((*lanes)(unsafe.Pointer(&g[k+2][o])))
 	}
 	put(0, gather(b.Position, ia, !bt.safe))
 	put(3, gather(b.Position, ib, !bt.safe))
@@ -345,11 +226,10 @@ func gatherPoses(w *World, bt *wideBatch, h int, g *poseRows) {
 // stay zero): out of line, the registers' upper halves cleared first (see gatherRagged).
 //
 //go:noinline
-func gatherPosesRagged(w *World, ia, ib *[wideLanes]int32, nl, h int, g *poseRows) {
+func gatherPosesRagged[R lanes | blanes](w *World, ia, ib *[wideLanes]int32, nl int, g *poseRows[R], o int) {
 	archsimd.ClearAVXUpperBits()
 	b := &w.Bodies
 	rot := w.pipe.bounds.rot
-	o := h * wideLanes
 	for l := range nl {
 		xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
 		g[0][o+l], g[1][o+l], g[2][o+l] = xa[0], xa[1], xa[2]
@@ -361,64 +241,36 @@ func gatherPosesRagged(w *World, ia, ib *[wideLanes]int32, nl, h int, g *poseRow
 	}
 }
 
-// refreshWide16 is refreshWide over a batch of more than eight manifolds sixteen lanes at a time, in
-// refreshHalf's order.
+// refreshWide16 is refreshWide over a batch of more than eight manifolds sixteen lanes at a time
+// (refresh16).
 func refreshWide16(w *World, bt *wideBatch) {
 	if bt.lanes <= wideLanes {
-		refreshHalf(w, bt, 0)
+		refresh8(w, bt, 0)
 		return
 	}
-	var g poseRows // declared (zeroed) before the vectors (laneCounts)
-	gatherPoses(w, bt, 0, &g)
-	gatherPoses(w, bt, 1, &g)
-	xA, xB := ld16x3((*blanes3)(g[0:3])), ld16x3((*blanes3)(g[3:6]))
-	rA, rB := (*[9]blanes)(g[6:15]), (*[9]blanes)(g[15:24]) // loaded where used (mulAt16)
-	n := ld16x3(&bt.n)
-	count := ld16(&bt.count)
-	var zero f16
-	var drift v16
-	for i := range bt.maxCount {
-		cp := &bt.pts[i]
-		sep := xB.add(mulAt16(rB, ld16x3(&cp.localB))).sub(xA).sub(mulAt16(rA, ld16x3(&cp.localA))).dot(n)
-		sep.Store(&cp.sep)
-		d := xB.add(mulAt16(rB, ld16x3(&cp.anchorB))).sub(xA).sub(mulAt16(rA, ld16x3(&cp.anchorA)))
-		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(ld16(&laneCounts16[i]))
-			d = d.keep(v16{zero, zero, zero}, has)
-		}
-		drift = drift.add(d)
-	}
-	inv := archsimd.BroadcastFloat32x16(1).Div(count)
-	drift.x.Mul(inv).Store(&bt.drift[0])
-	drift.y.Mul(inv).Store(&bt.drift[1])
-	drift.z.Mul(inv).Store(&bt.drift[2])
-	archsimd.ClearAVXUpperBits()
+	refresh16(w, bt, 0)
 }
 
-func (a v16) scale(s f16) v16 { return v16{a.x.Mul(s), a.y.Mul(s), a.z.Mul(s)} }
-
-// cross is vecmath.V.Cross per lane, in its order of operations.
-func (a v16) cross(b v16) v16 {
-	return v16{a.y.Mul(b.z).Sub(a.z.Mul(b.y)), a.z.Mul(b.x).Sub(a.x.Mul(b.z)), a.x.Mul(b.y).Sub(a.y.Mul(b.x))}
+// gatherPoses16 is gatherPoses over both halves of a batch.
+func gatherPoses16(w *World, bt *wideBatch, _ int, g *poseRows[blanes]) {
+	gatherPoses(w, bt, 0, g, 0)
+	gatherPoses(w, bt, 1, g, wideLanes)
 }
 
-// mulAt16 is mulAt over sixteen lanes.
-func mulAt16(m *[9]blanes, v v16) v16 {
-	return v16{
-		ld16(&m[0]).Mul(v.x).Add(ld16(&m[3]).Mul(v.y)).Add(ld16(&m[6]).Mul(v.z)),
-		ld16(&m[1]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[7]).Mul(v.z)),
-		ld16(&m[2]).Mul(v.x).Add(ld16(&m[5]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
-	}
-}
+// The loads and stores of half h of a batch's row (lh, lh3, half, mulAtH) over the whole row: h is
+// always 0 in the sixteen-lane forms.
+func lh16(a *blanes, _ int) f16 { return ld16(a) }
 
-// mulAtT16 is mulAtT over sixteen lanes.
-func mulAtT16(m *[9]blanes, v v16) v16 {
-	return v16{
-		ld16(&m[0]).Mul(v.x).Add(ld16(&m[1]).Mul(v.y)).Add(ld16(&m[2]).Mul(v.z)),
-		ld16(&m[3]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[5]).Mul(v.z)),
-		ld16(&m[6]).Mul(v.x).Add(ld16(&m[7]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
-	}
-}
+func lhv16(a *blanes3, _ int) v16 { return ldv16(a) }
+
+func half16(a *blanes, _ int) *blanes { return a }
+
+func mulAtH16(_ int, m *[9]blanes, v v16) v16 { return mulAt16(m, v) }
+
+// idx16 is a batch's body or manifold indices; used16 the number of its lanes in use.
+func idx16(a *[batchLanes]int32, _ int) *[batchLanes]int32 { return a }
+
+func used16(bt *wideBatch, _ int) int { return bt.lanes }
 
 // gatherMatHalf is gatherMatTo into half h of d's rows.
 func gatherMatHalf(d *[9]blanes, ms []Mat3, idx *[wideLanes]int32, h int) {
@@ -430,270 +282,95 @@ func gatherMatHalf(d *[9]blanes, ms []Mat3, idx *[wideLanes]int32, h int) {
 	}
 }
 
-// prepareWide16 is prepareWide over a batch of more than eight manifolds sixteen lanes at a time, in
-// prepareHalf's order: the bodies gathered half by half into rows, the points' rows computed sixteen
-// at a time.
+// prepareWide16 is prepareWide over a batch of more than eight manifolds sixteen lanes at a time
+// (prepare16): the bodies gathered half by half into rows, the points' rows computed sixteen at a
+// time.
 func prepareWide16(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
 	kept *[4]uint16, comp *blanes) {
 	if bt.lanes <= wideLanes {
-		prepareHalf(w, bt, 0, src, at, kept, comp)
+		prepare8(w, bt, 0, src, at, kept, comp)
 		return
 	}
+	prepare16(w, bt, 0, src, at, kept, comp)
+}
+
+// lanes16 is the sixteen-lane kernels' width.
+const lanes16 = batchLanes
+
+// gatherBodies16 is gatherBodies8 over a whole batch, half by half.
+func gatherBodies16(w *World, bt *wideBatch, _ int, iA, iB, rA, rB *[9]blanes, st *[6]blanes3) {
 	b := &w.Bodies
-	// An empty lane reads lane 0's bodies (its rows are zeroed below).
 	ia, ib := bt.a, bt.b
 	for l := bt.lanes; l < batchLanes; l++ {
 		ia[l], ib[l] = ia[0], ib[0]
 	}
-	// Declared (zeroed) before the first vector instruction (laneCounts): the bodies' inverse inertias
-	// and rotations, positions (xA, xB), velocities (vA, wA, vB, wB), and what goes back to the points
-	// (localA, localB, anchorA, anchorB, relVel).
-	var iA, iB, rA, rB [9]blanes
-	var state [6]blanes3
-	var back [13]blanes
 	for h := range 2 {
-		ja, jb := halfIdx(&ia, h), halfIdx(&ib, h)
-		gatherMatHalf(&iA, b.InvInertiaWorld, ja, h)
-		gatherMatHalf(&iB, b.InvInertiaWorld, jb, h)
-		gatherMatHalf(&rA, w.pipe.bounds.rot, ja, h)
-		gatherMatHalf(&rB, w.pipe.bounds.rot, jb, h)
-		storeV8h(h, &state[0], gather(b.Position, ja, true))
-		storeV8h(h, &state[1], gather(b.Position, jb, true))
+		ja, jb := idx8(&ia, h), idx8(&ib, h)
+		gatherMatHalf(iA, b.InvInertiaWorld, ja, h)
+		gatherMatHalf(iB, b.InvInertiaWorld, jb, h)
+		gatherMatHalf(rA, w.pipe.bounds.rot, ja, h)
+		gatherMatHalf(rB, w.pipe.bounds.rot, jb, h)
+		storeV8h(h, &st[0], gather(b.Position, ja, true))
+		storeV8h(h, &st[1], gather(b.Position, jb, true))
 		vA, wA, vB, wB := gatherPair(b, ja, jb, true)
-		storeV8h(h, &state[2], vA)
-		storeV8h(h, &state[3], wA)
-		storeV8h(h, &state[4], vB)
-		storeV8h(h, &state[5], wB)
-	}
-	count := ld16(&bt.count)
-	var zero f16
-	one, halfS := archsimd.BroadcastFloat32x16(1), archsimd.BroadcastFloat32x16(0.5)
-	for j := range bt.maxCount {
-		wp := &bt.pts[j]
-		q := &at[j]
-		x0, y0, z0, s0 := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
-			ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
-		x1, y1, z1, s1 := transpose4(ld4p(q[8]), ld4p(q[9]), ld4p(q[10]), ld4p(q[11]),
-			ld4p(q[12]), ld4p(q[13]), ld4p(q[14]), ld4p(q[15]))
-		pos, sep := v16{join(x0, x1), join(y0, y1), join(z0, z1)}, join(s0, s1)
-		n := ld16x3(&bt.n)
-		hn := n.scale(halfS.Mul(sep))
-		ra := pos.sub(hn).sub(ld16x3(&state[0]))
-		rb := pos.add(hn).sub(ld16x3(&state[1]))
-		masked := bt.lanes < batchLanes || bt.ragged&(1<<j) != 0
-		has := count.Greater(ld16(&laneCounts16[j]))
-		put1 := func(d *blanes, v f16) {
-			if masked {
-				v = v.Merge(zero, has)
-			}
-			v.Store(d)
-		}
-		put := func(d *blanes3, v v16) {
-			put1(&d[0], v.x)
-			put1(&d[1], v.y)
-			put1(&d[2], v.z)
-		}
-		mA, mB := ld16(&bt.mA), ld16(&bt.mB)
-		eff := func(a, b, ia, ib v16) f16 {
-			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
-			return one.Div(k).Merge(zero, k.Greater(zero))
-		}
-		nA, nB := ra.cross(n), rb.cross(n)
-		inA, inB := mulAt16(&iA, nA), mulAt16(&iB, nB)
-		put(&wp.nA, nA)
-		put(&wp.nB, nB)
-		put(&wp.inA, inA)
-		put(&wp.inB, inB)
-		nm := eff(nA, nB, inA, inB)
-		gamma := ld16(comp).Div(nm)
-		soft := one.Div(one.Div(nm).Add(gamma))
-		pos0 := nm.Greater(zero)
-		put1(&wp.normalMass, nm)
-		put1(&wp.softMass, soft.Merge(zero, pos0))
-		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
-		friction := func(t v16, a, b, ia, ib *blanes3, m *blanes) {
-			tA, tB := ra.cross(t), rb.cross(t)
-			itA, itB := mulAt16(&iA, tA), mulAt16(&iB, tB)
-			put(a, tA)
-			put(b, tB)
-			put(ia, itA)
-			put(ib, itB)
-			put1(m, eff(tA, tB, itA, itB))
-		}
-		friction(ld16x3(&bt.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(ld16x3(&bt.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
-		zero.Store(&wp.maxNormal)
-		zero.Store(&wp.sep) // refreshed before the first pass
-		la, lb := mulAtT16(&rA, ra), mulAtT16(&rB, rb)
-		put(&wp.localA, la)
-		put(&wp.localB, lb)
-		keep := archsimd.Mask32x16FromBits(kept[j])
-		aa, ab := ld16x3(&wp.anchorA).keep(la, keep), ld16x3(&wp.anchorB).keep(lb, keep)
-		put(&wp.anchorA, aa)
-		put(&wp.anchorB, ab)
-		dv := ld16x3(&state[4]).add(ld16x3(&state[5]).cross(rb)).sub(ld16x3(&state[2])).sub(ld16x3(&state[3]).cross(ra))
-		rel := dv.dot(n)
-		for c, v := range [...]v16{la, lb, aa, ab} {
-			v.x.Store(&back[3*c])
-			v.y.Store(&back[3*c+1])
-			v.z.Store(&back[3*c+2])
-		}
-		rel.Store(&back[12])
-		archsimd.ClearAVXUpperBits()
-		for l := range bt.lanes {
-			if int(bt.count[l]) <= j {
-				continue
-			}
-			cp := src[j][l]
-			cp.localA = vec{X: back[0][l], Y: back[1][l], Z: back[2][l]}
-			cp.localB = vec{X: back[3][l], Y: back[4][l], Z: back[5][l]}
-			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
-			cp.anchorB = vec{X: back[9][l], Y: back[10][l], Z: back[11][l]}
-			cp.relVel = back[12][l]
-		}
+		storeV8h(h, &st[2], vA)
+		storeV8h(h, &st[3], wA)
+		storeV8h(h, &st[4], vB)
+		storeV8h(h, &st[5], wB)
 	}
 }
+
+// points16 is points8 over sixteen points.
+func points16(q *[batchLanes]*collide.Point, _ int) (v16, f16) {
+	x0, y0, z0, s0 := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
+		ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
+	x1, y1, z1, s1 := transpose4(ld4p(q[8]), ld4p(q[9]), ld4p(q[10]), ld4p(q[11]),
+		ld4p(q[12]), ld4p(q[13]), ld4p(q[14]), ld4p(q[15]))
+	return v16{join(x0, x1), join(y0, y1), join(z0, z1)}, join(s0, s1)
+}
+
+// keptMask16 is the mask of the lanes whose bit is set in bits.
+func keptMask16(bits uint16, _ int) archsimd.Mask32x16 { return archsimd.Mask32x16FromBits(bits) }
 
 // The joint kernels over sixteen lanes: ballWide and hingeWide for a batch of more than eight joints,
 // in their order of operations lane by lane (TestWideJointsMatchScalar runs both sets).
 
-// jointConsts16 is jointConsts over sixteen lanes.
-type jointConsts16 struct {
-	invH, biasRate, massScale, impulseScale, zero, one f16
-}
-
-func (k *jointConsts16) set(p *pipeline) {
-	s := &p.joints.jointSoft
-	var zero f16
-	k.invH, k.biasRate = archsimd.BroadcastFloat32x16(p.consts.invH), archsimd.BroadcastFloat32x16(s.biasRate)
-	k.massScale, k.impulseScale = archsimd.BroadcastFloat32x16(s.massScale), archsimd.BroadcastFloat32x16(s.impulseScale)
-	k.zero, k.one = zero, archsimd.BroadcastFloat32x16(1)
-}
-
-// gatherJointPair16 is gatherJointPair over a whole batch (an empty lane repeats lane 0's bodies).
-func gatherJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes) (wA, wB v16) {
+// gatherJoint16 is gatherJoint8 over a whole batch (an empty lane repeats lane 0's bodies).
+func gatherJoint16(w *World, bt *wideJointBatch, _ int, lin *[2]blanes3) (wA, wB v16) {
 	var vA, vB v16
 	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
 		vA, wA = gatherState16(st, &bt.a, batchLanes) // an empty lane repeats lane 0's bodies
 		vB, wB = gatherState16(st, &bt.b, batchLanes)
 	} else {
-		a0, b0, c0, d0 := gatherPair(&w.Bodies, halfIdx(&bt.a, 0), halfIdx(&bt.b, 0), !bt.safe)
-		a1, b1, c1, d1 := gatherPair(&w.Bodies, halfIdx(&bt.a, 1), halfIdx(&bt.b, 1), !bt.safe)
+		a0, b0, c0, d0 := gatherPair(&w.Bodies, idx8(&bt.a, 0), idx8(&bt.b, 0), !bt.safe)
+		a1, b1, c1, d1 := gatherPair(&w.Bodies, idx8(&bt.a, 1), idx8(&bt.b, 1), !bt.safe)
 		vA, wA, vB, wB = join3(a0, a1), join3(b0, b1), join3(c0, c1), join3(d0, d1)
 	}
-	vA.x.Store(&lin[0])
-	vA.y.Store(&lin[1])
-	vA.z.Store(&lin[2])
-	vB.x.Store(&lin[3])
-	vB.y.Store(&lin[4])
-	vB.z.Store(&lin[5])
+	stv16(&lin[0], vA)
+	stv16(&lin[1], vB)
 	return wA, wB
 }
 
-// scatterJointPair16 is scatterJointPair over a whole batch.
-func scatterJointPair16(w *World, bt *wideJointBatch, lin *[6]blanes, wA, wB v16) {
-	vA := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}
-	vB := v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
+// scatterJoint16 is scatterJoint8 over a whole batch.
+func scatterJoint16(w *World, bt *wideJointBatch, _ int, lin *[2]blanes3, wA, wB v16) {
+	vA, vB := ldv16(&lin[0]), ldv16(&lin[1])
 	storePair16(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
 }
 
-// limitWide16 is limitWide over sixteen rows.
-func limitWide16(r *wideAngle, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
-	v := ld16x3(&r.rb).dot(wB).Sub(ld16x3(&r.ra).dot(wA))
-	c := ld16(&r.c)
-	bias, ms, is := k.zero, k.one, k.zero
-	if useBias {
-		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
-	}
-	open := c.Greater(k.zero)
-	bias = c.Mul(k.invH).Merge(bias, open)
-	ms = k.one.Merge(ms, open)
-	is = k.zero.Merge(is, open)
-	old := ld16(&r.impulse)
-	imp := neg16(ld16(&r.mass)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
-	acc := old.Add(imp)
-	acc = acc.Merge(k.zero, acc.Greater(k.zero))
-	imp = acc.Sub(old)
-	acc.Store(&r.impulse)
-	moves := imp.NotEqual(k.zero)
-	return wA.subS(ld16x3(&r.ia), imp).keep(wA, moves), wB.addS(ld16x3(&r.ib), imp).keep(wB, moves)
-}
-
-// anchorWide16 is anchorWide over sixteen anchor blocks.
-func anchorWide16(bt *wideJointBatch, lin *[6]blanes, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
-	pt := &bt.point
-	vA, vB := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}, v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}
-	cdot := vB.add(wB.cross(ld16x3(&pt.rB))).sub(vA).sub(wA.cross(ld16x3(&pt.rA)))
-	old := ld16x3(&pt.impulse)
-	var imp v16
-	if useBias {
-		imp = mulAt16(&pt.mass, cdot.add(ld16x3(&pt.c).scale(k.biasRate))).scale(neg16(k.massScale)).sub(old.scale(k.impulseScale))
-	} else {
-		imp = mulAt16(&pt.mass, cdot).scale(neg16(k.one))
-	}
-	acc := old.add(imp)
-	acc.x.Store(&pt.impulse[0])
-	acc.y.Store(&pt.impulse[1])
-	acc.z.Store(&pt.impulse[2])
-	mA, mB := ld16(&bt.mA), ld16(&bt.mB)
-	nA := v16{ld16(&lin[0]), ld16(&lin[1]), ld16(&lin[2])}.subS(imp, mA)
-	nA.x.Store(&lin[0])
-	nA.y.Store(&lin[1])
-	nA.z.Store(&lin[2])
-	nB := v16{ld16(&lin[3]), ld16(&lin[4]), ld16(&lin[5])}.addS(imp, mB)
-	nB.x.Store(&lin[3])
-	nB.y.Store(&lin[4])
-	nB.z.Store(&lin[5])
-	lA, lB := ld16x3(&pt.rA).cross(imp), ld16x3(&pt.rB).cross(imp)
-	return wA.sub(mulAt16(&bt.iA, lA)), wB.add(mulAt16(&bt.iB, lB))
-}
-
-// ballWide16 is ballWide over a batch of more than eight ball joints sixteen lanes at a time.
+// ballWide16 is ballWide over a batch of more than eight ball joints sixteen lanes at a time (ball16).
 func ballWide16(w *World, bt *wideJointBatch, useBias bool) {
 	if bt.lanes <= wideLanes {
-		ballHalf(0, w, bt, useBias)
+		ball8(w, bt, 0, useBias)
 		return
 	}
-	var k jointConsts16 // both zeroed before the first vector instruction
-	var lin [6]blanes
-	k.set(&w.pipe)
-	wA, wB := gatherJointPair16(w, bt, &lin)
-	wA, wB = limitWide16(&bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide16(&bt.rows[1], wA, wB, &k, useBias)
-	wA, wB = limitWide16(&bt.rows[2], wA, wB, &k, useBias)
-	wA, wB = anchorWide16(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair16(w, bt, &lin, wA, wB)
+	ball16(w, bt, 0, useBias)
 }
 
-// hingeWide16 is hingeWide over a batch of more than eight hinges sixteen lanes at a time.
+// hingeWide16 is hingeWide over a batch of more than eight hinges sixteen lanes at a time (hinge16).
 func hingeWide16(w *World, bt *wideJointBatch, useBias bool) {
 	if bt.lanes <= wideLanes {
-		hingeHalf(0, w, bt, useBias)
+		hinge8(w, bt, 0, useBias)
 		return
 	}
-	var k jointConsts16 // both zeroed before the first vector instruction
-	var lin [6]blanes
-	k.set(&w.pipe)
-	wA, wB := gatherJointPair16(w, bt, &lin)
-	wA, wB = limitWide16(&bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limitWide16(&bt.rows[1], wA, wB, &k, useBias)
-	u1, u2 := ld16x3(&bt.u1), ld16x3(&bt.u2)
-	dw := wB.sub(wA)
-	c1, c2 := u1.dot(dw), u2.dot(dw)
-	ms, is := k.one, k.zero
-	if useBias {
-		c1 = c1.Add(k.biasRate.Mul(ld16(&bt.hc[0])))
-		c2 = c2.Add(k.biasRate.Mul(ld16(&bt.hc[1])))
-		ms, is = k.massScale, k.impulseScale
-	}
-	m0, m1, m2 := ld16(&bt.hmass[0]), ld16(&bt.hmass[1]), ld16(&bt.hmass[2])
-	i0, i1 := ld16(&bt.himp[0]), ld16(&bt.himp[1])
-	l1 := neg16(ms).Mul(m0.Mul(c1).Add(m1.Mul(c2))).Sub(is.Mul(i0))
-	l2 := neg16(ms).Mul(m1.Mul(c1).Add(m2.Mul(c2))).Sub(is.Mul(i1))
-	i0.Add(l1).Store(&bt.himp[0])
-	i1.Add(l2).Store(&bt.himp[1])
-	L := u1.scale(l1).add(u2.scale(l2))
-	wA, wB = wA.sub(mulAt16(&bt.iA, L)), wB.add(mulAt16(&bt.iB, L))
-	wA, wB = anchorWide16(bt, &lin, wA, wB, &k, useBias)
-	scatterJointPair16(w, bt, &lin, wA, wB)
+	hinge16(w, bt, 0, useBias)
 }

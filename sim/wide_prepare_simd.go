@@ -20,133 +20,47 @@ import (
 // velocity (restitution reads the rest from the batch: rowsFromBatch).
 func prepareWide(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
 	kept *[4]uint16, comp *blanes) {
-	prepareHalf(w, bt, 0, src, at, kept, comp)
+	prepare8(w, bt, 0, src, at, kept, comp)
 	if bt.lanes > wideLanes {
-		prepareHalf(w, bt, 1, src, at, kept, comp)
+		prepare8(w, bt, 1, src, at, kept, comp)
 	}
 }
 
-// prepareHalf is prepareWide over half h of a batch (lanes 8h to 8h+7).
-func prepareHalf(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
-	kept *[4]uint16, comp *blanes) {
-	hr := halfRows(bt, h)
+// lanes8 is the eight-lane kernels' width (rows_template.go's lanes_W).
+const lanes8 = wideLanes
+
+// gatherBodies8 loads the bodies of half h of a batch for prepare8: their inverse inertias and
+// rotations into iA, iB, rA and rB, their positions and velocities into st (xA, xB, vA, wA, vB, wB).
+// An empty lane reads lane 0's bodies (its rows are zeroed).
+func gatherBodies8(w *World, bt *wideBatch, h int, iA, iB, rA, rB *[9]lanes, st *[6]lanes3) {
 	b := &w.Bodies
-	nl := halfLanes(bt, h)
-	// An empty lane reads lane 0's bodies (its rows are zeroed below).
-	ia, ib := *halfIdx(&bt.a, h), *halfIdx(&bt.b, h)
-	for l := nl; l < wideLanes; l++ {
+	ia, ib := *idx8(&bt.a, h), *idx8(&bt.b, h)
+	for l := used8(bt, h); l < wideLanes; l++ {
 		ia[l], ib[l] = bt.a[0], bt.b[0]
 	}
-	var iA, iB, rA, rB [9]lanes
-	// localA, localB, anchorA, anchorB, relVel: for the points (zeroed here, before the first vector
-	// instruction)
-	var back [13]lanes
-	gatherMatTo(&iA, b.InvInertiaWorld, &ia, true)
-	gatherMatTo(&iB, b.InvInertiaWorld, &ib, true)
-	gatherMatTo(&rA, w.pipe.bounds.rot, &ia, true)
-	gatherMatTo(&rB, w.pipe.bounds.rot, &ib, true)
-	var state [4]lanes3 // xA, xB, then the relative normal velocity's vA, wA, vB, wB go through rows
-	storeV8(&state[0], gather(b.Position, &ia, true))
-	storeV8(&state[1], gather(b.Position, &ib, true))
+	gatherMatTo(iA, b.InvInertiaWorld, &ia, true)
+	gatherMatTo(iB, b.InvInertiaWorld, &ib, true)
+	gatherMatTo(rA, w.pipe.bounds.rot, &ia, true)
+	gatherMatTo(rB, w.pipe.bounds.rot, &ib, true)
+	stv8(&st[0], gather(b.Position, &ia, true))
+	stv8(&st[1], gather(b.Position, &ib, true))
 	vA, wA, vB, wB := gatherPair(b, &ia, &ib, true)
-	storeV8(&state[2], vA)
-	storeV8(&state[3], vB)
-	var spin [2]lanes3
-	storeV8(&spin[0], wA)
-	storeV8(&spin[1], wB)
-	count := l8(&hr.count)
-	var zero f8
-	one, halfS := bc(1), bc(0.5)
-	for j := range bt.maxCount {
-		wp := halfPoint(&bt.pts[j], h)
-		q := (*[wideLanes]*collide.Point)(at[j][h*wideLanes:])
-		px, py, pz, sep := transpose4(ld4p(q[0]), ld4p(q[1]), ld4p(q[2]), ld4p(q[3]),
-			ld4p(q[4]), ld4p(q[5]), ld4p(q[6]), ld4p(q[7]))
-		pos := v8{px, py, pz}
-		n := l83(&hr.n)
-		hn := n.scale(halfS.Mul(sep))
-		ra := pos.sub(hn).sub(ld3(&state[0]))
-		rb := pos.add(hn).sub(ld3(&state[1]))
-		masked := nl < wideLanes || bt.ragged&(1<<j) != 0
-		has := count.Greater(ld(&laneCounts[j]))
-		// (put1 and put as closures zeroed their context with legacy MOVUPS: see laneCounts)
-		put1 := func(d *blanes, v f8) { putHalf(d, v, masked, has) }
-		put := func(d *blanes3, v v8) {
-			putHalf(&d[0], v.x, masked, has)
-			putHalf(&d[1], v.y, masked, has)
-			putHalf(&d[2], v.z, masked, has)
-		}
-		mA, mB := l8(&hr.mA), l8(&hr.mB)
-		// effMass with unsplit masses: 1 / ((mA + a.ia) + (mB + b.ib)), 0 where that is not positive
-		eff := func(a, b, ia, ib v8) f8 {
-			k := mA.Add(a.dot(ia)).Add(mB.Add(b.dot(ib)))
-			return one.Div(k).Merge(zero, k.Greater(zero))
-		}
-		nA, nB := ra.cross(n), rb.cross(n)
-		inA, inB := mulAt(&iA, nA), mulAt(&iB, nB)
-		put(&wp.nA, nA)
-		put(&wp.nB, nB)
-		put(&wp.inA, inA)
-		put(&wp.inB, inB)
-		nm := eff(nA, nB, inA, inB)
-		gamma := lh(comp, h).Div(nm)
-		soft := one.Div(one.Div(nm).Add(gamma))
-		pos0 := nm.Greater(zero)
-		put1(&wp.normalMass, nm)
-		put1(&wp.softMass, soft.Merge(zero, pos0))
-		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
-		// the friction rows, along t1 and t2
-		friction := func(t v8, a, b, ia, ib *blanes3, m *blanes) {
-			tA, tB := ra.cross(t), rb.cross(t)
-			itA, itB := mulAt(&iA, tA), mulAt(&iB, tB)
-			put(a, tA)
-			put(b, tB)
-			put(ia, itA)
-			put(ib, itB)
-			put1(m, eff(tA, tB, itA, itB))
-		}
-		friction(l83(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(l83(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
-		zero.Store(p8(&wp.maxNormal))
-		zero.Store(p8(&wp.sep)) // refreshed before the first pass
-		la, lb := mulAtT(&rA, ra), mulAtT(&rB, rb)
-		put(&wp.localA, la)
-		put(&wp.localB, lb)
-		keep := bitMask(uint8(kept[j] >> (8 * h)))
-		aa, ab := l83(&wp.anchorA).keep(la, keep), l83(&wp.anchorB).keep(lb, keep)
-		put(&wp.anchorA, aa)
-		put(&wp.anchorB, ab)
-		dv := ld3(&state[3]).add(ld3(&spin[1]).cross(rb)).sub(ld3(&state[2])).sub(ld3(&spin[0]).cross(ra))
-		rel := dv.dot(n)
-		for c, v := range [...]v8{la, lb, aa, ab} {
-			v.x.Store(&back[3*c])
-			v.y.Store(&back[3*c+1])
-			v.z.Store(&back[3*c+2])
-		}
-		rel.Store(&back[12])
-		archsimd.ClearAVXUpperBits()
-		for l := range nl {
-			if int(bt.count[h*wideLanes+l]) <= j {
-				continue
-			}
-			cp := src[j][h*wideLanes+l]
-			cp.localA = vec{X: back[0][l], Y: back[1][l], Z: back[2][l]}
-			cp.localB = vec{X: back[3][l], Y: back[4][l], Z: back[5][l]}
-			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
-			cp.anchorB = vec{X: back[9][l], Y: back[10][l], Z: back[11][l]}
-			cp.relVel = back[12][l]
-		}
-	}
+	stv8(&st[2], vA)
+	stv8(&st[3], wA)
+	stv8(&st[4], vB)
+	stv8(&st[5], wB)
 }
 
-// putHalf stores v into a half view's row d (p8), zeros in the lanes not in has where masked.
-func putHalf(d *blanes, v f8, masked bool, has archsimd.Mask32x8) {
-	if masked {
-		var zero f8
-		v = v.Merge(zero, has)
-	}
-	v.Store(p8(d))
+// points8 loads the positions and separations of the narrow phase's points q[8h] to q[8h+7].
+func points8(q *[batchLanes]*collide.Point, h int) (v8, f8) {
+	r := (*[wideLanes]*collide.Point)(q[h*wideLanes:])
+	px, py, pz, sep := transpose4(ld4p(r[0]), ld4p(r[1]), ld4p(r[2]), ld4p(r[3]),
+		ld4p(r[4]), ld4p(r[5]), ld4p(r[6]), ld4p(r[7]))
+	return v8{px, py, pz}, sep
 }
+
+// keptMask8 is the mask of half h's lanes whose bit is set in bits.
+func keptMask8(bits uint16, h int) archsimd.Mask32x8 { return bitMask(uint8(bits >> (8 * h))) }
 
 // ld4p loads a narrow-phase point's position and separation, the first four floats of collide.Point.
 func ld4p(pt *collide.Point) archsimd.Float32x4 {
@@ -165,15 +79,6 @@ func transpose4(r0, r1, r2, r3, r4, r5, r6, r7 archsimd.Float32x4) (x, y, z, w f
 	s3 := q2.SelectFromPairGrouped(2, 3, 6, 7, q3) // z2 w2 z3 w3 | ...
 	return s0.SelectFromPairGrouped(0, 2, 4, 6, s1), s0.SelectFromPairGrouped(1, 3, 5, 7, s1),
 		s2.SelectFromPairGrouped(0, 2, 4, 6, s3), s2.SelectFromPairGrouped(1, 3, 5, 7, s3)
-}
-
-// mulAtT is mulAt with the transpose: m^T v, in mulMatT's order.
-func mulAtT(m *[9]lanes, v v8) v8 {
-	return v8{
-		ld(&m[0]).Mul(v.x).Add(ld(&m[1]).Mul(v.y)).Add(ld(&m[2]).Mul(v.z)),
-		ld(&m[3]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[5]).Mul(v.z)),
-		ld(&m[6]).Mul(v.x).Add(ld(&m[7]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
-	}
 }
 
 // laneBits is 1, 2, 4, ..., 128: lane l's bit.

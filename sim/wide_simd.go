@@ -22,16 +22,8 @@ func init() {
 	}
 }
 
-type f8 = archsimd.Float32x8
-
-// v8 is eight vectors, component-major.
-type v8 struct{ x, y, z f8 }
-
-func ld(a *lanes) f8 { return archsimd.LoadFloat32x8(a) }
-
-func ld3(a *lanes3) v8 { return v8{ld(&a[0]), ld(&a[1]), ld(&a[2])} }
-
-func bc(x float32) f8 { return archsimd.BroadcastFloat32x8(x) }
+// row8 is a row of the eight-lane kernels' local arrays (rows_template.go's row_W).
+type row8 = lanes
 
 // half is the lanes 8h to 8h+7 of a batch's row (h is 0 or 1).
 func half(a *blanes, h int) *lanes { return (*lanes)(unsafe.Add(unsafe.Pointer(a), h*32)) }
@@ -41,35 +33,67 @@ func lh(a *blanes, h int) f8 { return archsimd.LoadFloat32x8(half(a, h)) }
 
 func lh3(a *blanes3, h int) v8 { return v8{lh(&a[0], h), lh(&a[1], h), lh(&a[2], h)} }
 
-// halfRows is half h of a batch's rows as a view: the rows shifted by 8h floats, so that the first
-// eight floats of each of its rows are lanes 8h to 8h+7 (read with l8 and l83, written through p8).
+// rows8 is half h of a batch's rows as a view: the rows shifted by 8h floats, so that the first
+// eight floats of each of its rows are lanes 8h to 8h+7 (read with l8 and lv8, written through p8).
 // Nothing else is read or written through it: for h = 1 its last row ends 32 bytes into the batch's
 // first point, inside the batch. A half kernel reads its rows at fixed offsets from it instead of
-// adding 32h to each row's address (lh): 10% fewer instructions in solveHalf.
-func halfRows(bt *wideBatch, h int) *batchRows {
+// adding 32h to each row's address (lh): 10% fewer instructions in solve8.
+func rows8(bt *wideBatch, h int) *batchRows {
 	return (*batchRows)(unsafe.Add(unsafe.Pointer(&bt.batchRows), h*32))
 }
 
-// halfPoint is halfRows for a point's rows (for h = 1 the view ends 32 bytes into the next point or
+// point8 is rows8 for a point's rows (for h = 1 the view ends 32 bytes into the next point or
 // into the batch's indices). Its sliding field is not the point's.
-func halfPoint(wp *widePoint, h int) *widePoint {
+func point8(wp *widePoint, h int) *widePoint {
 	return (*widePoint)(unsafe.Add(unsafe.Pointer(wp), h*32))
 }
 
-// p8 is a view's row: its first eight floats. l8 loads them; l83 a vector row's.
+// p8 is a view's row: its first eight floats. l8 loads them; lv8 a vector row's.
 func p8(a *blanes) *lanes { return (*lanes)(unsafe.Pointer(a)) }
 
 func l8(a *blanes) f8 { return archsimd.LoadFloat32x8(p8(a)) }
 
-func l83(a *blanes3) v8 { return v8{l8(&a[0]), l8(&a[1]), l8(&a[2])} }
+func lv8(a *blanes3) v8 { return v8{l8(&a[0]), l8(&a[1]), l8(&a[2])} }
 
-// halfIdx is half h of a batch's body or manifold indices.
-func halfIdx(a *[batchLanes]int32, h int) *[wideLanes]int32 {
+// lc8 is float32(i) in every lane: count.Greater(lc8(i)) is the lanes with a point i.
+func lc8(i int) f8 { return ld(&laneCounts[i]) }
+
+// setSliding8 records in pt which of half h's lanes slide (slide) and says whether any does.
+func setSliding8(pt *widePoint, h int, slide archsimd.Mask32x8) bool {
+	bits := slide.ToBits()
+	pt.sliding = pt.sliding&^(0xff<<(8*h)) | uint16(bits)<<(8*h)
+	return bits != 0
+}
+
+// gatherVel8 loads the velocities of the bodies of half h of a batch's manifolds: from
+// pipeline.vel's rows where the stage's passes run on them, else from the bodies (gatherPair, or
+// gatherRagged for a half that is not full).
+func gatherVel8(w *World, bt *wideBatch, h int) (vA, wA, vB, wB v8) {
+	n := used8(bt, h)
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
+	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
+		vA, wA = gatherState(st, ia, n)
+		vB, wB = gatherState(st, ib, n)
+	} else if n == wideLanes {
+		vA, wA, vB, wB = gatherPair(&w.Bodies, ia, ib, !bt.safe)
+	} else {
+		vA, wA, vB, wB = gatherRagged(&w.Bodies, ia, ib, n)
+	}
+	return
+}
+
+// storeVel8 writes half h of a batch's velocities back (storePair).
+func storeVel8(w *World, bt *wideBatch, h int, vA, wA, vB, wB v8) {
+	storePair(w, idx8(&bt.a, h), idx8(&bt.b, h), used8(bt, h), half(&bt.mA, h), half(&bt.mB, h), vA, wA, vB, wB)
+}
+
+// idx8 is half h of a batch's body or manifold indices.
+func idx8(a *[batchLanes]int32, h int) *[wideLanes]int32 {
 	return (*[wideLanes]int32)(unsafe.Add(unsafe.Pointer(a), h*32))
 }
 
-// halfLanes is the number of used lanes in half h of bt (0 to 8).
-func halfLanes(bt *wideBatch, h int) int { return min(max(bt.lanes-h*wideLanes, 0), wideLanes) }
+// used8 is the number of used lanes in half h of bt (0 to 8).
+func used8(bt *wideBatch, h int) int { return min(max(bt.lanes-h*wideLanes, 0), wideLanes) }
 
 // The wide passes keep legacy (non-VEX) SSE instructions out of their 256-bit code. On the GPU
 // machine's Intel Xeon each one run while the YMM registers' upper halves are dirty cost about 140
@@ -101,29 +125,6 @@ var epsilon2 = func() (e lanes) {
 	return
 }()
 
-// neg flips the sign bit (exactly the scalar unary minus, also for zeros).
-func neg(x f8) f8 {
-	return x.AsUint32x8().Xor(archsimd.BroadcastUint32x8(0x80000000)).AsFloat32x8()
-}
-
-// dot is a.X*b.X + a.Y*b.Y + a.Z*b.Z, in vecmath.V.Dot's order.
-func (a v8) dot(b v8) f8 { return a.x.Mul(b.x).Add(a.y.Mul(b.y)).Add(a.z.Mul(b.z)) }
-
-func (a v8) sub(b v8) v8 { return v8{a.x.Sub(b.x), a.y.Sub(b.y), a.z.Sub(b.z)} }
-
-// subS is a.Sub(b.Scale(s)); addS is a.Add(b.Scale(s)).
-func (a v8) subS(b v8, s f8) v8 {
-	return v8{a.x.Sub(b.x.Mul(s)), a.y.Sub(b.y.Mul(s)), a.z.Sub(b.z.Mul(s))}
-}
-func (a v8) addS(b v8, s f8) v8 {
-	return v8{a.x.Add(b.x.Mul(s)), a.y.Add(b.y.Mul(s)), a.z.Add(b.z.Mul(s))}
-}
-
-// keep is a where m is set and old elsewhere.
-func (a v8) keep(old v8, m archsimd.Mask32x8) v8 {
-	return v8{a.x.Merge(old.x, m), a.y.Merge(old.y, m), a.z.Merge(old.z, m)}
-}
-
 // ld4 loads v into the low three lanes of a Float32x4, and the float after it into the fourth (ld4f).
 func ld4(v *Vec3) archsimd.Float32x4 { return ld4f(&v[0]) }
 
@@ -132,7 +133,7 @@ func ld4(v *Vec3) archsimd.Float32x4 { return ld4f(&v[0]) }
 // element's first float: the caller makes sure it exists (below). It is not a masked load
 // (LoadFloat32x4SlicePart, VMASKMOVPS), which reads the same three floats: on the Intel Xeon of the
 // GPU machine (Emerald Rapids) a masked load that overlaps a store still in flight took 110-210 ns
-// against 3-5 ns for a plain one (BenchmarkStoreThenMaskedLoad), and the gathers read
+// against 3-5 ns for a plain one (BenchmarkStoreThenMaskedLoad; docs/PERF.md), and the gathers read
 // velocities the previous batch has just written.
 func ld4f(p *float32) archsimd.Float32x4 {
 	return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(p)))
@@ -228,127 +229,12 @@ func gatherRagged(b *Bodies, ia, ib *[wideLanes]int32, n int) (vA, wA, vB, wB v8
 		v8{ld(&g[6]), ld(&g[7]), ld(&g[8])}, v8{ld(&g[9]), ld(&g[10]), ld(&g[11])}
 }
 
-// solveWide is solveManifold over the manifolds of a batch, eight lanes at a time (solveHalf).
+// solveWide is solveManifold over the manifolds of a batch, eight lanes at a time (solve8).
 func solveWide(w *World, bt *wideBatch, useBias bool) {
-	solveHalf(w, bt, 0, useBias)
+	solve8(w, bt, 0, useBias)
 	if bt.lanes > wideLanes {
-		solveHalf(w, bt, 1, useBias)
+		solve8(w, bt, 1, useBias)
 	}
-}
-
-// solveHalf is solveManifold over the manifolds in half h of a batch (lanes 8h to 8h+7), lane by
-// lane in solveManifold's order of operations (see wide.go).
-func solveHalf(w *World, bt *wideBatch, h int, useBias bool) {
-	hr := halfRows(bt, h)
-	b := &w.Bodies
-	var vA, wA, vB, wB v8
-	n := halfLanes(bt, h)
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	if st := w.pipe.wide.vel; w.pipe.wide.stateOn {
-		vA, wA = gatherState(st, ia, n)
-		vB, wB = gatherState(st, ib, n)
-	} else if n == wideLanes {
-		vA, wA, vB, wB = gatherPair(b, ia, ib, !bt.safe)
-	} else {
-		vA, wA, vB, wB = gatherRagged(b, ia, ib, n)
-	}
-	// The normal rows: along n the linear velocities enter each row only through dvn = n.(vB - vA),
-	// which a row's impulse moves by imp (mA + mB) (n is a unit vector); the linear velocities take
-	// the rows' summed impulse at the end. So only dvn, the sum and the angular velocities are carried
-	// from row to row, which leaves AVX2's sixteen registers enough for the row's own values.
-	mA, mB := l8(&hr.mA), l8(&hr.mB)
-	mAB := mA.Add(mB)
-	count := l8(&hr.count)
-	nv := l83(&hr.n)
-	dvn := nv.dot(vB.sub(vA))
-	// The linear velocities wait in memory: kept in registers through the loop they were spilled and
-	// reloaded at every row.
-	var lin [6]lanes
-	storeLanes(lin[0:3], vA)
-	storeLanes(lin[3:6], vB)
-	var zero f8
-	sum := zero
-	for i := range bt.maxCount {
-		cp := halfPoint(&bt.pts[i], h)
-		vn := dvn.Add(l83(&cp.nB).dot(wB)).Sub(l83(&cp.nA).dot(wA))
-		sep, nm, ni := l8(&cp.sep), l8(&cp.normalMass), l8(&cp.normalImpulse)
-		var imp f8
-		if useBias {
-			imp = neg(l8(&cp.softMass)).Mul(vn.Add(l8(&hr.biasRate).Mul(sep).Max(neg(bc(w.pipe.consts.maxPush))))).Sub(l8(&cp.leak).Mul(ni))
-		} else {
-			imp = neg(nm).Mul(vn)
-		}
-		imp = neg(nm).Mul(vn.Add(sep.Mul(bc(w.pipe.consts.invH)))).Merge(imp, sep.Greater(zero))
-		acc := ni.Add(imp)
-		acc = acc.Merge(zero, acc.Greater(zero))
-		imp = acc.Sub(ni)
-		acc.Store(p8(&cp.normalImpulse))
-		mx := l8(&cp.maxNormal)
-		imp.Merge(mx, imp.Greater(mx)).Store(p8(&cp.maxNormal))
-		nwA, nwB := wA.subS(l83(&cp.inA), imp), wB.addS(l83(&cp.inB), imp)
-		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
-		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(ld(&laneCounts[i]))
-			nwA, nwB, ndvn, nsum = nwA.keep(wA, has), nwB.keep(wB, has), ndvn.Merge(dvn, has), nsum.Merge(sum, has)
-		}
-		wA, wB, dvn, sum = nwA, nwB, ndvn, nsum
-	}
-	vA, vB = v8{ld(&lin[0]), ld(&lin[1]), ld(&lin[2])}, v8{ld(&lin[3]), ld(&lin[4]), ld(&lin[5])}
-	vA, vB = vA.subS(nv, sum.Mul(mA)), vB.addS(nv, sum.Mul(mB))
-	if !w.settings.NoFriction {
-		// The friction rows likewise carry d1 = t1.(vB - vA) and d2 = t2.(vB - vA) (t1, t2 and n
-		// orthonormal: an impulse along t1 leaves d2 alone), with the drift's bias folded in.
-		t1, t2 := l83(&hr.t1), l83(&hr.t2)
-		dv := vB.sub(vA)
-		d1, d2 := t1.dot(dv), t2.dot(dv)
-		if useBias {
-			drift, biasRate := l83(&hr.drift), l8(&hr.biasRate)
-			d1, d2 = d1.Add(drift.dot(t1).Mul(biasRate)), d2.Add(drift.dot(t2).Mul(biasRate))
-		}
-		sum1, sum2 := zero, zero
-		for i := range bt.maxCount {
-			cp := halfPoint(&bt.pts[i], h)
-			vt1 := d1.Add(l83(&cp.t1B).dot(wB)).Sub(l83(&cp.t1A).dot(wA))
-			vt2 := d2.Add(l83(&cp.t2B).dot(wB)).Sub(l83(&cp.t2A).dot(wA))
-			old1, old2 := l8(&cp.ti1), l8(&cp.ti2)
-			var l1, l2 f8
-			if useBias {
-				ms, leak := l8(&hr.massScale), l8(&hr.leak)
-				l1 = old1.Sub(l8(&cp.tm1).Mul(ms).Mul(vt1)).Sub(leak.Mul(old1))
-				l2 = old2.Sub(l8(&cp.tm2).Mul(ms).Mul(vt2)).Sub(leak.Mul(old2))
-			} else {
-				l1 = old1.Sub(l8(&cp.tm1).Mul(vt1))
-				l2 = old2.Sub(l8(&cp.tm2).Mul(vt2))
-			}
-			maxF := l8(&hr.mu).Mul(l8(&cp.normalImpulse))
-			mag2 := l1.Mul(l1).Add(l2.Mul(l2))
-			slide := mag2.Greater(maxF.Mul(maxF))
-			bits := slide.ToBits()
-			pt := &bt.pts[i]
-			pt.sliding = pt.sliding&^(0xff<<(8*h)) | uint16(bits)<<(8*h)
-			if bits != 0 { // no lane slides: the Coulomb scale changes nothing
-				s := maxF.Div(mag2.Sqrt())
-				l1 = l1.Mul(s).Merge(l1, slide)
-				l2 = l2.Mul(s).Merge(l2, slide)
-			}
-			e1, e2 := l1.Sub(old1), l2.Sub(old2)
-			l1.Store(p8(&cp.ti1))
-			l2.Store(p8(&cp.ti2))
-			nwA := wA.subS(l83(&cp.it1A), e1).subS(l83(&cp.it2A), e2)
-			nwB := wB.addS(l83(&cp.it1B), e1).addS(l83(&cp.it2B), e2)
-			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
-			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
-			if bt.ragged&(1<<i) != 0 {
-				has := count.Greater(ld(&laneCounts[i]))
-				nwA, nwB = nwA.keep(wA, has), nwB.keep(wB, has)
-				nd1, nd2, ns1, ns2 = nd1.Merge(d1, has), nd2.Merge(d2, has), ns1.Merge(sum1, has), ns2.Merge(sum2, has)
-			}
-			wA, wB, d1, d2, sum1, sum2 = nwA, nwB, nd1, nd2, ns1, ns2
-		}
-		vA = vA.subS(t1, sum1.Mul(mA)).subS(t2, sum2.Mul(mA))
-		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
-	}
-	storePair(w, ia, ib, n, p8(&hr.mA), p8(&hr.mB), vA, wA, vB, wB)
 }
 
 // packPointsWide is widePackKernel: the points' first pointFloats floats, eight points and eight
@@ -493,58 +379,11 @@ func scatterPair(b *Bodies, ia, ib *[wideLanes]int32, n int, vA, wA, vB, wB v8) 
 	}
 }
 
-// warmWide is warmStartManifold over a batch's lanes, eight at a time (warmHalf): each manifold's accumulated impulses summed, in
-// warmStartManifold's order, into its impulseSum for gatherImpulses. A lane's missing
-// points add zeros, which change no sum's bits (the sums start at +0).
+// warmWide is warmStartManifold over a batch's lanes, eight at a time (warm8).
 func warmWide(w *World, bt *wideBatch) {
-	warmHalf(w, bt, 0)
+	warm8(w, bt, 0)
 	if bt.lanes > wideLanes {
-		warmHalf(w, bt, 1)
-	}
-}
-
-// warmHalf is warmWide over half h of a batch (lanes 8h to 8h+7).
-func warmHalf(w *World, bt *wideBatch, h int) {
-	hr := halfRows(bt, h)
-	var lin, angA, angB v8
-	n, t1, t2 := l83(&hr.n), l83(&hr.t1), l83(&hr.t2)
-	for i := range bt.maxCount {
-		cp := halfPoint(&bt.pts[i], h)
-		ln, l1, l2 := l8(&cp.normalImpulse), l8(&cp.ti1), l8(&cp.ti2)
-		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		angA = angA.addS(l83(&cp.nA), ln).addS(l83(&cp.t1A), l1).addS(l83(&cp.t2A), l2)
-		angB = angB.addS(l83(&cp.nB), ln).addS(l83(&cp.t1B), l1).addS(l83(&cp.t2B), l2)
-	}
-	var g [9]lanes
-	lin.x.Store(&g[0])
-	lin.y.Store(&g[1])
-	lin.z.Store(&g[2])
-	angA.x.Store(&g[3])
-	angA.y.Store(&g[4])
-	angA.z.Store(&g[5])
-	angB.x.Store(&g[6])
-	angB.y.Store(&g[7])
-	angB.z.Store(&g[8])
-	archsimd.ClearAVXUpperBits()
-	sums := w.pipe.narrow.sums
-	k := halfIdx(&bt.k, h)
-	for l := range halfLanes(bt, h) {
-		m := &sums[k[l]]
-		m.lin = vec{X: g[0][l], Y: g[1][l], Z: g[2][l]}
-		m.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
-		m.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
-	}
-}
-
-// m8 is eight column-major 3x3 matrices.
-type m8 [9]f8
-
-// mul is mulMat: m v, in its order of operations.
-func (m *m8) mul(v v8) v8 {
-	return v8{
-		m[0].Mul(v.x).Add(m[3].Mul(v.y)).Add(m[6].Mul(v.z)),
-		m[1].Mul(v.x).Add(m[4].Mul(v.y)).Add(m[7].Mul(v.z)),
-		m[2].Mul(v.x).Add(m[5].Mul(v.y)).Add(m[8].Mul(v.z)),
+		warm8(w, bt, 1)
 	}
 }
 
@@ -559,68 +398,13 @@ func gatherMatTo(d *[9]lanes, ms []Mat3, idx *[wideLanes]int32, check bool) {
 	}
 }
 
-func (a v8) add(b v8) v8 { return v8{a.x.Add(b.x), a.y.Add(b.y), a.z.Add(b.z)} }
-
-// refreshWide is refreshManifold over a batch's lanes, eight at a time (refreshHalf): each point's separation between its anchors
-// and the mean drift of the friction anchors, from the bodies' current poses, in refreshManifold's
-// order of operations. A lane's missing points add nothing to its drift.
+// refreshWide is refreshManifold over a batch's lanes, eight at a time (refresh8).
 func refreshWide(w *World, bt *wideBatch) {
-	refreshHalf(w, bt, 0)
+	refresh8(w, bt, 0)
 	if bt.lanes > wideLanes {
-		refreshHalf(w, bt, 1)
+		refresh8(w, bt, 1)
 	}
 }
 
-// refreshHalf is refreshWide over half h of a batch (lanes 8h to 8h+7).
-func refreshHalf(w *World, bt *wideBatch, h int) {
-	hr := halfRows(bt, h)
-	b := &w.Bodies
-	rot := w.pipe.bounds.rot
-	var xA, xB v8
-	var rA, rB m8
-	nl := halfLanes(bt, h)
-	ia, ib := halfIdx(&bt.a, h), halfIdx(&bt.b, h)
-	if nl == wideLanes {
-		xA, xB = gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
-		for c := range 3 {
-			ca, cb := gatherColumn(rot, ia, c, !bt.safe), gatherColumn(rot, ib, c, !bt.safe)
-			rA[3*c], rA[3*c+1], rA[3*c+2] = ca.x, ca.y, ca.z
-			rB[3*c], rB[3*c+1], rB[3*c+2] = cb.x, cb.y, cb.z
-		}
-	} else { // a colour's last batch: its empty lanes hold zeros
-		var g [24]lanes
-		for l := range nl {
-			xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
-			g[0][l], g[1][l], g[2][l] = xa[0], xa[1], xa[2]
-			g[3][l], g[4][l], g[5][l] = xb[0], xb[1], xb[2]
-			ra, rb := &rot[ia[l]], &rot[ib[l]]
-			for c := range 9 {
-				g[6+c][l], g[15+c][l] = ra[c], rb[c]
-			}
-		}
-		xA, xB = v8{ld(&g[0]), ld(&g[1]), ld(&g[2])}, v8{ld(&g[3]), ld(&g[4]), ld(&g[5])}
-		for c := range 9 {
-			rA[c], rB[c] = ld(&g[6+c]), ld(&g[15+c])
-		}
-	}
-	n := l83(&hr.n)
-	count := l8(&hr.count)
-	var zero f8
-	var drift v8
-	for i := range bt.maxCount {
-		cp := halfPoint(&bt.pts[i], h)
-		sep := xB.add(rB.mul(l83(&cp.localB))).sub(xA).sub(rA.mul(l83(&cp.localA))).dot(n)
-		sep.Store(p8(&cp.sep))
-		d := xB.add(rB.mul(l83(&cp.anchorB))).sub(xA).sub(rA.mul(l83(&cp.anchorA)))
-		if bt.ragged&(1<<i) != 0 {
-			has := count.Greater(ld(&laneCounts[i]))
-			d = d.keep(v8{zero, zero, zero}, has)
-		}
-		drift = drift.add(d)
-	}
-	inv := bc(1).Div(count)
-	drift.x.Mul(inv).Store(p8(&hr.drift[0]))
-	drift.y.Mul(inv).Store(p8(&hr.drift[1]))
-	drift.z.Mul(inv).Store(p8(&hr.drift[2]))
-	archsimd.ClearAVXUpperBits()
-}
+// gatherPoses8 is gatherPoses: half h of a batch's bodies' positions and rotations, into g's rows.
+func gatherPoses8(w *World, bt *wideBatch, h int, g *poseRows[lanes]) { gatherPoses(w, bt, h, g, 0) }
