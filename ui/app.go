@@ -91,6 +91,7 @@ type App struct {
 	egl *egl.Context // the headless EGL context, or nil on GLFW's
 	// glContext says where the context came from (GLContext).
 	glContext string
+	title     string  // the window's title as last set (updateTitle)
 	capt      capture // screenshots and video (the Capture section, F12)
 	rend      *render.Renderer
 	bvhBoxes  []geom.AABB // the BVH debug layer's boxes, kept between frames
@@ -324,6 +325,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 // runFrame handles the window's events and draws one frame to it.
 func (a *App) runFrame() {
 	glfw.PollEvents()
+	a.updateTitle()
 	fbw, fbh := a.win.GetFramebufferSize()
 	a.drawFrame(0, fbw, fbh)
 	a.captureFrame(fbw, fbh)
@@ -360,7 +362,9 @@ func (a *App) applyOptions() error {
 		}
 		a.ColorMode = instance.ColorBy(k)
 	}
-	a.NoShadows = o.NoShadows
+	if o.NoShadows { // the flag turns shadows off; without it the preferences' choice stands
+		a.NoShadows = true
+	}
 	if o.Yaw != 0 {
 		a.Cam.Yaw = mgl32.DegToRad(o.Yaw)
 	}
@@ -533,7 +537,8 @@ func (a *App) openWindow() error {
 		glfw.WindowHint(glfw.Visible, glfw.False)
 	}
 	var err error
-	if a.win, err = createWindow(a.opt.Width, a.opt.Height, "Tumble: "+a.S.Name()); err != nil {
+	a.title = windowTitle(a.S.Name())
+	if a.win, err = createWindow(a.opt.Width, a.opt.Height, a.title); err != nil {
 		return err
 	}
 	a.win.MakeContextCurrent()

@@ -515,8 +515,11 @@ func (a *App) simulationSection() {
 		}
 	}
 	p := &a.panel
-	g.sliderFloat("friction mu", &p.mu, 0, 1.5)
-	g.sliderFloat("restitution e", &p.rest, 0, 1)
+	// Values to hand out with the two buttons, not the bodies' own (Inspect shows a body's).
+	g.sliderFloat("mu for every body", &p.mu, 0, 1.5)
+	tip("a friction coefficient for Set every body's friction to give all bodies; a body's own is in Inspect")
+	g.sliderFloat("e for every body", &p.rest, 0, 1)
+	tip("a restitution coefficient for ... restitution to give all bodies; a body's own is in Inspect")
 	if g.button("Set every body's friction") {
 		a.do("every body's friction", command.SetFrictionCoefficient(p.mu))
 	}

@@ -64,10 +64,13 @@ func (a *App) onKey(k glfw.Key, act glfw.Action, mods glfw.ModifierKey) {
 // reads the mouse buttons and keys as a state per frame, so a press and its release within one frame
 // would be lost, and a press right after a move would be judged by where the mouse was last frame. So
 // events trickle: a frame takes events in order until one that must wait for the next frame (a second
-// change of a button or of the same key, or a press after a move), and the rest stay queued.
+// change of a button or of the same key, a press after a move, or a modifier's change after a key's
+// press), and the rest stay queued. ImGui reads Ctrl, Shift, Alt and Super once per frame too: X
+// delivers a quick Ctrl+A as Ctrl down, A down, Ctrl up, A up, and a frame that took A's press and
+// Ctrl's release together would see a plain A.
 func (a *App) feedInput(io imgui.IO) {
 	evs := a.in.take()
-	moved, buttoned := false, false
+	moved, buttoned, keyPressed := false, false, false
 	var keysChanged map[glfw.Key]bool
 	n := 0
 	for ; n < len(evs); n++ {
@@ -79,7 +82,7 @@ func (a *App) feedInput(io imgui.IO) {
 		case evButton:
 			stop = buttoned || (moved && e.act == glfw.Press)
 		case evKey:
-			stop = keysChanged[e.key]
+			stop = keysChanged[e.key] || keyPressed && isModifier(e.key)
 		}
 		if stop {
 			break
@@ -113,6 +116,7 @@ func (a *App) feedInput(io imgui.IO) {
 				keysChanged = map[glfw.Key]bool{}
 			}
 			keysChanged[e.key] = true
+			keyPressed = keyPressed || e.act == glfw.Press && !isModifier(e.key)
 			if e.act == glfw.Press {
 				io.KeyPress(int(e.key))
 			} else {
@@ -128,6 +132,16 @@ func (a *App) feedInput(io imgui.IO) {
 		}
 	}
 	a.in.putBack(evs[n:])
+}
+
+// isModifier reports whether k is one of the Ctrl, Shift, Alt or Super keys.
+func isModifier(k glfw.Key) bool {
+	switch k {
+	case glfw.KeyLeftControl, glfw.KeyRightControl, glfw.KeyLeftShift, glfw.KeyRightShift,
+		glfw.KeyLeftAlt, glfw.KeyRightAlt, glfw.KeyLeftSuper, glfw.KeyRightSuper:
+		return true
+	}
+	return false
 }
 
 // overUI reports whether the mouse is over the panel or another ImGui window, or ImGui holds it (a
