@@ -104,13 +104,15 @@ type App struct {
 	lastTime  time.Time
 
 	// View state.
-	Selected  sim.Handle
-	Follow    bool
-	Wireframe bool
-	NoShadows bool
-	ColorMode instance.ColorBy
-	ShowHelp  bool
-	Debug     DebugDraw
+	Selected sim.Handle
+	// framedBulk is the camera as frame all left it with far bodies left out (F again takes them in).
+	framedBulk *render.Camera
+	Follow     bool
+	Wireframe  bool
+	NoShadows  bool
+	ColorMode  instance.ColorBy
+	ShowHelp   bool
+	Debug      DebugDraw
 	// followByScene: Follow was turned on by the scene's view (applySceneView).
 	followByScene bool
 	// PanelHidden hides the panel (Tab): the 3D view takes the whole window.
@@ -310,7 +312,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		closeDisp()
 	}
 	a.loadPrefs()
-	a.frameAll()
+	a.resetView()
 	a.applySceneView()
 	if err := a.applyOptions(); err != nil {
 		closeAll()
@@ -364,12 +366,6 @@ func (a *App) applyOptions() error {
 	}
 	if o.NoShadows { // the flag turns shadows off; without it the preferences' choice stands
 		a.NoShadows = true
-	}
-	if o.Yaw != 0 {
-		a.Cam.Yaw = mgl32.DegToRad(o.Yaw)
-	}
-	if o.Pitch != 0 {
-		a.Cam.Pitch = mgl32.DegToRad(o.Pitch)
 	}
 	a.panel.init()
 	if len(o.Open) > 0 {
@@ -584,27 +580,6 @@ func (a *App) applySceneView() {
 		a.Selected, a.Follow, a.followByScene = h, true, true
 		a.Cam.Target = w.Bodies.Position[i]
 	})
-}
-
-// frameAll points the camera at every body that is not a plane, and at the points where joints hold
-// bodies to the world (a pendulum's pivot, the cradle's strings' tops).
-func (a *App) frameAll() {
-	var lo, hi mgl32.Vec3
-	a.S.View(func(w *sim.World) {
-		var f render.Frame
-		render.Fill(&f, w, instance.ColorByBody, nil, nil)
-		lo, hi = f.Lo, f.Hi
-		for k := range w.NumJoints() {
-			if jf := w.JointFrame(k); jf.B < 0 {
-				for c := range 3 {
-					lo[c], hi[c] = min(lo[c], jf.LocalB[c]), max(hi[c], jf.LocalB[c])
-				}
-			}
-		}
-	})
-	a.Cam = render.NewCamera(mgl32.Vec3{}, 10)
-	vw, vh := a.viewport()
-	a.Cam.Frame(lo, hi, vw/vh)
 }
 
 // drawFrame builds the panel, fills the frame from the world and draws both into fb.

@@ -347,7 +347,7 @@ func (a *App) sceneSection() {
 	if g.button("Open") {
 		a.do("open "+p.path, command.LoadFile(p.path))
 		a.Selected, p.joint.selected = sim.Handle{}, -1
-		a.frameAll()
+		a.resetView()
 		a.applySceneView()
 	}
 	g.sameLine("button", "Save current state")
@@ -379,7 +379,7 @@ func (a *App) sceneSection() {
 func (a *App) loadPreset(name string) {
 	a.do("load "+name, command.LoadPreset(name))
 	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
-	a.frameAll()
+	a.resetView()
 	a.applySceneView()
 }
 

@@ -107,7 +107,7 @@ func (a *App) feedInput(io imgui.IO) {
 		case evScroll:
 			io.AddMouseWheelDelta(float32(e.x), float32(e.y))
 			if !a.overUI(io) {
-				a.Cam.Zoom(float32(math.Pow(0.9, e.y)))
+				a.zoomAt(float32(math.Pow(0.9, e.y)))
 			}
 		case evChar:
 			io.AddInputCharacters(string(e.r))
@@ -154,7 +154,7 @@ var Shortcuts = [][2]string{
 	{"Left drag on a body", "drag it with a soft mouse joint (capped force)"},
 	{"Right drag / Left drag on empty space", "orbit the camera"},
 	{"Middle drag / Shift + right drag", "pan"},
-	{"Wheel", "zoom"},
+	{"Wheel", "zoom towards the point under the cursor"},
 	{"Space", "pause / play"},
 	{"N", "single step (pauses)"},
 	{", / .", "step back / forward through the recorded steps (pauses; Time section)"},
@@ -162,7 +162,8 @@ var Shortcuts = [][2]string{
 	{"Delete", "remove the selected body"},
 	{"B", "shoot (Shoot section: shape, size, mass, speed) through the cursor"},
 	{"Tab", "hide / show the panel"},
-	{"F", "frame all"},
+	{"F", "frame all (far bodies left out; F again takes them in)"},
+	{"Home", "reset the view: the starting direction, framing all"},
 	{"C", "follow the selected body (toggle)"},
 	{"W", "wireframe (toggle)"},
 	{"Escape", "clear the selection, leave joint mode"},
@@ -194,6 +195,8 @@ func (a *App) Key(k glfw.Key) {
 		a.Shoot()
 	case glfw.KeyF:
 		a.frameAll()
+	case glfw.KeyHome:
+		a.resetView()
 	case glfw.KeyC:
 		a.Follow, a.followByScene = !a.Follow, false
 	case glfw.KeyW:
