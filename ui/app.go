@@ -121,6 +121,7 @@ type App struct {
 	HoverHighlight bool
 	hoverBody      sim.Handle
 	hoverMoved     bool // the mouse moved since the hovered body was last picked
+	hoverStep      int  // the world's step count when it was last picked
 	hoverRow       int  // contacts table row under the mouse, -1 none
 	hoverPoint     *mgl32.Vec3
 	hoverPair      [2]int // the hovered row's bodies (dense indices)
@@ -698,7 +699,7 @@ func (a *App) fill(w *sim.World) {
 		}
 	}
 	render.Fill(&a.frame, w, a.ColorMode, counts, hl)
-	a.frame.Lines = a.frame.Lines[:0]
+	a.frame.Lines, a.frame.Overlay = a.frame.Lines[:0], a.frame.Overlay[:0]
 	a.debugLines(w, contacts)
 	a.stats.sample(w)
 }
@@ -748,8 +749,8 @@ func (a *App) panelWidth() float32 {
 // scale is the panel's HiDPI scale (1 on an unscaled monitor).
 func (a *App) scale() float32 { return max(a.uiScale, 1) }
 
-// hover picks the body under the cursor when the mouse moved over the 3D view (for the highlight and
-// its tooltip); over the panel, or while dragging, nothing is hovered.
+// hover picks the body under the cursor when the mouse moved over the 3D view or the world stepped
+// (for the highlight and its tooltip); over the panel, or while dragging, nothing is hovered.
 func (a *App) hover(io imgui.IO) {
 	vw, vh := a.viewport()
 	inView := a.mouseX >= 0 && a.mouseY >= 0 && float32(a.mouseX) < vw && float32(a.mouseY) < vh
@@ -765,8 +766,12 @@ func (a *App) hover(io imgui.IO) {
 		a.hoverBody = sim.Handle{}
 		return
 	}
-	if a.hoverMoved {
-		a.hoverMoved = false
+	// Picked again when the mouse moved or the world stepped: a body moving away from a still cursor
+	// is no longer under it.
+	step := -1
+	a.S.Peek(func(w *sim.World) { step = w.StepCount })
+	if a.hoverMoved || step != a.hoverStep {
+		a.hoverMoved, a.hoverStep = false, step
 		o, d := a.cursorRay()
 		a.hoverBody = sim.Handle{}
 		if hit, ok := a.S.Pick(o, d); ok {
