@@ -241,7 +241,7 @@ func (r *Renderer) Upload(f *Frame) {
 
 // DrawUploaded is Draw after Upload: the frame's passes alone.
 func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height int, opt Options) {
-	lvp := lightViewProj(f.Lo, f.Hi)
+	lvp := lightViewProj(shadowBox(f.Lo, f.Hi, cam))
 
 	gl.Enable(gl.DEPTH_TEST)
 	gl.Disable(gl.CULL_FACE)
