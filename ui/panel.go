@@ -79,7 +79,8 @@ func (p *panelState) init() {
 	p.open, p.openNow, p.editing = map[string]bool{}, map[string]bool{}, map[string][3]float32{}
 	p.spawn = spawnForm{Pattern: int32(command.Stack), Count: 10, Size: [3]float32{0.25, 0.25, 0.25}, Friction: 0.6}
 	p.shot = shotForm{Kind: 1, Size: [3]float32{0.3, 0.3, 0.3}, Mass: 10, Speed: 25}
-	p.joint = jointForm{limits: [2]float32{-0.5, 0.5}, motor: [2]float32{1, 10}, axis: 2, selected: -1}
+	// Limits of 30 degrees either way (a piston's 0.52 m), a motor of 1 rad/s or m/s up to 10 N m or N.
+	p.joint = jointForm{limits: [2]float32{-0.5235988, 0.5235988}, motor: [2]float32{1, 10}, axis: 2, selected: -1}
 	p.mu = 0.6
 }
 
