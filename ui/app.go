@@ -122,6 +122,7 @@ type App struct {
 	hoverBody      sim.Handle
 	hoverMoved     bool // the mouse moved since the hovered body was last picked
 	hoverStep      int  // the world's step count when it was last picked
+	frameStep      int  // the world's step count as this frame read it
 	hoverRow       int  // contacts table row under the mouse, -1 none
 	hoverPoint     *mgl32.Vec3
 	hoverPair      [2]int // the hovered row's bodies (dense indices)
@@ -328,7 +329,6 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 // runFrame handles the window's events and draws one frame to it.
 func (a *App) runFrame() {
 	glfw.PollEvents()
-	a.updateTitle()
 	fbw, fbh := a.win.GetFramebufferSize()
 	a.drawFrame(0, fbw, fbh)
 	a.captureFrame(fbw, fbh)
@@ -611,7 +611,8 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	tPanel := time.Now()
 	var t float64
 	var waitPanel, waitFill time.Duration
-	a.S.Peek(func(w *sim.World) { waitPanel, t = time.Since(tPanel), w.Time })
+	a.S.Peek(func(w *sim.World) { waitPanel, t, a.frameStep = time.Since(tPanel), w.Time, w.StepCount })
+	a.updateTitle() // the scene's name, now that the session is not stepping
 	a.stats.tick(now, t)
 	if !a.opt.NoPanel && !a.PanelHidden {
 		a.buildPanel(float32(ww), float32(wh))
@@ -768,10 +769,8 @@ func (a *App) hover(io imgui.IO) {
 	}
 	// Picked again when the mouse moved or the world stepped: a body moving away from a still cursor
 	// is no longer under it.
-	step := -1
-	a.S.Peek(func(w *sim.World) { step = w.StepCount })
-	if a.hoverMoved || step != a.hoverStep {
-		a.hoverMoved, a.hoverStep = false, step
+	if a.hoverMoved || a.frameStep != a.hoverStep {
+		a.hoverMoved, a.hoverStep = false, a.frameStep
 		o, d := a.cursorRay()
 		a.hoverBody = sim.Handle{}
 		if hit, ok := a.S.Pick(o, d); ok {

@@ -97,6 +97,26 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 	}
 	f.Overlay = append(f.Overlay[:0], f.Lines[n0:]...)
 	f.Lines = f.Lines[:n0]
+	if d.Joints || a.panel.joint.a != (sim.Handle{}) {
+		for k := range w.NumJoints() {
+			jointLinks(f, w, k)
+		}
+	}
+}
+
+// jointLinks draws the lines from joint k's bodies' centres to its anchors, among the bodies rather
+// than over them: drawn over, a line into a body's centre would cover it.
+func jointLinks(f *render.Frame, w *sim.World, k int) {
+	jf := w.JointFrame(k)
+	b := &w.Bodies
+	ia, ok := w.Index(jf.Def.BodyA)
+	if !ok {
+		return
+	}
+	f.Line(b.Position[ia], b.Position[ia].Add(b.Rotation[ia].Rotate(jf.LocalA)), colJoint)
+	if ib, ok := w.Index(jf.Def.BodyB); ok && jf.Def.BodyB != (sim.Handle{}) {
+		f.Line(b.Position[ib], b.Position[ib].Add(b.Rotation[ib].Rotate(jf.LocalB)), colJoint)
+	}
 }
 
 // showsLimits reports whether joint k's limits are drawn: a joint of the selected body, or the one
@@ -171,8 +191,8 @@ func jointScale(w *sim.World, k int) float32 {
 
 // jointLines draws joint k as it is now. Its anchors, axes and reference directions are the frames
 // fixed in each body at creation (World.JointFrame) turned by the bodies' current rotations, so they move
-// with the bodies. Every joint gets a cross at body A's anchor and lines from the bodies' centres to
-// their anchors. The limits are drawn in body B's frame (the world's for a joint to the world), in red,
+// with the bodies. Every joint gets a cross at body A's anchor (jointLinks draws the lines from the
+// bodies' centres to their anchors). The limits are drawn in body B's frame (the world's for a joint to the world), in red,
 // and body A's current coordinate among them, in green, so one sees how near a limit the joint is:
 //   - hinge: the axis; the fan of allowed angles; A's reference direction (its angle).
 //   - piston: the slide axis; the segment between the two stops; the slider's position on it.
@@ -206,10 +226,6 @@ func jointLines(f *render.Frame, w *sim.World, k int, limits bool) {
 	axisLen, fanLen, coneLen, twistLen := sc*jointAxisLen, sc*jointFanLen, sc*jointConeLen, sc*jointTwistLen
 
 	f.Cross(anchorA, 0.15*sc, colJoint)
-	f.Line(xA, anchorA, colJoint)
-	if okB {
-		f.Line(xB, anchorB, colJoint)
-	}
 	switch def.Type {
 	case sim.Hinge:
 		f.Line(anchorA.Sub(axisA.Mul(axisLen)), anchorA.Add(axisA.Mul(axisLen)), colNormal)
