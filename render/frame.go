@@ -21,7 +21,10 @@ type Frame struct {
 	Hulls  []HullBatch // convex hulls, one batch per distinct hull (drawn from the host, never Device)
 	Planes []Plane
 	Lines  []instance.LineVertex
-	Lo, Hi mgl32.Vec3
+	// Overlay are debug lines drawn over the bodies: whole where in front, faint where behind a
+	// surface (a hinge inside a plank), so that they are never hidden.
+	Overlay []instance.LineVertex
+	Lo, Hi  mgl32.Vec3
 	// Device, when set, says the instances are already in the renderer's device buffer
 	// (Renderer.DeviceBuffer), written there by CUDA through interop: Counts of them per kind, grouped
 	// boxes, spheres, capsules. Shapes is then ignored and nothing is uploaded.

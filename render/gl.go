@@ -33,22 +33,27 @@ func Init(getProc func(name string) unsafe.Pointer) (string, error) {
 	return v, nil
 }
 
-// Program compiles and links a vertex and a fragment shader from the shaders package.
-func Program(vert, frag string) (uint32, error) {
-	vs, err := compile(vert, gl.VERTEX_SHADER)
-	if err != nil {
-		return 0, err
-	}
-	fs, err := compile(frag, gl.FRAGMENT_SHADER)
-	if err != nil {
-		return 0, err
-	}
+// Program compiles and links shaders from the shaders package, each of the stage its name's
+// extension says (.vert, .geom, .frag).
+func Program(names ...string) (uint32, error) {
 	p := gl.CreateProgram()
-	gl.AttachShader(p, vs)
-	gl.AttachShader(p, fs)
+	for _, name := range names {
+		kind := uint32(gl.FRAGMENT_SHADER)
+		switch {
+		case strings.HasSuffix(name, ".vert"):
+			kind = gl.VERTEX_SHADER
+		case strings.HasSuffix(name, ".geom"):
+			kind = gl.GEOMETRY_SHADER
+		}
+		sh, err := compile(name, kind)
+		if err != nil {
+			gl.DeleteProgram(p)
+			return 0, err
+		}
+		gl.AttachShader(p, sh)
+		gl.DeleteShader(sh) // freed with the program
+	}
 	gl.LinkProgram(p)
-	gl.DeleteShader(vs)
-	gl.DeleteShader(fs)
 	var ok int32
 	gl.GetProgramiv(p, gl.LINK_STATUS, &ok)
 	if ok == gl.FALSE {
@@ -56,7 +61,7 @@ func Program(vert, frag string) (uint32, error) {
 		gl.GetProgramiv(p, gl.INFO_LOG_LENGTH, &n)
 		log := strings.Repeat("\x00", int(n+1))
 		gl.GetProgramInfoLog(p, n, nil, gl.Str(log))
-		return 0, fmt.Errorf("link %s + %s: %s", vert, frag, strings.TrimRight(log, "\x00"))
+		return 0, fmt.Errorf("link %s: %s", strings.Join(names, " + "), strings.TrimRight(log, "\x00"))
 	}
 	return p, nil
 }

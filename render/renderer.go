@@ -37,7 +37,7 @@ type Renderer struct {
 
 	mesh, shadow, ground, line uint32
 	uMesh, uShadow, uGround    map[string]int32
-	uLine                      int32
+	uLine                      map[string]int32
 
 	vao      [instance.NumKinds]uint32
 	vbo, ebo [instance.NumKinds]uint32
@@ -73,13 +73,13 @@ func New() (*Renderer, error) {
 	if r.ground, err = Program("ground.vert", "ground.frag"); err != nil {
 		return nil, err
 	}
-	if r.line, err = Program("line.vert", "line.frag"); err != nil {
+	if r.line, err = Program("line.vert", "line.geom", "line.frag"); err != nil {
 		return nil, err
 	}
 	r.uMesh = uniforms(r.mesh, "uViewProj", "uLightViewProj", "uLightDir", "uEye", "uShadow", "uWire", "uDepthOnly")
 	r.uShadow = uniforms(r.shadow, "uLightViewProj")
 	r.uGround = uniforms(r.ground, "uViewProj", "uLightViewProj", "uNormal", "uLightDir", "uEye", "uSky", "uShadow", "uFog")
-	r.uLine = gl.GetUniformLocation(r.line, gl.Str("uViewProj\x00"))
+	r.uLine = uniforms(r.line, "uViewProj", "uViewport", "uHalfWidth", "uAlpha")
 
 	meshes := [instance.NumKinds]mesh{boxMesh(), sphereMesh(24, 16, false), sphereMesh(24, 16, true)}
 	for k, m := range meshes {
@@ -241,7 +241,7 @@ func (r *Renderer) Upload(f *Frame) {
 
 // DrawUploaded is Draw after Upload: the frame's passes alone.
 func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height int, opt Options) {
-	lvp := lightViewProj(f.Lo, f.Hi)
+	lvp := lightViewProj(shadowBox(f.Lo, f.Hi, cam))
 
 	gl.Enable(gl.DEPTH_TEST)
 	gl.Disable(gl.CULL_FACE)
@@ -321,25 +321,51 @@ func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height 
 	gl.DepthFunc(gl.LESS)
 	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)
 
-	if len(f.Lines) > 0 {
-		gl.UseProgram(r.line)
-		gl.UniformMatrix4fv(r.uLine, 1, false, &vp[0])
-		gl.BindVertexArray(r.lineVAO)
-		gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
-		gl.BufferData(gl.ARRAY_BUFFER, len(f.Lines)*int(unsafe.Sizeof(instance.LineVertex{})), gl.Ptr(f.Lines), gl.STREAM_DRAW)
-		gl.DepthFunc(gl.LEQUAL)
-		gl.DrawArrays(gl.LINES, 0, int32(len(f.Lines)))
-		gl.DepthFunc(gl.LESS)
-	}
+	gl.UseProgram(r.line)
+	gl.UniformMatrix4fv(r.uLine["uViewProj"], 1, false, &vp[0])
+	gl.Uniform2f(r.uLine["uViewport"], float32(width), float32(height))
+	gl.Uniform1f(r.uLine["uHalfWidth"], LineWidth/2)
+	gl.Uniform1f(r.uLine["uAlpha"], 1)
+	gl.DepthFunc(gl.LEQUAL)
+	r.drawLines(r.lineVAO, f.Lines)
 	if n := min(f.DeviceLines, r.devLineCap); n > 0 {
-		gl.UseProgram(r.line)
-		gl.UniformMatrix4fv(r.uLine, 1, false, &vp[0])
 		gl.BindVertexArray(r.devLineVAO)
-		gl.DepthFunc(gl.LEQUAL)
 		gl.DrawArrays(gl.LINES, 0, int32(n))
-		gl.DepthFunc(gl.LESS)
 	}
+	if len(f.Overlay) > 0 {
+		// On top of the bodies: the parts behind a surface faint, the rest whole. The depth buffer is
+		// left as the bodies made it, so neither pass hides the other's lines.
+		gl.Enable(gl.BLEND)
+		gl.BlendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA)
+		gl.DepthMask(false)
+		gl.DepthFunc(gl.GREATER)
+		gl.Uniform1f(r.uLine["uAlpha"], OverlayHiddenAlpha)
+		r.drawLines(r.lineVAO, f.Overlay)
+		gl.DepthFunc(gl.LEQUAL)
+		gl.Uniform1f(r.uLine["uAlpha"], 1)
+		gl.DrawArrays(gl.LINES, 0, int32(len(f.Overlay)))
+		gl.DepthMask(true)
+		gl.Disable(gl.BLEND)
+	}
+	gl.DepthFunc(gl.LESS)
 	gl.BindVertexArray(0)
+}
+
+// LineWidth is the debug lines' width in framebuffer pixels (line.geom draws them as quads).
+const LineWidth = 2
+
+// OverlayHiddenAlpha is the opacity of an overlay line's parts behind a surface (Frame.Overlay).
+const OverlayHiddenAlpha = 0.4
+
+// drawLines uploads host line vertices into the line buffer and draws them (the program set).
+func (r *Renderer) drawLines(vao uint32, lines []instance.LineVertex) {
+	if len(lines) == 0 {
+		return
+	}
+	gl.BindVertexArray(vao)
+	gl.BindBuffer(gl.ARRAY_BUFFER, r.lineVBO)
+	gl.BufferData(gl.ARRAY_BUFFER, len(lines)*int(unsafe.Sizeof(instance.LineVertex{})), gl.Ptr(lines), gl.STREAM_DRAW)
+	gl.DrawArrays(gl.LINES, 0, int32(len(lines)))
 }
 
 func (r *Renderer) drawShapes(f *Frame) {

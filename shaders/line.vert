@@ -1,10 +1,10 @@
 #version 450 core
-// Debug lines: world positions with a colour each.
+// Debug lines: world positions with a colour each (widened by line.geom).
 layout(location = 0) in vec3 aPos;
 layout(location = 1) in vec4 aColor;
 uniform mat4 uViewProj;
-out vec4 vColor;
+out vec4 gColor;
 void main() {
-	vColor = aColor;
+	gColor = aColor;
 	gl_Position = uViewProj * vec4(aPos, 1.0);
 }

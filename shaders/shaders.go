@@ -4,9 +4,9 @@ package shaders
 
 import "embed"
 
-// FS holds every *.vert and *.frag file of this directory.
+// FS holds every *.vert, *.geom and *.frag file of this directory.
 //
-//go:embed *.vert *.frag
+//go:embed *.vert *.geom *.frag
 var FS embed.FS
 
 // Source returns the named shader's text; it panics on a name that is not embedded (a programmer

@@ -91,6 +91,7 @@ type App struct {
 	egl *egl.Context // the headless EGL context, or nil on GLFW's
 	// glContext says where the context came from (GLContext).
 	glContext string
+	title     string  // the window's title as last set (updateTitle)
 	capt      capture // screenshots and video (the Capture section, F12)
 	rend      *render.Renderer
 	bvhBoxes  []geom.AABB // the BVH debug layer's boxes, kept between frames
@@ -103,13 +104,15 @@ type App struct {
 	lastTime  time.Time
 
 	// View state.
-	Selected  sim.Handle
-	Follow    bool
-	Wireframe bool
-	NoShadows bool
-	ColorMode instance.ColorBy
-	ShowHelp  bool
-	Debug     DebugDraw
+	Selected sim.Handle
+	// framedBulk is the camera as frame all left it with far bodies left out (F again takes them in).
+	framedBulk *render.Camera
+	Follow     bool
+	Wireframe  bool
+	NoShadows  bool
+	ColorMode  instance.ColorBy
+	ShowHelp   bool
+	Debug      DebugDraw
 	// followByScene: Follow was turned on by the scene's view (applySceneView).
 	followByScene bool
 	// PanelHidden hides the panel (Tab): the 3D view takes the whole window.
@@ -118,6 +121,8 @@ type App struct {
 	HoverHighlight bool
 	hoverBody      sim.Handle
 	hoverMoved     bool // the mouse moved since the hovered body was last picked
+	hoverStep      int  // the world's step count when it was last picked
+	frameStep      int  // the world's step count as this frame read it
 	hoverRow       int  // contacts table row under the mouse, -1 none
 	hoverPoint     *mgl32.Vec3
 	hoverPair      [2]int // the hovered row's bodies (dense indices)
@@ -312,7 +317,7 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 		closeDisp()
 	}
 	a.loadPrefs()
-	a.frameAll()
+	a.resetView()
 	a.applySceneView()
 	if err := a.applyOptions(); err != nil {
 		closeAll()
@@ -363,12 +368,8 @@ func (a *App) applyOptions() error {
 		}
 		a.ColorMode = instance.ColorBy(k)
 	}
-	a.NoShadows = o.NoShadows
-	if o.Yaw != 0 {
-		a.Cam.Yaw = mgl32.DegToRad(o.Yaw)
-	}
-	if o.Pitch != 0 {
-		a.Cam.Pitch = mgl32.DegToRad(o.Pitch)
+	if o.NoShadows { // the flag turns shadows off; without it the preferences' choice stands
+		a.NoShadows = true
 	}
 	a.panel.init()
 	if len(o.Open) > 0 {
@@ -536,7 +537,8 @@ func (a *App) openWindow() error {
 		glfw.WindowHint(glfw.Visible, glfw.False)
 	}
 	var err error
-	if a.win, err = createWindow(a.opt.Width, a.opt.Height, "Tumble: "+a.S.Name()); err != nil {
+	a.title = windowTitle(a.S.Name())
+	if a.win, err = createWindow(a.opt.Width, a.opt.Height, a.title); err != nil {
 		return err
 	}
 	a.win.MakeContextCurrent()
@@ -584,27 +586,6 @@ func (a *App) applySceneView() {
 	})
 }
 
-// frameAll points the camera at every body that is not a plane, and at the points where joints hold
-// bodies to the world (a pendulum's pivot, the cradle's strings' tops).
-func (a *App) frameAll() {
-	var lo, hi mgl32.Vec3
-	a.S.View(func(w *sim.World) {
-		var f render.Frame
-		render.Fill(&f, w, instance.ColorByBody, nil, nil)
-		lo, hi = f.Lo, f.Hi
-		for k := range w.NumJoints() {
-			if jf := w.JointFrame(k); jf.B < 0 {
-				for c := range 3 {
-					lo[c], hi[c] = min(lo[c], jf.LocalB[c]), max(hi[c], jf.LocalB[c])
-				}
-			}
-		}
-	})
-	a.Cam = render.NewCamera(mgl32.Vec3{}, 10)
-	vw, vh := a.viewport()
-	a.Cam.Frame(lo, hi, vw/vh)
-}
-
 // drawFrame builds the panel, fills the frame from the world and draws both into fb.
 func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	a.pollOpenReplay()
@@ -633,7 +614,8 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	tPanel := time.Now()
 	var t float64
 	var waitPanel, waitFill time.Duration
-	a.S.Peek(func(w *sim.World) { waitPanel, t = time.Since(tPanel), w.Time })
+	a.S.Peek(func(w *sim.World) { waitPanel, t, a.frameStep = time.Since(tPanel), w.Time, w.StepCount })
+	a.updateTitle() // the scene's name, now that the session is not stepping
 	a.stats.tick(now, t)
 	if !a.opt.NoPanel && !a.PanelHidden {
 		a.buildPanel(float32(ww), float32(wh))
@@ -722,7 +704,7 @@ func (a *App) fill(w *sim.World) {
 		}
 	}
 	render.Fill(&a.frame, w, a.ColorMode, counts, hl)
-	a.frame.Lines = a.frame.Lines[:0]
+	a.frame.Lines, a.frame.Overlay = a.frame.Lines[:0], a.frame.Overlay[:0]
 	a.debugLines(w, contacts)
 	a.stats.sample(w)
 }
@@ -772,8 +754,8 @@ func (a *App) panelWidth() float32 {
 // scale is the panel's HiDPI scale (1 on an unscaled monitor).
 func (a *App) scale() float32 { return max(a.uiScale, 1) }
 
-// hover picks the body under the cursor when the mouse moved over the 3D view (for the highlight and
-// its tooltip); over the panel, or while dragging, nothing is hovered.
+// hover picks the body under the cursor when the mouse moved over the 3D view or the world stepped
+// (for the highlight and its tooltip); over the panel, or while dragging, nothing is hovered.
 func (a *App) hover(io imgui.IO) {
 	vw, vh := a.viewport()
 	inView := a.mouseX >= 0 && a.mouseY >= 0 && float32(a.mouseX) < vw && float32(a.mouseY) < vh
@@ -789,8 +771,10 @@ func (a *App) hover(io imgui.IO) {
 		a.hoverBody = sim.Handle{}
 		return
 	}
-	if a.hoverMoved {
-		a.hoverMoved = false
+	// Picked again when the mouse moved or the world stepped: a body moving away from a still cursor
+	// is no longer under it.
+	if a.hoverMoved || a.frameStep != a.hoverStep {
+		a.hoverMoved, a.hoverStep = false, a.frameStep
 		o, d := a.cursorRay()
 		a.hoverBody = sim.Handle{}
 		if hit, ok := a.S.Pick(o, d); ok {

@@ -6,6 +6,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 
 	"tumble/render"
+	"tumble/render/instance"
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -84,11 +85,77 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 			}
 		}
 	}
+	// Joints and the selection's outline go over the bodies (a hinge sits inside its planks).
+	n0 := len(f.Lines)
 	if d.Joints || a.panel.joint.a != (sim.Handle{}) {
 		for k := range w.NumJoints() {
-			jointLines(f, w, k)
+			jointLines(f, w, k, a.showsLimits(w, k))
 		}
 	}
+	if i, ok := w.Index(a.Selected); ok && b.Shape[i].Kind != geom.Plane {
+		selectionOutline(f, b.Shape[i], b.Position[i], b.Rotation[i])
+	}
+	f.Overlay = append(f.Overlay[:0], f.Lines[n0:]...)
+	f.Lines = f.Lines[:n0]
+	if d.Joints || a.panel.joint.a != (sim.Handle{}) {
+		for k := range w.NumJoints() {
+			jointLinks(f, w, k)
+		}
+	}
+}
+
+// jointLinks draws the lines from joint k's bodies' centres to its anchors, among the bodies rather
+// than over them: drawn over, a line into a body's centre would cover it.
+func jointLinks(f *render.Frame, w *sim.World, k int) {
+	jf := w.JointFrame(k)
+	b := &w.Bodies
+	ia, ok := w.Index(jf.Def.BodyA)
+	if !ok {
+		return
+	}
+	f.Line(b.Position[ia], b.Position[ia].Add(b.Rotation[ia].Rotate(jf.LocalA)), colJoint)
+	if ib, ok := w.Index(jf.Def.BodyB); ok && jf.Def.BodyB != (sim.Handle{}) {
+		f.Line(b.Position[ib], b.Position[ib].Add(b.Rotation[ib].Rotate(jf.LocalB)), colJoint)
+	}
+}
+
+// showsLimits reports whether joint k's limits are drawn: a joint of the selected body, or the one
+// the Joints section inspects. Every joint's limits at once bury a ragdoll in cones.
+func (a *App) showsLimits(w *sim.World, k int) bool {
+	if k == a.panel.joint.selected {
+		return true
+	}
+	def := w.Joint(k)
+	return a.Selected != (sim.Handle{}) && (def.BodyA == a.Selected || def.BodyB == a.Selected)
+}
+
+// selectionOutline draws the selected body's box (a box's own faces, turned with it; another shape's
+// axis-aligned bounds), a little outside it, in the selection colour.
+func selectionOutline(f *render.Frame, sh geom.Shape, p mgl32.Vec3, q mgl32.Quat) {
+	const grow = 1.06
+	if sh.Kind == geom.Box {
+		h := sh.HalfExtents.Mul(grow)
+		corner := func(i int) mgl32.Vec3 {
+			c := h
+			for k := range 3 {
+				if i>>k&1 == 0 {
+					c[k] = -c[k]
+				}
+			}
+			return p.Add(q.Rotate(c))
+		}
+		for i := range 8 {
+			for k := range 3 {
+				if j := i | 1<<k; j != i {
+					f.Line(corner(i), corner(j), instance.ColorSelected)
+				}
+			}
+		}
+		return
+	}
+	box := sh.Bounds(geom.Pose{P: p, Q: q})
+	c, h := box.Min.Add(box.Max).Mul(0.5), box.Max.Sub(box.Min).Mul(0.5*grow)
+	f.Box(c.Sub(h), c.Add(h), instance.ColorSelected)
 }
 
 // Joint drawing: sizes (m) and the colour of the joint's current coordinate.
@@ -103,10 +170,29 @@ const (
 
 var colJointNow = [4]float32{0.4, 1, 0.2, 1}
 
+// A joint's drawing is scaled by jointScale: the sizes above are for a joint whose anchor lies
+// jointRefReach or more from its bodies' centres (a door's hinge); a ragdoll's small joints draw
+// smaller, down to jointMinScale, so that their axes and cones do not cover the limbs.
+const (
+	jointRefReach = 0.5 // m
+	jointMinScale = 0.25
+)
+
+// jointScale is joint k's drawing scale: its anchor's distance from the farther of its bodies'
+// centres over jointRefReach, between jointMinScale and 1.
+func jointScale(w *sim.World, k int) float32 {
+	jf := w.JointFrame(k)
+	reach := jf.LocalA.Len()
+	if jf.B >= 0 {
+		reach = max(reach, jf.LocalB.Len())
+	}
+	return min(max(reach/jointRefReach, jointMinScale), 1)
+}
+
 // jointLines draws joint k as it is now. Its anchors, axes and reference directions are the frames
 // fixed in each body at creation (World.JointFrame) turned by the bodies' current rotations, so they move
-// with the bodies. Every joint gets a cross at body A's anchor and lines from the bodies' centres to
-// their anchors. The limits are drawn in body B's frame (the world's for a joint to the world), in red,
+// with the bodies. Every joint gets a cross at body A's anchor (jointLinks draws the lines from the
+// bodies' centres to their anchors). The limits are drawn in body B's frame (the world's for a joint to the world), in red,
 // and body A's current coordinate among them, in green, so one sees how near a limit the joint is:
 //   - hinge: the axis; the fan of allowed angles; A's reference direction (its angle).
 //   - piston: the slide axis; the segment between the two stops; the slider's position on it.
@@ -114,7 +200,9 @@ var colJointNow = [4]float32{0.4, 1, 0.2, 1}
 //     angle), the twist limits as an arc at the cone's tip, A's twist axis and A's reference direction
 //     carried onto B's axis (its twist).
 //   - fixed: a small box at the anchor, turned with body A.
-func jointLines(f *render.Frame, w *sim.World, k int) {
+//
+// Without limits (a joint neither selected nor of the selected body) the red parts are left out.
+func jointLines(f *render.Frame, w *sim.World, k int, limits bool) {
 	jf := w.JointFrame(k)
 	def := jf.Def
 	b := &w.Bodies
@@ -134,43 +222,41 @@ func jointLines(f *render.Frame, w *sim.World, k int) {
 	anchorA, anchorB := xA.Add(qA.Rotate(jf.LocalA)), xB.Add(qB.Rotate(jf.LocalB))
 	axisA, axisB := qA.Rotate(jf.AxisA), qB.Rotate(jf.AxisB)
 	perpA, perpB := qA.Rotate(jf.PerpA), qB.Rotate(jf.PerpB)
+	sc := jointScale(w, k)
+	axisLen, fanLen, coneLen, twistLen := sc*jointAxisLen, sc*jointFanLen, sc*jointConeLen, sc*jointTwistLen
 
-	f.Cross(anchorA, 0.15, colJoint)
-	f.Line(xA, anchorA, colJoint)
-	if okB {
-		f.Line(xB, anchorB, colJoint)
-	}
+	f.Cross(anchorA, 0.15*sc, colJoint)
 	switch def.Type {
 	case sim.Hinge:
-		f.Line(anchorA.Sub(axisA.Mul(jointAxisLen)), anchorA.Add(axisA.Mul(jointAxisLen)), colNormal)
-		if def.HasLimits {
+		f.Line(anchorA.Sub(axisA.Mul(axisLen)), anchorA.Add(axisA.Mul(axisLen)), colNormal)
+		if def.HasLimits && limits {
 			// The hinge angle is A's rotation about the axis relative to B: A's reference direction
 			// is B's turned by the angle, so the allowed directions are B's turned by lo..hi.
-			fan(f, anchorB, axisB, perpB, def.Limits[0], def.Limits[1], jointFanLen, true)
+			fan(f, anchorB, axisB, perpB, def.Limits[0], def.Limits[1], fanLen, true)
 		}
-		f.Line(anchorA, anchorA.Add(perpA.Mul(1.15*jointFanLen)), colJointNow)
+		f.Line(anchorA, anchorA.Add(perpA.Mul(1.15*fanLen)), colJointNow)
 	case sim.Piston:
-		f.Line(anchorA.Sub(axisA.Mul(jointAxisLen)), anchorA.Add(axisA.Mul(jointAxisLen)), colNormal)
-		if def.HasLimits {
+		f.Line(anchorA.Sub(axisA.Mul(axisLen)), anchorA.Add(axisA.Mul(axisLen)), colNormal)
+		if def.HasLimits && limits {
 			lo, hi := anchorB.Add(axisB.Mul(def.Limits[0])), anchorB.Add(axisB.Mul(def.Limits[1]))
 			f.Line(lo, hi, colContact)
-			f.Cross(lo, 0.08, colContact)
-			f.Cross(hi, 0.08, colContact)
+			f.Cross(lo, 0.08*sc, colContact)
+			f.Cross(hi, 0.08*sc, colContact)
 		}
 		// The travel is A's anchor's offset from B's along the axis; a tick across the axis there.
 		p := anchorB.Add(axisB.Mul(axisA.Dot(anchorA.Sub(anchorB))))
-		f.Line(p.Sub(perpB.Mul(0.12)), p.Add(perpB.Mul(0.12)), colJointNow)
+		f.Line(p.Sub(perpB.Mul(0.12*sc)), p.Add(perpB.Mul(0.12*sc)), colJointNow)
 	case sim.Ball:
 		if !(def.Swing > 0 || def.HasTwist) {
 			return // a plain ball joint has no axis
 		}
 		side := axisB.Cross(perpB)
-		if def.Swing > 0 {
+		if def.Swing > 0 && limits {
 			sn, cs := sin32(def.Swing), cos32(def.Swing)
 			rim := func(i int) mgl32.Vec3 {
 				phi := 2 * math.Pi * float64(i) / jointRimSteps
 				r := perpB.Mul(float32(math.Cos(phi))).Add(side.Mul(float32(math.Sin(phi))))
-				return anchorB.Add(axisB.Mul(cs * jointConeLen)).Add(r.Mul(sn * jointConeLen))
+				return anchorB.Add(axisB.Mul(cs * coneLen)).Add(r.Mul(sn * coneLen))
 			}
 			for i := range jointRimSteps {
 				f.Line(rim(i), rim(i+1), colContact)
@@ -179,23 +265,23 @@ func jointLines(f *render.Frame, w *sim.World, k int) {
 				}
 			}
 		}
-		tip := anchorB.Add(axisB.Mul(jointConeLen))
-		if def.HasTwist {
+		tip := anchorB.Add(axisB.Mul(coneLen))
+		if def.HasTwist && limits {
 			// The twist is B's rotation relative to A about B's axis: A's reference direction, carried
 			// onto B's axis, is B's turned by -twist, so the allowed directions are B's turned by
 			// -hi..-lo.
-			fan(f, tip, axisB, perpB, -def.Twist[1], -def.Twist[0], jointTwistLen, false)
+			fan(f, tip, axisB, perpB, -def.Twist[1], -def.Twist[0], twistLen, false)
 		}
-		f.Line(anchorA, anchorA.Add(axisA.Mul(1.15*jointConeLen)), colJointNow)
+		f.Line(anchorA, anchorA.Add(axisA.Mul(1.15*coneLen)), colJointNow)
 		// A's reference direction carried by the shortest rotation from A's twist axis onto B's.
 		c, e := axisA.Dot(axisB), axisA.Cross(axisB)
 		pa := perpA
 		if c > -0.999 {
 			pa = pa.Mul(c).Add(e.Cross(pa)).Add(e.Mul(e.Dot(pa) / (1 + c)))
 		}
-		f.Line(tip, tip.Add(pa.Mul(1.3*jointTwistLen)), colJointNow)
+		f.Line(tip, tip.Add(pa.Mul(1.3*twistLen)), colJointNow)
 	case sim.Fixed:
-		orientedBox(f, anchorA, qA, 0.08, colJoint)
+		orientedBox(f, anchorA, qA, 0.08*sc, colJoint)
 	}
 }
 

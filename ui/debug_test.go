@@ -38,7 +38,7 @@ type segment struct {
 
 func drawJoint(w *sim.World, k int) []segment {
 	var f render.Frame
-	jointLines(&f, w, k)
+	jointLines(&f, w, k, true)
 	out := make([]segment, 0, len(f.Lines)/2)
 	for i := 0; i+1 < len(f.Lines); i += 2 {
 		out = append(out, segment{f.Lines[i].Pos, f.Lines[i+1].Pos, f.Lines[i].Color})
@@ -103,6 +103,7 @@ func TestJointLinesDrawTheDoorsHingeFanAndItsCurrentAngle(t *testing.T) {
 	w := presetWorld(t, "door")
 	def := w.Joint(0)
 	jf := w.JointFrame(0)
+	sc := jointScale(w, 0) // the drawing's scale
 	then := poseOf(w, def.BodyA)
 	perp0 := jf.PerpB // the post is static and unturned: its frame is the world's
 	lastEnd := mgl32.Vec3{}
@@ -112,10 +113,10 @@ func TestJointLinesDrawTheDoorsHingeFanAndItsCurrentAngle(t *testing.T) {
 		now := poseOf(w, def.BodyA)
 		anchor, axis := carry(then, now, def.Anchor, def.Axis)
 		_, ref := carry(then, now, def.Anchor, perp0)
-		// The fan: red rays of jointFanLen from the post's anchor, from lo to hi about the axis.
+		// The fan: red rays of jointFanLen*sc from the post's anchor, from lo to hi about the axis.
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, s := range segs {
-			if s.col == colContact && s.a.Sub(def.Anchor).Len() < 1e-5 && math.Abs(float64(s.b.Sub(s.a).Len()-jointFanLen)) < 1e-4 {
+			if s.col == colContact && s.a.Sub(def.Anchor).Len() < 1e-5 && math.Abs(float64(s.b.Sub(s.a).Len()-jointFanLen*sc)) < 1e-4 {
 				a := angleAbout(def.Axis, perp0, s.b.Sub(s.a).Normalize())
 				lo, hi = min(lo, a), max(hi, a)
 			}
@@ -124,11 +125,11 @@ func TestJointLinesDrawTheDoorsHingeFanAndItsCurrentAngle(t *testing.T) {
 			t.Errorf("round %d: fan spans [%.4f, %.4f], limits %v", round, lo, hi, def.Limits)
 		}
 		// The current angle: from A's anchor along A's reference direction, as carried by A.
-		end := anchor.Add(ref.Mul(1.15 * jointFanLen))
+		end := anchor.Add(ref.Mul(1.15 * jointFanLen * sc))
 		if !findLine(segs, anchor, end, colJointNow, 1e-4) {
 			t.Errorf("round %d: no current-angle line from %v to %v", round, anchor, end)
 		}
-		if !findLine(segs, anchor.Sub(axis.Mul(jointAxisLen)), anchor.Add(axis.Mul(jointAxisLen)), colNormal, 1e-4) {
+		if !findLine(segs, anchor.Sub(axis.Mul(jointAxisLen*sc)), anchor.Add(axis.Mul(jointAxisLen*sc)), colNormal, 1e-4) {
 			t.Errorf("round %d: no axis line through %v along %v", round, anchor, axis)
 		}
 		ang := angleAbout(def.Axis, perp0, ref)
@@ -170,6 +171,7 @@ func TestJointLinesDrawABallJointsSwingConeAndTwistAxis(t *testing.T) {
 	}
 	thenA, thenB := poseOf(w, def.BodyA), poseOf(w, def.BodyB)
 	jf := w.JointFrame(k)
+	sc := jointScale(w, k) // the drawing's scale
 	perp0 := thenB.q.Rotate(jf.PerpB)
 	var lastAxis mgl32.Vec3
 	for round := range 2 {
@@ -182,7 +184,7 @@ func TestJointLinesDrawABallJointsSwingConeAndTwistAxis(t *testing.T) {
 		rim := 0
 		for _, s := range segs {
 			ra, rb := s.a.Sub(anchorB), s.b.Sub(anchorB)
-			if s.col != colContact || math.Abs(float64(ra.Len()-jointConeLen)) > 1e-4 || math.Abs(float64(rb.Len()-jointConeLen)) > 1e-4 {
+			if s.col != colContact || math.Abs(float64(ra.Len()-jointConeLen*sc)) > 1e-4 || math.Abs(float64(rb.Len()-jointConeLen*sc)) > 1e-4 {
 				continue
 			}
 			rim++
@@ -196,11 +198,11 @@ func TestJointLinesDrawABallJointsSwingConeAndTwistAxis(t *testing.T) {
 		if rim != jointRimSteps {
 			t.Errorf("round %d: %d rim segments, want %d", round, rim, jointRimSteps)
 		}
-		if !findLine(segs, anchorA, anchorA.Add(axisA.Mul(1.15*jointConeLen)), colJointNow, 1e-4) {
+		if !findLine(segs, anchorA, anchorA.Add(axisA.Mul(1.15*jointConeLen*sc)), colJointNow, 1e-4) {
 			t.Errorf("round %d: no twist-axis line from %v along %v", round, anchorA, axisA)
 		}
 		// The twist limits: red rays from the cone's tip spanning -hi..-lo about B's axis.
-		tip := anchorB.Add(axisB.Mul(jointConeLen))
+		tip := anchorB.Add(axisB.Mul(jointConeLen * sc))
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, s := range segs {
 			if s.col == colContact && s.a.Sub(tip).Len() < 1e-4 {
@@ -292,8 +294,8 @@ func TestJointLinesDrawEveryJointType(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The cross (3), the two body lines (2) and the box's 12 edges.
-	if segs := drawJoint(w, 0); len(segs) != 3+2+12 {
-		t.Errorf("fixed joint: %d lines, want 17", len(segs))
+	// The cross (3) and the box's 12 edges (the lines to the bodies' centres are jointLinks').
+	if segs := drawJoint(w, 0); len(segs) != 3+12 {
+		t.Errorf("fixed joint: %d lines, want 15", len(segs))
 	}
 }

@@ -376,7 +376,7 @@ func uncovered() []string {
 	defer coverMu.Unlock()
 	var out []string
 	for p, kind := range seen {
-		if kind == "option" || driven[p] {
+		if kind == "option" || kind == "cell" || driven[p] {
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s (%s)", p, kind))

@@ -128,7 +128,7 @@ func (a *App) fillDevice(w *sim.World) {
 	if in.Any {
 		f.Lo, f.Hi = in.Lo, in.Hi
 	}
-	f.Lines = f.Lines[:0]
+	f.Lines, f.Overlay = f.Lines[:0], f.Overlay[:0]
 }
 
 // interopFailed drops interop for good after an error, with one line; the frame falls back to the

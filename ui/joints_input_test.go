@@ -38,10 +38,10 @@ func TestJointsInspectorEditsAJointsOwnLimitsAndMotor(t *testing.T) {
 	if j, _ := d.joint(0); !j.HasMotor || j.Motor.MaxForce <= 0 || j.Motor.Speed == 0 {
 		t.Errorf("a motor switched on that was never set: %+v (it would do nothing)", j.Motor)
 	}
-	d.setText("selected/speed, max force##own", 0, 2, "1.5")
-	d.setText("selected/speed, max force##own", 1, 2, "40")
+	d.setText("selected/speed deg/s, max N m##own", 0, 2, "90")
+	d.setText("selected/speed deg/s, max N m##own", 1, 2, "40")
 	j, st := d.joint(0)
-	if !j.HasMotor || j.Motor.Speed != 1.5 || j.Motor.MaxForce != 40 || !j.HasLimits || j.Limits != j0.Limits {
+	if !j.HasMotor || !near(j.Motor.Speed, math.Pi/2, 1e-5) || j.Motor.MaxForce != 40 || !j.HasLimits || j.Limits != j0.Limits {
 		t.Fatalf("after the motor edit: motor %v %+v, limits %v %v (were %v)", j.HasMotor, j.Motor, j.HasLimits, j.Limits, j0.Limits)
 	}
 	if gap := st.AnchorA.Sub(st.AnchorB).Len(); gap > 0.01 {
@@ -84,9 +84,9 @@ func TestJointsFormCreatesABallJointBetweenTwoClickedBodies(t *testing.T) {
 	d.choose("joints/type", "piston")
 	d.choose("joints/anchor", "clicked point")
 	d.click("joints/limits")
-	d.drag("joints/lo, hi (rad or m)", 1, 2, 15)
+	d.drag("joints/lo, hi, m", 1, 2, 15)
 	d.click("joints/motor")
-	d.drag("joints/speed, max force", 0, 2, 10)
+	d.drag("joints/speed m/s, max N", 0, 2, 10)
 	d.click("joints/in A's frame")
 	d.choose("joints/axis", "y")
 	d.choose("joints/type", "ball")

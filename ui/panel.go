@@ -79,7 +79,8 @@ func (p *panelState) init() {
 	p.open, p.openNow, p.editing = map[string]bool{}, map[string]bool{}, map[string][3]float32{}
 	p.spawn = spawnForm{Pattern: int32(command.Stack), Count: 10, Size: [3]float32{0.25, 0.25, 0.25}, Friction: 0.6}
 	p.shot = shotForm{Kind: 1, Size: [3]float32{0.3, 0.3, 0.3}, Mass: 10, Speed: 25}
-	p.joint = jointForm{limits: [2]float32{-0.5, 0.5}, motor: [2]float32{1, 10}, axis: 2, selected: -1}
+	// Limits of 30 degrees either way (a piston's 0.52 m), a motor of 1 rad/s or m/s up to 10 N m or N.
+	p.joint = jointForm{limits: [2]float32{-0.5235988, 0.5235988}, motor: [2]float32{1, 10}, axis: 2, selected: -1}
 	p.mu = 0.6
 }
 
@@ -348,7 +349,7 @@ func (a *App) sceneSection() {
 	if g.button("Open") {
 		a.do("open "+p.path, command.LoadFile(p.path))
 		a.Selected, p.joint.selected = sim.Handle{}, -1
-		a.frameAll()
+		a.resetView()
 		a.applySceneView()
 	}
 	g.sameLine("button", "Save current state")
@@ -380,7 +381,7 @@ func (a *App) sceneSection() {
 func (a *App) loadPreset(name string) {
 	a.do("load "+name, command.LoadPreset(name))
 	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
-	a.frameAll()
+	a.resetView()
 	a.applySceneView()
 }
 
@@ -420,8 +421,11 @@ func (a *App) simulationSection() {
 		edit("gravity", func(s *sim.Settings) { s.Gravity = grav })
 	}
 	p := &a.panel
-	g.sliderFloat("friction mu", &p.mu, 0, 1.5)
-	g.sliderFloat("restitution e", &p.rest, 0, 1)
+	// Values to hand out with the two buttons, not the bodies' own (Inspect shows a body's).
+	g.sliderFloat("mu for every body", &p.mu, 0, 1.5)
+	tip("a friction coefficient for Set every body's friction to give all bodies; a body's own is in Inspect")
+	g.sliderFloat("e for every body", &p.rest, 0, 1)
+	tip("a restitution coefficient for ... restitution to give all bodies; a body's own is in Inspect")
 	if g.button("Set every body's friction") {
 		a.do("every body's friction", command.SetFrictionCoefficient(p.mu))
 	}

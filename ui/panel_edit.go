@@ -52,12 +52,19 @@ func (a *App) jointsSection() {
 	g.sameLine("checkbox", "in A's frame")
 	g.checkbox("in A's frame", &f.axisLocal)
 	g.checkbox("limits", &f.useLimits)
-	if f.useLimits {
-		g.dragFloat2("lo, hi (rad or m)", &f.limits, 0.01, -10, 10, "%.2f")
+	u := unitOf(jointTypes[f.typ])
+	if f.useLimits { // kept in radians or metres, shown and typed in u's unit
+		lim := [2]float32{f.limits[0] * u.scale, f.limits[1] * u.scale}
+		if g.dragFloat2(u.limits, &lim, 0.01*u.scale, -10*u.scale, 10*u.scale, "%.2f") {
+			f.limits = [2]float32{lim[0] / u.scale, lim[1] / u.scale}
+		}
 	}
 	g.checkbox("motor", &f.useMotor)
 	if f.useMotor {
-		g.dragFloat2("speed, max force", &f.motor, 0.05, -100, 1000, "%.2f")
+		m := [2]float32{f.motor[0] * u.scale, f.motor[1]}
+		if g.dragFloat2(u.motor, &m, 0.05*u.scale, -100*u.scale, 1000, "%.2f") {
+			f.motor = [2]float32{m[0] / u.scale, m[1]}
+		}
 	}
 	if f.a == (sim.Handle{}) {
 		textDisabled("Create joint: pick body A first")
@@ -217,10 +224,12 @@ func (a *App) inspectSection() {
 	g.combo("sort by", &p.sortKey, []string{"pair", "depth", "normal impulse", "friction impulse"})
 	p.rows = rows
 	imgui.Textf("%d contact points (hover a row to see it in the view)", len(rows))
+	// Three columns of two lines each, so that the numbers fit the panel's default width (400 px, a
+	// 720 px window's); a horizontal scroll is left for long body names.
 	flags := imgui.TableFlagsBorders | imgui.TableFlagsRowBg | imgui.TableFlagsScrollY | imgui.TableFlagsResizable | imgui.TableFlagsScrollX
-	if g.beginTable("contacts", 6, flags, imgui.Vec2{Y: 180 * a.scale()}) {
+	if g.beginTable("contacts", 3, flags, imgui.Vec2{Y: 180 * a.scale()}) {
 		imgui.TableSetupScrollFreeze(0, 1)
-		for _, c := range []string{"pair", "point", "normal", "depth", "jn", "jt"} {
+		for _, c := range []string{"pair / depth, m", "point / normal", "jn / jt, N s"} {
 			imgui.TableSetupColumn(c)
 		}
 		imgui.TableHeadersRow()
@@ -230,23 +239,22 @@ func (a *App) inspectSection() {
 			g.pushInt(k)
 			imgui.TableNextRow()
 			imgui.TableNextColumn()
+			imgui.BeginGroup()
 			g.selectable(fmt.Sprintf("%s-%s###pair", r.A, r.B), false)
-			if imgui.IsItemHovered() {
+			hovered := imgui.IsItemHovered()
+			imgui.Textf("%.4f", r.Depth)
+			imgui.EndGroup()
+			if hovered {
 				a.hoverRow = k
 				pt := r.Point
 				a.hoverPoint = &pt
 				a.hoverPair = [2]int{r.IA, r.IB}
 			}
 			imgui.TableNextColumn()
-			imgui.Textf("%.2f %.2f %.2f", r.Point[0], r.Point[1], r.Point[2])
+			g.cell("point", fmt.Sprintf("%.2f %.2f %.2f", r.Point[0], r.Point[1], r.Point[2]),
+				fmt.Sprintf("%.2f %.2f %.2f", r.Normal[0], r.Normal[1], r.Normal[2]))
 			imgui.TableNextColumn()
-			imgui.Textf("%.2f %.2f %.2f", r.Normal[0], r.Normal[1], r.Normal[2])
-			imgui.TableNextColumn()
-			imgui.Textf("%.4f", r.Depth)
-			imgui.TableNextColumn()
-			imgui.Textf("%.3f", r.NormalImp)
-			imgui.TableNextColumn()
-			imgui.Textf("%.3f", r.Friction)
+			g.cell("impulses", fmt.Sprintf("%.3f", r.NormalImp), fmt.Sprintf("%.3f", r.Friction))
 			g.pop()
 		}
 		g.endTable()

@@ -257,9 +257,9 @@ func TestSimulationSectionSetsEverySetting(t *testing.T) {
 	if set().Broadphase != sim.SAP {
 		t.Errorf("broad phase %v after choosing sort and sweep", set().Broadphase)
 	}
-	d.setText("simulation/friction mu", 0, 1, "0.2")
+	d.setText("simulation/mu for every body", 0, 1, "0.2")
 	d.click("simulation/Set every body's friction")
-	d.setText("simulation/restitution e", 0, 1, "0.7")
+	d.setText("simulation/e for every body", 0, 1, "0.7")
 	d.click("simulation/... restitution")
 	d.world(func(w *sim.World) {
 		for i := range w.Bodies.Len() {

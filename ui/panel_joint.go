@@ -106,9 +106,10 @@ func (a *App) jointInspector(k int) {
 			edit("joint motor", e)
 		}
 		if motor {
-			m := [2]float32{d.Motor.Speed, d.Motor.MaxForce}
-			if g.dragFloat2("speed, max force##own", &m, 0.05, -100, 1e5, "%.2f") && m[1] >= 0 {
-				edit("joint motor", command.JointEdit{Motor: &sim.Motor{Speed: m[0], MaxForce: m[1]}})
+			u := unitOf(d.Type)
+			m := [2]float32{d.Motor.Speed * u.scale, d.Motor.MaxForce}
+			if g.dragFloat2(u.motor+"##own", &m, 0.05*u.scale, -100*u.scale, 1e5, "%.2f") && m[1] >= 0 {
+				edit("joint motor", command.JointEdit{Motor: &sim.Motor{Speed: m[0] / u.scale, MaxForce: m[1]}})
 			}
 		}
 	}

@@ -155,6 +155,7 @@ func (a *App) timeSection() {
 			}
 			f.saved, f.saveErr = "saved "+abs, false
 		}
+		a.status("save replay: "+f.saved, f.saveErr)
 	}
 	tip("write the recording to the file (sandbox replay FILE reads it)")
 	g.sameLine("button", "Check determinism")
@@ -214,6 +215,7 @@ func (a *App) pollOpenReplay() {
 			return
 		}
 		f.opened, f.openErr = "opened "+f.openPath, false
+		a.status("replay "+f.opened, false)
 		a.Selected = sim.Handle{}
 	default:
 	}

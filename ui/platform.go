@@ -64,10 +64,13 @@ func (a *App) onKey(k glfw.Key, act glfw.Action, mods glfw.ModifierKey) {
 // reads the mouse buttons and keys as a state per frame, so a press and its release within one frame
 // would be lost, and a press right after a move would be judged by where the mouse was last frame. So
 // events trickle: a frame takes events in order until one that must wait for the next frame (a second
-// change of a button or of the same key, or a press after a move), and the rest stay queued.
+// change of a button or of the same key, a press after a move, or a modifier's change after a key's
+// press), and the rest stay queued. ImGui reads Ctrl, Shift, Alt and Super once per frame too: X
+// delivers a quick Ctrl+A as Ctrl down, A down, Ctrl up, A up, and a frame that took A's press and
+// Ctrl's release together would see a plain A.
 func (a *App) feedInput(io imgui.IO) {
 	evs := a.in.take()
-	moved, buttoned := false, false
+	moved, buttoned, keyPressed := false, false, false
 	var keysChanged map[glfw.Key]bool
 	n := 0
 	for ; n < len(evs); n++ {
@@ -79,7 +82,7 @@ func (a *App) feedInput(io imgui.IO) {
 		case evButton:
 			stop = buttoned || (moved && e.act == glfw.Press)
 		case evKey:
-			stop = keysChanged[e.key]
+			stop = keysChanged[e.key] || keyPressed && isModifier(e.key)
 		}
 		if stop {
 			break
@@ -104,7 +107,7 @@ func (a *App) feedInput(io imgui.IO) {
 		case evScroll:
 			io.AddMouseWheelDelta(float32(e.x), float32(e.y))
 			if !a.overUI(io) {
-				a.Cam.Zoom(float32(math.Pow(0.9, e.y)))
+				a.zoomAt(float32(math.Pow(0.9, e.y)))
 			}
 		case evChar:
 			io.AddInputCharacters(string(e.r))
@@ -113,6 +116,7 @@ func (a *App) feedInput(io imgui.IO) {
 				keysChanged = map[glfw.Key]bool{}
 			}
 			keysChanged[e.key] = true
+			keyPressed = keyPressed || e.act == glfw.Press && !isModifier(e.key)
 			if e.act == glfw.Press {
 				io.KeyPress(int(e.key))
 			} else {
@@ -130,6 +134,16 @@ func (a *App) feedInput(io imgui.IO) {
 	a.in.putBack(evs[n:])
 }
 
+// isModifier reports whether k is one of the Ctrl, Shift, Alt or Super keys.
+func isModifier(k glfw.Key) bool {
+	switch k {
+	case glfw.KeyLeftControl, glfw.KeyRightControl, glfw.KeyLeftShift, glfw.KeyRightShift,
+		glfw.KeyLeftAlt, glfw.KeyRightAlt, glfw.KeyLeftSuper, glfw.KeyRightSuper:
+		return true
+	}
+	return false
+}
+
 // overUI reports whether the mouse is over the panel or another ImGui window, or ImGui holds it (a
 // widget being dragged): then the 3D view leaves the event alone.
 func (a *App) overUI(io imgui.IO) bool { return io.WantCaptureMouse() }
@@ -142,7 +156,7 @@ var Shortcuts = [][2]string{
 	{"Ctrl + right drag on a body", "turn it with a torque (arrow, N m)"},
 	{"Right drag / Left drag on empty space", "orbit the camera"},
 	{"Middle drag / Shift + right drag", "pan"},
-	{"Wheel", "zoom"},
+	{"Wheel", "zoom towards the point under the cursor"},
 	{"Space", "pause / play"},
 	{"N", "single step (pauses)"},
 	{", / .", "step back / forward through the recorded steps (pauses; Time section)"},
@@ -152,7 +166,8 @@ var Shortcuts = [][2]string{
 	{"Delete", "remove the selected body"},
 	{"B", "shoot (Shoot section: shape, size, mass, speed) through the cursor"},
 	{"Tab", "hide / show the panel"},
-	{"F", "frame all"},
+	{"F", "frame all (far bodies left out; F again takes them in)"},
+	{"Home", "reset the view: the starting direction, framing all"},
 	{"C", "follow the selected body (toggle)"},
 	{"W", "wireframe (toggle)"},
 	{"Escape", "clear the selection, leave joint mode"},
@@ -184,6 +199,8 @@ func (a *App) Key(k glfw.Key) {
 		a.Shoot()
 	case glfw.KeyF:
 		a.frameAll()
+	case glfw.KeyHome:
+		a.resetView()
 	case glfw.KeyC:
 		a.Follow, a.followByScene = !a.Follow, false
 	case glfw.KeyW:

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"tumble/sim"
 )
 
 func main() {
@@ -21,7 +23,8 @@ const (
 	exitUsage = 2 // a bad command line, or no display for the window app
 )
 
-const usage = `usage:
+// usage is the help text; the solvers and broad phases are sim's own lists, so a new one shows.
+var usage = `usage:
   sandbox [-scene FILE|PRESET] [VIEW FLAGS]                     the window app
   sandbox -scene FILE|PRESET -frames N -screenshot OUT.png [-video OUT] [-gl auto|glfw|egl] [-perf] [VIEW FLAGS]
                                   render N frames off screen (one step each) to a PNG (and a video);
@@ -39,7 +42,8 @@ const usage = `usage:
   sandbox scenes export PRESET    write a preset as a scene file to standard output
   sandbox validate FILE...        check scene files
   sandbox help                    this text
-Run "sandbox COMMAND -h" for a command's flags. Solvers: jacobi, pgs, xpbd, impulse, penalty. Broad phases: lbvh (default), sap, grid, brute.
+Run "sandbox COMMAND -h" for a command's flags. Solvers: ` + sim.SolverNames + `.
+Broad phases: lbvh (default), sap, grid, brute.
 `
 
 // run is the whole program: it parses args (without the program name), writes to stdout and stderr,

@@ -545,3 +545,24 @@ func TestLanes(t *testing.T) {
 		t.Errorf("-lanes 16 without AVX-512: code %d, stderr %q", code, errs)
 	}
 }
+
+// TestHelpListsEverySolver: `sandbox -help` names each solver ParseSolver accepts.
+func TestHelpListsEverySolver(t *testing.T) {
+	for _, arg := range []string{"-help", "help"} {
+		code, out, _ := sandbox(arg)
+		if code != 0 {
+			t.Fatalf("%s: code %d", arg, code)
+		}
+		i := strings.Index(out, "Solvers:")
+		if i < 0 {
+			t.Fatalf("%s: no Solvers: line in %q", arg, out)
+		}
+		line := out[i:]
+		line = line[:strings.IndexByte(line, '\n')]
+		for _, k := range sim.Solvers() {
+			if !strings.Contains(line, k.String()) {
+				t.Errorf("%s: %q does not name the %s solver", arg, line, k)
+			}
+		}
+	}
+}

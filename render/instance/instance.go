@@ -94,8 +94,9 @@ var (
 	ColorStatic    = [4]float32{0.55, 0.57, 0.60, 1}
 	ColorAwake     = [4]float32{0.35, 0.75, 0.35, 1}
 	ColorAsleep    = [4]float32{0.30, 0.35, 0.75, 1}
-	ColorSelected  = [4]float32{1.00, 0.95, 0.25, 1}
-	ColorHovered   = [4]float32{0.30, 1.00, 1.00, 1}
+	// ColorSelected is white: BodyColor's palette is saturated (0.65), so no body's colour is near it.
+	ColorSelected = [4]float32{1, 1, 1, 1}
+	ColorHovered  = [4]float32{0.30, 1.00, 1.00, 1}
 )
 
 // BodyColor is body i's colour in the by-body mode: golden-ratio hues, saturated enough that a body
