@@ -25,6 +25,7 @@ type panelState struct {
 	captSeq  int    // the capture's report count when message was last set from it
 	heavy    string // a heavy preset waiting for the user to confirm loading it on software GL
 	editing  map[string][3]float32
+	commit   commitState     // the numeric fields being typed into, applied when let go (panel_commit.go)
 	openNow  map[string]bool // each section's open state in the last frame (remembered in the prefs)
 	open     map[string]bool // sections to open on the first frame
 	spawn    spawnForm
@@ -116,6 +117,7 @@ var SectionNames = func() []string {
 func (a *App) buildPanel(ww, wh float32) {
 	p := &a.panel
 	p.init()
+	defer a.commitVanished()
 	a.hoverRow, a.hoverPoint = -1, nil // set again below while a contacts row is hovered
 	a.spawnMark = nil                  // and while the Spawn section spawns at the cursor
 	g := &a.w
@@ -394,22 +396,22 @@ func (a *App) simulationSection() {
 	edit := func(what string, f func(*sim.Settings)) { a.do(what, command.SetSettings(f)) }
 
 	hz := int32(mgl32.Round(1/res.Dt, 0))
-	if g.sliderInt("step rate, Hz", &hz, 15, 480) {
+	a.commitSliderInt("step rate, Hz", "", hz, 15, 480, func(hz int32) {
 		edit("step rate", func(s *sim.Settings) { s.Dt = 1 / float32(hz) })
-	}
+	})
 	sub := int32(res.Substeps)
-	if g.sliderInt("sub-steps", &sub, 1, 32) {
+	a.commitSliderInt("sub-steps", "", sub, 1, 32, func(sub int32) {
 		edit("sub-steps", func(s *sim.Settings) { s.Substeps = int(sub) })
-	}
+	})
 	// Only the settings the solver reads (sim.Solver.Params): XPBD has no soft contacts, warm start or
 	// relax pass; the velocity solvers have no joint damping of their own; the penalty solver has no
 	// iterations.
 	params := sim.SolverOf(res.Solver).Params()
 	if params.Has(sim.ParamIterations) {
 		it := int32(res.Iterations)
-		if g.sliderInt("iterations", &it, 1, 32) {
+		a.commitSliderInt("iterations", "", it, 1, 32, func(it int32) {
 			edit("iterations", func(s *sim.Settings) { s.Iterations = int(it) })
-		}
+		})
 	}
 	solvers := caps.Solvers // the ones the backend runs
 	labels := make([]string, len(solvers))
@@ -445,27 +447,27 @@ func (a *App) simulationSection() {
 	}
 	if params.Has(sim.ParamRelaxIterations) && !set.NoRelax {
 		rit := int32(res.RelaxIterations)
-		if g.sliderInt("relax passes", &rit, 1, 32) {
+		a.commitSliderInt("relax passes", "", rit, 1, 32, func(rit int32) {
 			edit("relax passes", func(s *sim.Settings) { s.RelaxIterations = int(rit) })
-		}
+		})
 	}
 	if params.Has(sim.ParamContactHertz) {
 		chz := res.ContactHertz
-		if g.sliderFloatV("contact Hz", &chz, 5, 480, "%.0f", imgui.SliderFlagsLogarithmic) {
+		a.commitSlider("contact Hz", "", chz, 5, 480, "%.0f", imgui.SliderFlagsLogarithmic, func(chz float32) {
 			edit("contact stiffness", func(s *sim.Settings) { s.ContactHertz = chz })
-		}
+		})
 	}
 	if params.Has(sim.ParamDampingRatio) {
 		dr := res.DampingRatio
-		if g.sliderFloat("damping ratio", &dr, 0.1, 20) {
+		a.commitSlider("damping ratio", "", dr, 0.1, 20, "%.3f", 0, func(dr float32) {
 			edit("damping ratio", func(s *sim.Settings) { s.DampingRatio = dr })
-		}
+		})
 	}
 	if params.Has(sim.ParamJointDamping) {
 		jd := res.JointDamping
-		if g.sliderFloat("joint damping, 1/s", &jd, 0, 50) {
+		a.commitSlider("joint damping, 1/s", "", jd, 0, 50, "%.3f", 0, func(jd float32) {
 			edit("joint damping", func(s *sim.Settings) { s.JointDamping = jd })
-		}
+		})
 		tip("damps the relative motion of jointed bodies (XPBD's velocity pass)")
 	}
 	if params.Has(sim.ParamContactCache) {
@@ -484,25 +486,25 @@ func (a *App) simulationSection() {
 	}
 	if params.Has(sim.ParamPenaltyStiffness) {
 		k := res.PenaltyStiffness
-		if g.sliderFloatV("spring k, N/m", &k, 1e2, 1e7, "%.3g", imgui.SliderFlagsLogarithmic) {
+		a.commitSlider("spring k, N/m", "", k, 1e2, 1e7, "%.3g", imgui.SliderFlagsLogarithmic, func(k float32) {
 			edit("penalty stiffness", func(s *sim.Settings) { s.PenaltyStiffness = k })
-		}
+		})
 		tip("each contact point's spring: a body sinks m g / k; too stiff for the sub-step and it blows up")
 	}
 	if params.Has(sim.ParamPenaltyDamping) {
 		c := res.PenaltyDamping
-		if g.sliderFloatV("spring c, N s/m", &c, 0.1, 1e4, "%.3g", imgui.SliderFlagsLogarithmic) {
+		a.commitSlider("spring c, N s/m", "", c, 0.1, 1e4, "%.3g", imgui.SliderFlagsLogarithmic, func(c float32) {
 			edit("penalty damping", func(s *sim.Settings) { s.PenaltyDamping = c })
-		}
+		})
 		tip("each contact point's damper: less damping, more overshoot")
 	}
 	if res.Solver == sim.ShapeMatch {
 		a.clusterWidgets()
 	}
 	grav := [3]float32(res.Gravity)
-	if g.dragFloat3("gravity", &grav, 0.05, -50, 50, "%.2f") {
+	a.commitDrag3("gravity", "", grav, 0.05, -50, 50, "%.2f", func(grav [3]float32) {
 		edit("gravity", func(s *sim.Settings) { s.Gravity = grav })
-	}
+	})
 	fr := !set.NoFriction
 	if g.checkbox("friction", &fr) {
 		a.do("friction", command.SetFriction(fr))

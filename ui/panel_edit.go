@@ -70,6 +70,7 @@ func (a *App) jointsSection() {
 	var joints []sim.JointDef
 	var names [][2]string
 	a.S.View(func(w *sim.World) {
+		a.followJoint(w)
 		for k := range w.NumJoints() {
 			j := w.Joint(k)
 			joints = append(joints, j)
@@ -184,9 +185,11 @@ func (a *App) inspectSection() {
 			a.do("type", command.EditBody(h, command.BodyEdit{Type: &bt}))
 		}
 		if typ == sim.Dynamic {
-			if g.dragFloat("mass, kg", &mass, 0.05, 0.001, 1e6, "%.3f") && mass > 0 {
-				a.do("mass", command.EditBody(h, command.BodyEdit{Mass: &mass}))
-			}
+			a.commitDrag("mass, kg", fmt.Sprint(h), mass, 0.05, 0.001, 1e6, "%.3f", func(mass float32) {
+				if mass > 0 {
+					a.do("mass", command.EditBody(h, command.BodyEdit{Mass: &mass}))
+				}
+			})
 		} else {
 			textDisabled(fmt.Sprintf("mass: infinite (%s)", typ))
 		}
