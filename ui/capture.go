@@ -361,11 +361,11 @@ func (a *App) captureSection() {
 			_, c.ffmpegErr = FindFFmpeg() // looked for again each time a format is picked
 			c.ffmpegChecked = true
 		}
-		if VideoFormat(c.format) == VideoMP4 && c.ffmpegErr != nil {
-			imgui.Text(c.ffmpegErr.Error() + "; the PNG frames will be kept")
-		}
 		if g.button("Record video") {
 			a.startVideo()
+		}
+		if VideoFormat(c.format) == VideoMP4 && c.ffmpegErr != nil { // under the button: it moves nothing
+			imgui.Text(c.ffmpegErr.Error() + "; the PNG frames will be kept")
 		}
 	} else {
 		n := c.video.N

@@ -328,23 +328,6 @@ func (a *App) sceneSection() {
 		tip(info.Description)
 	}
 	g.endChild()
-	if p.heavy != "" {
-		info, _ := scenes.PresetInfo(p.heavy)
-		imgui.PushTextWrapPos()
-		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.8, Z: 0.3, W: 1})
-		imgui.Text(fmt.Sprintf("%s has %d bodies: OpenGL here is drawn by the CPU (%s), so it will run at a few frames per second.",
-			info.Name, info.Bodies, a.glRenderer))
-		imgui.PopStyleColor()
-		imgui.PopTextWrapPos()
-		if g.button("Load anyway") {
-			a.loadPreset(p.heavy)
-			p.heavy = ""
-		}
-		g.sameLine("button", "Cancel")
-		if g.button("Cancel") {
-			p.heavy = ""
-		}
-	}
 	g.inputText("file", &p.path)
 	if g.button("Open") {
 		a.do("open "+p.path, command.LoadFile(p.path))
@@ -375,6 +358,24 @@ func (a *App) sceneSection() {
 		a.do("settings back to the scene's", command.RevertSettings())
 	}
 	tip("Reset keeps the settings you changed; this puts back the scene's own")
+	// The offer comes last: appearing, it moves none of the widgets above.
+	if p.heavy != "" {
+		info, _ := scenes.PresetInfo(p.heavy)
+		imgui.PushTextWrapPos()
+		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.8, Z: 0.3, W: 1})
+		imgui.Text(fmt.Sprintf("%s has %d bodies: OpenGL here is drawn by the CPU (%s), so it will run at a few frames per second.",
+			info.Name, info.Bodies, a.glRenderer))
+		imgui.PopStyleColor()
+		imgui.PopTextWrapPos()
+		if g.button("Load anyway") {
+			a.loadPreset(p.heavy)
+			p.heavy = ""
+		}
+		g.sameLine("button", "Cancel")
+		if g.button("Cancel") {
+			p.heavy = ""
+		}
+	}
 }
 
 // loadPreset replaces the world with a preset's and frames it.
@@ -412,6 +413,8 @@ func (a *App) simulationSection() {
 		a.commitSliderInt("iterations", "", it, 1, 32, func(it int32) {
 			edit("iterations", func(s *sim.Settings) { s.Iterations = int(it) })
 		})
+	} else {
+		keepLine(notRead("iterations", res.Solver))
 	}
 	solvers := caps.Solvers // the ones the backend runs
 	labels := make([]string, len(solvers))
@@ -426,6 +429,7 @@ func (a *App) simulationSection() {
 	}
 	solver := int32(slices.Index(solvers, res.Solver))
 	if len(caps.Solvers) == 1 {
+		imgui.AlignTextToFramePadding() // a combo's height: the lines below stay where they are
 		imgui.Text(fmt.Sprintf("solver: %s (%s's)", caps.Solvers[0], caps.Name))
 		tip(fmt.Sprintf("%s solves with %s; switch the backend to cpu for the others", caps.Name, caps.Solvers[0]))
 	} else if g.combo("solver", &solver, labels) {
@@ -437,6 +441,9 @@ func (a *App) simulationSection() {
 		if g.checkbox("warm starting", &warm) {
 			edit("warm starting", func(s *sim.Settings) { s.NoWarmStart = !warm })
 		}
+	}
+	if !params.Has(sim.ParamWarmStart) && !params.Has(sim.ParamRelax) {
+		keepLine(fmt.Sprintf("warm starting, relax: not read by %s", res.Solver))
 	}
 	if params.Has(sim.ParamRelax) {
 		relax := !set.NoRelax
@@ -450,18 +457,24 @@ func (a *App) simulationSection() {
 		a.commitSliderInt("relax passes", "", rit, 1, 32, func(rit int32) {
 			edit("relax passes", func(s *sim.Settings) { s.RelaxIterations = int(rit) })
 		})
+	} else {
+		keepLine(relaxNote(params.Has(sim.ParamRelaxIterations), res.Solver))
 	}
 	if params.Has(sim.ParamContactHertz) {
 		chz := res.ContactHertz
 		a.commitSlider("contact Hz", "", chz, 5, 480, "%.0f", imgui.SliderFlagsLogarithmic, func(chz float32) {
 			edit("contact stiffness", func(s *sim.Settings) { s.ContactHertz = chz })
 		})
+	} else {
+		keepLine(notRead("contact Hz", res.Solver))
 	}
 	if params.Has(sim.ParamDampingRatio) {
 		dr := res.DampingRatio
 		a.commitSlider("damping ratio", "", dr, 0.1, 20, "%.3f", 0, func(dr float32) {
 			edit("damping ratio", func(s *sim.Settings) { s.DampingRatio = dr })
 		})
+	} else {
+		keepLine(notRead("damping ratio", res.Solver))
 	}
 	if params.Has(sim.ParamJointDamping) {
 		jd := res.JointDamping
@@ -469,6 +482,8 @@ func (a *App) simulationSection() {
 			edit("joint damping", func(s *sim.Settings) { s.JointDamping = jd })
 		})
 		tip("damps the relative motion of jointed bodies (XPBD's velocity pass)")
+	} else {
+		keepLine(notRead("joint damping", res.Solver))
 	}
 	if params.Has(sim.ParamContactCache) {
 		cc := !set.NoContactCache
@@ -476,6 +491,8 @@ func (a *App) simulationSection() {
 			edit("contact cache", func(s *sim.Settings) { s.NoContactCache = !cc })
 		}
 		tip("reuse a touching pair's contact points while its bodies move less than 1 mm and 2 degrees\nrelative to each other (Stats: touching pairs, how many reused)")
+	} else {
+		keepLine(notRead("contact cache", res.Solver))
 	}
 	if params.Has(sim.ParamDirectJoints) && caps.DirectJoints {
 		dj := set.DirectJoints
@@ -483,6 +500,8 @@ func (a *App) simulationSection() {
 			edit("direct joints", func(s *sim.Settings) { s.DirectJoints = dj })
 		}
 		tip("solve the joints' rows together, exactly (J M^-1 J^T factored tip to root): no stretch")
+	} else {
+		keepLine(fmt.Sprintf("direct joints: not offered by %s on %s", res.Solver, caps.Name))
 	}
 	if params.Has(sim.ParamPenaltyStiffness) {
 		k := res.PenaltyStiffness
@@ -490,6 +509,8 @@ func (a *App) simulationSection() {
 			edit("penalty stiffness", func(s *sim.Settings) { s.PenaltyStiffness = k })
 		})
 		tip("each contact point's spring: a body sinks m g / k; too stiff for the sub-step and it blows up")
+	} else {
+		keepLine(notRead("spring k", res.Solver))
 	}
 	if params.Has(sim.ParamPenaltyDamping) {
 		c := res.PenaltyDamping
@@ -497,9 +518,14 @@ func (a *App) simulationSection() {
 			edit("penalty damping", func(s *sim.Settings) { s.PenaltyDamping = c })
 		})
 		tip("each contact point's damper: less damping, more overshoot")
+	} else {
+		keepLine(notRead("spring c", res.Solver))
 	}
 	if res.Solver == sim.ShapeMatch {
 		a.clusterWidgets()
+	} else {
+		keepLine(fmt.Sprintf("clusters: shapematch's, not read by %s", res.Solver))
+		keepLine("")
 	}
 	grav := [3]float32(res.Gravity)
 	a.commitDrag3("gravity", "", grav, 0.05, -50, 50, "%.2f", func(grav [3]float32) {
@@ -528,6 +554,7 @@ func (a *App) simulationSection() {
 	}
 	sleep := set.Sleep
 	if !caps.Sleep {
+		imgui.AlignTextToFramePadding()
 		imgui.Text("sleeping: off on " + caps.Name)
 	} else if g.checkbox("sleeping", &sleep) {
 		edit("sleeping", func(s *sim.Settings) { s.Sleep = sleep })
@@ -544,6 +571,7 @@ func (a *App) simulationSection() {
 		if caps.Note != "" {
 			text += " (" + caps.Note + ")"
 		}
+		imgui.AlignTextToFramePadding()
 		imgui.Text(text)
 	} else if g.combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
 		k := broads[bp]
@@ -554,6 +582,7 @@ func (a *App) simulationSection() {
 	if g.sliderInt("CPU workers", &workers, 1, 32) {
 		edit("workers", func(s *sim.Settings) { s.Workers = int(workers) })
 	}
+	a.backendNote()
 }
 
 // switchBackend moves the world onto a backend of the kind, on this (the GL) thread rather than queued
@@ -599,6 +628,11 @@ func (a *App) backendCombo() {
 		}
 		imgui.SetTooltip(tip)
 	}
+}
+
+// backendNote says, at the end of the Simulation section (where its lines move nothing), what the
+// backend other than the CPU is and where the frame's instances come from.
+func (a *App) backendNote() {
 	if a.S.BackendKind() != command.BackendCPU {
 		imgui.PushTextWrapPos()
 		on := "on " + a.S.BackendName()
@@ -644,7 +678,8 @@ func (a *App) clusterWidgets() {
 		}
 	})
 	if n == 0 {
-		textDisabled("no clusters: the scene file's clusters give shapematch its bodies")
+		keepLine("no clusters: the scene file's clusters give shapematch its bodies")
+		keepLine("")
 		return
 	}
 	k, d := c.Stiffness, c.Damping
@@ -676,6 +711,9 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 	case 4:
 		g.sliderFloat("bunny length", &size[0], 0.1, 5)
 		tip("tail to nose, m: the bunny preset's hull, inertia from its mesh")
+	}
+	if kind != 2 { // the capsule's second field's line, kept
+		keepLine(sizeNote(kind, *size))
 	}
 }
 

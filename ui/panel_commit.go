@@ -22,8 +22,9 @@ type commitState struct {
 	held map[string]*heldField
 	// jointID is the inspected joint's ID (sim.JointFrame.ID) as of jointAt, its index then: the
 	// inspector follows the joint, not the row, when joints before it are removed or break.
-	jointID uint64
-	jointAt int
+	jointID   uint64
+	jointAt   int
+	following bool // jointID and jointAt are set
 }
 
 // heldField is a field the user holds: the value when it was taken, the user's copy, and how to apply
@@ -147,7 +148,7 @@ func (a *App) editJointID(id uint64, what string, e command.JointEdit) {
 func (a *App) followJoint(w *sim.World) {
 	f := &a.panel.joint
 	c := &a.panel.commit
-	if f.selected >= 0 && f.selected == c.jointAt {
+	if f.selected >= 0 && c.following && f.selected == c.jointAt {
 		// The row the inspector followed: is its joint still there?
 		if f.selected < w.NumJoints() && w.JointFrame(f.selected).ID == c.jointID {
 			return
@@ -165,8 +166,8 @@ func (a *App) followJoint(w *sim.World) {
 	if f.selected >= w.NumJoints() {
 		f.selected = -1
 	}
-	c.jointAt = f.selected
-	if f.selected >= 0 {
+	c.jointAt, c.following = f.selected, f.selected >= 0
+	if c.following {
 		c.jointID = w.JointFrame(f.selected).ID
 	}
 }

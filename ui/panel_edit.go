@@ -54,10 +54,14 @@ func (a *App) jointsSection() {
 	g.checkbox("limits", &f.useLimits)
 	if f.useLimits {
 		g.dragFloat2("lo, hi (rad or m)", &f.limits, 0.01, -10, 10, "%.2f")
+	} else {
+		keepLine("no limits")
 	}
 	g.checkbox("motor", &f.useMotor)
 	if f.useMotor {
 		g.dragFloat2("speed, max force", &f.motor, 0.05, -100, 1000, "%.2f")
+	} else {
+		keepLine("no motor")
 	}
 	if f.a == (sim.Handle{}) {
 		textDisabled("Create joint: pick body A first")
@@ -191,7 +195,7 @@ func (a *App) inspectSection() {
 				}
 			})
 		} else {
-			textDisabled(fmt.Sprintf("mass: infinite (%s)", typ))
+			keepLine(fmt.Sprintf("mass: infinite (%s)", typ))
 		}
 		if g.sliderFloat("body friction", &fric, 0, 1.5) {
 			a.do("friction", command.EditBody(h, command.BodyEdit{Friction: &fric}))
@@ -283,15 +287,11 @@ func (a *App) debugSection() {
 	if g.combo("colour by", &mode, instance.ColorNames) {
 		a.ColorMode = instance.ColorBy(mode)
 	}
+	asleep, on := 0, false
 	if a.ColorMode == instance.ColorBySleep {
-		asleep, on := 0, false
 		a.S.View(func(w *sim.World) { asleep, on = w.Stats.Asleep, w.Settings().Sleep })
-		if on {
-			imgui.Text(fmt.Sprintf("%d bodies asleep (blue), the rest awake (green)", asleep))
-		} else {
-			textDisabled("sleeping is off (Simulation > sleeping): every body is awake")
-		}
 	}
+	keepLine(colourNote(a.ColorMode, asleep, on)) // every mode has its line: none moves the boxes below
 	g.checkbox("wireframe (W)", &a.Wireframe)
 	g.sameLine("checkbox", "no shadows")
 	g.checkbox("no shadows", &a.NoShadows)
@@ -310,7 +310,8 @@ func (a *App) debugSection() {
 	maxDepth := 0
 	a.S.View(func(w *sim.World) { maxDepth = w.BVHDepth() })
 	if maxDepth == 0 {
-		textDisabled("BVH: none (the broad phase is not the LBVH, or no step has run)")
+		keepLine("BVH: none (the broad phase is not the LBVH, or no step has run)")
+		keepLine("")
 	} else {
 		g.checkbox("BVH level", &d.BVH)
 		tip("the broad phase's tree as of its last query: on the steps that keep the last query's pairs, the bodies move on and the tree stays where it was")

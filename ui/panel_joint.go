@@ -95,6 +95,8 @@ func (a *App) jointInspector(k int) {
 					a.editJointID(id, "joint limits", command.JointEdit{Limits: &l})
 				}
 			})
+		} else {
+			keepLine("no limits")
 		}
 		motor := d.HasMotor
 		if g.checkbox("motor##own", &motor) {
@@ -113,6 +115,8 @@ func (a *App) jointInspector(k int) {
 					a.editJointID(id, "joint motor", command.JointEdit{Motor: &sim.Motor{Speed: m[0], MaxForce: m[1]}})
 				}
 			})
+		} else {
+			keepLine("no motor")
 		}
 	}
 	if d.Type == sim.Ball {
@@ -134,6 +138,8 @@ func (a *App) jointInspector(k int) {
 					a.editJointID(id, "twist limits", command.JointEdit{Twist: &l})
 				}
 			})
+		} else {
+			keepLine("no twist limits")
 		}
 	}
 	bf := d.BreakForce
