@@ -154,6 +154,7 @@ type App struct {
 	cursorShape imgui.MouseCursorID
 	cursorSet   bool
 	dupLogged   bool
+	jobs        []*longJob // long work under way off the UI thread (panel_longwork.go)
 
 	// CUDA-GL interop (see updateInterop): the shims while the instances and the debug lines come
 	// straight from the device (one per GL buffer), the backend it was decided for, and the one line
@@ -605,6 +606,7 @@ func (a *App) frameAll() {
 // drawFrame builds the panel, fills the frame from the world and draws both into fb.
 func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	a.pollOpenReplay()
+	a.pollJobs()
 	now := time.Now()
 	dt := now.Sub(a.lastTime)
 	a.lastTime = now
