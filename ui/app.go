@@ -642,6 +642,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	if a.ShowHelp {
 		a.helpOverlay(float32(ww), float32(wh))
 	}
+	a.heavyOverlay(float32(ww), float32(wh))
 	a.hover(io)
 	imgui.Render()
 	a.setCursor()

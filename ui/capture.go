@@ -357,6 +357,7 @@ func (a *App) stopVideo() {
 func (a *App) endCapture() {
 	c := &a.capt
 	if c.video == nil && !a.running(c.encoding) {
+		a.waitJobs() // a save finishes, a load is dropped
 		return
 	}
 	if c.video != nil {

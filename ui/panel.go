@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -26,6 +25,7 @@ type panelState struct {
 	heavy    string // a heavy preset waiting for the user to confirm loading it on software GL
 	editing  map[string][3]float32
 	commit   commitState     // the numeric fields being typed into, applied when let go (panel_commit.go)
+	load     loadState       // scenes and replays loaded and saved off the UI thread, the heavy watch (panel_load.go)
 	openNow  map[string]bool // each section's open state in the last frame (remembered in the prefs)
 	open     map[string]bool // sections to open on the first frame
 	spawn    spawnForm
@@ -224,6 +224,10 @@ func (a *App) header() {
 		p.captSeq = c.seq
 		p.message, p.isErr = "capture: "+c.last, c.lastErr
 	}
+	if a.headerJob() { // long work under way: its bar and Cancel take the status line's place
+		imgui.Separator()
+		return
+	}
 	msg := p.message
 	if msg == "" {
 		msg = " "
@@ -233,6 +237,7 @@ func (a *App) header() {
 		col = imgui.Vec4{X: 1, Y: 0.45, Z: 0.4, W: 1}
 	}
 	imgui.PushStyleColor(imgui.StyleColorText, col)
+	imgui.AlignTextToFramePadding() // a field high, as the progress bar that takes its place
 	imgui.Text(fitText(msg, imgui.ContentRegionAvail().X))
 	imgui.PopStyleColor()
 	if imgui.IsItemHovered() && len(msg) > 1 {
@@ -330,17 +335,11 @@ func (a *App) sceneSection() {
 	g.endChild()
 	g.inputText("file", &p.path)
 	if g.button("Open") {
-		a.do("open "+p.path, command.LoadFile(p.path))
-		a.Selected, p.joint.selected = sim.Handle{}, -1
-		a.frameAll()
-		a.applySceneView()
+		a.loadScene(p.path, true)
 	}
 	g.sameLine("button", "Save current state")
 	if g.button("Save current state") {
-		a.do("save "+p.path, command.SaveFile(p.path))
-		if abs, err := filepath.Abs(p.path); err == nil && !p.isErr {
-			p.message = "saved " + abs
-		}
+		a.saveScene(p.path)
 	}
 	if g.button("Snapshot") {
 		a.do("snapshot", command.Snapshot())
@@ -363,8 +362,7 @@ func (a *App) sceneSection() {
 		info, _ := scenes.PresetInfo(p.heavy)
 		imgui.PushTextWrapPos()
 		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.8, Z: 0.3, W: 1})
-		imgui.Text(fmt.Sprintf("%s has %d bodies: OpenGL here is drawn by the CPU (%s), so it will run at a few frames per second.",
-			info.Name, info.Bodies, a.glRenderer))
+		imgui.Text(heavyWarning(info.Name, info.Bodies, a.glRenderer))
 		imgui.PopStyleColor()
 		imgui.PopTextWrapPos()
 		if g.button("Load anyway") {
@@ -378,13 +376,9 @@ func (a *App) sceneSection() {
 	}
 }
 
-// loadPreset replaces the world with a preset's and frames it.
-func (a *App) loadPreset(name string) {
-	a.do("load "+name, command.LoadPreset(name))
-	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
-	a.frameAll()
-	a.applySceneView()
-}
+// loadPreset replaces the world with a preset's and frames it (off the UI thread when it is large:
+// loadScene).
+func (a *App) loadPreset(name string) { a.loadScene(name, false) }
 
 func (a *App) simulationSection() {
 	g := &a.w

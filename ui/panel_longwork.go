@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +26,8 @@ type longJob struct {
 	cancel  context.CancelFunc
 	started time.Time
 	outcome chan func() // the outcome, to run on the UI thread once the work returns
+	// dropOnClose: the window closing cancels it (a load) rather than waits for it (an encoding, a save).
+	dropOnClose bool
 }
 
 // startJob runs work on a goroutine of its own; the function work returns runs on the UI thread
@@ -43,10 +46,10 @@ func (a *App) pollJobs() {
 	for _, j := range a.jobs {
 		select {
 		case f := <-j.outcome:
-			j.cancel()
 			if f != nil {
 				f()
 			}
+			j.cancel() // releases the context (the outcome above read whether it was cancelled)
 		default:
 			keep = append(keep, j)
 		}
@@ -56,8 +59,13 @@ func (a *App) pollJobs() {
 }
 
 // waitJobs lets the jobs under way finish and applies their outcomes (the window closing: a video
-// half encoded is finished, not lost).
+// half encoded or a file half written is finished, not lost); a load is cancelled first.
 func (a *App) waitJobs() {
+	for _, j := range a.jobs {
+		if j.dropOnClose {
+			j.cancel()
+		}
+	}
 	for _, j := range a.jobs {
 		if f := <-j.outcome; f != nil {
 			f()
@@ -84,12 +92,13 @@ func (a *App) jobBar(j *longJob, cancel string) {
 	done, total := j.done.Load(), j.total.Load()
 	secs := time.Since(j.started).Seconds()
 	frac := float32(0)
-	text := fmt.Sprintf("%s: %.0f s", j.what, secs)
+	// The count first: a narrow bar cuts the text's end.
+	text := fmt.Sprintf("%.0f s %s", secs, j.what)
 	if total > 0 {
 		frac = float32(done) / float32(total)
-		text = fmt.Sprintf("%s: %d of %d %s", j.what, done, total, j.unit)
+		text = fmt.Sprintf("%d/%d %s %s", done, total, j.unit, j.what)
 	} else if done > 0 {
-		text = fmt.Sprintf("%s: %d %s, %.0f s", j.what, done, j.unit, secs)
+		text = fmt.Sprintf("%d %s, %.0f s %s", done, j.unit, secs, j.what)
 	}
 	if j.ctx.Err() != nil {
 		text = "cancelling " + text
@@ -97,7 +106,7 @@ func (a *App) jobBar(j *longJob, cancel string) {
 	st := imgui.CurrentStyle()
 	w := imgui.ContentRegionAvail().X - imgui.CalcTextSize(shown(cancel), true, 0).X - 2*st.FramePadding().X - st.ItemSpacing().X
 	imgui.ProgressBarV(frac, imgui.Vec2{X: max(w, 40), Y: imgui.FrameHeight()}, fitText(text, w))
-	g.record("progress", "progress##"+cancel)
+	g.record("progress", "###progress"+strings.TrimPrefix(idPart(cancel), "###"))
 	tip(text)
 	imgui.SameLine()
 	if g.button(cancel) {

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/inkyblackness/imgui-go/v4"
 
@@ -146,15 +145,7 @@ func (a *App) timeSection() {
 	}
 	g.inputText("replay file", &f.file)
 	if g.button("Save replay") {
-		if err := a.S.SaveReplay(f.file); err != nil {
-			f.saved, f.saveErr = err.Error(), true
-		} else {
-			abs, aerr := filepath.Abs(f.file)
-			if aerr != nil {
-				abs = f.file
-			}
-			f.saved, f.saveErr = "saved "+abs, false
-		}
+		a.saveReplay(f.file)
 	}
 	tip("write the recording to the file (sandbox replay FILE reads it)")
 	g.sameLine("button", "Check determinism")
