@@ -605,7 +605,6 @@ func (a *App) frameAll() {
 
 // drawFrame builds the panel, fills the frame from the world and draws both into fb.
 func (a *App) drawFrame(fb uint32, fbw, fbh int) {
-	a.pollOpenReplay()
 	a.pollJobs()
 	now := time.Now()
 	dt := now.Sub(a.lastTime)

@@ -20,6 +20,7 @@ import (
 type longJob struct {
 	what    string       // what it does, as the bar says ("encoding tumble-....gif")
 	unit    string       // what done and total count ("frames", "bodies", "MB")
+	stage   atomic.Value // a string, when set: the unit of the stage under way ("steps decoding")
 	done    atomic.Int64 // progress so far
 	total   atomic.Int64 // of this much; 0 while not known (the bar then shows the time taken)
 	ctx     context.Context
@@ -90,15 +91,19 @@ func (a *App) running(j *longJob) bool {
 func (a *App) jobBar(j *longJob, cancel string) {
 	g := &a.w
 	done, total := j.done.Load(), j.total.Load()
+	unit := j.unit
+	if st, ok := j.stage.Load().(string); ok {
+		unit = st
+	}
 	secs := time.Since(j.started).Seconds()
 	frac := float32(0)
 	// The count first: a narrow bar cuts the text's end.
 	text := fmt.Sprintf("%.0f s %s", secs, j.what)
 	if total > 0 {
 		frac = float32(done) / float32(total)
-		text = fmt.Sprintf("%d/%d %s %s", done, total, j.unit, j.what)
+		text = fmt.Sprintf("%d/%d %s %s", done, total, unit, j.what)
 	} else if done > 0 {
-		text = fmt.Sprintf("%d %s, %.0f s %s", done, j.unit, secs, j.what)
+		text = fmt.Sprintf("%d %s, %.0f s %s", done, unit, secs, j.what)
 	}
 	if j.ctx.Err() != nil {
 		text = "cancelling " + text

@@ -2,6 +2,7 @@ package command
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 
 	"tumble/sim"
@@ -49,5 +50,38 @@ func TestAPreparedPresetReportsItsProgressAndInstalls(t *testing.T) {
 		return nil
 	}); !errors.Is(err, stop) {
 		t.Errorf("a build told to stop returned %v", err)
+	}
+}
+
+// A replay file prepared off the lock reports its decoding and its re-simulation, installs like
+// OpenReplay, and is dropped when stop says so.
+func TestAPreparedReplayReportsItsStagesAndStops(t *testing.T) {
+	s, err := NewPreset("stack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Steps(30); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.replay")
+	if err := s.SaveReplay(path); err != nil {
+		t.Fatal(err)
+	}
+	stages := map[string]int{}
+	p, err := PrepareReplay(path, func(stage string, done, total int) { stages[stage] = max(stages[stage], done) }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := stages["decoding"]; !ok || stages["re-simulating"] == 0 {
+		t.Errorf("stages reported: %v, want the decoding and the steps re-simulated", stages)
+	}
+	if err := s.InstallReplay(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InstallReplay(p); err == nil {
+		t.Errorf("a PreparedReplay installed twice")
+	}
+	if _, err := PrepareReplay(path, nil, func() bool { return true }); !errors.Is(err, ErrStopped) {
+		t.Errorf("a replay told to stop: %v", err)
 	}
 }
