@@ -170,3 +170,18 @@ func TestTheHeavySceneOfferMovesNothing(t *testing.T) {
 		t.Errorf("the scene is %s after Cancel", d.a.S.Name())
 	}
 }
+
+// Snapshot moves nothing in the Scene section: Restore is there, greyed, before there is a snapshot
+// to restore (it was a shorter "(no snapshot)" that the button after it moved with).
+func TestTakingASnapshotMovesNothing(t *testing.T) {
+	d := drive(t, Options{Scene: "stack", Width: 640, Height: 600, NoShadows: true, Open: []string{"scene"}})
+	d.reveal("scene/Snapshot")
+	before := d.sectionLayout("scene")
+	d.click("scene/Snapshot")
+	d.frames(1)
+	d.compareLayouts("a snapshot was taken", before, d.sectionLayout("scene"))
+	d.click("scene/Restore")
+	if d.a.panel.isErr {
+		t.Errorf("Restore after Snapshot: %q", d.a.panel.message)
+	}
+}

@@ -345,12 +345,21 @@ func (a *App) sceneSection() {
 		a.do("snapshot", command.Snapshot())
 	}
 	g.sameLine("button", "Restore")
-	if a.S.HasSnapshot() {
-		if g.button("Restore") {
+	// Always the button, greyed without a snapshot: the buttons after it stay where they are.
+	has := a.S.HasSnapshot()
+	if !has {
+		imgui.PushStyleVarFloat(imgui.StyleVarAlpha, 0.45)
+	}
+	if g.button("Restore") {
+		if has {
 			a.do("restore", command.Restore())
+		} else {
+			p.message, p.isErr = "restore: no snapshot yet (Snapshot takes one)", true
 		}
-	} else {
-		textDisabled("(no snapshot)")
+	}
+	if !has {
+		imgui.PopStyleVar()
+		tip("no snapshot yet: Snapshot takes one")
 	}
 	g.sameLine("button", "Scene's settings")
 	if g.button("Scene's settings") {
