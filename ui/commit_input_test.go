@@ -82,8 +82,8 @@ func TestTypingABreakForceBreaksNoJointOnTheWay(t *testing.T) {
 	}
 }
 
-// A mass typed into the Inspect section is applied when the field loses focus (a click in the view),
-// not on the way: 0.05 passes 0 and 0.0, which the old field applied, and which no body can have.
+// A mass typed into the Inspect section is applied once, when the field loses focus (a click in the
+// view that selects no body and so takes the field away), not on the way (7, then 7., then 7.5).
 func TestTypedMassIsAppliedWhenTheFieldLosesFocus(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Select: "box3", Open: []string{"inspect"}})
 	mass := func() (m float32) {

@@ -172,7 +172,7 @@ func TestTheHeavySceneOfferMovesNothing(t *testing.T) {
 }
 
 // Snapshot moves nothing in the Scene section: Restore is there, greyed, before there is a snapshot
-// to restore (it was a shorter "(no snapshot)" that the button after it moved with).
+// to restore, so the button after it keeps its place.
 func TestTakingASnapshotMovesNothing(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Width: 640, Height: 600, NoShadows: true, Open: []string{"scene"}})
 	d.reveal("scene/Snapshot")
