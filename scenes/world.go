@@ -18,6 +18,10 @@ type Options struct {
 	Broadphase sim.BroadphaseKind
 	// Workers, unless 0, sets the CPU worker count.
 	Workers int
+	// Progress, when set, is called with the bodies added so far and their total before every 1024th
+	// body and once at the end; an error it returns stops the build (the window's Cancel) and is
+	// World's error.
+	Progress func(done, total int) error
 }
 
 // Settings returns the simulation settings the scene asks for, its defaults applied. Fields the scene
@@ -80,6 +84,12 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 	}
 	w := sim.NewWorld(set)
 	for i := range s.Bodies {
+		if o.Progress != nil && i%1024 == 0 {
+			if err := o.Progress(i, len(s.Bodies)); err != nil {
+				w.Close()
+				return nil, err
+			}
+		}
 		if _, err := w.AddBody(s.BodyDef(i)); err != nil {
 			return nil, fmt.Errorf("bodies[%d]: %w", i, err)
 		}
@@ -144,6 +154,12 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 		}
 		if _, err := w.AddCluster(d); err != nil {
 			return nil, fmt.Errorf("clusters[%d]: %w", i, err)
+		}
+	}
+	if o.Progress != nil {
+		if err := o.Progress(len(s.Bodies), len(s.Bodies)); err != nil {
+			w.Close()
+			return nil, err
 		}
 	}
 	return w, nil

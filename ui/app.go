@@ -159,7 +159,8 @@ type App struct {
 	cursorShape imgui.MouseCursorID
 	cursorSet   bool
 	dupLogged   bool
-	tools       tools // the outliner, labels, perturbation, profile table (tools.go)
+	tools       tools      // the outliner, labels, perturbation, profile table (tools.go)
+	jobs        []*longJob // long work under way off the UI thread (panel_longwork.go)
 
 	// CUDA-GL interop (see updateInterop): the shims while the instances and the debug lines come
 	// straight from the device (one per GL buffer), the backend it was decided for, and the one line
@@ -588,7 +589,7 @@ func (a *App) applySceneView() {
 
 // drawFrame builds the panel, fills the frame from the world and draws both into fb.
 func (a *App) drawFrame(fb uint32, fbw, fbh int) {
-	a.pollOpenReplay()
+	a.pollJobs()
 	now := time.Now()
 	dt := now.Sub(a.lastTime)
 	a.lastTime = now
@@ -625,6 +626,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 	if a.ShowHelp {
 		a.helpOverlay(float32(ww), float32(wh))
 	}
+	a.heavyOverlay(float32(ww), float32(wh))
 	a.hover(io)
 	a.viewOverlay()
 	imgui.Render()

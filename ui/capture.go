@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -109,6 +110,12 @@ func (v *Video) Add(img image.Image) error {
 // Finish ends the recording at fps frames per second: it returns the path written (Out) or an error
 // that says where the PNG frames are. A GIF or MP4 made removes the frame directory.
 func (v *Video) Finish(fps float64) (string, error) {
+	return v.FinishContext(context.Background(), fps)
+}
+
+// FinishContext is Finish that stops when ctx is done (the window's Cancel): no output is written
+// then, and the error says where the PNG frames are, kept.
+func (v *Video) FinishContext(ctx context.Context, fps float64) (string, error) {
 	if v.N == 0 {
 		return "", fmt.Errorf("%s: no frames recorded", v.Out)
 	}
@@ -118,9 +125,9 @@ func (v *Video) Finish(fps float64) (string, error) {
 	case VideoPNG:
 		return v.Dir, nil
 	case VideoGIF:
-		err = v.encodeGIF(fps)
+		err = v.encodeGIF(ctx, fps)
 	case VideoMP4:
-		err = v.encodeMP4(fps)
+		err = v.encodeMP4(ctx, fps)
 	}
 	if err != nil {
 		return "", fmt.Errorf("%w; the PNG frames are in %s", err, v.Dir)
@@ -131,10 +138,13 @@ func (v *Video) Finish(fps float64) (string, error) {
 
 // encodeGIF reads the frames back, quantises each to the Plan 9 palette with Floyd-Steinberg
 // dithering (halving frames wider than gifMaxWidth) and writes them as one looping GIF.
-func (v *Video) encodeGIF(fps float64) error {
+func (v *Video) encodeGIF(ctx context.Context, fps float64) error {
 	delay := max(int(math.Round(100/fps)), 2) // hundredths of a second; browsers treat < 2 as 10
 	anim := &gif.GIF{}
 	for i := range v.N {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("gif %s: %w", v.Out, err)
+		}
 		img, err := readPNG(v.frame(i))
 		if err != nil {
 			return err
@@ -165,15 +175,19 @@ func (v *Video) encodeGIF(fps float64) error {
 }
 
 // encodeMP4 runs ffmpeg on the frames: H.264, yuv420p (what players expect), even sizes.
-func (v *Video) encodeMP4(fps float64) error {
+func (v *Video) encodeMP4(ctx context.Context, fps float64) error {
 	bin, err := FindFFmpeg()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(bin, "-y", "-loglevel", "error", "-framerate", fmt.Sprintf("%g", fps),
+	cmd := exec.CommandContext(ctx, bin, "-y", "-loglevel", "error", "-framerate", fmt.Sprintf("%g", fps),
 		"-i", filepath.Join(v.Dir, "frame_%06d.png"), "-c:v", "libx264", "-pix_fmt", "yuv420p",
 		"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", v.Out)
 	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		os.Remove(v.Out) // ffmpeg killed half way
+		return fmt.Errorf("mp4 %s: %w", v.Out, ctx.Err())
+	}
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if i := strings.LastIndexByte(msg, '\n'); i >= 0 {
@@ -245,6 +259,10 @@ type capture struct {
 	// ffmpegErr is why MP4 cannot be made (nil: ffmpeg is installed), as of ffmpegChecked.
 	ffmpegErr     error
 	ffmpegChecked bool
+	// encoding is the stopped recording being encoded off the UI thread, nil when none.
+	encoding *longJob
+	// encodeHook, when set (tests), is called by the encoder after each frame it encodes.
+	encodeHook func(done int)
 }
 
 // stamp is a name for a new capture in dir: tumble-YYYYMMDD-HHMMSS with ext, -2, -3, ... if taken.
@@ -300,21 +318,53 @@ func (a *App) startVideo() {
 	c.seq++
 }
 
-// stopVideo ends the recording, encoding it at the frame rate it was recorded at.
+// stopVideo ends the recording and encodes it at the frame rate it was recorded at, off the UI
+// thread (a GIF of a few hundred frames takes tens of seconds): the Capture section shows its
+// progress and a Cancel button meanwhile, and the outcome reaches the section and the status line.
 func (a *App) stopVideo() {
 	c := &a.capt
 	v := c.video
 	c.video = nil
-	fps := float64(v.N) / max(time.Since(c.started).Seconds(), 1e-3)
-	c.report(v.Finish(min(fps, 60)))
+	fps := min(float64(v.N)/max(time.Since(c.started).Seconds(), 1e-3), 60)
+	if v.Format == VideoPNG || v.N == 0 { // nothing to encode
+		c.report(v.Finish(fps))
+		return
+	}
+	hook := c.encodeHook
+	c.encoding = a.startJob("encoding "+filepath.Base(v.Out), "frames", func(j *longJob) func() {
+		v.Progress = func(done, _ int) {
+			j.done.Store(int64(done))
+			if hook != nil {
+				hook(done)
+			}
+		}
+		out, err := v.FinishContext(j.ctx, fps)
+		if j.ctx.Err() != nil {
+			out, err = "", fmt.Errorf("encoding %s cancelled: nothing written; the PNG frames are kept in %s", filepath.Base(v.Out), v.Dir)
+		}
+		return func() {
+			c.encoding = nil
+			c.report(out, err)
+		}
+	})
+	if v.Format == VideoGIF { // ffmpeg says nothing of its progress: its bar shows the time
+		c.encoding.total.Store(int64(v.N))
+	}
 }
 
-// endCapture stops a recording still under way when the window closes, and says what became of it.
+// endCapture stops a recording still under way when the window closes and lets its encoding finish,
+// and says what became of it.
 func (a *App) endCapture() {
-	if a.capt.video != nil {
-		a.stopVideo()
-		a.notef("recording stopped as the window closed: %s", a.capt.last)
+	c := &a.capt
+	if c.video == nil && !a.running(c.encoding) {
+		a.waitJobs() // a save finishes, a load is dropped
+		return
 	}
+	if c.video != nil {
+		a.stopVideo()
+	}
+	a.waitJobs()
+	a.notef("recording stopped as the window closed: %s", c.last)
 }
 
 // captureFrame, after a frame is drawn into the window's back buffer (fbw x fbh pixels), saves it as
@@ -356,24 +406,31 @@ func (a *App) captureSection() {
 		a.Screenshot()
 	}
 	g.inputText("Folder", &c.dir)
-	if c.video == nil {
-		if g.combo("Video format", &c.format, VideoFormatNames) || !c.ffmpegChecked {
-			_, c.ffmpegErr = FindFFmpeg() // looked for again each time a format is picked
-			c.ffmpegChecked = true
-		}
-		if VideoFormat(c.format) == VideoMP4 && c.ffmpegErr != nil {
-			imgui.Text(c.ffmpegErr.Error() + "; the PNG frames will be kept")
-		}
-		if g.button("Record video") {
-			a.startVideo()
-		}
-	} else {
+	// Two lines whatever the state: the format (or what is being recorded), then Record, or Stop
+	// and the frames so far, or the encoding's progress and its Cancel.
+	switch {
+	case c.video != nil:
+		keepLine("recording " + VideoFormatNames[c.video.Format])
 		n := c.video.N
 		if g.button("Stop") {
 			a.stopVideo()
 		}
 		imgui.SameLine()
 		imgui.Textf("%d frames", n)
+	case a.running(c.encoding):
+		keepLine("encoding: the window goes on meanwhile")
+		a.jobBar(c.encoding, "Cancel encoding")
+	default:
+		if g.combo("Video format", &c.format, VideoFormatNames) || !c.ffmpegChecked {
+			_, c.ffmpegErr = FindFFmpeg() // looked for again each time a format is picked
+			c.ffmpegChecked = true
+		}
+		if g.button("Record video") {
+			a.startVideo()
+		}
+		if VideoFormat(c.format) == VideoMP4 && c.ffmpegErr != nil { // under the button: it moves nothing
+			imgui.Text(c.ffmpegErr.Error() + "; the PNG frames will be kept")
+		}
 	}
 	if c.last != "" {
 		if c.lastErr {

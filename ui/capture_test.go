@@ -200,6 +200,7 @@ func TestCaptureSectionByRealInput(t *testing.T) {
 	d.frames(5)
 	n := d.a.capt.video.N
 	d.click("capture/Stop")
+	d.untilJobsDone()
 	if d.a.capt.video != nil || d.a.capt.lastErr {
 		t.Fatalf("still recording or failed: %q", d.a.capt.last)
 	}
@@ -217,6 +218,7 @@ func TestCaptureSectionByRealInput(t *testing.T) {
 	d.click("capture/Record video")
 	d.frames(2)
 	d.click("capture/Stop")
+	d.untilJobsDone()
 	if !d.a.capt.lastErr || !strings.HasPrefix(d.a.capt.last, "ffmpeg not found") || !strings.Contains(d.a.capt.last, "the PNG frames are in "+dir) {
 		t.Errorf("MP4 without ffmpeg: %q", d.a.capt.last)
 	}

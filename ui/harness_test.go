@@ -162,7 +162,8 @@ func (d *driver) has(suffix string) bool {
 // visible region, and returns it as it now is.
 func (d *driver) reveal(suffix string) Item {
 	d.t.Helper()
-	missing := 0
+	missing, stuck := 0, 0
+	lastY := float32(0)
 	for range 60 {
 		if _, n := d.a.w.find(suffix); n == 0 && missing < 40 {
 			// Not submitted this frame: a table scrolled wholly out of its window submits nothing (and
@@ -184,9 +185,15 @@ func (d *driver) reveal(suffix string) Item {
 			return it
 		}
 		// The wheel over the item's own window, at its right edge (its scroll bar), so that no region
-		// nested in it (the preset list) takes the wheel instead.
+		// nested in it (the preset list) takes the wheel instead; if that window is scrolled to its end
+		// and the item is still out of view (the window itself is half out of the panel's), over the
+		// panel's own scroll bar.
 		x := float64(it.Clip[1].X - 4)
 		y := float64(min(max(it.Min.Y, top+4), bottom-4))
+		if stuck > 0 && it.Min.Y == lastY {
+			x, y = float64(d.a.opt.Width)-14, float64(d.a.opt.Height)/2 // the sections' scroll bar
+		}
+		stuck, lastY = stuck+1, it.Min.Y
 		d.move(x, y)
 		if it.Min.Y < top {
 			d.wheel(1)

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -25,6 +24,8 @@ type panelState struct {
 	captSeq  int    // the capture's report count when message was last set from it
 	heavy    string // a heavy preset waiting for the user to confirm loading it on software GL
 	editing  map[string][3]float32
+	commit   commitState     // the numeric fields being typed into, applied when let go (panel_commit.go)
+	load     loadState       // scenes and replays loaded and saved off the UI thread, the heavy watch (panel_load.go)
 	openNow  map[string]bool // each section's open state in the last frame (remembered in the prefs)
 	open     map[string]bool // sections to open on the first frame
 	spawn    spawnForm
@@ -117,6 +118,7 @@ var SectionNames = func() []string {
 func (a *App) buildPanel(ww, wh float32) {
 	p := &a.panel
 	p.init()
+	defer a.commitVanished()
 	a.hoverRow, a.hoverPoint = -1, nil // set again below while a contacts row is hovered
 	a.spawnMark = nil                  // and while the Spawn section spawns at the cursor
 	g := &a.w
@@ -224,6 +226,10 @@ func (a *App) header() {
 		p.captSeq = c.seq
 		p.message, p.isErr = "capture: "+c.last, c.lastErr
 	}
+	if a.headerJob() { // long work under way: its bar and Cancel take the status line's place
+		imgui.Separator()
+		return
+	}
 	msg := p.message
 	if msg == "" {
 		msg = " "
@@ -233,6 +239,7 @@ func (a *App) header() {
 		col = imgui.Vec4{X: 1, Y: 0.45, Z: 0.4, W: 1}
 	}
 	imgui.PushStyleColor(imgui.StyleColorText, col)
+	imgui.AlignTextToFramePadding() // a field high, as the progress bar that takes its place
 	imgui.Text(fitText(msg, imgui.ContentRegionAvail().X))
 	imgui.PopStyleColor()
 	if imgui.IsItemHovered() && len(msg) > 1 {
@@ -328,12 +335,45 @@ func (a *App) sceneSection() {
 		tip(info.Description)
 	}
 	g.endChild()
+	g.inputText("file", &p.path)
+	if g.button("Open") {
+		a.loadScene(p.path, true)
+	}
+	g.sameLine("button", "Save current state")
+	if g.button("Save current state") {
+		a.saveScene(p.path)
+	}
+	if g.button("Snapshot") {
+		a.do("snapshot", command.Snapshot())
+	}
+	g.sameLine("button", "Restore")
+	// Always the button, greyed without a snapshot: the buttons after it stay where they are.
+	has := a.S.HasSnapshot()
+	if !has {
+		imgui.PushStyleVarFloat(imgui.StyleVarAlpha, 0.45)
+	}
+	if g.button("Restore") {
+		if has {
+			a.do("restore", command.Restore())
+		} else {
+			p.message, p.isErr = "restore: no snapshot yet (Snapshot takes one)", true
+		}
+	}
+	if !has {
+		imgui.PopStyleVar()
+		tip("no snapshot yet: Snapshot takes one")
+	}
+	g.sameLine("button", "Scene's settings")
+	if g.button("Scene's settings") {
+		a.do("settings back to the scene's", command.RevertSettings())
+	}
+	tip("Reset keeps the settings you changed; this puts back the scene's own")
+	// The offer comes last: appearing, it moves none of the widgets above.
 	if p.heavy != "" {
 		info, _ := scenes.PresetInfo(p.heavy)
 		imgui.PushTextWrapPos()
 		imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 1, Y: 0.8, Z: 0.3, W: 1})
-		imgui.Text(fmt.Sprintf("%s has %d bodies: OpenGL here is drawn by the CPU (%s), so it will run at a few frames per second.",
-			info.Name, info.Bodies, a.glRenderer))
+		imgui.Text(heavyWarning(info.Name, info.Bodies, a.glRenderer))
 		imgui.PopStyleColor()
 		imgui.PopTextWrapPos()
 		if g.button("Load anyway") {
@@ -345,45 +385,11 @@ func (a *App) sceneSection() {
 			p.heavy = ""
 		}
 	}
-	g.inputText("file", &p.path)
-	if g.button("Open") {
-		a.do("open "+p.path, command.LoadFile(p.path))
-		a.Selected, p.joint.selected = sim.Handle{}, -1
-		a.resetView()
-		a.applySceneView()
-	}
-	g.sameLine("button", "Save current state")
-	if g.button("Save current state") {
-		a.do("save "+p.path, command.SaveFile(p.path))
-		if abs, err := filepath.Abs(p.path); err == nil && !p.isErr {
-			p.message = "saved " + abs
-		}
-	}
-	if g.button("Snapshot") {
-		a.do("snapshot", command.Snapshot())
-	}
-	g.sameLine("button", "Restore")
-	if a.S.HasSnapshot() {
-		if g.button("Restore") {
-			a.do("restore", command.Restore())
-		}
-	} else {
-		textDisabled("(no snapshot)")
-	}
-	g.sameLine("button", "Scene's settings")
-	if g.button("Scene's settings") {
-		a.do("settings back to the scene's", command.RevertSettings())
-	}
-	tip("Reset keeps the settings you changed; this puts back the scene's own")
 }
 
-// loadPreset replaces the world with a preset's and frames it.
-func (a *App) loadPreset(name string) {
-	a.do("load "+name, command.LoadPreset(name))
-	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
-	a.resetView()
-	a.applySceneView()
-}
+// loadPreset replaces the world with a preset's and frames it (off the UI thread when it is large:
+// loadScene).
+func (a *App) loadPreset(name string) { a.loadScene(name, false) }
 
 func (a *App) simulationSection() {
 	g := &a.w
@@ -396,9 +402,9 @@ func (a *App) simulationSection() {
 	edit := func(what string, f func(*sim.Settings)) { a.do(what, command.SetSettings(f)) }
 
 	hz := int32(mgl32.Round(1/res.Dt, 0))
-	if g.sliderInt("step rate, Hz", &hz, 15, 480) {
+	a.commitSliderInt("step rate, Hz", "", hz, 15, 480, func(hz int32) {
 		edit("step rate", func(s *sim.Settings) { s.Dt = 1 / float32(hz) })
-	}
+	})
 	solvers := caps.Solvers // the ones the backend runs
 	labels := make([]string, len(solvers))
 	for i, k := range solvers {
@@ -406,6 +412,7 @@ func (a *App) simulationSection() {
 	}
 	solver := int32(slices.Index(solvers, res.Solver))
 	if len(caps.Solvers) == 1 {
+		imgui.AlignTextToFramePadding() // a combo's height: the lines below stay where they are
 		imgui.Text(fmt.Sprintf("solver: %s (%s's)", caps.Solvers[0], caps.Name))
 		tip(fmt.Sprintf("%s solves with %s; switch the backend to cpu for the others", caps.Name, caps.Solvers[0]))
 	} else if g.combo("solver", &solver, labels) {
@@ -415,11 +422,14 @@ func (a *App) simulationSection() {
 	a.solverSettings(set, res, caps)
 	if sim.PlanOf(res).Uses(sim.StageShapeMatch) { // the solver matches clusters' shapes
 		a.clusterWidgets()
+	} else {
+		keepLine(fmt.Sprintf("clusters: shapematch's, not read by %s", res.Solver))
+		keepLine("")
 	}
 	grav := [3]float32(res.Gravity)
-	if g.dragFloat3("gravity", &grav, 0.05, -50, 50, "%.2f") {
+	a.commitDrag3("gravity", "", grav, 0.05, -50, 50, "%.2f", func(grav [3]float32) {
 		edit("gravity", func(s *sim.Settings) { s.Gravity = grav })
-	}
+	})
 	p := &a.panel
 	// Values to hand out with the two buttons, not the bodies' own (Inspect shows a body's).
 	g.sliderFloat("mu for every body", &p.mu, 0, 1.5)
@@ -435,6 +445,7 @@ func (a *App) simulationSection() {
 	}
 	sleep := set.Sleep
 	if !caps.Sleep {
+		imgui.AlignTextToFramePadding()
 		imgui.Text("sleeping: off on " + caps.Name)
 	} else if g.checkbox("sleeping", &sleep) {
 		edit("sleeping", func(s *sim.Settings) { s.Sleep = sleep })
@@ -451,6 +462,7 @@ func (a *App) simulationSection() {
 		if caps.Note != "" {
 			text += " (" + caps.Note + ")"
 		}
+		imgui.AlignTextToFramePadding()
 		imgui.Text(text)
 	} else if g.combo("broad phase", &bp, []string{"lbvh", "sort and sweep", "uniform grid", "brute force"}) {
 		k := broads[bp]
@@ -461,6 +473,7 @@ func (a *App) simulationSection() {
 	if g.sliderInt("CPU workers", &workers, 1, 32) {
 		edit("workers", func(s *sim.Settings) { s.Workers = int(workers) })
 	}
+	a.backendNote()
 }
 
 // switchBackend moves the world onto a backend of the kind, on this (the GL) thread rather than queued
@@ -506,6 +519,11 @@ func (a *App) backendCombo() {
 		}
 		imgui.SetTooltip(tip)
 	}
+}
+
+// backendNote says, at the end of the Simulation section (where its lines move nothing), what the
+// backend other than the CPU is and where the frame's instances come from.
+func (a *App) backendNote() {
 	if a.S.BackendKind() != command.BackendCPU {
 		imgui.PushTextWrapPos()
 		on := "on " + a.S.BackendName()
@@ -551,7 +569,8 @@ func (a *App) clusterWidgets() {
 		}
 	})
 	if n == 0 {
-		textDisabled("no clusters: the scene file's clusters give shapematch its bodies")
+		keepLine("no clusters: the scene file's clusters give shapematch its bodies")
+		keepLine("")
 		return
 	}
 	k, d := c.Stiffness, c.Damping
@@ -583,6 +602,9 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 	case 4:
 		g.sliderFloat("bunny length", &size[0], 0.1, 5)
 		tip("tail to nose, m: the bunny preset's hull, inertia from its mesh")
+	}
+	if kind != 2 { // the capsule's second field's line, kept
+		keepLine(sizeNote(kind, *size))
 	}
 }
 

@@ -58,6 +58,8 @@ func (a *App) jointsSection() {
 		if g.dragFloat2(u.limits, &lim, 0.01*u.scale, -10*u.scale, 10*u.scale, "%.2f") {
 			f.limits = [2]float32{lim[0] / u.scale, lim[1] / u.scale}
 		}
+	} else {
+		keepLine("no limits")
 	}
 	g.checkbox("motor", &f.useMotor)
 	if f.useMotor {
@@ -65,6 +67,8 @@ func (a *App) jointsSection() {
 		if g.dragFloat2(u.motor, &m, 0.05*u.scale, -100*u.scale, 1000, "%.2f") {
 			f.motor = [2]float32{m[0] / u.scale, m[1]}
 		}
+	} else {
+		keepLine("no motor")
 	}
 	if f.a == (sim.Handle{}) {
 		textDisabled("Create joint: pick body A first")
@@ -77,6 +81,7 @@ func (a *App) jointsSection() {
 	var joints []sim.JointDef
 	var names [][2]string
 	a.S.View(func(w *sim.World) {
+		a.followJoint(w)
 		for k := range w.NumJoints() {
 			j := w.Joint(k)
 			joints = append(joints, j)
@@ -191,11 +196,13 @@ func (a *App) inspectSection() {
 			a.do("type", command.EditBody(h, command.BodyEdit{Type: &bt}))
 		}
 		if typ == sim.Dynamic {
-			if g.dragFloat("mass, kg", &mass, 0.05, 0.001, 1e6, "%.3f") && mass > 0 {
-				a.do("mass", command.EditBody(h, command.BodyEdit{Mass: &mass}))
-			}
+			a.commitDrag("mass, kg", fmt.Sprint(h), mass, 0.05, 0.001, 1e6, "%.3f", func(mass float32) {
+				if mass > 0 {
+					a.do("mass", command.EditBody(h, command.BodyEdit{Mass: &mass}))
+				}
+			})
 		} else {
-			textDisabled(fmt.Sprintf("mass: infinite (%s)", typ))
+			keepLine(fmt.Sprintf("mass: infinite (%s)", typ))
 		}
 		if g.sliderFloat("body friction", &fric, 0, 1.5) {
 			a.do("friction", command.EditBody(h, command.BodyEdit{Friction: &fric}))
@@ -288,15 +295,11 @@ func (a *App) debugSection() {
 	if g.combo("colour by", &mode, instance.ColorNames) {
 		a.ColorMode = instance.ColorBy(mode)
 	}
+	asleep, on := 0, false
 	if a.ColorMode == instance.ColorBySleep {
-		asleep, on := 0, false
 		a.S.View(func(w *sim.World) { asleep, on = w.Stats.Asleep, w.Settings().Sleep })
-		if on {
-			imgui.Text(fmt.Sprintf("%d bodies asleep (blue), the rest awake (green)", asleep))
-		} else {
-			textDisabled("sleeping is off (Simulation > sleeping): every body is awake")
-		}
 	}
+	keepLine(colourNote(a.ColorMode, asleep, on)) // every mode has its line: none moves the boxes below
 	g.checkbox("wireframe (W)", &a.Wireframe)
 	g.sameLine("checkbox", "no shadows")
 	g.checkbox("no shadows", &a.NoShadows)
@@ -317,7 +320,8 @@ func (a *App) debugSection() {
 	maxDepth := 0
 	a.S.View(func(w *sim.World) { maxDepth = w.BVHDepth() })
 	if maxDepth == 0 {
-		textDisabled("BVH: none (the broad phase is not the LBVH, or no step has run)")
+		keepLine("BVH: none (the broad phase is not the LBVH, or no step has run)")
+		keepLine("")
 	} else {
 		g.checkbox("BVH level", &d.BVH)
 		tip("the broad phase's tree as of its last query: on the steps that keep the last query's pairs, the bodies move on and the tree stays where it was")

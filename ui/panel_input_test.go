@@ -195,6 +195,7 @@ func TestSceneSectionBrowsesOpensSavesAndRestores(t *testing.T) {
 		d.click("scene/Cancel")
 		d.click("presets/###pile")
 		d.click("scene/Load anyway")
+		d.untilJobsDone() // a heavy preset loads off the UI thread
 		if d.a.S.Name() != "pile" {
 			t.Errorf("Load anyway: scene %q", d.a.S.Name())
 		}

@@ -69,6 +69,8 @@ func (a *App) jointInspector(k int) {
 		textDisabled("force: not known yet (no step since the joint was made)")
 	}
 	edit := func(what string, e command.JointEdit) { a.do(what, command.EditJoint(k, e)) }
+	id := a.panel.commit.jointID
+	of := fmt.Sprint("joint ", id) // the fields' copies belong to this joint
 	if d.Type == sim.Hinge || d.Type == sim.Piston {
 		unit, scale := "m", float32(1)
 		if d.Type == sim.Hinge {
@@ -90,10 +92,14 @@ func (a *App) jointInspector(k int) {
 		}
 		if on {
 			lim := [2]float32{d.Limits[0] * scale, d.Limits[1] * scale}
-			if g.dragFloat2("lo, hi, "+unit+"##own", &lim, 0.1, -3600, 3600, "%.2f") && lim[0] <= lim[1] {
-				l := [2]float32{lim[0] / scale, lim[1] / scale}
-				edit("joint limits", command.JointEdit{Limits: &l})
-			}
+			a.commitDrag2("lo, hi, "+unit+"##own", of, lim, 0.1, -3600, 3600, "%.2f", func(lim [2]float32) {
+				if lim[0] <= lim[1] {
+					l := [2]float32{lim[0] / scale, lim[1] / scale}
+					a.editJointID(id, "joint limits", command.JointEdit{Limits: &l})
+				}
+			})
+		} else {
+			keepLine("no limits")
 		}
 		motor := d.HasMotor
 		if g.checkbox("motor##own", &motor) {
@@ -108,17 +114,21 @@ func (a *App) jointInspector(k int) {
 		if motor {
 			u := unitOf(d.Type)
 			m := [2]float32{d.Motor.Speed * u.scale, d.Motor.MaxForce}
-			if g.dragFloat2(u.motor+"##own", &m, 0.05*u.scale, -100*u.scale, 1e5, "%.2f") && m[1] >= 0 {
-				edit("joint motor", command.JointEdit{Motor: &sim.Motor{Speed: m[0] / u.scale, MaxForce: m[1]}})
-			}
+			a.commitDrag2(u.motor+"##own", of, m, 0.05*u.scale, -100*u.scale, 1e5, "%.2f", func(m [2]float32) {
+				if m[1] >= 0 {
+					a.editJointID(id, "joint motor", command.JointEdit{Motor: &sim.Motor{Speed: m[0] / u.scale, MaxForce: m[1]}})
+				}
+			})
+		} else {
+			keepLine("no motor")
 		}
 	}
 	if d.Type == sim.Ball {
 		sw := d.Swing * deg
-		if g.sliderFloat("swing cone, deg", &sw, 0, 180) {
+		a.commitSlider("swing cone, deg", of, sw, 0, 180, "%.3f", 0, func(sw float32) {
 			s := sw / deg
-			edit("swing cone", command.JointEdit{Swing: &s})
-		}
+			a.editJointID(id, "swing cone", command.JointEdit{Swing: &s})
+		})
 		tip("the largest angle between the bodies' twist axes; 0: no cone")
 		tw := d.HasTwist
 		if g.checkbox("twist limits", &tw) {
@@ -126,15 +136,21 @@ func (a *App) jointInspector(k int) {
 		}
 		if tw {
 			lim := [2]float32{d.Twist[0] * deg, d.Twist[1] * deg}
-			if g.dragFloat2("twist lo, hi, deg", &lim, 0.5, -180, 180, "%.1f") && lim[0] <= lim[1] {
-				l := [2]float32{lim[0] / deg, lim[1] / deg}
-				edit("twist limits", command.JointEdit{Twist: &l})
-			}
+			a.commitDrag2("twist lo, hi, deg", of, lim, 0.5, -180, 180, "%.1f", func(lim [2]float32) {
+				if lim[0] <= lim[1] {
+					l := [2]float32{lim[0] / deg, lim[1] / deg}
+					a.editJointID(id, "twist limits", command.JointEdit{Twist: &l})
+				}
+			})
+		} else {
+			keepLine("no twist limits")
 		}
 	}
 	bf := d.BreakForce
-	if g.dragFloat("break force, N", &bf, 1, 0, 1e7, "%.0f") && bf >= 0 {
-		edit("break force", command.JointEdit{BreakForce: &bf})
-	}
+	a.commitDrag("break force, N", of, bf, 1, 0, 1e7, "%.0f", func(bf float32) {
+		if bf >= 0 {
+			a.editJointID(id, "break force", command.JointEdit{BreakForce: &bf})
+		}
+	})
 	tip("the joint breaks at a force above this; 0: never")
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 
@@ -29,7 +30,7 @@ type timeForm struct {
 	openFile  string // the replay file to open
 	opened    string // the last open's outcome: "opened PATH", or why the file was refused
 	openErr   bool
-	opening   chan error // the open under way (loading and re-simulating in the background), nil when none
+	opening   *longJob // the open under way (loading and re-simulating off the UI thread), nil when none
 	openPath  string
 }
 
@@ -146,16 +147,7 @@ func (a *App) timeSection() {
 	}
 	g.inputText("replay file", &f.file)
 	if g.button("Save replay") {
-		if err := a.S.SaveReplay(f.file); err != nil {
-			f.saved, f.saveErr = err.Error(), true
-		} else {
-			abs, aerr := filepath.Abs(f.file)
-			if aerr != nil {
-				abs = f.file
-			}
-			f.saved, f.saveErr = "saved "+abs, false
-		}
-		a.status("save replay: "+f.saved, f.saveErr)
+		a.saveReplay(f.file)
 	}
 	tip("write the recording to the file (sandbox replay FILE reads it)")
 	g.sameLine("button", "Check determinism")
@@ -186,39 +178,45 @@ func (a *App) timeSection() {
 }
 
 // openReplay opens a replay file in the session (the Open replay button, a file dropped on the
-// window) in the background: loading and re-simulating a large recording takes seconds, and the
-// window goes on drawing meanwhile ("opening ..."). The outcome, or why the file was refused, is the
-// Time section's last line (a refusal also the panel's status line, seen with the section closed).
+// window) off the UI thread: loading and re-simulating a large recording takes seconds, and the window
+// goes on drawing meanwhile, the status line showing the steps decoded, then re-simulated, with a
+// Cancel. The outcome, or why the file was refused, is the Time section's last line (a refusal also
+// the panel's status line, seen with the section closed).
 func (a *App) openReplay(path string) {
 	f := &a.panel.time
 	if f.opening != nil {
 		return // one at a time
 	}
-	ch := make(chan error, 1)
-	f.openFile, f.openPath, f.opening = path, path, ch
+	f.openFile, f.openPath = path, path
 	f.opened, f.openErr = "opening "+path+" ...", false
-	go func() { ch <- a.S.OpenReplay(path) }()
-}
-
-// pollOpenReplay takes the outcome of an open under way, once it is there.
-func (a *App) pollOpenReplay() {
-	f := &a.panel.time
-	if f.opening == nil {
-		return
-	}
-	select {
-	case err := <-f.opening:
-		f.opening = nil
-		if err != nil {
-			f.opened, f.openErr = err.Error(), true
-			a.timeErr("open replay", err)
-			return
+	f.opening = a.startJob("opening "+filepath.Base(path), "steps", func(j *longJob) func() {
+		progress := func(stage string, done, total int) {
+			j.stage.Store("steps " + stage)
+			j.done.Store(int64(done))
+			j.total.Store(int64(total))
 		}
-		f.opened, f.openErr = "opened "+f.openPath, false
-		a.status("replay "+f.opened, false)
-		a.Selected = sim.Handle{}
-	default:
-	}
+		p, err := command.PrepareReplay(path, progress, func() bool { return j.ctx.Err() != nil })
+		return func() {
+			f.opening = nil
+			if errors.Is(err, command.ErrStopped) || (err == nil && j.ctx.Err() != nil) {
+				p.Close()
+				f.opened, f.openErr = "open "+path+": cancelled; the scene is as it was", false
+				return
+			}
+			if err == nil {
+				err = a.S.InstallReplay(p)
+			}
+			if err != nil {
+				f.opened, f.openErr = err.Error(), true
+				a.timeErr("open replay", err)
+				return
+			}
+			f.opened, f.openErr = "opened "+f.openPath, false
+			a.status("replay "+f.opened, false)
+			a.Selected = sim.Handle{}
+		}
+	})
+	f.opening.dropOnClose = true
 }
 
 // statusText shows an outcome line, red when it is an error.

@@ -98,6 +98,12 @@ func (s *Session) loadAt(name string, sc *scenes.Scene, step int, time float64) 
 	if err != nil {
 		return err
 	}
+	s.install(name, sc, w, step, time)
+	return nil
+}
+
+// install makes w, built from sc, the session's world, its clock set to step and time.
+func (s *Session) install(name string, sc *scenes.Scene, w *sim.World, step int, time float64) {
 	w.StepCount, w.Time = step, time
 	if s.world != nil {
 		if b := s.world.Backend(); b != nil {
@@ -126,7 +132,6 @@ func (s *Session) loadAt(name string, sc *scenes.Scene, step int, time float64) 
 		}
 	}
 	s.startRecording()
-	return nil
 }
 
 // SetSleepByDefault sets whether a scene that does not say solver.sleep loads with sleeping on (the

@@ -348,22 +348,76 @@ func (s *Session) CheckDeterminism(workers ...int) (string, error) {
 // that does not load (damaged, truncated, another format) or cannot be re-simulated by this build is
 // an error naming the file, and the session is left as it was.
 func (s *Session) OpenReplay(path string) error {
-	rp, err := record.Load(path)
+	p, err := PrepareReplay(path, nil, nil)
 	if err != nil {
 		return err
 	}
+	return s.InstallReplay(p)
+}
+
+// PreparedReplay is a replay file loaded and re-simulated to its last step without the session's
+// lock (PrepareReplay), waiting to be installed (InstallReplay).
+type PreparedReplay struct {
+	rp *record.Replay
+	w  *sim.World
+}
+
+// Close discards a prepared replay that will not be installed.
+func (p *PreparedReplay) Close() {
+	if p != nil && p.w != nil {
+		p.w.Close()
+		p.w = nil
+	}
+}
+
+// ErrStopped is PrepareReplay's error when stop said to stop.
+var ErrStopped = errors.New("stopped")
+
+// PrepareReplay is OpenReplay's slow part, without the session's lock: the file loaded (progress, if
+// not nil, with "decoding" and the steps decoded of the total) and its last step re-simulated
+// ("re-simulating", the steps done). stop, if not nil, is asked between the two and after: when it
+// says so, nothing is kept and the error is ErrStopped.
+func PrepareReplay(path string, progress func(stage string, done, total int), stop func() bool) (*PreparedReplay, error) {
+	stage := func(name string) func(done, total int) {
+		if progress == nil {
+			return nil
+		}
+		return func(done, total int) { progress(name, done, total) }
+	}
+	rp, err := record.LoadProgress(path, stage("decoding"))
+	if err != nil {
+		return nil, err
+	}
 	if !rp.Resumable {
-		return fmt.Errorf("replay %s: written by a build with other solver structures: it cannot be re-simulated here (sandbox replay %s -trace can still read it)", path, path)
+		return nil, fmt.Errorf("replay %s: written by a build with other solver structures: it cannot be re-simulated here (sandbox replay %s -trace can still read it)", path, path)
+	}
+	if stop != nil && stop() {
+		return nil, ErrStopped
 	}
 	var st sim.State
 	if _, err := rp.KeyState(rp.Last(), &st); err != nil {
-		return fmt.Errorf("replay %s: %w", path, err)
+		return nil, fmt.Errorf("replay %s: %w", path, err)
 	}
 	w := sim.NewWorld(st.Settings())
-	if err := rp.Seek(w, rp.Last(), nil); err != nil {
+	if err := rp.Seek(w, rp.Last(), stage("re-simulating")); err != nil {
 		w.Close()
-		return fmt.Errorf("replay %s: re-simulating to its last step %d: %w", path, rp.Last(), err)
+		return nil, fmt.Errorf("replay %s: re-simulating to its last step %d: %w", path, rp.Last(), err)
 	}
+	if stop != nil && stop() {
+		w.Close()
+		return nil, ErrStopped
+	}
+	return &PreparedReplay{rp: rp, w: w}, nil
+}
+
+// InstallReplay replaces the session's world and recording with a prepared replay's (OpenReplay's
+// quick part, under the lock); a PreparedReplay installs once.
+func (s *Session) InstallReplay(p *PreparedReplay) error {
+	if p == nil || p.w == nil {
+		return fmt.Errorf("replay: already installed or discarded")
+	}
+	rp, w := p.rp, p.w
+	p.w = nil
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := &s.time
