@@ -104,7 +104,7 @@ func (a *App) loadScene(name string, file bool) {
 	}
 	installed := func(bodies int) {
 		a.Selected, p.joint.selected = sim.Handle{}, -1
-		a.frameAll()
+		a.resetView()
 		a.applySceneView()
 		a.watchHeavy(a.S.Name(), back, bodies)
 	}

@@ -51,7 +51,7 @@ func (a *App) openDropped(path string) {
 	}
 	a.panel.message = "opened " + path
 	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
-	a.frameAll()
+	a.resetView()
 	a.applySceneView()
 }
 
