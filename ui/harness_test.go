@@ -383,7 +383,7 @@ func uncovered() []string {
 	defer coverMu.Unlock()
 	var out []string
 	for p, kind := range seen {
-		if kind == "option" || kind == "cell" || driven[p] {
+		if kind == "option" || kind == "cell" || kind == "text" || driven[p] { // text is read, not acted on
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s (%s)", p, kind))
