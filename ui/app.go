@@ -327,6 +327,10 @@ func start(opt Options) (a *App, closeAll func(), err error) {
 	if opt.Setup != nil {
 		opt.Setup(a)
 	}
+	if opt.Frames == 0 && opt.Replay == "" {
+		// A heavy scene named on the command line is watched as one picked in the panel is.
+		a.watchHeavy(a.S.Name(), startBack, a.bodies())
+	}
 	return a, closeAll, nil
 }
 

@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/go-gl/glfw/v3.3/glfw"
@@ -123,5 +126,49 @@ func TestTheInspectorClosesWhenItsJointBreaks(t *testing.T) {
 	}
 	if got := d.a.panel.joint.selected; got != -1 {
 		t.Errorf("the inspector moved on to joint %d after its joint broke", got)
+	}
+}
+
+// The same through the X server: xdotool's events (XTest) reach GLFW and the app, a key a few
+// frames apart, while the pendulum swings. Both joints hold, and the break force is 20000 N.
+func TestTypingABreakForceByRealXEvents(t *testing.T) {
+	needDisplay(t)
+	if _, err := exec.LookPath("xdotool"); err != nil {
+		if os.Getenv("TUMBLE_REQUIRE_DISPLAY") != "" {
+			t.Fatal("xdotool is not installed (make deps installs it)")
+		}
+		t.Skip("no xdotool")
+	}
+	d := drive(t, Options{Scene: "pendulum", Open: []string{"joints"}})
+	d.frames(10)
+	d.click(d.jointRow(0))
+	it := d.reveal("selected/break force, N")
+	var wx, wy int
+	onMain(func() { wx, wy = d.a.win.GetPos() })
+	_, cy := it.Centre()
+	x, y := strconv.Itoa(wx+int(d.fieldX(it, 0, 1))), strconv.Itoa(wy+int(cy))
+	xdotool(t, "mousemove", x, y)
+	d.frames(3)
+	xdotool(t, "keydown", "ctrl")
+	d.frames(2)
+	xdotool(t, "click", "1")
+	d.frames(3)
+	xdotool(t, "key", "a")
+	d.frames(2)
+	xdotool(t, "keyup", "ctrl")
+	d.frames(2)
+	count := func() (n int) { d.world(func(w *sim.World) { n = w.NumJoints() }); return }
+	for i, r := range "20000" {
+		xdotool(t, "key", string(r))
+		d.frames(4)
+		if n := count(); n != 2 {
+			t.Fatalf("%d joints after typing %q of 20000 through X", n, "20000"[:i+1])
+		}
+	}
+	xdotool(t, "key", "Return")
+	d.frames(10)
+	j0, _ := d.joint(0)
+	if n := count(); n != 2 || j0.BreakForce != 20000 {
+		t.Errorf("%d joints, joint 0's break force %v after Enter; want 2 and 20000", n, j0.BreakForce)
 	}
 }

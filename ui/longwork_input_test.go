@@ -254,3 +254,21 @@ func TestLargeScenesAndReplaysAreSavedOffTheUIThread(t *testing.T) {
 		t.Errorf("the replay written does not open: %s", d.a.panel.time.opened)
 	}
 }
+
+// A heavy scene the window starts on (sandbox -scene pile1m) is watched too, and goes back to the
+// pyramid.
+func TestAHeavySceneTheWindowStartsOnIsWatched(t *testing.T) {
+	d := drive(t, Options{Scene: "pyramid20", Width: 640, Height: 600, NoShadows: true, Setup: func(a *App) {
+		a.panel.load.watchBodies = 100
+		a.panel.load.frameLimit = time.Nanosecond
+	}})
+	if !d.a.softwareGL() {
+		t.Skipf("OpenGL here is %s, not drawn by the CPU: nothing is watched", d.a.glRenderer)
+	}
+	d.frames(4)
+	d.click("###heavy/###goback")
+	d.untilJobsDone()
+	if d.a.S.Name() != startBack {
+		t.Errorf("after Go back from the scene the window started on: %s", d.a.S.Name())
+	}
+}

@@ -423,8 +423,8 @@ func (a *App) simulationSection() {
 	if sim.PlanOf(res).Uses(sim.StageShapeMatch) { // the solver matches clusters' shapes
 		a.clusterWidgets()
 	} else {
-		keepLine(fmt.Sprintf("clusters: shapematch's, not read by %s", res.Solver))
-		keepLine("")
+		keepLine(notRead("cluster stiffness (shapematch's)", res.Solver))
+		keepLine(notRead("cluster damping (shapematch's)", res.Solver))
 	}
 	grav := [3]float32(res.Gravity)
 	a.commitDrag3("gravity", "", grav, 0.05, -50, 50, "%.2f", func(grav [3]float32) {

@@ -372,6 +372,15 @@ func (a *App) heavyOverlay(ww, wh float32) {
 
 func isPreset(name string) bool { _, ok := scenes.PresetInfo(name); return ok }
 
+// startBack is where the heavy-scene offer goes back to for a scene the window started on.
+const startBack = "pyramid"
+
+// bodies is the world's body count.
+func (a *App) bodies() (n int) {
+	a.S.Peek(func(w *sim.World) { n = w.Bodies.Len() })
+	return
+}
+
 func gb(b uint64) float64 { return float64(b) / (1 << 30) }
 
 // residentBytes is the process's resident memory: /proc/self/statm where there is one (Linux), else
