@@ -486,7 +486,8 @@ func (a *App) switchBackend(kind string) {
 	p.errSeq = a.S.ErrSeq()
 	switch {
 	case err != nil:
-		p.message, p.isErr = what+": "+err.Error(), true
+		// The command's error names the backend already ("emu backend: body ... is a hull: ...").
+		p.message, p.isErr = err.Error(), true
 	case a.S.SleepParked() && !parked:
 		p.message, p.isErr = what+": done; sleeping is off on it, back on with the cpu backend", false
 	case parked && !a.S.SleepParked():

@@ -62,7 +62,7 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 }
 
 // Switching the backend to the emulated one with the rocks preset loaded is refused: the status line
-// names the first hull and the shapes the backend runs, the world stays on the CPU backend with
+// names the backend once, the first hull and the shapes the backend runs, the world stays on the CPU backend with
 // sleeping on, and it steps on.
 func TestSwitchingToABackendThatDoesNotRunTheScenesShapesSaysWhyAndKeepsTheCPU(t *testing.T) {
 	d := drive(t, Options{Scene: "rocks", Open: []string{"simulation"}})
@@ -71,7 +71,8 @@ func TestSwitchingToABackendThatDoesNotRunTheScenesShapesSaysWhyAndKeepsTheCPU(t
 	d.choose("simulation/backend", command.BackendLabel(command.BackendEmulated))
 	msg := d.a.panel.message
 	if d.a.S.BackendKind() != command.BackendCPU || !d.a.panel.isErr ||
-		!strings.Contains(msg, `body "boulder0" is a hull: the CUDA backend runs box, sphere, capsule and plane shapes`) {
+		!strings.Contains(msg, `body "boulder0" is a hull: the CUDA backend runs box, sphere, capsule and plane shapes`) ||
+		strings.Count(msg, "emu") != 1 { // the backend named once, not once by the panel and again by the command
 		t.Errorf("on %q after choosing emu with rocks loaded; status %q (error %v)", d.a.S.BackendKind(), msg, d.a.panel.isErr)
 	}
 	d.frames(3)
