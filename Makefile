@@ -117,7 +117,7 @@ soak: build
 # goes to sim/testdata/fuzz/FuzzStep, whose files make test runs as ordinary cases.
 FUZZTIME ?= 10m
 fuzz:
-	$(SIMD) go test -run '^$$' -fuzz '^FuzzStep$$' -fuzztime $(FUZZTIME) ./sim
+	$(SIMD) go test -run '^$$' -fuzz '^FuzzStep$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -timeout 0 ./sim
 
 # make run SCENE=mixed opens another preset or a scene file.
 SCENE ?= pyramid

@@ -2,9 +2,12 @@ package sim_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
+	"time"
 
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -34,6 +37,14 @@ func FuzzStep(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// A world of a few bodies steps in milliseconds; one that takes a minute is stuck (a loop that
+		// does not end on some input). Crash with every goroutine's stack, so that the fuzzer keeps the
+		// input and the trace says where.
+		stuck := time.AfterFunc(time.Minute, func() {
+			buf := make([]byte, 1<<20)
+			panic(fmt.Sprintf("FuzzStep: a world still stepping after a minute:\n%s", buf[:runtime.Stack(buf, true)]))
+		})
+		defer stuck.Stop()
 		fuzzWorld(t, &fuzzInput{b: data})
 	})
 }
