@@ -20,7 +20,10 @@ if [ -z "$scenes$piles" ] || [ -z "$solvers" ]; then
 	echo "soak.sh: no scenes or no solvers found" >&2
 	exit 1
 fi
-echo "soak: $steps steps of: $(echo $scenes) under: $(echo $solvers); $pile_steps steps of: $(echo $piles); flags: ${SOAK_FLAGS:-none}"
+# The load average at the start and the end: the step times are wall time, and other work on the
+# machine shows in them (above all in the slowest step).
+load() { [ -r /proc/loadavg ] && cut -d' ' -f1-3 /proc/loadavg || echo unknown; }
+echo "soak: $steps steps of: $(echo $scenes) under: $(echo $solvers); $pile_steps steps of: $(echo $piles); flags: ${SOAK_FLAGS:-none}; load average $(load)"
 echo
 echo '| scene | solver | bodies | steps | wall s | mean ms | 99.9% ms | slowest ms (step) | heap MiB early → end | RSS MiB early → end | memory | blow-up |'
 echo '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |'
@@ -44,5 +47,5 @@ for s in $piles; do
 	soak "$s" "$pile_steps"
 done
 echo
-echo "soak: $((SECONDS - start)) s in all; $([ $status = 0 ] && echo 'no blow-up, no growth' || echo 'FAILED (above)')"
+echo "soak: $((SECONDS - start)) s in all; load average $(load); $([ $status = 0 ] && echo 'no blow-up, no growth' || echo 'FAILED (above)')"
 exit $status
