@@ -25,8 +25,8 @@ fi
 load() { [ -r /proc/loadavg ] && cut -d' ' -f1-3 /proc/loadavg || echo unknown; }
 echo "soak: $steps steps of: $(echo $scenes) under: $(echo $solvers); $pile_steps steps of: $(echo $piles); flags: ${SOAK_FLAGS:-none}; load average $(load)"
 echo
-echo '| scene | solver | bodies | steps | wall s | mean ms | 99.9% ms | slowest ms (step) | heap MiB early → end | RSS MiB early → end | memory | blow-up |'
-echo '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |'
+echo '| scene | solver | bodies | steps | wall s | CPU s | mean ms | 99.9% ms | slowest ms (step) | heap MiB early → end | RSS MiB early → end | memory | blow-up |'
+echo '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |'
 status=0
 start=$SECONDS
 soak() { # SCENE STEPS FLAGS...
