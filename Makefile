@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf
+.PHONY: build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -101,6 +101,23 @@ JOLT ?= ../shared/tools/peers/jolt-runner
 
 bench-go:
 	go test -run '^$$' -bench . -benchmem $(SIM_PKGS)
+
+# make soak: the long runs (scripts/soak.sh; docs/PERF.md's "Long runs"): every preset of up to 1,000
+# bodies under every solver for SOAK_STEPS steps, and the piles (rain, pile) under their default solver
+# for SOAK_PILE_STEPS, one after another; each reports its memory early and at the end, any blow-up and
+# its slowest step. About 2 hours in full on a 2-core machine; make soak SOAK_STEPS=5000
+# SOAK_PILE_STEPS=1000 is a shorter version; SOAK_SCENES, SOAK_SOLVERS, SOAK_PILES and SOAK_FLAGS
+# (environment) narrow it.
+SOAK_STEPS ?= 100000
+SOAK_PILE_STEPS ?= 10000
+soak: build
+	scripts/soak.sh bin/sandbox $(SOAK_STEPS) $(SOAK_PILE_STEPS)
+
+# make fuzz: the step's fuzz test (sim/fuzz_step_test.go) with random worlds for FUZZTIME; a crasher
+# goes to sim/testdata/fuzz/FuzzStep, whose files make test runs as ordinary cases.
+FUZZTIME ?= 10m
+fuzz:
+	$(SIMD) go test -run '^$$' -fuzz '^FuzzStep$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -timeout 0 ./sim
 
 # make run SCENE=mixed opens another preset or a scene file.
 SCENE ?= pyramid

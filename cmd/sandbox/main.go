@@ -1,5 +1,5 @@
 // Command sandbox is Tumble's front end. With no arguments (or only flags) it opens the window app
-// (package ui), or renders a scene off screen to a PNG with -screenshot; its headless commands (run, bench, scenes, validate) load scene files or presets, step them
+// (package ui), or renders a scene off screen to a PNG with -screenshot; its headless commands (run, bench, soak, scenes, validate) load scene files or presets, step them
 // and report, as ../shared/docs/CONTRACT.md specifies. docs/SCENES.md is the user's reference.
 package main
 
@@ -35,6 +35,8 @@ var usage = `usage:
   sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N] [-grains auto|coarse|fine] [-islands=false] [-lanes 8|16] [-scalar] [-cpuprofile FILE]
   sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N] [-grains auto|coarse|fine] [-islands=false] [-lanes 8|16] [-scalar] [-cpuprofile FILE]
     recording: [-check-determinism [-check-workers 1,2]] [-record OUT.replay] [-record-budget MB] [-record-keyframe K]
+  sandbox soak -scene FILE|PRESET [-steps N] [-sample N] [-warm SECONDS] [-max-speed M/S] [-max-spin RAD/S] [-row] [the run flags]
+                                  a long run: memory growth, blow-ups, the slowest step (make soak)
   sandbox replay FILE [-trace OUT.csv] [-from A] [-to B] [-every K] [-check-determinism [-workers N]]
                                   describe a replay file, trace any range of it, re-simulate it
   sandbox scenes                  list the preset scenes
@@ -57,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdRun(args[1:], stdout, stderr)
 	case "bench":
 		return cmdBench(args[1:], stdout, stderr)
+	case "soak":
+		return cmdSoak(args[1:], stdout, stderr)
 	case "scenes":
 		return cmdScenes(args[1:], stdout, stderr)
 	case "validate":
