@@ -40,9 +40,9 @@ type Convergence struct {
 // convergence is the tracer's state (World.conv).
 type convergence struct {
 	on      bool
-	inStep  bool      // passes were traced since the step began
-	prevV   []Vec3    // each body's velocity (XPBD: correction) before the pass being measured
-	prevW   []Vec3    // its angular velocity (XPBD: rotation correction)
+	inStep  bool   // passes were traced since the step began
+	prevV   []Vec3 // each body's velocity (XPBD: correction) before the pass being measured
+	prevW   []Vec3 // its angular velocity (XPBD: rotation correction)
 	substep [NumStages]int
 	cur     Convergence // being filled by the step under way
 	last    Convergence // the last finished step's
@@ -112,7 +112,11 @@ func (w *World) endTrace() {
 		return
 	}
 	c.cur.Step = w.StepCount
-	if !c.inStep {
+	switch {
+	case w.backend != nil:
+		c.cur.Passes = c.cur.Passes[:0]
+		c.cur.None = "the " + w.backend.Capabilities().Name + " backend reports no per-pass residual"
+	case !c.inStep:
 		c.cur.Passes = c.cur.Passes[:0]
 		c.cur.None = "the " + w.pipe.plan.solver.Title() + " solver makes no passes: its forces are evaluated once per sub-step"
 	}

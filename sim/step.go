@@ -100,7 +100,9 @@ const (
 func (w *World) Step() error {
 	if w.backend != nil {
 		w.Stats.Handed, w.Stats.Stalls, w.Stats.FineGrains, w.Stats.IslandRegions = 0, 0, false, 0
-		return w.stepBackend()
+		err := w.stepBackend()
+		w.endTrace()
+		return err
 	}
 	if err := w.settings.Check(); err != nil {
 		return err

@@ -13,11 +13,13 @@ type tools struct {
 	labels   labelState
 	pert     perturbView
 	profile  profileState
+	conv     convergenceState
 }
 
 // viewOverlay reads what this frame draws over the 3D view (the perturbation, the labels) and writes
 // them, behind the panel, clipped to the view.
 func (a *App) viewOverlay() {
+	a.syncConvergenceTrace()
 	p, held := a.S.Perturbing()
 	if !held && !a.Debug.Labels {
 		a.tools.pert.cur, a.tools.pert.held = p, false
