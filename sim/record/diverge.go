@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"tumble/sim"
 )
@@ -51,6 +52,8 @@ type DriftReport struct {
 	Marks []int
 	// Edits are the recorded edits in the range, where the run took the recording's state again.
 	Edits []int
+	// FirstBody names the body furthest off at the first mark ("" when none is marked).
+	FirstBody string
 }
 
 // Diverged is the first marked step, or -1.
@@ -146,6 +149,12 @@ func (r *Recorder) Drift(o DriftOptions) (*DriftReport, error) {
 			rep.BitsFrom = step
 			if o.Tolerance == 0 {
 				rep.Marks = append(rep.Marks, step)
+				for i := range b.Len() { // the first body whose bits differ, where the exact bits are held
+					if g.hasExact() && !slices.Equal(bits[i*PoseWords:(i+1)*PoseWords], rec[i*PoseWords:(i+1)*PoseWords]) {
+						rep.FirstBody = b.Name[i]
+						break
+					}
+				}
 			}
 		}
 		slack := float32(0)
@@ -165,6 +174,9 @@ func (r *Recorder) Drift(o DriftOptions) (*DriftReport, error) {
 		}
 		rep.Err, rep.Body = append(rep.Err, worst), append(rep.Body, body)
 		if o.Tolerance > 0 && worst > next {
+			if len(rep.Marks) == 0 {
+				rep.FirstBody = b.Name[body]
+			}
 			rep.Marks = append(rep.Marks, step)
 			for worst > next && !math.IsInf(float64(next), 1) {
 				next *= 10
