@@ -24,6 +24,7 @@ type convergenceState struct {
 	has    bool      // last holds a traced step
 	values []float32 // the plotted values
 	line   string    // the summary under the plot
+	line2  string    // its second line: the first and last residuals
 }
 
 // convergenceLabel is the plot's tree node.
@@ -63,6 +64,7 @@ func (a *App) convergencePlot() {
 	}
 	c.values = c.values[:0]
 	overlay := ""
+	c.line2 = ""
 	switch {
 	case !c.has:
 		c.line = "tracing from the next step (a paused world: step with N)"
@@ -72,8 +74,8 @@ func (a *App) convergencePlot() {
 		l := &c.last
 		first, end := l.Passes[0].Residual, l.Passes[len(l.Passes)-1].Residual
 		subs := l.Passes[len(l.Passes)-1].Substep + 1
-		c.line = fmt.Sprintf("step %d: %d passes over %d sub-steps; first %.3g %s, last %.3g %s",
-			l.Step, len(l.Passes), subs, first, l.Unit, end, l.Unit)
+		c.line = fmt.Sprintf("step %d: %d passes over %d sub-steps", l.Step, len(l.Passes), subs)
+		c.line2 = fmt.Sprintf("first pass %.3g %s, last %.3g %s", first, l.Unit, end, l.Unit)
 		for _, p := range l.Passes {
 			v := p.Residual
 			if c.log {
@@ -107,4 +109,5 @@ func (a *App) convergencePlot() {
 			"its pose correction); the sub-steps' passes follow one another, solve then relax")
 	}
 	g.text(fitText(c.line, imgui.ContentRegionAvail().X))
+	keepLine(c.line2) // always there: the line below does not move
 }

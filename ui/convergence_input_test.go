@@ -44,7 +44,7 @@ func TestTheConvergencePlotTracesOnlyWhileOpen(t *testing.T) {
 	if len(c.last.Passes) != solve+relax || len(c.values) != solve+relax {
 		t.Fatalf("%d passes traced, %d plotted; the plan runs %d solve and %d relax passes", len(c.last.Passes), len(c.values), solve, relax)
 	}
-	if line := d.convergenceLine(); !strings.HasPrefix(line, "step ") || !strings.Contains(c.line, "passes over") || !strings.Contains(c.line, "m/s") {
+	if line := d.convergenceLine(); !strings.HasPrefix(line, "step ") || !strings.Contains(c.line, "passes over") || !strings.Contains(c.line2, "m/s") {
 		t.Errorf("summary %q (in full %q)", line, c.line)
 	}
 	linear := append([]float32(nil), c.values...)

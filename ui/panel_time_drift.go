@@ -106,23 +106,31 @@ func driftLine(what string, tol float32, d *record.DriftReport) string {
 		if d.BitsFrom < 0 {
 			return fmt.Sprintf("%s with %s: identical to the recording, bit for bit", steps, what)
 		}
-		return fmt.Sprintf("%s with %s: within %.3g mm of the recording (bits differ from step %d)", steps, what, 1000*tol, d.BitsFrom)
+		return fmt.Sprintf("%s with %s: within %s of the recording (bits differ from step %d)", steps, what, distance(tol), d.BitsFrom)
 	}
 	first := d.Marks[0]
 	s := fmt.Sprintf("with %s the run diverges at step %d", what, first)
 	if tol > 0 {
-		s += fmt.Sprintf(" (%s %.3g mm off)", d.FirstBody, 1000*d.Err[first-d.From-1])
+		s += fmt.Sprintf(" (%s %s off)", d.FirstBody, distance(d.Err[first-d.From-1]))
 	} else if d.FirstBody != "" {
 		s += fmt.Sprintf(" (%s's bits)", d.FirstBody)
 	}
 	if n := len(d.Marks); n > 1 {
 		last := d.Marks[n-1]
-		s += fmt.Sprintf("; %.3g mm off by step %d", 1000*d.Err[last-d.From-1], last)
+		s += fmt.Sprintf("; %s off by step %d", distance(d.Err[last-d.From-1]), last)
 	}
 	if tol > 0 && d.BitsFrom >= 0 {
 		s += fmt.Sprintf("; bits differ from step %d", d.BitsFrom)
 	}
 	return s
+}
+
+// distance writes a distance in mm below a metre, else in m.
+func distance(m float32) string {
+	if m < 1 {
+		return fmt.Sprintf("%.3g mm", 1000*m)
+	}
+	return fmt.Sprintf("%.3g m", m)
 }
 
 // driftMarks draws the re-simulation's marks on the recorded-step slider (its frame from lo to hi,
