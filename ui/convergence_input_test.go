@@ -22,7 +22,7 @@ func (d *driver) convergenceLine() string {
 // passes of every sub-step), falling over the solve's passes; its log scale moves nothing; a solver
 // with no passes (penalty) says so; closed again, the steps are untraced.
 func TestTheConvergencePlotTracesOnlyWhileOpen(t *testing.T) {
-	d := drive(t, Options{Scene: "stack", Open: []string{"simulation", "stats"}, NoShadows: true})
+	d := drive(t, Options{Scene: "stack", Open: []string{"simulation", "stats"}, NoShadows: true, Width: 800, Height: 700})
 	traced := func() (on bool) {
 		d.world(func(w *sim.World) { on = w.ConvergenceTraced() })
 		return on

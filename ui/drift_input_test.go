@@ -24,9 +24,11 @@ func (d *driver) runDrift() {
 // order, and the status line says at which step it diverges; under the recorded settings it repeats
 // bit for bit, and no mark is drawn.
 func TestReSimulatingMarksWhereTheRunDivergesOnTheTimeline(t *testing.T) {
-	d := drive(t, Options{Scene: "stack", Open: []string{"time"}, NoShadows: true})
-	d.frames(90)
+	d := drive(t, Options{Scene: "stack", Open: []string{"time"}, NoShadows: true, Width: 800, Height: 600})
 	d.click("Tumble/###play") // pause
+	if err := d.a.S.Steps(90); err != nil { // 90 steps recorded
+		t.Fatal(err)
+	}
 	f := &d.a.panel.time.drift
 	d.choose("time/re-simulate with", "jacobi")
 	d.choose("time/re-simulate on", "cpu")

@@ -130,7 +130,7 @@ func TestNoWidgetMovesWhenAnotherInItsSectionChanges(t *testing.T) {
 		a.S.View(func(w *sim.World) { a.Selected, _ = w.Find("door") })
 		a.S.Do(command.Pause(true))
 	}})
-	for _, name := range []string{"simulation", "spawn", "shoot", "joints", "inspect", "time", "debug", "probe", "capture"} {
+	for _, name := range []string{"simulation", "spawn", "shoot", "joints", "inspect", "time", "debug", "capture"} {
 		for _, s := range sections {
 			d.open(s.label, s.name == name)
 		}

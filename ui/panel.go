@@ -102,7 +102,7 @@ var sections = []struct {
 }{
 	{"scene", "Scene", true}, {"simulation", "Simulation", true}, {"spawn", "Spawn", false},
 	{"shoot", "Shoot", false}, {"joints", "Joints", false}, {"inspect", "Inspect", true},
-	{"time", "Time", false}, {"debug", "Debug draw", false}, {"probe", "Probe", false}, {"stats", "Stats", true},
+	{"time", "Time", false}, {"debug", "Debug draw", false}, {"stats", "Stats", true},
 	{"capture", "Capture", false},
 }
 
@@ -170,8 +170,6 @@ func (a *App) buildPanel(ww, wh float32) {
 			a.timeSection()
 		case "debug":
 			a.debugSection()
-		case "probe":
-			a.probeSection()
 		case "stats":
 			a.stats.show(a)
 		case "capture":

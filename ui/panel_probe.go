@@ -9,11 +9,18 @@ import (
 // probeTableRows is the hits list's height in rows: it scrolls past them.
 const probeTableRows = 6
 
-// probeSection is the Probe section: the scene query the view aims (probe.go), its shape, distance
-// and filter, and the hits it finds. Every line is there whatever is chosen (the shape's greyed for a
-// ray), so that choosing moves nothing.
-func (a *App) probeSection() {
+// probeLabel is the probe's tree node, at the end of the Debug draw section.
+const probeLabel = "probe: scene queries"
+
+// probeNode is the probe's part of the Debug draw section: the scene query the view aims (probe.go),
+// its shape, distance and filter, and the hits it finds, under a tree node. Every line is there
+// whatever is chosen (the shape's greyed for a ray), so that choosing moves nothing.
+func (a *App) probeNode() {
 	g := &a.w
+	if !g.treeNode(probeLabel) {
+		return
+	}
+	defer g.treePop()
 	p := &a.tools.probe
 	p.init()
 	g.checkbox("probe the view", &p.on)

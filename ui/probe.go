@@ -12,7 +12,7 @@ import (
 	"tumble/sim/geom"
 )
 
-// The probe (the Probe section), as Jolt's Samples aim theirs: the world's public scene queries
+// The probe (a tree node at the end of the Debug draw section), as Jolt's Samples aim theirs: the world's public scene queries
 // (sim.World.RayCast, RayCastAll, ShapeCast, Overlap with a QueryFilter) aimed in the view, from the
 // camera through the cursor or from an origin placed with the P key towards the cursor. Every frame
 // the cursor is over the view the query runs again; over the panel the aim stays where it was, so the

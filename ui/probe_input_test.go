@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -34,15 +35,16 @@ func boxGap(q, c mgl32.Vec3, r mgl32.Quat, h mgl32.Vec3) float32 {
 	return out.Len()
 }
 
-// The Probe section on the paused stack, through real clicks and keys: the ray through the cursor
+// The probe (in the Debug draw section) on the paused stack, through real clicks and keys: the ray through the cursor
 // meets the box under it on its surface, facing the ray, at the distance from the eye, and the view
 // labels the hit; every hit lists the boxes and the ground nearest first; the type checkboxes and the
 // selected body's exclusion filter them; a sphere cast stops a radius short of the box; an overlap at
 // the box's surface finds it; an origin placed with P on the ground aims from there, and a maximum
 // distance shorter than the way to the box finds nothing.
 func TestTheProbeAimsEachSceneQueryAndDrawsItsHits(t *testing.T) {
-	d := drive(t, Options{Scene: "stack", Open: []string{"probe"}, NoShadows: true,
+	d := drive(t, Options{Scene: "stack", Open: []string{"debug"}, NoShadows: true, Width: 800, Height: 700,
 		Setup: func(a *App) { a.S.Do(command.Pause(true)) }})
+	d.click("debug/" + probeLabel)
 	p := &d.a.tools.probe
 	var box5 sim.Handle
 	var c5 mgl32.Vec3
@@ -65,7 +67,7 @@ func TestTheProbeAimsEachSceneQueryAndDrawsItsHits(t *testing.T) {
 		t.Fatalf("the probe is off, yet it aimed (%d hits)", len(p.hits))
 	}
 
-	d.click("probe/probe the view")
+	d.click(probeLabel + "/probe the view")
 	d.pointTo(target)
 	if len(p.hits) != 1 || p.hits[0].name != "box5" {
 		t.Fatalf("ray through box5: hits %+v", p.hits)
@@ -85,7 +87,7 @@ func TestTheProbeAimsEachSceneQueryAndDrawsItsHits(t *testing.T) {
 		t.Errorf("%d labels drawn, summary %q", len(p.labels), d.a.probeSummary())
 	}
 
-	d.choose("probe/query", "ray: every hit")
+	d.choose(probeLabel+"/query", "ray: every hit")
 	d.pointTo(target)
 	names := func() []string {
 		var n []string
@@ -105,35 +107,36 @@ func TestTheProbeAimsEachSceneQueryAndDrawsItsHits(t *testing.T) {
 	if len(p.labels) != len(p.hits) {
 		t.Errorf("%d labels for %d hits", len(p.labels), len(p.hits))
 	}
-	d.click("probe/static")
-	d.frames(1)
+	// Aimed again after each click: scrolling the panel to a control may have moved the camera.
+	d.click(probeLabel + "/static")
+	d.pointTo(target)
 	if slices := names(); len(slices) == 0 || slices[len(slices)-1] == "ground" {
 		t.Errorf("static unticked: hits %v", slices)
 	}
-	d.click("probe/static")
-	d.click("probe/kinematic")
-	d.click("probe/dynamic")
-	d.frames(1)
+	d.click(probeLabel + "/static")
+	d.click(probeLabel + "/kinematic")
+	d.click(probeLabel + "/dynamic")
+	d.pointTo(target)
 	if n := names(); len(n) != 1 || n[0] != "ground" {
 		t.Errorf("only static bodies seen: hits %v", n)
 	}
-	d.click("probe/dynamic")
-	d.click("probe/kinematic")
+	d.click(probeLabel + "/dynamic")
+	d.click(probeLabel + "/kinematic")
 	d.a.Selected = box5
-	d.click("probe/skip the selected body")
-	d.frames(1)
+	d.click(probeLabel + "/skip the selected body")
+	d.pointTo(target)
 	if n := names(); len(n) == 0 || n[0] == "box5" {
 		t.Errorf("box5 selected and skipped: hits %v", n)
 	}
-	d.click("probe/skip the selected body")
+	d.click(probeLabel + "/skip the selected body")
 	d.a.Selected = sim.Handle{}
 
-	d.choose("probe/query", "ray: first hit")
+	d.choose(probeLabel+"/query", "ray: first hit")
 	d.pointTo(target)
 	rayT := p.hits[0].T
-	d.choose("probe/query", "shape cast")
-	d.choose("probe/probe shape", "sphere")
-	d.setText("probe/radius", 0, 1, "0.2")
+	d.choose(probeLabel+"/query", "shape cast")
+	d.choose(probeLabel+"/probe shape", "sphere")
+	d.setText(probeLabel+"/radius", 0, 1, "0.2")
 	d.pointTo(target)
 	if len(p.hits) != 1 || p.hits[0].name != "box5" {
 		t.Fatalf("sphere cast at box5: hits %v", names())
@@ -143,8 +146,8 @@ func TestTheProbeAimsEachSceneQueryAndDrawsItsHits(t *testing.T) {
 		t.Errorf("the sphere stopped %.4f m from box5 (want its radius, 0.2) at %.3f m (the ray's hit: %.3f)", g, p.hits[0].T, rayT)
 	}
 
-	d.choose("probe/probe shape", "capsule")
-	d.setText("probe/half height", 0, 1, "0.3")
+	d.choose(probeLabel+"/probe shape", "capsule")
+	d.setText(probeLabel+"/half height", 0, 1, "0.3")
 	d.pointTo(target)
 	if len(p.hits) != 1 {
 		t.Fatalf("a capsule cast at box5: hits %v", names())
@@ -153,16 +156,16 @@ func TestTheProbeAimsEachSceneQueryAndDrawsItsHits(t *testing.T) {
 		t.Errorf("a capsule (radius 0.2, half height 0.3) cast at box5: hits %v at %.3f m (the ray's: %.3f)", names(), p.hits[0].T, rayT)
 	}
 
-	d.choose("probe/query", "overlap")
-	d.choose("probe/probe shape", "box")
-	d.setText("probe/half extents", 0, 3, "0.1")
+	d.choose(probeLabel+"/query", "overlap")
+	d.choose(probeLabel+"/probe shape", "box")
+	d.setText(probeLabel+"/half extents", 0, 3, "0.1")
 	d.pointTo(target)
 	if !strings.Contains(strings.Join(names(), " "), "box5") || p.overlapped != len(p.hits) {
 		t.Errorf("a box on box5's surface overlaps %v (%d)", names(), p.overlapped)
 	}
 
-	d.choose("probe/query", "ray: first hit")
-	d.choose("probe/aim", "placed origin (P) to the cursor")
+	d.choose(probeLabel+"/query", "ray: first hit")
+	d.choose(probeLabel+"/aim", "placed origin (P) to the cursor")
 	if !strings.HasPrefix(d.a.probeSummary(), "no origin placed") {
 		t.Errorf("placed-origin aim without an origin: %q", d.a.probeSummary())
 	}
@@ -176,9 +179,23 @@ func TestTheProbeAimsEachSceneQueryAndDrawsItsHits(t *testing.T) {
 	if len(p.hits) != 1 || p.hits[0].name != "box5" || p.from.Sub(p.origin).Len() > 0.02 {
 		t.Fatalf("from the origin %v to box5: from %v, hits %v", p.origin, p.from, names())
 	}
-	d.setText("probe/max distance, m", 0, 1, "1")
+	d.setText(probeLabel+"/max distance, m", 0, 1, "1")
 	d.pointTo(target)
 	if len(p.hits) != 0 || d.a.probeSummary() != "no hit" {
 		t.Errorf("max distance 1 m, box5 %.1f m away: hits %v", target.Sub(p.origin).Len(), names())
+	}
+
+	// The layout rule: each query and each shape chosen moves nothing in the section (a ray greys the
+	// shape's lines, a sphere keeps the second size line).
+	for _, combo := range []string{"query", "probe shape"} {
+		path := d.reveal(probeLabel + "/" + combo).Path
+		before := d.sectionLayout("debug")
+		for k, n := 0, 1; k < n; k++ {
+			var o string
+			o, n = d.chooseNth(path, k)
+			after := d.sectionLayout("debug")
+			d.compareLayouts(fmt.Sprintf("%s was set to %q", combo, o), before, after)
+			before = after
+		}
 	}
 }
