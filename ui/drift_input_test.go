@@ -25,7 +25,7 @@ func (d *driver) runDrift() {
 // bit for bit, and no mark is drawn.
 func TestReSimulatingMarksWhereTheRunDivergesOnTheTimeline(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Open: []string{"time"}, NoShadows: true, Width: 800, Height: 600})
-	d.click("Tumble/###play") // pause
+	d.click("Tumble/###play")               // pause
 	if err := d.a.S.Steps(90); err != nil { // 90 steps recorded
 		t.Fatal(err)
 	}
