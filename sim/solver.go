@@ -240,12 +240,12 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 		w.refreshRows()
 		p.consts.mode = op.Mode
 		w.loadState()
-		for range op.Passes {
+		w.passes(op, func() {
 			pass()
 			if p.joints.useDirect {
 				w.solveJointsDirect(p.consts.mode.bias()) // the joints' equality rows, exactly (joint_direct.go)
 			}
-		}
+		})
 		w.storeState() // the wide joints' impulses go back to the joints once a step (StageStoreImpulses)
 	case StageRestitution:
 		w.syncWideImpulses()

@@ -64,12 +64,12 @@ func (impulseSolver) run(w *World, op Op) bool {
 	case StageSolve:
 		w.refreshRows()
 		w.pipe.consts.mode = op.Mode
-		for range op.Passes {
+		w.passes(op, func() {
 			w.eachJointColour(loopJointColour)
 			for k := range w.pipe.narrow.manifolds {
 				w.impulseManifold(&w.pipe.narrow.manifolds[k])
 			}
-		}
+		})
 	case StageProject:
 		for range op.Passes {
 			w.refreshRows()

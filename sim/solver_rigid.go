@@ -84,10 +84,10 @@ func (rigidSolver) run(w *World, op Op) bool {
 	case StageSolve:
 		w.refreshRows()
 		p.consts.mode = op.Mode // unbiased: rigid rows, open points closing their gap and no more
-		for range op.Passes {
+		w.passes(op, func() {
 			w.eachJointColour(loopJointColour)
 			w.eachColour(loopColour)
-		}
+		})
 	case StageRestitution:
 		w.eachColour(loopRestColour)
 	case StageProject:

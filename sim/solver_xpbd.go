@@ -542,10 +542,10 @@ func (xpbdSolver) run(w *World, op Op) bool {
 			w.joints[k].xl = [3]float32{}
 		}
 	case StageSolve:
-		for range op.Passes {
+		w.posePasses(op, func() {
 			w.eachJointColour(loopXJoint)
 			w.eachColour(loopXContact)
-		}
+		})
 	case StageDeriveVelocities:
 		for k := range w.joints {
 			j := &w.joints[k]

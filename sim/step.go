@@ -100,7 +100,9 @@ const (
 func (w *World) Step() error {
 	if w.backend != nil {
 		w.Stats.Handed, w.Stats.Stalls, w.Stats.FineGrains, w.Stats.IslandRegions = 0, 0, false, 0
-		return w.stepBackend()
+		err := w.stepBackend()
+		w.endTrace()
+		return err
 	}
 	if err := w.settings.Check(); err != nil {
 		return err
@@ -146,6 +148,7 @@ func (w *World) Step() error {
 	p.work.pool.stepTook(t.Sub(t0), n-w.Stats.Asleep, w.Stats.Stalls > 0)
 	w.StepCount++
 	w.Time = float64(w.StepCount) * float64(w.settings.Dt)
+	w.endTrace()
 	return w.checkBlowUp()
 }
 
@@ -285,7 +288,9 @@ func (w *World) prepare() {
 	p.islands.on = false
 	if p.plan.solver.traits().colours {
 		p.colourJoints(b, w.joints)
-		p.planIslands(b, w.joints)
+		if !w.conv.on { // traced passes are measured over the whole world (convergence.go)
+			p.planIslands(b, w.joints)
+		}
 		p.colourManifolds(b)
 		w.Stats.Colors = p.graph.colors
 	}

@@ -106,6 +106,8 @@ type World struct {
 	report     StepReport // the backend's last step
 
 	queries queryCache // the scene queries' tree (query.go)
+
+	conv convergence // the solver's per-pass residuals, while traced (convergence.go)
 }
 
 type slot struct {

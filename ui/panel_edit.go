@@ -340,6 +340,7 @@ func (a *App) debugSection() {
 	if g.button("Help (F1)") {
 		a.ShowHelp = !a.ShowHelp
 	}
+	a.probeNode() // last: opening it moves nothing above
 }
 
 func (a *App) helpOverlay(ww, wh float32) {

@@ -32,6 +32,7 @@ type timeForm struct {
 	openErr   bool
 	opening   *longJob // the open under way (loading and re-simulating off the UI thread), nil when none
 	openPath  string
+	drift     driftForm
 }
 
 // checkResult is a determinism check's outcome.
@@ -89,6 +90,7 @@ func (a *App) timeSection() {
 		}
 		imgui.WindowDrawList().AddRectFilled(imgui.Vec2{X: lo.X + w - 3, Y: lo.Y}, imgui.Vec2{X: lo.X + w, Y: hi.Y},
 			imgui.PackedColorFromVec4(col))
+		a.driftMarks(tl, lo, hi, w)
 	} else {
 		textDisabled("nothing recorded")
 	}
@@ -165,6 +167,7 @@ func (a *App) timeSection() {
 		a.openReplay(f.openFile)
 	}
 	tip("open a replay file (also: drop it on the window): scrubbed back to its first step, paused")
+	a.driftWidgets()
 	// The outcomes come last, so that one appearing (or wrapping) never moves a widget.
 	if f.saved != "" {
 		statusText(f.saved, f.saveErr)
@@ -174,6 +177,9 @@ func (a *App) timeSection() {
 	}
 	if f.opened != "" {
 		statusText(f.opened, f.openErr)
+	}
+	if f.drift.line != "" {
+		statusText(f.drift.line, f.drift.isErr)
 	}
 }
 

@@ -173,6 +173,7 @@ var Shortcuts = [][2]string{
 	{"Escape", "clear the selection, leave joint mode"},
 	{"F1", "this help"},
 	{"F12", "screenshot (Capture section: folder, video)"},
+	{"P", "place the probe's origin where the cursor points (Debug draw: probe)"},
 }
 
 // Key runs a key's binding (the 3D view's keys; ImGui gets them first when it wants the keyboard).
@@ -212,6 +213,8 @@ func (a *App) Key(k glfw.Key) {
 		a.ShowHelp = !a.ShowHelp
 	case glfw.KeyF12:
 		a.Screenshot()
+	case glfw.KeyP:
+		a.placeProbeOrigin()
 	}
 }
 

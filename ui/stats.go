@@ -203,6 +203,7 @@ func (s *statsHistory) show(a *App) {
 	}
 	imgui.Textf("step %.2f ms: %s", last(step), line)
 	a.profileTable()
+	a.convergencePlot()
 	if len(step) == 0 {
 		return // nothing sampled yet (ImGui's plots index their first value)
 	}

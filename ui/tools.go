@@ -13,13 +13,17 @@ type tools struct {
 	labels   labelState
 	pert     perturbView
 	profile  profileState
+	conv     convergenceState
+	probe    probeState
 }
 
 // viewOverlay reads what this frame draws over the 3D view (the perturbation, the labels) and writes
 // them, behind the panel, clipped to the view.
 func (a *App) viewOverlay() {
+	a.syncConvergenceTrace()
+	a.probeFrame()
 	p, held := a.S.Perturbing()
-	if !held && !a.Debug.Labels {
+	if !held && !a.Debug.Labels && !a.tools.probe.on {
 		a.tools.pert.cur, a.tools.pert.held = p, false
 		a.tools.labels.shown = a.tools.labels.shown[:0]
 		return
@@ -36,5 +40,6 @@ func (a *App) viewOverlay() {
 	dl.PushClipRect(imgui.Vec2{}, imgui.Vec2{X: vw, Y: vh})
 	a.drawLabels(dl)
 	a.perturbOverlay(dl, vw, vh)
+	a.probeOverlay(dl, vw, vh)
 	dl.PopClipRect()
 }

@@ -42,6 +42,8 @@ type Session struct {
 	perturb *Perturb // the Ctrl-drag force or torque (perturb.go)
 	prof    profile  // the latest steps' stage times (profile.go)
 
+	traceConv bool // the steps trace the solver's per-pass residuals (convergence.go)
+
 	backend  string   // the kind of backend the world runs on (UseBackend), "" for the CPU
 	backends Backends // how backends are made (SetBackends)
 
@@ -304,6 +306,9 @@ func (s *Session) stepLocked() error {
 			s.setErr(err)
 			return err
 		}
+	}
+	if s.world.ConvergenceTraced() != s.traceConv {
+		s.world.TraceConvergence(s.traceConv) // whichever world the session holds now
 	}
 	err := s.world.Step()
 	if err != nil {

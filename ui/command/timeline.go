@@ -23,13 +23,15 @@ import (
 // timeline is the session's recording state.
 type timeline struct {
 	rec     *record.Recorder
-	recErr  error      // why recording is off (a backend other than the CPU), nil when recording
-	live    *sim.World // the live world while scrubbed back (nil when it was dropped for a branch)
-	cursor  int        // the step shown while scrubbed back; -1 when live
-	viewKey int        // the keyframe step the view world was restored from (while scrubbed back)
-	speed   float64    // playback and simulation speed, 1/8 to 4
-	acc     float64    // playback accumulator while scrubbed back, seconds
-	dirty   bool       // commands since the last record: the next record is an edit keyframe
+	recErr  error               // why recording is off (a backend other than the CPU), nil when recording
+	live    *sim.World          // the live world while scrubbed back (nil when it was dropped for a branch)
+	cursor  int                 // the step shown while scrubbed back; -1 when live
+	viewKey int                 // the keyframe step the view world was restored from (while scrubbed back)
+	speed   float64             // playback and simulation speed, 1/8 to 4
+	acc     float64             // playback accumulator while scrubbed back, seconds
+	dirty   bool                // commands since the last record: the next record is an edit keyframe
+	gen     int                 // counts the recording's rewrites (a restart, a branch, a replay opened)
+	drift   *record.DriftReport // the last re-simulation's comparison with this recording (drift.go)
 }
 
 // Speeds are the timeline's playback speeds.
@@ -57,6 +59,7 @@ func (s *Session) startRecording() {
 	}
 	t.rec.Reset()
 	t.cursor, t.dirty, t.recErr = -1, false, nil
+	t.rewritten()
 	if t.live != nil {
 		t.live.Close()
 		t.live = nil
@@ -118,7 +121,9 @@ func (s *Session) branch() error {
 	if err := t.rec.Seek(s.world, step, nil); err != nil {
 		return fmt.Errorf("branching at step %d: %w", step, err)
 	}
-	t.rec.Truncate(step)
+	if t.rec.Truncate(step) {
+		t.rewritten()
+	}
 	return nil
 }
 
@@ -239,6 +244,9 @@ type Timeline struct {
 	ExactBytes  int64   // the part of Bytes the exact poses hold
 	Speed       float64 // playback and simulation speed
 	Off         error   // why nothing is recorded, or nil
+	// Drift is the last re-simulation's comparison with the recording (ReSimulate), nil when none
+	// was made since the recording was last rewritten.
+	Drift *record.DriftReport
 }
 
 // Timeline returns the recording's state.
@@ -246,7 +254,7 @@ func (s *Session) Timeline() Timeline {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t := &s.time
-	out := Timeline{Cursor: t.cursor, Speed: t.speed, Off: t.recErr, Last: -1}
+	out := Timeline{Cursor: t.cursor, Speed: t.speed, Off: t.recErr, Last: -1, Drift: t.drift}
 	if t.rec != nil {
 		out.First, out.Last, out.Bytes, out.Budget, out.Keyframes = t.rec.First(), t.rec.Last(), t.rec.Bytes(), t.rec.Budget, t.rec.Keyframes()
 		out.ExactFrom, out.ExactBytes = t.rec.ExactFrom(), t.rec.ExactBytes()
@@ -448,6 +456,7 @@ func (s *Session) InstallReplay(p *PreparedReplay) error {
 		t.speed = 1
 	}
 	t.rec, t.recErr, t.cursor, t.dirty, t.acc = rec, nil, -1, false, 0
+	t.rewritten()
 	s.paused = true
 	if rec.First() < rec.Last() {
 		return s.show(rec.First())
