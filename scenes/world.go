@@ -121,6 +121,9 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 		if j.Motor != nil {
 			d.HasMotor = true
 			d.Motor = sim.Motor{Speed: float32(j.Motor.Speed), MaxForce: float32(j.Motor.MaxForce)}
+			if j.Motor.Mode == "position" {
+				d.Motor.Mode, d.Motor.Target = sim.MotorPosition, float32(*j.Motor.Target)
+			}
 		}
 		if j.AxisB != nil {
 			d.AxisB = unit(*j.AxisB)
