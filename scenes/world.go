@@ -121,8 +121,8 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 		if j.Motor != nil {
 			d.HasMotor = true
 			d.Motor = sim.Motor{Speed: float32(j.Motor.Speed), MaxForce: float32(j.Motor.MaxForce)}
-			if j.Motor.Mode == "position" {
-				d.Motor.Mode, d.Motor.Target = sim.MotorPosition, float32(*j.Motor.Target)
+			if mode, _ := sim.ParseMotorMode(j.Motor.Mode); mode == sim.MotorPosition {
+				d.Motor.Mode, d.Motor.Target = mode, float32(*j.Motor.Target)
 			}
 		}
 		if j.AxisB != nil {

@@ -428,7 +428,7 @@ func (s *Session) currentScene() *scenes.Scene {
 					if j.Type == sim.Hinge {
 						t = math.Remainder(t, 2*math.Pi)
 					}
-					fj.Motor.Mode, fj.Motor.Target = "position", &t
+					fj.Motor.Mode, fj.Motor.Target = sim.MotorPosition.String(), &t
 				}
 			}
 		}
