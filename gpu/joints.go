@@ -15,6 +15,7 @@ const (
 	jointLimits = 1 << iota // hinge, piston: limits on the coordinate
 	jointMotor              // hinge, piston: a motor on the coordinate
 	jointTwist              // ball: twist limits
+	jointServo              // hinge, piston: the motor drives the coordinate to its target (sim.MotorPosition)
 )
 
 // v3 converts a sim vector to its device layout.
@@ -86,13 +87,16 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 		if def.HasTwist {
 			flags |= jointTwist
 		}
+		if def.HasMotor && def.Motor.Mode == sim.MotorPosition {
+			flags |= jointServo
+		}
 		j.host = append(j.host, tbJoint{
 			Type: int32(def.Type), A: int32(f.A), B: int32(f.B), Flags: flags,
 			LocalA: v3(f.LocalA), LocalB: v3(f.LocalB), AxisA: v3(f.AxisA), AxisB: v3(f.AxisB),
 			PerpA: v3(f.PerpA), PerpB: v3(f.PerpB),
 			Rel0: [4]float32{f.Rel0.V[0], f.Rel0.V[1], f.Rel0.V[2], f.Rel0.W},
 			Lo:   def.Limits[0], Hi: def.Limits[1],
-			MotorSpeed: def.Motor.Speed, MotorMaxForce: def.Motor.MaxForce,
+			MotorSpeed: def.Motor.Speed, MotorMaxForce: def.Motor.MaxForce, MotorTarget: def.Motor.Target,
 			Swing: def.Swing, TwistLo: def.Twist[0], TwistHi: def.Twist[1],
 		})
 	}

@@ -77,7 +77,7 @@ type tbLineVertex struct {
 	C [4]float32
 }
 
-// tbJoint mirrors TbJoint of kernels/joints.cu (992 bytes).
+// tbJoint mirrors TbJoint of kernels/joints.cu (996 bytes).
 //
 // TbJoint is one joint: its definition and creation frames (uploaded by gpu/joints.go from
 // sim.JointFrame), the split masses fixed for the step, and its parts. Its Go mirror (tbJoint) is
@@ -90,6 +90,7 @@ type tbJoint struct {
 	Rel0                                       [4]float32 // qA^-1 qB at creation (x, y, z, w)
 	Lo, Hi                                     float32    // coordinate limits
 	MotorSpeed, MotorMaxForce                  float32
+	MotorTarget                                float32 // a servo's target coordinate (TB_JOINT_SERVO)
 	Swing                                      float32 // ball: swing cone angle, 0 for none
 	TwistLo, TwistHi                           float32 // ball: twist limits
 	// Per step: inverse masses and world inverse inertias scaled by the split counts (column-major).

@@ -90,6 +90,7 @@ func TestLayoutsMatchC(t *testing.T) {
 			{"hi", unsafe.Offsetof(tbJoint{}.Hi)},
 			{"motorSpeed", unsafe.Offsetof(tbJoint{}.MotorSpeed)},
 			{"motorMaxForce", unsafe.Offsetof(tbJoint{}.MotorMaxForce)},
+			{"motorTarget", unsafe.Offsetof(tbJoint{}.MotorTarget)},
 			{"swing", unsafe.Offsetof(tbJoint{}.Swing)},
 			{"twistLo", unsafe.Offsetof(tbJoint{}.TwistLo)},
 			{"twistHi", unsafe.Offsetof(tbJoint{}.TwistHi)},

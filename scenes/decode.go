@@ -569,12 +569,21 @@ func (d *decoder) joint(n *node, path string, j *Joint) {
 	}
 	if v, ok := m["motor"]; ok {
 		mp := join(path, "motor")
-		mm := d.fields(v, mp, "speed", "maxForce")
-		d.required(mm, "speed", mp)
+		mm := d.fields(v, mp, "mode", "speed", "target", "maxForce")
+		mode := d.optString(mm, "mode", mp)
+		// A servo's speed is an optional limit; a speed motor's is what it drives to.
+		if mode == "position" {
+			d.required(mm, "target", mp)
+		} else {
+			d.required(mm, "speed", mp)
+		}
 		d.required(mm, "maxForce", mp)
-		speed, force := d.optNumber(mm, "speed", mp), d.optNumber(mm, "maxForce", mp)
+		speed, target, force := d.optNumber(mm, "speed", mp), d.optNumber(mm, "target", mp), d.optNumber(mm, "maxForce", mp)
 		if d.err == nil {
-			j.Motor = &Motor{Speed: *speed, MaxForce: *force}
+			j.Motor = &Motor{Mode: mode, Target: target, MaxForce: *force}
+			if speed != nil {
+				j.Motor.Speed = *speed
+			}
 		}
 	}
 }

@@ -144,10 +144,15 @@ type Cluster struct {
 	Linear    *float64 `json:"linear,omitempty"`  // in [0, 1]: share of the linear fit in the goal (stretch and shear); default 0
 }
 
-// Motor drives a joint's free coordinate towards a target speed with a bounded force.
+// Motor drives a joint's free coordinate with a bounded force: to a speed, or (mode "position", a
+// servo) to a target coordinate (sim.Motor).
 type Motor struct {
-	Speed    float64 `json:"speed"`    // rad/s or m/s
-	MaxForce float64 `json:"maxForce"` // N m or N; > 0
+	Mode string `json:"mode,omitempty"` // "speed" (the default, also when empty) or "position"
+	// Speed is the target speed (mode speed, required) or the largest speed (mode position, optional:
+	// 0 or absent for no limit), rad/s or m/s.
+	Speed    float64  `json:"speed"`
+	Target   *float64 `json:"target,omitempty"` // mode position only, required there: rad (hinge, in [-pi, pi]) or m (piston)
+	MaxForce float64  `json:"maxForce"`         // N m or N; > 0
 }
 
 // Defaults for fields a scene file leaves out.

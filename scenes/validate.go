@@ -416,6 +416,22 @@ func (j *Joint) validate(c *check, path string, s *Scene, names map[string]int) 
 		if !axial {
 			c.fail(mp, "only hinge and piston joints have a motor", "")
 		}
+		switch j.Motor.Mode {
+		case "", "speed":
+			if j.Motor.Target != nil {
+				c.fail(mp+".target", `only a position motor (mode "position") has a target`, fmtNum(*j.Motor.Target))
+			}
+		case "position":
+			if j.Motor.Target == nil {
+				c.fail(mp+".target", "missing (required for mode position)", "")
+			} else if j.Type == "hinge" {
+				c.num(mp+".target", *j.Motor.Target, -math.Pi, math.Pi, false, " rad")
+			} else {
+				c.num(mp+".target", *j.Motor.Target, -MaxCoordinate, MaxCoordinate, false, " m")
+			}
+		default:
+			c.fail(mp+".mode", `unknown motor mode (want "speed" or "position")`, strconv.Quote(j.Motor.Mode))
+		}
 		c.num(mp+".speed", j.Motor.Speed, -MaxMotorSpeed, MaxMotorSpeed, false, "")
 		c.num(mp+".maxForce", j.Motor.MaxForce, 0, MaxMotorForce, true, "")
 	}

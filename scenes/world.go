@@ -121,6 +121,9 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 		if j.Motor != nil {
 			d.HasMotor = true
 			d.Motor = sim.Motor{Speed: float32(j.Motor.Speed), MaxForce: float32(j.Motor.MaxForce)}
+			if mode, _ := sim.ParseMotorMode(j.Motor.Mode); mode == sim.MotorPosition {
+				d.Motor.Mode, d.Motor.Target = mode, float32(*j.Motor.Target)
+			}
 		}
 		if j.AxisB != nil {
 			d.AxisB = unit(*j.AxisB)

@@ -105,3 +105,33 @@ func TestWorldRefusesAnInvalidSceneWithoutAWorld(t *testing.T) {
 		t.Errorf("duplicate name accepted")
 	}
 }
+
+// examples/joint-servo.json: its servos bring a two-link arm to 45 degrees at the shoulder and -60
+// at the elbow, and a block up 0.5 m, and hold them there within 1e-3 rad or m (sim's servo tests
+// say why that bound).
+func TestServoExampleHoldsItsTargets(t *testing.T) {
+	s, err := Load("../examples/joint-servo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.World(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := []float32{0.7854, -1.0472, 0.5}
+	for k, want := range targets {
+		if m := w.Joint(k).Motor; m.Mode != sim.MotorPosition || m.Target != want {
+			t.Fatalf("joint %d: motor %+v, want a position motor to %v", k, m, want)
+		}
+	}
+	for range 180 {
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, want := range targets {
+		if x := w.JointCoordinate(k); math.Abs(float64(x-want)) > 1e-3 {
+			t.Errorf("joint %d at %.5f after 3 s, want %v", k, x, want)
+		}
+	}
+}

@@ -29,11 +29,87 @@ func (t JointType) String() string {
 	return "unknown"
 }
 
-// Motor drives a joint's free coordinate towards a target speed with a bounded force.
+// MotorMode says what a joint's motor drives its free coordinate to.
+type MotorMode uint8
+
+// The motor modes.
+const (
+	// MotorSpeed drives the coordinate's rate to Motor.Speed.
+	MotorSpeed MotorMode = iota
+	// MotorPosition (a servo) drives the coordinate to Motor.Target: each sub-step it asks for the rate
+	// that closes the error e in that sub-step, e / h, but no faster than |Motor.Speed| (no limit when
+	// it is 0) nor than sqrt(MaxForce |e| / m), m the coordinate's effective mass (inertia): the speed
+	// from which half the force stops it within e, so it arrives without overshooting a load up to half
+	// its force. The force is bounded as in MotorSpeed. Against a load within its force it holds the
+	// target (each sub-step cancels what the load added since the last); against more it stalls where
+	// the load's force equals MaxForce.
+	MotorPosition
+)
+
+var motorModeNames = [...]string{"speed", "position"}
+
+// String returns the mode's name as used in scene files.
+func (m MotorMode) String() string {
+	if int(m) < len(motorModeNames) {
+		return motorModeNames[m]
+	}
+	return "unknown"
+}
+
+// ParseMotorMode returns the mode named s (String's names).
+func ParseMotorMode(s string) (MotorMode, bool) {
+	for i, n := range motorModeNames {
+		if n == s {
+			return MotorMode(i), true
+		}
+	}
+	return 0, false
+}
+
+// Motor drives a joint's free coordinate (JointCoordinate) with a bounded force: to a speed, or to a
+// target coordinate (Mode).
 type Motor struct {
-	Speed    float32 // rad/s (hinge) or m/s (piston)
+	Mode MotorMode
+	// Speed is the target rate in MotorSpeed mode and the largest rate (its magnitude; 0 for none) in
+	// MotorPosition mode: rad/s (hinge) or m/s (piston).
+	Speed float32
+	// Target is MotorPosition's target coordinate: radians (hinge, in [-pi, pi]) or metres (piston),
+	// from the creation pose as JointCoordinate measures it.
+	Target   float32
 	MaxForce float32 // N m or N
 }
+
+// rate returns the rate the motor drives the coordinate x to in a sub-step of 1/invH seconds, its row's
+// effective mass being mass (K^-1; 0 where no body can move it). A hinge's coordinate is an angle in
+// (-pi, pi]: with wrap (a hinge without limits, free to turn past pi) the error is taken the short way
+// round.
+func (m *Motor) rate(x float32, wrap bool, invH, mass float32) float32 {
+	if m.Mode != MotorPosition {
+		return m.Speed
+	}
+	e := m.Target - x
+	if wrap {
+		if e > math.Pi {
+			e -= 2 * math.Pi
+		} else if e < -math.Pi {
+			e += 2 * math.Pi
+		}
+	}
+	v := e * invH
+	if s := vecmath.Abs(m.Speed); s > 0 {
+		v = min(max(v, -s), s)
+	}
+	if mass > 0 {
+		// Braking from v at a = MaxForce / (2 mass) covers v^2 / (2 a) = |e| at this speed.
+		s := vecmath.Sqrt(m.MaxForce * vecmath.Abs(e) / mass)
+		v = min(max(v, -s), s)
+	}
+	return v
+}
+
+// motorWraps says whether joint type t with or without limits measures its motor's error the short
+// way round (Motor.rate's wrap).
+func motorWraps(t JointType, limits bool) bool { return t == Hinge && !limits }
 
 // JointDef describes a joint between two bodies, or between a body and the static world.
 type JointDef struct {
@@ -205,6 +281,12 @@ func checkJointParams(i int, d *JointDef) error {
 		return fmt.Errorf("joint %d: twist: lo must be <= hi, got %v", i, d.Twist)
 	case d.HasMotor && !finite(d.Motor.Speed):
 		return fmt.Errorf("joint %d: motor speed: must be finite, got %v", i, d.Motor.Speed)
+	case d.HasMotor && d.Motor.Mode > MotorPosition:
+		return fmt.Errorf("joint %d: motor mode: unknown mode %d", i, d.Motor.Mode)
+	case d.HasMotor && d.Motor.Mode == MotorPosition && !finite(d.Motor.Target):
+		return fmt.Errorf("joint %d: motor target: must be finite, got %v", i, d.Motor.Target)
+	case d.HasMotor && d.Motor.Mode == MotorPosition && d.Type == Hinge && !(vecmath.Abs(d.Motor.Target) <= math.Pi):
+		return fmt.Errorf("joint %d: motor target: a hinge's angle is in [-pi, pi], got %v", i, d.Motor.Target)
 	case d.HasMotor && !(finite(d.Motor.MaxForce) && d.Motor.MaxForce >= 0):
 		return fmt.Errorf("joint %d: motor max force: must be finite and >= 0, got %v", i, d.Motor.MaxForce)
 	case !(finite(d.Swing) && d.Swing >= 0):

@@ -39,7 +39,7 @@ func (w *World) solveHinge(j *joint, useBias bool) {
 		r := &j.angle.motor
 		maxImpulse := def.Motor.MaxForce / p.consts.invH
 		v := r.rb.Dot(wB) - r.ra.Dot(wA)
-		acc := min(max(r.impulse+r.mass*(def.Motor.Speed-v), -maxImpulse), maxImpulse)
+		acc := min(max(r.impulse+r.mass*(def.Motor.rate(j.coord, !def.HasLimits, p.consts.invH, r.mass)-v), -maxImpulse), maxImpulse)
 		imp := acc - r.impulse
 		r.impulse = acc
 		if imp != 0 {

@@ -8,12 +8,20 @@ import (
 
 // jointKernelScene is a small ragdoll-like tangle that falls on the ground: capsule limbs on ball
 // joints with swing cones and twist limits, a hinged pair with angle limits and a motor, a hinge and
-// a free ball joint to the world, so that every row of the written-out kernels acts, at and away from
+// a free ball joint to the world, two hinges with position motors, so that every row of the written-out kernels acts, at and away from
 // its limits, with contacts pushing the limbs.
 func jointKernelScene(t *testing.T, s Settings) *World {
 	w := gravityWorld(s)
 	groundPlane(t, w, 0.6, 0)
 	addTangle(t, w, 0)
+	// Position motors (servos): an arm on the world that must lift against gravity (no limits: the
+	// error taken the short way round), and a pair with limits whose target is past its upper limit.
+	arm := mustAdd(t, w, BodyDef{Shape: boxShape(0.3, 0.05, 0.05), Position: Vec3{4.3, 2, 0}, Mass: 1})
+	mustJoint(t, w, JointDef{Type: Hinge, BodyA: arm, Anchor: Vec3{4, 2, 0}, Axis: Vec3{0, 0, 1},
+		HasMotor: true, Motor: Motor{Mode: MotorPosition, Target: 1, Speed: 3, MaxForce: 4}})
+	p := mustAdd(t, w, BodyDef{Shape: boxShape(0.3, 0.1, 0.1), Position: Vec3{5.3, 1.5, 0}, Mass: 1})
+	mustJoint(t, w, JointDef{Type: Hinge, BodyA: p, BodyB: arm, Anchor: Vec3{4.6, 2, 0}, Axis: Vec3{0, 0, 1},
+		HasLimits: true, Limits: [2]float32{-0.5, 0.5}, HasMotor: true, Motor: Motor{Mode: MotorPosition, Target: 0.8, MaxForce: 2}})
 	return w
 }
 

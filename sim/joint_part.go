@@ -189,9 +189,11 @@ func (a *anglePart) warm(s *jointPair, limits, motor bool) {
 	}
 }
 
-func (a *anglePart) solve(s *jointPair, soft *softness, useBias bool, invH float32, limits bool, motor *Motor) {
+// solve runs the coordinate's rows: the motor (when given; x is the coordinate and wrap Motor.rate's)
+// then the limits.
+func (a *anglePart) solve(s *jointPair, soft *softness, useBias bool, invH float32, limits bool, motor *Motor, x float32, wrap bool) {
 	if motor != nil {
-		a.motor.solveMotor(s, motor.Speed, motor.MaxForce/invH)
+		a.motor.solveMotor(s, motor.rate(x, wrap, invH, a.motor.mass), motor.MaxForce/invH)
 	}
 	if limits {
 		a.lower.solveLimit(s, soft, useBias, invH)

@@ -262,19 +262,19 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 			j.swing.solveLimit(s, soft, useBias, p.consts.invH)
 		}
 		if def.HasTwist {
-			j.twist.solve(s, soft, useBias, p.consts.invH, true, nil)
+			j.twist.solve(s, soft, useBias, p.consts.invH, true, nil, 0, false)
 		}
 		if !p.joints.useDirect {
 			j.point.solve(s, soft, useBias)
 		}
 	case Hinge:
-		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor)
+		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.hinge.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
 	case Piston:
-		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor)
+		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.rot.solve(s, soft, useBias)
 			j.perp[0].solveEquality(s, soft, useBias)

@@ -274,7 +274,7 @@ func (w *World) xpbdJointVelocity(j *joint) {
 	j.angle.motor.impulse = 0
 	var s jointPair
 	w.loadJoint(j, &s)
-	j.angle.motor.solveMotor(&s, def.Motor.Speed, def.Motor.MaxForce*p.consts.h)
+	j.angle.motor.solveMotor(&s, def.Motor.rate(j.coord, motorWraps(def.Type, def.HasLimits), p.consts.invH, j.angle.motor.mass), def.Motor.MaxForce*p.consts.h)
 	w.storeJoint(j, &s)
 }
 

@@ -68,8 +68,10 @@ type jointForm struct {
 	useLimits    bool
 	limits       [2]float32
 	useMotor     bool
-	motor        [2]float32
-	selected     int // the joint shown in the inspector, -1 none
+	motor        [2]float32 // speed (a servo's largest speed), max force
+	servo        bool       // the motor drives to target (sim.MotorPosition)
+	target       float32    // rad or m
+	selected     int        // the joint shown in the inspector, -1 none
 }
 
 func (p *panelState) init() {

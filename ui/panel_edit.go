@@ -62,12 +62,24 @@ func (a *App) jointsSection() {
 		keepLine("no limits")
 	}
 	g.checkbox("motor", &f.useMotor)
-	if f.useMotor {
+	g.sameLine("checkbox", "servo")
+	g.checkbox("servo", &f.servo)
+	tip("a servo drives the joint to a target angle or travel (at most the max speed, 0: no limit); otherwise the motor drives it at a speed")
+	switch {
+	case f.useMotor && f.servo:
+		m := [3]float32{f.target * u.scale, f.motor[0] * u.scale, f.motor[1]}
+		if g.dragFloat3(u.servo, &m, 0.05*u.scale, -u.targetMax, 1000, "%.2f") {
+			if sm, ok := u.servoOf(m); ok {
+				f.target, f.motor = sm.Target, [2]float32{sm.Speed, sm.MaxForce}
+			}
+		}
+		tip(servoTip)
+	case f.useMotor:
 		m := [2]float32{f.motor[0] * u.scale, f.motor[1]}
 		if g.dragFloat2(u.motor, &m, 0.05*u.scale, -100*u.scale, 1000, "%.2f") {
 			f.motor = [2]float32{m[0] / u.scale, m[1]}
 		}
-	} else {
+	default:
 		keepLine("no motor")
 	}
 	if f.a == (sim.Handle{}) {
@@ -135,7 +147,12 @@ func (a *App) motorSpec() *sim.Motor {
 	if !a.panel.joint.useMotor {
 		return nil
 	}
-	return &sim.Motor{Speed: a.panel.joint.motor[0], MaxForce: a.panel.joint.motor[1]}
+	f := &a.panel.joint
+	m := &sim.Motor{Speed: f.motor[0], MaxForce: f.motor[1]}
+	if f.servo {
+		m.Mode, m.Target = sim.MotorPosition, f.target
+	}
+	return m
 }
 
 // JoinSpec is the Joints section's current specification.

@@ -49,12 +49,19 @@ func (a *App) jointInspector(k int) {
 	if d.HasLimits {
 		lim = fmt.Sprintf(" (limits %.1f to %.1f)", d.Limits[0]*deg, d.Limits[1]*deg)
 	}
+	servo := d.HasMotor && d.Motor.Mode == sim.MotorPosition
 	switch d.Type {
 	case sim.Hinge:
+		if servo {
+			lim += fmt.Sprintf(", servo to %.1f", d.Motor.Target*deg)
+		}
 		imgui.Textf("angle %.1f deg%s", st.Coordinate*deg, lim)
 	case sim.Piston:
 		if d.HasLimits {
 			lim = fmt.Sprintf(" (limits %.3f to %.3f)", d.Limits[0], d.Limits[1])
+		}
+		if servo {
+			lim += fmt.Sprintf(", servo to %.3f", d.Motor.Target)
 		}
 		imgui.Textf("travel %.3f m%s", st.Coordinate, lim)
 	case sim.Ball:
@@ -111,8 +118,32 @@ func (a *App) jointInspector(k int) {
 			}
 			edit("joint motor", e)
 		}
-		if motor {
-			u := unitOf(d.Type)
+		g.sameLine("checkbox", "servo##own")
+		if g.checkbox("servo##own", &servo) {
+			// A servo switched on holds the joint where it is now (its target the coordinate), with the
+			// motor's force, or 100 N m or N where none was set; switched off it is a speed motor again.
+			m := d.Motor
+			if m.MaxForce == 0 {
+				m.MaxForce = 100
+			}
+			m.Mode = sim.MotorSpeed
+			if servo {
+				m.Mode, m.Target = sim.MotorPosition, min(max(st.Coordinate, -math.Pi), math.Pi)
+			}
+			edit("joint servo", command.JointEdit{Motor: &m})
+			motor = true
+		}
+		tip("a servo drives the joint to a target angle or travel (at most the max speed, 0: no limit); otherwise the motor drives it at a speed")
+		u := unitOf(d.Type)
+		if motor && servo {
+			m := [3]float32{d.Motor.Target * u.scale, d.Motor.Speed * u.scale, d.Motor.MaxForce}
+			a.commitDrag3(u.servo+"##own", of, m, 0.05*u.scale, -u.targetMax, 1e5, "%.2f", func(m [3]float32) {
+				if sm, ok := u.servoOf(m); ok {
+					a.editJointID(id, "joint servo", command.JointEdit{Motor: &sm})
+				}
+			})
+			tip(servoTip)
+		} else if motor {
 			m := [2]float32{d.Motor.Speed * u.scale, d.Motor.MaxForce}
 			a.commitDrag2(u.motor+"##own", of, m, 0.05*u.scale, -100*u.scale, 1e5, "%.2f", func(m [2]float32) {
 				if m[1] >= 0 {

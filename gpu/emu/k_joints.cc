@@ -18,6 +18,7 @@ static const tbemu::field_offset tb_fields_TbJoint[] = {
 	{"hi", offsetof(TbJoint, hi)},
 	{"motorSpeed", offsetof(TbJoint, motorSpeed)},
 	{"motorMaxForce", offsetof(TbJoint, motorMaxForce)},
+	{"motorTarget", offsetof(TbJoint, motorTarget)},
 	{"swing", offsetof(TbJoint, swing)},
 	{"twistLo", offsetof(TbJoint, twistLo)},
 	{"twistHi", offsetof(TbJoint, twistHi)},
@@ -48,7 +49,7 @@ static const tbemu::field_offset tb_fields_TbJoint[] = {
 	{"twistLower", offsetof(TbJoint, twistLower)},
 	{"twistUpper", offsetof(TbJoint, twistUpper)},
 };
-static tbemu::layout_registrar tb_layout_TbJoint("TbJoint", sizeof(TbJoint), tb_fields_TbJoint, 44);
+static tbemu::layout_registrar tb_layout_TbJoint("TbJoint", sizeof(TbJoint), tb_fields_TbJoint, 45);
 static const tbemu::field_offset tb_fields_TbJointRow[] = {
 	{"d", offsetof(TbJointRow, d)},
 	{"ra", offsetof(TbJointRow, ra)},

@@ -20,6 +20,7 @@
 #define TB_JOINT_LIMITS 1u // hinge, piston: limits on the coordinate
 #define TB_JOINT_MOTOR 2u  // hinge, piston: a motor on the coordinate
 #define TB_JOINT_TWIST 4u  // ball: twist limits
+#define TB_JOINT_SERVO 8u  // hinge, piston: the motor drives the coordinate to motorTarget (sim.MotorPosition)
 
 // TbJointRow is one scalar row (sim's axisPart): J = [-d, -ra, d, rb] on (vA, wA, vB, wB).
 struct TbJointRow {
@@ -41,6 +42,7 @@ struct TbJoint {
 	float rel0[4]; // qA^-1 qB at creation (x, y, z, w)
 	float lo, hi;  // coordinate limits
 	float motorSpeed, motorMaxForce;
+	float motorTarget;      // a servo's target coordinate (TB_JOINT_SERVO)
 	float swing;            // ball: swing cone angle, 0 for none
 	float twistLo, twistHi; // ball: twist limits
 
@@ -212,6 +214,35 @@ TB_FN void jsolveMotor(TbJointRow &r, TbJointPair &s, float speed, float maxImpu
 	float imp = acc - r.impulse;
 	r.impulse = acc;
 	japplyRow(s, imp, r);
+}
+
+// jmotorRate is sim's Motor.rate: the rate the motor drives the coordinate to, its speed or, for a
+// servo, the rate that closes the error in the sub-step, no faster than |motorSpeed| (when not 0) nor
+// than the speed from which half the force stops the coordinate within the error. A hinge without
+// limits takes the error the short way round (its angle is in (-pi, pi]).
+TB_FN float jmotorRate(const TbJoint &j, bool limits, float invH) {
+	if ((j.flags & TB_JOINT_SERVO) == 0) {
+		return j.motorSpeed;
+	}
+	float e = j.motorTarget - j.coord;
+	if (j.type == TB_JOINT_HINGE && !limits) {
+		// float32(pi) and float32(2 pi), as Go rounds its constants.
+		if (e > 3.14159265f) {
+			e -= 6.28318531f;
+		} else if (e < -3.14159265f) {
+			e += 6.28318531f;
+		}
+	}
+	float v = e * invH;
+	float s = fabsf(j.motorSpeed);
+	if (s > 0) {
+		v = fminf(fmaxf(v, -s), s);
+	}
+	if (j.motor.mass > 0) {
+		s = sqrtf(j.motorMaxForce * fabsf(e) / j.motor.mass);
+		v = fminf(fmaxf(v, -s), s);
+	}
+	return v;
 }
 
 // Angle parts: a motor and lower and upper limits on one coordinate x with rate (d, ra, rb).
@@ -575,7 +606,7 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const f
 	case TB_JOINT_HINGE:
 	case TB_JOINT_PISTON:
 		if (motor) {
-			jsolveMotor(j.motor, s, j.motorSpeed, j.motorMaxForce / invH);
+			jsolveMotor(j.motor, s, jmotorRate(j, limits, invH), j.motorMaxForce / invH);
 		}
 		if (limits) {
 			jsolveLimit(j.lower, s, soft, bias, invH);

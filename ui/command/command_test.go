@@ -962,3 +962,38 @@ func MoveDrag(target sim.Vec3) Command {
 		return nil
 	}
 }
+
+// A servo saved mid-move keeps its target where it was: the loaded joint's coordinate starts at zero,
+// so the target is saved shifted by the coordinate (as the limits are), and the arm goes on to the
+// same pose. The hinge's target stays in its angle range.
+func TestSaveKeepsAServosTargetWhereItWas(t *testing.T) {
+	sc, err := scenes.Load("../../examples/joint-servo.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New("servo", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetBackends(testBackends)
+	s.Steps(20) // under way: the shoulder turns at up to 1.5 rad/s
+	var room []float32
+	s.View(func(w *sim.World) {
+		for k := range w.NumJoints() {
+			room = append(room, w.Joint(k).Motor.Target-w.JointCoordinate(k))
+		}
+	})
+	if room[0] < 0.1 {
+		t.Fatalf("the shoulder is %.3f rad from its target: the test shows nothing", room[0])
+	}
+	saved, s2 := saveAndReload(t, s)
+	s2.View(func(w *sim.World) {
+		for k := range w.NumJoints() {
+			m := w.Joint(k).Motor
+			if m.Mode != sim.MotorPosition || math.Abs(float64(m.Target-room[k])) > 1e-4 {
+				t.Errorf("joint %d loaded with motor %+v (saved %+v), want a servo %.5f from its coordinate", k, m,
+					*saved.Joints[k].Motor, room[k])
+			}
+		}
+	})
+}

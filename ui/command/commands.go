@@ -421,6 +421,15 @@ func (s *Session) currentScene() *scenes.Scene {
 			}
 			if j.HasMotor {
 				fj.Motor = &scenes.Motor{Speed: f64(j.Motor.Speed), MaxForce: f64(j.Motor.MaxForce)}
+				if j.Motor.Mode == sim.MotorPosition {
+					// A servo's target is a coordinate, shifted as the limits are; a hinge's is kept in
+					// the loaded joint's angle range, (-pi, pi], the same way round.
+					t := f64(j.Motor.Target) - coord
+					if j.Type == sim.Hinge {
+						t = math.Remainder(t, 2*math.Pi)
+					}
+					fj.Motor.Mode, fj.Motor.Target = sim.MotorPosition.String(), &t
+				}
 			}
 		}
 		if j.Type == sim.Ball && f.axis.Len() > 1e-6 {

@@ -1,0 +1,265 @@
+package urdf
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"tumble/scenes"
+)
+
+func near3(a, b [3]float64, tol float64) bool {
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol {
+			return false
+		}
+	}
+	return true
+}
+
+// The test arm reads whole: its links with their inertia and collision shapes (a cylinder, a box and
+// a sphere on one link, an STL mesh found through package://), its joints with their types, origins,
+// normalised axes, limits (effort the motor's force limit) and dynamics, its fixed base, and one note
+// for each element it leaves out.
+func TestLoadReadsTheTestArm(t *testing.T) {
+	r, err := Load("testdata/arm_description/urdf/arm.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Name != "arm" || len(r.Links) != 7 || len(r.Joints) != 6 {
+		t.Fatalf("robot %q: %d links, %d joints", r.Name, len(r.Links), len(r.Joints))
+	}
+	link := map[string]Link{}
+	for _, l := range r.Links {
+		link[l.Name] = l
+	}
+	up := link["upper"]
+	if up.Inertial == nil || up.Inertial.Mass != 2 || up.Inertial.Origin.XYZ != [3]float64{0, 0, 0.25} ||
+		up.Inertial.Inertia != [6]float64{0.042, 0, 0, 0.042, 0, 0.0025} {
+		t.Errorf("upper's inertial: %+v", up.Inertial)
+	}
+	if len(up.Collisions) != 2 || up.Collisions[0].Geometry.Kind != Box || up.Collisions[0].Geometry.Size != [3]float64{0.1, 0.1, 0.5} ||
+		up.Collisions[1].Geometry.Kind != Sphere || up.Collisions[1].Geometry.Radius != 0.06 || up.Collisions[1].Origin.XYZ[2] != 0.5 {
+		t.Errorf("upper's collisions: %+v", up.Collisions)
+	}
+	if c := link["base"].Collisions; len(c) != 1 || c[0].Name != "base_plate" || c[0].Geometry.Kind != Cylinder ||
+		c[0].Geometry.Radius != 0.2 || c[0].Geometry.Length != 0.1 {
+		t.Errorf("base's collisions: %+v", c)
+	}
+	if link["world"].Inertial != nil || len(link["world"].Collisions) != 0 {
+		t.Errorf("world link: %+v", link["world"])
+	}
+	f := link["finger"].Collisions
+	want, _ := filepath.Abs("testdata/arm_description/meshes/finger.stl")
+	got, _ := filepath.Abs(f[0].Geometry.Mesh)
+	if len(f) != 1 || f[0].Geometry.Kind != Mesh || got != want || f[0].Geometry.Scale != [3]float64{2, 2, 2} {
+		t.Errorf("finger's mesh: %+v (want %s)", f, want)
+	}
+	if len(link["hand"].Collisions) != 0 {
+		t.Errorf("hand's .dae mesh read: %+v", link["hand"].Collisions)
+	}
+	joint := map[string]Joint{}
+	for _, j := range r.Joints {
+		joint[j.Name] = j
+	}
+	sh := joint["shoulder"]
+	if sh.Type != Revolute || sh.Parent != "base" || sh.Child != "upper" || sh.Axis != [3]float64{0, 0, 1} ||
+		sh.Limit == nil || *sh.Limit != (Limit{-1.57, 1.57, 40, 2}) || sh.Damping != 0.5 || sh.Friction != 0.1 || sh.Line != 23 {
+		t.Errorf("shoulder: %+v %+v", sh, sh.Limit)
+	}
+	if j := joint["wrist"]; j.Type != Continuous || j.Limit != nil {
+		t.Errorf("wrist: %+v", j)
+	}
+	if j := joint["slider"]; j.Type != Prismatic || j.Axis != [3]float64{1, 0, 0} || j.Limit.Upper != 0.04 {
+		t.Errorf("slider: %+v", j)
+	}
+	if j := joint["loose"]; j.Type != Floating || j.Parent != "world" {
+		t.Errorf("loose: %+v", j)
+	}
+	if r.Root() != "world" || !r.Grounded("base") || r.Grounded("ball") || r.Grounded("upper") {
+		t.Errorf("root %q, base grounded %v, ball %v", r.Root(), r.Grounded("base"), r.Grounded("ball"))
+	}
+	// One line for each element left out, naming it and its line: the material, the base's visual,
+	// the hand's DAE mesh, the wrist's mimic, the transmission.
+	for _, want := range []string{`:6: <material name="grey">`, `:18: <visual>`, `:76: <mesh>: mesh "package://arm_description/meshes/hand.dae"`,
+		`:68: <mimic>`, `:106: <transmission name="shoulder_trans">`} {
+		found := false
+		for _, n := range r.Notes {
+			found = found || strings.Contains(n, want)
+		}
+		if !found {
+			t.Errorf("no note %q in %q", want, r.Notes)
+		}
+	}
+	if len(r.Notes) != 5 {
+		t.Errorf("%d notes, want 5: %q", len(r.Notes), r.Notes)
+	}
+}
+
+// Frames at zero joint positions compose the joints' origins: the elbow sits 0.55 m above the base's
+// 0.05 m, turned 90 degrees about y, so the forearm's +z points along the world's +x, and the wrist
+// 0.4 m along it. Mapped to Tumble's y-up world, heights go to y and URDF's y to -z.
+func TestFramesComposeTheOriginsAndMapToYUp(t *testing.T) {
+	r, err := Load("testdata/arm_description/urdf/arm.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fr := r.Frames()
+	if p := fr["fore"].Pos; !near3(p, [3]float64{0, 0, 0.6}, 1e-12) {
+		t.Errorf("fore at %v, want (0, 0, 0.6)", p)
+	}
+	if p := fr["hand"].Pos; !near3(p, [3]float64{0.4, 0, 0.6}, 1e-12) {
+		t.Errorf("hand at %v, want (0.4, 0, 0.6)", p)
+	}
+	if z := fr["fore"].Rot.Rotate([3]float64{0, 0, 1}); !near3(z, [3]float64{1, 0, 0}, 1e-12) {
+		t.Errorf("fore's z along %v, want +x", z)
+	}
+	y := YUpFrame(fr["hand"])
+	if !near3(y.Pos, [3]float64{0.4, 0.6, 0}, 1e-12) {
+		t.Errorf("hand in y-up at %v, want (0.4, 0.6, 0)", y.Pos)
+	}
+	// The hand's own z (its wrist axis, along URDF's +x) is still +x in the y-up world; the upper
+	// arm's z (URDF up) is +y there.
+	if a := y.Rot.Rotate([3]float64{0, 0, 1}); !near3(a, [3]float64{1, 0, 0}, 1e-12) {
+		t.Errorf("hand's z in y-up along %v, want +x", a)
+	}
+	if a := YUpFrame(fr["upper"]).Rot.Rotate([3]float64{0, 0, 1}); !near3(a, [3]float64{0, 1, 0}, 1e-12) {
+		t.Errorf("upper's z in y-up along %v, want +y", a)
+	}
+	if v := YUp([3]float64{0, 1, 0}); v != [3]float64{0, 0, -1} {
+		t.Errorf("URDF's +y (left) maps to %v, want -z", v)
+	}
+}
+
+// RPY is roll about x, then pitch about y, then yaw about z, all about the fixed axes.
+func TestRPYIsFixedAxisRollPitchYaw(t *testing.T) {
+	q := RPY([3]float64{math.Pi / 2, 0, math.Pi / 2})
+	// Roll takes y to z; yaw then leaves z: y ends on z. x: roll keeps it, yaw takes it to y.
+	if v := q.Rotate([3]float64{0, 1, 0}); !near3(v, [3]float64{0, 0, 1}, 1e-12) {
+		t.Errorf("y went to %v, want z", v)
+	}
+	if v := q.Rotate([3]float64{1, 0, 0}); !near3(v, [3]float64{0, 1, 0}, 1e-12) {
+		t.Errorf("x went to %v, want y", v)
+	}
+}
+
+// Bad files are refused with the file, the element and its line.
+func TestParseRefusesBadFilesNamingTheElementAndLine(t *testing.T) {
+	for _, c := range []struct{ name, xml, want string }{
+		{"malformed", "<robot name=\"r\">\n<link name=\"a\">\n</robot>", "bad.urdf:3: malformed XML"},
+		{"not a robot", "<model/>", "bad.urdf:1: <model>: the document's element must be <robot>"},
+		{"link without name", "<robot>\n  <link/>\n</robot>", "bad.urdf:2: <link>: attribute name: missing"},
+		{"bad number", "<robot>\n<link name=\"a\">\n<inertial><mass value=\"heavy\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>\n</link>\n</robot>",
+			"bad.urdf:3: <mass>: attribute value: \"heavy\" is not a finite number"},
+		{"zero mass", "<robot>\n<link name=\"a\">\n<inertial>\n<mass value=\"0\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial>\n</link>\n</robot>",
+			"bad.urdf:4: <mass>: attribute value: the mass must be > 0"},
+		{"unknown joint type", "<robot>\n<link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"screw\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>",
+			"bad.urdf:3: <joint name=\"j\">: attribute type: unknown joint type \"screw\""},
+		{"planar", "<robot>\n<link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"planar\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>",
+			"bad.urdf:3: <joint name=\"j\">: attribute type: planar joints are not supported"},
+		{"revolute without limit", "<robot>\n<link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>",
+			"bad.urdf:3: <joint name=\"j\">: <limit>: missing (required for a revolute joint)"},
+		{"limits reversed", "<robot>\n<link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"prismatic\"><parent link=\"a\"/><child link=\"b\"/>\n<limit lower=\"1\" upper=\"0\" effort=\"1\" velocity=\"1\"/></joint>\n</robot>",
+			"bad.urdf:4: <limit>: lower must be <= upper"},
+		{"unknown parent", "<robot>\n<link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"fixed\"><parent link=\"c\"/><child link=\"b\"/></joint>\n</robot>",
+			"bad.urdf:3: <joint name=\"j\">: parent link \"c\": no such link"},
+		{"two parents", "<robot>\n<link name=\"a\"/><link name=\"b\"/><link name=\"c\"/>\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"c\"/></joint>\n<joint name=\"k\" type=\"fixed\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>",
+			"bad.urdf:4: <joint name=\"k\">: link \"c\" is already the child of another joint"},
+		{"loop", "<robot>\n<link name=\"a\"/><link name=\"b\"/><link name=\"r\"/>\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/></joint>\n<joint name=\"k\" type=\"fixed\"><parent link=\"b\"/><child link=\"a\"/></joint>\n</robot>",
+			"bad.urdf:3: <joint name=\"j\">: the joints make a loop"},
+		{"two roots", "<robot>\n<link name=\"a\"/><link name=\"b\"/>\n</robot>", "bad.urdf:1: <robot>: the links must make one tree, got 2 roots (a, b)"},
+		{"duplicate link", "<robot>\n<link name=\"a\"/>\n<link name=\"a\"/>\n</robot>", "bad.urdf:3: <link name=\"a\">: a second link of this name"},
+		{"missing mesh", "<robot>\n<link name=\"a\"><collision><geometry>\n<mesh filename=\"package://p/m.stl\"/></geometry></collision></link>\n</robot>",
+			"bad.urdf:3: <mesh>: attribute filename: \"package://p/m.stl\": no such file"},
+		{"two shapes", "<robot>\n<link name=\"a\"><collision>\n<geometry><box size=\"1 1 1\"/><sphere radius=\"1\"/></geometry></collision></link>\n</robot>",
+			"bad.urdf:3: <geometry>: want exactly one shape"},
+		{"box of two numbers", "<robot>\n<link name=\"a\"><collision><geometry>\n<box size=\"1 1\"/></geometry></collision></link>\n</robot>",
+			"bad.urdf:3: <box>: attribute size: want 3 numbers, got \"1 1\""},
+		{"zero axis", "<robot>\n<link name=\"a\"/><link name=\"b\"/>\n<joint name=\"j\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/>\n<axis xyz=\"0 0 0\"/></joint>\n</robot>",
+			"bad.urdf:4: <axis>: attribute xyz: the axis must not be zero"},
+	} {
+		_, err := Parse(filepath.Join(t.TempDir(), "bad.urdf"), []byte(c.xml))
+		if err == nil {
+			t.Errorf("%s: accepted", c.name)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, c.want) {
+			t.Errorf("%s: %q, want it to hold %q", c.name, msg, c.want)
+		}
+	}
+}
+
+// The pointer maps to a scene: a ground plane, its base fixed to the world 0.1 m up (URDF's z is
+// Tumble's y), its arm held out along x by a hinge about URDF's y (Tumble's -z) whose servo has the
+// shoulder's 20 N m effort; run, the servo holds the arm's pose (the load is 1 kg at 0.3 m, 2.9 N m)
+// within the servo's 1e-3 rad.
+func TestPointerMapsToASceneThatHoldsItsPose(t *testing.T) {
+	r, err := Load("testdata/simple/pointer.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, notes, err := r.Scene()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Bodies) != 3 || s.Bodies[0].Shape.Type != "plane" || s.Bodies[2].Name != "arm" {
+		t.Fatalf("bodies %+v", s.Bodies)
+	}
+	if p := *s.Bodies[2].Position; !near3(p, [3]float64{0.3, 0.5, 0}, 1e-12) {
+		t.Errorf("arm at %v, want (0.3, 0.5, 0)", p)
+	}
+	if len(s.Joints) != 2 || s.Joints[0].Type != "fixed" || s.Joints[0].BodyB != "" {
+		t.Fatalf("joints %+v", s.Joints)
+	}
+	sh := s.Joints[1]
+	if sh.Type != "hinge" || sh.BodyA != "arm" || sh.BodyB != "base" || !near3(*sh.Axis, [3]float64{0, 0, -1}, 1e-12) ||
+		!near3(*sh.Anchor, [3]float64{0, 0.5, 0}, 1e-12) || sh.Motor == nil || sh.Motor.MaxForce != 20 || *sh.Motor.Target != 0 {
+		t.Errorf("shoulder %+v motor %+v", sh, sh.Motor)
+	}
+	if len(notes) != 2 {
+		t.Errorf("notes %q, want the two links' inertia", notes)
+	}
+	w, err := s.World(scenes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 0.0
+	for range 120 {
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+		worst = max(worst, math.Abs(float64(w.JointCoordinate(1))))
+	}
+	if worst > 1e-3 {
+		t.Errorf("the shoulder moved %.3g rad from its pose, want <= 1e-3", worst)
+	}
+	// URDF's joint position is the hinge's coordinate: +0.5 rad about URDF's +y turns the arm's +x
+	// end towards URDF's -z, down, so the arm's centre sinks 0.3 sin 0.5 m.
+	half := 0.5
+	s.Joints[1].Motor.Target = &half
+	w, err = s.World(scenes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 120 {
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if y, want := float64(w.Bodies.Position[2][1]), 0.5-0.3*math.Sin(0.5); math.Abs(y-want) > 1e-3 {
+		t.Errorf("arm's centre at y %.4f with the shoulder at +0.5 rad, want %.4f", y, want)
+	}
+}
+
+// What the scene cannot hold yet is refused naming the element: the test arm's base is a cylinder.
+func TestSceneRefusesWhatItCannotBuild(t *testing.T) {
+	r, err := Load("testdata/arm_description/urdf/arm.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = r.Scene()
+	if err == nil || !strings.Contains(err.Error(), `arm.urdf:19: <collision> of <link name="base">: a cylinder shape cannot be a body yet`) {
+		t.Errorf("got %v", err)
+	}
+}

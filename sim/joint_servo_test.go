@@ -1,0 +1,190 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// servoSolvers are the solvers whose joint rows drive motors: the soft step's (PGS, Jacobi), XPBD's
+// velocity pass and the rigid solver's velocity passes. The impulse, penalty and shape-matching
+// solvers run PGS's joint rows too.
+var servoSolvers = []SolverKind{PGS, Jacobi, XPBD, Rigid}
+
+// servoArm is a 2 kg bar 1 m long hinged at one end to the world at (0, 2, 0) about z, set at the
+// angle th0 from the horizontal (+x), with a position motor of torque limit tau aiming at target.
+// Gravity's torque about the pivot at the hinge angle th is m g Lc cos th, Lc = 0.5 m, largest
+// (9.81 N m) with the bar horizontal.
+func servoArm(t *testing.T, solver SolverKind, th0, target, maxSpeed, tau float32) (*World, int) {
+	t.Helper()
+	w := gravityWorld(Settings{Solver: solver})
+	c, s := float32(math.Cos(float64(th0))), float32(math.Sin(float64(th0)))
+	h := mustAdd(t, w, BodyDef{Name: "arm", Shape: boxShape(0.5, 0.05, 0.05), Position: Vec3{0.5, 2, 0}, Mass: 2})
+	mustJoint(t, w, JointDef{Type: Hinge, BodyA: h, Anchor: Vec3{0, 2, 0}, Axis: Vec3{0, 0, 1},
+		HasMotor: true, Motor: Motor{Mode: MotorPosition, Target: target, Speed: maxSpeed, MaxForce: tau}})
+	if err := w.SetPose(h, Vec3{0.5 * c, 2 + 0.5*s, 0}, mgl32.QuatRotate(th0, Vec3{0, 0, 1})); err != nil {
+		t.Fatal(err)
+	}
+	return w, 0
+}
+
+const (
+	armMGL = 2 * g * 0.5 // the arm's largest gravity torque, m g Lc, N m
+	// servoTol is how close a servo holds its target against a load within its force (rad or m).
+	// The soft step's rows cancel in each sub-step's velocity pass what gravity added since the last,
+	// leaving float32 rounding (measured 3e-7 rad on PGS, 7e-8 on Jacobi); XPBD drives the velocity
+	// after its position pass, so a sub-step's gravity, alpha h^2 ~ 15 / 480^2, stays in the pose
+	// (4e-5); the rigid solver's position passes move joints its motor rows do not see (5e-4).
+	servoTol = 1e-3
+)
+
+// setServo gives joint j of w the position motor's target.
+func setServo(t *testing.T, w *World, j int, target float32) {
+	t.Helper()
+	d := w.Joint(j)
+	d.Motor.Target = target
+	if err := w.UpdateJoint(j, d); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A 2 kg bar 1 m long on a hinge servo with twice the torque gravity puts on it holds horizontal
+// within servoTol, follows a target changed while it runs no faster than its 2 rad/s, and holds
+// each new target, above and below the horizontal.
+func TestServoHoldsAHeavyArmAndFollowsItsTarget(t *testing.T) {
+	const maxSpeed = 2
+	for _, solver := range servoSolvers {
+		w, j := servoArm(t, solver, 0, 0, maxSpeed, 2*armMGL)
+		hold := func(what string, target float32, steps int) {
+			worst := float32(0)
+			for range steps {
+				run(t, w, 1)
+				worst = max(worst, float32(math.Abs(float64(w.JointCoordinate(j)-target))))
+			}
+			if worst > servoTol {
+				t.Errorf("%v: %s: off the target %.4f rad by up to %.2g rad, want <= %g", solver, what, target, worst, servoTol)
+			}
+		}
+		hold("holding horizontal", 0, 60)
+		for _, target := range []float32{math.Pi / 4, -math.Pi / 3} {
+			setServo(t, w, j, target)
+			from := w.JointCoordinate(j)
+			fastest := float32(0)
+			for range 90 {
+				run(t, w, 1)
+				fastest = max(fastest, float32(math.Abs(float64(w.Bodies.AngularVelocity[0][2]))))
+			}
+			// 1.5 s: the move takes |target - from| / 2 rad/s (0.92 s at most) plus the braking. Gravity
+			// adds up to m g Lc / I h within a sub-step before the motor's rows act (I = 0.668 kg m^2).
+			r := w.Resolved()
+			if over := armMGL / 0.668 * r.Dt / float32(r.Substeps); fastest > maxSpeed+over {
+				t.Errorf("%v: to %.4f rad from %.4f: turned at %.3f rad/s, over the servo's %v", solver, target, from, fastest, maxSpeed)
+			}
+			hold("after the target moved", target, 60)
+		}
+	}
+}
+
+// With a torque limit of half the load (tau = m g Lc / 2), the arm released horizontal at its target
+// cannot hold it: it falls with the motor pushing back at its full torque, so energy gives its lowest
+// angle psi below the horizontal, m g Lc sin psi = tau psi (sin psi = psi / 2: 1.8955 rad), and it
+// stalls where the load's torque equals the limit, m g Lc cos th = tau: 60 degrees below.
+func TestServoStallsWhenTheLoadIsOverItsTorque(t *testing.T) {
+	const psi = 1.8954943
+	for _, solver := range servoSolvers {
+		w, j := servoArm(t, solver, 0, 0, 0, armMGL/2)
+		lowest := float32(0)
+		for range 120 {
+			run(t, w, 1)
+			lowest = min(lowest, w.JointCoordinate(j))
+		}
+		if math.Abs(float64(lowest)+psi) > 0.02*psi {
+			t.Errorf("%v: lowest angle %.4f rad, want -%.4f (energy, within 2%%)", solver, lowest, psi)
+		}
+		// Left at the stall angle at rest, it stays there.
+		w, j = servoArm(t, solver, -math.Pi/3, 0, 0, armMGL/2)
+		worst := 0.0
+		for range 120 {
+			run(t, w, 1)
+			worst = max(worst, math.Abs(float64(w.JointCoordinate(j))+math.Pi/3))
+		}
+		t.Logf("%v: lowest %.4f rad (want -%.4f); at the stall angle it moves %.2g rad", solver, lowest, psi, worst)
+		if worst > 0.01 {
+			t.Errorf("%v: left at the stall angle -60 degrees, moved %.3g rad, want <= 0.01", solver, worst)
+		}
+	}
+}
+
+// A 5 kg block on a vertical piston servo with 100 N (twice its weight) rises to 0.5 m at up to
+// 1 m/s and holds it within servoTol; sent to -0.3 m while it runs, it goes there. With 30 N, under
+// its weight, it cannot rise: it sinks at g - 30 / 5 = 3.81 m/s^2, the motor pushing at its limit.
+func TestServoPistonReachesAndHoldsATravel(t *testing.T) {
+	for _, solver := range servoSolvers {
+		for _, force := range []float32{100, 30} {
+			w := gravityWorld(Settings{Solver: solver})
+			h := mustAdd(t, w, BodyDef{Name: "block", Shape: boxShape(0.2, 0.2, 0.2), Position: Vec3{0, 3, 0}, Mass: 5})
+			mustJoint(t, w, JointDef{Type: Piston, BodyA: h, Anchor: Vec3{0, 3, 0}, Axis: Vec3{0, 1, 0},
+				HasMotor: true, Motor: Motor{Mode: MotorPosition, Target: 0.5, Speed: 1, MaxForce: force}})
+			if force < 5*g {
+				run(t, w, 30)
+				want := -(g - float64(force)/5) * 0.5
+				if v := float64(w.Bodies.Velocity[0][1]); math.Abs(v-want) > 0.01*math.Abs(want) {
+					t.Errorf("%v: overloaded servo at %.4f m/s after 0.5 s, want %.4f", solver, v, want)
+				}
+				continue
+			}
+			for _, target := range []float32{0.5, -0.3} {
+				setServo(t, w, 0, target)
+				run(t, w, 90) // 0.8 m at 1 m/s, and braking
+				worst := float32(0)
+				for range 30 {
+					run(t, w, 1)
+					worst = max(worst, float32(math.Abs(float64(w.JointCoordinate(0)-target))))
+				}
+				if worst > servoTol {
+					t.Errorf("%v: piston off its target %.2f m by up to %.2g m, want <= %g", solver, target, worst, servoTol)
+				}
+			}
+		}
+	}
+}
+
+// A hinge servo without limits turns the short way round: from 3 rad to -3 rad it passes pi (0.28 rad
+// of turning), not 0 (6 rad). With limits its coordinate cannot pass pi, so it goes through 0.
+func TestServoHingeTakesTheShortWayRound(t *testing.T) {
+	for _, limits := range []bool{false, true} {
+		w := NewWorld(Settings{})
+		h := mustAdd(t, w, BodyDef{Name: "wheel", Shape: sphereShape(0.5), Position: Vec3{0, 1, 0}, Mass: 10})
+		d := JointDef{Type: Hinge, BodyA: h, Anchor: Vec3{0, 1, 0}, Axis: Vec3{0, 0, 1}, HasMotor: true,
+			Motor: Motor{Mode: MotorPosition, Target: 3, MaxForce: 50}, HasLimits: limits, Limits: [2]float32{-3.1, 3.1}}
+		mustJoint(t, w, d)
+		run(t, w, 60)
+		setServo(t, w, 0, -3)
+		passedZero := false
+		for range 120 {
+			run(t, w, 1)
+			if x := w.JointCoordinate(0); x > -1 && x < 1 {
+				passedZero = true
+			}
+		}
+		if x := w.JointCoordinate(0); math.Abs(float64(x+3)) > servoTol || passedZero != limits {
+			t.Errorf("limits %v: at %.4f rad (want -3), passed through 0: %v (want %v)", limits, x, passedZero, limits)
+		}
+	}
+}
+
+// A position motor's mode and target are checked as its other parameters are.
+func TestServoRefusesABadTarget(t *testing.T) {
+	for _, m := range []Motor{
+		{Mode: MotorPosition, Target: float32(math.NaN()), MaxForce: 1},
+		{Mode: MotorPosition, Target: 3.2, MaxForce: 1},
+		{Mode: MotorPosition + 1, MaxForce: 1},
+	} {
+		w := NewWorld(Settings{})
+		h := mustAdd(t, w, BodyDef{Shape: sphereShape(0.5), Mass: 1})
+		if _, err := w.AddJoint(JointDef{Type: Hinge, BodyA: h, Axis: Vec3{0, 0, 1}, HasMotor: true, Motor: m}); err == nil {
+			t.Errorf("%+v: accepted", m)
+		}
+	}
+}
