@@ -1,0 +1,99 @@
+package sim
+
+import "tumble/sim/internal/vecmath"
+
+// resistRows are a manifold's rolling and spinning resistance: three angular rows on the bodies'
+// relative angular velocity w = wB - wA, about the friction directions t1 and t2 (rolling) and about
+// the normal n (spinning). Each drives its component of w to zero with an accumulated angular impulse
+// that is clamped, as the friction rows are, to what the contact can carry: the rolling pair to the
+// disc of radius c_r r N, the spinning row to [-c_s r N, c_s r N], where N is the manifold's summed
+// normal impulse of the sub-step, c_r and c_s are the pair's coefficients (the larger of the two
+// bodies') and r is the contact's lever, the largest distance from a moving body's centre of mass to
+// the contact plane over the points (a sphere's radius). So a rolling body feels a torque of at most
+// c_r r |f_n| against its roll and c_s r |f_n| against its spin, and no more than stops it: a ball
+// given v0 on a flat floor rolls to rest after v0^2 / (2 * 5/7 c_r g) (Box2D v3's rolling resistance
+// in three dimensions).
+//
+// The rows are part of friction: with Settings.NoFriction they are off. A manifold with either
+// coefficient above 0 is solved by the scalar rows (colourManifolds gives it no colour, so the wide
+// pass leaves it to the serial overflow pass); a manifold with both at 0 runs no resistance
+// arithmetic at all, so its results are those of a world without resistance, bit for bit.
+type resistRows struct {
+	rolling, spinning float32    // the pair's coefficients c_r and c_s
+	maxRoll, maxSpin  float32    // c_r r and c_s r: the clamps per unit of normal impulse
+	mass              [3]float32 // effective masses about t1, t2 and n
+	iA, iB            [3]vec     // IA^-1 t1, IA^-1 t2, IA^-1 n, and B's
+	impulse           [3]float32 // accumulated angular impulse about t1, t2 and n, N m s
+}
+
+// on reports whether the manifold has resistance rows.
+func (r *resistRows) on() bool { return r.rolling > 0 || r.spinning > 0 }
+
+// carry seeds the accumulated impulse from last step's manifold of the pair: the old impulse as a
+// world vector, projected on the new axes.
+func (r *resistRows) carry(m, old *manifold) {
+	o := &old.resist.impulse
+	l := old.t1.Scale(o[0]).Add(old.t2.Scale(o[1])).Add(old.normal.Scale(o[2]))
+	r.impulse = [3]float32{l.Dot(m.t1), l.Dot(m.t2), l.Dot(m.normal)}
+}
+
+// prepare fixes the rows' inertia products, effective masses (with the split scales sA and sB of
+// the Jacobi solver, 1 otherwise) and clamps for the step, given the contact's lever.
+func (r *resistRows) prepare(m *manifold, iA, iB *Mat3, sA, sB, lever float32) {
+	axes := [3]vec{m.t1, m.t2, m.normal}
+	for k, d := range axes {
+		r.iA[k], r.iB[k] = mulMat(iA, d), mulMat(iB, d)
+		r.mass[k] = 0
+		if kk := sA*d.Dot(r.iA[k]) + sB*d.Dot(r.iB[k]); kk > 0 {
+			r.mass[k] = 1 / kk
+		}
+	}
+	r.maxRoll, r.maxSpin = r.rolling*lever, r.spinning*lever
+}
+
+// solve updates the accumulated impulses for the relative angular velocity wB - wA and returns
+// their changes about t1, t2 and n.
+func (r *resistRows) solve(m *manifold, wA, wB vec) [3]float32 {
+	var total float32
+	for i := range m.pts[:m.count] {
+		total += m.pts[i].normalImpulse
+	}
+	w := wB.Sub(wA)
+	old := r.impulse
+	l1 := old[0] - r.mass[0]*m.t1.Dot(w)
+	l2 := old[1] - r.mass[1]*m.t2.Dot(w)
+	if maxR := r.maxRoll * total; l1*l1+l2*l2 > maxR*maxR {
+		s := maxR / vecmath.Sqrt(l1*l1+l2*l2)
+		l1, l2 = l1*s, l2*s
+	}
+	maxS := r.maxSpin * total
+	l3 := min(max(old[2]-r.mass[2]*m.normal.Dot(w), -maxS), maxS)
+	r.impulse = [3]float32{l1, l2, l3}
+	return [3]float32{l1 - old[0], l2 - old[1], l3 - old[2]}
+}
+
+// apply adds the angular impulse changes e (about t1, t2, n) to the angular velocities: B gets
+// them, A their opposite.
+func (r *resistRows) apply(e [3]float32, wA, wB vec) (vec, vec) {
+	wA = wA.Sub(r.iA[0].Scale(e[0])).Sub(r.iA[1].Scale(e[1])).Sub(r.iA[2].Scale(e[2]))
+	wB = wB.Add(r.iB[0].Scale(e[0])).Add(r.iB[1].Scale(e[1])).Add(r.iB[2].Scale(e[2]))
+	return wA, wB
+}
+
+// world returns the angular impulse e (about t1, t2, n) as a world vector, for the Jacobi pass's and
+// the warm start's records (impulseSum's angA and angB both take it: B gets it, A its opposite).
+func (r *resistRows) world(m *manifold, e [3]float32) vec {
+	return m.t1.Scale(e[0]).Add(m.t2.Scale(e[1])).Add(m.normal.Scale(e[2]))
+}
+
+// contactLever returns the lever r of the resistance clamps for contact point arms rA and rB: the
+// larger distance from a moving body's centre of mass to the contact plane (normal n).
+func contactLever(lever float32, rA, rB, n vec, mA, mB float32) float32 {
+	if mA != 0 {
+		lever = max(lever, vecmath.Abs(rA.Dot(n)))
+	}
+	if mB != 0 {
+		lever = max(lever, vecmath.Abs(rB.Dot(n)))
+	}
+	return lever
+}
