@@ -45,8 +45,8 @@ type manifold struct {
 	friction    float32
 	restitution float32
 	resist      resistRows // rolling and spinning resistance (contact_resist.go)
-	biasRate    float32 // soft push-out rate of the biased pass
-	massScale   float32 // soft scales of the biased pass (see softness), used by anchored friction
+	biasRate    float32    // soft push-out rate of the biased pass
+	massScale   float32    // soft scales of the biased pass (see softness), used by anchored friction
 	leak        float32
 	drift       vec   // mean friction-anchor drift, refreshed with sep
 	slot        int32 // its batch times batchLanes plus its lane where the wide path prepared its rows; -1 otherwise
