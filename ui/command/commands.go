@@ -390,6 +390,12 @@ func (s *Session) currentScene() *scenes.Scene {
 	for i := range b.Len() {
 		body := scenes.Body{Name: b.Name[i], Type: b.Type[i].String(), Shape: fileShape(b, i),
 			Position: vp(b.Position[i]), Friction: fp(b.Friction[i]), Restitution: fp(b.Restitution[i])}
+		if c := b.RollingResistance[i]; c != 0 {
+			body.RollingResistance = fp(c)
+		}
+		if c := b.SpinningResistance[i]; c != 0 {
+			body.SpinningResistance = fp(c)
+		}
 		q := b.Rotation[i]
 		body.Rotation = &scenes.Quat{f64(q.V[0]), f64(q.V[1]), f64(q.V[2]), f64(q.W)}
 		if b.Type[i] != sim.Static {
