@@ -66,8 +66,15 @@ func (r *resistRows) solve(m *manifold, wA, wB vec) [3]float32 {
 		s := maxR / vecmath.Sqrt(l1*l1+l2*l2)
 		l1, l2 = l1*s, l2*s
 	}
+	// The clamps as comparisons, which the CUDA kernel writes the same way (min and max differ between
+	// Go and C on signed zeros).
 	maxS := r.maxSpin * total
-	l3 := min(max(old[2]-r.mass[2]*m.normal.Dot(w), -maxS), maxS)
+	l3 := old[2] - r.mass[2]*m.normal.Dot(w)
+	if l3 > maxS {
+		l3 = maxS
+	} else if l3 < -maxS {
+		l3 = -maxS
+	}
 	r.impulse = [3]float32{l1, l2, l3}
 	return [3]float32{l1 - old[0], l2 - old[1], l3 - old[2]}
 }
@@ -89,11 +96,11 @@ func (r *resistRows) world(m *manifold, e [3]float32) vec {
 // contactLever returns the lever r of the resistance clamps for contact point arms rA and rB: the
 // larger distance from a moving body's centre of mass to the contact plane (normal n).
 func contactLever(lever float32, rA, rB, n vec, mA, mB float32) float32 {
-	if mA != 0 {
-		lever = max(lever, vecmath.Abs(rA.Dot(n)))
+	if d := vecmath.Abs(rA.Dot(n)); mA != 0 && d > lever {
+		lever = d
 	}
-	if mB != 0 {
-		lever = max(lever, vecmath.Abs(rB.Dot(n)))
+	if d := vecmath.Abs(rB.Dot(n)); mB != 0 && d > lever {
+		lever = d
 	}
 	return lever
 }
