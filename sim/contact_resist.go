@@ -104,3 +104,76 @@ func contactLever(lever float32, rA, rB, n vec, mA, mB float32) float32 {
 	}
 	return lever
 }
+
+// resistVelocity is the resistance of the solvers without accumulated contact rows (xpbd, impulse,
+// penalty): given the normal impulse N that manifold m's points applied over a sub-step and the mean
+// contact arms rA and rB, it takes out of the bodies' relative angular velocity the rolling part (about
+// axes in the contact plane) with an angular impulse of at most c_r r N, then the spin about n with one
+// of at most c_s r N; each no more than stops it. With friction off it does nothing.
+func (w *World) resistVelocity(m *manifold, rA, rB vec, normal float32) {
+	if !m.resist.on() || w.settings.NoFriction || !(normal > 0) {
+		return
+	}
+	b := &w.Bodies
+	n := m.normal
+	lever := contactLever(0, rA, rB, n, b.InvMass[m.a], b.InvMass[m.b])
+	rel := func() vec { return ldv(&b.AngularVelocity[m.b]).Sub(ldv(&b.AngularVelocity[m.a])) }
+	if c := m.resist.rolling; c > 0 {
+		wr := rel()
+		wt := wr.Sub(n.Scale(wr.Dot(n)))
+		if s := vecmath.Sqrt(wt.Dot(wt)); s > 0 {
+			w.angularImpulse(m, wt.Scale(1/s), s, c*lever*normal)
+		}
+	}
+	if c := m.resist.spinning; c > 0 {
+		if s := rel().Dot(n); s > 0 {
+			w.angularImpulse(m, n, s, c*lever*normal)
+		} else if s < 0 {
+			w.angularImpulse(m, n.Scale(-1), -s, c*lever*normal)
+		}
+	}
+}
+
+// angularImpulse reduces the bodies' relative angular velocity about the unit axis u, now s > 0, by
+// an angular impulse of at most maxL: all of it if that is enough.
+func (w *World) angularImpulse(m *manifold, u vec, s, maxL float32) {
+	iA, iB := w.invInertiaTimes(m.a, u), w.invInertiaTimes(m.b, u)
+	k := u.Dot(iA) + u.Dot(iB)
+	if !(k > 0) {
+		return
+	}
+	l := min(s/k, maxL)
+	w.addVelocity(m.a, vec{}, iA.Scale(l))
+	w.addVelocity(m.b, vec{}, iB.Scale(-l))
+}
+
+// resistRecord is resistVelocity for a pass that records its impulses from the velocities at its
+// start (penalty): the angular impulse on B (A takes its opposite) that the resistance of manifold m
+// applies for relative angular velocity wB - wA, normal impulse N and mean arms rA, rB, with the world
+// inverse inertias iA and iB.
+func (w *World) resistRecord(m *manifold, wA, wB, rA, rB vec, iA, iB *Mat3, normal float32) vec {
+	var out vec
+	if !m.resist.on() || w.settings.NoFriction || !(normal > 0) {
+		return out
+	}
+	n := m.normal
+	lever := contactLever(0, rA, rB, n, w.Bodies.InvMass[m.a], w.Bodies.InvMass[m.b])
+	stop := func(u vec, s, maxL float32) {
+		if k := u.Dot(mulMat(iA, u)) + u.Dot(mulMat(iB, u)); k > 0 {
+			out = out.Sub(u.Scale(min(s/k, maxL)))
+		}
+	}
+	rel := wB.Sub(wA)
+	wt := rel.Sub(n.Scale(rel.Dot(n)))
+	if s := vecmath.Sqrt(wt.Dot(wt)); m.resist.rolling > 0 && s > 0 {
+		stop(wt.Scale(1/s), s, m.resist.rolling*lever*normal)
+	}
+	if s := rel.Dot(n); m.resist.spinning > 0 && s != 0 {
+		u := n
+		if s < 0 {
+			u, s = n.Scale(-1), -s
+		}
+		stop(u, s, m.resist.spinning*lever*normal)
+	}
+	return out
+}

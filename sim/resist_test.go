@@ -7,8 +7,13 @@ import (
 	"tumble/sim/geom"
 )
 
-// resistSolvers are the solvers whose contacts have the resistance rows (contact_resist.go).
-var resistSolvers = []SolverKind{PGS, Jacobi, Rigid}
+// rowSolvers are the solvers whose contacts have the accumulated resistance rows (contact_resist.go);
+// the others (velocitySolvers) take the resistance out of the velocities once per sub-step
+// (resistVelocity, resistRecord).
+var (
+	rowSolvers      = []SolverKind{PGS, Jacobi, Rigid, ShapeMatch}
+	velocitySolvers = []SolverKind{XPBD, Impulse, Penalty}
+)
 
 // ballOnFloor is a solid sphere of radius r resting on a plane (friction 0.5 both), with the given
 // resistance coefficients and velocities.
@@ -35,7 +40,7 @@ func TestBallRollsToRestAfterAnalyticDistance(t *testing.T) {
 	a := 5.0 / 7 * c * g
 	want := v0 * v0 / (2 * a)
 	stop := v0 / a
-	for _, k := range resistSolvers {
+	for _, k := range rowSolvers {
 		w, h := ballOnFloor(t, k, r, c, 0, Vec3{0, 0, v0}, Vec3{v0 / r, 0, 0})
 		i, _ := w.dense(h)
 		steps := int(math.Ceil(1.3 * stop / float64(w.Resolved().Dt)))
@@ -66,7 +71,7 @@ func TestSpinningBallStopsAtAnalyticTime(t *testing.T) {
 	const r, cs, w0 = 0.5, 0.1, 10.0
 	alpha := 5 * cs * g / (2 * r)
 	stop := w0 / alpha
-	for _, k := range resistSolvers {
+	for _, k := range append(rowSolvers, velocitySolvers...) {
 		w, h := ballOnFloor(t, k, r, 0, cs, Vec3{}, Vec3{0, w0, 0})
 		i, _ := w.dense(h)
 		dt := float64(w.Resolved().Dt)
@@ -87,10 +92,28 @@ func TestSpinningBallStopsAtAnalyticTime(t *testing.T) {
 	}
 }
 
+// The solvers without rows stop a rolling ball too, though not at the analytic distance: their contacts
+// do not keep a ball rolling without slipping at constant speed even without resistance (measured over
+// 2 s at 2 m/s: xpbd speeds up 5%, impulse 2%, penalty 17%), and xpbd's static friction, which undoes
+// the slip in the position pass, hands the whole angular decrement to the linear speed (it stops after
+// 1.6 m of the 5.7). They are held to coming to rest within twice the analytic time.
+func TestBallRollsToRestWithoutRows(t *testing.T) {
+	const r, c, v0 = 0.5, 0.05, 2.0
+	stop := v0 / (5.0 / 7 * c * g)
+	for _, k := range velocitySolvers {
+		w, h := ballOnFloor(t, k, r, c, 0, Vec3{0, 0, v0}, Vec3{v0 / r, 0, 0})
+		i, _ := w.dense(h)
+		run(t, w, int(2*stop/float64(w.Resolved().Dt)))
+		if v := w.Bodies.Velocity[i].Len(); v > 0.02 {
+			t.Errorf("%v: still rolling at %.3f m/s after %.1f s", k, v, 2*stop)
+		}
+	}
+}
+
 // Without resistance a rolling ball keeps rolling (a check that the tests above measure the rows).
 func TestBallWithoutResistanceKeepsRolling(t *testing.T) {
 	const r, v0 = 0.5, 2.0
-	for _, k := range resistSolvers {
+	for _, k := range rowSolvers {
 		w, h := ballOnFloor(t, k, r, 0, 0, Vec3{0, 0, v0}, Vec3{v0 / r, 0, 0})
 		i, _ := w.dense(h)
 		run(t, w, 120)
