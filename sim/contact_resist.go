@@ -14,10 +14,11 @@ import "tumble/sim/internal/vecmath"
 // given v0 on a flat floor rolls to rest after v0^2 / (2 * 5/7 c_r g) (Box2D v3's rolling resistance
 // in three dimensions).
 //
-// The rows are part of friction: with Settings.NoFriction they are off. A manifold with either
-// coefficient above 0 is solved by the scalar rows (colourManifolds gives it no colour, so the wide
-// pass leaves it to the serial overflow pass); a manifold with both at 0 runs no resistance
-// arithmetic at all, so its results are those of a world without resistance, bit for bit.
+// The rows are part of friction: with Settings.NoFriction they are off. They are scalar: the wide
+// pass runs them for its lanes that have them after the lanes' friction rows (resistLanes), on the
+// same float32 values as solveManifold, so its results stay the scalar pass's bit for bit. A manifold
+// with both coefficients at 0 runs no resistance arithmetic at all, so its results are those of a
+// world without resistance, bit for bit.
 type resistRows struct {
 	rolling, spinning float32    // the pair's coefficients c_r and c_s
 	maxRoll, maxSpin  float32    // c_r r and c_s r: the clamps per unit of normal impulse
@@ -51,13 +52,18 @@ func (r *resistRows) prepare(m *manifold, iA, iB *Mat3, sA, sB, lever float32) {
 	r.maxRoll, r.maxSpin = r.rolling*lever, r.spinning*lever
 }
 
-// solve updates the accumulated impulses for the relative angular velocity wB - wA and returns
-// their changes about t1, t2 and n.
-func (r *resistRows) solve(m *manifold, wA, wB vec) [3]float32 {
+// normalTotal returns the manifold's summed normal impulse N, in point order.
+func (m *manifold) normalTotal() float32 {
 	var total float32
 	for i := range m.pts[:m.count] {
 		total += m.pts[i].normalImpulse
 	}
+	return total
+}
+
+// solve updates the accumulated impulses for the relative angular velocity wB - wA and the summed
+// normal impulse total, and returns their changes about t1, t2 and n.
+func (r *resistRows) solve(m *manifold, total float32, wA, wB vec) [3]float32 {
 	w := wB.Sub(wA)
 	old := r.impulse
 	l1 := old[0] - r.mass[0]*m.t1.Dot(w)
@@ -91,6 +97,74 @@ func (r *resistRows) apply(e [3]float32, wA, wB vec) (vec, vec) {
 // the warm start's records (impulseSum's angA and angB both take it: B gets it, A its opposite).
 func (r *resistRows) world(m *manifold, e [3]float32) vec {
 	return m.t1.Scale(e[0]).Add(m.t2.Scale(e[1])).Add(m.normal.Scale(e[2]))
+}
+
+// prepareResist fixes manifold k's resistance rows for the step (prepareRows, and the wide path's
+// packBatch for its batches' manifolds): the lever from the narrow phase's points, as prepareRows
+// places the arms, then resistRows.prepare.
+func (w *World) prepareResist(k int) {
+	b := &w.Bodies
+	p := &w.pipe
+	m := &p.narrow.manifolds[k]
+	c := p.candOf(k)
+	a, o := m.a, m.b
+	sA, sB := float32(1), float32(1)
+	if p.joints.split {
+		sA, sB = float32(max(p.graph.count[a], 1)), float32(max(p.graph.count[o], 1))
+	}
+	n := m.normal
+	xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
+	var lever float32
+	for i := 0; i < int(m.count); i++ {
+		pt := &c.Points[i]
+		half := n.Scale(0.5 * pt.Separation)
+		pos := ldv(&pt.Position)
+		lever = contactLever(lever, pos.Sub(half).Sub(xA), pos.Add(half).Sub(xB), n, b.InvMass[a], b.InvMass[o])
+	}
+	m.resist.prepare(m, &b.InvInertiaWorld[a], &b.InvInertiaWorld[o], sA, sB, lever)
+}
+
+// resistLanes runs the resistance rows of the manifolds in lanes lo to hi of batch bt that have them
+// (bt.resists), after the wide pass stored the lanes' velocities: solveManifold's last rows, on the
+// velocities where the pass keeps them (the state rows or Bodies) and the batch's normal impulses.
+func (w *World) resistLanes(bt *wideBatch, lo, hi int) {
+	p := &w.pipe
+	for l := lo; l < hi; l++ {
+		if bt.resists&(1<<l) == 0 {
+			continue
+		}
+		m := &p.narrow.manifolds[bt.k[l]]
+		var total float32
+		for j := range int(bt.count[l]) {
+			total += bt.pts[j].normalImpulse[l]
+		}
+		wA, wB := w.laneSpin(bt.a[l]), w.laneSpin(bt.b[l])
+		wA, wB = m.resist.apply(m.resist.solve(m, total, wA, wB), wA, wB)
+		if bt.mA[l] != 0 {
+			w.setLaneSpin(bt.a[l], wA)
+		}
+		if bt.mB[l] != 0 {
+			w.setLaneSpin(bt.b[l], wB)
+		}
+	}
+}
+
+// laneSpin is body i's angular velocity where the wide passes keep it; setLaneSpin sets it.
+func (w *World) laneSpin(i int32) vec {
+	if p := &w.pipe; p.wide.stateOn {
+		r := &p.wide.vel[i]
+		return vec{X: r[3], Y: r[4], Z: r[5]}
+	}
+	return ldv(&w.Bodies.AngularVelocity[i])
+}
+
+func (w *World) setLaneSpin(i int32, v vec) {
+	if p := &w.pipe; p.wide.stateOn {
+		r := &p.wide.vel[i]
+		r[3], r[4], r[5] = v.X, v.Y, v.Z
+		return
+	}
+	stv(&w.Bodies.AngularVelocity[i], v)
 }
 
 // contactLever returns the lever r of the resistance clamps for contact point arms rA and rB: the

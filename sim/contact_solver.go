@@ -169,7 +169,6 @@ func (w *World) prepareRows(k int) {
 	xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
 	vA, wA := ldv(&b.Velocity[a]), ldv(&b.AngularVelocity[a])
 	vB, wB := ldv(&b.Velocity[o]), ldv(&b.AngularVelocity[o])
-	var lever float32
 	for i := 0; i < int(m.count); i++ {
 		pt := &c.Points[i]
 		cp := &m.pts[i]
@@ -205,10 +204,9 @@ func (w *World) prepareRows(k int) {
 		cp.tangentMass[1] = effMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB)
 		dv := vB.Add(wB.Cross(rB)).Sub(vA).Sub(wA.Cross(rA))
 		cp.relVel = dv.Dot(n)
-		lever = contactLever(lever, rA, rB, n, mA, mB)
 	}
 	if m.resist.on() {
-		m.resist.prepare(m, iA, iB, sA, sB, lever)
+		w.prepareResist(k)
 	}
 }
 
@@ -407,7 +405,7 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 		vA = vA.Sub(t1.Scale(sum1 * mA)).Sub(t2.Scale(sum2 * mA))
 		vB = vB.Add(t1.Scale(sum1 * mB)).Add(t2.Scale(sum2 * mB))
 		if m.resist.on() {
-			wA, wB = m.resist.apply(m.resist.solve(m, wA, wB), wA, wB)
+			wA, wB = m.resist.apply(m.resist.solve(m, m.normalTotal(), wA, wB), wA, wB)
 		}
 	}
 	b.storeVelocities(ia, ib, mA, mB, vA, wA, vB, wB)
@@ -433,7 +431,7 @@ func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 			s.apply(d2, m.t2, cp.it2A, cp.it2B)
 		}
 		if m.resist.on() {
-			s.wA, s.wB = m.resist.apply(m.resist.solve(m, s.wA, s.wB), s.wA, s.wB)
+			s.wA, s.wB = m.resist.apply(m.resist.solve(m, m.normalTotal(), s.wA, s.wB), s.wA, s.wB)
 		}
 	}
 	w.store(m, &s)
@@ -506,7 +504,7 @@ func (w *World) jacobiManifold(k int, useBias bool) {
 		}
 	}
 	if !w.settings.NoFriction && m.resist.on() {
-		l := m.resist.world(m, m.resist.solve(m, s.wA, s.wB))
+		l := m.resist.world(m, m.resist.solve(m, m.normalTotal(), s.wA, s.wB))
 		angA, angB = angA.Add(l), angB.Add(l)
 	}
 	p.narrow.sums[k] = impulseSum{lin, angA, angB}

@@ -65,9 +65,6 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 			busy |= used[m.b]
 		}
 		c := bits.TrailingZeros64(^busy) // maxColors when all are busy
-		if m.resist.on() {
-			c = maxColors // the resistance rows are scalar only (contact_resist.go)
-		}
 		if c < maxColors {
 			bit := uint64(1) << c
 			if dynA {
