@@ -43,7 +43,8 @@ var (
 		{unsafe.Offsetof(tbSolverManifold{}.T1), 12}, {unsafe.Offsetof(tbSolverManifold{}.T2), 12},
 		{unsafe.Offsetof(tbSolverManifold{}.Friction), 4}, {unsafe.Offsetof(tbSolverManifold{}.BiasRate), 4},
 		{unsafe.Offsetof(tbSolverManifold{}.MassScale), 4}, {unsafe.Offsetof(tbSolverManifold{}.Leak), 4},
-		{unsafe.Offsetof(tbSolverManifold{}.Drift), 12},
+		{unsafe.Offsetof(tbSolverManifold{}.Drift), 12}, {unsafe.Offsetof(tbSolverManifold{}.Rolling), 4},
+		{unsafe.Offsetof(tbSolverManifold{}.Spinning), 4},
 	}
 	jacobiPointReads = []fieldSpan{
 		{unsafe.Offsetof(tbSolverPoint{}.NA), 12}, {unsafe.Offsetof(tbSolverPoint{}.NB), 12},

@@ -8,7 +8,6 @@ import (
 // Sizes of the per-body device records (layout.cuh).
 const (
 	sizeFloat4 = 16
-	sizeFloat2 = 8
 	sizeShape  = 32
 	sizeInvIW  = 3 * sizeFloat4
 )
@@ -23,7 +22,7 @@ func (bb *bodyBuffers) arrays() []struct {
 		size int
 	}{
 		{&bb.pos, sizeFloat4}, {&bb.rot, sizeFloat4}, {&bb.vel, sizeFloat4}, {&bb.omega, sizeFloat4},
-		{&bb.invI, sizeFloat4}, {&bb.shape, sizeShape}, {&bb.material, sizeFloat2}, {&bb.flags, 4},
+		{&bb.invI, sizeFloat4}, {&bb.shape, sizeShape}, {&bb.material, sizeFloat4}, {&bb.flags, 4},
 		{&bb.invIW, sizeInvIW},
 	}
 }
@@ -61,7 +60,7 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 	n := hi - lo
 	pos, rot := make([]float4, n), make([]float4, n)
 	vel, omega, invI := make([]float4, n), make([]float4, n), make([]float4, n)
-	shape, mat := make([]tbShape, n), make([]float2, n)
+	shape, mat := make([]tbShape, n), make([]float4, n)
 	flags, iw := make([]uint32, n), make([]float4, 3*n)
 	for k := range n {
 		i := lo + k
@@ -78,7 +77,7 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 		omega[k] = float4{w[0], w[1], w[2], 0}
 		invI[k] = float4{ii[0], ii[1], ii[2], 0}
 		shape[k] = packShape(&src.Shape[i])
-		mat[k] = float2{src.Friction[i], src.Restitution[i]}
+		mat[k] = float4{src.Friction[i], src.Restitution[i], src.RollingResistance[i], src.SpinningResistance[i]}
 		flags[k] = uint32(src.Type[i])
 		m := src.InvInertiaWorld[i] // column-major
 		for r := range 3 {
@@ -96,7 +95,7 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 		{bb.omega, sizeFloat4, func(p ptr) error { return uploadSlice(d, p, omega) }},
 		{bb.invI, sizeFloat4, func(p ptr) error { return uploadSlice(d, p, invI) }},
 		{bb.shape, sizeShape, func(p ptr) error { return uploadSlice(d, p, shape) }},
-		{bb.material, sizeFloat2, func(p ptr) error { return uploadSlice(d, p, mat) }},
+		{bb.material, sizeFloat4, func(p ptr) error { return uploadSlice(d, p, mat) }},
 		{bb.flags, 4, func(p ptr) error { return uploadSlice(d, p, flags) }},
 		{bb.invIW, sizeInvIW, func(p ptr) error { return uploadSlice(d, p, iw) }},
 	} {

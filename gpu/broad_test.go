@@ -499,7 +499,7 @@ func TestUploadBodiesFillsEveryArray(t *testing.T) {
 		t.Fatalf("n = %d, want %d", b.n, n)
 	}
 	pos, rot, vel, omega, invI := make([]float4, n), make([]float4, n), make([]float4, n), make([]float4, n), make([]float4, n)
-	shape, material, flags, invIW := make([]tbShape, n), make([]float2, n), make([]uint32, n), make([]float4, 3*n)
+	shape, material, flags, invIW := make([]tbShape, n), make([]float4, n), make([]uint32, n), make([]float4, 3*n)
 	for _, err := range []error{
 		downloadSlice(d, pos, b.pos.p), downloadSlice(d, rot, b.rot.p), downloadSlice(d, vel, b.vel.p),
 		downloadSlice(d, omega, b.omega.p), downloadSlice(d, invI, b.invI.p), downloadSlice(d, shape, b.shape.p),
@@ -521,7 +521,7 @@ func TestUploadBodiesFillsEveryArray(t *testing.T) {
 		if pos[i] != (float4{p[0], p[1], p[2], sb.InvMass[i]}) || rot[i] != (float4{q.V[0], q.V[1], q.V[2], q.W}) ||
 			vel[i] != (float4{v[0], v[1], v[2], 0}) || omega[i] != (float4{om[0], om[1], om[2], 0}) ||
 			invI[i] != (float4{ii[0], ii[1], ii[2], 0}) || shape[i] != wantShape ||
-			material[i] != (float2{sb.Friction[i], sb.Restitution[i]}) || flags[i] != uint32(sb.Type[i]) {
+			material[i] != (float4{sb.Friction[i], sb.Restitution[i], sb.RollingResistance[i], sb.SpinningResistance[i]}) || flags[i] != uint32(sb.Type[i]) {
 			t.Fatalf("body %d: pos %v rot %v vel %v omega %v invI %v shape %+v material %v flags %d", i, pos[i], rot[i],
 				vel[i], omega[i], invI[i], shape[i], material[i], flags[i])
 		}

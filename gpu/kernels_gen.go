@@ -9,11 +9,6 @@ package gpu
 // named fields of an args struct in the kernel's order. Regenerate with go generate ./gpu (or make
 // generate); TestGeneratedIsCurrent (gpu/internal/kerngen) fails when this file is stale.
 
-// float2 is CUDA's float2 (8 bytes, 8-byte aligned on the device).
-type float2 struct {
-	X, Y float32
-}
-
 // float3 is CUDA's float3 (12 bytes, 4-byte aligned on the device).
 type float3 struct {
 	X, Y, Z float32
@@ -170,18 +165,20 @@ type tbContactOut struct {
 	FX, FY, FZ         float32 // friction impulse, world
 }
 
-// tbSolverManifold mirrors TbSolverManifold of kernels/solver.cu (1120 bytes).
+// tbSolverManifold mirrors TbSolverManifold of kernels/solver.cu (1248 bytes).
 //
 // TbSolverManifold is the solver's view of one touching pair (sim's manifold). Its header is padded to
-// three sectors (96 bytes), so that its points start on sector boundaries (1,120 bytes in all).
+// three sectors (96 bytes), so that its points start on sector boundaries (1,248 bytes in all).
 type tbSolverManifold struct {
 	A, B, Count               int32
 	Normal, T1, T2            float3
 	Friction, Restitution     float32
 	BiasRate, MassScale, Leak float32    // soft coefficients of the biased pass
 	Drift                     float3     // mean friction-anchor drift (tb_solver_refresh)
-	Pad                       [4]float32 // to 96 bytes
+	Rolling, Spinning         float32    // the pair's resistance coefficients; both 0: no resistance rows
+	Pad                       [2]float32 // to 96 bytes
 	Pts                       [4]tbSolverPoint
+	Resist                    tbSolverResist
 }
 
 // tbSolverPoint mirrors TbSolverPoint of kernels/solver.cu (256 bytes).
@@ -210,6 +207,20 @@ type tbSolverPoint struct {
 	RelVel                           float32    // relative normal velocity before the solve (restitution)
 	ID                               uint32     // feature id
 	Pad                              [3]float32 // to 256 bytes
+}
+
+// tbSolverResist mirrors TbSolverResist of kernels/solver.cu (128 bytes).
+//
+// TbSolverResist is a manifold's rolling and spinning resistance rows (sim's resistRows): three
+// angular rows on the relative angular velocity, about t1, t2 (rolling, clamped to the disc of radius
+// maxRoll times the summed normal impulse) and n (spinning, clamped by maxSpin times it). 128 bytes,
+// after the points: the pass reads them only for a manifold with resistance.
+type tbSolverResist struct {
+	MaxRoll, MaxSpin             float32    // c_r r and c_s r, r the contact's lever
+	Mass1, Mass2, MassN          float32    // effective masses about t1, t2 and n
+	IA1, IA2, IAN, IB1, IB2, IBN float3     // the world inverse inertias times t1, t2 and n
+	Impulse1, Impulse2, ImpulseN float32    // accumulated angular impulse, N m s
+	Pad                          [6]float32 // to 128 bytes
 }
 
 // kernelSet launches the kernels of gpu/kernels on a device: one method per TB_KERNEL, named for the
@@ -997,7 +1008,7 @@ type solverPrepareArgs struct {
 	Vel              ptr // const float4 *
 	Omega            ptr // const float4 *
 	InvIW            ptr // const float4 *
-	Material         ptr // const float2 *
+	Material         ptr // const float4 *
 	Split            ptr // const unsigned int *
 	SoftBias         float32
 	SoftMass         float32

@@ -21,10 +21,6 @@ func TestLayoutsMatchC(t *testing.T) {
 		size   uintptr
 		fields []field
 	}{
-		{"float2", unsafe.Sizeof(float2{}), []field{
-			{"x", unsafe.Offsetof(float2{}.X)},
-			{"y", unsafe.Offsetof(float2{}.Y)},
-		}},
 		{"float3", unsafe.Sizeof(float3{}), []field{
 			{"x", unsafe.Offsetof(float3{}.X)},
 			{"y", unsafe.Offsetof(float3{}.Y)},
@@ -185,8 +181,11 @@ func TestLayoutsMatchC(t *testing.T) {
 			{"massScale", unsafe.Offsetof(tbSolverManifold{}.MassScale)},
 			{"leak", unsafe.Offsetof(tbSolverManifold{}.Leak)},
 			{"drift", unsafe.Offsetof(tbSolverManifold{}.Drift)},
+			{"rolling", unsafe.Offsetof(tbSolverManifold{}.Rolling)},
+			{"spinning", unsafe.Offsetof(tbSolverManifold{}.Spinning)},
 			{"pad", unsafe.Offsetof(tbSolverManifold{}.Pad)},
 			{"pts", unsafe.Offsetof(tbSolverManifold{}.Pts)},
+			{"resist", unsafe.Offsetof(tbSolverManifold{}.Resist)},
 		}},
 		{"TbSolverPoint", unsafe.Sizeof(tbSolverPoint{}), []field{
 			{"nA", unsafe.Offsetof(tbSolverPoint{}.NA)},
@@ -219,6 +218,23 @@ func TestLayoutsMatchC(t *testing.T) {
 			{"relVel", unsafe.Offsetof(tbSolverPoint{}.RelVel)},
 			{"id", unsafe.Offsetof(tbSolverPoint{}.ID)},
 			{"pad", unsafe.Offsetof(tbSolverPoint{}.Pad)},
+		}},
+		{"TbSolverResist", unsafe.Sizeof(tbSolverResist{}), []field{
+			{"maxRoll", unsafe.Offsetof(tbSolverResist{}.MaxRoll)},
+			{"maxSpin", unsafe.Offsetof(tbSolverResist{}.MaxSpin)},
+			{"mass1", unsafe.Offsetof(tbSolverResist{}.Mass1)},
+			{"mass2", unsafe.Offsetof(tbSolverResist{}.Mass2)},
+			{"massN", unsafe.Offsetof(tbSolverResist{}.MassN)},
+			{"iA1", unsafe.Offsetof(tbSolverResist{}.IA1)},
+			{"iA2", unsafe.Offsetof(tbSolverResist{}.IA2)},
+			{"iAN", unsafe.Offsetof(tbSolverResist{}.IAN)},
+			{"iB1", unsafe.Offsetof(tbSolverResist{}.IB1)},
+			{"iB2", unsafe.Offsetof(tbSolverResist{}.IB2)},
+			{"iBN", unsafe.Offsetof(tbSolverResist{}.IBN)},
+			{"impulse1", unsafe.Offsetof(tbSolverResist{}.Impulse1)},
+			{"impulse2", unsafe.Offsetof(tbSolverResist{}.Impulse2)},
+			{"impulseN", unsafe.Offsetof(tbSolverResist{}.ImpulseN)},
+			{"pad", unsafe.Offsetof(tbSolverResist{}.Pad)},
 		}},
 	} {
 		if got := emu.Sizeof(l.name); got != l.size {

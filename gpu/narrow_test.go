@@ -55,6 +55,8 @@ func (w *narrowTestWorld) add(s geom.Shape, p geom.Pose, v, omega geom.Vec3) int
 	b.InvInertiaWorld = append(b.InvInertiaWorld, mgl32.Ident3())
 	b.Friction = append(b.Friction, 0.5)
 	b.Restitution = append(b.Restitution, 0)
+	b.RollingResistance = append(b.RollingResistance, 0)
+	b.SpinningResistance = append(b.SpinningResistance, 0)
 	b.Asleep = append(b.Asleep, false)
 	b.SleepTime = append(b.SleepTime, 0)
 	return int32(len(b.Position) - 1)

@@ -19,7 +19,7 @@ const (
 type bodyBuffers struct {
 	pos, rot, vel, omega, invI buffer // float4 each
 	shape                      buffer // tbShape
-	material                   buffer // float2: friction, restitution
+	material                   buffer // float4: friction, restitution, rolling and spinning resistance
 	flags                      buffer // uint32: body type
 	// invIW is the world inverse inertia R diag(invI) R^T, three float4 rows per body (w unused),
 	// refreshed by the solver whenever orientations change.

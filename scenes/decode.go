@@ -499,7 +499,7 @@ func onOff(on bool) float64 {
 
 func (d *decoder) body(n *node, path string, b *Body) {
 	m := d.fields(n, path, "name", "type", "shape", "position", "rotation", "velocity",
-		"angularVelocity", "mass", "density", "friction", "restitution")
+		"angularVelocity", "mass", "density", "friction", "restitution", "rollingResistance", "spinningResistance")
 	d.required(m, "shape", path)
 	if m == nil || d.err != nil {
 		return
@@ -519,6 +519,8 @@ func (d *decoder) body(n *node, path string, b *Body) {
 	b.Density = d.optNumber(m, "density", path)
 	b.Friction = d.optNumber(m, "friction", path)
 	b.Restitution = d.optNumber(m, "restitution", path)
+	b.RollingResistance = d.optNumber(m, "rollingResistance", path)
+	b.SpinningResistance = d.optNumber(m, "spinningResistance", path)
 }
 
 func (d *decoder) shape(n *node, path string, s *Shape) {

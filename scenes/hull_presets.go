@@ -48,7 +48,8 @@ func rocks() *Scene {
 				idx := len(s.Bodies)
 				s.add(Body{Name: fmt.Sprintf("rock%d", idx), Shape: kinds[idx%len(kinds)],
 					Position: v3(centred(i, n, pitch)+0.2*r.jitter(1), 2+1.2*float64(l), centred(k, n, pitch)+0.2*r.jitter(1)),
-					Rotation: tilt(&r, math.Pi), Density: num(2600), Friction: num(0.7)})
+					Rotation: tilt(&r, math.Pi), Density: num(2600), Friction: num(0.7),
+					RollingResistance: num(roundResistance), SpinningResistance: num(roundResistance)})
 			}
 		}
 	}

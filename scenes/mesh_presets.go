@@ -49,9 +49,11 @@ func terrain() *Scene {
 					b.Shape = Shape{Type: "box", HalfExtents: &Vec3{0.3, 0.2, 0.25}}
 				case 1:
 					b.Shape = Shape{Type: "sphere", Radius: num(0.25)}
+					b.RollingResistance, b.SpinningResistance = num(roundResistance), num(roundResistance)
 				default:
 					b.Shape = rock
 					b.Density = num(2600)
+					b.RollingResistance, b.SpinningResistance = num(roundResistance), num(roundResistance)
 				}
 				s.add(b)
 			}

@@ -62,6 +62,11 @@ func Preset(name string) (*Scene, bool) {
 // stackFriction is the friction of the stacking presets' bodies and ground.
 const stackFriction = 0.6
 
+// roundResistance is the rolling and spinning resistance of the presets' round bodies (spheres,
+// capsules, rocks): a ball at 8 m/s rolls 91 m in 23 s before it stops (5/7 c g deceleration),
+// where without it it rolls for ever.
+const roundResistance = 0.05
+
 // stack: 20 unit boxes in a column on a ground plane.
 func stack() *Scene {
 	s := newScene("stack")
@@ -170,7 +175,8 @@ func wall() *Scene {
 		}
 	}
 	s.add(Body{Name: "ball", Shape: sphere(0.5), Position: v3(0, 3, 10), Velocity: v3(0, 2, -20),
-		Density: num(7800), Friction: num(stackFriction)})
+		Density: num(7800), Friction: num(stackFriction),
+		RollingResistance: num(roundResistance), SpinningResistance: num(roundResistance)})
 	return s
 }
 
@@ -257,12 +263,14 @@ func bowling() *Scene {
 		for j := 0; j <= r; j++ {
 			s.add(Body{Name: fmt.Sprintf("pin%d", len(s.Bodies)), Shape: capsule(pinR, pinH),
 				Position: v3((float64(j)-float64(r)/2)*spacing, pinR+pinH, -float64(r)*row),
-				Mass:     num(1.5), Friction: num(0.4)})
+				Mass:     num(1.5), Friction: num(0.4),
+				RollingResistance: num(roundResistance), SpinningResistance: num(roundResistance)})
 		}
 	}
 	// Rolling without slipping towards -z: v + w x (-r y) = 0 gives w_x = -v/r.
 	s.add(Body{Name: "ball", Shape: sphere(ballR), Position: v3(0.02, ballR, 6), Velocity: v3(0, 0, -speed),
-		AngularVelocity: v3(-speed/ballR, 0, 0), Mass: num(7), Friction: num(0.3)})
+		AngularVelocity: v3(-speed/ballR, 0, 0), Mass: num(7), Friction: num(0.3),
+		RollingResistance: num(roundResistance), SpinningResistance: num(roundResistance)})
 	return s
 }
 
@@ -318,9 +326,13 @@ func mixed() *Scene {
 			for k := range n {
 				idx := len(s.Bodies) - 1
 				sh := shapes[idx%len(shapes)]
-				s.add(Body{Name: fmt.Sprintf("%s%d", sh.Type, idx), Shape: sh,
+				b := Body{Name: fmt.Sprintf("%s%d", sh.Type, idx), Shape: sh,
 					Position: v3(centred(i, n, pitch), 1+2*float64(l), centred(k, n, pitch)),
-					Rotation: tilt(&r, math.Pi), Friction: num(stackFriction)})
+					Rotation: tilt(&r, math.Pi), Friction: num(stackFriction)}
+				if sh.Type != "box" {
+					b.RollingResistance, b.SpinningResistance = num(roundResistance), num(roundResistance)
+				}
+				s.add(b)
 			}
 		}
 	}

@@ -94,6 +94,10 @@ type Body struct {
 	Density         *float64 `json:"density,omitempty"`         // kg/m^3; default sim.DefaultDensity
 	Friction        *float64 `json:"friction,omitempty"`        // default DefaultFriction
 	Restitution     *float64 `json:"restitution,omitempty"`     // default 0
+	// RollingResistance and SpinningResistance are the coefficients of the resisting torques
+	// against rolling and against spin about a contact's normal (sim.BodyDef); default 0.
+	RollingResistance  *float64 `json:"rollingResistance,omitempty"`
+	SpinningResistance *float64 `json:"spinningResistance,omitempty"`
 }
 
 // Shape is a body's collision shape in its local frame. Only the fields of its Type may be set.

@@ -105,6 +105,12 @@ var invalidCases = []struct {
 		"bodies[0].friction", "-0.1"},
 	{"restitution above one", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "restitution": 1.5}]}`,
 		"bodies[0].restitution", "1.5"},
+	{"rolling resistance negative", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "rollingResistance": -0.1}]}`,
+		"bodies[0].rollingResistance", "-0.1"},
+	{"spinning resistance too large", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "spinningResistance": 20}]}`,
+		"bodies[0].spinningResistance", "20"},
+	{"rolling resistance a string", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "rollingResistance": "0.1"}]}`,
+		"bodies[0].rollingResistance", `"0.1"`},
 	{"position absurd", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "position": [0, 0, 1e9]}]}`,
 		"bodies[0].position[2]", "1000000000"},
 	{"velocity absurd", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "velocity": [0, 5000, 0]}]}`,
@@ -252,7 +258,8 @@ const everything = `{
     {"name": "cube", "shape": {"type": "box", "halfExtents": [0.5, 0.25, 0.125]}, "position": [0, 2, 0],
      "rotation": [0, 0, 0.7071068, 0.7071068], "velocity": [1, 2, 3], "angularVelocity": [-1, -2, -3],
      "mass": 2, "friction": 0.3, "restitution": 0.7},
-    {"shape": {"type": "sphere", "radius": 0.25}, "density": 500, "position": [3, 1, 0]},
+    {"shape": {"type": "sphere", "radius": 0.25}, "density": 500, "position": [3, 1, 0],
+     "rollingResistance": 0.05, "spinningResistance": 0.125},
     {"name": "pill", "type": "dynamic", "shape": {"type": "capsule", "radius": 0.2, "halfHeight": 0.5},
      "position": [-3, 1, 0], "restitution": 0}
   ],
@@ -298,7 +305,7 @@ func TestSaveRoundTripsEveryField(t *testing.T) {
 	}
 	if s.Solver.DampingRatio == nil || *s.Solver.WarmStart || s.Joints[3].Motor.Speed != -0.5 || *s.Joints[1].Swing != 0.7 ||
 		s.Broadphase != "grid" ||
-		*s.Bodies[4].Restitution != 0 {
+		*s.Bodies[4].Restitution != 0 || *s.Bodies[3].RollingResistance != 0.05 || *s.Bodies[3].SpinningResistance != 0.125 {
 		t.Fatalf("fields lost in parsing: %+v", s)
 	}
 	text := roundTrip(t, s)

@@ -22,6 +22,7 @@ const (
 	MinDensity    = 1e-3 // kg/m^3
 	MaxDensity    = 1e6  // kg/m^3
 	MaxFriction   = 100  // Coulomb coefficient
+	MaxResistance = 10   // rolling and spinning resistance coefficients
 	MaxMotorSpeed = 1e4  // rad/s or m/s
 	MaxMotorForce = 1e9  // N m or N
 	UnitTolerance = 0.01 // a rotation's length must be within 1 +- UnitTolerance
@@ -228,6 +229,12 @@ func (b *Body) validate(c *check, path string) {
 	}
 	if b.Restitution != nil {
 		c.num(path+".restitution", *b.Restitution, 0, 1, false, "")
+	}
+	if b.RollingResistance != nil {
+		c.num(path+".rollingResistance", *b.RollingResistance, 0, MaxResistance, false, "")
+	}
+	if b.SpinningResistance != nil {
+		c.num(path+".spinningResistance", *b.SpinningResistance, 0, MaxResistance, false, "")
 	}
 }
 

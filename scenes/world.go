@@ -235,6 +235,12 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 	if b.Restitution != nil {
 		d.Restitution = float32(*b.Restitution)
 	}
+	if b.RollingResistance != nil {
+		d.RollingResistance = float32(*b.RollingResistance)
+	}
+	if b.SpinningResistance != nil {
+		d.SpinningResistance = float32(*b.SpinningResistance)
+	}
 	return d
 }
 

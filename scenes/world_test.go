@@ -69,6 +69,9 @@ func TestWorldMapsEveryField(t *testing.T) {
 	if b.Name[3] != "body3" || math.Abs(float64(b.Mass[3])-sphereMass) > 1e-3 {
 		t.Errorf("sphere %s mass %v, want %v", b.Name[3], b.Mass[3], sphereMass)
 	}
+	if b.RollingResistance[3] != 0.05 || b.SpinningResistance[3] != 0.125 || b.RollingResistance[2] != 0 {
+		t.Errorf("resistance: sphere %v %v, cube %v", b.RollingResistance[3], b.SpinningResistance[3], b.RollingResistance[2])
+	}
 	if w.NumJoints() != 5 {
 		t.Errorf("%d joints", w.NumJoints())
 	}

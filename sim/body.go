@@ -46,6 +46,12 @@ type BodyDef struct {
 	Density         float32 // kg/m^3; if zero (and Mass zero), DefaultDensity
 	Friction        float32 // Coulomb coefficient; pairs combine by geometric mean
 	Restitution     float32 // pairs combine by max
+	// RollingResistance c_r and SpinningResistance c_s (dimensionless, >= 0) resist rolling and
+	// spinning at a contact: an angular impulse about the contact plane's axes of at most c_r r N,
+	// and one about the normal of at most c_s r N, with N the contact's normal impulse and r its
+	// lever (contactResistance). Pairs combine each by max; 0 leaves the contact as it is.
+	RollingResistance  float32
+	SpinningResistance float32
 }
 
 // Handle addresses a body stably: it stays valid, and keeps naming the same body, across removals of
@@ -72,6 +78,9 @@ type Bodies struct {
 	InvInertiaWorld []Mat3    // R diag(InvInertiaLocal) R^T, refreshed every (sub-)step
 	Friction        []float32
 	Restitution     []float32
+	// RollingResistance and SpinningResistance are BodyDef's coefficients, per body.
+	RollingResistance  []float32
+	SpinningResistance []float32
 	// Asleep marks dynamic bodies of a sleeping island (Settings.Sleep): they hold still, cost no
 	// solver work, and wake when touched, edited or joined. SleepTime is how long a body has been
 	// at rest, seconds.
@@ -98,6 +107,8 @@ func (b *Bodies) append(d *BodyDef, invMass float32, invI Vec3, mass float32) {
 	b.InvInertiaWorld = append(b.InvInertiaWorld, worldInertia(d.Rotation, invI))
 	b.Friction = append(b.Friction, d.Friction)
 	b.Restitution = append(b.Restitution, d.Restitution)
+	b.RollingResistance = append(b.RollingResistance, d.RollingResistance)
+	b.SpinningResistance = append(b.SpinningResistance, d.SpinningResistance)
 	b.Asleep = append(b.Asleep, false)
 	b.SleepTime = append(b.SleepTime, 0)
 	b.island = append(b.island, 0)
@@ -119,6 +130,8 @@ func (b *Bodies) moveLast(i int) {
 	b.InvInertiaWorld[i], b.InvInertiaWorld = b.InvInertiaWorld[last], b.InvInertiaWorld[:last]
 	b.Friction[i], b.Friction = b.Friction[last], b.Friction[:last]
 	b.Restitution[i], b.Restitution = b.Restitution[last], b.Restitution[:last]
+	b.RollingResistance[i], b.RollingResistance = b.RollingResistance[last], b.RollingResistance[:last]
+	b.SpinningResistance[i], b.SpinningResistance = b.SpinningResistance[last], b.SpinningResistance[:last]
 	b.Asleep[i], b.Asleep = b.Asleep[last], b.Asleep[:last]
 	b.SleepTime[i], b.SleepTime = b.SleepTime[last], b.SleepTime[:last]
 	b.island[i], b.island = b.island[last], b.island[:last]
@@ -206,6 +219,9 @@ func validateDef(d *BodyDef) error {
 	}
 	if d.Friction < 0 || d.Restitution < 0 || !finite(d.Friction, d.Restitution) {
 		return bad("friction/restitution", [2]float32{d.Friction, d.Restitution})
+	}
+	if !(d.RollingResistance >= 0) || !(d.SpinningResistance >= 0) || !finite(d.RollingResistance, d.SpinningResistance) {
+		return bad("rollingResistance/spinningResistance", [2]float32{d.RollingResistance, d.SpinningResistance})
 	}
 	return nil
 }

@@ -44,8 +44,9 @@ type manifold struct {
 	t1, t2      vec // friction directions
 	friction    float32
 	restitution float32
-	biasRate    float32 // soft push-out rate of the biased pass
-	massScale   float32 // soft scales of the biased pass (see softness), used by anchored friction
+	resist      resistRows // rolling and spinning resistance (contact_resist.go)
+	biasRate    float32    // soft push-out rate of the biased pass
+	massScale   float32    // soft scales of the biased pass (see softness), used by anchored friction
 	leak        float32
 	drift       vec   // mean friction-anchor drift, refreshed with sep
 	slot        int32 // its batch times batchLanes plus its lane where the wide path prepared its rows; -1 otherwise
@@ -332,6 +333,8 @@ func (w *World) gatherFill(g int) {
 		m.a, m.b, m.pair, m.count, m.normal = ia, ib, int32(k), int32(c.Count), ldv(&c.Normal)
 		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
 		m.restitution = max(b.Restitution[ia], b.Restitution[ib])
+		m.resist.rolling = max(b.RollingResistance[ia], b.RollingResistance[ib])
+		m.resist.spinning = max(b.SpinningResistance[ia], b.SpinningResistance[ib])
 		for i := 0; i < c.Count; i++ {
 			m.pts[i].id = c.Points[i].ID
 		}

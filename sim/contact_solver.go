@@ -129,6 +129,10 @@ func (w *World) prepareContacts(lo, hi int) {
 				}
 			}
 		}
+		m.resist.impulse = [3]float32{}
+		if old >= 0 && !noFriction && m.resist.on() {
+			m.resist.carry(m, &p.narrow.prev[old])
+		}
 		if rows {
 			w.prepareRows(k)
 		}
@@ -200,6 +204,9 @@ func (w *World) prepareRows(k int) {
 		cp.tangentMass[1] = effMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB)
 		dv := vB.Add(wB.Cross(rB)).Sub(vA).Sub(wA.Cross(rA))
 		cp.relVel = dv.Dot(n)
+	}
+	if m.resist.on() {
+		w.prepareResist(k)
 	}
 }
 
@@ -397,6 +404,9 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 		}
 		vA = vA.Sub(t1.Scale(sum1 * mA)).Sub(t2.Scale(sum2 * mA))
 		vB = vB.Add(t1.Scale(sum1 * mB)).Add(t2.Scale(sum2 * mB))
+		if m.resist.on() {
+			wA, wB = m.resist.apply(m.resist.solve(m, m.normalTotal(), wA, wB), wA, wB)
+		}
 	}
 	b.storeVelocities(ia, ib, mA, mB, vA, wA, vB, wB)
 }
@@ -419,6 +429,9 @@ func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 			d1, d2 := friction(cp, m, s.rowVel(m.t1, cp.t1A, cp.t1B), s.rowVel(m.t2, cp.t2A, cp.t2B), useBias)
 			s.apply(d1, m.t1, cp.it1A, cp.it1B)
 			s.apply(d2, m.t2, cp.it2A, cp.it2B)
+		}
+		if m.resist.on() {
+			s.wA, s.wB = m.resist.apply(m.resist.solve(m, m.normalTotal(), s.wA, s.wB), s.wA, s.wB)
 		}
 	}
 	w.store(m, &s)
@@ -490,6 +503,10 @@ func (w *World) jacobiManifold(k int, useBias bool) {
 			angB = angB.Add(cp.t1B.Scale(d1)).Add(cp.t2B.Scale(d2))
 		}
 	}
+	if !w.settings.NoFriction && m.resist.on() {
+		l := m.resist.world(m, m.resist.solve(m, m.normalTotal(), s.wA, s.wB))
+		angA, angB = angA.Add(l), angB.Add(l)
+	}
 	p.narrow.sums[k] = impulseSum{lin, angA, angB}
 }
 
@@ -503,6 +520,10 @@ func (w *World) warmStartManifold(k int) {
 		lin = lin.Add(m.normal.Scale(ln)).Add(m.t1.Scale(l1)).Add(m.t2.Scale(l2))
 		angA = angA.Add(cp.nA.Scale(ln)).Add(cp.t1A.Scale(l1)).Add(cp.t2A.Scale(l2))
 		angB = angB.Add(cp.nB.Scale(ln)).Add(cp.t1B.Scale(l1)).Add(cp.t2B.Scale(l2))
+	}
+	if m.resist.on() {
+		l := m.resist.world(m, m.resist.impulse)
+		angA, angB = angA.Add(l), angB.Add(l)
 	}
 	w.pipe.narrow.sums[k] = impulseSum{lin, angA, angB}
 }

@@ -159,6 +159,26 @@ func (w *World) SetMaterial(h Handle, friction, restitution float32) error {
 	return nil
 }
 
+// SetResistance sets a body's rolling and spinning resistance coefficients (both finite and >= 0;
+// see BodyDef.RollingResistance).
+func (w *World) SetResistance(h Handle, rolling, spinning float32) error {
+	i, ok := w.dense(h)
+	if !ok {
+		return ErrStale
+	}
+	if !(rolling >= 0) || !finite(rolling) {
+		return fmt.Errorf("body %q: rolling resistance must be finite and >= 0, got %v", w.Bodies.Name[i], rolling)
+	}
+	if !(spinning >= 0) || !finite(spinning) {
+		return fmt.Errorf("body %q: spinning resistance must be finite and >= 0, got %v", w.Bodies.Name[i], spinning)
+	}
+	w.beforeEdit()
+	w.Bodies.RollingResistance[i], w.Bodies.SpinningResistance[i] = rolling, spinning
+	w.edited(i)
+	w.wakeIndex(i)
+	return nil
+}
+
 // ApplyImpulse applies the impulse j (N s, world) at the world point p to a dynamic body, changing
 // its linear and angular velocity at once (not at the next step), and wakes it. With a backend the
 // impulse is queued and applied on the backend's state at the start of its next step, without reading

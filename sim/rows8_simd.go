@@ -169,6 +169,11 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 		vB = vB.addS(t1, sum1.Mul(mB)).addS(t2, sum2.Mul(mB))
 	}
 	storeVel8(w, bt, h, vA, wA, vB, wB)
+	if bt.resists != 0 && !w.settings.NoFriction {
+		// The lanes' resistance rows, scalar, after their friction rows (as solveManifold's).
+		archsimd.ClearAVXUpperBits()
+		w.resistLanes(bt, h*lanes8, h*lanes8+used8(bt, h))
+	}
 }
 
 // mulAt is m v of the column-major matrices in m, each element loaded where it is used (so that
@@ -217,6 +222,12 @@ func warm8(w *World, bt *wideBatch, h int) {
 		m.lin = vec{X: g[0][0][l], Y: g[0][1][l], Z: g[0][2][l]}
 		m.angA = vec{X: g[1][0][l], Y: g[1][1][l], Z: g[1][2][l]}
 		m.angB = vec{X: g[2][0][l], Y: g[2][1][l], Z: g[2][2][l]}
+		if bt.resists&(1<<(h*lanes8+l)) != 0 {
+			// The resistance rows' impulse, as warmStartManifold adds it after the points'.
+			mm := &w.pipe.narrow.manifolds[k[l]]
+			r := mm.resist.world(mm, mm.resist.impulse)
+			m.angA, m.angB = m.angA.Add(r), m.angB.Add(r)
+		}
 	}
 }
 

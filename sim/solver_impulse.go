@@ -105,6 +105,9 @@ func (w *World) impulseManifold(m *manifold) {
 	iA, iB := &b.InvInertiaWorld[m.a], &b.InvInertiaWorld[m.b]
 	n := m.normal
 	friction := !w.settings.NoFriction
+	var cA, cB vec // the arms and normal impulse of the points that took one, for the resistance
+	var normal float32
+	hit := 0
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		if cp.sep > w.settings.LinearSlop {
@@ -149,6 +152,20 @@ func (w *World) impulseManifold(m *manifold) {
 			s.wB = s.wB.Add(mulMat(iB, rB.Cross(j)))
 		}
 		cp.normalImpulse = max(j.Dot(n), 0) // for inspection (Contacts)
+		if m.resist.on() {
+			cA, cB, normal = cA.Add(rA), cB.Add(rB), normal+cp.normalImpulse
+			hit++
+		}
+	}
+	if hit > 0 {
+		inv := 1 / float32(hit)
+		l := w.resistRecord(m, s.wA, s.wB, cA.Scale(inv), cB.Scale(inv), iA, iB, normal)
+		if s.mA != 0 {
+			s.wA = s.wA.Sub(mulMat(iA, l))
+		}
+		if s.mB != 0 {
+			s.wB = s.wB.Add(mulMat(iB, l))
+		}
 	}
 	w.store(m, &s)
 }

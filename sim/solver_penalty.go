@@ -102,6 +102,9 @@ func (w *World) penaltyManifold(km int) {
 	}
 	k, c, h := w.settings.PenaltyStiffness, w.settings.PenaltyDamping, p.consts.h
 	n := m.normal
+	var cA, cB vec // the touching points' arms and normal impulse, for the resistance
+	var normal float32
+	touching := 0
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
 		if cp.sep >= 0 {
@@ -124,6 +127,16 @@ func (w *World) penaltyManifold(km int) {
 		}
 		sum.lin, sum.angA, sum.angB = sum.lin.Add(J), sum.angA.Add(rA.Cross(J)), sum.angB.Add(rB.Cross(J))
 		cp.normalImpulse = f * h // for inspection (Contacts)
+		if m.resist.on() {
+			cA, cB, normal = cA.Add(rA), cB.Add(rB), normal+f*h
+			touching++
+		}
+	}
+	if touching > 0 {
+		inv := 1 / float32(touching)
+		l := w.resistRecord(m, s.wA, s.wB, cA.Scale(inv), cB.Scale(inv), &b.InvInertiaWorld[m.a],
+			&b.InvInertiaWorld[m.b], normal)
+		sum.angA, sum.angB = sum.angA.Add(l), sum.angB.Add(l)
 	}
 }
 

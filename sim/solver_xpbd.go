@@ -455,13 +455,13 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 	rA, rB := cA.Scale(1/float32(active)), cB.Scale(1/float32(active))
 	v := relVel(rA, rB)
 	vt := v.Sub(n.Scale(v.Dot(n)))
-	st := vecmath.Sqrt(vt.Dot(vt))
-	if st == 0 {
-		return
+	if st := vecmath.Sqrt(vt.Dot(vt)); st != 0 {
+		t := vt.Scale(1 / st)
+		k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
+		w.velocityImpulse(m.a, m.b, rA, rB, t.Scale(-min(m.friction*lambdaN*p.consts.invH*k, st)))
 	}
-	t := vt.Scale(1 / st)
-	k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
-	w.velocityImpulse(m.a, m.b, rA, rB, t.Scale(-min(m.friction*lambdaN*p.consts.invH*k, st)))
+	// Rolling and spinning resistance, against the normal impulse of the sub-step.
+	w.resistVelocity(m, rA, rB, lambdaN*p.consts.invH)
 }
 
 // xpbdSaveBodies remembers the bodies' poses at the start of the sub-step.

@@ -55,7 +55,8 @@ func (s *State) Bytes() int {
 	n += len(podBytes(b.Type)) + len(podBytes(b.Shape)) + len(podBytes(b.Position)) + len(podBytes(b.Rotation))
 	n += len(podBytes(b.Velocity)) + len(podBytes(b.AngularVelocity)) + len(podBytes(b.Mass)) + len(podBytes(b.InvMass))
 	n += len(podBytes(b.InvInertiaLocal)) + len(podBytes(b.InvInertiaWorld)) + len(podBytes(b.Friction))
-	n += len(podBytes(b.Restitution)) + len(podBytes(b.Asleep)) + len(podBytes(b.SleepTime))
+	n += len(podBytes(b.Restitution)) + len(podBytes(b.RollingResistance)) + len(podBytes(b.SpinningResistance))
+	n += len(podBytes(b.Asleep)) + len(podBytes(b.SleepTime))
 	n += len(podBytes(b.island)) + len(podBytes(b.handle))
 	n += len(podBytes(s.slots)) + len(podBytes(s.freeSlot)) + len(podBytes(s.joints)) + len(podBytes(s.prev))
 	n += len(podBytes(s.rot)) + len(podBytes(s.wakeLabels))
@@ -164,7 +165,7 @@ func (s *State) check() error {
 	n := b.Len()
 	for _, l := range []int{len(b.Name), len(b.Type), len(b.Shape), len(b.Rotation), len(b.Velocity),
 		len(b.AngularVelocity), len(b.Mass), len(b.InvMass), len(b.InvInertiaLocal), len(b.InvInertiaWorld),
-		len(b.Friction), len(b.Restitution), len(b.Asleep), len(b.SleepTime), len(b.island), len(b.handle)} {
+		len(b.Friction), len(b.Restitution), len(b.RollingResistance), len(b.SpinningResistance), len(b.Asleep), len(b.SleepTime), len(b.island), len(b.handle)} {
 		if l != n {
 			return fmt.Errorf("state: body arrays of different lengths (%d and %d)", n, l)
 		}
@@ -228,6 +229,8 @@ func copyBodies(dst, src *Bodies) {
 	dst.InvInertiaWorld = append(dst.InvInertiaWorld[:0], src.InvInertiaWorld...)
 	dst.Friction = append(dst.Friction[:0], src.Friction...)
 	dst.Restitution = append(dst.Restitution[:0], src.Restitution...)
+	dst.RollingResistance = append(dst.RollingResistance[:0], src.RollingResistance...)
+	dst.SpinningResistance = append(dst.SpinningResistance[:0], src.SpinningResistance...)
 	dst.Asleep = append(dst.Asleep[:0], src.Asleep...)
 	dst.SleepTime = append(dst.SleepTime[:0], src.SleepTime...)
 	dst.island = append(dst.island[:0], src.island...)

@@ -207,7 +207,7 @@ func (s *State) arrays(shapes []shapeImage) [][]byte {
 	return [][]byte{podBytes(b.Type), podBytes(shapes), podBytes(b.Position), podBytes(b.Rotation),
 		podBytes(b.Velocity), podBytes(b.AngularVelocity), podBytes(b.Mass), podBytes(b.InvMass),
 		podBytes(b.InvInertiaLocal), podBytes(b.InvInertiaWorld), podBytes(b.Friction), podBytes(b.Restitution),
-		podBytes(b.Asleep), podBytes(b.SleepTime), podBytes(b.island), podBytes(b.handle),
+		podBytes(b.RollingResistance), podBytes(b.SpinningResistance), podBytes(b.Asleep), podBytes(b.SleepTime), podBytes(b.island), podBytes(b.handle),
 		podBytes(s.slots), podBytes(s.freeSlot), podBytes(s.joints), podBytes(s.prev), podBytes(s.rot),
 		podBytes(s.wakeLabels), podBytes(s.clusters), podBytes(s.members)}
 }
@@ -261,6 +261,8 @@ func (s *State) UnmarshalBinary(data []byte) error {
 	load(&r, &b.InvInertiaWorld, n, "world inverse inertias")
 	load(&r, &b.Friction, n, "friction")
 	load(&r, &b.Restitution, n, "restitution")
+	load(&r, &b.RollingResistance, n, "rolling resistance")
+	load(&r, &b.SpinningResistance, n, "spinning resistance")
 	load(&r, &b.Asleep, n, "asleep")
 	load(&r, &b.SleepTime, n, "sleep times")
 	load(&r, &b.island, n, "islands")

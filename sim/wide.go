@@ -78,7 +78,8 @@ type wideBatch struct {
 	maxCount int               // most points of any lane
 	ragged   uint8             // bit i: some used lane has no point i
 	safe     bool              // no used lane's body is the last of its arrays (see gather)
-	_        [46]byte
+	resists  uint16            // bit l: lane l's manifold has resistance rows (resistLanes)
+	_        [44]byte
 }
 
 // pointFloats is the number of leading float32 fields that contactPoint and widePoint share.
@@ -251,7 +252,7 @@ func (w *World) packBatch(worker, i int) {
 	for l := range n {
 		maxCount = max(maxCount, int(p.narrow.manifolds[p.graph.colorOrder[int(first)+l]].count))
 	}
-	bt.lanes, bt.maxCount, bt.ragged = n, maxCount, 0
+	bt.lanes, bt.maxCount, bt.ragged, bt.resists = n, maxCount, 0, 0
 	sc := &p.wide.packScratch[worker]
 	src, at, kept, comp := &sc.src, &sc.at, &sc.kept, &sc.comp
 	*kept = [4]uint16{}
@@ -277,6 +278,12 @@ func (w *World) packBatch(worker, i int) {
 			put3(&bt.t2, l, m.t2)
 			put3(&bt.drift, l, m.drift)
 			bt.biasRate[l], bt.massScale[l], bt.leak[l], bt.mu[l] = m.biasRate, m.massScale, m.leak, m.friction
+			if m.resist.on() {
+				bt.resists |= 1 << l
+				if prep {
+					w.prepareResist(int(k))
+				}
+			}
 			if prep {
 				c = p.candOf(int(k))
 				comp[l] = w.softOf(m).compliance

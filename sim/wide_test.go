@@ -10,7 +10,8 @@ import (
 )
 
 // wideScene is a pile of boxes, spheres and capsules on boxes and a plane, with friction anchors,
-// sliding and bouncing: manifolds of one to four points, static and dynamic pairs.
+// sliding and bouncing: manifolds of one to four points, static and dynamic pairs; the spheres and
+// capsules have rolling and spinning resistance, so batches mix lanes with and without its rows.
 func wideScene(t *testing.T, s Settings) *World {
 	w := pyramidWorld(t, s, 8)
 	for k := 0; k < 30; k++ {
@@ -24,6 +25,9 @@ func wideScene(t *testing.T, s Settings) *World {
 			d.Shape = geom.Shape{Kind: geom.Sphere, Radius: 0.3}
 		default:
 			d.Shape = geom.Shape{Kind: geom.Capsule, Radius: 0.2, HalfHeight: 0.3}
+		}
+		if k%3 != 0 {
+			d.RollingResistance, d.SpinningResistance = 0.05, 0.1
 		}
 		mustAdd(t, w, d)
 	}

@@ -181,6 +181,8 @@ func (a *App) inspectSection() {
 		mass  float32
 		fric  float32
 		rest  float32
+		roll  float32
+		spin  float32
 		pos   sim.Vec3
 		vel   sim.Vec3
 		omega sim.Vec3
@@ -193,6 +195,7 @@ func (a *App) inspectSection() {
 			b := &w.Bodies
 			name, typ, kind, mass = b.Name[i], b.Type[i], b.Shape[i].Kind, b.Mass[i]
 			fric, rest, pos, vel, omega = b.Friction[i], b.Restitution[i], b.Position[i], b.Velocity[i], b.AngularVelocity[i]
+			roll, spin = b.RollingResistance[i], b.SpinningResistance[i]
 		}
 		filter := p.filter
 		if filter == "" && live {
@@ -227,6 +230,14 @@ func (a *App) inspectSection() {
 		if g.sliderFloat("body restitution", &rest, 0, 1) {
 			a.do("restitution", command.EditBody(h, command.BodyEdit{Restitution: &rest}))
 		}
+		if g.sliderFloat("body rolling resistance", &roll, 0, 0.5) {
+			a.do("rolling resistance", command.EditBody(h, command.BodyEdit{RollingResistance: &roll}))
+		}
+		tip("a torque of at most c r N against rolling at each contact (docs/SCENES.md)")
+		if g.sliderFloat("body spinning resistance", &spin, 0, 0.5) {
+			a.do("spinning resistance", command.EditBody(h, command.BodyEdit{SpinningResistance: &spin}))
+		}
+		tip("a torque of at most c r N against spin about each contact's normal")
 		if v, ok := a.liveDrag3("velocity", [3]float32(vel)); ok {
 			vv := sim.Vec3(v)
 			a.do("velocity", command.EditBody(h, command.BodyEdit{Velocity: &vv}))

@@ -534,10 +534,15 @@ func TestInspectSectionEditsTheClickedBody(t *testing.T) {
 	d.setText("inspect/mass, kg", 0, 1, "4")
 	d.setText("inspect/body friction", 0, 1, "0.3")
 	d.setText("inspect/body restitution", 0, 1, "0.2")
+	d.setText("inspect/body rolling resistance", 0, 1, "0.08")
+	d.setText("inspect/body spinning resistance", 0, 1, "0.04")
 	d.world(func(w *sim.World) {
 		b, i := &w.Bodies, idx(w)
 		if b.Type[i] != sim.Dynamic || b.Mass[i] != 4 || !near(b.Friction[i], 0.3, 1e-6) || !near(b.Restitution[i], 0.2, 1e-6) {
 			t.Errorf("type %v mass %v friction %v restitution %v", b.Type[i], b.Mass[i], b.Friction[i], b.Restitution[i])
+		}
+		if !near(b.RollingResistance[i], 0.08, 1e-6) || !near(b.SpinningResistance[i], 0.04, 1e-6) {
+			t.Errorf("rolling resistance %v, spinning resistance %v", b.RollingResistance[i], b.SpinningResistance[i])
 		}
 	})
 	// A typed velocity applies once: the box (on the ground, with friction) slows down after it,

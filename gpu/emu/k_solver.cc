@@ -31,10 +31,13 @@ static const tbemu::field_offset tb_fields_TbSolverManifold[] = {
 	{"massScale", offsetof(TbSolverManifold, massScale)},
 	{"leak", offsetof(TbSolverManifold, leak)},
 	{"drift", offsetof(TbSolverManifold, drift)},
+	{"rolling", offsetof(TbSolverManifold, rolling)},
+	{"spinning", offsetof(TbSolverManifold, spinning)},
 	{"pad", offsetof(TbSolverManifold, pad)},
 	{"pts", offsetof(TbSolverManifold, pts)},
+	{"resist", offsetof(TbSolverManifold, resist)},
 };
-static tbemu::layout_registrar tb_layout_TbSolverManifold("TbSolverManifold", sizeof(TbSolverManifold), tb_fields_TbSolverManifold, 14);
+static tbemu::layout_registrar tb_layout_TbSolverManifold("TbSolverManifold", sizeof(TbSolverManifold), tb_fields_TbSolverManifold, 17);
 static const tbemu::field_offset tb_fields_TbSolverPoint[] = {
 	{"nA", offsetof(TbSolverPoint, nA)},
 	{"nB", offsetof(TbSolverPoint, nB)},
@@ -68,3 +71,21 @@ static const tbemu::field_offset tb_fields_TbSolverPoint[] = {
 	{"pad", offsetof(TbSolverPoint, pad)},
 };
 static tbemu::layout_registrar tb_layout_TbSolverPoint("TbSolverPoint", sizeof(TbSolverPoint), tb_fields_TbSolverPoint, 30);
+static const tbemu::field_offset tb_fields_TbSolverResist[] = {
+	{"maxRoll", offsetof(TbSolverResist, maxRoll)},
+	{"maxSpin", offsetof(TbSolverResist, maxSpin)},
+	{"mass1", offsetof(TbSolverResist, mass1)},
+	{"mass2", offsetof(TbSolverResist, mass2)},
+	{"massN", offsetof(TbSolverResist, massN)},
+	{"iA1", offsetof(TbSolverResist, iA1)},
+	{"iA2", offsetof(TbSolverResist, iA2)},
+	{"iAN", offsetof(TbSolverResist, iAN)},
+	{"iB1", offsetof(TbSolverResist, iB1)},
+	{"iB2", offsetof(TbSolverResist, iB2)},
+	{"iBN", offsetof(TbSolverResist, iBN)},
+	{"impulse1", offsetof(TbSolverResist, impulse1)},
+	{"impulse2", offsetof(TbSolverResist, impulse2)},
+	{"impulseN", offsetof(TbSolverResist, impulseN)},
+	{"pad", offsetof(TbSolverResist, pad)},
+};
+static tbemu::layout_registrar tb_layout_TbSolverResist("TbSolverResist", sizeof(TbSolverResist), tb_fields_TbSolverResist, 15);

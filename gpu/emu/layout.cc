@@ -51,11 +51,6 @@ static const tbemu::field_offset tb_fields_TbShape[] = {
 	{"d", offsetof(TbShape, d)},
 };
 static tbemu::layout_registrar tb_layout_TbShape("TbShape", sizeof(TbShape), tb_fields_TbShape, 8);
-static const tbemu::field_offset tb_fields_float2[] = {
-	{"x", offsetof(float2, x)},
-	{"y", offsetof(float2, y)},
-};
-static tbemu::layout_registrar tb_layout_float2("float2", sizeof(float2), tb_fields_float2, 2);
 static const tbemu::field_offset tb_fields_float3[] = {
 	{"x", offsetof(float3, x)},
 	{"y", offsetof(float3, y)},

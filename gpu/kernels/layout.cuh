@@ -45,7 +45,7 @@ TB_FN float tbBoundingRadius(const TbShape &s) {
 //   float4 omega[]    angular velocity (xyz), w unused (0)
 //   float4 invI[]     principal inverse inertia, local frame (xyz), w unused (0)
 //   TbShape shape[]
-//   float2 material[] friction (x), restitution (y)
+//   float4 material[] friction (x), restitution (y), rolling (z) and spinning (w) resistance
 //   unsigned flags[]  body type (TB_TYPE_MASK bits)
 
 // A broad-phase pair is an int2 (a, b) of dense indices with a < b; pair lists are sorted by (a, b).

@@ -37,16 +37,30 @@ struct TbSolverPoint {
 	float pad[3];                            // to 256 bytes
 };
 
+// TbSolverResist is a manifold's rolling and spinning resistance rows (sim's resistRows): three
+// angular rows on the relative angular velocity, about t1, t2 (rolling, clamped to the disc of radius
+// maxRoll times the summed normal impulse) and n (spinning, clamped by maxSpin times it). 128 bytes,
+// after the points: the pass reads them only for a manifold with resistance.
+struct TbSolverResist {
+	float maxRoll, maxSpin;              // c_r r and c_s r, r the contact's lever
+	float mass1, mass2, massN;           // effective masses about t1, t2 and n
+	float3 iA1, iA2, iAN, iB1, iB2, iBN; // the world inverse inertias times t1, t2 and n
+	float impulse1, impulse2, impulseN;  // accumulated angular impulse, N m s
+	float pad[6];                        // to 128 bytes
+};
+
 // TbSolverManifold is the solver's view of one touching pair (sim's manifold). Its header is padded to
-// three sectors (96 bytes), so that its points start on sector boundaries (1,120 bytes in all).
+// three sectors (96 bytes), so that its points start on sector boundaries (1,248 bytes in all).
 struct TbSolverManifold {
 	int a, b, count;
 	float3 normal, t1, t2;
 	float friction, restitution;
 	float biasRate, massScale, leak; // soft coefficients of the biased pass
 	float3 drift;                    // mean friction-anchor drift (tb_solver_refresh)
-	float pad[4];                    // to 96 bytes
+	float rolling, spinning;         // the pair's resistance coefficients; both 0: no resistance rows
+	float pad[2];                    // to 96 bytes
 	TbSolverPoint pts[4];
+	TbSolverResist resist;
 };
 
 // TbContactOut is a contact point as World.Contacts reports it (tb_solver_export).
@@ -123,6 +137,44 @@ TB_FN const TbSolverManifold *tbFindPrev(const TbSolverManifold *prev, int n, in
 	return 0;
 }
 
+// tbContactLever is sim's contactLever: the larger distance from a moving body's centre of mass to
+// the contact plane, over the points so far (lever) and this one's arms rA and rB.
+TB_FN float tbContactLever(float lever, float3 rA, float3 rB, float3 n, float mA, float mB) {
+	float d = tbDot(rA, n);
+	if (d < 0) {
+		d = -d;
+	}
+	if (mA != 0 && d > lever) {
+		lever = d;
+	}
+	d = tbDot(rB, n);
+	if (d < 0) {
+		d = -d;
+	}
+	if (mB != 0 && d > lever) {
+		lever = d;
+	}
+	return lever;
+}
+
+// tbResistMass is 1 / (sA d.IA d + sB d.IB d), 0 where that is not positive (resistRows.prepare).
+TB_FN float tbResistMass(float3 d, float3 ia, float3 ib, float sA, float sB) {
+	float k = sA * tbDot(d, ia) + sB * tbDot(d, ib);
+	return k > 0 ? 1 / k : 0;
+}
+
+// tbResistPrepare fixes a manifold's resistance rows for the step (resistRows.prepare).
+TB_FN void tbResistPrepare(TbSolverManifold &m, const float4 *iA, const float4 *iB, float sA, float sB, float lever) {
+	TbSolverResist &r = m.resist;
+	r.iA1 = tbMulRows(iA, m.t1), r.iB1 = tbMulRows(iB, m.t1);
+	r.mass1 = tbResistMass(m.t1, r.iA1, r.iB1, sA, sB);
+	r.iA2 = tbMulRows(iA, m.t2), r.iB2 = tbMulRows(iB, m.t2);
+	r.mass2 = tbResistMass(m.t2, r.iA2, r.iB2, sA, sB);
+	r.iAN = tbMulRows(iA, m.normal), r.iBN = tbMulRows(iB, m.normal);
+	r.massN = tbResistMass(m.normal, r.iAN, r.iBN, sA, sB);
+	r.maxRoll = m.rolling * lever, r.maxSpin = m.spinning * lever;
+}
+
 // tb_solver_prepare turns each narrow-phase contact into a solver manifold for the step (sim's
 // gatherManifolds and prepareContacts): tangents, split effective masses, softness (the static one when
 // either body does not move), friction sqrt(fa fb), restitution max(ea, eb), anchors, the pre-solve
@@ -134,7 +186,7 @@ TB_FN const TbSolverManifold *tbFindPrev(const TbSolverManifold *prev, int n, in
 TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, int cap, TbSolverManifold *man,
                                  const TbSolverManifold *prev, const int *prevCount, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const float4 *invIW,
-                                 const float2 *material, const unsigned *split, float softBias, float softMass,
+                                 const float4 *material, const unsigned *split, float softBias, float softMass,
                                  float softLeak, float softCompliance, float staticBias, float staticMass,
                                  float staticLeak, float staticCompliance, int warm, float anchorReach,
                                  int noFriction) {
@@ -148,9 +200,13 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 	m.a = a, m.b = o, m.count = c.count;
 	float3 n = make_float3(c.nx, c.ny, c.nz);
 	m.normal = n;
-	float2 matA = material[a], matB = material[o];
+	float4 matA = material[a], matB = material[o];
 	m.friction = sqrtf(matA.x * matB.x);
 	m.restitution = fmaxf(matA.y, matB.y);
+	m.rolling = fmaxf(matA.z, matB.z);
+	m.spinning = fmaxf(matA.w, matB.w);
+	int resists = m.rolling > 0 || m.spinning > 0;
+	m.resist.impulse1 = 0, m.resist.impulse2 = 0, m.resist.impulseN = 0;
 	float4 pA = pos[a], pB = pos[o];
 	float mA = pA.w, mB = pB.w;
 	const float4 *iA = &invIW[3 * a], *iB = &invIW[3 * o];
@@ -171,6 +227,7 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 	float3 xA = tbXYZ(pA), xB = tbXYZ(pB);
 	float3 vA = tbXYZ(vel[a]), wA = tbXYZ(omega[a]);
 	float3 vB = tbXYZ(vel[o]), wB = tbXYZ(omega[o]);
+	float lever = 0;
 	for (int i = 0; i < c.count; i++) {
 		const TbPoint &pt = c.pts[i];
 		TbSolverPoint &cp = m.pts[i];
@@ -200,6 +257,7 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 		cp.tangentMass2 = tbEffMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB);
 		float3 dv = tbSub(tbSub(tbAdd(vB, tbCross(wB, rB)), vA), tbCross(wA, rA));
 		cp.relVel = tbDot(dv, n);
+		lever = tbContactLever(lever, rA, rB, n, mA, mB);
 		cp.maxNormal = 0;
 		cp.normalImpulse = 0, cp.tangentImpulse1 = 0, cp.tangentImpulse2 = 0;
 		cp.anchorA = cp.localA, cp.anchorB = cp.localB, cp.sliding = !rubs;
@@ -240,6 +298,16 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 			break;
 		}
 	}
+	if (resists) {
+		tbResistPrepare(m, iA, iB, sA, sB, lever);
+		if (old && !noFriction) {
+			// Carry last step's angular impulse as a world vector onto the new axes (resistRows.carry).
+			const TbSolverResist &or_ = old->resist;
+			float3 l = tbAdd(tbAdd(tbScale(old->t1, or_.impulse1), tbScale(old->t2, or_.impulse2)),
+			                 tbScale(old->normal, or_.impulseN));
+			m.resist.impulse1 = tbDot(l, m.t1), m.resist.impulse2 = tbDot(l, m.t2), m.resist.impulseN = tbDot(l, n);
+		}
+	}
 }
 TB_REGISTER(tb_solver_prepare)
 
@@ -265,6 +333,11 @@ TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *coun
 		lin = tbAdd(tbAdd(tbAdd(lin, tbScale(m.normal, ln)), tbScale(m.t1, l1)), tbScale(m.t2, l2));
 		angA = tbAdd(tbAdd(tbAdd(angA, tbScale(cp.nA, ln)), tbScale(cp.t1A, l1)), tbScale(cp.t2A, l2));
 		angB = tbAdd(tbAdd(tbAdd(angB, tbScale(cp.nB, ln)), tbScale(cp.t1B, l1)), tbScale(cp.t2B, l2));
+	}
+	if (m.rolling > 0 || m.spinning > 0) {
+		const TbSolverResist &r = m.resist;
+		float3 l = tbAdd(tbAdd(tbScale(m.t1, r.impulse1), tbScale(m.t2, r.impulse2)), tbScale(m.normal, r.impulseN));
+		angA = tbAdd(angA, l), angB = tbAdd(angB, l);
 	}
 	tbRecord(imp, k, lin, angA, angB);
 }
@@ -458,6 +531,33 @@ TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap
 		lin = tbAdd(tbAdd(lin, tbScale(m.t1, d1)), tbScale(m.t2, d2));
 		angA = tbAdd(tbAdd(angA, tbScale(cp.t1A, d1)), tbScale(cp.t2A, d2));
 		angB = tbAdd(tbAdd(angB, tbScale(cp.t1B, d1)), tbScale(cp.t2B, d2));
+	}
+	if (!noFriction && (m.rolling > 0 || m.spinning > 0)) {
+		// The resistance rows (resistRows.solve), from the pass's start velocities.
+		TbSolverResist &r = m.resist;
+		float total = 0;
+		for (int i = 0; i < m.count; i++) {
+			total += m.pts[i].normalImpulse;
+		}
+		float3 w = tbSub(wB, wA);
+		float o1 = r.impulse1, o2 = r.impulse2, oN = r.impulseN;
+		float l1 = o1 - r.mass1 * tbDot(m.t1, w);
+		float l2 = o2 - r.mass2 * tbDot(m.t2, w);
+		float maxR = r.maxRoll * total;
+		if (l1 * l1 + l2 * l2 > maxR * maxR) {
+			float sc = maxR / sqrtf(l1 * l1 + l2 * l2);
+			l1 *= sc, l2 *= sc;
+		}
+		float maxS = r.maxSpin * total;
+		float l3 = oN - r.massN * tbDot(n, w);
+		if (l3 > maxS) {
+			l3 = maxS;
+		} else if (l3 < -maxS) {
+			l3 = -maxS;
+		}
+		r.impulse1 = l1, r.impulse2 = l2, r.impulseN = l3;
+		float3 l = tbAdd(tbAdd(tbScale(m.t1, l1 - o1), tbScale(m.t2, l2 - o2)), tbScale(n, l3 - oN));
+		angA = tbAdd(angA, l), angB = tbAdd(angB, l);
 	}
 	tbRecord(imp, k, lin, angA, angB);
 }

@@ -20,7 +20,9 @@ func bodyState(s *Session) sim.Bodies {
 			Position: append([]sim.Vec3(nil), b.Position...), Rotation: append([]sim.Quat(nil), b.Rotation...),
 			Velocity: append([]sim.Vec3(nil), b.Velocity...), AngularVelocity: append([]sim.Vec3(nil), b.AngularVelocity...),
 			Mass: append([]float32(nil), b.Mass...), Friction: append([]float32(nil), b.Friction...),
-			Restitution: append([]float32(nil), b.Restitution...), Asleep: append([]bool(nil), b.Asleep...)}
+			Restitution: append([]float32(nil), b.Restitution...), Asleep: append([]bool(nil), b.Asleep...),
+			RollingResistance:  append([]float32(nil), b.RollingResistance...),
+			SpinningResistance: append([]float32(nil), b.SpinningResistance...)}
 	})
 	return c
 }

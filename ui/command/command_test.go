@@ -364,6 +364,19 @@ func TestEditBodyInPlaceAndRemove(t *testing.T) {
 			t.Errorf("mass %v inv %v friction %v velocity %v", b.Mass[i], b.InvMass[i], b.Friction[i], b.Velocity[i])
 		}
 	})
+	roll, spin, bad := float32(0.1), float32(0.05), float32(-1)
+	s.Do(EditBody(h, BodyEdit{RollingResistance: &roll, SpinningResistance: &spin}))
+	s.Apply()
+	s.Do(EditBody(h, BodyEdit{RollingResistance: &bad}))
+	if err := s.Apply(); err == nil {
+		t.Error("a negative rolling resistance was accepted")
+	}
+	s.View(func(w *sim.World) {
+		i, _ := w.Index(h)
+		if b := &w.Bodies; b.RollingResistance[i] != 0.1 || b.SpinningResistance[i] != 0.05 {
+			t.Errorf("rolling resistance %v, spinning %v", b.RollingResistance[i], b.SpinningResistance[i])
+		}
+	})
 	s.Do(EditBody(h, BodyEdit{Type: &st}))
 	s.Apply()
 	s.Steps(10)

@@ -198,16 +198,20 @@ func RemoveBody(h sim.Handle) Command {
 
 // BodyEdit is an in-place edit of a body's properties (the Inspect panel). Nil fields are unchanged.
 type BodyEdit struct {
-	Type            *sim.BodyType
-	Mass            *float32 // kg, dynamic bodies only
-	Friction        *float32
-	Restitution     *float32
-	Velocity        *sim.Vec3
-	AngularVelocity *sim.Vec3
+	Type        *sim.BodyType
+	Mass        *float32 // kg, dynamic bodies only
+	Friction    *float32
+	Restitution *float32
+	// RollingResistance and SpinningResistance are the material's resistance coefficients
+	// (sim.BodyDef), each >= 0.
+	RollingResistance  *float32
+	SpinningResistance *float32
+	Velocity           *sim.Vec3
+	AngularVelocity    *sim.Vec3
 }
 
 // EditBody applies e to the body h through the World's edit methods (SetType, SetMass, SetMaterial,
-// SetVelocity). Changing the type to static or kinematic leaves it without mass (and, for static,
+// SetResistance, SetVelocity). Changing the type to static or kinematic leaves it without mass (and, for static,
 // stops it); back to dynamic, the mass is the edit's or the shape's at 1000 kg/m^3. The edit's values
 // are checked first: an invalid one changes nothing.
 func EditBody(h sim.Handle, e BodyEdit) Command {
@@ -237,6 +241,19 @@ func EditBody(h sim.Handle, e BodyEdit) Command {
 			}
 			rest = *e.Restitution
 		}
+		roll, spin := b.RollingResistance[i], b.SpinningResistance[i]
+		if e.RollingResistance != nil {
+			if !(*e.RollingResistance >= 0) {
+				return fmt.Errorf("rolling resistance must be >= 0")
+			}
+			roll = *e.RollingResistance
+		}
+		if e.SpinningResistance != nil {
+			if !(*e.SpinningResistance >= 0) {
+				return fmt.Errorf("spinning resistance must be >= 0")
+			}
+			spin = *e.SpinningResistance
+		}
 		if e.Type != nil {
 			if err := w.SetType(h, *e.Type); err != nil {
 				return err
@@ -249,6 +266,11 @@ func EditBody(h sim.Handle, e BodyEdit) Command {
 		}
 		if e.Friction != nil || e.Restitution != nil {
 			if err := w.SetMaterial(h, mu, rest); err != nil {
+				return err
+			}
+		}
+		if e.RollingResistance != nil || e.SpinningResistance != nil {
+			if err := w.SetResistance(h, roll, spin); err != nil {
 				return err
 			}
 		}
@@ -390,6 +412,12 @@ func (s *Session) currentScene() *scenes.Scene {
 	for i := range b.Len() {
 		body := scenes.Body{Name: b.Name[i], Type: b.Type[i].String(), Shape: fileShape(b, i),
 			Position: vp(b.Position[i]), Friction: fp(b.Friction[i]), Restitution: fp(b.Restitution[i])}
+		if c := b.RollingResistance[i]; c != 0 {
+			body.RollingResistance = fp(c)
+		}
+		if c := b.SpinningResistance[i]; c != 0 {
+			body.SpinningResistance = fp(c)
+		}
 		q := b.Rotation[i]
 		body.Rotation = &scenes.Quat{f64(q.V[0]), f64(q.V[1]), f64(q.V[2]), f64(q.W)}
 		if b.Type[i] != sim.Static {
