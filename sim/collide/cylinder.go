@@ -96,8 +96,8 @@ func triangleConvex(v [3]vec, n vec) convex {
 	return x
 }
 
-func dv(v vec) d3  { return d3{float64(v.X), float64(v.Y), float64(v.Z)} }
-func vd(v d3) vec  { return vec{X: float32(v.x), Y: float32(v.y), Z: float32(v.z)} }
+func dv(v vec) d3 { return d3{float64(v.X), float64(v.Y), float64(v.Z)} }
+func vd(v d3) vec { return vec{X: float32(v.x), Y: float32(v.y), Z: float32(v.z)} }
 func sgn(x float32) float32 {
 	if x < 0 {
 		return -1
