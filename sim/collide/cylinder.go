@@ -2,6 +2,7 @@ package collide
 
 import (
 	"math"
+	"sync"
 
 	"tumble/sim/geom"
 )
@@ -46,8 +47,8 @@ const refCos = 1 - 1e-6
 // Tolerances of GJK and EPA on curved cores (m): GJK stops when the distance bound closes to gjkTol, EPA
 // when the next support point is within epaTol of the nearest face.
 const (
-	gjkTol = 1e-8
-	epaTol = 1e-7
+	gjkTol = 1e-6
+	epaTol = 1e-6
 )
 
 // feature is the part of a shape facing a direction, in the world: a face (n >= 3, a loop
@@ -213,6 +214,18 @@ func cylinderFeature(r, h float32, f *frame, l vec, out *feature) {
 	out.add(f.toWorld(vec{X: u.X, Y: -h, Z: u.Z}), 129)
 }
 
+// convexWork is the scratch of one generic contact (about 50 KB: the clip buffers and EPA's polytope),
+// reused from call to call through convexWorkPool: zeroing it on every call cost more than a resting
+// pair's GJK and EPA together.
+type convexWork struct {
+	poly, tmp, pts [maxClip]clipPt
+	vs             [epaMaxVerts]simplexVert
+	fs             [epaMaxFaces]epaFace
+	horizon        [epaMaxFaces][2]int
+}
+
+var convexWorkPool = sync.Pool{New: func() any { return new(convexWork) }}
+
 // simplex is GJK's working set.
 type simplex struct {
 	s   [4]simplexVert
@@ -280,8 +293,8 @@ const (
 // epa returns the penetration of the cores A and B whose simplex sx holds the origin: the depth, the
 // unit normal (the direction to move B by depth to separate them, so from A to B) and the deepest
 // points of the cores. ok is false when the polytope cannot be made (degenerate cores).
-func epa(A, B *core, sx *simplex) (depth float64, n, pa, pb d3, ok bool) {
-	var vs [epaMaxVerts]simplexVert
+func epa(A, B *core, sx *simplex, w *convexWork) (depth float64, n, pa, pb d3, ok bool) {
+	vs := &w.vs
 	nv := copy(vs[:], sx.s[:sx.n])
 	sup := func(d d3) simplexVert {
 		a, b := A.support(d), B.support(d.scale(-1))
@@ -326,7 +339,7 @@ func epa(A, B *core, sx *simplex) (depth float64, n, pa, pb d3, ok bool) {
 	if nv < 4 {
 		return 0, d3{}, d3{}, d3{}, false
 	}
-	var fs [epaMaxFaces]epaFace
+	fs := &w.fs
 	nf := 0
 	centre := vs[0].w.add(vs[1].w).add(vs[2].w).add(vs[3].w).scale(0.25)
 	mk := func(i, j, k int) epaFace {
@@ -368,7 +381,7 @@ func epa(A, B *core, sx *simplex) (depth float64, n, pa, pb d3, ok bool) {
 			break
 		}
 		// Remove the faces p sees and stitch the hole's rim (the horizon) to p.
-		var horizon [epaMaxFaces][2]int
+		horizon := &w.horizon
 		nh := 0
 		for i := 0; i < nf; i++ {
 			g := &fs[i]
@@ -432,7 +445,7 @@ func epa(A, B *core, sx *simplex) (depth float64, n, pa, pb d3, ok bool) {
 
 // penetration returns the signed distance between the surfaces of A and B (negative when they
 // overlap), the unit normal from A to B, and the witness points on each surface.
-func penetration(A, B *core) (sep float64, n, wa, wb d3, ok bool) {
+func penetration(A, B *core, w *convexWork) (sep float64, n, wa, wb d3, ok bool) {
 	var sx simplex
 	v, overlap := gjk(A, B, &sx)
 	if !overlap {
@@ -445,7 +458,7 @@ func penetration(A, B *core) (sep float64, n, wa, wb d3, ok bool) {
 			return dist - A.r - B.r, n, pa.madd(n, A.r), pb.madd(n, -B.r), true
 		}
 	}
-	depth, n, pa, pb, ok := epa(A, B, &sx)
+	depth, n, pa, pb, ok := epa(A, B, &sx, w)
 	if !ok {
 		return 0, d3{}, d3{}, d3{}, false
 	}
@@ -456,7 +469,9 @@ func penetration(A, B *core) (sep float64, n, wa, wb d3, ok bool) {
 // package comment's steps 1 and 2). faceA makes A's face the reference whatever the normal (a mesh
 // triangle whose neighbours are flat: its normal stands).
 func convexContact(A, B *convex, margin float32, faceA bool, m *Manifold) {
-	sep, nd, wa, wb, ok := penetration(&A.c, &B.c)
+	w := convexWorkPool.Get().(*convexWork)
+	defer convexWorkPool.Put(w)
+	sep, nd, wa, wb, ok := penetration(&A.c, &B.c, w)
 	if !ok || sep >= float64(margin) {
 		return
 	}
@@ -493,7 +508,7 @@ func convexContact(A, B *convex, margin float32, faceA bool, m *Manifold) {
 		if side == 1 {
 			wit = vd(wa)
 		}
-		if clipContact(ref, inc, side, scale, margin, wit, m) {
+		if clipContact(ref, inc, side, scale, margin, wit, w, m) {
 			return
 		}
 	} else if fa.n == 2 && fb.n == 2 && lineContact(A, B, &fa, &fb, n, margin, m) {
@@ -507,22 +522,22 @@ func convexContact(A, B *convex, margin float32, faceA bool, m *Manifold) {
 // clipContact clips the incident feature inc to the side planes of the reference face ref (on A when
 // side is 0, on B when 1) and adds the points below the margin, at most four; wit is the witness point
 // on the incident shape. It reports whether any point was kept.
-func clipContact(ref, inc *feature, side uint32, scale, margin float32, wit vec, m *Manifold) bool {
+func clipContact(ref, inc *feature, side uint32, scale, margin float32, wit vec, w *convexWork, m *Manifold) bool {
 	u := ref.nrm
-	var poly, tmp [maxClip]clipPt
+	poly, tmp := &w.poly, &w.tmp
 	for i := 0; i < inc.n; i++ {
 		poly[i] = clipPt{p: inc.p[i], feat: inc.id[i]}
 	}
 	band := 1e-3 * scale
 	var cnt int
-	out := &poly
+	out := poly
 	switch inc.n {
 	case 1, 2:
-		cnt = clipSegment(&poly, inc.n, ref.p[:ref.n], u, band)
+		cnt = clipSegment(poly, inc.n, ref.p[:ref.n], u, band)
 	default:
-		cnt, out = clipToFace(&poly, &tmp, inc.n, ref.p[:ref.n], u, band)
+		cnt, out = clipToFace(poly, tmp, inc.n, ref.p[:ref.n], u, band)
 	}
-	var pts [maxClip]clipPt
+	pts := &w.pts
 	k := 0
 	d := u.Dot(ref.p[0])
 	for i := 0; i < cnt; i++ {
