@@ -35,6 +35,15 @@ import (
 // exactly, so the depth is exact; the polygon only sets which other rim points a flat stand keeps.
 const cylSides = 12
 
+// rim holds the cosines and sines of the cap polygon's angles, 2 pi k / cylSides.
+var rim = func() (t [cylSides][2]float32) {
+	for k := range t {
+		sn, cs := math.Sincos(2 * math.Pi * float64(k) / cylSides)
+		t[k] = [2]float32{float32(cs), float32(sn)}
+	}
+	return t
+}()
+
 // maxFeat bounds a feature's vertices (a hull face with more counts as its deepest point).
 const maxFeat = 40
 
@@ -106,7 +115,8 @@ func sgn(x float32) float32 {
 	return 1
 }
 
-// size is a length the shape spans, for the tolerances of clipping and point reduction.
+// size is a length the shape spans, for the tolerances of clipping and point reduction: for a solid,
+// the radius of its bounding sphere about its centre.
 func (x *convex) size() float32 {
 	if x.s == nil {
 		e0, e1 := x.tri[1].Sub(x.tri[0]), x.tri[2].Sub(x.tri[0])
@@ -125,6 +135,15 @@ func (x *convex) size() float32 {
 		return x.s.Hull.Radius
 	}
 	return 1
+}
+
+// bound is the radius about the core's centre of a sphere holding the shape (for a triangle, about
+// its centroid: no corner is further than 4/3 of its longest edge from there).
+func (x *convex) bound() float32 {
+	if x.s == nil {
+		return 2 * x.size()
+	}
+	return x.size()
 }
 
 // supportFeature writes to out the feature of x facing the world direction d (unit).
@@ -199,8 +218,8 @@ func cylinderFeature(r, h float32, f *frame, l vec, out *feature) {
 		const step = 2 * math.Pi / cylSides
 		for k := 0; k < cylSides; k++ {
 			a := step * float64(k)
-			sn, cs := math.Sincos(a)
-			out.add(f.toWorld(vec{X: r * float32(cs), Y: s * h, Z: -s * r * float32(sn)}), cap*64+uint32(k))
+			cs, sn := rim[k][0], rim[k][1]
+			out.add(f.toWorld(vec{X: r * cs, Y: s * h, Z: -s * r * sn}), cap*64+uint32(k))
 			if off := deep - a; off > 1e-3 && off < step-1e-3 {
 				sn, cs := math.Sincos(deep)
 				out.add(f.toWorld(vec{X: r * float32(cs), Y: s * h, Z: -s * r * float32(sn)}), cap*64+63)
@@ -469,6 +488,11 @@ func penetration(A, B *core, w *convexWork) (sep float64, n, wa, wb d3, ok bool)
 // package comment's steps 1 and 2). faceA makes A's face the reference whatever the normal (a mesh
 // triangle whose neighbours are flat: its normal stands).
 func convexContact(A, B *convex, margin float32, faceA bool, m *Manifold) {
+	// Bounding spheres apart by the margin: no contact, and no GJK (a broad phase's pair whose boxes
+	// meet is often that far apart).
+	if d := B.c.c.sub(A.c.c).length(); d-float64(A.bound()+B.bound()) >= float64(margin) {
+		return
+	}
 	w := convexWorkPool.Get().(*convexWork)
 	defer convexWorkPool.Put(w)
 	sep, nd, wa, wb, ok := penetration(&A.c, &B.c, w)
