@@ -47,10 +47,11 @@ var rim = func() (t [cylSides][2]float32) {
 // maxFeat bounds a feature's vertices (a hull face with more counts as its deepest point).
 const maxFeat = 40
 
-// refCos is the cosine of refAngle, the most a face's normal may differ from the contact normal and
-// still be the reference face: a contact normal from EPA on a flat part holds to about 1e-9, one
-// resting on a face tilted against the other shape's surface by more than a degree is a rim or edge
-// contact.
+// refCos is the cosine of refAngle (0.08 degrees), the most a face's normal may differ from the
+// contact normal and still be the reference face. EPA's normal from a flat part of the Minkowski
+// difference (a face against anything) is that face's to about 1e-9; a normal further off comes from a
+// rim or an edge, and measuring the points square to a face there would overstate the depth by the
+// tilt times the contact's extent.
 const refCos = 1 - 1e-6
 
 // Tolerances of GJK and EPA on curved cores (m): GJK stops when the distance bound closes to gjkTol, EPA
@@ -194,10 +195,10 @@ func (x *convex) supportFeature(d vec, out *feature) {
 }
 
 // cylinderFeature is the feature of a cylinder (radius r, half height h, frame f) facing the local
-// direction l: the cap it points to, as cylSides rim points with the exact deepest rim point put in
-// between (unless the cap faces l all but squarely), where l is within 45 degrees of the axis; else the side line, the two rim points farthest
-// along l. Ids: cap*64 + k for rim point k of cap 0 (top) or 1 (bottom), cap*64 + 63 for the deepest
-// rim point, 128 + end for the side line's ends.
+// direction l: where l is within 45 degrees of the axis, the cap it points to, as cylSides rim points
+// with the exact deepest rim point put in between (unless the cap faces l all but squarely); else the
+// side line, the two rim points farthest along l. Ids: cap*64 + k for rim point k of cap 0 (top) or 1
+// (bottom), cap*64 + 63 for the deepest rim point, 128 + end for the side line's ends.
 func cylinderFeature(r, h float32, f *frame, l vec, out *feature) {
 	rho := float32(math.Hypot(float64(l.X), float64(l.Z)))
 	if l.Y*l.Y >= rho*rho {
