@@ -197,3 +197,30 @@ func TestCylinderBodyHasExactMassProperties(t *testing.T) {
 		}
 	}
 }
+
+// The scene queries see cylinders: a ray from the side meets a lying cylinder's curved side at its
+// radius, one from above a standing cylinder's cap; a cylinder swept down onto the floor stops on its
+// cap, and a cylinder overlapping a body reports it.
+func TestSceneQueriesMeetCylinders(t *testing.T) {
+	w := gravityWorld(Settings{})
+	groundPlane(t, w, 0.5, 0)
+	log := mustAdd(t, w, BodyDef{Name: "log", Shape: cylinderShape(0.3, 1), Position: Vec3{0, 0.3, 0}, Rotation: lyingAlongZ})
+	drum := mustAdd(t, w, BodyDef{Name: "drum", Shape: cylinderShape(0.5, 0.25), Position: Vec3{3, 0.25, 0}})
+	if h, ok := w.RayCast(Vec3{-5, 0.3, 0.5}, Vec3{1, 0, 0}, 100, QueryFilter{}); !ok || h.Body != log ||
+		math.Abs(float64(h.T)-4.7) > 1e-4 || h.Normal.Sub(Vec3{-1, 0, 0}).Len() > 1e-4 {
+		t.Errorf("ray at the log's side: %+v %v, want the log at 4.7 m, normal -x", h, ok)
+	}
+	if h, ok := w.RayCast(Vec3{3.2, 5, 0.1}, Vec3{0, -1, 0}, 100, QueryFilter{}); !ok || h.Body != drum ||
+		math.Abs(float64(h.T)-4.5) > 1e-4 || h.Normal.Sub(Vec3{0, 1, 0}).Len() > 1e-4 {
+		t.Errorf("ray down on the drum: %+v %v, want the drum at 4.5 m, normal +y", h, ok)
+	}
+	probe := cylinderShape(0.2, 0.1)
+	if h, ok, err := w.ShapeCast(probe, geom.Pose{P: Vec3{-3, 2, 0}, Q: mgl32.QuatIdent()}, Vec3{0, -1, 0}, 10, QueryFilter{}); err != nil || !ok ||
+		math.Abs(float64(h.T)-1.9) > 1e-4 {
+		t.Errorf("cylinder swept down onto the floor: %+v %v %v, want T = 1.9", h, ok, err)
+	}
+	got, err := w.Overlap(probe, geom.Pose{P: Vec3{3.6, 0.55, 0}, Q: mgl32.QuatIdent()}, QueryFilter{})
+	if err != nil || len(got) != 1 || got[0] != drum {
+		t.Errorf("a cylinder on the drum's rim overlaps %v (%v), want the drum", got, err)
+	}
+}
