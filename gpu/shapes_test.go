@@ -42,8 +42,9 @@ func TestHullAndMeshScenesAreRefusedBeforeAnythingUploads(t *testing.T) {
 	}
 }
 
-// On the emulated backend, adding a body of a shape it does not run is refused with the body's name
-// and its shape, and nothing is added; a body of a shape it runs is added and steps.
+// On the emulated backend, adding a body of a shape it does not run (a hull, a cylinder) is refused
+// with the body's name and its shape, and nothing is added; a body of a shape it runs is added and
+// steps.
 func TestAddingABodyOfAShapeTheBackendDoesNotRunIsRefused(t *testing.T) {
 	w := sim.NewWorld(sim.Settings{Solver: sim.Jacobi, Workers: 1, Gravity: geom.Vec3{0, -9.81, 0}})
 	defer w.Close()
@@ -62,6 +63,14 @@ func TestAddingABodyOfAShapeTheBackendDoesNotRunIsRefused(t *testing.T) {
 	}
 	if _, ok := w.Find("tetra"); ok || w.Bodies.Len() != 1 {
 		t.Errorf("after the refusal: %d bodies, tetra found %v", w.Bodies.Len(), ok)
+	}
+	_, err = w.AddBody(sim.BodyDef{Name: "log", Shape: geom.Shape{Kind: geom.Cylinder, Radius: 0.3, HalfHeight: 0.5}, Mass: 1, Position: geom.Vec3{0, 2, 0}})
+	const wantCyl = `body "log" is a cylinder: the CUDA backend runs box, sphere, capsule and plane shapes; the CPU backend runs every shape`
+	if err == nil || err.Error() != wantCyl {
+		t.Errorf("adding a cylinder: %v, want %q", err, wantCyl)
+	}
+	if _, ok := w.Find("log"); ok || w.Bodies.Len() != 1 {
+		t.Errorf("after the cylinder's refusal: %d bodies, log found %v", w.Bodies.Len(), ok)
 	}
 	if _, err := w.AddBody(sim.BodyDef{Name: "ball", Shape: geom.Shape{Kind: geom.Sphere, Radius: 0.5}, Mass: 1, Position: geom.Vec3{0, 2, 0}}); err != nil {
 		t.Fatal(err)
@@ -127,6 +136,7 @@ func TestEveryShapeTheBackendListsTouchesEveryOtherAsOnTheCPU(t *testing.T) {
 		geom.Plane:      {geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}}, 0, true},
 		geom.ConvexHull: {geom.Shape{Kind: geom.ConvexHull, Hull: hull}, 0.4, false},
 		geom.TriMesh:    {geom.Shape{Kind: geom.TriMesh, Mesh: floor}, 0, true},
+		geom.Cylinder:   {geom.Shape{Kind: geom.Cylinder, Radius: 0.4, HalfHeight: 0.3}, 0.3, false},
 	}
 	for i, k0 := range capabilities.Shapes {
 		for _, k1 := range capabilities.Shapes[i:] {

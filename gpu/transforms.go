@@ -54,7 +54,7 @@ func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *in
 
 // writeInstances is WriteInstances with the records per kind given (tests give wrong ones to check
 // the kernel's capacity guard).
-func (b *Backend) writeInstances(dst uintptr, capacity int, counts [3]int, st *instance.Style) (instance.Written, error) {
+func (b *Backend) writeInstances(dst uintptr, capacity int, counts [instance.NumKinds]int, st *instance.Style) (instance.Written, error) {
 	out := instance.Written{Counts: counts}
 	d, n, iw := b.dev, b.bodies.n, &b.inst
 	if out.Total() > capacity {

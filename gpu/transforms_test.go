@@ -42,7 +42,11 @@ func fillRecords(t *testing.T, w *sim.World, mode instance.ColorBy, contacts []i
 	for k := range shapes {
 		want = append(want, shapes[k]...)
 	}
-	if got := [3]int{len(shapes[0]), len(shapes[1]), len(shapes[2])}; got != instance.CountKinds(w) {
+	var got [instance.NumKinds]int
+	for k := range shapes {
+		got[k] = len(shapes[k])
+	}
+	if got != instance.CountKinds(w) {
 		t.Fatalf("CountKinds %v, Fill %v", instance.CountKinds(w), got)
 	}
 	return f, want

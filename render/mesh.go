@@ -37,6 +37,37 @@ func boxMesh() mesh {
 	return m
 }
 
+// cylinderMesh is the unit cylinder (radius 1, y in [-1, 1]) of the given number of sides: scaled by
+// (radius, half height, radius) it is any cylinder. The side's vertices carry the radial normal (smooth
+// shading round it), each cap its own ring with the axial normal (a sharp rim).
+func cylinderMesh(slices int) mesh {
+	var m mesh
+	ring := func(y float32, n func(c, s float32) [3]float32) uint32 {
+		base := uint32(len(m.verts))
+		for j := 0; j <= slices; j++ {
+			a := 2 * math.Pi * float64(j) / float64(slices)
+			c, s := float32(math.Cos(a)), float32(math.Sin(a))
+			m.verts = append(m.verts, vertex{pos: [3]float32{c, y, s}, normal: n(c, s)})
+		}
+		return base
+	}
+	radial := func(c, s float32) [3]float32 { return [3]float32{c, 0, s} }
+	top, bottom := ring(1, radial), ring(-1, radial)
+	for j := uint32(0); j < uint32(slices); j++ {
+		// Wound as sphereMesh's bands (upper ring, next, lower ring); the renderer does not cull.
+		m.index = append(m.index, top+j, top+j+1, bottom+j, top+j+1, bottom+j+1, bottom+j)
+	}
+	for _, y := range []float32{1, -1} {
+		centre := uint32(len(m.verts))
+		m.verts = append(m.verts, vertex{pos: [3]float32{0, y, 0}, normal: [3]float32{0, y, 0}})
+		rim := ring(y, func(float32, float32) [3]float32 { return [3]float32{0, y, 0} })
+		for j := uint32(0); j < uint32(slices); j++ {
+			m.index = append(m.index, centre, rim+j, rim+j+1)
+		}
+	}
+	return m
+}
+
 // sphereMesh is a unit UV sphere. With capsule set, the upper half carries shift +1 and the lower
 // half -1, and the equator ring is doubled so the two halves, pulled apart, are joined by a cylinder.
 func sphereMesh(slices, stacks int, capsule bool) mesh {

@@ -65,7 +65,8 @@ func TestFlipOpaqueTurnsRowsAndSetsAlpha(t *testing.T) {
 }
 
 func TestMeshesAreClosedAndCapsuleHalvesShift(t *testing.T) {
-	for name, m := range map[string]mesh{"box": boxMesh(), "sphere": sphereMesh(24, 16, false), "capsule": sphereMesh(24, 16, true)} {
+	for name, m := range map[string]mesh{"box": boxMesh(), "sphere": sphereMesh(24, 16, false), "capsule": sphereMesh(24, 16, true),
+		"cylinder": cylinderMesh(32)} {
 		if len(m.index)%3 != 0 {
 			t.Errorf("%s: %d indices", name, len(m.index))
 		}
@@ -78,6 +79,22 @@ func TestMeshesAreClosedAndCapsuleHalvesShift(t *testing.T) {
 	for _, v := range sphereMesh(24, 16, true).verts {
 		if (v.pos[1] > 1e-6 && v.shift != 1) || (v.pos[1] < -1e-6 && v.shift != -1) {
 			t.Fatalf("capsule vertex at y %v shifts %v", v.pos[1], v.shift)
+		}
+	}
+}
+
+// The unit cylinder's vertices lie on its surface (radius 1, |y| <= 1), each with a unit normal: radial
+// on the side, axial on the caps, so scaled by (r, h, r) it shades as the cylinder it draws.
+func TestCylinderMeshLiesOnTheUnitCylinder(t *testing.T) {
+	m := cylinderMesh(32)
+	for _, v := range m.verts {
+		p, n := v.pos, v.normal
+		rho := math.Hypot(float64(p[0]), float64(p[2]))
+		nl := math.Sqrt(float64(n[0]*n[0] + n[1]*n[1] + n[2]*n[2]))
+		onSide := math.Abs(rho-1) < 1e-6 && n[1] == 0
+		onCap := math.Abs(math.Abs(float64(p[1]))-1) < 1e-6 && rho <= 1+1e-6 && n[1] == p[1]
+		if math.Abs(nl-1) > 1e-6 || !onSide && !onCap {
+			t.Fatalf("vertex %v normal %v is neither on the side nor on a cap", p, n)
 		}
 	}
 }

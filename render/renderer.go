@@ -81,7 +81,7 @@ func New() (*Renderer, error) {
 	r.uGround = uniforms(r.ground, "uViewProj", "uLightViewProj", "uNormal", "uLightDir", "uEye", "uSky", "uShadow", "uFog")
 	r.uLine = uniforms(r.line, "uViewProj", "uViewport", "uHalfWidth", "uAlpha")
 
-	meshes := [instance.NumKinds]mesh{boxMesh(), sphereMesh(24, 16, false), sphereMesh(24, 16, true)}
+	meshes := [instance.NumKinds]mesh{boxMesh(), sphereMesh(24, 16, false), sphereMesh(24, 16, true), cylinderMesh(32)}
 	for k, m := range meshes {
 		gl.GenVertexArrays(1, &r.vao[k])
 		gl.BindVertexArray(r.vao[k])

@@ -102,10 +102,10 @@ type Body struct {
 
 // Shape is a body's collision shape in its local frame. Only the fields of its Type may be set.
 type Shape struct {
-	Type        string   `json:"type"`                  // "box", "sphere", "capsule", "plane", "hull" or "mesh"
+	Type        string   `json:"type"`                  // "box", "sphere", "capsule", "cylinder", "plane", "hull" or "mesh"
 	HalfExtents *Vec3    `json:"halfExtents,omitempty"` // box
-	Radius      *float64 `json:"radius,omitempty"`      // sphere, capsule
-	HalfHeight  *float64 `json:"halfHeight,omitempty"`  // capsule: half the core segment, along local y
+	Radius      *float64 `json:"radius,omitempty"`      // sphere, capsule, cylinder
+	HalfHeight  *float64 `json:"halfHeight,omitempty"`  // capsule: half the core segment; cylinder: half its height; both along local y
 	Normal      *Vec3    `json:"normal,omitempty"`      // plane: any non-zero length (normalised)
 	Offset      *float64 `json:"offset,omitempty"`      // plane: points p with n.p = offset; default 0
 	Points      []Vec3   `json:"points,omitempty"`      // hull: 4 to geom.MaxHullPoints points, re-centred on the centre of mass

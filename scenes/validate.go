@@ -289,7 +289,7 @@ func (s *Shape) validate(c *check, path string) {
 		unusedNum("halfHeight", s.HalfHeight)
 		unusedVec("normal", s.Normal)
 		unusedNum("offset", s.Offset)
-	case "capsule":
+	case "capsule", "cylinder":
 		size("radius", s.Radius)
 		size("halfHeight", s.HalfHeight)
 		unusedVec("halfExtents", s.HalfExtents)
@@ -326,7 +326,7 @@ func (s *Shape) validate(c *check, path string) {
 	case "":
 		c.fail(path+".type", "missing (required)", "")
 	default:
-		c.fail(path+".type", "unknown shape type (want box, sphere, capsule, plane, hull or mesh)", strconv.Quote(s.Type))
+		c.fail(path+".type", "unknown shape type (want box, sphere, capsule, cylinder, plane, hull or mesh)", strconv.Quote(s.Type))
 	}
 }
 

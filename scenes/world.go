@@ -192,6 +192,8 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 		d.Shape = geom.Shape{Kind: geom.Sphere, Radius: float32(*sh.Radius)}
 	case "capsule":
 		d.Shape = geom.Shape{Kind: geom.Capsule, Radius: float32(*sh.Radius), HalfHeight: float32(*sh.HalfHeight)}
+	case "cylinder":
+		d.Shape = geom.Shape{Kind: geom.Cylinder, Radius: float32(*sh.Radius), HalfHeight: float32(*sh.HalfHeight)}
 	case "plane":
 		d.Shape = geom.Shape{Kind: geom.Plane, Normal: unit(*sh.Normal)}
 		if sh.Offset != nil {

@@ -189,6 +189,13 @@ func validateDef(d *BodyDef) error {
 		if !(s.HalfHeight > 0) || !finite(s.HalfHeight) {
 			return bad("shape.halfHeight", s.HalfHeight)
 		}
+	case geom.Cylinder:
+		if !(s.Radius > 0) || !finite(s.Radius) {
+			return bad("shape.radius", s.Radius)
+		}
+		if !(s.HalfHeight > 0) || !finite(s.HalfHeight) {
+			return bad("shape.halfHeight", s.HalfHeight)
+		}
 	case geom.ConvexHull:
 		if s.Hull == nil || !(s.Hull.Volume > 0) {
 			return bad("shape.points", "no hull (build it with geom.NewHull)")

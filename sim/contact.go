@@ -135,6 +135,8 @@ func boundingRadius(s *geom.Shape) float32 {
 		return s.Radius
 	case geom.Capsule:
 		return s.Radius + s.HalfHeight
+	case geom.Cylinder:
+		return vecmath.Sqrt(s.Radius*s.Radius + s.HalfHeight*s.HalfHeight)
 	case geom.ConvexHull:
 		return s.Hull.Radius
 	case geom.TriMesh:

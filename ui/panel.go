@@ -543,13 +543,14 @@ func (a *App) backendNote() {
 
 var shapeKinds = []geom.Kind{geom.Box, geom.Sphere, geom.Capsule}
 
-// spawnKinds are what the Spawn section's shape combo offers: the shapes, then two convex hulls.
+// spawnKinds are what the Spawn section's shape combo offers: the shapes, two convex hulls, then the
+// cylinder.
 var spawnKinds = []struct {
 	name string
 	kind geom.Kind
 	hull command.HullShape
 }{{"box", geom.Box, 0}, {"sphere", geom.Sphere, 0}, {"capsule", geom.Capsule, 0},
-	{"rock", geom.ConvexHull, command.Rock}, {"bunny", geom.ConvexHull, command.Bunny}}
+	{"rock", geom.ConvexHull, command.Rock}, {"bunny", geom.ConvexHull, command.Bunny}, {"cylinder", geom.Cylinder, 0}}
 
 // spawnKindNames are spawnKinds' names, for the combo.
 var spawnKindNames = func() []string {
@@ -596,7 +597,7 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 		g.dragFloat3("half extents", size, 0.01, 0.02, 5, "%.2f")
 	case 1:
 		g.sliderFloat("radius", &size[0], 0.02, 3)
-	case 2:
+	case 2, 5: // capsule, cylinder
 		g.sliderFloat("radius", &size[0], 0.02, 3)
 		g.sliderFloat("half height", &size[1], 0.02, 3)
 	case 3:
@@ -606,7 +607,7 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 		g.sliderFloat("bunny length", &size[0], 0.1, 5)
 		tip("tail to nose, m: the bunny preset's hull, inertia from its mesh")
 	}
-	if kind != 2 { // the capsule's second field's line, kept
+	if kind != 2 && kind != 5 { // the second field's line of the capsule and the cylinder, kept
 		keepLine(sizeNote(kind, *size))
 	}
 }

@@ -178,6 +178,7 @@ func (a *App) inspectSection() {
 		name  string
 		typ   sim.BodyType
 		kind  geom.Kind
+		shape string // the shape and its sizes
 		mass  float32
 		fric  float32
 		rest  float32
@@ -194,6 +195,7 @@ func (a *App) inspectSection() {
 		if ok {
 			b := &w.Bodies
 			name, typ, kind, mass = b.Name[i], b.Type[i], b.Shape[i].Kind, b.Mass[i]
+			shape = shapeText(&b.Shape[i])
 			fric, rest, pos, vel, omega = b.Friction[i], b.Restitution[i], b.Position[i], b.Velocity[i], b.AngularVelocity[i]
 			roll, spin = b.RollingResistance[i], b.SpinningResistance[i]
 		}
@@ -210,6 +212,7 @@ func (a *App) inspectSection() {
 	} else {
 		h := a.Selected
 		imgui.Textf("%s: %s %s at (%.2f, %.2f, %.2f)", name, typ, kind, pos[0], pos[1], pos[2])
+		g.text(shape)
 		t := int32(typ)
 		if g.combo("body type", &t, []string{"dynamic", "kinematic", "static"}) {
 			bt := sim.BodyType(t)

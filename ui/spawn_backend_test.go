@@ -9,8 +9,9 @@ import (
 	"tumble/ui/command"
 )
 
-// On the emulated CUDA backend, which runs no hulls, the Spawn section's rock and bunny entries are
-// greyed with the reason, and clicking one picks nothing; the shapes it runs are picked as before.
+// On the emulated CUDA backend, which runs no hulls or cylinders, the Spawn section's rock, bunny and
+// cylinder entries are greyed with the reason, and clicking one picks nothing; the shapes it runs are
+// picked as before.
 // Back on the CPU backend, the rock is picked and spawned.
 func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Backend: command.BackendEmulated, Open: []string{"spawn", "simulation"}})
@@ -23,7 +24,7 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	if kind() != "sphere" {
 		t.Fatalf("the shape is %q after choosing sphere on emu", kind())
 	}
-	for _, name := range []string{"rock", "bunny"} {
+	for _, name := range []string{"rock", "bunny", "cylinder"} {
 		d.choose("spawn/shape", name)
 		if kind() != "sphere" {
 			t.Errorf("clicking the greyed %s picked %q", name, kind())
@@ -34,6 +35,9 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 			want := ""
 			if k.name == "rock" || k.name == "bunny" {
 				want = "a " + k.name + " is a hull shape, which the CUDA backend does not run; switch the backend to cpu"
+			}
+			if k.name == "cylinder" {
+				want = "a cylinder is a cylinder shape, which the CUDA backend does not run; switch the backend to cpu"
 			}
 			if it.Greyed != want {
 				t.Errorf("%s on emu: greyed %q, want %q", k.name, it.Greyed, want)

@@ -17,7 +17,8 @@ import (
 )
 
 // Instance is one shape to draw: where, turned how (quaternion x, y, z, w), scaled how (a box's half
-// extents, a sphere's or capsule's radius on every axis), a capsule's half height, and its colour.
+// extents, a sphere's or capsule's radius on every axis, a cylinder's radius, half height and radius),
+// a capsule's half height, and its colour.
 // The renderer's vertex attributes and the transforms kernel's TbInstance (kernels/transforms.cu)
 // follow this layout: 15 float32, no padding.
 type Instance struct {
@@ -45,10 +46,13 @@ const (
 	KindBox = iota
 	KindSphere
 	KindCapsule
+	// KindCylinder is last: the CUDA backend's instance writer fills the first three (it runs no
+	// cylinder, so their count there is 0).
+	KindCylinder
 	NumKinds
 )
 
-// CountKinds counts w's bodies per drawn kind (box, sphere, capsule). Shapes are definitions that only
+// CountKinds counts w's bodies per drawn kind (box, sphere, capsule, cylinder). Shapes are definitions that only
 // edits change, and the World keeps them current on the host, so this needs no Sync.
 func CountKinds(w *sim.World) [NumKinds]int {
 	var c [NumKinds]int
@@ -69,6 +73,8 @@ func kindOf(k geom.Kind) (int, bool) {
 		return KindSphere, true
 	case geom.Capsule:
 		return KindCapsule, true
+	case geom.Cylinder:
+		return KindCylinder, true
 	}
 	return 0, false
 }
@@ -164,6 +170,8 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 			in.Scale = [3]float32{sh.Radius, sh.Radius, sh.Radius}
 		case geom.Capsule:
 			in.Scale, in.Extra = [3]float32{sh.Radius, sh.Radius, sh.Radius}, sh.HalfHeight
+		case geom.Cylinder:
+			in.Scale = [3]float32{sh.Radius, sh.HalfHeight, sh.Radius}
 		}
 		switch {
 		case highlight[i] != [4]float32{}:
@@ -230,8 +238,8 @@ func DefaultStyle(mode ColorBy) Style {
 		Awake: ColorAwake, Asleep: ColorAsleep}
 }
 
-// Written says what a device writer wrote: the records per kind (boxes, spheres, capsules, in that
-// order in the buffer) and the bodies' bounds, as Fill returns them (Any false: no body that is not a
+// Written says what a device writer wrote: the records per kind (boxes, spheres, capsules, cylinders,
+// in that order in the buffer) and the bodies' bounds, as Fill returns them (Any false: no body that is not a
 // plane, bounds unset).
 type Written struct {
 	Counts [NumKinds]int
@@ -240,7 +248,13 @@ type Written struct {
 }
 
 // Total is the number of records.
-func (in Written) Total() int { return in.Counts[0] + in.Counts[1] + in.Counts[2] }
+func (in Written) Total() int {
+	n := 0
+	for _, c := range in.Counts {
+		n += c
+	}
+	return n
+}
 
 // DebugStyle says which debug layers a device writer writes and in which colours (the window owns
 // them). Lengths and sizes are the window's CPU path's (ui/debug.go): crosses of half size 0.05 m,

@@ -46,7 +46,7 @@ func pairDirs(a, b *refShape) []rv {
 		switch s.kind {
 		case geom.Box:
 			return s.ax[:]
-		case geom.Capsule:
+		case geom.Capsule, geom.Cylinder:
 			return []rv{s.ax[1]}
 		}
 		return nil
@@ -79,16 +79,27 @@ func TestCollideAgreesWithReference(t *testing.T) {
 		// fraction of the depth plus a fraction of the shapes' size. Exact closest-point pairs only see
 		// float32 rounding; box pairs may keep a face axis within preferFaceTol of the best one.
 		rel, abs float64
+		trials   int // 0: 250
 	}{
-		{geom.Sphere, geom.Sphere, 0, 1e-5},
-		{geom.Sphere, geom.Capsule, 0, 1e-5},
-		{geom.Capsule, geom.Capsule, 0, 1e-5},
-		{geom.Sphere, geom.Box, 0, 1e-5},
-		{geom.Capsule, geom.Box, preferFaceRel, preferFaceAbs},
-		{geom.Box, geom.Box, preferFaceRel, preferFaceAbs},
+		{geom.Sphere, geom.Sphere, 0, 1e-5, 0},
+		{geom.Sphere, geom.Capsule, 0, 1e-5, 0},
+		{geom.Capsule, geom.Capsule, 0, 1e-5, 0},
+		{geom.Sphere, geom.Box, 0, 1e-5, 0},
+		{geom.Capsule, geom.Box, preferFaceRel, preferFaceAbs, 0},
+		{geom.Box, geom.Box, preferFaceRel, preferFaceAbs, 0},
+		// Cylinders: EPA ends within epaTol of the least penetration, GJK within gjkTol of the
+		// distance, and the clipped points keep the deepest to within deepestTol of the size. Fewer
+		// trials: the reference samples a cylinder densely.
+		{geom.Sphere, geom.Cylinder, 0, 1e-5, 80},
+		{geom.Capsule, geom.Cylinder, 0, deepestTol + 1e-5, 80},
+		{geom.Box, geom.Cylinder, 0, deepestTol + 1e-5, 80},
+		{geom.Cylinder, geom.Cylinder, 0, deepestTol + 1e-5, 80},
 	}
-	const trials = 250
 	for _, pc := range pairs {
+		trials := pc.trials
+		if trials == 0 {
+			trials = 250
+		}
 		name := pc.a.String() + "-" + pc.b.String()
 		t.Run(name, func(t *testing.T) {
 			rng := rand.New(rand.NewSource(int64(pc.a)*10 + int64(pc.b) + 1))

@@ -20,9 +20,9 @@ type CastHit struct {
 }
 
 // Castable reports whether a shape of kind k can be swept (Cast) or tested for overlap (Overlaps) as
-// the moving shape: the convex solids, box, sphere, capsule and hull.
+// the moving shape: the convex solids, box, sphere, capsule, hull and cylinder.
 func Castable(k geom.Kind) bool {
-	return k == geom.Box || k == geom.Sphere || k == geom.Capsule || k == geom.ConvexHull
+	return k == geom.Box || k == geom.Sphere || k == geom.Capsule || k == geom.ConvexHull || k == geom.Cylinder
 }
 
 // Cast sweeps shape a (Castable) from pose pa along the unit direction d, up to distance tmax, against

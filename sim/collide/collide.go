@@ -2,7 +2,8 @@
 // four points sharing one normal, that the solver in package sim keeps apart.
 //
 // Each kind pair has its own routine. Round shapes (spheres, capsules) reduce to closest points between
-// their core point or segment and the other shape, offset by the radius; boxes use the separating axis
+// their core point or segment and the other shape, offset by the radius; cylinders go through support
+// functions (GJK, EPA, then the facing features clipped: cylinder.go); boxes use the separating axis
 // test to pick the axis of least penetration, then clip the other shape's face (or a capsule's segment)
 // against the reference face, so a resting contact gets an area of points whose feature ids stay the
 // same from step to step.
@@ -93,6 +94,21 @@ func Collide(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin fl
 	case pair(geom.Capsule, geom.ConvexHull):
 		hullCapsule(b, &pb, a, &pa, margin, m)
 		m.flip()
+
+	case pair(geom.Plane, geom.Cylinder):
+		cylinderPlane(a, &pa, b, &pb, margin, m)
+	case pair(geom.Cylinder, geom.Plane):
+		cylinderPlane(b, &pb, a, &pa, margin, m)
+		m.flip()
+	case pair(geom.Cylinder, geom.Sphere):
+		cylinderSphere(a, &pa, b, &pb, margin, m)
+	case pair(geom.Sphere, geom.Cylinder):
+		cylinderSphere(b, &pb, a, &pa, margin, m)
+		m.flip()
+	case pair(geom.Cylinder, geom.Cylinder), pair(geom.Cylinder, geom.Box), pair(geom.Box, geom.Cylinder),
+		pair(geom.Cylinder, geom.Capsule), pair(geom.Capsule, geom.Cylinder),
+		pair(geom.Cylinder, geom.ConvexHull), pair(geom.ConvexHull, geom.Cylinder):
+		cylinderConvex(a, &pa, b, &pb, margin, m)
 	}
 }
 

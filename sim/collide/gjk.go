@@ -40,6 +40,7 @@ const (
 	coreBox                      // a box, half extents half
 	coreHull                     // a convex hull's vertices
 	coreTriangle                 // tri, already placed
+	coreCylinder                 // a cylinder, radius cr, half height half.y along local y
 )
 
 // core is a posed convex shape as GJK sees it: the polytope's support in any direction, and the radius
@@ -52,9 +53,10 @@ type core struct {
 	verts []geom.Vec3
 	tri   [3]d3
 	r     float64
+	cr    float64 // a cylinder's radius (part of the core, not grown by r)
 }
 
-// coreOf makes the core of a convex shape (box, sphere, capsule, hull) at pose p. ok is false for the
+// coreOf makes the core of a convex shape (box, sphere, capsule, hull, cylinder) at pose p. ok is false for the
 // other kinds.
 func coreOf(s *geom.Shape, p geom.Pose) (c core, ok bool) {
 	q := p.Q
@@ -71,6 +73,8 @@ func coreOf(s *geom.Shape, p geom.Pose) (c core, ok bool) {
 		c.kind, c.r, c.half = coreSegment, float64(s.Radius), d3{0, float64(s.HalfHeight), 0}
 	case geom.Box:
 		c.kind, c.half = coreBox, d3of(s.HalfExtents)
+	case geom.Cylinder:
+		c.kind, c.cr, c.half = coreCylinder, float64(s.Radius), d3{0, float64(s.HalfHeight), 0}
 	case geom.ConvexHull:
 		if s.Hull == nil {
 			return c, false
@@ -108,6 +112,17 @@ func (c *core) support(d d3) d3 {
 			}
 		}
 		return c.point(c.verts[at])
+	case coreCylinder:
+		// The rim point of the cap d points to, farthest along d's part square to the axis.
+		l := c.local(d)
+		p := d3{0, c.half.y, 0}
+		if l.y < 0 {
+			p.y = -p.y
+		}
+		if rho := math.Hypot(l.x, l.z); rho > 1e-12*math.Abs(l.y) && rho > 0 {
+			p.x, p.z = c.cr*l.x/rho, c.cr*l.z/rho
+		}
+		return c.c.add(c.world(p))
 	case coreTriangle:
 		best, at := math.Inf(-1), 0
 		for i, v := range c.tri {

@@ -1,6 +1,7 @@
 package collide
 
 import (
+	"math"
 	"sync"
 
 	"tumble/sim/geom"
@@ -14,7 +15,8 @@ import (
 //   - a box or hull meets it by the separating axis test over the triangle's normal, the polyhedron's
 //     face normals and the cross products of their edges, then a face contact clipped like hull
 //     against hull (reduced to four points) or one point between two edges;
-//   - a sphere or capsule meets it by the closest points between its core and the triangle.
+//   - a sphere or capsule meets it by the closest points between its core and the triangle;
+//   - a cylinder meets it through their support functions, as it meets any convex shape (cylinder.go).
 //
 // A shape whose centre is behind a triangle's plane ignores that triangle (one-sided: a body is pushed
 // out of the side it came from). Internal edges: a contact whose normal would come from an edge between
@@ -206,6 +208,17 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 				continue
 			}
 			c.capsuleTri(&tr, p0, p1, b.Radius)
+		}
+	case geom.Cylinder:
+		c.size = float32(math.Hypot(float64(b.Radius), float64(b.HalfHeight)))
+		rel := geom.Pose{P: t.Vec3(), Q: pa.Q.Conjugate().Mul(pb.Q)}
+		B, _ := convexOf(b, &rel)
+		for _, ti := range hits {
+			tr := meshTri(mesh, ti)
+			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+				continue
+			}
+			c.convexTri(&tr, &B)
 		}
 	}
 	// One manifold per cluster, its points reduced to four.
@@ -551,4 +564,27 @@ func (c *meshCtx) capsuleTri(tr *tri, p0, p1 vec, r float32) {
 		}
 	}
 	c.roundContact(tr, bp, bq, bf, r, mix32(5, tr.index, uint32(bf)))
+}
+
+// convexTri is the contact of a shape seen through its support function (a cylinder) with triangle
+// tr. The triangle's face is the reference where the contact's normal comes from its face, or from an
+// edge or vertex that is not active (a seam of a flat or smooth surface), so nothing catches on seams.
+func (c *meshCtx) convexTri(tr *tri, B *convex) {
+	A := triangleConvex(tr.v, tr.n)
+	var m Manifold
+	convexContact(&A, B, c.margin, false, &m)
+	if m.Count > 0 && vg(m.Normal).Dot(tr.n) < refCos {
+		// Which triangle feature the contact is on: the point of the triangle nearest it.
+		_, f := closestOnTri(tr, vg(m.Points[0].Position))
+		if !tr.activeFeat(f) {
+			m.Count = 0
+			convexContact(&A, B, c.margin, true, &m)
+		}
+	}
+	var pts [4]clipPt
+	for i := 0; i < m.Count; i++ {
+		p := &m.Points[i]
+		pts[i] = clipPt{p: vg(p.Position), sep: p.Separation, feat: mix32(6, tr.index, p.ID)}
+	}
+	c.add(vg(m.Normal), pts[:m.Count])
 }

@@ -50,6 +50,11 @@ var allPairs = []struct {
 	{"PlaneBox", geom.Plane, geom.Box},
 	{"PlaneSphere", geom.Plane, geom.Sphere},
 	{"PlaneCapsule", geom.Plane, geom.Capsule},
+	{"PlaneCylinder", geom.Plane, geom.Cylinder},
+	{"SphereCylinder", geom.Sphere, geom.Cylinder},
+	{"CapsuleCylinder", geom.Capsule, geom.Cylinder},
+	{"BoxCylinder", geom.Box, geom.Cylinder},
+	{"CylinderCylinder", geom.Cylinder, geom.Cylinder},
 }
 
 func TestCollideDoesNotAllocate(t *testing.T) {

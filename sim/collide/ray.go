@@ -33,6 +33,8 @@ func RayLocal(s *geom.Shape, o, d geom.Vec3, tmax float32) (float32, geom.Vec3, 
 		t, n, ok = raySphere(geom.Vec3{}, s.Radius, o, d)
 	case geom.Capsule:
 		t, n, ok = rayCapsule(s.Radius, s.HalfHeight, o, d)
+	case geom.Cylinder:
+		t, n, ok = rayCylinder(s.Radius, s.HalfHeight, o, d)
 	case geom.ConvexHull:
 		if s.Hull != nil {
 			t, n, ok = rayHull(s.Hull, o, d)
@@ -173,4 +175,52 @@ func rayCapsule(r, hh float32, o, d geom.Vec3) (float32, geom.Vec3, bool) {
 		}
 	}
 	return best, bn, ok
+}
+
+// rayCylinder meets the cylinder x^2 + z^2 <= r^2, |y| <= hh from outside: the later of the entries
+// into the infinite cylinder (a quadratic in t) and into the slab between the caps, if it comes before
+// both exits.
+func rayCylinder(r, hh float32, o, d geom.Vec3) (float32, geom.Vec3, bool) {
+	ox, oz, dx, dz := float64(o[0]), float64(o[2]), float64(d[0]), float64(d[2])
+	rr := float64(r)
+	// The side: |o + t d|^2 = r^2 in x and z.
+	a := dx*dx + dz*dz
+	c := ox*ox + oz*oz - rr*rr
+	tIn, tOut := math.Inf(-1), math.Inf(1)
+	var nIn geom.Vec3
+	if a < 1e-12 {
+		if c > 0 {
+			return 0, geom.Vec3{}, false // parallel to the axis, outside the side
+		}
+	} else {
+		b := ox*dx + oz*dz
+		disc := b*b - a*c
+		if disc < 0 {
+			return 0, geom.Vec3{}, false
+		}
+		sq := math.Sqrt(disc)
+		tIn, tOut = (-b-sq)/a, (-b+sq)/a
+		nIn = geom.Vec3{float32((ox + tIn*dx) / rr), 0, float32((oz + tIn*dz) / rr)}
+	}
+	// The slab between the caps.
+	oy, dy, h := float64(o[1]), float64(d[1]), float64(hh)
+	if math.Abs(dy) < 1e-12 {
+		if math.Abs(oy) > h {
+			return 0, geom.Vec3{}, false
+		}
+	} else {
+		t0, t1 := (-h-oy)/dy, (h-oy)/dy
+		ny := float32(-1)
+		if t0 > t1 {
+			t0, t1, ny = t1, t0, 1
+		}
+		if t0 > tIn {
+			tIn, nIn = t0, geom.Vec3{0, ny, 0}
+		}
+		tOut = min(tOut, t1)
+	}
+	if tIn > tOut || tIn < 0 {
+		return 0, geom.Vec3{}, false // a miss, or the ray starts inside
+	}
+	return float32(tIn), nIn, true
 }

@@ -89,6 +89,11 @@ func (s *refShape) sdf(p rv) float64 {
 			inside = math.Max(inside, q)
 		}
 		return out.norm() + math.Min(inside, 0)
+	case geom.Cylinder:
+		l := s.local(p)
+		dr := math.Hypot(l[0], l[2]) - s.r
+		dy := absf(l[1]) - s.hh
+		return math.Hypot(math.Max(dr, 0), math.Max(dy, 0)) + math.Min(math.Max(dr, dy), 0)
 	case geom.Plane:
 		return p.dot(s.n) - s.d
 	}
@@ -104,6 +109,9 @@ func (s *refShape) support(u rv) float64 {
 		return s.c.dot(u) + s.hh*absf(s.ax[1].dot(u)) + s.r*u.norm()
 	case geom.Box:
 		return s.c.dot(u) + s.h[0]*absf(s.ax[0].dot(u)) + s.h[1]*absf(s.ax[1].dot(u)) + s.h[2]*absf(s.ax[2].dot(u))
+	case geom.Cylinder:
+		a := s.ax[1].dot(u)
+		return s.c.dot(u) + s.hh*absf(a) + s.r*math.Sqrt(math.Max(0, u.dot(u)-a*a))
 	}
 	panic("kind")
 }
@@ -115,6 +123,8 @@ func (s *refShape) size() float64 {
 		return math.Max(s.h[0], math.Max(s.h[1], s.h[2]))
 	case geom.Capsule:
 		return s.r + s.hh
+	case geom.Cylinder:
+		return math.Max(s.r, s.hh)
 	}
 	return s.r
 }
@@ -123,6 +133,9 @@ func (s *refShape) size() float64 {
 func (s *refShape) thickness() float64 {
 	if s.kind == geom.Box {
 		return 2 * math.Min(s.h[0], math.Min(s.h[1], s.h[2]))
+	}
+	if s.kind == geom.Cylinder {
+		return 2 * math.Min(s.r, s.hh)
 	}
 	return 2 * s.r
 }
@@ -173,6 +186,25 @@ func (s *refShape) samples(spacing float64, out []rv) []rv {
 				y = -s.hh
 			}
 			out = append(out, s.world(rv{s.r * u[0], y + s.r*u[1], s.r * u[2]}))
+		}
+	case geom.Cylinder:
+		ny := steps(2 * s.hh)
+		ring := func(rho, y float64) {
+			nt := steps(2 * math.Pi * rho)
+			for j := 0; j < nt; j++ {
+				a := 2 * math.Pi * float64(j) / float64(nt)
+				out = append(out, s.world(rv{rho * math.Cos(a), y, rho * math.Sin(a)}))
+			}
+		}
+		for i := 0; i < ny; i++ {
+			ring(s.r, -s.hh+2*s.hh*float64(i)/float64(ny-1))
+		}
+		for _, y := range []float64{-s.hh, s.hh} {
+			out = append(out, s.world(rv{0, y, 0}))
+			nr := steps(s.r)
+			for i := 1; i < nr-1; i++ {
+				ring(s.r*float64(i)/float64(nr-1), y)
+			}
 		}
 	}
 	return out
@@ -235,6 +267,8 @@ func randShape(rng *rand.Rand, k geom.Kind) geom.Shape {
 			hh = 0 // a capsule that is a sphere
 		}
 		return geom.Shape{Kind: k, Radius: uniform(rng, 0.08, 0.5), HalfHeight: hh}
+	case geom.Cylinder:
+		return geom.Shape{Kind: k, Radius: uniform(rng, 0.1, 0.8), HalfHeight: uniform(rng, 0.05, 1)}
 	}
 	panic("kind")
 }

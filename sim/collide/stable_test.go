@@ -55,6 +55,14 @@ func TestFeatureIDsStableUnderJitter(t *testing.T) {
 		{"capsule lying flush with a box's edge", box(0.5, 0.5, 1), at(0, 0, 0), capsule(0.2, 0.5), turned(0, 0.695, 0.3, 90, zAxis), 2},
 		{"capsule lying on a capsule", capsule(0.2, 1), turned(0, 0, 0, 90, zAxis), capsule(0.3, 0.5), turned(0.8, 0.495, 0, 90, zAxis), 2},
 		{"capsule lying on a plane", floor, at(0, 0, 0), capsule(0.2, 0.5), turned(0.5, 0.195, 0, 90, xAxis), 2},
+		{"cylinder standing on a plane", floor, at(0, 0, 0), cylinder(0.3, 0.5), at(0.2, 0.495, 0.1), 4},
+		{"cylinder lying on a plane", floor, at(0, 0, 0), cylinder(0.3, 0.5), turned(0.2, 0.295, 0.1, 90, zAxis), 2},
+		{"cylinder standing on a box", box(1, 0.5, 1), at(0, 0, 0), cylinder(0.3, 0.5), at(0.2, 0.995, 0.1), 4},
+		{"cylinder lying on a box", box(1, 0.5, 1), at(0, 0, 0), cylinder(0.3, 0.5), turned(0.2, 0.795, 0.1, 90, xAxis), 2},
+		{"box on a standing cylinder", cylinder(0.3, 0.5), at(0, 0, 0), box(0.5, 0.2, 0.5), at(0.05, 0.695, 0), 4},
+		{"cylinders stacked cap on cap", cylinder(0.3, 0.5), at(0, 0, 0), cylinder(0.3, 0.5), at(0.01, 0.995, 0), 4},
+		{"logs lying side by side", cylinder(0.3, 0.5), turned(0, 0, 0, 90, xAxis), cylinder(0.3, 0.5), turned(0.1, 0.595, 0, 90, xAxis), 2},
+		{"capsule lying on a log", cylinder(0.3, 0.5), turned(0, 0, 0, 90, xAxis), capsule(0.2, 0.4), turned(0, 0.495, 0.05, 90, xAxis), 2},
 	}
 	const (
 		dist  = 1e-4 // jitter of a resting body in a settled scene

@@ -35,10 +35,13 @@ const (
 	ConvexHull
 	// TriMesh is a static triangle mesh (Shape.Mesh), built by NewMesh.
 	TriMesh
+	// Cylinder is a solid circular cylinder: Radius, and HalfHeight along local y (flat caps at
+	// y = +-HalfHeight).
+	Cylinder
 	NumKinds
 )
 
-var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh"}
+var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh", "cylinder"}
 
 // String returns the kind's name as used in scene files.
 func (k Kind) String() string {
@@ -52,8 +55,8 @@ func (k Kind) String() string {
 type Shape struct {
 	Kind        Kind
 	HalfExtents Vec3    // box: half sizes along local x, y, z
-	Radius      float32 // sphere, capsule
-	HalfHeight  float32 // capsule: half length of the core segment, along local y
+	Radius      float32 // sphere, capsule, cylinder
+	HalfHeight  float32 // capsule: half length of the core segment; cylinder: half its height (both along local y)
 	Normal      Vec3    // plane: unit normal (local frame)
 	Offset      float32 // plane: points p with Normal.p = Offset (local frame)
 	// Hull is a convex hull's shared, immutable geometry (vertices in the principal frame, faces,
@@ -135,6 +138,15 @@ func (s *Shape) Bounds(p Pose) AABB {
 		lo := Vec3{min(a[0], b[0]), min(a[1], b[1]), min(a[2], b[2])}
 		hi := Vec3{max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2])}
 		return AABB{Min: lo.Sub(r), Max: hi.Add(r)}
+	case Cylinder:
+		// The caps are discs of radius r about the turned axis a at +-h a: a disc's extent along world
+		// axis i is r sqrt(1 - a_i^2).
+		a := p.Q.Rotate(Vec3{0, 1, 0})
+		var ext Vec3
+		for i := 0; i < 3; i++ {
+			ext[i] = vecmath.Abs(a[i])*s.HalfHeight + s.Radius*float32(math.Sqrt(float64(max(0, 1-a[i]*a[i]))))
+		}
+		return AABB{Min: p.P.Sub(ext), Max: p.P.Add(ext)}
 	case Box:
 		m := rotation(p.Q)
 		var ext Vec3
@@ -190,6 +202,9 @@ func (s *Shape) Volume() float64 {
 	case Capsule:
 		r, h := float64(s.Radius), float64(s.HalfHeight)
 		return math.Pi*r*r*2*h + 4.0/3.0*math.Pi*r*r*r
+	case Cylinder:
+		r, h := float64(s.Radius), float64(s.HalfHeight)
+		return math.Pi * r * r * 2 * h
 	case ConvexHull:
 		return s.Hull.Volume
 	}
@@ -209,6 +224,12 @@ func (s *Shape) UnitInertia() Vec3 {
 		return Vec3{v, v, v}
 	case Capsule:
 		return capsuleUnitInertia(float64(s.Radius), float64(s.HalfHeight))
+	case Cylinder:
+		// A solid cylinder of unit mass, radius r, height H = 2h along y: r^2/2 about its axis,
+		// (3r^2 + H^2)/12 about any diameter through its centre.
+		r, H := float64(s.Radius), 2*float64(s.HalfHeight)
+		ix := (3*r*r + H*H) / 12
+		return Vec3{float32(ix), float32(r * r / 2), float32(ix)}
 	case ConvexHull:
 		return s.Hull.UnitInertia
 	}

@@ -19,6 +19,8 @@ func inside(s *Shape, p Vec3) bool {
 	case Capsule:
 		y := max(-s.HalfHeight, min(s.HalfHeight, p[1]))
 		return p.Sub(Vec3{0, y, 0}).Len() <= s.Radius
+	case Cylinder:
+		return vecmath.Abs(p[1]) <= s.HalfHeight && p[0]*p[0]+p[2]*p[2] <= s.Radius*s.Radius
 	}
 	return false
 }
@@ -31,6 +33,8 @@ func TestMassPropertiesMatchMonteCarlo(t *testing.T) {
 		{Kind: Sphere, Radius: 0.7},
 		{Kind: Capsule, Radius: 0.3, HalfHeight: 0.8},
 		{Kind: Capsule, Radius: 1, HalfHeight: 0.1},
+		{Kind: Cylinder, Radius: 0.4, HalfHeight: 0.9},
+		{Kind: Cylinder, Radius: 1.2, HalfHeight: 0.1},
 	}
 	rng := rand.New(rand.NewSource(1))
 	const n = 400000
@@ -75,6 +79,7 @@ func TestBoundsContainRotatedShape(t *testing.T) {
 		{Kind: Box, HalfExtents: Vec3{0.5, 0.2, 1.5}},
 		{Kind: Sphere, Radius: 0.7},
 		{Kind: Capsule, Radius: 0.3, HalfHeight: 0.8},
+		{Kind: Cylinder, Radius: 0.6, HalfHeight: 0.25},
 	}
 	for trial := 0; trial < 200; trial++ {
 		s := shapes[trial%len(shapes)]
@@ -101,5 +106,30 @@ func TestPlaneBoundsStopAtTheFloor(t *testing.T) {
 	b := floor.Bounds(Identity)
 	if b.Max[1] != 0 || b.Min[1] > -1000 || b.Max[0] < 1000 {
 		t.Errorf("floor bounds %v", b)
+	}
+}
+
+// A cylinder's mass properties are the closed forms: V = pi r^2 H, I_axis = m r^2/2 and
+// I_perp = m (3 r^2 + H^2)/12 with H = 2h; its box is tight (the caps' rims reach it).
+func TestCylinderMassPropertiesAreExact(t *testing.T) {
+	r, h := 0.3, 0.7
+	s := Shape{Kind: Cylinder, Radius: float32(r), HalfHeight: float32(h)}
+	if v, want := s.Volume(), math.Pi*r*r*2*h; math.Abs(v-want) > 1e-6*want {
+		t.Errorf("volume %v, want %v", v, want)
+	}
+	in := s.UnitInertia()
+	perp := (3*r*r + 4*h*h) / 12
+	for k, want := range [3]float64{perp, r * r / 2, perp} {
+		if math.Abs(float64(in[k])-want) > 1e-6*want {
+			t.Errorf("unit inertia[%d] = %v, want %v", k, in[k], want)
+		}
+	}
+	// Lying along x: the box spans h along x and r along y and z. The disc's extent r sqrt(1 - a_i^2)
+	// turns float32 rounding of the unit axis (1e-7) into about r sqrt(2e-7) = 1.4e-4 at most.
+	b := s.Bounds(Pose{Q: mgl32.QuatRotate(math.Pi/2, Vec3{0, 0, 1})})
+	for k, want := range [3]float32{float32(h), float32(r), float32(r)} {
+		if d := vecmath.Abs(b.Max[k] - want); d > 2e-4 || vecmath.Abs(b.Min[k]+want) > 2e-4 {
+			t.Errorf("bounds axis %d: %v..%v, want +-%v", k, b.Min[k], b.Max[k], want)
+		}
 	}
 }

@@ -521,6 +521,8 @@ func fileShape(b *sim.Bodies, i int) scenes.Shape {
 		return scenes.Shape{Type: "sphere", Radius: fp(sh.Radius)}
 	case "capsule":
 		return scenes.Shape{Type: "capsule", Radius: fp(sh.Radius), HalfHeight: fp(sh.HalfHeight)}
+	case "cylinder":
+		return scenes.Shape{Type: "cylinder", Radius: fp(sh.Radius), HalfHeight: fp(sh.HalfHeight)}
 	case "hull":
 		// The vertices in the principal frame, where the body's rotation holds them: loaded again,
 		// the same solid at the same pose. A moving mesh is written as its closed mesh, so that it

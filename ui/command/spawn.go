@@ -35,12 +35,12 @@ const (
 
 // Spec describes bodies to spawn.
 type Spec struct {
-	Kind    geom.Kind // geom.Box, geom.Sphere, geom.Capsule or geom.ConvexHull (Hull says which)
+	Kind    geom.Kind // geom.Box, geom.Sphere, geom.Capsule, geom.Cylinder or geom.ConvexHull (Hull says which)
 	Hull    HullShape
 	Pattern Pattern
 	Count   int
-	// Size: a box's half extents; a sphere's radius is Size[0]; a capsule's radius Size[0] and half
-	// height Size[1]; a rock's size (its half sizes about 1.3, 0.8 and 1 times it) Size[0]; a bunny's
+	// Size: a box's half extents; a sphere's radius is Size[0]; a capsule's or a cylinder's radius
+	// Size[0] and half height Size[1] (a cylinder stands on a cap); a rock's size (its half sizes about 1.3, 0.8 and 1 times it) Size[0]; a bunny's
 	// length Size[0].
 	Size        sim.Vec3
 	Mass        float32 // kg; 0 means 1000 kg/m^3
@@ -89,7 +89,7 @@ func (sp *Spec) hull(k int) (geom.Shape, sim.Vec3, sim.Quat, error) {
 	return geom.Shape{Kind: geom.ConvexHull, Hull: h}, sim.Vec3{r, r, r}, h.BodyRotation(sim.Quat{W: 1}), nil
 }
 
-// solid returns a box's, sphere's or capsule's shape and half size.
+// solid returns a box's, sphere's, capsule's or cylinder's shape and half size.
 func (sp *Spec) solid() (geom.Shape, sim.Vec3, error) {
 	sz := sp.Size
 	switch sp.Kind {
@@ -109,6 +109,11 @@ func (sp *Spec) solid() (geom.Shape, sim.Vec3, error) {
 		}
 		return geom.Shape{Kind: geom.Capsule, Radius: sz[0], HalfHeight: sz[1]},
 			sim.Vec3{sz[0], sz[0] + sz[1], sz[0]}, nil
+	case geom.Cylinder:
+		if !(sz[0] > 0 && sz[1] > 0) {
+			return geom.Shape{}, sim.Vec3{}, fmt.Errorf("spawn: cylinder radius and half height must be > 0, got %v", sz)
+		}
+		return geom.Shape{Kind: geom.Cylinder, Radius: sz[0], HalfHeight: sz[1]}, sim.Vec3{sz[0], sz[1], sz[0]}, nil
 	}
 	return geom.Shape{}, sim.Vec3{}, fmt.Errorf("spawn: cannot spawn a %s", sp.Kind)
 }
