@@ -70,6 +70,7 @@ type meshCtx struct {
 	deepest [MaxMeshManifolds]float32
 	nclus   int
 	pts     []meshPt
+	tris    []tri // the triangles near the shape, in the mesh's frame
 	margin  float32
 	size    float32
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
@@ -133,12 +134,16 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 	}
 }
 
-// CollideMesh appends to out the manifolds between static mesh a at pose pa and convex shape b (box,
-// sphere, capsule or hull) at pose pb, with normals from a to b, and returns out. Points whose
-// separation is below margin are kept (speculative contacts, as Collide).
+// CollideMesh appends to out the manifolds between static mesh or height field a at pose pa and
+// convex shape b (box, sphere, capsule or hull) at pose pb, with normals from a to b, and returns out.
+// Points whose separation is below margin are kept (speculative contacts, as Collide). Both kinds of
+// a are triangles to b: the mesh's from its BVH, the height field's from the cells under b's box
+// (fieldTris); everything after that is the same code.
 func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, out []Manifold) []Manifold {
-	mesh := a.Mesh
-	if mesh == nil || b.Kind == geom.Plane || b.Kind == geom.TriMesh {
+	if b.Kind == geom.Plane || b.Kind == geom.TriMesh || b.Kind == geom.HeightField {
+		return out
+	}
+	if (a.Kind != geom.TriMesh || a.Mesh == nil) && (a.Kind != geom.HeightField || a.Field == nil) {
 		return out
 	}
 	var fa frame
@@ -147,9 +152,18 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	box := b.Bounds(rel)
 	e := geom.Vec3{margin, margin, margin}
 	box.Min, box.Max = box.Min.Sub(e), box.Max.Add(e)
-	var buf [64]int32
-	hits := mesh.Query(box, buf[:0])
-	if len(hits) == 0 {
+	c := meshCtxPool.Get().(*meshCtx)
+	defer meshCtxPool.Put(c)
+	c.tris = c.tris[:0]
+	if a.Kind == geom.TriMesh {
+		var buf [64]int32
+		for _, ti := range a.Mesh.Query(box, buf[:0]) {
+			c.tris = append(c.tris, meshTri(a.Mesh, ti))
+		}
+	} else {
+		c.tris = fieldTris(a.Field, box, c.tris)
+	}
+	if len(c.tris) == 0 {
 		return out
 	}
 	var fb frame
@@ -159,8 +173,6 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	bToA := func(v geom.Vec3) vec { return t.MAdd(rb[0], v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 	dirBToA := func(v geom.Vec3) vec { return rb[0].Scale(v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 
-	c := meshCtxPool.Get().(*meshCtx)
-	defer meshCtxPool.Put(c)
 	c.nclus, c.margin, c.size = 0, margin, 0
 	c.pts = c.ptsBuf[:0]
 	switch b.Kind {
@@ -180,32 +192,32 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			bnorm[i] = dirBToA(B.faces[i].Normal)
 			boff[i] = B.faces[i].Offset + bnorm[i].Dot(t)
 		}
-		for _, ti := range hits {
-			tr := meshTri(mesh, ti)
+		for i := range c.tris {
+			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.polyTri(&tr, &B, bverts, bnorm, boff)
+			c.polyTri(tr, &B, bverts, bnorm, boff)
 		}
 	case geom.Sphere:
 		c.size = b.Radius
-		for _, ti := range hits {
-			tr := meshTri(mesh, ti)
+		for i := range c.tris {
+			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.sphereTri(&tr, t, b.Radius)
+			c.sphereTri(tr, t, b.Radius)
 		}
 	case geom.Capsule:
 		c.size = b.Radius + b.HalfHeight
 		axis := rb[1].Scale(b.HalfHeight)
 		p0, p1 := t.Sub(axis), t.Add(axis)
-		for _, ti := range hits {
-			tr := meshTri(mesh, ti)
+		for i := range c.tris {
+			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.capsuleTri(&tr, p0, p1, b.Radius)
+			c.capsuleTri(tr, p0, p1, b.Radius)
 		}
 	}
 	// One manifold per cluster, its points reduced to four.
@@ -232,6 +244,41 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		out = append(out, m)
 	}
 	return out
+}
+
+// fieldTris appends to out the triangles of the height field's cells under box (in the field's
+// frame), leaving out cells wholly above or below it. A triangle's index is 2 (j (NX-1) + i) + k for
+// triangle k of cell (i, j): stable while the same cell touches, as feature ids need.
+func fieldTris(f *geom.HeightGrid, box geom.AABB, out []tri) []tri {
+	i0, i1, j0, j1, ok := f.Cells(box)
+	if !ok {
+		return out
+	}
+	cx := f.NX - 1
+	for j := j0; j <= j1; j++ {
+		z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+		for i := i0; i <= i1; i++ {
+			h00, h10, h01, h11 := f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)
+			if min(h00, h10, h01, h11) > box.Max[1] || max(h00, h10, h01, h11) < box.Min[1] {
+				continue
+			}
+			x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+			a, b := vec{X: x0, Y: h00, Z: z0}, vec{X: x1, Y: h10, Z: z0}
+			c, d := vec{X: x0, Y: h01, Z: z1}, vec{X: x1, Y: h11, Z: z1}
+			act := f.Active[j*cx+i]
+			cell := uint32(j*cx + i)
+			out = append(out,
+				tri{v: [3]vec{a, c, b}, n: unitNormal(a, c, b), active: act & 7, index: 2 * cell},
+				tri{v: [3]vec{b, c, d}, n: unitNormal(b, c, d), active: act >> 3, index: 2*cell + 1})
+		}
+	}
+	return out
+}
+
+// unitNormal is the unit normal of triangle abc on its counter-clockwise side.
+func unitNormal(a, b, c vec) vec {
+	n := b.Sub(a).Cross(c.Sub(a))
+	return n.Scale(1 / vecmath.Sqrt(n.Dot(n)))
 }
 
 // meshTri reads triangle i of the mesh.

@@ -35,10 +35,12 @@ const (
 	ConvexHull
 	// TriMesh is a static triangle mesh (Shape.Mesh), built by NewMesh.
 	TriMesh
+	// HeightField is a static terrain from a grid of heights (Shape.Field), built by NewHeightField.
+	HeightField
 	NumKinds
 )
 
-var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh"}
+var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh", "heightfield"}
 
 // String returns the kind's name as used in scene files.
 func (k Kind) String() string {
@@ -62,6 +64,8 @@ type Shape struct {
 	Hull *Hull
 	// Mesh is a triangle mesh's shared, immutable geometry (static bodies only).
 	Mesh *Mesh
+	// Field is a height field's shared, immutable geometry (static bodies only).
+	Field *HeightGrid
 }
 
 // Pose is a rigid transform: a position and a rotation.
@@ -153,11 +157,12 @@ func (s *Shape) Bounds(p Pose) AABB {
 			hi = Vec3{max(hi[0], w[0]), max(hi[1], w[1]), max(hi[2], w[2])}
 		}
 		return AABB{Min: p.P.Add(lo), Max: p.P.Add(hi)}
-	case TriMesh:
-		// The mesh's local box, turned: its centre moved and its half extents through |R|.
+	case TriMesh, HeightField:
+		// The local box, turned: its centre moved and its half extents through |R|.
+		lb := s.localBox()
 		m := rotation(p.Q)
-		c := p.Apply(s.Mesh.Box.Centre())
-		h := s.Mesh.Box.Max.Sub(s.Mesh.Box.Min).Mul(0.5)
+		c := p.Apply(lb.Centre())
+		h := lb.Max.Sub(lb.Min).Mul(0.5)
 		var ext Vec3
 		for i := 0; i < 3; i++ {
 			ext[i] = vecmath.Abs(m.At(i, 0))*h[0] + vecmath.Abs(m.At(i, 1))*h[1] + vecmath.Abs(m.At(i, 2))*h[2]
@@ -179,7 +184,16 @@ func (s *Shape) Bounds(p Pose) AABB {
 	return AABB{}
 }
 
-// Volume returns the shape's volume in m^3 (zero for a plane and a mesh, which are static).
+// localBox is a mesh's or a height field's bounds in its own frame.
+func (s *Shape) localBox() AABB {
+	if s.Kind == HeightField {
+		return s.Field.Box
+	}
+	return s.Mesh.Box
+}
+
+// Volume returns the shape's volume in m^3 (zero for a plane, a mesh and a height field, which are
+// static).
 func (s *Shape) Volume() float64 {
 	switch s.Kind {
 	case Box:
