@@ -8,9 +8,10 @@ import (
 
 // fieldDrawCells is the most cells a height field is drawn with along either side: a larger field is
 // drawn through every k-th sample (one level of detail, the same everywhere), so that a 1024 x 1024
-// field is 32,768 triangles, which software GL draws interactively. The drawn surface passes through
+// field is 8,192 triangles: llvmpipe drew the 1024 x 1024 example at 3 frames a second through
+// 32,768 of them and at 8 through these, on a loaded machine. The drawn surface passes through
 // those samples exactly; between them it is the coarser grid's plane.
-const fieldDrawCells = 128
+const fieldDrawCells = 64
 
 var fieldHulls struct {
 	sync.Mutex

@@ -31,6 +31,14 @@ const MaxMeshManifolds = 8
 // mergeCos is the cosine below which two triangles' contact normals start separate manifolds.
 const mergeCos = 0.9994
 
+// fieldMergeCos is mergeCos for a height field: 10 degrees. A terrain's neighbouring triangles turn
+// by a few degrees each, so at mergeCos a box on a gentle hill touched four to eight triangles in as
+// many manifolds (eight times a plane's contact points, and the solver's time with them); merged, it
+// stands on one manifold of up to four points, which take the normal of the first triangle met and
+// keep their own triangles' depths (out by at most 1 - cos 10 deg, 1.5%). Folds sharper than that (a
+// valley, a ridge) keep a manifold for each side.
+const fieldMergeCos = 0.985
+
 // Feature codes of a point on a triangle: the face, vertex k (1+k), edge k from vertex k to k+1 (4+k).
 const (
 	featFace = 0
@@ -73,6 +81,13 @@ type meshCtx struct {
 	tris    []tri // the triangles near the shape, in the mesh's frame
 	margin  float32
 	size    float32
+	// mergeCos is the cosine above which a triangle's contact joins a manifold's normal.
+	mergeCos float32
+	// roundMax, when not zero, is the most points a manifold of a round shape keeps: on a height
+	// field a ball's manifold is its deepest point (1), a capsule's the deepest and the one farthest
+	// from it (2). The nearby triangles each give a ball a point of their own, a few centimetres
+	// apart on a curved terrain, which a ball resting on one spot does not need: it had five.
+	roundMax int
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
 	sel             [256]clipPt
@@ -91,7 +106,7 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 	}
 	k := -1
 	for i := 0; i < c.nclus; i++ {
-		if c.normals[i].Dot(n) > mergeCos {
+		if c.normals[i].Dot(n) > c.mergeCos {
 			k = i
 			break
 		}
@@ -155,6 +170,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	c := meshCtxPool.Get().(*meshCtx)
 	defer meshCtxPool.Put(c)
 	c.tris = c.tris[:0]
+	c.mergeCos, c.roundMax = mergeCos, 0
 	if a.Kind == geom.TriMesh {
 		var buf [64]int32
 		for _, ti := range a.Mesh.Query(box, buf[:0]) {
@@ -162,6 +178,13 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	} else {
 		c.tris = fieldTris(a.Field, box, c.tris)
+		c.mergeCos = fieldMergeCos
+		switch b.Kind {
+		case geom.Sphere:
+			c.roundMax = 1
+		case geom.Capsule:
+			c.roundMax = 2
+		}
 	}
 	if len(c.tris) == 0 {
 		return out
@@ -234,6 +257,9 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 		var keep [4]int
 		nk := reducePts(sel, c.normals[k], c.size, touchBand*c.margin, &keep)
+		if c.roundMax > 0 && nk > c.roundMax {
+			nk = deepestSpread(sel, &keep, nk, c.roundMax)
+		}
 		var m Manifold
 		m.setNormal(c.normals[k])
 		for i := 0; i < nk; i++ {
@@ -244,6 +270,29 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		out = append(out, m)
 	}
 	return out
+}
+
+// deepestSpread cuts the kept points keep[:nk] of sel to max (1 or 2): the deepest, then the one
+// farthest from it.
+func deepestSpread(sel []clipPt, keep *[4]int, nk, max int) int {
+	d := 0
+	for i := 1; i < nk; i++ {
+		if sel[keep[i]].sep < sel[keep[d]].sep {
+			d = i
+		}
+	}
+	keep[0], keep[d] = keep[d], keep[0]
+	if max == 1 {
+		return 1
+	}
+	f, best := 1, float32(-1)
+	for i := 1; i < nk; i++ {
+		if v := sel[keep[i]].p.Sub(sel[keep[0]].p); v.Dot(v) > best {
+			f, best = i, v.Dot(v)
+		}
+	}
+	keep[1], keep[f] = keep[f], keep[1]
+	return 2
 }
 
 // fieldTris appends to out the triangles of the height field's cells under box (in the field's
