@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 var updateHills = flag.Bool("update-hills", false, "write assets/terrain/hills.png from hillsHeight")
