@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf
+.PHONY: bench-heightfield build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -118,6 +118,10 @@ soak: build
 FUZZTIME ?= 10m
 fuzz:
 	$(SIMD) go test -run '^$$' -fuzz '^FuzzStep$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 10s -timeout 0 ./sim
+# make bench-heightfield: 1,000 bodies on a 1024 x 1024 height field against the same on a plane, in
+# alternating rounds, timed by thread CPU time (about two minutes); fails past 2x.
+bench-heightfield:
+	TUMBLE_FIELD_BENCH=1 GOEXPERIMENT=simd go test -count=1 -v -run 'TestHeightFieldSpeedAgainstPlane' ./sim/
 
 # make run SCENE=mixed opens another preset or a scene file.
 SCENE ?= pyramid

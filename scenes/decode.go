@@ -524,7 +524,7 @@ func (d *decoder) body(n *node, path string, b *Body) {
 }
 
 func (d *decoder) shape(n *node, path string, s *Shape) {
-	m := d.fields(n, path, "type", "halfExtents", "radius", "halfHeight", "normal", "offset", "points", "file", "vertices", "triangles")
+	m := d.fields(n, path, "type", "halfExtents", "radius", "halfHeight", "normal", "offset", "points", "file", "vertices", "triangles", "heights", "spacing", "heightScale")
 	d.required(m, "type", path)
 	if m == nil || d.err != nil {
 		return
@@ -539,6 +539,13 @@ func (d *decoder) shape(n *node, path string, s *Shape) {
 	s.File = d.optString(m, "file", path)
 	s.Vertices = d.points(m, "vertices", path)
 	s.Triangles = d.triangles(m, "triangles", path)
+	s.Heights = d.heights(m, "heights", path)
+	if v, ok := m["spacing"]; ok {
+		if a := d.array(v, join(path, "spacing"), 2); a != nil {
+			s.Spacing = &[2]float64{a[0], a[1]}
+		}
+	}
+	s.HeightScale = d.optNumber(m, "heightScale", path)
 	if s.File != "" {
 		s.base = d.dir
 	}

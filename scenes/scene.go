@@ -102,7 +102,7 @@ type Body struct {
 
 // Shape is a body's collision shape in its local frame. Only the fields of its Type may be set.
 type Shape struct {
-	Type        string   `json:"type"`                  // "box", "sphere", "capsule", "cylinder", "plane", "hull" or "mesh"
+	Type        string   `json:"type"`                  // "box", "sphere", "capsule", "cylinder", "plane", "hull", "mesh" or "heightfield"
 	HalfExtents *Vec3    `json:"halfExtents,omitempty"` // box
 	Radius      *float64 `json:"radius,omitempty"`      // sphere, capsule, cylinder
 	HalfHeight  *float64 `json:"halfHeight,omitempty"`  // capsule: half the core segment; cylinder: half its height; both along local y
@@ -114,6 +114,12 @@ type Shape struct {
 	File      string   `json:"file,omitempty"`
 	Vertices  []Vec3   `json:"vertices,omitempty"`
 	Triangles [][3]int `json:"triangles,omitempty"`
+	// Height field (static bodies only): the spacing of its samples [dx, dz] (m) and either inline
+	// heights (rows along z of samples along x, m) or File, a 16-bit grayscale PNG, with HeightScale
+	// the height of a white pixel (m).
+	Heights     [][]float64 `json:"heights,omitempty"`
+	Spacing     *[2]float64 `json:"spacing,omitempty"`
+	HeightScale *float64    `json:"heightScale,omitempty"`
 
 	base string // the scene file's folder, for File
 }

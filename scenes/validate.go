@@ -191,12 +191,12 @@ func (b *Body) validate(c *check, path string) {
 	if b.Shape.Type == "mesh" && b.Type != "static" && c.err == nil {
 		b.Shape.validateMovingMesh(c, path+".shape")
 	}
-	if b.Shape.Type == "plane" && b.Type != "static" && c.err == nil {
+	if (b.Shape.Type == "plane" || b.Shape.Type == "heightfield") && b.Type != "static" && c.err == nil {
 		typ := b.Type
 		if typ == "" {
 			typ = "dynamic"
 		}
-		c.fail(path+".type", "a plane must be on a static body", strconv.Quote(typ))
+		c.fail(path+".type", "a "+b.Shape.Type+" must be on a static body", strconv.Quote(typ))
 	}
 	if b.Position != nil {
 		c.vec(path+".position", b.Position[:], MaxCoordinate, " m")
@@ -265,8 +265,17 @@ func (s *Shape) validate(c *check, path string) {
 	if s.Type != "hull" && s.Points != nil {
 		unused("points", true, strconv.Itoa(len(s.Points))+" points")
 	}
-	if s.Type != "mesh" {
+	if s.Type != "heightfield" {
+		unused("heights", s.Heights != nil, strconv.Itoa(len(s.Heights))+" rows")
+		if s.Spacing != nil {
+			unused("spacing", true, fmtVec(s.Spacing[:]))
+		}
+		unusedNum("heightScale", s.HeightScale)
+	}
+	if s.Type != "mesh" && s.Type != "heightfield" {
 		unused("file", s.File != "", strconv.Quote(s.File))
+	}
+	if s.Type != "mesh" {
 		unused("vertices", s.Vertices != nil, strconv.Itoa(len(s.Vertices))+" vertices")
 		unused("triangles", s.Triangles != nil, strconv.Itoa(len(s.Triangles))+" triangles")
 	}
@@ -323,10 +332,19 @@ func (s *Shape) validate(c *check, path string) {
 		if c.err == nil {
 			s.validateMesh(c, path)
 		}
+	case "heightfield":
+		unusedVec("halfExtents", s.HalfExtents)
+		unusedNum("radius", s.Radius)
+		unusedNum("halfHeight", s.HalfHeight)
+		unusedVec("normal", s.Normal)
+		unusedNum("offset", s.Offset)
+		if c.err == nil {
+			s.validateField(c, path)
+		}
 	case "":
 		c.fail(path+".type", "missing (required)", "")
 	default:
-		c.fail(path+".type", "unknown shape type (want box, sphere, capsule, cylinder, plane, hull or mesh)", strconv.Quote(s.Type))
+		c.fail(path+".type", "unknown shape type (want box, sphere, capsule, cylinder, plane, hull, mesh or heightfield)", strconv.Quote(s.Type))
 	}
 }
 

@@ -212,6 +212,9 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 	if sh.Type == "hull" {
 		hullDef(&d, sh)
 	}
+	if sh.Type == "heightfield" {
+		d.Shape = geom.Shape{Kind: geom.HeightField, Field: sh.builtField()}
+	}
 	if sh.Type == "mesh" {
 		if d.Type == sim.Static {
 			d.Shape = geom.Shape{Kind: geom.TriMesh, Mesh: sh.builtMesh()}

@@ -207,6 +207,13 @@ func validateDef(d *BodyDef) error {
 		if s.Mesh == nil {
 			return bad("shape.mesh", "no mesh (build it with geom.NewMesh)")
 		}
+	case geom.HeightField:
+		if d.Type != Static {
+			return fmt.Errorf("body %q: a height field must be static, got %s", d.Name, d.Type)
+		}
+		if s.Field == nil {
+			return bad("shape.field", "no height field (build it with geom.NewHeightField)")
+		}
 	case geom.Plane:
 		if d.Type != Static {
 			return fmt.Errorf("body %q: a plane must be static, got %s", d.Name, d.Type)

@@ -141,6 +141,8 @@ func boundingRadius(s *geom.Shape) float32 {
 		return s.Hull.Radius
 	case geom.TriMesh:
 		return s.Mesh.Radius
+	case geom.HeightField:
+		return s.Field.Radius
 	}
 	return 0
 }
@@ -228,7 +230,7 @@ func (w *World) narrowPhase(lo, hi int) {
 			(length(ldv(&b.AngularVelocity[ia]))*boundingRadius(&b.Shape[ia])+
 				length(ldv(&b.AngularVelocity[ib]))*boundingRadius(&b.Shape[ib]))*dt
 		margin := w.settings.Speculative + rel
-		if ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind; ka == geom.TriMesh || kb == geom.TriMesh {
+		if ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind; triangles(ka) || triangles(kb) {
 			p.narrow.cand[k].Count = 0
 			p.narrow.meshCand[k] = meshPair(b, ia, ib, margin, p.narrow.meshCand[k][:0])
 			p.narrow.candMesh[k] = true
@@ -254,12 +256,16 @@ func (w *World) narrowPhase(lo, hi int) {
 	}
 }
 
-// meshPair collides a mesh body with another body (either order) into out: the mesh's manifolds,
-// each with its normal from ia to ib.
+// triangles reports whether shapes of kind k collide as triangles (collide.CollideMesh): meshes and
+// height fields, which may give several manifolds a pair.
+func triangles(k geom.Kind) bool { return k == geom.TriMesh || k == geom.HeightField }
+
+// meshPair collides a mesh or height field body with another body (either order) into out: the
+// triangles' manifolds, each with its normal from ia to ib.
 func meshPair(b *Bodies, ia, ib int32, margin float32, out []collide.Manifold) []collide.Manifold {
 	pa := geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]}
 	pb := geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}
-	if b.Shape[ia].Kind == geom.TriMesh {
+	if triangles(b.Shape[ia].Kind) {
 		return collide.CollideMesh(&b.Shape[ia], pa, &b.Shape[ib], pb, margin, out)
 	}
 	out = collide.CollideMesh(&b.Shape[ib], pb, &b.Shape[ia], pa, margin, out)

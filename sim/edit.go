@@ -119,6 +119,9 @@ func (w *World) SetType(h Handle, t BodyType) error {
 	if b.Shape[i].Kind == geom.TriMesh && t != Static {
 		return fmt.Errorf("body %q: a triangle mesh must be static", b.Name[i])
 	}
+	if b.Shape[i].Kind == geom.HeightField && t != Static {
+		return fmt.Errorf("body %q: a height field must be static", b.Name[i])
+	}
 	w.beforeEdit()
 	if b.Type[i] != Dynamic && t != Dynamic {
 		w.markWake(i) // a kinematic body's island is itself; nothing else to wake

@@ -37,7 +37,7 @@ var StateLayout = layoutHash(reflect.TypeFor[Settings](), reflect.TypeFor[BodyTy
 var podTypes = []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[shapeImage](), reflect.TypeFor[slot](),
 	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[Mat3](), reflect.TypeFor[Quat](),
 	reflect.TypeFor[geom.HullFace](), reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars](),
-	reflect.TypeFor[cluster](), reflect.TypeFor[clusterMember]()}
+	reflect.TypeFor[cluster](), reflect.TypeFor[clusterMember](), reflect.TypeFor[fieldScalars]()}
 
 // shapeImage is a geom.Shape as the binary form stores it: a convex hull's shared geometry (a pointer
 // in memory) as an index into the state's hull table, -1 for none.
@@ -49,7 +49,14 @@ type shapeImage struct {
 	Normal      Vec3
 	Offset      float32
 	Hull        int32
-	Mesh        int32 // index in the mesh table, or -1
+	Mesh        int32 // index in the mesh table (a height field's: in the field table), or -1
+}
+
+// fieldScalars are a height field's grid, stored before its samples.
+type fieldScalars struct {
+	NX, NZ     int32
+	DX, DZ     float32
+	Base, Step float32
 }
 
 // hullScalars are a hull's mass properties and frame, stored after its arrays.
@@ -64,15 +71,26 @@ type hullScalars struct {
 // shapeImages returns the shapes' images and the hulls they index, each distinct hull once, in order of
 // first use. A hull is stored whole (not as the points it was built from), so a loaded state's bodies
 // have exactly the geometry they had.
-func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull, []*geom.Mesh) {
+func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull, []*geom.Mesh, []*geom.HeightGrid) {
 	out := make([]shapeImage, len(shapes))
 	var hulls []*geom.Hull
 	var meshes []*geom.Mesh
+	var fields []*geom.HeightGrid
 	index := map[*geom.Hull]int32{}
 	mindex := map[*geom.Mesh]int32{}
+	findex := map[*geom.HeightGrid]int32{}
 	for i, sh := range shapes {
 		out[i] = shapeImage{Kind: sh.Kind, HalfExtents: sh.HalfExtents, Radius: sh.Radius, HalfHeight: sh.HalfHeight,
 			Normal: sh.Normal, Offset: sh.Offset, Hull: -1, Mesh: -1}
+		if sh.Field != nil {
+			k, ok := findex[sh.Field]
+			if !ok {
+				k = int32(len(fields))
+				findex[sh.Field] = k
+				fields = append(fields, sh.Field)
+			}
+			out[i].Mesh = k
+		}
 		if sh.Mesh != nil {
 			k, ok := mindex[sh.Mesh]
 			if !ok {
@@ -92,7 +110,7 @@ func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull, []*geom.Mesh)
 			out[i].Hull = k
 		}
 	}
-	return out, hulls, meshes
+	return out, hulls, meshes, fields
 }
 
 func layoutHash(ts ...reflect.Type) uint64 {
@@ -177,7 +195,7 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 		out = append(out, n...)
 	}
 	section(podBytes([]Settings{s.user}))
-	shapes, hulls, meshes := shapeImages(s.bodies.Shape)
+	shapes, hulls, meshes, fields := shapeImages(s.bodies.Shape)
 	for _, p := range s.arrays(shapes) {
 		section(p)
 	}
@@ -197,6 +215,15 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 	for _, m := range meshes {
 		section(podBytes(m.Verts))
 		section(podBytes(m.Tris))
+	}
+	// Height fields, only when there are any (a state without them ends at its meshes): each its grid
+	// and its 16-bit samples; the edge flags are rebuilt on load.
+	if len(fields) > 0 {
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(fields)))
+		for _, f := range fields {
+			section(podBytes([]fieldScalars{{int32(f.NX), int32(f.NZ), f.DX, f.DZ, f.Base, f.Step}}))
+			section(podBytes(f.Q))
+		}
 	}
 	return out, nil
 }
@@ -316,6 +343,27 @@ func (s *State) UnmarshalBinary(data []byte) error {
 			}
 		}
 	}
+	var fields []*geom.HeightGrid
+	if r.Err == nil && r.Off < len(data) {
+		nf := int(r.U32())
+		if r.Err == nil && nf > len(data) {
+			return fmt.Errorf("state: %d height fields in %d bytes", nf, len(data))
+		}
+		for i := 0; i < nf && r.Err == nil; i++ {
+			var sc []fieldScalars
+			var q []uint16
+			load(&r, &sc, 1, "height field grid")
+			load(&r, &q, -1, "height field samples")
+			if r.Err == nil {
+				g := sc[0]
+				f, err := geom.NewHeightField16(int(g.NX), int(g.NZ), g.DX, g.DZ, g.Base, g.Step, q)
+				if err != nil {
+					return fmt.Errorf("state: height field %d: %v", i, err)
+				}
+				fields = append(fields, f)
+			}
+		}
+	}
 	b.Shape = make([]geom.Shape, len(shapes))
 	for i, im := range shapes {
 		b.Shape[i] = geom.Shape{Kind: im.Kind, HalfExtents: im.HalfExtents, Radius: im.Radius, HalfHeight: im.HalfHeight,
@@ -326,7 +374,12 @@ func (s *State) UnmarshalBinary(data []byte) error {
 			}
 			b.Shape[i].Hull = hulls[im.Hull]
 		}
-		if im.Mesh >= 0 {
+		if im.Mesh >= 0 && im.Kind == geom.HeightField {
+			if int(im.Mesh) >= len(fields) {
+				return fmt.Errorf("state: body %d's height field %d of %d", i, im.Mesh, len(fields))
+			}
+			b.Shape[i].Field = fields[im.Mesh]
+		} else if im.Mesh >= 0 {
 			if int(im.Mesh) >= len(meshes) {
 				return fmt.Errorf("state: body %d's mesh %d of %d", i, im.Mesh, len(meshes))
 			}

@@ -31,15 +31,15 @@ type framePoint struct {
 	box    geom.AABB
 }
 
-// frameBounds is the box of the bulk of the scene (every body but the planes, and the points where
+// frameBounds is the box of the bulk of the scene (every body but the planes and height fields, and the points where
 // joints hold bodies to the world) and the far ones left out of it, farthest first. With all, none
 // are left out.
 func frameBounds(w *sim.World, all bool) (lo, hi mgl32.Vec3, far []framePoint, ok bool) {
 	b := &w.Bodies
 	var pts []framePoint
 	for i := range b.Len() {
-		if b.Shape[i].Kind == geom.Plane {
-			continue
+		if k := b.Shape[i].Kind; k == geom.Plane || k == geom.HeightField {
+			continue // the ground: a terrain tens of metres across would shrink the bodies on it to dots
 		}
 		box := b.Shape[i].Bounds(geom.Pose{P: b.Position[i], Q: b.Rotation[i]})
 		pts = append(pts, framePoint{b.Name[i], b.Position[i], box})

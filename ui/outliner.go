@@ -248,6 +248,10 @@ func shapeText(s *geom.Shape) string {
 		if s.Mesh != nil {
 			return fmt.Sprintf("mesh, %d triangles", len(s.Mesh.Tris))
 		}
+	case geom.HeightField:
+		if f := s.Field; f != nil {
+			return fmt.Sprintf("height field, %d x %d samples %.3g x %.3g m apart", f.NX, f.NZ, f.DX, f.DZ)
+		}
 	case geom.Plane:
 		return fmt.Sprintf("plane, normal %.2g %.2g %.2g", s.Normal[0], s.Normal[1], s.Normal[2])
 	}

@@ -151,7 +151,8 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 		kind, ok := kindOf(sh.Kind)
 		isHull := sh.Kind == geom.ConvexHull && sh.Hull != nil
 		isMesh := sh.Kind == geom.TriMesh && sh.Mesh != nil
-		if !ok && !isHull && !isMesh {
+		isField := sh.Kind == geom.HeightField && sh.Field != nil
+		if !ok && !isHull && !isMesh && !isField {
 			continue
 		}
 		p, q := b.Position[i], b.Rotation[i]
@@ -205,10 +206,16 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 			}
 			continue
 		}
-		if isMesh {
+		if isMesh || isField {
 			if hull != nil {
 				in.Scale = [3]float32{1, 1, 1}
-				for _, h := range MeshHulls(sh.Mesh) {
+				var hs []*geom.Hull
+				if isMesh {
+					hs = MeshHulls(sh.Mesh)
+				} else {
+					hs = FieldHulls(sh.Field)
+				}
+				for _, h := range hs {
 					hull(h, in)
 				}
 			}

@@ -43,7 +43,7 @@ func Cast(a *geom.Shape, pa geom.Pose, d geom.Vec3, tmax float32, b *geom.Shape,
 	switch b.Kind {
 	case geom.Plane:
 		return castPlane(&A, dir, float64(tmax), b, pb)
-	case geom.TriMesh:
+	case geom.TriMesh, geom.HeightField:
 		return castMesh(a, pa, dir, float64(tmax), b, pb)
 	}
 	B, ok := coreOf(b, pb)
@@ -121,8 +121,7 @@ const sweepReach = 2 * geom.PlaneExtent
 // castMesh casts against each triangle of the mesh whose box meets the sweep's, in the mesh's frame,
 // and keeps the first hit.
 func castMesh(a *geom.Shape, pa geom.Pose, dir d3, tmax float64, b *geom.Shape, pb geom.Pose) (CastHit, bool) {
-	m := b.Mesh
-	if m == nil {
+	if (b.Kind != geom.TriMesh || b.Mesh == nil) && (b.Kind != geom.HeightField || b.Field == nil) {
 		return CastHit{}, false
 	}
 	inv := pb.Q.Conjugate()
@@ -133,14 +132,23 @@ func castMesh(a *geom.Shape, pa geom.Pose, dir d3, tmax float64, b *geom.Shape, 
 	end := box
 	end.Min, end.Max = end.Min.Add(dl.Mul(reach)), end.Max.Add(dl.Mul(reach))
 	box = box.Union(end)
-	var buf [64]int32
-	tris := m.Query(box, buf[:0])
+	var tris [][3]geom.Vec3
+	if m := b.Mesh; b.Kind == geom.TriMesh {
+		var buf [64]int32
+		for _, ti := range m.Query(box, buf[:0]) {
+			tr := m.Tris[ti]
+			tris = append(tris, [3]geom.Vec3{m.Verts[tr[0]], m.Verts[tr[1]], m.Verts[tr[2]]})
+		}
+	} else {
+		for _, tr := range fieldTris(b.Field, box, nil) {
+			tris = append(tris, [3]geom.Vec3{tr.v[0].Vec3(), tr.v[1].Vec3(), tr.v[2].Vec3()})
+		}
+	}
 	best, found := CastHit{T: float32(math.Inf(1))}, false
 	A, _ := coreOf(a, rel)
 	start, ldir := A.c, d3of(dl)
-	for _, ti := range tris {
-		tr := m.Tris[ti]
-		B := triangleCore(d3of(m.Verts[tr[0]]), d3of(m.Verts[tr[1]]), d3of(m.Verts[tr[2]]))
+	for _, tr := range tris {
+		B := triangleCore(d3of(tr[0]), d3of(tr[1]), d3of(tr[2]))
 		A.c = start
 		if h, ok := castCores(&A, &B, ldir, min(tmax, float64(best.T))); ok && (!found || h.T < best.T) {
 			best, found = h, true

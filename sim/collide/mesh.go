@@ -33,6 +33,14 @@ const MaxMeshManifolds = 8
 // mergeCos is the cosine below which two triangles' contact normals start separate manifolds.
 const mergeCos = 0.9994
 
+// fieldMergeCos is mergeCos for a height field: 10 degrees. A terrain's neighbouring triangles turn
+// by a few degrees each, so at mergeCos a box on a gentle hill touched four to eight triangles in as
+// many manifolds (eight times a plane's contact points, and the solver's time with them); merged, it
+// stands on one manifold of up to four points, which take the normal of the first triangle met and
+// keep their own triangles' depths (out by at most 1 - cos 10 deg, 1.5%). Folds sharper than that (a
+// valley, a ridge) keep a manifold for each side.
+const fieldMergeCos = 0.985
+
 // Feature codes of a point on a triangle: the face, vertex k (1+k), edge k from vertex k to k+1 (4+k).
 const (
 	featFace = 0
@@ -72,8 +80,16 @@ type meshCtx struct {
 	deepest [MaxMeshManifolds]float32
 	nclus   int
 	pts     []meshPt
+	tris    []tri // the triangles near the shape, in the mesh's frame
 	margin  float32
 	size    float32
+	// mergeCos is the cosine above which a triangle's contact joins a manifold's normal.
+	mergeCos float32
+	// roundMax, when not zero, is the most points a manifold of a round shape keeps: on a height
+	// field a ball's manifold is its deepest point (1), a capsule's the deepest and the one farthest
+	// from it (2). The nearby triangles each give a ball a point of their own, a few centimetres
+	// apart on a curved terrain, which a ball resting on one spot does not need: it had five.
+	roundMax int
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
 	sel             [256]clipPt
@@ -92,7 +108,7 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 	}
 	k := -1
 	for i := 0; i < c.nclus; i++ {
-		if c.normals[i].Dot(n) > mergeCos {
+		if c.normals[i].Dot(n) > c.mergeCos {
 			k = i
 			break
 		}
@@ -135,12 +151,16 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 	}
 }
 
-// CollideMesh appends to out the manifolds between static mesh a at pose pa and convex shape b (box,
-// sphere, capsule or hull) at pose pb, with normals from a to b, and returns out. Points whose
-// separation is below margin are kept (speculative contacts, as Collide).
+// CollideMesh appends to out the manifolds between static mesh or height field a at pose pa and
+// convex shape b (box, sphere, capsule or hull) at pose pb, with normals from a to b, and returns out.
+// Points whose separation is below margin are kept (speculative contacts, as Collide). Both kinds of
+// a are triangles to b: the mesh's from its BVH, the height field's from the cells under b's box
+// (fieldTris); everything after that is the same code.
 func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, out []Manifold) []Manifold {
-	mesh := a.Mesh
-	if mesh == nil || b.Kind == geom.Plane || b.Kind == geom.TriMesh {
+	if b.Kind == geom.Plane || b.Kind == geom.TriMesh || b.Kind == geom.HeightField {
+		return out
+	}
+	if (a.Kind != geom.TriMesh || a.Mesh == nil) && (a.Kind != geom.HeightField || a.Field == nil) {
 		return out
 	}
 	var fa frame
@@ -149,9 +169,26 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	box := b.Bounds(rel)
 	e := geom.Vec3{margin, margin, margin}
 	box.Min, box.Max = box.Min.Sub(e), box.Max.Add(e)
-	var buf [64]int32
-	hits := mesh.Query(box, buf[:0])
-	if len(hits) == 0 {
+	c := meshCtxPool.Get().(*meshCtx)
+	defer meshCtxPool.Put(c)
+	c.tris = c.tris[:0]
+	c.mergeCos, c.roundMax = mergeCos, 0
+	if a.Kind == geom.TriMesh {
+		var buf [64]int32
+		for _, ti := range a.Mesh.Query(box, buf[:0]) {
+			c.tris = append(c.tris, meshTri(a.Mesh, ti))
+		}
+	} else {
+		c.tris = fieldTris(a.Field, box, c.tris)
+		c.mergeCos = fieldMergeCos
+		switch b.Kind {
+		case geom.Sphere:
+			c.roundMax = 1
+		case geom.Capsule:
+			c.roundMax = 2
+		}
+	}
+	if len(c.tris) == 0 {
 		return out
 	}
 	var fb frame
@@ -161,8 +198,6 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	bToA := func(v geom.Vec3) vec { return t.MAdd(rb[0], v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 	dirBToA := func(v geom.Vec3) vec { return rb[0].Scale(v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 
-	c := meshCtxPool.Get().(*meshCtx)
-	defer meshCtxPool.Put(c)
 	c.nclus, c.margin, c.size = 0, margin, 0
 	c.pts = c.ptsBuf[:0]
 	switch b.Kind {
@@ -182,43 +217,43 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			bnorm[i] = dirBToA(B.faces[i].Normal)
 			boff[i] = B.faces[i].Offset + bnorm[i].Dot(t)
 		}
-		for _, ti := range hits {
-			tr := meshTri(mesh, ti)
+		for i := range c.tris {
+			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.polyTri(&tr, &B, bverts, bnorm, boff)
+			c.polyTri(tr, &B, bverts, bnorm, boff)
 		}
 	case geom.Sphere:
 		c.size = b.Radius
-		for _, ti := range hits {
-			tr := meshTri(mesh, ti)
+		for i := range c.tris {
+			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.sphereTri(&tr, t, b.Radius)
+			c.sphereTri(tr, t, b.Radius)
 		}
 	case geom.Capsule:
 		c.size = b.Radius + b.HalfHeight
 		axis := rb[1].Scale(b.HalfHeight)
 		p0, p1 := t.Sub(axis), t.Add(axis)
-		for _, ti := range hits {
-			tr := meshTri(mesh, ti)
+		for i := range c.tris {
+			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.capsuleTri(&tr, p0, p1, b.Radius)
+			c.capsuleTri(tr, p0, p1, b.Radius)
 		}
 	case geom.Cylinder:
 		c.size = float32(math.Hypot(float64(b.Radius), float64(b.HalfHeight)))
 		rel := geom.Pose{P: t.Vec3(), Q: pa.Q.Conjugate().Mul(pb.Q)}
 		B, _ := convexOf(b, &rel)
-		for _, ti := range hits {
-			tr := meshTri(mesh, ti)
+		for i := range c.tris {
+			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
 				continue
 			}
-			c.convexTri(&tr, &B)
+			c.convexTri(tr, &B)
 		}
 	}
 	// One manifold per cluster, its points reduced to four.
@@ -235,6 +270,9 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 		var keep [4]int
 		nk := reducePts(sel, c.normals[k], c.size, touchBand*c.margin, &keep)
+		if c.roundMax > 0 && nk > c.roundMax {
+			nk = deepestSpread(sel, &keep, nk, c.roundMax)
+		}
 		var m Manifold
 		m.setNormal(c.normals[k])
 		for i := 0; i < nk; i++ {
@@ -245,6 +283,64 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		out = append(out, m)
 	}
 	return out
+}
+
+// deepestSpread cuts the kept points keep[:nk] of sel to max (1 or 2): the deepest, then the one
+// farthest from it.
+func deepestSpread(sel []clipPt, keep *[4]int, nk, max int) int {
+	d := 0
+	for i := 1; i < nk; i++ {
+		if sel[keep[i]].sep < sel[keep[d]].sep {
+			d = i
+		}
+	}
+	keep[0], keep[d] = keep[d], keep[0]
+	if max == 1 {
+		return 1
+	}
+	f, best := 1, float32(-1)
+	for i := 1; i < nk; i++ {
+		if v := sel[keep[i]].p.Sub(sel[keep[0]].p); v.Dot(v) > best {
+			f, best = i, v.Dot(v)
+		}
+	}
+	keep[1], keep[f] = keep[f], keep[1]
+	return 2
+}
+
+// fieldTris appends to out the triangles of the height field's cells under box (in the field's
+// frame), leaving out cells wholly above or below it. A triangle's index is 2 (j (NX-1) + i) + k for
+// triangle k of cell (i, j): stable while the same cell touches, as feature ids need.
+func fieldTris(f *geom.HeightGrid, box geom.AABB, out []tri) []tri {
+	i0, i1, j0, j1, ok := f.Cells(box)
+	if !ok {
+		return out
+	}
+	cx := f.NX - 1
+	for j := j0; j <= j1; j++ {
+		z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+		for i := i0; i <= i1; i++ {
+			h00, h10, h01, h11 := f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)
+			if min(h00, h10, h01, h11) > box.Max[1] || max(h00, h10, h01, h11) < box.Min[1] {
+				continue
+			}
+			x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+			a, b := vec{X: x0, Y: h00, Z: z0}, vec{X: x1, Y: h10, Z: z0}
+			c, d := vec{X: x0, Y: h01, Z: z1}, vec{X: x1, Y: h11, Z: z1}
+			act := f.Active[j*cx+i]
+			cell := uint32(j*cx + i)
+			out = append(out,
+				tri{v: [3]vec{a, c, b}, n: unitNormal(a, c, b), active: act & 7, index: 2 * cell},
+				tri{v: [3]vec{b, c, d}, n: unitNormal(b, c, d), active: act >> 3, index: 2*cell + 1})
+		}
+	}
+	return out
+}
+
+// unitNormal is the unit normal of triangle abc on its counter-clockwise side.
+func unitNormal(a, b, c vec) vec {
+	n := b.Sub(a).Cross(c.Sub(a))
+	return n.Scale(1 / vecmath.Sqrt(n.Dot(n)))
 }
 
 // meshTri reads triangle i of the mesh.

@@ -10,7 +10,7 @@ import (
 // the distance t to the surface where the ray enters, the unit surface normal there, and whether it
 // does. A ray that starts inside a solid shape (box, sphere, capsule, hull, or behind a plane) does not
 // hit it: the shape it is in is not in its way. A triangle mesh is hit from either side, with the
-// normal turned against the ray.
+// normal turned against the ray; so is a height field.
 func Ray(s *geom.Shape, p geom.Pose, o, d geom.Vec3, tmax float32) (float32, geom.Vec3, bool) {
 	// Into the shape's frame, where every shape is centred and aligned.
 	inv := p.Q.Conjugate()
@@ -46,6 +46,17 @@ func RayLocal(s *geom.Shape, o, d geom.Vec3, tmax float32) (float32, geom.Vec3, 
 				n = s.Mesh.Normals[tri]
 				if n.Dot(d) > 0 {
 					n = n.Mul(-1) // seen from behind: the face the ray meets is the back one
+				}
+			}
+		}
+	case geom.HeightField:
+		if f := s.Field; f != nil {
+			var i, j, k int
+			if t, i, j, k, ok = f.Raycast(o, d, tmax); ok {
+				tr := f.Triangle(i, j, k)
+				n = tr[1].Sub(tr[0]).Cross(tr[2].Sub(tr[0])).Normalize()
+				if n.Dot(d) > 0 {
+					n = n.Mul(-1)
 				}
 			}
 		}

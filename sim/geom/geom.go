@@ -38,10 +38,12 @@ const (
 	// Cylinder is a solid circular cylinder: Radius, and HalfHeight along local y (flat caps at
 	// y = +-HalfHeight).
 	Cylinder
+	// HeightField is a static terrain from a grid of heights (Shape.Field), built by NewHeightField.
+	HeightField
 	NumKinds
 )
 
-var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh", "cylinder"}
+var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh", "cylinder", "heightfield"}
 
 // String returns the kind's name as used in scene files.
 func (k Kind) String() string {
@@ -65,6 +67,8 @@ type Shape struct {
 	Hull *Hull
 	// Mesh is a triangle mesh's shared, immutable geometry (static bodies only).
 	Mesh *Mesh
+	// Field is a height field's shared, immutable geometry (static bodies only).
+	Field *HeightGrid
 }
 
 // Pose is a rigid transform: a position and a rotation.
@@ -165,11 +169,12 @@ func (s *Shape) Bounds(p Pose) AABB {
 			hi = Vec3{max(hi[0], w[0]), max(hi[1], w[1]), max(hi[2], w[2])}
 		}
 		return AABB{Min: p.P.Add(lo), Max: p.P.Add(hi)}
-	case TriMesh:
-		// The mesh's local box, turned: its centre moved and its half extents through |R|.
+	case TriMesh, HeightField:
+		// The local box, turned: its centre moved and its half extents through |R|.
+		lb := s.localBox()
 		m := rotation(p.Q)
-		c := p.Apply(s.Mesh.Box.Centre())
-		h := s.Mesh.Box.Max.Sub(s.Mesh.Box.Min).Mul(0.5)
+		c := p.Apply(lb.Centre())
+		h := lb.Max.Sub(lb.Min).Mul(0.5)
 		var ext Vec3
 		for i := 0; i < 3; i++ {
 			ext[i] = vecmath.Abs(m.At(i, 0))*h[0] + vecmath.Abs(m.At(i, 1))*h[1] + vecmath.Abs(m.At(i, 2))*h[2]
@@ -191,7 +196,16 @@ func (s *Shape) Bounds(p Pose) AABB {
 	return AABB{}
 }
 
-// Volume returns the shape's volume in m^3 (zero for a plane and a mesh, which are static).
+// localBox is a mesh's or a height field's bounds in its own frame.
+func (s *Shape) localBox() AABB {
+	if s.Kind == HeightField {
+		return s.Field.Box
+	}
+	return s.Mesh.Box
+}
+
+// Volume returns the shape's volume in m^3 (zero for a plane, a mesh and a height field, which are
+// static).
 func (s *Shape) Volume() float64 {
 	switch s.Kind {
 	case Box:

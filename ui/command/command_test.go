@@ -1010,3 +1010,27 @@ func TestSaveKeepsAServosTargetWhereItWas(t *testing.T) {
 		}
 	})
 }
+
+// A height field saves inline and loads back as the same surface: every sample within half a
+// quantisation step of the heights the field held.
+func TestHeightFieldSavesAndLoadsBack(t *testing.T) {
+	s := preset(t, "hills")
+	var f *geom.HeightGrid
+	s.View(func(w *sim.World) { f = w.Bodies.Shape[0].Field })
+	sc := s.CurrentScene()
+	back, err := sc.World(scenes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := back.Bodies.Shape[0].Field
+	if g == nil || g.NX != f.NX || g.NZ != f.NZ || g.DX != f.DX || g.DZ != f.DZ {
+		t.Fatalf("saved field %+v, want the hills' %d x %d", g, f.NX, f.NZ)
+	}
+	for j := range f.NZ {
+		for i := range f.NX {
+			if d := math.Abs(float64(g.Height(i, j) - f.Height(i, j))); d > float64(g.Step)/2+1e-6 {
+				t.Fatalf("sample (%d, %d): %v saved and loaded as %v", i, j, f.Height(i, j), g.Height(i, j))
+			}
+		}
+	}
+}

@@ -554,6 +554,18 @@ func fileShape(b *sim.Bodies, i int) scenes.Shape {
 			tris[k] = [3]int{int(t[0]), int(t[1]), int(t[2])}
 		}
 		return scenes.Shape{Type: "mesh", Vertices: verts, Triangles: tris}
+	case "heightfield":
+		// A height field inline, its samples' heights as the field holds them: reloaded, they are
+		// quantised again over their range, the same heights within half a step.
+		f := sh.Field
+		rows := make([][]float64, f.NZ)
+		for j := range rows {
+			rows[j] = make([]float64, f.NX)
+			for i := range rows[j] {
+				rows[j][i] = f64(f.Height(i, j))
+			}
+		}
+		return scenes.Shape{Type: "heightfield", Spacing: &[2]float64{f64(f.DX), f64(f.DZ)}, Heights: rows}
 	}
 	return scenes.Shape{Type: "plane", Normal: vp(sh.Normal), Offset: fp(sh.Offset)}
 }
