@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf
+.PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf settle
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -118,6 +118,11 @@ run: build
 # The window's frame times for docs/PERF.md: 1,000 and 10,000 boxes under llvmpipe.
 perf: build
 	$(XVFB) scripts/perf.sh bin/sandbox out
+
+# The check of rest for the joint presets, Tumble beside Jolt (docs/REST.md); minutes per solver.
+SOLVERS ?= pgs jacobi xpbd rigid
+settle: build
+	SOLVERS="$(SOLVERS)" JOLT=$(JOLT) scripts/settle.sh bin/sandbox 60
 
 # Regenerate docs/screenshots/ (every preset, and the panel) under a virtual display.
 screenshots: build
