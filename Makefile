@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf settle
+.PHONY: build deps cuda-deps generate kernels test bench bench-go run screenshots perf
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -121,6 +121,7 @@ perf: build
 
 # The check of rest for the joint presets, Tumble beside Jolt (docs/REST.md); minutes per solver.
 SOLVERS ?= pgs jacobi xpbd rigid
+.PHONY: settle
 settle: build
 	SOLVERS="$(SOLVERS)" JOLT=$(JOLT) scripts/settle.sh bin/sandbox 60
 
