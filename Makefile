@@ -140,6 +140,12 @@ run: build
 perf: build
 	$(XVFB) scripts/perf.sh bin/sandbox out
 
+# The check of rest for the joint presets, Tumble beside Jolt (docs/REST.md); minutes per solver.
+SOLVERS ?= pgs jacobi xpbd rigid
+.PHONY: settle
+settle: build
+	SOLVERS="$(SOLVERS)" JOLT=$(JOLT) scripts/settle.sh bin/sandbox 60
+
 # Regenerate docs/screenshots/ (every preset, and the panel) under a virtual display.
 screenshots: build
 	$(XVFB) scripts/screenshots.sh bin/sandbox docs/screenshots

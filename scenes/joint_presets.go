@@ -160,10 +160,13 @@ func car() *Scene {
 // ragdoll: a pile of 20 ragdolls dropped on the ground, each lying flat and turned 90 degrees from
 // the one below. A ragdoll has 11 bodies and 10 joints: ball joints with swing cones and twist
 // limits at the neck, waist, shoulders and hips, hinges with limits at the elbows and knees.
-func ragdoll() *Scene {
-	s := newScene("ragdoll")
+func ragdoll() *Scene { return ragdollPile("ragdoll", 20) }
+
+// ragdollPile is the ragdoll pile of n ragdolls, the first n of the preset's layers.
+func ragdollPile(name string, n int) *Scene {
+	s := newScene(name)
 	s.add(ground(stackFriction))
-	for k := range 20 {
+	for k := range n {
 		// Lying face down (turned -90 degrees about x), yawed 90 degrees every other layer.
 		lie := axisAngle(1, 0, 0, -math.Pi/2)
 		yaw := axisAngle(0, 1, 0, float64(k%2)*math.Pi/2)

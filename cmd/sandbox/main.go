@@ -32,7 +32,7 @@ var usage = `usage:
     VIEW FLAGS: -width W -height H -no-panel -select BODY -color body|type|sleep|contact -yaw DEG -pitch DEG
                 -debug contacts,normals,friction,joints,aabbs,com,velocities,bvh
                 -open scene,simulation,spawn,shoot,joints,inspect,debug,stats
-  sandbox run -scene FILE|PRESET -steps N [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N] [-grains auto|coarse|fine] [-islands=false] [-lanes 8|16] [-scalar] [-cpuprofile FILE]
+  sandbox run -scene FILE|PRESET -steps N|-settle SECONDS [-trace OUT.csv] [-every K] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N] [-grains auto|coarse|fine] [-islands=false] [-lanes 8|16] [-scalar] [-cpuprofile FILE]
   sandbox bench -scene FILE|PRESET [-steps N] [-warmup N] [-backend cpu|cuda|emu] [-solver NAME] [-substeps N] [-broadphase NAME] [-bvh-refit G] [-workers N] [-grains auto|coarse|fine] [-islands=false] [-lanes 8|16] [-scalar] [-cpuprofile FILE]
     recording: [-check-determinism [-check-workers 1,2]] [-record OUT.replay] [-record-budget MB] [-record-keyframe K]
   sandbox soak -scene FILE|PRESET [-steps N] [-sample N] [-warm SECONDS] [-max-speed M/S] [-max-spin RAD/S] [-row] [the run flags]

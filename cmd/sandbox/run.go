@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime/pprof"
 	"time"
@@ -20,7 +21,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	var wf worldFlags
 	wf.register(fs)
-	steps := fs.Int("steps", -1, "number of steps (required)")
+	steps := fs.Int("steps", -1, "number of steps (required, unless -settle gives them)")
+	settle := fs.Float64("settle", 0, "check of rest: step the scene for `SECONDS` (instead of -steps) and print its largest speeds, the bodies moving faster than 1 cm/s and, with sleeping on, when all fell asleep")
 	tracePath := fs.String("trace", "", "write a CSV trace to this file (\"-\": standard output)")
 	every := fs.Int("every", 1, "trace every K-th step (step 0 and the last step are always traced)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the steps (with tracing and recording) to this file (go tool pprof)")
@@ -32,7 +34,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if !wf.check("run", stderr) {
 		return exitUsage
 	}
-	if *steps < 0 {
+	if *settle != 0 && (*settle < 0 || *settle > 1e6 || *settle != *settle) {
+		fmt.Fprintf(stderr, "sandbox run: -settle must be in (0, 1e6] seconds, got %g\n", *settle)
+		return exitUsage
+	}
+	if *settle != 0 && *steps >= 0 {
+		fmt.Fprintln(stderr, "sandbox run: -settle SECONDS sets the steps: give it or -steps N, not both")
+		return exitUsage
+	}
+	if *steps < 0 && *settle == 0 {
 		fmt.Fprintln(stderr, "sandbox run: -steps N is required (N >= 0)")
 		return exitUsage
 	}
@@ -54,6 +64,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	rec, err := tf.recorder(w)
 	if err != nil {
 		return fail(stderr, "%s: %v", wf.scene, err)
+	}
+	var rest *restWatch
+	if *settle != 0 {
+		*steps = int(math.Round(*settle / s.TimeStep()))
+		rest = newRestWatch(w)
 	}
 
 	var trace *traceWriter
@@ -109,6 +124,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		if stepErr != nil {
 			break
 		}
+		if rest != nil {
+			rest.step(i)
+		}
 		if rec != nil {
 			if err := rec.Record(w, ""); err != nil {
 				prog.done()
@@ -138,6 +156,16 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 	if *tracePath != "-" {
 		fmt.Fprintf(stdout, "%s: %d bodies, %d steps, %.6g s simulated in %.3f s\n",
 			wf.scene, w.Bodies.Len(), *steps, float64(*steps)*s.TimeStep(), elapsed.Seconds())
+	}
+	if rest != nil {
+		out := stdout
+		if *tracePath == "-" { // the trace has standard output to itself
+			out = stderr
+		}
+		if err := w.Sync(); err != nil {
+			return fail(stderr, "%s: %v", wf.scene, err)
+		}
+		rest.report(out, wf.scene, *steps, s.TimeStep())
 	}
 	if rec != nil {
 		return tf.finish(rec, wf.scene, checkWorkers, stdout, stderr)
