@@ -24,8 +24,9 @@ import (
 // *sim.BlowUpError that names it (World.Step's report). Its seeds (f.Add, and testdata/fuzz/FuzzStep)
 // run as an ordinary test; make fuzz runs the fuzzer.
 func FuzzStep(f *testing.F) {
-	// The empty input: one 2 cm box with its centre on a plane, under PGS. Then inputs of random bytes, long enough
-	// for joints and edits, whose first byte gives each solver twice, with sleeping off and on.
+	// The empty input: one 2 cm box with its centre on a plane, under PGS. Then inputs of random
+	// bytes, long enough for joints and edits, whose first byte gives each solver twice, with
+	// sleeping off and on.
 	f.Add([]byte{})
 	r := rand.New(rand.NewPCG(41, 4))
 	n := len(sim.Solvers())
