@@ -105,9 +105,10 @@ bench-go:
 # make soak: the long runs (scripts/soak.sh; docs/PERF.md's "Long runs"): every preset of up to 1,000
 # bodies under every solver for SOAK_STEPS steps, and the piles (rain, pile) under their default solver
 # for SOAK_PILE_STEPS, one after another; each reports its memory early and at the end, any blow-up and
-# its slowest step. About 2 hours in full on a 2-core machine; make soak SOAK_STEPS=5000
-# SOAK_PILE_STEPS=1000 is a shorter version; SOAK_SCENES, SOAK_SOLVERS, SOAK_PILES and SOAK_FLAGS
-# (environment) narrow it.
+# its slowest step. In full about 6 hours of CPU on a 2-core machine (docs/PERF.md); make soak
+# SOAK_STEPS=1000 SOAK_PILE_STEPS=200 is a shorter version (25 minutes there); SOAK_SCENES, SOAK_SOLVERS,
+# SOAK_PILES (space-separated) and SOAK_FLAGS (sandbox soak's flags), on this command line or in the
+# environment, narrow it.
 SOAK_STEPS ?= 100000
 SOAK_PILE_STEPS ?= 10000
 soak: build

@@ -52,6 +52,9 @@ type shapeImage struct {
 	Mesh        int32 // index in the mesh table (a height field's: in the field table), or -1
 }
 
+// fieldTableTag starts a state's table of height fields.
+var fieldTableTag = [4]byte{'H', 'F', 'L', 'D'}
+
 // fieldScalars are a height field's grid, stored before its samples.
 type fieldScalars struct {
 	NX, NZ     int32
@@ -216,9 +219,11 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 		section(podBytes(m.Verts))
 		section(podBytes(m.Tris))
 	}
-	// Height fields, only when there are any (a state without them ends at its meshes): each its grid
-	// and its 16-bit samples; the edge flags are rebuilt on load.
+	// Height fields, only when there are any (a state without them ends at its meshes, so states
+	// written before height fields read the same): a tag, then each its grid and its 16-bit samples;
+	// the edge flags are rebuilt on load.
 	if len(fields) > 0 {
+		out = append(out, fieldTableTag[:]...)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(fields)))
 		for _, f := range fields {
 			section(podBytes([]fieldScalars{{int32(f.NX), int32(f.NZ), f.DX, f.DZ, f.Base, f.Step}}))
@@ -344,7 +349,8 @@ func (s *State) UnmarshalBinary(data []byte) error {
 		}
 	}
 	var fields []*geom.HeightGrid
-	if r.Err == nil && r.Off < len(data) {
+	if r.Err == nil && len(data)-r.Off >= len(fieldTableTag) && [4]byte(data[r.Off:]) == fieldTableTag {
+		r.Off += len(fieldTableTag)
 		nf := int(r.U32())
 		if r.Err == nil && nf > len(data) {
 			return fmt.Errorf("state: %d height fields in %d bytes", nf, len(data))
