@@ -239,7 +239,7 @@ func shapeText(s *geom.Shape) string {
 	case geom.Capsule:
 		return fmt.Sprintf("capsule, radius %.3g m, half height %.3g m", s.Radius, s.HalfHeight)
 	case geom.Cylinder:
-		return fmt.Sprintf("cylinder, radius %.3g m, height %.3g m (axis along local y)", s.Radius, 2*s.HalfHeight)
+		return fmt.Sprintf("cylinder, radius %.3g m, height %.3g m", s.Radius, 2*s.HalfHeight)
 	case geom.ConvexHull:
 		if s.Hull != nil {
 			return fmt.Sprintf("convex hull, %d vertices", len(s.Hull.Verts))

@@ -212,7 +212,7 @@ func (a *App) inspectSection() {
 	} else {
 		h := a.Selected
 		imgui.Textf("%s: %s %s at (%.2f, %.2f, %.2f)", name, typ, kind, pos[0], pos[1], pos[2])
-		g.text(shape)
+		g.text(fitText(shape, imgui.ContentRegionAvail().X)) // one line, whatever the shape
 		t := int32(typ)
 		if g.combo("body type", &t, []string{"dynamic", "kinematic", "static"}) {
 			bt := sim.BodyType(t)

@@ -103,7 +103,7 @@ func TestSpawnSectionSpawnsACylinderStackThatStands(t *testing.T) {
 		t.Fatalf("clicked %s in the view: selected %q", names[0], got)
 	}
 	d.frames(2)
-	want := "cylinder, radius 0.3 m, height 0.4 m (axis along local y)"
+	want := "cylinder, radius 0.3 m, height 0.4 m"
 	var texts []string
 	for _, x := range d.a.w.items {
 		if x.Kind == "text" && strings.Contains(x.Path, "/inspect/") {
