@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"tumble/gpu"
 	"tumble/scenes"
+	"tumble/scenes/urdf"
 	"tumble/sim"
 	"tumble/ui/command"
 )
@@ -168,7 +170,7 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 		}
 		opt.Broadphase = k
 	}
-	s, err := loadScene(f.scene)
+	s, err := loadScene(f.scene, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,10 +224,11 @@ func attachBackend(w *sim.World, name string, stderr io.Writer) error {
 	return nil
 }
 
-// loadScene reads a scene file if one exists at arg, else builds the preset of that name.
-func loadScene(arg string) (*scenes.Scene, error) {
+// loadScene reads a scene file if one exists at arg (readSceneFile, its notes to notes), else builds
+// the preset of that name.
+func loadScene(arg string, notes io.Writer) (*scenes.Scene, error) {
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		return scenes.Load(arg)
+		return readSceneFile(arg, notes)
 	}
 	if s, ok := scenes.Preset(arg); ok {
 		return s, nil
@@ -283,4 +286,24 @@ func (f *worldFlags) applySettings(w *sim.World) error {
 		w.SetSettings(set)
 	}
 	return nil
+}
+
+// readSceneFile reads a scene file, or a URDF robot (a .urdf file) mapped to a scene by scenes/urdf:
+// what the mapping leaves out goes to notes, one "sandbox: FILE:LINE: element: why" line each.
+func readSceneFile(path string, notes io.Writer) (*scenes.Scene, error) {
+	if !strings.EqualFold(filepath.Ext(path), ".urdf") {
+		return scenes.Load(path)
+	}
+	r, err := urdf.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	s, ns, err := r.Scene()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range ns {
+		fmt.Fprintf(notes, "sandbox: %s\n", n)
+	}
+	return s, nil
 }
