@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
 	"tumble/gpu"
 	"tumble/scenes"
-	"tumble/scenes/urdf"
 	"tumble/sim"
 	"tumble/ui/command"
 )
@@ -288,22 +286,12 @@ func (f *worldFlags) applySettings(w *sim.World) error {
 	return nil
 }
 
-// readSceneFile reads a scene file, or a URDF robot (a .urdf file) mapped to a scene by scenes/urdf:
-// what the mapping leaves out goes to notes, one "sandbox: FILE:LINE: element: why" line each.
+// readSceneFile reads a scene file, or a URDF robot (command.ReadSceneFile): what the mapping leaves
+// out goes to notes, one "sandbox: FILE:LINE: element: why" line each.
 func readSceneFile(path string, notes io.Writer) (*scenes.Scene, error) {
-	if !strings.EqualFold(filepath.Ext(path), ".urdf") {
-		return scenes.Load(path)
-	}
-	r, err := urdf.Load(path)
-	if err != nil {
-		return nil, err
-	}
-	s, ns, err := r.Scene()
-	if err != nil {
-		return nil, err
-	}
+	s, ns, err := command.ReadSceneFile(path)
 	for _, n := range ns {
 		fmt.Fprintf(notes, "sandbox: %s\n", n)
 	}
-	return s, nil
+	return s, err
 }
