@@ -107,6 +107,7 @@ func (a *App) loadScene(name string, file bool) {
 		a.resetView()
 		a.applySceneView()
 		a.watchHeavy(a.S.Name(), back, bodies)
+		a.showNotes(what)
 	}
 	if !async {
 		if file {
@@ -425,4 +426,15 @@ func heavyWarning(name string, bodies int, renderer string) string {
 	}
 	return fmt.Sprintf("%s has %d bodies and OpenGL here is drawn by the CPU (%s): %s. Once loaded, its first frames are measured and the window offers to go back if they are slow or the memory runs high.",
 		name, bodies, renderer, cost)
+}
+
+// showNotes says, in the message line after a successful load, what the file left out (a URDF
+// robot's elements the scene cannot hold: command.ReadSceneFile): how many, and the first.
+func (a *App) showNotes(what string) {
+	p := &a.panel
+	notes := a.S.Notes()
+	if len(notes) == 0 || p.isErr {
+		return
+	}
+	p.message = fmt.Sprintf("%s: done; %d element(s) left out, first %s", what, len(notes), notes[0])
 }

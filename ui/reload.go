@@ -50,6 +50,7 @@ func (a *App) openDropped(path string) {
 		return
 	}
 	a.panel.message = "opened " + path
+	a.showNotes("opened " + path)
 	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
 	a.resetView()
 	a.applySceneView()

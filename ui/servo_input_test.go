@@ -2,6 +2,8 @@ package ui
 
 import (
 	"math"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"tumble/sim"
@@ -55,4 +57,24 @@ func TestJointsFormCreatesAServo(t *testing.T) {
 		j.Motor.MaxForce != 10 {
 		t.Fatalf("created %v with motor %v %+v: %s", j.Type, j.HasMotor, j.Motor, d.a.panel.message)
 	}
+}
+
+// A URDF robot typed into the file field opens with Open: its links are the bodies, its shoulder a
+// servo, and the message line counts what the file left out and names the first.
+func TestOpenReadsAURDFRobot(t *testing.T) {
+	d := drive(t, Options{Scene: "stack"})
+	path, err := filepath.Abs("../scenes/urdf/testdata/simple/pointer.urdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.typeInto("scene/file", path)
+	d.click("scene/Open")
+	if d.a.S.Name() != path || d.a.panel.isErr || !strings.Contains(d.a.panel.message, "2 element(s) left out, first ") {
+		t.Fatalf("Open: scene %q, message %q", d.a.S.Name(), d.a.panel.message)
+	}
+	d.world(func(w *sim.World) {
+		if _, ok := w.Find("arm"); !ok || w.NumJoints() != 2 || w.Joint(1).Motor.Mode != sim.MotorPosition {
+			t.Errorf("opened %d bodies, %d joints", w.Bodies.Len(), w.NumJoints())
+		}
+	})
 }

@@ -168,7 +168,7 @@ func (f *worldFlags) open(stderr io.Writer) (*scenes.Scene, *sim.World, error) {
 		}
 		opt.Broadphase = k
 	}
-	s, err := loadScene(f.scene)
+	s, err := loadScene(f.scene, stderr)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -222,10 +222,11 @@ func attachBackend(w *sim.World, name string, stderr io.Writer) error {
 	return nil
 }
 
-// loadScene reads a scene file if one exists at arg, else builds the preset of that name.
-func loadScene(arg string) (*scenes.Scene, error) {
+// loadScene reads a scene file if one exists at arg (readSceneFile, its notes to notes), else builds
+// the preset of that name.
+func loadScene(arg string, notes io.Writer) (*scenes.Scene, error) {
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		return scenes.Load(arg)
+		return readSceneFile(arg, notes)
 	}
 	if s, ok := scenes.Preset(arg); ok {
 		return s, nil
@@ -283,4 +284,14 @@ func (f *worldFlags) applySettings(w *sim.World) error {
 		w.SetSettings(set)
 	}
 	return nil
+}
+
+// readSceneFile reads a scene file, or a URDF robot (command.ReadSceneFile): what the mapping leaves
+// out goes to notes, one "sandbox: FILE:LINE: element: why" line each.
+func readSceneFile(path string, notes io.Writer) (*scenes.Scene, error) {
+	s, ns, err := command.ReadSceneFile(path)
+	for _, n := range ns {
+		fmt.Fprintf(notes, "sandbox: %s\n", n)
+	}
+	return s, err
 }

@@ -566,3 +566,25 @@ func TestHelpListsEverySolver(t *testing.T) {
 		}
 	}
 }
+
+// A URDF file runs and validates as a scene (scenes/urdf's mapping): its bodies named by their links,
+// what it leaves out one line each on stderr, and what it cannot build refused with the element and
+// its line.
+func TestRunAndValidateReadURDF(t *testing.T) {
+	pointer := filepath.Join("..", "..", "scenes", "urdf", "testdata", "simple", "pointer.urdf")
+	trace := filepath.Join(t.TempDir(), "pointer.csv")
+	code, _, errs := sandbox("run", "-scene", pointer, "-steps", "10", "-trace", trace)
+	if code != 0 || !strings.Contains(errs, `pointer.urdf:24: <link name="arm">: its inertia is the shape's`) {
+		t.Fatalf("run: code %d, %q", code, errs)
+	}
+	if b, err := os.ReadFile(trace); err != nil || !strings.Contains(string(b), "\n10,") || !strings.Contains(string(b), ",arm,") {
+		t.Errorf("trace without the arm's last step: %v", err)
+	}
+	if code, out, errs := sandbox("validate", pointer); code != 0 || !strings.Contains(out, "ok (3 bodies, 2 joints)") {
+		t.Errorf("validate: code %d, %q %q", code, out, errs)
+	}
+	arm := filepath.Join("..", "..", "scenes", "urdf", "testdata", "arm_description", "urdf", "arm.urdf")
+	if code, _, errs := sandbox("validate", arm); code != 1 || !strings.Contains(errs, `arm.urdf:19: <collision> of <link name="base">: a cylinder`) {
+		t.Errorf("validate the arm: code %d, %q", code, errs)
+	}
+}

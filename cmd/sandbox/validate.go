@@ -19,7 +19,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	for _, path := range args {
-		s, err := scenes.Load(path)
+		s, err := readSceneFile(path, stderr)
 		if err == nil {
 			_, err = s.World(scenes.Options{})
 		}

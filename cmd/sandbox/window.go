@@ -209,7 +209,7 @@ func printTimings(w io.Writer, t []ui.FrameTiming) {
 // fps is the frame rate a headless video plays at: one step a frame, so 1/dt of the scene (60 when
 // the scene cannot be read here; ui.Run has already said why if so).
 func fps(scene string) float64 {
-	s, err := loadScene(scene)
+	s, err := loadScene(scene, io.Discard)
 	if err != nil || s.Dt == nil || *s.Dt <= 0 {
 		return 1 / scenes.DefaultDt
 	}

@@ -1034,3 +1034,35 @@ func TestHeightFieldSavesAndLoadsBack(t *testing.T) {
 		}
 	}
 }
+
+// A URDF file loads as a scene (scenes/urdf's mapping): bodies named by their links, what it leaves
+// out in Notes, kept over a reset and gone with the next scene.
+func TestLoadFileReadsURDF(t *testing.T) {
+	s := preset(t, "stack")
+	s.Do(LoadFile("../../scenes/urdf/testdata/simple/pointer.urdf"))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if _, ok := w.Find("arm"); !ok || w.NumJoints() != 2 || w.Joint(1).Motor.Mode != sim.MotorPosition {
+			t.Errorf("the pointer loaded as %d bodies, %d joints", w.Bodies.Len(), w.NumJoints())
+		}
+	})
+	if n := s.Notes(); len(n) != 2 || !strings.Contains(n[1], `<link name="arm">`) {
+		t.Errorf("notes %q", n)
+	}
+	s.Do(Reset())
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Notes()) != 2 {
+		t.Errorf("notes after a reset: %q", s.Notes())
+	}
+	s.Do(LoadPreset("stack"))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Notes()) != 0 {
+		t.Errorf("notes after loading a preset: %q", s.Notes())
+	}
+}

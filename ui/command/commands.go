@@ -39,11 +39,12 @@ func StepOnce() Command { return stepOnce }
 // scene's own.
 func Reset() Command {
 	return func(s *Session) error {
-		set := s.world.Settings()
+		set, notes := s.world.Settings(), s.notes
 		if err := s.load(s.name, s.initial); err != nil {
 			return err
 		}
 		s.world.SetSettings(set)
+		s.notes = notes // the same scene: what its file left out still is
 		return nil
 	}
 }
@@ -75,14 +76,19 @@ func LoadPreset(name string) Command {
 	}
 }
 
-// LoadFile replaces the world with a scene file's; on error the world is kept.
+// LoadFile replaces the world with a scene file's (or a URDF robot's: ReadSceneFile); on error the
+// world is kept.
 func LoadFile(path string) Command {
 	return func(s *Session) error {
-		sc, err := scenes.Load(path)
+		sc, notes, err := ReadSceneFile(path)
 		if err != nil {
 			return err
 		}
-		return s.load(path, sc)
+		if err := s.load(path, sc); err != nil {
+			return err
+		}
+		s.notes = notes
+		return nil
 	}
 }
 

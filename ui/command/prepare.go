@@ -16,9 +16,10 @@ import (
 
 // Prepared is a scene's world, built without the session's lock, waiting to be installed.
 type Prepared struct {
-	name string
-	sc   *scenes.Scene
-	w    *sim.World
+	name  string
+	sc    *scenes.Scene
+	w     *sim.World
+	notes []string // what the file left out (ReadSceneFile)
 }
 
 // Bodies is the prepared world's body count (0 once installed or closed).
@@ -46,13 +47,18 @@ func PreparePreset(name string, progress func(done, total int) error) (*Prepared
 	return prepare(name, sc, progress)
 }
 
-// PrepareFile reads a scene file and builds its world; progress as for PreparePreset.
+// PrepareFile reads a scene file (or a URDF robot: ReadSceneFile) and builds its world; progress as
+// for PreparePreset.
 func PrepareFile(path string, progress func(done, total int) error) (*Prepared, error) {
-	sc, err := scenes.Load(path)
+	sc, notes, err := ReadSceneFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return prepare(path, sc, progress)
+	p, err := prepare(path, sc, progress)
+	if p != nil {
+		p.notes = notes
+	}
+	return p, err
 }
 
 func prepare(name string, sc *scenes.Scene, progress func(done, total int) error) (*Prepared, error) {
@@ -71,6 +77,7 @@ func Install(p *Prepared) Command {
 			return fmt.Errorf("%s: already installed or discarded", p.name)
 		}
 		s.install(p.name, p.sc, p.w, 0, 0)
+		s.notes = p.notes
 		p.w = nil
 		return nil
 	}

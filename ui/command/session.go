@@ -33,6 +33,7 @@ type Session struct {
 	snapStep int
 	snapTime float64
 	frames   []jointFrame // per joint, its anchor and axis in body A's frame (see jointFrame)
+	notes    []string     // what the loaded file left out (ReadSceneFile), nil for a scene file or preset
 
 	queue  []Command
 	paused bool
@@ -113,7 +114,7 @@ func (s *Session) install(name string, sc *scenes.Scene, w *sim.World, step int,
 		}
 		s.world.Close()
 	}
-	s.world, s.name, s.initial = w, name, clone(sc)
+	s.world, s.name, s.initial, s.notes = w, name, clone(sc), nil
 	s.sleepByDefault()
 	s.sleepParked = false
 	s.frames = s.frames[:0]
