@@ -35,10 +35,13 @@ const (
 	ConvexHull
 	// TriMesh is a static triangle mesh (Shape.Mesh), built by NewMesh.
 	TriMesh
+	// Compound is several shapes with their own poses and materials (Shape.Compound), built by
+	// NewCompound.
+	Compound
 	NumKinds
 )
 
-var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh"}
+var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh", "compound"}
 
 // String returns the kind's name as used in scene files.
 func (k Kind) String() string {
@@ -62,6 +65,8 @@ type Shape struct {
 	Hull *Hull
 	// Mesh is a triangle mesh's shared, immutable geometry (static bodies only).
 	Mesh *Mesh
+	// Compound is a compound's shared, immutable children and mass properties.
+	Compound *CompoundShape
 }
 
 // Pose is a rigid transform: a position and a rotation.
@@ -163,6 +168,8 @@ func (s *Shape) Bounds(p Pose) AABB {
 			ext[i] = vecmath.Abs(m.At(i, 0))*h[0] + vecmath.Abs(m.At(i, 1))*h[1] + vecmath.Abs(m.At(i, 2))*h[2]
 		}
 		return AABB{Min: c.Sub(ext), Max: c.Add(ext)}
+	case Compound:
+		return s.Compound.bounds(p)
 	case Plane:
 		n := p.Q.Rotate(s.Normal)
 		d := s.Offset + n.Dot(p.P)
@@ -192,6 +199,12 @@ func (s *Shape) Volume() float64 {
 		return math.Pi*r*r*2*h + 4.0/3.0*math.Pi*r*r*r
 	case ConvexHull:
 		return s.Hull.Volume
+	case Compound:
+		v := 0.0
+		for i := range s.Compound.Children {
+			v += s.Compound.Children[i].Shape.Volume()
+		}
+		return v
 	}
 	return 0
 }
@@ -211,6 +224,8 @@ func (s *Shape) UnitInertia() Vec3 {
 		return capsuleUnitInertia(float64(s.Radius), float64(s.HalfHeight))
 	case ConvexHull:
 		return s.Hull.UnitInertia
+	case Compound:
+		return s.Compound.UnitInertia
 	}
 	return Vec3{}
 }
