@@ -226,3 +226,28 @@ func TestCompoundChildMaterial(t *testing.T) {
 		t.Errorf("children of friction 0.81 on a 0.4 rad slope moved %v m in 1 s, want them held", d)
 	}
 }
+
+// Picking names the child: a ray down onto each part of a dumbbell hits that part, at its surface,
+// and a ray through the gap beside the bar hits nothing.
+func TestRayCastNamesTheCompoundChild(t *testing.T) {
+	w := NewWorld(Settings{})
+	c := dumbbell(t, 0.1, 4, 0.3, 0.02, 0.5)
+	mustAdd(t, w, BodyDef{Name: "d", Shape: geom.Shape{Kind: geom.Compound, Compound: c}, Position: Vec3{0, 1, 0}})
+	for _, tc := range []struct {
+		x     float32
+		child int
+		top   float32
+	}{{-0.3, 0, 1.1}, {0, 1, 1.02}, {0.3, 2, 1.1}} {
+		h, ok := w.RayCast(Vec3{tc.x, 3, 0.001}, Vec3{0, -1, 0}, 10, QueryFilter{})
+		if !ok || h.Child != tc.child || math.Abs(float64(h.Point[1]-tc.top)) > 1e-4 {
+			t.Errorf("ray at x = %v: hit %v (child %d at y = %v), want child %d at y = %v", tc.x, ok, h.Child, h.Point[1], tc.child, tc.top)
+		}
+	}
+	if h, ok := w.RayCast(Vec3{0, 3, 0.05}, Vec3{0, -1, 0}, 10, QueryFilter{}); ok {
+		t.Errorf("a ray beside the bar hit %+v", h)
+	}
+	h, ok, err := w.ShapeCast(sphereShape(0.05), geom.Pose{P: Vec3{0.3, 2, 0}}, Vec3{0, -1, 0}, 5, QueryFilter{})
+	if err != nil || !ok || h.Child != 2 || math.Abs(float64(h.T-(1-0.15))) > 2e-3 {
+		t.Errorf("a ball cast onto the right ball: %+v %v %v, want child 2 after 0.85 m", h, ok, err)
+	}
+}
