@@ -17,6 +17,7 @@ func TestHullAndMeshScenesAreRefusedBeforeAnythingUploads(t *testing.T) {
 		{"rocks", `body "boulder0" is a hull: the CUDA backend runs box, sphere, capsule and plane shapes`},
 		{"bunny", `is a hull: the CUDA backend runs box, sphere, capsule and plane shapes`},
 		{"terrain", `body "terrain" is a mesh: the CUDA backend runs box, sphere, capsule and plane shapes`},
+		{"furniture", `body "table0" is a compound: the CUDA backend runs box, sphere, capsule and plane shapes`},
 	} {
 		s, _ := scenes.Preset(c.preset)
 		w, err := s.World(scenes.Options{Solver: sim.Jacobi})

@@ -37,6 +37,8 @@ var catalog = []Info{
 		Description: "5 bunnies (the hull of a low-poly bunny, inertia from its mesh) dropped onto rocks"},
 	{Name: "terrain", Group: "piles", Bodies: 37,
 		Description: "36 boxes, balls and rocks dropped into a bumpy bowl (a static triangle mesh)"},
+	{Name: "furniture", Group: "piles", Bodies: 11,
+		Description: "Compound bodies: tables, chairs and dumbbells, a hammer thrown spinning onto them"},
 	{Name: "rain", Group: "piles", Bodies: 10005,
 		Description: "10,000 small boxes poured into a bin: watch the heap form and settle"},
 

@@ -38,6 +38,7 @@ var presets = map[string]func() *Scene{
 	"bunny":         bunny,
 	"rocks":         rocks,
 	"terrain":       terrain,
+	"furniture":     furniture,
 }
 
 // Names returns the presets' names, sorted.
