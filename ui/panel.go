@@ -540,13 +540,17 @@ func (a *App) backendNote() {
 
 var shapeKinds = []geom.Kind{geom.Box, geom.Sphere, geom.Capsule}
 
-// spawnKinds are what the Spawn section's shape combo offers: the shapes, then two convex hulls.
+// spawnKinds are what the Spawn section's shape combo offers: the shapes, then two convex hulls, then
+// three compound bodies.
 var spawnKinds = []struct {
-	name string
-	kind geom.Kind
-	hull command.HullShape
-}{{"box", geom.Box, 0}, {"sphere", geom.Sphere, 0}, {"capsule", geom.Capsule, 0},
-	{"rock", geom.ConvexHull, command.Rock}, {"bunny", geom.ConvexHull, command.Bunny}}
+	name     string
+	kind     geom.Kind
+	hull     command.HullShape
+	compound command.CompoundShape
+}{{"box", geom.Box, 0, 0}, {"sphere", geom.Sphere, 0, 0}, {"capsule", geom.Capsule, 0, 0},
+	{"rock", geom.ConvexHull, command.Rock, 0}, {"bunny", geom.ConvexHull, command.Bunny, 0},
+	{"table", geom.Compound, 0, command.Table}, {"chair", geom.Compound, 0, command.Chair},
+	{"dumbbell", geom.Compound, 0, command.Dumbbell}}
 
 // spawnKindNames are spawnKinds' names, for the combo.
 var spawnKindNames = func() []string {
@@ -602,6 +606,9 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 	case 4:
 		g.sliderFloat("bunny length", &size[0], 0.1, 5)
 		tip("tail to nose, m: the bunny preset's hull, inertia from its mesh")
+	case 5, 6, 7:
+		g.sliderFloat("scale", &size[0], 0.1, 3)
+		tip("1: a 1.2 m table, a chair with its seat 0.45 m up, a 0.6 m dumbbell (the furniture preset's)")
 	}
 	if kind != 2 { // the capsule's second field's line, kept
 		keepLine(sizeNote(kind, *size))
@@ -620,7 +627,11 @@ func (a *App) spawnSection() {
 			greyed[i] = fmt.Sprintf("a %s is a %s shape, which %s does not run; switch the backend to cpu", k.name, k.kind, caps.Name)
 		}
 	}
-	g.comboGreyed("shape", &f.Kind, spawnKindNames, greyed)
+	was := f.Kind
+	if g.comboGreyed("shape", &f.Kind, spawnKindNames, greyed) && spawnKinds[f.Kind].kind == geom.Compound &&
+		spawnKinds[was].kind != geom.Compound {
+		f.Size[0] = 1 // a compound's size is a scale: start from its own size, not a box's half extent
+	}
 	if why := greyed[f.Kind]; why != "" {
 		textDisabled(why)
 	}
@@ -664,7 +675,7 @@ func (a *App) SpawnSpec() command.Spec {
 	p.init()
 	f := &p.spawn
 	k := spawnKinds[f.Kind]
-	sp := command.Spec{Kind: k.kind, Hull: k.hull, Pattern: command.Pattern(f.Pattern), Count: int(f.Count),
+	sp := command.Spec{Kind: k.kind, Hull: k.hull, Compound: k.compound, Pattern: command.Pattern(f.Pattern), Count: int(f.Count),
 		Size: f.Size, Mass: f.Mass, Friction: f.Friction, Restitution: f.Rest}
 	if f.AtCursor {
 		sp.At = a.cursorGround()
