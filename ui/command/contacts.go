@@ -11,17 +11,17 @@ import (
 
 // ContactRow is one line of the Inspect panel's contacts table.
 type ContactRow struct {
-	A, B      string // body names
-	IA, IB    int    // dense indices
+	A, B   string // body names
+	IA, IB int    // dense indices
 	// ShapeA and ShapeB are the touching shapes of compound bodies (their index in the compound's
 	// shapes), -1 for a body of one shape.
 	ShapeA, ShapeB int
-	Point     sim.Vec3
-	Normal    sim.Vec3
-	Depth     float32 // penetration, m (minus the separation: > 0 when overlapping)
-	NormalImp float32 // normal impulse, N s
-	Friction  float32 // friction impulse magnitude, N s
-	FricVec   sim.Vec3
+	Point          sim.Vec3
+	Normal         sim.Vec3
+	Depth          float32 // penetration, m (minus the separation: > 0 when overlapping)
+	NormalImp      float32 // normal impulse, N s
+	Friction       float32 // friction impulse magnitude, N s
+	FricVec        sim.Vec3
 }
 
 // SortKey is a contacts table column to sort by.

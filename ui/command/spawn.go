@@ -50,8 +50,8 @@ type Spec struct {
 	Kind     geom.Kind
 	Hull     HullShape
 	Compound CompoundShape
-	Pattern Pattern
-	Count   int
+	Pattern  Pattern
+	Count    int
 	// Size: a box's half extents; a sphere's radius is Size[0]; a capsule's radius Size[0] and half
 	// height Size[1]; a rock's size (its half sizes about 1.3, 0.8 and 1 times it) Size[0]; a bunny's
 	// length Size[0]; a compound's scale Size[0] (1: its part list's own size).
