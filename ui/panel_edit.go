@@ -195,10 +195,12 @@ func (a *App) inspectSection() {
 		// The shapes: a fixed height whatever their number (a compound's scroll), so nothing below moves.
 		if g.beginTable("shapes", 1, imgui.TableFlagsBorders|imgui.TableFlagsRowBg|imgui.TableFlagsScrollY|imgui.TableFlagsScrollX,
 			imgui.Vec2{Y: 3.4 * imgui.TextLineHeightWithSpacing()}) {
-			for _, line := range parts {
+			for k, line := range parts {
+				g.pushInt(k)
 				imgui.TableNextRow()
 				imgui.TableNextColumn()
-				imgui.Text(line)
+				g.text(line)
+				g.pop()
 			}
 			g.endTable()
 		}
