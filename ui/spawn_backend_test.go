@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"tumble/sim"
+	"tumble/sim/geom"
 	"tumble/ui/command"
 )
 
-// On the emulated CUDA backend, which runs no hulls, the Spawn section's rock and bunny entries are
-// greyed with the reason, and clicking one picks nothing; the shapes it runs are picked as before.
+// On the emulated CUDA backend, which runs no hulls and no compounds, the Spawn section's rock, bunny,
+// table, chair and dumbbell entries are greyed with the reason, and clicking one picks nothing; the shapes it runs are picked as before.
 // Back on the CPU backend, the rock is picked and spawned.
 func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Backend: command.BackendEmulated, Open: []string{"spawn", "simulation"}})
@@ -23,7 +24,7 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	if kind() != "sphere" {
 		t.Fatalf("the shape is %q after choosing sphere on emu", kind())
 	}
-	for _, name := range []string{"rock", "bunny"} {
+	for _, name := range []string{"rock", "bunny", "table"} {
 		d.choose("spawn/shape", name)
 		if kind() != "sphere" {
 			t.Errorf("clicking the greyed %s picked %q", name, kind())
@@ -32,8 +33,8 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 		for i, k := range spawnKinds {
 			it := d.find(fmt.Sprintf("spawn/shape/#%d/%s", i, k.name))
 			want := ""
-			if k.name == "rock" || k.name == "bunny" {
-				want = "a " + k.name + " is a hull shape, which the CUDA backend does not run; switch the backend to cpu"
+			if k.kind == geom.ConvexHull || k.kind == geom.Compound {
+				want = "a " + k.name + " is a " + k.kind.String() + " shape, which the CUDA backend does not run; switch the backend to cpu"
 			}
 			if it.Greyed != want {
 				t.Errorf("%s on emu: greyed %q, want %q", k.name, it.Greyed, want)

@@ -62,8 +62,14 @@ func TestSpawnSectionSpawnsTablesChairsAndDumbbells(t *testing.T) {
 	want := map[string]int{"table": 5, "chair": 6, "dumbbell": 3}
 	for _, kind := range []string{"table", "chair", "dumbbell"} {
 		xchoose("spawn/shape", kind)
-		if d.a.panel.spawn.Size[0] != 1 {
+		if kind == "table" && d.a.panel.spawn.Size[0] != 1 { // from a box's half extent to the scale 1
 			t.Fatalf("%s chosen: scale %v, want 1", kind, d.a.panel.spawn.Size[0])
+		}
+		if kind == "chair" { // the scale slider, typed into: the chair at 0.8 of its size
+			d.setText("spawn/scale", 0, 1, "0.8")
+		}
+		if kind == "dumbbell" {
+			d.setText("spawn/scale", 0, 1, "1")
 		}
 		xclick("spawn/Spawn")
 	}
@@ -104,6 +110,14 @@ func TestSpawnSectionSpawnsTablesChairsAndDumbbells(t *testing.T) {
 		h, _ := w.Find(names[0])
 		i, _ := w.Index(h)
 		tableY = b.Position[i][1]
+	})
+	d.world(func(w *sim.World) {
+		h, _ := w.Find(names[1])
+		i, _ := w.Index(h)
+		seat := w.Bodies.Shape[i].Compound.Children[0].Shape.HalfExtents[0]
+		if !near(seat, 0.8*0.22, 1e-4) {
+			t.Errorf("the chair's seat is %.4f m across, want 0.8 x 0.22", seat)
+		}
 	})
 	// The table's centre of mass: its top's 0.048 m^3 at 0.725 m and four legs' 0.007 at 0.35 m.
 	if !near(tableY, 0.6773, 0.005) {
