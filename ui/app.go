@@ -802,7 +802,10 @@ func (a *App) hover(io imgui.IO) {
 		default:
 			desc = fmt.Sprintf("%s: %s %s", b.Name[i], b.Type[i], b.Shape[i].Kind)
 		}
-		if c := w.Bodies.Shape[i].Compound; ok && c != nil && a.hoverShape < len(c.Children) { // the shape under the cursor
+		if !ok {
+			return
+		}
+		if c := w.Bodies.Shape[i].Compound; c != nil && a.hoverShape < len(c.Children) { // the shape under the cursor
 			desc += "\n" + partText(c, a.hoverShape)
 		}
 	})
