@@ -251,3 +251,53 @@ func TestRayCastNamesTheCompoundChild(t *testing.T) {
 		t.Errorf("a ball cast onto the right ball: %+v %v %v, want child 2 after 0.85 m", h, ok, err)
 	}
 }
+
+// Warm starting holds per shape: a table standing on the ground touches it with its four legs, a
+// manifold each, their points' feature ids distinct across the legs (the leg's index is in them), so
+// each point finds its own last-step point: after a second at rest every point kept its friction
+// anchors, and the impulses hold the weight.
+func TestCompoundContactsWarmStartPerShape(t *testing.T) {
+	w := gravityWorld(Settings{})
+	groundPlane(t, w, 0.6, 0)
+	leg := boxShape(0.025, 0.35, 0.025)
+	kids := []geom.Child{{Shape: boxShape(0.6, 0.025, 0.4), Pose: geom.Pose{P: Vec3{0, 0.725, 0}}, Mass: 28.8}}
+	for _, x := range []float32{-0.55, 0.55} {
+		for _, z := range []float32{-0.35, 0.35} {
+			kids = append(kids, geom.Child{Shape: leg, Pose: geom.Pose{P: Vec3{x, 0.35, z}}, Mass: 1.05})
+		}
+	}
+	c := mustCompound(t, kids...)
+	mustAdd(t, w, BodyDef{Name: "table", Shape: geom.Shape{Kind: geom.Compound, Compound: c}, Position: Vec3{0, c.Centre[1] + 0.001, 0},
+		Friction: 0.6})
+	run(t, w, 60)
+	ms := w.pipe.narrow.prev
+	if len(ms) != 4 {
+		t.Fatalf("%d manifolds, want one per leg", len(ms))
+	}
+	ids := map[uint32]bool{}
+	legs := map[uint8]bool{}
+	var total float32
+	for k := range ms {
+		m := &ms[k]
+		legs[m.child.a+m.child.b] = true // the ground is no compound: child 0 on its side
+		for i := range int(m.count) {
+			p := &m.pts[i]
+			if ids[p.id] {
+				t.Errorf("feature id %#x appears twice among the legs' points", p.id)
+			}
+			ids[p.id] = true
+			if !p.kept {
+				t.Errorf("leg %v point %d did not keep its anchors from the last step", m.child, i)
+			}
+			total += p.normalImpulse
+		}
+	}
+	if len(legs) != 4 || legs[0] {
+		t.Errorf("manifolds of shapes %v, want the four legs (1 to 4)", legs)
+	}
+	// The normal impulses of a sub-step hold the weight: m g h.
+	r := w.Resolved()
+	if want := float32(33) * g * r.Dt / float32(r.Substeps); math.Abs(float64(total-want)) > 0.02*float64(want) {
+		t.Errorf("the legs' normal impulses sum to %v N s a sub-step, want m g h = %v", total, want)
+	}
+}
