@@ -17,6 +17,7 @@ func TestHullAndMeshScenesAreRefusedBeforeAnythingUploads(t *testing.T) {
 		{"rocks", `body "boulder0" is a hull: the CUDA backend runs box, sphere, capsule and plane shapes`},
 		{"bunny", `is a hull: the CUDA backend runs box, sphere, capsule and plane shapes`},
 		{"terrain", `body "terrain" is a mesh: the CUDA backend runs box, sphere, capsule and plane shapes`},
+		{"furniture", `body "table0" is a compound: the CUDA backend runs box, sphere, capsule and plane shapes`},
 	} {
 		s, _ := scenes.Preset(c.preset)
 		w, err := s.World(scenes.Options{Solver: sim.Jacobi})
@@ -71,6 +72,18 @@ func TestAddingABodyOfAShapeTheBackendDoesNotRunIsRefused(t *testing.T) {
 	}
 	if _, ok := w.Find("log"); ok || w.Bodies.Len() != 1 {
 		t.Errorf("after the cylinder's refusal: %d bodies, log found %v", w.Bodies.Len(), ok)
+	}
+	ball := geom.Shape{Kind: geom.Sphere, Radius: 0.1}
+	pair, err := geom.NewCompound([]geom.Child{
+		{Shape: ball, Pose: geom.Pose{P: geom.Vec3{-0.3, 0, 0}, Q: geom.Identity.Q}, Mass: 1},
+		{Shape: ball, Pose: geom.Pose{P: geom.Vec3{0.3, 0, 0}, Q: geom.Identity.Q}, Mass: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = w.AddBody(sim.BodyDef{Name: "dumbbell", Shape: geom.Shape{Kind: geom.Compound, Compound: pair}, Position: geom.Vec3{0, 2, 0}})
+	const wantCompound = `body "dumbbell" is a compound: the CUDA backend runs box, sphere, capsule and plane shapes; the CPU backend runs every shape`
+	if err == nil || err.Error() != wantCompound || w.Bodies.Len() != 1 {
+		t.Errorf("adding a compound: %v (%d bodies), want %q", err, w.Bodies.Len(), wantCompound)
 	}
 	if _, err := w.AddBody(sim.BodyDef{Name: "ball", Shape: geom.Shape{Kind: geom.Sphere, Radius: 0.5}, Mass: 1, Position: geom.Vec3{0, 2, 0}}); err != nil {
 		t.Fatal(err)

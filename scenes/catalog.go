@@ -39,6 +39,8 @@ var catalog = []Info{
 		Description: "36 boxes, balls and rocks dropped into a bumpy bowl (a static triangle mesh)"},
 	{Name: "hills", Group: "piles", Bodies: 81,
 		Description: "80 boxes, balls, capsules and rocks roll down a 64 m height field of hills"},
+	{Name: "furniture", Group: "piles", Bodies: 11,
+		Description: "Compound bodies: tables, chairs and dumbbells, a hammer thrown spinning onto them"},
 	{Name: "rain", Group: "piles", Bodies: 10005,
 		Description: "10,000 small boxes poured into a bin: watch the heap form and settle"},
 

@@ -498,21 +498,24 @@ func onOff(on bool) float64 {
 }
 
 func (d *decoder) body(n *node, path string, b *Body) {
-	m := d.fields(n, path, "name", "type", "shape", "position", "rotation", "velocity",
+	m := d.fields(n, path, "name", "type", "shape", "shapes", "position", "rotation", "velocity",
 		"angularVelocity", "mass", "density", "friction", "restitution", "rollingResistance", "spinningResistance")
-	d.required(m, "shape", path)
+	if _, ok := m["shapes"]; !ok {
+		d.required(m, "shape", path)
+	}
 	if m == nil || d.err != nil {
 		return
 	}
 	b.Name = d.optString(m, "name", path)
 	b.Type = d.optString(m, "type", path)
-	d.shape(m["shape"], join(path, "shape"), &b.Shape)
-	b.Position = d.optVec(m, "position", path)
-	if v, ok := m["rotation"]; ok {
-		if a := d.array(v, join(path, "rotation"), 4); a != nil {
-			b.Rotation = &Quat{a[0], a[1], a[2], a[3]}
-		}
+	if v, ok := m["shape"]; ok {
+		d.shape(v, join(path, "shape"), &b.Shape)
 	}
+	if v, ok := m["shapes"]; ok {
+		b.Shapes = d.parts(v, join(path, "shapes"))
+	}
+	b.Position = d.optVec(m, "position", path)
+	b.Rotation = d.optQuat(m, "rotation", path)
 	b.Velocity = d.optVec(m, "velocity", path)
 	b.AngularVelocity = d.optVec(m, "angularVelocity", path)
 	b.Mass = d.optNumber(m, "mass", path)
@@ -521,6 +524,18 @@ func (d *decoder) body(n *node, path string, b *Body) {
 	b.Restitution = d.optNumber(m, "restitution", path)
 	b.RollingResistance = d.optNumber(m, "rollingResistance", path)
 	b.SpinningResistance = d.optNumber(m, "spinningResistance", path)
+}
+
+// optQuat reads an optional rotation [x, y, z, w].
+func (d *decoder) optQuat(m map[string]*node, key, path string) *Quat {
+	v, ok := m[key]
+	if !ok {
+		return nil
+	}
+	if a := d.array(v, join(path, key), 4); a != nil {
+		return &Quat{a[0], a[1], a[2], a[3]}
+	}
+	return nil
 }
 
 func (d *decoder) shape(n *node, path string, s *Shape) {

@@ -39,6 +39,7 @@ var presets = map[string]func() *Scene{
 	"rocks":         rocks,
 	"terrain":       terrain,
 	"hills":         hills,
+	"furniture":     furniture,
 }
 
 // Names returns the presets' names, sorted.

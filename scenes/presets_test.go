@@ -10,7 +10,7 @@ func TestPresetsAreValidAndBuildWorlds(t *testing.T) {
 	want := map[string]int{ // bodies, including static ones
 		"bowling": 12, "bunny": 9, "rocks": 54, "dominoes": 41, "incline": 16, "mixed": 76, "pile": 10001, "pile100k": 100001, "pile1m": 1000001, "pyramid": 386,
 		"pyramid20": 211, "rain": 10005, "stack": 21, "terrain": 37, "hills": 81, "tumbling": 1, "wall": 97,
-		"pendulum": 3, "cradle": 6, "chain": 31, "bridge": 28, "door": 4, "engine": 4, "car": 6, "ragdoll": 221, "chain100": 101, "impulse-stack": 16, "penalty-drop": 5, "jelly": 82,
+		"pendulum": 3, "cradle": 6, "chain": 31, "bridge": 28, "door": 4, "engine": 4, "car": 6, "ragdoll": 221, "chain100": 101, "impulse-stack": 16, "penalty-drop": 5, "jelly": 82, "furniture": 11,
 	}
 	names := Names()
 	if !sort.StringsAreSorted(names) || len(names) != len(want) {

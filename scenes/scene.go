@@ -83,9 +83,12 @@ type Solver struct {
 
 // Body is one rigid body.
 type Body struct {
-	Name            string   `json:"name,omitempty"` // unique; default "body<index>"
-	Type            string   `json:"type,omitempty"` // "dynamic" (default), "kinematic" or "static"
-	Shape           Shape    `json:"shape"`
+	Name  string `json:"name,omitempty"` // unique; default "body<index>"
+	Type  string `json:"type,omitempty"` // "dynamic" (default), "kinematic" or "static"
+	Shape Shape  `json:"shape,omitzero"` // one shape; or
+	// Shapes makes a compound body: several shapes, each posed in the body's frame with its own
+	// mass and material. Its position is the whole's centre of mass.
+	Shapes          []Part   `json:"shapes,omitempty"`
 	Position        *Vec3    `json:"position,omitempty"`        // centre of mass, world; default origin
 	Rotation        *Quat    `json:"rotation,omitempty"`        // [x, y, z, w]; default identity
 	Velocity        *Vec3    `json:"velocity,omitempty"`        // world, m/s; default zero

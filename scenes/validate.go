@@ -47,6 +47,16 @@ func (c *check) fail(path, problem, value string) {
 	}
 }
 
+// rotation checks a unit quaternion [x, y, z, w] (within UnitTolerance).
+func (c *check) rotation(path string, q *Quat) {
+	c.vec(path, q[:], 2, "")
+	l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
+	if c.err == nil && math.Abs(l-1) > UnitTolerance {
+		c.fail(path, "must be a unit quaternion [x, y, z, w] (length "+
+			strconv.FormatFloat(l, 'g', 4, 64)+")", fmtVec(q[:]))
+	}
+}
+
 // num checks that x is finite and lo <= x <= hi; positive means x must also be > 0 (and at least lo).
 func (c *check) num(path string, x, lo, hi float64, positive bool, unit string) {
 	switch {
@@ -187,7 +197,11 @@ func (b *Body) validate(c *check, path string) {
 	default:
 		c.fail(path+".type", "unknown body type (want dynamic, kinematic or static)", strconv.Quote(b.Type))
 	}
-	b.Shape.validate(c, path+".shape")
+	if b.Shapes != nil {
+		b.validateShapes(c, path)
+	} else {
+		b.Shape.validate(c, path+".shape")
+	}
 	if b.Shape.Type == "mesh" && b.Type != "static" && c.err == nil {
 		b.Shape.validateMovingMesh(c, path+".shape")
 	}
@@ -202,12 +216,7 @@ func (b *Body) validate(c *check, path string) {
 		c.vec(path+".position", b.Position[:], MaxCoordinate, " m")
 	}
 	if q := b.Rotation; q != nil {
-		c.vec(path+".rotation", q[:], 2, "")
-		l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
-		if c.err == nil && math.Abs(l-1) > UnitTolerance {
-			c.fail(path+".rotation", "must be a unit quaternion [x, y, z, w] (length "+
-				strconv.FormatFloat(l, 'g', 4, 64)+")", fmtVec(q[:]))
-		}
+		c.rotation(path+".rotation", q)
 	}
 	if b.Velocity != nil {
 		c.vec(path+".velocity", b.Velocity[:], MaxSpeed, " m/s")

@@ -185,29 +185,15 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 		d.Type = sim.Static
 	}
 	sh := &b.Shape
-	switch sh.Type {
-	case "box":
-		d.Shape = geom.Shape{Kind: geom.Box, HalfExtents: vec(*sh.HalfExtents)}
-	case "sphere":
-		d.Shape = geom.Shape{Kind: geom.Sphere, Radius: float32(*sh.Radius)}
-	case "capsule":
-		d.Shape = geom.Shape{Kind: geom.Capsule, Radius: float32(*sh.Radius), HalfHeight: float32(*sh.HalfHeight)}
-	case "cylinder":
-		d.Shape = geom.Shape{Kind: geom.Cylinder, Radius: float32(*sh.Radius), HalfHeight: float32(*sh.HalfHeight)}
-	case "plane":
-		d.Shape = geom.Shape{Kind: geom.Plane, Normal: unit(*sh.Normal)}
-		if sh.Offset != nil {
-			n := *sh.Normal
-			// The file's offset is for its normal as written; scale it with the normalisation.
-			d.Shape.Offset = float32(*sh.Offset / math.Sqrt(n[0]*n[0]+n[1]*n[1]+n[2]*n[2]))
-		}
-	}
+	d.Shape = basicShape(sh)
 	if b.Position != nil {
 		d.Position = vec(*b.Position)
 	}
 	if q := b.Rotation; q != nil {
-		l := math.Sqrt(q[0]*q[0] + q[1]*q[1] + q[2]*q[2] + q[3]*q[3])
-		d.Rotation = mgl32.Quat{W: float32(q[3] / l), V: mgl32.Vec3{float32(q[0] / l), float32(q[1] / l), float32(q[2] / l)}}
+		d.Rotation = quat(q)
+	}
+	if b.Shapes != nil {
+		compoundDef(&d, b)
 	}
 	if sh.Type == "hull" {
 		hullDef(&d, sh)
@@ -231,7 +217,7 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 	if b.Mass != nil {
 		d.Mass = float32(*b.Mass)
 	}
-	if b.Density != nil {
+	if b.Density != nil && b.Shapes == nil { // a compound's is its shapes' default (compoundDef)
 		d.Density = float32(*b.Density)
 	}
 	if b.Friction != nil {
@@ -247,6 +233,30 @@ func (s *Scene) BodyDef(i int) sim.BodyDef {
 		d.SpinningResistance = float32(*b.SpinningResistance)
 	}
 	return d
+}
+
+// basicShape is a box, sphere, capsule or plane as the simulation holds it (the zero shape for
+// another type).
+func basicShape(sh *Shape) geom.Shape {
+	switch sh.Type {
+	case "box":
+		return geom.Shape{Kind: geom.Box, HalfExtents: vec(*sh.HalfExtents)}
+	case "sphere":
+		return geom.Shape{Kind: geom.Sphere, Radius: float32(*sh.Radius)}
+	case "capsule":
+		return geom.Shape{Kind: geom.Capsule, Radius: float32(*sh.Radius), HalfHeight: float32(*sh.HalfHeight)}
+	case "cylinder":
+		return geom.Shape{Kind: geom.Cylinder, Radius: float32(*sh.Radius), HalfHeight: float32(*sh.HalfHeight)}
+	case "plane":
+		s := geom.Shape{Kind: geom.Plane, Normal: unit(*sh.Normal)}
+		if sh.Offset != nil {
+			n := *sh.Normal
+			// The file's offset is for its normal as written; scale it with the normalisation.
+			s.Offset = float32(*sh.Offset / math.Sqrt(n[0]*n[0]+n[1]*n[1]+n[2]*n[2]))
+		}
+		return s
+	}
+	return geom.Shape{}
 }
 
 func vec(v Vec3) sim.Vec3 { return sim.Vec3{float32(v[0]), float32(v[1]), float32(v[2])} }

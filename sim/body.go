@@ -145,17 +145,26 @@ func massProperties(d *BodyDef) (mass, invMass float32, invI Vec3) {
 	}
 	m := float64(d.Mass)
 	if m == 0 {
-		rho := float64(d.Density)
-		if rho == 0 {
-			rho = DefaultDensity
+		if d.Density == 0 {
+			m = defaultMass(&d.Shape)
+		} else {
+			m = float64(d.Density) * d.Shape.Volume()
 		}
-		m = rho * d.Shape.Volume()
 	}
 	unit := d.Shape.UnitInertia()
 	for k := 0; k < 3; k++ {
 		invI[k] = float32(1 / (m * float64(unit[k])))
 	}
 	return float32(m), float32(1 / m), invI
+}
+
+// defaultMass is the mass of a body that gives neither mass nor density: a compound's children's
+// masses summed, another shape's volume at DefaultDensity.
+func defaultMass(s *geom.Shape) float64 {
+	if s.Kind == geom.Compound {
+		return float64(s.Compound.Mass)
+	}
+	return DefaultDensity * s.Volume()
 }
 
 // validateDef checks a body definition; scene files are validated with better messages before this.
@@ -213,6 +222,13 @@ func validateDef(d *BodyDef) error {
 		}
 		if s.Field == nil {
 			return bad("shape.field", "no height field (build it with geom.NewHeightField)")
+		}
+	case geom.Compound:
+		if s.Compound == nil {
+			return bad("shapes", "no compound (build it with geom.NewCompound)")
+		}
+		if d.Density != 0 {
+			return fmt.Errorf("body %q: a compound's density is its shapes' own (give mass to scale them)", d.Name)
 		}
 	case geom.Plane:
 		if d.Type != Static {

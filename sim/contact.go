@@ -50,9 +50,14 @@ type manifold struct {
 	leak        float32
 	drift       vec   // mean friction-anchor drift, refreshed with sep
 	slot        int32 // its batch times batchLanes plus its lane where the wide path prepared its rows; -1 otherwise
+	child       childPair
 	pts         [4]contactPoint
 	cache       manifoldCache // the points as the narrow phase last computed them (contact_cache.go)
 }
+
+// childPair names the shapes of a manifold's bodies that touch: each body's compound child, 0 for a
+// body of one shape.
+type childPair struct{ a, b uint8 }
 
 // impulseSum is the impulses a manifold applies in a pass (Jacobi, penalty, restitution's record) or
 // its warm start, summed for its bodies; gatherImpulses adds them up per body. They are kept apart
@@ -65,11 +70,14 @@ type impulseSum struct {
 
 // ContactPoint is a contact for inspection (UI, debugging): where, which way, how hard.
 type ContactPoint struct {
-	BodyA, BodyB  int // dense indices
-	Position      Vec3
-	Normal        Vec3 // from A to B
-	Separation    float32
-	NormalImpulse float32
+	BodyA, BodyB int // dense indices
+	// ChildA and ChildB are the shapes of compound bodies that touch (geom.CompoundShape.Children's
+	// indices); 0 for a body of one shape.
+	ChildA, ChildB int
+	Position       Vec3
+	Normal         Vec3 // from A to B
+	Separation     float32
+	NormalImpulse  float32
 	// FrictionImpulse is the accumulated friction impulse, N s, a world vector in the contact plane.
 	FrictionImpulse Vec3
 }
@@ -99,7 +107,7 @@ func (w *World) appendContacts(out []ContactPoint, m *manifold) []ContactPoint {
 		pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.bounds.rot[m.a], cp.localA))
 		pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.bounds.rot[m.b], cp.localB))
 		out = append(out, ContactPoint{
-			BodyA: int(m.a), BodyB: int(m.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
+			BodyA: int(m.a), BodyB: int(m.b), ChildA: int(m.child.a), ChildB: int(m.child.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
 			Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,
 			FrictionImpulse: m.t1.Scale(cp.tangentImpulse[0]).Add(m.t2.Scale(cp.tangentImpulse[1])).Vec3(),
 		})
@@ -143,6 +151,8 @@ func boundingRadius(s *geom.Shape) float32 {
 		return s.Mesh.Radius
 	case geom.HeightField:
 		return s.Field.Radius
+	case geom.Compound:
+		return s.Compound.Radius
 	}
 	return 0
 }
@@ -219,23 +229,29 @@ func (w *World) narrowPhase(lo, hi int) {
 	for k := lo; k < hi; k++ {
 		pr := p.broad.pairs[k]
 		ia, ib := pr.A, pr.B
-		p.narrow.candN[k], p.narrow.candMesh[k] = 0, false
+		p.narrow.candN[k], p.narrow.candMulti[k] = 0, false
 		p.narrow.candFrom[k], p.narrow.candMargin[k] = -1, 0
 		if p.jointed(ia, ib) { // jointed bodies do not collide: gatherManifolds drops the pair
 			p.narrow.cand[k].Count = 0
-			p.narrow.meshCand[k] = p.narrow.meshCand[k][:0]
+			p.narrow.multiCand[k] = p.narrow.multiCand[k][:0]
 			continue
 		}
 		rel := length(ldv(&b.Velocity[ib]).Sub(ldv(&b.Velocity[ia])))*dt +
 			(length(ldv(&b.AngularVelocity[ia]))*boundingRadius(&b.Shape[ia])+
 				length(ldv(&b.AngularVelocity[ib]))*boundingRadius(&b.Shape[ib]))*dt
 		margin := w.settings.Speculative + rel
-		if ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind; triangles(ka) || triangles(kb) {
+		if ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind; triangles(ka) || triangles(kb) || ka == geom.Compound || kb == geom.Compound {
 			p.narrow.cand[k].Count = 0
-			p.narrow.meshCand[k] = meshPair(b, ia, ib, margin, p.narrow.meshCand[k][:0])
-			p.narrow.candMesh[k] = true
-			for s := range p.narrow.meshCand[k] {
-				if p.narrow.meshCand[k][s].Count > 0 {
+			if ka == geom.Compound || kb == geom.Compound {
+				p.narrow.multiCand[k], p.narrow.multiChild[k] = compoundPair(b, ia, ib, margin, p.narrow.multiCand[k][:0], p.narrow.multiChild[k][:0])
+			} else {
+				p.narrow.multiCand[k] = meshPair(b, ia, ib, margin, p.narrow.multiCand[k][:0])
+				p.narrow.multiChild[k] = resize(p.narrow.multiChild[k], len(p.narrow.multiCand[k]))
+				clear(p.narrow.multiChild[k])
+			}
+			p.narrow.candMulti[k] = true
+			for s := range p.narrow.multiCand[k] {
+				if p.narrow.multiCand[k][s].Count > 0 {
 					p.narrow.candN[k]++
 				}
 			}
@@ -276,11 +292,88 @@ func meshPair(b *Bodies, ia, ib int32, margin float32, out []collide.Manifold) [
 	return out
 }
 
+// compoundPair collides two bodies of which one at least is a compound, child by child (a body of one
+// shape counts as a compound of that shape), into out: a manifold per touching pair of children, each
+// with its normal from ia to ib and its feature ids tagged with the children (geom.ChildFeature), and
+// in kids the children of each. A pair of children whose boxes, one grown by margin, do not overlap
+// is skipped.
+func compoundPair(b *Bodies, ia, ib int32, margin float32, out []collide.Manifold, kids []childPair) ([]collide.Manifold, []childPair) {
+	pa := geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]}
+	pb := geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}
+	sa, sb := &b.Shape[ia], &b.Shape[ib]
+	for i := range childCount(sa) {
+		ca, qa := childOf(sa, pa, i)
+		box := ca.Bounds(qa)
+		box.Min, box.Max = box.Min.Sub(Vec3{margin, margin, margin}), box.Max.Add(Vec3{margin, margin, margin})
+		for j := range childCount(sb) {
+			cb, qb := childOf(sb, pb, j)
+			if !box.Overlaps(cb.Bounds(qb)) {
+				continue
+			}
+			from := len(out)
+			switch {
+			case triangles(ca.Kind):
+				out = collide.CollideMesh(ca, qa, cb, qb, margin, out)
+			case triangles(cb.Kind):
+				out = collide.CollideMesh(cb, qb, ca, qa, margin, out)
+				for s := from; s < len(out); s++ {
+					n := out[s].Normal
+					out[s].Normal = geom.Vec3{-n[0], -n[1], -n[2]}
+				}
+			default:
+				out = append(out, collide.Manifold{})
+				collide.Collide(ca, qa, cb, qb, margin, &out[from])
+			}
+			for s := from; s < len(out); s++ {
+				if out[s].Count == 0 {
+					continue
+				}
+				for q := range out[s].Count {
+					out[s].Points[q].ID = geom.ChildFeature(out[s].Points[q].ID, i, j)
+				}
+				out[from] = out[s]
+				from++
+				kids = append(kids, childPair{uint8(i), uint8(j)})
+			}
+			out = out[:from]
+		}
+	}
+	return out, kids
+}
+
+// childCount is the number of shapes of a body's shape: a compound's children, or 1.
+func childCount(s *geom.Shape) int {
+	if s.Kind == geom.Compound {
+		return len(s.Compound.Children)
+	}
+	return 1
+}
+
+// childOf returns shape i of a body's shape at pose p, with its world pose: a compound's child, or the
+// shape itself.
+func childOf(s *geom.Shape, p geom.Pose, i int) (*geom.Shape, geom.Pose) {
+	if s.Kind == geom.Compound {
+		return &s.Compound.Children[i].Shape, s.Compound.ChildPose(p, i)
+	}
+	return s, p
+}
+
+// material is the friction and restitution of child c of body i: the child's own where it gives them,
+// else the body's. Every per-shape contact property is read here.
+func (b *Bodies) material(i int32, c uint8) geom.Material {
+	m := geom.Material{Friction: b.Friction[i], Restitution: b.Restitution[i],
+		RollingResistance: b.RollingResistance[i], SpinningResistance: b.SpinningResistance[i]}
+	if s := &b.Shape[i]; s.Kind == geom.Compound {
+		return s.Compound.Children[c].Material.Of(m)
+	}
+	return m
+}
+
 // candOf returns the narrow phase's manifold that solver manifold k came from.
 func (p *pipeline) candOf(k int) *collide.Manifold {
 	m := &p.narrow.manifolds[k]
 	if s := p.narrow.manSub[k]; s >= 0 {
-		return &p.narrow.meshCand[m.pair][s]
+		return &p.narrow.multiCand[m.pair][s]
 	}
 	return &p.narrow.cand[m.pair]
 }
@@ -339,10 +432,14 @@ func (w *World) gatherFill(g int) {
 		m := &p.narrow.manifolds[at]
 		*m = manifold{}
 		m.a, m.b, m.pair, m.count, m.normal = ia, ib, int32(k), int32(c.Count), ldv(&c.Normal)
-		m.friction = float32(math.Sqrt(float64(b.Friction[ia] * b.Friction[ib])))
-		m.restitution = max(b.Restitution[ia], b.Restitution[ib])
-		m.resist.rolling = max(b.RollingResistance[ia], b.RollingResistance[ib])
-		m.resist.spinning = max(b.SpinningResistance[ia], b.SpinningResistance[ib])
+		if sub >= 0 {
+			m.child = p.narrow.multiChild[k][sub]
+		}
+		ma, mb := b.material(ia, m.child.a), b.material(ib, m.child.b)
+		m.friction = float32(math.Sqrt(float64(ma.Friction * mb.Friction)))
+		m.restitution = max(ma.Restitution, mb.Restitution)
+		m.resist.rolling = max(ma.RollingResistance, mb.RollingResistance)
+		m.resist.spinning = max(ma.SpinningResistance, mb.SpinningResistance)
 		for i := 0; i < c.Count; i++ {
 			m.pts[i].id = c.Points[i].ID
 		}
@@ -359,10 +456,10 @@ func (w *World) gatherFill(g int) {
 	for k := g * gatherChunk; k < min((g+1)*gatherChunk, len(p.broad.pairs)); k++ {
 		switch n := p.narrow.candN[k]; {
 		case n == 0:
-		case p.narrow.candMesh[k]:
-			for s := range p.narrow.meshCand[k] {
-				if p.narrow.meshCand[k][s].Count > 0 {
-					add(k, int32(s), &p.narrow.meshCand[k][s])
+		case p.narrow.candMulti[k]:
+			for s := range p.narrow.multiCand[k] {
+				if p.narrow.multiCand[k][s].Count > 0 {
+					add(k, int32(s), &p.narrow.multiCand[k][s])
 				}
 			}
 		default:
@@ -465,10 +562,11 @@ type boundsStage struct {
 // narrowStage is the Narrow stage's: the pairs' candidate manifolds, this step's manifolds and last step's.
 type narrowStage struct {
 	cand         []collide.Manifold
-	meshCand     [][]collide.Manifold // per pair with a mesh: its manifolds (cand[k] is then empty)
-	manSub       []int32              // per manifold: its index in meshCand[pair], or -1 (cand[pair])
+	multiCand    [][]collide.Manifold // per pair with a mesh or a compound: its manifolds (cand[k] is then empty)
+	multiChild   [][]childPair        // per pair with a mesh or a compound: each manifold's children
+	manSub       []int32              // per manifold: its index in multiCand[pair], or -1 (cand[pair])
 	candN        []int32              // per pair: the manifolds it gives (narrowPhase)
-	candMesh     []bool               // per pair: a mesh's (its manifolds are in meshCand)
+	candMulti    []bool               // per pair: a mesh's or a compound's (its manifolds are in multiCand)
 	candFrom     []int32              // per pair: the prev manifold whose cached points it reused, or -1
 	candMargin   []float32            // per pair: the margin its points were made with (the cache's)
 	cacheOn      bool                 // the narrow phase reuses cached manifolds (contact_cache.go)

@@ -99,8 +99,8 @@ func (w *World) setMass(i int, m float32) {
 }
 
 // SetType changes a body's type. A static or kinematic body has no mass (and a static one stops);
-// a body made dynamic gets the mass of its shape at DefaultDensity (SetMass changes it). A plane must
-// stay static.
+// a body made dynamic gets the mass of its shape at DefaultDensity, a compound its shapes' masses
+// (SetMass changes it). A plane must stay static.
 func (w *World) SetType(h Handle, t BodyType) error {
 	i, ok := w.dense(h)
 	if !ok {
@@ -130,7 +130,7 @@ func (w *World) SetType(h Handle, t BodyType) error {
 	}
 	b.Type[i] = t
 	if t == Dynamic {
-		w.setMass(i, float32(DefaultDensity*b.Shape[i].Volume()))
+		w.setMass(i, float32(defaultMass(&b.Shape[i])))
 	} else {
 		b.Mass[i], b.InvMass[i], b.InvInertiaLocal[i], b.InvInertiaWorld[i] = 0, 0, Vec3{}, Mat3{}
 		b.Asleep[i], b.SleepTime[i], b.island[i] = false, 0, 0

@@ -31,6 +31,8 @@ type Hit struct {
 	T      float32
 	Point  Vec3
 	Normal Vec3
+	// Child is the compound child hit (geom.CompoundShape.Children's index; 0 for a body of one shape).
+	Child int
 }
 
 // TypeMask is a set of body types: bit t holds BodyType t. The zero mask holds every type.
@@ -144,8 +146,8 @@ func (w *World) RayCast(origin, dir Vec3, maxDist float32, f QueryFilter) (Hit, 
 		if !w.admits(&f, int(i)) {
 			return tmax
 		}
-		if t, n, ok := collide.Ray(&b.Shape[i], w.bodyPose(i), origin, d, tmax); ok && (!found || t < best.T) {
-			best, found = Hit{Index: int(i), T: t, Normal: n}, true
+		if t, n, c, ok := collide.RayChild(&b.Shape[i], w.bodyPose(i), origin, d, tmax); ok && (!found || t < best.T) {
+			best, found = Hit{Index: int(i), T: t, Normal: n, Child: c}, true
 			return t
 		}
 		return tmax
@@ -169,8 +171,8 @@ func (w *World) RayCastAll(origin, dir Vec3, maxDist float32, f QueryFilter) []H
 	var hits []Hit
 	w.queryTree().Cast(origin, d, Vec3{}, maxDist, func(i int32, _, tmax float32) float32 {
 		if w.admits(&f, int(i)) {
-			if t, n, ok := collide.Ray(&b.Shape[i], w.bodyPose(i), origin, d, tmax); ok {
-				hits = append(hits, Hit{Body: w.HandleAt(int(i)), Index: int(i), T: t, Point: origin.Add(d.Mul(t)), Normal: n})
+			if t, n, c, ok := collide.RayChild(&b.Shape[i], w.bodyPose(i), origin, d, tmax); ok {
+				hits = append(hits, Hit{Body: w.HandleAt(int(i)), Index: int(i), T: t, Point: origin.Add(d.Mul(t)), Normal: n, Child: c})
 			}
 		}
 		return tmax
@@ -223,7 +225,7 @@ func (w *World) ShapeCast(s geom.Shape, pose geom.Pose, dir Vec3, maxDist float3
 			return tmax
 		}
 		if h, ok := collide.Cast(&s, pose, d, tmax, &b.Shape[i], w.bodyPose(i)); ok && (!found || h.T < best.T) {
-			best, found = Hit{Index: int(i), T: h.T, Point: h.Point, Normal: h.Normal}, true
+			best, found = Hit{Index: int(i), T: h.T, Point: h.Point, Normal: h.Normal, Child: h.Child}, true
 			return h.T
 		}
 		return tmax

@@ -31,16 +31,17 @@ var StateLayout = layoutHash(reflect.TypeFor[Settings](), reflect.TypeFor[BodyTy
 	reflect.TypeFor[Vec3](), reflect.TypeFor[Quat](), reflect.TypeFor[Mat3](), reflect.TypeFor[slot](),
 	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[geom.HullFace](),
 	reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars](), reflect.TypeFor[cluster](),
-	reflect.TypeFor[clusterMember]())
+	reflect.TypeFor[clusterMember](), reflect.TypeFor[childImage](), reflect.TypeFor[compoundScalars]())
 
 // podTypes are the element types a State stores as memory images.
 var podTypes = []reflect.Type{reflect.TypeFor[Settings](), reflect.TypeFor[shapeImage](), reflect.TypeFor[slot](),
 	reflect.TypeFor[joint](), reflect.TypeFor[manifold](), reflect.TypeFor[Mat3](), reflect.TypeFor[Quat](),
 	reflect.TypeFor[geom.HullFace](), reflect.TypeFor[geom.HullEdge](), reflect.TypeFor[hullScalars](),
-	reflect.TypeFor[cluster](), reflect.TypeFor[clusterMember](), reflect.TypeFor[fieldScalars]()}
+	reflect.TypeFor[cluster](), reflect.TypeFor[clusterMember](), reflect.TypeFor[childImage](),
+	reflect.TypeFor[compoundScalars](), reflect.TypeFor[fieldScalars]()}
 
-// shapeImage is a geom.Shape as the binary form stores it: a convex hull's shared geometry (a pointer
-// in memory) as an index into the state's hull table, -1 for none.
+// shapeImage is a geom.Shape as the binary form stores it: a convex hull's, a mesh's and a compound's
+// shared geometry (pointers in memory) as indices into the state's tables, -1 for none.
 type shapeImage struct {
 	Kind        geom.Kind
 	HalfExtents Vec3
@@ -50,6 +51,7 @@ type shapeImage struct {
 	Offset      float32
 	Hull        int32
 	Mesh        int32 // index in the mesh table (a height field's: in the field table), or -1
+	Compound    int32 // index in the compound table, or -1
 }
 
 // fieldTableTag starts a state's table of height fields.
@@ -71,49 +73,129 @@ type hullScalars struct {
 	Radius      float32
 }
 
-// shapeImages returns the shapes' images and the hulls they index, each distinct hull once, in order of
-// first use. A hull is stored whole (not as the points it was built from), so a loaded state's bodies
-// have exactly the geometry they had.
-func shapeImages(shapes []geom.Shape) ([]shapeImage, []*geom.Hull, []*geom.Mesh, []*geom.HeightGrid) {
-	out := make([]shapeImage, len(shapes))
-	var hulls []*geom.Hull
-	var meshes []*geom.Mesh
-	var fields []*geom.HeightGrid
-	index := map[*geom.Hull]int32{}
-	mindex := map[*geom.Mesh]int32{}
-	findex := map[*geom.HeightGrid]int32{}
-	for i, sh := range shapes {
-		out[i] = shapeImage{Kind: sh.Kind, HalfExtents: sh.HalfExtents, Radius: sh.Radius, HalfHeight: sh.HalfHeight,
-			Normal: sh.Normal, Offset: sh.Offset, Hull: -1, Mesh: -1}
-		if sh.Field != nil {
-			k, ok := findex[sh.Field]
-			if !ok {
-				k = int32(len(fields))
-				findex[sh.Field] = k
-				fields = append(fields, sh.Field)
-			}
-			out[i].Mesh = k
+// childImage is a compound's child as the binary form stores it (its hull, if any, in the hull table).
+type childImage struct {
+	Shape    shapeImage
+	Pose     geom.Pose
+	Mass     float32
+	Material geom.Material
+}
+
+// compoundScalars are a compound's mass properties and frame, stored after its children.
+type compoundScalars struct {
+	Mass        float32
+	UnitInertia Vec3
+	Centre      Vec3
+	Frame       Quat
+	Radius      float32
+}
+
+// shapeTables are the shared geometry a state's shapes point to, each distinct one once, in order of
+// first use: hulls (a compound's children's too), meshes, compounds with their children's images, and
+// height fields.
+type shapeTables struct {
+	hulls     []*geom.Hull
+	meshes    []*geom.Mesh
+	compounds []*geom.CompoundShape
+	kids      [][]childImage
+	fields    []*geom.HeightGrid
+	hindex    map[*geom.Hull]int32
+	mindex    map[*geom.Mesh]int32
+	cindex    map[*geom.CompoundShape]int32
+	findex    map[*geom.HeightGrid]int32
+}
+
+// image returns sh's image, adding its shared geometry to the tables.
+func (t *shapeTables) image(sh *geom.Shape) shapeImage {
+	im := shapeImage{Kind: sh.Kind, HalfExtents: sh.HalfExtents, Radius: sh.Radius, HalfHeight: sh.HalfHeight,
+		Normal: sh.Normal, Offset: sh.Offset, Hull: -1, Mesh: -1, Compound: -1}
+	if sh.Field != nil {
+		k, ok := t.findex[sh.Field]
+		if !ok {
+			k = int32(len(t.fields))
+			t.findex[sh.Field] = k
+			t.fields = append(t.fields, sh.Field)
 		}
-		if sh.Mesh != nil {
-			k, ok := mindex[sh.Mesh]
-			if !ok {
-				k = int32(len(meshes))
-				mindex[sh.Mesh] = k
-				meshes = append(meshes, sh.Mesh)
-			}
-			out[i].Mesh = k
-		}
-		if sh.Hull != nil {
-			k, ok := index[sh.Hull]
-			if !ok {
-				k = int32(len(hulls))
-				index[sh.Hull] = k
-				hulls = append(hulls, sh.Hull)
-			}
-			out[i].Hull = k
-		}
+		im.Mesh = k
 	}
-	return out, hulls, meshes, fields
+	if sh.Mesh != nil {
+		k, ok := t.mindex[sh.Mesh]
+		if !ok {
+			k = int32(len(t.meshes))
+			t.mindex[sh.Mesh] = k
+			t.meshes = append(t.meshes, sh.Mesh)
+		}
+		im.Mesh = k
+	}
+	if sh.Hull != nil {
+		k, ok := t.hindex[sh.Hull]
+		if !ok {
+			k = int32(len(t.hulls))
+			t.hindex[sh.Hull] = k
+			t.hulls = append(t.hulls, sh.Hull)
+		}
+		im.Hull = k
+	}
+	if c := sh.Compound; c != nil {
+		k, ok := t.cindex[c]
+		if !ok {
+			k = int32(len(t.compounds))
+			t.cindex[c] = k
+			kids := make([]childImage, len(c.Children))
+			for j := range c.Children {
+				ch := &c.Children[j]
+				kids[j] = childImage{Shape: t.image(&ch.Shape), Pose: ch.Pose, Mass: ch.Mass, Material: ch.Material}
+			}
+			t.compounds = append(t.compounds, c)
+			t.kids = append(t.kids, kids)
+		}
+		im.Compound = k
+	}
+	return im
+}
+
+// shapeImages returns the shapes' images and the tables they index. A hull or a compound is stored
+// whole (not as what it was built from), so a loaded state's bodies have exactly the geometry and
+// mass properties they had.
+func shapeImages(shapes []geom.Shape) ([]shapeImage, *shapeTables) {
+	t := &shapeTables{hindex: map[*geom.Hull]int32{}, mindex: map[*geom.Mesh]int32{}, cindex: map[*geom.CompoundShape]int32{},
+		findex: map[*geom.HeightGrid]int32{}}
+	out := make([]shapeImage, len(shapes))
+	for i := range shapes {
+		out[i] = t.image(&shapes[i])
+	}
+	return out, t
+}
+
+// shapeOf is the shape an image stands for, its shared geometry taken from the tables loaded so far.
+func shapeOf(im *shapeImage, hulls []*geom.Hull, meshes []*geom.Mesh, compounds []*geom.CompoundShape,
+	fields []*geom.HeightGrid) (geom.Shape, error) {
+	sh := geom.Shape{Kind: im.Kind, HalfExtents: im.HalfExtents, Radius: im.Radius, HalfHeight: im.HalfHeight,
+		Normal: im.Normal, Offset: im.Offset}
+	if im.Hull >= 0 {
+		if int(im.Hull) >= len(hulls) {
+			return sh, fmt.Errorf("hull %d of %d", im.Hull, len(hulls))
+		}
+		sh.Hull = hulls[im.Hull]
+	}
+	if im.Mesh >= 0 && im.Kind == geom.HeightField {
+		if int(im.Mesh) >= len(fields) {
+			return sh, fmt.Errorf("height field %d of %d", im.Mesh, len(fields))
+		}
+		sh.Field = fields[im.Mesh]
+	} else if im.Mesh >= 0 {
+		if int(im.Mesh) >= len(meshes) {
+			return sh, fmt.Errorf("mesh %d of %d", im.Mesh, len(meshes))
+		}
+		sh.Mesh = meshes[im.Mesh]
+	}
+	if im.Compound >= 0 {
+		if int(im.Compound) >= len(compounds) {
+			return sh, fmt.Errorf("compound %d of %d", im.Compound, len(compounds))
+		}
+		sh.Compound = compounds[im.Compound]
+	}
+	return sh, nil
 }
 
 func layoutHash(ts ...reflect.Type) uint64 {
@@ -198,7 +280,8 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 		out = append(out, n...)
 	}
 	section(podBytes([]Settings{s.user}))
-	shapes, hulls, meshes, fields := shapeImages(s.bodies.Shape)
+	shapes, tables := shapeImages(s.bodies.Shape)
+	hulls, meshes := tables.hulls, tables.meshes
 	for _, p := range s.arrays(shapes) {
 		section(p)
 	}
@@ -219,10 +302,15 @@ func (s *State) AppendBinary(b []byte) ([]byte, error) {
 		section(podBytes(m.Verts))
 		section(podBytes(m.Tris))
 	}
-	// Height fields, only when there are any (a state without them ends at its meshes, so states
-	// written before height fields read the same): a tag, then each its grid and its 16-bit samples;
-	// the edge flags are rebuilt on load.
-	if len(fields) > 0 {
+	// Compounds: their children's images (hulls by the table above) and their mass properties.
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(tables.compounds)))
+	for k, c := range tables.compounds {
+		section(podBytes(tables.kids[k]))
+		section(podBytes([]compoundScalars{{c.Mass, c.UnitInertia, c.Centre, c.Frame, c.Radius}}))
+	}
+	// Height fields, only when there are any (a state without them ends at its compounds): a tag,
+	// then each its grid and its 16-bit samples; the edge flags are rebuilt on load.
+	if fields := tables.fields; len(fields) > 0 {
 		out = append(out, fieldTableTag[:]...)
 		out = binary.LittleEndian.AppendUint32(out, uint32(len(fields)))
 		for _, f := range fields {
@@ -348,6 +436,34 @@ func (s *State) UnmarshalBinary(data []byte) error {
 			}
 		}
 	}
+	var compounds []*geom.CompoundShape
+	if nc := int(r.U32()); r.Err == nil {
+		if nc > len(data) {
+			return fmt.Errorf("state: %d compounds in %d bytes", nc, len(data))
+		}
+		for i := 0; i < nc && r.Err == nil; i++ {
+			var kids []childImage
+			var sc []compoundScalars
+			load(&r, &kids, -1, "compound shapes")
+			load(&r, &sc, 1, "compound properties")
+			if r.Err != nil {
+				break
+			}
+			c := &geom.CompoundShape{Mass: sc[0].Mass, UnitInertia: sc[0].UnitInertia, Centre: sc[0].Centre,
+				Frame: sc[0].Frame, Radius: sc[0].Radius, Children: make([]geom.Child, len(kids))}
+			for j := range kids {
+				if kids[j].Shape.Compound >= 0 {
+					return fmt.Errorf("state: compound %d's shape %d is a compound", i, j)
+				}
+				sh, err := shapeOf(&kids[j].Shape, hulls, meshes, nil, nil)
+				if err != nil {
+					return fmt.Errorf("state: compound %d's shape %d: %v", i, j, err)
+				}
+				c.Children[j] = geom.Child{Shape: sh, Pose: kids[j].Pose, Mass: kids[j].Mass, Material: kids[j].Material}
+			}
+			compounds = append(compounds, c)
+		}
+	}
 	var fields []*geom.HeightGrid
 	if r.Err == nil && len(data)-r.Off >= len(fieldTableTag) && [4]byte(data[r.Off:]) == fieldTableTag {
 		r.Off += len(fieldTableTag)
@@ -371,26 +487,12 @@ func (s *State) UnmarshalBinary(data []byte) error {
 		}
 	}
 	b.Shape = make([]geom.Shape, len(shapes))
-	for i, im := range shapes {
-		b.Shape[i] = geom.Shape{Kind: im.Kind, HalfExtents: im.HalfExtents, Radius: im.Radius, HalfHeight: im.HalfHeight,
-			Normal: im.Normal, Offset: im.Offset}
-		if im.Hull >= 0 {
-			if int(im.Hull) >= len(hulls) {
-				return fmt.Errorf("state: body %d's hull %d of %d", i, im.Hull, len(hulls))
-			}
-			b.Shape[i].Hull = hulls[im.Hull]
+	for i := range shapes {
+		sh, err := shapeOf(&shapes[i], hulls, meshes, compounds, fields)
+		if err != nil {
+			return fmt.Errorf("state: body %d's %v", i, err)
 		}
-		if im.Mesh >= 0 && im.Kind == geom.HeightField {
-			if int(im.Mesh) >= len(fields) {
-				return fmt.Errorf("state: body %d's height field %d of %d", i, im.Mesh, len(fields))
-			}
-			b.Shape[i].Field = fields[im.Mesh]
-		} else if im.Mesh >= 0 {
-			if int(im.Mesh) >= len(meshes) {
-				return fmt.Errorf("state: body %d's mesh %d of %d", i, im.Mesh, len(meshes))
-			}
-			b.Shape[i].Mesh = meshes[im.Mesh]
-		}
+		b.Shape[i] = sh
 	}
 	if r.Err != nil {
 		return fmt.Errorf("state: truncated or damaged: %s", r.Err)

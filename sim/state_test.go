@@ -70,8 +70,9 @@ func TestStepAfterRestoreEqualsStepWithout(t *testing.T) {
 	}{
 		{"pyramid", 40, nil, nil},
 		{"ragdoll", 60, nil, nil},
-		{"rocks", 40, nil, nil},   // convex hulls: their geometry is stored whole
-		{"terrain", 60, nil, nil}, // a triangle mesh: its vertices and triangles are stored, the rest rebuilt
+		{"rocks", 40, nil, nil},     // convex hulls: their geometry is stored whole
+		{"terrain", 60, nil, nil},   // a triangle mesh: its vertices and triangles are stored, the rest rebuilt
+		{"furniture", 50, nil, nil}, // compounds: their children (and their materials) are stored whole
 		{"chain", 45, nil, nil},
 		{"pyramid", 20, func(s *sim.Settings) { s.Solver = sim.Jacobi }, nil},
 		{"chain", 30, func(s *sim.Settings) { s.Solver = sim.XPBD }, nil},

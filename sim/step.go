@@ -254,13 +254,14 @@ func (w *World) narrowPhaseAll() {
 	p := &w.pipe
 	p.narrow.cand = resize(p.narrow.cand, len(p.broad.pairs))
 	p.narrow.candN = resize(p.narrow.candN, len(p.broad.pairs))
-	p.narrow.candMesh = resize(p.narrow.candMesh, len(p.broad.pairs))
+	p.narrow.candMulti = resize(p.narrow.candMulti, len(p.broad.pairs))
 	p.narrow.candFrom = resize(p.narrow.candFrom, len(p.broad.pairs))
 	p.narrow.candMargin = resize(p.narrow.candMargin, len(p.broad.pairs))
 	p.narrow.cacheOn = w.ContactCacheOn()
 	p.narrow.speculative = w.settings.Speculative
-	if len(p.narrow.meshCand) < len(p.broad.pairs) {
-		p.narrow.meshCand = append(p.narrow.meshCand, make([][]collide.Manifold, len(p.broad.pairs)-len(p.narrow.meshCand))...)
+	if len(p.narrow.multiCand) < len(p.broad.pairs) {
+		p.narrow.multiCand = append(p.narrow.multiCand, make([][]collide.Manifold, len(p.broad.pairs)-len(p.narrow.multiCand))...)
+		p.narrow.multiChild = append(p.narrow.multiChild, make([][]childPair, len(p.broad.pairs)-len(p.narrow.multiChild))...)
 	}
 	w.each(loopNarrow, len(p.broad.pairs), pairGrain)
 	w.gatherManifolds()

@@ -120,6 +120,7 @@ type App struct {
 	// HoverHighlight lights up the body under the cursor and names it in a tooltip.
 	HoverHighlight bool
 	hoverBody      sim.Handle
+	hoverShape     int  // the compound shape of hoverBody under the cursor (sim.Hit.Child)
 	hoverMoved     bool // the mouse moved since the hovered body was last picked
 	hoverStep      int  // the world's step count when it was last picked
 	frameStep      int  // the world's step count as this frame read it
@@ -784,7 +785,7 @@ func (a *App) hover(io imgui.IO) {
 		o, d := a.cursorRay()
 		a.hoverBody = sim.Handle{}
 		if hit, ok := a.S.Pick(o, d); ok {
-			a.hoverBody = hit.Body
+			a.hoverBody, a.hoverShape = hit.Body, hit.Child
 		}
 	}
 	if a.hoverBody == (sim.Handle{}) {
@@ -800,6 +801,12 @@ func (a *App) hover(io imgui.IO) {
 			desc = fmt.Sprintf("%s: %s, %.3g kg", b.Name[i], b.Shape[i].Kind, b.Mass[i])
 		default:
 			desc = fmt.Sprintf("%s: %s %s", b.Name[i], b.Type[i], b.Shape[i].Kind)
+		}
+		if !ok {
+			return
+		}
+		if c := w.Bodies.Shape[i].Compound; c != nil && a.hoverShape < len(c.Children) { // the shape under the cursor
+			desc += "\n" + partText(c, a.hoverShape)
 		}
 	})
 	if desc != "" {

@@ -132,9 +132,16 @@ func (a *App) showsLimits(w *sim.World, k int) bool {
 }
 
 // selectionOutline draws the selected body's box (a box's own faces, turned with it; another shape's
-// axis-aligned bounds), a little outside it, in the selection colour.
+// axis-aligned bounds; a compound's shapes' each), a little outside it, in the selection colour.
 func selectionOutline(f *render.Frame, sh geom.Shape, p mgl32.Vec3, q mgl32.Quat) {
 	const grow = 1.06
+	if sh.Kind == geom.Compound { // each shape outlined on its own
+		for c := range sh.Compound.Children {
+			cp := sh.Compound.ChildPose(geom.Pose{P: p, Q: q}, c)
+			selectionOutline(f, sh.Compound.Children[c].Shape, cp.P, cp.Q)
+		}
+		return
+	}
 	if sh.Kind == geom.Box {
 		h := sh.HalfExtents.Mul(grow)
 		corner := func(i int) mgl32.Vec3 {

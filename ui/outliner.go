@@ -33,6 +33,7 @@ type outlinerRow struct {
 	kind  rowKind
 	body  int // dense index
 	joint int // rowJoint: the joint's index
+	shape int // rowShape: a compound's shape (its index in the compound), or -1 for the body's shape
 }
 
 // outlinerState is the Outliner's state between frames.
@@ -149,7 +150,13 @@ func (a *App) outlinerRows(w *sim.World) {
 		if len(o.open) == 0 || !o.open[w.HandleAt(i)] { // most often none is open: no lookup a body
 			continue
 		}
-		o.rows = append(o.rows, outlinerRow{kind: rowShape, body: i})
+		if sh := &b.Shape[i]; sh.Kind == geom.Compound { // a row per shape of a compound
+			for c := range sh.Compound.Children {
+				o.rows = append(o.rows, outlinerRow{kind: rowShape, body: i, shape: c})
+			}
+		} else {
+			o.rows = append(o.rows, outlinerRow{kind: rowShape, body: i, shape: -1})
+		}
 		for _, k := range o.jointsOf[i] {
 			o.rows = append(o.rows, outlinerRow{kind: rowJoint, body: i, joint: k})
 		}
@@ -204,7 +211,13 @@ func (a *App) outlinerRow(w *sim.World, r int) {
 		}
 	case rowShape:
 		imgui.Indent()
-		_, clicked := g.treeRow(shapeText(&b.Shape[row.body])+"###shape", imgui.TreeNodeFlagsLeaf|imgui.TreeNodeFlagsBullet|imgui.TreeNodeFlagsSpanAvailWidth, false)
+		text := shapeText(&b.Shape[row.body])
+		if row.shape >= 0 {
+			text = partText(b.Shape[row.body].Compound, row.shape)
+		}
+		g.pushInt(row.shape) // a compound's shapes, each in its own scope under one generic path
+		_, clicked := g.treeRow(text+"###shape", imgui.TreeNodeFlagsLeaf|imgui.TreeNodeFlagsBullet|imgui.TreeNodeFlagsSpanAvailWidth, false)
+		g.pop()
 		imgui.Unindent()
 		if clicked {
 			a.Selected, o.seen = h, h
@@ -254,8 +267,20 @@ func shapeText(s *geom.Shape) string {
 		}
 	case geom.Plane:
 		return fmt.Sprintf("plane, normal %.2g %.2g %.2g", s.Normal[0], s.Normal[1], s.Normal[2])
+	case geom.Compound:
+		if s.Compound != nil {
+			return fmt.Sprintf("compound, %d shapes", len(s.Compound.Children))
+		}
 	}
 	return s.Kind.String()
+}
+
+// partText describes shape k of compound c in one line: its index, shape and where it sits from the
+// body's centre of mass.
+func partText(c *geom.CompoundShape, k int) string {
+	ch := &c.Children[k]
+	p := ch.Pose.P
+	return fmt.Sprintf("shapes[%d]: %s, at %.2f %.2f %.2f m", k, shapeText(&ch.Shape), p[0], p[1], p[2])
 }
 
 // jointText names joint k as seen from the body at dense index i: its type and the other body.

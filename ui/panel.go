@@ -543,14 +543,18 @@ func (a *App) backendNote() {
 
 var shapeKinds = []geom.Kind{geom.Box, geom.Sphere, geom.Capsule}
 
-// spawnKinds are what the Spawn section's shape combo offers: the shapes, two convex hulls, then the
-// cylinder.
+// spawnKinds are what the Spawn section's shape combo offers: the shapes, two convex hulls, the
+// cylinder, then three compound bodies (sizeWidgets and sizeNote go by these indices).
 var spawnKinds = []struct {
-	name string
-	kind geom.Kind
-	hull command.HullShape
-}{{"box", geom.Box, 0}, {"sphere", geom.Sphere, 0}, {"capsule", geom.Capsule, 0},
-	{"rock", geom.ConvexHull, command.Rock}, {"bunny", geom.ConvexHull, command.Bunny}, {"cylinder", geom.Cylinder, 0}}
+	name     string
+	kind     geom.Kind
+	hull     command.HullShape
+	compound command.CompoundShape
+}{{"box", geom.Box, 0, 0}, {"sphere", geom.Sphere, 0, 0}, {"capsule", geom.Capsule, 0, 0},
+	{"rock", geom.ConvexHull, command.Rock, 0}, {"bunny", geom.ConvexHull, command.Bunny, 0},
+	{"cylinder", geom.Cylinder, 0, 0},
+	{"table", geom.Compound, 0, command.Table}, {"chair", geom.Compound, 0, command.Chair},
+	{"dumbbell", geom.Compound, 0, command.Dumbbell}}
 
 // spawnKindNames are spawnKinds' names, for the combo.
 var spawnKindNames = func() []string {
@@ -606,6 +610,9 @@ func (a *App) sizeWidgets(kind int32, size *[3]float32) {
 	case 4:
 		g.sliderFloat("bunny length", &size[0], 0.1, 5)
 		tip("tail to nose, m: the bunny preset's hull, inertia from its mesh")
+	case 6, 7, 8: // table, chair, dumbbell
+		g.sliderFloat("scale", &size[0], 0.1, 3)
+		tip("1: a 1.2 m table, a chair with its seat 0.45 m up, a 0.6 m dumbbell (the furniture preset's)")
 	}
 	if kind != 2 && kind != 5 { // the second field's line of the capsule and the cylinder, kept
 		keepLine(sizeNote(kind, *size))
@@ -624,7 +631,11 @@ func (a *App) spawnSection() {
 			greyed[i] = fmt.Sprintf("a %s is a %s shape, which %s does not run; switch the backend to cpu", k.name, k.kind, caps.Name)
 		}
 	}
-	g.comboGreyed("shape", &f.Kind, spawnKindNames, greyed)
+	was := f.Kind
+	if g.comboGreyed("shape", &f.Kind, spawnKindNames, greyed) && spawnKinds[f.Kind].kind == geom.Compound &&
+		spawnKinds[was].kind != geom.Compound {
+		f.Size[0] = 1 // a compound's size is a scale: start from its own size, not a box's half extent
+	}
 	if why := greyed[f.Kind]; why != "" {
 		textDisabled(why)
 	}
@@ -668,7 +679,7 @@ func (a *App) SpawnSpec() command.Spec {
 	p.init()
 	f := &p.spawn
 	k := spawnKinds[f.Kind]
-	sp := command.Spec{Kind: k.kind, Hull: k.hull, Pattern: command.Pattern(f.Pattern), Count: int(f.Count),
+	sp := command.Spec{Kind: k.kind, Hull: k.hull, Compound: k.compound, Pattern: command.Pattern(f.Pattern), Count: int(f.Count),
 		Size: f.Size, Mass: f.Mass, Friction: f.Friction, Restitution: f.Rest}
 	if f.AtCursor {
 		sp.At = a.cursorGround()

@@ -178,7 +178,6 @@ func (a *App) inspectSection() {
 		name  string
 		typ   sim.BodyType
 		kind  geom.Kind
-		shape string // the shape and its sizes
 		mass  float32
 		fric  float32
 		rest  float32
@@ -188,6 +187,7 @@ func (a *App) inspectSection() {
 		vel   sim.Vec3
 		omega sim.Vec3
 		rows  []command.ContactRow
+		parts []string // the body's shapes, one line each
 	)
 	a.S.View(func(w *sim.World) {
 		i, ok := w.Index(a.Selected)
@@ -195,9 +195,9 @@ func (a *App) inspectSection() {
 		if ok {
 			b := &w.Bodies
 			name, typ, kind, mass = b.Name[i], b.Type[i], b.Shape[i].Kind, b.Mass[i]
-			shape = shapeText(&b.Shape[i])
 			fric, rest, pos, vel, omega = b.Friction[i], b.Restitution[i], b.Position[i], b.Velocity[i], b.AngularVelocity[i]
 			roll, spin = b.RollingResistance[i], b.SpinningResistance[i]
+			parts = shapeLines(b, i)
 		}
 		filter := p.filter
 		if filter == "" && live {
@@ -212,7 +212,18 @@ func (a *App) inspectSection() {
 	} else {
 		h := a.Selected
 		imgui.Textf("%s: %s %s at (%.2f, %.2f, %.2f)", name, typ, kind, pos[0], pos[1], pos[2])
-		g.text(fitText(shape, imgui.ContentRegionAvail().X)) // one line, whatever the shape
+		// The shapes: a fixed height whatever their number (a compound's scroll), so nothing below moves.
+		if g.beginTable("shapes", 1, imgui.TableFlagsBorders|imgui.TableFlagsRowBg|imgui.TableFlagsScrollY|imgui.TableFlagsScrollX,
+			imgui.Vec2{Y: 3.4 * imgui.TextLineHeightWithSpacing()}) {
+			for k, line := range parts {
+				g.pushInt(k)
+				imgui.TableNextRow()
+				imgui.TableNextColumn()
+				g.text(line)
+				g.pop()
+			}
+			g.endTable()
+		}
 		t := int32(typ)
 		if g.combo("body type", &t, []string{"dynamic", "kinematic", "static"}) {
 			bt := sim.BodyType(t)
@@ -278,7 +289,7 @@ func (a *App) inspectSection() {
 			imgui.TableNextRow()
 			imgui.TableNextColumn()
 			imgui.BeginGroup()
-			g.selectable(fmt.Sprintf("%s-%s###pair", r.A, r.B), false)
+			g.selectable(r.Pair()+"###pair", false)
 			hovered := imgui.IsItemHovered()
 			imgui.Textf("%.4f", r.Depth)
 			imgui.EndGroup()
@@ -382,4 +393,36 @@ func (a *App) helpOverlay(ww, wh float32) {
 		imgui.Textf("%-38s %s", s[0], s[1])
 	}
 	a.w.end()
+}
+
+// shapeLines describes body i's shapes for the Inspect section, a line each: its one shape, or each
+// shape of a compound with its mass (its share of the body's) and its own material where it has one.
+func shapeLines(b *sim.Bodies, i int) []string {
+	sh := &b.Shape[i]
+	if sh.Kind != geom.Compound {
+		return []string{shapeText(sh)}
+	}
+	c := sh.Compound
+	out := make([]string, 0, len(c.Children))
+	for k := range c.Children {
+		ch := &c.Children[k]
+		line := partText(c, k)
+		if b.Type[i] == sim.Dynamic {
+			line += ", " + kg(b.Mass[i]*ch.Mass/c.Mass)
+		}
+		if ch.Material.Friction >= 0 {
+			line += fmt.Sprintf(", friction %.2g", ch.Material.Friction)
+		}
+		if ch.Material.Restitution >= 0 {
+			line += fmt.Sprintf(", restitution %.2g", ch.Material.Restitution)
+		}
+		if ch.Material.RollingResistance >= 0 {
+			line += fmt.Sprintf(", rolling %.2g", ch.Material.RollingResistance)
+		}
+		if ch.Material.SpinningResistance >= 0 {
+			line += fmt.Sprintf(", spinning %.2g", ch.Material.SpinningResistance)
+		}
+		out = append(out, line)
+	}
+	return out
 }

@@ -55,6 +55,8 @@ func sizeNote(kind int32, size [3]float32) string {
 		v = 4.0 / 3 * math.Pi * r * r * r
 	case 3:
 		return "each rock spawned is a new random hull"
+	case 6, 7, 8: // table, chair, dumbbell
+		return fmt.Sprintf("the %s's parts at %.2g x their size, mass from their densities", spawnKinds[kind].name, size[0])
 	default:
 		return "the bunny preset's hull, scaled"
 	}

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"tumble/sim"
+	"tumble/sim/geom"
 	"tumble/ui/command"
 )
 
-// On the emulated CUDA backend, which runs no hulls or cylinders, the Spawn section's rock, bunny and
-// cylinder entries are greyed with the reason, and clicking one picks nothing; the shapes it runs are
-// picked as before.
+// On the emulated CUDA backend, which runs no hulls, cylinders or compounds, the Spawn section's rock,
+// bunny, cylinder, table, chair and dumbbell entries are greyed with the reason, and clicking one picks
+// nothing; the shapes it runs are picked as before.
 // Back on the CPU backend, the rock is picked and spawned.
 func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Backend: command.BackendEmulated, Open: []string{"spawn", "simulation"}})
@@ -24,7 +25,7 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	if kind() != "sphere" {
 		t.Fatalf("the shape is %q after choosing sphere on emu", kind())
 	}
-	for _, name := range []string{"rock", "bunny", "cylinder"} {
+	for _, name := range []string{"rock", "bunny", "cylinder", "table"} {
 		d.choose("spawn/shape", name)
 		if kind() != "sphere" {
 			t.Errorf("clicking the greyed %s picked %q", name, kind())
@@ -33,8 +34,8 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 		for i, k := range spawnKinds {
 			it := d.find(fmt.Sprintf("spawn/shape/#%d/%s", i, k.name))
 			want := ""
-			if k.name == "rock" || k.name == "bunny" {
-				want = "a " + k.name + " is a hull shape, which the CUDA backend does not run; switch the backend to cpu"
+			if k.kind == geom.ConvexHull || k.kind == geom.Compound {
+				want = "a " + k.name + " is a " + k.kind.String() + " shape, which the CUDA backend does not run; switch the backend to cpu"
 			}
 			if k.name == "cylinder" {
 				want = "a cylinder is a cylinder shape, which the CUDA backend does not run; switch the backend to cpu"

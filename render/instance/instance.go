@@ -52,12 +52,19 @@ const (
 	NumKinds
 )
 
-// CountKinds counts w's bodies per drawn kind (box, sphere, capsule, cylinder). Shapes are definitions that only
+// CountKinds counts w's bodies per drawn kind (box, sphere, capsule, cylinder; a compound's children each). Shapes are definitions that only
 // edits change, and the World keeps them current on the host, so this needs no Sync.
 func CountKinds(w *sim.World) [NumKinds]int {
 	var c [NumKinds]int
 	for i := range w.Bodies.Shape {
-		if k, ok := kindOf(w.Bodies.Shape[i].Kind); ok {
+		sh := &w.Bodies.Shape[i]
+		if sh.Kind == geom.Compound {
+			for j := range sh.Compound.Children {
+				if k, ok := kindOf(sh.Compound.Children[j].Shape.Kind); ok {
+					c[k]++
+				}
+			}
+		} else if k, ok := kindOf(sh.Kind); ok {
 			c[k]++
 		}
 	}
@@ -135,7 +142,8 @@ func hsv(h, s, v float64) (float32, float32, float32) {
 	return float32(r), float32(g), float32(b)
 }
 
-// Fill rebuilds shapes from the world's state slices: one instance per body that is not a plane,
+// Fill rebuilds shapes from the world's state slices: one instance per body that is not a plane (a
+// compound: one per child, in the body's colour),
 // coloured by mode (contacts, per dense index, is needed for ColorByContact and may be nil otherwise;
 // highlight maps dense indices to a colour that replaces the body's). A convex hull has no shared mesh:
 // its instance (scale 1) goes to hull, when not nil, with the body's hull. It returns the bodies'
@@ -152,7 +160,8 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 		isHull := sh.Kind == geom.ConvexHull && sh.Hull != nil
 		isMesh := sh.Kind == geom.TriMesh && sh.Mesh != nil
 		isField := sh.Kind == geom.HeightField && sh.Field != nil
-		if !ok && !isHull && !isMesh && !isField {
+		isCompound := sh.Kind == geom.Compound && sh.Compound != nil
+		if !ok && !isHull && !isMesh && !isField && !isCompound {
 			continue
 		}
 		p, q := b.Position[i], b.Rotation[i]
@@ -203,6 +212,36 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 			if hull != nil {
 				in.Scale = [3]float32{1, 1, 1}
 				hull(sh.Hull, in)
+			}
+			continue
+		}
+		if isCompound {
+			// Each child drawn as its own shape, in the body's colour, at its world pose.
+			body := geom.Pose{P: p, Q: q}
+			for c := range sh.Compound.Children {
+				ch := &sh.Compound.Children[c].Shape
+				cp := sh.Compound.ChildPose(body, c)
+				ci := in
+				ci.Pos, ci.Quat = cp.P, [4]float32{cp.Q.V[0], cp.Q.V[1], cp.Q.V[2], cp.Q.W}
+				switch ch.Kind {
+				case geom.Box:
+					ci.Scale = ch.HalfExtents
+				case geom.Sphere:
+					ci.Scale = [3]float32{ch.Radius, ch.Radius, ch.Radius}
+				case geom.Capsule:
+					ci.Scale, ci.Extra = [3]float32{ch.Radius, ch.Radius, ch.Radius}, ch.HalfHeight
+				case geom.Cylinder:
+					ci.Scale = [3]float32{ch.Radius, ch.HalfHeight, ch.Radius}
+				case geom.ConvexHull:
+					if hull != nil {
+						ci.Scale = [3]float32{1, 1, 1}
+						hull(ch.Hull, ci)
+					}
+					continue
+				}
+				if k, ok := kindOf(ch.Kind); ok {
+					shapes[k] = append(shapes[k], ci)
+				}
 			}
 			continue
 		}

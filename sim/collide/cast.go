@@ -17,6 +17,7 @@ type CastHit struct {
 	T      float32
 	Point  geom.Vec3
 	Normal geom.Vec3
+	Child  int // the compound child of b it touched (0 for another shape)
 }
 
 // Castable reports whether a shape of kind k can be swept (Cast) or tested for overlap (Overlaps) as
@@ -45,6 +46,8 @@ func Cast(a *geom.Shape, pa geom.Pose, d geom.Vec3, tmax float32, b *geom.Shape,
 		return castPlane(&A, dir, float64(tmax), b, pb)
 	case geom.TriMesh, geom.HeightField:
 		return castMesh(a, pa, dir, float64(tmax), b, pb)
+	case geom.Compound:
+		return castCompound(a, pa, d, tmax, b.Compound, pb)
 	}
 	B, ok := coreOf(b, pb)
 	if !ok {
@@ -58,6 +61,19 @@ func Cast(a *geom.Shape, pa geom.Pose, d geom.Vec3, tmax float32, b *geom.Shape,
 func Overlaps(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose) bool {
 	_, ok := Cast(a, pa, geom.Vec3{1, 0, 0}, 0, b, pb)
 	return ok
+}
+
+// castCompound is Cast against each child of c, the first touch kept.
+func castCompound(a *geom.Shape, pa geom.Pose, d geom.Vec3, tmax float32, c *geom.CompoundShape, pb geom.Pose) (CastHit, bool) {
+	var best CastHit
+	found := false
+	for i := range c.Children {
+		if h, ok := Cast(a, pa, d, tmax, &c.Children[i].Shape, c.ChildPose(pb, i)); ok && (!found || h.T < best.T) {
+			best, found, tmax = h, true, h.T
+			best.Child = i
+		}
+	}
+	return best, found
 }
 
 // castCores advances A along dir until its gap to B is within CastTolerance.

@@ -62,11 +62,43 @@ func RayLocal(s *geom.Shape, o, d geom.Vec3, tmax float32) (float32, geom.Vec3, 
 		}
 	case geom.Plane:
 		t, n, ok = rayPlane(s.Normal, s.Offset, o, d)
+	case geom.Compound:
+		t, n, _, ok = rayCompound(s.Compound, o, d, tmax)
 	}
 	if !ok || !(t <= tmax) {
 		return 0, geom.Vec3{}, false
 	}
 	return t, n, true
+}
+
+// RayChild is Ray that also says which child of a compound the ray meets first (0 for another
+// shape).
+func RayChild(s *geom.Shape, p geom.Pose, o, d geom.Vec3, tmax float32) (float32, geom.Vec3, int, bool) {
+	if s.Kind != geom.Compound {
+		t, n, ok := Ray(s, p, o, d, tmax)
+		return t, n, 0, ok
+	}
+	inv := p.Q.Conjugate()
+	t, n, c, ok := rayCompound(s.Compound, inv.Rotate(o.Sub(p.P)), inv.Rotate(d), tmax)
+	if !ok {
+		return 0, geom.Vec3{}, 0, false
+	}
+	return t, p.Q.Rotate(n), c, true
+}
+
+// rayCompound meets each child of c in the compound's frame and keeps the nearest: a ray that starts
+// inside one child may still hit another.
+func rayCompound(c *geom.CompoundShape, o, d geom.Vec3, tmax float32) (float32, geom.Vec3, int, bool) {
+	var bt float32
+	var bn geom.Vec3
+	bc, found := 0, false
+	for i := range c.Children {
+		ch := &c.Children[i]
+		if t, n, ok := Ray(&ch.Shape, ch.Pose, o, d, tmax); ok && (!found || t < bt) {
+			bt, bn, bc, found, tmax = t, n, i, true, t
+		}
+	}
+	return bt, bn, bc, found
 }
 
 // rayPlane meets the plane n.x = off from its front (the side n points to); the solid is behind it.

@@ -40,10 +40,13 @@ const (
 	Cylinder
 	// HeightField is a static terrain from a grid of heights (Shape.Field), built by NewHeightField.
 	HeightField
+	// Compound is several shapes with their own poses and materials (Shape.Compound), built by
+	// NewCompound.
+	Compound
 	NumKinds
 )
 
-var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh", "cylinder", "heightfield"}
+var kindNames = [...]string{"box", "sphere", "capsule", "plane", "hull", "mesh", "cylinder", "heightfield", "compound"}
 
 // String returns the kind's name as used in scene files.
 func (k Kind) String() string {
@@ -69,6 +72,8 @@ type Shape struct {
 	Mesh *Mesh
 	// Field is a height field's shared, immutable geometry (static bodies only).
 	Field *HeightGrid
+	// Compound is a compound's shared, immutable children and mass properties.
+	Compound *CompoundShape
 }
 
 // Pose is a rigid transform: a position and a rotation.
@@ -180,6 +185,8 @@ func (s *Shape) Bounds(p Pose) AABB {
 			ext[i] = vecmath.Abs(m.At(i, 0))*h[0] + vecmath.Abs(m.At(i, 1))*h[1] + vecmath.Abs(m.At(i, 2))*h[2]
 		}
 		return AABB{Min: c.Sub(ext), Max: c.Add(ext)}
+	case Compound:
+		return s.Compound.bounds(p)
 	case Plane:
 		n := p.Q.Rotate(s.Normal)
 		d := s.Offset + n.Dot(p.P)
@@ -221,6 +228,12 @@ func (s *Shape) Volume() float64 {
 		return math.Pi * r * r * 2 * h
 	case ConvexHull:
 		return s.Hull.Volume
+	case Compound:
+		v := 0.0
+		for i := range s.Compound.Children {
+			v += s.Compound.Children[i].Shape.Volume()
+		}
+		return v
 	}
 	return 0
 }
@@ -246,6 +259,8 @@ func (s *Shape) UnitInertia() Vec3 {
 		return Vec3{float32(ix), float32(r * r / 2), float32(ix)}
 	case ConvexHull:
 		return s.Hull.UnitInertia
+	case Compound:
+		return s.Compound.UnitInertia
 	}
 	return Vec3{}
 }

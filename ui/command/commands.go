@@ -416,13 +416,18 @@ func (s *Session) currentScene() *scenes.Scene {
 	out.Solver = sv
 	b := &w.Bodies
 	for i := range b.Len() {
-		body := scenes.Body{Name: b.Name[i], Type: b.Type[i].String(), Shape: fileShape(b, i),
+		body := scenes.Body{Name: b.Name[i], Type: b.Type[i].String(),
 			Position: vp(b.Position[i]), Friction: fp(b.Friction[i]), Restitution: fp(b.Restitution[i])}
 		if c := b.RollingResistance[i]; c != 0 {
 			body.RollingResistance = fp(c)
 		}
 		if c := b.SpinningResistance[i]; c != 0 {
 			body.SpinningResistance = fp(c)
+		}
+		if b.Shape[i].Kind == geom.Compound {
+			body.Shapes = fileParts(b, i)
+		} else {
+			body.Shape = fileShape(b, i)
 		}
 		q := b.Rotation[i]
 		body.Rotation = &scenes.Quat{f64(q.V[0]), f64(q.V[1]), f64(q.V[2]), f64(q.W)}
@@ -518,8 +523,41 @@ func (s *Session) CurrentScene() *scenes.Scene {
 	return s.currentScene()
 }
 
-func fileShape(b *sim.Bodies, i int) scenes.Shape {
-	sh := &b.Shape[i]
+func fileShape(b *sim.Bodies, i int) scenes.Shape { return shapeFile(&b.Shape[i]) }
+
+// fileParts is a compound body's shapes as the scene file writes them: each in the compound's frame
+// (the body's rotation holds them), with its mass (its share of the body's, for a dynamic body, as the
+// body's own mass scales them) and its own material where it has one.
+func fileParts(b *sim.Bodies, i int) []scenes.Part {
+	c := b.Shape[i].Compound
+	out := make([]scenes.Part, len(c.Children))
+	for k := range c.Children {
+		ch := &c.Children[k]
+		m := ch.Mass
+		if b.Type[i] == sim.Dynamic {
+			m = b.Mass[i] * ch.Mass / c.Mass
+		}
+		q := ch.Pose.Q
+		out[k] = scenes.Part{Shape: shapeFile(&ch.Shape), Position: vp(ch.Pose.P),
+			Rotation: &scenes.Quat{f64(q.V[0]), f64(q.V[1]), f64(q.V[2]), f64(q.W)}, Mass: fp(m)}
+		if ch.Material.Friction >= 0 {
+			out[k].Friction = fp(ch.Material.Friction)
+		}
+		if ch.Material.Restitution >= 0 {
+			out[k].Restitution = fp(ch.Material.Restitution)
+		}
+		if ch.Material.RollingResistance >= 0 {
+			out[k].RollingResistance = fp(ch.Material.RollingResistance)
+		}
+		if ch.Material.SpinningResistance >= 0 {
+			out[k].SpinningResistance = fp(ch.Material.SpinningResistance)
+		}
+	}
+	return out
+}
+
+// shapeFile is a shape as the scene file writes it.
+func shapeFile(sh *geom.Shape) scenes.Shape {
 	switch sh.Kind.String() {
 	case "box":
 		return scenes.Shape{Type: "box", HalfExtents: vp(sh.HalfExtents)}

@@ -33,15 +33,29 @@ const (
 	Bunny                  // the low-poly bunny (scenes.BunnyPoints)
 )
 
+// CompoundShape is which compound body Spawn makes for geom.Compound.
+type CompoundShape int
+
+// The compounds Spawn makes (scenes' part lists, at the scale Size[0]).
+const (
+	Table    CompoundShape = iota // scenes.TableParts: a 1.2 m table at scale 1
+	Chair                         // scenes.ChairParts: a chair, its seat 0.45 m up at scale 1
+	Dumbbell                      // scenes.DumbbellParts: a 0.6 m steel dumbbell at scale 1
+)
+
 // Spec describes bodies to spawn.
 type Spec struct {
-	Kind    geom.Kind // geom.Box, geom.Sphere, geom.Capsule, geom.Cylinder or geom.ConvexHull (Hull says which)
-	Hull    HullShape
-	Pattern Pattern
-	Count   int
+	// Kind is geom.Box, geom.Sphere, geom.Capsule, geom.Cylinder, geom.ConvexHull (Hull says which)
+	// or geom.Compound (Compound says which).
+	Kind     geom.Kind
+	Hull     HullShape
+	Compound CompoundShape
+	Pattern  Pattern
+	Count    int
 	// Size: a box's half extents; a sphere's radius is Size[0]; a capsule's or a cylinder's radius
-	// Size[0] and half height Size[1] (a cylinder stands on a cap); a rock's size (its half sizes about 1.3, 0.8 and 1 times it) Size[0]; a bunny's
-	// length Size[0].
+	// Size[0] and half height Size[1] (a cylinder stands on a cap); a rock's size (its half sizes about
+	// 1.3, 0.8 and 1 times it) Size[0]; a bunny's length Size[0]; a compound's scale Size[0] (1: its
+	// part list's own size).
 	Size        sim.Vec3
 	Mass        float32 // kg; 0 means 1000 kg/m^3
 	Friction    float32
@@ -57,6 +71,9 @@ type Spec struct {
 func (sp *Spec) shape(k int) (geom.Shape, sim.Vec3, sim.Quat, error) {
 	if sp.Kind == geom.ConvexHull {
 		return sp.hull(k)
+	}
+	if sp.Kind == geom.Compound {
+		return sp.compound()
 	}
 	s, half, err := sp.solid()
 	return s, half, sim.Quat{W: 1}, err
@@ -87,6 +104,37 @@ func (sp *Spec) hull(k int) (geom.Shape, sim.Vec3, sim.Quat, error) {
 	}
 	r := h.Radius
 	return geom.Shape{Kind: geom.ConvexHull, Hull: h}, sim.Vec3{r, r, r}, h.BodyRotation(sim.Quat{W: 1}), nil
+}
+
+// compound makes the spec's compound body at its scale: its shape, how far it reaches from its centre
+// of mass along each axis (the larger of the two sides), and its rotation into the principal frame.
+func (sp *Spec) compound() (geom.Shape, sim.Vec3, sim.Quat, error) {
+	scale := float64(sp.Size[0])
+	if !(scale >= 0.1 && scale <= 10) {
+		return geom.Shape{}, sim.Vec3{}, sim.Quat{}, fmt.Errorf("spawn: a compound's scale must be 0.1..10, got %v", sp.Size[0])
+	}
+	var parts []scenes.Part
+	switch sp.Compound {
+	case Table:
+		parts = scenes.TableParts(scale)
+	case Chair:
+		parts = scenes.ChairParts(scale)
+	case Dumbbell:
+		parts = scenes.DumbbellParts(scale)
+	default:
+		return geom.Shape{}, sim.Vec3{}, sim.Quat{}, fmt.Errorf("spawn: unknown compound %d", sp.Compound)
+	}
+	sc := &scenes.Scene{Bodies: []scenes.Body{{Shapes: parts}}}
+	if err := sc.Validate(); err != nil {
+		return geom.Shape{}, sim.Vec3{}, sim.Quat{}, fmt.Errorf("spawn: %w", err)
+	}
+	d := sc.BodyDef(0)
+	box := d.Shape.Bounds(geom.Pose{Q: d.Rotation})
+	var half sim.Vec3
+	for k := range 3 {
+		half[k] = max(-box.Min[k], box.Max[k])
+	}
+	return d.Shape, half, d.Rotation, nil
 }
 
 // solid returns a box's, sphere's, capsule's or cylinder's shape and half size.

@@ -1,0 +1,98 @@
+package scenes
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"tumble/sim/geom"
+)
+
+var invalidCompounds = []struct{ name, json, path, value string }{
+	{"shape and shapes", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "shapes": [{"shape": {"type": "sphere", "radius": 1}}]}]}`,
+		"bodies[0].shape", `"sphere"`},
+	{"no shapes", `{"bodies": [{"shapes": []}]}`, "bodies[0].shapes", "0 shapes"},
+	{"shapes not a list", `{"bodies": [{"shapes": {"type": "box"}}]}`, "bodies[0].shapes", ""},
+	{"plane in a compound", `{"bodies": [{"type": "static", "shapes": [{"shape": {"type": "plane", "normal": [0, 1, 0]}}]}]}`,
+		"bodies[0].shapes[0].shape.type", `"plane"`},
+	{"missing part shape", `{"bodies": [{"shapes": [{"position": [0, 1, 0]}]}]}`, "bodies[0].shapes[0].shape", ""},
+	{"bad part size", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}, {"shape": {"type": "sphere", "radius": -2}}]}]}`,
+		"bodies[0].shapes[1].shape.radius", "-2"},
+	{"part mass and density", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "mass": 2, "density": 3}]}]}`,
+		"bodies[0].shapes[0].density", "3"},
+	{"part rotation not unit", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "rotation": [0, 0, 0, 2]}]}]}`,
+		"bodies[0].shapes[0].rotation", "[0, 0, 0, 2]"},
+	{"part friction negative", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "friction": -1}]}]}`,
+		"bodies[0].shapes[0].friction", "-1"},
+	{"unknown part field", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "colour": 1}]}]}`,
+		"bodies[0].shapes[0].colour", "1"},
+	{"part position out of range", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "position": [1e9, 0, 0]}]}]}`,
+		"bodies[0].shapes[0].position[0]", "1000000000"},
+}
+
+func TestCompoundInputIsRefusedWithItsPath(t *testing.T) {
+	for _, c := range invalidCompounds {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse("scene.json", []byte(c.json))
+			if err == nil {
+				t.Fatalf("accepted: %+v", s)
+			}
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "scene.json: "+c.path+": ") || c.value != "" && !strings.HasSuffix(msg, ", got "+c.value) {
+				t.Errorf("message %q, want the path %q and the value %q", msg, c.path, c.value)
+			}
+		})
+	}
+}
+
+// A compound's children take their mass from their own mass, their own density, or the body's
+// density; a hull child sits by its own centre of mass, so a hull cube and a box child give the same
+// body; the body's position is the whole's centre of mass and its material the children's default.
+func TestCompoundBodyDef(t *testing.T) {
+	const src = `{"bodies": [
+	  {"name": "a", "density": 500, "friction": 0.7, "position": [1, 2, 3], "shapes": [
+	    {"shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [2, 0, 0], "friction": 0.2},
+	    {"shape": {"type": "sphere", "radius": 0.5}, "mass": 10, "restitution": 0.5},
+	    {"shape": {"type": "capsule", "radius": 0.1, "halfHeight": 0.5}, "position": [0, 1, 0], "density": 100}]},
+	  {"name": "b", "density": 500, "position": [1, 2, 3], "shapes": [
+	    {"shape": {"type": "hull", "points": [[1.5, -0.5, -0.5], [2.5, -0.5, -0.5], [1.5, 0.5, -0.5], [2.5, 0.5, -0.5],
+	      [1.5, -0.5, 0.5], [2.5, -0.5, 0.5], [1.5, 0.5, 0.5], [2.5, 0.5, 0.5]]}},
+	    {"shape": {"type": "sphere", "radius": 0.5}, "mass": 10},
+	    {"shape": {"type": "capsule", "radius": 0.1, "halfHeight": 0.5}, "position": [0, 1, 0], "density": 100}]}]}`
+	s, err := Parse("c.json", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := s.BodyDef(0), s.BodyDef(1)
+	ca, cb := a.Shape.Compound, b.Shape.Compound
+	if a.Shape.Kind != geom.Compound || ca == nil || len(ca.Children) != 3 {
+		t.Fatalf("body a: %+v", a.Shape)
+	}
+	capsule := math.Pi*0.01*1 + 4.0/3*math.Pi*0.001
+	want := []float64{500, 10, 100 * capsule}
+	for i, m := range want {
+		if got := float64(ca.Children[i].Mass); math.Abs(got-m) > 1e-5*m {
+			t.Errorf("child %d mass %v, want %v", i, got, m)
+		}
+	}
+	if ca.Centre.Sub(cb.Centre).Len() > 1e-5 || ca.UnitInertia.Sub(cb.UnitInertia).Len() > 1e-5*ca.UnitInertia.Len() {
+		t.Errorf("a box child and a hull cube child differ: centre %v / %v, inertia %v / %v", ca.Centre, cb.Centre, ca.UnitInertia, cb.UnitInertia)
+	}
+	total := want[0] + want[1] + want[2]
+	if cx := (2 * want[0]) / total; math.Abs(float64(ca.Centre[0])-cx) > 1e-5 {
+		t.Errorf("centre x %v, want %v", ca.Centre[0], cx)
+	}
+	if a.Position != (geom.Vec3{1, 2, 3}) || a.Density != 0 || a.Friction != 0.7 {
+		t.Errorf("body a: position %v, density %v, friction %v", a.Position, a.Density, a.Friction)
+	}
+	body := geom.Material{Friction: 0.7, Restitution: 0}
+	if m := ca.Children[0].Material.Of(body); m != (geom.Material{Friction: 0.2, Restitution: 0}) {
+		t.Errorf("child 0 material %+v", m)
+	}
+	if m := ca.Children[1].Material.Of(body); m != (geom.Material{Friction: 0.7, Restitution: 0.5}) {
+		t.Errorf("child 1 material %+v", m)
+	}
+	if _, err := s.World(Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
