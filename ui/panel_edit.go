@@ -244,11 +244,11 @@ func (a *App) inspectSection() {
 		if g.sliderFloat("body restitution", &rest, 0, 1) {
 			a.do("restitution", command.EditBody(h, command.BodyEdit{Restitution: &rest}))
 		}
-		if g.sliderFloat("body rolling resistance", &roll, 0, 0.5) {
+		if g.sliderFloat("rolling resistance", &roll, 0, 0.5) {
 			a.do("rolling resistance", command.EditBody(h, command.BodyEdit{RollingResistance: &roll}))
 		}
 		tip("a torque of at most c r N against rolling at each contact (docs/SCENES.md)")
-		if g.sliderFloat("body spinning resistance", &spin, 0, 0.5) {
+		if g.sliderFloat("spinning resistance", &spin, 0, 0.5) {
 			a.do("spinning resistance", command.EditBody(h, command.BodyEdit{SpinningResistance: &spin}))
 		}
 		tip("a torque of at most c r N against spin about each contact's normal")

@@ -534,8 +534,8 @@ func TestInspectSectionEditsTheClickedBody(t *testing.T) {
 	d.setText("inspect/mass, kg", 0, 1, "4")
 	d.setText("inspect/body friction", 0, 1, "0.3")
 	d.setText("inspect/body restitution", 0, 1, "0.2")
-	d.setText("inspect/body rolling resistance", 0, 1, "0.08")
-	d.setText("inspect/body spinning resistance", 0, 1, "0.04")
+	d.setText("inspect/rolling resistance", 0, 1, "0.08")
+	d.setText("inspect/spinning resistance", 0, 1, "0.04")
 	d.world(func(w *sim.World) {
 		b, i := &w.Bodies, idx(w)
 		if b.Type[i] != sim.Dynamic || b.Mass[i] != 4 || !near(b.Friction[i], 0.3, 1e-6) || !near(b.Restitution[i], 0.2, 1e-6) {
