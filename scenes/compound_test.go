@@ -24,6 +24,12 @@ var invalidCompounds = []struct{ name, json, path, value string }{
 		"bodies[0].shapes[0].rotation", "[0, 0, 0, 2]"},
 	{"part friction negative", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "friction": -1}]}]}`,
 		"bodies[0].shapes[0].friction", "-1"},
+	{"part rolling resistance negative", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "rollingResistance": -0.1}]}]}`,
+		"bodies[0].shapes[0].rollingResistance", "-0.1"},
+	{"part spinning resistance too large", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "spinningResistance": 11}]}]}`,
+		"bodies[0].shapes[0].spinningResistance", "11"},
+	{"height field in a compound", `{"bodies": [{"type": "static", "shapes": [{"shape": {"type": "heightfield", "spacing": [1, 1], "heights": [[0, 0], [0, 0]]}}]}]}`,
+		"bodies[0].shapes[0].shape.type", `"heightfield"`},
 	{"unknown part field", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "colour": 1}]}]}`,
 		"bodies[0].shapes[0].colour", "1"},
 	{"part position out of range", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "position": [1e9, 0, 0]}]}]}`,
@@ -52,7 +58,7 @@ func TestCompoundBodyDef(t *testing.T) {
 	const src = `{"bodies": [
 	  {"name": "a", "density": 500, "friction": 0.7, "position": [1, 2, 3], "shapes": [
 	    {"shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [2, 0, 0], "friction": 0.2},
-	    {"shape": {"type": "sphere", "radius": 0.5}, "mass": 10, "restitution": 0.5},
+	    {"shape": {"type": "sphere", "radius": 0.5}, "mass": 10, "restitution": 0.5, "rollingResistance": 0.05},
 	    {"shape": {"type": "capsule", "radius": 0.1, "halfHeight": 0.5}, "position": [0, 1, 0], "density": 100}]},
 	  {"name": "b", "density": 500, "position": [1, 2, 3], "shapes": [
 	    {"shape": {"type": "hull", "points": [[1.5, -0.5, -0.5], [2.5, -0.5, -0.5], [1.5, 0.5, -0.5], [2.5, 0.5, -0.5],
@@ -89,7 +95,7 @@ func TestCompoundBodyDef(t *testing.T) {
 	if m := ca.Children[0].Material.Of(body); m != (geom.Material{Friction: 0.2, Restitution: 0}) {
 		t.Errorf("child 0 material %+v", m)
 	}
-	if m := ca.Children[1].Material.Of(body); m != (geom.Material{Friction: 0.7, Restitution: 0.5}) {
+	if m := ca.Children[1].Material.Of(body); m != (geom.Material{Friction: 0.7, Restitution: 0.5, RollingResistance: 0.05}) {
 		t.Errorf("child 1 material %+v", m)
 	}
 	if _, err := s.World(Options{}); err != nil {

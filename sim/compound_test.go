@@ -301,3 +301,52 @@ func TestCompoundContactsWarmStartPerShape(t *testing.T) {
 		t.Errorf("the legs' normal impulses sum to %v N s a sub-step, want m g h = %v", total, want)
 	}
 }
+
+// A wheel set (two cylinder wheels of radius R on a thin box axle, one compound) rolling on the floor
+// is stopped by its wheels' own rolling resistance c, the body's being 0: the wheels' torques sum to
+// c R m g against the roll (R is the centre of mass's height over the contact plane), so
+// (m + I/R^2) dv/dt = -c m g, with I the set's moment about its axle, and it stops after
+// v0^2 / (2 a). With the wheels' resistance left to the body's (0), it rolls on.
+func TestWheelSetRollsToRestByItsWheelsResistance(t *testing.T) {
+	const R, hh, mw, ma, c, v0 = 0.3, 0.05, 2.0, 0.5, 0.05, 1.0
+	roll := func(solver SolverKind, wheel geom.Material) (*World, int, float64) {
+		w := gravityWorld(Settings{Solver: solver})
+		groundPlane(t, w, 0.8, 0)
+		side := mgl32.QuatRotate(math.Pi/2, Vec3{0, 0, 1}) // the cylinders' axis (local y) along x
+		set := mustCompound(t,
+			geom.Child{Shape: geom.Shape{Kind: geom.Cylinder, Radius: R, HalfHeight: hh}, Pose: geom.Pose{P: Vec3{-0.4, 0, 0}, Q: side}, Mass: mw, Material: wheel},
+			geom.Child{Shape: boxShape(0.4, 0.03, 0.03), Mass: ma},
+			geom.Child{Shape: geom.Shape{Kind: geom.Cylinder, Radius: R, HalfHeight: hh}, Pose: geom.Pose{P: Vec3{0.4, 0, 0}, Q: side}, Mass: mw, Material: wheel})
+		h := mustAdd(t, w, BodyDef{Name: "wheels", Shape: geom.Shape{Kind: geom.Compound, Compound: set}, Position: Vec3{0, R, 0},
+			Velocity: Vec3{0, 0, v0}, AngularVelocity: Vec3{v0 / R, 0, 0}, Friction: 0.8})
+		i, _ := w.Index(h)
+		// The moment about the axle (world x) from the body's principal inverse inertia.
+		x := w.Bodies.Rotation[i].Conjugate().Rotate(Vec3{1, 0, 0}) // world x in the body's frame
+		inv := w.Bodies.InvInertiaLocal[i]
+		var ix float64
+		for k := range 3 {
+			ix += float64(x[k]*x[k]) / float64(inv[k])
+		}
+		return w, i, ix
+	}
+	for _, solver := range []SolverKind{PGS, Jacobi} {
+		w, i, ix := roll(solver, geom.Material{Friction: -1, Restitution: -1, RollingResistance: c, SpinningResistance: -1})
+		m := float64(w.Bodies.Mass[i])
+		a := c * m * g / (m + ix/(R*R))
+		want := v0 * v0 / (2 * a)
+		run(t, w, int(math.Ceil(1.3*v0/a/float64(w.Resolved().Dt))))
+		d := float64(w.Bodies.Position[i][2])
+		t.Logf("%v: I about the axle %.4f kg m^2 (analytic 0.1803), rolled %.4f m, analytic %.4f m", solver, ix, d, want)
+		if math.Abs(d-want) > 0.03*want {
+			t.Errorf("%v: the wheel set rolled %.3f m, want %.3f m within 3%%", solver, d, want)
+		}
+		if v := w.Bodies.Velocity[i].Len(); v > 1e-3 {
+			t.Errorf("%v: still rolling at %.3g m/s", solver, v)
+		}
+		free, j, _ := roll(solver, geom.BodyMaterial)
+		run(t, free, int(math.Ceil(1.3*v0/a/float64(free.Resolved().Dt))))
+		if v := float64(free.Bodies.Velocity[j][2]); v < 0.9*v0 {
+			t.Errorf("%v: with the body's resistance (0) the set slowed to %.3f m/s from %.1f", solver, v, v0)
+		}
+	}
+}
