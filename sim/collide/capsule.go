@@ -14,15 +14,15 @@ import (
 // another gets two contact points (its ends over the other) instead of one.
 const lyingSin = 0.03
 
-// perpendicularTol bounds, as a fraction of sqrt((ra + rb)^2 + 1 m^2) (the radii's sum, kept off zero
-// for bare segments), the part of the closest points'
-// difference off the cores' common perpendicular d1 x d2 for which that perpendicular is taken as the
-// normal. With both closest points inside their cores the difference lies along d1 x d2 in exact
-// arithmetic; a larger part off it means the points are not the lines' closest points: the cores are
-// nearly parallel (closestSegments took the middle of their overlap, or its a e - b^2 lost every
-// digit) and the lines meet far beyond the cores. Two capsules lying side by side on the ground, 1e-4
-// rad apart, have a vertical d1 x d2 while they touch sideways: that normal measured the whole
-// diameter as depth and threw a capsule at 120 m/s. The closest points' difference is the normal then.
+// perpendicularTol bounds, as a fraction of sqrt((ra + rb)^2 + 1 m^2) (the radii's sum, kept off
+// zero for bare segments), the part of the closest points' difference off the cores' common
+// perpendicular d1 x d2 for which that perpendicular is taken as the normal. With both closest
+// points inside their cores the difference lies along d1 x d2 in exact arithmetic; a larger part
+// off it means the points are not the lines' closest points: the cores are nearly parallel
+// (closestSegments took the middle of their overlap, or its a e - b^2 lost every digit) and the
+// lines meet far beyond the cores. Two capsules lying level side by side, 1.2e-4 rad apart, have a
+// vertical d1 x d2 while they touch sideways: that normal measures their whole diameter as depth.
+// The closest points' difference is the normal then.
 const perpendicularTol = 1e-3
 
 // faceNormalCos is the cosine of the largest angle between a box's face normal and the closest-point
