@@ -639,6 +639,10 @@ func narrowDegenerateCases() []narrowCase {
 		{nCapsule(0.2, 0), nAt(0, 0, 0), nCapsule(0.3, 0), nAt(0.1, 0.4, 0), 0},
 		{nBox(0.5, 0.5, 0.5), nAt(0, 0, 0), nCapsule(0.3, 0), nAt(0.1, 0.7, 0), 0},
 		{nBox(0.5, 0.5, 0.5), nAt(0, 0, 0), nCapsule(0.1, 0.3), nAt(0, 0, 0), 0},
+		// Lying side by side, level, their cores 1.24e-4 rad apart: the lines meet far beyond the
+		// cores, so the normal is the closest points' difference, not the vertical d1 x d2.
+		{nCapsule(0.3, 0.4), nTurned(0, 0.3, 0, 90, z), nCapsule(0.3, 0.4),
+			geom.Pose{P: geom.Vec3{0, 0.3, 0.6}, Q: mgl32.QuatRotate(1.24e-4, geom.Vec3{0, 1, 0}).Mul(mgl32.QuatRotate(math.Pi/2, z))}, 0.02},
 	}
 }
 

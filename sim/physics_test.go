@@ -410,3 +410,28 @@ func TestRainedBoxesStayInTheBinAndSettle(t *testing.T) {
 	}
 	t.Logf("after 10 s the fastest box moves at %.4f m/s", fastest)
 }
+
+// Two capsules lying side by side on the ground, touching, their cores 1.2e-4 rad apart: at rest they
+// stay at rest under XPBD. The lines through the cores meet 5 km away and their common perpendicular
+// is vertical; taken as the contact normal it measured the capsules' whole diameter as overlap, and
+// the position pass threw one of them up at over 100 m/s (the mixed preset's capsule35).
+func TestXPBDNearlyParallelCapsulesLyingSideBySideStayAtRest(t *testing.T) {
+	const r, hh, skew = 0.3, 0.4, 1.24e-4
+	w := gravityWorld(Settings{Solver: XPBD})
+	groundPlane(t, w, 0.5, 0)
+	lying := mgl32.QuatRotate(math.Pi/2, mgl32.Vec3{0, 0, 1}) // the core (local y) along x
+	capsule := geom.Shape{Kind: geom.Capsule, Radius: r, HalfHeight: hh}
+	mustAdd(t, w, BodyDef{Name: "a", Shape: capsule, Rotation: lying, Position: Vec3{0, r, 0}, Friction: 0.5})
+	mustAdd(t, w, BodyDef{Name: "b", Shape: capsule, Rotation: mgl32.QuatRotate(skew, mgl32.Vec3{0, 1, 0}).Mul(lying),
+		Position: Vec3{0, r, 2 * r}, Friction: 0.5})
+	// Resting, each settles by less than its sub-steps' fall (g h^2 per sub-step); 0.05 m/s is far
+	// above that and far below the throw.
+	for step := 0; step < 60; step++ {
+		run(t, w, 1)
+		for i := 1; i < w.Bodies.Len(); i++ {
+			if v := w.Bodies.Velocity[i].Len(); v > 0.05 {
+				t.Fatalf("step %d: %s moves at %g m/s, want rest", step, w.Bodies.Name[i], v)
+			}
+		}
+	}
+}

@@ -979,10 +979,17 @@ TB_FN void ncBoxBox(const TbShape &a, const NcPose &pa, const TbShape &b, const 
 
 #define NC_LYING_SIN_SQ 0.0009f // lyingSin*lyingSin, folded as Go folds it
 #define NC_FACE_NORMAL_COS 0.998f
+#define NC_PERPENDICULAR_TOL_SQ 1e-6f // perpendicularTol*perpendicularTol, folded as Go folds it
 #define NC_ID_CAPSULE_CAPSULE 0u
 #define NC_ID_BOX_CAPSULE 0x100u
 #define NC_ID_CAPSULE_ON_FACE 0x200u
 #define NC_ID_CAPSULE_ON_EDGE 0x300u
+
+// ncOffPerpendicularSq is offPerpendicularSq: the squared length of v's part off the direction cr.
+TB_FN float ncOffPerpendicularSq(NcVec v, NcVec cr, float crSq, float vSq) {
+	float along = ncDot(v, cr);
+	return fmaxf(vSq - along * along / crSq, 0);
+}
 
 TB_FN void ncCapsuleCapsule(const TbShape &a, const NcPose &pa, const TbShape &b, const NcPose &pb, float margin,
                             TbContact *m) {
@@ -1003,7 +1010,8 @@ TB_FN void ncCapsuleCapsule(const TbShape &a, const NcPose &pa, const TbShape &b
 	NcVec cr = ncCross(da, db);
 	float crSq = ncDot(cr, cr), aa = ncDot(da, da), bb = ncDot(db, db);
 	NcVec n;
-	if (s > 0 && s < 1 && t > 0 && t < 1 && crSq > NC_PARALLEL_SIN_SQ * aa * bb) {
+	if (s > 0 && s < 1 && t > 0 && t < 1 && crSq > NC_PARALLEL_SIN_SQ * aa * bb &&
+	    ncOffPerpendicularSq(v, cr, crSq, dist2) <= NC_PERPENDICULAR_TOL_SQ * ((ra + rb) * (ra + rb) + 1)) {
 		n = ncScale(cr, 1 / sqrtf(crSq));
 		float side = ncDot(v, n);
 		if (side == 0) {

@@ -291,3 +291,33 @@ func TestCollideExactCases(t *testing.T) {
 func near(a, b geom.Vec3, tol float32) bool {
 	return vecmath.Abs(a[0]-b[0]) <= tol && vecmath.Abs(a[1]-b[1]) <= tol && vecmath.Abs(a[2]-b[2]) <= tol
 }
+
+// Two capsules lying side by side on the ground, their cores level and 1.2e-4 rad apart (above
+// parallelSin): the lines through the cores meet 5 km away, so the cores' common perpendicular
+// d1 x d2 is vertical, while the capsules touch sideways. The contact's normal is the horizontal line
+// between the cores and its depth the gap (0.6 m between the axes, twice the radius): a vertical
+// normal measured the whole diameter as depth. The poses are the mixed preset's capsules 5 and 35 at
+// the step where XPBD threw one at 120 m/s.
+func TestCapsulesSideBySideNearlyParallelTouchSideways(t *testing.T) {
+	c := capsule(0.3, 0.4)
+	pa := geom.Pose{P: v3{-0.37967524, 0.29999447, -4.8197403}, Q: mgl32.Quat{W: -0.37837407, V: mgl32.Vec3{-0.17846355, 0.59735465, 0.6842158}}}
+	pb := geom.Pose{P: v3{0.19219218, 0.29999444, -5.0019236}, Q: mgl32.Quat{W: 0.4998301, V: mgl32.Vec3{0.3238266, -0.50016975, -0.6285988}}}
+	var m Manifold
+	Collide(&c, pa, &c, pb, 0.02, &m)
+	if m.Count != 2 {
+		t.Fatalf("%d points, want 2 (side by side): %+v", m.Count, m)
+	}
+	// The axes' horizontal gap, and the normal along it: the cores are level to 1e-7 m.
+	d := pb.P.Sub(pa.P)
+	d[1] = 0
+	gap := d.Len() - 2*c.Radius
+	if n := m.Normal; vecmath.Abs(n[1]) > 1e-3 || n.Dot(d.Normalize()) < 0.999 {
+		t.Errorf("normal %v, want the horizontal %v", n, d.Normalize())
+	}
+	// The cores' skew moves the ends' gaps apart by at most 1.2e-4 x 0.8 m.
+	for i := 0; i < m.Count; i++ {
+		if s := m.Points[i].Separation; vecmath.Abs(s-gap) > 2e-4 {
+			t.Errorf("point %d: separation %g, want the gap %g", i, s, gap)
+		}
+	}
+}

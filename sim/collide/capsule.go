@@ -14,6 +14,17 @@ import (
 // another gets two contact points (its ends over the other) instead of one.
 const lyingSin = 0.03
 
+// perpendicularTol bounds, as a fraction of sqrt((ra + rb)^2 + 1 m^2) (the radii's sum, kept off
+// zero for bare segments), the part of the closest points' difference off the cores' common
+// perpendicular d1 x d2 for which that perpendicular is taken as the normal. With both closest
+// points inside their cores the difference lies along d1 x d2 in exact arithmetic; a larger part
+// off it means the points are not the lines' closest points: the cores are nearly parallel
+// (closestSegments took the middle of their overlap, or its a e - b^2 lost every digit) and the
+// lines meet far beyond the cores. Two capsules lying level side by side, 1.2e-4 rad apart, have a
+// vertical d1 x d2 while they touch sideways: that normal measures their whole diameter as depth.
+// The closest points' difference is the normal then.
+const perpendicularTol = 1e-3
+
 // faceNormalCos is the cosine of the largest angle between a box's face normal and the closest-point
 // direction from the box to a capsule core beyond that face's edge for which the contact is still taken
 // as one on the face. The depth measured along the face normal then errs by at most 0.2% of the
@@ -46,7 +57,8 @@ func capsuleCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, 
 	crSq, aa, bb := cr.Dot(cr), da.Dot(da), db.Dot(db)
 	var n vec
 	switch {
-	case s > 0 && s < 1 && t > 0 && t < 1 && crSq > parallelSin*parallelSin*aa*bb:
+	case s > 0 && s < 1 && t > 0 && t < 1 && crSq > parallelSin*parallelSin*aa*bb &&
+		offPerpendicularSq(v, cr, crSq, dist2) <= perpendicularTol*perpendicularTol*((ra+rb)*(ra+rb)+1):
 		// Closest points inside both cores: the common perpendicular, exact even when the cores
 		// nearly meet and the closest points' difference is mostly rounding.
 		n = cr.Scale(1 / vecmath.Sqrt(crSq))
@@ -85,6 +97,13 @@ func capsuleCapsule(a *geom.Shape, pa *geom.Pose, b *geom.Shape, pb *geom.Pose, 
 		}
 	}
 	roundPoint(m, p, q, n, ra, rb, margin, idCapsuleCapsule)
+}
+
+// offPerpendicularSq returns the squared length of the part of v off the direction cr (crSq = |cr|^2):
+// |v|^2 - (v . cr)^2 / |cr|^2, not below zero.
+func offPerpendicularSq(v, cr vec, crSq, vSq float32) float32 {
+	along := v.Dot(cr)
+	return max(vSq-along*along/crSq, 0)
 }
 
 // boxCapsule collides box a with capsule b, working in the box's frame.
