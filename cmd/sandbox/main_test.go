@@ -584,7 +584,7 @@ func TestRunAndValidateReadURDF(t *testing.T) {
 		t.Errorf("validate: code %d, %q %q", code, out, errs)
 	}
 	arm := filepath.Join("..", "..", "scenes", "urdf", "testdata", "arm_description", "urdf", "arm.urdf")
-	if code, _, errs := sandbox("validate", arm); code != 1 || !strings.Contains(errs, `arm.urdf:19: <collision> of <link name="base">: a cylinder`) {
+	if code, _, errs := sandbox("validate", arm); code != 1 || !strings.Contains(errs, `arm.urdf:70: <link name="hand">: a link with mass but no collision shape`) {
 		t.Errorf("validate the arm: code %d, %q", code, errs)
 	}
 }
