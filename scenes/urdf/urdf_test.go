@@ -1,7 +1,9 @@
 package urdf
 
 import (
+	"encoding/binary"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -263,13 +265,17 @@ func TestSceneRefusesWhatItCannotBuild(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `arm.urdf:70: <link name="hand">: a link with mass but no collision shape`) {
 		t.Errorf("got %v", err)
 	}
-	r, err = Parse("testdata/arm_description/urdf/mesh.urdf", []byte(`<robot name="m"><link name="f">`+inertial+`
-<collision><geometry><mesh filename="package://arm_description/meshes/finger.stl"/></geometry></collision></link></robot>`))
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flat.obj"), []byte("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Parse(filepath.Join(dir, "mesh.urdf"), []byte(`<robot name="m"><link name="f">`+inertial+`
+<collision><geometry><mesh filename="flat.obj"/></geometry></collision></link></robot>`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = r.Scene()
-	if err == nil || !strings.Contains(err.Error(), `mesh.urdf:2: <collision> of <link name="f">: a mesh shape cannot be part of a body yet (box, sphere and cylinder can)`) {
+	if err == nil || !strings.Contains(err.Error(), `mesh.urdf:2: <collision> of <link name="f">: mesh flat.obj: the hull of its 4 vertices: degenerate`) {
 		t.Errorf("got %v", err)
 	}
 }
@@ -368,5 +374,113 @@ func TestSeveralCollisionsMakeACompound(t *testing.T) {
 	// The centre of mass rests zc above the cube's bottom face.
 	if y := float64(w.Bodies.Position[1][1]); math.Abs(y-zc) > 0.01 {
 		t.Errorf("compound's centre at y %.4f after 2 s, want %.4f +-0.01", y, zc)
+	}
+}
+
+// finger is the test arm's STL tetrahedron scaled by 2: corners at the origin and 0.04 m along x, y
+// and z, so its centre of mass is (0.01, 0.01, 0.01) and its volume 0.04^3 / 6.
+const finger = `<mesh filename="package://arm_description/meshes/finger.stl" scale="2 2 2"/>`
+
+// meshScene maps a robot written in the test arm's folder, where its meshes are found.
+func meshScene(t *testing.T, body string) (*scenes.Scene, []string) {
+	t.Helper()
+	r, err := Parse("testdata/arm_description/urdf/t.urdf", []byte(`<robot name="t">`+body+`</robot>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, notes, err := r.Scene()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, notes
+}
+
+// A moving link's mesh is the convex hull of its vertices, the body at the hull's centre of mass; in a
+// compound it is a hull part, weighted by its volume and centre.
+func TestMovingMeshIsAHull(t *testing.T) {
+	s, _ := meshScene(t, `<link name="f">`+inertial+`<collision><origin xyz="0 0 1"/><geometry>`+finger+`</geometry></collision></link>`)
+	b := s.Bodies[1]
+	if b.Shape.Type != "hull" || len(b.Shape.Points) != 4 || b.Shape.Points[1] != (scenes.Vec3{0, 0.04, 0}) {
+		t.Fatalf("shape %+v", b.Shape)
+	}
+	if p := [3]float64(*b.Position); !near3(p, [3]float64{0.01, 1.01, -0.01}, 1e-6) {
+		t.Errorf("hull body at %v, want (0.01, 1.01, -0.01)", p)
+	}
+	s, _ = meshScene(t, `<link name="f">`+inertial+`<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+		<collision><origin xyz="0 0 0.05"/><geometry>`+finger+`</geometry></collision></link>`)
+	b = s.Bodies[1]
+	if len(b.Shapes) != 2 || b.Shapes[1].Shape.Type != "hull" {
+		t.Fatalf("body %+v", b)
+	}
+	vb, vt := 1e-3, 0.04*0.04*0.04/6
+	want := [3]float64{0.01 * vt / (vb + vt), 0.06 * vt / (vb + vt), -0.01 * vt / (vb + vt)}
+	if p := [3]float64(*b.Position); !near3(p, want, 1e-7) {
+		t.Errorf("compound at %v, want %v", p, want)
+	}
+	if _, err := s.World(scenes.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A link fixed to the world whose one collision element is a mesh is a static triangle mesh, with no
+// <inertial> needed; its fixed joint to the world is left out, and a child hinges on it.
+func TestStaticMeshLink(t *testing.T) {
+	s, notes := meshScene(t, `<link name="world"/><joint name="bolt" type="fixed"><parent link="world"/><child link="rock"/>
+		<origin xyz="0 0 0.5"/></joint><link name="rock"><collision><geometry>`+finger+`</geometry></collision></link>
+		<joint name="pin" type="revolute"><parent link="rock"/><child link="bar"/><origin xyz="0 0 0.2"/><axis xyz="0 1 0"/>
+		<limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+		<link name="bar">`+inertial+`<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>`)
+	b := s.Bodies[1]
+	if b.Type != "static" || b.Shape.Type != "mesh" || len(b.Shape.Vertices) != 4 || len(b.Shape.Triangles) != 4 || b.Mass != nil {
+		t.Fatalf("rock %+v", b)
+	}
+	if p := [3]float64(*b.Position); !near3(p, [3]float64{0, 0.5, 0}, 1e-12) {
+		t.Errorf("rock at %v", p)
+	}
+	if len(s.Joints) != 1 || s.Joints[0].BodyA != "bar" || s.Joints[0].BodyB != "rock" {
+		t.Errorf("joints %+v", s.Joints)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), `<link name="rock">: fixed to the world: a static body`) {
+		t.Errorf("notes %q", notes)
+	}
+	if _, err := s.World(scenes.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Binary STL reads as its ASCII twin does: the same welded vertices and triangles.
+func TestBinarySTLReadsAsASCII(t *testing.T) {
+	ascii, err := readMesh("testdata/arm_description/meshes/finger.stl", [3]float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := make([]byte, 84, 84+50*len(ascii.tris))
+	binary.LittleEndian.PutUint32(bin[80:], uint32(len(ascii.tris)))
+	for _, tri := range ascii.tris {
+		rec := make([]byte, 50)
+		for k, i := range tri {
+			for c := range 3 {
+				binary.LittleEndian.PutUint32(rec[12+12*k+4*c:], math.Float32bits(float32(ascii.verts[i][c])))
+			}
+		}
+		bin = append(bin, rec...)
+	}
+	path := filepath.Join(t.TempDir(), "finger.stl")
+	if err := os.WriteFile(path, bin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readMesh(path, [3]float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.verts) != 4 || len(got.tris) != 4 {
+		t.Fatalf("binary: %d vertices, %d triangles", len(got.verts), len(got.tris))
+	}
+	for i, tri := range got.tris {
+		for k := range 3 {
+			if !near3(got.verts[tri[k]], ascii.verts[ascii.tris[i][k]], 1e-9) {
+				t.Errorf("triangle %d corner %d: %v, want %v", i, k, got.verts[tri[k]], ascii.verts[ascii.tris[i][k]])
+			}
+		}
 	}
 }
