@@ -1,5 +1,7 @@
 package scenes
 
+import "strconv"
+
 // The catalog: what each preset is, for a scene picker (the window's panel, `sandbox scenes -l`).
 
 // Info describes a preset for a user choosing one.
@@ -108,4 +110,22 @@ func PresetInfo(name string) (Info, bool) {
 		}
 	}
 	return Info{}, false
+}
+
+// Register adds a preset built outside this package, as the robots scenes/urdf reads from URDF (that
+// package imports this one, so this one cannot call it): build makes the scene, and info goes into
+// the catalog after the last preset of its group (at the end for a new group). It is meant for
+// package initialisation, and panics on a name already taken or an Info without its name.
+func Register(info Info, build func() *Scene) {
+	if _, taken := presets[info.Name]; taken || info.Name == "" {
+		panic("scenes: Register: preset name " + strconv.Quote(info.Name) + " taken or empty")
+	}
+	presets[info.Name] = build
+	at := len(catalog)
+	for i, in := range catalog {
+		if in.Group == info.Group {
+			at = i + 1
+		}
+	}
+	catalog = append(catalog[:at], append([]Info{info}, catalog[at:]...)...)
 }

@@ -205,7 +205,7 @@ func TestRunRefusesBadInputWithoutPanicking(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"run", "-scene", bad, "-steps", "1"}, 1, "bodies[0].shape.halfExtents[1]: must be > 0, got 0"},
-		{[]string{"run", "-scene", "nosuch", "-steps", "1"}, 1, "presets: bowling, bridge, bunny, car"},
+		{[]string{"run", "-scene", "nosuch", "-steps", "1"}, 1, "presets: arm, bowling, bridge, bunny, car"},
 		{[]string{"run", "-scene", "stack", "-steps", "1", "-backend", "metal"}, 1, "unknown backend"},
 		{[]string{"run", "-scene", "stack", "-steps", "1", "-trace", "/nonexistent/dir/t.csv"}, 1, "sandbox: "},
 		{[]string{"run", "-scene", "stack"}, 2, "-steps N is required"},
@@ -584,7 +584,7 @@ func TestRunAndValidateReadURDF(t *testing.T) {
 		t.Errorf("validate: code %d, %q %q", code, out, errs)
 	}
 	arm := filepath.Join("..", "..", "scenes", "urdf", "testdata", "arm_description", "urdf", "arm.urdf")
-	if code, _, errs := sandbox("validate", arm); code != 1 || !strings.Contains(errs, `arm.urdf:19: <collision> of <link name="base">: a cylinder`) {
+	if code, _, errs := sandbox("validate", arm); code != 1 || !strings.Contains(errs, `arm.urdf:70: <link name="hand">: a link with mass but no collision shape`) {
 		t.Errorf("validate the arm: code %d, %q", code, errs)
 	}
 }

@@ -70,7 +70,7 @@ func (f Frame) Apply(p [3]float64) [3]float64 {
 var yUp = axisAngle([3]float64{1, 0, 0}, -math.Pi/2)
 
 // YUp returns a URDF (z-up) vector in Tumble's y-up axes: (x, y, z) to (x, z, -y).
-func YUp(v [3]float64) [3]float64 { return [3]float64{v[0], v[2], -v[1]} }
+func YUp(v [3]float64) [3]float64 { return [3]float64{v[0], v[2], 0 - v[1]} } // 0 - y: no -0 in a saved file
 
 // YUpFrame returns a frame given in URDF's world in Tumble's: the same turn applied before it, so its
 // position maps by YUp and its rotation is the turn times its own, while the link's local axes (its

@@ -3,26 +3,39 @@ package urdf
 import (
 	"fmt"
 	"math"
+	"path/filepath"
 
 	"tumble/scenes"
+	"tumble/sim/geom"
 )
 
 // Scene maps the robot to a Tumble scene, in Tumble's y-up world, at zero joint positions: a body per
 // link that has collision shapes, a joint per URDF joint between two such links (or a link and the
 // world), and a ground plane at the robot's z = 0.
 //
-// What it maps: a link with one box or sphere collision element becomes a body of that shape, placed
-// where the element is, with the link's mass (the shape's own inertia: URDF's inertia tensor and a
-// centre of mass off the shape's centre are noted and not used). A revolute joint becomes a hinge with
-// its limits and a servo holding the zero position with the limit's effort as its torque (its velocity
-// the servo's largest speed); prismatic, a piston likewise; continuous, a hinge without limits or
-// motor; fixed, a fixed joint; floating, no joint. Body A is the child link and body B the parent, so
-// the hinge angle and piston travel are URDF's joint position. A link fixed to the root link "world"
-// is jointed to Tumble's world. Each of these losses is one line in the returned notes (with Notes').
+// What it maps: a link with one box, sphere or cylinder collision element becomes a body of that
+// shape, placed where the element is; a link with several becomes a compound body in the link's frame,
+// each element a part at its origin, the link's mass shared among the parts by volume. Either way the
+// body has the link's mass and its shapes' inertia at that mass: URDF's inertia tensor is not used,
+// and the centre of mass is the shapes' (a compound's the parts' volume-weighted centre), not the
+// <inertial> origin; each link says so in a note. A URDF cylinder's axis is its frame's z, which the
+// z-up to y-up turn makes Tumble's y, the axis of Tumble's cylinder. A revolute joint becomes a hinge
+// with its limits and a servo holding the zero position with the limit's effort as its torque (its
+// velocity the servo's largest speed); prismatic, a piston likewise; continuous, a hinge without
+// limits or motor; fixed, a fixed joint; floating, no joint. Body A is the child link and body B the
+// parent, so the hinge angle and piston travel are URDF's joint position. A link fixed to the root
+// link "world" is jointed to Tumble's world. Each of these losses is one line in the returned notes
+// (with Notes').
 //
-// What it refuses, naming the link or joint: a link with several collision elements (a compound
-// body), a cylinder or mesh collision element, a link with mass but no collision shape, and a joint
-// to a link without a body (other than the world link).
+// A mesh (STL or OBJ) on a moving link, alone or among others, is the convex hull of its vertices (at
+// most geom.MaxHullPoints), its volume and centre the hull's. A link fixed to the world whose one
+// collision element is a mesh is a static body of that triangle mesh (concave shapes kept; no
+// <inertial> needed), and its fixed joint to the world is left out.
+//
+// What it refuses, naming the link, element or joint: a mesh file that cannot be read or whose
+// vertices make no hull (too many, or flat), a link with mass but no collision shape, a collision
+// shape without <inertial> (but a static mesh), and a joint to a link without a body (other than the
+// world link).
 func (r *Robot) Scene() (*scenes.Scene, []string, error) {
 	notes := append([]string(nil), r.Notes...)
 	note := func(line int, what, why string) {
@@ -41,7 +54,7 @@ func (r *Robot) Scene() (*scenes.Scene, []string, error) {
 	}
 	s.Bodies = append(s.Bodies, scenes.Body{Name: ground, Type: "static",
 		Shape: scenes.Shape{Type: "plane", Normal: &scenes.Vec3{0, 1, 0}}})
-	body := map[string]bool{}
+	body, static := map[string]bool{}, map[string]bool{}
 	for _, l := range r.Links {
 		tag := fmt.Sprintf("<link name=%q>", l.Name)
 		switch {
@@ -49,37 +62,25 @@ func (r *Robot) Scene() (*scenes.Scene, []string, error) {
 			continue // a frame only, as the world link
 		case len(l.Collisions) == 0:
 			return nil, nil, fail(l.Line, tag, "a link with mass but no collision shape cannot be a body")
-		case len(l.Collisions) > 1:
-			return nil, nil, fail(l.Line, tag, fmt.Sprintf("%d collision elements: a body of several shapes (a compound) cannot be built yet", len(l.Collisions)))
-		case l.Inertial == nil:
+		case l.Inertial == nil && !r.staticLink(l):
 			return nil, nil, fail(l.Line, tag, "a collision shape but no <inertial>: its mass is unknown")
 		}
-		c := l.Collisions[0]
-		b := scenes.Body{Name: l.Name}
-		switch g := c.Geometry; g.Kind {
-		case Box:
-			b.Shape = scenes.Shape{Type: "box", HalfExtents: &scenes.Vec3{g.Size[0] / 2, g.Size[1] / 2, g.Size[2] / 2}}
-		case Sphere:
-			b.Shape = scenes.Shape{Type: "sphere", Radius: &g.Radius}
-		default:
-			return nil, nil, fail(c.Line, "<collision> of "+tag, fmt.Sprintf("a %s shape cannot be a body yet (box and sphere can)", g.Kind))
-		}
-		f := YUpFrame(frames[l.Name].Then(c.Origin.Of()))
-		pos, rot := scenes.Vec3(f.Pos), scenes.Quat(f.Rot)
-		mass := l.Inertial.Mass
-		b.Position, b.Rotation, b.Mass = &pos, &rot, &mass
-		note(l.Line, tag, "its inertia is the shape's at the link's mass (URDF's inertia tensor is not used)")
-		if d := l.Inertial.Origin.XYZ; math.Abs(d[0]-c.Origin.XYZ[0])+math.Abs(d[1]-c.Origin.XYZ[1])+math.Abs(d[2]-c.Origin.XYZ[2]) > 1e-9 {
-			note(l.Line, tag, "its centre of mass is the shape's centre, not the <inertial> origin")
+		b, err := r.linkBody(l, frames[l.Name], note)
+		if err != nil {
+			return nil, nil, err
 		}
 		s.Bodies = append(s.Bodies, b)
 		body[l.Name] = true
+		static[l.Name] = b.Type == "static"
 	}
 	for _, j := range r.Joints {
 		tag := fmt.Sprintf("<joint name=%q>", j.Name)
 		if j.Type == Floating {
 			note(j.Line, tag, "a floating joint joins nothing: the child moves freely")
 			continue
+		}
+		if j.Type == Fixed && j.Parent == "world" && static[j.Child] {
+			continue // the static body is the world's
 		}
 		if !body[j.Child] {
 			return nil, nil, fail(j.Line, tag, fmt.Sprintf("child link %q has no body (no collision shape)", j.Child))
@@ -130,4 +131,140 @@ func (r *Robot) Scene() (*scenes.Scene, []string, error) {
 		return nil, nil, fmt.Errorf("%s: the mapped scene: %w", r.File, err)
 	}
 	return s, notes, nil
+}
+
+// partOf returns a collision element's shape in Tumble's terms, in the element's frame turned by
+// turn, its volume (m^3) and its centre of mass in the element's frame. A URDF cylinder's axis is its
+// frame's z, a Tumble cylinder's its y, so a cylinder's frame is the element's turned +90 degrees
+// about x (which takes y to z); a mesh is the convex hull of its vertices (scaled), which a hull
+// takes up to geom.MaxHullPoints of; other shapes take the element's frame as it is.
+func partOf(c Collision, tag string, file string) (sh scenes.Shape, turn Quat, vol float64, centre [3]float64, err error) {
+	turn = Quat{0, 0, 0, 1}
+	fail := func(why string) error {
+		return &Error{File: file, Line: c.Line, Element: "<collision> of " + tag, Problem: why}
+	}
+	switch g := c.Geometry; g.Kind {
+	case Box:
+		sh = scenes.Shape{Type: "box", HalfExtents: &scenes.Vec3{g.Size[0] / 2, g.Size[1] / 2, g.Size[2] / 2}}
+		vol = g.Size[0] * g.Size[1] * g.Size[2]
+	case Sphere:
+		r := g.Radius
+		sh = scenes.Shape{Type: "sphere", Radius: &r}
+		vol = 4 * math.Pi / 3 * r * r * r
+	case Cylinder:
+		r, h := g.Radius, g.Length/2
+		sh = scenes.Shape{Type: "cylinder", Radius: &r, HalfHeight: &h}
+		turn = axisAngle([3]float64{1, 0, 0}, math.Pi/2)
+		vol = math.Pi * r * r * g.Length
+	case Mesh:
+		m, err := readMesh(g.Mesh, g.Scale)
+		if err != nil {
+			return sh, turn, 0, centre, fail("mesh: " + err.Error())
+		}
+		pts := make([]geom.Vec3, len(m.verts))
+		sh = scenes.Shape{Type: "hull", Points: make([]scenes.Vec3, len(m.verts))}
+		for i, v := range m.verts {
+			sh.Points[i] = scenes.Vec3(v)
+			pts[i] = geom.Vec3{float32(v[0]), float32(v[1]), float32(v[2])}
+		}
+		h, err := geom.NewHull(pts)
+		if err != nil {
+			return sh, turn, 0, centre, fail(fmt.Sprintf("mesh %s: the hull of its %d vertices: %v", filepath.Base(g.Mesh), len(m.verts), err))
+		}
+		vol, centre = h.Volume, [3]float64{float64(h.Centre[0]), float64(h.Centre[1]), float64(h.Centre[2])}
+	}
+	return sh, turn, vol, centre, nil
+}
+
+// linkBody returns the body of a link with collision elements and an inertial, its frame at zero
+// joint positions (URDF's world). One element is a body of that shape where the element is; several
+// make a compound in the link's frame, each part at its element's origin with the link's mass shared
+// in proportion to the parts' volumes (one density), so the body's centre of mass is the parts'
+// volume-weighted centre. Either way the body has the link's mass and its shapes' inertia at it.
+func (r *Robot) linkBody(l Link, frame Frame, note func(line int, what, why string)) (scenes.Body, error) {
+	tag := fmt.Sprintf("<link name=%q>", l.Name)
+	if r.staticLink(l) {
+		return r.staticMesh(l, l.Collisions[0], frame, note)
+	}
+	b := scenes.Body{Name: l.Name}
+	mass := l.Inertial.Mass
+	b.Mass = &mass
+	var com [3]float64 // in the link's frame
+	if len(l.Collisions) == 1 {
+		c := l.Collisions[0]
+		sh, turn, _, centre, err := partOf(c, tag, r.File)
+		if err != nil {
+			return b, err
+		}
+		// A body's position is its centre of mass: a hull's is its points' centre, the others' their
+		// frame's origin.
+		f := YUpFrame(frame.Then(c.Origin.Of()).Then(Frame{Rot: turn}))
+		pos, rot := scenes.Vec3(f.Apply(centre)), scenes.Quat(f.Rot)
+		b.Shape, b.Position, b.Rotation = sh, &pos, &rot
+		com = c.Origin.Of().Apply(centre)
+		what := "its inertia is the shape's at the link's mass (URDF's inertia tensor is not used)"
+		if c.Geometry.Kind == Mesh {
+			what = "its mesh is the convex hull of its vertices, its inertia the hull's at the link's mass (URDF's inertia tensor is not used)"
+		}
+		note(l.Line, tag, what)
+	} else {
+		vols := make([]float64, len(l.Collisions))
+		total := 0.0
+		for i, c := range l.Collisions {
+			sh, turn, vol, centre, err := partOf(c, tag, r.File)
+			if err != nil {
+				return b, err
+			}
+			at := c.Origin.Of().Apply(centre)
+			f := c.Origin.Of().Then(Frame{Rot: turn})
+			pos, rot := scenes.Vec3(f.Pos), scenes.Quat(f.Rot)
+			b.Shapes = append(b.Shapes, scenes.Part{Shape: sh, Position: &pos, Rotation: &rot})
+			vols[i], total = vol, total+vol
+			for k := range com {
+				com[k] += vol * at[k]
+			}
+		}
+		for i := range b.Shapes {
+			m := mass * vols[i] / total
+			b.Shapes[i].Mass = &m
+		}
+		for k := range com {
+			com[k] /= total
+		}
+		// A compound's position is its centre of mass; its rotation turns the frame its parts are
+		// written in, the link's.
+		f := YUpFrame(frame)
+		pos, rot := scenes.Vec3(YUp(frame.Apply(com))), scenes.Quat(f.Rot)
+		b.Position, b.Rotation = &pos, &rot
+		note(l.Line, tag, fmt.Sprintf("a compound of its %d collision elements, the link's mass shared by their volumes; its inertia is theirs (URDF's inertia tensor is not used)", len(l.Collisions)))
+	}
+	if d := l.Inertial.Origin.XYZ; math.Abs(d[0]-com[0])+math.Abs(d[1]-com[1])+math.Abs(d[2]-com[2]) > 1e-9 {
+		note(l.Line, tag, "its centre of mass is its shapes', not the <inertial> origin")
+	}
+	return b, nil
+}
+
+// staticLink reports whether a link is a static body: fixed to the world with one collision element,
+// a mesh (which then needs no <inertial>).
+func (r *Robot) staticLink(l Link) bool {
+	return len(l.Collisions) == 1 && l.Collisions[0].Geometry.Kind == Mesh && r.Grounded(l.Name)
+}
+
+// staticMesh returns the static body of a link fixed to the world whose one collision element is a
+// mesh: a static triangle mesh where the element is, its triangles collided one by one (concave shapes
+// kept), the link's mass not needed.
+func (r *Robot) staticMesh(l Link, c Collision, frame Frame, note func(line int, what, why string)) (scenes.Body, error) {
+	tag := fmt.Sprintf("<link name=%q>", l.Name)
+	m, err := readMesh(c.Geometry.Mesh, c.Geometry.Scale)
+	if err != nil {
+		return scenes.Body{}, &Error{File: r.File, Line: c.Line, Element: "<collision> of " + tag, Problem: "mesh: " + err.Error()}
+	}
+	sh := scenes.Shape{Type: "mesh", Vertices: make([]scenes.Vec3, len(m.verts)), Triangles: m.tris}
+	for i, v := range m.verts {
+		sh.Vertices[i] = scenes.Vec3(v)
+	}
+	f := YUpFrame(frame.Then(c.Origin.Of()))
+	pos, rot := scenes.Vec3(f.Pos), scenes.Quat(f.Rot)
+	note(l.Line, tag, "fixed to the world: a static body, its mesh a static triangle mesh (its mass not used)")
+	return scenes.Body{Name: l.Name, Type: "static", Shape: sh, Position: &pos, Rotation: &rot}, nil
 }

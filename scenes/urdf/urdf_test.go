@@ -1,7 +1,9 @@
 package urdf
 
 import (
+	"encoding/binary"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -252,14 +254,233 @@ func TestPointerMapsToASceneThatHoldsItsPose(t *testing.T) {
 	}
 }
 
-// What the scene cannot hold yet is refused naming the element: the test arm's base is a cylinder.
+// What the scene cannot hold is refused naming the element: the test arm's hand has mass but only a
+// .dae mesh (left out), and an STL mesh collision element cannot be a body's shape.
 func TestSceneRefusesWhatItCannotBuild(t *testing.T) {
 	r, err := Load("testdata/arm_description/urdf/arm.urdf")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, _, err = r.Scene()
-	if err == nil || !strings.Contains(err.Error(), `arm.urdf:19: <collision> of <link name="base">: a cylinder shape cannot be a body yet`) {
+	if err == nil || !strings.Contains(err.Error(), `arm.urdf:70: <link name="hand">: a link with mass but no collision shape`) {
 		t.Errorf("got %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "flat.obj"), []byte("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Parse(filepath.Join(dir, "mesh.urdf"), []byte(`<robot name="m"><link name="f">`+inertial+`
+<collision><geometry><mesh filename="flat.obj"/></geometry></collision></link></robot>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = r.Scene()
+	if err == nil || !strings.Contains(err.Error(), `mesh.urdf:2: <collision> of <link name="f">: mesh flat.obj: the hull of its 4 vertices: degenerate`) {
+		t.Errorf("got %v", err)
+	}
+}
+
+// robot wraps links and joints in a <robot> and maps it.
+func robotScene(t *testing.T, body string) (*scenes.Scene, []string) {
+	t.Helper()
+	r, err := Parse("test.urdf", []byte(`<robot name="t">`+body+`</robot>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, notes, err := r.Scene()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, notes
+}
+
+const inertial = `<inertial><mass value="2"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>`
+
+// A URDF cylinder's axis is its element's z: mapped, the Tumble cylinder's axis (its body's y) points
+// along that z turned to y-up, for an element rolled, pitched and yawed inside a link. Upright (no
+// rotation) it is Tumble's y, and it rests on the ground at its half length.
+func TestCylinderKeepsItsAxis(t *testing.T) {
+	rpy := [3]float64{0.3, -0.7, 1.1}
+	s, _ := robotScene(t, `<link name="c">`+inertial+`<collision><origin xyz="0.1 0.2 0.3" rpy="0.3 -0.7 1.1"/>
+		<geometry><cylinder radius="0.1" length="0.6"/></geometry></collision></link>`)
+	b := s.Bodies[1]
+	if b.Shape.Type != "cylinder" || *b.Shape.Radius != 0.1 || *b.Shape.HalfHeight != 0.3 {
+		t.Fatalf("shape %+v", b.Shape)
+	}
+	got := Quat(*b.Rotation).Rotate([3]float64{0, 1, 0})
+	if want := YUp(RPY(rpy).Rotate([3]float64{0, 0, 1})); !near3(got, want, 1e-12) {
+		t.Errorf("cylinder axis %v, want %v", got, want)
+	}
+	if p := [3]float64(*b.Position); !near3(p, [3]float64{0.1, 0.3, -0.2}, 1e-12) {
+		t.Errorf("cylinder at %v", p)
+	}
+	s, _ = robotScene(t, `<link name="c">`+inertial+`<collision><origin xyz="0 0 1"/>
+		<geometry><cylinder radius="0.1" length="0.6"/></geometry></collision></link>`)
+	if q := *s.Bodies[1].Rotation; !near3([3]float64{q[0], q[1], q[2]}, [3]float64{}, 1e-12) {
+		t.Errorf("upright cylinder turned by %v", q)
+	}
+	w, err := s.World(scenes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 120 {
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if y := float64(w.Bodies.Position[1][1]); math.Abs(y-0.3) > 0.01 {
+		t.Errorf("upright cylinder's centre at y %.4f after 2 s, want 0.3 (half its length) +-0.01", y)
+	}
+}
+
+// A link of several collision elements is one compound body in the link's frame: a 0.2 m cube at the
+// origin and a 0.1 m radius, 0.4 m cylinder across it along URDF's x at z = 0.3. The link's 2 kg is
+// shared by volume (cube 8e-3 m^3, cylinder 0.004 pi m^3), and the body sits at the parts'
+// volume-weighted centre. Dropped upright, it rests on the cube's bottom face, its centre of mass zc up.
+func TestSeveralCollisionsMakeACompound(t *testing.T) {
+	s, notes := robotScene(t, `<link name="c">`+inertial+`
+		<collision><origin xyz="0 0 0.1"/><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
+		<collision><origin xyz="0 0 0.4" rpy="0 1.5707963267948966 0"/><geometry><cylinder radius="0.1" length="0.4"/></geometry></collision></link>`)
+	b := s.Bodies[1]
+	if len(b.Shapes) != 2 || b.Shapes[0].Shape.Type != "box" || b.Shapes[1].Shape.Type != "cylinder" || *b.Mass != 2 {
+		t.Fatalf("body %+v", b)
+	}
+	vb, vc := 8e-3, math.Pi*0.01*0.4
+	if m0, m1 := *b.Shapes[0].Mass, *b.Shapes[1].Mass; math.Abs(m0-2*vb/(vb+vc)) > 1e-12 || math.Abs(m0+m1-2) > 1e-12 {
+		t.Errorf("part masses %v, %v", m0, m1)
+	}
+	zc := (vb*0.1 + vc*0.4) / (vb + vc)
+	if p := [3]float64(*b.Position); !near3(p, [3]float64{0, zc, 0}, 1e-12) {
+		t.Errorf("compound at %v, want (0, %v, 0)", p, zc)
+	}
+	// The cylinder part's axis in the body (link) frame: URDF's x, which the link's frame turned to
+	// y-up keeps as Tumble's x.
+	world := Quat(*b.Rotation).Mul(Quat(*b.Shapes[1].Rotation))
+	if a := world.Rotate([3]float64{0, 1, 0}); !near3(a, [3]float64{1, 0, 0}, 1e-12) {
+		t.Errorf("cylinder part's axis %v, want x", a)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), "a compound of its 2 collision elements") {
+		t.Errorf("notes %q", notes)
+	}
+	w, err := s.World(scenes.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 120 {
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The centre of mass rests zc above the cube's bottom face.
+	if y := float64(w.Bodies.Position[1][1]); math.Abs(y-zc) > 0.01 {
+		t.Errorf("compound's centre at y %.4f after 2 s, want %.4f +-0.01", y, zc)
+	}
+}
+
+// finger is the test arm's STL tetrahedron scaled by 2: corners at the origin and 0.04 m along x, y
+// and z, so its centre of mass is (0.01, 0.01, 0.01) and its volume 0.04^3 / 6.
+const finger = `<mesh filename="package://arm_description/meshes/finger.stl" scale="2 2 2"/>`
+
+// meshScene maps a robot written in the test arm's folder, where its meshes are found.
+func meshScene(t *testing.T, body string) (*scenes.Scene, []string) {
+	t.Helper()
+	r, err := Parse("testdata/arm_description/urdf/t.urdf", []byte(`<robot name="t">`+body+`</robot>`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, notes, err := r.Scene()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, notes
+}
+
+// A moving link's mesh is the convex hull of its vertices, the body at the hull's centre of mass; in a
+// compound it is a hull part, weighted by its volume and centre.
+func TestMovingMeshIsAHull(t *testing.T) {
+	s, _ := meshScene(t, `<link name="f">`+inertial+`<collision><origin xyz="0 0 1"/><geometry>`+finger+`</geometry></collision></link>`)
+	b := s.Bodies[1]
+	if b.Shape.Type != "hull" || len(b.Shape.Points) != 4 || b.Shape.Points[1] != (scenes.Vec3{0, 0.04, 0}) {
+		t.Fatalf("shape %+v", b.Shape)
+	}
+	if p := [3]float64(*b.Position); !near3(p, [3]float64{0.01, 1.01, -0.01}, 1e-6) {
+		t.Errorf("hull body at %v, want (0.01, 1.01, -0.01)", p)
+	}
+	s, _ = meshScene(t, `<link name="f">`+inertial+`<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+		<collision><origin xyz="0 0 0.05"/><geometry>`+finger+`</geometry></collision></link>`)
+	b = s.Bodies[1]
+	if len(b.Shapes) != 2 || b.Shapes[1].Shape.Type != "hull" {
+		t.Fatalf("body %+v", b)
+	}
+	vb, vt := 1e-3, 0.04*0.04*0.04/6
+	want := [3]float64{0.01 * vt / (vb + vt), 0.06 * vt / (vb + vt), -0.01 * vt / (vb + vt)}
+	if p := [3]float64(*b.Position); !near3(p, want, 1e-7) {
+		t.Errorf("compound at %v, want %v", p, want)
+	}
+	if _, err := s.World(scenes.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A link fixed to the world whose one collision element is a mesh is a static triangle mesh, with no
+// <inertial> needed; its fixed joint to the world is left out, and a child hinges on it.
+func TestStaticMeshLink(t *testing.T) {
+	s, notes := meshScene(t, `<link name="world"/><joint name="bolt" type="fixed"><parent link="world"/><child link="rock"/>
+		<origin xyz="0 0 0.5"/></joint><link name="rock"><collision><geometry>`+finger+`</geometry></collision></link>
+		<joint name="pin" type="revolute"><parent link="rock"/><child link="bar"/><origin xyz="0 0 0.2"/><axis xyz="0 1 0"/>
+		<limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+		<link name="bar">`+inertial+`<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision></link>`)
+	b := s.Bodies[1]
+	if b.Type != "static" || b.Shape.Type != "mesh" || len(b.Shape.Vertices) != 4 || len(b.Shape.Triangles) != 4 || b.Mass != nil {
+		t.Fatalf("rock %+v", b)
+	}
+	if p := [3]float64(*b.Position); !near3(p, [3]float64{0, 0.5, 0}, 1e-12) {
+		t.Errorf("rock at %v", p)
+	}
+	if len(s.Joints) != 1 || s.Joints[0].BodyA != "bar" || s.Joints[0].BodyB != "rock" {
+		t.Errorf("joints %+v", s.Joints)
+	}
+	if !strings.Contains(strings.Join(notes, "\n"), `<link name="rock">: fixed to the world: a static body`) {
+		t.Errorf("notes %q", notes)
+	}
+	if _, err := s.World(scenes.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Binary STL reads as its ASCII twin does: the same welded vertices and triangles.
+func TestBinarySTLReadsAsASCII(t *testing.T) {
+	ascii, err := readMesh("testdata/arm_description/meshes/finger.stl", [3]float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := make([]byte, 84, 84+50*len(ascii.tris))
+	binary.LittleEndian.PutUint32(bin[80:], uint32(len(ascii.tris)))
+	for _, tri := range ascii.tris {
+		rec := make([]byte, 50)
+		for k, i := range tri {
+			for c := range 3 {
+				binary.LittleEndian.PutUint32(rec[12+12*k+4*c:], math.Float32bits(float32(ascii.verts[i][c])))
+			}
+		}
+		bin = append(bin, rec...)
+	}
+	path := filepath.Join(t.TempDir(), "finger.stl")
+	if err := os.WriteFile(path, bin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readMesh(path, [3]float64{1, 1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.verts) != 4 || len(got.tris) != 4 {
+		t.Fatalf("binary: %d vertices, %d triangles", len(got.verts), len(got.tris))
+	}
+	for i, tri := range got.tris {
+		for k := range 3 {
+			if !near3(got.verts[tri[k]], ascii.verts[ascii.tris[i][k]], 1e-9) {
+				t.Errorf("triangle %d corner %d: %v, want %v", i, k, got.verts[tri[k]], ascii.verts[ascii.tris[i][k]])
+			}
+		}
 	}
 }
