@@ -1,0 +1,5 @@
+//go:build !race
+
+package collide
+
+const raceEnabled = false
