@@ -323,26 +323,7 @@ func rayBox(b AABB, o, d Vec3, tmax float32) bool {
 // rayTri is Möller and Trumbore's ray-triangle test: the ray parameter where o + t d crosses triangle
 // t, if it does at t >= 0.
 func (m *Mesh) rayTri(t int, o, d Vec3) (float32, bool) {
-	a, b, c := m.Verts[m.Tris[t][0]], m.Verts[m.Tris[t][1]], m.Verts[m.Tris[t][2]]
-	e1, e2 := b.Sub(a), c.Sub(a)
-	p := d.Cross(e2)
-	det := e1.Dot(p)
-	if det == 0 {
-		return 0, false
-	}
-	inv := 1 / det
-	s := o.Sub(a)
-	u := s.Dot(p) * inv
-	if u < 0 || u > 1 {
-		return 0, false
-	}
-	q := s.Cross(e1)
-	v := d.Dot(q) * inv
-	if v < 0 || u+v > 1 {
-		return 0, false
-	}
-	r := e2.Dot(q) * inv
-	return r, r >= 0
+	return rayTriangle(m.Verts[m.Tris[t][0]], m.Verts[m.Tris[t][1]], m.Verts[m.Tris[t][2]], o, d)
 }
 
 // NewGridMesh builds a square grid of n x n cells, two triangles each, over [-half, half] in x and z,
