@@ -110,31 +110,13 @@ func (t *shapeTables) image(sh *geom.Shape) shapeImage {
 	im := shapeImage{Kind: sh.Kind, HalfExtents: sh.HalfExtents, Radius: sh.Radius, HalfHeight: sh.HalfHeight,
 		Normal: sh.Normal, Offset: sh.Offset, Hull: -1, Mesh: -1, Compound: -1}
 	if sh.Field != nil {
-		k, ok := t.findex[sh.Field]
-		if !ok {
-			k = int32(len(t.fields))
-			t.findex[sh.Field] = k
-			t.fields = append(t.fields, sh.Field)
-		}
-		im.Mesh = k
+		im.Mesh = intern(t.findex, &t.fields, sh.Field)
 	}
 	if sh.Mesh != nil {
-		k, ok := t.mindex[sh.Mesh]
-		if !ok {
-			k = int32(len(t.meshes))
-			t.mindex[sh.Mesh] = k
-			t.meshes = append(t.meshes, sh.Mesh)
-		}
-		im.Mesh = k
+		im.Mesh = intern(t.mindex, &t.meshes, sh.Mesh)
 	}
 	if sh.Hull != nil {
-		k, ok := t.hindex[sh.Hull]
-		if !ok {
-			k = int32(len(t.hulls))
-			t.hindex[sh.Hull] = k
-			t.hulls = append(t.hulls, sh.Hull)
-		}
-		im.Hull = k
+		im.Hull = intern(t.hindex, &t.hulls, sh.Hull)
 	}
 	if c := sh.Compound; c != nil {
 		k, ok := t.cindex[c]
@@ -152,6 +134,17 @@ func (t *shapeTables) image(sh *geom.Shape) shapeImage {
 		im.Compound = k
 	}
 	return im
+}
+
+// intern returns x's index in list, appending it (and recording the index in index) when it is new.
+func intern[T comparable](index map[T]int32, list *[]T, x T) int32 {
+	k, ok := index[x]
+	if !ok {
+		k = int32(len(*list))
+		index[x] = k
+		*list = append(*list, x)
+	}
+	return k
 }
 
 // shapeImages returns the shapes' images and the tables they index. A hull or a compound is stored
