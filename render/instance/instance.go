@@ -173,16 +173,7 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 			hi = mgl32.Vec3{max(hi[0], box.Max[0]), max(hi[1], box.Max[1]), max(hi[2], box.Max[2])}
 		}
 		in := Instance{Pos: p, Quat: [4]float32{q.V[0], q.V[1], q.V[2], q.W}}
-		switch sh.Kind {
-		case geom.Box:
-			in.Scale = sh.HalfExtents
-		case geom.Sphere:
-			in.Scale = [3]float32{sh.Radius, sh.Radius, sh.Radius}
-		case geom.Capsule:
-			in.Scale, in.Extra = [3]float32{sh.Radius, sh.Radius, sh.Radius}, sh.HalfHeight
-		case geom.Cylinder:
-			in.Scale = [3]float32{sh.Radius, sh.HalfHeight, sh.Radius}
-		}
+		in.Scale, in.Extra = shapeScale(sh)
 		switch {
 		case highlight[i] != [4]float32{}:
 			in.Color = highlight[i]
@@ -223,22 +214,14 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 				cp := sh.Compound.ChildPose(body, c)
 				ci := in
 				ci.Pos, ci.Quat = cp.P, [4]float32{cp.Q.V[0], cp.Q.V[1], cp.Q.V[2], cp.Q.W}
-				switch ch.Kind {
-				case geom.Box:
-					ci.Scale = ch.HalfExtents
-				case geom.Sphere:
-					ci.Scale = [3]float32{ch.Radius, ch.Radius, ch.Radius}
-				case geom.Capsule:
-					ci.Scale, ci.Extra = [3]float32{ch.Radius, ch.Radius, ch.Radius}, ch.HalfHeight
-				case geom.Cylinder:
-					ci.Scale = [3]float32{ch.Radius, ch.HalfHeight, ch.Radius}
-				case geom.ConvexHull:
+				if ch.Kind == geom.ConvexHull {
 					if hull != nil {
-						ci.Scale = [3]float32{1, 1, 1}
+						ci.Scale, ci.Extra = [3]float32{1, 1, 1}, 0
 						hull(ch.Hull, ci)
 					}
 					continue
 				}
+				ci.Scale, ci.Extra = shapeScale(ch)
 				if k, ok := kindOf(ch.Kind); ok {
 					shapes[k] = append(shapes[k], ci)
 				}
@@ -344,4 +327,21 @@ type GLWriter interface {
 	WriteDebugLines(w *sim.World, glBuffer uint32, capacity int, st *DebugStyle) (DebugLines, error)
 	// Close releases the buffer's registration.
 	Close()
+}
+
+// shapeScale is how a drawn kind's unit mesh is scaled to the shape (and a capsule's half height, the
+// instance's Extra): a box by its half extents, a sphere by its radius, a capsule by its radius
+// around its core, a cylinder by its radius across and its half height along y.
+func shapeScale(sh *geom.Shape) ([3]float32, float32) {
+	switch sh.Kind {
+	case geom.Box:
+		return sh.HalfExtents, 0
+	case geom.Sphere:
+		return [3]float32{sh.Radius, sh.Radius, sh.Radius}, 0
+	case geom.Capsule:
+		return [3]float32{sh.Radius, sh.Radius, sh.Radius}, sh.HalfHeight
+	case geom.Cylinder:
+		return [3]float32{sh.Radius, sh.HalfHeight, sh.Radius}, 0
+	}
+	return [3]float32{}, 0
 }
