@@ -104,15 +104,17 @@ bench-go:
 
 # make soak: the long runs (scripts/soak.sh; docs/PERF.md's "Long runs"): every preset of up to 1,000
 # bodies under every solver for SOAK_STEPS steps, and the piles (rain, pile) under their default solver
-# for SOAK_PILE_STEPS, one after another; each reports its memory early and at the end, any blow-up and
-# its slowest step. In full about 6 hours of CPU on a 2-core machine (docs/PERF.md); make soak
-# SOAK_STEPS=1000 SOAK_PILE_STEPS=200 is a shorter version (25 minutes there); SOAK_SCENES, SOAK_SOLVERS,
-# SOAK_PILES (space-separated) and SOAK_FLAGS (sandbox soak's flags), on this command line or in the
-# environment, narrow it.
+# for SOAK_PILE_STEPS, SOAK_JOBS at a time (default: one per core, each on one worker, the costliest
+# first); each reports its memory early and at the end, any blow-up and its slowest step. In full about
+# 6.2 hours of CPU, its longest run (the pyramid under XPBD) about 1.1 hours: under 2 hours of wall
+# time on 4 or more cores, about 3.1 on 2 (docs/PERF.md); make soak SOAK_STEPS=1000 SOAK_PILE_STEPS=200
+# is a shorter version; SOAK_SCENES, SOAK_SOLVERS, SOAK_PILES (space-separated) and SOAK_FLAGS (sandbox
+# soak's flags), on this command line or in the environment, narrow it.
 SOAK_STEPS ?= 100000
 SOAK_PILE_STEPS ?= 10000
+SOAK_JOBS ?= $(shell nproc)
 soak: build
-	scripts/soak.sh bin/sandbox $(SOAK_STEPS) $(SOAK_PILE_STEPS)
+	SOAK_JOBS=$(SOAK_JOBS) scripts/soak.sh bin/sandbox $(SOAK_STEPS) $(SOAK_PILE_STEPS)
 
 # make fuzz: the step's fuzz test (sim/fuzz_step_test.go) with random worlds for FUZZTIME; a crasher
 # goes to sim/testdata/fuzz/FuzzStep, whose files make test runs as ordinary cases.
