@@ -144,3 +144,8 @@ func TestCUDAStepIsOneGraphAndTheSameBits(t *testing.T) {
 	must(t, plain.Sync(), graphed.Sync())
 	sameBodies(t, "120 steps", plain, graphed)
 }
+
+// TestCUDASleepStage and TestCUDASleepIslandRoots run the emulated sleep-stage checks (sleep_test.go)
+// on the GPU, where the union-find's threads do race.
+func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
+func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }

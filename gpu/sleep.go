@@ -1,0 +1,134 @@
+package gpu
+
+import (
+	"fmt"
+
+	"tumble/sim"
+)
+
+// sleepThreads is the block size of sleep.cu's launches.
+const sleepThreads = 256
+
+// sleepStage is sleeping's bookkeeping on the device (kernels/sleep.cu): the awake dynamic bodies' rest
+// times, the islands of the step's touching contacts and joints, and the decision that puts an island
+// to sleep, as sim's finishStep and updateSleep make them, all as launches with no read-back. The rest
+// times and labels live across steps; the union-find's arrays are the step's.
+type sleepStage struct {
+	rest    buffer // float32 per body: seconds at rest (sim.Bodies.SleepTime)
+	asleep  buffer // uint32 per body: its sleeping island's label, 0 while awake
+	parent  buffer // int32 per body: union-find parent, then its island's root (lowest index)
+	restMin buffer // uint32 per body: at a root, its island's least awake rest time, as float bits
+	label   buffer // uint32 per body: at a root, the label its island falls asleep under (0: stays awake)
+	next    buffer // uint32: the last label given
+	n       int
+}
+
+// reserve makes room for n bodies, keeping the first keep bodies' rest times and labels (a
+// device-to-device copy when a buffer grows); a body past keep starts awake with no rest time.
+func (s *sleepStage) reserve(d device, n, keep int) error {
+	keep = min(keep, s.n, n)
+	for _, b := range []*buffer{&s.rest, &s.asleep} {
+		if b.bytes < 4*n || b.p == 0 {
+			old := *b
+			*b = buffer{}
+			if err := grow(d, b, 4*max(n, 1)); err != nil {
+				return fmt.Errorf("gpu: sleeping: %d bodies: %w", n, err)
+			}
+			if old.p != 0 {
+				if keep > 0 {
+					if err := d.copy(b.p, old.p, 4*keep); err != nil {
+						return err
+					}
+				}
+				d.free(old.p)
+			}
+		}
+		if n > keep {
+			if err := d.zero(b.at(keep, 4), 4*(n-keep)); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range []*buffer{&s.parent, &s.restMin, &s.label} {
+		if err := grow(d, b, 4*max(n, 1)); err != nil {
+			return fmt.Errorf("gpu: sleeping: %d bodies: %w", n, err)
+		}
+	}
+	if s.next.p == 0 {
+		if err := grow(d, &s.next, 4); err != nil {
+			return err
+		}
+		if err := d.zero(s.next.p, 4); err != nil {
+			return err
+		}
+	}
+	s.n = n
+	return nil
+}
+
+// sleepInput is what one step's sleep stage reads: the bodies, the narrow phase's contact list and
+// the jointed pairs (keys a<<32|b, as narrowStage.setJointed has them).
+type sleepInput struct {
+	bodies                 *bodyBuffers
+	contacts, contactCount ptr
+	contactCap             int
+	jointed                ptr
+	nJointed               int
+	dt, sleepTime          float32
+}
+
+// run launches one step's sleeping at its end, after the bodies' final velocities: the rest times,
+// the islands, and the islands that fall asleep (their bodies labelled, their velocities zeroed).
+func (s *sleepStage) run(d device, in sleepInput) error {
+	n := in.bodies.n
+	if n == 0 {
+		return nil
+	}
+	if s.n != n {
+		return fmt.Errorf("gpu: sleeping: reserved for %d bodies, stepping %d", s.n, n)
+	}
+	k := kernelSet{d}
+	bb := in.bodies
+	g := blocks(n, sleepThreads)
+	if err := k.sleepTimers(g, sleepThreads, sleepTimersArgs{Vel: bb.vel.p, Omega: bb.omega.p, Shape: bb.shape.p,
+		Flags: bb.flags.p, Asleep: s.asleep.p, Rest: s.rest.p, N: int32(n), Dt: in.dt, Speed: sim.SleepSpeed}); err != nil {
+		return err
+	}
+	if err := k.sleepInit(g, sleepThreads, sleepInitArgs{Parent: s.parent.p, RestMin: s.restMin.p, N: int32(n)}); err != nil {
+		return err
+	}
+	if in.contactCap > 0 {
+		if err := k.sleepLinkContacts(blocks(in.contactCap, sleepThreads), sleepThreads, sleepLinkContactsArgs{
+			Contacts: in.contacts, Count: in.contactCount, Cap: int32(in.contactCap), Vel: bb.vel.p, Omega: bb.omega.p,
+			Flags: bb.flags.p, Parent: s.parent.p, Rest: s.rest.p}); err != nil {
+			return err
+		}
+	}
+	if in.nJointed > 0 {
+		if err := k.sleepLinkJoints(blocks(in.nJointed, sleepThreads), sleepThreads, sleepLinkJointsArgs{
+			Jointed: in.jointed, N: int32(in.nJointed), Flags: bb.flags.p, Parent: s.parent.p}); err != nil {
+			return err
+		}
+	}
+	if err := k.sleepRoots(g, sleepThreads, sleepRootsArgs{Parent: s.parent.p, N: int32(n)}); err != nil {
+		return err
+	}
+	if err := k.sleepRestMin(g, sleepThreads, sleepRestMinArgs{Parent: s.parent.p, Rest: s.rest.p, Flags: bb.flags.p,
+		Asleep: s.asleep.p, RestMin: s.restMin.p, N: int32(n)}); err != nil {
+		return err
+	}
+	if err := k.sleepLabel(g, sleepThreads, sleepLabelArgs{Parent: s.parent.p, RestMin: s.restMin.p, Flags: bb.flags.p,
+		Label: s.label.p, Next: s.next.p, N: int32(n), SleepTime: in.sleepTime}); err != nil {
+		return err
+	}
+	return k.sleepDecide(g, sleepThreads, sleepDecideArgs{Parent: s.parent.p, Label: s.label.p, Flags: bb.flags.p,
+		Asleep: s.asleep.p, Vel: bb.vel.p, Omega: bb.omega.p, N: int32(n)})
+}
+
+// release frees the stage's buffers.
+func (s *sleepStage) release(d device) {
+	for _, b := range []*buffer{&s.rest, &s.asleep, &s.parent, &s.restMin, &s.label, &s.next} {
+		release(d, b)
+	}
+	*s = sleepStage{}
+}

@@ -1,0 +1,267 @@
+package gpu
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+
+	"tumble/scenes"
+	"tumble/sim"
+)
+
+// sleepScene has islands that come to rest at different times: two short stacks, a box dropped from
+// 2 m, two boxes apart tied by a ball joint (one island through the joint alone), and a box on a
+// kinematic turntable spinning so slowly that the box's own speed is under sim's rest speed: touching a
+// moving kinematic body, it must never count as resting.
+const sleepScene = `{
+  "name": "sleep islands",
+  "solver": {"type": "jacobi"},
+  "bodies": [
+    {"name": "ground", "type": "static", "shape": {"type": "box", "halfExtents": [20, 0.5, 20]}, "position": [0, -0.5, 0]},
+    {"name": "a0", "shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [-6, 0.5, 0], "mass": 1},
+    {"name": "a1", "shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [-6, 1.5, 0], "mass": 1},
+    {"name": "a2", "shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [-6, 2.5, 0], "mass": 1},
+    {"name": "b0", "shape": {"type": "box", "halfExtents": [0.5, 0.5, 0.5]}, "position": [-3, 0.5, 0], "mass": 1},
+    {"name": "b1", "shape": {"type": "sphere", "radius": 0.4}, "position": [-3, 1.4, 0], "mass": 1},
+    {"name": "drop", "shape": {"type": "box", "halfExtents": [0.4, 0.4, 0.4]}, "position": [0, 2, 0], "mass": 1},
+    {"name": "j0", "shape": {"type": "box", "halfExtents": [0.4, 0.4, 0.4]}, "position": [3, 0.4, 0], "mass": 1},
+    {"name": "j1", "shape": {"type": "box", "halfExtents": [0.4, 0.4, 0.4]}, "position": [4, 0.4, 0], "mass": 1},
+    {"name": "turntable", "type": "kinematic", "shape": {"type": "box", "halfExtents": [1, 0.1, 1]}, "position": [7, 0.1, 0],
+     "angularVelocity": [0, 0.01, 0]},
+    {"name": "rider", "shape": {"type": "box", "halfExtents": [0.3, 0.3, 0.3]}, "position": [7, 0.5, 0], "mass": 1}
+  ],
+  "joints": [{"type": "ball", "bodyA": "j0", "bodyB": "j1", "anchor": [3.5, 0.4, 0]}]
+}`
+
+// sleepIslands are sleepScene's islands by body name; every other body is alone in its own.
+var sleepIslands = [][]string{{"a0", "a1", "a2"}, {"b0", "b1"}, {"j0", "j1"}}
+
+func sleepWorld(t testing.TB, sleep bool) *sim.World {
+	t.Helper()
+	s, err := scenes.Parse("sleep islands", []byte(sleepScene))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.World(scenes.Options{Solver: sim.Jacobi, Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := w.Settings()
+	st.Sleep = sleep
+	w.SetSettings(st)
+	return w
+}
+
+// TestEmulatedSleepStageMatchesCPU steps sleepScene on the CPU with sleeping on and on the emulated
+// backend with it off, running the device's sleep stage (sleep.cu) after each device step. Until an
+// island falls asleep the two steps are the same bits, and so must be every dynamic body's rest time;
+// at the step the CPU puts an island to sleep the device must put exactly that island's bodies to sleep
+// and zero exactly their velocities; and the islands' labels must split the sleeping bodies as the
+// scene's islands do. The device's step still moves a body its sleep stage put to sleep (the backend
+// does not skip sleeping bodies), so from then on such a body is compared no more; the islands are
+// apart, so the others still are, bit for bit.
+func TestEmulatedSleepStageMatchesCPU(t *testing.T) {
+	checkSleepStage(t, NewEmulated())
+}
+
+func checkSleepStage(t *testing.T, b *Backend) {
+	cpu := sleepWorld(t, true)
+	defer cpu.Close()
+	dev := sleepWorld(t, false)
+	defer dev.Close()
+	if err := dev.SetBackend(b); err != nil {
+		t.Fatal(err)
+	}
+	defer dev.SetBackend(nil)
+	n := cpu.Bodies.Len()
+	var ss sleepStage
+	defer ss.release(b.dev)
+	must(t, ss.reserve(b.dev, n, 0))
+	rest := make([]float32, n)
+	label := make([]uint32, n)
+	gone := make([]bool, n) // asleep on the CPU since an earlier step
+	st := sim.ResolveFor(capabilities, cpu.Settings())
+	fell := map[string]int{}
+	for step := 1; step <= 150; step++ {
+		must(t, cpu.Step(), dev.Step())
+		contacts, count, capacity := b.narrow.contactList()
+		must(t, ss.run(b.dev, sleepInput{bodies: &b.bodies, contacts: contacts, contactCount: count, contactCap: capacity,
+			jointed: b.narrow.jointed.p, nJointed: b.narrow.nJointed, dt: st.Dt, sleepTime: st.SleepTime}))
+		must(t, b.dev.sync(), downloadSlice(b.dev, rest, ss.rest.p), downloadSlice(b.dev, label, ss.asleep.p))
+		must(t, b.Pull(dev))
+		cb, db := &cpu.Bodies, &dev.Bodies
+		for i := range n {
+			name := cb.Name[i]
+			if gone[i] {
+				if label[i] == 0 {
+					t.Fatalf("step %d: %s woke on the device", step, name)
+				}
+				continue
+			}
+			if cb.Asleep[i] != (label[i] != 0) {
+				t.Fatalf("step %d: %s asleep on the CPU %v, on the device label %d", step, name, cb.Asleep[i], label[i])
+			}
+			if cb.SleepTime[i] != rest[i] {
+				t.Fatalf("step %d: %s rested %v s on the CPU, %v s on the device", step, name, cb.SleepTime[i], rest[i])
+			}
+			if cb.Position[i] != db.Position[i] || cb.Velocity[i] != db.Velocity[i] || cb.AngularVelocity[i] != db.AngularVelocity[i] {
+				t.Fatalf("step %d: %s: CPU %v %v %v, device %v %v %v", step, name, cb.Position[i], cb.Velocity[i],
+					cb.AngularVelocity[i], db.Position[i], db.Velocity[i], db.AngularVelocity[i])
+			}
+			if cb.Asleep[i] {
+				gone[i] = true
+				fell[name] = step
+			}
+		}
+		// The bodies that fell asleep so far, as the device labelled them: one label per island.
+		byLabel := map[uint32][]string{}
+		for i := range n {
+			if label[i] != 0 {
+				byLabel[label[i]] = append(byLabel[label[i]], cb.Name[i])
+			}
+		}
+		for l, names := range byLabel {
+			if !sameIsland(names) {
+				t.Fatalf("step %d: label %d holds %v, not one of the scene's islands", step, l, names)
+			}
+		}
+	}
+	t.Logf("fell asleep at step: %v", fell)
+	for _, name := range []string{"a0", "a1", "a2", "b0", "b1", "drop", "j0", "j1"} {
+		if _, ok := fell[name]; !ok {
+			t.Errorf("%s never fell asleep in 150 steps", name)
+		}
+	}
+	if _, ok := fell["rider"]; ok {
+		t.Error("the rider of the spinning turntable fell asleep")
+	}
+	if fell["drop"] == fell["a0"] {
+		t.Errorf("the dropped box fell asleep with the stack at step %d: the scene does not tell islands apart in time", fell["a0"])
+	}
+}
+
+// sameIsland reports whether names is exactly one of sleepIslands, or one body alone in none.
+func sameIsland(names []string) bool {
+	for _, is := range sleepIslands {
+		for _, m := range is {
+			if m == names[0] {
+				return fmt.Sprint(sorted(names)) == fmt.Sprint(sorted(is))
+			}
+		}
+	}
+	return len(names) == 1
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// TestEmulatedSleepIslandRoots: the device's union-find over many random contacts and joints gives every
+// body the root the CPU's union-find gives it (the lowest index of its island), whatever order the links
+// arrive in; links to static and kinematic bodies join nothing.
+func TestEmulatedSleepIslandRoots(t *testing.T) { checkIslandRoots(t, NewEmulated()) }
+
+func checkIslandRoots(t *testing.T, b *Backend) {
+	d := b.dev
+	defer b.Close()
+	const n, nc, nj = 3000, 2400, 300
+	rng := rand.New(rand.NewSource(7))
+	flags := make([]uint32, n)
+	for i := range n {
+		flags[i] = uint32(sim.Dynamic)
+		if rng.Intn(10) == 0 {
+			flags[i] = uint32(sim.Static)
+		} else if rng.Intn(20) == 0 {
+			flags[i] = uint32(sim.Kinematic)
+		}
+	}
+	pair := func() (int32, int32) {
+		a, c := rng.Int31n(n), rng.Int31n(n-1)
+		if c >= a {
+			c++
+		}
+		return min(a, c), max(a, c)
+	}
+	contacts := make([]tbContact, nc)
+	for k := range contacts {
+		contacts[k].A, contacts[k].B = pair()
+		contacts[k].Count = 1 + rng.Int31n(4)
+	}
+	keys := map[uint64]bool{}
+	for range nj {
+		a, c := pair()
+		keys[uint64(a)<<32|uint64(c)] = true
+	}
+	jointed := make([]uint64, 0, len(keys))
+	for k := range keys {
+		jointed = append(jointed, k)
+	}
+	// The CPU's union-find (sim/sleep.go's find and union), over the same links.
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(int32) int32
+	find = func(i int32) int32 {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
+	dyn := func(i int32) bool { return flags[i] == uint32(sim.Dynamic) }
+	link := func(a, c int32) {
+		if !dyn(a) || !dyn(c) {
+			return
+		}
+		ra, rc := find(a), find(c)
+		if ra < rc {
+			parent[rc] = ra
+		} else if rc < ra {
+			parent[ra] = rc
+		}
+	}
+	for _, c := range contacts {
+		link(c.A, c.B)
+	}
+	for _, k := range jointed {
+		link(int32(k>>32), int32(k&0xffffffff))
+	}
+
+	var bb bodyBuffers
+	defer bb.release(d)
+	must(t, bb.reserve(d, n, 0))
+	must(t, d.zero(bb.vel.p, 16*n), d.zero(bb.omega.p, 16*n), d.zero(bb.shape.p, sizeShape*n))
+	must(t, uploadSlice(d, bb.flags.p, flags))
+	var cbuf, count, jbuf buffer
+	defer release(d, &cbuf)
+	defer release(d, &count)
+	defer release(d, &jbuf)
+	must(t, grow(d, &cbuf, nc*contactBytes), grow(d, &count, 4), grow(d, &jbuf, 8*len(jointed)))
+	must(t, uploadSlice(d, cbuf.p, contacts), uploadSlice(d, count.p, []uint32{nc}), uploadSlice(d, jbuf.p, jointed))
+	var ss sleepStage
+	defer ss.release(d)
+	must(t, ss.reserve(d, n, 0))
+	must(t, ss.run(d, sleepInput{bodies: &bb, contacts: cbuf.p, contactCount: count.p, contactCap: nc,
+		jointed: jbuf.p, nJointed: len(jointed), dt: 1.0 / 60, sleepTime: 0.5}))
+	got := make([]int32, n)
+	must(t, d.sync(), downloadSlice(d, got, ss.parent.p))
+	islands := 0
+	for i := range n {
+		if want := find(int32(i)); got[i] != want {
+			t.Fatalf("body %d: root %d on the device, %d on the CPU", i, got[i], want)
+		}
+		if got[i] == int32(i) {
+			islands++
+		}
+	}
+	t.Logf("%d bodies, %d contacts, %d joints: %d islands", n, nc, len(jointed), islands)
+}
