@@ -1100,6 +1100,84 @@ func (k kernelSet) sleepDecide(grid, block int, a sleepDecideArgs) error {
 	return k.dev.launch("tb_sleep_decide", grid, block, a.Parent, a.Label, a.Flags, a.Asleep, a.Vel, a.Omega, a.N)
 }
 
+// sleepWakeContactsArgs are the parameters of tb_sleep_wake_contacts (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_contacts marks the sleeping body of each touching contact whose other body is an awake
+// dynamic one.
+type sleepWakeContactsArgs struct {
+	Contacts ptr // const TbContact *
+	Count    ptr // const unsigned int *
+	Cap      int32
+	Flags    ptr // const unsigned int *
+	Asleep   ptr // const unsigned int *
+	Marked   ptr // unsigned int *
+	Woken    ptr // unsigned int *
+	NWoken   ptr // unsigned int *
+}
+
+// sleepWakeContacts launches tb_sleep_wake_contacts over grid blocks of block threads.
+func (k kernelSet) sleepWakeContacts(grid, block int, a sleepWakeContactsArgs) error {
+	return k.dev.launch("tb_sleep_wake_contacts", grid, block, a.Contacts, a.Count, a.Cap, a.Flags, a.Asleep, a.Marked, a.Woken, a.NWoken)
+}
+
+// sleepWakeJointsArgs are the parameters of tb_sleep_wake_joints (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_joints marks the sleeping body of each jointed pair (n keys a<<32|b) whose other body
+// is an awake dynamic one.
+type sleepWakeJointsArgs struct {
+	Jointed ptr // const unsigned long long *
+	N       int32
+	Flags   ptr // const unsigned int *
+	Asleep  ptr // const unsigned int *
+	Marked  ptr // unsigned int *
+	Woken   ptr // unsigned int *
+	NWoken  ptr // unsigned int *
+}
+
+// sleepWakeJoints launches tb_sleep_wake_joints over grid blocks of block threads.
+func (k kernelSet) sleepWakeJoints(grid, block int, a sleepWakeJointsArgs) error {
+	return k.dev.launch("tb_sleep_wake_joints", grid, block, a.Jointed, a.N, a.Flags, a.Asleep, a.Marked, a.Woken, a.NWoken)
+}
+
+// sleepWakeKinematicArgs are the parameters of tb_sleep_wake_kinematic (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_kinematic marks each sleeping body whose box overlaps the box of a moving kinematic body
+// (kinematic lists nKinematic of them; boxes are the broad phase's).
+type sleepWakeKinematicArgs struct {
+	Boxes      ptr // const TbBox *
+	Kinematic  ptr // const int *
+	NKinematic int32
+	Asleep     ptr // const unsigned int *
+	Marked     ptr // unsigned int *
+	Woken      ptr // unsigned int *
+	NWoken     ptr // unsigned int *
+	N          int32
+}
+
+// sleepWakeKinematic launches tb_sleep_wake_kinematic over grid blocks of block threads.
+func (k kernelSet) sleepWakeKinematic(grid, block int, a sleepWakeKinematicArgs) error {
+	return k.dev.launch("tb_sleep_wake_kinematic", grid, block, a.Boxes, a.Kinematic, a.NKinematic, a.Asleep, a.Marked, a.Woken, a.NWoken, a.N)
+}
+
+// sleepWakeFlushArgs are the parameters of tb_sleep_wake_flush (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
+// its rest time, and clears its mark; *awoke counts the bodies woken.
+type sleepWakeFlushArgs struct {
+	Asleep ptr // unsigned int *
+	Rest   ptr // float *
+	Marked ptr // unsigned int *
+	Woken  ptr // const unsigned int *
+	NWoken ptr // const unsigned int *
+	Awoke  ptr // unsigned int *
+	N      int32
+}
+
+// sleepWakeFlush launches tb_sleep_wake_flush over grid blocks of block threads.
+func (k kernelSet) sleepWakeFlush(grid, block int, a sleepWakeFlushArgs) error {
+	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Rest, a.Marked, a.Woken, a.NWoken, a.Awoke, a.N)
+}
+
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.
 //
 // tb_solver_sizes writes the sizes of the solver's structures, so the Go side can check its mirrors.

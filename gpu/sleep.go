@@ -20,7 +20,11 @@ type sleepStage struct {
 	restMin buffer // uint32 per body: at a root, its island's least awake rest time, as float bits
 	label   buffer // uint32 per body: at a root, the label its island falls asleep under (0: stays awake)
 	next    buffer // uint32: the last label given
-	n       int
+	// waking
+	marked buffer // uint32 per body: marked to wake (cleared by the flush)
+	woken  buffer // uint32 per body: the labels of the islands to wake, nWoken of them
+	counts buffer // uint32: nWoken, then the bodies the last flush woke
+	n      int
 }
 
 // reserve makes room for n bodies, keeping the first keep bodies' rest times and labels (a
@@ -49,13 +53,22 @@ func (s *sleepStage) reserve(d device, n, keep int) error {
 			}
 		}
 	}
-	for _, b := range []*buffer{&s.parent, &s.restMin, &s.label} {
+	fresh := s.marked.bytes < 4*n || s.marked.p == 0
+	for _, b := range []*buffer{&s.parent, &s.restMin, &s.label, &s.marked, &s.woken} {
 		if err := grow(d, b, 4*max(n, 1)); err != nil {
 			return fmt.Errorf("gpu: sleeping: %d bodies: %w", n, err)
 		}
 	}
+	if fresh { // no marks yet (the flush clears them after each use)
+		if err := d.zero(s.marked.p, s.marked.bytes); err != nil {
+			return err
+		}
+	}
 	if s.next.p == 0 {
 		if err := grow(d, &s.next, 4); err != nil {
+			return err
+		}
+		if err := grow(d, &s.counts, 8); err != nil {
 			return err
 		}
 		if err := d.zero(s.next.p, 4); err != nil {
@@ -125,9 +138,61 @@ func (s *sleepStage) run(d device, in sleepInput) error {
 		Asleep: s.asleep.p, Vel: bb.vel.p, Omega: bb.omega.p, N: int32(n)})
 }
 
+// wakeInput is what waking reads after the narrow phase: the bodies, the contact list and jointed
+// pairs as sleepInput has them, the broad phase's boxes (tbBox per body) and the moving kinematic
+// bodies (int32 indices).
+type wakeInput struct {
+	sleepInput
+	boxes      ptr
+	kinematic  ptr
+	nKinematic int
+}
+
+// wake launches the waking of the sleeping islands that an awake body touches or is jointed to, or a
+// moving kinematic body's box reaches; the second counter of s.counts is left holding how many bodies
+// woke.
+func (s *sleepStage) wake(d device, in wakeInput) error {
+	n := in.bodies.n
+	if n == 0 {
+		return nil
+	}
+	if s.n != n {
+		return fmt.Errorf("gpu: sleeping: reserved for %d bodies, waking %d", s.n, n)
+	}
+	if err := d.zero(s.counts.p, 8); err != nil {
+		return err
+	}
+	k := kernelSet{d}
+	flags := in.bodies.flags.p
+	nWoken, awoke := s.counts.p, s.counts.p+4
+	if in.contactCap > 0 {
+		if err := k.sleepWakeContacts(blocks(in.contactCap, sleepThreads), sleepThreads, sleepWakeContactsArgs{
+			Contacts: in.contacts, Count: in.contactCount, Cap: int32(in.contactCap), Flags: flags, Asleep: s.asleep.p,
+			Marked: s.marked.p, Woken: s.woken.p, NWoken: nWoken}); err != nil {
+			return err
+		}
+	}
+	if in.nJointed > 0 {
+		if err := k.sleepWakeJoints(blocks(in.nJointed, sleepThreads), sleepThreads, sleepWakeJointsArgs{
+			Jointed: in.jointed, N: int32(in.nJointed), Flags: flags, Asleep: s.asleep.p, Marked: s.marked.p,
+			Woken: s.woken.p, NWoken: nWoken}); err != nil {
+			return err
+		}
+	}
+	if in.nKinematic > 0 {
+		if err := k.sleepWakeKinematic(blocks(n, sleepThreads), sleepThreads, sleepWakeKinematicArgs{
+			Boxes: in.boxes, Kinematic: in.kinematic, NKinematic: int32(in.nKinematic), Asleep: s.asleep.p,
+			Marked: s.marked.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
+			return err
+		}
+	}
+	return k.sleepWakeFlush(blocks(n, sleepThreads), sleepThreads, sleepWakeFlushArgs{Asleep: s.asleep.p,
+		Rest: s.rest.p, Marked: s.marked.p, Woken: s.woken.p, NWoken: nWoken, Awoke: awoke, N: int32(n)})
+}
+
 // release frees the stage's buffers.
 func (s *sleepStage) release(d device) {
-	for _, b := range []*buffer{&s.rest, &s.asleep, &s.parent, &s.restMin, &s.label, &s.next} {
+	for _, b := range []*buffer{&s.rest, &s.asleep, &s.parent, &s.restMin, &s.label, &s.next, &s.marked, &s.woken, &s.counts} {
 		release(d, b)
 	}
 	*s = sleepStage{}

@@ -12,7 +12,9 @@ import (
 // sleepScene has islands that come to rest at different times: two short stacks, a box dropped from
 // 2 m, two boxes apart tied by a ball joint (one island through the joint alone), and a box on a
 // kinematic turntable spinning so slowly that the box's own speed is under sim's rest speed: touching a
-// moving kinematic body, it must never count as resting.
+// moving kinematic body, it must never count as resting. Later, once they sleep, two frictionless
+// balls slide into the top of the first stack and into one jointed box (its partner wakes with it),
+// and a kinematic box sweeps down onto the dropped box.
 const sleepScene = `{
   "name": "sleep islands",
   "solver": {"type": "jacobi"},
@@ -28,7 +30,13 @@ const sleepScene = `{
     {"name": "j1", "shape": {"type": "box", "halfExtents": [0.4, 0.4, 0.4]}, "position": [4, 0.4, 0], "mass": 1},
     {"name": "turntable", "type": "kinematic", "shape": {"type": "box", "halfExtents": [1, 0.1, 1]}, "position": [7, 0.1, 0],
      "angularVelocity": [0, 0.01, 0]},
-    {"name": "rider", "shape": {"type": "box", "halfExtents": [0.3, 0.3, 0.3]}, "position": [7, 0.5, 0], "mass": 1}
+    {"name": "rider", "shape": {"type": "box", "halfExtents": [0.3, 0.3, 0.3]}, "position": [7, 0.5, 0], "mass": 1},
+    {"name": "ballA", "shape": {"type": "sphere", "radius": 0.3}, "position": [-6, 0.3, 12], "velocity": [0, 0, -12],
+     "mass": 1, "friction": 0},
+    {"name": "ballJ", "shape": {"type": "sphere", "radius": 0.3}, "position": [4, 0.3, -12], "velocity": [0, 0, 10],
+     "mass": 1, "friction": 0},
+    {"name": "sweeper", "type": "kinematic", "shape": {"type": "box", "halfExtents": [0.3, 0.3, 0.3]}, "position": [0, 1.05, 9],
+     "velocity": [0, 0, -5]}
   ],
   "joints": [{"type": "ball", "bodyA": "j0", "bodyB": "j1", "anchor": [3.5, 0.4, 0]}]
 }`
@@ -53,13 +61,15 @@ func sleepWorld(t testing.TB, sleep bool) *sim.World {
 }
 
 // TestEmulatedSleepStageMatchesCPU steps sleepScene on the CPU with sleeping on and on the emulated
-// backend with it off, running the device's sleep stage (sleep.cu) after each device step. Until an
-// island falls asleep the two steps are the same bits, and so must be every dynamic body's rest time;
-// at the step the CPU puts an island to sleep the device must put exactly that island's bodies to sleep
-// and zero exactly their velocities; and the islands' labels must split the sleeping bodies as the
-// scene's islands do. The device's step still moves a body its sleep stage put to sleep (the backend
-// does not skip sleeping bodies), so from then on such a body is compared no more; the islands are
-// apart, so the others still are, bit for bit.
+// backend with it off, running the device's waking (after the step: it reads the step's contacts) and
+// sleep stage (sleep.cu) after each device step. Until an island falls asleep the two steps are the
+// same bits, and so must be every dynamic body's rest time; at the step the CPU puts an island to
+// sleep the device must put exactly that island's bodies to sleep and zero exactly their velocities; the
+// islands' labels must split the sleeping bodies as the scene's islands do; and an island must wake
+// whole at the step the CPU wakes it (touched by a ball, or in a moving kinematic body's box). The
+// device's step still moves a body its sleep stage put to sleep (the backend does not skip sleeping
+// bodies), so from then on such a body is compared for its sleep only; the islands are apart, so the
+// others still are, bit for bit, and the balls, which hit sleeping bodies, by their sleep only.
 func TestEmulatedSleepStageMatchesCPU(t *testing.T) {
 	checkSleepStage(t, NewEmulated())
 }
@@ -77,25 +87,53 @@ func checkSleepStage(t *testing.T, b *Backend) {
 	var ss sleepStage
 	defer ss.release(b.dev)
 	must(t, ss.reserve(b.dev, n, 0))
+	var kin buffer
+	defer release(b.dev, &kin)
+	var moving []int32
+	for i := range n {
+		if cpu.Bodies.Type[i] == sim.Kinematic {
+			moving = append(moving, int32(i))
+		}
+	}
+	must(t, grow(b.dev, &kin, 4*len(moving)), uploadSlice(b.dev, kin.p, moving))
 	rest := make([]float32, n)
 	label := make([]uint32, n)
-	gone := make([]bool, n) // asleep on the CPU since an earlier step
+	const (
+		exact  = iota // never asleep: the CPU's bits
+		asleep        // asleep on the CPU
+		woken         // woke after sleeping: its state is the device's own
+	)
+	state := make([]int, n)
+	for i := range n {
+		if name := cpu.Bodies.Name[i]; name == "ballA" || name == "ballJ" {
+			state[i] = woken // they hit bodies whose device state is not the CPU's
+		}
+	}
 	st := sim.ResolveFor(capabilities, cpu.Settings())
-	fell := map[string]int{}
+	fell, woke := map[string]int{}, map[string]int{}
 	for step := 1; step <= 150; step++ {
 		must(t, cpu.Step(), dev.Step())
 		contacts, count, capacity := b.narrow.contactList()
-		must(t, ss.run(b.dev, sleepInput{bodies: &b.bodies, contacts: contacts, contactCount: count, contactCap: capacity,
-			jointed: b.narrow.jointed.p, nJointed: b.narrow.nJointed, dt: st.Dt, sleepTime: st.SleepTime}))
+		in := sleepInput{bodies: &b.bodies, contacts: contacts, contactCount: count, contactCap: capacity,
+			jointed: b.narrow.jointed.p, nJointed: b.narrow.nJointed, dt: st.Dt, sleepTime: st.SleepTime}
+		must(t, ss.wake(b.dev, wakeInput{sleepInput: in, boxes: b.broad.boxes.p, kinematic: kin.p, nKinematic: len(moving)}))
+		must(t, ss.run(b.dev, in))
 		must(t, b.dev.sync(), downloadSlice(b.dev, rest, ss.rest.p), downloadSlice(b.dev, label, ss.asleep.p))
 		must(t, b.Pull(dev))
 		cb, db := &cpu.Bodies, &dev.Bodies
 		for i := range n {
 			name := cb.Name[i]
-			if gone[i] {
-				if label[i] == 0 {
-					t.Fatalf("step %d: %s woke on the device", step, name)
+			switch state[i] {
+			case asleep:
+				if cb.Asleep[i] != (label[i] != 0) {
+					t.Fatalf("step %d: %s asleep on the CPU %v, on the device label %d", step, name, cb.Asleep[i], label[i])
 				}
+				if !cb.Asleep[i] {
+					state[i] = woken
+					woke[name] = step
+				}
+				continue
+			case woken:
 				continue
 			}
 			if cb.Asleep[i] != (label[i] != 0) {
@@ -109,14 +147,14 @@ func checkSleepStage(t *testing.T, b *Backend) {
 					cb.AngularVelocity[i], db.Position[i], db.Velocity[i], db.AngularVelocity[i])
 			}
 			if cb.Asleep[i] {
-				gone[i] = true
+				state[i] = asleep
 				fell[name] = step
 			}
 		}
-		// The bodies that fell asleep so far, as the device labelled them: one label per island.
+		// The bodies asleep, as the device labelled them: one label per island.
 		byLabel := map[uint32][]string{}
 		for i := range n {
-			if label[i] != 0 {
+			if label[i] != 0 && state[i] == asleep {
 				byLabel[label[i]] = append(byLabel[label[i]], cb.Name[i])
 			}
 		}
@@ -126,11 +164,19 @@ func checkSleepStage(t *testing.T, b *Backend) {
 			}
 		}
 	}
-	t.Logf("fell asleep at step: %v", fell)
+	t.Logf("fell asleep at step: %v; woke at step: %v", fell, woke)
 	for _, name := range []string{"a0", "a1", "a2", "b0", "b1", "drop", "j0", "j1"} {
 		if _, ok := fell[name]; !ok {
 			t.Errorf("%s never fell asleep in 150 steps", name)
 		}
+	}
+	for _, name := range []string{"a0", "a1", "a2", "j0", "j1", "drop"} {
+		if _, ok := woke[name]; !ok {
+			t.Errorf("%s never woke in 150 steps", name)
+		}
+	}
+	if _, ok := woke["b0"]; ok {
+		t.Error("b0, which nothing touched, woke")
 	}
 	if _, ok := fell["rider"]; ok {
 		t.Error("the rider of the spinning turntable fell asleep")

@@ -6,9 +6,10 @@
 // rested for the sleep time gets a fresh label, and its bodies are marked asleep with their velocities
 // zeroed.
 //
-// A step's launches, in order: tb_sleep_timers, tb_sleep_init, tb_sleep_link_contacts,
-// tb_sleep_link_joints, tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide.
-#include "layout.cuh"
+// At the end of a step: tb_sleep_timers, tb_sleep_init, tb_sleep_link_contacts, tb_sleep_link_joints,
+// tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide. After the narrow phase:
+// tb_sleep_wake_contacts, tb_sleep_wake_joints, tb_sleep_wake_kinematic, tb_sleep_wake_flush.
+#include "broad.cuh"
 
 // TB_SLEEP_NONE is the least rest time of an island with no awake body (the CPU's 1e30), as float bits:
 // rest times are never negative, so their bits order as the floats do and atomicMin on them is a
@@ -173,3 +174,102 @@ TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, const u
 	}
 }
 TB_REGISTER(tb_sleep_decide)
+
+// Waking (sim/sleep.go's wakeTouched and flushWakes). After the narrow phase, a sleeping body is marked
+// when it touches an awake dynamic body, is jointed to one, or lies in the box of a moving kinematic
+// body; then every sleeping body whose island holds a marked body wakes, its rest time restarted. The
+// marks read the sleep labels as they were before any of them: the CPU wakes each marked body at once,
+// but the broad phase makes no pair of two bodies that were both asleep, so no contact it reads can link
+// two islands that only a body woken in the same pass joins.
+
+// tbSleepAwakeDynamic reports whether i is a dynamic body that is awake.
+TB_FN bool tbSleepAwakeDynamic(const unsigned *flags, const unsigned *asleep, int i) {
+	return tbSleepDynamic(flags, i) && asleep[i] == 0;
+}
+
+// tbSleepMark queues sleeping body i's island to wake: the first mark of i appends its label to woken
+// (*nWoken counts them; at most one per body, so a list of n labels never overflows).
+TB_FN void tbSleepMark(const unsigned *asleep, unsigned *marked, unsigned *woken, unsigned *nWoken, int i) {
+	if (atomicExch(&marked[i], 1u) == 0) {
+		woken[atomicAdd(nWoken, 1u)] = asleep[i];
+	}
+}
+
+// tb_sleep_wake_contacts marks the sleeping body of each touching contact whose other body is an awake
+// dynamic one.
+TB_KERNEL void tb_sleep_wake_contacts(const TbContact *contacts, const unsigned *count, int cap, const unsigned *flags,
+                                      const unsigned *asleep, unsigned *marked, unsigned *woken, unsigned *nWoken) {
+	unsigned k = tbThread();
+	if (k >= min(*count, (unsigned)cap) || contacts[k].count == 0) {
+		return;
+	}
+	int a = contacts[k].a, b = contacts[k].b;
+	if (asleep[a] != 0 && tbSleepAwakeDynamic(flags, asleep, b)) {
+		tbSleepMark(asleep, marked, woken, nWoken, a);
+	} else if (asleep[b] != 0 && tbSleepAwakeDynamic(flags, asleep, a)) {
+		tbSleepMark(asleep, marked, woken, nWoken, b);
+	}
+}
+TB_REGISTER(tb_sleep_wake_contacts)
+
+// tb_sleep_wake_joints marks the sleeping body of each jointed pair (n keys a<<32|b) whose other body
+// is an awake dynamic one.
+TB_KERNEL void tb_sleep_wake_joints(const unsigned long long *jointed, int n, const unsigned *flags,
+                                    const unsigned *asleep, unsigned *marked, unsigned *woken, unsigned *nWoken) {
+	int k = tbThread();
+	if (k >= n) {
+		return;
+	}
+	int a = (int)(jointed[k] >> 32), b = (int)(jointed[k] & 0xffffffffu);
+	if (asleep[a] != 0 && tbSleepAwakeDynamic(flags, asleep, b)) {
+		tbSleepMark(asleep, marked, woken, nWoken, a);
+	} else if (asleep[b] != 0 && tbSleepAwakeDynamic(flags, asleep, a)) {
+		tbSleepMark(asleep, marked, woken, nWoken, b);
+	}
+}
+TB_REGISTER(tb_sleep_wake_joints)
+
+// tb_sleep_wake_kinematic marks each sleeping body whose box overlaps the box of a moving kinematic body
+// (kinematic lists nKinematic of them; boxes are the broad phase's).
+TB_KERNEL void tb_sleep_wake_kinematic(const TbBox *boxes, const int *kinematic, int nKinematic, const unsigned *asleep,
+                                       unsigned *marked, unsigned *woken, unsigned *nWoken, int n) {
+	int i = tbThread();
+	if (i >= n || asleep[i] == 0) {
+		return;
+	}
+	TbBox b = boxes[i];
+	for (int k = 0; k < nKinematic; k++) {
+		TbBox m = boxes[kinematic[k]];
+		if (m.lo[0] <= b.hi[0] && b.lo[0] <= m.hi[0] && m.lo[1] <= b.hi[1] && b.lo[1] <= m.hi[1] && m.lo[2] <= b.hi[2] &&
+		    b.lo[2] <= m.hi[2]) {
+			tbSleepMark(asleep, marked, woken, nWoken, i);
+			return;
+		}
+	}
+}
+TB_REGISTER(tb_sleep_wake_kinematic)
+
+// tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
+// its rest time, and clears its mark; *awoke counts the bodies woken.
+TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, float *rest, unsigned *marked, const unsigned *woken,
+                                   const unsigned *nWoken, unsigned *awoke, int n) {
+	int i = tbThread();
+	if (i >= n) {
+		return;
+	}
+	marked[i] = 0;
+	unsigned l = asleep[i];
+	if (l == 0) {
+		return;
+	}
+	unsigned m = *nWoken;
+	for (unsigned k = 0; k < m; k++) {
+		if (woken[k] == l) {
+			asleep[i] = 0;
+			rest[i] = 0;
+			atomicAdd(awoke, 1u);
+			return;
+		}
+	}
+}
+TB_REGISTER(tb_sleep_wake_flush)
