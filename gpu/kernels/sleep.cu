@@ -48,8 +48,10 @@ TB_KERNEL void tb_sleep_init(int *parent, unsigned *restMin, int n) {
 }
 TB_REGISTER(tb_sleep_init)
 
-// tbSleepFind returns i's root. Roots only ever hook under lower roots, so the walk ends.
-TB_FN int tbSleepFind(const int *parent, int i) {
+// tbSleepFind returns i's root. Roots only ever hook under lower roots, so the walk ends. The reads are
+// volatile: while other threads hook roots, a load must see memory, not a copy a register or a
+// non-coherent cache kept from before a failed compare-and-swap (the walk would then never end).
+TB_FN int tbSleepFind(const volatile int *parent, int i) {
 	int p = parent[i];
 	while (p != i) {
 		i = p;
