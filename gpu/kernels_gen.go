@@ -1111,32 +1111,36 @@ type sleepWakeContactsArgs struct {
 	Flags    ptr // const unsigned int *
 	Asleep   ptr // const unsigned int *
 	Marked   ptr // unsigned int *
+	Seen     ptr // unsigned int *
 	Woken    ptr // unsigned int *
 	NWoken   ptr // unsigned int *
+	N        int32
 }
 
 // sleepWakeContacts launches tb_sleep_wake_contacts over grid blocks of block threads.
 func (k kernelSet) sleepWakeContacts(grid, block int, a sleepWakeContactsArgs) error {
-	return k.dev.launch("tb_sleep_wake_contacts", grid, block, a.Contacts, a.Count, a.Cap, a.Flags, a.Asleep, a.Marked, a.Woken, a.NWoken)
+	return k.dev.launch("tb_sleep_wake_contacts", grid, block, a.Contacts, a.Count, a.Cap, a.Flags, a.Asleep, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
 }
 
 // sleepWakeJointsArgs are the parameters of tb_sleep_wake_joints (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_wake_joints marks the sleeping body of each jointed pair (n keys a<<32|b) whose other body
-// is an awake dynamic one.
+// tb_sleep_wake_joints marks the sleeping body of each jointed pair (nJointed keys a<<32|b) whose other
+// body is an awake dynamic one.
 type sleepWakeJointsArgs struct {
-	Jointed ptr // const unsigned long long *
-	N       int32
-	Flags   ptr // const unsigned int *
-	Asleep  ptr // const unsigned int *
-	Marked  ptr // unsigned int *
-	Woken   ptr // unsigned int *
-	NWoken  ptr // unsigned int *
+	Jointed  ptr // const unsigned long long *
+	NJointed int32
+	Flags    ptr // const unsigned int *
+	Asleep   ptr // const unsigned int *
+	Marked   ptr // unsigned int *
+	Seen     ptr // unsigned int *
+	Woken    ptr // unsigned int *
+	NWoken   ptr // unsigned int *
+	N        int32
 }
 
 // sleepWakeJoints launches tb_sleep_wake_joints over grid blocks of block threads.
 func (k kernelSet) sleepWakeJoints(grid, block int, a sleepWakeJointsArgs) error {
-	return k.dev.launch("tb_sleep_wake_joints", grid, block, a.Jointed, a.N, a.Flags, a.Asleep, a.Marked, a.Woken, a.NWoken)
+	return k.dev.launch("tb_sleep_wake_joints", grid, block, a.Jointed, a.NJointed, a.Flags, a.Asleep, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
 }
 
 // sleepWakeKinematicArgs are the parameters of tb_sleep_wake_kinematic (kernels/sleep.cu), in the kernel's order.
@@ -1149,6 +1153,7 @@ type sleepWakeKinematicArgs struct {
 	NKinematic int32
 	Asleep     ptr // const unsigned int *
 	Marked     ptr // unsigned int *
+	Seen       ptr // unsigned int *
 	Woken      ptr // unsigned int *
 	NWoken     ptr // unsigned int *
 	N          int32
@@ -1156,17 +1161,19 @@ type sleepWakeKinematicArgs struct {
 
 // sleepWakeKinematic launches tb_sleep_wake_kinematic over grid blocks of block threads.
 func (k kernelSet) sleepWakeKinematic(grid, block int, a sleepWakeKinematicArgs) error {
-	return k.dev.launch("tb_sleep_wake_kinematic", grid, block, a.Boxes, a.Kinematic, a.NKinematic, a.Asleep, a.Marked, a.Woken, a.NWoken, a.N)
+	return k.dev.launch("tb_sleep_wake_kinematic", grid, block, a.Boxes, a.Kinematic, a.NKinematic, a.Asleep, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
 }
 
 // sleepWakeFlushArgs are the parameters of tb_sleep_wake_flush (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
-// its rest time, and clears its mark; *awoke counts the bodies woken.
+// its rest time, and clears its mark and its slot of seen for the next pass; *awoke counts the bodies
+// woken.
 type sleepWakeFlushArgs struct {
 	Asleep ptr // unsigned int *
 	Rest   ptr // float *
 	Marked ptr // unsigned int *
+	Seen   ptr // unsigned int *
 	Woken  ptr // const unsigned int *
 	NWoken ptr // const unsigned int *
 	Awoke  ptr // unsigned int *
@@ -1175,7 +1182,7 @@ type sleepWakeFlushArgs struct {
 
 // sleepWakeFlush launches tb_sleep_wake_flush over grid blocks of block threads.
 func (k kernelSet) sleepWakeFlush(grid, block int, a sleepWakeFlushArgs) error {
-	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Rest, a.Marked, a.Woken, a.NWoken, a.Awoke, a.N)
+	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.Awoke, a.N)
 }
 
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.

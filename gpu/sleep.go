@@ -22,6 +22,7 @@ type sleepStage struct {
 	next    buffer // uint32: the last label given
 	// waking
 	marked buffer // uint32 per body: marked to wake (cleared by the flush)
+	seen   buffer // uint32 per body: a label listed in woken, at slot label % n (cleared by the flush)
 	woken  buffer // uint32 per body: the labels of the islands to wake, nWoken of them
 	counts buffer // uint32: nWoken, then the bodies the last flush woke
 	n      int
@@ -53,14 +54,17 @@ func (s *sleepStage) reserve(d device, n, keep int) error {
 			}
 		}
 	}
-	fresh := s.marked.bytes < 4*n || s.marked.p == 0
-	for _, b := range []*buffer{&s.parent, &s.restMin, &s.label, &s.marked, &s.woken} {
+	fresh := s.marked.bytes < 4*n || s.marked.p == 0 || s.seen.bytes < 4*n || s.seen.p == 0 || n != s.n
+	for _, b := range []*buffer{&s.parent, &s.restMin, &s.label, &s.marked, &s.seen, &s.woken} {
 		if err := grow(d, b, 4*max(n, 1)); err != nil {
 			return fmt.Errorf("gpu: sleeping: %d bodies: %w", n, err)
 		}
 	}
-	if fresh { // no marks yet (the flush clears them after each use)
+	if fresh { // no marks yet (the flush clears them after each use; a new n moves the slots)
 		if err := d.zero(s.marked.p, s.marked.bytes); err != nil {
+			return err
+		}
+		if err := d.zero(s.seen.p, s.seen.bytes); err != nil {
 			return err
 		}
 	}
@@ -168,31 +172,32 @@ func (s *sleepStage) wake(d device, in wakeInput) error {
 	if in.contactCap > 0 {
 		if err := k.sleepWakeContacts(blocks(in.contactCap, sleepThreads), sleepThreads, sleepWakeContactsArgs{
 			Contacts: in.contacts, Count: in.contactCount, Cap: int32(in.contactCap), Flags: flags, Asleep: s.asleep.p,
-			Marked: s.marked.p, Woken: s.woken.p, NWoken: nWoken}); err != nil {
+			Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
 			return err
 		}
 	}
 	if in.nJointed > 0 {
 		if err := k.sleepWakeJoints(blocks(in.nJointed, sleepThreads), sleepThreads, sleepWakeJointsArgs{
-			Jointed: in.jointed, N: int32(in.nJointed), Flags: flags, Asleep: s.asleep.p, Marked: s.marked.p,
-			Woken: s.woken.p, NWoken: nWoken}); err != nil {
+			Jointed: in.jointed, NJointed: int32(in.nJointed), Flags: flags, Asleep: s.asleep.p, Marked: s.marked.p,
+			Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
 			return err
 		}
 	}
 	if in.nKinematic > 0 {
 		if err := k.sleepWakeKinematic(blocks(n, sleepThreads), sleepThreads, sleepWakeKinematicArgs{
 			Boxes: in.boxes, Kinematic: in.kinematic, NKinematic: int32(in.nKinematic), Asleep: s.asleep.p,
-			Marked: s.marked.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
+			Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
 			return err
 		}
 	}
 	return k.sleepWakeFlush(blocks(n, sleepThreads), sleepThreads, sleepWakeFlushArgs{Asleep: s.asleep.p,
-		Rest: s.rest.p, Marked: s.marked.p, Woken: s.woken.p, NWoken: nWoken, Awoke: awoke, N: int32(n)})
+		Rest: s.rest.p, Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, Awoke: awoke, N: int32(n)})
 }
 
 // release frees the stage's buffers.
 func (s *sleepStage) release(d device) {
-	for _, b := range []*buffer{&s.rest, &s.asleep, &s.parent, &s.restMin, &s.label, &s.next, &s.marked, &s.woken, &s.counts} {
+	for _, b := range []*buffer{&s.rest, &s.asleep, &s.parent, &s.restMin, &s.label, &s.next, &s.marked, &s.seen, &s.woken,
+		&s.counts} {
 		release(d, b)
 	}
 	*s = sleepStage{}

@@ -311,3 +311,85 @@ func checkIslandRoots(t *testing.T, b *Backend) {
 	}
 	t.Logf("%d bodies, %d contacts, %d joints: %d islands", n, nc, len(jointed), islands)
 }
+
+// TestEmulatedSleepWakeByLabel: waking over many sleeping islands (random labels, so that labels share
+// the list's dedupe slots) and many contacts wakes exactly the islands of which a body touches an
+// awake dynamic body, each whole, and lists each such island at least once and at most once per marked
+// body.
+func TestEmulatedSleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, NewEmulated()) }
+
+func checkWakeByLabel(t *testing.T, b *Backend) {
+	d := b.dev
+	defer b.Close()
+	const n, nc, islands = 3000, 1500, 400
+	rng := rand.New(rand.NewSource(11))
+	flags := make([]uint32, n)
+	labels := make([]uint32, islands)
+	for k := range labels {
+		labels[k] = rng.Uint32() | 1
+	}
+	asleep := make([]uint32, n)
+	for i := range n {
+		switch r := rng.Intn(10); {
+		case r == 0:
+			flags[i] = uint32(sim.Static)
+		case r < 4: // awake
+		default:
+			asleep[i] = labels[rng.Intn(islands)]
+		}
+	}
+	contacts := make([]tbContact, nc)
+	marked := map[int32]bool{}
+	for k := range contacts {
+		a, c := rng.Int31n(n), rng.Int31n(n-1)
+		if c >= a {
+			c++
+		}
+		a, c = min(a, c), max(a, c)
+		contacts[k] = tbContact{A: a, B: c, Count: 1}
+		awake := func(i int32) bool { return flags[i] == uint32(sim.Dynamic) && asleep[i] == 0 }
+		if asleep[a] != 0 && awake(c) {
+			marked[a] = true
+		} else if asleep[c] != 0 && awake(a) {
+			marked[c] = true
+		}
+	}
+	wake := map[uint32]bool{}
+	for i := range marked {
+		wake[asleep[i]] = true
+	}
+	var bb bodyBuffers
+	defer bb.release(d)
+	must(t, bb.reserve(d, n, 0), uploadSlice(d, bb.flags.p, flags))
+	var cbuf, count buffer
+	defer release(d, &cbuf)
+	defer release(d, &count)
+	must(t, grow(d, &cbuf, nc*contactBytes), grow(d, &count, 4))
+	must(t, uploadSlice(d, cbuf.p, contacts), uploadSlice(d, count.p, []uint32{nc}))
+	var ss sleepStage
+	defer ss.release(d)
+	must(t, ss.reserve(d, n, 0), uploadSlice(d, ss.asleep.p, asleep))
+	must(t, ss.wake(d, wakeInput{sleepInput: sleepInput{bodies: &bb, contacts: cbuf.p, contactCount: count.p,
+		contactCap: nc}}))
+	got := make([]uint32, n)
+	counts := make([]uint32, 2)
+	must(t, d.sync(), downloadSlice(d, got, ss.asleep.p), downloadSlice(d, counts, ss.counts.p))
+	woke := 0
+	for i := range n {
+		want := asleep[i]
+		if wake[want] {
+			want, woke = 0, woke+1
+		}
+		if got[i] != want {
+			t.Fatalf("body %d: label %d before, %d after waking; want %d", i, asleep[i], got[i], want)
+		}
+	}
+	if int(counts[1]) != woke {
+		t.Errorf("the flush counted %d bodies woken, %d woke", counts[1], woke)
+	}
+	if int(counts[0]) < len(wake) || int(counts[0]) > len(marked) {
+		t.Errorf("%d labels listed for %d islands marked at %d bodies", counts[0], len(wake), len(marked))
+	}
+	t.Logf("%d sleeping islands: %d marked at %d bodies, %d labels listed, %d bodies woke", islands, len(wake),
+		len(marked), counts[0], woke)
+}

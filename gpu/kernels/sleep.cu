@@ -189,44 +189,52 @@ TB_FN bool tbSleepAwakeDynamic(const unsigned *flags, const unsigned *asleep, in
 	return tbSleepDynamic(flags, i) && asleep[i] == 0;
 }
 
-// tbSleepMark queues sleeping body i's island to wake: the first mark of i appends its label to woken
-// (*nWoken counts them; at most one per body, so a list of n labels never overflows).
-TB_FN void tbSleepMark(const unsigned *asleep, unsigned *marked, unsigned *woken, unsigned *nWoken, int i) {
+// tbSleepMark queues sleeping body i's island to wake. Only i's first mark may append its label to
+// woken (*nWoken counts them), so a list of n labels never overflows; and a label goes in only when
+// seen[label % n] did not hold it already, so an island touched at many bodies is listed about once (two
+// labels that share a slot may both be listed more than once: the flush reads the list as a set).
+TB_FN void tbSleepMark(const unsigned *asleep, unsigned *marked, unsigned *seen, unsigned *woken, unsigned *nWoken,
+                       int i, int n) {
 	if (atomicExch(&marked[i], 1u) == 0) {
-		woken[atomicAdd(nWoken, 1u)] = asleep[i];
+		unsigned l = asleep[i];
+		if (atomicExch(&seen[l % (unsigned)n], l) != l) {
+			woken[atomicAdd(nWoken, 1u)] = l;
+		}
 	}
 }
 
 // tb_sleep_wake_contacts marks the sleeping body of each touching contact whose other body is an awake
 // dynamic one.
 TB_KERNEL void tb_sleep_wake_contacts(const TbContact *contacts, const unsigned *count, int cap, const unsigned *flags,
-                                      const unsigned *asleep, unsigned *marked, unsigned *woken, unsigned *nWoken) {
+                                      const unsigned *asleep, unsigned *marked, unsigned *seen, unsigned *woken,
+                                      unsigned *nWoken, int n) {
 	unsigned k = tbThread();
 	if (k >= min(*count, (unsigned)cap) || contacts[k].count == 0) {
 		return;
 	}
 	int a = contacts[k].a, b = contacts[k].b;
 	if (asleep[a] != 0 && tbSleepAwakeDynamic(flags, asleep, b)) {
-		tbSleepMark(asleep, marked, woken, nWoken, a);
+		tbSleepMark(asleep, marked, seen, woken, nWoken, a, n);
 	} else if (asleep[b] != 0 && tbSleepAwakeDynamic(flags, asleep, a)) {
-		tbSleepMark(asleep, marked, woken, nWoken, b);
+		tbSleepMark(asleep, marked, seen, woken, nWoken, b, n);
 	}
 }
 TB_REGISTER(tb_sleep_wake_contacts)
 
-// tb_sleep_wake_joints marks the sleeping body of each jointed pair (n keys a<<32|b) whose other body
-// is an awake dynamic one.
-TB_KERNEL void tb_sleep_wake_joints(const unsigned long long *jointed, int n, const unsigned *flags,
-                                    const unsigned *asleep, unsigned *marked, unsigned *woken, unsigned *nWoken) {
+// tb_sleep_wake_joints marks the sleeping body of each jointed pair (nJointed keys a<<32|b) whose other
+// body is an awake dynamic one.
+TB_KERNEL void tb_sleep_wake_joints(const unsigned long long *jointed, int nJointed, const unsigned *flags,
+                                    const unsigned *asleep, unsigned *marked, unsigned *seen, unsigned *woken,
+                                    unsigned *nWoken, int n) {
 	int k = tbThread();
-	if (k >= n) {
+	if (k >= nJointed) {
 		return;
 	}
 	int a = (int)(jointed[k] >> 32), b = (int)(jointed[k] & 0xffffffffu);
 	if (asleep[a] != 0 && tbSleepAwakeDynamic(flags, asleep, b)) {
-		tbSleepMark(asleep, marked, woken, nWoken, a);
+		tbSleepMark(asleep, marked, seen, woken, nWoken, a, n);
 	} else if (asleep[b] != 0 && tbSleepAwakeDynamic(flags, asleep, a)) {
-		tbSleepMark(asleep, marked, woken, nWoken, b);
+		tbSleepMark(asleep, marked, seen, woken, nWoken, b, n);
 	}
 }
 TB_REGISTER(tb_sleep_wake_joints)
@@ -234,7 +242,7 @@ TB_REGISTER(tb_sleep_wake_joints)
 // tb_sleep_wake_kinematic marks each sleeping body whose box overlaps the box of a moving kinematic body
 // (kinematic lists nKinematic of them; boxes are the broad phase's).
 TB_KERNEL void tb_sleep_wake_kinematic(const TbBox *boxes, const int *kinematic, int nKinematic, const unsigned *asleep,
-                                       unsigned *marked, unsigned *woken, unsigned *nWoken, int n) {
+                                       unsigned *marked, unsigned *seen, unsigned *woken, unsigned *nWoken, int n) {
 	int i = tbThread();
 	if (i >= n || asleep[i] == 0) {
 		return;
@@ -244,7 +252,7 @@ TB_KERNEL void tb_sleep_wake_kinematic(const TbBox *boxes, const int *kinematic,
 		TbBox m = boxes[kinematic[k]];
 		if (m.lo[0] <= b.hi[0] && b.lo[0] <= m.hi[0] && m.lo[1] <= b.hi[1] && b.lo[1] <= m.hi[1] && m.lo[2] <= b.hi[2] &&
 		    b.lo[2] <= m.hi[2]) {
-			tbSleepMark(asleep, marked, woken, nWoken, i);
+			tbSleepMark(asleep, marked, seen, woken, nWoken, i, n);
 			return;
 		}
 	}
@@ -252,14 +260,16 @@ TB_KERNEL void tb_sleep_wake_kinematic(const TbBox *boxes, const int *kinematic,
 TB_REGISTER(tb_sleep_wake_kinematic)
 
 // tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
-// its rest time, and clears its mark; *awoke counts the bodies woken.
-TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, float *rest, unsigned *marked, const unsigned *woken,
-                                   const unsigned *nWoken, unsigned *awoke, int n) {
+// its rest time, and clears its mark and its slot of seen for the next pass; *awoke counts the bodies
+// woken.
+TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, float *rest, unsigned *marked, unsigned *seen,
+                                   const unsigned *woken, const unsigned *nWoken, unsigned *awoke, int n) {
 	int i = tbThread();
 	if (i >= n) {
 		return;
 	}
 	marked[i] = 0;
+	seen[i] = 0;
 	unsigned l = asleep[i];
 	if (l == 0) {
 		return;
