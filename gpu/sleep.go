@@ -11,8 +11,9 @@ const sleepThreads = 256
 
 // sleepStage is sleeping's bookkeeping on the device (kernels/sleep.cu): the awake dynamic bodies' rest
 // times, the islands of the step's touching contacts and joints, and the decision that puts an island
-// to sleep, as sim's finishStep and updateSleep make them, all as launches with no read-back. The rest
-// times and labels live across steps; the union-find's arrays are the step's.
+// to sleep (run), as sim's finishStep and updateSleep make them, and the waking of the islands an awake
+// or moving body reaches (wake), as sim's wakeTouched and flushWakes; all launches, with no read-back.
+// The rest times and labels live across steps; the union-find's arrays are the step's.
 type sleepStage struct {
 	rest    buffer // float32 per body: seconds at rest (sim.Bodies.SleepTime)
 	asleep  buffer // uint32 per body: its sleeping island's label, 0 while awake
