@@ -958,6 +958,233 @@ func (k kernelSet) fillU32(grid, block int, a fillU32Args) error {
 	return k.dev.launch("tb_fill_u32", grid, block, a.Out, a.V, a.N)
 }
 
+// sleepTimersArgs are the parameters of tb_sleep_timers (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_timers counts each awake dynamic body's rest time (finishStep): dt more while its fastest
+// point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
+// sleeping body's island label, 0 for an awake body.
+type sleepTimersArgs struct {
+	Vel    ptr // const float4 *
+	Omega  ptr // const float4 *
+	Shape  ptr // const TbShape *
+	Flags  ptr // const unsigned int *
+	Asleep ptr // const unsigned int *
+	Rest   ptr // float *
+	N      int32
+	Dt     float32
+	Speed  float32
+}
+
+// sleepTimers launches tb_sleep_timers over grid blocks of block threads.
+func (k kernelSet) sleepTimers(grid, block int, a sleepTimersArgs) error {
+	return k.dev.launch("tb_sleep_timers", grid, block, a.Vel, a.Omega, a.Shape, a.Flags, a.Asleep, a.Rest, a.N, a.Dt, a.Speed)
+}
+
+// sleepInitArgs are the parameters of tb_sleep_init (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_init makes every body its own island, with no rest time yet.
+type sleepInitArgs struct {
+	Parent  ptr // int *
+	RestMin ptr // unsigned int *
+	N       int32
+}
+
+// sleepInit launches tb_sleep_init over grid blocks of block threads.
+func (k kernelSet) sleepInit(grid, block int, a sleepInitArgs) error {
+	return k.dev.launch("tb_sleep_init", grid, block, a.Parent, a.RestMin, a.N)
+}
+
+// sleepLinkContactsArgs are the parameters of tb_sleep_link_contacts (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_link_contacts joins the islands of two dynamic bodies in a touching contact, and restarts
+// the rest time of a dynamic body touching a moving kinematic one (updateSleep: it does not rest).
+type sleepLinkContactsArgs struct {
+	Contacts ptr // const TbContact *
+	Count    ptr // const unsigned int *
+	Cap      int32
+	Vel      ptr // const float4 *
+	Omega    ptr // const float4 *
+	Flags    ptr // const unsigned int *
+	Parent   ptr // int *
+	Rest     ptr // float *
+}
+
+// sleepLinkContacts launches tb_sleep_link_contacts over grid blocks of block threads.
+func (k kernelSet) sleepLinkContacts(grid, block int, a sleepLinkContactsArgs) error {
+	return k.dev.launch("tb_sleep_link_contacts", grid, block, a.Contacts, a.Count, a.Cap, a.Vel, a.Omega, a.Flags, a.Parent, a.Rest)
+}
+
+// sleepLinkJointsArgs are the parameters of tb_sleep_link_joints (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_link_joints joins the islands of two dynamic bodies a joint links: jointed holds the
+// jointed pairs as the narrow phase has them, n keys a<<32|b.
+type sleepLinkJointsArgs struct {
+	Jointed ptr // const unsigned long long *
+	N       int32
+	Flags   ptr // const unsigned int *
+	Parent  ptr // int *
+}
+
+// sleepLinkJoints launches tb_sleep_link_joints over grid blocks of block threads.
+func (k kernelSet) sleepLinkJoints(grid, block int, a sleepLinkJointsArgs) error {
+	return k.dev.launch("tb_sleep_link_joints", grid, block, a.Jointed, a.N, a.Flags, a.Parent)
+}
+
+// sleepRootsArgs are the parameters of tb_sleep_roots (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_roots points every body straight at its island's root (the unions are all done: roots no
+// longer move, and a thread that reads a parent another one has just rewritten still finds the root).
+type sleepRootsArgs struct {
+	Parent ptr // int *
+	N      int32
+}
+
+// sleepRoots launches tb_sleep_roots over grid blocks of block threads.
+func (k kernelSet) sleepRoots(grid, block int, a sleepRootsArgs) error {
+	return k.dev.launch("tb_sleep_roots", grid, block, a.Parent, a.N)
+}
+
+// sleepRestMinArgs are the parameters of tb_sleep_rest_min (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_rest_min keeps at each island's root the least rest time of its awake dynamic bodies.
+type sleepRestMinArgs struct {
+	Parent  ptr // const int *
+	Rest    ptr // const float *
+	Flags   ptr // const unsigned int *
+	Asleep  ptr // const unsigned int *
+	RestMin ptr // unsigned int *
+	N       int32
+}
+
+// sleepRestMin launches tb_sleep_rest_min over grid blocks of block threads.
+func (k kernelSet) sleepRestMin(grid, block int, a sleepRestMinArgs) error {
+	return k.dev.launch("tb_sleep_rest_min", grid, block, a.Parent, a.Rest, a.Flags, a.Asleep, a.RestMin, a.N)
+}
+
+// sleepLabelArgs are the parameters of tb_sleep_label (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_label gives a fresh label (from *next, never 0) to the root of each island with an awake
+// body that has rested for sleepTime. The order of the labels is the threads', which does not matter:
+// a label only tells one sleeping island from another.
+type sleepLabelArgs struct {
+	Parent    ptr // const int *
+	RestMin   ptr // const unsigned int *
+	Flags     ptr // const unsigned int *
+	Label     ptr // unsigned int *
+	Next      ptr // unsigned int *
+	N         int32
+	SleepTime float32
+}
+
+// sleepLabel launches tb_sleep_label over grid blocks of block threads.
+func (k kernelSet) sleepLabel(grid, block int, a sleepLabelArgs) error {
+	return k.dev.launch("tb_sleep_label", grid, block, a.Parent, a.RestMin, a.Flags, a.Label, a.Next, a.N, a.SleepTime)
+}
+
+// sleepDecideArgs are the parameters of tb_sleep_decide (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
+// takes its island's label, and its velocities are zeroed.
+type sleepDecideArgs struct {
+	Parent ptr // const int *
+	Label  ptr // const unsigned int *
+	Flags  ptr // const unsigned int *
+	Asleep ptr // unsigned int *
+	Vel    ptr // float4 *
+	Omega  ptr // float4 *
+	N      int32
+}
+
+// sleepDecide launches tb_sleep_decide over grid blocks of block threads.
+func (k kernelSet) sleepDecide(grid, block int, a sleepDecideArgs) error {
+	return k.dev.launch("tb_sleep_decide", grid, block, a.Parent, a.Label, a.Flags, a.Asleep, a.Vel, a.Omega, a.N)
+}
+
+// sleepWakeContactsArgs are the parameters of tb_sleep_wake_contacts (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_contacts marks the sleeping body of each touching contact whose other body is an awake
+// dynamic one.
+type sleepWakeContactsArgs struct {
+	Contacts ptr // const TbContact *
+	Count    ptr // const unsigned int *
+	Cap      int32
+	Flags    ptr // const unsigned int *
+	Asleep   ptr // const unsigned int *
+	Marked   ptr // unsigned int *
+	Seen     ptr // unsigned int *
+	Woken    ptr // unsigned int *
+	NWoken   ptr // unsigned int *
+	N        int32
+}
+
+// sleepWakeContacts launches tb_sleep_wake_contacts over grid blocks of block threads.
+func (k kernelSet) sleepWakeContacts(grid, block int, a sleepWakeContactsArgs) error {
+	return k.dev.launch("tb_sleep_wake_contacts", grid, block, a.Contacts, a.Count, a.Cap, a.Flags, a.Asleep, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
+}
+
+// sleepWakeJointsArgs are the parameters of tb_sleep_wake_joints (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_joints marks the sleeping body of each jointed pair (nJointed keys a<<32|b) whose other
+// body is an awake dynamic one.
+type sleepWakeJointsArgs struct {
+	Jointed  ptr // const unsigned long long *
+	NJointed int32
+	Flags    ptr // const unsigned int *
+	Asleep   ptr // const unsigned int *
+	Marked   ptr // unsigned int *
+	Seen     ptr // unsigned int *
+	Woken    ptr // unsigned int *
+	NWoken   ptr // unsigned int *
+	N        int32
+}
+
+// sleepWakeJoints launches tb_sleep_wake_joints over grid blocks of block threads.
+func (k kernelSet) sleepWakeJoints(grid, block int, a sleepWakeJointsArgs) error {
+	return k.dev.launch("tb_sleep_wake_joints", grid, block, a.Jointed, a.NJointed, a.Flags, a.Asleep, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
+}
+
+// sleepWakeKinematicArgs are the parameters of tb_sleep_wake_kinematic (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_kinematic marks each sleeping body whose box overlaps the box of a moving kinematic body
+// (kinematic lists nKinematic of them; boxes are the broad phase's).
+type sleepWakeKinematicArgs struct {
+	Boxes      ptr // const TbBox *
+	Kinematic  ptr // const int *
+	NKinematic int32
+	Asleep     ptr // const unsigned int *
+	Marked     ptr // unsigned int *
+	Seen       ptr // unsigned int *
+	Woken      ptr // unsigned int *
+	NWoken     ptr // unsigned int *
+	N          int32
+}
+
+// sleepWakeKinematic launches tb_sleep_wake_kinematic over grid blocks of block threads.
+func (k kernelSet) sleepWakeKinematic(grid, block int, a sleepWakeKinematicArgs) error {
+	return k.dev.launch("tb_sleep_wake_kinematic", grid, block, a.Boxes, a.Kinematic, a.NKinematic, a.Asleep, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
+}
+
+// sleepWakeFlushArgs are the parameters of tb_sleep_wake_flush (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
+// its rest time, and clears its mark and its slot of seen for the next pass; *awoke counts the bodies
+// woken.
+type sleepWakeFlushArgs struct {
+	Asleep ptr // unsigned int *
+	Rest   ptr // float *
+	Marked ptr // unsigned int *
+	Seen   ptr // unsigned int *
+	Woken  ptr // const unsigned int *
+	NWoken ptr // const unsigned int *
+	Awoke  ptr // unsigned int *
+	N      int32
+}
+
+// sleepWakeFlush launches tb_sleep_wake_flush over grid blocks of block threads.
+func (k kernelSet) sleepWakeFlush(grid, block int, a sleepWakeFlushArgs) error {
+	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.Awoke, a.N)
+}
+
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.
 //
 // tb_solver_sizes writes the sizes of the solver's structures, so the Go side can check its mirrors.

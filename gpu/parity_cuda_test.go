@@ -144,3 +144,9 @@ func TestCUDAStepIsOneGraphAndTheSameBits(t *testing.T) {
 	must(t, plain.Sync(), graphed.Sync())
 	sameBodies(t, "120 steps", plain, graphed)
 }
+
+// TestCUDASleepStage, TestCUDASleepIslandRoots and TestCUDASleepWakeByLabel run the emulated
+// sleep-stage checks (sleep_test.go) on the GPU, where the union-find's and the marks' threads do race.
+func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
+func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }
+func TestCUDASleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, newCUDA(t)) }

@@ -30,6 +30,9 @@ import (
 // speed times its bounding radius (Box2D v3 uses 0.05 m/s as well).
 const sleepSpeed = 0.05
 
+// SleepSpeed is sleepSpeed, for a backend that counts rest times itself.
+const SleepSpeed = sleepSpeed
+
 // maxWakeRounds bounds how many times a step runs its collision stages because islands woke.
 const maxWakeRounds = 4
 

@@ -1,0 +1,287 @@
+// sleep.cu: sleeping's bookkeeping on the device (sim/sleep.go's finishStep timers and updateSleep),
+// with no read-back. Each awake dynamic body counts how long it has rested; the islands (dynamic bodies
+// linked by a touching contact or a joint) are found by a lock-free union-find in which the larger root
+// always hooks under the smaller, so every island's root is its lowest body index whatever order the
+// threads run in: the CPU's union-find gives the same roots. An island whose awake bodies have all
+// rested for the sleep time gets a fresh label, and its bodies are marked asleep with their velocities
+// zeroed.
+//
+// At the end of a step: tb_sleep_timers, tb_sleep_init, tb_sleep_link_contacts, tb_sleep_link_joints,
+// tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide. After the narrow phase:
+// tb_sleep_wake_contacts, tb_sleep_wake_joints, tb_sleep_wake_kinematic, tb_sleep_wake_flush.
+#include "broad.cuh"
+
+// TB_SLEEP_NONE is the least rest time of an island with no awake body (the CPU's 1e30), as float bits:
+// rest times are never negative, so their bits order as the floats do and atomicMin on them is a
+// minimum of the floats.
+#define TB_SLEEP_NONE 0x7149f2caU
+
+// tbSleepLen is |v| as mgl32's Vec3.Len computes it.
+TB_FN float tbSleepLen(float4 v) { return sqrtf(v.x * v.x + v.y * v.y + v.z * v.z); }
+
+TB_FN bool tbSleepDynamic(const unsigned *flags, int i) { return i >= 0 && (flags[i] & TB_TYPE_MASK) == TB_DYNAMIC; }
+
+// tb_sleep_timers counts each awake dynamic body's rest time (finishStep): dt more while its fastest
+// point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
+// sleeping body's island label, 0 for an awake body.
+TB_KERNEL void tb_sleep_timers(const float4 *vel, const float4 *omega, const TbShape *shape, const unsigned *flags,
+                               const unsigned *asleep, float *rest, int n, float dt, float speed) {
+	int i = tbThread();
+	if (i >= n || !tbSleepDynamic(flags, i) || asleep[i] != 0) {
+		return;
+	}
+	if (tbSleepLen(vel[i]) + tbSleepLen(omega[i]) * tbBoundingRadius(shape[i]) < speed) {
+		rest[i] += dt;
+	} else {
+		rest[i] = 0;
+	}
+}
+TB_REGISTER(tb_sleep_timers)
+
+// tb_sleep_init makes every body its own island, with no rest time yet.
+TB_KERNEL void tb_sleep_init(int *parent, unsigned *restMin, int n) {
+	int i = tbThread();
+	if (i < n) {
+		parent[i] = i;
+		restMin[i] = TB_SLEEP_NONE;
+	}
+}
+TB_REGISTER(tb_sleep_init)
+
+// tbSleepFind returns i's root. Roots only ever hook under lower roots, so the walk ends. The reads are
+// volatile: while other threads hook roots, a load must see memory, not a copy a register or a
+// non-coherent cache kept from before a failed compare-and-swap (the walk would then never end).
+TB_FN int tbSleepFind(const volatile int *parent, int i) {
+	int p = parent[i];
+	while (p != i) {
+		i = p;
+		p = parent[i];
+	}
+	return i;
+}
+
+// tbSleepUnion joins the islands of a and b: the higher root hooks under the lower one with a
+// compare-and-swap that fails when another thread hooked it first, in which case the walk starts again
+// from the roots as they now are.
+TB_FN void tbSleepUnion(int *parent, int a, int b) {
+	for (;;) {
+		a = tbSleepFind(parent, a);
+		b = tbSleepFind(parent, b);
+		if (a == b) {
+			return;
+		}
+		if (a > b) {
+			int t = a;
+			a = b;
+			b = t;
+		}
+		if (atomicCAS(&parent[b], b, a) == b) {
+			return;
+		}
+	}
+}
+
+// tb_sleep_link_contacts joins the islands of two dynamic bodies in a touching contact, and restarts
+// the rest time of a dynamic body touching a moving kinematic one (updateSleep: it does not rest).
+TB_KERNEL void tb_sleep_link_contacts(const TbContact *contacts, const unsigned *count, int cap, const float4 *vel,
+                                      const float4 *omega, const unsigned *flags, int *parent, float *rest) {
+	unsigned k = tbThread();
+	if (k >= min(*count, (unsigned)cap) || contacts[k].count == 0) {
+		return;
+	}
+	int a = contacts[k].a, b = contacts[k].b;
+	bool dynA = tbSleepDynamic(flags, a), dynB = tbSleepDynamic(flags, b);
+	if (dynA && dynB) {
+		tbSleepUnion(parent, a, b);
+		return;
+	}
+	int d = dynA ? a : b, o = dynA ? b : a;
+	if ((dynA || dynB) && (flags[o] & TB_TYPE_MASK) == TB_KINEMATIC) {
+		float4 v = vel[o], w = omega[o];
+		if (v.x != 0 || v.y != 0 || v.z != 0 || w.x != 0 || w.y != 0 || w.z != 0) {
+			rest[d] = 0;
+		}
+	}
+}
+TB_REGISTER(tb_sleep_link_contacts)
+
+// tb_sleep_link_joints joins the islands of two dynamic bodies a joint links: jointed holds the
+// jointed pairs as the narrow phase has them, n keys a<<32|b.
+TB_KERNEL void tb_sleep_link_joints(const unsigned long long *jointed, int n, const unsigned *flags, int *parent) {
+	int k = tbThread();
+	if (k >= n) {
+		return;
+	}
+	int a = (int)(jointed[k] >> 32), b = (int)(jointed[k] & 0xffffffffu);
+	if (tbSleepDynamic(flags, a) && tbSleepDynamic(flags, b)) {
+		tbSleepUnion(parent, a, b);
+	}
+}
+TB_REGISTER(tb_sleep_link_joints)
+
+// tb_sleep_roots points every body straight at its island's root (the unions are all done: roots no
+// longer move, and a thread that reads a parent another one has just rewritten still finds the root).
+TB_KERNEL void tb_sleep_roots(int *parent, int n) {
+	int i = tbThread();
+	if (i < n) {
+		parent[i] = tbSleepFind(parent, i);
+	}
+}
+TB_REGISTER(tb_sleep_roots)
+
+// tb_sleep_rest_min keeps at each island's root the least rest time of its awake dynamic bodies.
+TB_KERNEL void tb_sleep_rest_min(const int *parent, const float *rest, const unsigned *flags, const unsigned *asleep,
+                                 unsigned *restMin, int n) {
+	int i = tbThread();
+	if (i < n && tbSleepDynamic(flags, i) && asleep[i] == 0) {
+		atomicMin(&restMin[parent[i]], __float_as_uint(rest[i]));
+	}
+}
+TB_REGISTER(tb_sleep_rest_min)
+
+// tb_sleep_label gives a fresh label (from *next, never 0) to the root of each island with an awake
+// body that has rested for sleepTime. The order of the labels is the threads', which does not matter:
+// a label only tells one sleeping island from another.
+TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
+                              unsigned *next, int n, float sleepTime) {
+	int i = tbThread();
+	if (i >= n || parent[i] != i || !tbSleepDynamic(flags, i)) {
+		return;
+	}
+	unsigned r = restMin[i];
+	label[i] = 0;
+	if (r != TB_SLEEP_NONE && __uint_as_float(r) >= sleepTime) {
+		unsigned l = atomicAdd(next, 1u) + 1u;
+		if (l == 0) { // the counter wrapped: 0 means awake, and labels that old are long gone
+			l = atomicAdd(next, 1u) + 1u;
+		}
+		label[i] = l;
+	}
+}
+TB_REGISTER(tb_sleep_label)
+
+// tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
+// takes its island's label, and its velocities are zeroed.
+TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, const unsigned *flags, unsigned *asleep,
+                               float4 *vel, float4 *omega, int n) {
+	int i = tbThread();
+	if (i >= n || !tbSleepDynamic(flags, i) || asleep[i] != 0) {
+		return;
+	}
+	unsigned l = label[parent[i]];
+	if (l != 0) {
+		asleep[i] = l;
+		vel[i] = make_float4(0, 0, 0, 0);
+		omega[i] = make_float4(0, 0, 0, 0);
+	}
+}
+TB_REGISTER(tb_sleep_decide)
+
+// Waking (sim/sleep.go's wakeTouched and flushWakes). After the narrow phase, a sleeping body is marked
+// when it touches an awake dynamic body, is jointed to one, or lies in the box of a moving kinematic
+// body; then every sleeping body whose island holds a marked body wakes, its rest time restarted. The
+// marks read the sleep labels as they were before any of them: the CPU wakes each marked body at once,
+// but the broad phase makes no pair of two bodies that were both asleep, so no contact it reads can link
+// two islands that only a body woken in the same pass joins.
+
+// tbSleepAwakeDynamic reports whether i is a dynamic body that is awake.
+TB_FN bool tbSleepAwakeDynamic(const unsigned *flags, const unsigned *asleep, int i) {
+	return tbSleepDynamic(flags, i) && asleep[i] == 0;
+}
+
+// tbSleepMark queues sleeping body i's island to wake. Only i's first mark may append its label to
+// woken (*nWoken counts them), so a list of n labels never overflows; and a label goes in only when
+// seen[label % n] did not hold it already, so an island touched at many bodies is listed about once (two
+// labels that share a slot may both be listed more than once: the flush reads the list as a set).
+TB_FN void tbSleepMark(const unsigned *asleep, unsigned *marked, unsigned *seen, unsigned *woken, unsigned *nWoken,
+                       int i, int n) {
+	if (atomicExch(&marked[i], 1u) == 0) {
+		unsigned l = asleep[i];
+		if (atomicExch(&seen[l % (unsigned)n], l) != l) {
+			woken[atomicAdd(nWoken, 1u)] = l;
+		}
+	}
+}
+
+// tb_sleep_wake_contacts marks the sleeping body of each touching contact whose other body is an awake
+// dynamic one.
+TB_KERNEL void tb_sleep_wake_contacts(const TbContact *contacts, const unsigned *count, int cap, const unsigned *flags,
+                                      const unsigned *asleep, unsigned *marked, unsigned *seen, unsigned *woken,
+                                      unsigned *nWoken, int n) {
+	unsigned k = tbThread();
+	if (k >= min(*count, (unsigned)cap) || contacts[k].count == 0) {
+		return;
+	}
+	int a = contacts[k].a, b = contacts[k].b;
+	if (asleep[a] != 0 && tbSleepAwakeDynamic(flags, asleep, b)) {
+		tbSleepMark(asleep, marked, seen, woken, nWoken, a, n);
+	} else if (asleep[b] != 0 && tbSleepAwakeDynamic(flags, asleep, a)) {
+		tbSleepMark(asleep, marked, seen, woken, nWoken, b, n);
+	}
+}
+TB_REGISTER(tb_sleep_wake_contacts)
+
+// tb_sleep_wake_joints marks the sleeping body of each jointed pair (nJointed keys a<<32|b) whose other
+// body is an awake dynamic one.
+TB_KERNEL void tb_sleep_wake_joints(const unsigned long long *jointed, int nJointed, const unsigned *flags,
+                                    const unsigned *asleep, unsigned *marked, unsigned *seen, unsigned *woken,
+                                    unsigned *nWoken, int n) {
+	int k = tbThread();
+	if (k >= nJointed) {
+		return;
+	}
+	int a = (int)(jointed[k] >> 32), b = (int)(jointed[k] & 0xffffffffu);
+	if (asleep[a] != 0 && tbSleepAwakeDynamic(flags, asleep, b)) {
+		tbSleepMark(asleep, marked, seen, woken, nWoken, a, n);
+	} else if (asleep[b] != 0 && tbSleepAwakeDynamic(flags, asleep, a)) {
+		tbSleepMark(asleep, marked, seen, woken, nWoken, b, n);
+	}
+}
+TB_REGISTER(tb_sleep_wake_joints)
+
+// tb_sleep_wake_kinematic marks each sleeping body whose box overlaps the box of a moving kinematic body
+// (kinematic lists nKinematic of them; boxes are the broad phase's).
+TB_KERNEL void tb_sleep_wake_kinematic(const TbBox *boxes, const int *kinematic, int nKinematic, const unsigned *asleep,
+                                       unsigned *marked, unsigned *seen, unsigned *woken, unsigned *nWoken, int n) {
+	int i = tbThread();
+	if (i >= n || asleep[i] == 0) {
+		return;
+	}
+	TbBox b = boxes[i];
+	for (int k = 0; k < nKinematic; k++) {
+		TbBox m = boxes[kinematic[k]];
+		if (m.lo[0] <= b.hi[0] && b.lo[0] <= m.hi[0] && m.lo[1] <= b.hi[1] && b.lo[1] <= m.hi[1] && m.lo[2] <= b.hi[2] &&
+		    b.lo[2] <= m.hi[2]) {
+			tbSleepMark(asleep, marked, seen, woken, nWoken, i, n);
+			return;
+		}
+	}
+}
+TB_REGISTER(tb_sleep_wake_kinematic)
+
+// tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
+// its rest time, and clears its mark and its slot of seen for the next pass; *awoke counts the bodies
+// woken.
+TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, float *rest, unsigned *marked, unsigned *seen,
+                                   const unsigned *woken, const unsigned *nWoken, unsigned *awoke, int n) {
+	int i = tbThread();
+	if (i >= n) {
+		return;
+	}
+	marked[i] = 0;
+	seen[i] = 0;
+	unsigned l = asleep[i];
+	if (l == 0) {
+		return;
+	}
+	unsigned m = *nWoken;
+	for (unsigned k = 0; k < m; k++) {
+		if (woken[k] == l) {
+			asleep[i] = 0;
+			rest[i] = 0;
+			atomicAdd(awoke, 1u);
+			return;
+		}
+	}
+}
+TB_REGISTER(tb_sleep_wake_flush)

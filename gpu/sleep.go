@@ -1,0 +1,205 @@
+package gpu
+
+import (
+	"fmt"
+
+	"tumble/sim"
+)
+
+// sleepThreads is the block size of sleep.cu's launches.
+const sleepThreads = 256
+
+// sleepStage is sleeping's bookkeeping on the device (kernels/sleep.cu): the awake dynamic bodies' rest
+// times, the islands of the step's touching contacts and joints, and the decision that puts an island
+// to sleep (run), as sim's finishStep and updateSleep make them, and the waking of the islands an awake
+// or moving body reaches (wake), as sim's wakeTouched and flushWakes; all launches, with no read-back.
+// The rest times and labels live across steps; the union-find's arrays are the step's.
+type sleepStage struct {
+	rest    buffer // float32 per body: seconds at rest (sim.Bodies.SleepTime)
+	asleep  buffer // uint32 per body: its sleeping island's label, 0 while awake
+	parent  buffer // int32 per body: union-find parent, then its island's root (lowest index)
+	restMin buffer // uint32 per body: at a root, its island's least awake rest time, as float bits
+	label   buffer // uint32 per body: at a root, the label its island falls asleep under (0: stays awake)
+	next    buffer // uint32: the last label given
+	// waking
+	marked buffer // uint32 per body: marked to wake (cleared by the flush)
+	seen   buffer // uint32 per body: a label listed in woken, at slot label % n (cleared by the flush)
+	woken  buffer // uint32 per body: the labels of the islands to wake, nWoken of them
+	counts buffer // uint32: nWoken, then the bodies the last flush woke
+	n      int
+}
+
+// reserve makes room for n bodies, keeping the first keep bodies' rest times and labels (a
+// device-to-device copy when a buffer grows); a body past keep starts awake with no rest time.
+func (s *sleepStage) reserve(d device, n, keep int) error {
+	keep = min(keep, s.n, n)
+	for _, b := range []*buffer{&s.rest, &s.asleep} {
+		if b.bytes < 4*n || b.p == 0 {
+			old := *b
+			*b = buffer{}
+			if err := grow(d, b, 4*max(n, 1)); err != nil {
+				return fmt.Errorf("gpu: sleeping: %d bodies: %w", n, err)
+			}
+			if old.p != 0 {
+				if keep > 0 {
+					if err := d.copy(b.p, old.p, 4*keep); err != nil {
+						return err
+					}
+				}
+				d.free(old.p)
+			}
+		}
+		if n > keep {
+			if err := d.zero(b.at(keep, 4), 4*(n-keep)); err != nil {
+				return err
+			}
+		}
+	}
+	fresh := s.marked.bytes < 4*n || s.marked.p == 0 || s.seen.bytes < 4*n || s.seen.p == 0 || n != s.n
+	for _, b := range []*buffer{&s.parent, &s.restMin, &s.label, &s.marked, &s.seen, &s.woken} {
+		if err := grow(d, b, 4*max(n, 1)); err != nil {
+			return fmt.Errorf("gpu: sleeping: %d bodies: %w", n, err)
+		}
+	}
+	if fresh { // no marks yet (the flush clears them after each use; a new n moves the slots)
+		if err := d.zero(s.marked.p, s.marked.bytes); err != nil {
+			return err
+		}
+		if err := d.zero(s.seen.p, s.seen.bytes); err != nil {
+			return err
+		}
+	}
+	if s.next.p == 0 {
+		if err := grow(d, &s.next, 4); err != nil {
+			return err
+		}
+		if err := grow(d, &s.counts, 8); err != nil {
+			return err
+		}
+		if err := d.zero(s.next.p, 4); err != nil {
+			return err
+		}
+	}
+	s.n = n
+	return nil
+}
+
+// sleepInput is what one step's sleep stage reads: the bodies, the narrow phase's contact list and
+// the jointed pairs (keys a<<32|b, as narrowStage.setJointed has them).
+type sleepInput struct {
+	bodies                 *bodyBuffers
+	contacts, contactCount ptr
+	contactCap             int
+	jointed                ptr
+	nJointed               int
+	dt, sleepTime          float32
+}
+
+// run launches one step's sleeping at its end, after the bodies' final velocities: the rest times,
+// the islands, and the islands that fall asleep (their bodies labelled, their velocities zeroed).
+func (s *sleepStage) run(d device, in sleepInput) error {
+	n := in.bodies.n
+	if n == 0 {
+		return nil
+	}
+	if s.n != n {
+		return fmt.Errorf("gpu: sleeping: reserved for %d bodies, stepping %d", s.n, n)
+	}
+	k := kernelSet{d}
+	bb := in.bodies
+	g := blocks(n, sleepThreads)
+	if err := k.sleepTimers(g, sleepThreads, sleepTimersArgs{Vel: bb.vel.p, Omega: bb.omega.p, Shape: bb.shape.p,
+		Flags: bb.flags.p, Asleep: s.asleep.p, Rest: s.rest.p, N: int32(n), Dt: in.dt, Speed: sim.SleepSpeed}); err != nil {
+		return err
+	}
+	if err := k.sleepInit(g, sleepThreads, sleepInitArgs{Parent: s.parent.p, RestMin: s.restMin.p, N: int32(n)}); err != nil {
+		return err
+	}
+	if in.contactCap > 0 {
+		if err := k.sleepLinkContacts(blocks(in.contactCap, sleepThreads), sleepThreads, sleepLinkContactsArgs{
+			Contacts: in.contacts, Count: in.contactCount, Cap: int32(in.contactCap), Vel: bb.vel.p, Omega: bb.omega.p,
+			Flags: bb.flags.p, Parent: s.parent.p, Rest: s.rest.p}); err != nil {
+			return err
+		}
+	}
+	if in.nJointed > 0 {
+		if err := k.sleepLinkJoints(blocks(in.nJointed, sleepThreads), sleepThreads, sleepLinkJointsArgs{
+			Jointed: in.jointed, N: int32(in.nJointed), Flags: bb.flags.p, Parent: s.parent.p}); err != nil {
+			return err
+		}
+	}
+	if err := k.sleepRoots(g, sleepThreads, sleepRootsArgs{Parent: s.parent.p, N: int32(n)}); err != nil {
+		return err
+	}
+	if err := k.sleepRestMin(g, sleepThreads, sleepRestMinArgs{Parent: s.parent.p, Rest: s.rest.p, Flags: bb.flags.p,
+		Asleep: s.asleep.p, RestMin: s.restMin.p, N: int32(n)}); err != nil {
+		return err
+	}
+	if err := k.sleepLabel(g, sleepThreads, sleepLabelArgs{Parent: s.parent.p, RestMin: s.restMin.p, Flags: bb.flags.p,
+		Label: s.label.p, Next: s.next.p, N: int32(n), SleepTime: in.sleepTime}); err != nil {
+		return err
+	}
+	return k.sleepDecide(g, sleepThreads, sleepDecideArgs{Parent: s.parent.p, Label: s.label.p, Flags: bb.flags.p,
+		Asleep: s.asleep.p, Vel: bb.vel.p, Omega: bb.omega.p, N: int32(n)})
+}
+
+// wakeInput is what waking reads after the narrow phase: the bodies, the contact list and jointed
+// pairs as sleepInput has them, the broad phase's boxes (tbBox per body) and the moving kinematic
+// bodies (int32 indices).
+type wakeInput struct {
+	sleepInput
+	boxes      ptr
+	kinematic  ptr
+	nKinematic int
+}
+
+// wake launches the waking of the sleeping islands that an awake body touches or is jointed to, or a
+// moving kinematic body's box reaches; the second counter of s.counts is left holding how many bodies
+// woke.
+func (s *sleepStage) wake(d device, in wakeInput) error {
+	n := in.bodies.n
+	if n == 0 {
+		return nil
+	}
+	if s.n != n {
+		return fmt.Errorf("gpu: sleeping: reserved for %d bodies, waking %d", s.n, n)
+	}
+	if err := d.zero(s.counts.p, 8); err != nil {
+		return err
+	}
+	k := kernelSet{d}
+	flags := in.bodies.flags.p
+	nWoken, awoke := s.counts.p, s.counts.p+4
+	if in.contactCap > 0 {
+		if err := k.sleepWakeContacts(blocks(in.contactCap, sleepThreads), sleepThreads, sleepWakeContactsArgs{
+			Contacts: in.contacts, Count: in.contactCount, Cap: int32(in.contactCap), Flags: flags, Asleep: s.asleep.p,
+			Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
+			return err
+		}
+	}
+	if in.nJointed > 0 {
+		if err := k.sleepWakeJoints(blocks(in.nJointed, sleepThreads), sleepThreads, sleepWakeJointsArgs{
+			Jointed: in.jointed, NJointed: int32(in.nJointed), Flags: flags, Asleep: s.asleep.p, Marked: s.marked.p,
+			Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
+			return err
+		}
+	}
+	if in.nKinematic > 0 {
+		if err := k.sleepWakeKinematic(blocks(n, sleepThreads), sleepThreads, sleepWakeKinematicArgs{
+			Boxes: in.boxes, Kinematic: in.kinematic, NKinematic: int32(in.nKinematic), Asleep: s.asleep.p,
+			Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, N: int32(n)}); err != nil {
+			return err
+		}
+	}
+	return k.sleepWakeFlush(blocks(n, sleepThreads), sleepThreads, sleepWakeFlushArgs{Asleep: s.asleep.p,
+		Rest: s.rest.p, Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, Awoke: awoke, N: int32(n)})
+}
+
+// release frees the stage's buffers.
+func (s *sleepStage) release(d device) {
+	for _, b := range []*buffer{&s.rest, &s.asleep, &s.parent, &s.restMin, &s.label, &s.next, &s.marked, &s.seen, &s.woken,
+		&s.counts} {
+		release(d, b)
+	}
+	*s = sleepStage{}
+}
