@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 
 	"tumble/scenes"
 	"tumble/sim"
+	"tumble/ui/command"
 )
 
 // untilJobsDone draws frames until no long work is under way (at most 20000 frames: a test that
@@ -286,7 +288,7 @@ type heldJobs struct {
 func holdJobs(a *App) *heldJobs {
 	h := &heldJobs{}
 	h.release.Store(make(chan struct{}))
-	a.panel.load.asyncBodies = 100 // the pyramid's 386 bodies count as a large world
+	a.panel.load.asyncBodies = 1 // any world counts as large
 	a.panel.load.hook = func(done int) {
 		if h.reached.CompareAndSwap(false, true) {
 			<-h.release.Load().(chan struct{})
@@ -330,8 +332,10 @@ func (h *heldJobs) let(d *driver) {
 // were.
 func TestResetSnapshotAndRestoreOfALargeWorldRunOffTheUIThread(t *testing.T) {
 	var h *heldJobs
-	d := drive(t, Options{Scene: "pyramid", Width: 640, Height: 600, NoShadows: true, Open: []string{"scene"},
+	d := drive(t, Options{Scene: "stack", Width: 640, Height: 600, NoShadows: true, Open: []string{"scene"},
 		Setup: func(a *App) { h = holdJobs(a) }})
+	var bodies int
+	d.world(func(w *sim.World) { bodies = w.Bodies.Len() })
 	state := func() (step int, at sim.Vec3) {
 		d.world(func(w *sim.World) { step, at = w.StepCount, w.Bodies.Position[w.Bodies.Len()-1] })
 		return
@@ -342,7 +346,7 @@ func TestResetSnapshotAndRestoreOfALargeWorldRunOffTheUIThread(t *testing.T) {
 		d.click("Tumble/###play")
 	}
 	d.click("Tumble/###play")
-	run(20)
+	run(10)
 	snapStep, snapAt := state()
 
 	d.click("scene/Snapshot")
@@ -354,7 +358,7 @@ func TestResetSnapshotAndRestoreOfALargeWorldRunOffTheUIThread(t *testing.T) {
 		t.Fatalf("after the snapshot: has one %v, status %q", d.a.S.HasSnapshot(), d.a.panel.message)
 	}
 
-	run(20)
+	run(10)
 	d.click("scene/Snapshot")
 	h.held(d, 2)
 	d.click("Tumble/###job")
@@ -363,7 +367,7 @@ func TestResetSnapshotAndRestoreOfALargeWorldRunOffTheUIThread(t *testing.T) {
 		t.Errorf("after a cancelled snapshot: status %q", d.a.panel.message)
 	}
 
-	run(20)
+	run(10)
 	d.click("scene/Restore")
 	if n := h.held(d, 5); n != 5 {
 		t.Errorf("%d of 5 frames drawn while the snapshot was restored showed its bar", n)
@@ -374,7 +378,7 @@ func TestResetSnapshotAndRestoreOfALargeWorldRunOffTheUIThread(t *testing.T) {
 			step, at, snapStep, snapAt, d.a.panel.message)
 	}
 
-	run(20)
+	run(10)
 	before, beforeAt := state()
 	vw, vh := d.a.viewport()
 	d.move(float64(vw)/2, float64(vh)/2) // over the view: the key goes to its bindings
@@ -395,7 +399,82 @@ func TestResetSnapshotAndRestoreOfALargeWorldRunOffTheUIThread(t *testing.T) {
 	h.let(d)
 	var n int
 	d.world(func(w *sim.World) { n = w.Bodies.Len() })
-	if step, _ := state(); step != 0 || n != 386 || d.a.panel.message != "reset: done" {
+	if step, _ := state(); step != 0 || n != bodies || d.a.panel.message != "reset: done" {
 		t.Errorf("after Reset: step %d, %d bodies, status %q", step, n, d.a.panel.message)
+	}
+}
+
+// Cancel reaches inside an open's long stages: clicked while the file's steps are decoded, or while
+// its last step is re-simulated (each held half way), it ends the stage at the step under way; nothing
+// of the replay is installed, and the scene, its clock and its recording are as they were.
+func TestCancellingAReplayOpenMidStageLeavesTheWorldAsItWas(t *testing.T) {
+	s, err := command.NewPreset("stack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Steps(90); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.replay")
+	if err := s.SaveReplay(path); err != nil {
+		t.Fatal(err)
+	}
+	d := drive(t, Options{Scene: "cradle", Width: 640, Height: 600, NoShadows: true, Open: []string{"time"}})
+	d.frames(10)
+	d.click("Tumble/###play")
+	type world struct {
+		name       string
+		step, n    int
+		at         sim.Vec3
+		first, end int
+	}
+	now := func() world {
+		v := world{name: d.a.S.Name()}
+		d.world(func(w *sim.World) { v.step, v.n, v.at = w.StepCount, w.Bodies.Len(), w.Bodies.Position[w.Bodies.Len()-1] })
+		tl := d.a.S.Timeline()
+		v.first, v.end = tl.First, tl.Last
+		return v
+	}
+	before := now()
+	for _, stage := range []string{"decoding", "re-simulating"} {
+		var mu sync.Mutex
+		reached, release := make(chan struct{}), make(chan struct{})
+		seen := map[string][2]int{} // per stage: the furthest step reported, of the total
+		d.a.panel.time.openHook = func(st string, done, total int) {
+			mu.Lock()
+			seen[st] = [2]int{max(seen[st][0], done), total}
+			mu.Unlock()
+			if st == stage && done == total/2 {
+				close(reached)
+				<-release
+			}
+		}
+		d.typeInto("time/open file", path)
+		d.click("time/Open replay")
+		for k := 0; k < 20000; k++ {
+			select {
+			case <-reached:
+				k = 20000
+			default:
+				d.frames(1)
+			}
+		}
+		d.frames(2)
+		d.click("Tumble/###job")
+		close(release)
+		waitOpen(d)
+		mu.Lock()
+		got := seen[stage]
+		_, resim := seen["re-simulating"]
+		mu.Unlock()
+		if got[1] < 4 || got[0] != got[1]/2 {
+			t.Errorf("%s: reported up to step %d of %d after Cancel at step %d: the stage went on", stage, got[0], got[1], got[1]/2)
+		}
+		if stage == "decoding" && resim {
+			t.Errorf("cancelled while decoding, the re-simulation started")
+		}
+		if after := now(); after != before || !strings.Contains(d.a.panel.time.opened, "cancelled") {
+			t.Errorf("cancelled while %s: %+v, was %+v (%q)", stage, after, before, d.a.panel.time.opened)
+		}
 	}
 }
