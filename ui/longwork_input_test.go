@@ -430,7 +430,9 @@ func TestCancellingAReplayOpenMidStageLeavesTheWorldAsItWas(t *testing.T) {
 	}
 	now := func() world {
 		v := world{name: d.a.S.Name()}
-		d.world(func(w *sim.World) { v.step, v.n, v.at = w.StepCount, w.Bodies.Len(), w.Bodies.Position[w.Bodies.Len()-1] })
+		d.world(func(w *sim.World) {
+			v.step, v.n, v.at = w.StepCount, w.Bodies.Len(), w.Bodies.Position[w.Bodies.Len()-1]
+		})
 		tl := d.a.S.Timeline()
 		v.first, v.end = tl.First, tl.Last
 		return v
