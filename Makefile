@@ -149,6 +149,7 @@ SOLVERS ?= pgs jacobi xpbd rigid
 settle: build
 	SOLVERS="$(SOLVERS)" JOLT=$(JOLT) scripts/settle.sh bin/sandbox 60
 
-# Regenerate docs/screenshots/ (every preset, and the panel) under a virtual display.
+# Regenerate docs/screenshots/ (every preset, the panel, and the tools driven by input) under a virtual display.
 screenshots: build
 	$(XVFB) scripts/screenshots.sh bin/sandbox docs/screenshots
+	scripts/window-shots.sh docs/screenshots

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-build.sh: build, on this machine (which has Go and the CUDA toolkit but maybe no GPU), what
 # scripts/gpu-run.sh runs on a GPU machine (which has no Go): the cuda-tagged sandbox, the gpu
-# package's test binary (parity, interop), render/egl's (a headless EGL context), and for the CPU
+# package's test binary (parity, interop), ui's (the probe over the interop path), render/egl's (a headless EGL context), and for the CPU
 # table against Jolt (gpu-run.sh's GPU_RUN_CPU=1) the simd build, sandbox-cpu, and the jolt-runner
 # (JOLT, default ../shared/tools/peers/jolt-runner). They go to bin/gpu/ (ignored by git; carry it to
 # the GPU machine), with bin/gpu/lib: this machine's copies of the shared libraries the sandbox links
@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 mkdir -p bin/gpu/lib
 go build -tags cuda -o bin/gpu/sandbox ./cmd/sandbox
 go test -c -tags cuda -o bin/gpu/gpu.test ./gpu
+go test -c -tags cuda -o bin/gpu/ui.test ./ui
 go test -c -o bin/gpu/egl.test ./render/egl
 # For gpu-run.sh's CPU table (GPU_RUN_CPU=1): the CPU build with the wide passes, and the jolt-runner.
 GOEXPERIMENT=simd go build -o bin/gpu/sandbox-cpu ./cmd/sandbox

@@ -20,7 +20,8 @@
 # cut at 9.5 minutes (a check with too little time left is skipped and says so).
 # GPU_RUN_CPU=1 first measures the CPU step against Jolt (0., below). GPU_RUN_BUDGET=S cuts the whole
 # at S seconds instead; GPU_RUN_ONLY=REGEX runs only the checks whose
-# names it matches (egl-context, egl-interop, egl-screenshot, frame-split-100k-cuda|cpu, parity,
+# names it matches (egl-context, egl-interop, egl-screenshot, probe-interop, probe-screenshot,
+# frame-split-100k-cuda|cpu, parity,
 # bench-SCENE, untimed-SCENE-N, parity-rain, sanitizer-TOOL), for a device lease split in two.
 # It cannot run on a machine without an NVIDIA GPU (it stops at nvidia-smi).
 #
@@ -138,6 +139,14 @@ grep -E '^(---|ok|FAIL|PASS)|GL ' "$out/egl-interop.txt" | head -8
 step egl-screenshot 120 "$bin/sandbox" -gl egl -backend cuda -scene pile -frames 120 -screenshot "$out/pile-egl.png" -perf
 grep -E '^(wrote|OpenGL|sandbox)|interop' "$out/egl-screenshot.txt" | head -5
 if grep -q 'interop on' "$out/egl-screenshot.txt"; then echo "interop: on"; else echo "interop: NOT on (see egl-screenshot.txt)"; fi
+# The probe's lines over the kernel-written debug lines (the window's interop path), and its picture.
+if [ -x "$bin/ui.test" ]; then
+	step probe-interop 90 "$bin/ui.test" -test.v -test.run 'TestProbeLinesOverCUDAInteropOnAGPU'
+	grep -E '^(\s*---|ok|FAIL|PASS)|probe' "$out/probe-interop.txt" | head -6
+else
+	echo "== probe-interop: no $bin/ui.test (scripts/gpu-build.sh builds it)"
+fi
+step probe-screenshot 90 "$bin/sandbox" -gl egl -backend cuda -scene pile -frames 60 -debug contacts,probe -screenshot "$out/pile-probe-egl.png"
 step frame-split-100k-cuda 150 "$bin/sandbox" -gl egl -backend cuda -scene pile100k -frames 121 -screenshot "$out/pile100k-egl.png" -perf
 cat "$out/frame-split-100k-cuda.txt"
 step frame-split-100k-cpu 120 "$bin/sandbox" -gl egl -backend cpu -scene pile100k -frames 21 -screenshot "$out/pile100k-cpu-egl.png" -perf

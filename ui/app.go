@@ -80,6 +80,9 @@ type Options struct {
 	// deviceCopy (tests) draws every frame through the renderer's device buffer, filled from the CPU
 	// fill as interop would fill it from CUDA, so the device path's drawing is tested without a GPU.
 	deviceCopy bool
+	// glWriters (tests) stands in for a backend's CUDA-GL interop: the frames take the interop path
+	// with the writers it returns.
+	glWriters glWriterBackend
 }
 
 // App is the running sandbox: the session, the camera, the view state the panel edits.
@@ -345,7 +348,9 @@ func (a *App) runFrame() {
 }
 
 // DebugNames are the debug layers Options.Debug (and the -debug flag) can turn on.
-var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities", "bvh", "labels"}
+// "probe" turns the probe on (the Debug draw section's tool, as set there), aimed through the middle
+// of the view until the cursor moves over it.
+var DebugNames = []string{"contacts", "normals", "friction", "joints", "aabbs", "com", "velocities", "bvh", "labels", "probe"}
 
 func (a *App) applyOptions() error {
 	o := &a.opt
@@ -364,6 +369,13 @@ func (a *App) applyOptions() error {
 		k := slices.Index(DebugNames, name)
 		if k < 0 {
 			return fmt.Errorf("-debug: unknown layer %q (want %s)", name, strings.Join(DebugNames, ", "))
+		}
+		if name == "probe" {
+			p := &a.tools.probe
+			p.init()
+			p.on = true
+			a.mouseX, a.mouseY = -1, -1 // no cursor over the view yet
+			continue
 		}
 		*flags[k] = true
 	}

@@ -95,7 +95,7 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 	if i, ok := w.Index(a.Selected); ok && b.Shape[i].Kind != geom.Plane {
 		selectionOutline(f, b.Shape[i], b.Position[i], b.Rotation[i])
 	}
-	a.probeLines(w, f) // over the bodies: a ray's hit lies on a surface
+	a.probeLines(f) // over the bodies: a ray's hit lies on a surface
 
 	f.Overlay = append(f.Overlay[:0], f.Lines[n0:]...)
 	f.Lines = f.Lines[:n0]

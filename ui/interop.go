@@ -36,6 +36,9 @@ func (a *App) updateInterop(w *sim.World) {
 	a.interopDecided, a.interopFor = true, b
 	a.closeInterop()
 	gb, ok := b.(glWriterBackend)
+	if a.opt.glWriters != nil {
+		gb, ok = a.opt.glWriters, true
+	}
 	if !ok {
 		a.interopNote = "" // the CPU backend: the bodies are on the host already
 		return
@@ -128,7 +131,11 @@ func (a *App) fillDevice(w *sim.World) {
 	if in.Any {
 		f.Lo, f.Hi = in.Lo, in.Hi
 	}
+	// The panel's own lines (the probe's query, hits and normals) read nothing the device holds: they
+	// are drawn after the device's lines, over the bodies, as the host path draws them.
 	f.Lines, f.Overlay = f.Lines[:0], f.Overlay[:0]
+	a.probeLines(f)
+	f.Overlay, f.Lines = append(f.Overlay, f.Lines...), f.Lines[:0]
 }
 
 // interopFailed drops interop for good after an error, with one line; the frame falls back to the

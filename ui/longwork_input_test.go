@@ -4,12 +4,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/go-gl/glfw/v3.3/glfw"
+
 	"tumble/scenes"
 	"tumble/sim"
+	"tumble/ui/command"
 )
 
 // untilJobsDone draws frames until no long work is under way (at most 20000 frames: a test that
@@ -270,5 +274,209 @@ func TestAHeavySceneTheWindowStartsOnIsWatched(t *testing.T) {
 	d.untilJobsDone()
 	if d.a.S.Name() != startBack {
 		t.Errorf("after Go back from the scene the window started on: %s", d.a.S.Name())
+	}
+}
+
+// heldJobs holds each long scene job (a load, reset, snapshot or restore) at its first progress
+// report until the test releases it: the frames drawn meanwhile are the window's while it works,
+// however fast the machine is.
+type heldJobs struct {
+	reached atomic.Bool
+	release atomic.Value // chan struct{}
+}
+
+func holdJobs(a *App) *heldJobs {
+	h := &heldJobs{}
+	h.release.Store(make(chan struct{}))
+	a.panel.load.asyncBodies = 1 // any world counts as large
+	a.panel.load.hook = func(done int) {
+		if h.reached.CompareAndSwap(false, true) {
+			<-h.release.Load().(chan struct{})
+		}
+	}
+	return h
+}
+
+// held draws frames until the job started is held, then n frames more, and returns how many of those
+// showed the job's progress bar and Cancel on the status line.
+func (h *heldJobs) held(d *driver, n int) int {
+	d.t.Helper()
+	for k := 0; k < 20000 && !h.reached.Load(); k++ {
+		d.frames(1)
+	}
+	if !h.reached.Load() {
+		d.t.Fatalf("no long work started (status %q)", d.a.panel.message)
+	}
+	shown := 0
+	for range n {
+		d.frames(1)
+		if d.has("Tumble/###progressjob") && d.has("Tumble/###job") {
+			shown++
+		}
+	}
+	return shown
+}
+
+// let releases the held job, waits for it to end, and arms the hold for the next one.
+func (h *heldJobs) let(d *driver) {
+	close(h.release.Load().(chan struct{}))
+	d.untilJobsDone()
+	d.frames(1)
+	h.release.Store(make(chan struct{}))
+	h.reached.Store(false)
+}
+
+// Snapshot, Restore and Reset (its button and the R key) of a large world run off the UI thread: the
+// window goes on drawing with the job's bar and Cancel on the status line, and each does what it does
+// at once for a small world. A cancelled reset or snapshot leaves the world and the snapshot as they
+// were.
+func TestResetSnapshotAndRestoreOfALargeWorldRunOffTheUIThread(t *testing.T) {
+	var h *heldJobs
+	d := drive(t, Options{Scene: "stack", Width: 640, Height: 600, NoShadows: true, Open: []string{"scene"},
+		Setup: func(a *App) { h = holdJobs(a) }})
+	var bodies int
+	d.world(func(w *sim.World) { bodies = w.Bodies.Len() })
+	state := func() (step int, at sim.Vec3) {
+		d.world(func(w *sim.World) { step, at = w.StepCount, w.Bodies.Position[w.Bodies.Len()-1] })
+		return
+	}
+	run := func(n int) { // n steps, then paused: what a job installs is not moved on by the frames after
+		d.click("Tumble/###play")
+		d.frames(n)
+		d.click("Tumble/###play")
+	}
+	d.click("Tumble/###play")
+	run(10)
+	snapStep, snapAt := state()
+
+	d.click("scene/Snapshot")
+	if n := h.held(d, 5); n != 5 {
+		t.Errorf("%d of 5 frames drawn while the snapshot was written showed its bar", n)
+	}
+	h.let(d)
+	if !d.a.S.HasSnapshot() || d.a.panel.message != "snapshot: done" {
+		t.Fatalf("after the snapshot: has one %v, status %q", d.a.S.HasSnapshot(), d.a.panel.message)
+	}
+
+	run(10)
+	d.click("scene/Snapshot")
+	h.held(d, 2)
+	d.click("Tumble/###job")
+	h.let(d)
+	if !strings.Contains(d.a.panel.message, "cancelled") {
+		t.Errorf("after a cancelled snapshot: status %q", d.a.panel.message)
+	}
+
+	run(10)
+	d.click("scene/Restore")
+	if n := h.held(d, 5); n != 5 {
+		t.Errorf("%d of 5 frames drawn while the snapshot was restored showed its bar", n)
+	}
+	h.let(d)
+	if step, at := state(); step != snapStep || at.Sub(snapAt).Len() > 1e-4 {
+		t.Errorf("Restore (after a cancelled snapshot): step %d, body at %v; the first snapshot had step %d, %v (%s)",
+			step, at, snapStep, snapAt, d.a.panel.message)
+	}
+
+	run(10)
+	before, beforeAt := state()
+	vw, vh := d.a.viewport()
+	d.move(float64(vw)/2, float64(vh)/2) // over the view: the key goes to its bindings
+	d.tap(glfw.KeyR)
+	if n := h.held(d, 3); n != 3 {
+		t.Errorf("%d of 3 frames drawn while R reset showed its bar", n)
+	}
+	d.click("Tumble/###job")
+	h.let(d)
+	if step, at := state(); step != before || at != beforeAt || !strings.Contains(d.a.panel.message, "reset: cancelled") {
+		t.Errorf("after a cancelled reset: step %d (was %d), body at %v (was %v), status %q", step, before, at, beforeAt, d.a.panel.message)
+	}
+
+	d.click("Tumble/Reset (R)")
+	if n := h.held(d, 5); n != 5 {
+		t.Errorf("%d of 5 frames drawn while Reset rebuilt the world showed its bar", n)
+	}
+	h.let(d)
+	var n int
+	d.world(func(w *sim.World) { n = w.Bodies.Len() })
+	if step, _ := state(); step != 0 || n != bodies || d.a.panel.message != "reset: done" {
+		t.Errorf("after Reset: step %d, %d bodies, status %q", step, n, d.a.panel.message)
+	}
+}
+
+// Cancel reaches inside an open's long stages: clicked while the file's steps are decoded, or while
+// its last step is re-simulated (each held half way), it ends the stage at the step under way; nothing
+// of the replay is installed, and the scene, its clock and its recording are as they were.
+func TestCancellingAReplayOpenMidStageLeavesTheWorldAsItWas(t *testing.T) {
+	s, err := command.NewPreset("stack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Steps(90); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "s.replay")
+	if err := s.SaveReplay(path); err != nil {
+		t.Fatal(err)
+	}
+	d := drive(t, Options{Scene: "cradle", Width: 640, Height: 600, NoShadows: true, Open: []string{"time"}})
+	d.frames(10)
+	d.click("Tumble/###play")
+	type world struct {
+		name       string
+		step, n    int
+		at         sim.Vec3
+		first, end int
+	}
+	now := func() world {
+		v := world{name: d.a.S.Name()}
+		d.world(func(w *sim.World) {
+			v.step, v.n, v.at = w.StepCount, w.Bodies.Len(), w.Bodies.Position[w.Bodies.Len()-1]
+		})
+		tl := d.a.S.Timeline()
+		v.first, v.end = tl.First, tl.Last
+		return v
+	}
+	before := now()
+	for _, stage := range []string{"decoding", "re-simulating"} {
+		var mu sync.Mutex
+		reached, release := make(chan struct{}), make(chan struct{})
+		seen := map[string][2]int{} // per stage: the furthest step reported, of the total
+		d.a.panel.time.openHook = func(st string, done, total int) {
+			mu.Lock()
+			seen[st] = [2]int{max(seen[st][0], done), total}
+			mu.Unlock()
+			if st == stage && done == total/2 {
+				close(reached)
+				<-release
+			}
+		}
+		d.typeInto("time/open file", path)
+		d.click("time/Open replay")
+		for k := 0; k < 20000; k++ {
+			select {
+			case <-reached:
+				k = 20000
+			default:
+				d.frames(1)
+			}
+		}
+		d.frames(2)
+		d.click("Tumble/###job")
+		close(release)
+		waitOpen(d)
+		mu.Lock()
+		got := seen[stage]
+		_, resim := seen["re-simulating"]
+		mu.Unlock()
+		if got[1] < 4 || got[0] != got[1]/2 {
+			t.Errorf("%s: reported up to step %d of %d after Cancel at step %d: the stage went on", stage, got[0], got[1], got[1]/2)
+		}
+		if stage == "decoding" && resim {
+			t.Errorf("cancelled while decoding, the re-simulation started")
+		}
+		if after := now(); after != before || !strings.Contains(d.a.panel.time.opened, "cancelled") {
+			t.Errorf("cancelled while %s: %+v, was %+v (%q)", stage, after, before, d.a.panel.time.opened)
+		}
 	}
 }

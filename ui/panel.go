@@ -276,13 +276,6 @@ func (a *App) do(what string, c command.Command) {
 	}
 }
 
-// reset reloads the scene, keeping the changed settings (the R key and the Reset button).
-func (a *App) reset() {
-	a.do("reset", command.Reset())
-	a.Selected, a.panel.joint.selected = sim.Handle{}, -1
-	a.applySceneView()
-}
-
 func textDisabled(s string) {
 	imgui.PushStyleColor(imgui.StyleColorText, imgui.Vec4{X: 0.6, Y: 0.6, Z: 0.6, W: 1})
 	imgui.Text(s)
@@ -346,7 +339,7 @@ func (a *App) sceneSection() {
 		a.saveScene(p.path)
 	}
 	if g.button("Snapshot") {
-		a.do("snapshot", command.Snapshot())
+		a.snapshot()
 	}
 	g.sameLine("button", "Restore")
 	// Always the button, greyed without a snapshot: the buttons after it stay where they are.
@@ -356,7 +349,7 @@ func (a *App) sceneSection() {
 	}
 	if g.button("Restore") {
 		if has {
-			a.do("restore", command.Restore())
+			a.restore()
 		} else {
 			p.message, p.isErr = "restore: no snapshot yet (Snapshot takes one)", true
 		}

@@ -122,14 +122,7 @@ func (a *App) loadScene(name string, file bool) {
 	}
 	hook := l.hook
 	l.job = a.startJob("loading "+filepath.Base(name), "bodies", func(j *longJob) func() {
-		progress := func(done, total int) error {
-			j.done.Store(int64(done))
-			j.total.Store(int64(total))
-			if hook != nil {
-				hook(done)
-			}
-			return j.ctx.Err()
-		}
+		progress := j.progress(hook)
 		var pr *command.Prepared
 		var err error
 		if file {
@@ -155,8 +148,122 @@ func (a *App) loadScene(name string, file bool) {
 	l.job.dropOnClose = true
 }
 
+// progress is a scene's build (or writing) progress function reporting on j: it stores the bodies
+// done and the total, calls hook (tests) and says to stop once j is cancelled.
+func (j *longJob) progress(hook func(done int)) func(done, total int) error {
+	return func(done, total int) error {
+		j.done.Store(int64(done))
+		j.total.Store(int64(total))
+		if hook != nil {
+			hook(done)
+		}
+		return j.ctx.Err()
+	}
+}
+
+// large reports whether the world has enough bodies for its reset, snapshot, restore or save to run
+// off the UI thread.
+func (a *App) large() bool {
+	minBodies, _ := a.panel.load.asyncFrom()
+	return a.bodies() >= minBodies
+}
+
+// busy reports, on the status line, that what cannot start while other long work on the scene is
+// under way; it says whether it is.
+func (a *App) busy(what string) bool {
+	l := &a.panel.load
+	if !a.running(l.job) {
+		return false
+	}
+	a.panel.message, a.panel.isErr = what+": "+l.job.what+" is under way", true
+	return true
+}
+
+// reset rebuilds the world from its scene, keeping the changed settings (the R key and the Reset
+// button): at once for a small world, off the UI thread for a large one.
+func (a *App) reset() {
+	installed := func() {
+		a.Selected, a.panel.joint.selected = sim.Handle{}, -1
+		a.applySceneView()
+	}
+	if !a.large() {
+		a.do("reset", command.Reset())
+		installed()
+		return
+	}
+	a.rebuild("reset", "resetting "+a.S.Name(), a.S.PrepareReset, command.InstallReset, installed)
+}
+
+// restore goes back to the last snapshot (the Restore button), off the UI thread for a large world.
+func (a *App) restore() {
+	if !a.large() {
+		a.do("restore", command.Restore())
+		return
+	}
+	a.rebuild("restore", "restoring the snapshot", a.S.PrepareRestore, command.InstallRestore, nil)
+}
+
+// rebuild builds a world off the UI thread (prepare: PrepareReset, PrepareRestore) and installs it
+// once built; the scene stays as it was if it is cancelled.
+func (a *App) rebuild(what, doing string, prepare func(func(done, total int) error) (*command.Prepared, error),
+	install func(*command.Prepared) command.Command, installed func()) {
+	l := &a.panel.load
+	p := &a.panel
+	if a.busy(what) {
+		return
+	}
+	hook := l.hook
+	l.job = a.startJob(doing, "bodies", func(j *longJob) func() {
+		pr, err := prepare(j.progress(hook))
+		if j.ctx.Err() != nil {
+			if pr != nil {
+				pr.Close()
+			}
+			return func() { p.message, p.isErr = what+": cancelled; the scene is as it was", false }
+		}
+		if err != nil {
+			return func() { p.message, p.isErr = what+": "+err.Error(), true }
+		}
+		return func() {
+			a.do(what, install(pr))
+			if !p.isErr && installed != nil {
+				installed()
+			}
+		}
+	})
+	l.job.dropOnClose = true
+}
+
+// snapshot keeps the current state for Restore (the Snapshot button). The state is copied at once;
+// for a large world it is written out as a scene off the UI thread, and a cancelled snapshot keeps
+// the one before.
+func (a *App) snapshot() {
+	if !a.large() {
+		a.do("snapshot", command.Snapshot())
+		return
+	}
+	if a.busy("snapshot") {
+		return
+	}
+	l := &a.panel.load
+	p := &a.panel
+	c := a.S.Capture()
+	hook := l.hook
+	l.job = a.startJob("taking a snapshot", "bodies", func(j *longJob) func() {
+		sc, err := c.Scene(j.progress(hook))
+		if j.ctx.Err() != nil {
+			return func() { p.message, p.isErr = "snapshot: cancelled; the snapshot before is kept", false }
+		}
+		if err != nil {
+			return func() { p.message, p.isErr = "snapshot: "+err.Error(), true }
+		}
+		return func() { a.do("snapshot", command.SetSnapshot(c, sc)) }
+	})
+	l.job.dropOnClose = true
+}
+
 // saveScene writes the current state as a scene file: the state is copied at once (under the
-// session's lock, between two steps) and written off the UI thread when it is large.
+// session's lock, between two steps) and, when it is large, written out off the UI thread.
 func (a *App) saveScene(path string) {
 	p := &a.panel
 	l := &p.load
@@ -169,13 +276,20 @@ func (a *App) saveScene(path string) {
 		}
 		return
 	}
-	if a.running(l.job) {
-		p.message, p.isErr = "save "+path+": "+l.job.what+" is under way", true
+	if a.busy("save " + path) {
 		return
 	}
-	sc := a.S.SceneNow()
+	c := a.S.Capture()
+	hook := l.hook
 	l.job = a.startJob("saving "+filepath.Base(path), "MB", func(j *longJob) func() {
-		err := writeAtomically(j, path, sc.Save)
+		j.stage.Store("bodies written")
+		sc, err := c.Scene(j.progress(hook))
+		if err == nil {
+			j.stage.Store("MB")
+			j.done.Store(0)
+			j.total.Store(0)
+			err = writeAtomically(j, path, sc.Save)
+		}
 		return func() { a.reportSave("save "+path, path, j, err) }
 	})
 }

@@ -32,6 +32,7 @@ type timeForm struct {
 	openErr   bool
 	opening   *longJob // the open under way (loading and re-simulating off the UI thread), nil when none
 	openPath  string
+	openHook  func(stage string, done, total int) // tests: called with each of the open's progress reports
 	drift     driftForm
 }
 
@@ -186,7 +187,7 @@ func (a *App) timeSection() {
 // openReplay opens a replay file in the session (the Open replay button, a file dropped on the
 // window) off the UI thread: loading and re-simulating a large recording takes seconds, and the window
 // goes on drawing meanwhile, the status line showing the steps decoded, then re-simulated, with a
-// Cancel. The outcome, or why the file was refused, is the Time section's last line (a refusal also
+// Cancel that ends either stage at the step under way. The outcome, or why the file was refused, is the Time section's last line (a refusal also
 // the panel's status line, seen with the section closed).
 func (a *App) openReplay(path string) {
 	f := &a.panel.time
@@ -195,11 +196,15 @@ func (a *App) openReplay(path string) {
 	}
 	f.openFile, f.openPath = path, path
 	f.opened, f.openErr = "opening "+path+" ...", false
+	hook := f.openHook
 	f.opening = a.startJob("opening "+filepath.Base(path), "steps", func(j *longJob) func() {
 		progress := func(stage string, done, total int) {
 			j.stage.Store("steps " + stage)
 			j.done.Store(int64(done))
 			j.total.Store(int64(total))
+			if hook != nil {
+				hook(stage, done, total)
+			}
 		}
 		p, err := command.PrepareReplay(path, progress, func() bool { return j.ctx.Err() != nil })
 		return func() {

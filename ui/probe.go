@@ -232,8 +232,9 @@ func (a *App) probeOverlapPose(w *sim.World, f sim.QueryFilter) geom.Pose {
 
 // probeLines draws the probe into the frame's overlay lines (debugLines): the query's ray or sweep
 // up to its first hit (or its length, at most 50 m), the cast shape at its start and where it stops,
-// the overlap's shape, a cross and the normal at each hit, the outline of each overlapped body.
-func (a *App) probeLines(w *sim.World, f *render.Frame) {
+// the overlap's shape, a cross and the normal at each hit, the outline of each overlapped body where
+// the query found it. It reads no body state: the interop path draws it too (fillDevice).
+func (a *App) probeLines(f *render.Frame) {
 	p := &a.tools.probe
 	if !p.on || !p.aimed {
 		return
@@ -264,8 +265,8 @@ func (a *App) probeLines(w *sim.World, f *render.Frame) {
 		f.Line(p.from, p.pose.P, colProbe)
 		shapeOutline(f, s, p.pose, colProbe)
 		for _, h := range p.hits {
-			if i, ok := w.Index(h.Body); ok && h.shape.Kind != geom.Plane {
-				shapeOutline(f, h.shape, geom.Pose{P: w.Bodies.Position[i], Q: w.Bodies.Rotation[i]}, colProbeHit)
+			if h.shape.Kind != geom.Plane {
+				shapeOutline(f, h.shape, h.pose, colProbeHit)
 			}
 		}
 	}

@@ -39,7 +39,7 @@ func cmdReplay(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	lp := newProgress(stderr, "loading "+file, 0)
-	rp, err := record.LoadProgress(file, func(done, total int) { lp.total = total; lp.update(done) })
+	rp, err := record.LoadProgress(file, func(done, total int) error { lp.total = total; lp.update(done); return nil })
 	lp.done()
 	if err != nil {
 		return fail(stderr, "%v", err)

@@ -110,8 +110,9 @@ type Replay struct {
 func Load(path string) (*Replay, error) { return LoadProgress(path, nil) }
 
 // LoadProgress is Load, calling progress (when not nil) as the steps are decoded, with the steps done
-// and the total.
-func LoadProgress(path string, progress func(done, total int)) (*Replay, error) {
+// and the total, before each step: an error it returns stops the decoding at once and is returned
+// (wrapped), with no Replay.
+func LoadProgress(path string, progress func(done, total int) error) (*Replay, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -126,7 +127,7 @@ func LoadProgress(path string, progress func(done, total int)) (*Replay, error) 
 // Decode reads a replay file's bytes; see Load.
 func Decode(data []byte) (*Replay, error) { return decode(data, nil) }
 
-func decode(data []byte, progress func(done, total int)) (*Replay, error) {
+func decode(data []byte, progress func(done, total int) error) (*Replay, error) {
 	if len(data) < len(fileMagic)+8 || [8]byte(data[:8]) != fileMagic {
 		return nil, errors.New("not a Tumble replay file (bad magic)")
 	}
@@ -207,7 +208,9 @@ func decode(data []byte, progress func(done, total int)) (*Replay, error) {
 	total := rec.Last() - rec.First() + 1
 	for _, g := range rec.groups {
 		if progress != nil {
-			progress(g.step-rec.First(), total)
+			if err := progress(g.step-rec.First(), total); err != nil {
+				return nil, err
+			}
 		}
 		if _, _, err := rec.Names(g.step); err != nil {
 			return nil, err
@@ -221,6 +224,11 @@ func decode(data []byte, progress func(done, total int)) (*Replay, error) {
 			}
 		}
 		for s := g.step; s <= g.last(); s++ {
+			if progress != nil && s > g.step {
+				if err := progress(s-rec.First(), total); err != nil {
+					return nil, err
+				}
+			}
 			if err := rec.dispBits(g, s); err != nil {
 				return nil, err
 			}

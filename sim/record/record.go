@@ -892,8 +892,8 @@ func (r *Recorder) verify(w *sim.World) error {
 // Seek makes w the recorded world at step, exactly: it restores the nearest keyframe at or before it
 // and re-simulates the steps between, checking each against the recording (a *Divergence if one
 // differs). progress, when not nil, is called after each re-simulated step with the steps done and
-// the total.
-func (r *Recorder) Seek(w *sim.World, step int, progress func(done, total int)) error {
+// the total; an error it returns stops the re-simulation there and is returned, w left part way.
+func (r *Recorder) Seek(w *sim.World, step int, progress func(done, total int) error) error {
 	var st sim.State
 	from, err := r.KeyState(step, &st)
 	if err != nil {
@@ -910,7 +910,9 @@ func (r *Recorder) Seek(w *sim.World, step int, progress func(done, total int)) 
 			return err
 		}
 		if progress != nil {
-			progress(w.StepCount-from, step-from)
+			if err := progress(w.StepCount-from, step-from); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -39,14 +40,22 @@ func StepOnce() Command { return stepOnce }
 // scene's own.
 func Reset() Command {
 	return func(s *Session) error {
-		set, notes := s.world.Settings(), s.notes
-		if err := s.load(s.name, s.initial); err != nil {
+		w, err := s.initial.World(scenes.Options{})
+		if err != nil {
 			return err
 		}
-		s.world.SetSettings(set)
-		s.notes = notes // the same scene: what its file left out still is
+		s.resetTo(w)
 		return nil
 	}
+}
+
+// resetTo installs w, built from the scene the world was loaded from, with the settings changed
+// since (Reset, InstallReset).
+func (s *Session) resetTo(w *sim.World) {
+	set, notes := s.world.Settings(), s.notes
+	s.install(s.name, s.initial, w, 0, 0)
+	s.world.SetSettings(set)
+	s.notes = notes // the same scene: what its file left out still is
 }
 
 // RevertSettings sets the scene's own settings again (as its file or preset gives them), undoing every
@@ -122,11 +131,21 @@ func Restore() Command {
 		if s.snap == nil {
 			return fmt.Errorf("no snapshot to restore")
 		}
-		init, name := s.initial, s.name
-		err := s.loadAt(name, s.snap, s.snapStep, s.snapTime)
-		s.initial = init
-		return err
+		w, err := s.snap.World(scenes.Options{})
+		if err != nil {
+			return err
+		}
+		s.restoreTo(w)
+		return nil
 	}
+}
+
+// restoreTo installs w, built from the snapshot, with the snapshot's clock, keeping Reset's scene
+// (Restore, InstallRestore).
+func (s *Session) restoreTo(w *sim.World) {
+	init := s.initial
+	s.install(s.name, s.snap, w, s.snapStep, s.snapTime)
+	s.initial = init
 }
 
 // HasSnapshot says whether Restore has something to restore.
@@ -397,6 +416,101 @@ func finite(v sim.Vec3) bool {
 // currentScene is the world as it is now, as a scene file: poses, velocities, masses, materials,
 // settings, joints (anchors and axes moved with body A) and shape-matching clusters.
 func (s *Session) currentScene() *scenes.Scene {
+	sc, _ := s.capture().Scene(nil) // without a progress function it cannot stop
+	return sc
+}
+
+// Captured is the world's state as a scene file writes it, copied under the session's lock so that
+// the slow part, the million bodies' entries written out, runs without it (Captured.Scene): the
+// scene's settings, joints and clusters are written at once, the bodies' arrays copied.
+type Captured struct {
+	head   *scenes.Scene // everything but the bodies
+	bodies sim.Bodies    // the arrays a body's entry reads, copied
+	step   int           // the world's clock
+	time   float64
+}
+
+// Capture copies the current state (with a backend, read back first) for Captured.Scene.
+func (s *Session) Capture() *Captured {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sync()
+	return s.capture()
+}
+
+// Bodies is the captured body count.
+func (c *Captured) Bodies() int { return c.bodies.Len() }
+
+func (s *Session) capture() *Captured {
+	w := s.world
+	b := &w.Bodies
+	c := &Captured{step: w.StepCount, time: w.Time, bodies: sim.Bodies{
+		Name: slices.Clone(b.Name), Type: slices.Clone(b.Type), Shape: slices.Clone(b.Shape),
+		Position: slices.Clone(b.Position), Rotation: slices.Clone(b.Rotation),
+		Velocity: slices.Clone(b.Velocity), AngularVelocity: slices.Clone(b.AngularVelocity),
+		Mass: slices.Clone(b.Mass), Friction: slices.Clone(b.Friction), Restitution: slices.Clone(b.Restitution),
+		RollingResistance: slices.Clone(b.RollingResistance), SpinningResistance: slices.Clone(b.SpinningResistance)}}
+	c.head = s.sceneHead()
+	return c
+}
+
+// captureEvery is how many bodies' entries Captured.Scene writes between two progress reports.
+const captureEvery = 4096
+
+// Scene writes the captured state as a scene. progress, when not nil, is called with the bodies
+// written so far and the total; an error it returns stops the writing and is returned.
+func (c *Captured) Scene(progress func(done, total int) error) (*scenes.Scene, error) {
+	out := *c.head
+	b := &c.bodies
+	n := b.Len()
+	if n > 0 {
+		out.Bodies = make([]scenes.Body, 0, n)
+	}
+	for i := range n {
+		if progress != nil && i%captureEvery == 0 {
+			if err := progress(i, n); err != nil {
+				return nil, err
+			}
+		}
+		out.Bodies = append(out.Bodies, fileBody(b, i))
+	}
+	if progress != nil {
+		if err := progress(n, n); err != nil {
+			return nil, err
+		}
+	}
+	return &out, nil
+}
+
+// fileBody is body i's entry in a scene file.
+func fileBody(b *sim.Bodies, i int) scenes.Body {
+	body := scenes.Body{Name: b.Name[i], Type: b.Type[i].String(),
+		Position: vp(b.Position[i]), Friction: fp(b.Friction[i]), Restitution: fp(b.Restitution[i])}
+	if c := b.RollingResistance[i]; c != 0 {
+		body.RollingResistance = fp(c)
+	}
+	if c := b.SpinningResistance[i]; c != 0 {
+		body.SpinningResistance = fp(c)
+	}
+	if b.Shape[i].Kind == geom.Compound {
+		body.Shapes = fileParts(b, i)
+	} else {
+		body.Shape = fileShape(b, i)
+	}
+	q := b.Rotation[i]
+	body.Rotation = &scenes.Quat{f64(q.V[0]), f64(q.V[1]), f64(q.V[2]), f64(q.W)}
+	if b.Type[i] != sim.Static {
+		body.Velocity, body.AngularVelocity = vp(b.Velocity[i]), vp(b.AngularVelocity[i])
+	}
+	if b.Type[i] == sim.Dynamic {
+		body.Mass = fp(b.Mass[i])
+	}
+	return body
+}
+
+// sceneHead is the current state as a scene without its bodies: the settings, the joints (anchors
+// and axes moved with body A), the clusters and the view.
+func (s *Session) sceneHead() *scenes.Scene {
 	w := s.world
 	set := w.Settings()
 	out := &scenes.Scene{Name: s.name}
@@ -415,30 +529,6 @@ func (s *Session) currentScene() *scenes.Scene {
 	}
 	out.Solver = sv
 	b := &w.Bodies
-	for i := range b.Len() {
-		body := scenes.Body{Name: b.Name[i], Type: b.Type[i].String(),
-			Position: vp(b.Position[i]), Friction: fp(b.Friction[i]), Restitution: fp(b.Restitution[i])}
-		if c := b.RollingResistance[i]; c != 0 {
-			body.RollingResistance = fp(c)
-		}
-		if c := b.SpinningResistance[i]; c != 0 {
-			body.SpinningResistance = fp(c)
-		}
-		if b.Shape[i].Kind == geom.Compound {
-			body.Shapes = fileParts(b, i)
-		} else {
-			body.Shape = fileShape(b, i)
-		}
-		q := b.Rotation[i]
-		body.Rotation = &scenes.Quat{f64(q.V[0]), f64(q.V[1]), f64(q.V[2]), f64(q.W)}
-		if b.Type[i] != sim.Static {
-			body.Velocity, body.AngularVelocity = vp(b.Velocity[i]), vp(b.AngularVelocity[i])
-		}
-		if b.Type[i] == sim.Dynamic {
-			body.Mass = fp(b.Mass[i])
-		}
-		out.Bodies = append(out.Bodies, body)
-	}
 	for k := range w.NumJoints() {
 		j := w.Joint(k)
 		ia, _ := w.Index(j.BodyA)

@@ -12,7 +12,7 @@ import (
 // added, a scene file of hundreds of MB). The window does it off its UI thread: the slow part runs
 // on a goroutine without the session's lock (a world built, a file written), with progress and a
 // way to stop, and only the swap of the new world in (Install) or the copy of the state to write
-// (SceneNow, ReplayNow) takes the lock.
+// (Capture, ReplayNow) takes the lock.
 
 // Prepared is a scene's world, built without the session's lock, waiting to be installed.
 type Prepared struct {
@@ -83,15 +83,6 @@ func Install(p *Prepared) Command {
 	}
 }
 
-// SceneNow is the current state as a scene (what SaveFile writes), copied under the session's lock
-// so that it can be written without it.
-func (s *Session) SceneNow() *scenes.Scene {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sync()
-	return s.currentScene()
-}
-
 // ReplayNow is a copy of the recording and the scene's name (what SaveReplay writes), taken under
 // the session's lock so that it can be written without it.
 func (s *Session) ReplayNow() (*record.Recorder, string, error) {
@@ -101,4 +92,72 @@ func (s *Session) ReplayNow() (*record.Recorder, string, error) {
 		return nil, "", fmt.Errorf("nothing recorded: %v", s.time.recErr)
 	}
 	return s.time.rec.Clone(), s.name, nil
+}
+
+// Reset, Snapshot and Restore of a large world take seconds too: the world rebuilt from its scene,
+// or the state written out as one. Their slow parts run without the lock as well (PrepareReset,
+// PrepareRestore, Captured.Scene), and the installs check that what they were prepared from is still
+// the session's: a scene loaded meanwhile, or a newer snapshot, refuses them.
+
+// PrepareReset builds, without the session's lock, the world Reset installs: the scene the world was
+// loaded from. progress as for PreparePreset.
+func (s *Session) PrepareReset(progress func(done, total int) error) (*Prepared, error) {
+	s.mu.Lock()
+	name, sc := s.name, s.initial
+	s.mu.Unlock()
+	return prepare(name, sc, progress)
+}
+
+// InstallReset is Reset with the world PrepareReset built: the settings changed since are kept.
+func InstallReset(p *Prepared) Command {
+	return func(s *Session) error {
+		if p.w == nil {
+			return fmt.Errorf("%s: already installed or discarded", p.name)
+		}
+		if p.sc != s.initial {
+			p.Close()
+			return fmt.Errorf("%s: another scene was loaded while it was rebuilt", p.name)
+		}
+		s.resetTo(p.w)
+		p.w = nil
+		return nil
+	}
+}
+
+// PrepareRestore builds, without the session's lock, the world Restore installs: the last Snapshot's.
+// progress as for PreparePreset.
+func (s *Session) PrepareRestore(progress func(done, total int) error) (*Prepared, error) {
+	s.mu.Lock()
+	name, sc := s.name, s.snap
+	s.mu.Unlock()
+	if sc == nil {
+		return nil, fmt.Errorf("no snapshot to restore")
+	}
+	return prepare(name, sc, progress)
+}
+
+// InstallRestore is Restore with the world PrepareRestore built: the snapshot's clock, Reset's scene
+// kept.
+func InstallRestore(p *Prepared) Command {
+	return func(s *Session) error {
+		if p.w == nil {
+			return fmt.Errorf("%s: already installed or discarded", p.name)
+		}
+		if p.sc != s.snap {
+			p.Close()
+			return fmt.Errorf("%s: another snapshot was taken while it was rebuilt", p.name)
+		}
+		s.restoreTo(p.w)
+		p.w = nil
+		return nil
+	}
+}
+
+// SetSnapshot keeps sc, written from c (Capture, Captured.Scene), as the snapshot Restore goes back
+// to, with c's clock.
+func SetSnapshot(c *Captured, sc *scenes.Scene) Command {
+	return func(s *Session) error {
+		s.snap, s.snapStep, s.snapTime = sc, c.step, c.time
+		return nil
+	}
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"bytes"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -83,5 +84,89 @@ func TestAPreparedReplayReportsItsStagesAndStops(t *testing.T) {
 	}
 	if _, err := PrepareReplay(path, nil, func() bool { return true }); !errors.Is(err, ErrStopped) {
 		t.Errorf("a replay told to stop: %v", err)
+	}
+}
+
+// A captured state written out off the lock is the scene SaveFile writes, and a stop from its
+// progress ends the writing; a reset or restore built off the lock installs as Reset and Restore do
+// (the changed settings kept, the snapshot's clock), and is refused once another scene or snapshot
+// has replaced what it was built from.
+func TestCapturedScenesAndPreparedResetsMatchTheCommands(t *testing.T) {
+	s, err := NewPreset("pyramid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Steps(5); err != nil {
+		t.Fatal(err)
+	}
+	c := s.Capture()
+	got, err := c.Scene(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b bytes.Buffer
+	if err := got.Save(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CurrentScene().Save(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) || c.Bodies() != 386 {
+		t.Errorf("the captured scene (%d bodies) differs from the current one", c.Bodies())
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if _, err := c.Scene(func(done, total int) error {
+		calls++
+		if done > 0 {
+			return stop
+		}
+		return nil
+	}); !errors.Is(err, stop) || calls != 2 {
+		t.Errorf("a write told to stop after its first report: %v after %d reports", err, calls)
+	}
+
+	s.Do(SetSnapshot(c, got))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Steps(5); err != nil {
+		t.Fatal(err)
+	}
+	restore, err := s.PrepareRestore(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Do(InstallRestore(restore))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if w.StepCount != 5 || w.Bodies.Len() != 386 {
+			t.Errorf("after InstallRestore: step %d, %d bodies; the snapshot was at step 5 with 386", w.StepCount, w.Bodies.Len())
+		}
+	})
+	s.Do(SetSettings(func(set *sim.Settings) { set.Iterations = 13 }))
+	reset, err := s.PrepareReset(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Do(InstallReset(reset))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	s.View(func(w *sim.World) {
+		if w.StepCount != 0 || w.Settings().Iterations != 13 {
+			t.Errorf("after InstallReset: step %d, %d iterations (the changed 13 kept)", w.StepCount, w.Settings().Iterations)
+		}
+	})
+	stale, err := s.PrepareReset(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Do(LoadPreset("stack"))
+	s.Do(InstallReset(stale))
+	if err := s.Apply(); err == nil || s.Name() != "stack" {
+		t.Errorf("a reset built for the pyramid, installed over the stack: %v (scene %s)", err, s.Name())
 	}
 }

@@ -93,15 +93,12 @@ func NewPreset(name string) (*Session, error) {
 	return New(name, s)
 }
 
-func (s *Session) load(name string, sc *scenes.Scene) error { return s.loadAt(name, sc, 0, 0) }
-
-// loadAt is load with the new world's clock set to step and time (Restore's: the snapshot's).
-func (s *Session) loadAt(name string, sc *scenes.Scene, step int, time float64) error {
+func (s *Session) load(name string, sc *scenes.Scene) error {
 	w, err := sc.World(scenes.Options{})
 	if err != nil {
 		return err
 	}
-	s.install(name, sc, w, step, time)
+	s.install(name, sc, w, 0, 0)
 	return nil
 }
 

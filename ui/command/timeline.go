@@ -383,16 +383,27 @@ var ErrStopped = errors.New("stopped")
 
 // PrepareReplay is OpenReplay's slow part, without the session's lock: the file loaded (progress, if
 // not nil, with "decoding" and the steps decoded of the total) and its last step re-simulated
-// ("re-simulating", the steps done). stop, if not nil, is asked between the two and after: when it
-// says so, nothing is kept and the error is ErrStopped.
+// ("re-simulating", the steps done). stop, if not nil, is asked at every step of both stages: when
+// it says so, the stage ends there, nothing is kept and the error is ErrStopped.
 func PrepareReplay(path string, progress func(stage string, done, total int), stop func() bool) (*PreparedReplay, error) {
-	stage := func(name string) func(done, total int) {
-		if progress == nil {
+	stage := func(name string) func(done, total int) error {
+		if progress == nil && stop == nil {
 			return nil
 		}
-		return func(done, total int) { progress(name, done, total) }
+		return func(done, total int) error {
+			if progress != nil {
+				progress(name, done, total)
+			}
+			if stop != nil && stop() {
+				return ErrStopped
+			}
+			return nil
+		}
 	}
 	rp, err := record.LoadProgress(path, stage("decoding"))
+	if errors.Is(err, ErrStopped) {
+		return nil, ErrStopped
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -409,6 +420,9 @@ func PrepareReplay(path string, progress func(stage string, done, total int), st
 	w := sim.NewWorld(st.Settings())
 	if err := rp.Seek(w, rp.Last(), stage("re-simulating")); err != nil {
 		w.Close()
+		if errors.Is(err, ErrStopped) {
+			return nil, ErrStopped
+		}
 		return nil, fmt.Errorf("replay %s: re-simulating to its last step %d: %w", path, rp.Last(), err)
 	}
 	if stop != nil && stop() {
