@@ -84,6 +84,8 @@ func (s *narrowStage) run(d device, b *bodyBuffers, pairs, pairCount ptr, pairCa
 	if err := k.narrowCollide(blocks(pairCapacity, narrowThreads), narrowThreads, narrowCollideArgs{
 		Pairs: pairs, PairCount: pairCount, PairCapacity: int32(pairCapacity),
 		Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
+		Hulls: b.hulls.dHulls.p, HullVerts: b.hulls.dVerts.p, HullFaces: b.hulls.dFaces.p,
+		HullLoops: b.hulls.dLoops.p, HullEdges: b.hulls.dEdges.p,
 		Jointed: jointed, NJointed: int32(s.nJointed), Dt: dt, Speculative: speculative,
 		Cand: s.cand.p, Touching: s.offsets.p,
 	}); err != nil {

@@ -36,12 +36,15 @@ TB_FN NcPose tbNarrowPose(const float4 *pos, const float4 *rot, int i) {
 	return o;
 }
 
-// tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
+// tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] (hull shapes
+// read the hull table: hulls and the pools it points into, layout.cuh) and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
 // scan over all pairCapacity flags needs no count from the host. The contact margin is the CPU's
 // (sim's narrowPhase): the speculative distance plus how far the pair can close in dt.
 TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
+                                 const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
+                                 const int *hullLoops, const TbHullEdge *hullEdges,
                                  const unsigned long long *jointed, int nJointed, float dt, float speculative,
                                  TbContact *cand, unsigned *touching) {
 	unsigned i = tbThread();
@@ -69,7 +72,13 @@ TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, i
 		             tbNarrowLen(omega[ib]) * tbBoundingRadius(sb)) *
 		                dt;
 		float margin = speculative + rel;
-		ncCollide(sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
+		NcHulls hs;
+		hs.hulls = hulls;
+		hs.verts = hullVerts;
+		hs.faces = hullFaces;
+		hs.loops = hullLoops;
+		hs.edges = hullEdges;
+		ncCollide(hs, sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
 	}
 	if (m.count > 0) {
 		cand[i] = m;
