@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"tumble/render/instance"
 	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -123,9 +124,12 @@ func sameContact(a, b *tbContact) bool {
 // TestEmulatedSpawnedHullsAreExact: hulls made as the panel's Spawn makes them (scenes.RockPoints with
 // Spawn's seeds and scenes.BunnyPoints, through scenes.Hull, turned upright by BodyRotation), added
 // between steps to a world already running on the emulator, a new hull entering the device's hull
-// table each time, fall onto the ground and onto each other, and every step equals the CPU's
-// Jacobi step to the bit.
-func TestEmulatedSpawnedHullsAreExact(t *testing.T) {
+// table each time, fall onto the ground, a box and each other, and the world equals the CPU's
+// Jacobi steps to the bit.
+func TestEmulatedSpawnedHullsAreExact(t *testing.T) { checkSpawnedHulls(t, NewEmulated()) }
+
+// checkSpawnedHulls runs TestEmulatedSpawnedHullsAreExact's hulls on the CPU and on be.
+func checkSpawnedHulls(t *testing.T, be *Backend) {
 	sc, err := scenes.Parse("ground.json", []byte(`{"bodies": [{"name": "ground", "type": "static",
 		"shape": {"type": "plane", "normal": [0, 1, 0]}}, {"name": "block", "type": "static",
 		"shape": {"type": "box", "halfExtents": [0.6, 0.3, 0.6]}, "position": [1.5, 0.3, 0]}]}`))
@@ -142,7 +146,7 @@ func TestEmulatedSpawnedHullsAreExact(t *testing.T) {
 		worlds[i] = w
 	}
 	cpu, dev := worlds[0], worlds[1]
-	if err := dev.SetBackend(NewEmulated()); err != nil {
+	if err := dev.SetBackend(be); err != nil {
 		t.Fatal(err)
 	}
 	defer dev.SetBackend(nil)
@@ -198,4 +202,36 @@ func TestEmulatedSpawnedHullsAreExact(t *testing.T) {
 		t.Errorf("only %d touching pairs at the end", touching)
 	}
 	t.Logf("%d bodies, %d steps, %d touching pairs at the end: the same bits", cpu.Bodies.Len(), steps, touching)
+}
+
+// A world with a hull is drawn from the host copy: the instance writer refuses it before writing
+// anything (the instance kernel draws the kinds whose meshes the renderer shares), and takes the
+// world again once the hull is gone.
+func TestAWorldWithAHullIsDrawnFromTheHostCopy(t *testing.T) {
+	w := sim.NewWorld(sim.Settings{Solver: sim.Jacobi, Workers: 1})
+	defer w.Close()
+	if _, err := w.AddBody(sim.BodyDef{Shape: geom.Shape{Kind: geom.Sphere, Radius: 0.5}, Mass: 1}); err != nil {
+		t.Fatal(err)
+	}
+	rock, err := w.AddBody(sim.BodyDef{Shape: geom.Shape{Kind: geom.ConvexHull, Hull: testHulls[0]}, Mass: 1, Position: geom.Vec3{3, 0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewEmulated()
+	must(t, w.SetBackend(b), w.Step())
+	defer w.SetBackend(nil)
+	dst, err := b.dev.alloc(4 * InstanceBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.dev.free(dst)
+	st := styleOf(instance.ColorByBody, nil, w, nil)
+	if _, err := b.WriteInstances(w, uintptr(dst), 4, st); err != ErrNotOnDevice {
+		t.Errorf("a world with a hull: %v, want ErrNotOnDevice", err)
+	}
+	must(t, w.RemoveBody(rock), w.Step())
+	in, err := b.WriteInstances(w, uintptr(dst), 4, styleOf(instance.ColorByBody, nil, w, nil))
+	if err != nil || in.Total() != 1 {
+		t.Errorf("the ball alone: %v, %d records", err, in.Total())
+	}
 }

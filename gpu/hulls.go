@@ -59,6 +59,10 @@ func (t *hullTable) entry(h *geom.Hull) int32 {
 	return i
 }
 
+// hasHulls reports whether the table holds a hull besides the unit cube: whether some body uploaded
+// since the table was made is, or was, a hull.
+func (t *hullTable) hasHulls() bool { return len(t.hulls) > 1 }
+
 // pack converts a shape to its device record, entering a hull in the table.
 func (t *hullTable) pack(s *geom.Shape) tbShape {
 	r := packShape(s)

@@ -902,12 +902,42 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 
 // narrowCollideArgs are the parameters of tb_narrow_collide (kernels/narrow.cu), in the kernel's order.
 //
-// tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] (hull shapes
-// read the hull table: hulls and the pools it points into, layout.cuh) and sets
+// tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
-// scan over all pairCapacity flags needs no count from the host. The contact margin is the CPU's
-// (sim's narrowPhase): the speculative distance plus how far the pair can close in dt.
+// scan over all pairCapacity flags needs no count from the host. A pair with a hull is left with no
+// points here: tb_narrow_hulls, launched after it when some body is a hull, collides it. The hull
+// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
+// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
+// hulls do not pay for them.
 type narrowCollideArgs struct {
+	Pairs        ptr // const int2 *
+	PairCount    ptr // const unsigned int *
+	PairCapacity int32
+	Pos          ptr // const float4 *
+	Rot          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Shape        ptr // const TbShape *
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Dt           float32
+	Speculative  float32
+	Cand         ptr // TbContact *
+	Touching     ptr // unsigned int *
+}
+
+// narrowCollide launches tb_narrow_collide over grid blocks of block threads.
+func (k kernelSet) narrowCollide(grid, block int, a narrowCollideArgs) error {
+	return k.dev.launch("tb_narrow_collide", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
+}
+
+// narrowHullsArgs are the parameters of tb_narrow_hulls (kernels/narrow.cu), in the kernel's order.
+//
+// tb_narrow_hulls collides the pairs with a hull among pairs[:min(*pairCount, pairCapacity)] into
+// their slots of cand and touching, as tb_narrow_collide does the others, reading the hull table
+// (hulls and the pools it points into, layout.cuh). It runs after tb_narrow_collide and writes only
+// those pairs' slots.
+type narrowHullsArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
 	PairCapacity int32
@@ -929,9 +959,9 @@ type narrowCollideArgs struct {
 	Touching     ptr // unsigned int *
 }
 
-// narrowCollide launches tb_narrow_collide over grid blocks of block threads.
-func (k kernelSet) narrowCollide(grid, block int, a narrowCollideArgs) error {
-	return k.dev.launch("tb_narrow_collide", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
+// narrowHulls launches tb_narrow_hulls over grid blocks of block threads.
+func (k kernelSet) narrowHulls(grid, block int, a narrowHullsArgs) error {
+	return k.dev.launch("tb_narrow_hulls", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
 }
 
 // narrowCompactArgs are the parameters of tb_narrow_compact (kernels/narrow.cu), in the kernel's order.

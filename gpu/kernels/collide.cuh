@@ -1,7 +1,7 @@
 // collide.cuh: the narrow phase's collision routines, sim/collide ported to device code.
 //
 // Every routine here is the Go one of the same name (sim/collide: box.go, clip.go, capsule.go,
-// segment.go, sphere.go, plane.go, vecmath.go, and hull.go in hull.cuh) with the same branches, tolerances, feature ids and the
+// segment.go, sphere.go, plane.go, vecmath.go; hull.go is hull.cuh) with the same branches, tolerances, feature ids and the
 // same order of floating-point operations, so that the host build (the emulator, which like Go on
 // amd64 rounds every float32 operation and contracts nothing) reproduces the CPU's manifolds to the
 // bit, and nvcc's build differs only by its fused multiply-adds. Keep the two in step: a change to
@@ -1254,40 +1254,16 @@ TB_FN void ncBoxCapsule(const TbShape &a, const NcPose &pa, const TbShape &b, co
 	ncManifoldToWorld(m, f);
 }
 
-// ---- hull.go ----
-
-#include "hull.cuh"
-
 // ---- collide.go ----
 
 // ncCollide fills m (count, normal, points) for shape a at pose pa and shape b at pose pb, with the
-// normal from a to b, as collide.Collide; hs is the hull table the hull shapes index. Two planes never
-// collide.
-TB_FN void ncCollide(const NcHulls &hs, const TbShape &a, const NcPose &pa, const TbShape &b, const NcPose &pb,
-                     float margin, TbContact *m) {
+// normal from a to b, as collide.Collide. Two planes never collide. The pairs with a hull are
+// ncCollideHull's (hull.cuh).
+TB_FN void ncCollide(const TbShape &a, const NcPose &pa, const TbShape &b, const NcPose &pb, float margin,
+                     TbContact *m) {
 	m->count = 0;
 	int ka = a.kind, kb = b.kind;
-	if ((ka == TB_HULL && (kb == TB_HULL || kb == TB_BOX)) || (ka == TB_BOX && kb == TB_HULL)) {
-		float4 va[8], vb[8];
-		TbHullFace fa[6], fb[6];
-		NcPoly A = ncShapePoly(hs, a, va, fa), B = ncShapePoly(hs, b, vb, fb);
-		ncHullHull(A, pa, B, pb, margin, m);
-	} else if (ka == TB_PLANE && kb == TB_HULL) {
-		ncPlaneHull(hs, a, pa, b, pb, margin, m);
-	} else if (ka == TB_HULL && kb == TB_PLANE) {
-		ncPlaneHull(hs, b, pb, a, pa, margin, m);
-		ncFlip(m);
-	} else if (ka == TB_HULL && kb == TB_SPHERE) {
-		ncHullSphere(hs, a, pa, b, pb, margin, m);
-	} else if (ka == TB_SPHERE && kb == TB_HULL) {
-		ncHullSphere(hs, b, pb, a, pa, margin, m);
-		ncFlip(m);
-	} else if (ka == TB_HULL && kb == TB_CAPSULE) {
-		ncHullCapsule(hs, a, pa, b, pb, margin, m);
-	} else if (ka == TB_CAPSULE && kb == TB_HULL) {
-		ncHullCapsule(hs, b, pb, a, pa, margin, m);
-		ncFlip(m);
-	} else if (ka == TB_BOX && kb == TB_BOX) {
+	if (ka == TB_BOX && kb == TB_BOX) {
 		ncBoxBox(a, pa, b, pb, margin, m);
 	} else if (ka == TB_SPHERE && kb == TB_SPHERE) {
 		ncSphereSphere(a, pa, b, pb, margin, m);

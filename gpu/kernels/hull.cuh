@@ -9,7 +9,7 @@
 // B's vertices and face normals in A's frame in arrays, they are computed again at each use: the same
 // operations give the same bits, and the thread's stack stays small.
 #pragma once
-#include "layout.cuh"
+#include "collide.cuh"
 
 // NC_MAX_HULL_POINTS is geom.MaxHullPoints; NC_MAX_CLIP bounds the clipped polygon (collide's maxClip).
 #define NC_MAX_HULL_POINTS 256
@@ -805,4 +805,34 @@ TB_FN void ncHullCapsule(const NcHulls &hs, const TbShape &a, const NcPose &pa, 
 		ncAddPoint(m, ncMadd(e, nn, -r - sep / 2), sep, ncMix(ncMix(ncMix(NC_MIX_SEED, 0xca95u), (unsigned)bf), id));
 	}
 	ncManifoldToWorld(m, f);
+}
+
+// ncCollideHull is collide.Collide for the pairs with a hull (hull against hull, box, plane, sphere and
+// capsule, either way round): m gets the count, normal (from a to b) and points; hs is the hull table
+// the hull shapes index.
+TB_FN void ncCollideHull(const NcHulls &hs, const TbShape &a, const NcPose &pa, const TbShape &b, const NcPose &pb,
+                         float margin, TbContact *m) {
+	m->count = 0;
+	int ka = a.kind, kb = b.kind;
+	if ((ka == TB_HULL && (kb == TB_HULL || kb == TB_BOX)) || (ka == TB_BOX && kb == TB_HULL)) {
+		float4 va[8], vb[8];
+		TbHullFace fa[6], fb[6];
+		NcPoly A = ncShapePoly(hs, a, va, fa), B = ncShapePoly(hs, b, vb, fb);
+		ncHullHull(A, pa, B, pb, margin, m);
+	} else if (ka == TB_PLANE && kb == TB_HULL) {
+		ncPlaneHull(hs, a, pa, b, pb, margin, m);
+	} else if (ka == TB_HULL && kb == TB_PLANE) {
+		ncPlaneHull(hs, b, pb, a, pa, margin, m);
+		ncFlip(m);
+	} else if (ka == TB_HULL && kb == TB_SPHERE) {
+		ncHullSphere(hs, a, pa, b, pb, margin, m);
+	} else if (ka == TB_SPHERE && kb == TB_HULL) {
+		ncHullSphere(hs, b, pb, a, pa, margin, m);
+		ncFlip(m);
+	} else if (ka == TB_HULL && kb == TB_CAPSULE) {
+		ncHullCapsule(hs, a, pa, b, pb, margin, m);
+	} else if (ka == TB_CAPSULE && kb == TB_HULL) {
+		ncHullCapsule(hs, b, pb, a, pa, margin, m);
+		ncFlip(m);
+	}
 }
