@@ -124,8 +124,8 @@ func sameContact(a, b *tbContact) bool {
 // TestEmulatedSpawnedHullsAreExact: hulls made as the panel's Spawn makes them (scenes.RockPoints with
 // Spawn's seeds and scenes.BunnyPoints, through scenes.Hull, turned upright by BodyRotation), added
 // between steps to a world already running on the emulator, a new hull entering the device's hull
-// table each time, fall onto the ground, a box and each other, and the world equals the CPU's
-// Jacobi steps to the bit.
+// table each time, and an L-shaped moving mesh (its hull collides, its mass properties are the L's),
+// fall onto the ground, a box and each other, and the world equals the CPU's Jacobi steps to the bit.
 func TestEmulatedSpawnedHullsAreExact(t *testing.T) { checkSpawnedHulls(t, NewEmulated()) }
 
 // checkSpawnedHulls runs TestEmulatedSpawnedHullsAreExact's hulls on the CPU and on be.
@@ -185,6 +185,14 @@ func checkSpawnedHulls(t *testing.T, be *Backend) {
 	}
 	spawn(scenes.BunnyPoints(0.3), sim.Vec3{1.4, 1.2, 0.2})
 	spawn(scenes.BunnyPoints(0.3), sim.Vec3{-0.5, 0.5, 0})
+	// A moving closed mesh, L-shaped: it collides by its hull, with the L's own mass properties.
+	lmesh := lMeshHull(t)
+	for _, w := range worlds {
+		if _, err := w.AddBody(sim.BodyDef{Shape: geom.Shape{Kind: geom.ConvexHull, Hull: lmesh}, Position: sim.Vec3{0.3, 1.5, -0.6},
+			Rotation: sim.Quat{W: 0.9, V: sim.Vec3{0.3, 0.2, 0.1}}.Normalize(), Friction: 0.5}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	step(90)
 	if err := dev.Sync(); err != nil {
 		t.Fatal(err)
@@ -234,4 +242,32 @@ func TestAWorldWithAHullIsDrawnFromTheHostCopy(t *testing.T) {
 	if err != nil || in.Total() != 1 {
 		t.Errorf("the ball alone: %v, %d records", err, in.Total())
 	}
+}
+
+// lMeshHull is a closed L-shaped prism (0.6 m across, 0.3 m thick) as a moving mesh: its hull collides,
+// its mass properties are the L's (geom.NewMeshHull), not the hull's.
+func lMeshHull(t testing.TB) *geom.Hull {
+	t.Helper()
+	l := [][2]float32{{0, 0}, {2, 0}, {2, 1}, {1, 1}, {1, 2}, {0, 2}} // counter-clockwise seen from +z
+	var verts []geom.Vec3
+	for _, z := range []float32{-0.5, 0.5} {
+		for _, p := range l {
+			verts = append(verts, geom.Vec3{0.3 * p[0], 0.3 * p[1], 0.3 * z})
+		}
+	}
+	n := uint32(len(l))
+	var tris [][3]uint32
+	// The caps, fanned from the reflex corner 3; the bottom's turned over.
+	for _, f := range [][2]uint32{{4, 5}, {5, 0}, {0, 1}, {1, 2}} {
+		tris = append(tris, [3]uint32{n + 3, n + f[0], n + f[1]}, [3]uint32{3, f[1], f[0]})
+	}
+	for i := range n {
+		j := (i + 1) % n
+		tris = append(tris, [3]uint32{i, j, n + j}, [3]uint32{i, n + j, n + i})
+	}
+	h, err := geom.NewMeshHull(verts, tris)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
