@@ -47,8 +47,9 @@ func newCUDA(t testing.TB) *Backend {
 
 func TestCUDAParity(t *testing.T) { checkParity(t, cudaParity, newCUDA) }
 
-// TestCUDASpawnedHullsAreExact is TestEmulatedSpawnedHullsAreExact on the GPU.
-func TestCUDASpawnedHullsAreExact(t *testing.T) { checkSpawnedHulls(t, newCUDA(t)) }
+// TestCUDAParityOfSpawnedHulls is TestEmulatedSpawnedHullsAreExact on the GPU (its name matches
+// scripts/gpu-run.sh's parity check).
+func TestCUDAParityOfSpawnedHulls(t *testing.T) { checkSpawnedHulls(t, newCUDA(t)) }
 
 // TestCUDARainParity: 10,000 boxes packed into a falling grid (neighbours touch from the first step)
 // are chaotic, so the whole rain is compared by what the physics fixes: no blow-up, every box inside the
