@@ -1,6 +1,8 @@
 package gpu
 
 import (
+	"unsafe"
+
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -8,7 +10,7 @@ import (
 // Sizes of the per-body device records (layout.cuh).
 const (
 	sizeFloat4 = 16
-	sizeShape  = 32
+	sizeShape  = int(unsafe.Sizeof(tbShape{}))
 	sizeInvIW  = 3 * sizeFloat4
 )
 
@@ -76,13 +78,16 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 		vel[k] = float4{v[0], v[1], v[2], 0}
 		omega[k] = float4{w[0], w[1], w[2], 0}
 		invI[k] = float4{ii[0], ii[1], ii[2], 0}
-		shape[k] = packShape(&src.Shape[i])
+		shape[k] = bb.hulls.pack(&src.Shape[i])
 		mat[k] = float4{src.Friction[i], src.Restitution[i], src.RollingResistance[i], src.SpinningResistance[i]}
 		flags[k] = uint32(src.Type[i])
 		m := src.InvInertiaWorld[i] // column-major
 		for r := range 3 {
 			iw[3*k+r] = float4{m[r], m[3+r], m[6+r], 0}
 		}
+	}
+	if err := bb.hulls.upload(d); err != nil {
+		return err
 	}
 	for _, c := range []struct {
 		b    buffer
@@ -106,7 +111,8 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 	return nil
 }
 
-// packShape converts a shape to its device record.
+// packShape converts a shape to its device record, but for a hull's entry in the hull table
+// (hullTable.pack sets it).
 func packShape(s *geom.Shape) tbShape {
 	t := tbShape{Kind: int32(s.Kind)}
 	switch s.Kind {
@@ -160,6 +166,7 @@ func (bb *bodyBuffers) release(d device) {
 	for _, a := range bb.arrays() {
 		release(d, a.b)
 	}
+	bb.hulls.release(d)
 	bb.n = 0
 }
 

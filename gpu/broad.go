@@ -94,8 +94,8 @@ func (s *broadStage) bounds(d device, b *bodyBuffers, dt, speculative float32) e
 		return err
 	}
 	if err := (kernelSet{d}).broadBounds(blocks(b.n, broadThreads), broadThreads, broadBoundsArgs{
-		Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p, Flags: b.flags.p,
-		Boxes: s.boxes.p, Moving: s.moving.p, N: int32(b.n), Dt: dt, Margin: 0.5 * speculative,
+		Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
+		Hulls: b.hulls.dHulls.p, HullVerts: b.hulls.dVerts.p, Flags: b.flags.p, Boxes: s.boxes.p, Moving: s.moving.p, N: int32(b.n), Dt: dt, Margin: 0.5 * speculative,
 	}); err != nil {
 		return err
 	}

@@ -127,7 +127,8 @@ func (b *Backend) WriteDebugLines(w *sim.World, dst uintptr, capacity int, st *i
 		}
 		bb := &b.bodies
 		if err := k.broadBounds(blocks(n, broadThreads), broadThreads, broadBoundsArgs{Pos: bb.pos.p, Rot: bb.rot.p,
-			Vel: bb.vel.p, Omega: bb.omega.p, Shape: bb.shape.p, Flags: bb.flags.p, Boxes: dw.boxes.p,
+			Vel: bb.vel.p, Omega: bb.omega.p, Shape: bb.shape.p, Hulls: bb.hulls.dHulls.p,
+			HullVerts: bb.hulls.dVerts.p, Flags: bb.flags.p, Boxes: dw.boxes.p,
 			Moving: dw.moving.p, N: int32(n), Dt: 0, Margin: 0}); err != nil {
 			return out, err
 		}

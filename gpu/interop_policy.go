@@ -67,7 +67,7 @@ func DecideInterop(f InteropFacts) error {
 // buffer glBuffer of capacity records: registered if it is new or was reallocated, mapped, written,
 // unmapped. Call it on the GL thread, between steps (under the session's lock), before drawing.
 func (x *Interop) WriteInstances(b *Backend, w *sim.World, glBuffer uint32, capacity int, st *instance.Style) (instance.Written, error) {
-	if b.bodies.n != w.Bodies.Len() {
+	if !b.drawsOnDevice(w) {
 		return instance.Written{}, ErrNotOnDevice // before mapping: nothing to write
 	}
 	if err := x.Register(glBuffer, capacity*InstanceBytes); err != nil {

@@ -134,6 +134,36 @@ type tbContact struct {
 	Pts        [4]tbPoint
 }
 
+// tbHull mirrors TbHull of kernels/layout.cuh (32 bytes).
+//
+// TbHull is one hull's place in the pools: vertices (float4, w unused), faces (TbHullFace), face
+// loops (int vertex numbers; a face names its own stretch) and edges (TbHullEdge), and its radius
+// (geom.Hull.Radius).
+type tbHull struct {
+	FirstVert, NumVerts int32
+	FirstFace, NumFaces int32
+	FirstLoop           int32
+	FirstEdge, NumEdges int32
+	Radius              float32
+}
+
+// tbHullEdge mirrors TbHullEdge of kernels/layout.cuh (16 bytes).
+//
+// TbHullEdge is geom.HullEdge: vertices v0, v1 and the faces f0 (left of v0 -> v1 seen from outside)
+// and f1.
+type tbHullEdge struct {
+	V0, V1, F0, F1 int32
+}
+
+// tbHullFace mirrors TbHullFace of kernels/layout.cuh (24 bytes).
+//
+// TbHullFace is geom.HullFace: the outward unit normal (nx, ny, nz), the offset (points p of the face
+// have n.p = offset) and the face's loop, first and count in the hull's loop pool.
+type tbHullFace struct {
+	NX, NY, NZ, Offset float32
+	First, Count       int32
+}
+
 // tbPoint mirrors TbPoint of kernels/layout.cuh (20 bytes).
 //
 // TbPoint is one contact point of a narrow-phase manifold (sim/collide.Point).
@@ -143,15 +173,17 @@ type tbPoint struct {
 	ID         uint32  // feature id, stable while the same features touch
 }
 
-// tbShape mirrors TbShape of kernels/layout.cuh (32 bytes).
+// tbShape mirrors TbShape of kernels/layout.cuh (36 bytes).
 //
 // TbShape is a collision shape in its body's frame (sim/geom.Shape): a box's half extents (a, b, c),
 // a sphere's radius a, a capsule's radius a and half height b (core along local y), a plane's unit
-// normal (nx, ny, nz) and offset d.
+// normal (nx, ny, nz) and offset d, a convex hull's bounding radius a and its entry hull in the hull
+// table (TbHull; 0 for the other kinds).
 type tbShape struct {
 	Kind          int32
 	A, B, C       float32
 	NX, NY, NZ, D float32
+	Hull          int32
 }
 
 // tbContactOut mirrors TbContactOut of kernels/solver.cu (52 bytes).
@@ -234,22 +266,24 @@ type kernelSet struct{ dev device }
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
 // moves (dynamic: the GPU step has no sleeping).
 type broadBoundsArgs struct {
-	Pos    ptr // const float4 *
-	Rot    ptr // const float4 *
-	Vel    ptr // const float4 *
-	Omega  ptr // const float4 *
-	Shape  ptr // const TbShape *
-	Flags  ptr // const unsigned int *
-	Boxes  ptr // TbBox *
-	Moving ptr // unsigned int *
-	N      int32
-	Dt     float32
-	Margin float32
+	Pos       ptr // const float4 *
+	Rot       ptr // const float4 *
+	Vel       ptr // const float4 *
+	Omega     ptr // const float4 *
+	Shape     ptr // const TbShape *
+	Hulls     ptr // const TbHull *
+	HullVerts ptr // const float4 *
+	Flags     ptr // const unsigned int *
+	Boxes     ptr // TbBox *
+	Moving    ptr // unsigned int *
+	N         int32
+	Dt        float32
+	Margin    float32
 }
 
 // broadBounds launches tb_broad_bounds over grid blocks of block threads.
 func (k kernelSet) broadBounds(grid, block int, a broadBoundsArgs) error {
-	return k.dev.launch("tb_broad_bounds", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Flags, a.Boxes, a.Moving, a.N, a.Dt, a.Margin)
+	return k.dev.launch("tb_broad_bounds", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.Flags, a.Boxes, a.Moving, a.N, a.Dt, a.Margin)
 }
 
 // debugContactFlagArgs are the parameters of tb_debug_contact_flag (kernels/debug.cu), in the kernel's order.
@@ -870,8 +904,11 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 //
 // tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
-// scan over all pairCapacity flags needs no count from the host. The contact margin is the CPU's
-// (sim's narrowPhase): the speculative distance plus how far the pair can close in dt.
+// scan over all pairCapacity flags needs no count from the host. A pair with a hull is left with no
+// points here: tb_narrow_hulls, launched after it when some body is a hull, collides it. The hull
+// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
+// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
+// hulls do not pay for them.
 type narrowCollideArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -892,6 +929,39 @@ type narrowCollideArgs struct {
 // narrowCollide launches tb_narrow_collide over grid blocks of block threads.
 func (k kernelSet) narrowCollide(grid, block int, a narrowCollideArgs) error {
 	return k.dev.launch("tb_narrow_collide", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
+}
+
+// narrowHullsArgs are the parameters of tb_narrow_hulls (kernels/narrow.cu), in the kernel's order.
+//
+// tb_narrow_hulls collides the pairs with a hull among pairs[:min(*pairCount, pairCapacity)] into
+// their slots of cand and touching, as tb_narrow_collide does the others, reading the hull table
+// (hulls and the pools it points into, layout.cuh). It runs after tb_narrow_collide and writes only
+// those pairs' slots.
+type narrowHullsArgs struct {
+	Pairs        ptr // const int2 *
+	PairCount    ptr // const unsigned int *
+	PairCapacity int32
+	Pos          ptr // const float4 *
+	Rot          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Shape        ptr // const TbShape *
+	Hulls        ptr // const TbHull *
+	HullVerts    ptr // const float4 *
+	HullFaces    ptr // const TbHullFace *
+	HullLoops    ptr // const int *
+	HullEdges    ptr // const TbHullEdge *
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Dt           float32
+	Speculative  float32
+	Cand         ptr // TbContact *
+	Touching     ptr // unsigned int *
+}
+
+// narrowHulls launches tb_narrow_hulls over grid blocks of block threads.
+func (k kernelSet) narrowHulls(grid, block int, a narrowHullsArgs) error {
+	return k.dev.launch("tb_narrow_hulls", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
 }
 
 // narrowCompactArgs are the parameters of tb_narrow_compact (kernels/narrow.cu), in the kernel's order.

@@ -136,6 +136,30 @@ func TestLayoutsMatchC(t *testing.T) {
 			{"nz", unsafe.Offsetof(tbContact{}.NZ)},
 			{"pts", unsafe.Offsetof(tbContact{}.Pts)},
 		}},
+		{"TbHull", unsafe.Sizeof(tbHull{}), []field{
+			{"firstVert", unsafe.Offsetof(tbHull{}.FirstVert)},
+			{"numVerts", unsafe.Offsetof(tbHull{}.NumVerts)},
+			{"firstFace", unsafe.Offsetof(tbHull{}.FirstFace)},
+			{"numFaces", unsafe.Offsetof(tbHull{}.NumFaces)},
+			{"firstLoop", unsafe.Offsetof(tbHull{}.FirstLoop)},
+			{"firstEdge", unsafe.Offsetof(tbHull{}.FirstEdge)},
+			{"numEdges", unsafe.Offsetof(tbHull{}.NumEdges)},
+			{"radius", unsafe.Offsetof(tbHull{}.Radius)},
+		}},
+		{"TbHullEdge", unsafe.Sizeof(tbHullEdge{}), []field{
+			{"v0", unsafe.Offsetof(tbHullEdge{}.V0)},
+			{"v1", unsafe.Offsetof(tbHullEdge{}.V1)},
+			{"f0", unsafe.Offsetof(tbHullEdge{}.F0)},
+			{"f1", unsafe.Offsetof(tbHullEdge{}.F1)},
+		}},
+		{"TbHullFace", unsafe.Sizeof(tbHullFace{}), []field{
+			{"nx", unsafe.Offsetof(tbHullFace{}.NX)},
+			{"ny", unsafe.Offsetof(tbHullFace{}.NY)},
+			{"nz", unsafe.Offsetof(tbHullFace{}.NZ)},
+			{"offset", unsafe.Offsetof(tbHullFace{}.Offset)},
+			{"first", unsafe.Offsetof(tbHullFace{}.First)},
+			{"count", unsafe.Offsetof(tbHullFace{}.Count)},
+		}},
 		{"TbPoint", unsafe.Sizeof(tbPoint{}), []field{
 			{"px", unsafe.Offsetof(tbPoint{}.PX)},
 			{"py", unsafe.Offsetof(tbPoint{}.PY)},
@@ -152,6 +176,7 @@ func TestLayoutsMatchC(t *testing.T) {
 			{"ny", unsafe.Offsetof(tbShape{}.NY)},
 			{"nz", unsafe.Offsetof(tbShape{}.NZ)},
 			{"d", unsafe.Offsetof(tbShape{}.D)},
+			{"hull", unsafe.Offsetof(tbShape{}.Hull)},
 		}},
 		{"TbContactOut", unsafe.Sizeof(tbContactOut{}), []field{
 			{"a", unsafe.Offsetof(tbContactOut{}.A)},
@@ -255,7 +280,7 @@ func TestLayoutsMatchC(t *testing.T) {
 // has parameters, each of the size the compiled kernel takes.
 func TestWrappersMatchKernels(t *testing.T) {
 	for name, want := range map[string][]uintptr{
-		"tb_broad_bounds":           {8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4},
+		"tb_broad_bounds":           {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4},
 		"tb_debug_contact_flag":     {8, 8, 4, 8, 8},
 		"tb_debug_contacts":         {8, 8, 8, 4, 8, 4, 4, 8, 8, 4, 4},
 		"tb_debug_body_flag":        {8, 8, 4},
@@ -290,6 +315,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_broad_pairs_out":        {8, 8, 8, 4, 8},
 		"tb_broad_sizes":            {8},
 		"tb_narrow_collide":         {8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},
+		"tb_narrow_hulls":           {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},
 		"tb_narrow_compact":         {8, 8, 4, 8, 4, 8},
 		"tb_scan_blocks":            {8, 8, 8, 4},
 		"tb_scan_add":               {8, 8, 4},

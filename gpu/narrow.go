@@ -89,6 +89,19 @@ func (s *narrowStage) run(d device, b *bodyBuffers, pairs, pairCount ptr, pairCa
 	}); err != nil {
 		return err
 	}
+	// The pairs with a hull, in a kernel of their own (narrow.cu says why), when some body has one.
+	if b.hulls.hasHulls() {
+		if err := k.narrowHulls(blocks(pairCapacity, narrowThreads), narrowThreads, narrowHullsArgs{
+			Pairs: pairs, PairCount: pairCount, PairCapacity: int32(pairCapacity),
+			Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
+			Hulls: b.hulls.dHulls.p, HullVerts: b.hulls.dVerts.p, HullFaces: b.hulls.dFaces.p,
+			HullLoops: b.hulls.dLoops.p, HullEdges: b.hulls.dEdges.p,
+			Jointed: jointed, NJointed: int32(s.nJointed), Dt: dt, Speculative: speculative,
+			Cand: s.cand.p, Touching: s.offsets.p,
+		}); err != nil {
+			return err
+		}
+	}
 	if err := s.scan.run(d, s.offsets.p, s.offsets.p, pairCapacity); err != nil {
 		return err
 	}

@@ -213,7 +213,7 @@ func narrowRandQuat(rng *rand.Rand) geom.Quat {
 }
 
 // narrowRandShape draws a shape of the kind with sizes from 0.1 to about 1.2 (capsules sometimes
-// with no core, planes sometimes tilted and offset).
+// with no core, planes sometimes tilted and offset, hulls from testHulls).
 func narrowRandShape(rng *rand.Rand, k geom.Kind) geom.Shape {
 	u := func(lo, hi float32) float32 { return lo + (hi-lo)*rng.Float32() }
 	switch k {
@@ -227,6 +227,8 @@ func narrowRandShape(rng *rand.Rand, k geom.Kind) geom.Shape {
 			hh = 0
 		}
 		return geom.Shape{Kind: k, Radius: u(0.05, 0.6), HalfHeight: hh}
+	case geom.ConvexHull:
+		return geom.Shape{Kind: k, Hull: testHulls[rng.IntN(len(testHulls))]}
 	}
 	s := geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}}
 	if rng.IntN(2) == 0 {
@@ -249,6 +251,12 @@ func narrowSupport(s *geom.Shape, q geom.Quat, u geom.Vec3) float32 {
 		return s.Radius
 	case geom.Capsule:
 		return s.Radius + s.HalfHeight*abs(u.Dot(q.Rotate(geom.Vec3{0, 1, 0})))
+	case geom.ConvexHull:
+		r := float32(math.Inf(-1))
+		for _, v := range s.Hull.Verts {
+			r = max(r, u.Dot(q.Rotate(v)))
+		}
+		return r
 	}
 	return 0
 }

@@ -31,6 +31,9 @@ var cudaParity = []parityCase{
 	{"car", 600, 0, 0},
 	{"bridge", 600, 0, 0},
 	{"ragdoll", 300, 0, 0},
+	// Convex hulls (tb_narrow_hulls): exact on the emulator; not yet run on a GPU.
+	{"rocks", 600, 0, 0},
+	{"bunny", 600, 0, 0},
 }
 
 func newCUDA(t testing.TB) *Backend {
@@ -43,6 +46,10 @@ func newCUDA(t testing.TB) *Backend {
 }
 
 func TestCUDAParity(t *testing.T) { checkParity(t, cudaParity, newCUDA) }
+
+// TestCUDAParityOfSpawnedHulls is TestEmulatedSpawnedHullsAreExact on the GPU (its name matches
+// scripts/gpu-run.sh's parity check).
+func TestCUDAParityOfSpawnedHulls(t *testing.T) { checkSpawnedHulls(t, newCUDA(t)) }
 
 // TestCUDARainParity: 10,000 boxes packed into a falling grid (neighbours touch from the first step)
 // are chaotic, so the whole rain is compared by what the physics fixes: no blow-up, every box inside the

@@ -13,6 +13,9 @@ const (
 	tbBoxSize           = int(unsafe.Sizeof(tbBox{}))            // TbBox
 	tbNodeSize          = int(unsafe.Sizeof(tbNode{}))           // TbNode
 	tbBigSize           = int(unsafe.Sizeof(tbBig{}))            // TbBig
+	hullBytes           = int(unsafe.Sizeof(tbHull{}))           // TbHull
+	hullFaceBytes       = int(unsafe.Sizeof(tbHullFace{}))       // TbHullFace
+	hullEdgeBytes       = int(unsafe.Sizeof(tbHullEdge{}))       // TbHullEdge
 )
 
 // bodyBuffers holds the device arrays of body state (layout.cuh), indexed by dense body index.
@@ -24,5 +27,7 @@ type bodyBuffers struct {
 	// invIW is the world inverse inertia R diag(invI) R^T, three float4 rows per body (w unused),
 	// refreshed by the solver whenever orientations change.
 	invIW buffer
+	// hulls holds the convex hulls' geometry that hull shapes index (tbShape.Hull).
+	hulls hullTable
 	n     int // bodies
 }

@@ -3,9 +3,11 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"tumble/render/instance"
 	"tumble/sim"
+	"tumble/sim/geom"
 )
 
 // InstanceBytes is the size of one instance record that WriteInstances writes (instance.Instance).
@@ -34,7 +36,7 @@ func (iw *instanceWriter) release(d device) {
 }
 
 // ErrNotOnDevice is returned by the device writers when the device does not hold the world's bodies
-// yet (instance.ErrNotOnDevice).
+// yet, and by WriteInstances for a world with a hull (instance.ErrNotOnDevice).
 var ErrNotOnDevice = instance.ErrNotOnDevice
 
 // WriteInstances writes one instance record per body of w that is not a plane into dst, a device
@@ -45,12 +47,24 @@ var ErrNotOnDevice = instance.ErrNotOnDevice
 // world's edits leaves them. Everything runs on
 // the device except the few bytes of style, and the bounds read back at the end (24 bytes; the
 // renderer needs them for the shadow map, and the draw waits for the kernel anyway).
+//
+// A world with a convex hull is drawn from the host copy (ErrNotOnDevice, before anything is written):
+// the instance kernel writes the boxes, spheres and capsules, whose meshes the renderer shares, and a
+// hull is drawn with a mesh of its own by the CPU fill.
 func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *instance.Style) (instance.Written, error) {
-	if b.bodies.n != w.Bodies.Len() {
+	if !b.drawsOnDevice(w) {
 		return instance.Written{}, ErrNotOnDevice
 	}
 	return b.writeInstances(dst, capacity, instance.CountKinds(w), st)
 }
+
+// drawsOnDevice reports whether the device can write w's instances: it holds w's bodies and none is
+// a hull.
+func (b *Backend) drawsOnDevice(w *sim.World) bool {
+	return b.bodies.n == w.Bodies.Len() && !slices.ContainsFunc(w.Bodies.Shape, isHull)
+}
+
+func isHull(s geom.Shape) bool { return s.Kind == geom.ConvexHull }
 
 // writeInstances is WriteInstances with the records per kind given (tests give wrong ones to check
 // the kernel's capacity guard).

@@ -10,9 +10,9 @@ import (
 	"tumble/ui/command"
 )
 
-// On the emulated CUDA backend, which runs no hulls, cylinders or compounds, the Spawn section's rock,
-// bunny, cylinder, table, chair and dumbbell entries are greyed with the reason, and clicking one picks
-// nothing; the shapes it runs are picked as before.
+// On the emulated CUDA backend, which runs no cylinders or compounds, the Spawn section's cylinder,
+// table, chair and dumbbell entries are greyed with the reason, and clicking one picks nothing; the
+// shapes it runs, the rock and the bunny among them, are picked as before.
 // Back on the CPU backend, the rock is picked and spawned.
 func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	d := drive(t, Options{Scene: "stack", Backend: command.BackendEmulated, Open: []string{"spawn", "simulation"}})
@@ -25,7 +25,7 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	if kind() != "sphere" {
 		t.Fatalf("the shape is %q after choosing sphere on emu", kind())
 	}
-	for _, name := range []string{"rock", "bunny", "cylinder", "table"} {
+	for _, name := range []string{"cylinder", "table"} {
 		d.choose("spawn/shape", name)
 		if kind() != "sphere" {
 			t.Errorf("clicking the greyed %s picked %q", name, kind())
@@ -34,7 +34,7 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 		for i, k := range spawnKinds {
 			it := d.find(fmt.Sprintf("spawn/shape/#%d/%s", i, k.name))
 			want := ""
-			if k.kind == geom.ConvexHull || k.kind == geom.Compound {
+			if k.kind == geom.Compound {
 				want = "a " + k.name + " is a " + k.kind.String() + " shape, which the CUDA backend does not run; switch the backend to cpu"
 			}
 			if k.name == "cylinder" {
@@ -47,6 +47,12 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 		d.click("spawn/shape") // closes the popup
 		if d.has("spawn/shape/#0/box") {
 			t.Fatal("the shape popup is still open")
+		}
+	}
+	for _, name := range []string{"rock", "bunny"} {
+		d.choose("spawn/shape", name)
+		if kind() != name {
+			t.Errorf("the shape is %q after choosing %s on emu", kind(), name)
 		}
 	}
 	d.choose("simulation/backend", "cpu")
@@ -66,19 +72,19 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	}
 }
 
-// Switching the backend to the emulated one with the rocks preset loaded is refused: the status line
-// names the backend once, the first hull and the shapes the backend runs, the world stays on the CPU backend with
-// sleeping on, and it steps on.
+// Switching the backend to the emulated one with the terrain preset loaded is refused: the status
+// line names the backend once, the mesh and the shapes the backend runs, the world stays on the CPU
+// backend with sleeping on, and it steps on.
 func TestSwitchingToABackendThatDoesNotRunTheScenesShapesSaysWhyAndKeepsTheCPU(t *testing.T) {
-	d := drive(t, Options{Scene: "rocks", Open: []string{"simulation"}})
+	d := drive(t, Options{Scene: "terrain", Open: []string{"simulation"}})
 	var steps int
 	d.world(func(w *sim.World) { steps = w.StepCount })
 	d.choose("simulation/backend", command.BackendLabel(command.BackendEmulated))
 	msg := d.a.panel.message
 	if d.a.S.BackendKind() != command.BackendCPU || !d.a.panel.isErr ||
-		!strings.Contains(msg, `body "boulder0" is a hull: the CUDA backend runs box, sphere, capsule and plane shapes`) ||
+		!strings.Contains(msg, `body "terrain" is a mesh: the CUDA backend runs box, sphere, capsule, plane and hull shapes`) ||
 		strings.Count(msg, "emu") != 1 { // the backend named once, not once by the panel and again by the command
-		t.Errorf("on %q after choosing emu with rocks loaded; status %q (error %v)", d.a.S.BackendKind(), msg, d.a.panel.isErr)
+		t.Errorf("on %q after choosing emu with terrain loaded; status %q (error %v)", d.a.S.BackendKind(), msg, d.a.panel.isErr)
 	}
 	d.frames(3)
 	d.world(func(w *sim.World) {

@@ -380,21 +380,22 @@ func TestRunOnTheEmulatedBackend(t *testing.T) {
 	}
 }
 
-// A scene with a body of a shape the CUDA backend does not run (a hull, a mesh) is refused on -backend
-// emu before its first step, in one line that names the body and its shape, with exit status 1 and
-// no trace written; the same scene runs on the CPU.
+// A scene with a body of a shape the CUDA backend does not run (a compound, a cylinder, a mesh) is
+// refused on -backend emu before its first step, in one line that names the body and its shape, with
+// exit status 1 and no trace written; the same scene runs on the CPU.
 func TestRunOnTheEmulatedBackendRefusesAShapeItDoesNotRunNamingTheBody(t *testing.T) {
-	const runs = "the CUDA backend runs box, sphere, capsule and plane shapes; the CPU backend runs every shape\n"
+	const runs = "the CUDA backend runs box, sphere, capsule, plane and hull shapes; the CPU backend runs every shape\n"
 	wedge := writeFile(t, "wedge.json", `{"solver": {"type": "jacobi"}, "bodies": [
  {"name": "ground", "type": "static", "shape": {"type": "plane", "normal": [0, 1, 0]}},
  {"name": "ball", "shape": {"type": "sphere", "radius": 0.5}, "position": [3, 1, 0]},
- {"name": "wedge", "shape": {"type": "hull", "points": [[0, 0, 0], [2, 0, 0], [0, 1, 0], [0, 0, 1], [2, 1, 0], [2, 0, 1]]}, "position": [0, 1, 0]}]}`)
+ {"name": "wedge", "shape": {"type": "hull", "points": [[0, 0, 0], [2, 0, 0], [0, 1, 0], [0, 0, 1], [2, 1, 0], [2, 0, 1]]}, "position": [0, 1, 0]},
+ {"name": "log", "shape": {"type": "cylinder", "radius": 0.3, "halfHeight": 0.5}, "position": [-3, 1, 0]}]}`)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"run", "-scene", "rocks", "-steps", "10"}, `sandbox: rocks: -backend emu: body "boulder0" is a hull: ` + runs},
-		{[]string{"run", "-scene", wedge, "-steps", "10"}, "sandbox: " + wedge + `: -backend emu: body "wedge" is a hull: ` + runs},
+		{[]string{"run", "-scene", "furniture", "-steps", "10"}, `sandbox: furniture: -backend emu: body "table0" is a compound: ` + runs},
+		{[]string{"run", "-scene", wedge, "-steps", "10"}, "sandbox: " + wedge + `: -backend emu: body "log" is a cylinder: ` + runs},
 		{[]string{"bench", "-scene", "terrain", "-steps", "1"}, `sandbox: terrain: -backend emu: body "terrain" is a mesh: ` + runs},
 	} {
 		trace := filepath.Join(t.TempDir(), "t.csv")
@@ -411,7 +412,11 @@ func TestRunOnTheEmulatedBackendRefusesAShapeItDoesNotRunNamingTheBody(t *testin
 		}
 	}
 	if code, _, errs := sandbox("run", "-scene", wedge, "-steps", "10"); code != 0 {
-		t.Errorf("the wedge on the CPU: code %d, %q", code, errs)
+		t.Errorf("the wedge and the log on the CPU: code %d, %q", code, errs)
+	}
+	// The hulls run on the emulated backend.
+	if code, _, errs := sandbox("run", "-scene", "rocks", "-steps", "2", "-backend", "emu"); code != 0 {
+		t.Errorf("rocks on -backend emu: code %d, %q", code, errs)
 	}
 }
 

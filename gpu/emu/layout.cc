@@ -32,6 +32,33 @@ static const tbemu::field_offset tb_fields_TbContact[] = {
 	{"pts", offsetof(TbContact, pts)},
 };
 static tbemu::layout_registrar tb_layout_TbContact("TbContact", sizeof(TbContact), tb_fields_TbContact, 7);
+static const tbemu::field_offset tb_fields_TbHull[] = {
+	{"firstVert", offsetof(TbHull, firstVert)},
+	{"numVerts", offsetof(TbHull, numVerts)},
+	{"firstFace", offsetof(TbHull, firstFace)},
+	{"numFaces", offsetof(TbHull, numFaces)},
+	{"firstLoop", offsetof(TbHull, firstLoop)},
+	{"firstEdge", offsetof(TbHull, firstEdge)},
+	{"numEdges", offsetof(TbHull, numEdges)},
+	{"radius", offsetof(TbHull, radius)},
+};
+static tbemu::layout_registrar tb_layout_TbHull("TbHull", sizeof(TbHull), tb_fields_TbHull, 8);
+static const tbemu::field_offset tb_fields_TbHullEdge[] = {
+	{"v0", offsetof(TbHullEdge, v0)},
+	{"v1", offsetof(TbHullEdge, v1)},
+	{"f0", offsetof(TbHullEdge, f0)},
+	{"f1", offsetof(TbHullEdge, f1)},
+};
+static tbemu::layout_registrar tb_layout_TbHullEdge("TbHullEdge", sizeof(TbHullEdge), tb_fields_TbHullEdge, 4);
+static const tbemu::field_offset tb_fields_TbHullFace[] = {
+	{"nx", offsetof(TbHullFace, nx)},
+	{"ny", offsetof(TbHullFace, ny)},
+	{"nz", offsetof(TbHullFace, nz)},
+	{"offset", offsetof(TbHullFace, offset)},
+	{"first", offsetof(TbHullFace, first)},
+	{"count", offsetof(TbHullFace, count)},
+};
+static tbemu::layout_registrar tb_layout_TbHullFace("TbHullFace", sizeof(TbHullFace), tb_fields_TbHullFace, 6);
 static const tbemu::field_offset tb_fields_TbPoint[] = {
 	{"px", offsetof(TbPoint, px)},
 	{"py", offsetof(TbPoint, py)},
@@ -49,8 +76,9 @@ static const tbemu::field_offset tb_fields_TbShape[] = {
 	{"ny", offsetof(TbShape, ny)},
 	{"nz", offsetof(TbShape, nz)},
 	{"d", offsetof(TbShape, d)},
+	{"hull", offsetof(TbShape, hull)},
 };
-static tbemu::layout_registrar tb_layout_TbShape("TbShape", sizeof(TbShape), tb_fields_TbShape, 8);
+static tbemu::layout_registrar tb_layout_TbShape("TbShape", sizeof(TbShape), tb_fields_TbShape, 9);
 static const tbemu::field_offset tb_fields_float3[] = {
 	{"x", offsetof(float3, x)},
 	{"y", offsetof(float3, y)},

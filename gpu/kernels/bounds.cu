@@ -12,11 +12,37 @@ TB_FN float3 tbRotate(float4 q, float3 v) {
 	                   v.z + c.z * w2 + (q2.x * c.y - q2.y * c.x));
 }
 
-// tbShapeBox is sim/geom's Shape.Bounds at pose (p, q).
-TB_FN TbBox tbShapeBox(const TbShape &s, float4 p, float4 q) {
+// tbShapeBox is sim/geom's Shape.Bounds at pose (p, q); a hull's vertices are hullVerts (its entry's
+// first and number in the hull table).
+TB_FN TbBox tbShapeBox(const TbShape &s, float4 p, float4 q, const TbHull *hulls, const float4 *hullVerts) {
 	TbBox b;
 	float ext[3] = {0, 0, 0};
 	switch (s.kind) {
+	case TB_HULL: {
+		// The exact box of the turned vertices, through the rotation matrix of geom's rotation
+		// (mgl32's Mat3.Mul3x1: a row times the vertex).
+		float x = q.x, y = q.y, z = q.z, w = q.w;
+		float m00 = 1 - 2 * y * y - 2 * z * z, m01 = 2 * x * y - 2 * w * z, m02 = 2 * x * z + 2 * w * y;
+		float m10 = 2 * x * y + 2 * w * z, m11 = 1 - 2 * x * x - 2 * z * z, m12 = 2 * y * z - 2 * w * x;
+		float m20 = 2 * x * z - 2 * w * y, m21 = 2 * y * z + 2 * w * x, m22 = 1 - 2 * x * x - 2 * y * y;
+		float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+		TbHull h = hulls[s.hull];
+		for (int i = 0; i < h.numVerts; i++) {
+			float4 v = hullVerts[h.firstVert + i];
+			float wv[3] = {m00 * v.x + m01 * v.y + m02 * v.z, m10 * v.x + m11 * v.y + m12 * v.z,
+			               m20 * v.x + m21 * v.y + m22 * v.z};
+			for (int k = 0; k < 3; k++) {
+				lo[k] = fminf(lo[k], wv[k]);
+				hi[k] = fmaxf(hi[k], wv[k]);
+			}
+		}
+		float pv[3] = {p.x, p.y, p.z};
+		for (int k = 0; k < 3; k++) {
+			b.lo[k] = pv[k] + lo[k];
+			b.hi[k] = pv[k] + hi[k];
+		}
+		return b;
+	}
 	case TB_SPHERE:
 		ext[0] = ext[1] = ext[2] = s.a;
 		break;
@@ -78,14 +104,14 @@ TB_FN TbBox tbShapeBox(const TbShape &s, float4 p, float4 q) {
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
 // moves (dynamic: the GPU step has no sleeping).
 TB_KERNEL void tb_broad_bounds(const float4 *pos, const float4 *rot, const float4 *vel, const float4 *omega,
-                               const TbShape *shape, const unsigned *flags, TbBox *boxes, unsigned *moving, int n,
-                               float dt, float margin) {
+                               const TbShape *shape, const TbHull *hulls, const float4 *hullVerts,
+                               const unsigned *flags, TbBox *boxes, unsigned *moving, int n, float dt, float margin) {
 	unsigned i = tbThread();
 	if (i >= (unsigned)n) {
 		return;
 	}
 	TbShape s = shape[i];
-	TbBox b = tbShapeBox(s, pos[i], rot[i]);
+	TbBox b = tbShapeBox(s, pos[i], rot[i], hulls, hullVerts);
 	unsigned type = flags[i] & TB_TYPE_MASK;
 	float reach = 0;
 	if (type != TB_STATIC) {

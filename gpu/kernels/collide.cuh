@@ -1,7 +1,7 @@
 // collide.cuh: the narrow phase's collision routines, sim/collide ported to device code.
 //
 // Every routine here is the Go one of the same name (sim/collide: box.go, clip.go, capsule.go,
-// segment.go, sphere.go, plane.go, vecmath.go) with the same branches, tolerances, feature ids and the
+// segment.go, sphere.go, plane.go, vecmath.go; hull.go is hull.cuh) with the same branches, tolerances, feature ids and the
 // same order of floating-point operations, so that the host build (the emulator, which like Go on
 // amd64 rounds every float32 operation and contracts nothing) reproduces the CPU's manifolds to the
 // bit, and nvcc's build differs only by its fused multiply-adds. Keep the two in step: a change to
@@ -1257,7 +1257,8 @@ TB_FN void ncBoxCapsule(const TbShape &a, const NcPose &pa, const TbShape &b, co
 // ---- collide.go ----
 
 // ncCollide fills m (count, normal, points) for shape a at pose pa and shape b at pose pb, with the
-// normal from a to b, as collide.Collide. Two planes never collide.
+// normal from a to b, as collide.Collide. Two planes never collide. The pairs with a hull are
+// ncCollideHull's (hull.cuh).
 TB_FN void ncCollide(const TbShape &a, const NcPose &pa, const TbShape &b, const NcPose &pb, float margin,
                      TbContact *m) {
 	m->count = 0;

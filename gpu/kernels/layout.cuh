@@ -8,6 +8,7 @@
 #define TB_SPHERE 1
 #define TB_CAPSULE 2
 #define TB_PLANE 3
+#define TB_HULL 4
 
 // Body types, as sim.BodyType, in the low bits of a body's flags.
 #define TB_DYNAMIC 0
@@ -17,11 +18,43 @@
 
 // TbShape is a collision shape in its body's frame (sim/geom.Shape): a box's half extents (a, b, c),
 // a sphere's radius a, a capsule's radius a and half height b (core along local y), a plane's unit
-// normal (nx, ny, nz) and offset d.
+// normal (nx, ny, nz) and offset d, a convex hull's bounding radius a and its entry hull in the hull
+// table (TbHull; 0 for the other kinds).
 struct TbShape {
 	int kind;
 	float a, b, c;
 	float nx, ny, nz, d;
+	int hull;
+};
+
+// The convex hulls' geometry (sim/geom.Hull) is one table for all bodies: a TbHull per distinct hull,
+// and four pools its entries point into, each index relative to the hull's own first element, as
+// geom.Hull's slices number them. Entry TB_UNIT_BOX_HULL is the cube [-1, 1]^3 that sim/collide's
+// boxes borrow their faces, loops and edges from.
+#define TB_UNIT_BOX_HULL 0
+
+// TbHull is one hull's place in the pools: vertices (float4, w unused), faces (TbHullFace), face
+// loops (int vertex numbers; a face names its own stretch) and edges (TbHullEdge), and its radius
+// (geom.Hull.Radius).
+struct TbHull {
+	int firstVert, numVerts;
+	int firstFace, numFaces;
+	int firstLoop;
+	int firstEdge, numEdges;
+	float radius;
+};
+
+// TbHullFace is geom.HullFace: the outward unit normal (nx, ny, nz), the offset (points p of the face
+// have n.p = offset) and the face's loop, first and count in the hull's loop pool.
+struct TbHullFace {
+	float nx, ny, nz, offset;
+	int first, count;
+};
+
+// TbHullEdge is geom.HullEdge: vertices v0, v1 and the faces f0 (left of v0 -> v1 seen from outside)
+// and f1.
+struct TbHullEdge {
+	int v0, v1, f0, f1;
 };
 
 // tbBoundingRadius is sim's boundingRadius: the distance from the centre to the shape's farthest point
@@ -34,6 +67,8 @@ TB_FN float tbBoundingRadius(const TbShape &s) {
 		return s.a;
 	case TB_CAPSULE:
 		return s.a + s.b;
+	case TB_HULL:
+		return s.a;
 	}
 	return 0;
 }

@@ -1,8 +1,8 @@
 // narrow.cu: the narrow phase. One thread per broad-phase pair runs the exact collision routine of
-// collide.cuh (sim/collide's, ported) into a per-pair slot; a scan of the touching flags then gives each
-// touching pair its place in the contact list, so the list comes out in pair order, as the CPU's
+// collide.cuh or hull.cuh (sim/collide's, ported) into a per-pair slot; a scan of the touching flags
+// then gives each touching pair its place in the contact list, so the list comes out in pair order, as the CPU's
 // gatherManifolds builds it, whatever order the threads ran in (gpu/narrow.go drives the three steps).
-#include "collide.cuh"
+#include "hull.cuh"
 
 #define TB_NARROW_THREADS 128
 
@@ -36,10 +36,36 @@ TB_FN NcPose tbNarrowPose(const float4 *pos, const float4 *rot, int i) {
 	return o;
 }
 
+// tbNarrowMargin is the contact margin of pair (ia, ib), the CPU's (sim's narrowPhase): the speculative
+// distance plus how far the pair can close in dt.
+TB_FN float tbNarrowMargin(const float4 *vel, const float4 *omega, const TbShape &sa, const TbShape &sb, int ia,
+                           int ib, float dt, float speculative) {
+	float4 va = vel[ia], vb = vel[ib];
+	float rel = tbNarrowLen(make_float4(vb.x - va.x, vb.y - va.y, vb.z - va.z, 0)) * dt +
+	            (tbNarrowLen(omega[ia]) * tbBoundingRadius(sa) + tbNarrowLen(omega[ib]) * tbBoundingRadius(sb)) * dt;
+	return speculative + rel;
+}
+
+// tbNarrowHasHull reports whether a pair is tb_narrow_hulls' (one of its shapes is a hull).
+TB_FN bool tbNarrowHasHull(const TbShape &sa, const TbShape &sb) { return sa.kind == TB_HULL || sb.kind == TB_HULL; }
+
+// tbNarrowStore writes pair i's manifold m (count 0: none) to its slot and its touching flag.
+TB_FN void tbNarrowStore(const TbContact &m, unsigned i, TbContact *cand, unsigned *touching) {
+	if (m.count > 0) {
+		cand[i] = m;
+	} else {
+		cand[i].count = 0;
+	}
+	touching[i] = m.count > 0 ? 1u : 0u;
+}
+
 // tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
-// scan over all pairCapacity flags needs no count from the host. The contact margin is the CPU's
-// (sim's narrowPhase): the speculative distance plus how far the pair can close in dt.
+// scan over all pairCapacity flags needs no count from the host. A pair with a hull is left with no
+// points here: tb_narrow_hulls, launched after it when some body is a hull, collides it. The hull
+// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
+// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
+// hulls do not pay for them.
 TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                  const unsigned long long *jointed, int nJointed, float dt, float speculative,
@@ -61,24 +87,52 @@ TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, i
 	m.b = ib;
 	m.count = 0;
 	m.nx = m.ny = m.nz = 0;
-	if (!tbNarrowJointed(jointed, nJointed, ia, ib)) {
-		TbShape sa = shape[ia], sb = shape[ib];
-		float4 va = vel[ia], vb = vel[ib];
-		float rel = tbNarrowLen(make_float4(vb.x - va.x, vb.y - va.y, vb.z - va.z, 0)) * dt +
-		            (tbNarrowLen(omega[ia]) * tbBoundingRadius(sa) +
-		             tbNarrowLen(omega[ib]) * tbBoundingRadius(sb)) *
-		                dt;
-		float margin = speculative + rel;
+	TbShape sa = shape[ia], sb = shape[ib];
+	if (!tbNarrowHasHull(sa, sb) && !tbNarrowJointed(jointed, nJointed, ia, ib)) {
+		float margin = tbNarrowMargin(vel, omega, sa, sb, ia, ib, dt, speculative);
 		ncCollide(sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
 	}
-	if (m.count > 0) {
-		cand[i] = m;
-	} else {
-		cand[i].count = 0;
-	}
-	touching[i] = m.count > 0 ? 1u : 0u;
+	tbNarrowStore(m, i, cand, touching);
 }
 TB_REGISTER(tb_narrow_collide)
+
+// tb_narrow_hulls collides the pairs with a hull among pairs[:min(*pairCount, pairCapacity)] into
+// their slots of cand and touching, as tb_narrow_collide does the others, reading the hull table
+// (hulls and the pools it points into, layout.cuh). It runs after tb_narrow_collide and writes only
+// those pairs' slots.
+TB_KERNEL void tb_narrow_hulls(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
+                               const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
+                               const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
+                               const int *hullLoops, const TbHullEdge *hullEdges, const unsigned long long *jointed,
+                               int nJointed, float dt, float speculative, TbContact *cand, unsigned *touching) {
+	unsigned i = tbThread();
+	if (i >= min(*pairCount, (unsigned)pairCapacity)) {
+		return;
+	}
+	int2 pr = pairs[i];
+	int ia = pr.x, ib = pr.y;
+	TbShape sa = shape[ia], sb = shape[ib];
+	if (!tbNarrowHasHull(sa, sb)) {
+		return;
+	}
+	TbContact m;
+	m.a = ia;
+	m.b = ib;
+	m.count = 0;
+	m.nx = m.ny = m.nz = 0;
+	if (!tbNarrowJointed(jointed, nJointed, ia, ib)) {
+		float margin = tbNarrowMargin(vel, omega, sa, sb, ia, ib, dt, speculative);
+		NcHulls hs;
+		hs.hulls = hulls;
+		hs.verts = hullVerts;
+		hs.faces = hullFaces;
+		hs.loops = hullLoops;
+		hs.edges = hullEdges;
+		ncCollideHull(hs, sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
+	}
+	tbNarrowStore(m, i, cand, touching);
+}
+TB_REGISTER(tb_narrow_hulls)
 
 // tb_narrow_compact copies each touching pair's manifold to its place offsets[i] (the exclusive scan of
 // the touching flags) in contacts, dropping those at or past capacity, and the last thread writes the

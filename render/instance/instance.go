@@ -308,7 +308,8 @@ func (l DebugLines) Total() int { return l.Contacts + l.AABBs + l.BVH }
 // Errors of a device writer.
 var (
 	// ErrNotOnDevice: the device does not hold the world's bodies yet (before the first step after an
-	// edit); the frame comes from a host copy.
+	// edit), or holds a body its instance kernel does not draw (a convex hull); the frame comes from a
+	// host copy.
 	ErrNotOnDevice = errors.New("the device does not hold the world's bodies yet")
 	// ErrLineCapacity is wrapped when the line buffer is too small; the counts returned with it say how
 	// many vertices are needed (nothing was written).

@@ -48,6 +48,11 @@ var unitBox = func() *geom.Hull {
 	return h
 }()
 
+// UnitBox returns the hull of the cube [-1, 1]^3 whose faces, face loops and edges every box's
+// polyhedron borrows (its vertices and face offsets scaled by the half extents): a port of this
+// package's hull routines reads a box through it. It is shared: do not change it.
+func UnitBox() *geom.Hull { return unitBox }
+
 // boxPoly makes the polyhedron of a box with half extents h in the given arrays.
 func boxPoly(h geom.Vec3, verts *[8]geom.Vec3, faces *[6]geom.HullFace) poly {
 	for i, v := range unitBox.Verts {

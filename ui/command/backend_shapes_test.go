@@ -9,12 +9,12 @@ import (
 	"tumble/sim"
 )
 
-// The panel's switch to the emulated backend with hulls loaded is refused with the World's reason,
-// and the world stays as it was: on the CPU, sleeping on and not parked, every body as it was, those
-// asleep still asleep (turning sleeping off and back on for the switch would wake them all). A preset
-// with hulls loaded while on the emulated backend comes up on the CPU, saying why.
+// The panel's switch to the emulated backend with a static mesh loaded is refused with the World's
+// reason, and the world stays as it was: on the CPU, sleeping on and not parked, every body as it was,
+// those asleep still asleep (turning sleeping off and back on for the switch would wake them all). A
+// preset with a mesh loaded while on the emulated backend comes up on the CPU, saying why.
 func TestSwitchingToABackendThatDoesNotRunTheShapesLeavesTheWorldAsItWas(t *testing.T) {
-	s := preset(t, "bunny")
+	s := preset(t, "terrain")
 	s.SetSleepByDefault(true)
 	for k := 0; k < 1200 && !slices.Contains(bodyState(s).Asleep, true); k++ {
 		if err := s.Step(); err != nil {
@@ -23,12 +23,12 @@ func TestSwitchingToABackendThatDoesNotRunTheShapesLeavesTheWorldAsItWas(t *test
 	}
 	before := bodyState(s)
 	if !slices.Contains(before.Asleep, true) {
-		t.Fatal("no bunny fell asleep in 20 s")
+		t.Fatal("no body fell asleep in the bowl in 20 s")
 	}
 	s.Do(SwitchBackend(BackendEmulated))
 	err := s.Apply()
-	if err == nil || !strings.Contains(err.Error(), "is a hull: the CUDA backend runs box, sphere, capsule and plane shapes") {
-		t.Errorf("SwitchBackend with bunnies loaded: %v", err)
+	if err == nil || !strings.Contains(err.Error(), `body "terrain" is a mesh: the CUDA backend runs box, sphere, capsule, plane and hull shapes`) {
+		t.Errorf("SwitchBackend with the terrain loaded: %v", err)
 	}
 	if s.BackendKind() != BackendCPU || !sleeping(s) || s.SleepParked() {
 		t.Errorf("after the refusal: on %s, sleeping %v, parked %v", s.BackendKind(), sleeping(s), s.SleepParked())
@@ -41,14 +41,14 @@ func TestSwitchingToABackendThatDoesNotRunTheShapesLeavesTheWorldAsItWas(t *test
 	s.SetSleepByDefault(true)
 	s.Do(SwitchBackend(BackendEmulated))
 	apply(t, s)
-	s.Do(LoadPreset("rocks"))
+	s.Do(LoadPreset("terrain"))
 	apply(t, s)
-	if err = s.Err(); err == nil || !strings.Contains(err.Error(), `rocks loaded on the CPU: body "boulder0" is a hull`) {
-		t.Errorf("loading rocks on the emulated backend: %v", err)
+	if err = s.Err(); err == nil || !strings.Contains(err.Error(), `terrain loaded on the CPU: body "terrain" is a mesh`) {
+		t.Errorf("loading the terrain on the emulated backend: %v", err)
 	}
 	var onCPU bool
 	s.View(func(w *sim.World) { onCPU = w.Backend() == nil })
 	if s.BackendKind() != BackendCPU || !onCPU || !sleeping(s) {
-		t.Errorf("rocks loaded: on %s (world on the CPU %v), sleeping %v", s.BackendKind(), onCPU, sleeping(s))
+		t.Errorf("terrain loaded: on %s (world on the CPU %v), sleeping %v", s.BackendKind(), onCPU, sleeping(s))
 	}
 }
