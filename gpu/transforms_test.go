@@ -38,7 +38,7 @@ func fillRecords(t *testing.T, w *sim.World, mode instance.ColorBy, contacts []i
 	t.Helper()
 	var shapes [instance.NumKinds][]instance.Instance
 	var f fillBounds
-	f.Lo, f.Hi, _ = instance.Fill(&shapes, w, mode, contacts, hl, nil)
+	f.Lo, f.Hi, _ = instance.Fill(&shapes, w, mode, contacts, hl, nil, nil)
 	var want []instance.Instance
 	for k := range shapes {
 		want = append(want, shapes[k]...)

@@ -36,6 +36,14 @@ func (c *Camera) fov() float32 {
 	return c.FovY
 }
 
+// ConeAngle is the half-angle, radians, of the narrowest cone about the view direction that holds
+// the view of the given aspect ratio (width / height): its corners are atan(tan(fovY/2) sqrt(1 +
+// aspect^2)) off the axis.
+func (c *Camera) ConeAngle(aspect float32) float32 {
+	t := math.Tan(float64(c.fov()) / 2)
+	return float32(math.Atan(t * math.Sqrt(1+float64(aspect*aspect))))
+}
+
 // View is the world-to-camera matrix.
 func (c *Camera) View() mgl32.Mat4 {
 	return mgl32.LookAtV(c.Eye(), c.Target, mgl32.Vec3{0, 1, 0})

@@ -25,6 +25,9 @@ type Frame struct {
 	// surface (a hinge inside a plank), so that they are never hidden.
 	Overlay []instance.LineVertex
 	Lo, Hi  mgl32.Vec3
+	// View is the camera's, for what depends on it: a height field is drawn in more detail near the
+	// eye and only where the view cone reaches (instance.FieldView). Set it before Fill.
+	View instance.FieldCamera
 	// Device, when set, says the instances are already in the renderer's device buffer
 	// (Renderer.DeviceBuffer), written there by CUDA through interop: Counts of them per kind, grouped
 	// boxes, spheres, capsules. Shapes is then ignored and nothing is uploaded.
@@ -36,14 +39,14 @@ type Frame struct {
 }
 
 // Fill rebuilds f from the world's state slices: one instance per body (instance.Fill: coloured by
-// mode, contacts per dense index for ColorByContact, highlight replacing some bodies' colours), the
-// planes, and the bounds the shadow map covers.
+// mode, contacts per dense index for ColorByContact, highlight replacing some bodies' colours; a height
+// field in chunks whose detail follows f.View), the planes, and the bounds the shadow map covers.
 func Fill(f *Frame, w *sim.World, mode instance.ColorBy, contacts []int32, highlight map[int][4]float32) {
 	FillPlanes(f, w)
 	f.Device = false
 	var found bool
 	f.Hulls = f.Hulls[:0]
-	if f.Lo, f.Hi, found = instance.Fill(&f.Shapes, w, mode, contacts, highlight, f.addHull); !found {
+	if f.Lo, f.Hi, found = instance.Fill(&f.Shapes, w, mode, contacts, highlight, f.addHull, f.addField); !found {
 		f.Lo, f.Hi = mgl32.Vec3{-5, 0, -5}, mgl32.Vec3{5, 2, 5}
 	}
 }
@@ -91,4 +94,13 @@ func FillPlanes(f *Frame, w *sim.World) {
 			f.Planes = append(f.Planes, Plane{Normal: sh.Normal, Offset: sh.Offset})
 		}
 	}
+}
+
+// addField appends the drawing hulls of height field g, whose body's instance is in, as seen by
+// f.View (instance.FieldView, the camera taken into the field's frame).
+func (f *Frame) addField(g *geom.HeightGrid, in instance.Instance) {
+	q := mgl32.Quat{W: in.Quat[3], V: mgl32.Vec3{in.Quat[0], in.Quat[1], in.Quat[2]}}.Conjugate()
+	c := f.View
+	c.Eye, c.Look = q.Rotate(c.Eye.Sub(in.Pos)), q.Rotate(c.Look)
+	instance.FieldView(g, c, func(h *geom.Hull) { f.addHull(h, in) })
 }

@@ -45,11 +45,17 @@ func hullMesh(h *geom.Hull) mesh {
 	return m
 }
 
-// gpuHull is a hull's buffers on the GL side.
+// gpuHull is a hull's buffers on the GL side, and the last frame that drew it.
 type gpuHull struct {
 	vao, vbo, ebo, inst uint32
 	count               int32
+	used                uint64
 }
+
+// hullKeepFrames is how many frames a hull's buffers are kept without being drawn: a height field's
+// chunks change their level of detail as the eye moves (instance.FieldView), and each level is a hull
+// of its own, so the buffers of levels left behind are freed rather than kept for the session.
+const hullKeepFrames = 120
 
 // hullBuffers returns h's buffers, making them on first use.
 func (r *Renderer) hullBuffers(h *geom.Hull) *gpuHull {
@@ -81,14 +87,28 @@ func (r *Renderer) hullBuffers(h *geom.Hull) *gpuHull {
 	return g
 }
 
-// uploadHulls sends each batch's instances to its hull's instance buffer.
+// uploadHulls sends each batch's instances to its hull's instance buffer, once a frame, and frees the
+// buffers of hulls not drawn for hullKeepFrames frames.
 func (r *Renderer) uploadHulls(f *Frame) {
+	r.hullFrame++
+	if r.hullFrame%60 == 0 {
+		for h, g := range r.hulls {
+			if r.hullFrame-g.used > hullKeepFrames {
+				gl.DeleteVertexArrays(1, &g.vao)
+				gl.DeleteBuffers(1, &g.vbo)
+				gl.DeleteBuffers(1, &g.ebo)
+				gl.DeleteBuffers(1, &g.inst)
+				delete(r.hulls, h)
+			}
+		}
+	}
 	for i := range f.Hulls {
 		b := &f.Hulls[i]
 		if len(b.Instances) == 0 {
 			continue
 		}
 		g := r.hullBuffers(b.Hull)
+		g.used = r.hullFrame
 		gl.BindBuffer(gl.ARRAY_BUFFER, g.inst)
 		gl.BufferData(gl.ARRAY_BUFFER, len(b.Instances)*int(unsafe.Sizeof(instance.Instance{})), gl.Ptr(b.Instances), gl.STREAM_DRAW)
 	}

@@ -33,7 +33,8 @@ const shadowSize = 1024
 
 // Renderer holds the GL objects. Make it with New after the context is current.
 type Renderer struct {
-	hulls map[*geom.Hull]*gpuHull // each distinct hull's mesh, made when first drawn
+	hulls     map[*geom.Hull]*gpuHull // each distinct hull's mesh, made when first drawn
+	hullFrame uint64                  // frames drawn, for freeing hulls no longer drawn
 
 	mesh, shadow, ground, line uint32
 	uMesh, uShadow, uGround    map[string]int32

@@ -122,8 +122,8 @@ func (b *Body) validateShapes(c *check, path string) {
 // compoundDef sets d's shape to the compound of b's shapes: each child's mass from its mass, or its
 // density (else the body's, else sim.DefaultDensity) times its volume; a hull child placed by its own
 // centre of mass and principal frame; the body's rotation turned into the compound's principal frame,
-// as hullDef does. The body's mass, if given, is the whole's (sim scales the children to it). The
-// scene must be valid.
+// as hullDef does; with an inertia, that tensor's principal frame (geom.CompoundShape.WithInertia).
+// The body's mass, if given, is the whole's (sim scales the children to it). The scene must be valid.
 func compoundDef(d *sim.BodyDef, b *Body) {
 	rho := float64(sim.DefaultDensity)
 	if b.Density != nil {
@@ -174,6 +174,14 @@ func compoundDef(d *sim.BodyDef, b *Body) {
 		kids[i] = ch
 	}
 	c, err := geom.NewCompound(kids)
+	if err == nil && b.Inertia != nil {
+		// The tensor is at the body's mass: its given mass, else its parts' summed.
+		mass := float64(c.Mass)
+		if b.Mass != nil {
+			mass = *b.Mass
+		}
+		c, err = c.WithInertia(inertiaTensor(b.Inertia, mass))
+	}
 	if err != nil {
 		panic("scenes: BodyDef of an invalid scene: " + err.Error())
 	}

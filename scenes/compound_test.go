@@ -34,6 +34,44 @@ var invalidCompounds = []struct{ name, json, path, value string }{
 		"bodies[0].shapes[0].colour", "1"},
 	{"part position out of range", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}, "position": [1e9, 0, 0]}]}]}`,
 		"bodies[0].shapes[0].position[0]", "1000000000"},
+	{"inertia on a single shape", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "inertia": [1, 0, 0, 1, 0, 1]}]}`,
+		"bodies[0].inertia", "[1, 0, 0, 1, 0, 1]"},
+	{"inertia on a static body", `{"bodies": [{"type": "static", "shapes": [{"shape": {"type": "sphere", "radius": 1}}], "inertia": [1, 0, 0, 1, 0, 1]}]}`,
+		"bodies[0].inertia", "[1, 0, 0, 1, 0, 1]"},
+	{"inertia against the triangle inequality", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}], "inertia": [1, 0, 0, 1, 0, 3]}]}`,
+		"bodies[0].inertia", "[1, 0, 0, 1, 0, 3]"},
+	{"inertia not positive", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}], "inertia": [1, 2, 0, 1, 0, 1]}]}`,
+		"bodies[0].inertia", "[1, 2, 0, 1, 0, 1]"},
+	{"inertia of five numbers", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}], "inertia": [1, 0, 0, 1, 0]}]}`,
+		"bodies[0].inertia", ""},
+}
+
+// A compound given an inertia takes it: a ball of 2 kg declared as a rod along its parts' x (moments
+// 0.01, 1, 1 kg m^2) turned 90 degrees about y in the body, turns that frame into its principal one,
+// and its moments per kg are the declared ones over its mass.
+func TestCompoundTakesAGivenInertia(t *testing.T) {
+	s, err := Parse("scene.json", []byte(`{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 0.5}, "mass": 2}],
+		"inertia": [1, 0, 0, 1, 0, 0.01], "rotation": [0, 0.7071067811865476, 0, 0.7071067811865476]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.BodyDef(0)
+	c := d.Shape.Compound
+	u := []float64{float64(c.UnitInertia[0]), float64(c.UnitInertia[1]), float64(c.UnitInertia[2])}
+	small := 0
+	for k := range 3 {
+		if math.Abs(u[k]-0.005) < 1e-7 {
+			small = k
+		} else if math.Abs(u[k]-0.5) > 1e-6 {
+			t.Fatalf("moments per kg %v, want 0.005 once and 0.5 twice", u)
+		}
+	}
+	// The small axis in the world: the parts' z, turned 90 degrees about y, is world x.
+	var e geom.Vec3
+	e[small] = 1
+	if a := d.Rotation.Rotate(e); math.Abs(math.Abs(float64(a[0]))-1) > 1e-5 {
+		t.Errorf("the rod's axis in the world is %v, want x", a)
+	}
 }
 
 func TestCompoundInputIsRefusedWithItsPath(t *testing.T) {

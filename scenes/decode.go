@@ -499,7 +499,7 @@ func onOff(on bool) float64 {
 
 func (d *decoder) body(n *node, path string, b *Body) {
 	m := d.fields(n, path, "name", "type", "shape", "shapes", "position", "rotation", "velocity",
-		"angularVelocity", "mass", "density", "friction", "restitution", "rollingResistance", "spinningResistance")
+		"angularVelocity", "mass", "density", "friction", "restitution", "rollingResistance", "spinningResistance", "inertia")
 	if _, ok := m["shapes"]; !ok {
 		d.required(m, "shape", path)
 	}
@@ -524,6 +524,11 @@ func (d *decoder) body(n *node, path string, b *Body) {
 	b.Restitution = d.optNumber(m, "restitution", path)
 	b.RollingResistance = d.optNumber(m, "rollingResistance", path)
 	b.SpinningResistance = d.optNumber(m, "spinningResistance", path)
+	if v, ok := m["inertia"]; ok {
+		if a := d.array(v, join(path, "inertia"), 6); a != nil {
+			b.Inertia = &[6]float64{a[0], a[1], a[2], a[3], a[4], a[5]}
+		}
+	}
 }
 
 // optQuat reads an optional rotation [x, y, z, w].

@@ -101,6 +101,10 @@ type Body struct {
 	// against rolling and against spin about a contact's normal (sim.BodyDef); default 0.
 	RollingResistance  *float64 `json:"rollingResistance,omitempty"`
 	SpinningResistance *float64 `json:"spinningResistance,omitempty"`
+	// Inertia (a compound body, dynamic) is the whole's inertia tensor about its centre of mass in
+	// the frame its shapes are written in, [ixx, ixy, ixz, iyy, iyz, izz] in kg m^2, at the body's
+	// mass, in place of the one its shapes make; default the shapes'.
+	Inertia *[6]float64 `json:"inertia,omitempty"`
 }
 
 // Shape is a body's collision shape in its local frame. Only the fields of its Type may be set.

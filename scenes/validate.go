@@ -1,10 +1,13 @@
 package scenes
 
 import (
+	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"tumble/sim"
+	"tumble/sim/geom"
 )
 
 // Limits on numbers in a scene. They keep every value well inside float32 (the simulation's type) and
@@ -244,6 +247,29 @@ func (b *Body) validate(c *check, path string) {
 	}
 	if b.SpinningResistance != nil {
 		c.num(path+".spinningResistance", *b.SpinningResistance, 0, MaxResistance, false, "")
+	}
+	if t := b.Inertia; t != nil && c.err == nil {
+		p := path + ".inertia"
+		value := fmt.Sprintf("[%s, %s, %s, %s, %s, %s]", fmtNum(t[0]), fmtNum(t[1]), fmtNum(t[2]), fmtNum(t[3]), fmtNum(t[4]), fmtNum(t[5]))
+		switch {
+		case b.Shapes == nil:
+			c.fail(p, "an inertia is given for a compound body (shapes; a single shape as shapes of one)", value)
+		case b.Type != "" && b.Type != "dynamic":
+			c.fail(p, "a "+b.Type+" body has no inertia", value)
+		default:
+			if err := geom.CheckInertia(inertiaTensor(t, 1)); err != nil {
+				c.fail(p, strings.TrimPrefix(err.Error(), geom.ErrCompound.Error()+": "), value)
+			}
+		}
+	}
+}
+
+// inertiaTensor is the symmetric tensor of Body.Inertia's six numbers, divided by mass.
+func inertiaTensor(t *[6]float64, mass float64) [3][3]float64 {
+	return [3][3]float64{
+		{t[0] / mass, t[1] / mass, t[2] / mass},
+		{t[1] / mass, t[3] / mass, t[4] / mass},
+		{t[2] / mass, t[4] / mass, t[5] / mass},
 	}
 }
 

@@ -245,6 +245,13 @@ func (w *World) narrowPhase(lo, hi int) {
 			if ka == geom.Compound || kb == geom.Compound {
 				p.narrow.multiCand[k], p.narrow.multiChild[k] = compoundPair(b, ia, ib, margin, p.narrow.multiCand[k][:0], p.narrow.multiChild[k][:0])
 			} else {
+				p.narrow.candMulti[k] = true
+				if p.narrow.cacheOn && fieldPair(b, ia, ib) {
+					p.narrow.candMargin[k] = margin
+					if p.reuseField(b, k, ia, ib, margin, &hint) {
+						continue
+					}
+				}
 				p.narrow.multiCand[k] = meshPair(b, ia, ib, margin, p.narrow.multiCand[k][:0])
 				p.narrow.multiChild[k] = resize(p.narrow.multiChild[k], len(p.narrow.multiCand[k]))
 				clear(p.narrow.multiChild[k])
@@ -443,8 +450,8 @@ func (w *World) gatherFill(g int) {
 		for i := 0; i < c.Count; i++ {
 			m.pts[i].id = c.Points[i].ID
 		}
-		if p.narrow.cacheOn && sub < 0 {
-			p.keepCache(b, m, k, c)
+		if p.narrow.cacheOn && (sub < 0 || fieldPair(b, ia, ib)) {
+			p.keepCache(b, m, k, sub, c)
 			if p.narrow.candFrom[k] >= 0 {
 				reused++
 			}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"tumble/sim/collide"
+	"tumble/sim/geom"
 )
 
 // The contact cache (Jolt's body pair cache): a touching pair whose bodies have barely moved relative
@@ -68,31 +69,68 @@ func relPose(b *Bodies, rA *Mat3, ia, ib int32) (vec, [4]float32) {
 }
 
 // reuse fills pair k's narrow-phase manifold from last step's manifold of the pair (ia, ib) when that
-// one's cached points still hold: the bodies moved and turned relative to each other within the
-// cache's tolerances since the points were computed, and the pair wants its points within no wider a
-// margin. It reports whether it did; hint is findPrev's, for the next pair of the same run.
+// one's cached points still hold (cacheHolds). It reports whether it did; hint is findPrev's, for the
+// next pair of the same run.
 func (p *pipeline) reuse(b *Bodies, k int, ia, ib int32, margin float32, hint *int) bool {
 	old, h := p.findPrev(ia, ib, *hint)
 	*hint = h
-	if old < 0 {
+	if old < 0 || !p.cacheHolds(b, &p.narrow.prev[old], ia, ib, margin) {
 		return false
 	}
-	om := &p.narrow.prev[old]
+	p.fromCache(b, &p.narrow.prev[old], ia, ib, &p.narrow.cand[k])
+	p.narrow.candFrom[k] = int32(old)
+	return true
+}
+
+// reuseField fills height-field pair k's manifolds (multiCand) from last step's manifolds of the pair
+// (ia, ib) when their cached points still hold, as reuse does for a pair of one manifold. A body on a
+// terrain touches a few triangles a step, each clipped against it and the results merged
+// (collide.CollideMesh): all of that is skipped while the body rests. The pair's manifolds were made
+// in one test at one relative pose, so the first one's cache decides for all of them.
+func (p *pipeline) reuseField(b *Bodies, k int, ia, ib int32, margin float32, hint *int) bool {
+	old, h := p.findPrev(ia, ib, *hint)
+	*hint = h
+	prev := p.narrow.prev
+	if old < 0 || !p.cacheHolds(b, &prev[old], ia, ib, margin) {
+		return false
+	}
+	out := p.narrow.multiCand[k][:0]
+	for j := old; j < len(prev) && prev[j].a == ia && prev[j].b == ib; j++ {
+		out = append(out, collide.Manifold{})
+		p.fromCache(b, &prev[j], ia, ib, &out[len(out)-1])
+	}
+	p.narrow.multiCand[k] = out
+	p.narrow.multiChild[k] = resize(p.narrow.multiChild[k], len(out))
+	clear(p.narrow.multiChild[k])
+	p.narrow.candN[k] = int32(len(out))
+	p.narrow.candFrom[k] = int32(old)
+	return true
+}
+
+// cacheHolds reports whether manifold om's cached points hold for the pair (ia, ib) now: the bodies
+// moved and turned relative to each other within the cache's tolerances since the points were
+// computed, and the pair wants its points within no wider a margin.
+func (p *pipeline) cacheHolds(b *Bodies, om *manifold, ia, ib int32, margin float32) bool {
 	c := &om.cache
 	if c.margin <= 0 || margin > c.margin+cacheMarginGrowth*p.narrow.speculative {
 		return false
 	}
-	rA, rB := &p.bounds.rot[ia], &p.bounds.rot[ib]
-	d, q := relPose(b, rA, ia, ib)
+	d, q := relPose(b, &p.bounds.rot[ia], ia, ib)
 	if s := d.Sub(c.rel); s.Dot(s) > CacheMaxShift*CacheMaxShift {
 		return false
 	}
-	if dot := q[0]*c.rot[0] + q[1]*c.rot[1] + q[2]*c.rot[2] + q[3]*c.rot[3]; dot < cacheCosHalfTurn && -dot < cacheCosHalfTurn {
-		return false
-	}
+	dot := q[0]*c.rot[0] + q[1]*c.rot[1] + q[2]*c.rot[2] + q[3]*c.rot[3]
+	return dot >= cacheCosHalfTurn || -dot >= cacheCosHalfTurn
+}
+
+// fromCache writes manifold om's cached points, carried by the bodies' current poses, into m: the
+// normal turned with A, each point midway between its ends on A and B, its separation measured
+// afresh along the normal, and its feature id kept.
+func (p *pipeline) fromCache(b *Bodies, om *manifold, ia, ib int32, m *collide.Manifold) {
+	c := &om.cache
+	rA, rB := &p.bounds.rot[ia], &p.bounds.rot[ib]
 	xA, xB := ldv(&b.Position[ia]), ldv(&b.Position[ib])
 	n := mulMat(rA, c.normal)
-	m := &p.narrow.cand[k]
 	stv(&m.Normal, n)
 	m.Count = int(om.count)
 	for i := range m.Count {
@@ -103,15 +141,21 @@ func (p *pipeline) reuse(b *Bodies, k int, ia, ib int32, margin float32, hint *i
 		pt.Separation = pb.Sub(pa).Dot(n)
 		pt.ID = om.pts[i].id
 	}
-	p.narrow.candFrom[k] = int32(old)
-	return true
 }
 
-// keepCache sets manifold m's cache, for pair k whose narrow-phase manifold is c: a copy of the reused
-// one's, or the points of a fresh test in the bodies' frames.
-func (p *pipeline) keepCache(b *Bodies, m *manifold, k int, c *collide.Manifold) {
+// fieldPair reports whether the pair (ia, ib) is a height field and a shape of one piece: the pairs
+// of several manifolds that the contact cache keeps (reuseField).
+func fieldPair(b *Bodies, ia, ib int32) bool {
+	ka, kb := b.Shape[ia].Kind, b.Shape[ib].Kind
+	return (ka == geom.HeightField || kb == geom.HeightField) && ka != geom.Compound && kb != geom.Compound
+}
+
+// keepCache sets manifold m's cache, for pair k whose narrow-phase manifold is c (sub: its index in
+// the pair's multiCand, or -1 for cand): a copy of the reused one's, or the points of a fresh test in
+// the bodies' frames.
+func (p *pipeline) keepCache(b *Bodies, m *manifold, k int, sub int32, c *collide.Manifold) {
 	if from := p.narrow.candFrom[k]; from >= 0 {
-		m.cache = p.narrow.prev[from].cache
+		m.cache = p.narrow.prev[from+max(sub, 0)].cache
 		return
 	}
 	ia, ib := m.a, m.b

@@ -722,6 +722,9 @@ func (a *App) fill(w *sim.World) {
 			counts[c.BodyB]++
 		}
 	}
+	vw, vh := a.viewport()
+	eye := a.Cam.Eye()
+	a.frame.View = instance.FieldCamera{Eye: eye, Look: a.Cam.Target.Sub(eye).Normalize(), Cone: a.Cam.ConeAngle(vw / vh)}
 	render.Fill(&a.frame, w, a.ColorMode, counts, hl)
 	a.frame.Lines, a.frame.Overlay = a.frame.Lines[:0], a.frame.Overlay[:0]
 	a.debugLines(w, contacts)

@@ -146,10 +146,12 @@ func hsv(h, s, v float64) (float32, float32, float32) {
 // compound: one per child, in the body's colour),
 // coloured by mode (contacts, per dense index, is needed for ColorByContact and may be nil otherwise;
 // highlight maps dense indices to a colour that replaces the body's). A convex hull has no shared mesh:
-// its instance (scale 1) goes to hull, when not nil, with the body's hull. It returns the bodies'
-// bounds, found false when there is no such body.
+// its instance (scale 1) goes to hull, when not nil, with the body's hull (a static mesh's with each of
+// its drawing hulls, MeshHulls). A height field's instance (scale 1) goes to field, when not nil, with
+// its grid: how it is drawn depends on the view (FieldView). It returns the bodies' bounds, found false
+// when there is no such body.
 func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []int32, highlight map[int][4]float32,
-	hull func(h *geom.Hull, in Instance)) (lo, hi mgl32.Vec3, found bool) {
+	hull func(h *geom.Hull, in Instance), field func(f *geom.HeightGrid, in Instance)) (lo, hi mgl32.Vec3, found bool) {
 	for k := range shapes {
 		shapes[k] = shapes[k][:0]
 	}
@@ -228,18 +230,19 @@ func Fill(shapes *[NumKinds][]Instance, w *sim.World, mode ColorBy, contacts []i
 			}
 			continue
 		}
-		if isMesh || isField {
+		if isMesh {
 			if hull != nil {
 				in.Scale = [3]float32{1, 1, 1}
-				var hs []*geom.Hull
-				if isMesh {
-					hs = MeshHulls(sh.Mesh)
-				} else {
-					hs = FieldHulls(sh.Field)
-				}
-				for _, h := range hs {
+				for _, h := range MeshHulls(sh.Mesh) {
 					hull(h, in)
 				}
+			}
+			continue
+		}
+		if isField {
+			if field != nil {
+				in.Scale = [3]float32{1, 1, 1}
+				field(sh.Field, in)
 			}
 			continue
 		}

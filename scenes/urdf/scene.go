@@ -13,12 +13,11 @@ import (
 // link that has collision shapes, a joint per URDF joint between two such links (or a link and the
 // world), and a ground plane at the robot's z = 0.
 //
-// What it maps: a link with one box, sphere or cylinder collision element becomes a body of that
-// shape, placed where the element is; a link with several becomes a compound body in the link's frame,
-// each element a part at its origin, the link's mass shared among the parts by volume. Either way the
-// body has the link's mass and its shapes' inertia at that mass: URDF's inertia tensor is not used,
-// and the centre of mass is the shapes' (a compound's the parts' volume-weighted centre), not the
-// <inertial> origin; each link says so in a note. A URDF cylinder's axis is its frame's z, which the
+// What it maps: a link with box, sphere, cylinder or mesh collision elements becomes a compound body
+// in the link's frame, each element a part at its origin, the link's mass shared among the parts by
+// volume, its inertia the link's <inertia> tensor (turned by the <inertial> origin's rpy); the centre
+// of mass is the parts' volume-weighted centre, not the <inertial> origin; each link says so in a
+// note. A URDF cylinder's axis is its frame's z, which the
 // z-up to y-up turn makes Tumble's y, the axis of Tumble's cylinder. A revolute joint becomes a hinge
 // with its limits and a servo holding the zero position with the limit's effort as its torque (its
 // velocity the servo's largest speed); prismatic, a piston likewise; continuous, a hinge without
@@ -177,10 +176,12 @@ func partOf(c Collision, tag string, file string) (sh scenes.Shape, turn Quat, v
 }
 
 // linkBody returns the body of a link with collision elements and an inertial, its frame at zero
-// joint positions (URDF's world). One element is a body of that shape where the element is; several
-// make a compound in the link's frame, each part at its element's origin with the link's mass shared
-// in proportion to the parts' volumes (one density), so the body's centre of mass is the parts'
-// volume-weighted centre. Either way the body has the link's mass and its shapes' inertia at it.
+// joint positions (URDF's world): a compound in the link's frame, each collision element a part at its
+// origin with the link's mass shared in proportion to the parts' volumes (one density), so the body's
+// centre of mass is the parts' volume-weighted centre. Its inertia is the link's <inertia>, turned
+// from the <inertial> frame into the link's (I = R I' R^T, R the origin's rpy); a tensor no mass
+// distribution has (a moment not positive, or above the sum of the other two) is left for the parts'
+// own, with a note.
 func (r *Robot) linkBody(l Link, frame Frame, note func(line int, what, why string)) (scenes.Body, error) {
 	tag := fmt.Sprintf("<link name=%q>", l.Name)
 	if r.staticLink(l) {
@@ -190,58 +191,84 @@ func (r *Robot) linkBody(l Link, frame Frame, note func(line int, what, why stri
 	mass := l.Inertial.Mass
 	b.Mass = &mass
 	var com [3]float64 // in the link's frame
-	if len(l.Collisions) == 1 {
-		c := l.Collisions[0]
-		sh, turn, _, centre, err := partOf(c, tag, r.File)
+	vols := make([]float64, len(l.Collisions))
+	total, hulls := 0.0, 0
+	for i, c := range l.Collisions {
+		sh, turn, vol, centre, err := partOf(c, tag, r.File)
 		if err != nil {
 			return b, err
 		}
-		// A body's position is its centre of mass: a hull's is its points' centre, the others' their
-		// frame's origin.
-		f := YUpFrame(frame.Then(c.Origin.Of()).Then(Frame{Rot: turn}))
-		pos, rot := scenes.Vec3(f.Apply(centre)), scenes.Quat(f.Rot)
-		b.Shape, b.Position, b.Rotation = sh, &pos, &rot
-		com = c.Origin.Of().Apply(centre)
-		what := "its inertia is the shape's at the link's mass (URDF's inertia tensor is not used)"
 		if c.Geometry.Kind == Mesh {
-			what = "its mesh is the convex hull of its vertices, its inertia the hull's at the link's mass (URDF's inertia tensor is not used)"
+			hulls++
 		}
-		note(l.Line, tag, what)
-	} else {
-		vols := make([]float64, len(l.Collisions))
-		total := 0.0
-		for i, c := range l.Collisions {
-			sh, turn, vol, centre, err := partOf(c, tag, r.File)
-			if err != nil {
-				return b, err
-			}
-			at := c.Origin.Of().Apply(centre)
-			f := c.Origin.Of().Then(Frame{Rot: turn})
-			pos, rot := scenes.Vec3(f.Pos), scenes.Quat(f.Rot)
-			b.Shapes = append(b.Shapes, scenes.Part{Shape: sh, Position: &pos, Rotation: &rot})
-			vols[i], total = vol, total+vol
-			for k := range com {
-				com[k] += vol * at[k]
-			}
-		}
-		for i := range b.Shapes {
-			m := mass * vols[i] / total
-			b.Shapes[i].Mass = &m
-		}
+		at := c.Origin.Of().Apply(centre)
+		f := c.Origin.Of().Then(Frame{Rot: turn})
+		pos, rot := scenes.Vec3(f.Pos), scenes.Quat(f.Rot)
+		b.Shapes = append(b.Shapes, scenes.Part{Shape: sh, Position: &pos, Rotation: &rot})
+		vols[i], total = vol, total+vol
 		for k := range com {
-			com[k] /= total
+			com[k] += vol * at[k]
 		}
-		// A compound's position is its centre of mass; its rotation turns the frame its parts are
-		// written in, the link's.
-		f := YUpFrame(frame)
-		pos, rot := scenes.Vec3(YUp(frame.Apply(com))), scenes.Quat(f.Rot)
-		b.Position, b.Rotation = &pos, &rot
-		note(l.Line, tag, fmt.Sprintf("a compound of its %d collision elements, the link's mass shared by their volumes; its inertia is theirs (URDF's inertia tensor is not used)", len(l.Collisions)))
+	}
+	for i := range b.Shapes {
+		m := mass * vols[i] / total
+		b.Shapes[i].Mass = &m
+	}
+	for k := range com {
+		com[k] /= total
+	}
+	// A compound's position is its centre of mass; its rotation turns the frame its parts are written
+	// in, the link's.
+	f := YUpFrame(frame)
+	pos, rot := scenes.Vec3(YUp(frame.Apply(com))), scenes.Quat(f.Rot)
+	b.Position, b.Rotation = &pos, &rot
+	what := "a compound of its one collision element"
+	if len(l.Collisions) > 1 {
+		what = fmt.Sprintf("a compound of its %d collision elements, the link's mass shared by their volumes", len(l.Collisions))
+	}
+	if hulls > 0 {
+		what += "; a mesh is the convex hull of its vertices"
+	}
+	t := linkInertia(l.Inertial)
+	if err := geom.CheckInertia([3][3]float64{{t[0], t[1], t[2]}, {t[1], t[3], t[4]}, {t[2], t[4], t[5]}}); err != nil {
+		note(l.Line, tag, what+"; its <inertia> is no mass distribution's, so its inertia is its shapes'")
+	} else {
+		b.Inertia = &t
+		note(l.Line, tag, what+"; its inertia is the link's <inertia>")
 	}
 	if d := l.Inertial.Origin.XYZ; math.Abs(d[0]-com[0])+math.Abs(d[1]-com[1])+math.Abs(d[2]-com[2]) > 1e-9 {
 		note(l.Line, tag, "its centre of mass is its shapes', not the <inertial> origin")
 	}
 	return b, nil
+}
+
+// linkInertia returns the inertial's tensor in the link's frame, [ixx, ixy, ixz, iyy, iyz, izz]:
+// R I R^T, with R the rotation of the <inertial> origin's rpy.
+func linkInertia(in *Inertial) [6]float64 {
+	c := in.Inertia
+	t := [3][3]float64{{c[0], c[1], c[2]}, {c[1], c[3], c[4]}, {c[2], c[4], c[5]}}
+	q := RPY(in.Origin.RPY)
+	var rm [3][3]float64 // rm[i][k]: row i of R, column k = R e_k
+	for k := range 3 {
+		var e [3]float64
+		e[k] = 1
+		col := q.Rotate(e)
+		for i := range 3 {
+			rm[i][k] = col[i]
+		}
+	}
+	var out [3][3]float64
+	for i := range 3 {
+		for j := range 3 {
+			for k := range 3 {
+				for l := range 3 {
+					out[i][j] += rm[i][k] * t[k][l] * rm[j][l]
+				}
+			}
+		}
+	}
+	// The upper triangle, symmetric by construction.
+	return [6]float64{out[0][0], out[0][1], out[0][2], out[1][1], out[1][2], out[2][2]}
 }
 
 // staticLink reports whether a link is a static body: fixed to the world with one collision element,

@@ -296,7 +296,7 @@ func robotScene(t *testing.T, body string) (*scenes.Scene, []string) {
 
 const inertial = `<inertial><mass value="2"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>`
 
-// A URDF cylinder's axis is its element's z: mapped, the Tumble cylinder's axis (its body's y) points
+// A URDF cylinder's axis is its element's z: mapped, the Tumble cylinder's axis (its part's y) points
 // along that z turned to y-up, for an element rolled, pitched and yawed inside a link. Upright (no
 // rotation) it is Tumble's y, and it rests on the ground at its half length.
 func TestCylinderKeepsItsAxis(t *testing.T) {
@@ -304,10 +304,10 @@ func TestCylinderKeepsItsAxis(t *testing.T) {
 	s, _ := robotScene(t, `<link name="c">`+inertial+`<collision><origin xyz="0.1 0.2 0.3" rpy="0.3 -0.7 1.1"/>
 		<geometry><cylinder radius="0.1" length="0.6"/></geometry></collision></link>`)
 	b := s.Bodies[1]
-	if b.Shape.Type != "cylinder" || *b.Shape.Radius != 0.1 || *b.Shape.HalfHeight != 0.3 {
-		t.Fatalf("shape %+v", b.Shape)
+	if len(b.Shapes) != 1 || b.Shapes[0].Shape.Type != "cylinder" || *b.Shapes[0].Shape.Radius != 0.1 || *b.Shapes[0].Shape.HalfHeight != 0.3 {
+		t.Fatalf("body %+v", b)
 	}
-	got := Quat(*b.Rotation).Rotate([3]float64{0, 1, 0})
+	got := Quat(*b.Rotation).Mul(Quat(*b.Shapes[0].Rotation)).Rotate([3]float64{0, 1, 0})
 	if want := YUp(RPY(rpy).Rotate([3]float64{0, 0, 1})); !near3(got, want, 1e-12) {
 		t.Errorf("cylinder axis %v, want %v", got, want)
 	}
@@ -316,7 +316,7 @@ func TestCylinderKeepsItsAxis(t *testing.T) {
 	}
 	s, _ = robotScene(t, `<link name="c">`+inertial+`<collision><origin xyz="0 0 1"/>
 		<geometry><cylinder radius="0.1" length="0.6"/></geometry></collision></link>`)
-	if q := *s.Bodies[1].Rotation; !near3([3]float64{q[0], q[1], q[2]}, [3]float64{}, 1e-12) {
+	if q := Quat(*s.Bodies[1].Rotation).Mul(Quat(*s.Bodies[1].Shapes[0].Rotation)); !near3([3]float64{q[0], q[1], q[2]}, [3]float64{}, 1e-12) {
 		t.Errorf("upright cylinder turned by %v", q)
 	}
 	w, err := s.World(scenes.Options{})
@@ -400,8 +400,8 @@ func meshScene(t *testing.T, body string) (*scenes.Scene, []string) {
 func TestMovingMeshIsAHull(t *testing.T) {
 	s, _ := meshScene(t, `<link name="f">`+inertial+`<collision><origin xyz="0 0 1"/><geometry>`+finger+`</geometry></collision></link>`)
 	b := s.Bodies[1]
-	if b.Shape.Type != "hull" || len(b.Shape.Points) != 4 || b.Shape.Points[1] != (scenes.Vec3{0, 0.04, 0}) {
-		t.Fatalf("shape %+v", b.Shape)
+	if len(b.Shapes) != 1 || b.Shapes[0].Shape.Type != "hull" || len(b.Shapes[0].Shape.Points) != 4 || b.Shapes[0].Shape.Points[1] != (scenes.Vec3{0, 0.04, 0}) {
+		t.Fatalf("body %+v", b)
 	}
 	if p := [3]float64(*b.Position); !near3(p, [3]float64{0.01, 1.01, -0.01}, 1e-6) {
 		t.Errorf("hull body at %v, want (0.01, 1.01, -0.01)", p)

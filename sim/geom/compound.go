@@ -138,6 +138,54 @@ func NewCompound(children []Child) (*CompoundShape, error) {
 	return out, nil
 }
 
+// WithInertia returns a copy of the compound whose inertia is unit, a tensor per unit mass (m^2) about
+// the centre of mass in the frame the children were given in, in place of the one their shapes make:
+// a body whose inertia was measured or declared (a URDF link's <inertia>). The principal frame is the
+// tensor's (a body's local axes are its principal axes, where its inertia is diagonal), so the children
+// turn with it: a child at p in the old principal frame Fc sits at F^-1 Fc p in the new one, F. The
+// tensor must be symmetric and finite, its principal moments positive and each at most the sum of the
+// other two (CheckInertia).
+func (c *CompoundShape) WithInertia(unit [3][3]float64) (*CompoundShape, error) {
+	if err := CheckInertia(unit); err != nil {
+		return nil, err
+	}
+	moments, axes := principalAxes(unit)
+	frame := matToQuat(axes)
+	turn := frame.Conjugate().Mul(c.Frame).Normalize()
+	out := *c
+	out.Children = append([]Child(nil), c.Children...)
+	for i := range out.Children {
+		ch := &out.Children[i]
+		ch.Pose = Pose{P: turn.Rotate(ch.Pose.P), Q: turn.Mul(ch.Pose.Q).Normalize()}
+	}
+	out.Frame = frame
+	out.UnitInertia = Vec3{float32(moments[0]), float32(moments[1]), float32(moments[2])}
+	return &out, nil
+}
+
+// CheckInertia reports whether t is an inertia tensor: symmetric and finite, its principal moments
+// positive and each at most the sum of the other two (the triangle inequality every mass distribution
+// meets; a thin rod or plate meets it at equality, allowed within rounding).
+func CheckInertia(t [3][3]float64) error {
+	for j := range 3 {
+		for k := range 3 {
+			if math.IsNaN(t[j][k]) || math.IsInf(t[j][k], 0) || t[j][k] != t[k][j] {
+				return fmt.Errorf("%w: inertia %v is not a finite symmetric tensor", ErrCompound, t)
+			}
+		}
+	}
+	moments, _ := principalAxes(t)
+	const slack = 1e-9
+	for k := range 3 {
+		a, b := moments[(k+1)%3], moments[(k+2)%3]
+		if !(moments[k] > 0) || moments[k] > (a+b)*(1+slack) {
+			return fmt.Errorf("%w: inertia with principal moments %.6g: each must be positive and at most the sum of the other two",
+				ErrCompound, moments)
+		}
+	}
+	return nil
+}
+
 // BodyRotation returns the rotation of a body whose children, given in a frame turned by q, are held
 // in the principal frame: q*Frame.
 func (c *CompoundShape) BodyRotation(q Quat) Quat { return q.Mul(c.Frame).Normalize() }
