@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"testing"
+	"tumble/sim/internal/vecmath"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -175,5 +176,41 @@ func TestJointFrictionIsChecked(t *testing.T) {
 		if _, err := w.AddJoint(JointDef{Type: c.typ, BodyA: h, Axis: Vec3{0, 0, 1}, Friction: c.f}); err == nil {
 			t.Errorf("%v with friction %v: added, want an error", c.typ, c.f)
 		}
+	}
+}
+
+// Editing a joint's friction drops only the friction row's impulse: a ball joint's friction part, a
+// hinge's motor row (which carries its friction when it has no motor); with a motor on, a friction
+// edit changes nothing the solver holds.
+func TestUpdateJointFrictionDropsOnlyItsImpulse(t *testing.T) {
+	for _, typ := range []JointType{Ball, Hinge} {
+		w := gravityWorld(Settings{Solver: PGS})
+		h := mustAdd(t, w, BodyDef{Name: "bar", Shape: boxShape(0.05, 0.5, 0.05), Mass: 2,
+			Position: Vec3{0.5, 2, 0}, Rotation: mgl32.QuatRotate(math.Pi/2, Vec3{0, 0, 1})})
+		d := JointDef{Type: typ, BodyA: h, Anchor: Vec3{0, 2, 0}, Axis: Vec3{0, 0, 1}, Friction: 20}
+		if typ == Ball {
+			d.Axis = Vec3{}
+		}
+		mustJoint(t, w, d)
+		run(t, w, 30) // held horizontal by its friction
+		j := &w.joints[0]
+		fric, point := j.fric.impulse.Dot(j.fric.impulse), j.point.impulse
+		if typ == Hinge {
+			fric = vecmath.Abs(j.angle.motor.impulse)
+		}
+		if fric == 0 || point == (vec{}) {
+			t.Fatalf("%v: friction impulse %g, point %v: want both non-zero", typ, fric, point)
+		}
+		d.Friction = 15
+		if err := w.UpdateJoint(0, d); err != nil {
+			t.Fatal(err)
+		}
+		if j.fric.impulse != (vec{}) || j.angle.motor.impulse != 0 || j.point.impulse != point {
+			t.Errorf("%v: after a friction edit: friction %v, motor row %g (want 0), point %v (want %v)",
+				typ, j.fric.impulse, j.angle.motor.impulse, j.point.impulse, point)
+		}
+	}
+	if r := ChangedRows(JointDef{Type: Hinge, HasMotor: true, Friction: 1}, JointDef{Type: Hinge, HasMotor: true, Friction: 2}); r != 0 {
+		t.Errorf("a friction edit on a hinge with a motor: rows %b stale, want none", r)
 	}
 }
