@@ -26,15 +26,15 @@ const (
 
 // JoinSpec describes a joint the user builds from two picks.
 type JoinSpec struct {
-	Type    sim.JointType
-	A, B    sim.Handle // B zero: the world
-	PickA   sim.Vec3   // the clicked points (world)
-	PickB   sim.Vec3
-	Anchor  AnchorMode
-	Axis    sim.Vec3 // hinge and piston; a ball joint's twist axis
-	Frame   AxisFrame
-	Limits  *[2]float32
-	Motor   *sim.Motor
+	Type   sim.JointType
+	A, B   sim.Handle // B zero: the world
+	PickA  sim.Vec3   // the clicked points (world)
+	PickB  sim.Vec3
+	Anchor AnchorMode
+	Axis   sim.Vec3 // hinge and piston; a ball joint's twist axis
+	Frame  AxisFrame
+	Limits *[2]float32
+	Motor  *sim.Motor
 	// Friction is the joint's friction (sim.JointDef.Friction: N m, or N for a piston); a fixed
 	// joint, which has no free axis, takes none.
 	Friction float32
