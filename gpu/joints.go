@@ -81,8 +81,17 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 		if def.HasLimits {
 			flags |= jointLimits
 		}
-		if def.HasMotor {
+		// A hinge's or piston's friction is its motor of speed 0 (sim.JointDef's Friction); a ball
+		// joint's is its friction part.
+		motor, ballFriction := def.Motor, float32(0)
+		switch {
+		case def.HasMotor:
 			flags |= jointMotor
+		case def.Friction > 0 && (def.Type == sim.Hinge || def.Type == sim.Piston):
+			flags |= jointMotor
+			motor = sim.Motor{MaxForce: def.Friction}
+		case def.Type == sim.Ball:
+			ballFriction = def.Friction
 		}
 		if def.HasTwist {
 			flags |= jointTwist
@@ -96,8 +105,8 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 			PerpA: v3(f.PerpA), PerpB: v3(f.PerpB),
 			Rel0: [4]float32{f.Rel0.V[0], f.Rel0.V[1], f.Rel0.V[2], f.Rel0.W},
 			Lo:   def.Limits[0], Hi: def.Limits[1],
-			MotorSpeed: def.Motor.Speed, MotorMaxForce: def.Motor.MaxForce, MotorTarget: def.Motor.Target,
-			Swing: def.Swing, TwistLo: def.Twist[0], TwistHi: def.Twist[1],
+			MotorSpeed: motor.Speed, MotorMaxForce: motor.MaxForce, MotorTarget: motor.Target,
+			Swing: def.Swing, TwistLo: def.Twist[0], TwistHi: def.Twist[1], Friction: ballFriction,
 		})
 	}
 	j.ids, j.defs = newIDs, newDefs
@@ -166,6 +175,10 @@ func staleImpulses(rows sim.JointRows) []ptr {
 	}
 	if rows&sim.TwistRows != 0 {
 		add(unsafe.Offsetof(z.TwistLower), unsafe.Offsetof(z.TwistUpper))
+	}
+	if rows&sim.FrictionRows != 0 { // a float3, not a row
+		f := unsafe.Offsetof(z.FricImpulse)
+		offs = append(offs, ptr(f), ptr(f+4), ptr(f+8))
 	}
 	return offs
 }

@@ -72,7 +72,7 @@ type tbLineVertex struct {
 	C [4]float32
 }
 
-// tbJoint mirrors TbJoint of kernels/joints.cu (996 bytes).
+// tbJoint mirrors TbJoint of kernels/joints.cu (1048 bytes).
 //
 // TbJoint is one joint: its definition and creation frames (uploaded by gpu/joints.go from
 // sim.JointFrame), the split masses fixed for the step, and its parts. Its Go mirror (tbJoint) is
@@ -88,6 +88,7 @@ type tbJoint struct {
 	MotorTarget                                float32 // a servo's target coordinate (TB_JOINT_SERVO)
 	Swing                                      float32 // ball: swing cone angle, 0 for none
 	TwistLo, TwistHi                           float32 // ball: twist limits
+	Friction                                   float32 // ball: friction torque, 0 for none
 	// Per step: inverse masses and world inverse inertias scaled by the split counts (column-major).
 	MA, MB     float32
 	IA, IB     [9]float32
@@ -106,6 +107,9 @@ type tbJoint struct {
 	RotC       float3
 	RotMass    [9]float32
 	RotImpulse float3
+	// Friction part (ball): K^-1 = (IA + IB)^-1, impulse.
+	FricMass    [9]float32
+	FricImpulse float3
 	// Scalar rows.
 	Perp                   [2]tbJointRow // piston: off-axis translation
 	SwingRow               tbJointRow    // ball: swing cone (one-sided)

@@ -572,7 +572,7 @@ func (d *decoder) shape(n *node, path string, s *Shape) {
 }
 
 func (d *decoder) joint(n *node, path string, j *Joint) {
-	m := d.fields(n, path, "type", "bodyA", "bodyB", "anchor", "axis", "limits", "motor", "swing", "twist", "breakForce", "axisB")
+	m := d.fields(n, path, "type", "bodyA", "bodyB", "anchor", "axis", "limits", "motor", "swing", "twist", "breakForce", "axisB", "friction")
 	d.required(m, "type", path)
 	d.required(m, "bodyA", path)
 	if m == nil || d.err != nil {
@@ -591,6 +591,7 @@ func (d *decoder) joint(n *node, path string, j *Joint) {
 	}
 	j.Swing = d.optNumber(m, "swing", path)
 	j.BreakForce = d.optNumber(m, "breakForce", path)
+	j.Friction = d.optNumber(m, "friction", path)
 	if v, ok := m["twist"]; ok {
 		if a := d.array(v, join(path, "twist"), 2); a != nil {
 			j.Twist = &[2]float64{a[0], a[1]}

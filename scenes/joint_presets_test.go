@@ -10,8 +10,11 @@ import (
 // Every joint preset runs two seconds under every solver without blowing up, keeps its joints, and
 // keeps limited joints within their limits: to 1 degree or 1 cm, except in the ragdoll pile, where 20
 // ragdolls land on each other and contacts push limbs past their limits for a few steps (measured
-// worst: PGS 1.8 degrees, Jacobi 5.7, XPBD 4.7; the isolated hinge test holds every solver within 1
-// degree). ragdollTolerance holds those figures with some margin.
+// worst: PGS 2.0 degrees, Jacobi 9.0, XPBD 3.9; the isolated hinge test holds every solver within 1
+// degree). ragdollTolerance holds those figures with some margin. Jacobi's worst is an elbow at its
+// straight stop as a ragdoll lands on the pile (step 71): 5.7 degrees when the preset's joints had
+// no friction, 9.1 with friction at the ball joints only, the elbow's own frictionless: the landing
+// is chaotic, and the stiffer shoulders pass more of the blow to the elbow.
 func TestJointPresetsRunUnderEverySolver(t *testing.T) {
 	for _, name := range []string{"pendulum", "cradle", "chain", "bridge", "door", "engine", "car", "ragdoll"} {
 		for _, solver := range []sim.SolverKind{sim.PGS, sim.Jacobi, sim.XPBD} {
@@ -79,7 +82,7 @@ func TestCarPresetDrives(t *testing.T) {
 }
 
 // ragdollTolerance is how far (rad) a ragdoll joint may pass its limit in the pile.
-var ragdollTolerance = map[sim.SolverKind]float32{sim.PGS: 3 * math.Pi / 180, sim.Jacobi: 8 * math.Pi / 180, sim.XPBD: 6 * math.Pi / 180}
+var ragdollTolerance = map[sim.SolverKind]float32{sim.PGS: 3 * math.Pi / 180, sim.Jacobi: 11 * math.Pi / 180, sim.XPBD: 6 * math.Pi / 180}
 
 // The engine runs: the crank motor turns the crank and the rod drives the piston through its stroke
 // (2 x 0.3 m) within two seconds.

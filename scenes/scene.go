@@ -149,6 +149,10 @@ type Joint struct {
 	AxisB *Vec3 `json:"axisB,omitempty"`
 	// BreakForce, N (> 0): the joint is removed, and reported, once its constraint force exceeds it.
 	BreakForce *float64 `json:"breakForce,omitempty"`
+	// Friction, ball, hinge and piston only (>= 0): the joint's Coulomb friction, the largest torque
+	// (N m; ball and hinge) or force (N; piston) with which it resists turning or sliding
+	// (sim.JointDef.Friction). A motor takes its place on a hinge or piston. Default 0: frictionless.
+	Friction *float64 `json:"friction,omitempty"`
 }
 
 // Cluster groups dynamic bodies into a shape-matching cluster (sim.ClusterDef): under the shapematch

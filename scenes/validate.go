@@ -457,6 +457,16 @@ func (j *Joint) validate(c *check, path string, s *Scene, names map[string]int) 
 	if j.BreakForce != nil {
 		c.num(path+".breakForce", *j.BreakForce, 0, MaxMotorForce, true, " N")
 	}
+	if j.Friction != nil {
+		unit := " N m"
+		if j.Type == "piston" {
+			unit = " N"
+		}
+		if j.Type == "fixed" {
+			c.fail(path+".friction", "a fixed joint has no free axis to resist", fmtNum(*j.Friction))
+		}
+		c.num(path+".friction", *j.Friction, 0, MaxMotorForce, false, unit)
+	}
 	if j.Limits != nil {
 		lp := path + ".limits"
 		if !axial {

@@ -138,6 +138,9 @@ func (s *Scene) World(o Options) (*sim.World, error) {
 		if j.BreakForce != nil {
 			d.BreakForce = float32(*j.BreakForce)
 		}
+		if j.Friction != nil {
+			d.Friction = float32(*j.Friction)
+		}
 		if _, err := w.AddJoint(d); err != nil {
 			return nil, fmt.Errorf("joints[%d]: %w", i, err)
 		}

@@ -136,7 +136,32 @@ type JointDef struct {
 	// BreakForce, when positive, is the force (N) above which the joint breaks: it is removed at the
 	// end of the step that exceeded it and reported in World.Broken.
 	BreakForce float32
+	// Friction, when positive, is the joint's Coulomb friction on its free axes: the largest torque
+	// (N m; a ball joint's three rotation axes, a hinge's axis) or force (N; a piston's travel) with
+	// which the joint resists relative motion there. Below it the joint holds (a limb hangs where it
+	// stopped), above it the joint turns or slides against it. A motor on the coordinate takes its
+	// place (the motor's force bound is the coordinate's only drive). 0 is a frictionless joint.
+	Friction float32
 }
+
+// driven reports whether the joint's coordinate has a drive row (joint.angle.motor): its motor, or
+// its friction as a motor of speed 0 (hinge and piston; a ball joint's friction is frictionPart).
+func (d *JointDef) driven() bool {
+	return d.HasMotor || d.Friction > 0 && (d.Type == Hinge || d.Type == Piston)
+}
+
+// drive returns the motor that drives the coordinate of a driven joint: its own, or its friction as a
+// motor of speed 0 bounded by Friction (the row holds the coordinate's rate at 0 with a force of at
+// most Friction: Coulomb friction).
+func (d *JointDef) drive() Motor {
+	if d.HasMotor {
+		return d.Motor
+	}
+	return Motor{MaxForce: d.Friction}
+}
+
+// ballFriction reports whether joint d is a ball joint with friction (frictionPart).
+func (d *JointDef) ballFriction() bool { return d.Type == Ball && d.Friction > 0 }
 
 // BrokenJoint reports a joint that broke during the last step.
 type BrokenJoint struct {
@@ -176,7 +201,8 @@ type joint struct {
 	hinge  hingeRotationPart // hinge
 	rot    rotationPart      // piston, fixed
 	perp   [2]axisPart       // piston: the two off-axis translation rows
-	angle  anglePart         // hinge angle or piston travel: limits and motor
+	angle  anglePart         // hinge angle or piston travel: limits and motor (or friction)
+	fric   frictionPart      // ball: friction on the relative rotation
 	swing  axisPart          // ball: swing cone (one-sided)
 	twist  anglePart         // ball: twist limits
 	coord  float32           // current hinge angle, piston travel or ball twist
@@ -259,8 +285,8 @@ func (w *World) AddJoint(d JointDef) (int, error) {
 }
 
 // checkJointParams checks the parameters of a joint's definition that UpdateJoint may change: limits
-// with lo <= hi, and finite values, with the motor's maximum force, the swing cone and the break force
-// not negative. i names the joint in the error.
+// with lo <= hi, and finite values, with the motor's maximum force, the swing cone, the break force
+// and the friction not negative (and no friction on a fixed joint). i names the joint in the error.
 func checkJointParams(i int, d *JointDef) error {
 	finite := func(xs ...float32) bool {
 		for _, x := range xs {
@@ -293,6 +319,10 @@ func checkJointParams(i int, d *JointDef) error {
 		return fmt.Errorf("joint %d: swing: must be finite and >= 0, got %v", i, d.Swing)
 	case !(finite(d.BreakForce) && d.BreakForce >= 0):
 		return fmt.Errorf("joint %d: break force: must be finite and >= 0, got %v", i, d.BreakForce)
+	case !(finite(d.Friction) && d.Friction >= 0):
+		return fmt.Errorf("joint %d: friction: must be finite and >= 0, got %v", i, d.Friction)
+	case d.Friction > 0 && d.Type == Fixed:
+		return fmt.Errorf("joint %d: friction: a fixed joint has no free axis to resist, got %v", i, d.Friction)
 	}
 	return nil
 }

@@ -19,8 +19,8 @@ func (w *World) RemoveJoint(i int) error {
 }
 
 // UpdateJoint changes joint i's parameters between steps, in place: its limits (HasLimits, Limits),
-// motor (HasMotor, Motor), a ball joint's swing cone and twist limits (Swing, HasTwist, Twist) and its
-// break force, checked as AddJoint checks them. The joint keeps its index and the frames it fixed in
+// motor (HasMotor, Motor), a ball joint's swing cone and twist limits (Swing, HasTwist, Twist), its
+// friction and its break force, checked as AddJoint checks them. The joint keeps its index and the frames it fixed in
 // its bodies when it was added, so nothing moves and the limits stay measured from the creation pose.
 //
 // Type, BodyA, BodyB, Anchor and Axis must equal Joint(i)'s: another type, other bodies or another
@@ -76,6 +76,9 @@ func (w *World) UpdateJoint(i int, d JointDef) error {
 	if stale&TwistRows != 0 {
 		j.twist.lower.impulse, j.twist.upper.impulse = 0, 0
 	}
+	if stale&FrictionRows != 0 {
+		j.fric.impulse = vec{}
+	}
 	j.def = d
 	w.jointsChanged()
 	w.Wake(d.BodyA)
@@ -89,14 +92,15 @@ type JointRows uint8
 
 // The row groups that depend on a joint's parameters.
 const (
-	LimitRows JointRows = 1 << iota // a hinge's or piston's lower and upper limits
-	MotorRow                        // a hinge's or piston's motor
-	SwingRow                        // a ball joint's swing cone
-	TwistRows                       // a ball joint's lower and upper twist limits
+	LimitRows    JointRows = 1 << iota // a hinge's or piston's lower and upper limits
+	MotorRow                           // a hinge's or piston's motor
+	SwingRow                           // a ball joint's swing cone
+	TwistRows                          // a ball joint's lower and upper twist limits
+	FrictionRows                       // a ball joint's friction
 )
 
 // ChangedRows returns the rows whose accumulated impulses UpdateJoint drops when a joint's definition
-// goes from old to new: those of the limits, motor, swing cone and twist limits that changed (they
+// goes from old to new: those of the limits, motor, friction, swing cone and twist limits that changed (they
 // pushed against the old ones, or are left from before the limit or motor was turned off). A backend
 // that keeps impulses across edits drops the same ones.
 func ChangedRows(old, new JointDef) JointRows {
@@ -104,8 +108,12 @@ func ChangedRows(old, new JointDef) JointRows {
 	if old.HasLimits != new.HasLimits || old.Limits != new.Limits {
 		r |= LimitRows
 	}
-	if old.HasMotor != new.HasMotor || old.Motor != new.Motor {
+	// A hinge's or piston's friction is solved on the motor's row when it has no motor (JointDef.drive).
+	if old.HasMotor != new.HasMotor || old.Motor != new.Motor || old.Friction != new.Friction && new.Type != Ball && !new.HasMotor && !old.HasMotor {
 		r |= MotorRow
+	}
+	if old.Friction != new.Friction && new.Type == Ball {
+		r |= FrictionRows
 	}
 	if old.Swing != new.Swing {
 		r |= SwingRow

@@ -1,11 +1,11 @@
 package sim
 
 // The Gauss-Seidel joint pass of the two joint types a ragdoll is made of, written out: a
-// ball joint (swing cone, twist limits, anchor point) and a hinge (motor, angle limits, the two
+// ball joint (friction, swing cone, twist limits, anchor point) and a hinge (motor or friction, angle limits, the two
 // rotation rows, anchor point). The bodies' velocities stay in locals (registers) across the joint's
 // rows instead of in a jointPair in memory, and no impulse sums are kept (a Gauss-Seidel pass writes
 // the velocities back and reads none). Each row does the general parts' float32 operations in their
-// order (axisPart.solveMotor, and jointPair's applyRow, applyAngular and applyPoint; the limit rows
+// order (axisPart.solveMotor, frictionPart.solve, and jointPair's applyRow, applyAngular and applyPoint; the limit rows
 // share axisPart.limitImpulse, the hinge's rotation rows hingeRotationPart.impulse2, the anchor's
 // pointPart.impulse3), so the results are the same bits (TestJointKernelsMatchParts). The other types
 // go through solveJointParts.
@@ -16,6 +16,10 @@ func (w *World) solveBall(j *joint, useBias bool) {
 	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
+	if def.Friction > 0 && !p.consts.mode.pseudo() { // friction acts on velocities, not poses
+		L := j.fric.impulse3(wA, wB, def.Friction/p.consts.invH)
+		wA, wB = wA.Sub(mulMat(&j.iA, L)), wB.Add(mulMat(&j.iB, L))
+	}
 	if def.Swing > 0 {
 		wA, wB = limitRow(&j.swing, wA, wB, soft, useBias, p.consts.invH)
 	}
@@ -35,11 +39,12 @@ func (w *World) solveHinge(j *joint, useBias bool) {
 	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
-	if def.HasMotor && !p.consts.mode.pseudo() { // a motor drives velocities, not poses
+	if def.driven() && !p.consts.mode.pseudo() { // a motor or friction drives velocities, not poses
 		r := &j.angle.motor
-		maxImpulse := def.Motor.MaxForce / p.consts.invH
+		m := def.drive()
+		maxImpulse := m.MaxForce / p.consts.invH
 		v := r.rb.Dot(wB) - r.ra.Dot(wA)
-		acc := min(max(r.impulse+r.mass*(def.Motor.rate(j.coord, !def.HasLimits, p.consts.invH, r.mass)-v), -maxImpulse), maxImpulse)
+		acc := min(max(r.impulse+r.mass*(m.rate(j.coord, !def.HasLimits, p.consts.invH, r.mass)-v), -maxImpulse), maxImpulse)
 		imp := acc - r.impulse
 		r.impulse = acc
 		if imp != 0 {

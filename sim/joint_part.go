@@ -333,6 +333,40 @@ func (r *rotationPart) solve(s *jointPair, soft *softness, useBias bool) {
 	s.applyAngular(imp)
 }
 
+// frictionPart is a ball joint's friction: three rotation rows that hold the bodies' relative angular
+// velocity wB - wA at zero, K = IA + IB (as rotationPart's), with an accumulated angular impulse
+// bounded in magnitude by the friction torque times the sub-step. The bound is on the impulse's
+// length, not per axis: a ball joint resists a turn about any axis with the same torque, as a
+// contact's friction is bounded by a circle.
+type frictionPart struct {
+	mass    Mat3
+	impulse vec
+}
+
+func (f *frictionPart) set(j *joint) {
+	var k Mat3
+	for i := range k {
+		k[i] = j.iA[i] + j.iB[i]
+	}
+	invertTo(&f.mass, &k)
+}
+
+// impulse3 solves the rows against the angular velocities wA, wB with the accumulated impulse kept
+// within maxImpulse, and returns the angular impulse to apply (B gets it, A its opposite).
+func (f *frictionPart) impulse3(wA, wB vec, maxImpulse float32) vec {
+	acc := f.impulse.Sub(mulMat(&f.mass, wB.Sub(wA)))
+	if l2 := acc.Dot(acc); l2 > maxImpulse*maxImpulse {
+		acc = acc.Scale(maxImpulse / vecmath.Sqrt(l2))
+	}
+	imp := acc.Sub(f.impulse)
+	f.impulse = acc
+	return imp
+}
+
+func (f *frictionPart) solve(s *jointPair, maxImpulse float32) {
+	s.applyAngular(f.impulse3(s.wA, s.wB, maxImpulse))
+}
+
 // invert returns m^-1, or the zero matrix when m is singular (a row no body can move).
 func invert(m Mat3) Mat3 {
 	var out Mat3

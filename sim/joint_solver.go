@@ -110,6 +110,9 @@ func (w *World) refreshJoint(j *joint) {
 		if def.Swing > 0 || def.HasTwist {
 			w.refreshSwingTwist(j, RA, RB)
 		}
+		if def.Friction > 0 {
+			j.fric.set(j)
+		}
 	case Hinge:
 		j.point.set(rA, rB, d, j)
 		a1 := mulMat(RA, j.axisA)
@@ -120,7 +123,7 @@ func (w *World) refreshJoint(j *joint) {
 		// body at +speed about the axis), so its rate is a1.(wA - wB): the row is -a1.
 		j.coord = hingeAngle(j, RA, RB)
 		na1 := a1.Scale(-1)
-		j.angle.set(vec{}, na1, na1, j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
+		j.angle.set(vec{}, na1, na1, j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.driven(), j)
 	case Piston:
 		n := mulMat(RA, j.axisA)
 		n1 := mulMat(RA, j.perpA)
@@ -133,7 +136,7 @@ func (w *World) refreshJoint(j *joint) {
 		// A's travel relative to B along the axis: -n.d, at the rate of the reversed row.
 		j.coord = -n.Dot(d)
 		nn := n.Scale(-1)
-		j.angle.set(nn, ra.Cross(nn), rB.Cross(nn), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.HasMotor, j)
+		j.angle.set(nn, ra.Cross(nn), rB.Cross(nn), j.coord, def.HasLimits, def.Limits[0], def.Limits[1], def.driven(), j)
 	case Fixed:
 		j.point.set(rA, rB, d, j)
 		qA, qB := w.jointRotations(j)
@@ -229,15 +232,18 @@ func (w *World) warmJoint(j *joint, sum *impulseSum) {
 		if def.HasTwist {
 			j.twist.warm(&s, true, false)
 		}
+		if def.Friction > 0 {
+			s.applyAngular(j.fric.impulse)
+		}
 	case Hinge:
 		s.applyPoint(j.point.impulse, j.point.rA, j.point.rB)
 		j.hinge.warm(&s)
-		j.angle.warm(&s, def.HasLimits, def.HasMotor)
+		j.angle.warm(&s, def.HasLimits, def.driven())
 	case Piston:
 		s.applyRow(j.perp[0].impulse, &j.perp[0])
 		s.applyRow(j.perp[1].impulse, &j.perp[1])
 		s.applyAngular(j.rot.impulse)
-		j.angle.warm(&s, def.HasLimits, def.HasMotor)
+		j.angle.warm(&s, def.HasLimits, def.driven())
 	case Fixed:
 		s.applyPoint(j.point.impulse, j.point.rA, j.point.rB)
 		s.applyAngular(j.rot.impulse)
@@ -245,19 +251,25 @@ func (w *World) warmJoint(j *joint, sum *impulseSum) {
 	s.sums(sum)
 }
 
-// solveJointParts runs one pass over a joint's parts: motor and limits first, then the equality
-// parts, so the parts that must hold are solved last (Box2D's order). Under the direct joint solve
-// (joint_direct.go) the equality parts are left to it.
+// solveJointParts runs one pass over a joint's parts: motor (or friction) and limits first, then the
+// equality parts, so the parts that must hold are solved last (Box2D's order). Under the direct joint
+// solve (joint_direct.go) the equality parts are left to it.
 func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 	p := &w.pipe
 	soft := &p.joints.jointSoft
 	def := &j.def
+	pseudo := p.consts.mode.pseudo() // motors and friction act on velocities, not poses
 	var motor *Motor
-	if def.HasMotor && !p.consts.mode.pseudo() { // a motor drives velocities, not poses
-		motor = &def.Motor
+	var drive Motor
+	if def.driven() && !pseudo {
+		drive = def.drive()
+		motor = &drive
 	}
 	switch def.Type {
 	case Ball:
+		if def.Friction > 0 && !pseudo {
+			j.fric.solve(s, def.Friction/p.consts.invH)
+		}
 		if def.Swing > 0 {
 			j.swing.solveLimit(s, soft, useBias, p.consts.invH)
 		}
@@ -458,6 +470,7 @@ func (w *World) resetJointImpulses() {
 		j.perp[0].impulse, j.perp[1].impulse, j.swing.impulse = 0, 0, 0
 		j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse = 0, 0, 0
 		j.twist.lower.impulse, j.twist.upper.impulse = 0, 0
+		j.fric.impulse = vec{}
 	}
 }
 

@@ -81,7 +81,7 @@ const wideJointGrain = 256
 func wideJointKind(j *joint) int {
 	def := &j.def
 	switch {
-	case j.b < 0:
+	case j.b < 0 || def.Friction > 0: // the friction rows are solveJoint's
 		return 0
 	case def.Type == Ball && def.Swing > 0 && def.HasTwist:
 		return 1

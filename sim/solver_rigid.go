@@ -183,19 +183,19 @@ func (w *World) pushManifold(m *manifold) {
 
 // jointImpulses are a joint's accumulated impulses, kept across the position passes.
 type jointImpulses struct {
-	point, rot                                         vec
+	point, rot, fric                                   vec
 	hinge                                              [2]float32
 	perp0, perp1, swing, motor, lower, upper, tw0, tw1 float32
 }
 
 func (k *jointImpulses) save(j *joint) {
-	*k = jointImpulses{j.point.impulse, j.rot.impulse, j.hinge.impulse, j.perp[0].impulse, j.perp[1].impulse,
+	*k = jointImpulses{j.point.impulse, j.rot.impulse, j.fric.impulse, j.hinge.impulse, j.perp[0].impulse, j.perp[1].impulse,
 		j.swing.impulse, j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse,
 		j.twist.lower.impulse, j.twist.upper.impulse}
 }
 
 func (k *jointImpulses) restore(j *joint) {
-	j.point.impulse, j.rot.impulse, j.hinge.impulse = k.point, k.rot, k.hinge
+	j.point.impulse, j.rot.impulse, j.fric.impulse, j.hinge.impulse = k.point, k.rot, k.fric, k.hinge
 	j.perp[0].impulse, j.perp[1].impulse, j.swing.impulse = k.perp0, k.perp1, k.swing
 	j.angle.motor.impulse, j.angle.lower.impulse, j.angle.upper.impulse = k.motor, k.lower, k.upper
 	j.twist.lower.impulse, j.twist.upper.impulse = k.tw0, k.tw1

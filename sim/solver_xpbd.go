@@ -260,21 +260,32 @@ func (w *World) xpbdJoint(j *joint) {
 }
 
 // xpbdJointVelocity is a joint's velocity pass: damping of the relative motion at the anchor and of
-// the relative rotation, then the motor with an impulse capped at maxForce h per sub-step.
+// the relative rotation, then the motor (or the joint's friction, JointDef.drive, or a ball joint's
+// friction rows) with an impulse capped at maxForce h per sub-step.
 func (w *World) xpbdJointVelocity(j *joint) {
 	p := &w.pipe
 	def := &j.def
 	if k := w.settings.JointDamping; k > 0 {
 		w.dampJoint(j, min(k*p.consts.h, 1))
 	}
-	if !def.HasMotor {
+	if def.ballFriction() {
+		w.refreshJoint(j)
+		j.fric.impulse = vec{}
+		var s jointPair
+		w.loadJoint(j, &s)
+		j.fric.solve(&s, def.Friction*p.consts.h)
+		w.storeJoint(j, &s)
+		return
+	}
+	if !def.driven() {
 		return
 	}
 	w.refreshJoint(j)
 	j.angle.motor.impulse = 0
 	var s jointPair
 	w.loadJoint(j, &s)
-	j.angle.motor.solveMotor(&s, def.Motor.rate(j.coord, motorWraps(def.Type, def.HasLimits), p.consts.invH, j.angle.motor.mass), def.Motor.MaxForce*p.consts.h)
+	m := def.drive()
+	j.angle.motor.solveMotor(&s, m.rate(j.coord, motorWraps(def.Type, def.HasLimits), p.consts.invH, j.angle.motor.mass), m.MaxForce*p.consts.h)
 	w.storeJoint(j, &s)
 }
 

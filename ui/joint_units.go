@@ -13,8 +13,9 @@ import (
 type jointUnit struct {
 	scale float32
 	// limits, motor and servo are the fields' labels, with their units (within labelWidth): the
-	// servo's are its target, its largest speed and its force.
-	limits, motor, servo string
+	// servo's are its target, its largest speed and its force. friction is the joint friction's: a
+	// torque, or a piston's force.
+	limits, motor, servo, friction string
 	// targetMax bounds a servo's target as shown: a hinge's angle is within +-180 degrees.
 	targetMax float32
 }
@@ -22,10 +23,10 @@ type jointUnit struct {
 func unitOf(t sim.JointType) jointUnit {
 	if t == sim.Piston {
 		return jointUnit{scale: 1, limits: "lo, hi, m", motor: "speed m/s, max N", servo: "to m, m/s, N",
-			targetMax: 100}
+			friction: "friction, N", targetMax: 100}
 	}
 	return jointUnit{scale: 180 / math.Pi, limits: "lo, hi, deg", motor: "speed deg/s, max N m",
-		servo: "to deg, deg/s, N m", targetMax: 180}
+		servo: "to deg, deg/s, N m", friction: "friction, N m", targetMax: 180}
 }
 
 // servoOf returns the servo the shown values v (target, largest speed, force, in u's units) set, and
@@ -37,6 +38,9 @@ func (u jointUnit) servoOf(v [3]float32) (sim.Motor, bool) {
 	}
 	return m, v[2] >= 0 && v[0] >= -u.targetMax && v[0] <= u.targetMax
 }
+
+// frictionTip is the tooltip of a joint's friction field.
+const frictionTip = "the largest torque (a piston: force) with which the joint resists turning or sliding: it holds a load below it; 0: none. A hinge's or piston's motor, when on, takes its place"
 
 // servoTip is the tooltip of a servo's field.
 const servoTip = "the target angle or travel, the largest speed (0: none) and the largest torque or force"

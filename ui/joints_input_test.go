@@ -188,3 +188,35 @@ func TestASleepingJointShowsTheForceItHeldAndSaysAsleep(t *testing.T) {
 		t.Errorf("woken: the inspector shows %.1f N (says asleep %v), want the live force, awake", f, said)
 	}
 }
+
+// Joint friction through the panel: typed into the creation form (N m for a ball joint), the new
+// joint has it; typed into the inspector with Enter, the door's hinge gets it; a piston's field is
+// in N.
+func TestJointFrictionIsTypedIntoTheFormAndTheInspector(t *testing.T) {
+	d := drive(t, Options{Scene: "door", Open: []string{"joints"}})
+	d.click(d.jointRow(0))
+	d.setText("selected/friction, N m", 0, 1, "12.5")
+	if j, _ := d.joint(0); j.Friction != 12.5 {
+		t.Errorf("the door's hinge has friction %v after typing 12.5, want 12.5", j.Friction)
+	}
+	d.click("joints/Pick A then B")
+	d.clickBody("door")
+	d.click("joints/B = world")
+	d.choose("joints/type", "piston")
+	if !d.has("joints/friction, N") {
+		t.Fatalf("a piston's friction field is not in N")
+	}
+	d.choose("joints/type", "ball")
+	d.setText("joints/friction, N m", 0, 1, "1.5")
+	var n int
+	d.world(func(w *sim.World) { n = w.NumJoints() })
+	d.click("joints/Create joint")
+	j, _ := d.joint(n)
+	if j.Type != sim.Ball || j.Friction != 1.5 {
+		t.Fatalf("created a %v with friction %v, want a ball joint with 1.5: %s", j.Type, j.Friction, d.a.panel.message)
+	}
+	d.setText("selected/friction, N m", 0, 1, "0")
+	if j, _ = d.joint(n); j.Friction != 0 {
+		t.Errorf("friction %v after typing 0 into the inspector", j.Friction)
+	}
+}

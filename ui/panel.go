@@ -71,6 +71,7 @@ type jointForm struct {
 	motor        [2]float32 // speed (a servo's largest speed), max force
 	servo        bool       // the motor drives to target (sim.MotorPosition)
 	target       float32    // rad or m
+	friction     float32    // N m, or N for a piston
 	selected     int        // the joint shown in the inspector, -1 none
 }
 

@@ -82,6 +82,12 @@ func (a *App) jointsSection() {
 	default:
 		keepLine("no motor")
 	}
+	if jointTypes[f.typ] == sim.Fixed {
+		keepLine("no friction (a fixed joint)")
+	} else {
+		g.dragFloat(u.friction, &f.friction, 0.05, 0, 1e5, "%.2f")
+		tip(frictionTip)
+	}
 	if f.a == (sim.Handle{}) {
 		textDisabled("Create joint: pick body A first")
 	} else if g.button("Create joint") {
@@ -167,7 +173,8 @@ func (a *App) JoinSpec() command.JoinSpec {
 		frame = command.AxisLocalA
 	}
 	return command.JoinSpec{Type: jointTypes[f.typ], A: f.a, B: f.b, PickA: f.pickA, PickB: f.pickB,
-		Anchor: command.AnchorMode(f.anchor), Axis: axis, Frame: frame, Limits: a.limits(), Motor: a.motorSpec()}
+		Anchor: command.AnchorMode(f.anchor), Axis: axis, Frame: frame, Limits: a.limits(), Motor: a.motorSpec(),
+		Friction: max(f.friction, 0)}
 }
 
 func (a *App) inspectSection() {

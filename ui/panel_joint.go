@@ -11,7 +11,7 @@ import (
 )
 
 // jointInspector shows joint k's own state (anchors and axis now, where it stands against its limits,
-// the force it carries) and edits its own limits, motor and break force in place.
+// the force it carries) and edits its own limits, motor, friction and break force in place.
 func (a *App) jointInspector(k int) {
 	g := &a.w
 	var (
@@ -176,6 +176,16 @@ func (a *App) jointInspector(k int) {
 		} else {
 			keepLine("no twist limits")
 		}
+	}
+	if d.Type == sim.Fixed {
+		keepLine("no friction (a fixed joint)")
+	} else {
+		a.commitDrag(unitOf(d.Type).friction, of, d.Friction, 0.05, 0, 1e5, "%.2f", func(f float32) {
+			if f >= 0 {
+				a.editJointID(id, "joint friction", command.JointEdit{Friction: &f})
+			}
+		})
+		tip(frictionTip)
 	}
 	bf := d.BreakForce
 	a.commitDrag("break force, N", of, bf, 1, 0, 1e7, "%.0f", func(bf float32) {

@@ -22,6 +22,7 @@ static const tbemu::field_offset tb_fields_TbJoint[] = {
 	{"swing", offsetof(TbJoint, swing)},
 	{"twistLo", offsetof(TbJoint, twistLo)},
 	{"twistHi", offsetof(TbJoint, twistHi)},
+	{"friction", offsetof(TbJoint, friction)},
 	{"mA", offsetof(TbJoint, mA)},
 	{"mB", offsetof(TbJoint, mB)},
 	{"iA", offsetof(TbJoint, iA)},
@@ -41,6 +42,8 @@ static const tbemu::field_offset tb_fields_TbJoint[] = {
 	{"rotC", offsetof(TbJoint, rotC)},
 	{"rotMass", offsetof(TbJoint, rotMass)},
 	{"rotImpulse", offsetof(TbJoint, rotImpulse)},
+	{"fricMass", offsetof(TbJoint, fricMass)},
+	{"fricImpulse", offsetof(TbJoint, fricImpulse)},
 	{"perp", offsetof(TbJoint, perp)},
 	{"swingRow", offsetof(TbJoint, swingRow)},
 	{"motor", offsetof(TbJoint, motor)},
@@ -49,7 +52,7 @@ static const tbemu::field_offset tb_fields_TbJoint[] = {
 	{"twistLower", offsetof(TbJoint, twistLower)},
 	{"twistUpper", offsetof(TbJoint, twistUpper)},
 };
-static tbemu::layout_registrar tb_layout_TbJoint("TbJoint", sizeof(TbJoint), tb_fields_TbJoint, 45);
+static tbemu::layout_registrar tb_layout_TbJoint("TbJoint", sizeof(TbJoint), tb_fields_TbJoint, 48);
 static const tbemu::field_offset tb_fields_TbJointRow[] = {
 	{"d", offsetof(TbJointRow, d)},
 	{"ra", offsetof(TbJointRow, ra)},

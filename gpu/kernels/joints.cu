@@ -1,8 +1,9 @@
 // joints.cu: the joint rows of the Jacobi solver, one thread per joint. A joint is a short
 // composition of parts, as on the CPU: a point part (3 translation rows: ball, hinge, fixed), a
-// hinge-rotation part (2 rows), a rotation part (3 rows: piston, fixed), scalar rows (the piston's
-// off-axis rows, the swing cone) and angle parts (a motor and lower and upper limits on the hinge
-// angle, the piston travel or the ball twist).
+// hinge-rotation part (2 rows), a rotation part (3 rows: piston, fixed), a friction part (3 rows: a
+// ball joint's friction), scalar rows (the piston's off-axis rows, the swing cone) and angle parts (a
+// motor and lower and upper limits on the hinge angle, the piston travel or the ball twist; a hinge's
+// or piston's friction is its motor of speed 0, as sim's JointDef.drive).
 //
 // Each Jacobi pass solves a joint's parts in sequence from the pass's start velocities against the
 // split masses, then records the impulses it applied (jimp, three float4 per joint), which
@@ -45,6 +46,7 @@ struct TbJoint {
 	float motorTarget;      // a servo's target coordinate (TB_JOINT_SERVO)
 	float swing;            // ball: swing cone angle, 0 for none
 	float twistLo, twistHi; // ball: twist limits
+	float friction;         // ball: friction torque, 0 for none
 
 	// Per step: inverse masses and world inverse inertias scaled by the split counts (column-major).
 	float mA, mB;
@@ -63,6 +65,9 @@ struct TbJoint {
 	float3 rotC;
 	float rotMass[9];
 	float3 rotImpulse;
+	// Friction part (ball): K^-1 = (IA + IB)^-1, impulse.
+	float fricMass[9];
+	float3 fricImpulse;
 	// Scalar rows.
 	TbJointRow perp[2];                  // piston: off-axis translation
 	TbJointRow swingRow;                 // ball: swing cone (one-sided)
@@ -344,6 +349,19 @@ TB_FN void jrotSet(TbJoint &j, float4 qA, float4 qB) {
 	jinvert(k, j.rotMass);
 }
 
+// jfricSolve is sim's frictionPart.solve: the three rotation rows hold wB - wA at zero with the
+// accumulated impulse kept within maxImpulse in length.
+TB_FN void jfricSolve(TbJoint &j, TbJointPair &s, float maxImpulse) {
+	float3 acc = tbSub(j.fricImpulse, tbMulMat(j.fricMass, tbSub(s.wB, s.wA)));
+	float l2 = tbDot(acc, acc);
+	if (l2 > maxImpulse * maxImpulse) {
+		acc = tbScale(acc, maxImpulse / sqrtf(l2));
+	}
+	float3 imp = tbSub(acc, j.fricImpulse);
+	j.fricImpulse = acc;
+	japplyAngular(s, imp);
+}
+
 TB_FN void jrotSolve(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool useBias) {
 	float3 cdot = tbSub(s.wB, s.wA);
 	float3 imp;
@@ -403,6 +421,13 @@ TB_FN void jrefresh(TbJoint &j, const float4 *pos, const float4 *rot) {
 				jangleSet(j.motor, j.twistLower, j.twistUpper, make_float3(0, 0, 0), t, t, twist, true, j.twistLo,
 				          j.twistHi, false, j);
 			}
+		}
+		if (j.friction > 0) {
+			float k[9];
+			for (int i = 0; i < 9; i++) {
+				k[i] = j.iA[i] + j.iB[i];
+			}
+			jinvert(k, j.fricMass);
 		}
 		break;
 	case TB_JOINT_HINGE: {
@@ -510,6 +535,7 @@ TB_KERNEL void tb_joint_prepare(TbJoint *joints, int n, const float4 *pos, const
 		j.perp[0].impulse = j.perp[1].impulse = j.swingRow.impulse = 0;
 		j.motor.impulse = j.lower.impulse = j.upper.impulse = 0;
 		j.twistLower.impulse = j.twistUpper.impulse = 0;
+		j.fricImpulse = make_float3(0, 0, 0);
 	}
 }
 
@@ -540,6 +566,9 @@ TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, float4 *jimp) {
 		if (j.flags & TB_JOINT_TWIST) {
 			japplyRow(s, j.twistLower.impulse, j.twistLower);
 			japplyRow(s, j.twistUpper.impulse, j.twistUpper);
+		}
+		if (j.friction > 0) {
+			japplyAngular(s, j.fricImpulse);
 		}
 		break;
 	case TB_JOINT_HINGE:
@@ -593,6 +622,9 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const f
 	float l2 = 0;
 	switch (j.type) {
 	case TB_JOINT_BALL:
+		if (j.friction > 0) {
+			jfricSolve(j, s, j.friction / invH);
+		}
 		if (j.swing > 0) {
 			jsolveLimit(j.swingRow, s, soft, bias, invH);
 		}
@@ -656,6 +688,7 @@ TB_KERNEL void tb_joint_keep(TbJoint *dst, const TbJoint *src, const int *from, 
 	j.upper.impulse = o.upper.impulse;
 	j.twistLower.impulse = o.twistLower.impulse;
 	j.twistUpper.impulse = o.twistUpper.impulse;
+	j.fricImpulse = o.fricImpulse;
 }
 
 // tb_joint_sizes writes sizeof(TbJoint) and sizeof(TbJointRow), for the test that checks gpu/joints.go's

@@ -582,6 +582,9 @@ func (s *Session) sceneHead() *scenes.Scene {
 		if j.BreakForce > 0 {
 			fj.BreakForce = fp(j.BreakForce)
 		}
+		if j.Friction > 0 {
+			fj.Friction = fp(j.Friction)
+		}
 		out.Joints = append(out.Joints, fj)
 	}
 	// Clusters: their members by name (a reload takes the poses it finds as the rest shape).

@@ -26,16 +26,19 @@ const (
 
 // JoinSpec describes a joint the user builds from two picks.
 type JoinSpec struct {
-	Type    sim.JointType
-	A, B    sim.Handle // B zero: the world
-	PickA   sim.Vec3   // the clicked points (world)
-	PickB   sim.Vec3
-	Anchor  AnchorMode
-	Axis    sim.Vec3 // hinge and piston; a ball joint's twist axis
-	Frame   AxisFrame
-	Limits  *[2]float32
-	Motor   *sim.Motor
-	Created func(index int) // called with the joint's index once added (optional)
+	Type   sim.JointType
+	A, B   sim.Handle // B zero: the world
+	PickA  sim.Vec3   // the clicked points (world)
+	PickB  sim.Vec3
+	Anchor AnchorMode
+	Axis   sim.Vec3 // hinge and piston; a ball joint's twist axis
+	Frame  AxisFrame
+	Limits *[2]float32
+	Motor  *sim.Motor
+	// Friction is the joint's friction (sim.JointDef.Friction: N m, or N for a piston); a fixed
+	// joint, which has no free axis, takes none.
+	Friction float32
+	Created  func(index int) // called with the joint's index once added (optional)
 }
 
 // Def resolves the spec against the world: the anchor point and the world axis.
@@ -93,6 +96,9 @@ func (j *JoinSpec) Def(w *sim.World) (sim.JointDef, error) {
 			d.HasMotor, d.Motor = true, *j.Motor
 		}
 	}
+	if j.Type != sim.Fixed {
+		d.Friction = j.Friction
+	}
 	return d, nil
 }
 
@@ -138,6 +144,8 @@ type JointEdit struct {
 	Twist     *[2]float32 // ball: twist limits [lo, hi], radians
 	// BreakForce is the force (N) above which the joint breaks (0: never).
 	BreakForce *float32
+	// Friction is the joint's friction torque (N m) or, on a piston, force (N); 0: none.
+	Friction *float32
 }
 
 // Apply returns d with the edit's changes.
@@ -165,6 +173,9 @@ func (e JointEdit) Apply(d sim.JointDef) sim.JointDef {
 	}
 	if e.BreakForce != nil {
 		d.BreakForce = *e.BreakForce
+	}
+	if e.Friction != nil {
+		d.Friction = *e.Friction
 	}
 	return d
 }
