@@ -50,7 +50,7 @@ func TestTerrainSettles(t *testing.T) {
 
 // Under the penalty solver the terrain keeps every body above the bowl for 1,000 steps: the auto
 // springs grow with each point's effective mass, so a 197 kg hull rock landing at v overlaps the mesh
-// by about v / omega (omega = sim.PenaltyOmega: 4.5 cm at 9 m/s) where springs of a fixed 1e4 N/m a
+// by about v / omega (omega = sim.PenaltyOmega: 2.5 cm at 5 m/s) where springs of a fixed 1e4 N/m a
 // point let it sink past its centre and the mesh's one-sided triangles let it fall through. Every
 // body's centre stays above the bowl's surface under it (measured: the rock body5 rests 0.203 m above
 // it, 0.208 m under PGS), and none is faster than a body rolling in the bowl (5 m/s).
