@@ -14,9 +14,10 @@ import "tumble/sim/internal/vecmath"
 // gather, as Jacobi's).
 //
 // The spring of each point is Settings.PenaltyStiffness k (N/m) and PenaltyDamping c (N s/m) where a
-// scene sets them. Left at 0 (auto) they are scaled to the point: with m_eff = 1 / (n . (M^-1 along
-// the normal at the point)) the pair's effective mass there (its rotation included),
+// scene sets them. Left at 0 (auto) they are scaled to the point, to the pair's effective mass along
+// the normal n there (rotation included), with arms r_A and r_B from the bodies' centres:
 //
+//	m_eff = 1 / (1/m_A + 1/m_B + (r_A x n) . I_A^-1 (r_A x n) + (r_B x n) . I_B^-1 (r_B x n)),
 //	k = m_eff omega^2,  c = 2 zeta sqrt(k m_eff)  (= 2 zeta m_eff omega for the auto k),
 //
 // omega = PenaltyOmega and zeta = PenaltyDampingRatio. A sphere on its one point, or a cube on its
@@ -59,8 +60,8 @@ func (penaltySolver) Plan(s *Settings, p Plan) Plan {
 // (PenaltyStiffness and PenaltyDamping left at 0): every point's spring rings at 200 rad/s (32 Hz)
 // with a damping ratio of 0.3 on the pair's effective mass, so a body rests g / omega^2 = 0.25 mm deep
 // on compact supports and overshoots that to 1.37 times; at the default 20 sub-steps (h = 1/1200 s)
-// omega h = 0.17. PenaltyMaxOmegaH caps omega h for fewer sub-steps: 0.5 keeps sqrt(N) omega h < 2
-// for a body held by up to N = 16 points.
+// omega h = 0.17. PenaltyMaxOmegaH caps omega h for fewer sub-steps: 0.5 keeps sqrt(N) omega h within
+// 2 for a body held by up to N = 16 points.
 const (
 	PenaltyOmega        = 200 // rad/s
 	PenaltyDampingRatio = 0.3
