@@ -72,7 +72,8 @@ type Solver struct {
 	RelaxIterations *int     `json:"relaxIterations,omitempty"`
 	JointDamping    *float64 `json:"jointDamping,omitempty"`
 	// PenaltyStiffness (N/m) and PenaltyDamping (N s/m) are the penalty solver's contact springs, per
-	// contact point; default: sim.DefaultPenaltyStiffness and sim.DefaultPenaltyDamping.
+	// contact point; default (or 0): auto, scaled to each point's effective mass (sim.PenaltyOmega,
+	// sim.PenaltyDampingRatio).
 	PenaltyStiffness *float64 `json:"penaltyStiffness,omitempty"`
 	PenaltyDamping   *float64 `json:"penaltyDamping,omitempty"`
 	// MaxPushOut (m/s) caps the velocity that pushes overlap out (pgs, jacobi, shapematch);

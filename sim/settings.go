@@ -163,8 +163,8 @@ type Settings struct {
 	DirectJoints bool
 
 	// PenaltyStiffness and PenaltyDamping are the penalty solver's contact springs, per contact point:
-	// N/m and N s/m; 0 means DefaultPenaltyStiffness and DefaultPenaltyDamping. The other solvers do
-	// not read them.
+	// N/m and N s/m; 0 means auto, each point's spring scaled to the pair's effective mass there
+	// (PenaltyOmega, PenaltyDampingRatio; solver_penalty.go). The other solvers do not read them.
 	PenaltyStiffness float32
 	PenaltyDamping   float32
 
