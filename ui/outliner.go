@@ -68,7 +68,9 @@ func (a *App) outliner() {
 	g.inputText("filter names", &o.filter)
 	tip("only the bodies whose names contain this (any case)")
 	o.built = o.built[:0]
-	a.S.View(func(w *sim.World) {
+	// Peek: the rows show names, types, shapes, masses and joints, which the host keeps; no body is
+	// read back from a backend.
+	a.S.Peek(func(w *sim.World) {
 		a.outlinerRows(w)
 		sel, live := w.Index(a.Selected)
 		o.selRow = -1
