@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-gl/glfw/v3.3/glfw"
+
 	"tumble/sim"
 	"tumble/ui/command"
 )
@@ -94,4 +96,88 @@ func (d *driver) bodyNameOf(h sim.Handle) string {
 		}
 	})
 	return n
+}
+
+// The outliner builds its rows again only when what they show changes: running frames over 1,024
+// boxes build none; typing a filter, spawning bodies and deleting one build them again, and the rows
+// then show the world as it is.
+func TestOutlinerBuildsItsRowsOnlyWhenWhatTheyShowChanges(t *testing.T) {
+	d := drive(t, Options{Scene: gridScene(t, 1024), Open: []string{"inspect", "spawn"}, NoShadows: true})
+	d.click("inspect/" + outlinerLabel)
+	d.frames(1)
+	o := &d.a.tools.outliner
+	bodies := func() (n int) {
+		d.a.S.Peek(func(w *sim.World) { n = w.Bodies.Len() })
+		return n
+	}
+	still := func(when string) {
+		t.Helper()
+		n := o.rebuilt
+		d.frames(5)
+		if o.rebuilt != n {
+			t.Errorf("%s: %d of 5 running frames built the rows", when, o.rebuilt-n)
+		}
+	}
+	changed := func(what string, do func()) {
+		t.Helper()
+		n := o.rebuilt
+		do()
+		d.frames(2)
+		if o.rebuilt == n {
+			t.Errorf("%s: the rows were not built again", what)
+		}
+		if want := bodies(); len(o.rows) != want {
+			t.Errorf("%s: %d rows, want %d", what, len(o.rows), want)
+		}
+	}
+	if len(o.rows) != 1025 {
+		t.Fatalf("%d rows for 1,025 bodies", len(o.rows))
+	}
+	still("the world running")
+
+	n := o.rebuilt
+	d.typeInto(outlinerLabel+"/filter names", "BOX10")
+	if o.rebuilt == n {
+		t.Error("typing a filter did not build the rows")
+	}
+	matching := 0
+	d.a.S.Peek(func(w *sim.World) {
+		for _, name := range w.Bodies.Name {
+			if strings.Contains(name, "box10") {
+				matching++
+			}
+		}
+	})
+	if len(o.rows) != matching || matching == 0 {
+		t.Fatalf("filter box10: %d rows, %d names hold it", len(o.rows), matching)
+	}
+	still("the world running under a filter")
+	changed("the filter cleared", func() {
+		d.click(outlinerLabel + "/filter names")
+		d.a.onKey(glfw.KeyLeftControl, glfw.Press, glfw.ModControl)
+		d.frames(1)
+		d.tap(glfw.KeyA)
+		d.frames(1)
+		d.a.onKey(glfw.KeyLeftControl, glfw.Release, 0)
+		d.frames(1)
+		d.tap(glfw.KeyBackspace)
+		d.frames(1)
+		d.tap(glfw.KeyEnter)
+		d.settle()
+	})
+	if o.filter != "" {
+		t.Fatalf("the filter is %q after clearing it", o.filter)
+	}
+	before := bodies()
+	changed("bodies spawned", func() { d.click("spawn/Spawn") })
+	if bodies() <= before {
+		t.Fatalf("%d bodies after Spawn, %d before: %s", bodies(), before, d.a.panel.message)
+	}
+	still("after the spawn")
+	changed("a body deleted", func() {
+		var h sim.Handle
+		d.a.S.Peek(func(w *sim.World) { h = w.HandleAt(7) })
+		d.a.S.Do(command.RemoveBody(h))
+	})
+	still("after the deletion")
 }
