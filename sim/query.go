@@ -163,7 +163,8 @@ func (w *World) RayCast(origin, dir Vec3, maxDist float32, f QueryFilter) (Hit, 
 // shape within maxDist. It reads that body alone (BodyState: with a backend, one body crosses the
 // bus) and builds no tree, so it costs the same whatever the number of bodies: a hover that asks
 // whether the body under a still cursor is still there, after a step, pays for one body, not for all.
-// A gone handle hits nothing.
+// A gone handle hits nothing; a failed read-back hits nothing and, as a query's, is returned by the
+// next Step.
 func (w *World) RayCastBody(h Handle, origin, dir Vec3, maxDist float32) (Hit, bool) {
 	d, ok := unitDir(dir)
 	if !ok || !(maxDist >= 0) {

@@ -200,6 +200,8 @@ func (a *App) inspectSection() {
 			fric, rest = b.Friction[i], b.Restitution[i]
 			roll, spin = b.RollingResistance[i], b.SpinningResistance[i]
 			parts = shapeLines(b, i)
+			// A failed read-back of the one body shows its state as last read.
+			pos, vel, omega = b.Position[i], b.Velocity[i], b.AngularVelocity[i]
 			if st, err := w.BodyState(a.Selected); err == nil {
 				pos, vel, omega = st.Position, st.Velocity, st.AngularVelocity
 			}
