@@ -99,6 +99,40 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 	return out
 }
 
+// ContactsOf appends the last step's contact points that body h takes part in, in Contacts' order:
+// Contacts with the others' left out. On the CPU only h's manifolds are turned into points, so an
+// inspector of one body among 100,000 does not build every body's points each frame; a backend's
+// points are read back and filtered. A gone handle has none.
+func (w *World) ContactsOf(h Handle, out []ContactPoint) []ContactPoint {
+	i, ok := w.dense(h)
+	if !ok {
+		return out
+	}
+	if w.backend != nil {
+		n := len(out)
+		all := w.backend.Contacts(w, out)
+		out = all[:n]
+		for _, c := range all[n:] {
+			if c.BodyA == i || c.BodyB == i {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for k := range w.pipe.narrow.prev {
+		if m := &w.pipe.narrow.prev[k]; int(m.a) == i || int(m.b) == i {
+			out = w.appendContacts(out, m)
+		}
+	}
+	b := &w.Bodies
+	for _, c := range w.pipe.sleep.slept {
+		if (c.BodyA == i || c.BodyB == i) && w.stillAsleep(c, b) {
+			out = append(out, c.ContactPoint)
+		}
+	}
+	return out
+}
+
 // appendContacts appends manifold m's points, as Contacts lists them.
 func (w *World) appendContacts(out []ContactPoint, m *manifold) []ContactPoint {
 	b := &w.Bodies

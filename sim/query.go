@@ -159,6 +159,35 @@ func (w *World) RayCast(origin, dir Vec3, maxDist float32, f QueryFilter) (Hit, 
 	return best, true
 }
 
+// RayCastBody is RayCast against the one body h: where the ray from origin along dir meets its
+// shape within maxDist. It reads that body alone (BodyState: with a backend, one body crosses the
+// bus) and builds no tree, so it costs the same whatever the number of bodies: a hover that asks
+// whether the body under a still cursor is still there, after a step, pays for one body, not for all.
+// A gone handle hits nothing; a failed read-back hits nothing and, as a query's, is returned by the
+// next Step.
+func (w *World) RayCastBody(h Handle, origin, dir Vec3, maxDist float32) (Hit, bool) {
+	d, ok := unitDir(dir)
+	if !ok || !(maxDist >= 0) {
+		return Hit{}, false
+	}
+	i, ok := w.dense(h)
+	if !ok {
+		return Hit{}, false
+	}
+	s, err := w.BodyState(h)
+	if err != nil {
+		if w.backendErr == nil {
+			w.backendErr = err
+		}
+		return Hit{}, false
+	}
+	t, n, c, hit := collide.RayChild(&w.Bodies.Shape[i], geom.Pose{P: s.Position, Q: s.Rotation}, origin, d, maxDist)
+	if !hit {
+		return Hit{}, false
+	}
+	return Hit{Body: h, Index: i, T: t, Point: origin.Add(d.Mul(t)), Normal: n, Child: c}, true
+}
+
 // RayCastAll returns every body the ray meets within maxDist that f lets through, nearest first (equal
 // distances in dense index order), one hit per body: where the ray enters it. The rules are
 // RayCast's.

@@ -531,3 +531,48 @@ func BenchmarkRayCast(b *testing.B) {
 		})
 	}
 }
+
+// TestRayCastBodyAgreesWithRayCastAllBodyByBody: on a random world of 300 bodies of every kind, a
+// ray against one body hits exactly the bodies RayCastAll lists, at the same distance, point, normal
+// and shape, and misses the others; a gone handle and a zero direction hit nothing.
+func TestRayCastBodyAgreesWithRayCastAllBodyByBody(t *testing.T) {
+	rng := rand.New(rand.NewSource(5))
+	w := randomWorld(t, rng, 300)
+	hitsSeen := 0
+	for q := range 40 {
+		o := Vec3{rng.Float32()*80 - 40, rng.Float32()*80 - 40, rng.Float32()*80 - 40}
+		d := w.Bodies.Position[1+rng.Intn(w.Bodies.Len()-1)].Sub(o) // at a body's centre: each ray hits
+		maxDist := inf32
+		if q%4 == 0 {
+			maxDist = 30
+		}
+		want := map[Handle]Hit{}
+		for _, h := range w.RayCastAll(o, d, maxDist, QueryFilter{}) {
+			want[h.Body] = h
+		}
+		for i := range w.Bodies.Len() {
+			h := w.HandleAt(i)
+			got, ok := w.RayCastBody(h, o, d, maxDist)
+			wh, wok := want[h]
+			if ok != wok || ok && (got.T != wh.T || got.Point != wh.Point || got.Normal != wh.Normal || got.Child != wh.Child || got.Index != i || got.Body != h) {
+				t.Fatalf("ray %d, body %d: %+v %v, RayCastAll %+v %v", q, i, got, ok, wh, wok)
+			}
+			if ok {
+				hitsSeen++
+			}
+		}
+	}
+	if hitsSeen < 40 {
+		t.Fatalf("only %d body hits: the rays test little", hitsSeen)
+	}
+	h := w.HandleAt(1)
+	if _, ok := w.RayCastBody(h, w.Bodies.Position[1].Add(Vec3{0, 10, 0}), Vec3{}, inf32); ok {
+		t.Error("a zero direction hit")
+	}
+	if err := w.RemoveBody(h); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.RayCastBody(h, Vec3{0, 50, 0}, Vec3{0, -1, 0}, inf32); ok {
+		t.Error("a removed body was hit")
+	}
+}

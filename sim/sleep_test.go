@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"testing"
 	"tumble/sim/internal/vecmath"
 )
@@ -306,5 +307,44 @@ func TestASleepingJointReportsTheForceItHeld(t *testing.T) {
 			t.Errorf("%v: woken: asleep %v, force %.1f N, want awake and %.1f N within 1%%", solver, st.Asleep, st.Force, mg)
 		}
 		w.Close()
+	}
+}
+
+// ContactsOf lists, for each body, exactly the points of Contacts it takes part in, in Contacts'
+// order, while the stack is awake and once it sleeps (its kept contacts); a gone body has none.
+func TestContactsOfIsContactsFilteredByBody(t *testing.T) {
+	w, hs := sleepyStack(t, PGS, 5)
+	check := func(when string) {
+		all := w.Contacts(nil)
+		total := 0
+		for i := range w.Bodies.Len() {
+			var want []ContactPoint
+			for _, c := range all {
+				if c.BodyA == i || c.BodyB == i {
+					want = append(want, c)
+				}
+			}
+			got := w.ContactsOf(w.HandleAt(i), nil)
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, body %d: ContactsOf %v, Contacts filtered %v", when, i, got, want)
+			}
+			total += len(got)
+		}
+		if total != 2*len(all) || len(all) != 20 {
+			t.Errorf("%s: %d contacts, each listed for its two bodies %d times in all", when, len(all), total)
+		}
+	}
+	run(t, w, 50)
+	check("awake")
+	run(t, w, 70)
+	if w.Stats.Asleep != 5 {
+		t.Fatalf("%d asleep", w.Stats.Asleep)
+	}
+	check("asleep")
+	if err := w.RemoveBody(hs[4]); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.ContactsOf(hs[4], nil); len(got) != 0 {
+		t.Errorf("a removed body has %d contacts", len(got))
 	}
 }

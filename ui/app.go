@@ -125,11 +125,15 @@ type App struct {
 	hoverBody      sim.Handle
 	hoverShape     int  // the compound shape of hoverBody under the cursor (sim.Hit.Child)
 	hoverMoved     bool // the mouse moved since the hovered body was last picked
-	hoverStep      int  // the world's step count when it was last picked
+	hoverStep      int  // the world's step count when it was last picked (or checked)
 	frameStep      int  // the world's step count as this frame read it
 	hoverRow       int  // contacts table row under the mouse, -1 none
 	hoverPoint     *mgl32.Vec3
 	hoverPair      [2]int // the hovered row's bodies (dense indices)
+	// hoverRay is the cursor ray of the last full pick, and hoverRayOK whether the last frame made or
+	// kept one: while it holds, a step asks only whether the hovered body is still under it.
+	hoverRay   [2]mgl32.Vec3
+	hoverRayOK bool
 
 	// Spawn at the cursor.
 	spawnMark *mgl32.Vec3 // where Spawn puts its bodies "at the cursor" (drawn while its section is open)
@@ -785,22 +789,31 @@ func (a *App) hover(io imgui.IO) {
 	if inView && !a.overPanel {
 		a.viewX, a.viewY, a.viewSeen = a.mouseX, a.mouseY, true
 	}
-	if !a.HoverHighlight || io.WantCaptureMouse() || a.dragging || a.orbiting || a.panning {
-		a.hoverBody = sim.Handle{}
+	if !a.HoverHighlight || io.WantCaptureMouse() || a.dragging || a.orbiting || a.panning || !inView {
+		a.hoverBody, a.hoverRayOK = sim.Handle{}, false
 		return
 	}
-	if !inView {
-		a.hoverBody = sim.Handle{}
-		return
-	}
-	// Picked again when the mouse moved or the world stepped: a body moving away from a still cursor
-	// is no longer under it.
-	if a.hoverMoved || a.frameStep != a.hoverStep {
-		a.hoverMoved, a.hoverStep = false, a.frameStep
-		o, d := a.cursorRay()
+	// Picked among every body when the cursor's ray changed (the mouse or the camera moved). After a
+	// step under a still ray only the hovered body is cast against: one that moved away is let go,
+	// at the cost of one body, where a pick would read every body back from a backend and rebuild the
+	// query tree over them all (100,000 bodies: the panel's largest cost a frame). A body that moves
+	// under a still cursor is picked when the mouse next moves.
+	o, d := a.cursorRay()
+	switch ray := [2]mgl32.Vec3{o, d}; {
+	case a.hoverMoved || !a.hoverRayOK || ray != a.hoverRay:
+		a.hoverMoved, a.hoverStep, a.hoverRay, a.hoverRayOK = false, a.frameStep, ray, true
 		a.hoverBody = sim.Handle{}
 		if hit, ok := a.S.Pick(o, d); ok {
 			a.hoverBody, a.hoverShape = hit.Body, hit.Child
+		}
+	case a.frameStep != a.hoverStep:
+		a.hoverStep = a.frameStep
+		if a.hoverBody != (sim.Handle{}) {
+			hit, ok := a.S.PickBody(a.hoverBody, o, d)
+			a.hoverBody, a.hoverShape = hit.Body, hit.Child
+			if !ok {
+				a.hoverBody = sim.Handle{}
+			}
 		}
 	}
 	if a.hoverBody == (sim.Handle{}) {

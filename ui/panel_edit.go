@@ -19,7 +19,7 @@ func (a *App) bodyName(h sim.Handle, world bool) string {
 		return "world"
 	}
 	n := "(none)"
-	a.S.View(func(w *sim.World) {
+	a.S.Peek(func(w *sim.World) { // names are the host's: no read-back
 		if i, ok := w.Index(h); ok {
 			n = w.Bodies.Name[i]
 		}
@@ -196,15 +196,22 @@ func (a *App) inspectSection() {
 		rows  []command.ContactRow
 		parts []string // the body's shapes, one line each
 	)
-	a.S.View(func(w *sim.World) {
+	// Peek, not View: the selected body's moving state is read alone (BodyState: one body from a
+	// backend), the rest is what the host keeps; a View would read every body back each frame.
+	a.S.Peek(func(w *sim.World) {
 		i, ok := w.Index(a.Selected)
 		live = ok
 		if ok {
 			b := &w.Bodies
 			name, typ, kind, mass = b.Name[i], b.Type[i], b.Shape[i].Kind, b.Mass[i]
-			fric, rest, pos, vel, omega = b.Friction[i], b.Restitution[i], b.Position[i], b.Velocity[i], b.AngularVelocity[i]
+			fric, rest = b.Friction[i], b.Restitution[i]
 			roll, spin = b.RollingResistance[i], b.SpinningResistance[i]
 			parts = shapeLines(b, i)
+			// A failed read-back of the one body shows its state as last read.
+			pos, vel, omega = b.Position[i], b.Velocity[i], b.AngularVelocity[i]
+			if st, err := w.BodyState(a.Selected); err == nil {
+				pos, vel, omega = st.Position, st.Velocity, st.AngularVelocity
+			}
 		}
 		filter := p.filter
 		if filter == "" && live {
@@ -346,7 +353,7 @@ func (a *App) debugSection() {
 	}
 	asleep, on := 0, false
 	if a.ColorMode == instance.ColorBySleep {
-		a.S.View(func(w *sim.World) { asleep, on = w.Stats.Asleep, w.Settings().Sleep })
+		a.S.Peek(func(w *sim.World) { asleep, on = w.Stats.Asleep, w.Settings().Sleep })
 	}
 	keepLine(colourNote(a.ColorMode, asleep, on)) // every mode has its line: none moves the boxes below
 	g.checkbox("wireframe (W)", &a.Wireframe)
@@ -367,7 +374,7 @@ func (a *App) debugSection() {
 	g.checkbox("labels: names and masses", &d.Labels)
 	tip(fmt.Sprintf("the nearest %d bodies in view, those that do not overlap a nearer one", maxLabels))
 	maxDepth := 0
-	a.S.View(func(w *sim.World) { maxDepth = w.BVHDepth() })
+	a.S.Peek(func(w *sim.World) { maxDepth = w.BVHDepth() })
 	if maxDepth == 0 {
 		keepLine("BVH: none (the broad phase is not the LBVH, or no step has run)")
 		keepLine("")

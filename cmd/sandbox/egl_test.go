@@ -99,3 +99,28 @@ func TestGLFlagIsChecked(t *testing.T) {
 		t.Setenv("TUMBLE_GL", "")
 	}
 }
+
+// TestWindowCPUProfile: a -frames run with -cpuprofile writes a CPU profile of its frames (a gzipped
+// protobuf, as go tool pprof reads); without -frames the flag is a usage error, and a file it cannot
+// create an error naming the flag.
+func TestWindowCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	code, stdout, stderr := child(t, noDisplay, "-scene", "stack", "-frames", "3", "-screenshot", filepath.Join(dir, "x.png"),
+		"-width", "160", "-height", "100", "-cpuprofile", prof)
+	if code != 0 {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(prof)
+	if err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		t.Fatalf("profile %s: %d bytes, err %v: want a gzipped profile", prof, len(data), err)
+	}
+	if code, _, stderr := child(t, noDisplay, "-scene", "stack", "-cpuprofile", prof); code != exitUsage || !strings.Contains(stderr, "-cpuprofile goes with -frames") {
+		t.Errorf("-cpuprofile without -frames: code %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = child(t, noDisplay, "-scene", "stack", "-frames", "1", "-screenshot", filepath.Join(dir, "y.png"),
+		"-width", "160", "-height", "100", "-cpuprofile", filepath.Join(dir, "no", "x.prof"))
+	if code != 1 || !strings.Contains(stderr, "-cpuprofile") {
+		t.Errorf("an uncreatable profile: code %d, stderr %q: want 1 and an error naming -cpuprofile", code, stderr)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -50,6 +51,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
 	runFor := fs.Duration("for", 0, "close the window after this long and print frames and steps per second (e.g. 10s)")
 	perf := fs.Bool("perf", false, "with -frames: print the frame time split (step, panel, fill, upload, draw) and the OpenGL context")
+	cpuProfile := fs.String("cpuprofile", "", "with -frames: write a CPU profile of the frames (step, panel, fill, draw) to this file (go tool pprof)")
 	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
 	glDefault := os.Getenv(glEnv)
 	if glDefault == "" {
@@ -85,6 +87,20 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sandbox: want -frames >= 1 and a size of at least 16 x 16")
 		return exitUsage
 	}
+	if *cpuProfile != "" && *frames == 0 {
+		fmt.Fprintln(stderr, "sandbox: -cpuprofile goes with -frames (a headless render)")
+		return exitUsage
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fail(stderr, "-cpuprofile: %v", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
+		}
+	}
 	var timings []ui.FrameTiming
 	var tp *[]ui.FrameTiming
 	if *perf {
@@ -117,6 +133,9 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	img, err := ui.Run(ui.Options{OnFrame: onFrame, Progress: onProgress, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
 		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
 		Yaw: float32(*yaw), Pitch: float32(*pitch), GL: *glFrom, Backend: *backend, Backends: backends, Log: stderr})
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile() // the frames alone: encoding a video after them is not profiled
+	}
 	if errors.Is(err, ui.ErrNoEGL) {
 		return fail(stderr, "%v", err) // one line: what EGL lacked (and what the display lacked, in auto mode)
 	}

@@ -40,11 +40,15 @@ const (
 func ContactTable(w *sim.World, filter string, key SortKey) []ContactRow {
 	b := &w.Bodies
 	var rows []ContactRow
-	for _, c := range w.Contacts(nil) {
+	// Names are unique: a filter names one body or none, and that body's contacts are asked for alone.
+	var points []sim.ContactPoint
+	if filter == "" {
+		points = w.Contacts(nil)
+	} else if h, ok := w.Find(filter); ok {
+		points = w.ContactsOf(h, nil)
+	}
+	for _, c := range points {
 		a, bb := b.Name[c.BodyA], b.Name[c.BodyB]
-		if filter != "" && a != filter && bb != filter {
-			continue
-		}
 		rows = append(rows, ContactRow{A: a, B: bb, IA: c.BodyA, IB: c.BodyB,
 			ShapeA: shapeIndex(b, c.BodyA, c.ChildA), ShapeB: shapeIndex(b, c.BodyB, c.ChildB), Point: c.Position,
 			Normal: c.Normal, Depth: -c.Separation, NormalImp: c.NormalImpulse,

@@ -24,3 +24,12 @@ func (s *Session) Pick(origin, dir sim.Vec3) (Hit, bool) {
 func RayCast(w *sim.World, origin, dir sim.Vec3) (Hit, bool) {
 	return w.RayCast(origin, dir, float32(math.Inf(1)), sim.QueryFilter{})
 }
+
+// PickBody casts a ray from origin along dir against body h alone (sim.World.RayCastBody): with a
+// backend it reads that one body back, not every body, and builds no tree, so its cost does not grow
+// with the world.
+func (s *Session) PickBody(h sim.Handle, origin, dir sim.Vec3) (Hit, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.world.RayCastBody(h, origin, dir, float32(math.Inf(1)))
+}
