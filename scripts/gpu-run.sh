@@ -153,7 +153,7 @@ step frame-split-100k-cpu 120 "$bin/sandbox" -gl egl -backend cpu -scene pile100
 cat "$out/frame-split-100k-cpu.txt"
 
 echo "== 4a. parity (the CPU's step against the GPU's)"
-(cd gpu && step parity 150 "$bin/gpu.test" -test.run 'TestCUDAParity|TestCUDAStep|TestCUDASleep' -test.v)
+(cd gpu && step parity 240 "$bin/gpu.test" -test.run 'TestCUDAParity|TestCUDAStep|TestCUDASleep' -test.v)
 grep -E '^(\s*---|ok|FAIL|PASS)|apart|bit|difference' "$out/parity.txt" | head -20
 
 echo "== 3. speed: sandbox bench -backend cuda -substeps 4 (median ms per step; the last step's device counts)"
