@@ -90,14 +90,19 @@ test: deps cuda-deps
 	else echo '== contract check skipped (no $(CONTRACT_CHECK) or no python3)'; fi
 
 # make bench: Tumble's CPU step against Jolt on the same scene files, side by side (scripts/bench-jolt.sh;
-# the Jolt columns need ../shared/tools/peers/jolt-runner), then the step split by stage. make bench-go
+# the Jolt columns need ../shared/tools/peers/jolt-runner), then against Box3D's own runner and Jolt on
+# Box3D's three benchmark scenes, interleaved over 5 rounds with each run's CPU share
+# (scripts/bench-box3d.sh; the Box3D columns need ../shared/tools/peers/box3d), then the step split by
+# stage. make bench-go
 # runs the Go benchmarks of the simulation packages (longer: the 1M-box broad phase).
 bench: build
 	scripts/bench-jolt.sh bin/sandbox $(JOLT)
+	scripts/bench-box3d.sh bin/sandbox $(BOX3D) $(JOLT)
 	bin/sandbox bench -scene pyramid20 -workers 1
 	bin/sandbox bench -scene rain -steps 120 -warmup 60
 
 JOLT ?= ../shared/tools/peers/jolt-runner
+BOX3D ?= ../shared/tools/peers/box3d/bin/benchmark
 
 bench-go:
 	go test -run '^$$' -bench . -benchmem $(SIM_PKGS)
