@@ -16,7 +16,7 @@ pyramids start at rest, touching, so a short warm-up reaches the steady cost.
   run's CPU share (user + system over wall, from /proc/self's children times) and the load average.
 
 Steps: Tumble and Jolt take WARMUP warm-up steps and then STEPS timed ones, fewer for the largest
-scenes (STEPS_BIG over 20,000 boxes) so that the whole sweep takes minutes on 2 cores; Box3D takes its
+scenes (STEPS_BIG timed steps over 20,000 boxes) so that the whole sweep takes minutes on 2 cores; Box3D takes its
 runner's own step counts (100 and 200; ms/step = the median of its per-step times).
 
 Usage: sweep.py [--sandbox bin/sandbox] [--jolt PATH] [--box3d PATH] [--out docs/perf] [--sizes 4,7,14,23,43]
@@ -34,7 +34,7 @@ import subprocess
 import sys
 import tempfile
 
-WARMUP, STEPS, STEPS_BIG = 10, 30, 8
+WARMUP, STEPS, STEPS_BIG = 10, 30, 6
 BOX3D_STEPS = {"large_pyramid": 200, "many_pyramids": 100}
 BOX3D_BOXES = {"large_pyramid": 5050, "many_pyramids": 10780}
 
@@ -102,9 +102,17 @@ def measure(args):
     ncpu = args.workers
     sizes = [int(k) for k in args.sizes.split(",")]
 
+    date = subprocess.run(["date", "-u", "+%Y-%m-%d %H:%M UTC"], capture_output=True, text=True).stdout.strip()
+    out = open(os.path.join(args.out, "sweep.csv"), "w", newline="")
+    wr = csv.DictWriter(out, fieldnames=["engine", "scene", "boxes", "workers", "ms", "cpu", "load", "date"])
+    wr.writeheader()
+
     def add(engine, scene, boxes, w, ms, share):
+        # Written as it comes, so that an interrupted sweep keeps what it measured (--from-csv).
         rows.append({"engine": engine, "scene": scene, "boxes": boxes, "workers": w, "ms": "%.4f" % ms,
-                     "cpu": "%.0f" % share, "load": "%.2f" % load()})
+                     "cpu": "%.0f" % share, "load": "%.2f" % load(), "date": "%s, %d cores" % (date, ncpu)})
+        wr.writerow(rows[-1])
+        out.flush()
         print("%-6s %-14s %7d boxes  W=%d  %9.3f ms/step  cpu %4.0f%%" % (engine, scene, boxes, w, ms, share),
               flush=True)
 
@@ -125,6 +133,7 @@ def measure(args):
             ws = range(1, ncpu + 1) if name == "many_pyramids" else sorted({1, ncpu})
             for w in ws:
                 add("box3d", name, BOX3D_BOXES[name], w, *run_box3d(args.box3d, name, w, work))
+    out.close()
     return rows
 
 
@@ -250,13 +259,6 @@ def main():
         else:
             setattr(args, name, os.path.abspath(p))
     rows = measure(args)
-    date = subprocess.run(["date", "-u", "+%Y-%m-%d %H:%M UTC"], capture_output=True, text=True).stdout.strip()
-    for r in rows:
-        r["date"] = "%s, %d cores" % (date, args.workers)
-    with open(os.path.join(args.out, "sweep.csv"), "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
     plot(rows, args.out, args.workers)
 
 
