@@ -167,7 +167,7 @@ def svg_plot(path, title, xlabel, series, xlog, note):
     xs = [x for _, _, _, pts in series for x, _ in pts]
     ys = [y for _, _, _, pts in series for _, y in pts]
     if xlog:
-        xlo, xhi = 10 ** math.floor(math.log10(min(xs))), 10 ** math.ceil(math.log10(max(xs)))
+        xlo, xhi = min(xs) / 1.5, max(xs) * 1.5
     else:
         xlo, xhi = min(xs) - 0.25, max(xs) + 0.25
     ylo, yhi = 10 ** math.floor(math.log10(min(ys))), 10 ** math.ceil(math.log10(max(ys)))
@@ -203,8 +203,7 @@ def svg_plot(path, title, xlabel, series, xlog, note):
             o.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>'
                      % (colour, dash, " ".join("%.1f,%.1f" % (px(x), py(y)) for x, y in pts)))
         for x, y in pts:
-            o.append('<circle cx="%.1f" cy="%.1f" r="3.5" fill="%s"><title>%s: %s, %.2f ms</title></circle>'
-                     % (px(x), py(y), colour, label, fmt(x), y))
+            o.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="white"/>' % (px(x), py(y), colour))
         ly = T + 10 + 18 * i
         o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"%s/>'
                  % (W - R + 10, ly, W - R + 34, ly, colour, dash))
