@@ -105,7 +105,7 @@ BOX3D ?= ../shared/tools/peers/box3d/bin/benchmark
 
 # make plots: the scaling plots in docs/perf (scripts/sweep.py): ms/step against boxes (880 to
 # 101,695, Box3D's many_pyramids at other sizes) and against workers, Tumble's CPU step beside Jolt
-# and Box3D (their runners in ../shared/tools/peers); about 15 minutes on 2 cores.
+# and Box3D (their runners in ../shared/tools/peers); minutes on 2 quiet cores.
 plots: build
 	python3 scripts/sweep.py --sandbox bin/sandbox --jolt $(JOLT) --box3d $(BOX3D) --out docs/perf
 
