@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: bench-heightfield build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf
+.PHONY: bench-heightfield build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf plots
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -90,14 +90,24 @@ test: deps cuda-deps
 	else echo '== contract check skipped (no $(CONTRACT_CHECK) or no python3)'; fi
 
 # make bench: Tumble's CPU step against Jolt on the same scene files, side by side (scripts/bench-jolt.sh;
-# the Jolt columns need ../shared/tools/peers/jolt-runner), then the step split by stage. make bench-go
-# runs the Go benchmarks of the simulation packages (longer: the 1M-box broad phase).
+# the Jolt columns need ../shared/tools/peers/jolt-runner), then against Box3D's own runner and Jolt on
+# Box3D's three benchmark scenes, interleaved over 5 rounds with each run's CPU share
+# (scripts/bench-box3d.sh; the Box3D columns need ../shared/tools/peers/box3d), then the step split by
+# stage. make bench-go runs the Go benchmarks of the simulation packages (longer: the 1M-box broad phase).
 bench: build
 	scripts/bench-jolt.sh bin/sandbox $(JOLT)
+	scripts/bench-box3d.sh bin/sandbox $(BOX3D) $(JOLT)
 	bin/sandbox bench -scene pyramid20 -workers 1
 	bin/sandbox bench -scene rain -steps 120 -warmup 60
 
 JOLT ?= ../shared/tools/peers/jolt-runner
+BOX3D ?= ../shared/tools/peers/box3d/bin/benchmark
+
+# make plots: the scaling plots in docs/perf (scripts/sweep.py): ms/step against boxes (880 to
+# 101,695, Box3D's many_pyramids at other sizes) and against workers, Tumble's CPU step beside Jolt
+# and Box3D (their runners in ../shared/tools/peers); minutes on 2 quiet cores.
+plots: build
+	python3 scripts/sweep.py --sandbox bin/sandbox --jolt $(JOLT) --box3d $(BOX3D) --out docs/perf
 
 bench-go:
 	go test -run '^$$' -bench . -benchmem $(SIM_PKGS)

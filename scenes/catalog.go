@@ -7,7 +7,7 @@ import "strconv"
 // Info describes a preset for a user choosing one.
 type Info struct {
 	Name        string // the preset's name, as Preset takes it
-	Group       string // what kind of scene: "stacks", "piles", "joints", "materials", "solvers", "motion", "benchmarks"
+	Group       string // what kind of scene: "stacks", "piles", "joints", "materials", "solvers", "motion", "benchmarks", "box3d"
 	Description string // one line, under 100 characters: what it shows and what to try
 	Bodies      int    // bodies in the scene, static ones (the ground) included
 	Joints      int    // joints in the scene
@@ -15,7 +15,8 @@ type Info struct {
 }
 
 // HeavyBodies is the body count from which a preset is Heavy: the 10,000-box piles and up (pile,
-// rain, pile100k, pile1m). The largest preset below it, pyramid, has 386 bodies.
+// rain, pile100k, pile1m) and Box3D's benchmark scenes (large_pyramid, many_pyramids, joint_grid).
+// The largest preset below it, pyramid, has 386 bodies.
 const HeavyBodies = 5000
 
 // catalog lists every preset, grouped, and within a group from the simplest to the largest. The
@@ -88,10 +89,17 @@ var catalog = []Info{
 		Description: "GPU benchmark: 100,000 boxes in 10 layers settle; run it on the CUDA backend"},
 	{Name: "pile1m", Group: "benchmarks", Bodies: 1000001,
 		Description: "GPU benchmark: a million boxes in 16 layers settle; the CUDA backend on a large GPU"},
+
+	{Name: "large_pyramid", Group: "box3d", Bodies: 5051,
+		Description: "Box3D's large pyramid: 5050 boxes one deep on a 100-box base; time it against Box3D"},
+	{Name: "many_pyramids", Group: "box3d", Bodies: 10781,
+		Description: "Box3D's many pyramids: 196 pyramids of 55 boxes in a 14 x 14 grid; time it against Box3D"},
+	{Name: "joint_grid", Group: "box3d", Bodies: 10000, Joints: 19701,
+		Description: "Box3D's joint grid: 100 x 100 spheres on ball joints hanging from a static top row"},
 }
 
 // Catalog returns every preset's Info, grouped by kind of scene (stacks, piles, joints, materials,
-// motion, benchmarks), each group from the simplest scene to the largest. The slice is the caller's.
+// motion, benchmarks, box3d), each group from the simplest scene to the largest. The slice is the caller's.
 func Catalog() []Info {
 	out := make([]Info, len(catalog))
 	for i, in := range catalog {

@@ -56,7 +56,7 @@ func TestCatalogMatchesThePresets(t *testing.T) {
 	}
 }
 
-// The heavy presets are the 10,000-box piles and up.
+// The heavy presets are the 10,000-box piles and up, and Box3D's benchmark scenes (5,000 bodies and up).
 func TestCatalogMarksTheBigPilesHeavy(t *testing.T) {
 	var heavy []string
 	for _, in := range Catalog() {
@@ -64,7 +64,7 @@ func TestCatalogMarksTheBigPilesHeavy(t *testing.T) {
 			heavy = append(heavy, in.Name)
 		}
 	}
-	if got := strings.Join(heavy, " "); got != "rain pile pile100k pile1m" {
+	if got := strings.Join(heavy, " "); got != "rain pile pile100k pile1m large_pyramid many_pyramids joint_grid" {
 		t.Errorf("heavy presets: %s", got)
 	}
 }

@@ -40,6 +40,9 @@ var presets = map[string]func() *Scene{
 	"terrain":       terrain,
 	"hills":         hills,
 	"furniture":     furniture,
+	"large_pyramid": largePyramid,
+	"many_pyramids": manyPyramids,
+	"joint_grid":    jointGrid,
 }
 
 // Names returns the presets' names, sorted.

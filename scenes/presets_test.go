@@ -3,6 +3,7 @@ package scenes
 import (
 	"math"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -11,6 +12,7 @@ func TestPresetsAreValidAndBuildWorlds(t *testing.T) {
 		"bowling": 12, "bunny": 9, "rocks": 54, "dominoes": 41, "incline": 16, "mixed": 76, "pile": 10001, "pile100k": 100001, "pile1m": 1000001, "pyramid": 386,
 		"pyramid20": 211, "rain": 10005, "stack": 21, "terrain": 37, "hills": 81, "tumbling": 1, "wall": 97,
 		"pendulum": 3, "cradle": 6, "chain": 31, "bridge": 28, "door": 4, "engine": 4, "car": 6, "ragdoll": 221, "chain100": 101, "impulse-stack": 16, "penalty-drop": 5, "jelly": 82, "furniture": 11,
+		"large_pyramid": 5051, "many_pyramids": 10781, "joint_grid": 10000,
 	}
 	names := Names()
 	if !sort.StringsAreSorted(names) || len(names) != len(want) {
@@ -21,7 +23,9 @@ func TestPresetsAreValidAndBuildWorlds(t *testing.T) {
 		if !ok {
 			t.Fatalf("Preset(%q) missing", name)
 		}
-		if s.Name != name {
+		// Box3D's scenes keep the names of the peer files they export as, byte for byte
+		// (box3d_presets.go): "box3d NAME: what it is".
+		if s.Name != name && !strings.HasPrefix(s.Name, "box3d "+name+": ") {
 			t.Errorf("%s: scene name %q", name, s.Name)
 		}
 		w, err := s.World(Options{})

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"sync/atomic"
 	"tumble/sim/internal/vecmath"
 
 	"tumble/sim/collide"
@@ -618,4 +619,17 @@ type narrowStage struct {
 	manifolds    []manifold
 	prev         []manifold   // last step's, sorted by (a, b): warm starting and Contacts
 	sums         []impulseSum // per manifold: the impulses it recorded for gatherImpulses
+	// mayBounce is 1 once the prepare stage met a point approaching faster than the restitution
+	// threshold (read and written with sync/atomic: the prepare loops run on every worker). Without
+	// one no manifold can bounce (restitutionImpulse's first test), so a colour solver's
+	// restitution pass, which would only visit manifolds to find that, is skipped.
+	mayBounce uint32
+}
+
+// noteApproach records at prepare time that a point approaches at relVel: one faster than the
+// restitution threshold makes the restitution pass run (narrowStage.mayBounce).
+func (p *pipeline) noteApproach(relVel float32) {
+	if relVel <= -p.consts.restThreshold && atomic.LoadUint32(&p.narrow.mayBounce) == 0 {
+		atomic.StoreUint32(&p.narrow.mayBounce, 1)
+	}
 }

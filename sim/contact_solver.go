@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"sync/atomic"
 	"tumble/sim/internal/vecmath"
 )
 
@@ -204,6 +205,7 @@ func (w *World) prepareRows(k int) {
 		cp.tangentMass[1] = effMass(cp.t2A, cp.t2B, cp.it2A, cp.it2B, mA, mB, sA, sB)
 		dv := vB.Add(wB.Cross(rB)).Sub(vA).Sub(wA.Cross(rA))
 		cp.relVel = dv.Dot(n)
+		p.noteApproach(cp.relVel)
 	}
 	if m.resist.on() {
 		w.prepareResist(k)
@@ -541,6 +543,19 @@ func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
 	cp.normalImpulse = acc
 	cp.maxNormal = max(cp.maxNormal, imp)
 	return imp
+}
+
+// restitutionColours is a colour solver's restitution pass: restituteManifold over the manifolds colour
+// by colour. Where no point approached faster than the threshold at prepare time
+// (narrowStage.mayBounce), every manifold would return from restituteManifold untouched, so the pass
+// is skipped: a step in which nothing closes that fast (a resting pile) pays nothing for it. A point of
+// restitution 0 that does close fast still takes the pass, which stops its approach (e = 0 is not a
+// no-op there).
+func (w *World) restitutionColours() {
+	if atomic.LoadUint32(&w.pipe.narrow.mayBounce) == 0 {
+		return
+	}
+	w.eachColour(loopRestColour)
 }
 
 // restituteManifold applies restitution to a manifold, Gauss-Seidel style (PGS) or, with record set,

@@ -367,6 +367,7 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 			cp.anchorA = vec{X: back[6][l], Y: back[7][l], Z: back[8][l]}
 			cp.anchorB = vec{X: back[9][l], Y: back[10][l], Z: back[11][l]}
 			cp.relVel = back[12][l]
+			w.pipe.noteApproach(cp.relVel)
 		}
 	}
 }

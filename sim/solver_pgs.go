@@ -41,7 +41,7 @@ func (pgsSolver) run(w *World, op Op) bool {
 	return w.runSoftStep(op, func() {
 		w.jointPass()         // wide where the build has it (joint_wide.go)
 		w.eachContactColour() // wide where the build has it (wide.go)
-	}, func() { w.eachColour(loopRestColour) })
+	}, func() { w.restitutionColours() })
 }
 
 func (pgsSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }

@@ -89,7 +89,7 @@ func (rigidSolver) run(w *World, op Op) bool {
 			w.eachColour(loopColour)
 		})
 	case StageRestitution:
-		w.eachColour(loopRestColour)
+		w.restitutionColours()
 	case StageProject:
 		w.positionPasses(op)
 	default:

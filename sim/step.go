@@ -298,6 +298,7 @@ func (w *World) prepare() {
 	p.narrow.sums = resize(p.narrow.sums, len(p.narrow.manifolds))
 	p.joints.jsums = resize(p.joints.jsums, len(w.joints))
 	w.decideWide()
+	p.narrow.mayBounce = 0 // (noteApproach sets it)
 	w.each(loopPrepare, len(p.narrow.manifolds), manifoldGrain)
 	w.each(loopJointMass, len(w.joints), jointGrain)
 	if p.joints.useDirect {
