@@ -12,6 +12,7 @@ import (
 	"tumble/render"
 	"tumble/render/instance"
 	"tumble/sim"
+	"tumble/sim/geom"
 )
 
 // notef prints one line to the app's log (Options.Log, else standard error).
@@ -131,9 +132,15 @@ func (a *App) fillDevice(w *sim.World) {
 	if in.Any {
 		f.Lo, f.Hi = in.Lo, in.Hi
 	}
-	// The panel's own lines (the probe's query, hits and normals) read nothing the device holds: they
-	// are drawn after the device's lines, over the bodies, as the host path draws them.
+	// The panel's own lines go after the device's lines, over the bodies, as the host path draws them:
+	// the selection's outline (its one body read from the device) and the probe's query, hits and
+	// normals (which read nothing the device holds).
 	f.Lines, f.Overlay = f.Lines[:0], f.Overlay[:0]
+	if i, ok := w.Index(a.Selected); ok && w.Bodies.Shape[i].Kind != geom.Plane {
+		if s, err := w.BodyState(a.Selected); err == nil {
+			selectionOutline(f, w.Bodies.Shape[i], s.Position, s.Rotation)
+		}
+	}
 	a.probeLines(f)
 	f.Overlay, f.Lines = append(f.Overlay, f.Lines...), f.Lines[:0]
 }

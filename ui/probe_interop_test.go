@@ -116,3 +116,37 @@ func TestProbeLinesAreDrawnOverTheInteropDeviceLines(t *testing.T) {
 		t.Errorf("%d pixels differ between the interop path's frame and the host path's", n)
 	}
 }
+
+// The selected body's outline is drawn on the interop path as on the host path: from its one body
+// read back, after the device's lines, the same vertices and the same picture.
+func TestSelectionOutlineIsDrawnOnTheInteropPath(t *testing.T) {
+	needDisplay(t)
+	var app *App
+	opt := Options{Scene: "stack", Width: 480, Height: 320, Frames: 3, NoPanel: true, NoShadows: true,
+		Debug: []string{"contacts"}, Setup: func(a *App) {
+			app = a
+			a.S.View(func(w *sim.World) { a.Selected, _ = w.Find("box5") })
+		}}
+	want, host := run(t, opt)
+	opt.glWriters = fakeInterop{&app}
+	got, a := run(t, opt)
+	f := &a.frame
+	if !f.Device || f.DeviceLines == 0 || len(f.Lines) != 0 {
+		t.Fatalf("not the interop path: device %v, %d device line vertices, %d host", f.Device, f.DeviceLines, len(f.Lines))
+	}
+	outline := func(ls []instance.LineVertex) (n int) {
+		for _, v := range ls {
+			if v.Color == instance.ColorSelected {
+				n++
+			}
+		}
+		return n
+	}
+	// A box's outline is its 12 edges, 24 vertices.
+	if n, m := outline(f.Overlay), outline(host.frame.Overlay); n != 24 || m != 24 {
+		t.Errorf("selection outline vertices: %d on the interop path, %d on the host path; want 24", n, m)
+	}
+	if n := differentPixels(got, want); n > 0 {
+		t.Errorf("%d pixels differ between the interop path's frame and the host path's", n)
+	}
+}
