@@ -32,7 +32,7 @@ func (p *pipeline) regionKey(b *Bodies, k, r, n int) int {
 		return 4 - int(min(m.count, 4)) // a colour solved on one worker: region 0
 	}
 	if p.islands.on {
-		return int(p.islandRegion(b, m.a, m.b))*5 + 4 - int(min(m.count, 4))
+		return int(p.islands.islandRegion(b, m.a, m.b))*5 + 4 - int(min(m.count, 4))
 	}
 	i := m.a
 	if b.InvMass[i] == 0 || (b.InvMass[m.b] != 0 && m.b < i) {

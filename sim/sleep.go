@@ -181,10 +181,7 @@ func (w *World) updateSleep() {
 	b := &w.Bodies
 	p := &w.pipe
 	n := b.Len()
-	p.sleep.island = resize(p.sleep.island, n)
-	for i := range p.sleep.island {
-		p.sleep.island[i] = int32(i)
-	}
+	p.sleep.island.reset(n)
 	dyn := func(i int32) bool { return i >= 0 && b.Type[i] == Dynamic }
 	moving := func(i int32) bool {
 		return i >= 0 && b.Type[i] == Kinematic && (b.Velocity[i] != Vec3{} || b.AngularVelocity[i] != Vec3{})
@@ -196,7 +193,7 @@ func (w *World) updateSleep() {
 		}
 		switch {
 		case dyn(m.a) && dyn(m.b):
-			p.union(m.a, m.b)
+			p.sleep.island.union(m.a, m.b)
 		case dyn(m.a) && moving(m.b):
 			b.SleepTime[m.a] = 0
 		case dyn(m.b) && moving(m.a):
@@ -205,7 +202,7 @@ func (w *World) updateSleep() {
 	}
 	for k := range w.joints {
 		if j := &w.joints[k]; dyn(j.a) && dyn(j.b) {
-			p.union(j.a, j.b)
+			p.sleep.island.union(j.a, j.b)
 		}
 	}
 	// A shape-matching cluster rests and wakes as one where the plan matches shapes (which ties its
@@ -218,7 +215,7 @@ func (w *World) updateSleep() {
 					if first < 0 {
 						first = int32(i)
 					} else {
-						p.union(first, int32(i))
+						p.sleep.island.union(first, int32(i))
 					}
 				}
 			}
@@ -231,7 +228,7 @@ func (w *World) updateSleep() {
 	}
 	for i := 0; i < n; i++ {
 		if b.Type[i] == Dynamic && !b.Asleep[i] {
-			r := p.find(int32(i))
+			r := p.sleep.island.find(int32(i))
 			p.sleep.islandRest[r] = min(p.sleep.islandRest[r], b.SleepTime[i])
 		}
 	}
@@ -244,7 +241,7 @@ func (w *World) updateSleep() {
 		if b.Type[i] != Dynamic {
 			continue
 		}
-		if r := p.find(int32(i)); !b.Asleep[i] && p.sleep.islandRest[r] >= w.settings.SleepTime {
+		if r := p.sleep.island.find(int32(i)); !b.Asleep[i] && p.sleep.islandRest[r] >= w.settings.SleepTime {
 			if p.sleep.islandLabel[r] == 0 {
 				p.sleep.nextLabel++
 				if p.sleep.nextLabel == 0 { // wrapped: labels in use are unique enough, 0 is not a label
@@ -278,7 +275,7 @@ func (w *World) keepSleptContacts() {
 	b := &w.Bodies
 	p := &w.pipe
 	newly := func(i int32) uint32 {
-		if b.Type[i] != Dynamic || !b.Asleep[i] || p.sleep.islandLabel[p.find(i)] != b.island[i] {
+		if b.Type[i] != Dynamic || !b.Asleep[i] || p.sleep.islandLabel[p.sleep.island.find(i)] != b.island[i] {
 			return 0
 		}
 		return b.island[i]
@@ -328,23 +325,34 @@ func (w *World) pruneSlept() {
 	p.sleep.slept = slices.DeleteFunc(p.sleep.slept, func(c sleptContact) bool { return !w.stillAsleep(c, b) })
 }
 
+// unionFind is a union-find over bodies: each entry is its body's parent, a root its own.
+type unionFind []int32
+
+// reset makes every one of n bodies an island of its own.
+func (u *unionFind) reset(n int) {
+	*u = resize(*u, n)
+	for i := range *u {
+		(*u)[i] = int32(i)
+	}
+}
+
 // find returns the root of i's island, halving the path as it goes.
-func (p *pipeline) find(i int32) int32 {
-	for p.sleep.island[i] != i {
-		p.sleep.island[i] = p.sleep.island[p.sleep.island[i]]
-		i = p.sleep.island[i]
+func (u unionFind) find(i int32) int32 {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
 	}
 	return i
 }
 
 // union joins the islands of a and b; the smaller index becomes the root, so the result does not
 // depend on the order of the unions.
-func (p *pipeline) union(a, b int32) {
-	ra, rb := p.find(a), p.find(b)
+func (u unionFind) union(a, b int32) {
+	ra, rb := u.find(a), u.find(b)
 	if ra < rb {
-		p.sleep.island[rb] = ra
+		u[rb] = ra
 	} else if rb < ra {
-		p.sleep.island[ra] = rb
+		u[ra] = rb
 	}
 }
 
@@ -357,7 +365,7 @@ type sleepStage struct {
 	slept        []sleptContact
 	sleptStale   bool // a body woke since slept was last pruned
 	sleptScratch []ContactPoint
-	island       []int32   // union-find parent per body
+	island       unionFind // the islands of awake bodies
 	islandRest   []float32 // least rest time per island root
 	islandLabel  []uint32  // label given to a sleeping island, per root
 	nextLabel    uint32

@@ -290,14 +290,14 @@ func (w *World) prepare() {
 	if p.plan.solver.traits().colours {
 		p.colourJoints(b, w.joints)
 		if !w.conv.on { // traced passes are measured over the whole world (convergence.go)
-			p.planIslands(b, w.joints)
+			p.islands.planIslands(w.islandInputs(), b, w.joints)
 		}
 		p.colourManifolds(b)
 		w.Stats.Colors = p.graph.colors
 	}
 	p.narrow.sums = resize(p.narrow.sums, len(p.narrow.manifolds))
 	p.joints.jsums = resize(p.joints.jsums, len(w.joints))
-	w.decideWide()
+	p.wide.decideWide(p.work.kern != nil && p.plan.solver.traits().wideContacts, len(p.narrow.manifolds), p.work.opts.rowPrepare)
 	w.each(loopPrepare, len(p.narrow.manifolds), manifoldGrain)
 	w.each(loopJointMass, len(w.joints), jointGrain)
 	if p.joints.useDirect {
@@ -306,10 +306,54 @@ func (w *World) prepare() {
 	if s.NoWarmStart {
 		w.resetJointImpulses()
 	}
-	w.planWideJoints()
-	w.packWide()
-	w.planState()
+	w.planWideJoints(w.jointWideInputs())
+	w.packWide(gatherCapOf(b, p.bounds.rot))
+	overflow := 0
+	if p.wide.wideOn {
+		overflow = len(p.overflow())
+	}
+	jointsAll := (p.jwide.jwideOn && len(p.jwide.jrest) == 0) || len(w.joints) == 0
+	p.wide.planState(p.work.opts.bodyRows, p.jwide.jwideOn, jointsAll, overflow, len(p.narrow.manifolds))
 	p.consts.posesMoved = true // the rows are refreshed before the first pass reads them
+}
+
+// jointsWide reports whether the joints' passes may run wide: lane kernels, a solver whose traits
+// allow it, the options, and no direct joint solve.
+func (w *World) jointsWide() bool {
+	p := &w.pipe
+	return p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints && !p.joints.useDirect
+}
+
+// islandInputs hands planIslands what it reads of the other stages: whether the step may run its
+// sub-steps by island at all (more than one worker, fine grains, a plan with a StageIslands block,
+// rows that are neither split nor solved directly, the wide lanes for the contacts and the joints,
+// and no joint outside the colours), the workers and the manifolds.
+func (w *World) islandInputs() islandInputs {
+	p := &w.pipe
+	joints := w.joints
+	eligible := !(p.work.workers < 2 || p.work.workers > maxIslandRegions || !p.work.pool.isFine() || p.work.opts.NoIslands || !p.plan.steps.Uses(StageIslands) ||
+		p.joints.split || p.joints.useDirect || p.work.kern == nil || (len(joints) > 0 && !w.jointsWide())) &&
+		!(len(joints) > 0 && p.graph.jointColorStart[maxColors+1] > p.graph.jointColorStart[maxColors])
+	return islandInputs{workers: p.work.workers, eligible: eligible, manifolds: p.narrow.manifolds}
+}
+
+// jointWideInputs hands planWideJoints what it reads of the other stages: the joints by colour (and
+// by region, where the sub-steps run by island), the overflow joints and the gather capacity.
+func (w *World) jointWideInputs() jointWideInputs {
+	p := &w.pipe
+	in := jointWideInputs{on: w.jointsWide()}
+	if !in.on || len(w.joints) == 0 {
+		return in
+	}
+	start := p.graph.jointColorStart
+	in.order, in.seg, in.r = p.graph.jointColorOrder, start, 1
+	if p.islands.on {
+		in.r = p.graph.nRegions
+		in.order, in.seg = p.islands.jointsByRegion(&w.Bodies, w.joints, p.graph.jointColorOrder, start, in.r)
+	}
+	in.overflow = p.graph.jointColorOrder[start[maxColors]:start[maxColors+1]]
+	in.gatherCap = gatherCapOf(&w.Bodies, p.bounds.rot)
+	return in
 }
 
 // eachColour runs fn over the manifolds of each colour in turn (in parallel within a colour), then

@@ -107,15 +107,14 @@ type stateRow = [8]float32
 // wideStateKernel says that this build's wide kernels can run on the rows of pipeline.vel.
 var wideStateKernel bool
 
-// planState decides, after the batches are packed, whether this step's passes run on pipeline.vel:
-// where every contact and joint row of a pass is in a wide batch (no scalar joints, no overflow
-// manifolds), so that nothing reads Bodies' velocities while the rows hold them.
-func (w *World) planState() {
-	p := &w.pipe
-	contacts := p.wide.wideOn && len(p.overflow()) == 0
-	joints := p.jwide.jwideOn && len(p.jwide.jrest) == 0
-	p.wide.stateOn = wideStateKernel && !p.work.opts.bodyRows && (p.wide.wideOn || p.jwide.jwideOn) &&
-		(contacts || len(p.narrow.manifolds) == 0) && (joints || len(w.joints) == 0)
+// planState decides, after the batches are packed, whether this step's passes run on s.vel: where
+// every contact and joint row of a pass is in a wide batch (no scalar joints, no overflow manifolds),
+// so that nothing reads Bodies' velocities while the rows hold them. bodyRows is Options.bodyRows;
+// jointsWide says the joints' passes are wide, jointsAll that every joint's rows are in a batch (or
+// there is no joint); overflow and manifolds count the manifolds outside the batches and in all.
+func (s *wideStage) planState(bodyRows, jointsWide, jointsAll bool, overflow, manifolds int) {
+	contacts := s.wideOn && overflow == 0
+	s.stateOn = wideStateKernel && !bodyRows && (s.wideOn || jointsWide) && (contacts || manifolds == 0) && jointsAll
 }
 
 // loadState copies the bodies' velocities into pipeline.vel before a stage's passes (when they run on
@@ -175,17 +174,17 @@ func (w *World) storeStateRange(lo, hi int) {
 // the first for every pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26.
 const wideSplit = 32
 
-// decideWide decides, before Prepare, whether this step's contact passes run wide (a solver whose
-// traits allow it), and
-// whether the batches' rows are computed as they are packed.
-func (w *World) decideWide() {
-	p := &w.pipe
-	p.wide.wideOn = p.work.kern != nil && p.plan.solver.traits().wideContacts && len(p.narrow.manifolds) > 0
-	p.wide.widePrep = p.wide.wideOn && !p.work.opts.rowPrepare
+// decideWide decides, before Prepare, whether this step's contact passes run wide (allowed: lane
+// kernels and a solver whose traits allow it; and some manifolds), and whether the batches' rows are
+// computed as they are packed (rowPrepare: Options.rowPrepare, off).
+func (s *wideStage) decideWide(allowed bool, manifolds int, rowPrepare bool) {
+	s.wideOn = allowed && manifolds > 0
+	s.widePrep = s.wideOn && !rowPrepare
 }
 
-// packWide builds the batches of the colours' manifolds after Prepare (decideWide).
-func (w *World) packWide() {
+// packWide builds the batches of the colours' manifolds after Prepare (decideWide); gatherCap is
+// gatherCapOf's.
+func (w *World) packWide(gatherCap int) {
 	p := &w.pipe
 	p.wide.wideDirty = false
 	if !p.wide.wideOn {
@@ -220,7 +219,7 @@ func (w *World) packWide() {
 	p.wide.wideStart[maxColors] = nb
 	p.wide.wideSeg[maxColors*r] = nb
 	p.wide.wide = resize(p.wide.wide, int(nb))
-	w.setGatherCap()
+	p.wide.gatherCap = gatherCap
 	w.eachRegion(loopWidePack)
 	if p.wide.widePrep {
 		for _, k := range p.overflow() {
@@ -345,7 +344,7 @@ func (w *World) packBatch(worker, i int) {
 			}
 		}
 	}
-	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.jwide.gatherCap)
+	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.wide.gatherCap)
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
@@ -400,13 +399,13 @@ func below(idx []int32, n int) bool {
 }
 
 // gatherSafe reports whether every index in ia and ib is below n-1 (n the least capacity of the arrays
-// a wide kernel gathers from: pipeline.gatherCap).
+// a wide kernel gathers from: gatherCapOf).
 func gatherSafe(ia, ib []int32, n int) bool { return below(ia, n) && below(ib, n) }
 
-// setGatherCap records the least capacity of the arrays the wide kernels gather from.
-func (w *World) setGatherCap() {
-	b := &w.Bodies
-	w.pipe.jwide.gatherCap = min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(w.pipe.bounds.rot))
+// gatherCapOf is the least capacity of the arrays the wide kernels gather from: the bodies' and the
+// rotation matrices rot.
+func gatherCapOf(b *Bodies, rot []Mat3) int {
+	return min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(rot))
 }
 
 // put3 puts v in lane l of a vector row, of a register's lanes or of a contact batch's.
@@ -550,6 +549,7 @@ type wideStage struct {
 	phaseColour       []int32 // and each phase's colour
 	// the bodies' velocities while a stage's wide passes run, one row each and a zero row last
 	// (wide.go: loadState)
-	vel     []stateRow
-	stateOn bool
+	vel       []stateRow
+	stateOn   bool
+	gatherCap int // the least capacity of the arrays the wide kernels gather from (gatherCapOf)
 }
