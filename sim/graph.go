@@ -203,10 +203,8 @@ type graphStage struct {
 	segStart        []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
 	colorStart      []int32
 	colors          int
-	current         []int32 // manifold indices of the colour being solved
 	jointColorStart []int32
 	jointColorOrder []int32
-	currentJoints   []int32
 	jointAdjStart   []int32
 	jointAdj        []int32
 }

@@ -439,7 +439,7 @@ func (p *pipeline) jointAdjacency(n int, joints []joint) {
 // eachJointColour runs fn over the joints of each colour in turn, then the overflow serially.
 func (w *World) eachJointColour(l loop) {
 	p := &w.pipe
-	w.runColours(p.graph.jointColorStart, p.graph.jointColorOrder, &p.graph.currentJoints, jointGrain, l)
+	w.runColours(p.graph.jointColorStart, p.graph.jointColorOrder, jointGrain, l)
 }
 
 // jointGrain: a loop over joints (mass, refresh, warm start, a colour's pass, ~100 ns a joint) runs on

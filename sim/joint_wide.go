@@ -247,8 +247,7 @@ func (w *World) jointPass() {
 			w.each(loopJWide, int(hi-lo), wideJointGrain)
 		}
 		if lo, hi := p.jwide.jrestStart[c], p.jwide.jrestStart[c+1]; hi > lo {
-			p.graph.currentJoints = p.jwide.jrest[lo:hi]
-			w.each(loopJointColour, int(hi-lo), jointGrain)
+			w.eachOf(loopJointColour, p.jwide.jrest[lo:hi], jointGrain)
 		}
 	}
 	p.jwide.jwideDirty = true

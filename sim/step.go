@@ -307,10 +307,10 @@ func (w *World) prepare() {
 		w.resetJointImpulses()
 	}
 	w.planWideJoints(w.jointWideInputs())
-	w.packWide(gatherCapOf(b, p.bounds.rot))
+	w.packWide(w.wideInputs())
 	overflow := 0
 	if p.wide.wideOn {
-		overflow = len(p.overflow())
+		overflow = len(p.graph.overflow())
 	}
 	jointsAll := (p.jwide.jwideOn && len(p.jwide.jrest) == 0) || len(w.joints) == 0
 	p.wide.planState(p.work.opts.bodyRows, p.jwide.jwideOn, jointsAll, overflow, len(p.narrow.manifolds))
@@ -356,27 +356,39 @@ func (w *World) jointWideInputs() jointWideInputs {
 	return in
 }
 
+// wideInputs hands the wide contact stage what it reads of the other stages (packWide).
+func (w *World) wideInputs() wideInputs {
+	p := &w.pipe
+	in := wideInputs{
+		manifolds: p.narrow.manifolds, colorOrder: p.graph.colorOrder, segStart: p.graph.segStart,
+		split: p.graph.splitColour, r: p.graph.nRegions, workers: p.work.workers, kern: p.work.kern,
+		gatherCap: gatherCapOf(&w.Bodies, p.bounds.rot),
+	}
+	if p.wide.wideOn {
+		in.overflow = p.graph.overflow()
+	}
+	return in
+}
+
 // eachColour runs fn over the manifolds of each colour in turn (in parallel within a colour), then
 // over the overflow serially.
 func (w *World) eachColour(l loop) {
 	p := &w.pipe
-	w.runColours(p.graph.colorStart, p.graph.colorOrder, &p.graph.current, passGrain, l)
+	w.runColours(p.graph.colorStart, p.graph.colorOrder, passGrain, l)
 }
 
-// runColours runs loop l over each colour's items (order[start[c]:start[c+1]], published in
-// *current) in turn, in parallel within a colour, then over the overflow (colour maxColors) serially.
-func (w *World) runColours(start, order []int32, current *[]int32, grain int, l loop) {
+// runColours runs loop l over each colour's items (order[start[c]:start[c+1]]) in turn, in parallel
+// within a colour, then over the overflow (colour maxColors) serially.
+func (w *World) runColours(start, order []int32, grain int, l loop) {
 	for c := 0; c < maxColors; c++ {
 		lo, hi := start[c], start[c+1]
 		if lo == hi {
 			continue
 		}
-		*current = order[lo:hi]
-		w.each(l, int(hi-lo), grain)
+		w.eachOf(l, order[lo:hi], grain)
 	}
 	if lo, hi := start[maxColors], start[maxColors+1]; hi > lo {
-		*current = order[lo:hi]
-		w.body(l, 0, 0, int(hi-lo))
+		w.eachOf(l, order[lo:hi], 0)
 	}
 }
 
