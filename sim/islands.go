@@ -237,7 +237,7 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 	p.wide.wideDirty, p.jwide.jwideDirty = p.wide.wideOn, p.jwide.jwideOn
 	last := ops[len(ops)-1]
 	p.consts.posesMoved = last.Stage == StageIntegratePositions
-	p.consts.mode = last.Mode
+	p.loops.mode = last.Mode
 	var sum Timings
 	var all time.Duration
 	for k := range p.islands.islandTimes {
@@ -313,7 +313,7 @@ func (w *World) islandRegionBlock(worker, g int) {
 			if s.rows.stateOn {
 				bodies(w.loadStateRange)
 			}
-			w.islandPasses(g, op.Passes, op.Stage == StageSolve)
+			w.islandPasses(g, op.Passes, op.Mode)
 			if s.rows.stateOn {
 				bodies(w.storeStateRange)
 			}
@@ -368,9 +368,10 @@ func (w *World) islandRows(g int, contact func(*World, *wideBatch), joint func(*
 	}
 }
 
-// islandPasses runs passes over region g's rows: its joints colour by colour, then its contacts
+// islandPasses runs passes of the given mode over region g's rows: its joints colour by colour, then its contacts
 // colour by colour, as jointPass and eachContactColour visit them.
-func (w *World) islandPasses(g, passes int, useBias bool) {
+func (w *World) islandPasses(g, passes int, mode PassMode) {
+	useBias := mode.bias()
 	v := &w.pipe.islands.rows
 	r := v.r
 	for range passes {
@@ -384,7 +385,7 @@ func (w *World) islandPasses(g, passes int, useBias bool) {
 					}
 				}
 				for _, k := range v.jrest[v.jrestSeg[c*r+g]:v.jrestSeg[c*r+g+1]] {
-					w.solveJoint(&w.joints[k], useBias)
+					w.solveJoint(&w.joints[k], mode)
 				}
 			}
 		}

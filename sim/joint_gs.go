@@ -11,7 +11,8 @@ package sim
 // go through solveJointParts.
 
 // solveBall is one Gauss-Seidel pass over a ball joint.
-func (w *World) solveBall(j *joint, useBias bool) {
+func (w *World) solveBall(j *joint, mode PassMode) {
+	useBias := mode.bias()
 	p := &w.pipe
 	soft := &p.joints.jointSoft
 	def := &j.def
@@ -30,12 +31,13 @@ func (w *World) solveBall(j *joint, useBias bool) {
 }
 
 // solveHinge is one Gauss-Seidel pass over a hinge.
-func (w *World) solveHinge(j *joint, useBias bool) {
+func (w *World) solveHinge(j *joint, mode PassMode) {
+	useBias := mode.bias()
 	p := &w.pipe
 	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
-	if def.HasMotor && !p.consts.mode.pseudo() { // a motor drives velocities, not poses
+	if def.HasMotor && !mode.pseudo() { // a motor drives velocities, not poses
 		r := &j.angle.motor
 		maxImpulse := def.Motor.MaxForce / p.consts.invH
 		v := r.rb.Dot(wB) - r.ra.Dot(wA)

@@ -248,12 +248,13 @@ func (w *World) warmJoint(j *joint, sum *impulseSum) {
 // solveJointParts runs one pass over a joint's parts: motor and limits first, then the equality
 // parts, so the parts that must hold are solved last (Box2D's order). Under the direct joint solve
 // (joint_direct.go) the equality parts are left to it.
-func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
+func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
+	useBias := mode.bias()
 	p := &w.pipe
 	soft := &p.joints.jointSoft
 	def := &j.def
 	var motor *Motor
-	if def.HasMotor && !p.consts.mode.pseudo() { // a motor drives velocities, not poses
+	if def.HasMotor && !mode.pseudo() { // a motor drives velocities, not poses
 		motor = &def.Motor
 	}
 	switch def.Type {
@@ -290,30 +291,30 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 
 // solveJoint is one Gauss-Seidel pass over a joint (bodies of one colour are disjoint): ball joints
 // and hinges through their written-out kernels (joint_gs.go), the other types through their parts.
-func (w *World) solveJoint(j *joint, useBias bool) {
+func (w *World) solveJoint(j *joint, mode PassMode) {
 	if !w.pipe.work.opts.partJoints {
 		switch j.def.Type {
 		case Ball:
-			w.solveBall(j, useBias)
+			w.solveBall(j, mode)
 			return
 		case Hinge:
-			w.solveHinge(j, useBias)
+			w.solveHinge(j, mode)
 			return
 		}
 	}
 	var s jointPair
 	w.loadJoint(j, &s)
 	s.noSums = true
-	w.solveJointParts(j, &s, useBias)
+	w.solveJointParts(j, &s, mode)
 	w.storeJoint(j, &s)
 }
 
 // jacobiJoint solves a joint's parts from the pass's start velocities against its split masses and
 // records the impulses for gatherImpulses; it writes no body.
-func (w *World) jacobiJoint(j *joint, sum *impulseSum, useBias bool) {
+func (w *World) jacobiJoint(j *joint, sum *impulseSum, mode PassMode) {
 	var s jointPair
 	w.loadJoint(j, &s)
-	w.solveJointParts(j, &s, useBias)
+	w.solveJointParts(j, &s, mode)
 	s.sums(sum)
 }
 

@@ -252,7 +252,7 @@ func (w *World) jointPass() {
 	}
 	p.jwide.jwideDirty = true
 	for _, k := range p.jwide.jrest[p.jwide.jrestStart[maxColors]:p.jwide.jrestStart[maxColors+1]] {
-		w.solveJoint(&w.joints[k], p.consts.mode.bias())
+		w.solveJoint(&w.joints[k], p.loops.mode)
 	}
 }
 

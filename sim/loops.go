@@ -52,11 +52,13 @@ const (
 // loopStage holds the pool's entry points, bound once, and what the loop that runs is given: body
 // runs the loop cur over a range of items, phase runs it over a phase's chunk (body gets the phase and
 // the chunk for lo and hi), parallel runs the broad phase's own loops. inner is the loop a loopRegions
-// runs region by region, and items the manifold or joint indices a loop over a list runs over (a
-// colour's, the overflow).
+// runs region by region, items the manifold or joint indices a loop over a list runs over (a
+// colour's, the overflow), and mode the pass mode of the plan's op whose passes run (Op.Mode), set by
+// the op's executor and handed by body to the rows as an argument.
 type loopStage struct {
 	cur, inner loop
 	items      []int32
+	mode       PassMode
 	body       func(worker, lo, hi int)
 	phase      func(worker, phase, chunk int)
 	parallel   func(n int, fn func(worker, lo, hi int))
@@ -129,7 +131,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 		w.gatherImpulses(lo, hi)
 	case loopJacobi:
 		for k := lo; k < hi; k++ {
-			w.jacobiManifold(k, p.consts.mode.bias())
+			w.jacobiManifold(k, p.loops.mode.bias())
 		}
 
 	case loopWarm:
@@ -179,9 +181,9 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopJWide:
 		for i := lo; i < hi; i++ {
 			if bt := &p.jwide.curJWide[i]; bt.hinge {
-				p.work.kern.hinge(w, bt, p.consts.mode.bias())
+				p.work.kern.hinge(w, bt, p.loops.mode.bias())
 			} else {
-				p.work.kern.ball(w, bt, p.consts.mode.bias())
+				p.work.kern.ball(w, bt, p.loops.mode.bias())
 			}
 		}
 
@@ -194,12 +196,12 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopJointJacobi:
 		for k := lo; k < hi; k++ {
-			w.jacobiJoint(&w.joints[k], &p.joints.jsums[k], p.consts.mode.bias())
+			w.jacobiJoint(&w.joints[k], &p.joints.jsums[k], p.loops.mode)
 		}
 
 	case loopJointColour:
 		for _, k := range p.loops.items[lo:hi] {
-			w.solveJoint(&w.joints[k], p.consts.mode.bias())
+			w.solveJoint(&w.joints[k], p.loops.mode)
 		}
 
 	case loopXStart:
@@ -237,26 +239,26 @@ func (w *World) body(l loop, worker, lo, hi int) {
 		}
 
 	case loopColour:
-		if p.consts.mode.pseudo() {
+		if p.loops.mode.pseudo() {
 			for _, k := range p.loops.items[lo:hi] {
 				w.pushManifold(&p.narrow.manifolds[k])
 			}
 			return
 		}
 		for _, k := range p.loops.items[lo:hi] {
-			w.solveManifold(&p.narrow.manifolds[k], p.consts.mode.bias())
+			w.solveManifold(&p.narrow.manifolds[k], p.loops.mode.bias())
 		}
 
 	case loopWide:
 		for i := lo; i < hi; i++ {
-			p.work.kern.solve(w, &p.wide.curWide[i], p.consts.mode.bias())
+			p.work.kern.solve(w, &p.wide.curWide[i], p.loops.mode.bias())
 		}
 
 	case loopWideRegion:
 		for g := lo; g < hi; g++ {
 			first, end := p.wide.segment(p.wide.curColour, g)
 			for i := first; i < end; i++ {
-				p.work.kern.solve(w, &p.wide.wide[i], p.consts.mode.bias())
+				p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
 			}
 		}
 
@@ -298,7 +300,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopWidePhase:
 		first, end := p.wide.phaseBatches(lo, hi) // a phase and its chunk
 		for i := first; i < end; i++ {
-			p.work.kern.solve(w, &p.wide.wide[i], p.consts.mode.bias())
+			p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
 		}
 	default:
 		panic("sim: unknown loop")
