@@ -224,11 +224,11 @@ func (w *World) runStage(op Op) {
 func (w *World) broadPhase() {
 	p := &w.pipe
 	w.Stats.BVH = BVHStats{}
-	w.Stats.PairsKept = w.keptPairs()
+	w.Stats.PairsKept = w.keptPairs(p.bounds.boxes, p.bounds.dynamic)
 	if w.Stats.PairsKept {
 		p.broad.fatUses++
 	} else {
-		w.queryFat()
+		w.queryFat(p.bounds.boxes, p.bounds.dynamic)
 		if t, ok := p.broad.phase.(*bvh.LBVH); ok {
 			w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
 		}
@@ -252,6 +252,7 @@ func (w *World) broadPhase() {
 // narrowPhaseAll makes the manifolds of every pair and matches them with last step's.
 func (w *World) narrowPhaseAll() {
 	p := &w.pipe
+	p.narrow.pairs = p.broad.pairs
 	p.narrow.cand = resize(p.narrow.cand, len(p.broad.pairs))
 	p.narrow.candN = resize(p.narrow.candN, len(p.broad.pairs))
 	p.narrow.candMulti = resize(p.narrow.candMulti, len(p.broad.pairs))
