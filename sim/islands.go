@@ -198,12 +198,13 @@ func (s *islandStage) dealIslands(r int, total int64) bool {
 	return slices.Max(load[:r])*int64(r)*100 <= islandBalance*total
 }
 
-// islandRegion is the region of a row between bodies a and c (c may be -1): its dynamic body's.
-func (s *islandStage) islandRegion(b *Bodies, a, c int32) int32 {
+// islandRegion is the region of a row between bodies a and c (c may be -1): its dynamic body's, of
+// the regions bodyRegion gives (islandStage.bodyRegion).
+func islandRegion(bodyRegion []int32, b *Bodies, a, c int32) int32 {
 	if b.InvMass[a] == 0 && c >= 0 {
-		return s.bodyRegion[c]
+		return bodyRegion[c]
 	}
-	return s.bodyRegion[a]
+	return bodyRegion[a]
 }
 
 // islandBlock runs the plan's sub-steps, ops (the ops of a StageIslands block), by island: one hand-off, each
@@ -406,7 +407,7 @@ func (s *islandStage) jointsByRegion(b *Bodies, joints []joint, colorOrder, colo
 	colored := colorOrder[:colorStart[maxColors]]
 	key := func(k int32) int {
 		j := &joints[k]
-		return int(j.color)*r + int(s.islandRegion(b, j.a, j.b))
+		return int(j.color)*r + int(islandRegion(s.bodyRegion, b, j.a, j.b))
 	}
 	seg = resize(s.jointSeg, maxColors*r+1)
 	clear(seg)

@@ -191,10 +191,10 @@ func isOrchestrator(key string) bool {
 var stageAllowlist = map[string]string{
 	// The narrow stage's contacts and the joints as the contact and joint rows see them.
 	"contact_solver.go:World.prepareContacts":   "the bodies' rotations (bounds), the step's constants, the wide stage's widePrep",
-	"contact_solver.go:World.prepareRows":       "the bodies' rotations (bounds), the colours (graph) and the joint pairs for friction",
+	"contact_solver.go:World.prepareRows":       "the bodies' rotations (bounds), and the contact counts (graph) under split masses (joints.split)",
 	"contact_solver.go:World.gatherImpulses":    "the body's constraint lists (graph) and the joints' sums",
 	"contact_solver.go:World.restituteManifold": "the step's constants and the wide stage's velocity rows",
-	"contact_resist.go:World.prepareResist":     "the body's constraint lists (graph) and the joints' pairs",
+	"contact_resist.go:World.prepareResist":     "the contact counts (graph) under split masses (joints.split)",
 	"solver_impulse.go:World.impulseManifold":   "the bodies' rotations (bounds) and the step's constants",
 	"solver_penalty.go:World.penaltyManifold":   "the bodies' rotations (bounds) and the step's constants",
 	"solver_xpbd.go:World.rotateBody":           "writes the bodies' rotation matrices (bounds) as XPBD moves them",
@@ -211,18 +211,11 @@ var stageAllowlist = map[string]string{
 	"rows8_simd.go:jointConsts8.set":            "the step's constants (invH) beside the joints' softness",
 	"rows16_simd.go:jointConsts16.set":          "the step's constants (invH) beside the joints' softness",
 	"joint_wide.go:World.jointPass":             "the op's pass mode (loops), for the overflow joints",
-	// The graph's colouring groups the manifolds by the islands' regions.
-	"graph.go:pipeline.colourManifolds": "the manifolds (narrow) and the islands' regions; turns the islands off on an overflow",
-	"graph.go:pipeline.regionKey":       "the manifolds (narrow) and the islands' regions",
-	"graph.go:pipeline.buildAdjacency":  "the manifolds (narrow)",
-	// The narrow stage's cache and its edits read the bodies' rotation matrices and boxes.
+	// The narrow stage's cache and its edits read the bodies' rotation matrices.
 	"contact.go:pipeline.dropBody":        "the bodies' rotation matrices (bounds), moved with a removed body",
 	"contact_cache.go:pipeline.keepCache": "the bodies' rotation matrices (bounds)",
 	"contact_cache.go:pipeline.reuse":     "the bodies' rotation matrices (bounds)",
 	"contact.go:World.Contacts":           "the sleeping islands' kept contacts beside the narrow stage's",
-	"sleep.go:World.updateSleep":          "this step's manifolds (narrow) and the plan's stages",
-	"sleep.go:World.keepSleptContacts":    "this step's manifolds (narrow)",
-	"sleep.go:World.wakeTouched":          "the bodies' boxes (bounds) and the manifolds (narrow)",
 	// Edits and snapshots of the whole step's state.
 	"state.go:World.SaveState":    "saves the bounds, narrow and sleep stages' parts of the state",
 	"state.go:World.RestoreState": "restores the bounds, narrow and sleep stages' parts of the state",

@@ -104,14 +104,13 @@ func (w *World) wakeOverlapping(box geom.AABB) {
 }
 
 // wakeTouched runs after the narrow phase: it wakes the islands of the sleeping bodies that touch an
-// awake dynamic body or a moving kinematic body, or are jointed to an awake dynamic body. It reports
-// whether any body woke.
-func (w *World) wakeTouched() bool {
+// awake dynamic body (manifolds) or a moving kinematic body (their boxes), or are jointed to an awake
+// dynamic body. It reports whether any body woke.
+func (w *World) wakeTouched(manifolds []manifold, boxes []geom.AABB) bool {
 	b := &w.Bodies
-	p := &w.pipe
 	awake := func(i int32) bool { return i >= 0 && b.Type[i] == Dynamic && !b.Asleep[i] }
-	for k := range p.narrow.manifolds {
-		m := &p.narrow.manifolds[k]
+	for k := range manifolds {
+		m := &manifolds[k]
 		if m.count == 0 {
 			continue
 		}
@@ -123,9 +122,9 @@ func (w *World) wakeTouched() bool {
 	}
 	for i := range b.Type {
 		if b.Type[i] == Kinematic && (b.Velocity[i] != Vec3{} || b.AngularVelocity[i] != Vec3{}) {
-			box := p.bounds.boxes[i]
+			box := boxes[i]
 			for j := range b.Asleep {
-				if b.Asleep[j] && box.Overlaps(p.bounds.boxes[j]) {
+				if b.Asleep[j] && box.Overlaps(boxes[j]) {
 					w.markWake(j)
 				}
 			}
@@ -177,7 +176,9 @@ type sleeper struct {
 // updateSleep runs at the end of a step with sleeping on: it builds the islands of awake dynamic
 // bodies (union-find over touching contacts and joints) and puts to sleep each island whose bodies
 // have all rested for SleepTime. A body touching a moving kinematic body does not count as resting.
-func (w *World) updateSleep() {
+//
+// manifolds are this step's contacts, and matched says the plan matches shapes (StageShapeMatch).
+func (w *World) updateSleep(manifolds []manifold, matched bool) {
 	b := &w.Bodies
 	p := &w.pipe
 	n := b.Len()
@@ -186,8 +187,8 @@ func (w *World) updateSleep() {
 	moving := func(i int32) bool {
 		return i >= 0 && b.Type[i] == Kinematic && (b.Velocity[i] != Vec3{} || b.AngularVelocity[i] != Vec3{})
 	}
-	for k := range p.narrow.prev { // this step's manifolds (swapped into prev at the end of the step)
-		m := &p.narrow.prev[k]
+	for k := range manifolds {
+		m := &manifolds[k]
 		if m.count == 0 {
 			continue
 		}
@@ -207,7 +208,7 @@ func (w *World) updateSleep() {
 	}
 	// A shape-matching cluster rests and wakes as one where the plan matches shapes (which ties its
 	// members).
-	if p.plan.steps.Uses(StageShapeMatch) {
+	if matched {
 		for _, c := range w.clusters {
 			first := int32(-1)
 			for _, m := range w.members[c.first : c.first+c.count] {
@@ -259,7 +260,7 @@ func (w *World) updateSleep() {
 	}
 	w.Stats.Asleep = asleep
 	if fell {
-		w.keepSleptContacts()
+		w.keepSleptContacts(manifolds)
 	}
 }
 
@@ -270,8 +271,8 @@ type sleptContact struct {
 }
 
 // keepSleptContacts adds the contacts of the islands that fell asleep this step (labelled in
-// islandLabel by updateSleep) to pipeline.slept. prev holds this step's manifolds.
-func (w *World) keepSleptContacts() {
+// islandLabel by updateSleep) to the sleep stage's slept, from this step's manifolds.
+func (w *World) keepSleptContacts(manifolds []manifold) {
 	b := &w.Bodies
 	p := &w.pipe
 	newly := func(i int32) uint32 {
@@ -280,8 +281,8 @@ func (w *World) keepSleptContacts() {
 		}
 		return b.island[i]
 	}
-	for k := range p.narrow.prev {
-		m := &p.narrow.prev[k]
+	for k := range manifolds {
+		m := &manifolds[k]
 		if m.count == 0 {
 			continue
 		}

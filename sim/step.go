@@ -187,7 +187,7 @@ func (w *World) runStage(op Op) {
 		// With sleeping on, a sleeping island that an awake body now touches wakes whole, and the
 		// collision stages run again so that its contacts are there for this step's solve (a few
 		// rounds at most; a wake chain longer than that finishes on the next steps).
-		for round := 1; s.Sleep && round < maxWakeRounds && w.wakeTouched(); round++ {
+		for round := 1; s.Sleep && round < maxWakeRounds && w.wakeTouched(p.narrow.manifolds, p.bounds.boxes); round++ {
 			w.each(loopBounds, n, bodyGrain)
 			w.broadPhase()
 			w.narrowPhaseAll()
@@ -213,7 +213,8 @@ func (w *World) runStage(op Op) {
 		// This step's manifolds become the next step's warm-start source.
 		p.narrow.prev, p.narrow.manifolds = p.narrow.manifolds, p.narrow.prev
 	case StageSleep:
-		w.updateSleep()
+		// This step's manifolds were swapped into prev as it stored its impulses.
+		w.updateSleep(p.narrow.prev, p.plan.steps.Uses(StageShapeMatch))
 	default:
 		panic("sim: the " + op.Stage.String() + " stage is not run by the " + p.plan.solver.Kind().String() + " solver")
 	}
@@ -283,7 +284,7 @@ func (w *World) prepare() {
 	p.consts.restThreshold = s.RestitutionThreshold
 	p.consts.anchorReach = 2 * s.LinearSlop
 	p.joints.split = p.plan.solver.traits().split
-	p.buildAdjacency(n)
+	p.graph.buildAdjacency(n, p.narrow.manifolds)
 	p.jointAdjacency(n, w.joints)
 	p.joints.useDirect = s.DirectJoints && p.plan.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
 	w.Stats.Colors = 0
@@ -293,7 +294,11 @@ func (w *World) prepare() {
 		if !w.conv.on { // traced passes are measured over the whole world (convergence.go)
 			p.islands.planIslands(w.islandInputs(), b, w.joints)
 		}
-		p.colourManifolds(b)
+		fits := p.graph.colourManifolds(b, graphInputs{
+			manifolds: p.narrow.manifolds, regions: p.regions(n), wideSplit: p.wideSplitNow(),
+			byIsland: p.islands.on, islandRegions: p.islands.nIslandRegions, bodyRegion: p.islands.bodyRegion,
+		})
+		p.islands.on = p.islands.on && fits
 		w.Stats.Colors = p.graph.colors
 	}
 	p.narrow.sums = resize(p.narrow.sums, len(p.narrow.manifolds))
