@@ -233,9 +233,10 @@ func (w *World) syncWideJoints() {
 	}
 }
 
-// jointPass is one PGS pass over the joints, colour by colour: a colour's wide batches, then its other
-// joints with solveJoint; the overflow (joints that fit no colour) last, serially.
-func (w *World) jointPass() {
+// jointPass is one PGS pass of the given mode over the joints, colour by colour: a colour's wide
+// batches, then its other joints with solveJoint; the overflow (joints that fit no colour) last,
+// serially.
+func (w *World) jointPass(mode PassMode) {
 	p := &w.pipe
 	if !p.jwide.jwideOn {
 		w.eachJointColour(loopJointColour)
@@ -252,7 +253,7 @@ func (w *World) jointPass() {
 	}
 	p.jwide.jwideDirty = true
 	for _, k := range p.jwide.jrest[p.jwide.jrestStart[maxColors]:p.jwide.jrestStart[maxColors+1]] {
-		w.solveJoint(&w.joints[k], p.loops.mode)
+		w.solveJoint(&w.joints[k], mode)
 	}
 }
 

@@ -210,7 +210,6 @@ var stageAllowlist = map[string]string{
 	"joint_direct.go:World.projectJointsDirect": "the step's constants, and marks the poses moved",
 	"rows8_simd.go:jointConsts8.set":            "the step's constants (invH) beside the joints' softness",
 	"rows16_simd.go:jointConsts16.set":          "the step's constants (invH) beside the joints' softness",
-	"joint_wide.go:World.jointPass":             "the op's pass mode (loops), for the overflow joints",
 	// The narrow stage's cache and its edits read the bodies' rotation matrices.
 	"contact.go:pipeline.dropBody":        "the bodies' rotation matrices (bounds), moved with a removed body",
 	"contact_cache.go:pipeline.keepCache": "the bodies' rotation matrices (bounds)",
