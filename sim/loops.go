@@ -210,9 +210,9 @@ func (w *World) body(l loop, worker, lo, hi int) {
 		}
 
 	case loopXSave:
-		w.xpbdSaveBodies(lo, hi, p.bounds.rot)
+		w.xpbdSaveBodies(lo, hi)
 	case loopXVel:
-		w.xpbdVelocities(lo, hi, p.consts.invH)
+		w.xpbdVelocities(lo, hi)
 	case loopXJoint:
 		for _, k := range p.loops.items[lo:hi] {
 			w.xpbdJoint(&w.joints[k])

@@ -198,6 +198,8 @@ var stageAllowlist = map[string]string{
 	"solver_impulse.go:World.impulseManifold":   "the bodies' rotations (bounds) and the step's constants",
 	"solver_penalty.go:World.penaltyManifold":   "the bodies' rotations (bounds) and the step's constants",
 	"solver_xpbd.go:World.rotateBody":           "writes the bodies' rotation matrices (bounds) as XPBD moves them",
+	"solver_xpbd.go:World.xpbdSaveBodies":       "the bodies' rotation matrices (bounds)",
+	"solver_xpbd.go:World.xpbdVelocities":       "the step's constants (invH)",
 	"convergence.go:World.traceRead":            "reads the velocities from the wide stage's rows or XPBD's",
 	// The joint rows read the step's constants (invH) beside the joint stage's softness.
 	"joint_gs.go:World.solveBall":               "the step's constants (invH)",

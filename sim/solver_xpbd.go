@@ -464,13 +464,12 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 	w.resistVelocity(m, rA, rB, lambdaN*p.consts.invH)
 }
 
-// xpbdSaveBodies remembers the bodies' poses at the start of the sub-step (rot: their rotation
-// matrices).
-func (w *World) xpbdSaveBodies(lo, hi int, rot []Mat3) {
+// xpbdSaveBodies remembers the bodies' poses at the start of the sub-step.
+func (w *World) xpbdSaveBodies(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	for i := lo; i < hi; i++ {
-		p.xpbd.prevPos[i], p.xpbd.prevRot[i] = b.Position[i], rot[i]
+		p.xpbd.prevPos[i], p.xpbd.prevRot[i] = b.Position[i], p.bounds.rot[i]
 		p.xpbd.corrX[i], p.xpbd.corrTh[i] = vec{}, vec{}
 	}
 }
@@ -479,16 +478,16 @@ func (w *World) xpbdSaveBodies(lo, hi int, rot []Mat3) {
 // v = (x - x0) / h, w = 2 vec(q q0^-1) / h. The pose change is the predicted one (h v, h w) plus the
 // corrections, so this adds the corrections over h to the velocities: the same in exact arithmetic,
 // but in float32 the difference of two nearly equal poses loses most digits (it made a motor-driven
-// wheel's speed wander by 4e-3 rad/s), the sum of the corrections does not. invH is 1/h.
-func (w *World) xpbdVelocities(lo, hi int, invH float32) {
+// wheel's speed wander by 4e-3 rad/s), the sum of the corrections does not.
+func (w *World) xpbdVelocities(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	for i := lo; i < hi; i++ {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
-		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(p.xpbd.corrX[i].Scale(invH)))
-		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(p.xpbd.corrTh[i].Scale(invH)))
+		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(p.xpbd.corrX[i].Scale(p.consts.invH)))
+		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(p.xpbd.corrTh[i].Scale(p.consts.invH)))
 	}
 }
 
