@@ -31,21 +31,21 @@ const FatRetry = 8
 // pairs by testing each against every body, keeping the others' pairs; with more, the broad phase runs.
 const MaxMoved = 32
 
-// keptPairs reports whether the last query's pairs hold, brought up to date: the same number of
-// bodies, and at most MaxMoved of them outside the grown boxes the query used (or with another moving
+// keptPairs reports whether the last query's pairs hold for the bodies' boxes and moving flags
+// (the bounds stage's), brought up to date: the same number of bodies, and at most MaxMoved of them outside the grown boxes the query used (or with another moving
 // flag), whose pairs it then finds again by testing each against every body's grown box. It sets
 // Stats.Moved to how many did.
-func (w *World) keptPairs() bool {
+func (w *World) keptPairs(boxes []geom.AABB, dynamic []bool) bool {
 	p := &w.pipe
-	n := len(p.bounds.boxes)
+	n := len(boxes)
 	w.Stats.Moved = 0
 	if !p.broad.fatOK || len(p.broad.fat) != n || len(p.broad.fatMoving) != n {
 		return false
 	}
 	p.broad.moved = p.broad.moved[:0]
 	for i := range n {
-		b, f := &p.bounds.boxes[i], &p.broad.fat[i]
-		if p.bounds.dynamic[i] != p.broad.fatMoving[i] || !(f.Min[0] <= b.Min[0] && f.Min[1] <= b.Min[1] && f.Min[2] <= b.Min[2] &&
+		b, f := &boxes[i], &p.broad.fat[i]
+		if dynamic[i] != p.broad.fatMoving[i] || !(f.Min[0] <= b.Min[0] && f.Min[1] <= b.Min[1] && f.Min[2] <= b.Min[2] &&
 			b.Max[0] <= f.Max[0] && b.Max[1] <= f.Max[1] && b.Max[2] <= f.Max[2]) {
 			if len(p.broad.moved) == MaxMoved {
 				return false
@@ -54,7 +54,7 @@ func (w *World) keptPairs() bool {
 		}
 	}
 	if len(p.broad.moved) > 0 {
-		w.updateMoved()
+		w.updateMoved(boxes, dynamic)
 	}
 	w.Stats.Moved = len(p.broad.moved)
 	return true
@@ -63,15 +63,15 @@ func (w *World) keptPairs() bool {
 // updateMoved brings the grown boxes and their pairs up to date for the bodies in moved (in index
 // order): each gets its box grown afresh and its moving flag; the pairs of the others stay, and a
 // moved body's are found by testing its grown box against every other body's. The pairs stay sorted.
-func (w *World) updateMoved() {
+func (w *World) updateMoved(boxes []geom.AABB, dynamic []bool) {
 	p := &w.pipe
-	n := len(p.bounds.boxes)
+	n := len(boxes)
 	p.broad.isMoved = resize(p.broad.isMoved, n)
 	m := p.broad.fatMargin
 	for _, i := range p.broad.moved {
 		p.broad.isMoved[i] = true
-		p.broad.fat[i] = grow(p.bounds.boxes[i], m)
-		p.broad.fatMoving[i] = p.bounds.dynamic[i]
+		p.broad.fat[i] = grow(boxes[i], m)
+		p.broad.fatMoving[i] = dynamic[i]
 	}
 	// The moved bodies' pairs, each once: from its smaller moved body when both moved.
 	p.broad.newPairs = p.broad.newPairs[:0]
@@ -122,9 +122,9 @@ func grow(b geom.AABB, m float32) geom.AABB {
 	return b
 }
 
-// queryFat runs the broad phase on the bodies' boxes grown by FatMargin (or not grown, after a grown
+// queryFat runs the broad phase on the bodies' boxes (with their moving flags) grown by FatMargin (or not grown, after a grown
 // query that was wasted), into fatPairs.
-func (w *World) queryFat() {
+func (w *World) queryFat(boxes []geom.AABB, dynamic []bool) {
 	p := &w.pipe
 	if p.broad.fatOK && p.broad.fatMargin > 0 && p.broad.fatUses == 0 {
 		p.broad.fatWait = FatRetry
@@ -135,14 +135,14 @@ func (w *World) queryFat() {
 		p.broad.fatMargin = 0
 	}
 	m := p.broad.fatMargin
-	n := len(p.bounds.boxes)
+	n := len(boxes)
 	p.broad.fat = resize(p.broad.fat, n)
 	p.broad.fatMoving = resize(p.broad.fatMoving, n)
-	copy(p.broad.fatMoving, p.bounds.dynamic)
+	copy(p.broad.fatMoving, dynamic)
 	for i := range n {
-		p.broad.fat[i] = grow(p.bounds.boxes[i], m)
+		p.broad.fat[i] = grow(boxes[i], m)
 	}
-	p.broad.fatPairs = p.broad.phase.Pairs(p.broad.fat, p.bounds.dynamic, p.broad.fatPairs)
+	p.broad.fatPairs = p.broad.phase.Pairs(p.broad.fat, dynamic, p.broad.fatPairs)
 	p.broad.fatOK = true
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"tumble/sim/internal/vecmath"
 
+	"tumble/sim/broad"
 	"tumble/sim/collide"
 	"tumble/sim/geom"
 )
@@ -262,7 +263,7 @@ func (w *World) narrowPhase(lo, hi int) {
 	dt := w.settings.Dt
 	hint := 0
 	for k := lo; k < hi; k++ {
-		pr := p.broad.pairs[k]
+		pr := p.narrow.pairs[k]
 		ia, ib := pr.A, pr.B
 		p.narrow.candN[k], p.narrow.candMulti[k] = 0, false
 		p.narrow.candFrom[k], p.narrow.candMargin[k] = -1, 0
@@ -435,14 +436,14 @@ const gatherGrain = 4
 // what was filled so far each time, a quarter of the rain's narrow phase while it was filling up.
 func (w *World) gatherManifolds() {
 	p := &w.pipe
-	chunks := (len(p.broad.pairs) + gatherChunk - 1) / gatherChunk
+	chunks := (len(p.narrow.pairs) + gatherChunk - 1) / gatherChunk
 	p.narrow.gatherAt = resize(p.narrow.gatherAt, chunks+1)
 	p.narrow.gatherPoints = resize(p.narrow.gatherPoints, chunks)
 	p.narrow.gatherReused = resize(p.narrow.gatherReused, chunks)
 	n := int32(0)
 	for g := range chunks {
 		p.narrow.gatherAt[g] = n
-		for _, c := range p.narrow.candN[g*gatherChunk : min((g+1)*gatherChunk, len(p.broad.pairs))] {
+		for _, c := range p.narrow.candN[g*gatherChunk : min((g+1)*gatherChunk, len(p.narrow.pairs))] {
 			n += c
 		}
 	}
@@ -470,7 +471,7 @@ func (w *World) gatherFill(g int) {
 	at := p.narrow.gatherAt[g]
 	points, reused := int32(0), int32(0)
 	add := func(k int, sub int32, c *collide.Manifold) {
-		ia, ib := p.broad.pairs[k].A, p.broad.pairs[k].B
+		ia, ib := p.narrow.pairs[k].A, p.narrow.pairs[k].B
 		m := &p.narrow.manifolds[at]
 		*m = manifold{}
 		m.a, m.b, m.pair, m.count, m.normal = ia, ib, int32(k), int32(c.Count), ldv(&c.Normal)
@@ -495,7 +496,7 @@ func (w *World) gatherFill(g int) {
 		at++
 		points += int32(c.Count)
 	}
-	for k := g * gatherChunk; k < min((g+1)*gatherChunk, len(p.broad.pairs)); k++ {
+	for k := g * gatherChunk; k < min((g+1)*gatherChunk, len(p.narrow.pairs)); k++ {
 		switch n := p.narrow.candN[k]; {
 		case n == 0:
 		case p.narrow.candMulti[k]:
@@ -603,6 +604,7 @@ type boundsStage struct {
 
 // narrowStage is the Narrow stage's: the pairs' candidate manifolds, this step's manifolds and last step's.
 type narrowStage struct {
+	pairs        []broad.Pair // this step's pairs, the broad stage's (narrowPhaseAll)
 	cand         []collide.Manifold
 	multiCand    [][]collide.Manifold // per pair with a mesh or a compound: its manifolds (cand[k] is then empty)
 	multiChild   [][]childPair        // per pair with a mesh or a compound: each manifold's children

@@ -23,16 +23,16 @@ func (p *pipeline) regions(n int) int {
 // regionBodies is the fewest bodies a region holds under coarse grains (grains.go).
 const regionBodies = 32
 
-// regionKey returns manifold k's region and point count as one key, region*5 + 4 - count: its region
-// is that of its lower-indexed dynamic body (body i of n is in region i*r/n), so that ground contacts
-// go with the bodies they hold; in a colour too small to split (splitColour), region 0.
-func (p *pipeline) regionKey(b *Bodies, k, r, n int) int {
-	m := &p.narrow.manifolds[k]
-	if !p.graph.splitColour[p.graph.manColor[k]] {
+// regionKey returns manifold m's (index k) region and point count as one key, region*5 + 4 - count:
+// its region is that of its lower-indexed dynamic body (body i of n is in region i*r/n), so that
+// ground contacts go with the bodies they hold, or by island its island's (bodyRegion); in a colour
+// too small to split (splitColour), region 0.
+func (g *graphStage) regionKey(b *Bodies, m *manifold, k, r, n int, byIsland bool, bodyRegion []int32) int {
+	if !g.splitColour[g.manColor[k]] {
 		return 4 - int(min(m.count, 4)) // a colour solved on one worker: region 0
 	}
-	if p.islands.on {
-		return int(p.islandRegion(b, m.a, m.b))*5 + 4 - int(min(m.count, 4))
+	if byIsland {
+		return int(islandRegion(bodyRegion, b, m.a, m.b))*5 + 4 - int(min(m.count, 4))
 	}
 	i := m.a
 	if b.InvMass[i] == 0 || (b.InvMass[m.b] != 0 && m.b < i) {
@@ -41,21 +41,34 @@ func (p *pipeline) regionKey(b *Bodies, k, r, n int) int {
 	return int(i)*r/n*5 + 4 - int(min(m.count, 4))
 }
 
+// graphInputs is what colourManifolds reads of the other stages, handed over by prepare.
+type graphInputs struct {
+	manifolds []manifold
+	regions   int // the regions a colour's pass may split into (pipeline.regions)
+	wideSplit int // the least batches of a colour, per worker, for its pass to split (pipeline.wideSplitNow)
+	// byIsland says the sub-steps run by island (planIslands): the regions are then the islands'
+	// (bodyRegion, per body; islandRegions of them).
+	byIsland      bool
+	islandRegions int
+	bodyRegion    []int32
+}
+
 // colourManifolds assigns each manifold the lowest colour that neither of its dynamic bodies has used
 // yet (greedy colouring of the constraint graph; static and kinematic bodies are never written by the
 // solver, so they do not constrain the colouring). Manifolds of one colour touch disjoint dynamic bodies
 // and can be solved in parallel with Gauss-Seidel's sequential semantics. The result is
-// p.colorOrder, manifold indices grouped by colour, with p.colorStart[c] the first of colour c; the
-// entries from p.colorStart[maxColors] on are the overflow.
-func (p *pipeline) colourManifolds(b *Bodies) {
-	used := p.graph.bodyColors
+// g.colorOrder, manifold indices grouped by colour, with g.colorStart[c] the first of colour c; the
+// entries from g.colorStart[maxColors] on are the overflow. It reports whether every manifold fits a
+// colour (an overflow turns the sub-steps by island off).
+func (g *graphStage) colourManifolds(b *Bodies, in graphInputs) (fits bool) {
+	used := g.bodyColors
 	for i := range used {
 		used[i] = 0
 	}
 	var count [maxColors + 1]int32
-	p.graph.manColor = resize(p.graph.manColor, len(p.narrow.manifolds))
-	for k := range p.narrow.manifolds {
-		m := &p.narrow.manifolds[k]
+	g.manColor = resize(g.manColor, len(in.manifolds))
+	for k := range in.manifolds {
+		m := &in.manifolds[k]
 		var busy uint64
 		dynA, dynB := b.InvMass[m.a] != 0, b.InvMass[m.b] != 0
 		if dynA {
@@ -74,20 +87,20 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 				used[m.b] |= bit
 			}
 		}
-		p.graph.manColor[k] = uint8(c)
+		g.manColor[k] = uint8(c)
 		count[c]++
 	}
-	p.graph.colorStart = resize(p.graph.colorStart, maxColors+2)
+	g.colorStart = resize(g.colorStart, maxColors+2)
 	start := int32(0)
 	colors := 0
 	for c := 0; c <= maxColors; c++ {
-		p.graph.colorStart[c] = start
+		g.colorStart[c] = start
 		start += count[c]
 		if c < maxColors && count[c] > 0 {
 			colors++
 		}
 	}
-	p.graph.colorStart[maxColors+1] = start
+	g.colorStart[maxColors+1] = start
 	// Within a colour the manifolds go by region of bodies (regions), and within a region by point
 	// count, most first; the overflow by point count. The regions are the workers' shares of every
 	// colour's wide pass (wide.go: a region's batches are solved, refreshed and warm-started by the
@@ -100,82 +113,85 @@ func (p *pipeline) colourManifolds(b *Bodies) {
 	// no dynamic body, so their order changes no result.
 	// By island (islands.go), every colour is split by region, and a manifold that fits no colour
 	// (solved after them all) turns it off.
-	p.islands.on = p.islands.on && count[maxColors] == 0
-	r := p.regions(len(used))
-	if p.islands.on {
-		r = p.islands.nIslandRegions
+	fits = count[maxColors] == 0
+	byIsland := in.byIsland && fits
+	r := in.regions
+	if byIsland {
+		r = in.islandRegions
 	}
 	for c := range maxColors {
-		p.graph.splitColour[c] = r > 1 && (p.islands.on || int(count[c]) >= 2*p.wideSplitNow()*wideLanes)
+		g.splitColour[c] = r > 1 && (byIsland || int(count[c]) >= 2*in.wideSplit*wideLanes)
 	}
-	if !slices.Contains(p.graph.splitColour[:], true) {
+	if !slices.Contains(g.splitColour[:], true) {
 		r = 1
 	}
-	p.graph.regionStart = resize(p.graph.regionStart, r*5+1)
-	clear(p.graph.regionStart)
-	for k := range p.narrow.manifolds {
-		p.graph.regionStart[p.regionKey(b, k, r, len(used))+1]++
+	g.regionStart = resize(g.regionStart, r*5+1)
+	clear(g.regionStart)
+	for k := range in.manifolds {
+		g.regionStart[g.regionKey(b, &in.manifolds[k], k, r, len(used), byIsland, in.bodyRegion)+1]++
 	}
-	for i := 1; i < len(p.graph.regionStart); i++ {
-		p.graph.regionStart[i] += p.graph.regionStart[i-1]
+	for i := 1; i < len(g.regionStart); i++ {
+		g.regionStart[i] += g.regionStart[i-1]
 	}
-	p.graph.byRegion = resize(p.graph.byRegion, len(p.narrow.manifolds))
-	p.graph.segStart = resize(p.graph.segStart, maxColors*r+1)
-	clear(p.graph.segStart)
-	for k := range p.narrow.manifolds {
-		key := p.regionKey(b, k, r, len(used))
-		p.graph.byRegion[p.graph.regionStart[key]] = int32(k)
-		p.graph.regionStart[key]++
-		if c := int(p.graph.manColor[k]); c < maxColors {
-			p.graph.segStart[c*r+key/5+1]++
+	g.byRegion = resize(g.byRegion, len(in.manifolds))
+	g.segStart = resize(g.segStart, maxColors*r+1)
+	clear(g.segStart)
+	for k := range in.manifolds {
+		key := g.regionKey(b, &in.manifolds[k], k, r, len(used), byIsland, in.bodyRegion)
+		g.byRegion[g.regionStart[key]] = int32(k)
+		g.regionStart[key]++
+		if c := int(g.manColor[k]); c < maxColors {
+			g.segStart[c*r+key/5+1]++
 		}
 	}
-	for i := 1; i < len(p.graph.segStart); i++ {
-		p.graph.segStart[i] += p.graph.segStart[i-1]
+	for i := 1; i < len(g.segStart); i++ {
+		g.segStart[i] += g.segStart[i-1]
 	}
 	var next [maxColors + 1]int32
-	copy(next[:], p.graph.colorStart)
-	p.graph.colorOrder = resize(p.graph.colorOrder, len(p.narrow.manifolds))
-	for _, k := range p.graph.byRegion {
-		c := p.graph.manColor[k]
-		p.graph.colorOrder[next[c]] = k
+	copy(next[:], g.colorStart)
+	g.colorOrder = resize(g.colorOrder, len(in.manifolds))
+	for _, k := range g.byRegion {
+		c := g.manColor[k]
+		g.colorOrder[next[c]] = k
 		next[c]++
 	}
-	p.graph.nRegions = r
-	p.graph.colors = colors
+	g.nRegions = r
+	g.colors = colors
+	return fits
 }
 
 // buildAdjacency lists, for every body, the manifolds touching it (compressed rows: the entries of body
 // i are adj[adjStart[i]:adjStart[i+1]], each manifold index << 1 | side, side 1 when the body is b), and
-// counts the contact points touching each body (the Jacobi solver's mass splitting).
-func (p *pipeline) buildAdjacency(n int) {
-	p.graph.adjStart = resize(p.graph.adjStart, n+1)
-	p.graph.count = resize(p.graph.count, n)
-	for i := range p.graph.adjStart {
-		p.graph.adjStart[i] = 0
+// counts the contact points touching each body (the Jacobi solver's mass splitting), for n bodies and
+// the step's manifolds.
+func (g *graphStage) buildAdjacency(n int, manifolds []manifold) {
+	g.adjStart = resize(g.adjStart, n+1)
+	g.count = resize(g.count, n)
+	for i := range g.adjStart {
+		g.adjStart[i] = 0
 	}
-	for i := range p.graph.count {
-		p.graph.count[i] = 0
+	for i := range g.count {
+		g.count[i] = 0
 	}
-	for k := range p.narrow.manifolds {
-		m := &p.narrow.manifolds[k]
-		p.graph.adjStart[m.a+1]++
-		p.graph.adjStart[m.b+1]++
-		p.graph.count[m.a] += m.count
-		p.graph.count[m.b] += m.count
+	for k := range manifolds {
+		m := &manifolds[k]
+		g.adjStart[m.a+1]++
+		g.adjStart[m.b+1]++
+		g.count[m.a] += m.count
+		g.count[m.b] += m.count
 	}
 	for i := 0; i < n; i++ {
-		p.graph.adjStart[i+1] += p.graph.adjStart[i]
+		g.adjStart[i+1] += g.adjStart[i]
 	}
-	p.graph.adj = resize(p.graph.adj, int(p.graph.adjStart[n]))
-	p.graph.fill = resize(p.graph.fill, n)
-	copy(p.graph.fill, p.graph.adjStart[:n])
-	for k := range p.narrow.manifolds {
-		m := &p.narrow.manifolds[k]
-		p.graph.adj[p.graph.fill[m.a]] = int32(k) << 1
-		p.graph.fill[m.a]++
-		p.graph.adj[p.graph.fill[m.b]] = int32(k)<<1 | 1
-		p.graph.fill[m.b]++
+	g.adj = resize(g.adj, int(g.adjStart[n]))
+	g.fill = resize(g.fill, n)
+	copy(g.fill, g.adjStart[:n])
+	for k := range manifolds {
+		m := &manifolds[k]
+		g.adj[g.fill[m.a]] = int32(k) << 1
+		g.fill[m.a]++
+		g.adj[g.fill[m.b]] = int32(k)<<1 | 1
+		g.fill[m.b]++
 	}
 }
 
@@ -203,10 +219,8 @@ type graphStage struct {
 	segStart        []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*nRegions+g]]
 	colorStart      []int32
 	colors          int
-	current         []int32 // manifold indices of the colour being solved
 	jointColorStart []int32
 	jointColorOrder []int32
-	currentJoints   []int32
 	jointAdjStart   []int32
 	jointAdj        []int32
 }

@@ -35,22 +35,25 @@ const islandRecheck = 16
 // maxIslandRegions is the most regions the islands are dealt to.
 const maxIslandRegions = 64
 
+// islandInputs is what planIslands reads of the rest of the step, handed over by prepare.
+type islandInputs struct {
+	workers   int        // the step's workers: at most one region each
+	eligible  bool       // the plan, the options and the rows allow a block by island at all
+	manifolds []manifold // this step's contacts
+}
+
 // planIslands decides whether this step's sub-steps run by island, before the colours
 // are grouped by region (colourManifolds), and if so gives every dynamic body in a constrained island
-// its region (p.bodyRegion) and sets p.nIslandRegions. The islands are dealt out in the order of their
+// its region (s.bodyRegion) and sets s.nIslandRegions. The islands are dealt out in the order of their
 // lowest body, each to the region its middle falls in when their weights (a manifold's points, four
 // per joint) are laid end to end: no sort, and a world that does not change keeps its regions.
-func (p *pipeline) planIslands(b *Bodies, joints []joint) {
-	p.islands.on = false
-	if p.work.workers < 2 || p.work.workers > maxIslandRegions || !p.work.pool.isFine() || p.work.opts.NoIslands || !p.plan.steps.Uses(StageIslands) ||
-		p.joints.split || p.joints.useDirect || p.work.kern == nil || (len(joints) > 0 && !p.jointsWide()) {
+func (s *islandStage) planIslands(in islandInputs, b *Bodies, joints []joint) {
+	s.on = false
+	if !in.eligible {
 		return
 	}
-	if len(joints) > 0 && p.graph.jointColorStart[maxColors+1] > p.graph.jointColorStart[maxColors] {
-		return // a joint that fits no colour is solved after them all
-	}
-	if p.islands.islandWait > 0 { // the last look found one island holding most of the rows
-		p.islands.islandWait--
+	if s.islandWait > 0 { // the last look found one island holding most of the rows
+		s.islandWait--
 		return
 	}
 	n := b.Len()
@@ -59,39 +62,36 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 			return // it moves in the sub-steps, and rows of several regions may read it
 		}
 	}
-	p.sleep.island = resize(p.sleep.island, n)
-	for i := range p.sleep.island {
-		p.sleep.island[i] = int32(i)
-	}
+	s.island.reset(n)
 	dyn := b.InvMass
-	for k := range p.narrow.manifolds {
-		if m := &p.narrow.manifolds[k]; dyn[m.a] != 0 && dyn[m.b] != 0 {
-			p.union(m.a, m.b)
+	for k := range in.manifolds {
+		if m := &in.manifolds[k]; dyn[m.a] != 0 && dyn[m.b] != 0 {
+			s.island.union(m.a, m.b)
 		}
 	}
 	for k := range joints {
 		if j := &joints[k]; j.b >= 0 && dyn[j.a] != 0 && dyn[j.b] != 0 {
-			p.union(j.a, j.b)
+			s.island.union(j.a, j.b)
 		}
 	}
 	// weight of each island, at its root (the island's lowest body)
-	wt := resize(p.islands.islandWeight, n)
+	wt := resize(s.islandWeight, n)
 	clear(wt)
-	p.islands.islandWeight = wt
+	s.islandWeight = wt
 	root := func(a, b int32) int32 {
 		if dyn[a] == 0 {
-			return p.find(b)
+			return s.island.find(b)
 		}
-		return p.find(a)
+		return s.island.find(a)
 	}
-	for k := range p.narrow.manifolds {
-		m := &p.narrow.manifolds[k]
+	for k := range in.manifolds {
+		m := &in.manifolds[k]
 		wt[root(m.a, m.b)] += m.count
 	}
 	for k := range joints {
 		j := &joints[k]
 		if j.b < 0 {
-			wt[p.find(j.a)] += 4
+			wt[s.island.find(j.a)] += 4
 		} else {
 			wt[root(j.a, j.b)] += 4
 		}
@@ -99,7 +99,7 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	var total, heaviest int64
 	count := 0
 	for i, v := range wt {
-		if v > 0 && p.sleep.island[i] == int32(i) {
+		if v > 0 && s.island[i] == int32(i) {
 			total += int64(v)
 			heaviest = max(heaviest, int64(v))
 			count++
@@ -109,61 +109,61 @@ func (p *pipeline) planIslands(b *Bodies, joints []joint) {
 	// dealing the islands out leaves the regions uneven (twenty equal islands in sixteen regions:
 	// some get two), as many as give each region the same number of them (ten of two).
 	if count < 2 {
-		p.islands.islandWait = islandRecheck * count // one island: it will not come apart at once
+		s.islandWait = islandRecheck * count // one island: it will not come apart at once
 		return
 	}
-	r := int(min(int64(min(p.work.workers, count)), total/heaviest))
-	if r >= 2 && !p.dealIslands(r, total) {
+	r := int(min(int64(min(in.workers, count)), total/heaviest))
+	if r >= 2 && !s.dealIslands(r, total) {
 		per := (count + r - 1) / r
 		r = (count + per - 1) / per
-		if r < 2 || !p.dealIslands(r, total) {
+		if r < 2 || !s.dealIslands(r, total) {
 			return
 		}
 	}
-	if r < 2 || 2*r < p.work.workers {
+	if r < 2 || 2*r < in.workers {
 		// Fewer regions than half the workers: colour by colour, a colour's pass is split wider.
-		p.islands.islandWait = islandRecheck
+		s.islandWait = islandRecheck
 		return
 	}
-	for i := range p.islands.bodyRegion {
+	for i := range s.bodyRegion {
 		if dyn[i] != 0 {
-			p.islands.bodyRegion[i] = p.islands.bodyRegion[p.find(int32(i))]
+			s.bodyRegion[i] = s.bodyRegion[s.island.find(int32(i))]
 		}
 	}
-	p.bodyRuns(b, r)
-	p.islands.on = true
-	p.islands.nIslandRegions = r
+	s.bodyRuns(b, r)
+	s.on = true
+	s.nIslandRegions = r
 }
 
-// bodyRuns lists each region's bodies as runs of consecutive indices (p.runs[2*k], p.runs[2*k+1]: the
+// bodyRuns lists each region's bodies as runs of consecutive indices (s.runs[2*k], s.runs[2*k+1]: the
 // k-th run's first and end; region g's runs are k in runStart[g]:runStart[g+1]): its islands' bodies,
 // and the dynamic bodies in no constraint dealt out by index (i*r/n), which the sub-steps integrate
 // too. Static bodies are in none: the sub-steps never write them.
-func (p *pipeline) bodyRuns(b *Bodies, r int) {
+func (s *islandStage) bodyRuns(b *Bodies, r int) {
 	n := b.Len()
 	region := func(i int) int32 {
 		if b.Type[i] != Dynamic {
 			return -1
 		}
-		if g := p.islands.bodyRegion[i]; g >= 0 {
+		if g := s.bodyRegion[i]; g >= 0 {
 			return g
 		}
 		return int32(i * r / n)
 	}
-	p.islands.runStart = resize(p.islands.runStart, r+1)
-	clear(p.islands.runStart)
+	s.runStart = resize(s.runStart, r+1)
+	clear(s.runStart)
 	for i := 0; i < n; i++ { // count each region's runs
 		if g := region(i); g >= 0 && (i == 0 || region(i-1) != g) {
-			p.islands.runStart[g+1]++
+			s.runStart[g+1]++
 		}
 	}
 	for g := range r {
-		p.islands.runStart[g+1] += p.islands.runStart[g]
+		s.runStart[g+1] += s.runStart[g]
 	}
-	p.islands.runs = resize(p.islands.runs, 2*int(p.islands.runStart[r]))
-	next := resize(p.islands.runNext, r)
-	copy(next, p.islands.runStart[:r])
-	p.islands.runNext = next
+	s.runs = resize(s.runs, 2*int(s.runStart[r]))
+	next := resize(s.runNext, r)
+	copy(next, s.runStart[:r])
+	s.runNext = next
 	for i := 0; i < n; {
 		g := region(i)
 		j := i + 1
@@ -172,25 +172,25 @@ func (p *pipeline) bodyRuns(b *Bodies, r int) {
 		}
 		if g >= 0 {
 			k := next[g]
-			p.islands.runs[2*k], p.islands.runs[2*k+1] = int32(i), int32(j)
+			s.runs[2*k], s.runs[2*k+1] = int32(i), int32(j)
 			next[g]++
 		}
 		i = j
 	}
 }
 
-// dealIslands deals the islands (the roots with a weight in p.islandWeight, of total weight total) out
-// to r regions in the order of their lowest body, setting their roots' p.bodyRegion, and reports
+// dealIslands deals the islands (the roots with a weight in s.islandWeight, of total weight total) out
+// to r regions in the order of their lowest body, setting their roots' s.bodyRegion, and reports
 // whether the heaviest region holds at most islandBalance percent of an even share.
-func (p *pipeline) dealIslands(r int, total int64) bool {
-	p.islands.bodyRegion = resize(p.islands.bodyRegion, len(p.islands.islandWeight))
+func (s *islandStage) dealIslands(r int, total int64) bool {
+	s.bodyRegion = resize(s.bodyRegion, len(s.islandWeight))
 	var at int64
 	var load [maxIslandRegions]int64
-	for i, v := range p.islands.islandWeight {
-		p.islands.bodyRegion[i] = -1
-		if v > 0 && p.sleep.island[i] == int32(i) {
+	for i, v := range s.islandWeight {
+		s.bodyRegion[i] = -1
+		if v > 0 && s.island[i] == int32(i) {
 			g := int32((2*at + int64(v)) * int64(r) / (2 * total))
-			p.islands.bodyRegion[i] = g
+			s.bodyRegion[i] = g
 			load[g] += int64(v)
 			at += int64(v)
 		}
@@ -198,17 +198,13 @@ func (p *pipeline) dealIslands(r int, total int64) bool {
 	return slices.Max(load[:r])*int64(r)*100 <= islandBalance*total
 }
 
-// jointsWide reports whether planWideJoints will lay the joints out in wide batches.
-func (p *pipeline) jointsWide() bool {
-	return p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints && !p.joints.useDirect
-}
-
-// islandRegion is the region of a row between bodies a and b (b may be -1): its dynamic body's.
-func (p *pipeline) islandRegion(b *Bodies, a, c int32) int32 {
+// islandRegion is the region of a row between bodies a and c (c may be -1): its dynamic body's, of
+// the regions bodyRegion gives (islandStage.bodyRegion).
+func islandRegion(bodyRegion []int32, b *Bodies, a, c int32) int32 {
 	if b.InvMass[a] == 0 && c >= 0 {
-		return p.islands.bodyRegion[c]
+		return bodyRegion[c]
 	}
-	return p.islands.bodyRegion[a]
+	return bodyRegion[a]
 }
 
 // islandBlock runs the plan's sub-steps, ops (the ops of a StageIslands block), by island: one hand-off, each
@@ -230,6 +226,11 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 	}
 	p.joints.gatherJoints = true
 	p.islands.islandOps = ops
+	p.islands.rows = regionRows{
+		r: p.graph.nRegions, kern: p.work.kern, stateOn: p.wide.stateOn, jsums: p.joints.jsums,
+		wideOn: p.wide.wideOn, wide: p.wide.wide, wideSeg: p.wide.wideSeg,
+		jwideOn: p.jwide.jwideOn, jwide: p.jwide.jwide, jwideSeg: p.jwide.jwideSeg, jrest: p.jwide.jrest, jrestSeg: p.jwide.jrestSeg,
+	}
 	p.islands.islandTimes = resize(p.islands.islandTimes, max(p.work.workers, 1))
 	clear(p.islands.islandTimes)
 	w.each(loopIslandBlock, p.graph.nRegions, 1)
@@ -237,7 +238,7 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 	p.wide.wideDirty, p.jwide.jwideDirty = p.wide.wideOn, p.jwide.jwideOn
 	last := ops[len(ops)-1]
 	p.consts.posesMoved = last.Stage == StageIntegratePositions
-	p.consts.mode = last.Mode
+	p.loops.mode = last.Mode
 	var sum Timings
 	var all time.Duration
 	for k := range p.islands.islandTimes {
@@ -260,20 +261,38 @@ type islandTimes struct {
 	_ [64]byte
 }
 
-// islandRegionBlock runs the block's stages (p.islandOps) over region g: its bodies (p.runs), its
+// regionRows is what a region's sub-steps read of the other stages, handed over by islandBlock: the
+// lane kernels, the contact and joint batches with where each colour's batches of each of the r
+// regions start, the joints left to solveJoint, the joints' impulse sums, and whether the passes run
+// on the wide stage's velocity rows.
+type regionRows struct {
+	r                  int
+	kern               *laneKernels
+	stateOn            bool
+	jsums              []impulseSum
+	wideOn             bool
+	wide               []wideBatch
+	wideSeg            []int32
+	jwideOn            bool
+	jwide              []wideJointBatch
+	jwideSeg, jrestSeg []int32
+	jrest              []int32
+}
+
+// islandRegionBlock runs the block's stages (s.islandOps) over region g: its bodies (s.runs), its
 // contacts and joints, as the stages run them over the whole world.
 func (w *World) islandRegionBlock(worker, g int) {
-	p := &w.pipe
-	runs := p.islands.runs[2*p.islands.runStart[g] : 2*p.islands.runStart[g+1]]
+	s := &w.pipe.islands
+	runs := s.runs[2*s.runStart[g] : 2*s.runStart[g+1]]
 	bodies := func(fn func(lo, hi int)) {
 		for k := 0; k < len(runs); k += 2 {
 			fn(int(runs[k]), int(runs[k+1]))
 		}
 	}
-	tm := &p.islands.islandTimes[worker].t
+	tm := &s.islandTimes[worker].t
 	moved := true // prepare leaves the rows to be refreshed
 	t := time.Now()
-	for _, op := range p.islands.islandOps {
+	for _, op := range s.islandOps {
 		switch op.Stage {
 		case StageIntegrateVelocities:
 			bodies(w.integrateVelocities)
@@ -292,11 +311,11 @@ func (w *World) islandRegionBlock(worker, g int) {
 				w.islandRefresh(g)
 				moved = false
 			}
-			if p.wide.stateOn {
+			if s.rows.stateOn {
 				bodies(w.loadStateRange)
 			}
-			w.islandPasses(g, op.Passes, op.Stage == StageSolve)
-			if p.wide.stateOn {
+			w.islandPasses(g, op.Passes, op.Mode)
+			if s.rows.stateOn {
 				bodies(w.storeStateRange)
 			}
 		}
@@ -308,7 +327,7 @@ func (w *World) islandRegionBlock(worker, g int) {
 
 // islandRefresh brings region g's contact and joint rows to the bodies' poses (refreshRows).
 func (w *World) islandRefresh(g int) {
-	w.islandRows(g, w.pipe.work.kern.refresh, func(w *World, bt *wideJointBatch) {
+	w.islandRows(g, w.pipe.islands.rows.kern.refresh, func(w *World, bt *wideJointBatch) {
 		wideJointRefreshKernel(w, bt)
 		wideAnchorMassKernel(bt)
 	}, func(w *World, k int32) { w.refreshJoint(&w.joints[k]) })
@@ -317,78 +336,80 @@ func (w *World) islandRefresh(g int) {
 // islandWarm records region g's contacts' and joints' warm-start impulses (warmStart, before the
 // gather).
 func (w *World) islandWarm(g int) {
-	w.islandRows(g, w.pipe.work.kern.warm, func(w *World, bt *wideJointBatch) {
+	rows := &w.pipe.islands.rows
+	w.islandRows(g, rows.kern.warm, func(w *World, bt *wideJointBatch) {
 		if bt.hinge {
 			wideHingeWarmKernel(w, bt)
 		} else {
 			wideBallWarmKernel(w, bt)
 		}
-	}, func(w *World, k int32) { w.warmJoint(&w.joints[k], &w.pipe.joints.jsums[k]) })
+	}, func(w *World, k int32) { w.warmJoint(&w.joints[k], &rows.jsums[k]) })
 }
 
 // islandRows runs contact over region g's contact batches, joint over its joint batches and rest over
 // its other joints, colour by colour. The order is free: refresh and warm start each write a row's own
 // state only.
 func (w *World) islandRows(g int, contact func(*World, *wideBatch), joint func(*World, *wideJointBatch), rest func(*World, int32)) {
-	p := &w.pipe
-	r := p.graph.nRegions
+	v := &w.pipe.islands.rows
+	r := v.r
 	for c := 0; c < maxColors; c++ {
-		if p.wide.wideOn {
-			for i := p.wide.wideSeg[c*r+g]; i < p.wide.wideSeg[c*r+g+1]; i++ {
-				contact(w, &p.wide.wide[i])
+		if v.wideOn {
+			for i := v.wideSeg[c*r+g]; i < v.wideSeg[c*r+g+1]; i++ {
+				contact(w, &v.wide[i])
 			}
 		}
-		if p.jwide.jwideOn {
-			for i := p.islands.jwideSeg[c*r+g]; i < p.islands.jwideSeg[c*r+g+1]; i++ {
-				joint(w, &p.jwide.jwide[i])
+		if v.jwideOn {
+			for i := v.jwideSeg[c*r+g]; i < v.jwideSeg[c*r+g+1]; i++ {
+				joint(w, &v.jwide[i])
 			}
-			for _, k := range p.jwide.jrest[p.islands.jrestSeg[c*r+g]:p.islands.jrestSeg[c*r+g+1]] {
+			for _, k := range v.jrest[v.jrestSeg[c*r+g]:v.jrestSeg[c*r+g+1]] {
 				rest(w, k)
 			}
 		}
 	}
 }
 
-// islandPasses runs passes over region g's rows: its joints colour by colour, then its contacts
+// islandPasses runs passes of the given mode over region g's rows: its joints colour by colour, then its contacts
 // colour by colour, as jointPass and eachContactColour visit them.
-func (w *World) islandPasses(g, passes int, useBias bool) {
-	p := &w.pipe
-	r := p.graph.nRegions
+func (w *World) islandPasses(g, passes int, mode PassMode) {
+	useBias := mode.bias()
+	v := &w.pipe.islands.rows
+	r := v.r
 	for range passes {
-		if p.jwide.jwideOn {
+		if v.jwideOn {
 			for c := 0; c < maxColors; c++ {
-				for i := p.islands.jwideSeg[c*r+g]; i < p.islands.jwideSeg[c*r+g+1]; i++ {
-					if bt := &p.jwide.jwide[i]; bt.hinge {
-						p.work.kern.hinge(w, bt, useBias)
+				for i := v.jwideSeg[c*r+g]; i < v.jwideSeg[c*r+g+1]; i++ {
+					if bt := &v.jwide[i]; bt.hinge {
+						v.kern.hinge(w, bt, useBias)
 					} else {
-						p.work.kern.ball(w, bt, useBias)
+						v.kern.ball(w, bt, useBias)
 					}
 				}
-				for _, k := range p.jwide.jrest[p.islands.jrestSeg[c*r+g]:p.islands.jrestSeg[c*r+g+1]] {
-					w.solveJoint(&w.joints[k], useBias)
+				for _, k := range v.jrest[v.jrestSeg[c*r+g]:v.jrestSeg[c*r+g+1]] {
+					w.solveJoint(&w.joints[k], mode)
 				}
 			}
 		}
-		if p.wide.wideOn {
+		if v.wideOn {
 			for c := 0; c < maxColors; c++ {
-				for i := p.wide.wideSeg[c*r+g]; i < p.wide.wideSeg[c*r+g+1]; i++ {
-					p.work.kern.solve(w, &p.wide.wide[i], useBias)
+				for i := v.wideSeg[c*r+g]; i < v.wideSeg[c*r+g+1]; i++ {
+					v.kern.solve(w, &v.wide[i], useBias)
 				}
 			}
 		}
 	}
 }
 
-// jointsByRegion returns the joints of the colours ordered by colour, then region (stable), with
-// seg[c*r+g] the first of colour c's joints of region g, and r the regions.
-func (p *pipeline) jointsByRegion(w *World) (order, seg []int32, r int) {
-	r = p.graph.nRegions
-	colored := p.graph.jointColorOrder[:p.graph.jointColorStart[maxColors]]
+// jointsByRegion returns the coloured joints (colorOrder, by colour: colorStart) ordered by colour,
+// then region (stable), with seg[c*r+g] the first of colour c's joints of region g, and r the
+// regions.
+func (s *islandStage) jointsByRegion(b *Bodies, joints []joint, colorOrder, colorStart []int32, r int) (order, seg []int32) {
+	colored := colorOrder[:colorStart[maxColors]]
 	key := func(k int32) int {
-		j := &w.joints[k]
-		return int(j.color)*r + int(p.islandRegion(&w.Bodies, j.a, j.b))
+		j := &joints[k]
+		return int(j.color)*r + int(islandRegion(s.bodyRegion, b, j.a, j.b))
 	}
-	seg = resize(p.islands.jointSeg, maxColors*r+1)
+	seg = resize(s.jointSeg, maxColors*r+1)
 	clear(seg)
 	for _, k := range colored {
 		seg[key(k)+1]++
@@ -396,7 +417,7 @@ func (p *pipeline) jointsByRegion(w *World) (order, seg []int32, r int) {
 	for i := 1; i < len(seg); i++ {
 		seg[i] += seg[i-1]
 	}
-	order = resize(p.islands.jointOrder, len(colored))
+	order = resize(s.jointOrder, len(colored))
 	for _, k := range colored {
 		key := key(k)
 		order[seg[key]] = k
@@ -404,8 +425,8 @@ func (p *pipeline) jointsByRegion(w *World) (order, seg []int32, r int) {
 	}
 	copy(seg[1:], seg) // back to the starts
 	seg[0] = 0
-	p.islands.jointSeg, p.islands.jointOrder = seg, order
-	return order, seg, r
+	s.jointSeg, s.jointOrder = seg, order
+	return order, seg
 }
 
 // islandStage is the sub-steps by island (StageIslands).
@@ -415,14 +436,14 @@ type islandStage struct {
 	nIslandRegions int           // the regions the islands are dealt to
 	islandWait     int           // steps before planIslands looks at the islands again
 	bodyRegion     []int32       // per body: its island's region (-1 for a body in no constraint)
+	island         unionFind     // the islands of dynamic bodies (planIslands)
 	islandWeight   []int32       // per island root: its rows' weight
 	islandOps      []Op          // the sub-steps' stages running by island (islandBlock)
+	rows           regionRows    // what the block's regions read of the other stages (islandBlock)
 	islandTimes    []islandTimes // per worker: its time in each stage of the block
 	runs           []int32       // by island: runs of consecutive bodies, first and end (bodyRuns)
 	runStart       []int32       // region g's runs are runs[2*runStart[g]:2*runStart[g+1]]
 	runNext        []int32       // bodyRuns' scratch
-	jwideSeg       []int32       // by island: colour c's joint batches of region g start at jwide[jwideSeg[c*nRegions+g]]
-	jrestSeg       []int32       // and its joints left to solveJoint at jrest[jrestSeg[c*nRegions+g]]
 	jointOrder     []int32       // by island: the joints by colour, then region (jointsByRegion)
 	jointSeg       []int32       // where colour c's joints of region g start in jointOrder
 }

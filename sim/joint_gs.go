@@ -11,12 +11,13 @@ package sim
 // go through solveJointParts.
 
 // solveBall is one Gauss-Seidel pass over a ball joint.
-func (w *World) solveBall(j *joint, useBias bool) {
+func (w *World) solveBall(j *joint, mode PassMode) {
+	useBias := mode.bias()
 	p := &w.pipe
 	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
-	if def.Friction > 0 && !p.consts.mode.pseudo() { // friction acts on velocities, not poses
+	if def.Friction > 0 && !mode.pseudo() { // friction acts on velocities, not poses
 		L := j.fric.impulse3(wA, wB, def.Friction/p.consts.invH)
 		wA, wB = wA.Sub(mulMat(&j.iA, L)), wB.Add(mulMat(&j.iB, L))
 	}
@@ -34,12 +35,13 @@ func (w *World) solveBall(j *joint, useBias bool) {
 }
 
 // solveHinge is one Gauss-Seidel pass over a hinge.
-func (w *World) solveHinge(j *joint, useBias bool) {
+func (w *World) solveHinge(j *joint, mode PassMode) {
+	useBias := mode.bias()
 	p := &w.pipe
 	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
-	if def.driven() && !p.consts.mode.pseudo() { // a motor or friction drives velocities, not poses
+	if def.driven() && !mode.pseudo() { // a motor or friction drives velocities, not poses
 		r := &j.angle.motor
 		m := def.drive()
 		maxImpulse := m.MaxForce / p.consts.invH

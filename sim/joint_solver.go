@@ -254,11 +254,12 @@ func (w *World) warmJoint(j *joint, sum *impulseSum) {
 // solveJointParts runs one pass over a joint's parts: motor (or friction) and limits first, then the
 // equality parts, so the parts that must hold are solved last (Box2D's order). Under the direct joint
 // solve (joint_direct.go) the equality parts are left to it.
-func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
+func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
+	useBias := mode.bias()
 	p := &w.pipe
 	soft := &p.joints.jointSoft
 	def := &j.def
-	pseudo := p.consts.mode.pseudo() // motors and friction act on velocities, not poses
+	pseudo := mode.pseudo() // motors and friction act on velocities, not poses
 	var motor *Motor
 	var drive Motor
 	if def.driven() && !pseudo {
@@ -302,30 +303,30 @@ func (w *World) solveJointParts(j *joint, s *jointPair, useBias bool) {
 
 // solveJoint is one Gauss-Seidel pass over a joint (bodies of one colour are disjoint): ball joints
 // and hinges through their written-out kernels (joint_gs.go), the other types through their parts.
-func (w *World) solveJoint(j *joint, useBias bool) {
+func (w *World) solveJoint(j *joint, mode PassMode) {
 	if !w.pipe.work.opts.partJoints {
 		switch j.def.Type {
 		case Ball:
-			w.solveBall(j, useBias)
+			w.solveBall(j, mode)
 			return
 		case Hinge:
-			w.solveHinge(j, useBias)
+			w.solveHinge(j, mode)
 			return
 		}
 	}
 	var s jointPair
 	w.loadJoint(j, &s)
 	s.noSums = true
-	w.solveJointParts(j, &s, useBias)
+	w.solveJointParts(j, &s, mode)
 	w.storeJoint(j, &s)
 }
 
 // jacobiJoint solves a joint's parts from the pass's start velocities against its split masses and
 // records the impulses for gatherImpulses; it writes no body.
-func (w *World) jacobiJoint(j *joint, sum *impulseSum, useBias bool) {
+func (w *World) jacobiJoint(j *joint, sum *impulseSum, mode PassMode) {
 	var s jointPair
 	w.loadJoint(j, &s)
-	w.solveJointParts(j, &s, useBias)
+	w.solveJointParts(j, &s, mode)
 	s.sums(sum)
 }
 
@@ -451,7 +452,7 @@ func (p *pipeline) jointAdjacency(n int, joints []joint) {
 // eachJointColour runs fn over the joints of each colour in turn, then the overflow serially.
 func (w *World) eachJointColour(l loop) {
 	p := &w.pipe
-	w.runColours(p.graph.jointColorStart, p.graph.jointColorOrder, &p.graph.currentJoints, jointGrain, l)
+	w.runColours(p.graph.jointColorStart, p.graph.jointColorOrder, jointGrain, l)
 }
 
 // jointGrain: a loop over joints (mass, refresh, warm start, a colour's pass, ~100 ns a joint) runs on

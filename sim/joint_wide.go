@@ -91,16 +91,26 @@ func wideJointKind(j *joint) int {
 	return 0
 }
 
+// jointWideInputs is what planWideJoints reads of the rest of the step, handed over by prepare.
+type jointWideInputs struct {
+	on bool // the joints' passes are wide (the solver, the options and the lane kernels allow it)
+	// The coloured joints by colour and, by island (islands.go), by region within a colour: seg[c*r+g]
+	// is where colour c's joints of region g start in order.
+	order, seg []int32
+	r          int
+	overflow   []int32 // the joints that fit no colour
+	gatherCap  int     // the least capacity of the arrays the wide kernels gather from (gatherCapOf)
+}
+
 // planWideJoints decides whether this step's joint passes are wide and if so lays out each colour's
 // batches (by kind) and the joints left to solveJoint, and copies the step's masses into the lanes
 // (prepare, after the joints' masses).
-func (w *World) planWideJoints() {
+func (w *World) planWideJoints(in jointWideInputs) {
 	p := &w.pipe
 	for k := range w.joints {
 		w.joints[k].wide = -1
 	}
-	p.jwide.jwideOn = p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints &&
-		!p.joints.useDirect && len(w.joints) > 0
+	p.jwide.jwideOn = in.on && len(w.joints) > 0
 	p.jwide.jwideDirty = false
 	if !p.jwide.jwideOn {
 		return
@@ -108,20 +118,15 @@ func (w *World) planWideJoints() {
 	p.jwide.jwideStart = resize(p.jwide.jwideStart, maxColors+1)
 	p.jwide.jrestStart = resize(p.jwide.jrestStart, maxColors+2)
 	p.jwide.jwide, p.jwide.jrest = p.jwide.jwide[:0], p.jwide.jrest[:0]
-	// The joints by colour and, by island (islands.go), by region within a colour: seg[c*r+g] is
-	// where colour c's joints of region g start in order.
-	order, seg, r := p.graph.jointColorOrder, p.graph.jointColorStart, 1
-	if p.islands.on {
-		order, seg, r = p.jointsByRegion(w)
-	}
-	p.islands.jwideSeg = resize(p.islands.jwideSeg, maxColors*r+1)
-	p.islands.jrestSeg = resize(p.islands.jrestSeg, maxColors*r+1)
+	order, seg, r := in.order, in.seg, in.r
+	p.jwide.jwideSeg = resize(p.jwide.jwideSeg, maxColors*r+1)
+	p.jwide.jrestSeg = resize(p.jwide.jrestSeg, maxColors*r+1)
 	for cg := 0; cg < maxColors*r; cg++ {
 		c := cg / r
 		if cg%r == 0 {
 			p.jwide.jwideStart[c], p.jwide.jrestStart[c] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
 		}
-		p.islands.jwideSeg[cg], p.islands.jrestSeg[cg] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
+		p.jwide.jwideSeg[cg], p.jwide.jrestSeg[cg] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
 		for kind := 0; kind <= 2; kind++ {
 			var bt *wideJointBatch
 			for _, k := range order[seg[cg]:seg[cg+1]] {
@@ -175,7 +180,7 @@ func (w *World) planWideJoints() {
 			}
 		}
 	}
-	w.setGatherCap()
+	p.jwide.gatherCap = in.gatherCap
 	for i := range p.jwide.jwide { // empty lanes: lane 0's bodies, so that a full gather reads valid ones
 		bt := &p.jwide.jwide[i]
 		for l := bt.lanes; l < batchLanes; l++ {
@@ -185,9 +190,8 @@ func (w *World) planWideJoints() {
 	}
 	p.jwide.jwideStart[maxColors] = int32(len(p.jwide.jwide))
 	p.jwide.jrestStart[maxColors] = int32(len(p.jwide.jrest))
-	p.islands.jwideSeg[maxColors*r], p.islands.jrestSeg[maxColors*r] = p.jwide.jwideStart[maxColors], p.jwide.jrestStart[maxColors]
-	start := p.graph.jointColorStart
-	p.jwide.jrest = append(p.jwide.jrest, p.graph.jointColorOrder[start[maxColors]:start[maxColors+1]]...)
+	p.jwide.jwideSeg[maxColors*r], p.jwide.jrestSeg[maxColors*r] = p.jwide.jwideStart[maxColors], p.jwide.jrestStart[maxColors]
+	p.jwide.jrest = append(p.jwide.jrest, in.overflow...)
 	p.jwide.jrestStart[maxColors+1] = int32(len(p.jwide.jrest))
 }
 
@@ -229,9 +233,10 @@ func (w *World) syncWideJoints() {
 	}
 }
 
-// jointPass is one PGS pass over the joints, colour by colour: a colour's wide batches, then its other
-// joints with solveJoint; the overflow (joints that fit no colour) last, serially.
-func (w *World) jointPass() {
+// jointPass is one PGS pass of the given mode over the joints, colour by colour: a colour's wide
+// batches, then its other joints with solveJoint; the overflow (joints that fit no colour) last,
+// serially.
+func (w *World) jointPass(mode PassMode) {
 	p := &w.pipe
 	if !p.jwide.jwideOn {
 		w.eachJointColour(loopJointColour)
@@ -243,13 +248,12 @@ func (w *World) jointPass() {
 			w.each(loopJWide, int(hi-lo), wideJointGrain)
 		}
 		if lo, hi := p.jwide.jrestStart[c], p.jwide.jrestStart[c+1]; hi > lo {
-			p.graph.currentJoints = p.jwide.jrest[lo:hi]
-			w.each(loopJointColour, int(hi-lo), jointGrain)
+			w.eachOf(loopJointColour, p.jwide.jrest[lo:hi], jointGrain)
 		}
 	}
 	p.jwide.jwideDirty = true
 	for _, k := range p.jwide.jrest[p.jwide.jrestStart[maxColors]:p.jwide.jrestStart[maxColors+1]] {
-		w.solveJoint(&w.joints[k], p.consts.mode.bias())
+		w.solveJoint(&w.joints[k], mode)
 	}
 }
 
@@ -259,5 +263,7 @@ type jointWideStage struct {
 	jwide, curJWide        []wideJointBatch
 	jwideStart, jrestStart []int32
 	jrest                  []int32
-	gatherCap              int // the least capacity of the arrays the wide kernels gather from
+	jwideSeg               []int32 // by island: colour c's batches of region g start at jwide[jwideSeg[c*r+g]]
+	jrestSeg               []int32 // and its joints left to solveJoint at jrest[jrestSeg[c*r+g]]
+	gatherCap              int     // the least capacity of the arrays the wide kernels gather from
 }

@@ -45,17 +45,23 @@ const (
 	loopWidePack                 // the contact batches packed from the manifolds
 	loopWideUnpack               // the contact batches' impulses back into the manifolds
 	loopRestColour               // a restitution pass over the manifolds of the colour being solved
-	loopRegions                  // eachRegion: the loop region, region by region, over regions
+	loopRegions                  // eachRegion: the loop inner, region by region, over regions
+	loopWidePhase                // a wide pass over the contact batches by phases: a colour each, a chunk per region where the colour is split
 )
 
-// loopStage holds the pool's entry points, bound once: body runs the loop cur, phase the wide pass
-// by phases (eachContactColour), parallel the broad phase's own loops; region is the loop eachRegion
-// runs region by region.
+// loopStage holds the pool's entry points, bound once, and what the loop that runs is given: body
+// runs the loop cur over a range of items, phase runs it over a phase's chunk (body gets the phase and
+// the chunk for lo and hi), parallel runs the broad phase's own loops. inner is the loop a loopRegions
+// runs region by region, items the manifold or joint indices a loop over a list runs over (a
+// colour's, the overflow), and mode the pass mode of the plan's op whose passes run (Op.Mode), set by
+// the op's executor and handed by body to the rows as an argument.
 type loopStage struct {
-	cur, region loop
-	body        func(worker, lo, hi int)
-	phase       func(worker, phase, chunk int)
-	parallel    func(n int, fn func(worker, lo, hi int))
+	cur, inner loop
+	items      []int32
+	mode       PassMode
+	body       func(worker, lo, hi int)
+	phase      func(worker, phase, chunk int)
+	parallel   func(n int, fn func(worker, lo, hi int))
 }
 
 // bindLoops makes the pool's entry points once.
@@ -65,17 +71,8 @@ func (w *World) bindLoops() {
 		return
 	}
 	p.loops.body = func(worker, lo, hi int) { w.body(p.loops.cur, worker, lo, hi) }
+	p.loops.phase = func(worker, phase, chunk int) { w.body(p.loops.cur, worker, phase, chunk) }
 	p.loops.parallel = func(n int, fn func(worker, lo, hi int)) { p.work.pool.run(n, 1, fn) }
-	p.loops.phase = func(_, phase, g int) {
-		c, r := int(p.wide.phaseColour[phase]), p.graph.nRegions
-		lo, hi := p.wide.wideStart[c], p.wide.wideStart[c+1]
-		if p.graph.splitColour[c] {
-			lo, hi = p.wide.wideSeg[c*r+g], p.wide.wideSeg[c*r+g+1]
-		}
-		for i := lo; i < hi; i++ {
-			p.work.kern.solve(w, &p.wide.wide[i], p.consts.mode.bias())
-		}
-	}
 }
 
 // each runs loop l over [0, n) on the worker pool, in chunks of at least grain items (fewer items run
@@ -85,6 +82,34 @@ func (w *World) each(l loop, n, grain int) {
 	p.loops.cur = l
 	p.work.pool.run(n, grain, p.loops.body)
 }
+
+// eachOf runs loop l over the manifold or joint indices items on the worker pool, in chunks of at
+// least grain; a grain of 0 runs them all on the caller.
+func (w *World) eachOf(l loop, items []int32, grain int) {
+	w.pipe.loops.items = items
+	if grain == 0 {
+		w.body(l, 0, 0, len(items))
+		return
+	}
+	w.each(l, len(items), grain)
+}
+
+// eachPhase runs loop l over every chunk of every phase (sizes[k] chunks in phase k), phase by phase,
+// on the worker pool in one hand-off.
+func (w *World) eachPhase(l loop, sizes []int32) {
+	p := &w.pipe
+	p.loops.cur = l
+	p.work.pool.runPhases(sizes, p.loops.phase)
+}
+
+// eachInner runs loopRegions over r regions, each running loop inner over its region's batches.
+func (w *World) eachInner(inner loop, r int) {
+	w.pipe.loops.inner = inner
+	w.each(loopRegions, r, 1)
+}
+
+// fineGrains reports whether the step runs with fine grains (grains.go).
+func (w *World) fineGrains() bool { return w.pipe.work.pool.isFine() }
 
 // body runs loop l over the items [lo, hi) on worker.
 func (w *World) body(l loop, worker, lo, hi int) {
@@ -106,7 +131,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 		w.gatherImpulses(lo, hi)
 	case loopJacobi:
 		for k := lo; k < hi; k++ {
-			w.jacobiManifold(k, p.consts.mode.bias())
+			w.jacobiManifold(k, p.loops.mode.bias())
 		}
 
 	case loopWarm:
@@ -156,9 +181,9 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopJWide:
 		for i := lo; i < hi; i++ {
 			if bt := &p.jwide.curJWide[i]; bt.hinge {
-				p.work.kern.hinge(w, bt, p.consts.mode.bias())
+				p.work.kern.hinge(w, bt, p.loops.mode.bias())
 			} else {
-				p.work.kern.ball(w, bt, p.consts.mode.bias())
+				p.work.kern.ball(w, bt, p.loops.mode.bias())
 			}
 		}
 
@@ -171,12 +196,12 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopJointJacobi:
 		for k := lo; k < hi; k++ {
-			w.jacobiJoint(&w.joints[k], &p.joints.jsums[k], p.consts.mode.bias())
+			w.jacobiJoint(&w.joints[k], &p.joints.jsums[k], p.loops.mode)
 		}
 
 	case loopJointColour:
-		for _, k := range p.graph.currentJoints[lo:hi] {
-			w.solveJoint(&w.joints[k], p.consts.mode.bias())
+		for _, k := range p.loops.items[lo:hi] {
+			w.solveJoint(&w.joints[k], p.loops.mode)
 		}
 
 	case loopXStart:
@@ -189,22 +214,22 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopXVel:
 		w.xpbdVelocities(lo, hi)
 	case loopXJoint:
-		for _, k := range p.graph.currentJoints[lo:hi] {
+		for _, k := range p.loops.items[lo:hi] {
 			w.xpbdJoint(&w.joints[k])
 		}
 
 	case loopXJointVel:
-		for _, k := range p.graph.currentJoints[lo:hi] {
+		for _, k := range p.loops.items[lo:hi] {
 			w.xpbdJointVelocity(&w.joints[k])
 		}
 
 	case loopXContact:
-		for _, k := range p.graph.current[lo:hi] {
+		for _, k := range p.loops.items[lo:hi] {
 			w.xpbdContact(&p.narrow.manifolds[k])
 		}
 
 	case loopXContactVel:
-		for _, k := range p.graph.current[lo:hi] {
+		for _, k := range p.loops.items[lo:hi] {
 			w.xpbdContactVelocity(&p.narrow.manifolds[k])
 		}
 
@@ -214,26 +239,26 @@ func (w *World) body(l loop, worker, lo, hi int) {
 		}
 
 	case loopColour:
-		if p.consts.mode.pseudo() {
-			for _, k := range p.graph.current[lo:hi] {
+		if p.loops.mode.pseudo() {
+			for _, k := range p.loops.items[lo:hi] {
 				w.pushManifold(&p.narrow.manifolds[k])
 			}
 			return
 		}
-		for _, k := range p.graph.current[lo:hi] {
-			w.solveManifold(&p.narrow.manifolds[k], p.consts.mode.bias())
+		for _, k := range p.loops.items[lo:hi] {
+			w.solveManifold(&p.narrow.manifolds[k], p.loops.mode.bias())
 		}
 
 	case loopWide:
 		for i := lo; i < hi; i++ {
-			p.work.kern.solve(w, &p.wide.curWide[i], p.consts.mode.bias())
+			p.work.kern.solve(w, &p.wide.curWide[i], p.loops.mode.bias())
 		}
 
 	case loopWideRegion:
-		r := p.graph.nRegions
 		for g := lo; g < hi; g++ {
-			for i := p.wide.wideSeg[p.wide.curColour*r+g]; i < p.wide.wideSeg[p.wide.curColour*r+g+1]; i++ {
-				p.work.kern.solve(w, &p.wide.wide[i], p.consts.mode.bias())
+			first, end := p.wide.segment(p.wide.curColour, g)
+			for i := first; i < end; i++ {
+				p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
 			}
 		}
 
@@ -263,13 +288,19 @@ func (w *World) body(l loop, worker, lo, hi int) {
 		}
 
 	case loopRestColour:
-		for _, k := range p.graph.current[lo:hi] {
+		for _, k := range p.loops.items[lo:hi] {
 			w.restituteManifold(int(k), false)
 		}
 
 	case loopRegions:
 		for g := lo; g < hi; g++ {
-			w.regionBatches(worker, g)
+			w.regionLoop(p.loops.inner, worker, g)
+		}
+
+	case loopWidePhase:
+		first, end := p.wide.phaseBatches(lo, hi) // a phase and its chunk
+		for i := first; i < end; i++ {
+			p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
 		}
 	default:
 		panic("sim: unknown loop")

@@ -107,14 +107,13 @@ func (w *World) wakeOverlapping(box geom.AABB) {
 }
 
 // wakeTouched runs after the narrow phase: it wakes the islands of the sleeping bodies that touch an
-// awake dynamic body or a moving kinematic body, or are jointed to an awake dynamic body. It reports
-// whether any body woke.
-func (w *World) wakeTouched() bool {
+// awake dynamic body (manifolds) or a moving kinematic body (their boxes), or are jointed to an awake
+// dynamic body. It reports whether any body woke.
+func (w *World) wakeTouched(manifolds []manifold, boxes []geom.AABB) bool {
 	b := &w.Bodies
-	p := &w.pipe
 	awake := func(i int32) bool { return i >= 0 && b.Type[i] == Dynamic && !b.Asleep[i] }
-	for k := range p.narrow.manifolds {
-		m := &p.narrow.manifolds[k]
+	for k := range manifolds {
+		m := &manifolds[k]
 		if m.count == 0 {
 			continue
 		}
@@ -126,9 +125,9 @@ func (w *World) wakeTouched() bool {
 	}
 	for i := range b.Type {
 		if b.Type[i] == Kinematic && (b.Velocity[i] != Vec3{} || b.AngularVelocity[i] != Vec3{}) {
-			box := p.bounds.boxes[i]
+			box := boxes[i]
 			for j := range b.Asleep {
-				if b.Asleep[j] && box.Overlaps(p.bounds.boxes[j]) {
+				if b.Asleep[j] && box.Overlaps(boxes[j]) {
 					w.markWake(j)
 				}
 			}
@@ -180,26 +179,25 @@ type sleeper struct {
 // updateSleep runs at the end of a step with sleeping on: it builds the islands of awake dynamic
 // bodies (union-find over touching contacts and joints) and puts to sleep each island whose bodies
 // have all rested for SleepTime. A body touching a moving kinematic body does not count as resting.
-func (w *World) updateSleep() {
+//
+// manifolds are this step's contacts, and matched says the plan matches shapes (StageShapeMatch).
+func (w *World) updateSleep(manifolds []manifold, matched bool) {
 	b := &w.Bodies
 	p := &w.pipe
 	n := b.Len()
-	p.sleep.island = resize(p.sleep.island, n)
-	for i := range p.sleep.island {
-		p.sleep.island[i] = int32(i)
-	}
+	p.sleep.island.reset(n)
 	dyn := func(i int32) bool { return i >= 0 && b.Type[i] == Dynamic }
 	moving := func(i int32) bool {
 		return i >= 0 && b.Type[i] == Kinematic && (b.Velocity[i] != Vec3{} || b.AngularVelocity[i] != Vec3{})
 	}
-	for k := range p.narrow.prev { // this step's manifolds (swapped into prev at the end of the step)
-		m := &p.narrow.prev[k]
+	for k := range manifolds {
+		m := &manifolds[k]
 		if m.count == 0 {
 			continue
 		}
 		switch {
 		case dyn(m.a) && dyn(m.b):
-			p.union(m.a, m.b)
+			p.sleep.island.union(m.a, m.b)
 		case dyn(m.a) && moving(m.b):
 			b.SleepTime[m.a] = 0
 		case dyn(m.b) && moving(m.a):
@@ -208,12 +206,12 @@ func (w *World) updateSleep() {
 	}
 	for k := range w.joints {
 		if j := &w.joints[k]; dyn(j.a) && dyn(j.b) {
-			p.union(j.a, j.b)
+			p.sleep.island.union(j.a, j.b)
 		}
 	}
 	// A shape-matching cluster rests and wakes as one where the plan matches shapes (which ties its
 	// members).
-	if p.plan.steps.Uses(StageShapeMatch) {
+	if matched {
 		for _, c := range w.clusters {
 			first := int32(-1)
 			for _, m := range w.members[c.first : c.first+c.count] {
@@ -221,7 +219,7 @@ func (w *World) updateSleep() {
 					if first < 0 {
 						first = int32(i)
 					} else {
-						p.union(first, int32(i))
+						p.sleep.island.union(first, int32(i))
 					}
 				}
 			}
@@ -234,7 +232,7 @@ func (w *World) updateSleep() {
 	}
 	for i := 0; i < n; i++ {
 		if b.Type[i] == Dynamic && !b.Asleep[i] {
-			r := p.find(int32(i))
+			r := p.sleep.island.find(int32(i))
 			p.sleep.islandRest[r] = min(p.sleep.islandRest[r], b.SleepTime[i])
 		}
 	}
@@ -247,7 +245,7 @@ func (w *World) updateSleep() {
 		if b.Type[i] != Dynamic {
 			continue
 		}
-		if r := p.find(int32(i)); !b.Asleep[i] && p.sleep.islandRest[r] >= w.settings.SleepTime {
+		if r := p.sleep.island.find(int32(i)); !b.Asleep[i] && p.sleep.islandRest[r] >= w.settings.SleepTime {
 			if p.sleep.islandLabel[r] == 0 {
 				p.sleep.nextLabel++
 				if p.sleep.nextLabel == 0 { // wrapped: labels in use are unique enough, 0 is not a label
@@ -265,7 +263,7 @@ func (w *World) updateSleep() {
 	}
 	w.Stats.Asleep = asleep
 	if fell {
-		w.keepSleptContacts()
+		w.keepSleptContacts(manifolds)
 	}
 }
 
@@ -276,18 +274,18 @@ type sleptContact struct {
 }
 
 // keepSleptContacts adds the contacts of the islands that fell asleep this step (labelled in
-// islandLabel by updateSleep) to pipeline.slept. prev holds this step's manifolds.
-func (w *World) keepSleptContacts() {
+// islandLabel by updateSleep) to the sleep stage's slept, from this step's manifolds.
+func (w *World) keepSleptContacts(manifolds []manifold) {
 	b := &w.Bodies
 	p := &w.pipe
 	newly := func(i int32) uint32 {
-		if b.Type[i] != Dynamic || !b.Asleep[i] || p.sleep.islandLabel[p.find(i)] != b.island[i] {
+		if b.Type[i] != Dynamic || !b.Asleep[i] || p.sleep.islandLabel[p.sleep.island.find(i)] != b.island[i] {
 			return 0
 		}
 		return b.island[i]
 	}
-	for k := range p.narrow.prev {
-		m := &p.narrow.prev[k]
+	for k := range manifolds {
+		m := &manifolds[k]
 		if m.count == 0 {
 			continue
 		}
@@ -331,23 +329,34 @@ func (w *World) pruneSlept() {
 	p.sleep.slept = slices.DeleteFunc(p.sleep.slept, func(c sleptContact) bool { return !w.stillAsleep(c, b) })
 }
 
+// unionFind is a union-find over bodies: each entry is its body's parent, a root its own.
+type unionFind []int32
+
+// reset makes every one of n bodies an island of its own.
+func (u *unionFind) reset(n int) {
+	*u = resize(*u, n)
+	for i := range *u {
+		(*u)[i] = int32(i)
+	}
+}
+
 // find returns the root of i's island, halving the path as it goes.
-func (p *pipeline) find(i int32) int32 {
-	for p.sleep.island[i] != i {
-		p.sleep.island[i] = p.sleep.island[p.sleep.island[i]]
-		i = p.sleep.island[i]
+func (u unionFind) find(i int32) int32 {
+	for u[i] != i {
+		u[i] = u[u[i]]
+		i = u[i]
 	}
 	return i
 }
 
 // union joins the islands of a and b; the smaller index becomes the root, so the result does not
 // depend on the order of the unions.
-func (p *pipeline) union(a, b int32) {
-	ra, rb := p.find(a), p.find(b)
+func (u unionFind) union(a, b int32) {
+	ra, rb := u.find(a), u.find(b)
 	if ra < rb {
-		p.sleep.island[rb] = ra
+		u[rb] = ra
 	} else if rb < ra {
-		p.sleep.island[ra] = rb
+		u[ra] = rb
 	}
 }
 
@@ -360,7 +369,7 @@ type sleepStage struct {
 	slept        []sleptContact
 	sleptStale   bool // a body woke since slept was last pruned
 	sleptScratch []ContactPoint
-	island       []int32   // union-find parent per body
+	island       unionFind // the islands of awake bodies
 	islandRest   []float32 // least rest time per island root
 	islandLabel  []uint32  // label given to a sleeping island, per root
 	nextLabel    uint32

@@ -238,12 +238,12 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 		w.projectJointsDirect()
 	case StageSolve, StageRelax:
 		w.refreshRows()
-		p.consts.mode = op.Mode
+		p.loops.mode = op.Mode
 		w.loadState()
 		w.passes(op, func() {
 			pass()
 			if p.joints.useDirect {
-				w.solveJointsDirect(p.consts.mode.bias()) // the joints' equality rows, exactly (joint_direct.go)
+				w.solveJointsDirect(p.loops.mode.bias()) // the joints' equality rows, exactly (joint_direct.go)
 			}
 		})
 		w.storeState() // the wide joints' impulses go back to the joints once a step (StageStoreImpulses)

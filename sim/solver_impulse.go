@@ -63,7 +63,7 @@ func (impulseSolver) run(w *World, op Op) bool {
 	switch op.Stage {
 	case StageSolve:
 		w.refreshRows()
-		w.pipe.consts.mode = op.Mode
+		w.pipe.loops.mode = op.Mode
 		w.passes(op, func() {
 			w.eachJointColour(loopJointColour)
 			for k := range w.pipe.narrow.manifolds {

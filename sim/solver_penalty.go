@@ -93,7 +93,7 @@ func (penaltySolver) run(w *World, op Op) bool {
 	}
 	p.joints.gatherJoints = false
 	w.each(loopGather, w.Bodies.Len(), bodyGrain)
-	p.consts.mode = op.Mode
+	p.loops.mode = op.Mode
 	w.eachJointColour(loopJointColour)
 	return true
 }

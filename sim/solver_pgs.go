@@ -39,7 +39,7 @@ func (pgsSolver) traits() solverTraits {
 // manifolds the same way.
 func (pgsSolver) run(w *World, op Op) bool {
 	return w.runSoftStep(op, func() {
-		w.jointPass()         // wide where the build has it (joint_wide.go)
+		w.jointPass(op.Mode)  // wide where the build has it (joint_wide.go)
 		w.eachContactColour() // wide where the build has it (wide.go)
 	}, func() { w.restitutionColours() })
 }

@@ -83,7 +83,7 @@ func (rigidSolver) run(w *World, op Op) bool {
 		w.warmStart()
 	case StageSolve:
 		w.refreshRows()
-		p.consts.mode = op.Mode // unbiased: rigid rows, open points closing their gap and no more
+		p.loops.mode = op.Mode // unbiased: rigid rows, open points closing their gap and no more
 		w.passes(op, func() {
 			w.eachJointColour(loopJointColour)
 			w.eachColour(loopColour)
@@ -128,7 +128,7 @@ func (w *World) positionPasses(op Op) {
 	vel, ang, soft := b.Velocity, b.AngularVelocity, p.joints.jointSoft
 	b.Velocity, b.AngularVelocity = p.rigid.pseudoV, p.rigid.pseudoW
 	p.joints.jointSoft = softness{biasRate: rigidBaumgarte * p.consts.invH, massScale: 1}
-	p.consts.mode = op.Mode
+	p.loops.mode = op.Mode
 	for range op.Passes {
 		w.refreshRows()
 		clear(p.rigid.pseudoV)
@@ -139,7 +139,7 @@ func (w *World) positionPasses(op Op) {
 		w.each(loopIntPos, n, bodyGrain)
 		p.consts.posesMoved = true
 	}
-	p.consts.mode = Unbiased
+	p.loops.mode = Unbiased
 	b.Velocity, b.AngularVelocity, p.joints.jointSoft = vel, ang, soft
 	for k := range w.joints {
 		p.rigid.jointKeep[k].restore(&w.joints[k])

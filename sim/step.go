@@ -187,7 +187,7 @@ func (w *World) runStage(op Op) {
 		// With sleeping on, a sleeping island that an awake body now touches wakes whole, and the
 		// collision stages run again so that its contacts are there for this step's solve (a few
 		// rounds at most; a wake chain longer than that finishes on the next steps).
-		for round := 1; s.Sleep && round < maxWakeRounds && w.wakeTouched(); round++ {
+		for round := 1; s.Sleep && round < maxWakeRounds && w.wakeTouched(p.narrow.manifolds, p.bounds.boxes); round++ {
 			w.each(loopBounds, n, bodyGrain)
 			w.broadPhase()
 			w.narrowPhaseAll()
@@ -213,7 +213,8 @@ func (w *World) runStage(op Op) {
 		// This step's manifolds become the next step's warm-start source.
 		p.narrow.prev, p.narrow.manifolds = p.narrow.manifolds, p.narrow.prev
 	case StageSleep:
-		w.updateSleep()
+		// This step's manifolds were swapped into prev as it stored its impulses.
+		w.updateSleep(p.narrow.prev, p.plan.steps.Uses(StageShapeMatch))
 	default:
 		panic("sim: the " + op.Stage.String() + " stage is not run by the " + p.plan.solver.Kind().String() + " solver")
 	}
@@ -224,11 +225,11 @@ func (w *World) runStage(op Op) {
 func (w *World) broadPhase() {
 	p := &w.pipe
 	w.Stats.BVH = BVHStats{}
-	w.Stats.PairsKept = w.keptPairs()
+	w.Stats.PairsKept = w.keptPairs(p.bounds.boxes, p.bounds.dynamic)
 	if w.Stats.PairsKept {
 		p.broad.fatUses++
 	} else {
-		w.queryFat()
+		w.queryFat(p.bounds.boxes, p.bounds.dynamic)
 		if t, ok := p.broad.phase.(*bvh.LBVH); ok {
 			w.Stats.BVH = BVHStats{Used: true, Rebuilt: t.Rebuilt, Stages: t.Times}
 		}
@@ -252,6 +253,7 @@ func (w *World) broadPhase() {
 // narrowPhaseAll makes the manifolds of every pair and matches them with last step's.
 func (w *World) narrowPhaseAll() {
 	p := &w.pipe
+	p.narrow.pairs = p.broad.pairs
 	p.narrow.cand = resize(p.narrow.cand, len(p.broad.pairs))
 	p.narrow.candN = resize(p.narrow.candN, len(p.broad.pairs))
 	p.narrow.candMulti = resize(p.narrow.candMulti, len(p.broad.pairs))
@@ -282,7 +284,7 @@ func (w *World) prepare() {
 	p.consts.restThreshold = s.RestitutionThreshold
 	p.consts.anchorReach = 2 * s.LinearSlop
 	p.joints.split = p.plan.solver.traits().split
-	p.buildAdjacency(n)
+	p.graph.buildAdjacency(n, p.narrow.manifolds)
 	p.jointAdjacency(n, w.joints)
 	p.joints.useDirect = s.DirectJoints && p.plan.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
 	w.Stats.Colors = 0
@@ -290,14 +292,18 @@ func (w *World) prepare() {
 	if p.plan.solver.traits().colours {
 		p.colourJoints(b, w.joints)
 		if !w.conv.on { // traced passes are measured over the whole world (convergence.go)
-			p.planIslands(b, w.joints)
+			p.islands.planIslands(w.islandInputs(), b, w.joints)
 		}
-		p.colourManifolds(b)
+		fits := p.graph.colourManifolds(b, graphInputs{
+			manifolds: p.narrow.manifolds, regions: p.regions(n), wideSplit: p.wideSplitNow(),
+			byIsland: p.islands.on, islandRegions: p.islands.nIslandRegions, bodyRegion: p.islands.bodyRegion,
+		})
+		p.islands.on = p.islands.on && fits
 		w.Stats.Colors = p.graph.colors
 	}
 	p.narrow.sums = resize(p.narrow.sums, len(p.narrow.manifolds))
 	p.joints.jsums = resize(p.joints.jsums, len(w.joints))
-	w.decideWide()
+	p.wide.decideWide(p.work.kern != nil && p.plan.solver.traits().wideContacts, len(p.narrow.manifolds), p.work.opts.rowPrepare)
 	p.narrow.mayBounce = 0 // (noteApproach sets it)
 	w.each(loopPrepare, len(p.narrow.manifolds), manifoldGrain)
 	w.each(loopJointMass, len(w.joints), jointGrain)
@@ -307,33 +313,89 @@ func (w *World) prepare() {
 	if s.NoWarmStart {
 		w.resetJointImpulses()
 	}
-	w.planWideJoints()
-	w.packWide()
-	w.planState()
+	w.planWideJoints(w.jointWideInputs())
+	w.packWide(w.wideInputs())
+	overflow := 0
+	if p.wide.wideOn {
+		overflow = len(p.graph.overflow())
+	}
+	jointsAll := (p.jwide.jwideOn && len(p.jwide.jrest) == 0) || len(w.joints) == 0
+	p.wide.planState(p.work.opts.bodyRows, p.jwide.jwideOn, jointsAll, overflow, len(p.narrow.manifolds))
 	p.consts.posesMoved = true // the rows are refreshed before the first pass reads them
+}
+
+// jointsWide reports whether the joints' passes may run wide: lane kernels, a solver whose traits
+// allow it, the options, and no direct joint solve.
+func (w *World) jointsWide() bool {
+	p := &w.pipe
+	return p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints && !p.joints.useDirect
+}
+
+// islandInputs hands planIslands what it reads of the other stages: whether the step may run its
+// sub-steps by island at all (more than one worker, fine grains, a plan with a StageIslands block,
+// rows that are neither split nor solved directly, the wide lanes for the contacts and the joints,
+// and no joint outside the colours), the workers and the manifolds.
+func (w *World) islandInputs() islandInputs {
+	p := &w.pipe
+	joints := w.joints
+	eligible := !(p.work.workers < 2 || p.work.workers > maxIslandRegions || !p.work.pool.isFine() || p.work.opts.NoIslands || !p.plan.steps.Uses(StageIslands) ||
+		p.joints.split || p.joints.useDirect || p.work.kern == nil || (len(joints) > 0 && !w.jointsWide())) &&
+		!(len(joints) > 0 && p.graph.jointColorStart[maxColors+1] > p.graph.jointColorStart[maxColors])
+	return islandInputs{workers: p.work.workers, eligible: eligible, manifolds: p.narrow.manifolds}
+}
+
+// jointWideInputs hands planWideJoints what it reads of the other stages: the joints by colour (and
+// by region, where the sub-steps run by island), the overflow joints and the gather capacity.
+func (w *World) jointWideInputs() jointWideInputs {
+	p := &w.pipe
+	in := jointWideInputs{on: w.jointsWide()}
+	if !in.on || len(w.joints) == 0 {
+		return in
+	}
+	start := p.graph.jointColorStart
+	in.order, in.seg, in.r = p.graph.jointColorOrder, start, 1
+	if p.islands.on {
+		in.r = p.graph.nRegions
+		in.order, in.seg = p.islands.jointsByRegion(&w.Bodies, w.joints, p.graph.jointColorOrder, start, in.r)
+	}
+	in.overflow = p.graph.jointColorOrder[start[maxColors]:start[maxColors+1]]
+	in.gatherCap = gatherCapOf(&w.Bodies, p.bounds.rot)
+	return in
+}
+
+// wideInputs hands the wide contact stage what it reads of the other stages (packWide).
+func (w *World) wideInputs() wideInputs {
+	p := &w.pipe
+	in := wideInputs{
+		manifolds: p.narrow.manifolds, colorOrder: p.graph.colorOrder, segStart: p.graph.segStart,
+		split: p.graph.splitColour, r: p.graph.nRegions, workers: p.work.workers, kern: p.work.kern,
+		gatherCap: gatherCapOf(&w.Bodies, p.bounds.rot),
+	}
+	if p.wide.wideOn {
+		in.overflow = p.graph.overflow()
+	}
+	return in
 }
 
 // eachColour runs fn over the manifolds of each colour in turn (in parallel within a colour), then
 // over the overflow serially.
 func (w *World) eachColour(l loop) {
 	p := &w.pipe
-	w.runColours(p.graph.colorStart, p.graph.colorOrder, &p.graph.current, passGrain, l)
+	w.runColours(p.graph.colorStart, p.graph.colorOrder, passGrain, l)
 }
 
-// runColours runs loop l over each colour's items (order[start[c]:start[c+1]], published in
-// *current) in turn, in parallel within a colour, then over the overflow (colour maxColors) serially.
-func (w *World) runColours(start, order []int32, current *[]int32, grain int, l loop) {
+// runColours runs loop l over each colour's items (order[start[c]:start[c+1]]) in turn, in parallel
+// within a colour, then over the overflow (colour maxColors) serially.
+func (w *World) runColours(start, order []int32, grain int, l loop) {
 	for c := 0; c < maxColors; c++ {
 		lo, hi := start[c], start[c+1]
 		if lo == hi {
 			continue
 		}
-		*current = order[lo:hi]
-		w.each(l, int(hi-lo), grain)
+		w.eachOf(l, order[lo:hi], grain)
 	}
 	if lo, hi := start[maxColors], start[maxColors+1]; hi > lo {
-		*current = order[lo:hi]
-		w.body(l, 0, 0, int(hi-lo))
+		w.eachOf(l, order[lo:hi], 0)
 	}
 }
 

@@ -49,14 +49,13 @@ func stepSoftness(s *Settings) (h, invH float32, soft, static, joint softness) {
 	return
 }
 
-// constStage is the step's constants, fixed in Prepare, and the mode of the passes running.
+// constStage is the step's constants, fixed in Prepare.
 type constStage struct {
 	h, invH       float32
 	soft          softness
 	staticSoft    softness
 	maxPush       float32
 	restThreshold float32
-	mode          PassMode // of the op whose passes run
-	posesMoved    bool     // the bodies moved since the rows were last refreshed (refreshRows)
-	anchorReach   float32  // friction anchors further apart than this are dropped
+	posesMoved    bool    // the bodies moved since the rows were last refreshed (refreshRows)
+	anchorReach   float32 // friction anchors further apart than this are dropped
 }

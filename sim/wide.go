@@ -107,15 +107,14 @@ type stateRow = [8]float32
 // wideStateKernel says that this build's wide kernels can run on the rows of pipeline.vel.
 var wideStateKernel bool
 
-// planState decides, after the batches are packed, whether this step's passes run on pipeline.vel:
-// where every contact and joint row of a pass is in a wide batch (no scalar joints, no overflow
-// manifolds), so that nothing reads Bodies' velocities while the rows hold them.
-func (w *World) planState() {
-	p := &w.pipe
-	contacts := p.wide.wideOn && len(p.overflow()) == 0
-	joints := p.jwide.jwideOn && len(p.jwide.jrest) == 0
-	p.wide.stateOn = wideStateKernel && !p.work.opts.bodyRows && (p.wide.wideOn || p.jwide.jwideOn) &&
-		(contacts || len(p.narrow.manifolds) == 0) && (joints || len(w.joints) == 0)
+// planState decides, after the batches are packed, whether this step's passes run on s.vel: where
+// every contact and joint row of a pass is in a wide batch (no scalar joints, no overflow manifolds),
+// so that nothing reads Bodies' velocities while the rows hold them. bodyRows is Options.bodyRows;
+// jointsWide says the joints' passes are wide, jointsAll that every joint's rows are in a batch (or
+// there is no joint); overflow and manifolds count the manifolds outside the batches and in all.
+func (s *wideStage) planState(bodyRows, jointsWide, jointsAll bool, overflow, manifolds int) {
+	contacts := s.wideOn && overflow == 0
+	s.stateOn = wideStateKernel && !bodyRows && (s.wideOn || jointsWide) && (contacts || manifolds == 0) && jointsAll
 }
 
 // loadState copies the bodies' velocities into pipeline.vel before a stage's passes (when they run on
@@ -175,31 +174,45 @@ func (w *World) storeStateRange(lo, hi int) {
 // the first for every pass, and two workers took 2.43-2.53 ms/step against one's 2.14-2.26.
 const wideSplit = 32
 
-// decideWide decides, before Prepare, whether this step's contact passes run wide (a solver whose
-// traits allow it), and
-// whether the batches' rows are computed as they are packed.
-func (w *World) decideWide() {
-	p := &w.pipe
-	p.wide.wideOn = p.work.kern != nil && p.plan.solver.traits().wideContacts && len(p.narrow.manifolds) > 0
-	p.wide.widePrep = p.wide.wideOn && !p.work.opts.rowPrepare
+// decideWide decides, before Prepare, whether this step's contact passes run wide (allowed: lane
+// kernels and a solver whose traits allow it; and some manifolds), and whether the batches' rows are
+// computed as they are packed (rowPrepare: Options.rowPrepare, off).
+func (s *wideStage) decideWide(allowed bool, manifolds int, rowPrepare bool) {
+	s.wideOn = allowed && manifolds > 0
+	s.widePrep = s.wideOn && !rowPrepare
+}
+
+// wideInputs is what the wide contact stage reads of the other stages, handed over by prepare when
+// the batches are packed (packWide) and kept for the step's passes.
+type wideInputs struct {
+	manifolds  []manifold          // this step's contacts
+	colorOrder []int32             // the manifolds by colour, then region, then point count
+	segStart   []int32             // colour c's manifolds of region g start at colorOrder[segStart[c*r+g]]
+	split      [maxColors + 1]bool // the colour's pass is split between the workers by region
+	overflow   []int32             // the manifolds that fit no colour
+	r          int                 // the regions of bodies
+	workers    int
+	kern       *laneKernels
+	gatherCap  int // the least capacity of the arrays the wide kernels gather from (gatherCapOf)
 }
 
 // packWide builds the batches of the colours' manifolds after Prepare (decideWide).
-func (w *World) packWide() {
+func (w *World) packWide(in wideInputs) {
 	p := &w.pipe
+	p.wide.in = in
 	p.wide.wideDirty = false
 	if !p.wide.wideOn {
 		return
 	}
 	// Room for as many batches as the manifolds' capacity can need, so that the batches grow only
 	// when the manifolds do (a steady step allocates nothing, also while contacts come and go).
-	if need := cap(p.narrow.manifolds)/batchLanes + min(cap(p.narrow.manifolds), maxColors*p.graph.nRegions); cap(p.wide.wide) < need {
+	if need := cap(in.manifolds)/batchLanes + min(cap(in.manifolds), maxColors*in.r); cap(p.wide.wide) < need {
 		p.wide.wide = make([]wideBatch, 0, need)
 		p.wide.wideFirst = make([]int32, 0, need)
 		p.wide.wideLen = make([]uint8, 0, need)
 	}
-	r := p.graph.nRegions
-	p.wide.packScratch = resize(p.wide.packScratch, max(p.work.workers, 1))
+	r := in.r
+	p.wide.packScratch = resize(p.wide.packScratch, max(in.workers, 1))
 	p.wide.wideStart = resize(p.wide.wideStart, maxColors+1)
 	p.wide.wideSeg = resize(p.wide.wideSeg, maxColors*r+1)
 	p.wide.wideFirst = p.wide.wideFirst[:0]
@@ -209,8 +222,8 @@ func (w *World) packWide() {
 		p.wide.wideStart[c] = nb
 		for g := range r {
 			p.wide.wideSeg[c*r+g] = nb
-			end := p.graph.segStart[c*r+g+1]
-			for lo := p.graph.segStart[c*r+g]; lo < end; lo += batchLanes {
+			end := in.segStart[c*r+g+1]
+			for lo := in.segStart[c*r+g]; lo < end; lo += batchLanes {
 				p.wide.wideFirst = append(p.wide.wideFirst, lo)
 				p.wide.wideLen = append(p.wide.wideLen, uint8(min(end-lo, batchLanes)))
 				nb++
@@ -220,10 +233,9 @@ func (w *World) packWide() {
 	p.wide.wideStart[maxColors] = nb
 	p.wide.wideSeg[maxColors*r] = nb
 	p.wide.wide = resize(p.wide.wide, int(nb))
-	w.setGatherCap()
 	w.eachRegion(loopWidePack)
 	if p.wide.widePrep {
-		for _, k := range p.overflow() {
+		for _, k := range in.overflow {
 			w.prepareRows(int(k))
 		}
 	}
@@ -250,7 +262,7 @@ func (w *World) packBatch(worker, i int) {
 	first, n := p.wide.wideFirst[i], int(p.wide.wideLen[i])
 	maxCount := 0
 	for l := range n {
-		maxCount = max(maxCount, int(p.narrow.manifolds[p.graph.colorOrder[int(first)+l]].count))
+		maxCount = max(maxCount, int(p.wide.in.manifolds[p.wide.in.colorOrder[int(first)+l]].count))
 	}
 	bt.lanes, bt.maxCount, bt.ragged, bt.resists = n, maxCount, 0, 0
 	sc := &p.wide.packScratch[worker]
@@ -268,8 +280,8 @@ func (w *World) packBatch(worker, i int) {
 		bt.a[l], bt.b[l], bt.k[l] = -1, -1, -1
 		comp[l] = 0
 		if l < n {
-			k := p.graph.colorOrder[int(first)+l]
-			m = &p.narrow.manifolds[k]
+			k := p.wide.in.colorOrder[int(first)+l]
+			m = &p.wide.in.manifolds[k]
 			count = int(m.count)
 			bt.a[l], bt.b[l], bt.k[l] = m.a, m.b, k
 			bt.mA[l], bt.mB[l] = b.InvMass[m.a], b.InvMass[m.b]
@@ -333,7 +345,7 @@ func (w *World) packBatch(worker, i int) {
 		}
 	}
 	if prep {
-		p.work.kern.prep(w, bt, src, at, kept, comp)
+		p.wide.in.kern.prep(w, bt, src, at, kept, comp)
 	} else {
 		for j := range bt.maxCount {
 			if widePackKernel != nil {
@@ -345,7 +357,7 @@ func (w *World) packBatch(worker, i int) {
 			}
 		}
 	}
-	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.jwide.gatherCap)
+	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.wide.in.gatherCap)
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
@@ -400,13 +412,13 @@ func below(idx []int32, n int) bool {
 }
 
 // gatherSafe reports whether every index in ia and ib is below n-1 (n the least capacity of the arrays
-// a wide kernel gathers from: pipeline.gatherCap).
+// a wide kernel gathers from: gatherCapOf).
 func gatherSafe(ia, ib []int32, n int) bool { return below(ia, n) && below(ib, n) }
 
-// setGatherCap records the least capacity of the arrays the wide kernels gather from.
-func (w *World) setGatherCap() {
-	b := &w.Bodies
-	w.pipe.jwide.gatherCap = min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(w.pipe.bounds.rot))
+// gatherCapOf is the least capacity of the arrays the wide kernels gather from: the bodies' and the
+// rotation matrices rot.
+func gatherCapOf(b *Bodies, rot []Mat3) int {
+	return min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(rot))
 }
 
 // put3 puts v in lane l of a vector row, of a register's lanes or of a contact batch's.
@@ -416,23 +428,23 @@ func put3[L lanes | blanes](d *[3]L, l int, v vec) { d[0][l], d[1][l], d[2][l] =
 // batches' with the wide refresh (the manifolds' own copies are then stale; nothing reads them until
 // the next Prepare), the overflow's and every manifold's without the wide pass with refreshManifold.
 func (w *World) refreshContacts() {
-	p := &w.pipe
-	if !p.wide.wideOn {
-		w.each(loopRefresh, len(p.narrow.manifolds), refreshGrain)
+	s := &w.pipe.wide
+	if !s.wideOn {
+		w.each(loopRefresh, len(s.in.manifolds), refreshGrain)
 		return
 	}
 	w.eachRegion(loopWideRefresh)
-	for _, k := range p.overflow() {
-		w.refreshManifold(&p.narrow.manifolds[k])
+	for _, k := range s.in.overflow {
+		w.refreshManifold(&s.in.manifolds[k])
 	}
 }
 
 // unpackWide copies batch i's impulses (and sliding flags) back to its manifolds.
 func (w *World) unpackWide(i int) {
-	p := &w.pipe
-	bt := &p.wide.wide[i]
+	s := &w.pipe.wide
+	bt := &s.wide[i]
 	for l := range bt.lanes {
-		m := &p.narrow.manifolds[bt.k[l]]
+		m := &s.in.manifolds[bt.k[l]]
 		for j := range m.pts[:m.count] {
 			cp, wp := &m.pts[j], &bt.pts[j]
 			cp.normalImpulse, cp.maxNormal = wp.normalImpulse[l], wp.maxNormal[l]
@@ -455,59 +467,74 @@ func (w *World) syncWideImpulses() {
 // eachContactColour runs one PGS pass over the manifolds, colour by colour: wide where the batches
 // are packed, then the overflow (manifolds that fit no colour) with the scalar pass.
 func (w *World) eachContactColour() {
-	p := &w.pipe
-	if !p.wide.wideOn {
+	s := &w.pipe.wide
+	if !s.wideOn {
 		w.eachColour(loopColour)
 		return
 	}
-	if p.graph.nRegions > 1 && p.work.pool.isFine() {
+	if s.in.r > 1 && w.fineGrains() {
 		// Fine grains: the whole pass in one hand-off, a phase per colour (a chunk per region where
 		// the colour is split), instead of one per split colour.
-		p.wide.phaseSizes, p.wide.phaseColour = p.wide.phaseSizes[:0], p.wide.phaseColour[:0]
+		s.phaseSizes, s.phaseColour = s.phaseSizes[:0], s.phaseColour[:0]
 		for c := 0; c < maxColors; c++ {
-			if p.wide.wideStart[c] < p.wide.wideStart[c+1] {
-				p.wide.phaseSizes = append(p.wide.phaseSizes, int32(max(b2i(p.graph.splitColour[c])*p.graph.nRegions, 1)))
-				p.wide.phaseColour = append(p.wide.phaseColour, int32(c))
+			if s.wideStart[c] < s.wideStart[c+1] {
+				s.phaseSizes = append(s.phaseSizes, int32(max(b2i(s.in.split[c])*s.in.r, 1)))
+				s.phaseColour = append(s.phaseColour, int32(c))
 			}
 		}
-		p.work.pool.runPhases(p.wide.phaseSizes, p.loops.phase)
+		w.eachPhase(loopWidePhase, s.phaseSizes)
 	} else {
 		for c := 0; c < maxColors; c++ {
-			lo, hi := p.wide.wideStart[c], p.wide.wideStart[c+1]
+			lo, hi := s.wideStart[c], s.wideStart[c+1]
 			if lo == hi {
 				continue
 			}
-			if !p.graph.splitColour[c] {
-				p.wide.curWide = p.wide.wide[lo:hi]
+			if !s.in.split[c] {
+				s.curWide = s.wide[lo:hi]
 				w.body(loopWide, 0, 0, int(hi-lo))
 				continue
 			}
-			p.wide.curColour = c
-			w.each(loopWideRegion, p.graph.nRegions, 1)
+			s.curColour = c
+			w.each(loopWideRegion, s.in.r, 1)
 		}
 	}
-	p.wide.wideDirty = true
-	if o := p.overflow(); len(o) > 0 {
-		p.graph.current = o
-		w.body(loopColour, 0, 0, len(o))
+	s.wideDirty = true
+	if o := s.in.overflow; len(o) > 0 {
+		w.eachOf(loopColour, o, 0)
 	}
 }
 
+// segment returns the batches of colour c in region g: wide[lo:hi].
+func (s *wideStage) segment(c, g int) (lo, hi int32) {
+	r := s.in.r
+	return s.wideSeg[c*r+g], s.wideSeg[c*r+g+1]
+}
+
+// phaseBatches returns the batches of chunk g of phase k of a pass by phases (eachContactColour):
+// its colour's, or their region g's where the colour is split.
+func (s *wideStage) phaseBatches(k, g int) (lo, hi int32) {
+	c := int(s.phaseColour[k])
+	if s.in.split[c] {
+		return s.segment(c, g)
+	}
+	return s.wideStart[c], s.wideStart[c+1]
+}
+
 // overflow lists the manifolds that fit no colour (solved serially after the colours).
-func (p *pipeline) overflow() []int32 {
-	return p.graph.colorOrder[p.graph.colorStart[maxColors]:p.graph.colorStart[maxColors+1]]
+func (g *graphStage) overflow() []int32 {
+	return g.colorOrder[g.colorStart[maxColors]:g.colorStart[maxColors+1]]
 }
 
 // warmStartContacts records every manifold's warm-start impulses for gatherImpulses: from the batches
 // where they are packed (their impulses are the current ones), the overflow's from the manifolds.
 func (w *World) warmStartContacts() {
-	p := &w.pipe
-	if !p.wide.wideOn {
-		w.each(loopWarm, len(p.narrow.manifolds), refreshGrain)
+	s := &w.pipe.wide
+	if !s.wideOn {
+		w.each(loopWarm, len(s.in.manifolds), refreshGrain)
 		return
 	}
 	w.eachRegion(loopWideWarm)
-	for _, k := range p.overflow() {
+	for _, k := range s.in.overflow {
 		w.warmStartManifold(int(k))
 	}
 }
@@ -515,22 +542,20 @@ func (w *World) warmStartContacts() {
 // eachRegion runs loop l over every batch, each region's batches of every colour on the worker that
 // solves them (the region's chunk of a colour's pass).
 func (w *World) eachRegion(l loop) {
-	p := &w.pipe
-	if p.graph.nRegions == 1 {
-		w.body(l, 0, 0, len(p.wide.wide))
+	s := &w.pipe.wide
+	if s.in.r == 1 {
+		w.body(l, 0, 0, len(s.wide))
 		return
 	}
-	p.loops.region = l
-	w.each(loopRegions, p.graph.nRegions, 1)
+	w.eachInner(l, s.in.r)
 }
 
-// regionBatches runs the loop eachRegion runs over region g's batches of every colour.
-func (w *World) regionBatches(worker, g int) {
-	p := &w.pipe
-	r := p.graph.nRegions
+// regionLoop runs loop l over region g's batches of every colour.
+func (w *World) regionLoop(l loop, worker, g int) {
+	s := &w.pipe.wide
 	for c := 0; c < maxColors; c++ {
-		if lo, hi := p.wide.wideSeg[c*r+g], p.wide.wideSeg[c*r+g+1]; lo < hi {
-			w.body(p.loops.region, worker, int(lo), int(hi))
+		if lo, hi := s.segment(c, g); lo < hi {
+			w.body(l, worker, int(lo), int(hi))
 		}
 	}
 }
@@ -552,4 +577,5 @@ type wideStage struct {
 	// (wide.go: loadState)
 	vel     []stateRow
 	stateOn bool
+	in      wideInputs // what the stage reads of the others (packWide)
 }
