@@ -380,9 +380,9 @@ func (w *World) islandPasses(g, passes int, mode PassMode) {
 			for c := 0; c < maxColors; c++ {
 				for i := v.jwideSeg[c*r+g]; i < v.jwideSeg[c*r+g+1]; i++ {
 					if bt := &v.jwide[i]; bt.hinge {
-						v.kern.hinge(w, bt, useBias)
+						v.kern.hinge(w, bt, mode)
 					} else {
-						v.kern.ball(w, bt, useBias)
+						v.kern.ball(w, bt, mode)
 					}
 				}
 				for _, k := range v.jrest[v.jrestSeg[c*r+g]:v.jrestSeg[c*r+g+1]] {

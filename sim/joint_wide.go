@@ -3,7 +3,9 @@ package sim
 // The wide joint pass: PGS's Gauss-Seidel pass over sixteen joints of one graph colour at
 // once, one per lane of an AVX-512 register (wide16_simd.go), or eight at once with AVX2 only
 // (joint_wide_simd.go), in builds with the wide contact pass (wide.go). It takes the two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
-// limits, and hinges with angle limits and no motor, between two bodies. The joints of a colour share
+// limits, and hinges with angle limits and no motor, between two bodies, each with or without
+// friction (a batch's joints all have it or all lack it: a ball joint's frictionPart, a hinge's
+// friction as the motor row of speed 0). The joints of a colour share
 // no dynamic body, so solveBall and solveHinge visit them in any order with the same result; the wide
 // kernels (joint_wide_simd.go) do each lane's arithmetic in their order with the same float32
 // operations, so the results are theirs bit for bit (TestWideJointsMatchScalar), NaN excepted (a
@@ -15,6 +17,10 @@ package sim
 // poses: the anchors, a hinge's rotation rows, angle and limit rows (refreshJointsWide),
 // the anchor blocks' K^-1 (anchorMassWide), a ball joint's swing and twist rows and angles
 // (swingTwistRows); the warm start's sums come from the lanes too (ballWarmWide, hingeWarmWide).
+// A ball joint's friction rows' K^-1 (frictionPart.set) depends only on the step's inverse inertias,
+// so it is set once, when the batches are laid out, by frictionPart.set itself; a hinge's friction
+// row has the lower limit row's vectors and mass (anglePart.set gives both the same), so the lanes
+// keep only its impulse (rows[2], which a hinge has no other use for) and the friction.
 // refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not kept current (nothing
 // else reads them). The impulses are copied into the lanes when the batches are laid out, each step,
 // and back to the parts when the step stores its impulses (syncWideJoints), so joint forces, breaking
@@ -54,13 +60,19 @@ type wideJointBatch struct {
 	axisA, axisB, perpA, perpB, crossB blanes3
 	// a ball joint's swing limit; lo and hi are its twist limits, or a hinge's angle limits
 	swing, lo, hi blanes
+	// with fric: the joints' friction (JointDef.Friction), a ball joint's friction rows' K^-1
+	// (frictionPart.mass, column-major) and their accumulated impulse
+	friction blanes
+	fmass    [9]blanes
+	fimp     blanes3
 
 	a, b  [batchLanes]int32 // bodies; an empty lane repeats lane 0's, and is neither solved nor stored
 	k     [batchLanes]int32 // joint index; -1 in an empty lane
 	lanes int               // lanes in use
 	hinge bool              // hinges (rows: angle lower, upper); otherwise ball joints (swing, twist lower, upper)
+	fric  bool              // the joints have friction (a hinge's friction row's impulse is rows[2]'s)
 	safe  bool              // no body is the last of its arrays (see gather)
-	_     [54]byte
+	_     [53]byte
 }
 
 // The wide joint kernels over one batch that do not depend on the contact lanes, all set or all nil
@@ -77,18 +89,25 @@ var (
 // this many (about 50 us of work; a batch's pass is about 0.2 us).
 const wideJointGrain = 256
 
-// wideJointKind says which wide kernel takes joint j: 1 for balls, 2 for hinges, 0 for none.
+// wideJointKind says which wide batches take joint j: 1 for balls, 2 for hinges, 3 and 4 for the
+// same with friction, 0 for none.
 func wideJointKind(j *joint) int {
 	def := &j.def
+	kind := 0
 	switch {
-	case j.b < 0 || def.Friction > 0: // the friction rows are solveJoint's
+	case j.b < 0:
 		return 0
 	case def.Type == Ball && def.Swing > 0 && def.HasTwist:
-		return 1
+		kind = 1
 	case def.Type == Hinge && def.HasLimits && !def.HasMotor:
-		return 2
+		kind = 2
+	default:
+		return 0
 	}
-	return 0
+	if def.Friction > 0 {
+		kind += 2
+	}
+	return kind
 }
 
 // jointWideInputs is what planWideJoints reads of the rest of the step, handed over by prepare.
@@ -127,7 +146,7 @@ func (w *World) planWideJoints(in jointWideInputs) {
 			p.jwide.jwideStart[c], p.jwide.jrestStart[c] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
 		}
 		p.jwide.jwideSeg[cg], p.jwide.jrestSeg[cg] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
-		for kind := 0; kind <= 2; kind++ {
+		for kind := 0; kind <= 4; kind++ {
 			var bt *wideJointBatch
 			for _, k := range order[seg[cg]:seg[cg+1]] {
 				j := &w.joints[k]
@@ -151,7 +170,7 @@ func (w *World) planWideJoints(in jointWideInputs) {
 						p.jwide.jwide = append(p.jwide.jwide, wideJointBatch{})
 					}
 					bt = &p.jwide.jwide[n]
-					bt.hinge = kind == 2
+					bt.hinge, bt.fric = kind%2 == 0, kind > 2
 					for l := range batchLanes {
 						bt.k[l] = -1
 					}
@@ -170,8 +189,15 @@ func (w *World) planWideJoints(in jointWideInputs) {
 				put3(&bt.axisB, l, j.axisB)
 				put3(&bt.perpA, l, j.perpA)
 				put3(&bt.perpB, l, j.perpB)
-				if kind == 1 {
+				bt.friction[l] = j.def.Friction
+				if !bt.hinge {
 					bt.swing[l], bt.lo[l], bt.hi[l] = j.def.Swing, j.def.Twist[0], j.def.Twist[1]
+					if bt.fric {
+						j.fric.set(j)
+						for e := range 9 {
+							bt.fmass[e][l] = j.fric.mass[e]
+						}
+					}
 				} else {
 					put3(&bt.crossB, l, j.axisB.Cross(j.perpB))
 					bt.lo[l], bt.hi[l] = j.def.Limits[0], j.def.Limits[1]
@@ -201,9 +227,11 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 	if bt.hinge {
 		bt.rows[0].impulse[l], bt.rows[1].impulse[l] = j.angle.lower.impulse, j.angle.upper.impulse
 		bt.himp[0][l], bt.himp[1][l] = j.hinge.impulse[0], j.hinge.impulse[1]
+		bt.rows[2].impulse[l] = j.angle.motor.impulse
 	} else {
 		bt.rows[0].impulse[l] = j.swing.impulse
 		bt.rows[1].impulse[l], bt.rows[2].impulse[l] = j.twist.lower.impulse, j.twist.upper.impulse
+		put3(&bt.fimp, l, j.fric.impulse)
 	}
 	put3(&bt.point.impulse, l, j.point.impulse)
 }
@@ -223,9 +251,15 @@ func (w *World) syncWideJoints() {
 			if bt.hinge {
 				j.angle.lower.impulse, j.angle.upper.impulse = bt.rows[0].impulse[l], bt.rows[1].impulse[l]
 				j.hinge.impulse = [2]float32{bt.himp[0][l], bt.himp[1][l]}
+				if bt.fric {
+					j.angle.motor.impulse = bt.rows[2].impulse[l]
+				}
 			} else {
 				j.swing.impulse = bt.rows[0].impulse[l]
 				j.twist.lower.impulse, j.twist.upper.impulse = bt.rows[1].impulse[l], bt.rows[2].impulse[l]
+				if bt.fric {
+					j.fric.impulse = vec{X: bt.fimp[0][l], Y: bt.fimp[1][l], Z: bt.fimp[2][l]}
+				}
 			}
 			im := &bt.point.impulse
 			j.point.impulse = vec{X: im[0][l], Y: im[1][l], Z: im[2][l]}

@@ -100,19 +100,19 @@ func anchorMassHalf(h int, bt *wideJointBatch) {
 }
 
 // ballWide is solveBall over a batch of ball joints, eight lanes at a time (ball8).
-func ballWide(w *World, bt *wideJointBatch, useBias bool) {
-	ball8(w, bt, 0, useBias)
+func ballWide(w *World, bt *wideJointBatch, mode PassMode) {
+	ball8(w, bt, 0, mode)
 	if bt.lanes > wideLanes {
-		ball8(w, bt, 1, useBias)
+		ball8(w, bt, 1, mode)
 	}
 }
 
 // hingeWide is solveHinge over a batch of hinges with limits and no motor, eight lanes at a time
 // (hinge8).
-func hingeWide(w *World, bt *wideJointBatch, useBias bool) {
-	hinge8(w, bt, 0, useBias)
+func hingeWide(w *World, bt *wideJointBatch, mode PassMode) {
+	hinge8(w, bt, 0, mode)
 	if bt.lanes > wideLanes {
-		hinge8(w, bt, 1, useBias)
+		hinge8(w, bt, 1, mode)
 	}
 }
 
@@ -253,19 +253,27 @@ func hingeWarmHalf(h int, w *World, bt *wideJointBatch) {
 	lin, angA, angB := anchorSums(h, bt)
 	L := lh3(&bt.u1, h).scale(lh(&bt.himp[0], h)).add(lh3(&bt.u2, h).scale(lh(&bt.himp[1], h)))
 	angA, angB = angA.add(L), angB.add(L)
+	if bt.fric { // the drive row (anglePart.warm): the lower limit row's vectors, rows[2]'s impulse
+		lin, angA, angB = addRowSum(h, &bt.rows[0], lh(&bt.rows[2].impulse, h), false, lin, angA, angB)
+	}
 	lin, angA, angB = addRowSums(h, bt.rows[:2], 1, lin, angA, angB)
 	storeJointSums(h, w, bt, lin, angA, angB)
 }
 
 // ballWarmWide is warmJoint over a batch of ball joints: the sums of the anchor's, the swing row's
 // and the twist rows' accumulated impulses (jointPair.applyPoint, then applyRow, which skips a zero
-// impulse), from the lanes, into each joint's lin, angA and angB.
+// impulse) and the friction's (applyAngular, which does not), from the lanes, into each joint's lin,
+// angA and angB.
 func ballWarmWide(w *World, bt *wideJointBatch) { halves(bt, func(h int) { ballWarmHalf(h, w, bt) }) }
 
 // ballWarmHalf is ballWarmWide over half h of a batch.
 func ballWarmHalf(h int, w *World, bt *wideJointBatch) {
 	lin, angA, angB := anchorSums(h, bt)
 	lin, angA, angB = addRowSums(h, bt.rows[:], 2, lin, angA, angB)
+	if bt.fric {
+		L := lh3(&bt.fimp, h)
+		angA, angB = angA.add(L), angB.add(L)
+	}
 	storeJointSums(h, w, bt, lin, angA, angB)
 }
 
@@ -283,20 +291,25 @@ func anchorSums(h int, bt *wideJointBatch) (lin, angA, angB v8) {
 // addRowSums adds the angular limit rows' impulses to the sums (applyRow: a lane's zero impulse adds
 // nothing). Row upper is the reversed one, whose d is the lower's negated zero, -0.
 func addRowSums(h int, rows []wideAngle, upper int, lin, angA, angB v8) (v8, v8, v8) {
-	var zero f8
 	for r := range rows {
-		row := &rows[r]
-		imp := lh(&row.impulse, h)
-		moves := imp.NotEqual(zero)
-		d := zero
-		if r == upper {
-			d = neg(zero)
-		}
-		z := d.Mul(imp)
-		lin = lin.add(v8{z, z, z}).keep(lin, moves)
-		angA = angA.add(lh3(&row.ra, h).scale(imp)).keep(angA, moves)
-		angB = angB.add(lh3(&row.rb, h).scale(imp)).keep(angB, moves)
+		lin, angA, angB = addRowSum(h, &rows[r], lh(&rows[r].impulse, h), r == upper, lin, angA, angB)
 	}
+	return lin, angA, angB
+}
+
+// addRowSum adds impulse imp along angular row row to the sums (applyRow: a lane's zero impulse adds
+// nothing); a reversed row's d is -0, the lower's negated zero.
+func addRowSum(h int, row *wideAngle, imp f8, reversed bool, lin, angA, angB v8) (v8, v8, v8) {
+	var zero f8
+	moves := imp.NotEqual(zero)
+	d := zero
+	if reversed {
+		d = neg(zero)
+	}
+	z := d.Mul(imp)
+	lin = lin.add(v8{z, z, z}).keep(lin, moves)
+	angA = angA.add(lh3(&row.ra, h).scale(imp)).keep(angA, moves)
+	angB = angB.add(lh3(&row.rb, h).scale(imp)).keep(angB, moves)
 	return lin, angA, angB
 }
 

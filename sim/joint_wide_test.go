@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"testing"
 
 	"tumble/sim/geom"
@@ -9,7 +10,8 @@ import (
 // jointWideScene is jointKernelScene (ball chains, a motor hinge, joints to the world: the joints
 // the wide pass leaves to solveJoint) with 27 kicked limb pairs on limited hinges and 21 on ball
 // joints with cones and twist limits beside it, so that a colour holds batches of sixteen joints, of
-// nine to fifteen and of eight or fewer, of both kinds.
+// nine to fifteen and of eight or fewer, of both kinds, with friction and without: the first 20
+// hinges and the last 10 ball joints resist with jointWideFriction.
 // Without rest, only the limb pairs stand on the ground: every joint is wide, so the passes run on
 // the stage's velocity rows where the kernels can (pipeline.stateOn).
 func jointWideScene(t *testing.T, s Settings, rest bool) *World {
@@ -31,13 +33,21 @@ func jointWideScene(t *testing.T, s Settings, rest bool) *World {
 		} else {
 			d.Type, d.Axis, d.Swing, d.HasTwist, d.Twist = Ball, Vec3{0, 1, 0}, 0.4, true, [2]float32{-0.3, 0.3}
 		}
+		if k < 20 || k >= 38 {
+			d.Friction = jointWideFriction
+		}
 		mustJoint(t, w, d)
 	}
 	return w
 }
 
+// jointWideFriction is jointWideScene's joint friction, N m: a limb (about 0.03 kg m^2 about its
+// joint) kicked at 2 to 3 rad/s takes over a second to stop against it, so the friction rows slide at
+// their bound for many steps and then hold.
+const jointWideFriction = 0.05
+
 // The wide joint pass (with its refresh of the ball joints' swing and twist rows and their warm
-// start) gives solveBall's and solveHinge's results bit for bit, and the same joint angles (with the
+// start, and the joints' friction rows) gives solveBall's and solveHinge's results bit for bit, and the same joint angles (with the
 // wide contact pass, which TestWidePassMatchesScalar compares alone), over 240 steps with 1 and 2
 // workers, with each set of kernels the CPU can run (eight lanes, and sixteen with AVX-512): with the
 // joints left to solveJoint beside them (the passes on the bodies' velocities), and without (on the
@@ -57,7 +67,7 @@ func testWideJoints(t *testing.T, name string, s Settings, o Options, rest, stat
 	mustOptions(t, ref, Options{Scalar: true})
 	got := jointWideScene(t, s, rest)
 	mustOptions(t, got, o)
-	limits := 0
+	limits, sliding, holding := 0, 0, 0
 	var sizes [3]bool // batches of sixteen joints, of nine to fifteen, of eight or fewer
 	for step := range 240 {
 		run(t, ref, 1)
@@ -87,13 +97,31 @@ func testWideJoints(t *testing.T, name string, s Settings, o Options, rest, stat
 				j.twist.upper.impulse > 0 || j.angle.lower.impulse > 0 || j.angle.upper.impulse > 0) {
 				limits++
 			}
+			if j := &got.joints[k]; j.wide >= 0 && j.def.Friction > 0 {
+				// the friction impulse at its bound friction h (sliding), or within it and not zero
+				bound := float64(j.def.Friction / p.consts.invH)
+				f := math.Abs(float64(j.angle.motor.impulse))
+				if j.def.Type == Ball {
+					f = math.Sqrt(float64(j.fric.impulse.Dot(j.fric.impulse)))
+				}
+				switch {
+				case f > bound*(1-1e-5):
+					sliding++
+				case f > 0:
+					holding++
+				}
+			}
 		}
 	}
 	if limits < 200 {
 		t.Fatalf("%s: the wide joints held a limit in only %d joint-steps: the scene does not exercise them", name, limits)
 	}
+	if sliding < 200 || holding < 200 {
+		t.Fatalf("%s: the wide joints' friction slid in %d joint-steps and held in %d: the scene does not exercise it", name, sliding, holding)
+	}
 	if sizes != [3]bool{true, true, true} {
 		t.Fatalf("%s: batches of 16, 9-15 and at most 8 joints: %v", name, sizes)
 	}
-	t.Logf("%s: %d wide joint batches, limits held %d joint-steps", name, len(got.pipe.jwide.jwide), limits)
+	t.Logf("%s: %d wide joint batches, limits held %d joint-steps, friction slid %d and held %d", name,
+		len(got.pipe.jwide.jwide), limits, sliding, holding)
 }

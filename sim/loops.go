@@ -181,9 +181,9 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopJWide:
 		for i := lo; i < hi; i++ {
 			if bt := &p.jwide.curJWide[i]; bt.hinge {
-				p.work.kern.hinge(w, bt, p.loops.mode.bias())
+				p.work.kern.hinge(w, bt, p.loops.mode)
 			} else {
-				p.work.kern.ball(w, bt, p.loops.mode.bias())
+				p.work.kern.ball(w, bt, p.loops.mode)
 			}
 		}
 

@@ -45,7 +45,7 @@ type laneKernels struct {
 	prep    func(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
 		kept *[4]uint16, comp *blanes)
 	// ball and hinge are solveBall and solveHinge over a joint batch's lanes.
-	ball, hinge func(w *World, bt *wideJointBatch, useBias bool)
+	ball, hinge func(w *World, bt *wideJointBatch, mode PassMode)
 }
 
 // laneKernelSets lists the wide kernels this build and CPU can run, the widest last: facts about the

@@ -435,13 +435,52 @@ func anchor8(h int, bt *wideJointBatch, lin *[2][3]row8, wA, wB v8, k *jointCons
 	return wA.sub(mulAtH(h, &bt.iA, lA)), wB.add(mulAtH(h, &bt.iB, lB))
 }
 
-// ball8 is solveBall over a batch of ball joints (half h of it in the eight-lane form): swing, twist
-// lower and upper, then the anchor.
-func ball8(w *World, bt *wideJointBatch, h int, useBias bool) {
+// ballFriction8 is frictionPart.solve over a batch of ball joints with friction (half h of it in
+// the eight-lane form): the accumulated angular impulse less K^-1 (wB - wA), scaled back onto the
+// sphere of radius friction h where it is longer, then applyAngular's velocity changes.
+func ballFriction8(h int, bt *wideJointBatch, wA, wB v8, k *jointConsts8) (v8, v8) {
+	maxImpulse := lh(&bt.friction, h).Div(k.invH)
+	old := lh3(&bt.fimp, h)
+	acc := old.sub(mulAtH(h, &bt.fmass, wB.sub(wA)))
+	l2 := acc.dot(acc)
+	acc = acc.scale(maxImpulse.Div(l2.Sqrt())).keep(acc, l2.Greater(maxImpulse.Mul(maxImpulse)))
+	imp := acc.sub(old)
+	acc.x.Store(half(&bt.fimp[0], h))
+	acc.y.Store(half(&bt.fimp[1], h))
+	acc.z.Store(half(&bt.fimp[2], h))
+	return wA.sub(mulAtH(h, &bt.iA, imp)), wB.add(mulAtH(h, &bt.iB, imp))
+}
+
+// hingeFriction8 is solveHinge's drive row over a batch of hinges with friction and no motor (half h
+// of it in the eight-lane form): axisPart.solveMotor at speed 0 with the accumulated impulse within
+// +-friction h. The row is the lower limit row's (rows[0]: the same vectors and mass); its impulse is
+// rows[2]'s.
+func hingeFriction8(h int, bt *wideJointBatch, wA, wB v8, k *jointConsts8) (v8, v8) {
+	r := &bt.rows[0]
+	maxImpulse := lh(&bt.friction, h).Div(k.invH)
+	lo := neg(maxImpulse)
+	v := lh3(&r.rb, h).dot(wB).Sub(lh3(&r.ra, h).dot(wA))
+	old := lh(&bt.rows[2].impulse, h)
+	acc := old.Add(lh(&r.mass, h).Mul(k.zero.Sub(v)))
+	acc = acc.Merge(lo, acc.Greater(lo))              // max(acc, -maxImpulse)
+	acc = acc.Merge(maxImpulse, acc.Less(maxImpulse)) // min(acc, maxImpulse)
+	imp := acc.Sub(old)
+	acc.Store(half(&bt.rows[2].impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lh3(&r.ia, h), imp).keep(wA, moves), wB.addS(lh3(&r.ib, h), imp).keep(wB, moves)
+}
+
+// ball8 is solveBall over a batch of ball joints (half h of it in the eight-lane form): friction
+// where the batch has it, swing, twist lower and upper, then the anchor.
+func ball8(w *World, bt *wideJointBatch, h int, mode PassMode) {
+	useBias := mode.bias()
 	var k jointConsts8 // both zeroed before the first vector instruction
 	var lin [2][3]row8
 	k.set(&w.pipe)
 	wA, wB := gatherJoint8(w, bt, h, &lin)
+	if bt.fric && !mode.pseudo() { // friction acts on velocities, not poses
+		wA, wB = ballFriction8(h, bt, wA, wB, &k)
+	}
 	wA, wB = limit8(h, &bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limit8(h, &bt.rows[1], wA, wB, &k, useBias)
 	wA, wB = limit8(h, &bt.rows[2], wA, wB, &k, useBias)
@@ -450,12 +489,17 @@ func ball8(w *World, bt *wideJointBatch, h int, useBias bool) {
 }
 
 // hinge8 is solveHinge over a batch of hinges with limits and no motor (half h of it in the
-// eight-lane form): the limits, the two rotation rows (hingeRotationPart.impulse2), then the anchor.
-func hinge8(w *World, bt *wideJointBatch, h int, useBias bool) {
+// eight-lane form): friction where the batch has it, the limits, the two rotation rows
+// (hingeRotationPart.impulse2), then the anchor.
+func hinge8(w *World, bt *wideJointBatch, h int, mode PassMode) {
+	useBias := mode.bias()
 	var k jointConsts8 // both zeroed before the first vector instruction
 	var lin [2][3]row8
 	k.set(&w.pipe)
 	wA, wB := gatherJoint8(w, bt, h, &lin)
+	if bt.fric && !mode.pseudo() { // friction acts on velocities, not poses
+		wA, wB = hingeFriction8(h, bt, wA, wB, &k)
+	}
 	wA, wB = limit8(h, &bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limit8(h, &bt.rows[1], wA, wB, &k, useBias)
 	u1, u2 := lh3(&bt.u1, h), lh3(&bt.u2, h)

@@ -455,13 +455,52 @@ func anchor_W(h int, bt *wideJointBatch, lin *[2][3]row_W, wA, wB v_W, k *jointC
 	return wA.sub(mulAtH_W(h, &bt.iA, lA)), wB.add(mulAtH_W(h, &bt.iB, lB))
 }
 
-// ball_W is solveBall over a batch of ball joints (half h of it in the eight-lane form): swing, twist
-// lower and upper, then the anchor.
-func ball_W(w *World, bt *wideJointBatch, h int, useBias bool) {
+// ballFriction_W is frictionPart.solve over a batch of ball joints with friction (half h of it in
+// the eight-lane form): the accumulated angular impulse less K^-1 (wB - wA), scaled back onto the
+// sphere of radius friction h where it is longer, then applyAngular's velocity changes.
+func ballFriction_W(h int, bt *wideJointBatch, wA, wB v_W, k *jointConsts_W) (v_W, v_W) {
+	maxImpulse := lh_W(&bt.friction, h).Div(k.invH)
+	old := lhv_W(&bt.fimp, h)
+	acc := old.sub(mulAtH_W(h, &bt.fmass, wB.sub(wA)))
+	l2 := acc.dot(acc)
+	acc = acc.scale(maxImpulse.Div(l2.Sqrt())).keep(acc, l2.Greater(maxImpulse.Mul(maxImpulse)))
+	imp := acc.sub(old)
+	acc.x.Store(half_W(&bt.fimp[0], h))
+	acc.y.Store(half_W(&bt.fimp[1], h))
+	acc.z.Store(half_W(&bt.fimp[2], h))
+	return wA.sub(mulAtH_W(h, &bt.iA, imp)), wB.add(mulAtH_W(h, &bt.iB, imp))
+}
+
+// hingeFriction_W is solveHinge's drive row over a batch of hinges with friction and no motor (half h
+// of it in the eight-lane form): axisPart.solveMotor at speed 0 with the accumulated impulse within
+// +-friction h. The row is the lower limit row's (rows[0]: the same vectors and mass); its impulse is
+// rows[2]'s.
+func hingeFriction_W(h int, bt *wideJointBatch, wA, wB v_W, k *jointConsts_W) (v_W, v_W) {
+	r := &bt.rows[0]
+	maxImpulse := lh_W(&bt.friction, h).Div(k.invH)
+	lo := neg_W(maxImpulse)
+	v := lhv_W(&r.rb, h).dot(wB).Sub(lhv_W(&r.ra, h).dot(wA))
+	old := lh_W(&bt.rows[2].impulse, h)
+	acc := old.Add(lh_W(&r.mass, h).Mul(k.zero.Sub(v)))
+	acc = acc.Merge(lo, acc.Greater(lo))              // max(acc, -maxImpulse)
+	acc = acc.Merge(maxImpulse, acc.Less(maxImpulse)) // min(acc, maxImpulse)
+	imp := acc.Sub(old)
+	acc.Store(half_W(&bt.rows[2].impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lhv_W(&r.ia, h), imp).keep(wA, moves), wB.addS(lhv_W(&r.ib, h), imp).keep(wB, moves)
+}
+
+// ball_W is solveBall over a batch of ball joints (half h of it in the eight-lane form): friction
+// where the batch has it, swing, twist lower and upper, then the anchor.
+func ball_W(w *World, bt *wideJointBatch, h int, mode PassMode) {
+	useBias := mode.bias()
 	var k jointConsts_W // both zeroed before the first vector instruction
 	var lin [2][3]row_W
 	k.set(&w.pipe)
 	wA, wB := gatherJoint_W(w, bt, h, &lin)
+	if bt.fric && !mode.pseudo() { // friction acts on velocities, not poses
+		wA, wB = ballFriction_W(h, bt, wA, wB, &k)
+	}
 	wA, wB = limit_W(h, &bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limit_W(h, &bt.rows[1], wA, wB, &k, useBias)
 	wA, wB = limit_W(h, &bt.rows[2], wA, wB, &k, useBias)
@@ -470,12 +509,17 @@ func ball_W(w *World, bt *wideJointBatch, h int, useBias bool) {
 }
 
 // hinge_W is solveHinge over a batch of hinges with limits and no motor (half h of it in the
-// eight-lane form): the limits, the two rotation rows (hingeRotationPart.impulse2), then the anchor.
-func hinge_W(w *World, bt *wideJointBatch, h int, useBias bool) {
+// eight-lane form): friction where the batch has it, the limits, the two rotation rows
+// (hingeRotationPart.impulse2), then the anchor.
+func hinge_W(w *World, bt *wideJointBatch, h int, mode PassMode) {
+	useBias := mode.bias()
 	var k jointConsts_W // both zeroed before the first vector instruction
 	var lin [2][3]row_W
 	k.set(&w.pipe)
 	wA, wB := gatherJoint_W(w, bt, h, &lin)
+	if bt.fric && !mode.pseudo() { // friction acts on velocities, not poses
+		wA, wB = hingeFriction_W(h, bt, wA, wB, &k)
+	}
 	wA, wB = limit_W(h, &bt.rows[0], wA, wB, &k, useBias)
 	wA, wB = limit_W(h, &bt.rows[1], wA, wB, &k, useBias)
 	u1, u2 := lhv_W(&bt.u1, h), lhv_W(&bt.u2, h)

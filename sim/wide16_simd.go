@@ -358,19 +358,19 @@ func scatterJoint16(w *World, bt *wideJointBatch, _ int, lin *[2]blanes3, wA, wB
 }
 
 // ballWide16 is ballWide over a batch of more than eight ball joints sixteen lanes at a time (ball16).
-func ballWide16(w *World, bt *wideJointBatch, useBias bool) {
+func ballWide16(w *World, bt *wideJointBatch, mode PassMode) {
 	if bt.lanes <= wideLanes {
-		ball8(w, bt, 0, useBias)
+		ball8(w, bt, 0, mode)
 		return
 	}
-	ball16(w, bt, 0, useBias)
+	ball16(w, bt, 0, mode)
 }
 
 // hingeWide16 is hingeWide over a batch of more than eight hinges sixteen lanes at a time (hinge16).
-func hingeWide16(w *World, bt *wideJointBatch, useBias bool) {
+func hingeWide16(w *World, bt *wideJointBatch, mode PassMode) {
 	if bt.lanes <= wideLanes {
-		hinge8(w, bt, 0, useBias)
+		hinge8(w, bt, 0, mode)
 		return
 	}
-	hinge16(w, bt, 0, useBias)
+	hinge16(w, bt, 0, mode)
 }
