@@ -579,7 +579,7 @@ func TestRunAndValidateReadURDF(t *testing.T) {
 	pointer := filepath.Join("..", "..", "scenes", "urdf", "testdata", "simple", "pointer.urdf")
 	trace := filepath.Join(t.TempDir(), "pointer.csv")
 	code, _, errs := sandbox("run", "-scene", pointer, "-steps", "10", "-trace", trace)
-	if code != 0 || !strings.Contains(errs, `pointer.urdf:24: <link name="arm">: its inertia is the shape's`) {
+	if code != 0 || errs != "" {
 		t.Fatalf("run: code %d, %q", code, errs)
 	}
 	if b, err := os.ReadFile(trace); err != nil || !strings.Contains(string(b), "\n10,") || !strings.Contains(string(b), ",arm,") {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 
 	"tumble/scenes"
 	"tumble/sim/geom"
@@ -222,19 +223,23 @@ func (r *Robot) linkBody(l Link, frame Frame, note func(line int, what, why stri
 	f := YUpFrame(frame)
 	pos, rot := scenes.Vec3(YUp(frame.Apply(com))), scenes.Quat(f.Rot)
 	b.Position, b.Rotation = &pos, &rot
-	what := "a compound of its one collision element"
+	// A link is a compound of its collision elements with the link's <inertia>; what that changes of
+	// the file is noted, one line.
+	var what []string
 	if len(l.Collisions) > 1 {
-		what = fmt.Sprintf("a compound of its %d collision elements, the link's mass shared by their volumes", len(l.Collisions))
+		what = append(what, fmt.Sprintf("its %d collision elements share the link's mass by their volumes", len(l.Collisions)))
 	}
 	if hulls > 0 {
-		what += "; a mesh is the convex hull of its vertices"
+		what = append(what, "a mesh is the convex hull of its vertices")
 	}
 	t := linkInertia(l.Inertial)
 	if err := geom.CheckInertia([3][3]float64{{t[0], t[1], t[2]}, {t[1], t[3], t[4]}, {t[2], t[4], t[5]}}); err != nil {
-		note(l.Line, tag, what+"; its <inertia> is no mass distribution's, so its inertia is its shapes'")
+		what = append(what, "its <inertia> is no mass distribution's, so its inertia is its shapes'")
 	} else {
 		b.Inertia = &t
-		note(l.Line, tag, what+"; its inertia is the link's <inertia>")
+	}
+	if len(what) > 0 {
+		note(l.Line, tag, strings.Join(what, "; "))
 	}
 	if d := l.Inertial.Origin.XYZ; math.Abs(d[0]-com[0])+math.Abs(d[1]-com[1])+math.Abs(d[2]-com[2]) > 1e-9 {
 		note(l.Line, tag, "its centre of mass is its shapes', not the <inertial> origin")
