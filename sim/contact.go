@@ -611,6 +611,7 @@ type bodyFrames struct {
 
 // narrowStage is the Narrow stage's: the pairs' candidate manifolds, this step's manifolds and last step's.
 type narrowStage struct {
+	splitCount   []int32      // under split masses, per body: the rows its mass is split between (the graph's count); else nil
 	pairs        []broad.Pair // this step's pairs, the broad stage's (narrowPhaseAll)
 	cand         []collide.Manifold
 	multiCand    [][]collide.Manifold // per pair with a mesh or a compound: its manifolds (cand[k] is then empty)

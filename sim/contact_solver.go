@@ -65,12 +65,11 @@ func makeSoft(hertz, zeta, h float32) softness {
 // impulse to that disc already, and clamping it again only rescales it by rounding, which a chaotic
 // pile amplifies (measured: the 1,000 rained boxes settled at other times). A point that does not rub
 // is marked sliding, so its friction anchors are taken afresh when friction returns.
-func (w *World) prepareContacts(lo, hi int) {
+func (w *World) prepareContacts(lo, hi int, rows bool) {
 	b := &w.Bodies
 	p := &w.pipe
 	warm := !w.settings.NoWarmStart
 	noFriction := w.settings.NoFriction
-	rows := !p.wide.widePrep // the wide path computes the rows of its batches' points as it packs them
 	hint := 0
 	for k := lo; k < hi; k++ {
 		m := &p.narrow.manifolds[k]
@@ -162,8 +161,8 @@ func (w *World) prepareRows(k int) {
 	mA, mB := b.InvMass[a], b.InvMass[o]
 	iA, iB := &b.InvInertiaWorld[a], &b.InvInertiaWorld[o]
 	sA, sB := float32(1), float32(1)
-	if p.joints.split {
-		sA, sB = float32(max(p.graph.count[a], 1)), float32(max(p.graph.count[o], 1))
+	if c := p.narrow.splitCount; c != nil {
+		sA, sB = float32(max(c[a], 1)), float32(max(c[o], 1))
 	}
 	n := m.normal
 	soft := w.softOf(m)
@@ -560,7 +559,7 @@ func (w *World) restitutionColours() {
 
 // restituteManifold applies restitution to a manifold, Gauss-Seidel style (PGS) or, with record set,
 // Jacobi style: from the pass's start velocities, recording the impulses for gatherImpulses.
-func (w *World) restituteManifold(k int, record bool) {
+func (w *World) restituteManifold(k int, record, widePrep bool) {
 	p := &w.pipe
 	m := &p.narrow.manifolds[k]
 	// Most manifolds have no point that bounces (restitutionImpulse's test): they change nothing, so
@@ -578,7 +577,7 @@ func (w *World) restituteManifold(k int, record bool) {
 		}
 		return
 	}
-	if p.wide.widePrep && m.slot >= 0 {
+	if widePrep && m.slot >= 0 {
 		w.rowsFromBatch(m)
 	}
 	s := w.loadPair(m)
@@ -607,17 +606,17 @@ func (w *World) restituteManifold(k int, record bool) {
 
 // gatherImpulses adds to each dynamic body the impulses its manifolds recorded in this pass (the
 // per-body accumulation of seed 000's Jacobi solver, done as a gather so it needs no atomics).
-func (w *World) gatherImpulses(lo, hi int) {
+func (w *World) gatherImpulses(lo, hi int, sums, jsums []impulseSum, joints bool) {
 	b := &w.Bodies
 	p := &w.pipe
-	joints := p.joints.gatherJoints && len(w.joints) > 0 // (a world without joints skips their empty lists)
+	joints = joints && len(w.joints) > 0 // (a world without joints skips their empty lists)
 	for i := lo; i < hi; i++ {
 		if b.InvMass[i] == 0 {
 			continue
 		}
 		var lin, ang vec
 		for _, e := range p.graph.adj[p.graph.adjStart[i]:p.graph.adjStart[i+1]] {
-			m := &p.narrow.sums[e>>1]
+			m := &sums[e>>1]
 			if e&1 == 0 {
 				lin = lin.Sub(m.lin)
 				ang = ang.Sub(m.angA)
@@ -628,7 +627,7 @@ func (w *World) gatherImpulses(lo, hi int) {
 		}
 		if joints {
 			for _, e := range p.graph.jointAdj[p.graph.jointAdjStart[i]:p.graph.jointAdjStart[i+1]] {
-				j := &p.joints.jsums[e>>1]
+				j := &jsums[e>>1]
 				if e&1 == 0 {
 					lin = lin.Sub(j.lin)
 					ang = ang.Sub(j.angA)

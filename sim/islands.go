@@ -227,7 +227,7 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 	p.joints.gatherJoints = true
 	p.islands.islandOps = ops
 	p.islands.rows = regionRows{
-		r: p.graph.nRegions, kern: p.work.kern, stateOn: p.wide.stateOn, jsums: p.joints.jsums,
+		r: p.graph.nRegions, kern: p.work.kern, stateOn: p.wide.stateOn, sums: p.narrow.sums, jsums: p.joints.jsums,
 		wideOn: p.wide.wideOn, wide: p.wide.wide, wideSeg: p.wide.wideSeg,
 		jwideOn: p.jwide.jwideOn, jwide: p.jwide.jwide, jwideSeg: p.jwide.jwideSeg, jrest: p.jwide.jrest, jrestSeg: p.jwide.jrestSeg,
 	}
@@ -269,6 +269,7 @@ type regionRows struct {
 	r                  int
 	kern               *laneKernels
 	stateOn            bool
+	sums               []impulseSum // per manifold: the impulses its rows recorded (gatherImpulses)
 	jsums              []impulseSum
 	wideOn             bool
 	wide               []wideBatch
@@ -305,7 +306,7 @@ func (w *World) islandRegionBlock(worker, g int) {
 				moved = false
 			}
 			w.islandWarm(g)
-			bodies(w.gatherImpulses)
+			bodies(func(lo, hi int) { w.gatherImpulses(lo, hi, s.rows.sums, s.rows.jsums, true) })
 		case StageSolve, StageRelax:
 			if moved {
 				w.islandRefresh(g)

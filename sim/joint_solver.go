@@ -35,12 +35,13 @@ func (w *World) prepareJoints() {
 func (w *World) jointMasses(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	jacobi := p.joints.split
+	count := p.joints.splitCount
+	jacobi := count != nil
 	for k := lo; k < hi; k++ {
 		j := &w.joints[k]
 		sA := float32(1)
 		if jacobi {
-			sA = float32(max(p.graph.count[j.a], 1))
+			sA = float32(max(count[j.a], 1))
 		}
 		j.mA = b.InvMass[j.a] * sA
 		j.iA = scaleMat(b.InvInertiaWorld[j.a], sA)
@@ -48,7 +49,7 @@ func (w *World) jointMasses(lo, hi int) {
 		if j.b >= 0 {
 			sB := float32(1)
 			if jacobi {
-				sB = float32(max(p.graph.count[j.b], 1))
+				sB = float32(max(count[j.b], 1))
 			}
 			j.mB = b.InvMass[j.b] * sB
 			j.iB = scaleMat(b.InvInertiaWorld[j.b], sB)
@@ -480,6 +481,7 @@ type jointStage struct {
 	connected    []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
 	gatherJoints bool     // gatherImpulses adds the joints' recorded impulses
 	split        bool     // the solver's rows use split masses (Jacobi)
+	splitCount   []int32  // with split, per body: the rows its mass is split between (the graph's count); else nil
 	jointSoft    softness
 	useDirect    bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
 	direct       directSystem // the direct joint solve's system

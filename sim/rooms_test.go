@@ -200,20 +200,16 @@ func isOrchestrator(key string) bool {
 // stageAllowlist lists the functions outside the executor that still touch more than one stage's
 // struct, each with what it reads of the other stages. It may only shrink: a function that no longer
 // does must leave it (TestStagesKeepToTheirRooms fails until it does).
+//
+// What is left are the World's public reads and edits of the state the steps keep, which run between
+// steps as the executor does and, like it, are entry points rather than stages: an edit or a snapshot
+// of the whole state must reach each stage that holds a part of it, and Contacts lists the contacts
+// where they are (the narrow stage's and the sleeping islands').
 var stageAllowlist = map[string]string{
-	// The narrow stage's contacts and the joints as the contact and joint rows see them.
-	"contact_solver.go:World.prepareContacts":   "the wide stage's widePrep",
-	"contact_solver.go:World.prepareRows":       "the contact counts (graph) under split masses (joints.split)",
-	"contact_solver.go:World.gatherImpulses":    "the body's constraint lists (graph) and the joints' sums",
-	"contact_solver.go:World.restituteManifold": "the wide stage's velocity rows",
-	"contact_resist.go:World.prepareResist":     "the contact counts (graph) under split masses (joints.split)",
-	"convergence.go:World.traceRead":            "reads the velocities from the wide stage's rows or XPBD's",
-	"joint_solver.go:World.jointMasses":         "the joints' colours (graph)",
-	"contact.go:World.Contacts":                 "the sleeping islands' kept contacts beside the narrow stage's",
-	"contact.go:World.ContactsOf":               "one body's contacts, as Contacts reads them",
-	// Edits and snapshots of the whole step's state.
-	"state.go:World.SaveState":    "saves the bounds, narrow and sleep stages' parts of the state",
-	"state.go:World.RestoreState": "restores the bounds, narrow and sleep stages' parts of the state",
+	"contact.go:World.Contacts":   "the sleeping islands' kept contacts beside the narrow stage's",
+	"contact.go:World.ContactsOf": "one body's contacts, as Contacts reads them",
+	"state.go:World.SaveState":    "saves the narrow and sleep stages' parts of the state",
+	"state.go:World.RestoreState": "restores the narrow and sleep stages' parts of the state",
 	"world.go:World.RemoveBody":   "drops the body from the narrow and sleep stages",
 }
 

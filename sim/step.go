@@ -287,6 +287,12 @@ func (w *World) prepare() {
 	p.joints.split = p.plan.solver.traits().split
 	p.graph.buildAdjacency(n, p.narrow.manifolds)
 	p.jointAdjacency(n, w.joints)
+	// Split masses divide each body's mass between the rows that touch it: the executor hands the
+	// contact and joint rows the graph's counts.
+	p.narrow.splitCount, p.joints.splitCount = nil, nil
+	if p.joints.split {
+		p.narrow.splitCount, p.joints.splitCount = p.graph.count, p.graph.count
+	}
 	p.joints.useDirect = s.DirectJoints && p.plan.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
 	w.Stats.Colors = 0
 	p.islands.on = false
@@ -479,3 +485,17 @@ type planStage struct {
 // markPosesMoved tells the executor that an op moved the bodies, so that the next refreshRows brings
 // the rows to the new poses.
 func (w *World) markPosesMoved() { w.pipe.plan.posesMoved = true }
+
+// traceInputs hands the convergence trace where the bodies' velocities are between passes: XPBD's
+// pose corrections for position passes (pos), the wide stage's velocity rows while they hold them.
+func (w *World) traceInputs(pos bool) traceSource {
+	p := &w.pipe
+	src := traceSource{pos: pos}
+	switch {
+	case pos:
+		src.corrX, src.corrTh = p.xpbd.corrX, p.xpbd.corrTh
+	case p.wide.stateOn:
+		src.vel = p.wide.vel
+	}
+	return src
+}
