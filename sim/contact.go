@@ -611,6 +611,7 @@ type bodyFrames struct {
 
 // narrowStage is the Narrow stage's: the pairs' candidate manifolds, this step's manifolds and last step's.
 type narrowStage struct {
+	widePrep     bool         // the wide stage computes its batches' rows as it packs them (the wide stage's, handed by prepare)
 	splitCount   []int32      // under split masses, per body: the rows its mass is split between (the graph's count); else nil
 	pairs        []broad.Pair // this step's pairs, the broad stage's (narrowPhaseAll)
 	cand         []collide.Manifold

@@ -65,11 +65,12 @@ func makeSoft(hertz, zeta, h float32) softness {
 // impulse to that disc already, and clamping it again only rescales it by rounding, which a chaotic
 // pile amplifies (measured: the 1,000 rained boxes settled at other times). A point that does not rub
 // is marked sliding, so its friction anchors are taken afresh when friction returns.
-func (w *World) prepareContacts(lo, hi int, rows bool) {
+func (w *World) prepareContacts(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	warm := !w.settings.NoWarmStart
 	noFriction := w.settings.NoFriction
+	rows := !p.narrow.widePrep // the wide path computes the rows of its batches' points as it packs them
 	hint := 0
 	for k := lo; k < hi; k++ {
 		m := &p.narrow.manifolds[k]
@@ -559,7 +560,7 @@ func (w *World) restitutionColours() {
 
 // restituteManifold applies restitution to a manifold, Gauss-Seidel style (PGS) or, with record set,
 // Jacobi style: from the pass's start velocities, recording the impulses for gatherImpulses.
-func (w *World) restituteManifold(k int, record, widePrep bool) {
+func (w *World) restituteManifold(k int, record bool) {
 	p := &w.pipe
 	m := &p.narrow.manifolds[k]
 	// Most manifolds have no point that bounces (restitutionImpulse's test): they change nothing, so
@@ -577,7 +578,7 @@ func (w *World) restituteManifold(k int, record, widePrep bool) {
 		}
 		return
 	}
-	if widePrep && m.slot >= 0 {
+	if p.narrow.widePrep && m.slot >= 0 {
 		w.rowsFromBatch(m)
 	}
 	s := w.loadPair(m)
@@ -606,17 +607,18 @@ func (w *World) restituteManifold(k int, record, widePrep bool) {
 
 // gatherImpulses adds to each dynamic body the impulses its manifolds recorded in this pass (the
 // per-body accumulation of seed 000's Jacobi solver, done as a gather so it needs no atomics).
-func (w *World) gatherImpulses(lo, hi int, sums, jsums []impulseSum, joints bool) {
+func (w *World) gatherImpulses(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	joints = joints && len(w.joints) > 0 // (a world without joints skips their empty lists)
+	g := &p.graph.gather
+	joints := g.joints && len(w.joints) > 0 // (a world without joints skips their empty lists)
 	for i := lo; i < hi; i++ {
 		if b.InvMass[i] == 0 {
 			continue
 		}
 		var lin, ang vec
 		for _, e := range p.graph.adj[p.graph.adjStart[i]:p.graph.adjStart[i+1]] {
-			m := &sums[e>>1]
+			m := &g.sums[e>>1]
 			if e&1 == 0 {
 				lin = lin.Sub(m.lin)
 				ang = ang.Sub(m.angA)
@@ -627,7 +629,7 @@ func (w *World) gatherImpulses(lo, hi int, sums, jsums []impulseSum, joints bool
 		}
 		if joints {
 			for _, e := range p.graph.jointAdj[p.graph.jointAdjStart[i]:p.graph.jointAdjStart[i+1]] {
-				j := &jsums[e>>1]
+				j := &g.jsums[e>>1]
 				if e&1 == 0 {
 					lin = lin.Sub(j.lin)
 					ang = ang.Sub(j.angA)

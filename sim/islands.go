@@ -224,10 +224,10 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 			}
 		}
 	}
-	p.joints.gatherJoints = true
+	p.graph.gather.joints = true
 	p.islands.islandOps = ops
 	p.islands.rows = regionRows{
-		r: p.graph.nRegions, kern: p.work.kern, stateOn: p.wide.stateOn, sums: p.narrow.sums, jsums: p.joints.jsums,
+		r: p.graph.nRegions, kern: p.work.kern, stateOn: p.wide.stateOn, jsums: p.joints.jsums,
 		wideOn: p.wide.wideOn, wide: p.wide.wide, wideSeg: p.wide.wideSeg,
 		jwideOn: p.jwide.jwideOn, jwide: p.jwide.jwide, jwideSeg: p.jwide.jwideSeg, jrest: p.jwide.jrest, jrestSeg: p.jwide.jrestSeg,
 	}
@@ -269,7 +269,6 @@ type regionRows struct {
 	r                  int
 	kern               *laneKernels
 	stateOn            bool
-	sums               []impulseSum // per manifold: the impulses its rows recorded (gatherImpulses)
 	jsums              []impulseSum
 	wideOn             bool
 	wide               []wideBatch
@@ -306,7 +305,7 @@ func (w *World) islandRegionBlock(worker, g int) {
 				moved = false
 			}
 			w.islandWarm(g)
-			bodies(func(lo, hi int) { w.gatherImpulses(lo, hi, s.rows.sums, s.rows.jsums, true) })
+			bodies(w.gatherImpulses)
 		case StageSolve, StageRelax:
 			if moved {
 				w.islandRefresh(g)

@@ -478,12 +478,11 @@ func (w *World) resetJointImpulses() {
 
 // jointStage is the joints' rows for the step.
 type jointStage struct {
-	connected    []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
-	gatherJoints bool     // gatherImpulses adds the joints' recorded impulses
-	split        bool     // the solver's rows use split masses (Jacobi)
-	splitCount   []int32  // with split, per body: the rows its mass is split between (the graph's count); else nil
-	jointSoft    softness
-	useDirect    bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
-	direct       directSystem // the direct joint solve's system
-	jsums        []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
+	connected  []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
+	split      bool     // the solver's rows use split masses (Jacobi)
+	splitCount []int32  // with split, per body: the rows its mass is split between (the graph's count); else nil
+	jointSoft  softness
+	useDirect  bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
+	direct     directSystem // the direct joint solve's system
+	jsums      []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
 }

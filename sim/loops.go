@@ -120,7 +120,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopNarrow:
 		w.narrowPhase(lo, hi)
 	case loopPrepare:
-		w.prepareContacts(lo, hi, !p.wide.widePrep) // the wide path computes its batches' rows as it packs them
+		w.prepareContacts(lo, hi)
 	case loopIntVel:
 		w.integrateVelocities(lo, hi)
 	case loopIntPos:
@@ -128,7 +128,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopFinish:
 		w.finishStep(lo, hi)
 	case loopGather:
-		w.gatherImpulses(lo, hi, p.narrow.sums, p.joints.jsums, p.joints.gatherJoints)
+		w.gatherImpulses(lo, hi)
 	case loopJacobi:
 		for k := lo; k < hi; k++ {
 			w.jacobiManifold(k, p.loops.mode.bias())
@@ -235,7 +235,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopRestJacobi:
 		for k := lo; k < hi; k++ {
-			w.restituteManifold(k, true, p.wide.widePrep)
+			w.restituteManifold(k, true)
 		}
 
 	case loopColour:
@@ -289,7 +289,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopRestColour:
 		for _, k := range p.loops.items[lo:hi] {
-			w.restituteManifold(int(k), false, p.wide.widePrep)
+			w.restituteManifold(int(k), false)
 		}
 
 	case loopRegions:

@@ -202,7 +202,7 @@ func (w *World) warmStart() {
 	if p.jwide.jwideOn {
 		w.each(loopJWideWarm, len(p.jwide.jwide), wideJointGrain)
 	}
-	p.joints.gatherJoints = true
+	p.graph.gather.joints = true
 	w.each(loopGather, w.Bodies.Len(), bodyGrain)
 }
 

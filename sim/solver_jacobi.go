@@ -38,12 +38,12 @@ func (jacobiSolver) run(w *World, op Op) bool {
 	p := &w.pipe
 	n := w.Bodies.Len()
 	return w.runSoftStep(op, func() {
-		p.joints.gatherJoints = true
+		p.graph.gather.joints = true
 		w.each(loopJacobi, len(p.narrow.manifolds), passGrain)
 		w.each(loopJointJacobi, len(w.joints), jointGrain)
 		w.each(loopGather, n, bodyGrain)
 	}, func() {
-		p.joints.gatherJoints = false
+		p.graph.gather.joints = false
 		w.each(loopRestJacobi, len(p.narrow.manifolds), passGrain)
 		w.each(loopGather, n, bodyGrain)
 	})

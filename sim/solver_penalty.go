@@ -91,7 +91,7 @@ func (penaltySolver) run(w *World, op Op) bool {
 	for k := range p.narrow.manifolds {
 		w.penaltyManifold(k)
 	}
-	p.joints.gatherJoints = false
+	p.graph.gather.joints = false
 	w.each(loopGather, w.Bodies.Len(), bodyGrain)
 	p.loops.mode = op.Mode
 	w.eachJointColour(loopJointColour)

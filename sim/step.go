@@ -310,8 +310,10 @@ func (w *World) prepare() {
 	}
 	p.narrow.sums = resize(p.narrow.sums, len(p.narrow.manifolds))
 	p.joints.jsums = resize(p.joints.jsums, len(w.joints))
+	p.graph.gather.sums, p.graph.gather.jsums = p.narrow.sums, p.joints.jsums
 	p.wide.decideWide(p.work.kern != nil && p.plan.solver.traits().wideContacts, len(p.narrow.manifolds), p.work.opts.rowPrepare)
 	p.narrow.mayBounce = 0 // (noteApproach sets it)
+	p.narrow.widePrep = p.wide.widePrep
 	w.each(loopPrepare, len(p.narrow.manifolds), manifoldGrain)
 	w.each(loopJointMass, len(w.joints), jointGrain)
 	if p.joints.useDirect {
