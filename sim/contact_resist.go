@@ -109,8 +109,8 @@ func (w *World) prepareResist(k int) {
 	c := p.candOf(k)
 	a, o := m.a, m.b
 	sA, sB := float32(1), float32(1)
-	if p.joints.split {
-		sA, sB = float32(max(p.graph.count[a], 1)), float32(max(p.graph.count[o], 1))
+	if c := p.narrow.splitCount; c != nil {
+		sA, sB = float32(max(c[a], 1)), float32(max(c[o], 1))
 	}
 	n := m.normal
 	xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])

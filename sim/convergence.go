@@ -96,10 +96,10 @@ func (w *World) tracedPasses(op Op, pos bool, pass func()) {
 	if pos {
 		c.cur.Unit = "m"
 	}
-	w.traceRead(pos, false)
+	w.traceRead(w.traceInputs(pos), false)
 	for k := range op.Passes {
 		pass()
-		r := w.traceRead(pos, true)
+		r := w.traceRead(w.traceInputs(pos), true)
 		c.cur.Passes = append(c.cur.Passes, PassResidual{Stage: op.Stage, Substep: c.substep[op.Stage], Pass: k, Residual: r})
 	}
 	c.substep[op.Stage]++
@@ -125,12 +125,19 @@ func (w *World) endTrace() {
 	c.last.Passes = append(c.last.Passes[:0], c.cur.Passes...)
 }
 
-// traceRead reads every body's velocity (pos: its position and rotation correction) into the tracer;
-// with diff it returns the norm of the change since the last read (see Convergence).
-func (w *World) traceRead(pos, diff bool) float32 {
+// traceSource is where traceRead finds the bodies' velocities: XPBD's pose corrections (pos), the
+// wide stage's velocity rows (vel, while they hold the velocities), or else the bodies'.
+type traceSource struct {
+	pos           bool
+	corrX, corrTh []vec
+	vel           []stateRow
+}
+
+// traceRead reads every body's velocity (src.pos: its position and rotation correction) into the
+// tracer; with diff it returns the norm of the change since the last read (see Convergence).
+func (w *World) traceRead(src traceSource, diff bool) float32 {
 	c := &w.conv
 	b := &w.Bodies
-	p := &w.pipe
 	n := b.Len()
 	c.prevV, c.prevW = resize(c.prevV, n), resize(c.prevW, n)
 	var sum, mass float64
@@ -140,10 +147,10 @@ func (w *World) traceRead(pos, diff bool) float32 {
 		}
 		var v, a Vec3
 		switch {
-		case pos:
-			v, a = p.xpbd.corrX[i].Vec3(), p.xpbd.corrTh[i].Vec3()
-		case p.wide.stateOn:
-			r := &p.wide.vel[i]
+		case src.pos:
+			v, a = src.corrX[i].Vec3(), src.corrTh[i].Vec3()
+		case src.vel != nil:
+			r := &src.vel[i]
 			v, a = Vec3{r[0], r[1], r[2]}, Vec3{r[3], r[4], r[5]}
 		default:
 			v, a = b.Velocity[i], b.AngularVelocity[i]

@@ -205,6 +205,7 @@ func resize[T any](s []T, n int) []T {
 
 // graphStage is Prepare's constraint graph: the bodies' constraint lists, and the rows' colours and regions.
 type graphStage struct {
+	gather          gatherInputs // what gatherImpulses reads beside the constraint lists
 	bodyColors      []uint64
 	count           []int32 // contact points touching each body
 	adjStart        []int32
@@ -223,4 +224,12 @@ type graphStage struct {
 	jointColorOrder []int32
 	jointAdjStart   []int32
 	jointAdj        []int32
+}
+
+// gatherInputs is what gatherImpulses reads beside the graph's constraint lists, handed by the
+// executor: the impulses the manifolds' rows and the joints recorded in a pass (the narrow and joint
+// stages' sums, set by prepare) and whether this gather takes the joints' (set by the op's executor).
+type gatherInputs struct {
+	sums, jsums []impulseSum
+	joints      bool
 }

@@ -224,7 +224,7 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 			}
 		}
 	}
-	p.joints.gatherJoints = true
+	p.graph.gather.joints = true
 	p.islands.islandOps = ops
 	p.islands.rows = regionRows{
 		r: p.graph.nRegions, kern: p.work.kern, stateOn: p.wide.stateOn, jsums: p.joints.jsums,
@@ -237,7 +237,7 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 	// as the stages would leave them
 	p.wide.wideDirty, p.jwide.jwideDirty = p.wide.wideOn, p.jwide.jwideOn
 	last := ops[len(ops)-1]
-	p.consts.posesMoved = last.Stage == StageIntegratePositions
+	p.plan.posesMoved = last.Stage == StageIntegratePositions
 	p.loops.mode = last.Mode
 	var sum Timings
 	var all time.Duration

@@ -35,12 +35,13 @@ func (w *World) prepareJoints() {
 func (w *World) jointMasses(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	jacobi := p.joints.split
+	count := p.joints.splitCount
+	jacobi := count != nil
 	for k := lo; k < hi; k++ {
 		j := &w.joints[k]
 		sA := float32(1)
 		if jacobi {
-			sA = float32(max(p.graph.count[j.a], 1))
+			sA = float32(max(count[j.a], 1))
 		}
 		j.mA = b.InvMass[j.a] * sA
 		j.iA = scaleMat(b.InvInertiaWorld[j.a], sA)
@@ -48,7 +49,7 @@ func (w *World) jointMasses(lo, hi int) {
 		if j.b >= 0 {
 			sB := float32(1)
 			if jacobi {
-				sB = float32(max(p.graph.count[j.b], 1))
+				sB = float32(max(count[j.b], 1))
 			}
 			j.mB = b.InvMass[j.b] * sB
 			j.iB = scaleMat(b.InvInertiaWorld[j.b], sB)
@@ -77,10 +78,10 @@ func (p *pipeline) jointed(a, b int32) bool {
 func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3) {
 	b := &w.Bodies
 	p := &w.pipe
-	xA, rA = ldv(&b.Position[j.a]), &p.bounds.rot[j.a]
+	xA, rA = ldv(&b.Position[j.a]), &p.frames.rot[j.a]
 	xB, rB = vec{}, &identity3
 	if j.b >= 0 {
-		xB, rB = ldv(&b.Position[j.b]), &p.bounds.rot[j.b]
+		xB, rB = ldv(&b.Position[j.b]), &p.frames.rot[j.b]
 	}
 	return
 }
@@ -269,25 +270,25 @@ func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
 	switch def.Type {
 	case Ball:
 		if def.Friction > 0 && !pseudo {
-			j.fric.solve(s, def.Friction/p.consts.invH)
+			j.fric.solve(s, def.Friction/p.ctx.invH)
 		}
 		if def.Swing > 0 {
-			j.swing.solveLimit(s, soft, useBias, p.consts.invH)
+			j.swing.solveLimit(s, soft, useBias, p.ctx.invH)
 		}
 		if def.HasTwist {
-			j.twist.solve(s, soft, useBias, p.consts.invH, true, nil, 0, false)
+			j.twist.solve(s, soft, useBias, p.ctx.invH, true, nil, 0, false)
 		}
 		if !p.joints.useDirect {
 			j.point.solve(s, soft, useBias)
 		}
 	case Hinge:
-		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, soft, useBias, p.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.hinge.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
 	case Piston:
-		j.angle.solve(s, soft, useBias, p.consts.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, soft, useBias, p.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.rot.solve(s, soft, useBias)
 			j.perp[0].solveEquality(s, soft, useBias)
@@ -477,11 +478,11 @@ func (w *World) resetJointImpulses() {
 
 // jointStage is the joints' rows for the step.
 type jointStage struct {
-	connected    []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
-	gatherJoints bool     // gatherImpulses adds the joints' recorded impulses
-	split        bool     // the solver's rows use split masses (Jacobi)
-	jointSoft    softness
-	useDirect    bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
-	direct       directSystem // the direct joint solve's system
-	jsums        []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
+	connected  []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
+	split      bool     // the solver's rows use split masses (Jacobi)
+	splitCount []int32  // with split, per body: the rows its mass is split between (the graph's count); else nil
+	jointSoft  softness
+	useDirect  bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
+	direct     directSystem // the direct joint solve's system
+	jsums      []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
 }

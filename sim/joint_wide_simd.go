@@ -156,8 +156,8 @@ func refreshJointsHalf(h int, w *World, bt *wideJointBatch) {
 	b := &w.Bodies
 	var RA, RB [9]lanes
 	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
-	gatherMatTo(&RA, p.bounds.rot, ia, !bt.safe)
-	gatherMatTo(&RB, p.bounds.rot, ib, !bt.safe)
+	gatherMatTo(&RA, p.frames.rot, ia, !bt.safe)
+	gatherMatTo(&RB, p.frames.rot, ib, !bt.safe)
 	xA, xB := gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
 	rA, rB := mulAt(&RA, lh3(&bt.localA, h)), mulAt(&RB, lh3(&bt.localB, h))
 	pt := &bt.point

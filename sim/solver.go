@@ -181,7 +181,7 @@ func endPlan(s *Settings, p Plan) Plan {
 // warm start, solve and relax stages read them.
 func (w *World) refreshRows() {
 	p := &w.pipe
-	if !p.consts.posesMoved {
+	if !p.plan.posesMoved {
 		return
 	}
 	w.refreshContacts()
@@ -189,7 +189,7 @@ func (w *World) refreshRows() {
 	if p.jwide.jwideOn {
 		w.each(loopJWideMass, len(p.jwide.jwide), wideJointGrain)
 	}
-	p.consts.posesMoved = false
+	p.plan.posesMoved = false
 }
 
 // warmStart is the velocity solvers' warm start: every contact and joint applies the impulse it held at
@@ -202,7 +202,7 @@ func (w *World) warmStart() {
 	if p.jwide.jwideOn {
 		w.each(loopJWideWarm, len(p.jwide.jwide), wideJointGrain)
 	}
-	p.joints.gatherJoints = true
+	p.graph.gather.joints = true
 	w.each(loopGather, w.Bodies.Len(), bodyGrain)
 }
 

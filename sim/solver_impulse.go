@@ -76,7 +76,7 @@ func (impulseSolver) run(w *World, op Op) bool {
 			for k := range w.pipe.narrow.manifolds {
 				w.projectManifold(&w.pipe.narrow.manifolds[k])
 			}
-			w.pipe.consts.posesMoved = true
+			w.pipe.plan.posesMoved = true
 		}
 	default:
 		return false
@@ -84,7 +84,7 @@ func (impulseSolver) run(w *World, op Op) bool {
 	return true
 }
 
-func (impulseSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
+func (impulseSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
 
 // impulseProjectPasses is the number of projection passes per sub-step; impulseProjectFraction is the
 // share of the overlap beyond the slop each pass removes (all of it overshoots in a pile, where one
@@ -113,14 +113,14 @@ func (w *World) impulseManifold(m *manifold) {
 		if cp.sep > w.settings.LinearSlop {
 			continue // not touching yet (a speculative point)
 		}
-		rA, rB := mulMat(&p.bounds.rot[m.a], cp.localA), mulMat(&p.bounds.rot[m.b], cp.localB)
+		rA, rB := mulMat(&p.frames.rot[m.a], cp.localA), mulMat(&p.frames.rot[m.b], cp.localB)
 		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
 		vn := v.Dot(n)
 		if vn >= 0 {
 			continue
 		}
 		e := float32(0)
-		if !w.settings.NoRestitution && -vn > p.consts.restThreshold {
+		if !w.settings.NoRestitution && -vn > p.ctx.restThreshold {
 			e = m.restitution
 		}
 		vt := v.Sub(n.Scale(vn))

@@ -38,18 +38,18 @@ func (jacobiSolver) run(w *World, op Op) bool {
 	p := &w.pipe
 	n := w.Bodies.Len()
 	return w.runSoftStep(op, func() {
-		p.joints.gatherJoints = true
+		p.graph.gather.joints = true
 		w.each(loopJacobi, len(p.narrow.manifolds), passGrain)
 		w.each(loopJointJacobi, len(w.joints), jointGrain)
 		w.each(loopGather, n, bodyGrain)
 	}, func() {
-		p.joints.gatherJoints = false
+		p.graph.gather.joints = false
 		w.each(loopRestJacobi, len(p.narrow.manifolds), passGrain)
 		w.each(loopGather, n, bodyGrain)
 	})
 }
 
-func (jacobiSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
+func (jacobiSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
 
 // jacobiRestitutionPasses is the number of restitution passes the Jacobi solver makes.
 const jacobiRestitutionPasses = 8

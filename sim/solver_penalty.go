@@ -91,14 +91,14 @@ func (penaltySolver) run(w *World, op Op) bool {
 	for k := range p.narrow.manifolds {
 		w.penaltyManifold(k)
 	}
-	p.joints.gatherJoints = false
+	p.graph.gather.joints = false
 	w.each(loopGather, w.Bodies.Len(), bodyGrain)
 	p.loops.mode = op.Mode
 	w.eachJointColour(loopJointColour)
 	return true
 }
 
-func (penaltySolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.consts.invH) }
+func (penaltySolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
 
 // penaltyManifold records, for gatherImpulses, the impulses over one sub-step of the spring and friction
 // forces of a manifold's overlapping points, all from the velocities at the sub-step's start.
@@ -112,7 +112,7 @@ func (w *World) penaltyManifold(km int) {
 	if s.mA == 0 && s.mB == 0 {
 		return
 	}
-	k, c, h := w.settings.PenaltyStiffness, w.settings.PenaltyDamping, p.consts.h
+	k, c, h := w.settings.PenaltyStiffness, w.settings.PenaltyDamping, p.ctx.h
 	omega := min(float32(PenaltyOmega), PenaltyMaxOmegaH/h)
 	n := m.normal
 	var cA, cB vec // the touching points' arms and normal impulse, for the resistance
@@ -123,7 +123,7 @@ func (w *World) penaltyManifold(km int) {
 		if cp.sep >= 0 {
 			continue
 		}
-		rA, rB := mulMat(&p.bounds.rot[m.a], cp.localA), mulMat(&p.bounds.rot[m.b], cp.localB)
+		rA, rB := mulMat(&p.frames.rot[m.a], cp.localA), mulMat(&p.frames.rot[m.b], cp.localB)
 		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
 		vn := v.Dot(n)
 		ki, ci := k, c

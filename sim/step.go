@@ -25,7 +25,8 @@ type pipeline struct {
 	rigid   rigidStage
 	wide    wideStage
 	jwide   jointWideStage
-	consts  constStage
+	ctx     stepContext // the step's read-only constants: no stage, every stage reads it
+	frames  bodyFrames  // the bodies' rotation matrices: no stage, they go with the bodies
 	plan    planStage
 	loops   loopStage
 }
@@ -113,7 +114,7 @@ func (w *World) Step() error {
 	n := w.Bodies.Len()
 	p.bounds.boxes = resize(p.bounds.boxes, n)
 	p.bounds.dynamic = resize(p.bounds.dynamic, n)
-	p.bounds.rot = resize(p.bounds.rot, n)
+	p.frames.rot = resize(p.frames.rot, n)
 	p.graph.bodyColors = resize(p.graph.bodyColors, n)
 	st := &w.Stats.Timings
 	*st = Timings{}
@@ -198,7 +199,7 @@ func (w *World) runStage(op Op) {
 		w.each(loopIntVel, n, bodyGrain)
 	case StageIntegratePositions:
 		w.each(loopIntPos, n, bodyGrain)
-		p.consts.posesMoved = true
+		p.plan.posesMoved = true
 	case StageStoreImpulses:
 		w.syncWideImpulses()
 		w.syncWideJoints()
@@ -279,13 +280,19 @@ func (w *World) prepare() {
 	if s.Sleep {
 		w.keepSleepers()
 	}
-	p.consts.h, p.consts.invH, p.consts.soft, p.consts.staticSoft, p.joints.jointSoft = stepSoftness(s)
-	p.consts.maxPush = s.MaxPushOut
-	p.consts.restThreshold = s.RestitutionThreshold
-	p.consts.anchorReach = 2 * s.LinearSlop
+	p.ctx.h, p.ctx.invH, p.ctx.soft, p.ctx.staticSoft, p.joints.jointSoft = stepSoftness(s)
+	p.ctx.maxPush = s.MaxPushOut
+	p.ctx.restThreshold = s.RestitutionThreshold
+	p.ctx.anchorReach = 2 * s.LinearSlop
 	p.joints.split = p.plan.solver.traits().split
 	p.graph.buildAdjacency(n, p.narrow.manifolds)
 	p.jointAdjacency(n, w.joints)
+	// Split masses divide each body's mass between the rows that touch it: the executor hands the
+	// contact and joint rows the graph's counts.
+	p.narrow.splitCount, p.joints.splitCount = nil, nil
+	if p.joints.split {
+		p.narrow.splitCount, p.joints.splitCount = p.graph.count, p.graph.count
+	}
 	p.joints.useDirect = s.DirectJoints && p.plan.solver.Params().Has(ParamDirectJoints) && len(w.joints) > 0
 	w.Stats.Colors = 0
 	p.islands.on = false
@@ -303,8 +310,10 @@ func (w *World) prepare() {
 	}
 	p.narrow.sums = resize(p.narrow.sums, len(p.narrow.manifolds))
 	p.joints.jsums = resize(p.joints.jsums, len(w.joints))
+	p.graph.gather.sums, p.graph.gather.jsums = p.narrow.sums, p.joints.jsums
 	p.wide.decideWide(p.work.kern != nil && p.plan.solver.traits().wideContacts, len(p.narrow.manifolds), p.work.opts.rowPrepare)
 	p.narrow.mayBounce = 0 // (noteApproach sets it)
+	p.narrow.widePrep = p.wide.widePrep
 	w.each(loopPrepare, len(p.narrow.manifolds), manifoldGrain)
 	w.each(loopJointMass, len(w.joints), jointGrain)
 	if p.joints.useDirect {
@@ -321,7 +330,7 @@ func (w *World) prepare() {
 	}
 	jointsAll := (p.jwide.jwideOn && len(p.jwide.jrest) == 0) || len(w.joints) == 0
 	p.wide.planState(p.work.opts.bodyRows, p.jwide.jwideOn, jointsAll, overflow, len(p.narrow.manifolds))
-	p.consts.posesMoved = true // the rows are refreshed before the first pass reads them
+	p.plan.posesMoved = true // the rows are refreshed before the first pass reads them
 }
 
 // jointsWide reports whether the joints' passes may run wide: lane kernels, a solver whose traits
@@ -359,7 +368,7 @@ func (w *World) jointWideInputs() jointWideInputs {
 		in.order, in.seg = p.islands.jointsByRegion(&w.Bodies, w.joints, p.graph.jointColorOrder, start, in.r)
 	}
 	in.overflow = p.graph.jointColorOrder[start[maxColors]:start[maxColors+1]]
-	in.gatherCap = gatherCapOf(&w.Bodies, p.bounds.rot)
+	in.gatherCap = gatherCapOf(&w.Bodies, p.frames.rot)
 	return in
 }
 
@@ -369,7 +378,7 @@ func (w *World) wideInputs() wideInputs {
 	in := wideInputs{
 		manifolds: p.narrow.manifolds, colorOrder: p.graph.colorOrder, segStart: p.graph.segStart,
 		split: p.graph.splitColour, r: p.graph.nRegions, workers: p.work.workers, kern: p.work.kern,
-		gatherCap: gatherCapOf(&w.Bodies, p.bounds.rot),
+		gatherCap: gatherCapOf(&w.Bodies, p.frames.rot),
 	}
 	if p.wide.wideOn {
 		in.overflow = p.graph.overflow()
@@ -469,7 +478,26 @@ type workStage struct {
 
 // planStage is the step's plan, written for the settings planFor by solver.
 type planStage struct {
-	planFor Settings
-	solver  Solver
-	steps   Plan
+	planFor    Settings
+	solver     Solver
+	steps      Plan
+	posesMoved bool // the bodies moved since the rows were last refreshed (refreshRows)
+}
+
+// markPosesMoved tells the executor that an op moved the bodies, so that the next refreshRows brings
+// the rows to the new poses.
+func (w *World) markPosesMoved() { w.pipe.plan.posesMoved = true }
+
+// traceInputs hands the convergence trace where the bodies' velocities are between passes: XPBD's
+// pose corrections for position passes (pos), the wide stage's velocity rows while they hold them.
+func (w *World) traceInputs(pos bool) traceSource {
+	p := &w.pipe
+	src := traceSource{pos: pos}
+	switch {
+	case pos:
+		src.corrX, src.corrTh = p.xpbd.corrX, p.xpbd.corrTh
+	case p.wide.stateOn:
+		src.vel = p.wide.vel
+	}
+	return src
 }

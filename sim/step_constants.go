@@ -49,13 +49,14 @@ func stepSoftness(s *Settings) (h, invH float32, soft, static, joint softness) {
 	return
 }
 
-// constStage is the step's constants, fixed in Prepare.
-type constStage struct {
+// stepContext is the step's read-only constants (Box2D v3's b2StepContext): the executor fixes them in
+// prepare, before any stage of the step runs, and every stage reads them; no stage writes them, so
+// they belong to none (sim/rooms_test.go does not count the pipeline's ctx as a stage).
+type stepContext struct {
 	h, invH       float32
 	soft          softness
 	staticSoft    softness
 	maxPush       float32
 	restThreshold float32
-	posesMoved    bool    // the bodies moved since the rows were last refreshed (refreshRows)
 	anchorReach   float32 // friction anchors further apart than this are dropped
 }
