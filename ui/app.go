@@ -167,7 +167,8 @@ type App struct {
 	cursorShape imgui.MouseCursorID
 	cursorSet   bool
 	dupLogged   bool
-	tools       tools      // the outliner, labels, perturbation, profile table (tools.go)
+	tools       tools // the outliner, labels, perturbation, profile table (tools.go)
+	selRead     selectedRead
 	jobs        []*longJob // long work under way off the UI thread (panel_longwork.go)
 
 	// CUDA-GL interop (see updateInterop): the shims while the instances and the debug lines come
@@ -676,6 +677,7 @@ func (a *App) drawFrame(fb uint32, fbw, fbh int) {
 			a.copyToDevice()
 		}
 	}
+	a.selRead.ok = false // this frame's only
 	tUpload := time.Now()
 	a.rend.Upload(&a.frame)
 	t0 := time.Now()

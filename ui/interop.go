@@ -137,12 +137,22 @@ func (a *App) fillDevice(w *sim.World) {
 	// normals (which read nothing the device holds).
 	f.Lines, f.Overlay = f.Lines[:0], f.Overlay[:0]
 	if i, ok := w.Index(a.Selected); ok && w.Bodies.Shape[i].Kind != geom.Plane {
-		if s, err := w.BodyState(a.Selected); err == nil {
+		if r := a.selRead; r.ok && r.h == a.Selected {
+			selectionOutline(f, w.Bodies.Shape[i], r.st.Position, r.st.Rotation)
+		} else if s, err := w.BodyState(a.Selected); err == nil {
 			selectionOutline(f, w.Bodies.Shape[i], s.Position, s.Rotation)
 		}
 	}
 	a.probeLines(f)
 	f.Overlay, f.Lines = append(f.Overlay, f.Lines...), f.Lines[:0]
+}
+
+// selectedRead is the selected body's state as the Inspect section read it back this frame, which
+// the interop path's outline takes rather than reading the body a second time.
+type selectedRead struct {
+	h  sim.Handle
+	st sim.BodyState
+	ok bool
 }
 
 // interopFailed drops interop for good after an error, with one line; the frame falls back to the

@@ -211,6 +211,7 @@ func (a *App) inspectSection() {
 			pos, vel, omega = b.Position[i], b.Velocity[i], b.AngularVelocity[i]
 			if st, err := w.BodyState(a.Selected); err == nil {
 				pos, vel, omega = st.Position, st.Velocity, st.AngularVelocity
+				a.selRead = selectedRead{h: a.Selected, st: st, ok: true}
 			}
 		}
 		filter := p.filter

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,13 +64,20 @@ func TestJointsFormCreatesAServo(t *testing.T) {
 // servo, and the message line counts what the file left out and names the first.
 func TestOpenReadsAURDFRobot(t *testing.T) {
 	d := drive(t, Options{Scene: "stack"})
-	path, err := filepath.Abs("../scenes/urdf/testdata/simple/pointer.urdf")
+	// The pointer with a visual on its arm, which the mapping leaves out.
+	src, err := os.ReadFile("../scenes/urdf/testdata/simple/pointer.urdf")
 	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "pointer.urdf")
+	withVisual := strings.Replace(string(src), `<link name="arm">`,
+		`<link name="arm"><visual><geometry><box size="0.5 0.05 0.05"/></geometry></visual>`, 1)
+	if err := os.WriteFile(path, []byte(withVisual), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	d.typeInto("scene/file", path)
 	d.click("scene/Open")
-	if d.a.S.Name() != path || d.a.panel.isErr || !strings.Contains(d.a.panel.message, "2 element(s) left out, first ") {
+	if d.a.S.Name() != path || d.a.panel.isErr || !strings.Contains(d.a.panel.message, "1 element(s) left out, first ") {
 		t.Fatalf("Open: scene %q, message %q", d.a.S.Name(), d.a.panel.message)
 	}
 	d.world(func(w *sim.World) {
