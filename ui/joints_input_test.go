@@ -206,6 +206,20 @@ func TestJointFrictionIsTypedIntoTheFormAndTheInspector(t *testing.T) {
 	if !d.has("joints/friction, N") {
 		t.Fatalf("a piston's friction field is not in N")
 	}
+	d.setText("joints/friction, N", 0, 1, "40")
+	var np int
+	d.world(func(w *sim.World) { np = w.NumJoints() })
+	d.click("joints/Create joint")
+	if j, _ := d.joint(np); j.Type != sim.Piston || j.Friction != 40 {
+		t.Fatalf("created a %v with friction %v, want a piston with 40 N: %s", j.Type, j.Friction, d.a.panel.message)
+	}
+	d.setText("selected/friction, N", 0, 1, "25")
+	if j, _ := d.joint(np); j.Friction != 25 {
+		t.Errorf("the piston's friction %v after typing 25 into the inspector, want 25", j.Friction)
+	}
+	d.click("joints/Pick A then B")
+	d.clickBody("door")
+	d.click("joints/B = world")
 	d.choose("joints/type", "ball")
 	d.setText("joints/friction, N m", 0, 1, "1.5")
 	var n int
