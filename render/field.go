@@ -24,6 +24,9 @@ import (
 type FieldBatch struct {
 	Instance instance.Instance
 	Levels   []*instance.FieldLevel
+	// Shades says the field can shade something under the light (instance.FieldShades), so it is
+	// drawn into the shadow map; a field less steep than the light is high is only lit.
+	Shades bool
 }
 
 // fieldKeepFrames is how many frames a level's slot is kept without the level being drawn.
@@ -165,14 +168,18 @@ func (r *Renderer) growFieldPool(p, n int) {
 }
 
 // drawFields draws f's height fields with the bound program (the field's instance attributes set as
-// constants: the arrays of its vertex arrays hold positions and normals alone).
-func (r *Renderer) drawFields(f *Frame) {
+// constants: the arrays of its vertex arrays hold positions and normals alone); shadow: the shadow
+// pass, which draws only the fields that can shade.
+func (r *Renderer) drawFields(f *Frame, shadow bool) {
 	if f.Device {
 		return
 	}
 	b := &r.fields
 	for i := range f.Fields {
 		fb := &f.Fields[i]
+		if shadow && !fb.Shades {
+			continue
+		}
 		in := &fb.Instance
 		gl.VertexAttrib1f(2, 0)
 		gl.VertexAttrib3f(3, in.Pos[0], in.Pos[1], in.Pos[2])

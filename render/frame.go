@@ -99,7 +99,8 @@ func FillPlanes(f *Frame, w *sim.World) {
 }
 
 // addField appends height field g, whose body's instance is in, with the levels it is drawn with as
-// seen by f.View (instance.FieldView, the camera taken into the field's frame).
+// seen by f.View (instance.FieldView, the camera taken into the field's frame) and whether it can
+// shade anything under the light.
 func (f *Frame) addField(g *geom.HeightGrid, in instance.Instance) {
 	q := mgl32.Quat{W: in.Quat[3], V: mgl32.Vec3{in.Quat[0], in.Quat[1], in.Quat[2]}}.Conjugate()
 	c := f.View
@@ -109,5 +110,5 @@ func (f *Frame) addField(g *geom.HeightGrid, in instance.Instance) {
 		levels = f.Fields[:n+1][n].Levels[:0] // the list a field of an earlier frame left
 	}
 	instance.FieldView(g, c, func(l *instance.FieldLevel) { levels = append(levels, l) })
-	f.Fields = append(f.Fields, FieldBatch{Instance: in, Levels: levels})
+	f.Fields = append(f.Fields, FieldBatch{Instance: in, Levels: levels, Shades: instance.FieldShades(g, q.Rotate(LightDir))})
 }

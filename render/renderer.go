@@ -262,7 +262,7 @@ func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height 
 		gl.Enable(gl.POLYGON_OFFSET_FILL)
 		gl.PolygonOffset(2, 4)
 		r.drawShapes(f)
-		r.drawFields(f)
+		r.drawFields(f, true)
 		gl.Disable(gl.POLYGON_OFFSET_FILL)
 	}
 
@@ -323,7 +323,7 @@ func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height 
 	}
 	gl.Uniform1i(u["uWire"], wire)
 	gl.DepthFunc(gl.LEQUAL)
-	r.drawFields(f)
+	r.drawFields(f, false)
 	r.drawShapes(f)
 	gl.DepthFunc(gl.LESS)
 	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)

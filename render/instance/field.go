@@ -60,10 +60,12 @@ func FieldLevelVerts(s int) int {
 
 type chunkKey struct{ ci, cj, step int }
 
-// fieldState is what FieldView keeps of a field between calls: each chunk's height range and the
-// chunk levels made.
+// fieldState is what FieldView keeps of a field between calls: each chunk's height range, the
+// steepest rise between neighbouring samples along x and along z (per metre), and the chunk levels
+// made.
 type fieldState struct {
 	ranges [][2]float32
+	slope  [2]float32
 	levels map[chunkKey]*FieldLevel
 	used   uint64
 }
@@ -91,14 +93,7 @@ func FieldView(f *geom.HeightGrid, c FieldCamera, draw func(l *FieldLevel)) {
 	defer fieldViews.Unlock()
 	fieldViews.calls++
 	now := fieldViews.calls
-	if fieldViews.m == nil {
-		fieldViews.m = map[*geom.HeightGrid]*fieldState{}
-	}
-	st := fieldViews.m[f]
-	if st == nil {
-		st = &fieldState{ranges: chunkRanges(f), levels: map[chunkKey]*FieldLevel{}}
-		fieldViews.m[f] = st
-	}
+	st := fieldStateOf(f)
 	st.used = now
 	type shown struct {
 		k  chunkKey
@@ -140,6 +135,57 @@ func FieldView(f *geom.HeightGrid, c FieldCamera, draw func(l *FieldLevel)) {
 		}
 	}
 }
+
+// fieldStateOf is f's state, made on first use (fieldViews locked).
+func fieldStateOf(f *geom.HeightGrid) *fieldState {
+	if fieldViews.m == nil {
+		fieldViews.m = map[*geom.HeightGrid]*fieldState{}
+	}
+	st := fieldViews.m[f]
+	if st == nil {
+		st = &fieldState{ranges: chunkRanges(f), slope: steepest(f), levels: map[chunkKey]*FieldLevel{}, used: fieldViews.calls}
+		fieldViews.m[f] = st
+	}
+	return st
+}
+
+// FieldShades reports whether height field f, lit from the unit direction light (towards the light,
+// in f's frame), can shade anything on or above its drawn surface, so that it must be drawn into the
+// shadow map. Every drawn triangle, at any stride, rises along x by the mean of neighbouring samples'
+// rises along a row, and along z likewise: its rise a metre along the light's horizontal direction u
+// is at most Sx |ux| + Sz |uz|, Sx and Sz the steepest rises between neighbours. When that is below
+// the light's own climb, Ly / |Lxz|, a ray from any point on or above the ground towards the light
+// climbs faster than the ground under it and meets none of it. Left out: the skirts under the edges
+// between chunks of different strides, which stand at most the sliver they fill above the finer
+// chunk's edge, and could shade only a line that narrow along it.
+func FieldShades(f *geom.HeightGrid, light geom.Vec3) bool {
+	fieldViews.Lock()
+	s := fieldStateOf(f).slope
+	fieldViews.Unlock()
+	return s[0]*abs32(light[0])+s[1]*abs32(light[2]) >= light[1]
+}
+
+func abs32(x float32) float32 { return max(x, -x) }
+
+// steepest is the steepest rise between neighbouring samples of f along x and along z, per metre.
+func steepest(f *geom.HeightGrid) [2]float32 {
+	var qx, qz int
+	for j := range f.NZ {
+		row := f.Q[j*f.NX : (j+1)*f.NX]
+		for i := 1; i < f.NX; i++ {
+			qx = max(qx, absInt(int(row[i])-int(row[i-1])))
+		}
+		if j > 0 {
+			prev := f.Q[(j-1)*f.NX : j*f.NX]
+			for i := range f.NX {
+				qz = max(qz, absInt(int(row[i])-int(prev[i])))
+			}
+		}
+	}
+	return [2]float32{float32(qx) * f.Step / f.DX, float32(qz) * f.Step / f.DZ}
+}
+
+func absInt(x int) int { return max(x, -x) }
 
 // chunkRanges is each chunk's lowest and highest sample, chunk (ci, cj) at cj chunks(NX) + ci.
 func chunkRanges(f *geom.HeightGrid) [][2]float32 {

@@ -139,3 +139,39 @@ func TestFieldViewDrawsNearestFirst(t *testing.T) {
 		prev = d
 	}
 }
+
+// A field whose neighbouring samples rise less steeply than the light climbs shades nothing on or
+// above it, so it need not be drawn into the shadow map: rays from points just above its surface
+// towards such a light meet no triangle of it, while under a light low enough for FieldShades to say
+// it shades, some do.
+func TestFieldShadesOnlyUnderALightLowerThanItsSlopes(t *testing.T) {
+	f := testField()
+	s := steepest(f)
+	// The light's direction at a given climb over the horizontal direction (0.8, 0, 0.6).
+	at := func(climb float32) geom.Vec3 { return geom.Vec3{0.8, climb, 0.6}.Normalize() }
+	bound := 0.8*s[0] + 0.6*s[1] // the climb FieldShades needs the light to beat
+	if FieldShades(f, at(bound*1.05)) || !FieldShades(f, at(bound*0.95)) || !FieldShades(f, geom.Vec3{0, -1, 0}) {
+		t.Fatalf("steepest rises %v: FieldShades does not switch at a climb of %v", s, bound)
+	}
+	if FieldShades(f, geom.Vec3{-0.55, 0.75, 0.35}.Normalize()) {
+		t.Errorf("gentle hills (steepest rises %v) shade under the renderer's light", s)
+	}
+	shaded := func(light geom.Vec3) int {
+		n := 0
+		for j := 8; j < f.NZ; j += 32 {
+			for i := 8; i < f.NX; i += 32 {
+				p := f.Vertex(i, j).Add(geom.Vec3{0, 1e-3, 0})
+				if _, _, _, _, hit := f.Raycast(p, light, 200); hit {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	if n := shaded(at(bound * 1.05)); n != 0 {
+		t.Errorf("a light climbing %v, above the bound %v: %d points shaded", bound*1.05, bound, n)
+	}
+	if n := shaded(at(bound * 0.2)); n == 0 {
+		t.Errorf("a light climbing %v, well under the bound %v: no point shaded (the check sees no shadow)", bound*0.2, bound)
+	}
+}
