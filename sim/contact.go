@@ -140,8 +140,8 @@ func (w *World) appendContacts(out []ContactPoint, m *manifold) []ContactPoint {
 	b := &w.Bodies
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.frames.rot[m.a], cp.localA))
-		pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.frames.rot[m.b], cp.localB))
+		pA := ldv(&b.Position[m.a]).Add(mulMat(&b.rot[m.a], cp.localA))
+		pB := ldv(&b.Position[m.b]).Add(mulMat(&b.rot[m.b], cp.localB))
 		out = append(out, ContactPoint{
 			BodyA: int(m.a), BodyB: int(m.b), ChildA: int(m.child.a), ChildB: int(m.child.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
 			Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,
@@ -203,8 +203,8 @@ func (w *World) updateBounds(lo, hi int) {
 	half := 0.5 * w.settings.Speculative
 	for i := lo; i < hi; i++ {
 		q := &b.Rotation[i]
-		setRotation(&p.frames.rot[i], q.W, q.V[0], q.V[1], q.V[2])
-		p.bounds.boxes[i] = boundsFromRotation(b, i, &p.frames.rot[i], dt, half)
+		setRotation(&b.rot[i], q.W, q.V[0], q.V[1], q.V[2])
+		p.bounds.boxes[i] = boundsFromRotation(b, i, &b.rot[i], dt, half)
 		p.bounds.dynamic[i] = b.Type[i] == Dynamic && !b.Asleep[i]
 	}
 }
@@ -520,7 +520,7 @@ func (w *World) gatherFill(g int) {
 // that order. The rest keep their order and the renamed ones are merged in by pair, so prev stays
 // sorted for findPrev; the merge writes into manifolds, which holds nothing between steps. The moved
 // body's rotation matrix goes with it, for Contacts before the next step.
-func (p *pipeline) dropBody(i, last int32) {
+func (p *pipeline) dropBody(b *Bodies, i, last int32) {
 	var moved []int32 // the renamed manifolds, in prev's order (by a)
 	for k := range p.narrow.prev {
 		if m := &p.narrow.prev[k]; i != last && m.b == last && m.a < i {
@@ -553,8 +553,8 @@ func (p *pipeline) dropBody(i, last int32) {
 	}
 	emit(last, last)
 	p.narrow.prev, p.narrow.manifolds = out, p.narrow.prev[:0]
-	if i != last && int(last) < len(p.frames.rot) {
-		p.frames.rot[i] = p.frames.rot[last]
+	if i != last && int(last) < len(b.rot) {
+		b.rot[i] = b.rot[last]
 	}
 }
 
@@ -601,14 +601,6 @@ type boundsStage struct {
 	dynamic []bool
 }
 
-// bodyFrames is a cache derived from the bodies' orientations, per body: every stage that turns a
-// local vector into world space reads it, so it goes with the bodies (as Bodies does) and belongs to
-// no stage. The bounds stage writes it each step from the orientations; a stage that rotates a body
-// (XPBD's moves, the direct joints' projection, the position integration) writes that body's.
-type bodyFrames struct {
-	rot []Mat3 // the rotation matrix of each body's orientation
-}
-
 // narrowStage is the Narrow stage's: the pairs' candidate manifolds, this step's manifolds and last step's.
 type narrowStage struct {
 	widePrep     bool         // the wide stage computes its batches' rows as it packs them (the wide stage's, handed by prepare)
@@ -640,7 +632,7 @@ type narrowStage struct {
 // noteApproach records at prepare time that a point approaches at relVel: one faster than the
 // restitution threshold makes the restitution pass run (narrowStage.mayBounce).
 func (p *pipeline) noteApproach(relVel float32) {
-	if relVel <= -p.ctx.restThreshold && atomic.LoadUint32(&p.narrow.mayBounce) == 0 {
+	if relVel <= -p.plan.ctx.restThreshold && atomic.LoadUint32(&p.narrow.mayBounce) == 0 {
 		atomic.StoreUint32(&p.narrow.mayBounce, 1)
 	}
 }

@@ -25,8 +25,6 @@ type pipeline struct {
 	rigid   rigidStage
 	wide    wideStage
 	jwide   jointWideStage
-	ctx     stepContext // the step's read-only constants: no stage, every stage reads it
-	frames  bodyFrames  // the bodies' rotation matrices: no stage, they go with the bodies
 	plan    planStage
 	loops   loopStage
 }
@@ -114,7 +112,7 @@ func (w *World) Step() error {
 	n := w.Bodies.Len()
 	p.bounds.boxes = resize(p.bounds.boxes, n)
 	p.bounds.dynamic = resize(p.bounds.dynamic, n)
-	p.frames.rot = resize(p.frames.rot, n)
+	w.Bodies.rot = resize(w.Bodies.rot, n)
 	p.graph.bodyColors = resize(p.graph.bodyColors, n)
 	st := &w.Stats.Timings
 	*st = Timings{}
@@ -280,10 +278,10 @@ func (w *World) prepare() {
 	if s.Sleep {
 		w.keepSleepers()
 	}
-	p.ctx.h, p.ctx.invH, p.ctx.soft, p.ctx.staticSoft, p.joints.jointSoft = stepSoftness(s)
-	p.ctx.maxPush = s.MaxPushOut
-	p.ctx.restThreshold = s.RestitutionThreshold
-	p.ctx.anchorReach = 2 * s.LinearSlop
+	p.plan.ctx.h, p.plan.ctx.invH, p.plan.ctx.soft, p.plan.ctx.staticSoft, p.joints.jointSoft = stepSoftness(s)
+	p.plan.ctx.maxPush = s.MaxPushOut
+	p.plan.ctx.restThreshold = s.RestitutionThreshold
+	p.plan.ctx.anchorReach = 2 * s.LinearSlop
 	p.joints.split = p.plan.solver.traits().split
 	p.graph.buildAdjacency(n, p.narrow.manifolds)
 	p.jointAdjacency(n, w.joints)
@@ -368,7 +366,7 @@ func (w *World) jointWideInputs() jointWideInputs {
 		in.order, in.seg = p.islands.jointsByRegion(&w.Bodies, w.joints, p.graph.jointColorOrder, start, in.r)
 	}
 	in.overflow = p.graph.jointColorOrder[start[maxColors]:start[maxColors+1]]
-	in.gatherCap = gatherCapOf(&w.Bodies, p.frames.rot)
+	in.gatherCap = gatherCapOf(&w.Bodies, w.Bodies.rot)
 	return in
 }
 
@@ -378,7 +376,7 @@ func (w *World) wideInputs() wideInputs {
 	in := wideInputs{
 		manifolds: p.narrow.manifolds, colorOrder: p.graph.colorOrder, segStart: p.graph.segStart,
 		split: p.graph.splitColour, r: p.graph.nRegions, workers: p.work.workers, kern: p.work.kern,
-		gatherCap: gatherCapOf(&w.Bodies, p.frames.rot),
+		gatherCap: gatherCapOf(&w.Bodies, w.Bodies.rot),
 	}
 	if p.wide.wideOn {
 		in.overflow = p.graph.overflow()
@@ -476,11 +474,14 @@ type workStage struct {
 	kern    *laneKernels // the wide kernels the options select; nil: the scalar passes
 }
 
-// planStage is the step's plan, written for the settings planFor by solver.
+// planStage is the step's plan, written for the settings planFor by solver: its ops and the constants
+// they run with (Box2D v3's b2StepContext, the context handed to every stage), which the executor
+// fixes in prepare before any stage of the step runs and no stage writes.
 type planStage struct {
 	planFor    Settings
 	solver     Solver
 	steps      Plan
+	ctx        stepContext
 	posesMoved bool // the bodies moved since the rows were last refreshed (refreshRows)
 }
 

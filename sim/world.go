@@ -228,7 +228,7 @@ func (w *World) RemoveBody(h Handle) error {
 	// islands' contacts, kept for Contacts only, follow the move too: a settled pyramid's contacts no
 	// longer vanish from the view and the inspector when a body elsewhere is removed.
 	if SolverOf(w.settings.Solver).traits().renamesContacts {
-		w.pipe.dropBody(int32(i), int32(last))
+		w.pipe.dropBody(&w.Bodies, int32(i), int32(last))
 	} else {
 		w.pipe.narrow.prev = w.pipe.narrow.prev[:0]
 	}
