@@ -142,6 +142,9 @@ func (b *Bodies) moveLast(i int) {
 	b.SleepTime[i], b.SleepTime = b.SleepTime[last], b.SleepTime[:last]
 	b.island[i], b.island = b.island[last], b.island[:last]
 	b.handle[i], b.handle = b.handle[last], b.handle[:last]
+	if last < len(b.rot) { // the step sizes rot to the bodies; until then the moved body's goes with it
+		b.rot[i] = b.rot[last]
+	}
 }
 
 // massProperties returns mass, inverse mass and inverse principal inertia for a body definition.

@@ -252,20 +252,12 @@ func isOrchestrator(key string) bool {
 }
 
 // stageAllowlist lists the functions outside the executor that still touch more than one stage's
-// struct, each with what it reads of the other stages. It may only shrink: a function that no longer
-// does must leave it (TestStagesKeepToTheirRooms fails until it does).
-//
-// What is left are the World's public reads and edits of the state the steps keep, which run between
-// steps as the executor does and, like it, are entry points rather than stages: an edit or a snapshot
-// of the whole state must reach each stage that holds a part of it, and Contacts lists the contacts
-// where they are (the narrow stage's and the sleeping islands').
-var stageAllowlist = map[string]string{
-	"contact.go:World.Contacts":   "the sleeping islands' kept contacts beside the narrow stage's",
-	"contact.go:World.ContactsOf": "one body's contacts, as Contacts reads them",
-	"state.go:World.SaveState":    "saves the narrow and sleep stages' parts of the state",
-	"state.go:World.RestoreState": "restores the narrow and sleep stages' parts of the state",
-	"world.go:World.RemoveBody":   "drops the body from the narrow and sleep stages",
-}
+// struct, each with what it reads of the other stages. It is empty and may only stay so: a function
+// on it that no longer does fails TestStagesKeepToTheirRooms, as does any function outside the
+// executor that touches two stages. The World's public reads and edits of the state the stages keep
+// between steps (Contacts, SaveState, RestoreState, RemoveBody) reach each stage's part through the
+// executor's list of them (pipeline.keepers in step.go).
+var stageAllowlist = map[string]string{}
 
 // TestStagesKeepToTheirRooms holds the package to its rule: a stage's functions read and write their
 // own stage's struct and what the executor hands them, and only the executor reads several stages'.

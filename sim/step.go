@@ -29,9 +29,37 @@ type pipeline struct {
 	loops   loopStage
 }
 
+// keeper is a stage that keeps state from one step to the next beside the bodies and the joints.
+// The World's public reads and edits of that state between steps (Contacts, SaveState, RestoreState,
+// RemoveBody, a backend switch) reach each stage's part through keepers, so a stage that starts
+// keeping state is listed there once and the entry points read no stage's struct.
+type keeper interface {
+	// appendContacts appends the contact points the stage keeps, all of them (body < 0) or those
+	// body takes part in, as Contacts lists them; b gives the points' world positions.
+	appendContacts(b *Bodies, body int, out []ContactPoint) []ContactPoint
+	// saveState copies the stage's part of the state into s; restoreState makes it s's.
+	saveState(s *State)
+	restoreState(s *State)
+	// removeBody drops body i after the last body moved into i (Bodies.moveLast); renames says
+	// whether the solver keeps the moved body's warm starts (renamed from last to i) or drops
+	// every kept contact (solverTraits.renamesContacts).
+	removeBody(i, last int, renames bool)
+	// forget drops what the stage keeps: another backend stepped the world meanwhile.
+	forget()
+}
+
+// keepers lists the stages that keep state between steps, in the order Contacts lists their
+// points: the narrow phase's last manifolds (warm starts and the contact cache) and the sleeping
+// islands' contacts and labels. The broad phase keeps its tree, sweep order and grown boxes' pairs
+// too but is none: those are caches over the boxes alone, which cannot change a step's pairs
+// (broad_keep.go, State), so a snapshot or an edit need not reach them.
+func (p *pipeline) keepers() [2]keeper { return [2]keeper{&p.narrow, &p.sleep} }
+
+// invalidate drops what the stages keep between steps.
 func (p *pipeline) invalidate() {
-	p.narrow.prev = p.narrow.prev[:0]
-	p.sleep.slept = p.sleep.slept[:0]
+	for _, k := range p.keepers() {
+		k.forget()
+	}
 }
 
 // Close stops the world's worker goroutines. A World that is dropped without Close releases them when
