@@ -93,6 +93,44 @@ func TestOrbitTurnsTheCameraEachFrame(t *testing.T) {
 	}
 }
 
+// TestAHeightFieldIsDrawnWhileTheCameraTurns: the hills' field fills the lower part of the view, in
+// grey terrain (no sky showing through), after frames that turned the camera and brought other
+// chunk levels into view.
+func TestAHeightFieldIsDrawnWhileTheCameraTurns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "hills.png")
+	code, stdout, stderr := child(t, noDisplay, "-scene", "hills", "-frames", "8", "-orbit", "20", "-screenshot", out,
+		"-width", "160", "-height", "100", "-no-panel")
+	if code != 0 {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sky, grey, all := 0, 0, 0
+	for y := 70; y < 100; y++ {
+		for x := 0; x < 160; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			r, g, b = r>>8, g>>8, b>>8
+			all++
+			if max(r, g, b)-min(r, g, b) < 24 {
+				grey++
+			}
+			if r > 148 && r < 168 && g > 174 && g < 194 && b > 199 && b < 219 { // render.Sky
+				sky++
+			}
+		}
+	}
+	if sky > all/20 || grey < all/2 {
+		t.Errorf("the view's lower part: %d of %d pixels sky, %d grey: the field is not drawn", sky, all, grey)
+	}
+}
+
 // TestVideoWithoutADisplay: -video records every frame through EGL too.
 func TestVideoWithoutADisplay(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "frames")
