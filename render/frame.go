@@ -104,11 +104,11 @@ func FillPlanes(f *Frame, w *sim.World) {
 func (f *Frame) addField(g *geom.HeightGrid, in instance.Instance) {
 	q := mgl32.Quat{W: in.Quat[3], V: mgl32.Vec3{in.Quat[0], in.Quat[1], in.Quat[2]}}.Conjugate()
 	c := f.View
-	c.Eye, c.Look = q.Rotate(c.Eye.Sub(in.Pos)), q.Rotate(c.Look)
+	c.Eye, c.Look, c.Light = q.Rotate(c.Eye.Sub(in.Pos)), q.Rotate(c.Look), q.Rotate(LightDir)
 	var levels []*instance.FieldLevel
 	if n := len(f.Fields); n < cap(f.Fields) {
 		levels = f.Fields[:n+1][n].Levels[:0] // the list a field of an earlier frame left
 	}
 	instance.FieldView(g, c, func(l *instance.FieldLevel) { levels = append(levels, l) })
-	f.Fields = append(f.Fields, FieldBatch{Instance: in, Levels: levels, Shades: instance.FieldShades(g, q.Rotate(LightDir))})
+	f.Fields = append(f.Fields, FieldBatch{Instance: in, Levels: levels, Shades: instance.FieldShades(g, c.Light)})
 }

@@ -66,6 +66,7 @@ type chunkKey struct{ ci, cj, step int }
 type fieldState struct {
 	ranges [][2]float32
 	slope  [2]float32
+	light  geom.Vec3 // the light the levels' sides were made for
 	levels map[chunkKey]*FieldLevel
 	used   uint64
 }
@@ -77,10 +78,12 @@ var fieldViews struct {
 }
 
 // FieldCamera is what FieldView needs of a camera, in the field's frame: the eye, the unit view
-// direction and the half-angle of a cone about it that holds the view (radians; 0: draw every chunk).
+// direction and the half-angle of a cone about it that holds the view (radians; 0: draw every chunk),
+// and the unit direction towards the light, which shades the field's sides (zero: lit as its top).
 type FieldCamera struct {
 	Eye, Look geom.Vec3
 	Cone      float32
+	Light     geom.Vec3
 }
 
 // FieldView calls draw with the levels that draw height field f seen by camera c, nearest the eye
@@ -95,6 +98,9 @@ func FieldView(f *geom.HeightGrid, c FieldCamera, draw func(l *FieldLevel)) {
 	now := fieldViews.calls
 	st := fieldStateOf(f)
 	st.used = now
+	if c.Light != st.light { // the sides' normals follow the light: levels made under another are dropped
+		st.light, st.levels = c.Light, map[chunkKey]*FieldLevel{}
+	}
 	type shown struct {
 		k  chunkKey
 		d2 float64
@@ -115,7 +121,7 @@ func FieldView(f *geom.HeightGrid, c FieldCamera, draw func(l *FieldLevel)) {
 	for _, s := range in {
 		l, ok := st.levels[s.k]
 		if !ok {
-			l = &FieldLevel{Verts: chunkVerts(f, s.k.ci, s.k.cj, s.k.step, st.ranges[s.k.cj*cx+s.k.ci]), Stride: s.k.step}
+			l = &FieldLevel{Verts: chunkVerts(f, s.k.ci, s.k.cj, s.k.step, st.ranges[s.k.cj*cx+s.k.ci], c.Light), Stride: s.k.step}
 			st.levels[s.k] = l
 		}
 		l.used = now
@@ -155,9 +161,11 @@ func fieldStateOf(f *geom.HeightGrid) *fieldState {
 // rises along a row, and along z likewise: its rise a metre along the light's horizontal direction u
 // is at most Sx |ux| + Sz |uz|, Sx and Sz the steepest rises between neighbours. When that is below
 // the light's own climb, Ly / |Lxz|, a ray from any point on or above the ground towards the light
-// climbs faster than the ground under it and meets none of it. Left out: the skirts under the edges
-// between chunks of different strides, which stand at most the sliver they fill above the finer
-// chunk's edge, and could shade only a line that narrow along it.
+// climbs faster than the ground under it and meets none of it. The field's own sides, below its
+// border, are the ground's shadow where they face away from the light; FieldView gives them a
+// normal that lights them so without the map. Left out: the skirts under the edges between chunks
+// of different strides, which stand at most the sliver they fill above the finer chunk's edge, and
+// could shade only a line that narrow along it.
 func FieldShades(f *geom.HeightGrid, light geom.Vec3) bool {
 	fieldViews.Lock()
 	s := fieldStateOf(f).slope
@@ -260,8 +268,9 @@ func strideAt(f *geom.HeightGrid, d2 float64) int {
 }
 
 // chunkVerts is chunk (ci, cj) of f, its samples' height range y, through every step-th sample of it
-// (and always its last), with a skirt along each of its four edges: three vertices a triangle.
-func chunkVerts(f *geom.HeightGrid, ci, cj, step int, y [2]float32) []FieldVertex {
+// (and always its last), with a skirt along each of its four edges: three vertices a triangle. light
+// is the unit direction towards the light (zero: none), for the field's sides.
+func chunkVerts(f *geom.HeightGrid, ci, cj, step int, y [2]float32, light geom.Vec3) []FieldVertex {
 	i0, i1 := chunkSpan(ci, f.NX)
 	j0, j1 := chunkSpan(cj, f.NZ)
 	cols, rows := strided(i0, i1, step), strided(j0, j1, step)
@@ -280,22 +289,33 @@ func chunkVerts(f *geom.HeightGrid, ci, cj, step int, y [2]float32) []FieldVerte
 			tri(b, c, d)
 		}
 	}
-	// The skirts: along the near and far rows, the left and right columns. They are seen only through
-	// the slivers between chunks, so they are lit as level ground: a sliver then shows the terrain's
-	// shade instead of a dark seam.
+	// The skirts: along the near and far rows, the left and right columns. Inside the field they are
+	// seen only through the slivers between chunks, so they are lit as level ground: a sliver then
+	// shows the terrain's shade instead of a dark seam. Along the field's border they are its sides,
+	// seen from outside: a side facing away from the light lies under the ground the light crosses
+	// to reach it, in shadow, and takes the normal -light, which the shaders light as in shadow (no
+	// diffuse, no highlight) whether or not the field is in the shadow map.
 	up := geom.Vec3{0, 1, 0}
-	skirt := func(a, b geom.Vec3) {
-		tri3(a, b.Sub(drop), b, up)
-		tri3(a, a.Sub(drop), b.Sub(drop), up)
+	side := func(border bool, out geom.Vec3) geom.Vec3 {
+		if border && out.Dot(light) < 0 {
+			return light.Mul(-1)
+		}
+		return up
+	}
+	skirt := func(a, b, n geom.Vec3) {
+		tri3(a, b.Sub(drop), b, n)
+		tri3(a, a.Sub(drop), b.Sub(drop), n)
 	}
 	last, lastRow := len(cols)-1, len(rows)-1
+	near, far := side(rows[0] == 0, geom.Vec3{0, 0, -1}), side(rows[lastRow] == f.NZ-1, geom.Vec3{0, 0, 1})
+	left, right := side(cols[0] == 0, geom.Vec3{-1, 0, 0}), side(cols[last] == f.NX-1, geom.Vec3{1, 0, 0})
 	for i := 0; i < last; i++ {
-		skirt(f.Vertex(cols[i+1], rows[0]), f.Vertex(cols[i], rows[0]))
-		skirt(f.Vertex(cols[i], rows[lastRow]), f.Vertex(cols[i+1], rows[lastRow]))
+		skirt(f.Vertex(cols[i+1], rows[0]), f.Vertex(cols[i], rows[0]), near)
+		skirt(f.Vertex(cols[i], rows[lastRow]), f.Vertex(cols[i+1], rows[lastRow]), far)
 	}
 	for j := 0; j < lastRow; j++ {
-		skirt(f.Vertex(cols[0], rows[j]), f.Vertex(cols[0], rows[j+1]))
-		skirt(f.Vertex(cols[last], rows[j+1]), f.Vertex(cols[last], rows[j]))
+		skirt(f.Vertex(cols[0], rows[j]), f.Vertex(cols[0], rows[j+1]), left)
+		skirt(f.Vertex(cols[last], rows[j+1]), f.Vertex(cols[last], rows[j]), right)
 	}
 	return out
 }

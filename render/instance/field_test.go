@@ -175,3 +175,39 @@ func TestFieldShadesOnlyUnderALightLowerThanItsSlopes(t *testing.T) {
 		t.Errorf("a light climbing %v, well under the bound %v: no point shaded (the check sees no shadow)", bound*0.2, bound)
 	}
 }
+
+// The field's sides (the skirts along its border) facing away from the light take the normal
+// -light, which the shaders light as in shadow; the sides facing it, and the skirts inside the
+// field, the normal up.
+func TestFieldSidesAwayFromTheLightAreShadowed(t *testing.T) {
+	f := testField()
+	light := geom.Vec3{-0.55, 0.75, 0.35}.Normalize() // from -x and +z: the +x and -z sides face away
+	ls, _ := view(f, FieldCamera{Eye: geom.Vec3{0, 30, 0}, Light: light})
+	xmax, zmin := f.X0+float32(f.NX-1)*f.DX, f.Z0
+	dark, lit := 0, 0
+	for _, l := range ls {
+		for k := 0; k < len(l.Verts); k += 3 {
+			v := l.Verts[k : k+3]
+			n := v[0].Normal
+			onX, onZ := true, true // all three vertices on the +x side, or on the -z side
+			for _, p := range v {
+				onX = onX && p.Pos[0] == xmax
+				onZ = onZ && p.Pos[2] == zmin
+			}
+			switch {
+			case onX || onZ:
+				if n != light.Mul(-1) {
+					t.Fatalf("a skirt triangle on the side facing away from the light has normal %v", n)
+				}
+				dark++
+			case n == light.Mul(-1):
+				t.Fatalf("a triangle at %v, off the sides facing away, has the shadow's normal", v[0].Pos)
+			case n == (geom.Vec3{0, 1, 0}):
+				lit++
+			}
+		}
+	}
+	if dark == 0 || lit == 0 {
+		t.Errorf("%d side triangles in shadow, %d skirt or level triangles lit: want some of each", dark, lit)
+	}
+}
