@@ -27,7 +27,8 @@ type Frame struct {
 	Overlay []instance.LineVertex
 	Lo, Hi  mgl32.Vec3
 	// View is the camera's, for what depends on it: a height field is drawn in more detail near the
-	// eye and only where the view cone reaches (instance.FieldView). Set it before Fill.
+	// eye and only where the view cone reaches (instance.FieldView). Set it before Fill; its Light is
+	// left out (Fill takes LightDir into each field's frame).
 	View instance.FieldCamera
 	// Device, when set, says the instances are already in the renderer's device buffer
 	// (Renderer.DeviceBuffer), written there by CUDA through interop: Counts of them per kind, grouped
