@@ -241,7 +241,7 @@ func (r *Robot) linkBody(l Link, frame Frame, note func(line int, what, why stri
 	}
 	t := linkInertia(l.Inertial)
 	if err := geom.CheckInertia([3][3]float64{{t[0], t[1], t[2]}, {t[1], t[3], t[4]}, {t[2], t[4], t[5]}}); err != nil {
-		what = append(what, "its <inertia> is no mass distribution's, so its inertia is its shapes'")
+		what = append(what, "its <inertia> is no mass distribution's, so its inertia is its shapes' about the <inertial> origin")
 	} else {
 		b.Inertia = &t
 	}
