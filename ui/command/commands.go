@@ -532,8 +532,7 @@ func declared(c *geom.CompoundShape, mass float32) (*scenes.Vec3, *[6]float64) {
 				want = float64(u[j])
 			}
 			if math.Abs(unit[j][k]-want) > tol {
-				m := float64(mass)
-				inertia = &[6]float64{m * float64(u[0]), 0, 0, m * float64(u[1]), 0, m * float64(u[2])}
+				inertia = &[6]float64{f64(mass * u[0]), 0, 0, f64(mass * u[1]), 0, f64(mass * u[2])}
 			}
 		}
 	}
