@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -93,16 +92,6 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sandbox: -cpuprofile goes with -frames (a headless render)")
 		return exitUsage
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return fail(stderr, "-cpuprofile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
-		}
-	}
 	var timings []ui.FrameTiming
 	var tp *[]ui.FrameTiming
 	if *perf {
@@ -145,12 +134,16 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	img, err := ui.Run(ui.Options{OnFrame: onFrame, Progress: onProgress, Setup: setup, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
-		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
-		Yaw: float32(*yaw), Pitch: float32(*pitch), GL: *glFrom, Backend: *backend, Backends: backends, Log: stderr})
-	if *cpuProfile != "" {
-		pprof.StopCPUProfile() // the frames alone: encoding a video after them is not profiled
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return fail(stderr, "%v", err)
 	}
+	img, err := func() (*image.RGBA, error) {
+		defer stopProfile() // the frames alone: encoding a video after them is not profiled
+		return ui.Run(ui.Options{OnFrame: onFrame, Progress: onProgress, Setup: setup, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+			Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
+			Yaw: float32(*yaw), Pitch: float32(*pitch), GL: *glFrom, Backend: *backend, Backends: backends, Log: stderr})
+	}()
 	if errors.Is(err, ui.ErrNoEGL) {
 		return fail(stderr, "%v", err) // one line: what EGL lacked (and what the display lacked, in auto mode)
 	}
