@@ -147,3 +147,38 @@ func checkShapesOnATiltedMesh(t *testing.T, be *Backend) {
 	t.Logf("%d bodies, %d steps, %d manifolds of %d points at the end: the same bits", cpu.Bodies.Len(), steps,
 		cpu.Stats.Manifolds, cpu.Stats.Contacts)
 }
+
+// TestNarrowMeshPairOverManyTrianglesIsExact: a box lying on a fine flat grid gathers three points
+// from each of the 100 to 150 triangles under it (more than the CPU's first buffer of 256, which its
+// slice grows past) before they are reduced to one manifold of four; the device's buffer
+// (NC_MESH_MAX_PTS) holds them, and the manifold is the CPU's to the bit.
+func TestNarrowMeshPairOverManyTrianglesIsExact(t *testing.T) {
+	d := emulated{}
+	grid, err := geom.NewGridMesh(3, 24, nil) // 0.25 m cells
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w narrowTestWorld
+	var pairs []int2
+	for k := range 6 {
+		yaw := mgl32.QuatRotate(0.3*float32(k), geom.Vec3{0, 1, 0})
+		m := w.add(geom.Shape{Kind: geom.TriMesh, Mesh: grid}, geom.Pose{Q: mgl32.QuatIdent()}, geom.Vec3{}, geom.Vec3{})
+		b := w.add(geom.Shape{Kind: geom.Box, HalfExtents: geom.Vec3{0.95, 0.2, 0.95}},
+			geom.Pose{P: geom.Vec3{0.1 * float32(k), 0.2 - 0.005, 0.07}, Q: yaw}, geom.Vec3{}, geom.Vec3{})
+		pairs = append(pairs, int2{m, b})
+	}
+	bb := testBodies(t, d, &w.b)
+	var s narrowStage
+	defer s.release(d)
+	must(t, s.reserve(d, len(pairs), meshSlots*len(pairs)))
+	count, got := narrowRun(t, d, &s, bb, pairs, len(pairs), 1.0/60, 0.02)
+	want := narrowCPU(&w.b, pairs, 1.0/60, 0.02, nil)
+	if int(count) != len(want) || len(want) != len(pairs) {
+		t.Fatalf("%d manifolds on the device, %d on the CPU, want one a pair (%d)", count, len(want), len(pairs))
+	}
+	for i := range want {
+		if !sameContact(&got[i], &want[i]) || want[i].Count != 4 {
+			t.Errorf("pair %d:\n got %+v\nwant %+v", i, got[i], want[i])
+		}
+	}
+}

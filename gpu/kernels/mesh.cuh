@@ -17,14 +17,17 @@
 // NC_MESH_MERGE_COS is collide's mergeCos: the cosine above which a triangle's contact joins a
 // manifold's normal.
 #define NC_MESH_MERGE_COS 0.9994f
-// NC_MESH_MAX_PTS bounds the points gathered before the manifolds are reduced (collide's ptsBuf; the
-// Go slice grows past it, this array does not: a pair that gathers more keeps the first ones, and
-// NcMeshCtx.dropped counts the rest).
-#define NC_MESH_MAX_PTS 256
 // NC_MESH_CLIP bounds a clipped polygon here: a hull face of at most NC_MAX_HULL_POINTS vertices
 // clipped by a triangle's three sides, or a triangle by a face's sides, gains at most one vertex a
 // side, so the Go code's maxClip cap is never reached and a smaller array gives the same result.
 #define NC_MESH_CLIP (NC_MAX_HULL_POINTS + 8)
+// NC_MESH_MAX_PTS bounds the points a pair gathers from its triangles before the manifolds are
+// reduced (collide's ptsBuf, 256, is a slice that grows past it; this array does not: a pair that
+// gathers more keeps the first ones, NcMeshCtx.dropped counts the rest, and the result differs from
+// the CPU's). A box lying on a flat grid gathers three points a triangle under it, so this is about 170
+// triangles under one shape. The reduction's copy of a cluster's points shares the clipping arrays'
+// space (NcMeshScratch), which the gathering is done with by then.
+#define NC_MESH_MAX_PTS (2 * NC_MESH_CLIP)
 // Feature codes of a point on a triangle: the face, vertex k (1+k), edge k from vertex k to k+1 (4+k).
 #define NC_FEAT_FACE 0
 #define NC_FEAT_VERT 1
@@ -598,11 +601,17 @@ TB_FN float4 ncQuatMulConj(const NcPose &pa, const NcPose &pb) {
 	return make_float4(cx + x2 * w1 + x1 * w2, cy + y2 * w1 + y1 * w2, cz + z2 * w1 + z1 * w2, w);
 }
 
-// NcMeshScratch is the clipping scratch of ncCollideMesh, kept apart so the caller places it.
+// NcMeshScratch is ncCollideMesh's working memory, kept apart so the caller places it: the gathered
+// points, the clipping arrays while the triangles are collided, then, in the same space, a cluster's
+// points for the reduction.
 struct NcMeshScratch {
 	NcMeshCtx ctx;
-	NcClipPt clip[NC_MESH_CLIP], tmp[NC_MESH_CLIP];
-	NcClipPt sel[NC_MESH_MAX_PTS];
+	union {
+		struct {
+			NcClipPt clip[NC_MESH_CLIP], tmp[NC_MESH_CLIP];
+		} c;
+		NcClipPt sel[NC_MESH_MAX_PTS];
+	} u;
 };
 
 // ncCollideMesh is CollideMesh: static mesh a (shape sa, pose pa) against convex shape b (box, hull,
@@ -676,7 +685,7 @@ TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa
 					switch (sb.kind) {
 					case TB_BOX:
 					case TB_HULL:
-						ncMeshPolyTri(c, tr, B, x, w.clip, w.tmp);
+						ncMeshPolyTri(c, tr, B, x, w.u.c.clip, w.u.c.tmp);
 						break;
 					case TB_SPHERE:
 						ncMeshSphereTri(c, tr, x.t, sb.a);
@@ -703,19 +712,19 @@ TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa
 		int ns = 0;
 		for (int j = 0; j < c.npts; j++) {
 			if (c.pts[j].cluster == k) {
-				w.sel[ns++] = c.pts[j].p;
+				w.u.sel[ns++] = c.pts[j].p;
 			}
 		}
 		if (ns == 0) {
 			continue;
 		}
 		int keep[4];
-		int nk = ncReducePts(w.sel, ns, c.normals[k], c.size, NC_TOUCH_BAND * c.margin, keep);
+		int nk = ncReducePts(w.u.sel, ns, c.normals[k], c.size, NC_TOUCH_BAND * c.margin, keep);
 		TbContact *m = &out[n++];
 		m->count = 0;
 		ncSetNormal(m, c.normals[k]);
 		for (int j = 0; j < nk; j++) {
-			const NcClipPt &p = w.sel[keep[j]];
+			const NcClipPt &p = w.u.sel[keep[j]];
 			ncAddPoint(m, p.p, p.sep, p.feat);
 		}
 		ncManifoldToWorld(m, fa);
