@@ -23,8 +23,7 @@
 #define NC_MESH_CLIP (NC_MAX_HULL_POINTS + 8)
 // NC_MESH_MAX_PTS bounds the points a pair gathers from its triangles before the manifolds are
 // reduced (collide's ptsBuf, 256, is a slice that grows past it; this array does not: a pair that
-// gathers more keeps the first ones, NcMeshCtx.dropped counts the rest, and the result differs from
-// the CPU's). A box lying on a flat grid gathers three points a triangle under it, so this is about 170
+// gathers more keeps the first ones, and the result differs from the CPU's). A box lying on a flat grid gathers three points a triangle under it, so this is about 170
 // triangles under one shape. The reduction's copy of a cluster's points shares the clipping arrays'
 // space (NcMeshScratch), which the gathering is done with by then.
 #define NC_MESH_MAX_PTS (2 * NC_MESH_CLIP)
@@ -76,7 +75,6 @@ struct NcMeshCtx {
 	int nclus;
 	NcMeshPt pts[NC_MESH_MAX_PTS];
 	int npts;
-	int dropped; // points past NC_MESH_MAX_PTS
 	float margin, size;
 };
 
@@ -128,8 +126,7 @@ TB_FN void ncMeshAdd(NcMeshCtx &c, NcVec n, const NcClipPt *pts, int cnt) {
 	c.deepest[k] = fminf(c.deepest[k], deep);
 	for (int i = 0; i < cnt; i++) {
 		if (c.npts == NC_MESH_MAX_PTS) {
-			c.dropped++;
-			continue;
+			break;
 		}
 		c.pts[c.npts].p = pts[i];
 		c.pts[c.npts].cluster = k;
@@ -638,7 +635,6 @@ TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa
 	NcMeshCtx &c = w.ctx;
 	c.nclus = 0;
 	c.npts = 0;
-	c.dropped = 0;
 	c.margin = margin;
 	c.size = 0;
 	float4 va[8];
