@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 
+	"tumble/render/instance"
 	"tumble/sim"
 	"tumble/sim/geom"
 )
@@ -181,5 +182,36 @@ func TestNarrowMeshPairOverManyTrianglesIsExact(t *testing.T) {
 		if !sameContact(&got[i], &want[i]) || want[i].Count != 4 {
 			t.Errorf("pair %d:\n got %+v\nwant %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// A world with a static mesh is drawn from the host copy, as one with a hull: the instance kernel
+// draws the kinds whose meshes the renderer shares, and refuses the world before writing anything;
+// it takes the world again once the mesh is gone.
+func TestAWorldWithAMeshIsDrawnFromTheHostCopy(t *testing.T) {
+	w := sim.NewWorld(sim.Settings{Solver: sim.Jacobi, Workers: 1})
+	defer w.Close()
+	if _, err := w.AddBody(sim.BodyDef{Shape: geom.Shape{Kind: geom.Sphere, Radius: 0.5}, Mass: 1, Position: geom.Vec3{0, 2, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	ground, err := w.AddBody(sim.BodyDef{Type: sim.Static, Shape: geom.Shape{Kind: geom.TriMesh, Mesh: testMesh}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := NewEmulated()
+	must(t, w.SetBackend(b), w.Step())
+	defer w.SetBackend(nil)
+	dst, err := b.dev.alloc(4 * InstanceBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.dev.free(dst)
+	if _, err := b.WriteInstances(w, uintptr(dst), 4, styleOf(instance.ColorByBody, nil, w, nil)); err != ErrNotOnDevice {
+		t.Errorf("a world with a mesh: %v, want ErrNotOnDevice", err)
+	}
+	must(t, w.RemoveBody(ground), w.Step())
+	in, err := b.WriteInstances(w, uintptr(dst), 4, styleOf(instance.ColorByBody, nil, w, nil))
+	if err != nil || in.Total() != 1 {
+		t.Errorf("the ball alone: %v, %d records", err, in.Total())
 	}
 }
