@@ -935,11 +935,10 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 // tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
-// with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a hull
-// or a mesh, collide it. The hull
-// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
-// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
-// hulls do not pay for them.
+// with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
+// hull or a mesh, collide it. The hull routines keep arrays the size of a hull's clipped face on the
+// thread's stack (about 21 KB), which a kernel reserves for every thread the device can hold; in a
+// kernel of their own, scenes without hulls do not pay for them.
 type narrowCollideArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -1002,7 +1001,7 @@ func (k kernelSet) narrowHulls(grid, block int, a narrowHullsArgs) error {
 // i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
 // number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
 // narrow kernels and writes only those pairs' slots. The mesh routines' scratch (NcMeshScratch, about
-// 22 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
+// 24 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
 type narrowMeshesArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *

@@ -72,11 +72,10 @@ TB_FN void tbNarrowStore(const TbContact &m, unsigned i, TbContact *cand, unsign
 // tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
-// with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a hull
-// or a mesh, collide it. The hull
-// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
-// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
-// hulls do not pay for them.
+// with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
+// hull or a mesh, collide it. The hull routines keep arrays the size of a hull's clipped face on the
+// thread's stack (about 21 KB), which a kernel reserves for every thread the device can hold; in a
+// kernel of their own, scenes without hulls do not pay for them.
 TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                  const unsigned long long *jointed, int nJointed, float dt, float speculative,
@@ -150,7 +149,7 @@ TB_REGISTER(tb_narrow_hulls)
 // i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
 // number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
 // narrow kernels and writes only those pairs' slots. The mesh routines' scratch (NcMeshScratch, about
-// 22 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
+// 24 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
 TB_KERNEL void tb_narrow_meshes(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                 const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                 const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
