@@ -212,6 +212,9 @@ type joint struct {
 	// anchor rows last held, |lambda| / h^2.
 	xl    [3]float32
 	xpbdF float32
+	// XPBD: joint friction's positional impulse this sub-step (an angular one on a ball joint or a
+	// hinge, a linear one along a piston's axis), its length bounded by Friction h^2.
+	xf vec
 }
 
 // AddJoint adds a joint between two bodies (or a body and the world, BodyB zero) at their current
