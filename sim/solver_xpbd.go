@@ -187,6 +187,38 @@ func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
 	}
 }
 
+// alignHinge turns body a relative to body b by the rotation vector e, perpendicular to the hinge's
+// axis n (t a unit vector perpendicular to it), leaving the turn about n free: the hinge's two
+// alignment rows, solved as one 2x2 block, K lambda = e in the basis (t, n x t) with
+// K_ij = t_i^T (IA^-1 + IB^-1) t_j. One row along e, as correctRotation solves it, turns a body
+// by I^-1 e lambda, which is not along e when the inertia is anisotropic: a shin or forearm, whose
+// inertia about its long axis is a fifth of the others, overshot about that axis by more than e
+// itself, and the next sub-step's correction overshot back, a buzz at the sub-step rate (1 to 4
+// rad/s on a leg at rest in a pile).
+func (w *World) alignHinge(a, b int32, n, t, e vec, lambda *float32) {
+	if e.Dot(e) < 1e-18 {
+		return
+	}
+	u := n.Cross(t)
+	iA, iB := w.worldInvInertia(a), w.worldInvInertia(b)
+	k := func(x, y vec) float32 { return x.Dot(mulMat(&iA, y)) + x.Dot(mulMat(&iB, y)) }
+	k11, k12, k22 := k(t, t), k(t, u), k(u, u)
+	det := k11*k22 - k12*k12
+	if det <= 0 {
+		return
+	}
+	e1, e2 := e.Dot(t), e.Dot(u)
+	l1, l2 := (k22*e1-k12*e2)/det, (k11*e2-k12*e1)/det
+	L := t.Scale(l1).Add(u.Scale(l2))
+	*lambda += vecmath.Sqrt(l1*l1 + l2*l2)
+	if _, _, _, ok := w.xpbdBody(a); ok {
+		w.rotateBody(a, mulMat(&iA, L))
+	}
+	if _, _, _, ok := w.xpbdBody(b); ok {
+		w.rotateBody(b, mulMat(&iB, L).Scale(-1))
+	}
+}
+
 // xpbdFrames returns a joint's current anchor offsets, their separation d = pB - pA and the rotation
 // matrices.
 func (w *World) xpbdFrames(j *joint) (rA, rB, d vec, RA, RB *Mat3) {
@@ -235,7 +267,7 @@ func (w *World) xpbdJoint(j *joint) {
 	case Hinge:
 		_, _, _, RA, RB := w.xpbdFrames(j)
 		a1, a2 := mulMat(RA, j.axisA), mulMat(RB, j.axisB)
-		w.correctRotation(a, b, a1.Cross(a2), &l[1])
+		w.alignHinge(a, b, a1, mulMat(RA, j.perpA), a1.Cross(a2), &l[1])
 		if def.HasLimits {
 			_, _, _, RA, RB = w.xpbdFrames(j)
 			a1 = mulMat(RA, j.axisA)
