@@ -160,9 +160,6 @@ func (d *JointDef) drive() Motor {
 	return Motor{MaxForce: d.Friction}
 }
 
-// ballFriction reports whether joint d is a ball joint with friction (frictionPart).
-func (d *JointDef) ballFriction() bool { return d.Type == Ball && d.Friction > 0 }
-
 // BrokenJoint reports a joint that broke during the last step.
 type BrokenJoint struct {
 	Index int      // the joint's index before removal

@@ -325,9 +325,10 @@ func (w *World) xpbdMoved(i int32) (dx, dth vec) {
 // Over it, the capped correction takes Friction h of momentum a sub-step off the sliding joint, the
 // Coulomb friction the velocity rows apply, so the velocity pass adds none.
 //
-// On a ball joint lambda is a vector, solved as one 3x3 block, K lambda = -e with K = IA^-1 + IB^-1
-// (world inverse inertias): a single row along e leaves the part of e that an anisotropic inertia
-// turns sideways, and with one position pass a sub-step that part would creep.
+// On a ball joint lambda is a vector, solved as one 3x3 block, K lambda = e with K = IA^-1 + IB^-1
+// (world inverse inertias), which turns A relative to B by -e: a single row along e leaves the part
+// of e that an anisotropic inertia turns sideways, and with one position pass a sub-step that part
+// would creep.
 func (w *World) xpbdJointFriction(j *joint) {
 	def := &j.def
 	if def.Friction <= 0 || def.HasMotor {
@@ -365,29 +366,31 @@ func (w *World) xpbdJointFriction(j *joint) {
 		if k == 0 {
 			return
 		}
-		dl = n.Scale(-slide / k)
-		next := j.xf.Add(dl)
-		if l := length(next); l > bound {
-			next = next.Scale(bound / l)
-		}
-		dl, j.xf = next.Sub(j.xf), next
+		dl = capFriction(j, n.Scale(-slide/k), bound)
 		w.pushPositional(b, dl, rB, 1)
 		w.pushPositional(a, dl, rA, -1)
 		return
 	default:
 		return
 	}
-	next := j.xf.Add(dl)
-	if l := length(next); l > bound {
-		next = next.Scale(bound / l)
-	}
-	dl, j.xf = next.Sub(j.xf), next
+	dl = capFriction(j, dl, bound)
 	if _, _, _, ok := w.xpbdBody(b); ok {
 		w.rotateBody(b, w.invInertiaTimes(b, dl))
 	}
 	if _, _, _, ok := w.xpbdBody(a); ok {
 		w.rotateBody(a, w.invInertiaTimes(a, dl).Scale(-1))
 	}
+}
+
+// capFriction adds dl to joint j's friction impulse of the sub-step, its length capped at bound, and
+// returns what it added.
+func capFriction(j *joint, dl vec, bound float32) vec {
+	next := j.xf.Add(dl)
+	if l := length(next); l > bound {
+		next = next.Scale(bound / l)
+	}
+	dl, j.xf = next.Sub(j.xf), next
+	return dl
 }
 
 // xpbdJointVelocity is a joint's velocity pass: damping of the relative motion at the anchor and of
