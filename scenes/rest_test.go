@@ -16,12 +16,14 @@ import (
 // the test's time.
 func TestRagdollPileComesToRest(t *testing.T) {
 	for _, sleep := range []bool{false, true} {
-		ragdollPileRests(t, sim.SolverDefault, sleep)
+		ragdollPileRests(t, sim.SolverDefault, sleep, 10)
 	}
 }
 
-// The same bar under the other solvers with joint friction (make rest: minutes, so not in make
-// test).
+// The same bar under the other solvers with joint friction, on the whole preset as the issue sets it
+// and docs/REST.md measures it (make rest: minutes, so not in make test). The first 10 layers are
+// no stand-in for the whole under Jacobi: they end 60 s with 6 of 110 bodies above 1 cm/s (the
+// fastest a forearm at 0.018 m/s) where the whole preset ends with none.
 func TestRagdollPileComesToRestUnderEverySolver(t *testing.T) {
 	if os.Getenv("TUMBLE_REST") == "" {
 		t.Skip("minutes long: make rest (TUMBLE_REST=1)")
@@ -32,16 +34,19 @@ func TestRagdollPileComesToRestUnderEverySolver(t *testing.T) {
 			if sleep {
 				name = solver.String() + "/sleeping-on"
 			}
-			t.Run(name, func(t *testing.T) { ragdollPileRests(t, solver, sleep) })
+			t.Run(name, func(t *testing.T) { ragdollPileRests(t, solver, sleep, 0) })
 		}
 	}
 }
 
-// ragdollPileRests checks one half of the bar under one solver: 60 s of the first 10 layers with
-// sleeping off, or 30 s of the whole preset with sleeping on.
-func ragdollPileRests(t *testing.T, solver sim.SolverKind, sleep bool) {
+// ragdollPileRests checks one half of the bar under one solver: 60 s with sleeping off, of the
+// preset's first layers (all of them for 0), or 30 s of the whole preset with sleeping on.
+func ragdollPileRests(t *testing.T, solver sim.SolverKind, sleep bool, layers int) {
 	t.Helper()
-	s := ragdollPile("ragdolls", 10)
+	s := ragdoll()
+	if layers > 0 {
+		s = ragdollPile("ragdolls", layers)
+	}
 	if sleep {
 		s = ragdoll()
 		s.Solver = &Solver{Sleep: boolp(true)}
