@@ -1,0 +1,59 @@
+package gpu
+
+import (
+	"slices"
+	"testing"
+
+	"tumble/sim"
+)
+
+// TestEmulatedContactsOfReadsOneBodysPoints: World.ContactsOf on the emulated backend gives, for every
+// body of the pyramid, exactly the points the whole read (Contacts) gives for it, in its order, and
+// for a dynamic body reads back only its own rows: its list and its manifolds' points (at most 4 x
+// 52 bytes and a 4-byte list entry per manifold, and 16 bytes to find the list), not every point. The
+// static ground, which has no list, is filtered from the whole read.
+func TestEmulatedContactsOfReadsOneBodysPoints(t *testing.T) {
+	w := newWorld(t, "pyramid")
+	defer w.Close()
+	b := NewEmulated()
+	must(t, w.SetBackend(b))
+	defer w.SetBackend(nil)
+	for range 5 {
+		must(t, w.Step())
+	}
+	read := func(f func()) int64 {
+		before := b.DeviceCounts().DownloadBytes
+		f()
+		return b.DeviceCounts().DownloadBytes - before
+	}
+	var all []sim.ContactPoint
+	whole := read(func() { all = w.Contacts(nil) })
+	if len(all) == 0 {
+		t.Fatal("no contacts after 5 steps")
+	}
+	most := int64(0)
+	for i := range w.Bodies.Len() {
+		var want []sim.ContactPoint
+		manifolds := map[[2]int]bool{}
+		for _, c := range all {
+			if c.BodyA == i || c.BodyB == i {
+				want = append(want, c)
+				manifolds[[2]int{c.BodyA, c.BodyB}] = true
+			}
+		}
+		var got []sim.ContactPoint
+		bytes := read(func() { got = w.ContactsOf(w.HandleAt(i), nil) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: ContactsOf gave %d points, the whole read %d for it:\n%+v\nwant\n%+v", w.Bodies.Name[i], len(got), len(want), got, want)
+		}
+		if w.Bodies.Type[i] != sim.Dynamic {
+			continue
+		}
+		// A pair of bodies makes one manifold here (no compounds).
+		if bound := int64(16 + len(manifolds)*(4+4*contactOutBytes)); bytes > bound {
+			t.Errorf("%s: %d bytes read back for %d points in %d manifolds; want at most %d", w.Bodies.Name[i], bytes, len(got), len(manifolds), bound)
+		}
+		most = max(most, bytes)
+	}
+	t.Logf("the whole read: %d bytes (%d points); one dynamic body's: at most %d bytes", whole, len(all), most)
+}
