@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -56,4 +57,42 @@ func TestEmulatedContactsOfReadsOneBodysPoints(t *testing.T) {
 		most = max(most, bytes)
 	}
 	t.Logf("the whole read: %d bytes (%d points); one dynamic body's: at most %d bytes", whole, len(all), most)
+}
+
+// TestEmulatedJointStateReadsTheJointsBodies: World.JointState on the emulated backend after a step
+// reads the joint's two bodies back alone (BodyState), not the world, and gives what it gives after a
+// Sync of every body, bit for bit.
+func TestEmulatedJointStateReadsTheJointsBodies(t *testing.T) {
+	w := newWorld(t, "chain")
+	defer w.Close()
+	b := NewEmulated()
+	must(t, w.SetBackend(b))
+	defer w.SetBackend(nil)
+	if w.NumJoints() < 2 {
+		t.Fatalf("the chain has %d joints", w.NumJoints())
+	}
+	for range 10 {
+		must(t, w.Step())
+	}
+	var alone []sim.JointState
+	for k := range w.NumJoints() {
+		pulled := b.Pulled
+		alone = append(alone, w.JointState(k))
+		want := 2
+		if w.Joint(k).BodyB == (sim.Handle{}) {
+			want = 1
+		}
+		if n := b.Pulled - pulled; n != want {
+			t.Errorf("joint %d: %d bodies read back; want %d", k, n, want)
+		}
+	}
+	must(t, w.Sync())
+	for k := range w.NumJoints() {
+		got, want := alone[k], w.JointState(k)
+		same := math.Float32bits(got.Force) == math.Float32bits(want.Force)
+		got.Force, want.Force = 0, 0
+		if !same || got != want {
+			t.Errorf("joint %d from its two bodies: %+v; after a Sync: %+v", k, alone[k], w.JointState(k))
+		}
+	}
 }
