@@ -38,19 +38,16 @@ func jointedGridScene(t *testing.T, n int) string {
 }
 
 // On the device path (the emulated CUDA backend, interop stood in), a running frame over 10,000
-// boxes with a body selected, the Inspect section's contacts table showing that body's contacts and
-// the joint inspector showing a joint reads back a few hundred bytes, not the world's contacts and
-// bodies (megabytes): the selected body's points (World.ContactsOf through the backend's
-// ContactReader) and the joint's two bodies (JointState through BodyState). The table's rows and the
-// joint's state are those the whole read gives, bit for bit.
+// boxes with a body selected, the Inspect section's contacts table showing that body's contacts, the
+// joint inspector showing a joint and the joints layer on reads back a few hundred bytes, not the
+// world's contacts and bodies (megabytes): the selected body's points (World.ContactsOf through the
+// backend's ContactReader) and the joint's two bodies (JointState through BodyState; the joints
+// layer's). The table's rows and the joint's state are those the whole read gives, bit for bit.
 func TestPanelReadsBackTheSelectedBodysContactsAndTheJointsBodiesAlone(t *testing.T) {
 	const n = 10000
 	pulled := 0
 	d := drive(t, Options{Scene: jointedGridScene(t, n), Backend: command.BackendEmulated, Backends: countingBackends(&pulled),
-		Select: "box1", NoShadows: true, Open: []string{"inspect", "joints"},
-		// The joints layer draws every joint from a host copy of the bodies; off, the frame is drawn
-		// from the device and what is read back is the panel's.
-		Setup: func(a *App) { a.Debug.Joints = false }})
+		Select: "box1", NoShadows: true, Open: []string{"inspect", "joints"}})
 	if d.a.S.BackendKind() != command.BackendEmulated {
 		t.Fatalf("on %q, want emu: %s", d.a.S.BackendKind(), d.a.panel.message)
 	}
@@ -73,7 +70,7 @@ func TestPanelReadsBackTheSelectedBodysContactsAndTheJointsBodiesAlone(t *testin
 	before, pulled := bytesRead(), 0
 	d.frames(frames)
 	perFrame := (bytesRead() - before) / frames
-	t.Logf("%d boxes: %d bytes read back a frame, %d bodies' states (the selection, the joint's two)", n, perFrame, pulled/frames)
+	t.Logf("%d boxes: %d bytes read back a frame, %d bodies' states", n, perFrame, pulled/frames)
 	if !d.a.frame.Device {
 		t.Fatalf("the frame is drawn from a host copy: %s", d.a.interopNote)
 	}
@@ -81,8 +78,10 @@ func TestPanelReadsBackTheSelectedBodysContactsAndTheJointsBodiesAlone(t *testin
 	if perFrame > 2048 {
 		t.Errorf("%d bytes read back a frame with one body inspected; want at most 2 KiB", perFrame)
 	}
-	if pulled != 3*frames {
-		t.Errorf("%d bodies' states read back in %d frames; want 3 a frame (the selection, the joint's two bodies)", pulled, frames)
+	// The selection (box1) for the Inspect section, the joint's two bodies for its inspector, and box0
+	// for the joints layer, which takes box1's pose from the Inspect section's read.
+	if pulled != 4*frames {
+		t.Errorf("%d bodies' states read back in %d frames; want 4 a frame", pulled, frames)
 	}
 
 	// What the table showed against the whole read of the same step's contacts.
