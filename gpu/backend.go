@@ -648,8 +648,8 @@ func (b *Backend) PullStates(w *sim.World, idx []int32, out []sim.BodyState) err
 // on the device yet (added since the last step) gets NaN.
 func (b *Backend) JointForces(w *sim.World, out []float32) ([]float32, error) {
 	fp, nf := b.joints.forces()
-	if b.planFor.Sleep {
-		fp = b.joints.held.p // a sleeping joint's is the force it held when its island fell asleep
+	if h := b.joints.held; b.planFor.Sleep && h.p != 0 && h.bytes >= 4*nf {
+		fp = h.p // a sleeping joint's is the force it held when its island fell asleep
 	}
 	dev := make([]float32, nf)
 	if err := downloadSlice(b.dev, dev, fp); err != nil {

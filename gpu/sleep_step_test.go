@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"math"
 	"testing"
 
 	"tumble/scenes"
@@ -8,28 +9,30 @@ import (
 	"tumble/sim/geom"
 )
 
-// sleepCase is a preset stepped with sleeping on until it sleeps, then woken by an edit (wake) and
+// sleepCase is a world stepped with sleeping on until it sleeps, then woken by an edit (wake) and
 // stepped again.
 type sleepCase struct {
-	scene        string
+	name         string
+	world        func(t testing.TB) *sim.World
 	settle, more int                      // steps before the edit, and after it
 	wake         func(w *sim.World) error // the edit, made alike on both sides
 }
 
-// sleepCases: a stack (contacts only) woken by a velocity set on its top box, and a hanging chain
-// (joints only) woken by an impulse, the way the window's drag pushes a body.
+// sleepCases: a stack (contacts only) woken by a velocity set on its top box; a pyramid woken by an
+// impulse, the way the window's drag pushes a body; a stack woken by a box dropped onto it (contact);
+// sleepScene's islands, which balls and moving kinematic bodies wake, and whose jointed pair then
+// sleeps; and a hanging box on a ball joint, which sleeps holding its weight and wakes when pushed.
 var sleepCases = []sleepCase{
-	{"stack", 150, 60, func(w *sim.World) error {
+	{"stack", preset("stack"), 150, 60, func(w *sim.World) error {
 		h, _ := w.Find("box19")
 		return w.SetVelocity(h, sim.Vec3{1, 0, 0}, sim.Vec3{})
 	}},
-	{"pyramid", 50, 40, func(w *sim.World) error {
+	{"pyramid", preset("pyramid"), 50, 12, func(w *sim.World) error {
 		h, _ := w.Find("box0_0_0")
 		i, _ := w.Index(h)
 		return w.ApplyImpulse(h, sim.Vec3{0, 0, 20}, w.Bodies.Position[i])
 	}},
-	// A box dropped onto the sleeping stack wakes it by contact, in the step it lands.
-	{"stack", 150, 60, func(w *sim.World) error {
+	{"stack+drop", preset("stack"), 150, 60, func(w *sim.World) error {
 		h, _ := w.Find("box19")
 		i, _ := w.Index(h)
 		p := w.Bodies.Position[i]
@@ -37,6 +40,127 @@ var sleepCases = []sleepCase{
 			Position: sim.Vec3{p[0], p[1] + 1.5, p[2]}, Rotation: sim.Quat{W: 1}, Friction: 0.5, Mass: 1})
 		return err
 	}},
+	{"islands", func(t testing.TB) *sim.World { return sleepWorld(t, true) }, 150, 30, func(w *sim.World) error {
+		h, _ := w.Find("b1")
+		return w.RemoveBody(h) // what rested on it wakes, and dense indices move
+	}},
+	{"hanging", hangingWorld, 60, 40, func(w *sim.World) error {
+		h, _ := w.Find("bob")
+		i, _ := w.Index(h)
+		return w.ApplyImpulse(h, sim.Vec3{2, 0, 0}, w.Bodies.Position[i])
+	}},
+}
+
+// preset returns a builder of the preset with the Jacobi solver and sleeping on.
+func preset(scene string) func(t testing.TB) *sim.World {
+	return func(t testing.TB) *sim.World { return sleepyWorld(t, scene) }
+}
+
+// hangingWorld is a 2 kg box hanging at rest from a ball joint to the world, and a second box hanging
+// from the first by a hinge: an island of joints only, which sleeps holding their weights.
+func hangingWorld(t testing.TB) *sim.World {
+	t.Helper()
+	w := sim.NewWorld(sim.Settings{Solver: sim.Jacobi, Gravity: sim.Vec3{0, -9.81, 0}, Workers: 1, Sleep: true})
+	box := geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{0.2, 0.2, 0.2}}
+	bob, err := w.AddBody(sim.BodyDef{Name: "bob", Shape: box, Position: sim.Vec3{0, 3, 0}, Rotation: sim.Quat{W: 1}, Mass: 2})
+	must(t, err)
+	low, err := w.AddBody(sim.BodyDef{Name: "low", Shape: box, Position: sim.Vec3{0, 2.4, 0}, Rotation: sim.Quat{W: 1}, Mass: 1})
+	must(t, err)
+	_, err = w.AddJoint(sim.JointDef{Type: sim.Ball, BodyA: bob, Anchor: sim.Vec3{0, 3.3, 0}})
+	must(t, err)
+	_, err = w.AddJoint(sim.JointDef{Type: sim.Hinge, BodyA: low, BodyB: bob, Anchor: sim.Vec3{0, 2.7, 0}, Axis: sim.Vec3{0, 0, 1}})
+	must(t, err)
+	return w
+}
+
+// runSleepParity steps c on the CPU and on b with sleeping on and fails at the first step where a
+// body's pose, velocity or sleep differs in any bit, or the step's statistics do; it returns how many
+// bodies slept before the edit, the fewest that slept after it, and whether a joint slept.
+func runSleepParity(t *testing.T, b *Backend, c sleepCase) (before, least int, jointsSlept bool) {
+	cpu := c.world(t)
+	defer cpu.Close()
+	dev := c.world(t)
+	defer dev.Close()
+	must(t, dev.SetBackend(b))
+	defer dev.SetBackend(nil)
+	compare := func(step int) {
+		t.Helper()
+		must(t, dev.Sync())
+		cb, db := &cpu.Bodies, &dev.Bodies
+		for i := range cb.Len() {
+			if cb.Position[i] != db.Position[i] || cb.Rotation[i] != db.Rotation[i] || cb.Velocity[i] != db.Velocity[i] ||
+				cb.AngularVelocity[i] != db.AngularVelocity[i] || cb.Asleep[i] != db.Asleep[i] || cb.SleepTime[i] != db.SleepTime[i] {
+				t.Fatalf("%s step %d: %s: CPU p %v v %v w %v asleep %v rest %v; device p %v v %v w %v asleep %v rest %v",
+					c.name, step, cb.Name[i], cb.Position[i], cb.Velocity[i], cb.AngularVelocity[i], cb.Asleep[i],
+					cb.SleepTime[i], db.Position[i], db.Velocity[i], db.AngularVelocity[i], db.Asleep[i], db.SleepTime[i])
+			}
+		}
+		for k := range cpu.NumJoints() {
+			cj, dj := cpu.JointState(k), dev.JointState(k)
+			jointsSlept = jointsSlept || cj.Asleep
+			if cj.Force != dj.Force || cj.Asleep != dj.Asleep {
+				t.Fatalf("%s step %d: joint %d: CPU force %v asleep %v, device %v %v", c.name, step, k, cj.Force, cj.Asleep,
+					dj.Force, dj.Asleep)
+			}
+		}
+		cs, ds := cpu.Stats, dev.Stats
+		if cs.Pairs != ds.Pairs || cs.Manifolds != ds.Manifolds || cs.Contacts != ds.Contacts || cs.Asleep != ds.Asleep {
+			t.Fatalf("%s step %d: pairs, touching, points, asleep: CPU %d %d %d %d, device %d %d %d %d", c.name, step,
+				cs.Pairs, cs.Manifolds, cs.Contacts, cs.Asleep, ds.Pairs, ds.Manifolds, ds.Contacts, ds.Asleep)
+		}
+	}
+	step := 0
+	run := func(n int) {
+		t.Helper()
+		for range n {
+			step++
+			if err := cpu.Step(); err != nil {
+				t.Fatalf("CPU step %d: %v", step, err)
+			}
+			if err := dev.Step(); err != nil {
+				t.Fatalf("device step %d: %v", step, err)
+			}
+			compare(step)
+			least = min(least, cpu.Stats.Asleep)
+		}
+	}
+	run(c.settle)
+	before = cpu.Stats.Asleep
+	for _, w := range []*sim.World{cpu, dev} {
+		if err := c.wake(w); err != nil {
+			t.Fatal(err)
+		}
+	}
+	least = before
+	run(c.more)
+	return before, least, jointsSlept
+}
+
+// TestEmulatedSleepingStepIsTheCPUs: with sleeping on, the emulated step is the CPU's Jacobi step bit
+// for bit, every body's pose, velocity, sleep and rest time after every step, while the scene falls
+// asleep, and after an edit wakes it.
+func TestEmulatedSleepingStepIsTheCPUs(t *testing.T) {
+	checkSleepParity(t, func(testing.TB) *Backend { return NewEmulated() })
+}
+
+func checkSleepParity(t *testing.T, newBackend func(testing.TB) *Backend) {
+	for _, c := range sleepCases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBackend(t)
+			before, least, jointsSlept := runSleepParity(t, b, c)
+			t.Logf("%s: %d bodies asleep at step %d, as few as %d in the %d steps after the edit; %d idle steps",
+				c.name, before, c.settle, least, c.more, b.Idle)
+			if before == 0 || least >= before {
+				t.Errorf("%s: %d bodies slept in %d steps, and the edit woke none", c.name, before, c.settle)
+			}
+			w := c.world(t)
+			jointed := w.NumJoints() > 0
+			w.Close()
+			if jointed && !jointsSlept {
+				t.Errorf("%s: no joint slept", c.name)
+			}
+		})
+	}
 }
 
 // sleepyWorld builds a preset with the Jacobi solver and sleeping on.
@@ -56,76 +180,26 @@ func sleepyWorld(t testing.TB, scene string) *sim.World {
 	return w
 }
 
-// runSleepParity steps c on the CPU and on b with sleeping on and fails at the first step where a
-// body's pose, velocity or sleep differs in any bit, or the step's statistics do; it returns how many
-// bodies slept before the edit and how many after the last step.
-func runSleepParity(t *testing.T, b *Backend, c sleepCase) (before, after int) {
-	cpu := sleepyWorld(t, c.scene)
-	defer cpu.Close()
-	dev := sleepyWorld(t, c.scene)
-	defer dev.Close()
-	must(t, dev.SetBackend(b))
-	defer dev.SetBackend(nil)
-	compare := func(step int) {
-		t.Helper()
-		must(t, dev.Sync())
-		cb, db := &cpu.Bodies, &dev.Bodies
-		for i := range cb.Len() {
-			if cb.Position[i] != db.Position[i] || cb.Rotation[i] != db.Rotation[i] || cb.Velocity[i] != db.Velocity[i] ||
-				cb.AngularVelocity[i] != db.AngularVelocity[i] || cb.Asleep[i] != db.Asleep[i] || cb.SleepTime[i] != db.SleepTime[i] {
-				t.Fatalf("%s step %d: %s: CPU p %v v %v w %v asleep %v rest %v; device p %v v %v w %v asleep %v rest %v",
-					c.scene, step, cb.Name[i], cb.Position[i], cb.Velocity[i], cb.AngularVelocity[i], cb.Asleep[i],
-					cb.SleepTime[i], db.Position[i], db.Velocity[i], db.AngularVelocity[i], db.Asleep[i], db.SleepTime[i])
-			}
-		}
-		cs, ds := cpu.Stats, dev.Stats
-		if cs.Pairs != ds.Pairs || cs.Manifolds != ds.Manifolds || cs.Contacts != ds.Contacts || cs.Asleep != ds.Asleep {
-			t.Fatalf("%s step %d: pairs, touching, points, asleep: CPU %d %d %d %d, device %d %d %d %d", c.scene, step,
-				cs.Pairs, cs.Manifolds, cs.Contacts, cs.Asleep, ds.Pairs, ds.Manifolds, ds.Contacts, ds.Asleep)
-		}
+// TestEmulatedSleepingJointReportsTheForceItHeld: hangingWorld's two boxes (2 kg and 1 kg) sleep on
+// their joints; asleep, the upper joint still reports the weight of both, (2+1) g, and the lower one
+// the weight of the lower box, g, as the CPU's joints do, though a sleeping joint's rows do no work.
+func TestEmulatedSleepingJointReportsTheForceItHeld(t *testing.T) {
+	w := hangingWorld(t)
+	defer w.Close()
+	must(t, w.SetBackend(NewEmulated()))
+	defer w.SetBackend(nil)
+	const g = 9.81
+	for step := 1; step <= 45; step++ {
+		must(t, w.Step())
 	}
-	step := 0
-	run := func(n int) {
-		t.Helper()
-		for range n {
-			step++
-			if err := cpu.Step(); err != nil {
-				t.Fatalf("CPU step %d: %v", step, err)
-			}
-			if err := dev.Step(); err != nil {
-				t.Fatalf("device step %d: %v", step, err)
-			}
-			compare(step)
-		}
+	must(t, w.Sync())
+	if w.Stats.Asleep != 2 {
+		t.Fatalf("%d bodies asleep after 45 steps (0.75 s) at rest, want 2", w.Stats.Asleep)
 	}
-	run(c.settle)
-	before = cpu.Stats.Asleep
-	for _, w := range []*sim.World{cpu, dev} {
-		if err := c.wake(w); err != nil {
-			t.Fatal(err)
+	for k, want := range []float64{3 * g, g} {
+		s := w.JointState(k)
+		if !s.Asleep || !(math.Abs(float64(s.Force)-want) < 1e-4*want) {
+			t.Errorf("joint %d: force %v N, asleep %v; want %.4g N, asleep", k, s.Force, s.Asleep, want)
 		}
-	}
-	run(c.more)
-	return before, cpu.Stats.Asleep
-}
-
-// TestEmulatedSleepingStepIsTheCPUs: with sleeping on, the emulated step is the CPU's Jacobi step bit
-// for bit, every body's pose, velocity, sleep and rest time after every step, while the scene falls
-// asleep, and after an edit wakes it.
-func TestEmulatedSleepingStepIsTheCPUs(t *testing.T) {
-	checkSleepParity(t, func(testing.TB) *Backend { return NewEmulated() })
-}
-
-func checkSleepParity(t *testing.T, newBackend func(testing.TB) *Backend) {
-	for _, c := range sleepCases {
-		t.Run(c.scene, func(t *testing.T) {
-			b := newBackend(t)
-			before, after := runSleepParity(t, b, c)
-			t.Logf("%s: %d bodies asleep at step %d, %d after the edit and %d steps; %d idle steps",
-				c.scene, before, c.settle, after, c.more, b.Idle)
-			if before == 0 {
-				t.Errorf("%s: nothing slept in %d steps", c.scene, c.settle)
-			}
-		})
 	}
 }
