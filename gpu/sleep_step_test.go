@@ -203,3 +203,33 @@ func TestEmulatedSleepingJointReportsTheForceItHeld(t *testing.T) {
 		}
 	}
 }
+
+// TestEmulatedImpulseWakesAnIslandTheHostSawAwake: a stack falls asleep on the device while the host's
+// copy of the bodies (never synced) still shows it awake; an impulse on its top box then wakes the
+// whole stack on the device, and the box moves by it.
+func TestEmulatedImpulseWakesAnIslandTheHostSawAwake(t *testing.T) {
+	w := sleepyWorld(t, "stack")
+	defer w.Close()
+	must(t, w.SetBackend(NewEmulated()))
+	defer w.SetBackend(nil)
+	n := w.Bodies.Len() - 1 // the ground does not sleep
+	for k := 0; k < 150 && w.Stats.Asleep < n; k++ {
+		must(t, w.Step())
+	}
+	if w.Stats.Asleep != n {
+		t.Fatalf("%d of the stack's %d boxes asleep after 150 steps", w.Stats.Asleep, n)
+	}
+	h, _ := w.Find("box19")
+	i, _ := w.Index(h)
+	if w.Bodies.Asleep[i] {
+		t.Fatal("the host's copy was synced: the test needs it stale")
+	}
+	must(t, w.ApplyImpulse(h, sim.Vec3{0, 0, 2 * w.Bodies.Mass[i]}, w.Bodies.Position[i]), w.Step())
+	if w.Stats.Asleep != 0 {
+		t.Errorf("%d boxes still asleep after the impulse", w.Stats.Asleep)
+	}
+	must(t, w.Sync())
+	if v := w.Bodies.Velocity[i]; !(v[2] > 1) {
+		t.Errorf("the pushed box's velocity %v after the step; want about 2 m/s along z", v)
+	}
+}
