@@ -233,3 +233,35 @@ func TestEmulatedImpulseWakesAnIslandTheHostSawAwake(t *testing.T) {
 		t.Errorf("the pushed box's velocity %v after the step; want about 2 m/s along z", v)
 	}
 }
+
+// TestEmulatedSettledWorldCostsNothing: once the stack sleeps whole, a step asks nothing of the device
+// (no launch, no copy), where an awake step of it launches a few hundred kernels and reads back its
+// counters; the first step after a push is a whole step again.
+func TestEmulatedSettledWorldCostsNothing(t *testing.T) {
+	w := sleepyWorld(t, "stack")
+	defer w.Close()
+	b := NewEmulated()
+	b.NoGraphs = true // every kernel a launch of its own, as the counts below compare them
+	must(t, w.SetBackend(b))
+	defer w.SetBackend(nil)
+	must(t, w.Step())
+	awake := b.LastStep
+	n := w.Bodies.Len() - 1
+	for k := 0; k < 150 && w.Stats.Asleep < n; k++ {
+		must(t, w.Step())
+	}
+	must(t, w.Step())
+	asleep := b.LastStep
+	t.Logf("an awake step: %+v; asleep: %+v", awake, asleep)
+	if w.Stats.Asleep != n || asleep != (Counts{}) || b.Idle == 0 {
+		t.Errorf("%d of %d boxes asleep, %d idle steps; a step asleep asked %+v of the device", w.Stats.Asleep, n, b.Idle, asleep)
+	}
+	if awake.Launches < 100 || awake.Downloads == 0 {
+		t.Errorf("an awake step: %+v", awake)
+	}
+	h, _ := w.Find("box10")
+	must(t, w.SetVelocity(h, sim.Vec3{0, 0, 1}, sim.Vec3{}), w.Step())
+	if c := b.LastStep; c.Launches < awake.Launches || w.Stats.Asleep != 0 {
+		t.Errorf("the step after a push: %d asleep, %+v", w.Stats.Asleep, c)
+	}
+}
