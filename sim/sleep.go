@@ -43,6 +43,14 @@ func (b *Bodies) SetSleep(i int, label uint32, rest float32) {
 	b.Asleep[i], b.island[i], b.SleepTime[i] = label != 0, label, rest
 }
 
+// claimLabels keeps the next island label past every label a body holds: labels a backend gave
+// (Pull, through SetSleep) must not be given again to another island, whose waking would wake theirs.
+func (w *World) claimLabels() {
+	for _, l := range w.Bodies.island {
+		w.pipe.sleep.nextLabel = max(w.pipe.sleep.nextLabel, l)
+	}
+}
+
 // maxWakeRounds bounds how many times a step runs its collision stages because islands woke.
 const maxWakeRounds = 4
 
