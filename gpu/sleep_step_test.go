@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"tumble/render/instance"
 	"tumble/scenes"
 	"tumble/sim"
 	"tumble/sim/geom"
@@ -292,4 +293,34 @@ func TestEmulatedSleepingRerunIsExact(t *testing.T) {
 	if b.Reruns < (c.settle+c.more)/7 || before == 0 {
 		t.Errorf("%d re-runs, %d bodies asleep", b.Reruns, before)
 	}
+}
+
+// TestEmulatedSleepColoursComeFromTheDevice: with sleeping on, the instance kernel colours a body by
+// the device's sleep, which the host's copy may not show yet (the frame draws from the device): here
+// the style's host flags say every body is awake, and the records still equal instance.Fill's of the
+// synced world, whose sleeping islands are drawn asleep.
+func TestEmulatedSleepColoursComeFromTheDevice(t *testing.T) {
+	w := sleepWorld(t, true)
+	defer w.Close()
+	b := NewEmulated()
+	must(t, w.SetBackend(b))
+	defer w.SetBackend(nil)
+	for range 120 {
+		must(t, w.Step())
+	}
+	must(t, w.Sync())
+	if w.Stats.Asleep == 0 {
+		t.Fatal("nothing asleep after 120 steps")
+	}
+	f, want := fillRecords(t, w, instance.ColorBySleep, nil, nil)
+	st := styleOf(instance.ColorBySleep, nil, w, nil)
+	st.Sleeping = make([]bool, w.Bodies.Len()) // a stale host copy: all awake
+	dst, err := b.dev.alloc(len(want) * InstanceBytes)
+	must(t, err)
+	defer b.dev.free(dst)
+	res, err := b.WriteInstances(w, uintptr(dst), len(want), st)
+	must(t, err)
+	got := make([]instance.Instance, len(want))
+	must(t, downloadSlice(b.dev, got, dst))
+	checkRecords(t, instance.ColorBySleep, got, want, res, &f)
 }
