@@ -28,7 +28,7 @@ var sleepCases = []sleepCase{
 		h, _ := w.Find("box19")
 		return w.SetVelocity(h, sim.Vec3{1, 0, 0}, sim.Vec3{})
 	}},
-	{"pyramid", preset("pyramid"), 50, 12, func(w *sim.World) error {
+	{"pyramid", preset("pyramid"), 50, 6, func(w *sim.World) error {
 		h, _ := w.Find("box0_0_0")
 		i, _ := w.Index(h)
 		return w.ApplyImpulse(h, sim.Vec3{0, 0, 20}, w.Bodies.Position[i])
