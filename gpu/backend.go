@@ -106,20 +106,21 @@ func NewEmulated() *Backend { return newBackend(emulated{}) }
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
-// capabilities are the CUDA backend's: boxes, spheres, capsules, planes and convex hulls (the kinds of
-// layout.cuh and of ncCollide's pair table), the Jacobi solver with its joints solved iteratively,
-// sleeping (sleep.go), its LBVH rebuilt every step.
+// capabilities are the CUDA backend's: boxes, spheres, capsules, planes, convex hulls and static
+// triangle meshes (the kinds of layout.cuh and of the narrow phase's routines), the Jacobi solver with
+// its joints solved iteratively, sleeping (sleep.go), its LBVH rebuilt every step.
 var capabilities = sim.Capabilities{
 	Name:        "the CUDA backend",
-	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull},
+	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull, geom.TriMesh},
 	Solvers:     []sim.SolverKind{sim.Jacobi},
 	Sleep:       true,
 	Broadphases: []sim.BroadphaseKind{sim.LBVH},
 	Note:        "the LBVH is rebuilt each step",
 }
 
-// Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules, planes and convex
-// hulls; it solves with Jacobi, puts quiet islands to sleep, and always uses its LBVH.
+// Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules, planes, convex hulls
+// and static triangle meshes; it solves with Jacobi, puts quiet islands to sleep, and always uses its
+// LBVH.
 func (b *Backend) Capabilities() sim.Capabilities { return capabilities }
 
 // settings resolves the world's settings for this backend.

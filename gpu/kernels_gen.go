@@ -168,6 +168,31 @@ type tbHullFace struct {
 	First, Count       int32
 }
 
+// tbMesh mirrors TbMesh of kernels/layout.cuh (16 bytes).
+//
+// TbMesh is one mesh's place in the pools.
+type tbMesh struct {
+	FirstNode, FirstOrder, FirstTri, FirstVert int32
+}
+
+// tbMeshNode mirrors TbMeshNode of kernels/layout.cuh (32 bytes).
+//
+// TbMeshNode is geom.MeshNode: the node's box, and a leaf's triangles order[first : first+count]
+// (count > 0) or an inner node's second child, node first (its first child is the next node).
+type tbMeshNode struct {
+	Lo, Hi       [3]float32
+	First, Count int32
+}
+
+// tbMeshTri mirrors TbMeshTri of kernels/layout.cuh (16 bytes).
+//
+// TbMeshTri is a triangle: its vertices' numbers (v0, v1, v2, counter-clockwise seen from the side
+// bodies are kept on) and its active edges (geom.Mesh.Active: bit k for the edge from vertex k to k+1).
+type tbMeshTri struct {
+	V0, V1, V2 int32
+	Active     uint32
+}
+
 // tbPoint mirrors TbPoint of kernels/layout.cuh (20 bytes).
 //
 // TbPoint is one contact point of a narrow-phase manifold (sim/collide.Point).
@@ -182,7 +207,8 @@ type tbPoint struct {
 // TbShape is a collision shape in its body's frame (sim/geom.Shape): a box's half extents (a, b, c),
 // a sphere's radius a, a capsule's radius a and half height b (core along local y), a plane's unit
 // normal (nx, ny, nz) and offset d, a convex hull's bounding radius a and its entry hull in the hull
-// table (TbHull; 0 for the other kinds).
+// table (TbHull; 0 for the other kinds), a static triangle mesh's local box as its half extents (a, b,
+// c) and centre (nx, ny, nz), its bounding radius d and its entry hull in the mesh table (TbMesh).
 type tbShape struct {
 	Kind          int32
 	A, B, C       float32
@@ -926,11 +952,11 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 //
 // tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
-// scan over all pairCapacity flags needs no count from the host. A pair with a hull is left with no
-// points here: tb_narrow_hulls, launched after it when some body is a hull, collides it. The hull
-// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
-// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
-// hulls do not pay for them.
+// scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
+// with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
+// hull or a mesh, collide it. The hull routines keep arrays the size of a hull's clipped face on the
+// thread's stack (about 21 KB), which a kernel reserves for every thread the device can hold; in a
+// kernel of their own, scenes without hulls do not pay for them.
 type narrowCollideArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -986,13 +1012,57 @@ func (k kernelSet) narrowHulls(grid, block int, a narrowHullsArgs) error {
 	return k.dev.launch("tb_narrow_hulls", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
 }
 
+// narrowMeshesArgs are the parameters of tb_narrow_meshes (kernels/narrow.cu), in the kernel's order.
+//
+// tb_narrow_meshes collides the pairs with a static triangle mesh among pairs[:min(*pairCount,
+// pairCapacity)] (sim's meshPair): the pair's manifolds go to its slots meshCand[TB_NARROW_MESH_SLOTS
+// i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
+// number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
+// narrow kernels and writes only those pairs' slots. The mesh routines' scratch (NcMeshScratch, about
+// 24 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
+type narrowMeshesArgs struct {
+	Pairs        ptr // const int2 *
+	PairCount    ptr // const unsigned int *
+	PairCapacity int32
+	Pos          ptr // const float4 *
+	Rot          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Shape        ptr // const TbShape *
+	Hulls        ptr // const TbHull *
+	HullVerts    ptr // const float4 *
+	HullFaces    ptr // const TbHullFace *
+	HullLoops    ptr // const int *
+	HullEdges    ptr // const TbHullEdge *
+	Meshes       ptr // const TbMesh *
+	MeshNodes    ptr // const TbMeshNode *
+	MeshOrder    ptr // const int *
+	MeshTris     ptr // const TbMeshTri *
+	MeshNormals  ptr // const float4 *
+	MeshVerts    ptr // const float4 *
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Dt           float32
+	Speculative  float32
+	Cand         ptr // TbContact *
+	MeshCand     ptr // TbContact *
+	Touching     ptr // unsigned int *
+}
+
+// narrowMeshes launches tb_narrow_meshes over grid blocks of block threads.
+func (k kernelSet) narrowMeshes(grid, block int, a narrowMeshesArgs) error {
+	return k.dev.launch("tb_narrow_meshes", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Meshes, a.MeshNodes, a.MeshOrder, a.MeshTris, a.MeshNormals, a.MeshVerts, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.MeshCand, a.Touching)
+}
+
 // narrowCompactArgs are the parameters of tb_narrow_compact (kernels/narrow.cu), in the kernel's order.
 //
-// tb_narrow_compact copies each touching pair's manifold to its place offsets[i] (the exclusive scan of
-// the touching flags) in contacts, dropping those at or past capacity, and the last thread writes the
-// number of touching pairs, which may exceed capacity: the host then grows the list and runs again.
+// tb_narrow_compact copies each touching pair's manifolds to their place offsets[i] (the exclusive scan
+// of the touching counts) in contacts: cand[i], or a mesh pair's -cand[i].count manifolds from its
+// slots of meshCand. It drops those at or past capacity, and the last thread writes the number of
+// manifolds, which may exceed capacity: the host then grows the list and runs again.
 type narrowCompactArgs struct {
 	Cand         ptr // const TbContact *
+	MeshCand     ptr // const TbContact *
 	Offsets      ptr // const unsigned int *
 	PairCapacity int32
 	Contacts     ptr // TbContact *
@@ -1002,7 +1072,7 @@ type narrowCompactArgs struct {
 
 // narrowCompact launches tb_narrow_compact over grid blocks of block threads.
 func (k kernelSet) narrowCompact(grid, block int, a narrowCompactArgs) error {
-	return k.dev.launch("tb_narrow_compact", grid, block, a.Cand, a.Offsets, a.PairCapacity, a.Contacts, a.Capacity, a.Count)
+	return k.dev.launch("tb_narrow_compact", grid, block, a.Cand, a.MeshCand, a.Offsets, a.PairCapacity, a.Contacts, a.Capacity, a.Count)
 }
 
 // scanBlocksArgs are the parameters of tb_scan_blocks (kernels/scan.cu), in the kernel's order.
