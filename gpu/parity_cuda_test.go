@@ -161,6 +161,10 @@ func TestCUDAStepIsOneGraphAndTheSameBits(t *testing.T) {
 
 // TestCUDASleepStage, TestCUDASleepIslandRoots and TestCUDASleepWakeByLabel run the emulated
 // sleep-stage checks (sleep_test.go) on the GPU, where the union-find's and the marks' threads do race.
+// TestCUDASleepingStepIsTheCPUs is TestEmulatedSleepingStepIsTheCPUs on the GPU: with sleeping on,
+// the step equals the CPU's Jacobi step bit for bit while scenes fall asleep and are woken.
+func TestCUDASleepingStepIsTheCPUs(t *testing.T) { checkSleepParity(t, newCUDA) }
+
 func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
 func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }
 func TestCUDASleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, newCUDA(t)) }
