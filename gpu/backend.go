@@ -98,7 +98,7 @@ func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 var capabilities = sim.Capabilities{
 	Name:        "the CUDA backend",
 	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull},
-	Solvers:     []sim.SolverKind{sim.Jacobi},
+	Solvers:     []sim.SolverKind{sim.Jacobi, sim.PGS},
 	Broadphases: []sim.BroadphaseKind{sim.LBVH},
 	Note:        "the LBVH is rebuilt each step",
 }
@@ -167,7 +167,9 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 			tb = now
 		}
 	}
-	var counts [4]uint32 // pairs, contacts, blow-up index (int32), contact points
+	// pairs, contacts, blow-up index (int32), contact points, and under PGS the colours the manifolds
+	// and the joints needed
+	var counts [6]uint32
 	for attempt := 0; ; attempt++ {
 		*st = sim.Timings{}
 		bvhStages = [bvh.NumStages]time.Duration{}
@@ -183,14 +185,18 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		// The step's one read-back: the list counters, the blow-up index and the contact points.
 		_, pairCount, pairCap := b.broad.pairList()
 		contacts, contactCount, contactCap := b.narrow.contactList()
-		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, &counts); err != nil {
+		gs := s.Solver == sim.PGS
+		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, gs, &counts); err != nil {
 			return err
 		}
-		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap {
+		// Under PGS the passes launched a budget of colours (gs.go): a step that needed more runs again.
+		short := gs && b.solver.fitColours(counts[4], counts[5], b.nJoints > 0)
+		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap && !short {
 			break
 		}
 		if attempt == 3 {
-			return fmt.Errorf("gpu: the pair or contact list still overflowed after %d re-runs (%d pairs, %d contacts)", attempt, counts[0], counts[1])
+			return fmt.Errorf("gpu: the pair or contact list still overflowed after %d re-runs (%d pairs, %d contacts; %d and %d colours)",
+				attempt, counts[0], counts[1], counts[4], counts[5])
 		}
 		// Put the state back, grow the lists to what the counters saw, and run the step again.
 		if err := b.restore(n); err != nil {
@@ -514,11 +520,12 @@ func (b *Backend) Close() {
 	b.dev.close()
 }
 
-// gatherStats counts the contact points and reads the step's counters back in one copy.
-func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, out *[4]uint32) error {
+// gatherStats counts the contact points and reads the step's counters back in one copy: 16 bytes, 24
+// with the colours the Gauss-Seidel passes needed (gs).
+func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, gs bool, out *[6]uint32) error {
 	d := b.dev
 	if b.stats.p == 0 {
-		if err := grow(d, &b.stats, 5*4); err != nil {
+		if err := grow(d, &b.stats, 7*4); err != nil {
 			return err
 		}
 	}
@@ -532,8 +539,12 @@ func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap 
 		return err
 	}
 	if err := ks.statsGather(1, 1, statsGatherArgs{Pairs: pairCount, Contacts: contactCount, Bad: b.solver.blowUp(),
-		Points: points, Out: packed}); err != nil {
+		Points: points, Colours: b.solver.needed.p, Out: packed}); err != nil {
 		return err
 	}
-	return d.download(unsafe.Pointer(&out[0]), packed, 16)
+	bytes := 16
+	if gs {
+		bytes = 24
+	}
+	return d.download(unsafe.Pointer(&out[0]), packed, bytes)
 }

@@ -43,4 +43,9 @@ type jointHooks interface {
 	// body's list of its joints in joint order (dense rows start, adj: k << 1 | side), which
 	// tb_solver_gather adds after the contacts'.
 	lists() (imp, start, adj ptr)
+	// colour colours the joints for the Gauss-Seidel passes into g, the colours they needed into the
+	// int32 at needed.
+	colour(d device, b *bodyBuffers, g *colouring, needed ptr) error
+	// gsPass runs one Gauss-Seidel pass of the joints, colour by colour (g), on the bodies' velocities.
+	gsPass(d device, b *bodyBuffers, c *stepConsts, g *colouring, useBias bool) error
 }
