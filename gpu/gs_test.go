@@ -2,10 +2,12 @@ package gpu
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"tumble/scenes"
 	"tumble/sim"
+	"tumble/sim/geom"
 )
 
 // newPGSWorld builds a preset with the PGS solver (its first cut bodies when cut > 0), on one worker
@@ -30,12 +32,21 @@ func newPGSWorld(t testing.TB, scene string, cut int) *sim.World {
 	return w
 }
 
-// pgsParity steps scene on the CPU's PGS and on the emulated backend's, and fails at the first step
-// where a body's position, orientation or velocity differs in any bit.
+// pgsParity steps scene (a preset) on the CPU's PGS and on the emulated backend's and fails at the
+// first step where a body's state differs in any bit.
 func pgsParity(t *testing.T, scene string, cut, steps int) *Backend {
-	cpu := newPGSWorld(t, scene, cut)
+	t.Helper()
+	return pgsParityOf(t, scene, func() *sim.World { return newPGSWorld(t, scene, cut) }, steps, nil)
+}
+
+// pgsParityOf steps the world build makes on the CPU's PGS and on the emulated backend's, and fails at
+// the first step where a body's position, orientation or velocity differs in any bit; after, when not
+// nil, looks at the backend before it is detached.
+func pgsParityOf(t *testing.T, scene string, build func() *sim.World, steps int, after func(*Backend)) *Backend {
+	t.Helper()
+	cpu := build()
 	defer cpu.Close()
-	dev := newPGSWorld(t, scene, cut)
+	dev := build()
 	defer dev.Close()
 	b := NewEmulated()
 	if err := dev.SetBackend(b); err != nil {
@@ -58,6 +69,9 @@ func pgsParity(t *testing.T, scene string, cut, steps int) *Backend {
 		if d := firstDifference(cpu, dev); d != "" {
 			t.Fatalf("%s step %d: %s", scene, step, d)
 		}
+	}
+	if after != nil {
+		after(b)
 	}
 	return b
 }
@@ -83,22 +97,81 @@ func TestEmulatedPGSMatchesCPU(t *testing.T) {
 		scene      string
 		cut, steps int
 	}{
-		{"stack", 0, 60},
-		{"pyramid20", 0, 30},
-		{"pendulum", 0, 60},
-		{"chain", 0, 60},
-		{"ragdoll", 0, 60},
-		{"cradle", 0, 60},
-		{"rain", 5 + 250, 60},
-		{"rocks", 0, 60},
-		{"bridge", 0, 60},
-		{"door", 0, 60},
-		{"arm", 0, 60},
-		{"engine", 0, 60},
-		{"car", 0, 60},
-		{"bowling", 0, 60},
-		{"incline", 0, 60},
+		{"stack", 0, 60},     // 20 boxes: contacts colour by colour
+		{"pyramid20", 0, 30}, // 210 boxes
+		{"ragdoll", 0, 40},   // ball and hinge joints, with swing, twist, limits and friction, on capsules
+		{"engine", 0, 60},    // a piston, hinges with motors, a ball joint
+		{"door", 0, 60},      // a hinge with limits
+		{"cradle", 0, 60},    // restitution, colour by colour
+		{"rain", 5 + 250, 40},
+		{"rocks", 0, 40}, // convex hulls
 	} {
 		t.Run(c.scene, func(t *testing.T) { pgsParity(t, c.scene, c.cut, c.steps) })
 	}
+}
+
+// overflowWorld is a PGS world whose constraint graphs overflow the 64 colours: 72 boxes, spheres and
+// lying capsules (four, one and two contact points) on one dynamic plate, whose 73 manifolds all share
+// it, and 68 satellites hung from one dynamic hub by ball joints. The rows past the 64th colour are
+// solved one after another in sim's order (the manifolds by point count, most first, then by index;
+// the joints by index), which a different order would show in the bits.
+func overflowWorld(t testing.TB) *sim.World {
+	w := sim.NewWorld(sim.Settings{Solver: sim.PGS, Gravity: sim.Vec3{0, -9.81, 0}, Workers: 1, NoContactCache: true})
+	addBody(t, w, sim.BodyDef{Name: "ground", Type: sim.Static, Friction: 0.6,
+		Shape: geom.Shape{Kind: geom.Plane, Normal: sim.Vec3{0, 1, 0}}})
+	addBody(t, w, sim.BodyDef{Name: "plate", Shape: geom.Shape{Kind: geom.Box, HalfExtents: sim.Vec3{6, 0.2, 6}},
+		Position: sim.Vec3{0, 0.2, 0}, Rotation: sim.Quat{W: 1}, Friction: 0.6})
+	lying := sim.Quat{V: sim.Vec3{0, 0, float32(math.Sin(math.Pi / 4))}, W: float32(math.Cos(math.Pi / 4))}
+	for i := range 72 {
+		x, z := float32(i%9)*1.2-4.8, float32(i/9)*1.4-4.9
+		d := sim.BodyDef{Name: fmt.Sprintf("item%d", i), Rotation: sim.Quat{W: 1}, Friction: 0.5}
+		switch i % 3 {
+		case 0:
+			d.Shape, d.Position = cubeOf(0.2), sim.Vec3{x, 0.61, z}
+		case 1:
+			d.Shape, d.Position = geom.Shape{Kind: geom.Sphere, Radius: 0.2}, sim.Vec3{x, 0.61, z}
+		default:
+			d.Shape = geom.Shape{Kind: geom.Capsule, Radius: 0.15, HalfHeight: 0.2}
+			d.Position, d.Rotation = sim.Vec3{x, 0.56, z}, lying
+		}
+		addBody(t, w, d)
+	}
+	hub := addBody(t, w, sim.BodyDef{Name: "hub", Shape: geom.Shape{Kind: geom.Sphere, Radius: 0.3},
+		Position: sim.Vec3{30, 6, 0}, Rotation: sim.Quat{W: 1}})
+	if _, err := w.AddJoint(sim.JointDef{Type: sim.Ball, BodyA: hub, Anchor: sim.Vec3{30, 6, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 68 {
+		a := 2 * math.Pi * float64(i) / 68
+		p := sim.Vec3{30 + 2*float32(math.Cos(a)), 6 - 0.02*float32(i), 2 * float32(math.Sin(a))}
+		s := addBody(t, w, sim.BodyDef{Name: fmt.Sprintf("sat%d", i), Shape: geom.Shape{Kind: geom.Sphere, Radius: 0.05},
+			Position: p, Rotation: sim.Quat{W: 1}})
+		if _, err := w.AddJoint(sim.JointDef{Type: sim.Ball, BodyA: s, BodyB: hub, Anchor: p}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			// A fixed joint, the one kind the presets above lack.
+			tag := addBody(t, w, sim.BodyDef{Name: "tag", Shape: cubeOf(0.05), Position: p.Add(sim.Vec3{0, -0.1, 0}),
+				Rotation: sim.Quat{W: 1}})
+			if _, err := w.AddJoint(sim.JointDef{Type: sim.Fixed, BodyA: tag, BodyB: s, Anchor: p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return w
+}
+
+// TestEmulatedPGSOverflowMatchesCPU: rows past the 64 colours (the overflow, solved in sequence after
+// them) give the CPU's bits, the manifolds' and the joints'; the first step needed more colours than
+// the passes launched and ran again.
+func TestEmulatedPGSOverflowMatchesCPU(t *testing.T) {
+	pgsParityOf(t, "overflow", func() *sim.World { return overflowWorld(t) }, 10, func(b *Backend) {
+		if b.solver.colours.budget != gsColours+1 || b.solver.jointColours.budget != gsColours+1 {
+			t.Errorf("colour budgets %d (manifolds) and %d (joints), want %d: the overflow did not run",
+				b.solver.colours.budget, b.solver.jointColours.budget, gsColours+1)
+		}
+		if b.Reruns == 0 {
+			t.Error("no re-run: the first step's passes launched the overflow without being asked to")
+		}
+	})
 }
