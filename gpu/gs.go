@@ -20,8 +20,9 @@ const gsColours = 64
 // gsThreads is TB_GS_THREADS, tb_gs_colour's block.
 const gsThreads = 256
 
-// gsBudget is a colouring's first budget: the colours of a stack or a pile on a ground (a box there
-// touches its neighbours, the one above and the one below) or of a chain of joints.
+// gsBudget is a colouring's budget before its first step: more colours than a stack, a pile on a
+// ground or a chain of joints needs, so that the first step seldom runs twice; that step's need is the
+// budget after it.
 const gsBudget = 8
 
 // gsShrinkSteps is how many steps in a row a budget must exceed the colours needed before it shrinks to
@@ -37,13 +38,14 @@ type colouring struct {
 	// budget is the colours each pass launches, 0 to budget-1, and the overflow after them where it
 	// exceeds gsColours.
 	budget int
-	slack  int // steps in a row that needed fewer colours than budget
+	sized  bool // budget was fitted to a step's need (fit)
+	slack  int  // steps in a row that needed fewer colours than budget
 }
 
 // reserve makes room for the given number of edges.
 func (g *colouring) reserve(d device, edges int) error {
-	if g.budget == 0 {
-		g.budget = gsBudget
+	if !g.sized {
+		g.budget = max(g.budget, gsBudget)
 	}
 	for _, x := range []struct {
 		b     *buffer
@@ -92,20 +94,21 @@ func (g *colouring) each(grid int, f func(c int32, grid int) error) error {
 }
 
 // fit takes the colours a step needed and reports whether its passes missed some (the step must run
-// again, with the larger budget fit sets). A budget larger than the need for gsShrinkSteps steps in a
-// row shrinks to it.
+// again, with the larger budget fit sets). The first step's need sets the budget; after that, a budget
+// larger than the need for gsShrinkSteps steps in a row shrinks to it.
 func (g *colouring) fit(needed int) (short bool) {
-	if needed > g.budget {
-		g.budget, g.slack = needed, 0
+	switch {
+	case needed > g.budget:
+		g.budget, g.slack, g.sized = needed, 0, true
 		return true
-	}
-	if needed < g.budget {
-		g.slack++
-		if g.slack >= gsShrinkSteps {
-			g.budget, g.slack = max(needed, 1), 0
-		}
-	} else {
+	case !g.sized:
+		g.budget, g.slack, g.sized = needed, 0, true
+	case needed == g.budget:
 		g.slack = 0
+	default:
+		if g.slack++; g.slack >= gsShrinkSteps {
+			g.budget, g.slack = needed, 0
+		}
 	}
 	return false
 }

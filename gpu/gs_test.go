@@ -175,3 +175,61 @@ func TestEmulatedPGSOverflowMatchesCPU(t *testing.T) {
 		}
 	})
 }
+
+// stepLaunches steps w once and returns the launches its step asked of the device (b launches one by
+// one: NoGraphs).
+func stepLaunches(t *testing.T, w *sim.World, b *Backend) int {
+	t.Helper()
+	must(t, w.Step())
+	return b.LastStep.Launches
+}
+
+// A PGS pass is one launch per colour: one more colour in the budget adds one launch to each pass of
+// the step, 6 x (4+2) = 36, and one to the restitution pass, and changes no bit. The log gives the
+// launches a step makes (no graph) on the stack, the 20-row pyramid and the ragdolls after they
+// landed, under PGS and under Jacobi.
+func TestEmulatedPGSLaunchesAColourAPass(t *testing.T) {
+	for _, c := range []struct {
+		scene string
+		steps int
+	}{{"stack", 3}, {"pyramid20", 3}, {"ragdoll", 60}} { // the ragdolls land on the ground and each other
+		scene := c.scene
+		per := map[sim.SolverKind]int{}
+		var colours, jointColours int
+		for _, solver := range []sim.SolverKind{sim.PGS, sim.Jacobi} {
+			w := newPGSWorld(t, scene, 0)
+			st := w.Settings()
+			st.Solver = solver
+			w.SetSettings(st)
+			b := NewEmulated()
+			b.NoGraphs = true
+			must(t, w.SetBackend(b))
+			for range c.steps {
+				per[solver] = stepLaunches(t, w, b)
+			}
+			if solver == sim.PGS {
+				colours, jointColours = b.solver.colours.budget, b.solver.jointColours.budget
+				if scene == "stack" {
+					ref := newPGSWorld(t, scene, 0)
+					for range 4 {
+						must(t, ref.Step())
+					}
+					b.solver.colours.budget++
+					r := w.Resolved()
+					if got, want := stepLaunches(t, w, b)-per[solver], r.Substeps*(r.Iterations+r.RelaxIterations)+1; got != want {
+						t.Errorf("one more colour added %d launches to the step, want %d", got, want)
+					}
+					must(t, w.Sync())
+					if d := firstDifference(ref, w); d != "" {
+						t.Errorf("an empty colour's launches changed the step: %s", d)
+					}
+					ref.Close()
+				}
+			}
+			w.SetBackend(nil)
+			w.Close()
+		}
+		t.Logf("%s: %d launches a step under pgs (%d colours of manifolds, %d of joints), %d under jacobi", scene,
+			per[sim.PGS], colours, jointColours, per[sim.Jacobi])
+	}
+}
