@@ -36,19 +36,22 @@ func newPGSWorld(t testing.TB, scene string, cut int) *sim.World {
 // first step where a body's state differs in any bit.
 func pgsParity(t *testing.T, scene string, cut, steps int) *Backend {
 	t.Helper()
-	return pgsParityOf(t, scene, func() *sim.World { return newPGSWorld(t, scene, cut) }, steps, nil)
+	return pgsParityOf(t, scene, func() *sim.World { return newPGSWorld(t, scene, cut) }, steps, emulatedBackend, nil)
 }
 
-// pgsParityOf steps the world build makes on the CPU's PGS and on the emulated backend's, and fails at
+func emulatedBackend(testing.TB) *Backend { return NewEmulated() }
+
+// pgsParityOf steps the world build makes on the CPU's PGS and on a backend's (newBackend), and fails at
 // the first step where a body's position, orientation or velocity differs in any bit; after, when not
 // nil, looks at the backend before it is detached.
-func pgsParityOf(t *testing.T, scene string, build func() *sim.World, steps int, after func(*Backend)) *Backend {
+func pgsParityOf(t *testing.T, scene string, build func() *sim.World, steps int, newBackend func(testing.TB) *Backend,
+	after func(*Backend)) *Backend {
 	t.Helper()
 	cpu := build()
 	defer cpu.Close()
 	dev := build()
 	defer dev.Close()
-	b := NewEmulated()
+	b := newBackend(t)
 	if err := dev.SetBackend(b); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +61,7 @@ func pgsParityOf(t *testing.T, scene string, build func() *sim.World, steps int,
 			t.Fatalf("%s: CPU step %d: %v", scene, step, err)
 		}
 		if err := dev.Step(); err != nil {
-			t.Fatalf("%s: emulated step %d: %v", scene, step, err)
+			t.Fatalf("%s: %s step %d: %v", scene, b.Name(), step, err)
 		}
 		if step%10 != 0 && step != steps {
 			continue
@@ -165,7 +168,12 @@ func overflowWorld(t testing.TB) *sim.World {
 // them) give the CPU's bits, the manifolds' and the joints'; the first step needed more colours than
 // the passes launched and ran again.
 func TestEmulatedPGSOverflowMatchesCPU(t *testing.T) {
-	pgsParityOf(t, "overflow", func() *sim.World { return overflowWorld(t) }, 10, func(b *Backend) {
+	checkPGSOverflow(t, 10, emulatedBackend)
+}
+
+// checkPGSOverflow runs the overflowing world steps steps against the CPU on a backend from newBackend.
+func checkPGSOverflow(t *testing.T, steps int, newBackend func(testing.TB) *Backend) {
+	pgsParityOf(t, "overflow", func() *sim.World { return overflowWorld(t) }, steps, newBackend, func(b *Backend) {
 		if b.solver.colours.budget != gsColours+1 || b.solver.jointColours.budget != gsColours+1 {
 			t.Errorf("colour budgets %d (manifolds) and %d (joints), want %d: the overflow did not run",
 				b.solver.colours.budget, b.solver.jointColours.budget, gsColours+1)
@@ -232,4 +240,24 @@ func TestEmulatedPGSLaunchesAColourAPass(t *testing.T) {
 		t.Logf("%s: %d launches a step under pgs (%d colours of manifolds, %d of joints), %d under jacobi", scene,
 			per[sim.PGS], colours, jointColours, per[sim.Jacobi])
 	}
+}
+
+// A steady PGS step is one graph launch with one read-back of 24 bytes (the counters and the colours
+// needed), and the same bits as the step launched kernel by kernel.
+func TestEmulatedPGSStepIsOneGraphLaunch(t *testing.T) {
+	plain, graphed := newPGSWorld(t, "stack", 0), newPGSWorld(t, "stack", 0)
+	defer plain.Close()
+	defer graphed.Close()
+	pb, gb := NewEmulated(), NewEmulated()
+	pb.NoGraphs = true
+	must(t, plain.SetBackend(pb), graphed.SetBackend(gb))
+	defer plain.SetBackend(nil)
+	defer graphed.SetBackend(nil)
+	graphSteps(t, plain, 4)
+	graphSteps(t, graphed, 4)
+	if gc := gb.StepCounts(); gc.Launches != 1 || gc.Graphs != 1 || gc.Downloads != 1 || gc.DownloadBytes != 24 {
+		t.Errorf("steady PGS step: %+v; want one graph launch and one read-back of 24 bytes", gc)
+	}
+	must(t, plain.Sync(), graphed.Sync())
+	sameBodies(t, "after 4 PGS steps", plain, graphed)
 }
