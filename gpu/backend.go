@@ -93,8 +93,8 @@ func NewEmulated() *Backend { return newBackend(emulated{}) }
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
 // capabilities are the CUDA backend's: boxes, spheres, capsules, planes and convex hulls (the kinds of
-// layout.cuh and of ncCollide's pair table), the Jacobi solver with its joints solved iteratively, no sleeping,
-// its LBVH rebuilt every step.
+// layout.cuh and of ncCollide's pair table), the Jacobi solver (the default) and PGS with their joints
+// solved iteratively, no sleeping, its LBVH rebuilt every step.
 var capabilities = sim.Capabilities{
 	Name:        "the CUDA backend",
 	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull},
@@ -104,8 +104,7 @@ var capabilities = sim.Capabilities{
 }
 
 // Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules, planes and convex
-// hulls; it
-// solves with Jacobi, does not put bodies to sleep, and always uses its LBVH.
+// hulls; it solves with Jacobi or PGS, does not put bodies to sleep, and always uses its LBVH.
 func (b *Backend) Capabilities() sim.Capabilities { return capabilities }
 
 // settings resolves the world's settings for this backend.

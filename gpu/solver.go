@@ -7,7 +7,8 @@ import (
 )
 
 // The contact solver, integration and the sub-step loop of the CUDA step (kernels/solver.cu,
-// kernels/integrate.cu): sim's Jacobi path, stage for stage, after the narrow phase.
+// kernels/integrate.cu): sim's Jacobi path, stage for stage, after the narrow phase, and its PGS path,
+// whose passes go colour by colour (gs.go).
 
 // Launch geometry.
 const (

@@ -31,7 +31,8 @@ type stepConsts struct {
 type jointHooks interface {
 	// count adds each joint's share to the split counts (uint32 per body) before prepare.
 	count(d device, b *bodyBuffers, split ptr) error
-	// prepare fixes the joints' effective masses for the step (split masses under Jacobi).
+	// prepare fixes the joints' effective masses for the step (split masses under Jacobi; a zero
+	// split count, PGS's, is one).
 	prepare(d device, b *bodyBuffers, split ptr, c *stepConsts) error
 	// refresh recomputes what depends on positions (called after positions change).
 	refresh(d device, b *bodyBuffers, c *stepConsts) error

@@ -8,6 +8,8 @@
 // Each Jacobi pass solves a joint's parts in sequence from the pass's start velocities against the
 // split masses, then records the impulses it applied (jimp, three float4 per joint), which
 // tb_solver_gather adds per body in joint order after the manifolds', as the CPU's Jacobi step does.
+// A Gauss-Seidel pass (PGS, tb_joint_gs) solves the same parts colour by colour on the bodies' current
+// velocities, with whole masses, and writes the velocities back.
 #include "layout.cuh"
 #include "solvermath.cuh"
 #include "gomath.cuh"

@@ -7,7 +7,9 @@
 // manifold index, then by joint index, as the CPU's Jacobi step adds them), with no atomics, so a pass gives the
 // same bits from run to run and the same as the CPU. Effective masses use split masses (a body touched by c rows counts as c
 // bodies of mass m/c), so the simultaneous corrections sum to one. The manifolds of the last step are
-// kept (double-buffered) to warm start this step's by feature id.
+// kept (double-buffered) to warm start this step's by feature id. The Gauss-Seidel kernels at the end
+// (PGS) colour the manifolds and the joints on the device and solve a colour's manifolds in one launch,
+// each on its bodies' current velocities, as the CPU's PGS pass does.
 #include "layout.cuh"
 #include "solvermath.cuh"
 
