@@ -102,12 +102,12 @@ func TestEmulatedPGSMatchesCPU(t *testing.T) {
 	}{
 		{"stack", 0, 60},     // 20 boxes: contacts colour by colour
 		{"pyramid20", 0, 30}, // 210 boxes
-		{"ragdoll", 0, 40},   // ball and hinge joints, with swing, twist, limits and friction, on capsules
+		{"ragdoll", 0, 30},   // ball and hinge joints, with swing, twist, limits and friction, on capsules
 		{"engine", 0, 60},    // a piston, hinges with motors, a ball joint
 		{"door", 0, 60},      // a hinge with limits
 		{"cradle", 0, 60},    // restitution, colour by colour
-		{"rain", 5 + 250, 40},
-		{"rocks", 0, 40}, // convex hulls
+		{"rain", 5 + 250, 30},
+		{"rocks", 0, 30}, // convex hulls
 	} {
 		t.Run(c.scene, func(t *testing.T) { pgsParity(t, c.scene, c.cut, c.steps) })
 	}
@@ -168,7 +168,7 @@ func overflowWorld(t testing.TB) *sim.World {
 // them) give the CPU's bits, the manifolds' and the joints'; the first step needed more colours than
 // the passes launched and ran again.
 func TestEmulatedPGSOverflowMatchesCPU(t *testing.T) {
-	checkPGSOverflow(t, 10, emulatedBackend)
+	checkPGSOverflow(t, 6, emulatedBackend)
 }
 
 // checkPGSOverflow runs the overflowing world steps steps against the CPU on a backend from newBackend.
@@ -200,7 +200,7 @@ func TestEmulatedPGSLaunchesAColourAPass(t *testing.T) {
 	for _, c := range []struct {
 		scene string
 		steps int
-	}{{"stack", 3}, {"pyramid20", 3}, {"ragdoll", 60}} { // the ragdolls land on the ground and each other
+	}{{"stack", 3}, {"pyramid20", 3}, {"ragdoll", 45}} { // the ragdolls land on the ground and each other
 		scene := c.scene
 		per := map[sim.SolverKind]int{}
 		var colours, jointColours int
