@@ -17,9 +17,10 @@ import (
 // recorded and run as one graph (graph.go) unless NoGraphs or Timed is set.
 // On the emulated device (NewEmulated) the same sequence runs the same kernels compiled for the CPU.
 //
-// A step is optimistic about its fixed-capacity lists (pairs, contacts): at its end one small read-back
-// brings the counters, and when a list overflowed, the state saved at the start of the step is put
-// back, the lists grow to fit and the step runs again. The same read-back carries the blow-up check.
+// A step is optimistic about its fixed-capacity lists (pairs, contacts) and, under PGS, about its
+// colours (gs.go): at its end one small read-back brings the counters, and when a list overflowed or
+// the passes launched too few colours, the state saved at the start of the step is put back, the lists
+// or the colours grow to fit and the step runs again. The same read-back carries the blow-up check.
 type Backend struct {
 	dev    device
 	graphs *graphing // dev: records each step's launches and runs them as one graph
@@ -54,7 +55,8 @@ type Backend struct {
 	Timed bool
 	// NoGraphs launches a step's kernels one by one instead of as one graph (graph.go): to compare.
 	NoGraphs bool
-	// Reruns counts steps that ran again because a list overflowed.
+	// Reruns counts steps that ran again because a list overflowed or, under PGS, the passes launched
+	// fewer colours than the step needed.
 	Reruns int
 	// LastStep is what the last Step asked of the device (launches, waits, copies), from the start of
 	// Step to its return: the edits it applied, every attempt, the read-back.
