@@ -26,8 +26,7 @@ const gsThreads = 256
 const gsBudget = 8
 
 // gsShrinkSteps is how many steps in a row a budget must exceed the colours needed before it shrinks to
-// them: a pile's colours go up and down by one from step to step, and each rise past the budget costs
-// a re-run of the step.
+// them: each rise past the budget costs a re-run of the step.
 const gsShrinkSteps = 60
 
 // colouring is one constraint graph's colours on the device (the manifolds' or the joints').
@@ -94,12 +93,19 @@ func (g *colouring) each(grid int, f func(c int32, grid int) error) error {
 }
 
 // fit takes the colours a step needed and reports whether its passes missed some (the step must run
-// again, with the larger budget fit sets). The first step's need sets the budget; after that, a budget
-// larger than the need for gsShrinkSteps steps in a row shrinks to it.
+// again, with the larger budget fit sets: the need and a quarter more, at least one). The first step's
+// need sets the budget; after that, a budget larger than the need for gsShrinkSteps steps in a row
+// shrinks to it.
 func (g *colouring) fit(needed int) (short bool) {
 	switch {
 	case needed > g.budget:
-		g.budget, g.slack, g.sized = needed, 0, true
+		// A landing pile's colours grow step after step: headroom spares the re-runs of the next few.
+		g.budget, g.slack, g.sized = needed+max(1, needed/4), 0, true
+		if needed <= gsColours {
+			g.budget = min(g.budget, gsColours)
+		} else {
+			g.budget = gsColours + 1
+		}
 		return true
 	case !g.sized:
 		g.budget, g.slack, g.sized = needed, 0, true

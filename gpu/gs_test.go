@@ -237,7 +237,7 @@ func TestEmulatedPGSLaunchesAColourAPass(t *testing.T) {
 			w.SetBackend(nil)
 			w.Close()
 		}
-		t.Logf("%s: %d launches a step under pgs (%d colours of manifolds, %d of joints), %d under jacobi", scene,
+		t.Logf("%s: %d launches a step under pgs (budgets of %d colours of manifolds, %d of joints), %d under jacobi", scene,
 			per[sim.PGS], colours, jointColours, per[sim.Jacobi])
 	}
 }
