@@ -17,9 +17,10 @@ import (
 // recorded and run as one graph (graph.go) unless NoGraphs or Timed is set.
 // On the emulated device (NewEmulated) the same sequence runs the same kernels compiled for the CPU.
 //
-// A step is optimistic about its fixed-capacity lists (pairs, contacts): at its end one small read-back
-// brings the counters, and when a list overflowed, the state saved at the start of the step is put
-// back, the lists grow to fit and the step runs again. The same read-back carries the blow-up check.
+// A step is optimistic about its fixed-capacity lists (pairs, contacts) and, under PGS, about its
+// colours (gs.go): at its end one small read-back brings the counters, and when a list overflowed or
+// the passes launched too few colours, the state saved at the start of the step is put back, the lists
+// or the colours grow to fit and the step runs again. The same read-back carries the blow-up check.
 type Backend struct {
 	dev    device
 	graphs *graphing // dev: records each step's launches and runs them as one graph
@@ -65,7 +66,8 @@ type Backend struct {
 	Timed bool
 	// NoGraphs launches a step's kernels one by one instead of as one graph (graph.go): to compare.
 	NoGraphs bool
-	// Reruns counts steps that ran again because a list overflowed.
+	// Reruns counts steps that ran again because a list overflowed or, under PGS, the passes launched
+	// fewer colours than the step needed.
 	Reruns int
 	// Idle counts the steps that launched nothing because every dynamic body slept, nothing was
 	// edited, and no joint or moving kinematic body could wake or move anything.
@@ -107,20 +109,21 @@ func NewEmulated() *Backend { return newBackend(emulated{}) }
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
 // capabilities are the CUDA backend's: boxes, spheres, capsules, planes, convex hulls and static
-// triangle meshes (the kinds of layout.cuh and of the narrow phase's routines), the Jacobi solver with
-// its joints solved iteratively, sleeping (sleep.go), its LBVH rebuilt every step.
+// triangle meshes (the kinds of layout.cuh and of the narrow phase's routines), the Jacobi solver (the
+// default) and PGS with their joints solved iteratively, sleeping (sleep.go), its LBVH rebuilt every
+// step.
 var capabilities = sim.Capabilities{
 	Name:        "the CUDA backend",
 	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull, geom.TriMesh},
-	Solvers:     []sim.SolverKind{sim.Jacobi},
+	Solvers:     []sim.SolverKind{sim.Jacobi, sim.PGS},
 	Sleep:       true,
 	Broadphases: []sim.BroadphaseKind{sim.LBVH},
 	Note:        "the LBVH is rebuilt each step",
 }
 
 // Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules, planes, convex hulls
-// and static triangle meshes; it solves with Jacobi, puts quiet islands to sleep, and always uses its
-// LBVH.
+// and static triangle meshes; it solves with Jacobi or PGS, puts quiet islands to sleep, and always uses
+// its LBVH.
 func (b *Backend) Capabilities() sim.Capabilities { return capabilities }
 
 // settings resolves the world's settings for this backend.
@@ -195,9 +198,9 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 			tb = now
 		}
 	}
-	// pairs, contacts, blow-up index (int32), contact points; with sleeping on, the sleeping and the
-	// awake dynamic bodies
-	var counts [6]uint32
+	// pairs, contacts, blow-up index (int32), contact points; under PGS the colours the manifolds and
+	// the joints needed; with sleeping on, the sleeping and the awake dynamic bodies
+	var counts [8]uint32
 	for attempt := 0; ; attempt++ {
 		*st = sim.Timings{}
 		bvhStages = [bvh.NumStages]time.Duration{}
@@ -214,14 +217,18 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		// the sleeping bodies).
 		_, pairCount, pairCap := b.broad.pairList()
 		contacts, contactCount, contactCap := b.narrow.contactList()
-		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, s.Sleep, &counts); err != nil {
+		gs := s.Solver == sim.PGS
+		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, gs, s.Sleep, &counts); err != nil {
 			return err
 		}
-		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap {
+		// Under PGS the passes launched a budget of colours (gs.go): a step that needed more runs again.
+		short := gs && b.solver.fitColours(counts[4], counts[5], b.nJoints > 0)
+		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap && !short {
 			break
 		}
 		if attempt == 3 {
-			return fmt.Errorf("gpu: the pair or contact list still overflowed after %d re-runs (%d pairs, %d contacts)", attempt, counts[0], counts[1])
+			return fmt.Errorf("gpu: the pair or contact list still overflowed after %d re-runs (%d pairs, %d contacts; %d and %d colours)",
+				attempt, counts[0], counts[1], counts[4], counts[5])
 		}
 		// Put the state back, grow the lists to what the counters saw, and run the step again.
 		if err := b.restore(n); err != nil {
@@ -239,7 +246,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	r.Stats.Manifolds = int(counts[1])
 	r.Stats.Contacts = int(counts[3])
 	if s.Sleep {
-		b.asleep, b.awake = int(counts[4]), int(counts[5])
+		b.asleep, b.awake = int(counts[6]), int(counts[7])
 		r.Stats.Asleep = b.asleep
 	}
 	r.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
@@ -709,12 +716,13 @@ func (b *Backend) Close() {
 	b.dev.close()
 }
 
-// gatherStats counts the contact points (and, with sleep, the sleeping and the awake dynamic bodies)
-// and reads the step's counters back in one copy.
-func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, sleep bool, out *[6]uint32) error {
+// gatherStats counts the contact points and reads the step's counters back in one copy: 16 bytes, 24
+// with the colours the Gauss-Seidel passes needed (gs), 32 with sleeping on (the sleeping and the
+// awake dynamic bodies, after the colours' words).
+func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, gs, sleep bool, out *[8]uint32) error {
 	d := b.dev
 	if b.stats.p == 0 {
-		if err := grow(d, &b.stats, 7*4); err != nil {
+		if err := grow(d, &b.stats, 9*4); err != nil {
 			return err
 		}
 	}
@@ -728,14 +736,18 @@ func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap 
 		return err
 	}
 	if err := ks.statsGather(1, 1, statsGatherArgs{Pairs: pairCount, Contacts: contactCount, Bad: b.solver.blowUp(),
-		Points: points, Out: packed}); err != nil {
+		Points: points, Colours: b.solver.needed.p, Out: packed}); err != nil {
 		return err
 	}
-	if !sleep {
-		return d.download(unsafe.Pointer(&out[0]), packed, 16)
+	bytes := 16
+	if gs {
+		bytes = 24
 	}
-	if err := b.sleep.count(d, &b.bodies, packed+16); err != nil {
-		return err
+	if sleep {
+		if err := b.sleep.count(d, &b.bodies, packed+24); err != nil {
+			return err
+		}
+		bytes = 32
 	}
-	return d.download(unsafe.Pointer(&out[0]), packed, 24)
+	return d.download(unsafe.Pointer(&out[0]), packed, bytes)
 }

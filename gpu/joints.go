@@ -285,6 +285,34 @@ func (j *jointStage) solve(d device, b *bodyBuffers, c *stepConsts, useBias bool
 		InvH: c.invH, UseBias: flag(useBias), Force: j.force.p})
 }
 
+// colour colours the joints for the Gauss-Seidel passes (tb_gs_colour over the joints' body lists).
+func (j *jointStage) colour(d device, b *bodyBuffers, g *colouring, needed ptr) error {
+	if j.n == 0 {
+		return nil
+	}
+	if err := g.reserve(d, j.n); err != nil {
+		return err
+	}
+	var z tbJoint
+	return g.run(d, b, edges{ends: j.joints.p, stride: int(unsafe.Sizeof(z)) / 4, offA: int(unsafe.Offsetof(z.A)) / 4,
+		countAt: -1, capacity: j.n, start: j.start.p, adj: j.adj.p}, needed)
+}
+
+// gsPass runs one Gauss-Seidel pass of the joints on the bodies' velocities, colour by colour, writing
+// each joint's force.
+func (j *jointStage) gsPass(d device, b *bodyBuffers, c *stepConsts, g *colouring, useBias bool) error {
+	if j.n == 0 {
+		return nil
+	}
+	ks := kernelSet{d}
+	return g.each(blocks(j.n, jointThreads), func(col int32, grid int) error {
+		return ks.jointGs(grid, jointThreads, jointGsArgs{Joints: j.joints.p, Order: g.order.p, ColourStart: g.start.p,
+			C: col, Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, BiasRate: c.joint.biasRate,
+			MassScale: c.joint.massScale, ImpulseScale: c.joint.impulseScale, InvH: c.invH, UseBias: flag(useBias),
+			Force: j.force.p})
+	})
+}
+
 // forces returns the device array of each joint's force (N) in the last solve pass, which at the end
 // of a step is what sim's breakJoints compares with a joint's BreakForce, and the number of joints.
 func (j *jointStage) forces() (ptr, int) { return j.force.p, j.n }

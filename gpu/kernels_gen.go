@@ -653,9 +653,8 @@ func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
 
 // jointSolveArgs are the parameters of tb_joint_solve (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence (motor and
-// limits first, the equality parts last, as sim's solveJointParts) from the velocities at the start of
-// the pass, records the impulses it applied, and writes the force it carries
+// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence from the
+// velocities at the start of the pass, records the impulses it applied, and writes the force it carries
 // (translation impulse over the sub-step, sim's joint.force) to force[k].
 type jointSolveArgs struct {
 	Joints       ptr // TbJoint *
@@ -674,6 +673,33 @@ type jointSolveArgs struct {
 // jointSolve launches tb_joint_solve over grid blocks of block threads.
 func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
 	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Vel, a.Omega, a.Jimp, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
+}
+
+// jointGsArgs are the parameters of tb_joint_gs (kernels/joints.cu), in the kernel's order.
+//
+// tb_joint_gs is one Gauss-Seidel pass over colour c's joints (order, colourStart: tb_gs_colour; sim's
+// solveJoint): each solves its parts in sequence on its bodies' current velocities, with unsplit
+// masses, and writes the dynamic ones back; a thread per joint, or for the overflow one thread for
+// all of them in order. It writes each joint's force as tb_joint_solve does.
+type jointGsArgs struct {
+	Joints       ptr // TbJoint *
+	Order        ptr // const int *
+	ColourStart  ptr // const int *
+	C            int32
+	Pos          ptr // const float4 *
+	Vel          ptr // float4 *
+	Omega        ptr // float4 *
+	BiasRate     float32
+	MassScale    float32
+	ImpulseScale float32
+	InvH         float32
+	UseBias      int32
+	Force        ptr // float *
+}
+
+// jointGs launches tb_joint_gs over grid blocks of block threads.
+func (k kernelSet) jointGs(grid, block int, a jointGsArgs) error {
+	return k.dev.launch("tb_joint_gs", grid, block, a.Joints, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
 }
 
 // jointKeepArgs are the parameters of tb_joint_keep (kernels/joints.cu), in the kernel's order.
@@ -1670,6 +1696,71 @@ func (k kernelSet) solverExport(grid, block int, a solverExportArgs) error {
 	return k.dev.launch("tb_solver_export", grid, block, a.Man, a.Kept, a.Pos, a.Rot, a.Out)
 }
 
+// gsColourArgs are the parameters of tb_gs_colour (kernels/solver.cu), in the kernel's order.
+type gsColourArgs struct {
+	Ends        ptr // const int *
+	Stride      int32
+	OffA        int32
+	CountAt     int32
+	Count       ptr // const int *
+	Cap         int32
+	Pos         ptr // const float4 *
+	Start       ptr // const unsigned int *
+	Adj         ptr // const int *
+	Colour      ptr // int *
+	Order       ptr // int *
+	ColourStart ptr // int *
+	Needed      ptr // int *
+}
+
+// gsColour launches tb_gs_colour over grid blocks of block threads.
+func (k kernelSet) gsColour(grid, block int, a gsColourArgs) error {
+	return k.dev.launch("tb_gs_colour", grid, block, a.Ends, a.Stride, a.OffA, a.CountAt, a.Count, a.Cap, a.Pos, a.Start, a.Adj, a.Colour, a.Order, a.ColourStart, a.Needed)
+}
+
+// solverGsArgs are the parameters of tb_solver_gs (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_gs is one Gauss-Seidel pass over colour c's manifolds (order, colourStart: tb_gs_colour):
+// a thread per manifold, or for the overflow one thread for all of them in order.
+type solverGsArgs struct {
+	Man         ptr // TbSolverManifold *
+	Order       ptr // const int *
+	ColourStart ptr // const int *
+	C           int32
+	Pos         ptr // const float4 *
+	Vel         ptr // float4 *
+	Omega       ptr // float4 *
+	InvH        float32
+	MaxPush     float32
+	UseBias     int32
+	NoFriction  int32
+}
+
+// solverGs launches tb_solver_gs over grid blocks of block threads.
+func (k kernelSet) solverGs(grid, block int, a solverGsArgs) error {
+	return k.dev.launch("tb_solver_gs", grid, block, a.Man, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.InvH, a.MaxPush, a.UseBias, a.NoFriction)
+}
+
+// solverGsRestituteArgs are the parameters of tb_solver_gs_restitute (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_gs_restitute is the Gauss-Seidel restitution pass over colour c's manifolds (sim's
+// restituteManifold, unrecorded): each bouncing point's row applied to the bodies before the next.
+type solverGsRestituteArgs struct {
+	Man         ptr // TbSolverManifold *
+	Order       ptr // const int *
+	ColourStart ptr // const int *
+	C           int32
+	Pos         ptr // const float4 *
+	Vel         ptr // float4 *
+	Omega       ptr // float4 *
+	Threshold   float32
+}
+
+// solverGsRestitute launches tb_solver_gs_restitute over grid blocks of block threads.
+func (k kernelSet) solverGsRestitute(grid, block int, a solverGsRestituteArgs) error {
+	return k.dev.launch("tb_solver_gs_restitute", grid, block, a.Man, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.Threshold)
+}
+
 // statsPointsArgs are the parameters of tb_stats_points (kernels/stats.cu), in the kernel's order.
 //
 // tb_stats_points adds up the points of the narrow phase's contacts (those within capacity) into
@@ -1689,18 +1780,20 @@ func (k kernelSet) statsPoints(grid, block int, a statsPointsArgs) error {
 // statsGatherArgs are the parameters of tb_stats_gather (kernels/stats.cu), in the kernel's order.
 //
 // tb_stats_gather copies the step's counters into out: pairs, contacts (touching pairs), the first
-// blown-up body (int, -1 for none) and contact points. One thread.
+// blown-up body (int, -1 for none), contact points, then the graph colours the Gauss-Seidel passes
+// needed for the manifolds and for the joints (tb_gs_colour's, two ints at colours). One thread.
 type statsGatherArgs struct {
 	Pairs    ptr // const unsigned int *
 	Contacts ptr // const unsigned int *
 	Bad      ptr // const int *
 	Points   ptr // const unsigned int *
+	Colours  ptr // const int *
 	Out      ptr // unsigned int *
 }
 
 // statsGather launches tb_stats_gather over grid blocks of block threads.
 func (k kernelSet) statsGather(grid, block int, a statsGatherArgs) error {
-	return k.dev.launch("tb_stats_gather", grid, block, a.Pairs, a.Contacts, a.Bad, a.Points, a.Out)
+	return k.dev.launch("tb_stats_gather", grid, block, a.Pairs, a.Contacts, a.Bad, a.Points, a.Colours, a.Out)
 }
 
 // transformsFlagArgs are the parameters of tb_transforms_flag (kernels/transforms.cu), in the kernel's order.
