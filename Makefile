@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: bench-heightfield build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf plots
+.PHONY: bench-heightfield gpu-stability build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf plots
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -135,6 +135,12 @@ fuzz:
 # alternating rounds, timed by thread CPU time (about two minutes); fails past 2x.
 bench-heightfield:
 	TUMBLE_FIELD_BENCH=1 GOEXPERIMENT=simd go test -count=1 -v -run 'TestHeightFieldSpeedAgainstPlane' ./sim/
+
+# make gpu-stability: the CPU default's stability tests (30 s column and pyramid, 100:1 stack, the
+# ragdoll's joint gaps) on the emulated CUDA backend's PGS at 36 passes a step, each beside the CPU's
+# run and ending in its bits (minutes: the emulator runs the kernels one thread at a time).
+gpu-stability:
+	TUMBLE_GPU_STABILITY=1 go test -count=1 -v -timeout 60m -run 'TestEmulatedPGS(TwentyBox|TwentyRow|HeavyOnLight|RagdollJointGaps)' ./gpu/
 
 # make run SCENE=mixed opens another preset or a scene file.
 SCENE ?= pyramid

@@ -13,8 +13,8 @@ import (
 // The analytic physics cases of sim's physics_test.go and joint_test.go, stepped on the emulated CUDA
 // backend (the kernels of gpu/kernels compiled for the host) rather than against the CPU: each checks
 // the figure physics gives, so a kernel that drifts from the CPU's Jacobi step in a way the parity
-// scenes happen not to exercise still fails here. The backend runs the Jacobi solver only, so these
-// are Jacobi's bounds (the same as sim's tests give it). Hull and mesh cases wait for their kernels:
+// scenes happen not to exercise still fails here. These are Jacobi's bounds (the same as sim's tests
+// give it), the backend's default solver; its PGS is held to the CPU's PGS bit for bit (gs_test.go). Hull and mesh cases wait for their kernels:
 // Capabilities refuses those shapes on this backend (capabilities_test.go).
 
 const gAnalytic = 9.81

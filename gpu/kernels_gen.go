@@ -294,7 +294,7 @@ type kernelSet struct{ dev device }
 //
 // tb_broad_bounds writes body i's box for a step of dt (its shape's box grown by how far it can move,
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
-// moves (dynamic: the GPU step has no sleeping).
+// moves (an awake dynamic body: a sleeping one makes no pair with another sleeping or a static body).
 type broadBoundsArgs struct {
 	Pos       ptr // const float4 *
 	Rot       ptr // const float4 *
@@ -486,7 +486,7 @@ func (k kernelSet) debugSizes(grid, block int, a debugSizesArgs) error {
 
 // integrateVelocitiesArgs are the parameters of tb_integrate_velocities (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_velocities applies gravity and the gyroscopic torque to each dynamic body over one
+// tb_integrate_velocities applies gravity and the gyroscopic torque to each awake dynamic body over one
 // sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
 // the body frame, two Newton steps from w2 = w1, which conserves a free body's |L| and energy.
 type integrateVelocitiesArgs struct {
@@ -509,7 +509,7 @@ func (k kernelSet) integrateVelocities(grid, block int, a integrateVelocitiesArg
 
 // integratePositionsArgs are the parameters of tb_integrate_positions (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_positions moves dynamic and kinematic bodies over one sub-step h (integratePositions):
+// tb_integrate_positions moves awake dynamic and kinematic bodies over one sub-step h (integratePositions):
 // x += h v, q += h/2 (w, 0) q, renormalised.
 type integratePositionsArgs struct {
 	Pos   ptr // float4 *
@@ -653,9 +653,8 @@ func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
 
 // jointSolveArgs are the parameters of tb_joint_solve (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence (motor and
-// limits first, the equality parts last, as sim's solveJointParts) from the velocities at the start of
-// the pass, records the impulses it applied, and writes the force it carries
+// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence from the
+// velocities at the start of the pass, records the impulses it applied, and writes the force it carries
 // (translation impulse over the sub-step, sim's joint.force) to force[k].
 type jointSolveArgs struct {
 	Joints       ptr // TbJoint *
@@ -674,6 +673,33 @@ type jointSolveArgs struct {
 // jointSolve launches tb_joint_solve over grid blocks of block threads.
 func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
 	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Vel, a.Omega, a.Jimp, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
+}
+
+// jointGsArgs are the parameters of tb_joint_gs (kernels/joints.cu), in the kernel's order.
+//
+// tb_joint_gs is one Gauss-Seidel pass over colour c's joints (order, colourStart: tb_gs_colour; sim's
+// solveJoint): each solves its parts in sequence on its bodies' current velocities, with unsplit
+// masses, and writes the dynamic ones back; a thread per joint, or for the overflow one thread for
+// all of them in order. It writes each joint's force as tb_joint_solve does.
+type jointGsArgs struct {
+	Joints       ptr // TbJoint *
+	Order        ptr // const int *
+	ColourStart  ptr // const int *
+	C            int32
+	Pos          ptr // const float4 *
+	Vel          ptr // float4 *
+	Omega        ptr // float4 *
+	BiasRate     float32
+	MassScale    float32
+	ImpulseScale float32
+	InvH         float32
+	UseBias      int32
+	Force        ptr // float *
+}
+
+// jointGs launches tb_joint_gs over grid blocks of block threads.
+func (k kernelSet) jointGs(grid, block int, a jointGsArgs) error {
+	return k.dev.launch("tb_joint_gs", grid, block, a.Joints, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
 }
 
 // jointKeepArgs are the parameters of tb_joint_keep (kernels/joints.cu), in the kernel's order.
@@ -719,6 +745,24 @@ type jointAtan2Args struct {
 // jointAtan2 launches tb_joint_atan2 over grid blocks of block threads.
 func (k kernelSet) jointAtan2(grid, block int, a jointAtan2Args) error {
 	return k.dev.launch("tb_joint_atan2", grid, block, a.Y, a.X, a.Out, a.N)
+}
+
+// jointHoldArgs are the parameters of tb_joint_hold (kernels/joints.cu), in the kernel's order.
+//
+// tb_joint_hold keeps in held the force of each joint whose island is awake (sim's holdJointForces): a
+// joint is asleep when one of its bodies sleeps and the other sleeps too or is not dynamic (the world,
+// a static or kinematic body); a sleeping joint's held force is the one it carried when it fell asleep.
+type jointHoldArgs struct {
+	Joints ptr // const TbJoint *
+	N      int32
+	Flags  ptr // const unsigned int *
+	Force  ptr // const float *
+	Held   ptr // float *
+}
+
+// jointHold launches tb_joint_hold over grid blocks of block threads.
+func (k kernelSet) jointHold(grid, block int, a jointHoldArgs) error {
+	return k.dev.launch("tb_joint_hold", grid, block, a.Joints, a.N, a.Flags, a.Force, a.Held)
 }
 
 // broadSceneBlocksArgs are the parameters of tb_broad_scene_blocks (kernels/lbvh.cu), in the kernel's order.
@@ -1228,11 +1272,11 @@ func (k kernelSet) sleepLabel(grid, block int, a sleepLabelArgs) error {
 // sleepDecideArgs are the parameters of tb_sleep_decide (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
-// takes its island's label, and its velocities are zeroed.
+// takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
 type sleepDecideArgs struct {
 	Parent ptr // const int *
 	Label  ptr // const unsigned int *
-	Flags  ptr // const unsigned int *
+	Flags  ptr // unsigned int *
 	Asleep ptr // unsigned int *
 	Vel    ptr // float4 *
 	Omega  ptr // float4 *
@@ -1311,10 +1355,11 @@ func (k kernelSet) sleepWakeKinematic(grid, block int, a sleepWakeKinematicArgs)
 // sleepWakeFlushArgs are the parameters of tb_sleep_wake_flush (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
-// its rest time, and clears its mark and its slot of seen for the next pass; *awoke counts the bodies
-// woken.
+// its rest time and clearing its TB_ASLEEP flag, and clears its mark and its slot of seen for the next
+// pass; *awoke counts the bodies woken.
 type sleepWakeFlushArgs struct {
 	Asleep ptr // unsigned int *
+	Flags  ptr // unsigned int *
 	Rest   ptr // float *
 	Marked ptr // unsigned int *
 	Seen   ptr // unsigned int *
@@ -1326,7 +1371,75 @@ type sleepWakeFlushArgs struct {
 
 // sleepWakeFlush launches tb_sleep_wake_flush over grid blocks of block threads.
 func (k kernelSet) sleepWakeFlush(grid, block int, a sleepWakeFlushArgs) error {
-	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.Awoke, a.N)
+	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Flags, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.Awoke, a.N)
+}
+
+// sleepMarkBodiesArgs are the parameters of tb_sleep_mark_bodies (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_mark_bodies restarts the rest time of each of the nIdx bodies idx lists (bodies the program
+// pushed: sim's markWake) and marks the sleeping ones to wake with their islands (tb_sleep_wake_flush).
+type sleepMarkBodiesArgs struct {
+	Idx    ptr // const int *
+	NIdx   int32
+	Asleep ptr // const unsigned int *
+	Rest   ptr // float *
+	Marked ptr // unsigned int *
+	Seen   ptr // unsigned int *
+	Woken  ptr // unsigned int *
+	NWoken ptr // unsigned int *
+	N      int32
+}
+
+// sleepMarkBodies launches tb_sleep_mark_bodies over grid blocks of block threads.
+func (k kernelSet) sleepMarkBodies(grid, block int, a sleepMarkBodiesArgs) error {
+	return k.dev.launch("tb_sleep_mark_bodies", grid, block, a.Idx, a.NIdx, a.Asleep, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
+}
+
+// sleepFlagsArgs are the parameters of tb_sleep_flags (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_flags sets each body's TB_ASLEEP flag from its island label (a dynamic body with a label
+// sleeps), after the labels were uploaded from the host.
+type sleepFlagsArgs struct {
+	Asleep ptr // const unsigned int *
+	Flags  ptr // unsigned int *
+	N      int32
+}
+
+// sleepFlags launches tb_sleep_flags over grid blocks of block threads.
+func (k kernelSet) sleepFlags(grid, block int, a sleepFlagsArgs) error {
+	return k.dev.launch("tb_sleep_flags", grid, block, a.Asleep, a.Flags, a.N)
+}
+
+// sleepStillArgs are the parameters of tb_sleep_still (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_still zeroes the velocities of the sleeping bodies after the solve (sim's restoreSleepers):
+// a joint between two sleeping bodies is still solved, and moves no pose since the integration skips
+// them, but leaves velocities that a sleeping body must not keep.
+type sleepStillArgs struct {
+	Flags ptr // const unsigned int *
+	Vel   ptr // float4 *
+	Omega ptr // float4 *
+	N     int32
+}
+
+// sleepStill launches tb_sleep_still over grid blocks of block threads.
+func (k kernelSet) sleepStill(grid, block int, a sleepStillArgs) error {
+	return k.dev.launch("tb_sleep_still", grid, block, a.Flags, a.Vel, a.Omega, a.N)
+}
+
+// sleepCountArgs are the parameters of tb_sleep_count (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_count counts into *out (zeroed first) the sleeping bodies and, in out[1], the awake dynamic
+// ones.
+type sleepCountArgs struct {
+	Flags ptr // const unsigned int *
+	N     int32
+	Out   ptr // unsigned int *
+}
+
+// sleepCount launches tb_sleep_count over grid blocks of block threads.
+func (k kernelSet) sleepCount(grid, block int, a sleepCountArgs) error {
+	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out)
 }
 
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.
@@ -1583,6 +1696,71 @@ func (k kernelSet) solverExport(grid, block int, a solverExportArgs) error {
 	return k.dev.launch("tb_solver_export", grid, block, a.Man, a.Kept, a.Pos, a.Rot, a.Out)
 }
 
+// gsColourArgs are the parameters of tb_gs_colour (kernels/solver.cu), in the kernel's order.
+type gsColourArgs struct {
+	Ends        ptr // const int *
+	Stride      int32
+	OffA        int32
+	CountAt     int32
+	Count       ptr // const int *
+	Cap         int32
+	Pos         ptr // const float4 *
+	Start       ptr // const unsigned int *
+	Adj         ptr // const int *
+	Colour      ptr // int *
+	Order       ptr // int *
+	ColourStart ptr // int *
+	Needed      ptr // int *
+}
+
+// gsColour launches tb_gs_colour over grid blocks of block threads.
+func (k kernelSet) gsColour(grid, block int, a gsColourArgs) error {
+	return k.dev.launch("tb_gs_colour", grid, block, a.Ends, a.Stride, a.OffA, a.CountAt, a.Count, a.Cap, a.Pos, a.Start, a.Adj, a.Colour, a.Order, a.ColourStart, a.Needed)
+}
+
+// solverGsArgs are the parameters of tb_solver_gs (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_gs is one Gauss-Seidel pass over colour c's manifolds (order, colourStart: tb_gs_colour):
+// a thread per manifold, or for the overflow one thread for all of them in order.
+type solverGsArgs struct {
+	Man         ptr // TbSolverManifold *
+	Order       ptr // const int *
+	ColourStart ptr // const int *
+	C           int32
+	Pos         ptr // const float4 *
+	Vel         ptr // float4 *
+	Omega       ptr // float4 *
+	InvH        float32
+	MaxPush     float32
+	UseBias     int32
+	NoFriction  int32
+}
+
+// solverGs launches tb_solver_gs over grid blocks of block threads.
+func (k kernelSet) solverGs(grid, block int, a solverGsArgs) error {
+	return k.dev.launch("tb_solver_gs", grid, block, a.Man, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.InvH, a.MaxPush, a.UseBias, a.NoFriction)
+}
+
+// solverGsRestituteArgs are the parameters of tb_solver_gs_restitute (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_gs_restitute is the Gauss-Seidel restitution pass over colour c's manifolds (sim's
+// restituteManifold, unrecorded): each bouncing point's row applied to the bodies before the next.
+type solverGsRestituteArgs struct {
+	Man         ptr // TbSolverManifold *
+	Order       ptr // const int *
+	ColourStart ptr // const int *
+	C           int32
+	Pos         ptr // const float4 *
+	Vel         ptr // float4 *
+	Omega       ptr // float4 *
+	Threshold   float32
+}
+
+// solverGsRestitute launches tb_solver_gs_restitute over grid blocks of block threads.
+func (k kernelSet) solverGsRestitute(grid, block int, a solverGsRestituteArgs) error {
+	return k.dev.launch("tb_solver_gs_restitute", grid, block, a.Man, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.Threshold)
+}
+
 // statsPointsArgs are the parameters of tb_stats_points (kernels/stats.cu), in the kernel's order.
 //
 // tb_stats_points adds up the points of the narrow phase's contacts (those within capacity) into
@@ -1602,18 +1780,20 @@ func (k kernelSet) statsPoints(grid, block int, a statsPointsArgs) error {
 // statsGatherArgs are the parameters of tb_stats_gather (kernels/stats.cu), in the kernel's order.
 //
 // tb_stats_gather copies the step's counters into out: pairs, contacts (touching pairs), the first
-// blown-up body (int, -1 for none) and contact points. One thread.
+// blown-up body (int, -1 for none), contact points, then the graph colours the Gauss-Seidel passes
+// needed for the manifolds and for the joints (tb_gs_colour's, two ints at colours). One thread.
 type statsGatherArgs struct {
 	Pairs    ptr // const unsigned int *
 	Contacts ptr // const unsigned int *
 	Bad      ptr // const int *
 	Points   ptr // const unsigned int *
+	Colours  ptr // const int *
 	Out      ptr // unsigned int *
 }
 
 // statsGather launches tb_stats_gather over grid blocks of block threads.
 func (k kernelSet) statsGather(grid, block int, a statsGatherArgs) error {
-	return k.dev.launch("tb_stats_gather", grid, block, a.Pairs, a.Contacts, a.Bad, a.Points, a.Out)
+	return k.dev.launch("tb_stats_gather", grid, block, a.Pairs, a.Contacts, a.Bad, a.Points, a.Colours, a.Out)
 }
 
 // transformsFlagArgs are the parameters of tb_transforms_flag (kernels/transforms.cu), in the kernel's order.

@@ -161,6 +161,51 @@ func TestCUDAStepIsOneGraphAndTheSameBits(t *testing.T) {
 
 // TestCUDASleepStage, TestCUDASleepIslandRoots and TestCUDASleepWakeByLabel run the emulated
 // sleep-stage checks (sleep_test.go) on the GPU, where the union-find's and the marks' threads do race.
+// TestCUDASleepingStepIsTheCPUs is TestEmulatedSleepingStepIsTheCPUs on the GPU: with sleeping on,
+// the step equals the CPU's Jacobi step bit for bit while scenes fall asleep and are woken.
+func TestCUDASleepingStepIsTheCPUs(t *testing.T) { checkSleepParity(t, newCUDA) }
+
 func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
 func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }
 func TestCUDASleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, newCUDA(t)) }
+
+// TestCUDAParityPGS runs the PGS solver on the GPU against the CPU's PGS, bit for bit (the emulated
+// cases of TestEmulatedPGSMatchesCPU, longer, and the overflowing scene): the colours computed on the
+// device (tb_gs_colour's rounds, whose threads race there) must be the CPU's greedy ones, and each
+// colour's launch the CPU's pass over it. Not yet run on a GPU.
+func TestCUDAParityPGS(t *testing.T) {
+	for _, c := range []struct {
+		scene      string
+		cut, steps int
+	}{
+		{"stack", 0, 600}, {"pyramid20", 0, 600}, {"ragdoll", 0, 300}, {"engine", 0, 600}, {"door", 0, 600},
+		{"cradle", 0, 600}, {"bowling", 0, 600}, {"rain", 5 + 250, 120}, {"rocks", 0, 600},
+	} {
+		t.Run(c.scene, func(t *testing.T) {
+			pgsParityOf(t, c.scene, func() *sim.World { return newPGSWorld(t, c.scene, c.cut) }, c.steps, newCUDA, nil)
+		})
+	}
+	t.Run("overflow", func(t *testing.T) { checkPGSOverflow(t, 60, newCUDA) })
+}
+
+// TestCUDAStepPGSIsOneGraphAndTheSameBits: a steady PGS step of the ragdolls (contacts and joints, a
+// launch per colour) is one graph on the GPU, with the bits of the same steps launched one by one.
+func TestCUDAStepPGSIsOneGraphAndTheSameBits(t *testing.T) {
+	plain, graphed := newPGSWorld(t, "ragdoll", 0), newPGSWorld(t, "ragdoll", 0)
+	defer plain.Close()
+	defer graphed.Close()
+	pb, gb := newCUDA(t), newCUDA(t)
+	pb.NoGraphs = true
+	must(t, plain.SetBackend(pb), graphed.SetBackend(gb))
+	defer plain.SetBackend(nil)
+	defer graphed.SetBackend(nil)
+	graphSteps(t, plain, 120)
+	graphSteps(t, graphed, 120)
+	if c := gb.StepCounts(); c.Launches != 1 || c.Graphs != 1 || gb.graphs.off {
+		t.Errorf("steady PGS step on the GPU: %+v (graphs off: %v); want one graph launch", c, gb.graphs.off)
+	}
+	t.Logf("ragdoll under PGS: %d launches a step without the graph, %d re-runs in 120 steps", pb.StepCounts().Launches,
+		pb.Reruns)
+	must(t, plain.Sync(), graphed.Sync())
+	sameBodies(t, "120 PGS steps", plain, graphed)
+}

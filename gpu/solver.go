@@ -7,7 +7,8 @@ import (
 )
 
 // The contact solver, integration and the sub-step loop of the CUDA step (kernels/solver.cu,
-// kernels/integrate.cu): sim's Jacobi path, stage for stage, after the narrow phase.
+// kernels/integrate.cu): sim's Jacobi path, stage for stage, after the narrow phase, and its PGS path,
+// whose passes go colour by colour (gs.go).
 
 // Launch geometry.
 const (
@@ -47,6 +48,10 @@ type solverStage struct {
 	out        buffer    // TbContactOut, readContacts
 	capacity   int       // manifolds man[] holds
 	forgetPrev bool
+	// The Gauss-Seidel passes (gs.go): the manifolds' and the joints' colours, and the colours each
+	// needed this step (two int32, which the step's read-back carries).
+	colours, jointColours colouring
+	needed                buffer
 }
 
 // reserve makes room for the given numbers of bodies and contacts (manifolds). Growing keeps last
@@ -75,6 +80,14 @@ func (s *solverStage) reserve(d device, bodies, contactCapacity int) error {
 	if s.bad.p == 0 {
 		if err := grow(d, &s.bad, 4); err != nil {
 			return fmt.Errorf("solver: %w", err)
+		}
+	}
+	if s.needed.p == 0 {
+		if err := grow(d, &s.needed, 8); err != nil {
+			return fmt.Errorf("solver: %w", err)
+		}
+		if err := d.zero(s.needed.p, 8); err != nil {
+			return err
 		}
 	}
 	if contactCapacity <= s.capacity && s.man[0].p != 0 {
@@ -134,6 +147,7 @@ type solverRun struct {
 	mg, bg       int // grids over the manifolds and over the bodies
 	// posesMoved: the bodies moved since the rows were last refreshed (sim's refreshRows).
 	posesMoved bool
+	gs         bool // the passes are Gauss-Seidel's (sim's PGS), not Jacobi's
 	err        error
 }
 
@@ -165,7 +179,7 @@ func (s *solverStage) prepare(r *solverRun, d device, b *bodyBuffers, contacts, 
 	*r = solverRun{d: d, k: kernelSet{d}, b: b, contactCount: contactCount, capM: int32(contactCapacity),
 		capacity: contactCapacity, j: j, c: c, man: s.man[s.cur].p,
 		mg: blocks(max(contactCapacity, 1), solverManifoldThreads), bg: blocks(max(n, 1), solverBodyThreads),
-		posesMoved: true}
+		posesMoved: true, gs: st.Solver == sim.PGS}
 	prev := 1 - s.cur
 	sc := sim.StepConstantsOf(*st)
 	if s.forgetPrev {
@@ -178,11 +192,14 @@ func (s *solverStage) prepare(r *solverRun, d device, b *bodyBuffers, contacts, 
 		return err
 	}
 	ks := r.k
-	r.do(func() error {
-		return ks.solverSplit(r.mg, solverManifoldThreads, solverSplitArgs{Contacts: contacts, Count: contactCount,
-			Cap: r.capM, Split: s.split.p})
-	})
-	r.hook(func() error { return j.count(d, b, s.split.p) })
+	// Gauss-Seidel's rows take whole masses: the split counts stay zero, which prepare reads as one.
+	if !r.gs {
+		r.do(func() error {
+			return ks.solverSplit(r.mg, solverManifoldThreads, solverSplitArgs{Contacts: contacts, Count: contactCount,
+				Cap: r.capM, Split: s.split.p})
+		})
+		r.hook(func() error { return j.count(d, b, s.split.p) })
+	}
 	r.do(func() error {
 		return ks.solverPrepare(r.mg, solverManifoldThreads, solverPrepareArgs{Contacts: contacts, Count: contactCount,
 			Cap: r.capM, Man: r.man, Prev: s.man[prev].p, PrevCount: s.kept[prev].p, Pos: b.pos.p, Rot: b.rot.p,
@@ -194,6 +211,11 @@ func (s *solverStage) prepare(r *solverRun, d device, b *bodyBuffers, contacts, 
 	})
 	r.hook(func() error { return j.prepare(d, b, s.split.p, c) })
 	r.do(func() error { return s.lists(r) })
+	if r.gs {
+		r.do(func() error { return d.zero(s.needed.p, 8) })
+		r.do(func() error { return s.colourManifolds(r) })
+		r.hook(func() error { return j.colour(d, b, &s.jointColours, s.needed.p+4) })
+	}
 	return r.err
 }
 
@@ -254,10 +276,19 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 		})
 		r.hook(func() error { return r.j.warmStart(d, b, c) })
 		gather(true)
+	case sim.StageIslands:
+		// PGS's sub-steps as an island block: the device runs them over all bodies at once, the same bits
+		// (sim holds its island order to the colour order).
 	case sim.StageSolve, sim.StageRelax:
 		refreshRows()
 		useBias := op.Stage == sim.StageSolve
 		for range op.Passes {
+			if r.gs {
+				// sim's PGS pass: the joints, then the manifolds, colour by colour.
+				r.hook(func() error { return r.j.gsPass(d, b, c, &s.jointColours, useBias) })
+				r.do(func() error { return s.gsPass(r, useBias) })
+				continue
+			}
 			r.do(func() error { return s.jacobi(d, b, r.man, r.contactCount, r.capacity, c, useBias) })
 			r.hook(func() error { return r.j.solve(d, b, c, useBias) })
 			gather(true)
@@ -269,6 +300,12 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 		})
 		r.posesMoved = true
 	case sim.StageRestitution:
+		if r.gs {
+			for range op.Passes {
+				r.do(func() error { return s.gsRestitute(r) })
+			}
+			break
+		}
 		// Jacobi repeats the restitution pass (see sim's Jacobi solver); joints take no part.
 		for range op.Passes {
 			r.do(func() error {
@@ -297,7 +334,7 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 			s.cur = 1 - s.cur
 		}
 	default:
-		return fmt.Errorf("solver: the CUDA backend has no %s stage (it solves with jacobi)", op.Stage)
+		return fmt.Errorf("solver: the CUDA backend has no %s stage (it solves with jacobi and pgs)", op.Stage)
 	}
 	if r.err != nil {
 		return fmt.Errorf("solver: %w", r.err)
@@ -474,9 +511,11 @@ func (s *solverStage) readContactsOf(d device, b *bodyBuffers, i int, out []sim.
 // release frees the stage's buffers.
 func (s *solverStage) release(d device) {
 	for _, b := range []*buffer{&s.split, &s.imp, &s.start, &s.fill, &s.adj, &s.man[0], &s.man[1], &s.kept[0],
-		&s.kept[1], &s.bad, &s.out} {
+		&s.kept[1], &s.bad, &s.out, &s.needed} {
 		release(d, b)
 	}
+	s.colours.release(d)
+	s.jointColours.release(d)
 	s.scan.release(d)
 	*s = solverStage{}
 }

@@ -557,6 +557,16 @@ func (h *hookLog) solve(d device, b *bodyBuffers, c *stepConsts, useBias bool) e
 }
 
 // lists: one joint, between the static ground (body 0, side a) and body 1 (side b).
+func (h *hookLog) colour(d device, b *bodyBuffers, g *colouring, needed ptr) error {
+	h.calls = append(h.calls, "colour")
+	return nil
+}
+
+func (h *hookLog) gsPass(d device, b *bodyBuffers, c *stepConsts, g *colouring, useBias bool) error {
+	h.calls = append(h.calls, map[bool]string{true: "gs solve", false: "gs relax"}[useBias])
+	return nil
+}
+
 func (h *hookLog) lists() (imp, start, adj ptr) {
 	d := emulated{}
 	if h.imp.p == 0 {

@@ -31,7 +31,8 @@ type stepConsts struct {
 type jointHooks interface {
 	// count adds each joint's share to the split counts (uint32 per body) before prepare.
 	count(d device, b *bodyBuffers, split ptr) error
-	// prepare fixes the joints' effective masses for the step (split masses under Jacobi).
+	// prepare fixes the joints' effective masses for the step (split masses under Jacobi; a zero
+	// split count, PGS's, is one).
 	prepare(d device, b *bodyBuffers, split ptr, c *stepConsts) error
 	// refresh recomputes what depends on positions (called after positions change).
 	refresh(d device, b *bodyBuffers, c *stepConsts) error
@@ -43,4 +44,9 @@ type jointHooks interface {
 	// body's list of its joints in joint order (dense rows start, adj: k << 1 | side), which
 	// tb_solver_gather adds after the contacts'.
 	lists() (imp, start, adj ptr)
+	// colour colours the joints for the Gauss-Seidel passes into g, the colours they needed into the
+	// int32 at needed.
+	colour(d device, b *bodyBuffers, g *colouring, needed ptr) error
+	// gsPass runs one Gauss-Seidel pass of the joints, colour by colour (g), on the bodies' velocities.
+	gsPass(d device, b *bodyBuffers, c *stepConsts, g *colouring, useBias bool) error
 }

@@ -122,7 +122,11 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [instance.Num
 		}
 		contacts = iw.contacts.p
 	}
-	if st.Mode == instance.ColorBySleep && st.Sleeping != nil {
+	switch {
+	case st.Mode == instance.ColorBySleep && b.planFor.Sleep && b.sleep.n == n:
+		// The device's island labels (0: awake), where the host's Asleep may be a step behind.
+		asleep = b.sleep.asleep.p
+	case st.Mode == instance.ColorBySleep && st.Sleeping != nil:
 		iw.hostAsleep = iw.hostAsleep[:0]
 		for i := range n {
 			v := uint32(0)

@@ -10,7 +10,8 @@
 #   3. the speed table: sandbox bench -backend cuda -substeps 4 on pile, pile100k, pile1m, pyramid20
 #      and ragdoll (ms per step by stage; launches, waits, read-backs and bytes of the last step), and
 #      the untimed step's cost (wall clock of run, N2 minus N1 steps: 2,200 and 200 for pyramid20 and
-#      ragdoll, fewer for the piles);
+#      ragdoll, fewer for the piles); then the PGS solver at its defaults (6 x (4+2) passes) on
+#      pyramid20, ragdoll, pile and pile100k (bench -backend cuda -solver pgs);
 #   4. the CUDA parity tests (stack, pyramid20, pendulum, chain; TestCUDAStep*, a step as one CUDA
 #      graph, where the build has it), then the rain in the background;
 #   5. compute-sanitizer memcheck, racecheck and synccheck over 30 steps of stack, pendulum and
@@ -22,7 +23,8 @@
 # at S seconds instead; GPU_RUN_ONLY=REGEX runs only the checks whose
 # names it matches (egl-context, egl-interop, egl-screenshot, probe-interop, probe-screenshot,
 # frame-split-100k-cuda|cpu, parity,
-# bench-SCENE, untimed-SCENE-N, parity-rain, sanitizer-TOOL), for a device lease split in two.
+# bench-SCENE, untimed-SCENE-N, bench-pgs-SCENE, parity-rain, sanitizer-TOOL), for a device lease split
+# in two.
 # It cannot run on a machine without an NVIDIA GPU (it stops at nvidia-smi).
 #
 # EGL on NVIDIA: glvnd's libEGL.so.1 loads NVIDIA's EGL through a vendor file, 10_nvidia.json. Where the
@@ -175,6 +177,12 @@ for spec in pyramid20:200:2200 ragdoll:200:2200 pile:100:600 pile100k:50:250 pil
 	done
 	[ $ran -eq 1 ] && awk -v s="$scene" -v a="${t[0]}" -v b="${t[1]}" -v n="$((n2 - n1))" \
 		'BEGIN {printf "%s: %.3f ms per untimed step\n", s, (b - a) * 1000 / n}' | tee -a "$out/untimed.txt"
+done
+
+echo "== 3b. PGS at its defaults, 6 x (4+2) passes: sandbox bench -backend cuda -solver pgs (a launch per colour per pass)"
+for scene in pyramid20 ragdoll pile pile100k; do
+	step "bench-pgs-$scene" 120 "$bin/sandbox" bench -backend cuda -solver pgs -scene "$scene" -warmup 60 -steps 200
+	grep -E 'total \(wall\)|^device, last step|re-run|^sandbox' "$out/bench-pgs-$scene.txt"
 done
 
 echo "== 4b. the rain's parity, in the background while the sanitizer runs"

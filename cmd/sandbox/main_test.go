@@ -349,7 +349,7 @@ func TestValidateExitsZeroOrOneWithTheMessage(t *testing.T) {
 	}
 }
 
-// The emulated CUDA backend runs the same step as the CPU's Jacobi solver: the traces agree, and
+// The emulated CUDA backend runs the same steps as the CPU's Jacobi and PGS solvers: the traces agree, and
 // settings it cannot run are errors that name them.
 func TestRunOnTheEmulatedBackend(t *testing.T) {
 	dir := t.TempDir()
@@ -365,13 +365,27 @@ func TestRunOnTheEmulatedBackend(t *testing.T) {
 	if len(a) == 0 || string(a) != string(b) {
 		t.Errorf("the emulated backend's trace differs from the CPU's Jacobi trace")
 	}
+	// PGS on the emulated backend gives the CPU's PGS trace, the CPU without its contact cache (a
+	// world on a backend runs the narrow phase afresh every step).
+	emuPGS, cpuPGS := filepath.Join(dir, "emu-pgs.csv"), filepath.Join(dir, "cpu-pgs.csv")
+	if code, _, errs := sandbox("run", "-scene", "stack", "-steps", "30", "-backend", "emu", "-solver", "pgs", "-trace", emuPGS, "-every", "10"); code != 0 {
+		t.Fatalf("emu pgs: code %d: %s", code, errs)
+	}
+	if code, _, errs := sandbox("run", "-scene", "stack", "-steps", "30", "-solver", "pgs", "-contact-cache", "off", "-trace", cpuPGS, "-every", "10"); code != 0 {
+		t.Fatalf("cpu pgs: code %d: %s", code, errs)
+	}
+	a, _ = os.ReadFile(emuPGS)
+	b, _ = os.ReadFile(cpuPGS)
+	if len(a) == 0 || string(a) != string(b) {
+		t.Errorf("the emulated backend's PGS trace differs from the CPU's PGS trace")
+	}
 	code, _, errs := sandbox("run", "-scene", "stack", "-steps", "1", "-backend", "emu", "-solver", "xpbd")
-	if code != 1 || !strings.Contains(errs, "solves with jacobi; the xpbd solver runs on the CPU backend") {
+	if code != 1 || !strings.Contains(errs, "solves with jacobi, pgs; the xpbd solver runs on the CPU backend") {
 		t.Errorf("xpbd on the CUDA backend: code %d, %q", code, errs)
 	}
 	// Shape matching runs on the CPU only: the jelly preset is refused in one line.
 	code, _, errs = sandbox("run", "-scene", "jelly", "-steps", "1", "-backend", "emu")
-	if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "solves with jacobi; the shapematch solver runs on the CPU backend") {
+	if code != 1 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "solves with jacobi, pgs; the shapematch solver runs on the CPU backend") {
 		t.Errorf("shapematch on the CUDA backend: code %d, %q", code, errs)
 	}
 	code, _, errs = sandbox("run", "-scene", "stack", "-steps", "1", "-backend", "emu", "-broadphase", "grid")

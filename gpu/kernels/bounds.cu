@@ -4,7 +4,7 @@
 
 // tb_broad_bounds writes body i's box for a step of dt (its shape's box grown by how far it can move,
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
-// moves (dynamic: the GPU step has no sleeping).
+// moves (an awake dynamic body: a sleeping one makes no pair with another sleeping or a static body).
 TB_KERNEL void tb_broad_bounds(const float4 *pos, const float4 *rot, const float4 *vel, const float4 *omega,
                                const TbShape *shape, const TbHull *hulls, const float4 *hullVerts,
                                const unsigned *flags, TbBox *boxes, unsigned *moving, int n, float dt, float margin) {
@@ -26,6 +26,6 @@ TB_KERNEL void tb_broad_bounds(const float4 *pos, const float4 *rot, const float
 		b.hi[k] += e;
 	}
 	boxes[i] = b;
-	moving[i] = type == TB_DYNAMIC;
+	moving[i] = type == TB_DYNAMIC && (flags[i] & TB_ASLEEP) == 0;
 }
 TB_REGISTER(tb_broad_bounds)

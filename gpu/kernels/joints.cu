@@ -8,6 +8,8 @@
 // Each Jacobi pass solves a joint's parts in sequence from the pass's start velocities against the
 // split masses, then records the impulses it applied (jimp, three float4 per joint), which
 // tb_solver_gather adds per body in joint order after the manifolds', as the CPU's Jacobi step does.
+// A Gauss-Seidel pass (PGS, tb_joint_gs) solves the same parts colour by colour on the bodies' current
+// velocities, with whole masses, and writes the velocities back.
 #include "layout.cuh"
 #include "solvermath.cuh"
 #include "gomath.cuh"
@@ -597,27 +599,10 @@ TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, float4 *jimp) {
 	jrecord(jimp, k, s);
 }
 
-// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence (motor and
-// limits first, the equality parts last, as sim's solveJointParts) from the velocities at the start of
-// the pass, records the impulses it applied, and writes the force it carries
-// (translation impulse over the sub-step, sim's joint.force) to force[k].
-TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const float4 *omega, float4 *jimp,
-                              float biasRate, float massScale, float impulseScale, float invH,
-                              int useBias, float *force) {
-	unsigned k = tbThread();
-	if (k >= (unsigned)n) {
-		return;
-	}
-	TbJoint &j = joints[k];
-	TbJointSoft soft = {biasRate, massScale, impulseScale};
-	bool bias = useBias != 0;
-	TbJointPair s = jpair(j);
-	s.vA = tbXYZ(vel[j.a]);
-	s.wA = tbXYZ(omega[j.a]);
-	if (j.b >= 0) {
-		s.vB = tbXYZ(vel[j.b]);
-		s.wB = tbXYZ(omega[j.b]);
-	}
+// jsolveParts solves joint j's parts in sequence on the pair s (motor and limits first, the equality
+// parts last, as sim's solveJointParts) and returns the square of the translation impulse it carries
+// (sim's joint.force before the root and the division by h).
+TB_FN float jsolveParts(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool bias, float invH) {
 	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
 	float l2 = 0;
 	switch (j.type) {
@@ -662,8 +647,64 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const f
 		l2 = tbDot(j.pointImpulse, j.pointImpulse);
 		break;
 	}
+	return l2;
+}
+
+// jload returns joint j's pair with its bodies' velocities (the static world's are zero).
+TB_FN TbJointPair jload(const TbJoint &j, const float4 *vel, const float4 *omega) {
+	TbJointPair s = jpair(j);
+	s.vA = tbXYZ(vel[j.a]);
+	s.wA = tbXYZ(omega[j.a]);
+	if (j.b >= 0) {
+		s.vB = tbXYZ(vel[j.b]);
+		s.wB = tbXYZ(omega[j.b]);
+	}
+	return s;
+}
+
+// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence from the
+// velocities at the start of the pass, records the impulses it applied, and writes the force it carries
+// (translation impulse over the sub-step, sim's joint.force) to force[k].
+TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const float4 *omega, float4 *jimp,
+                              float biasRate, float massScale, float impulseScale, float invH,
+                              int useBias, float *force) {
+	unsigned k = tbThread();
+	if (k >= (unsigned)n) {
+		return;
+	}
+	TbJoint &j = joints[k];
+	TbJointSoft soft = {biasRate, massScale, impulseScale};
+	TbJointPair s = jload(j, vel, omega);
+	float l2 = jsolveParts(j, s, soft, useBias != 0, invH);
 	force[k] = sqrtf(l2) * invH;
 	jrecord(jimp, k, s);
+}
+
+// tb_joint_gs is one Gauss-Seidel pass over colour c's joints (order, colourStart: tb_gs_colour; sim's
+// solveJoint): each solves its parts in sequence on its bodies' current velocities, with unsplit
+// masses, and writes the dynamic ones back; a thread per joint, or for the overflow one thread for
+// all of them in order. It writes each joint's force as tb_joint_solve does.
+TB_KERNEL void tb_joint_gs(TbJoint *joints, const int *order, const int *colourStart, int c, const float4 *pos,
+                           float4 *vel, float4 *omega, float biasRate, float massScale, float impulseScale,
+                           float invH, int useBias, float *force) {
+	int lo, hi;
+	tbColourRange(colourStart, c, &lo, &hi);
+	TbJointSoft soft = {biasRate, massScale, impulseScale};
+	for (int i = lo; i < hi; i++) {
+		int k = order[i];
+		TbJoint &j = joints[k];
+		TbJointPair s = jload(j, vel, omega);
+		float l2 = jsolveParts(j, s, soft, useBias != 0, invH);
+		force[k] = sqrtf(l2) * invH;
+		if (pos[j.a].w != 0) {
+			vel[j.a] = make_float4(s.vA.x, s.vA.y, s.vA.z, 0);
+			omega[j.a] = make_float4(s.wA.x, s.wA.y, s.wA.z, 0);
+		}
+		if (j.b >= 0 && pos[j.b].w != 0) {
+			vel[j.b] = make_float4(s.vB.x, s.vB.y, s.vB.z, 0);
+			omega[j.b] = make_float4(s.wB.x, s.wB.y, s.wB.z, 0);
+		}
+	}
 }
 
 // tb_joint_keep carries the accumulated impulses of the joints that an edit kept over to the new joint
@@ -714,5 +755,30 @@ TB_REGISTER(tb_joint_prepare)
 TB_REGISTER(tb_joint_refresh)
 TB_REGISTER(tb_joint_warm)
 TB_REGISTER(tb_joint_solve)
+TB_REGISTER(tb_joint_gs)
 TB_REGISTER(tb_joint_keep)
 TB_REGISTER(tb_joint_sizes)
+
+// tb_joint_hold keeps in held the force of each joint whose island is awake (sim's holdJointForces): a
+// joint is asleep when one of its bodies sleeps and the other sleeps too or is not dynamic (the world,
+// a static or kinematic body); a sleeping joint's held force is the one it carried when it fell asleep.
+TB_KERNEL void tb_joint_hold(const TbJoint *joints, int n, const unsigned *flags, const float *force, float *held) {
+	int k = tbThread();
+	if (k >= n) {
+		return;
+	}
+	int asleep = 0, still = 0;
+	int body[2] = {joints[k].a, joints[k].b};
+	for (int s = 0; s < 2; s++) {
+		int i = body[s];
+		if (i < 0 || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
+			still++;
+		} else if ((flags[i] & TB_ASLEEP) != 0) {
+			asleep++;
+		}
+	}
+	if (!(asleep > 0 && asleep + still == 2)) {
+		held[k] = force[k];
+	}
+}
+TB_REGISTER(tb_joint_hold)

@@ -16,6 +16,9 @@
 #define TB_KINEMATIC 1
 #define TB_STATIC 2
 #define TB_TYPE_MASK 3u
+// TB_ASLEEP marks a dynamic body of a sleeping island (sim.Bodies.Asleep; sleep.cu sets and clears it
+// with the body's island label): it is neither integrated nor a moving body of the broad phase.
+#define TB_ASLEEP 4u
 
 // TbShape is a collision shape in its body's frame (sim/geom.Shape): a box's half extents (a, b, c),
 // a sphere's radius a, a capsule's radius a and half height b (core along local y), a plane's unit

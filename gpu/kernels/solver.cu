@@ -7,7 +7,9 @@
 // manifold index, then by joint index, as the CPU's Jacobi step adds them), with no atomics, so a pass gives the
 // same bits from run to run and the same as the CPU. Effective masses use split masses (a body touched by c rows counts as c
 // bodies of mass m/c), so the simultaneous corrections sum to one. The manifolds of the last step are
-// kept (double-buffered) to warm start this step's by feature id.
+// kept (double-buffered) to warm start this step's by feature id. The Gauss-Seidel kernels at the end
+// (PGS) colour the manifolds and the joints on the device and solve a colour's manifolds in one launch,
+// each on its bodies' current velocities, as the CPU's PGS pass does.
 #include "layout.cuh"
 #include "solvermath.cuh"
 
@@ -652,3 +654,314 @@ TB_KERNEL void tb_solver_export(const TbSolverManifold *man, const int *kept, co
 	o.fx = f.x, o.fy = f.y, o.fz = f.z;
 }
 TB_REGISTER(tb_solver_export)
+
+// --- Gauss-Seidel (sim's PGS) ------------------------------------------------------------------------
+
+// tb_gs_colour colours the constraint graph as sim's colourManifolds and colourJoints do, to the same
+// colours: each edge (a manifold or a joint, between its dynamic bodies) takes the lowest colour that
+// none of the edges before it sharing a dynamic body took; an edge with all TB_GS_COLOURS busy takes
+// the overflow and marks no body. That greedy rule is sequential, but an edge's colour depends only on
+// the colours of the earlier edges at its bodies, so the block computes it in rounds: each round, every
+// edge whose earlier neighbours all have their colours takes its own. The rounds run as long as the
+// longest chain of dependent edges (a stack's height), and the result is the sequential one whatever
+// order the threads run in. One block (its barriers), launched with TB_GS_THREADS threads.
+//
+// Edge k's dynamic bodies are ends[k*stride + offA] and the next int (an index < 0, or a body of
+// inverse mass 0, is none); its neighbours are read from the bodies' lists start/adj (entries
+// k << 1 | side, sorted by k), as the gathers use them. There are min(*count, cap) edges, or cap when
+// count is null. It writes each edge's colour, the edges by colour (order, colour c's from
+// colourStart[c] to colourStart[c + 1], the overflow last), and *needed, the colours used (the
+// colours that hold edges are 0 to needed-1), or TB_GS_COLOURS + 1 when some edge overflowed. A
+// colour's order does not matter (its edges share no dynamic body); the overflow's does, and is sim's:
+// with countAt >= 0 by the edge's point count (ends[k*stride + countAt]), most first, then by index
+// (the manifolds), otherwise by index (the joints).
+#define TB_GS_THREADS 256
+TB_KERNEL void tb_gs_colour(const int *ends, int stride, int offA, int countAt, const int *count, int cap,
+                            const float4 *pos, const unsigned *start, const int *adj, int *colour, int *order,
+                            int *colourStart, int *needed) {
+	__shared__ int pending;
+	__shared__ int cursor[TB_GS_COLOURS + 1];
+	int n = count ? min(*count, cap) : cap;
+	int t = threadIdx.x, nt = blockDim.x;
+	volatile int *col = colour;
+	for (int k = t; k < n; k += nt) {
+		col[k] = -1;
+	}
+	for (int c = t; c <= TB_GS_COLOURS; c += nt) {
+		cursor[c] = 0;
+	}
+	do {
+		__syncthreads(); // every thread has read pending, and sees every colour set so far
+		if (t == 0) {
+			pending = 0;
+		}
+		__syncthreads();
+		for (int k = t; k < n; k += nt) {
+			if (col[k] >= 0) {
+				continue;
+			}
+			const int *e = ends + (size_t)k * stride + offA;
+			unsigned long long busy = 0;
+			bool ready = true;
+			for (int side = 0; side < 2 && ready; side++) {
+				int x = e[side];
+				if (x < 0 || pos[x].w == 0) {
+					continue;
+				}
+				for (unsigned p = start[x]; p < start[x + 1]; p++) {
+					int o = adj[p] >> 1;
+					if (o >= k) {
+						break;
+					}
+					int c = col[o];
+					if (c < 0) {
+						ready = false;
+						break;
+					}
+					if (c < TB_GS_COLOURS) {
+						busy |= 1ull << c;
+					}
+				}
+			}
+			if (!ready) {
+				pending = 1;
+				continue;
+			}
+			int c = 0;
+			while (c < TB_GS_COLOURS && ((busy >> c) & 1)) {
+				c++;
+			}
+			col[k] = c;
+		}
+		__syncthreads();
+	} while (pending);
+	for (int k = t; k < n; k += nt) {
+		atomicAdd(&cursor[col[k]], 1);
+	}
+	__syncthreads();
+	if (t == 0) {
+		int s = 0, used = 0;
+		for (int c = 0; c <= TB_GS_COLOURS; c++) {
+			colourStart[c] = s;
+			int m = cursor[c];
+			cursor[c] = s;
+			s += m;
+			if (m > 0) {
+				used = c + 1;
+			}
+		}
+		colourStart[TB_GS_COLOURS + 1] = s;
+		*needed = used;
+	}
+	__syncthreads();
+	for (int k = t; k < n; k += nt) {
+		order[atomicAdd(&cursor[col[k]], 1)] = k;
+	}
+	__syncthreads();
+	if (t == 0) {
+		// The overflow in sim's order (an insertion sort: it is empty but for extreme scenes).
+		int lo = colourStart[TB_GS_COLOURS], hi = colourStart[TB_GS_COLOURS + 1];
+		for (int i = lo + 1; i < hi; i++) {
+			int k = order[i];
+			int key = countAt >= 0 ? -ends[(size_t)k * stride + countAt] : 0;
+			int j = i;
+			for (; j > lo; j--) {
+				int o = order[j - 1];
+				int ko = countAt >= 0 ? -ends[(size_t)o * stride + countAt] : 0;
+				if (ko < key || (ko == key && o < k)) {
+					break;
+				}
+				order[j] = o;
+			}
+			order[j] = k;
+		}
+	}
+}
+TB_REGISTER_SYNC(tb_gs_colour)
+
+// tbStore writes a body's velocities back, a dynamic one's only: a colour's rows may share static and
+// kinematic bodies, which no row moves.
+TB_FN void tbStore(float4 *vel, float4 *omega, int i, float invMass, float3 v, float3 w) {
+	if (invMass != 0) {
+		vel[i] = make_float4(v.x, v.y, v.z, 0);
+		omega[i] = make_float4(w.x, w.y, w.z, 0);
+	}
+}
+
+// tbSolveGS is one Gauss-Seidel pass over manifold m (sim's solveManifold, in its form: the normal rows
+// carry dvn = n.(vB - vA), the angular velocities and the sum of their impulses, and the linear
+// velocities take that sum after the last row; the friction rows likewise), with unsplit masses. Each
+// row sees the rows before it.
+TB_FN void tbSolveGS(TbSolverManifold &m, const float4 *pos, float4 *vel, float4 *omega, float invH, float maxPush,
+                     int useBias, int noFriction) {
+	int ia = m.a, ib = m.b;
+	float mA = pos[ia].w, mB = pos[ib].w;
+	float mAB = mA + mB;
+	float3 vA = tbXYZ(vel[ia]), wA = tbXYZ(omega[ia]);
+	float3 vB = tbXYZ(vel[ib]), wB = tbXYZ(omega[ib]);
+	float3 n = m.normal;
+	float biasRate = m.biasRate;
+	float dvn = tbDot(n, tbSub(vB, vA));
+	float sum = 0;
+	for (int i = 0; i < m.count; i++) {
+		TbSolverPoint &cp = m.pts[i];
+		float vn = dvn + tbDot(cp.nB, wB) - tbDot(cp.nA, wA);
+		float s = cp.sep, imp;
+		if (s > 0) {
+			imp = -cp.normalMass * (vn + s * invH);
+		} else if (useBias) {
+			imp = -cp.softMass * (vn + fmaxf(biasRate * s, -maxPush)) - cp.leak * cp.normalImpulse;
+		} else {
+			imp = -cp.normalMass * vn;
+		}
+		float acc = cp.normalImpulse + imp;
+		if (!(acc > 0)) {
+			acc = 0;
+		}
+		imp = acc - cp.normalImpulse;
+		cp.normalImpulse = acc;
+		if (imp > cp.maxNormal) {
+			cp.maxNormal = imp;
+		}
+		wA = tbSub(wA, tbScale(cp.inA, imp));
+		wB = tbAdd(wB, tbScale(cp.inB, imp));
+		dvn += imp * mAB;
+		sum += imp;
+	}
+	vA = tbSub(vA, tbScale(n, sum * mA));
+	vB = tbAdd(vB, tbScale(n, sum * mB));
+	if (!noFriction) {
+		float3 t1 = m.t1, t2 = m.t2;
+		float3 dv = tbSub(vB, vA);
+		float d1 = tbDot(t1, dv), d2 = tbDot(t2, dv);
+		if (useBias) {
+			d1 += tbDot(m.drift, t1) * biasRate;
+			d2 += tbDot(m.drift, t2) * biasRate;
+		}
+		float mu = m.friction;
+		float sum1 = 0, sum2 = 0;
+		for (int i = 0; i < m.count; i++) {
+			TbSolverPoint &cp = m.pts[i];
+			float vt1 = d1 + tbDot(cp.t1B, wB) - tbDot(cp.t1A, wA);
+			float vt2 = d2 + tbDot(cp.t2B, wB) - tbDot(cp.t2A, wA);
+			float old1 = cp.tangentImpulse1, old2 = cp.tangentImpulse2;
+			float l1, l2;
+			if (useBias) {
+				l1 = old1 - cp.tangentMass1 * m.massScale * vt1 - m.leak * old1;
+				l2 = old2 - cp.tangentMass2 * m.massScale * vt2 - m.leak * old2;
+			} else {
+				l1 = old1 - cp.tangentMass1 * vt1;
+				l2 = old2 - cp.tangentMass2 * vt2;
+			}
+			float maxF = mu * cp.normalImpulse;
+			cp.sliding = 0;
+			float mag2 = l1 * l1 + l2 * l2;
+			if (mag2 > maxF * maxF) {
+				float sc = maxF / sqrtf(mag2);
+				l1 *= sc, l2 *= sc;
+				cp.sliding = 1;
+			}
+			float e1 = l1 - old1, e2 = l2 - old2;
+			cp.tangentImpulse1 = l1, cp.tangentImpulse2 = l2;
+			wA = tbSub(tbSub(wA, tbScale(cp.it1A, e1)), tbScale(cp.it2A, e2));
+			wB = tbAdd(tbAdd(wB, tbScale(cp.it1B, e1)), tbScale(cp.it2B, e2));
+			d1 += e1 * mAB;
+			d2 += e2 * mAB;
+			sum1 += e1;
+			sum2 += e2;
+		}
+		vA = tbSub(tbSub(vA, tbScale(t1, sum1 * mA)), tbScale(t2, sum2 * mA));
+		vB = tbAdd(tbAdd(vB, tbScale(t1, sum1 * mB)), tbScale(t2, sum2 * mB));
+		if (m.rolling > 0 || m.spinning > 0) {
+			// The resistance rows (resistRows.solve and apply) at the current angular velocities.
+			TbSolverResist &r = m.resist;
+			float total = 0;
+			for (int i = 0; i < m.count; i++) {
+				total += m.pts[i].normalImpulse;
+			}
+			float3 w = tbSub(wB, wA);
+			float o1 = r.impulse1, o2 = r.impulse2, oN = r.impulseN;
+			float l1 = o1 - r.mass1 * tbDot(m.t1, w);
+			float l2 = o2 - r.mass2 * tbDot(m.t2, w);
+			float maxR = r.maxRoll * total;
+			if (l1 * l1 + l2 * l2 > maxR * maxR) {
+				float sc = maxR / sqrtf(l1 * l1 + l2 * l2);
+				l1 *= sc, l2 *= sc;
+			}
+			float maxS = r.maxSpin * total;
+			float l3 = oN - r.massN * tbDot(n, w);
+			if (l3 > maxS) {
+				l3 = maxS;
+			} else if (l3 < -maxS) {
+				l3 = -maxS;
+			}
+			r.impulse1 = l1, r.impulse2 = l2, r.impulseN = l3;
+			float e1 = l1 - o1, e2 = l2 - o2, e3 = l3 - oN;
+			wA = tbSub(tbSub(tbSub(wA, tbScale(r.iA1, e1)), tbScale(r.iA2, e2)), tbScale(r.iAN, e3));
+			wB = tbAdd(tbAdd(tbAdd(wB, tbScale(r.iB1, e1)), tbScale(r.iB2, e2)), tbScale(r.iBN, e3));
+		}
+	}
+	tbStore(vel, omega, ia, mA, vA, wA);
+	tbStore(vel, omega, ib, mB, vB, wB);
+}
+
+// tb_solver_gs is one Gauss-Seidel pass over colour c's manifolds (order, colourStart: tb_gs_colour):
+// a thread per manifold, or for the overflow one thread for all of them in order.
+TB_KERNEL void tb_solver_gs(TbSolverManifold *man, const int *order, const int *colourStart, int c,
+                            const float4 *pos, float4 *vel, float4 *omega, float invH, float maxPush, int useBias,
+                            int noFriction) {
+	int lo, hi;
+	tbColourRange(colourStart, c, &lo, &hi);
+	for (int i = lo; i < hi; i++) {
+		tbSolveGS(man[order[i]], pos, vel, omega, invH, maxPush, useBias, noFriction);
+	}
+}
+TB_REGISTER(tb_solver_gs)
+
+// tb_solver_gs_restitute is the Gauss-Seidel restitution pass over colour c's manifolds (sim's
+// restituteManifold, unrecorded): each bouncing point's row applied to the bodies before the next.
+TB_KERNEL void tb_solver_gs_restitute(TbSolverManifold *man, const int *order, const int *colourStart, int c,
+                                      const float4 *pos, float4 *vel, float4 *omega, float threshold) {
+	int lo, hi;
+	tbColourRange(colourStart, c, &lo, &hi);
+	for (int i = lo; i < hi; i++) {
+		TbSolverManifold &m = man[order[i]];
+		bool bounces = false;
+		for (int p = 0; p < m.count; p++) {
+			if (m.pts[p].relVel <= -threshold && m.pts[p].maxNormal != 0) {
+				bounces = true;
+				break;
+			}
+		}
+		if (!bounces) {
+			continue;
+		}
+		int ia = m.a, ib = m.b;
+		float mA = pos[ia].w, mB = pos[ib].w;
+		float3 vA = tbXYZ(vel[ia]), wA = tbXYZ(omega[ia]);
+		float3 vB = tbXYZ(vel[ib]), wB = tbXYZ(omega[ib]);
+		float3 n = m.normal;
+		for (int p = 0; p < m.count; p++) {
+			TbSolverPoint &cp = m.pts[p];
+			if (cp.relVel > -threshold || cp.maxNormal == 0) {
+				continue;
+			}
+			float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
+			float imp = -cp.normalMass * (vn + m.restitution * cp.relVel);
+			float acc = fmaxf(cp.normalImpulse + imp, 0);
+			imp = acc - cp.normalImpulse;
+			cp.normalImpulse = acc;
+			cp.maxNormal = fmaxf(cp.maxNormal, imp);
+			if (imp == 0) {
+				continue;
+			}
+			vA = tbSub(vA, tbScale(n, imp * mA));
+			wA = tbSub(wA, tbScale(cp.inA, imp));
+			vB = tbAdd(vB, tbScale(n, imp * mB));
+			wB = tbAdd(wB, tbScale(cp.inB, imp));
+		}
+		tbStore(vel, omega, ia, mA, vA, wA);
+		tbStore(vel, omega, ib, mB, vB, wB);
+	}
+}
+TB_REGISTER(tb_solver_gs_restitute)

@@ -50,3 +50,22 @@ TB_FN void tbQuatMat(float4 q, float *m) {
 	m[3] = 2 * (xy - wz), m[4] = 1 - 2 * (xx + zz), m[5] = 2 * (yz + wx);
 	m[6] = 2 * (xz + wy), m[7] = 2 * (yz - wx), m[8] = 1 - 2 * (xx + yy);
 }
+
+// Graph colours of the Gauss-Seidel passes (sim's maxColors): rows that fit none go to colour
+// TB_GS_COLOURS, the overflow, which one thread solves in sequence after every colour.
+#define TB_GS_COLOURS 64
+
+// tbColourRange sets [*lo, *hi) to the entries of a colour's order that this thread solves: its own
+// one in a colour (no two of whose rows share a dynamic body), all of them in sequence in the
+// overflow's first thread, none elsewhere.
+TB_FN void tbColourRange(const int *colourStart, int c, int *lo, int *hi) {
+	int first = colourStart[c], end = colourStart[c + 1];
+	int t = (int)tbThread();
+	if (c == TB_GS_COLOURS) {
+		*lo = first;
+		*hi = t == 0 ? end : first;
+		return;
+	}
+	*lo = first + t;
+	*hi = *lo < end ? *lo + 1 : *lo;
+}
