@@ -657,6 +657,15 @@ func (b *Backend) PullStates(w *sim.World, idx []int32, out []sim.BodyState) err
 			return err
 		}
 		b.one.bodyState(&out[k], false)
+		if b.planFor.Sleep && int(i) < b.sleep.n {
+			// Its island's label, as Pull reads every body's (0: awake); without sleeping the host's
+			// flag stands, as Pull leaves it.
+			var label [1]uint32
+			if err := downloadSlice(b.dev, label[:], b.sleep.asleep.at(int(i), 4)); err != nil {
+				return err
+			}
+			out[k].Asleep = label[0] != 0
+		}
 		b.Pulled++
 	}
 	return nil

@@ -59,40 +59,48 @@ func TestEmulatedContactsOfReadsOneBodysPoints(t *testing.T) {
 	t.Logf("the whole read: %d bytes (%d points); one dynamic body's: at most %d bytes", whole, len(all), most)
 }
 
-// TestEmulatedJointStateReadsTheJointsBodies: World.JointState on the emulated backend after a step
+// TestEmulatedJointStateReadsTheJointsBodies: World.JointState on the emulated backend after steps
 // reads the joint's two bodies back alone (BodyState), not the world, and gives what it gives after a
-// Sync of every body, bit for bit.
+// Sync of every body, bit for bit: on the swinging chain, and on hangingWorld's two boxes asleep on
+// their joints (whether a joint sleeps comes from its bodies' read too).
 func TestEmulatedJointStateReadsTheJointsBodies(t *testing.T) {
-	w := newWorld(t, "chain")
-	defer w.Close()
-	b := NewEmulated()
-	must(t, w.SetBackend(b))
-	defer w.SetBackend(nil)
-	if w.NumJoints() < 2 {
-		t.Fatalf("the chain has %d joints", w.NumJoints())
-	}
-	for range 10 {
-		must(t, w.Step())
-	}
-	var alone []sim.JointState
-	for k := range w.NumJoints() {
-		pulled := b.Pulled
-		alone = append(alone, w.JointState(k))
-		want := 2
-		if w.Joint(k).BodyB == (sim.Handle{}) {
-			want = 1
+	for _, c := range []struct {
+		name   string
+		world  func(testing.TB) *sim.World
+		steps  int
+		asleep bool
+	}{{"chain", func(t testing.TB) *sim.World { return newWorld(t, "chain") }, 10, false}, {"hanging", hangingWorld, 45, true}} {
+		w := c.world(t)
+		b := NewEmulated()
+		must(t, w.SetBackend(b))
+		if w.NumJoints() < 2 {
+			t.Fatalf("%s has %d joints", c.name, w.NumJoints())
 		}
-		if n := b.Pulled - pulled; n != want {
-			t.Errorf("joint %d: %d bodies read back; want %d", k, n, want)
+		for range c.steps {
+			must(t, w.Step())
 		}
-	}
-	must(t, w.Sync())
-	for k := range w.NumJoints() {
-		got, want := alone[k], w.JointState(k)
-		same := math.Float32bits(got.Force) == math.Float32bits(want.Force)
-		got.Force, want.Force = 0, 0
-		if !same || got != want {
-			t.Errorf("joint %d from its two bodies: %+v; after a Sync: %+v", k, alone[k], w.JointState(k))
+		var alone []sim.JointState
+		for k := range w.NumJoints() {
+			pulled := b.Pulled
+			alone = append(alone, w.JointState(k))
+			want := 2
+			if w.Joint(k).BodyB == (sim.Handle{}) {
+				want = 1
+			}
+			if n := b.Pulled - pulled; n != want {
+				t.Errorf("%s: joint %d: %d bodies read back; want %d", c.name, k, n, want)
+			}
 		}
+		must(t, w.Sync())
+		for k := range w.NumJoints() {
+			got, want := alone[k], w.JointState(k)
+			same := math.Float32bits(got.Force) == math.Float32bits(want.Force)
+			got.Force, want.Force = 0, 0
+			if !same || got != want || want.Asleep != c.asleep {
+				t.Errorf("%s: joint %d from its two bodies: %+v; after a Sync: %+v (asleep: want %v)", c.name, k, alone[k], w.JointState(k), c.asleep)
+			}
+		}
+		must(t, w.SetBackend(nil))
+		w.Close()
 	}
 }
