@@ -84,9 +84,10 @@ func (a *App) deviceLayers() bool {
 }
 
 // needsHostCopy says whether this frame reads body state on the host anyway (following the selection,
-// the contacts table's hover, the debug layers the kernels do not draw: friction, joints, centres of
-// mass, velocities), so the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the
-// device when the line buffer is shared too.
+// the contacts table's hover, the debug layers the kernels do not draw: friction, centres of mass,
+// velocities, and joints that join many bodies), so the CPU-copy path draws it. Contacts, normals,
+// AABBs and the BVH come from the device when the line buffer is shared too; the joints of a few
+// bodies from those bodies read alone.
 func (a *App) needsHostCopy(w *sim.World) bool {
 	d := a.Debug
 	// The joints layer is on by default: it costs the host copy only where its joints join more
