@@ -57,11 +57,7 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 		f.Cross(*p, s, colSpawn)
 		f.Line(*p, p.Add(mgl32.Vec3{0, 3 * s, 0}), colSpawn)
 	}
-	if a.hoverPoint != nil {
-		p := *a.hoverPoint
-		f.Cross(p, 0.25, colHover)
-		f.Box(p.Sub(mgl32.Vec3{0.08, 0.08, 0.08}), p.Add(mgl32.Vec3{0.08, 0.08, 0.08}), colHover)
-	}
+	a.hoverMark(f)
 	for i := range b.Len() {
 		if b.Shape[i].Kind == geom.Plane {
 			continue
@@ -104,6 +100,16 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 		for k := range w.NumJoints() {
 			jointLinks(f, w, pose, k)
 		}
+	}
+}
+
+// hoverMark marks the point of the contacts table's row under the mouse, if any: a cross in a small
+// box. It needs no body state, so the interop path draws it as the host path does.
+func (a *App) hoverMark(f *render.Frame) {
+	if a.hoverPoint != nil {
+		p := *a.hoverPoint
+		f.Cross(p, 0.25, colHover)
+		f.Box(p.Sub(mgl32.Vec3{0.08, 0.08, 0.08}), p.Add(mgl32.Vec3{0.08, 0.08, 0.08}), colHover)
 	}
 }
 

@@ -84,16 +84,16 @@ func (a *App) deviceLayers() bool {
 }
 
 // needsHostCopy says whether this frame reads body state on the host anyway (following the selection,
-// the contacts table's hover, the debug layers the kernels do not draw: friction, centres of mass,
-// velocities, and joints that join many bodies), so the CPU-copy path draws it. Contacts, normals,
-// AABBs and the BVH come from the device when the line buffer is shared too; the joints of a few
-// bodies from those bodies read alone.
+// the debug layers the kernels do not draw: friction, centres of mass, velocities, and joints that
+// join many bodies), so the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the
+// device when the line buffer is shared too; the joints of a few bodies from those bodies read alone;
+// the contacts table's hovered point from its row.
 func (a *App) needsHostCopy(w *sim.World) bool {
 	d := a.Debug
 	// The joints layer is on by default: it costs the host copy only where its joints join more
 	// bodies than the interop path reads back one by one.
 	joints := a.drawsJoints(w) && !fewJointBodies(w)
-	return a.Follow || a.hoverRow >= 0 || a.spawnMark != nil || d.Friction || joints || d.COM || d.Velocities ||
+	return a.Follow || a.spawnMark != nil || d.Friction || joints || d.COM || d.Velocities ||
 		(a.deviceLayers() && a.lineInterop == nil)
 }
 
@@ -209,6 +209,7 @@ func (a *App) fillDevice(w *sim.World) {
 	}
 	a.probeLines(f)
 	f.Overlay, f.Lines = append(f.Overlay, f.Lines...), f.Lines[:0]
+	a.hoverMark(f) // among the bodies, as on the host path
 	if joints {
 		for k := range w.NumJoints() {
 			jointLinks(f, w, pose, k)

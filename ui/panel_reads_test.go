@@ -84,6 +84,38 @@ func TestPanelReadsBackTheSelectedBodysContactsAndTheJointsBodiesAlone(t *testin
 		t.Errorf("%d bodies' states read back in %d frames; want 4 a frame", pulled, frames)
 	}
 
+	// The cursor on the table's first row marks its point and highlights its pair: the frame is still
+	// drawn from the device, and reads no more back.
+	pause := func(on bool) {
+		d.a.S.Do(command.Pause(on))
+		if err := d.a.S.Apply(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pause(true) // scrolling to the row takes frames: no steps of 10,000 boxes meanwhile
+	row := d.reveal("inspect/contacts/#0/###pair")
+	mark(row)
+	x, y := row.Centre()
+	d.move(float64(x), float64(y))
+	pause(false)
+	d.frames(1)
+	before, pulled = bytesRead(), 0
+	d.frames(frames)
+	hovered := (bytesRead() - before) / frames
+	t.Logf("a contact row hovered: %d bytes read back a frame, %d bodies' states", hovered, pulled/frames)
+	marked := 0
+	for _, v := range d.a.frame.Lines {
+		if v.Color == colHover {
+			marked++
+		}
+	}
+	if d.a.hoverRow != 0 || !d.a.frame.Device || marked == 0 {
+		t.Errorf("hovering the first contact row: row %d, drawn from the device %v, %d marker vertices", d.a.hoverRow, d.a.frame.Device, marked)
+	}
+	if hovered > 2048 || pulled != 4*frames {
+		t.Errorf("hovering a contact row: %d bytes and %d bodies read back a frame", hovered, pulled/frames)
+	}
+
 	// What the table showed against the whole read of the same step's contacts.
 	shown := d.a.panel.rows
 	var want []command.ContactRow
