@@ -12,8 +12,9 @@ import (
 // body, exactly the points the whole read (Contacts) gives for it, in its order, and for a dynamic
 // body reads back only its own rows: its list and its manifolds' points (at most 4 x 52 bytes and a
 // 4-byte list entry per manifold, and 16 bytes to find the list), not every point. The static ground,
-// which has no list, is filtered from the whole read. On the pyramid after 5 steps, and on the stack
-// asleep after 150 steps with sleeping on (whose whole read the device leaves empty).
+// which has no list, is filtered from the whole read. On the pyramid after 5 steps (Jacobi's passes
+// and Gauss-Seidel's), and on the stack asleep after 150 steps with sleeping on (whose whole read the
+// device leaves empty).
 func TestEmulatedContactsOfReadsOneBodysPoints(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -21,6 +22,13 @@ func TestEmulatedContactsOfReadsOneBodysPoints(t *testing.T) {
 		steps  int
 		asleep bool
 	}{{"pyramid", func(t testing.TB) *sim.World { return newWorld(t, "pyramid") }, 5, false},
+		{"pyramid pgs", func(t testing.TB) *sim.World {
+			w := newWorld(t, "pyramid")
+			s := w.Settings()
+			s.Solver = sim.PGS
+			w.SetSettings(s)
+			return w
+		}, 5, false},
 		{"stack asleep", preset("stack"), 150, true}} {
 		w := c.world(t)
 		b := NewEmulated()
