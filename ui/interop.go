@@ -83,17 +83,17 @@ func (a *App) deviceLayers() bool {
 	return d.Contacts || d.Normals || d.AABBs || d.BVH
 }
 
-// needsHostCopy says whether this frame reads body state on the host anyway (following the selection,
-// the debug layers the kernels do not draw: friction, centres of mass, velocities, and joints that
-// join many bodies), so the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the
-// device when the line buffer is shared too; the joints of a few bodies from those bodies read alone;
-// the contacts table's hovered point from its row.
+// needsHostCopy says whether this frame reads body state on the host anyway (the debug layers the
+// kernels do not draw: friction, centres of mass, velocities, and joints that join many bodies), so
+// the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the device when the line
+// buffer is shared too; the joints of a few bodies from those bodies read alone; the contacts table's
+// hovered point from its row; the camera following the selection from the selected body's read.
 func (a *App) needsHostCopy(w *sim.World) bool {
 	d := a.Debug
 	// The joints layer is on by default: it costs the host copy only where its joints join more
 	// bodies than the interop path reads back one by one.
 	joints := a.drawsJoints(w) && !fewJointBodies(w)
-	return a.Follow || a.spawnMark != nil || d.Friction || joints || d.COM || d.Velocities ||
+	return a.spawnMark != nil || d.Friction || joints || d.COM || d.Velocities ||
 		(a.deviceLayers() && a.lineInterop == nil)
 }
 
@@ -200,11 +200,18 @@ func (a *App) fillDevice(w *sim.World) {
 			jointLines(f, w, pose, k, a.showsLimits(w, k))
 		}
 	}
-	if i, ok := w.Index(a.Selected); ok && w.Bodies.Shape[i].Kind != geom.Plane {
-		if r := a.selRead; r.ok && r.h == a.Selected {
-			selectionOutline(f, w.Bodies.Shape[i], r.st.Position, r.st.Rotation)
-		} else if s, err := w.BodyState(a.Selected); err == nil {
-			selectionOutline(f, w.Bodies.Shape[i], s.Position, s.Rotation)
+	if i, ok := w.Index(a.Selected); ok {
+		st, read := a.selRead.st, a.selRead.ok && a.selRead.h == a.Selected
+		if !read {
+			var err error
+			st, err = w.BodyState(a.Selected)
+			read = err == nil
+		}
+		if read && a.Follow {
+			a.Cam.Target = st.Position // the camera follows the selection, as on the host path
+		}
+		if read && w.Bodies.Shape[i].Kind != geom.Plane {
+			selectionOutline(f, w.Bodies.Shape[i], st.Position, st.Rotation)
 		}
 	}
 	a.probeLines(f)

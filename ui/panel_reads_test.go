@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-gl/glfw/v3.3/glfw"
+
 	"tumble/sim"
 	"tumble/ui/command"
 )
@@ -66,7 +68,7 @@ func TestPanelReadsBackTheSelectedBodysContactsAndTheJointsBodiesAlone(t *testin
 		})
 		return b
 	}
-	const frames = 3
+	const frames = 2
 	before, pulled := bytesRead(), 0
 	d.frames(frames)
 	perFrame := (bytesRead() - before) / frames
@@ -115,6 +117,33 @@ func TestPanelReadsBackTheSelectedBodysContactsAndTheJointsBodiesAlone(t *testin
 	if hovered > 2048 || pulled != 4*frames {
 		t.Errorf("hovering a contact row: %d bytes and %d bodies read back a frame", hovered, pulled/frames)
 	}
+
+	// Following the selection (the C key) moves the camera with it from its one body's read.
+	d.move(float64(d.a.opt.Width)/4, float64(d.a.opt.Height)/2) // over the view: the key is the window's
+	d.tap(glfw.KeyC)
+	d.frames(1)
+	// Back over the panel: under a moving camera a cursor over the view picks among every body.
+	d.move(float64(x), float64(y))
+	d.frames(1)
+	if !d.a.Follow {
+		t.Fatal("C did not turn following the selection on")
+	}
+	before, pulled = bytesRead(), 0
+	d.frames(frames)
+	followed, followPulled := (bytesRead()-before)/frames, pulled
+	var sel sim.Vec3
+	d.world(func(w *sim.World) {
+		i, _ := w.Index(d.a.Selected)
+		sel = w.Bodies.Position[i]
+	})
+	if !d.a.frame.Device || d.a.Cam.Target != sel {
+		t.Errorf("following box1: drawn from the device %v, camera target %v, box1 at %v", d.a.frame.Device, d.a.Cam.Target, sel)
+	}
+	if followed > 2048 || followPulled != 4*frames {
+		t.Errorf("following the selection: %d bytes and %d bodies read back a frame", followed, followPulled/frames)
+	}
+	d.tap(glfw.KeyC)
+	d.frames(1)
 
 	// What the table showed against the whole read of the same step's contacts.
 	shown := d.a.panel.rows
