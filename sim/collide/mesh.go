@@ -41,6 +41,12 @@ const mergeCos = 0.9994
 // valley, a ridge) keep a manifold for each side.
 const fieldMergeCos = 0.985
 
+// cullSlack, m, widens the reach within which a ball's or capsule's triangles are tested beyond the
+// radius and the margin, so that a triangle passed over by its plane's distance is one the exact test
+// would also have found out of reach, float32 rounding included (a millimetre's rounding is about
+// 1e-7 m; this is a hundred times that).
+const cullSlack = 1e-5
+
 // Feature codes of a point on a triangle: the face, vertex k (1+k), edge k from vertex k to k+1 (4+k).
 const (
 	featFace = 0
@@ -180,6 +186,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	} else {
 		c.tris = fieldTris(a.Field, box, c.tris)
+		centreFirst(a.Field, rel.P, c.tris)
 		c.mergeCos = fieldMergeCos
 		switch b.Kind {
 		case geom.Sphere:
@@ -226,9 +233,11 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	case geom.Sphere:
 		c.size = b.Radius
+		reach := b.Radius + margin + cullSlack
 		for i := range c.tris {
 			tr := &c.tris[i]
-			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+			// Behind the plane, or beyond reach of it (and so of the triangle).
+			if h := tr.n.Dot(t.Sub(tr.v[0])); h < 0 || h >= reach {
 				continue
 			}
 			c.sphereTri(tr, t, b.Radius)
@@ -237,9 +246,15 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		c.size = b.Radius + b.HalfHeight
 		axis := rb[1].Scale(b.HalfHeight)
 		p0, p1 := t.Sub(axis), t.Add(axis)
+		reach := b.Radius + margin + cullSlack
 		for i := range c.tris {
 			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+				continue
+			}
+			// The core's distance to the triangle's plane is least at one of its ends, and the
+			// triangle is no nearer than its plane.
+			if d0 := tr.n.Dot(tr.v[0]); min(tr.n.Dot(p0), tr.n.Dot(p1))-d0 >= reach {
 				continue
 			}
 			c.capsuleTri(tr, p0, p1, b.Radius)
@@ -335,6 +350,31 @@ func fieldTris(f *geom.HeightGrid, box geom.AABB, out []tri) []tri {
 		}
 	}
 	return out
+}
+
+// centreFirst moves the triangle under p (in the field's frame) to the front of tris, the field's
+// triangles under a shape centred at p, so that the first manifold's normal, which the triangles
+// within fieldMergeCos of it join, is the terrain's under the shape's centre: the normal of a hill's
+// middle, which its triangles on either side share within half the spread, instead of the normal at
+// one corner of the shape's box, from which the far corner's triangles may turn beyond it. It also
+// keeps the normal steady while the shape rests, as warm starting wants.
+func centreFirst(f *geom.HeightGrid, p geom.Vec3, tris []tri) {
+	s, t := (p[0]-f.X0)/f.DX, (p[2]-f.Z0)/f.DZ
+	if s < 0 || t < 0 || s >= float32(f.NX-1) || t >= float32(f.NZ-1) {
+		return
+	}
+	i, j := int(s), int(t)
+	k := uint32(0) // triangle 0 of a cell is its half with s + t < 1 (fieldTris)
+	if s-float32(i)+t-float32(j) >= 1 {
+		k = 1
+	}
+	want := 2*uint32(j*(f.NX-1)+i) + k
+	for n := range tris {
+		if tris[n].index == want {
+			tris[0], tris[n] = tris[n], tris[0]
+			return
+		}
+	}
 }
 
 // unitNormal is the unit normal of triangle abc on its counter-clockwise side.
