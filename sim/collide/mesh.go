@@ -101,6 +101,8 @@ type meshCtx struct {
 	sel             [256]clipPt
 	clip, tmp, keep [maxClip]clipPt
 	loop            [geom.MaxHullPoints]vec
+	// polyTri: B's face normals along a triangle's edge and along its outward side.
+	faceDots, faceDotsU [2 * geom.MaxHullPoints]float32
 }
 
 // meshCtxPool keeps the scratch of CollideMesh (about 40 KB) from being allocated and cleared on
@@ -423,14 +425,34 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32)
 	// is the half circle from n to -n through its outward side u (a flat polygon's two faces), B's edge
 	// the arc between its negated face normals. Where they cross, L, the triangle's support along L is
 	// edge j and B's along -L its edge, so the gap along L is measured between the two edges alone.
+	//
+	// The crossing L is normal to both edges, so B's edge can only pair with edge j where the arc
+	// between its faces' normals crosses the great circle normal to edge j: where the two normals lie
+	// on opposite sides of it (their dots a, b with the edge of opposite signs). The crossing is then
+	// -(|b| n0 + |a| n1) up to scale, which must lie on the side of u. A pair that fails either by
+	// more than rounding is passed over before its crossing is computed; the exact test below
+	// decides the rest, so the result is the same.
 	sepE, eT, eB := float32(-1e30), -1, -1
 	var axisE vec
+	fd, fu := c.faceDots[:len(bnorm)], c.faceDotsU[:len(bnorm)]
 	for j := 0; j < 3; j++ {
 		q0 := tr.v[j]
 		dq := tr.v[(j+1)%3].Sub(q0)
 		u := dq.Cross(tr.n) // outward, in the triangle's plane
+		tol := 1e-5 * (abs32f(dq.X) + abs32f(dq.Y) + abs32f(dq.Z))
+		tolU := 1e-4 * (abs32f(u.X) + abs32f(u.Y) + abs32f(u.Z))
+		for f, n := range bnorm {
+			fd[f], fu[f] = n.Dot(dq), n.Dot(u)
+		}
 		for i := range B.edges {
 			eb := &B.edges[i]
+			a, b := fd[eb.F0], fd[eb.F1]
+			if (a > tol && b > tol) || (a < -tol && b < -tol) {
+				continue
+			}
+			if aa, ab := abs32f(a), abs32f(b); fu[eb.F0]*ab+fu[eb.F1]*aa > tolU*(aa+ab) {
+				continue
+			}
 			p0 := bverts[eb.V0]
 			dp := bverts[eb.V1].Sub(p0)
 			l := dq.Cross(dp)
