@@ -10,25 +10,33 @@ import (
 	"tumble/sim"
 )
 
+// warmPreset loads the preset name with opts and steps it warm times.
+func warmPreset(b *testing.B, name string, opts scenes.Options, warm int) *sim.World {
+	b.Helper()
+	sc, ok := scenes.Preset(name)
+	if !ok {
+		b.Fatalf("no preset %s", name)
+	}
+	w, err := sc.World(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < warm; i++ {
+		if err := w.Step(); err != nil {
+			w.Close()
+			b.Fatal(err)
+		}
+	}
+	return w
+}
+
 // benchPreset steps a preset after warm steps and reports ms per step for each stage and in total,
 // with 1 and 2 workers. Allocations are per step (b.N steps).
 func benchPreset(b *testing.B, name string, warm int) {
 	for _, workers := range []int{1, 2} {
 		b.Run(fmt.Sprintf("%s/workers=%d", name, workers), func(b *testing.B) {
-			sc, ok := scenes.Preset(name)
-			if !ok {
-				b.Fatalf("no preset %s", name)
-			}
-			w, err := sc.World(scenes.Options{Workers: workers})
-			if err != nil {
-				b.Fatal(err)
-			}
+			w := warmPreset(b, name, scenes.Options{Workers: workers}, warm)
 			defer w.Close()
-			for i := 0; i < warm; i++ {
-				if err := w.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
 			var stages sim.Timings
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -65,17 +73,8 @@ func BenchmarkStepPile(b *testing.B) {
 func benchSolvers(b *testing.B, name string, warm int) {
 	for _, solver := range []sim.SolverKind{sim.PGS, sim.Jacobi, sim.XPBD} {
 		b.Run(fmt.Sprintf("%s/%v", name, solver), func(b *testing.B) {
-			sc, _ := scenes.Preset(name)
-			w, err := sc.World(scenes.Options{Solver: solver, Workers: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			w := warmPreset(b, name, scenes.Options{Solver: solver, Workers: 1}, warm)
 			defer w.Close()
-			for i := 0; i < warm; i++ {
-				if err := w.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

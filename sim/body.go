@@ -88,6 +88,12 @@ type Bodies struct {
 	SleepTime []float32
 	island    []uint32 // label of a sleeping body's island (0 when awake): waking one wakes all
 	handle    []uint32 // dense index -> handle slot
+	// rot is the rotation matrix of each body's orientation: a cache that every stage turning a
+	// local vector into world space reads, so it goes with the bodies and belongs to no stage. The
+	// step sizes it to the bodies and the bounds stage writes it from the orientations; a stage
+	// that rotates a body (XPBD's moves, the direct joints' projection, the position integration)
+	// writes that body's.
+	rot []Mat3
 }
 
 // Len returns the number of bodies.
@@ -136,6 +142,9 @@ func (b *Bodies) moveLast(i int) {
 	b.SleepTime[i], b.SleepTime = b.SleepTime[last], b.SleepTime[:last]
 	b.island[i], b.island = b.island[last], b.island[:last]
 	b.handle[i], b.handle = b.handle[last], b.handle[:last]
+	if last < len(b.rot) { // the step sizes rot to the bodies; until then the moved body's goes with it
+		b.rot[i] = b.rot[last]
+	}
 }
 
 // massProperties returns mass, inverse mass and inverse principal inertia for a body definition.

@@ -89,14 +89,8 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 	if w.backend != nil {
 		return w.backend.Contacts(w, out)
 	}
-	for k := range w.pipe.narrow.prev {
-		out = w.appendContacts(out, &w.pipe.narrow.prev[k])
-	}
-	b := &w.Bodies
-	for _, c := range w.pipe.sleep.slept {
-		if w.stillAsleep(c, b) {
-			out = append(out, c.ContactPoint)
-		}
+	for _, k := range w.pipe.keepers() {
+		out = k.appendContacts(&w.Bodies, -1, out)
 	}
 	return out
 }
@@ -121,27 +115,48 @@ func (w *World) ContactsOf(h Handle, out []ContactPoint) []ContactPoint {
 		}
 		return out
 	}
-	for k := range w.pipe.narrow.prev {
-		if m := &w.pipe.narrow.prev[k]; int(m.a) == i || int(m.b) == i {
-			out = w.appendContacts(out, m)
-		}
+	for _, k := range w.pipe.keepers() {
+		out = k.appendContacts(&w.Bodies, i, out)
 	}
-	b := &w.Bodies
-	for _, c := range w.pipe.sleep.slept {
-		if (c.BodyA == i || c.BodyB == i) && w.stillAsleep(c, b) {
-			out = append(out, c.ContactPoint)
+	return out
+}
+
+// appendContacts appends the points of last step's manifolds, all of them (body < 0) or those body
+// takes part in, as Contacts lists them.
+func (s *narrowStage) appendContacts(b *Bodies, body int, out []ContactPoint) []ContactPoint {
+	for k := range s.prev {
+		if m := &s.prev[k]; body < 0 || int(m.a) == body || int(m.b) == body {
+			out = manifoldContacts(out, b, m)
 		}
 	}
 	return out
 }
 
-// appendContacts appends manifold m's points, as Contacts lists them.
-func (w *World) appendContacts(out []ContactPoint, m *manifold) []ContactPoint {
-	b := &w.Bodies
+// saveState copies last step's manifolds, the warm-start cache, into st.
+func (s *narrowStage) saveState(st *State) { st.prev = append(st.prev[:0], s.prev...) }
+
+// restoreState makes last step's manifolds st's.
+func (s *narrowStage) restoreState(st *State) { s.prev = append(s.prev[:0], st.prev...) }
+
+// removeBody drops body i from last step's manifolds after the last body moved into i: renamed with
+// it (dropBody) when renames, else all of them go.
+func (s *narrowStage) removeBody(i, last int, renames bool) {
+	if renames {
+		s.dropBody(int32(i), int32(last))
+	} else {
+		s.prev = s.prev[:0]
+	}
+}
+
+// forget drops last step's manifolds.
+func (s *narrowStage) forget() { s.prev = s.prev[:0] }
+
+// manifoldContacts appends manifold m's points, as Contacts lists them.
+func manifoldContacts(out []ContactPoint, b *Bodies, m *manifold) []ContactPoint {
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		pA := ldv(&b.Position[m.a]).Add(mulMat(&w.pipe.frames.rot[m.a], cp.localA))
-		pB := ldv(&b.Position[m.b]).Add(mulMat(&w.pipe.frames.rot[m.b], cp.localB))
+		pA := ldv(&b.Position[m.a]).Add(mulMat(&b.rot[m.a], cp.localA))
+		pB := ldv(&b.Position[m.b]).Add(mulMat(&b.rot[m.b], cp.localB))
 		out = append(out, ContactPoint{
 			BodyA: int(m.a), BodyB: int(m.b), ChildA: int(m.child.a), ChildB: int(m.child.b), Position: pA.Add(pB).Scale(0.5).Vec3(), Normal: m.normal.Vec3(),
 			Separation: pB.Sub(pA).Dot(m.normal), NormalImpulse: cp.normalImpulse,
@@ -203,8 +218,8 @@ func (w *World) updateBounds(lo, hi int) {
 	half := 0.5 * w.settings.Speculative
 	for i := lo; i < hi; i++ {
 		q := &b.Rotation[i]
-		setRotation(&p.frames.rot[i], q.W, q.V[0], q.V[1], q.V[2])
-		p.bounds.boxes[i] = boundsFromRotation(b, i, &p.frames.rot[i], dt, half)
+		setRotation(&b.rot[i], q.W, q.V[0], q.V[1], q.V[2])
+		p.bounds.boxes[i] = boundsFromRotation(b, i, &b.rot[i], dt, half)
 		p.bounds.dynamic[i] = b.Type[i] == Dynamic && !b.Asleep[i]
 	}
 }
@@ -518,24 +533,23 @@ func (w *World) gatherFill(g int) {
 // that the other pairs keep their warm starts and cached points. A renamed manifold whose bodies would
 // change order (its other body above i) goes too: its normal, points and anchors are A's and B's in
 // that order. The rest keep their order and the renamed ones are merged in by pair, so prev stays
-// sorted for findPrev; the merge writes into manifolds, which holds nothing between steps. The moved
-// body's rotation matrix goes with it, for Contacts before the next step.
-func (p *pipeline) dropBody(i, last int32) {
+// sorted for findPrev; the merge writes into manifolds, which holds nothing between steps.
+func (s *narrowStage) dropBody(i, last int32) {
 	var moved []int32 // the renamed manifolds, in prev's order (by a)
-	for k := range p.narrow.prev {
-		if m := &p.narrow.prev[k]; i != last && m.b == last && m.a < i {
+	for k := range s.prev {
+		if m := &s.prev[k]; i != last && m.b == last && m.a < i {
 			moved = append(moved, int32(k))
 		}
 	}
-	out := p.narrow.manifolds[:0]
-	if cap(out) < len(p.narrow.prev) {
-		out = make([]manifold, 0, cap(p.narrow.prev))
+	out := s.manifolds[:0]
+	if cap(out) < len(s.prev) {
+		out = make([]manifold, 0, cap(s.prev))
 	}
 	next := 0
 	// emit appends the renamed manifolds whose pair (a, i) sorts before (a, b).
 	emit := func(a, b int32) {
 		for ; next < len(moved); next++ {
-			m := &p.narrow.prev[moved[next]]
+			m := &s.prev[moved[next]]
 			if m.a > a || m.a == a && i > b {
 				return
 			}
@@ -543,8 +557,8 @@ func (p *pipeline) dropBody(i, last int32) {
 			out[len(out)-1].b = i
 		}
 	}
-	for k := range p.narrow.prev {
-		m := &p.narrow.prev[k]
+	for k := range s.prev {
+		m := &s.prev[k]
 		if m.a == i || m.b == i || m.b == last {
 			continue // the removed body's, or the moved one's (renamed, or out of order)
 		}
@@ -552,10 +566,7 @@ func (p *pipeline) dropBody(i, last int32) {
 		out = append(out, *m)
 	}
 	emit(last, last)
-	p.narrow.prev, p.narrow.manifolds = out, p.narrow.prev[:0]
-	if i != last && int(last) < len(p.frames.rot) {
-		p.frames.rot[i] = p.frames.rot[last]
-	}
+	s.prev, s.manifolds = out, s.prev[:0]
 }
 
 // findPrev returns the index of last step's first manifold for the pair (a, b), or -1, and where
@@ -601,14 +612,6 @@ type boundsStage struct {
 	dynamic []bool
 }
 
-// bodyFrames is a cache derived from the bodies' orientations, per body: every stage that turns a
-// local vector into world space reads it, so it goes with the bodies (as Bodies does) and belongs to
-// no stage. The bounds stage writes it each step from the orientations; a stage that rotates a body
-// (XPBD's moves, the direct joints' projection, the position integration) writes that body's.
-type bodyFrames struct {
-	rot []Mat3 // the rotation matrix of each body's orientation
-}
-
 // narrowStage is the Narrow stage's: the pairs' candidate manifolds, this step's manifolds and last step's.
 type narrowStage struct {
 	widePrep     bool         // the wide stage computes its batches' rows as it packs them (the wide stage's, handed by prepare)
@@ -640,7 +643,7 @@ type narrowStage struct {
 // noteApproach records at prepare time that a point approaches at relVel: one faster than the
 // restitution threshold makes the restitution pass run (narrowStage.mayBounce).
 func (p *pipeline) noteApproach(relVel float32) {
-	if relVel <= -p.ctx.restThreshold && atomic.LoadUint32(&p.narrow.mayBounce) == 0 {
+	if relVel <= -p.plan.ctx.restThreshold && atomic.LoadUint32(&p.narrow.mayBounce) == 0 {
 		atomic.StoreUint32(&p.narrow.mayBounce, 1)
 	}
 }

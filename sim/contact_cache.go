@@ -115,7 +115,7 @@ func (p *pipeline) cacheHolds(b *Bodies, om *manifold, ia, ib int32, margin floa
 	if c.margin <= 0 || margin > c.margin+cacheMarginGrowth*p.narrow.speculative {
 		return false
 	}
-	d, q := relPose(b, &p.frames.rot[ia], ia, ib)
+	d, q := relPose(b, &b.rot[ia], ia, ib)
 	if s := d.Sub(c.rel); s.Dot(s) > CacheMaxShift*CacheMaxShift {
 		return false
 	}
@@ -128,7 +128,7 @@ func (p *pipeline) cacheHolds(b *Bodies, om *manifold, ia, ib int32, margin floa
 // afresh along the normal, and its feature id kept.
 func (p *pipeline) fromCache(b *Bodies, om *manifold, ia, ib int32, m *collide.Manifold) {
 	c := &om.cache
-	rA, rB := &p.frames.rot[ia], &p.frames.rot[ib]
+	rA, rB := &b.rot[ia], &b.rot[ib]
 	xA, xB := ldv(&b.Position[ia]), ldv(&b.Position[ib])
 	n := mulMat(rA, c.normal)
 	stv(&m.Normal, n)
@@ -159,7 +159,7 @@ func (p *pipeline) keepCache(b *Bodies, m *manifold, k int, sub int32, c *collid
 		return
 	}
 	ia, ib := m.a, m.b
-	rA, rB := &p.frames.rot[ia], &p.frames.rot[ib]
+	rA, rB := &b.rot[ia], &b.rot[ib]
 	mc := &m.cache
 	mc.rel, mc.rot = relPose(b, rA, ia, ib)
 	n := ldv(&c.Normal)

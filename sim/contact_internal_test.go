@@ -86,7 +86,7 @@ func TestDropBodyMatchesFilterAndSort(t *testing.T) {
 		sort.SliceStable(want, func(x, y int) bool {
 			return want[x].a < want[y].a || want[x].a == want[y].a && want[x].b < want[y].b
 		})
-		p.dropBody(i, last)
+		p.narrow.dropBody(i, last)
 		if len(p.narrow.prev) != len(want) {
 			t.Fatalf("trial %d (remove %d of %d): %d manifolds kept, want %d", trial, i, n, len(p.narrow.prev), len(want))
 		}

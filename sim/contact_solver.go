@@ -113,9 +113,9 @@ func (w *World) prepareContacts(lo, hi int) {
 					// Keep the old anchors unless they lie far apart along the contact plane: a
 					// sticking point drifts by millimetres, so a larger gap means the feature id now
 					// names another point of the manifold.
-					d := mulMat(&p.frames.rot[o], op.anchorB).Add(xB).Sub(mulMat(&p.frames.rot[a], op.anchorA)).Sub(xA)
+					d := mulMat(&b.rot[o], op.anchorB).Add(xB).Sub(mulMat(&b.rot[a], op.anchorA)).Sub(xA)
 					d = d.Sub(n.Scale(d.Dot(n)))
-					if d.Dot(d) < p.ctx.anchorReach*p.ctx.anchorReach {
+					if d.Dot(d) < p.plan.ctx.anchorReach*p.plan.ctx.anchorReach {
 						cp.anchorA, cp.anchorB, cp.kept = op.anchorA, op.anchorB, true
 					}
 				}
@@ -143,9 +143,9 @@ func (w *World) prepareContacts(lo, hi int) {
 // softOf returns the softness of manifold m's biased rows: the static one where a body does not move.
 func (w *World) softOf(m *manifold) *softness {
 	if b := &w.Bodies; b.InvMass[m.a] == 0 || b.InvMass[m.b] == 0 {
-		return &w.pipe.ctx.staticSoft
+		return &w.pipe.plan.ctx.staticSoft
 	}
-	return &w.pipe.ctx.soft
+	return &w.pipe.plan.ctx.soft
 }
 
 // prepareRows computes the rows of manifold k's points (prepareContacts): their lever arms, inertia
@@ -183,8 +183,8 @@ func (w *World) prepareRows(k int) {
 		cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
 		cp.it1A, cp.it1B = mulMat(iA, cp.t1A), mulMat(iB, cp.t1B)
 		cp.it2A, cp.it2B = mulMat(iA, cp.t2A), mulMat(iB, cp.t2B)
-		cp.localA = mulMatT(&p.frames.rot[a], rA)
-		cp.localB = mulMatT(&p.frames.rot[o], rB)
+		cp.localA = mulMatT(&b.rot[a], rA)
+		cp.localB = mulMatT(&b.rot[o], rB)
 		if !cp.kept {
 			cp.anchorA, cp.anchorB = cp.localA, cp.localB
 		}
@@ -239,9 +239,9 @@ func (p *pipeline) normalRow(cp *contactPoint, biasRate, s, vn float32, useBias 
 	var imp float32
 	switch {
 	case s > 0:
-		imp = -cp.normalMass * (vn + s*p.ctx.invH)
+		imp = -cp.normalMass * (vn + s*p.plan.ctx.invH)
 	case useBias:
-		imp = -cp.softMass*(vn+max(biasRate*s, -p.ctx.maxPush)) - cp.leak*cp.normalImpulse
+		imp = -cp.softMass*(vn+max(biasRate*s, -p.plan.ctx.maxPush)) - cp.leak*cp.normalImpulse
 	default:
 		imp = -cp.normalMass * vn
 	}
@@ -332,7 +332,7 @@ func (w *World) solveManifold(m *manifold, useBias bool) {
 	vB, wB := ldv(&b.Velocity[ib]), ldv(&b.AngularVelocity[ib])
 	n := m.normal
 	pts := m.pts[:m.count]
-	invH, maxPush, biasRate := p.ctx.invH, p.ctx.maxPush, m.biasRate
+	invH, maxPush, biasRate := p.plan.ctx.invH, p.plan.ctx.maxPush, m.biasRate
 	dvn := n.Dot(vB.Sub(vA))
 	var sum float32
 	for i := range pts {
@@ -444,7 +444,7 @@ func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 // the solver sees penetration shrink as it pushes out) and the friction anchors' drift.
 func (w *World) refreshManifold(m *manifold) {
 	b := &w.Bodies
-	rotA, rotB := &w.pipe.frames.rot[m.a], &w.pipe.frames.rot[m.b]
+	rotA, rotB := &b.rot[m.a], &b.rot[m.b]
 	xA, xB := ldv(&b.Position[m.a]), ldv(&b.Position[m.b])
 	var drift vec
 	for i := 0; i < int(m.count); i++ {
@@ -534,7 +534,7 @@ func (w *World) warmStartManifold(k int) {
 // Only points that approached faster than the threshold and actually pushed this step bounce: resting
 // contacts (slow approach) stay put.
 func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
-	if cp.relVel > -p.ctx.restThreshold || cp.maxNormal == 0 {
+	if cp.relVel > -p.plan.ctx.restThreshold || cp.maxNormal == 0 {
 		return 0
 	}
 	imp := -cp.normalMass * (vn + e*cp.relVel)
@@ -567,7 +567,7 @@ func (w *World) restituteManifold(k int, record bool) {
 	// their bodies are neither loaded nor stored.
 	bounces := false
 	for i := range m.pts[:m.count] {
-		if cp := &m.pts[i]; cp.relVel <= -p.ctx.restThreshold && cp.maxNormal != 0 {
+		if cp := &m.pts[i]; cp.relVel <= -p.plan.ctx.restThreshold && cp.maxNormal != 0 {
 			bounces = true
 			break
 		}

@@ -60,7 +60,7 @@ func dot(a, b Vec3) float32 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
 func (w *World) integrateVelocities(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	h := p.ctx.h
+	h := p.plan.ctx.h
 	g := w.settings.Gravity.Mul(h)
 	var batch [wideLanes]int32
 	nb := 0
@@ -96,7 +96,7 @@ func (w *World) integrateVelocities(lo, hi int) {
 // gyro integrates body i's gyroscopic term over h (gyroStep in the body frame).
 func (w *World) gyro(i int, h float32) {
 	b := &w.Bodies
-	rot := &w.pipe.frames.rot[i]
+	rot := &b.rot[i]
 	stv(&b.AngularVelocity[i], mulMat(rot, gyroStep(mulMatT(rot, ldv(&b.AngularVelocity[i])), &b.InvInertiaLocal[i], h)))
 }
 
@@ -157,7 +157,7 @@ func skew(v Vec3) Mat3 {
 func (w *World) integratePositions(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
-	h := p.ctx.h
+	h := p.plan.ctx.h
 	hh := 0.5 * h
 	var batch [wideLanes]int32
 	nb := 0
@@ -201,7 +201,7 @@ func (w *World) rotate(i int, hh float32) {
 	dz := (om.X*qy - om.Y*qx) + om.Z*qw
 	qw, qx, qy, qz = normalizeQuat(qw+hh*dw, qx+dx*hh, qy+dy*hh, qz+dz*hh)
 	q.W, q.V[0], q.V[1], q.V[2] = qw, qx, qy, qz
-	setRotation(&w.pipe.frames.rot[i], qw, qx, qy, qz)
+	setRotation(&b.rot[i], qw, qx, qy, qz)
 }
 
 // wideRotateKernel is rotate over the eight bodies of idx, one per lane, in builds with the wide

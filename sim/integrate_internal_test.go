@@ -45,9 +45,9 @@ func TestGyroWideMatchesScalar(t *testing.T) {
 		mustAdd(t, w, BodyDef{Shape: boxShape(size*(0.5+r.Float32()), size*(0.1+r.Float32()*0.3), size*(0.1+r.Float32()*2)),
 			Rotation: q, Mass: mass})
 	}
-	w.pipe.frames.rot = resize(w.pipe.frames.rot, n)
+	w.Bodies.rot = resize(w.Bodies.rot, n)
 	for i := range n {
-		w.pipe.frames.rot[i] = quatMat3(w.Bodies.Rotation[i])
+		w.Bodies.rot[i] = quatMat3(w.Bodies.Rotation[i])
 	}
 	var idx [wideLanes]int32
 	for trial := 0; trial < 400; trial++ {
@@ -88,7 +88,7 @@ func TestRotateWideMatchesScalar(t *testing.T) {
 	for range n {
 		mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.2, 0.1), Mass: 1})
 	}
-	w.pipe.frames.rot = resize(w.pipe.frames.rot, n)
+	w.Bodies.rot = resize(w.Bodies.rot, n)
 	cases := map[string]int{}
 	var idx [wideLanes]int32
 	for trial := 0; trial < 2000; trial++ {
@@ -108,14 +108,14 @@ func TestRotateWideMatchesScalar(t *testing.T) {
 			}
 			w.Bodies.Rotation[i] = q
 			w.Bodies.AngularVelocity[i] = Vec3{(r.Float32()*2 - 1) * spin, (r.Float32()*2 - 1) * spin, (r.Float32()*2 - 1) * spin}
-			w.pipe.frames.rot[i] = Mat3{}
+			w.Bodies.rot[i] = Mat3{}
 		}
 		want := make([]Quat, n)
 		wantRot := make([]Mat3, n)
 		q0 := append([]Quat(nil), w.Bodies.Rotation...)
 		for i := range n {
 			w.rotate(i, hh)
-			want[i], wantRot[i] = w.Bodies.Rotation[i], w.pipe.frames.rot[i]
+			want[i], wantRot[i] = w.Bodies.Rotation[i], w.Bodies.rot[i]
 			nw, nx, ny, nz := want[i].W, want[i].V[0], want[i].V[1], want[i].V[2]
 			switch l := nw*nw + nx*nx + ny*ny + nz*nz; {
 			case q0[i] == (Quat{}):
@@ -138,8 +138,8 @@ func TestRotateWideMatchesScalar(t *testing.T) {
 				t.Fatalf("trial %d (hh %v, spin %v), body %d from %v: wide %v, scalar %v", trial, hh, spin, i, q0[i], got, want[i])
 			}
 			for e := range 9 {
-				if g, h := w.pipe.frames.rot[i][e], wantRot[i][e]; math.Float32bits(g) != math.Float32bits(h) && (g == g || h == h) {
-					t.Fatalf("trial %d, body %d: rotation matrix element %d: wide %v, scalar %v", trial, i, e, w.pipe.frames.rot[i], wantRot[i])
+				if g, h := w.Bodies.rot[i][e], wantRot[i][e]; math.Float32bits(g) != math.Float32bits(h) && (g == g || h == h) {
+					t.Fatalf("trial %d, body %d: rotation matrix element %d: wide %v, scalar %v", trial, i, e, w.Bodies.rot[i], wantRot[i])
 				}
 			}
 		}

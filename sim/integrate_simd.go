@@ -65,7 +65,7 @@ func rotateWide(w *World, idx [wideLanes]int32, hh float32) {
 	two.Mul(yz.Sub(wx)).Store(&g[11])
 	one.Sub(two.Mul(xx.Add(yy))).Store(&g[12])
 	archsimd.ClearAVXUpperBits()
-	rot := w.pipe.frames.rot
+	rot := b.rot
 	for l, i := range idx {
 		q := &qs[i]
 		q.W, q.V[0], q.V[1], q.V[2] = g[0][l], g[1][l], g[2][l], g[3][l]
@@ -83,7 +83,7 @@ func gyroWide(w *World, idx [wideLanes]int32, h float32) {
 	b := &w.Bodies
 	var rot [9]lanes
 	hv := bc(h) // first: h arrives in a register that bc copies with MOVSS
-	gatherMatTo(&rot, w.pipe.frames.rot, &idx, true)
+	gatherMatTo(&rot, b.rot, &idx, true)
 	inv := gather(b.InvInertiaLocal, &idx, true)
 	w1 := mulAtT(&rot, gather(b.AngularVelocity, &idx, true))
 	var zero f8

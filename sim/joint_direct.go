@@ -522,7 +522,7 @@ func (w *World) solveJointsDirect(useBias bool) {
 		w.loadDirectErrors()
 	}
 	b := &w.Bodies
-	invH := w.pipe.ctx.invH
+	invH := w.pipe.plan.ctx.invH
 	for k := range d.joints {
 		dj := &d.joints[k]
 		var va, wa, vb, wb vec
@@ -619,7 +619,7 @@ func (w *World) displace(i int32, dx, th vec) {
 	q.V = q.V.Add(t.Mul(0.5 * b.Rotation[i].W).Add(cross(t, b.Rotation[i].V).Mul(0.5)))
 	q = q.Normalize()
 	b.Rotation[i] = q
-	w.pipe.frames.rot[i] = quatMat3(q)
+	b.rot[i] = quatMat3(q)
 }
 
 // solve solves A x = r with the factor (r is overwritten).

@@ -114,7 +114,7 @@ func TestJointRowsMatchFiniteDifferences(t *testing.T) {
 			}
 			n := b.Len()
 			p := &w.pipe
-			p.frames.rot = resize(p.frames.rot, n)
+			b.rot = resize(b.rot, n)
 			p.graph.count = resize(p.graph.count, n)
 			x0, q0 := append([]Vec3(nil), b.Position...), append([]Quat(nil), b.Rotation...)
 			pose := func(eps float32) {
@@ -122,7 +122,7 @@ func TestJointRowsMatchFiniteDifferences(t *testing.T) {
 					b.Position[i] = x0[i].Add(b.Velocity[i].Mul(eps))
 					om := b.AngularVelocity[i]
 					b.Rotation[i] = mgl32.QuatRotate(om.Len()*eps, om.Normalize()).Mul(q0[i]).Normalize()
-					p.frames.rot[i] = quatMat3(b.Rotation[i])
+					b.rot[i] = quatMat3(b.Rotation[i])
 					b.InvInertiaWorld[i] = worldInertia(b.Rotation[i], b.InvInertiaLocal[i])
 				}
 				w.prepareJoints()

@@ -18,15 +18,15 @@ func (w *World) solveBall(j *joint, mode PassMode) {
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
 	if def.Friction > 0 && !mode.pseudo() { // friction acts on velocities, not poses
-		L := j.fric.impulse3(wA, wB, def.Friction/p.ctx.invH)
+		L := j.fric.impulse3(wA, wB, def.Friction/p.plan.ctx.invH)
 		wA, wB = wA.Sub(mulMat(&j.iA, L)), wB.Add(mulMat(&j.iB, L))
 	}
 	if def.Swing > 0 {
-		wA, wB = limitRow(&j.swing, wA, wB, soft, useBias, p.ctx.invH)
+		wA, wB = limitRow(&j.swing, wA, wB, soft, useBias, p.plan.ctx.invH)
 	}
 	if def.HasTwist {
-		wA, wB = limitRow(&j.twist.lower, wA, wB, soft, useBias, p.ctx.invH)
-		wA, wB = limitRow(&j.twist.upper, wA, wB, soft, useBias, p.ctx.invH)
+		wA, wB = limitRow(&j.twist.lower, wA, wB, soft, useBias, p.plan.ctx.invH)
+		wA, wB = limitRow(&j.twist.upper, wA, wB, soft, useBias, p.plan.ctx.invH)
 	}
 	if !p.joints.useDirect {
 		vA, wA, vB, wB = j.pointRow(vA, wA, vB, wB, soft, useBias)
@@ -44,9 +44,9 @@ func (w *World) solveHinge(j *joint, mode PassMode) {
 	if def.driven() && !mode.pseudo() { // a motor or friction drives velocities, not poses
 		r := &j.angle.motor
 		m := def.drive()
-		maxImpulse := m.MaxForce / p.ctx.invH
+		maxImpulse := m.MaxForce / p.plan.ctx.invH
 		v := r.rb.Dot(wB) - r.ra.Dot(wA)
-		acc := min(max(r.impulse+r.mass*(m.rate(j.coord, !def.HasLimits, p.ctx.invH, r.mass)-v), -maxImpulse), maxImpulse)
+		acc := min(max(r.impulse+r.mass*(m.rate(j.coord, !def.HasLimits, p.plan.ctx.invH, r.mass)-v), -maxImpulse), maxImpulse)
 		imp := acc - r.impulse
 		r.impulse = acc
 		if imp != 0 {
@@ -54,8 +54,8 @@ func (w *World) solveHinge(j *joint, mode PassMode) {
 		}
 	}
 	if def.HasLimits {
-		wA, wB = limitRow(&j.angle.lower, wA, wB, soft, useBias, p.ctx.invH)
-		wA, wB = limitRow(&j.angle.upper, wA, wB, soft, useBias, p.ctx.invH)
+		wA, wB = limitRow(&j.angle.lower, wA, wB, soft, useBias, p.plan.ctx.invH)
+		wA, wB = limitRow(&j.angle.upper, wA, wB, soft, useBias, p.plan.ctx.invH)
 	}
 	if !p.joints.useDirect {
 		L := j.hinge.impulse2(wA, wB, soft, useBias)

@@ -77,11 +77,10 @@ func (p *pipeline) jointed(a, b int32) bool {
 // and identity for the static world).
 func (w *World) jointPoses(j *joint) (xA, xB vec, rA, rB *Mat3) {
 	b := &w.Bodies
-	p := &w.pipe
-	xA, rA = ldv(&b.Position[j.a]), &p.frames.rot[j.a]
+	xA, rA = ldv(&b.Position[j.a]), &b.rot[j.a]
 	xB, rB = vec{}, &identity3
 	if j.b >= 0 {
-		xB, rB = ldv(&b.Position[j.b]), &p.frames.rot[j.b]
+		xB, rB = ldv(&b.Position[j.b]), &b.rot[j.b]
 	}
 	return
 }
@@ -270,25 +269,25 @@ func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
 	switch def.Type {
 	case Ball:
 		if def.Friction > 0 && !pseudo {
-			j.fric.solve(s, def.Friction/p.ctx.invH)
+			j.fric.solve(s, def.Friction/p.plan.ctx.invH)
 		}
 		if def.Swing > 0 {
-			j.swing.solveLimit(s, soft, useBias, p.ctx.invH)
+			j.swing.solveLimit(s, soft, useBias, p.plan.ctx.invH)
 		}
 		if def.HasTwist {
-			j.twist.solve(s, soft, useBias, p.ctx.invH, true, nil, 0, false)
+			j.twist.solve(s, soft, useBias, p.plan.ctx.invH, true, nil, 0, false)
 		}
 		if !p.joints.useDirect {
 			j.point.solve(s, soft, useBias)
 		}
 	case Hinge:
-		j.angle.solve(s, soft, useBias, p.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, soft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.hinge.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
 	case Piston:
-		j.angle.solve(s, soft, useBias, p.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, soft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.rot.solve(s, soft, useBias)
 			j.perp[0].solveEquality(s, soft, useBias)

@@ -316,7 +316,7 @@ func TestBallSwingAndTwistLimitsHold(t *testing.T) {
 		worstS, worstT := float32(-1), float32(-1)
 		for s := 0; s < 300; s++ {
 			run(t, w, 1)
-			_, _, _, sw, tw := swingTwist(j, &w.pipe.frames.rot[0], &identity3)
+			_, _, _, sw, tw := swingTwist(j, &w.Bodies.rot[0], &identity3)
 			worstS = max(worstS, sw-swing)
 			worstT = max(worstT, vecmath.Abs(tw)-twist)
 		}

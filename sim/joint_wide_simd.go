@@ -152,12 +152,11 @@ func refreshJointsWide(w *World, bt *wideJointBatch) {
 
 // refreshJointsHalf is refreshJointsWide over half h of a batch.
 func refreshJointsHalf(h int, w *World, bt *wideJointBatch) {
-	p := &w.pipe
 	b := &w.Bodies
 	var RA, RB [9]lanes
 	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
-	gatherMatTo(&RA, p.frames.rot, ia, !bt.safe)
-	gatherMatTo(&RB, p.frames.rot, ib, !bt.safe)
+	gatherMatTo(&RA, b.rot, ia, !bt.safe)
+	gatherMatTo(&RB, b.rot, ib, !bt.safe)
 	xA, xB := gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
 	rA, rB := mulAt(&RA, lh3(&bt.localA, h)), mulAt(&RB, lh3(&bt.localB, h))
 	pt := &bt.point

@@ -99,7 +99,7 @@ func testWideJoints(t *testing.T, name string, s Settings, o Options, rest, stat
 			}
 			if j := &got.joints[k]; j.wide >= 0 && j.def.Friction > 0 {
 				// the friction impulse at its bound friction h (sliding), or within it and not zero
-				bound := float64(j.def.Friction / p.ctx.invH)
+				bound := float64(j.def.Friction / p.plan.ctx.invH)
 				f := math.Abs(float64(j.angle.motor.impulse))
 				if j.def.Type == Ball {
 					f = math.Sqrt(float64(j.fric.impulse.Dot(j.fric.impulse)))

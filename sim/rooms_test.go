@@ -163,13 +163,67 @@ func stageRefs(t *testing.T, srcs map[string]string) map[string][]string {
 	return refs
 }
 
-// notStages names the pipeline's fields that are no stage: the read-only context that the executor
-// fixes before the step's stages run and every stage reads, as Box2D v3's b2StepContext, and the
-// per-body cache derived from the bodies' orientations, which goes with the bodies as Bodies does
-// (every stage reads and moves the bodies; none owns them).
+// notStages names the pipeline's one field that is no stage: the plan, the step's ops and the
+// constants they run with (Box2D v3's b2StepContext), which the executor writes before the step's
+// stages run and every stage reads. The bodies' rotation matrices are a cache that goes with the
+// bodies (Bodies.rot), outside the pipeline.
 var notStages = map[string]string{
-	"frames": "the bodies' rotation matrices, derived from their orientations",
-	"ctx":    "the step's constants (h, invH, softness, maxPush, restThreshold, anchorReach), fixed in prepare",
+	"plan": "the step's ops and constants (h, invH, softness, maxPush, restThreshold, anchorReach), written by the executor",
+}
+
+// TestPipelineHoldsStagesAndPlan checks the pipeline's fields: each a stage's struct (a type named
+// xxxStage, declared in the package, held by name, not embedded) or the plan, so that no state of
+// several concerns creeps back beside the stages.
+func TestPipelineHoldsStagesAndPlan(t *testing.T) {
+	fset := token.NewFileSet()
+	structs := map[string]bool{}
+	var fields []*ast.Field
+	for name, src := range packageSources(t) {
+		f, err := parser.ParseFile(fset, name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				structs[ts.Name.Name] = true
+				if ts.Name.Name == "pipeline" {
+					fields = st.Fields.List
+				}
+			}
+			return false
+		})
+	}
+	if fields == nil {
+		t.Fatal("no pipeline struct found")
+	}
+	plan := false
+	for _, fl := range fields {
+		id, ok := fl.Type.(*ast.Ident)
+		if !ok || len(fl.Names) == 0 {
+			t.Errorf("pipeline field %s: a stage's struct held by name, not %T", fset.Position(fl.Pos()), fl.Type)
+			continue
+		}
+		for _, nm := range fl.Names {
+			switch {
+			case nm.Name == "plan" && id.Name == "planStage":
+				plan = true
+			case notStages[nm.Name] != "":
+				t.Errorf("pipeline.%s is in notStages, which names the plan alone", nm.Name)
+			case !strings.HasSuffix(id.Name, "Stage") || !structs[id.Name]:
+				t.Errorf("pipeline.%s is a %s: the pipeline holds the stages' structs and the plan only", nm.Name, id.Name)
+			}
+		}
+	}
+	if !plan {
+		t.Error("the pipeline holds no plan (plan planStage)")
+	}
+	if len(notStages) != 1 {
+		t.Errorf("notStages names %d fields, want the plan alone", len(notStages))
+	}
 }
 
 // orchestratorFiles and orchestratorFuncs are the step's executor: the one part of the package that
@@ -198,20 +252,12 @@ func isOrchestrator(key string) bool {
 }
 
 // stageAllowlist lists the functions outside the executor that still touch more than one stage's
-// struct, each with what it reads of the other stages. It may only shrink: a function that no longer
-// does must leave it (TestStagesKeepToTheirRooms fails until it does).
-//
-// What is left are the World's public reads and edits of the state the steps keep, which run between
-// steps as the executor does and, like it, are entry points rather than stages: an edit or a snapshot
-// of the whole state must reach each stage that holds a part of it, and Contacts lists the contacts
-// where they are (the narrow stage's and the sleeping islands').
-var stageAllowlist = map[string]string{
-	"contact.go:World.Contacts":   "the sleeping islands' kept contacts beside the narrow stage's",
-	"contact.go:World.ContactsOf": "one body's contacts, as Contacts reads them",
-	"state.go:World.SaveState":    "saves the narrow and sleep stages' parts of the state",
-	"state.go:World.RestoreState": "restores the narrow and sleep stages' parts of the state",
-	"world.go:World.RemoveBody":   "drops the body from the narrow and sleep stages",
-}
+// struct, each with what it reads of the other stages. It is empty and may only stay so: a function
+// on it that no longer does fails TestStagesKeepToTheirRooms, as does any function outside the
+// executor that touches two stages. The World's public reads and edits of the state the stages keep
+// between steps (Contacts, SaveState, RestoreState, RemoveBody) reach each stage's part through the
+// executor's list of them (pipeline.keepers in step.go).
+var stageAllowlist = map[string]string{}
 
 // TestStagesKeepToTheirRooms holds the package to its rule: a stage's functions read and write their
 // own stage's struct and what the executor hands them, and only the executor reads several stages'.

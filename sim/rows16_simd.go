@@ -90,7 +90,7 @@ func solve16(w *World, bt *wideBatch, h int, useBias bool) {
 	stv16(&lin[1], vB)
 	var zero f16
 	sum := zero
-	minPush, invH := neg16(bc16(w.pipe.ctx.maxPush)), bc16(w.pipe.ctx.invH)
+	minPush, invH := neg16(bc16(w.pipe.plan.ctx.maxPush)), bc16(w.pipe.plan.ctx.invH)
 	for i := range bt.maxCount {
 		cp := point16(&bt.pts[i], h)
 		vn := dvn.Add(lv16(&cp.nB).dot(wB)).Sub(lv16(&cp.nA).dot(wA))
@@ -382,7 +382,7 @@ type jointConsts16 struct {
 func (k *jointConsts16) set(p *pipeline) {
 	s := &p.joints.jointSoft
 	var zero f16
-	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc16(p.ctx.invH), bc16(s.biasRate), bc16(s.massScale),
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc16(p.plan.ctx.invH), bc16(s.biasRate), bc16(s.massScale),
 		bc16(s.impulseScale), zero, bc16(1)
 }
 

@@ -90,7 +90,7 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 	stv8(&lin[1], vB)
 	var zero f8
 	sum := zero
-	minPush, invH := neg(bc(w.pipe.ctx.maxPush)), bc(w.pipe.ctx.invH)
+	minPush, invH := neg(bc(w.pipe.plan.ctx.maxPush)), bc(w.pipe.plan.ctx.invH)
 	for i := range bt.maxCount {
 		cp := point8(&bt.pts[i], h)
 		vn := dvn.Add(lv8(&cp.nB).dot(wB)).Sub(lv8(&cp.nA).dot(wA))
@@ -382,7 +382,7 @@ type jointConsts8 struct {
 func (k *jointConsts8) set(p *pipeline) {
 	s := &p.joints.jointSoft
 	var zero f8
-	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc(p.ctx.invH), bc(s.biasRate), bc(s.massScale),
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc(p.plan.ctx.invH), bc(s.biasRate), bc(s.massScale),
 		bc(s.impulseScale), zero, bc(1)
 }
 

@@ -110,7 +110,7 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 	stv_W(&lin[1], vB)
 	var zero f_W
 	sum := zero
-	minPush, invH := neg_W(bc_W(w.pipe.ctx.maxPush)), bc_W(w.pipe.ctx.invH)
+	minPush, invH := neg_W(bc_W(w.pipe.plan.ctx.maxPush)), bc_W(w.pipe.plan.ctx.invH)
 	for i := range bt.maxCount {
 		cp := point_W(&bt.pts[i], h)
 		vn := dvn.Add(lv_W(&cp.nB).dot(wB)).Sub(lv_W(&cp.nA).dot(wA))
@@ -402,7 +402,7 @@ type jointConsts_W struct {
 func (k *jointConsts_W) set(p *pipeline) {
 	s := &p.joints.jointSoft
 	var zero f_W
-	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc_W(p.ctx.invH), bc_W(s.biasRate), bc_W(s.massScale),
+	k.invH, k.biasRate, k.massScale, k.impulseScale, k.zero, k.one = bc_W(p.plan.ctx.invH), bc_W(s.biasRate), bc_W(s.massScale),
 		bc_W(s.impulseScale), zero, bc_W(1)
 }
 

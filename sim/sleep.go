@@ -296,7 +296,7 @@ func (w *World) keepSleptContacts(manifolds []manifold) {
 		if l == 0 {
 			continue
 		}
-		p.sleep.sleptScratch = w.appendContacts(p.sleep.sleptScratch[:0], m)
+		p.sleep.sleptScratch = manifoldContacts(p.sleep.sleptScratch[:0], b, m)
 		for _, c := range p.sleep.sleptScratch {
 			p.sleep.slept = append(p.sleep.slept, sleptContact{c, l})
 		}
@@ -305,7 +305,7 @@ func (w *World) keepSleptContacts(manifolds []manifold) {
 
 // stillAsleep says whether a kept contact's island still sleeps: its dynamic bodies are asleep under
 // its label.
-func (w *World) stillAsleep(c sleptContact, b *Bodies) bool {
+func (c *sleptContact) stillAsleep(b *Bodies) bool {
 	for _, i := range [2]int{c.BodyA, c.BodyB} {
 		if i >= b.Len() {
 			return false
@@ -326,8 +326,53 @@ func (w *World) pruneSlept() {
 	}
 	p.sleep.sleptStale = false
 	b := &w.Bodies
-	p.sleep.slept = slices.DeleteFunc(p.sleep.slept, func(c sleptContact) bool { return !w.stillAsleep(c, b) })
+	p.sleep.slept = slices.DeleteFunc(p.sleep.slept, func(c sleptContact) bool { return !c.stillAsleep(b) })
 }
+
+// appendContacts appends the sleeping islands' kept contacts whose islands still sleep, all of them
+// (body < 0) or those body takes part in, as Contacts lists them.
+func (s *sleepStage) appendContacts(b *Bodies, body int, out []ContactPoint) []ContactPoint {
+	for k := range s.slept {
+		if c := &s.slept[k]; (body < 0 || c.BodyA == body || c.BodyB == body) && c.stillAsleep(b) {
+			out = append(out, c.ContactPoint)
+		}
+	}
+	return out
+}
+
+// saveState copies the sleeping bookkeeping into st: the next island label and the islands to wake.
+// The kept contacts are left out: they serve Contacts only.
+func (s *sleepStage) saveState(st *State) {
+	st.nextLabel = s.nextLabel
+	st.wakeLabels = append(st.wakeLabels[:0], s.wakeLabels...)
+}
+
+// restoreState makes the sleeping bookkeeping st's. The kept contacts go (Contacts lists a restored
+// sleeping island's contacts again once it wakes and sleeps again).
+func (s *sleepStage) restoreState(st *State) {
+	s.slept = s.slept[:0]
+	s.nextLabel = st.nextLabel
+	s.wakeLabels = append(s.wakeLabels[:0], st.wakeLabels...)
+}
+
+// removeBody drops body i's kept contacts after the last body moved into i, and renames the moved
+// body's (last becoming i) whatever renames says: they are points for Contacts, not warm starts, so
+// a settled pyramid's contacts do not vanish from the view when a body elsewhere is removed.
+func (s *sleepStage) removeBody(i, last int, _ bool) {
+	s.slept = slices.DeleteFunc(s.slept, func(c sleptContact) bool { return c.BodyA == i || c.BodyB == i })
+	for k := range s.slept {
+		c := &s.slept[k]
+		if c.BodyA == last {
+			c.BodyA = i
+		}
+		if c.BodyB == last {
+			c.BodyB = i
+		}
+	}
+}
+
+// forget drops the kept contacts.
+func (s *sleepStage) forget() { s.slept = s.slept[:0] }
 
 // unionFind is a union-find over bodies: each entry is its body's parent, a root its own.
 type unionFind []int32

@@ -84,7 +84,7 @@ func (impulseSolver) run(w *World, op Op) bool {
 	return true
 }
 
-func (impulseSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
+func (impulseSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.plan.ctx.invH) }
 
 // impulseProjectPasses is the number of projection passes per sub-step; impulseProjectFraction is the
 // share of the overlap beyond the slop each pass removes (all of it overshoots in a pile, where one
@@ -113,14 +113,14 @@ func (w *World) impulseManifold(m *manifold) {
 		if cp.sep > w.settings.LinearSlop {
 			continue // not touching yet (a speculative point)
 		}
-		rA, rB := mulMat(&p.frames.rot[m.a], cp.localA), mulMat(&p.frames.rot[m.b], cp.localB)
+		rA, rB := mulMat(&b.rot[m.a], cp.localA), mulMat(&b.rot[m.b], cp.localB)
 		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
 		vn := v.Dot(n)
 		if vn >= 0 {
 			continue
 		}
 		e := float32(0)
-		if !w.settings.NoRestitution && -vn > p.ctx.restThreshold {
+		if !w.settings.NoRestitution && -vn > p.plan.ctx.restThreshold {
 			e = m.restitution
 		}
 		vt := v.Sub(n.Scale(vn))

@@ -49,7 +49,7 @@ func (jacobiSolver) run(w *World, op Op) bool {
 	})
 }
 
-func (jacobiSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
+func (jacobiSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.plan.ctx.invH) }
 
 // jacobiRestitutionPasses is the number of restitution passes the Jacobi solver makes.
 const jacobiRestitutionPasses = 8

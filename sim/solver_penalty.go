@@ -98,7 +98,7 @@ func (penaltySolver) run(w *World, op Op) bool {
 	return true
 }
 
-func (penaltySolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
+func (penaltySolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.plan.ctx.invH) }
 
 // penaltyManifold records, for gatherImpulses, the impulses over one sub-step of the spring and friction
 // forces of a manifold's overlapping points, all from the velocities at the sub-step's start.
@@ -112,7 +112,7 @@ func (w *World) penaltyManifold(km int) {
 	if s.mA == 0 && s.mB == 0 {
 		return
 	}
-	k, c, h := w.settings.PenaltyStiffness, w.settings.PenaltyDamping, p.ctx.h
+	k, c, h := w.settings.PenaltyStiffness, w.settings.PenaltyDamping, p.plan.ctx.h
 	omega := min(float32(PenaltyOmega), PenaltyMaxOmegaH/h)
 	n := m.normal
 	var cA, cB vec // the touching points' arms and normal impulse, for the resistance
@@ -123,7 +123,7 @@ func (w *World) penaltyManifold(km int) {
 		if cp.sep >= 0 {
 			continue
 		}
-		rA, rB := mulMat(&p.frames.rot[m.a], cp.localA), mulMat(&p.frames.rot[m.b], cp.localB)
+		rA, rB := mulMat(&b.rot[m.a], cp.localA), mulMat(&b.rot[m.b], cp.localB)
 		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
 		vn := v.Dot(n)
 		ki, ci := k, c

@@ -44,7 +44,7 @@ func (pgsSolver) run(w *World, op Op) bool {
 	}, func() { w.restitutionColours() })
 }
 
-func (pgsSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
+func (pgsSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.plan.ctx.invH) }
 
 // Title names the solver for a menu.
 func (pgsSolver) Title() string { return "pgs (Gauss-Seidel)" }

@@ -98,7 +98,7 @@ func (rigidSolver) run(w *World, op Op) bool {
 	return true
 }
 
-func (rigidSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
+func (rigidSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.plan.ctx.invH) }
 
 // rigidBaumgarte is the share of a position error one position pass removes (Jolt's and Box2D
 // v2.4's 0.2): more overshoots where several rows push one body.
@@ -127,7 +127,7 @@ func (w *World) positionPasses(op Op) {
 	}
 	vel, ang, soft := b.Velocity, b.AngularVelocity, p.joints.jointSoft
 	b.Velocity, b.AngularVelocity = p.rigid.pseudoV, p.rigid.pseudoW
-	p.joints.jointSoft = softness{biasRate: rigidBaumgarte * p.ctx.invH, massScale: 1}
+	p.joints.jointSoft = softness{biasRate: rigidBaumgarte * p.plan.ctx.invH, massScale: 1}
 	p.loops.mode = op.Mode
 	for range op.Passes {
 		w.refreshRows()
@@ -157,7 +157,7 @@ func (w *World) pushManifold(m *manifold) {
 	vA, wA := ldv(&b.Velocity[ia]), ldv(&b.AngularVelocity[ia])
 	vB, wB := ldv(&b.Velocity[ib]), ldv(&b.AngularVelocity[ib])
 	n := m.normal
-	slop, invH := w.settings.LinearSlop, p.ctx.invH
+	slop, invH := w.settings.LinearSlop, p.plan.ctx.invH
 	var acc [4]float32
 	for i := range m.pts[:m.count] {
 		cp := &m.pts[i]

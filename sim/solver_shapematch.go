@@ -46,13 +46,13 @@ func (shapeMatchSolver) traits() solverTraits {
 // run runs the shape-match stage, and PGS's stages.
 func (shapeMatchSolver) run(w *World, op Op) bool {
 	if op.Stage == StageShapeMatch {
-		w.matchClusters(w.pipe.ctx.h, w.settings.Substeps)
+		w.matchClusters(w.pipe.plan.ctx.h, w.settings.Substeps)
 		return true
 	}
 	return pgsSolver{}.run(w, op)
 }
 
-func (shapeMatchSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.ctx.invH) }
+func (shapeMatchSolver) jointForce(w *World, j *joint) float32 { return j.force(w.pipe.plan.ctx.invH) }
 
 // Title names the solver for a menu.
 func (shapeMatchSolver) Title() string { return "shapematch" }

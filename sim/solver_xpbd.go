@@ -34,7 +34,7 @@ func (w *World) xpbdBody(i int32) (float32, Vec3, *Mat3, bool) {
 	if m == 0 {
 		return 0, Vec3{}, nil, false
 	}
-	return m, w.Bodies.InvInertiaLocal[i], &w.pipe.frames.rot[i], true
+	return m, w.Bodies.InvInertiaLocal[i], &w.Bodies.rot[i], true
 }
 
 // angularInvMass returns n^T I^-1 n for body i (world n), with I from its current rotation.
@@ -78,7 +78,7 @@ func (w *World) rotateBody(i int32, th vec) {
 	q.V = q.V.Add(dv.Mul(0.5))
 	q = q.Normalize()
 	b.Rotation[i] = q
-	w.pipe.frames.rot[i] = quatMat3(q)
+	b.rot[i] = quatMat3(q)
 	w.pipe.xpbd.corrTh[i] = w.pipe.xpbd.corrTh[i].Add(th)
 }
 
@@ -266,14 +266,14 @@ func (w *World) xpbdJointVelocity(j *joint) {
 	p := &w.pipe
 	def := &j.def
 	if k := w.settings.JointDamping; k > 0 {
-		w.dampJoint(j, min(k*p.ctx.h, 1))
+		w.dampJoint(j, min(k*p.plan.ctx.h, 1))
 	}
 	if def.ballFriction() {
 		w.refreshJoint(j)
 		j.fric.impulse = vec{}
 		var s jointPair
 		w.loadJoint(j, &s)
-		j.fric.solve(&s, def.Friction*p.ctx.h)
+		j.fric.solve(&s, def.Friction*p.plan.ctx.h)
 		w.storeJoint(j, &s)
 		return
 	}
@@ -285,7 +285,7 @@ func (w *World) xpbdJointVelocity(j *joint) {
 	var s jointPair
 	w.loadJoint(j, &s)
 	m := def.drive()
-	j.angle.motor.solveMotor(&s, m.rate(j.coord, motorWraps(def.Type, def.HasLimits), p.ctx.invH, j.angle.motor.mass), m.MaxForce*p.ctx.h)
+	j.angle.motor.solveMotor(&s, m.rate(j.coord, motorWraps(def.Type, def.HasLimits), p.plan.ctx.invH, j.angle.motor.mass), m.MaxForce*p.plan.ctx.h)
 	w.storeJoint(j, &s)
 }
 
@@ -350,7 +350,7 @@ func (w *World) velocityImpulse(a, b int32, rA, rB, dv vec) {
 
 // contactOffsets returns a contact point's current offsets from the centres of its bodies.
 func (w *World) contactOffsets(m *manifold, cp *contactPoint) (vec, vec) {
-	return mulMat(&w.pipe.frames.rot[m.a], cp.localA), mulMat(&w.pipe.frames.rot[m.b], cp.localB)
+	return mulMat(&w.Bodies.rot[m.a], cp.localA), mulMat(&w.Bodies.rot[m.b], cp.localB)
 }
 
 // xpbdStartContacts records each point's normal velocity at the start of the sub-step (restitution)
@@ -374,7 +374,6 @@ func (w *World) xpbdStartContacts(m *manifold) {
 // unequal normal shares, and a box on a slope crept.
 func (w *World) xpbdContact(m *manifold) {
 	b := &w.Bodies
-	p := &w.pipe
 	n := m.normal
 	var lambdaN float32
 	var local [2]vec
@@ -401,7 +400,7 @@ func (w *World) xpbdContact(m *manifold) {
 	// start: otherwise float32 rounding of each sub-step's tiny slip random-walks a stack apart
 	// (measured: 20 boxes toppled within 30 s; 5 boxes crept 4 cm in 10 s).
 	la, lb := local[0].Scale(1/float32(active)), local[1].Scale(1/float32(active))
-	rA, rB := mulMat(&p.frames.rot[m.a], la), mulMat(&p.frames.rot[m.b], lb)
+	rA, rB := mulMat(&b.rot[m.a], la), mulMat(&b.rot[m.b], lb)
 	slip := ldv(&b.Position[m.b]).Add(rB).Sub(ldv(&b.Position[m.a])).Sub(rA)
 	slip = slip.Sub(n.Scale(slip.Dot(n)))
 	c := vecmath.Sqrt(slip.Dot(slip))
@@ -449,7 +448,7 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 		// Restitution: leave at e times the sub-step's approach speed, or not at all when it was slow
 		// (under the threshold) so resting contacts do not jitter.
 		e := m.restitution
-		if w.settings.NoRestitution || -cp.relVel < p.ctx.restThreshold {
+		if w.settings.NoRestitution || -cp.relVel < p.plan.ctx.restThreshold {
 			e = 0
 		}
 		vn := relVel(rA, rB).Dot(n)
@@ -469,10 +468,10 @@ func (w *World) xpbdContactVelocity(m *manifold) {
 	if st := vecmath.Sqrt(vt.Dot(vt)); st != 0 {
 		t := vt.Scale(1 / st)
 		k := w.positionalInvMass(m.a, rA, t) + w.positionalInvMass(m.b, rB, t)
-		w.velocityImpulse(m.a, m.b, rA, rB, t.Scale(-min(m.friction*lambdaN*p.ctx.invH*k, st)))
+		w.velocityImpulse(m.a, m.b, rA, rB, t.Scale(-min(m.friction*lambdaN*p.plan.ctx.invH*k, st)))
 	}
 	// Rolling and spinning resistance, against the normal impulse of the sub-step.
-	w.resistVelocity(m, rA, rB, lambdaN*p.ctx.invH)
+	w.resistVelocity(m, rA, rB, lambdaN*p.plan.ctx.invH)
 }
 
 // xpbdSaveBodies remembers the bodies' poses at the start of the sub-step.
@@ -480,7 +479,7 @@ func (w *World) xpbdSaveBodies(lo, hi int) {
 	b := &w.Bodies
 	p := &w.pipe
 	for i := lo; i < hi; i++ {
-		p.xpbd.prevPos[i], p.xpbd.prevRot[i] = b.Position[i], p.frames.rot[i]
+		p.xpbd.prevPos[i], p.xpbd.prevRot[i] = b.Position[i], b.rot[i]
 		p.xpbd.corrX[i], p.xpbd.corrTh[i] = vec{}, vec{}
 	}
 }
@@ -497,8 +496,8 @@ func (w *World) xpbdVelocities(lo, hi int) {
 		if b.Type[i] != Dynamic || b.Asleep[i] {
 			continue
 		}
-		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(p.xpbd.corrX[i].Scale(p.ctx.invH)))
-		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(p.xpbd.corrTh[i].Scale(p.ctx.invH)))
+		stv(&b.Velocity[i], ldv(&b.Velocity[i]).Add(p.xpbd.corrX[i].Scale(p.plan.ctx.invH)))
+		stv(&b.AngularVelocity[i], ldv(&b.AngularVelocity[i]).Add(p.xpbd.corrTh[i].Scale(p.plan.ctx.invH)))
 	}
 }
 
@@ -560,7 +559,7 @@ func (xpbdSolver) run(w *World, op Op) bool {
 	case StageDeriveVelocities:
 		for k := range w.joints {
 			j := &w.joints[k]
-			j.xpbdF = vecmath.Abs(j.xl[0]) * p.ctx.invH * p.ctx.invH
+			j.xpbdF = vecmath.Abs(j.xl[0]) * p.plan.ctx.invH * p.plan.ctx.invH
 		}
 		w.each(loopXVel, n, bodyGrain)
 	case StageSolveVelocities:
@@ -574,7 +573,7 @@ func (xpbdSolver) run(w *World, op Op) bool {
 			m := &p.narrow.manifolds[k]
 			for i := 0; i < int(m.count); i++ {
 				cp := &m.pts[i]
-				cp.normalImpulse, cp.tangentImpulse = max(-cp.normalImpulse*p.ctx.invH, 0), [2]float32{}
+				cp.normalImpulse, cp.tangentImpulse = max(-cp.normalImpulse*p.plan.ctx.invH, 0), [2]float32{}
 			}
 		}
 		if len(w.joints) > 0 {

@@ -87,10 +87,10 @@ func (w *World) SaveState(s *State) error {
 	s.jointSerial = w.jointSerial
 	s.clusters = append(s.clusters[:0], w.clusters...)
 	s.members = append(s.members[:0], w.members...)
-	s.prev = append(s.prev[:0], w.pipe.narrow.prev...)
-	s.rot = append(s.rot[:0], w.pipe.frames.rot...)
-	s.nextLabel = w.pipe.sleep.nextLabel
-	s.wakeLabels = append(s.wakeLabels[:0], w.pipe.sleep.wakeLabels...)
+	s.rot = append(s.rot[:0], w.Bodies.rot...)
+	for _, k := range w.pipe.keepers() {
+		k.saveState(s)
+	}
 	return nil
 }
 
@@ -117,11 +117,10 @@ func (w *World) RestoreState(s *State) error {
 	w.jointSerial = s.jointSerial
 	w.clusters = append(w.clusters[:0], s.clusters...)
 	w.members = append(w.members[:0], s.members...)
-	w.pipe.narrow.prev = append(w.pipe.narrow.prev[:0], s.prev...)
-	w.pipe.sleep.slept = w.pipe.sleep.slept[:0] // Contacts lists a restored sleeping island's contacts again once it wakes
-	w.pipe.frames.rot = append(w.pipe.frames.rot[:0], s.rot...)
-	w.pipe.sleep.nextLabel = s.nextLabel
-	w.pipe.sleep.wakeLabels = append(w.pipe.sleep.wakeLabels[:0], s.wakeLabels...)
+	w.Bodies.rot = append(w.Bodies.rot[:0], s.rot...)
+	for _, k := range w.pipe.keepers() {
+		k.restoreState(s)
+	}
 	if w.names == nil {
 		w.names = map[string]int32{}
 	}

@@ -25,15 +25,41 @@ type pipeline struct {
 	rigid   rigidStage
 	wide    wideStage
 	jwide   jointWideStage
-	ctx     stepContext // the step's read-only constants: no stage, every stage reads it
-	frames  bodyFrames  // the bodies' rotation matrices: no stage, they go with the bodies
 	plan    planStage
 	loops   loopStage
 }
 
+// keeper is a stage that keeps state from one step to the next beside the bodies and the joints.
+// The World's public reads and edits of that state between steps (Contacts, SaveState, RestoreState,
+// RemoveBody, a backend switch) reach each stage's part through keepers, so a stage that starts
+// keeping state is listed there once and the entry points read no stage's struct.
+type keeper interface {
+	// appendContacts appends the contact points the stage keeps, all of them (body < 0) or those
+	// body takes part in, as Contacts lists them; b gives the points' world positions.
+	appendContacts(b *Bodies, body int, out []ContactPoint) []ContactPoint
+	// saveState copies the stage's part of the state into s; restoreState makes it s's.
+	saveState(s *State)
+	restoreState(s *State)
+	// removeBody drops body i after the last body moved into i (Bodies.moveLast); renames says
+	// whether the solver keeps the moved body's warm starts (renamed from last to i) or drops
+	// every kept contact (solverTraits.renamesContacts).
+	removeBody(i, last int, renames bool)
+	// forget drops what the stage keeps: another backend stepped the world meanwhile.
+	forget()
+}
+
+// keepers lists the stages that keep state between steps, in the order Contacts lists their
+// points: the narrow phase's last manifolds (warm starts and the contact cache) and the sleeping
+// islands' contacts and labels. The broad phase keeps its tree, sweep order and grown boxes' pairs
+// too but is none: those are caches over the boxes alone, which cannot change a step's pairs
+// (broad_keep.go, State), so a snapshot or an edit need not reach them.
+func (p *pipeline) keepers() [2]keeper { return [2]keeper{&p.narrow, &p.sleep} }
+
+// invalidate drops what the stages keep between steps.
 func (p *pipeline) invalidate() {
-	p.narrow.prev = p.narrow.prev[:0]
-	p.sleep.slept = p.sleep.slept[:0]
+	for _, k := range p.keepers() {
+		k.forget()
+	}
 }
 
 // Close stops the world's worker goroutines. A World that is dropped without Close releases them when
@@ -114,7 +140,7 @@ func (w *World) Step() error {
 	n := w.Bodies.Len()
 	p.bounds.boxes = resize(p.bounds.boxes, n)
 	p.bounds.dynamic = resize(p.bounds.dynamic, n)
-	p.frames.rot = resize(p.frames.rot, n)
+	w.Bodies.rot = resize(w.Bodies.rot, n)
 	p.graph.bodyColors = resize(p.graph.bodyColors, n)
 	st := &w.Stats.Timings
 	*st = Timings{}
@@ -280,10 +306,10 @@ func (w *World) prepare() {
 	if s.Sleep {
 		w.keepSleepers()
 	}
-	p.ctx.h, p.ctx.invH, p.ctx.soft, p.ctx.staticSoft, p.joints.jointSoft = stepSoftness(s)
-	p.ctx.maxPush = s.MaxPushOut
-	p.ctx.restThreshold = s.RestitutionThreshold
-	p.ctx.anchorReach = 2 * s.LinearSlop
+	p.plan.ctx.h, p.plan.ctx.invH, p.plan.ctx.soft, p.plan.ctx.staticSoft, p.joints.jointSoft = stepSoftness(s)
+	p.plan.ctx.maxPush = s.MaxPushOut
+	p.plan.ctx.restThreshold = s.RestitutionThreshold
+	p.plan.ctx.anchorReach = 2 * s.LinearSlop
 	p.joints.split = p.plan.solver.traits().split
 	p.graph.buildAdjacency(n, p.narrow.manifolds)
 	p.jointAdjacency(n, w.joints)
@@ -368,7 +394,7 @@ func (w *World) jointWideInputs() jointWideInputs {
 		in.order, in.seg = p.islands.jointsByRegion(&w.Bodies, w.joints, p.graph.jointColorOrder, start, in.r)
 	}
 	in.overflow = p.graph.jointColorOrder[start[maxColors]:start[maxColors+1]]
-	in.gatherCap = gatherCapOf(&w.Bodies, p.frames.rot)
+	in.gatherCap = gatherCapOf(&w.Bodies, w.Bodies.rot)
 	return in
 }
 
@@ -378,7 +404,7 @@ func (w *World) wideInputs() wideInputs {
 	in := wideInputs{
 		manifolds: p.narrow.manifolds, colorOrder: p.graph.colorOrder, segStart: p.graph.segStart,
 		split: p.graph.splitColour, r: p.graph.nRegions, workers: p.work.workers, kern: p.work.kern,
-		gatherCap: gatherCapOf(&w.Bodies, p.frames.rot),
+		gatherCap: gatherCapOf(&w.Bodies, w.Bodies.rot),
 	}
 	if p.wide.wideOn {
 		in.overflow = p.graph.overflow()
@@ -476,11 +502,14 @@ type workStage struct {
 	kern    *laneKernels // the wide kernels the options select; nil: the scalar passes
 }
 
-// planStage is the step's plan, written for the settings planFor by solver.
+// planStage is the step's plan, written for the settings planFor by solver: its ops and the constants
+// they run with (Box2D v3's b2StepContext, the context handed to every stage), which the executor
+// fixes in prepare before any stage of the step runs and no stage writes.
 type planStage struct {
 	planFor    Settings
 	solver     Solver
 	steps      Plan
+	ctx        stepContext
 	posesMoved bool // the bodies moved since the rows were last refreshed (refreshRows)
 }
 

@@ -50,8 +50,8 @@ func stepSoftness(s *Settings) (h, invH float32, soft, static, joint softness) {
 }
 
 // stepContext is the step's read-only constants (Box2D v3's b2StepContext): the executor fixes them in
-// prepare, before any stage of the step runs, and every stage reads them; no stage writes them, so
-// they belong to none (sim/rooms_test.go does not count the pipeline's ctx as a stage).
+// prepare, before any stage of the step runs, and every stage reads them from the plan; no stage
+// writes them.
 type stepContext struct {
 	h, invH       float32
 	soft          softness

@@ -7,10 +7,9 @@ import (
 	"testing"
 )
 
-// The store-to-load patterns behind the wide passes' loads (docs/PERF.md, the ninth round against
-// Jolt): a vector written by three scalar stores and read back at once, by a masked 128-bit load
-// (LoadFloat32x4SlicePart, VMASKMOVPS: what ld4 was), by a plain 128-bit load (ld4f: what it is), or
-// by scalar loads; ns/op is one store-then-load round, each round waiting for the last. On this AMD
+// The store-to-load patterns behind the wide passes' loads: a vector written by three scalar stores
+// and read back at once, by a masked 128-bit load (LoadFloat32x4SlicePart, VMASKMOVPS), by a plain
+// 128-bit load (ld4f's), or by scalar loads; ns/op is one store-then-load round, each round waiting for the last. On this AMD
 // machine all three take a few ns; on the GPU machine's Intel Xeon the masked load took 110-210 ns.
 
 var stfwdBuf [16]float32

@@ -203,7 +203,7 @@ type poseRows[R lanes | blanes] = [24]R
 // rows (o is 0, or 8 for the second half of a sixteen-lane row).
 func gatherPoses[R lanes | blanes](w *World, bt *wideBatch, h int, g *poseRows[R], o int) {
 	b := &w.Bodies
-	rot := w.pipe.frames.rot
+	rot := b.rot
 	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
 	if nl := used8(bt, h); nl < wideLanes {
 		gatherPosesRagged(w, ia, ib, nl, g, o)
@@ -229,7 +229,7 @@ func gatherPoses[R lanes | blanes](w *World, bt *wideBatch, h int, g *poseRows[R
 func gatherPosesRagged[R lanes | blanes](w *World, ia, ib *[wideLanes]int32, nl int, g *poseRows[R], o int) {
 	archsimd.ClearAVXUpperBits()
 	b := &w.Bodies
-	rot := w.pipe.frames.rot
+	rot := b.rot
 	for l := range nl {
 		xa, xb := &b.Position[ia[l]], &b.Position[ib[l]]
 		g[0][o+l], g[1][o+l], g[2][o+l] = xa[0], xa[1], xa[2]
@@ -308,8 +308,8 @@ func gatherBodies16(w *World, bt *wideBatch, _ int, iA, iB, rA, rB *[9]blanes, s
 		ja, jb := idx8(&ia, h), idx8(&ib, h)
 		gatherMatHalf(iA, b.InvInertiaWorld, ja, h)
 		gatherMatHalf(iB, b.InvInertiaWorld, jb, h)
-		gatherMatHalf(rA, w.pipe.frames.rot, ja, h)
-		gatherMatHalf(rB, w.pipe.frames.rot, jb, h)
+		gatherMatHalf(rA, b.rot, ja, h)
+		gatherMatHalf(rB, b.rot, jb, h)
 		storeV8h(h, &st[0], gather(b.Position, ja, true))
 		storeV8h(h, &st[1], gather(b.Position, jb, true))
 		vA, wA, vB, wB := gatherPair(b, ja, jb, true)

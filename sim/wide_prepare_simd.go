@@ -40,8 +40,8 @@ func gatherBodies8(w *World, bt *wideBatch, h int, iA, iB, rA, rB *[9]lanes, st 
 	}
 	gatherMatTo(iA, b.InvInertiaWorld, &ia, true)
 	gatherMatTo(iB, b.InvInertiaWorld, &ib, true)
-	gatherMatTo(rA, w.pipe.frames.rot, &ia, true)
-	gatherMatTo(rB, w.pipe.frames.rot, &ib, true)
+	gatherMatTo(rA, b.rot, &ia, true)
+	gatherMatTo(rB, b.rot, &ib, true)
 	stv8(&st[0], gather(b.Position, &ia, true))
 	stv8(&st[1], gather(b.Position, &ib, true))
 	vA, wA, vB, wB := gatherPair(b, &ia, &ib, true)

@@ -133,7 +133,7 @@ func ld4(v *Vec3) archsimd.Float32x4 { return ld4f(&v[0]) }
 // element's first float: the caller makes sure it exists (below). It is not a masked load
 // (LoadFloat32x4SlicePart, VMASKMOVPS), which reads the same three floats: on the Intel Xeon of the
 // GPU machine (Emerald Rapids) a masked load that overlaps a store still in flight took 110-210 ns
-// against 3-5 ns for a plain one (BenchmarkStoreThenMaskedLoad; docs/PERF.md), and the gathers read
+// against 3-5 ns for a plain one (BenchmarkStoreThenMaskedLoad), and the gathers read
 // velocities the previous batch has just written.
 func ld4f(p *float32) archsimd.Float32x4 {
 	return archsimd.LoadFloat32x4((*[4]float32)(unsafe.Pointer(p)))

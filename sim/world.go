@@ -16,7 +16,6 @@ package sim
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"tumble/sim/broad/bvh"
@@ -221,26 +220,13 @@ func (w *World) RemoveBody(h Handle) error {
 	w.Bodies.moveLast(i)
 	w.slots[h.Index].dense = -1
 	w.freeSlot = append(w.freeSlot, h.Index)
-	// The last body moved to i: last step's manifolds follow it (dropBody), so the other pairs keep
-	// their warm starts and cached points. Jacobi, the solver the GPU backend shares, drops them all
+	// The last body moved to i: the state the stages keep follows it, so the other pairs keep their
+	// warm starts and cached points. Jacobi, the solver the GPU backend shares, drops its contacts
 	// instead, as the device does on a removal (Edits.Removed: its contacts are not renamed), so that
-	// the CPU's Jacobi step stays the device's bit for bit (gpu's TestEmulatedEdits). The sleeping
-	// islands' contacts, kept for Contacts only, follow the move too: a settled pyramid's contacts no
-	// longer vanish from the view and the inspector when a body elsewhere is removed.
-	if SolverOf(w.settings.Solver).traits().renamesContacts {
-		w.pipe.dropBody(int32(i), int32(last))
-	} else {
-		w.pipe.narrow.prev = w.pipe.narrow.prev[:0]
-	}
-	w.pipe.sleep.slept = slices.DeleteFunc(w.pipe.sleep.slept, func(c sleptContact) bool { return c.BodyA == i || c.BodyB == i })
-	for k := range w.pipe.sleep.slept {
-		c := &w.pipe.sleep.slept[k]
-		if c.BodyA == last {
-			c.BodyA = i
-		}
-		if c.BodyB == last {
-			c.BodyB = i
-		}
+	// the CPU's Jacobi step stays the device's bit for bit (gpu's TestEmulatedEdits).
+	renames := SolverOf(w.settings.Solver).traits().renamesContacts
+	for _, k := range w.pipe.keepers() {
+		k.removeBody(i, last, renames)
 	}
 	if w.backend != nil {
 		w.edits.Removed = true

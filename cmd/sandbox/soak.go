@@ -31,7 +31,7 @@ func cmdSoak(args []string, stdout, stderr io.Writer) int {
 	warm := fs.Float64("warm", 10, "simulated seconds of warm-up: memory may grow during them (caches, contacts of a settling scene); the early figure is the largest sample up to then")
 	maxSpeed := fs.Float64("max-speed", 100, "a body faster than this (m/s) is a blow-up")
 	maxSpin := fs.Float64("max-spin", 1000, "a body spinning faster than this (rad/s) is a blow-up")
-	row := fs.Bool("row", false, "print the report as a row of docs/PERF.md's long-runs table (markdown) instead of a sentence")
+	row := fs.Bool("row", false, "print the report as a row of the markdown table scripts/soak.sh writes instead of a sentence")
 	if code, ok := parseFlags(fs, args, stderr); !ok {
 		return code
 	}
