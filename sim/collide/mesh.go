@@ -37,11 +37,10 @@ const mergeCos = 0.9994
 // by a few degrees each, and across a body's footprint by its curvature times the footprint (on the
 // height-field bench's hills, 0.44/m over 0.6 m: 15 degrees, plus a few of tessellation). At mergeCos
 // a box on such a hill touched four to eight triangles in as many manifolds (eight times a plane's
-// contact points, and the solver's time with them, and bodies that share a batch less often). The
-// first manifold takes the normal under the shape's centre (centreFirst), so a spread of 15 degrees
-// either side of it still makes one manifold of up to four points; they keep their own triangles'
-// depths (out by at most 1 - cos 15 deg, 3.4%). Folds sharper than that (a valley, a ridge) keep a
-// manifold for each side.
+// contact points, and the solver's time with them). The first manifold takes the normal under the
+// shape's centre (centreFirst), so triangles up to 15 degrees either side of it still make one
+// manifold of up to four points; they keep their own triangles' depths (out by at most
+// 1 - cos 15 deg, 3.4%). Folds sharper than that (a valley, a ridge) keep a manifold for each side.
 const fieldMergeCos = 0.9659
 
 // cullSlack, m, widens the reach within which a ball's or capsule's triangles are tested beyond the
