@@ -73,3 +73,56 @@ func TestFieldBoxOneManifoldUnlessFolded(t *testing.T) {
 		t.Errorf("box in a V: both manifolds on one slope: %v, %v", out[0].Normal, out[1].Normal)
 	}
 }
+
+// benchField collides shape against the height-field bench's terrain (sim's
+// TestHeightFieldSpeedAgainstPlane: rolling hills with bumps, 0.25 m cells), at 256 spots where the
+// shape rests on it, turned about y by each spot's own angle and lying on its side (a capsule) as on
+// the bench, 5 mm into the terrain under its centre: one CollideMesh call an iteration, spot after
+// spot. The figure is what a body the contact cache cannot serve (it rolls) costs a step.
+func benchField(b *testing.B, shape *geom.Shape, lift float32, lie bool) {
+	h := func(x, z float32) float32 {
+		return 1.5*float32(math.Sin(0.3*float64(x))*math.Cos(0.25*float64(z))) +
+			0.1*float32(math.Sin(2.1*float64(x))*math.Sin(1.7*float64(z)))
+	}
+	hs := make([]float32, 257*257)
+	x0 := -float32(256) * 0.25 / 2
+	for j := range 257 {
+		for i := range 257 {
+			hs[j*257+i] = h(x0+float32(i)*0.25, x0+float32(j)*0.25)
+		}
+	}
+	f, err := geom.NewHeightField(257, 257, 0.25, 0.25, hs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	field := &geom.Shape{Kind: geom.HeightField, Field: f}
+	poses := make([]geom.Pose, 256)
+	for k := range poses {
+		// Spots from a low-discrepancy sequence (R2), angles by the golden angle: spread, and the same
+		// from run to run.
+		u, v := float32(math.Mod(float64(k)*0.618034, 1)), float32(math.Mod(float64(k)*0.754878, 1))
+		x, z := (u-0.5)*50, (v-0.5)*50
+		q := mgl32.QuatRotate(float32(k)*2.39996, mgl32.Vec3{0, 1, 0})
+		if lie {
+			q = q.Mul(mgl32.QuatRotate(math.Pi/2, mgl32.Vec3{0, 0, 1}))
+		}
+		poses[k] = geom.Pose{P: geom.Vec3{x, h(x, z) + lift - 0.005, z}, Q: q}
+	}
+	var out []Manifold
+	b.ResetTimer()
+	for i := range b.N {
+		out = CollideMesh(field, geom.Identity, shape, poses[i%len(poses)], 0.03, out[:0])
+	}
+}
+
+func BenchmarkCollideFieldBox(b *testing.B) {
+	benchField(b, &geom.Shape{Kind: geom.Box, HalfExtents: geom.Vec3{0.3, 0.25, 0.3}}, 0.25, false)
+}
+
+func BenchmarkCollideFieldSphere(b *testing.B) {
+	benchField(b, &geom.Shape{Kind: geom.Sphere, Radius: 0.3}, 0.3, false)
+}
+
+func BenchmarkCollideFieldCapsule(b *testing.B) {
+	benchField(b, &geom.Shape{Kind: geom.Capsule, Radius: 0.2, HalfHeight: 0.3}, 0.2, true)
+}
