@@ -43,15 +43,7 @@ func TestFieldBoxOneManifoldUnlessFolded(t *testing.T) {
 		if len(out) != 1 || out[0].Count < 1 || out[0].Count > 4 {
 			t.Fatalf("box at %v: %d manifolds, want 1 of at most 4 points: %+v", c, len(out), out)
 		}
-		f := dome.Field
-		i, j := int((c[0]-f.X0)/f.DX), int((c[1]-f.Z0)/f.DZ)
-		kk := 0
-		if (c[0]-f.X0)/f.DX-float32(i)+(c[1]-f.Z0)/f.DZ-float32(j) >= 1 {
-			kk = 1
-		}
-		tv := f.Triangle(i, j, kk)
-		want := tv[1].Sub(tv[0]).Cross(tv[2].Sub(tv[0])).Normalize()
-		if out[0].Normal.Sub(want).Len() > 1e-5 {
+		if want := triNormalAt(dome.Field, c[0], c[1]); out[0].Normal.Sub(want).Len() > 1e-5 {
 			t.Errorf("box at %v: normal %v, want the centre's triangle's %v", c, out[0].Normal, want)
 		}
 	}
@@ -71,6 +63,46 @@ func TestFieldBoxOneManifoldUnlessFolded(t *testing.T) {
 	}
 	if out[0].Normal[0]*out[1].Normal[0] >= 0 {
 		t.Errorf("box in a V: both manifolds on one slope: %v, %v", out[0].Normal, out[1].Normal)
+	}
+}
+
+// triNormalAt is the unit normal of the field's triangle over (x, z).
+func triNormalAt(f *geom.HeightGrid, x, z float32) geom.Vec3 {
+	s, t := (x-f.X0)/f.DX, (z-f.Z0)/f.DZ
+	i, j := int(s), int(t)
+	k := 0
+	if s-float32(i)+t-float32(j) >= 1 {
+		k = 1
+	}
+	tv := f.Triangle(i, j, k)
+	return tv[1].Sub(tv[0]).Cross(tv[2].Sub(tv[0])).Normalize()
+}
+
+// A ball on the side of a dome, 5 mm into it, touches it below and downhill of its centre: its one
+// point takes the normal of the terrain there, within the tessellation's turn over a cell (0.1 m at
+// 0.3/m: under 2 degrees), and the depth, 5 mm less the triangles' sag under the dome (at most
+// k R^2 / 2 over a triangle's circumradius R = 0.071 m: 0.75 mm, shallower only). The triangles
+// around that point turn by a degree or two each; their planes, extended, cut deeper into the ball
+// than the terrain does, and it is not their normal that holds the ball.
+func TestFieldBallTakesItsNearestPoint(t *testing.T) {
+	const k = 0.3
+	h := func(x, z float32) float32 { return -k / 2 * (x*x + z*z) }
+	dome := testField(t, 65, 0.1, h)
+	ball := &geom.Shape{Kind: geom.Sphere, Radius: 0.3}
+	for _, q := range [][2]float32{{1.02, 0.33}, {-0.77, 1.14}, {0.45, -1.31}, {0.05, 0.02}} {
+		n := geom.Vec3{k * q[0], 1, k * q[1]}.Normalize() // the dome's normal at q
+		c := geom.Vec3{q[0], h(q[0], q[1]), q[1]}.Add(n.Mul(0.3 - 0.005))
+		out := CollideMesh(dome, geom.Identity, ball, geom.Pose{P: c, Q: mgl32.QuatIdent()}, 0.03, nil)
+		if len(out) != 1 || out[0].Count != 1 {
+			t.Fatalf("ball over %v: %d manifolds, want 1 of one point: %+v", q, len(out), out)
+		}
+		m := out[0]
+		if d := float64(m.Normal.Dot(n)); math.Acos(math.Min(d, 1)) > 2*math.Pi/180 {
+			t.Errorf("ball over %v: normal %v is %.2f degrees from the dome's %v", q, m.Normal, math.Acos(d)*180/math.Pi, n)
+		}
+		if s := m.Points[0].Separation; s < -0.00501 || s > -0.005+0.00076 {
+			t.Errorf("ball over %v: separation %v, want -0.005 to -0.00424", q, s)
+		}
 	}
 }
 

@@ -76,10 +76,14 @@ func (t *tri) activeFeat(f int) bool {
 	return true
 }
 
-// meshPt is a contact point in the mesh's frame, with the manifold (cluster) it belongs to.
+// meshPt is a contact point in the mesh's frame, with the manifold (cluster) it belongs to, the
+// normal of its own triangle's contact and, for a ball or capsule, the distance between the core and
+// the triangle (else its separation).
 type meshPt struct {
 	clipPt
 	cluster int
+	n       vec
+	dist    float32
 }
 
 // meshCtx is the work of one CollideMesh call.
@@ -111,10 +115,11 @@ type meshCtx struct {
 // every call: the narrow phase calls it from several workers at once.
 var meshCtxPool = sync.Pool{New: func() any { return new(meshCtx) }}
 
-// add puts a triangle's manifold (normal n, points) into the cluster of its normal.
-func (c *meshCtx) add(n vec, pts []clipPt) {
+// add puts a triangle's manifold (normal n, points) into the cluster of its normal, and reports
+// whether it did (not when there are no points, or eight clusters deeper than it).
+func (c *meshCtx) add(n vec, pts []clipPt) bool {
 	if len(pts) == 0 {
-		return
+		return false
 	}
 	k := -1
 	for i := 0; i < c.nclus; i++ {
@@ -141,7 +146,7 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 				}
 			}
 			if deep >= c.deepest[s] {
-				return
+				return false
 			}
 			j := 0
 			for _, p := range c.pts {
@@ -157,8 +162,9 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 	}
 	c.deepest[k] = min(c.deepest[k], deep)
 	for _, p := range pts {
-		c.pts = append(c.pts, meshPt{p, k})
+		c.pts = append(c.pts, meshPt{p, k, n, p.sep})
 	}
+	return true
 }
 
 // CollideMesh appends to out the manifolds between static mesh or height field a at pose pa and
@@ -278,6 +284,10 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	// One manifold per cluster, its points reduced to four.
 	sel := c.sel[:0]
 	for k := 0; k < c.nclus; k++ {
+		if c.roundMax == 1 {
+			out = c.nearestPoint(k, &fa, out)
+			continue
+		}
 		sel = sel[:0]
 		for _, p := range c.pts {
 			if p.cluster == k {
@@ -302,6 +312,29 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		out = append(out, m)
 	}
 	return out
+}
+
+// nearestPoint appends cluster k's manifold for a ball on a height field: its one point nearest the
+// ball's centre, with that point's own normal, along which its separation was measured. The deepest
+// point would not do: where the nearest feature is a flat or concave edge, a triangle's separation is
+// measured along its face normal (roundContact), and on a convex terrain a neighbour's plane, turned
+// by a few degrees, cuts deeper into the ball than the terrain does.
+func (c *meshCtx) nearestPoint(k int, fa *frame, out []Manifold) []Manifold {
+	best := -1
+	for i := range c.pts {
+		if c.pts[i].cluster == k && (best < 0 || c.pts[i].dist < c.pts[best].dist) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return out
+	}
+	p := &c.pts[best]
+	var m Manifold
+	m.setNormal(p.n)
+	m.addPoint(p.p, p.sep, p.feat)
+	m.toWorld(fa)
+	return append(out, m)
 }
 
 // deepestSpread cuts the kept points keep[:nk] of sel to max (1 or 2): the deepest, then the one
@@ -638,7 +671,9 @@ func (c *meshCtx) roundContact(tr *tri, p, q vec, f int, r float32, id uint32) {
 		n = d.Scale(1 / dist)
 	}
 	pos := p.MAdd(n, -(r + sep/2))
-	c.add(n, []clipPt{{p: pos, sep: sep, feat: id}})
+	if c.add(n, []clipPt{{p: pos, sep: sep, feat: id}}) {
+		c.pts[len(c.pts)-1].dist = dist
+	}
 }
 
 // sphereTri is the contact of a sphere (centre p, radius r) with triangle tr.
