@@ -98,9 +98,9 @@ type meshCtx struct {
 	// mergeCos is the cosine above which a triangle's contact joins a manifold's normal.
 	mergeCos float32
 	// roundMax, when not zero, is the most points a manifold of a round shape keeps: on a height
-	// field a ball's manifold is its deepest point (1), a capsule's the deepest and the one farthest
-	// from it (2). The nearby triangles each give a ball a point of their own, a few centimetres
-	// apart on a curved terrain, which a ball resting on one spot does not need: it had five.
+	// field a ball's manifold is its nearest point (1, nearestPoint), a capsule's the deepest and
+	// the one farthest from it (2). The nearby triangles each give a ball a point of their own, a
+	// few centimetres apart on a curved terrain, which a ball resting on one spot does not need.
 	roundMax int
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
