@@ -159,6 +159,12 @@ SOLVERS ?= pgs jacobi xpbd rigid
 settle: build
 	SOLVERS="$(SOLVERS)" JOLT=$(JOLT) scripts/settle.sh bin/sandbox 60
 
+# The ragdoll pile's rest under Jacobi, XPBD and the rigid solver (scenes: TestRagdollPileComesToRest
+# runs the default solver in make test); a few minutes.
+.PHONY: rest
+rest:
+	TUMBLE_REST=1 $(SIMD) go test -count=1 -timeout 30m -v -run 'TestRagdollPileComesToRestUnderEverySolver' ./scenes
+
 # Regenerate docs/screenshots/ (every preset, the panel, and the tools driven by input) under a virtual display.
 screenshots: build
 	$(XVFB) scripts/screenshots.sh bin/sandbox docs/screenshots

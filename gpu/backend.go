@@ -36,6 +36,17 @@ type Backend struct {
 	narrow      narrowStage
 	solver      solverStage
 	joints      jointStage
+	sleep       sleepStage
+	// savedSleep is the sleeping state at the start of the step (island labels, rest times), for a
+	// re-run; the bodies' flags, which carry TB_ASLEEP, are kept in saved.flags.
+	savedSleep [2]buffer
+	// kinematic lists the moving kinematic bodies (int32 dense indices, nKinematic of them), whose boxes
+	// wake what they reach; their velocities change only by edits, so the list is made at apply.
+	kinematic  buffer
+	nKinematic int
+	// asleep and awake count the sleeping and the awake dynamic bodies at the end of the last step (the
+	// step's read-back), or as the host's state uploaded since says.
+	asleep, awake int
 
 	nJoints             int
 	pairCap, contactCap int
@@ -56,6 +67,9 @@ type Backend struct {
 	NoGraphs bool
 	// Reruns counts steps that ran again because a list overflowed.
 	Reruns int
+	// Idle counts the steps that launched nothing because every dynamic body slept, nothing was
+	// edited, and no joint or moving kinematic body could wake or move anything.
+	Idle int
 	// LastStep is what the last Step asked of the device (launches, waits, copies), from the start of
 	// Step to its return: the edits it applied, every attempt, the read-back.
 	LastStep Counts
@@ -92,20 +106,21 @@ func NewEmulated() *Backend { return newBackend(emulated{}) }
 // Name says which device runs the steps.
 func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
-// capabilities are the CUDA backend's: boxes, spheres, capsules, planes and convex hulls (the kinds of
-// layout.cuh and of ncCollide's pair table), the Jacobi solver with its joints solved iteratively, no sleeping,
-// its LBVH rebuilt every step.
+// capabilities are the CUDA backend's: boxes, spheres, capsules, planes, convex hulls and static
+// triangle meshes (the kinds of layout.cuh and of the narrow phase's routines), the Jacobi solver with
+// its joints solved iteratively, sleeping (sleep.go), its LBVH rebuilt every step.
 var capabilities = sim.Capabilities{
 	Name:        "the CUDA backend",
-	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull},
+	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull, geom.TriMesh},
 	Solvers:     []sim.SolverKind{sim.Jacobi},
+	Sleep:       true,
 	Broadphases: []sim.BroadphaseKind{sim.LBVH},
 	Note:        "the LBVH is rebuilt each step",
 }
 
-// Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules, planes and convex
-// hulls; it
-// solves with Jacobi, does not put bodies to sleep, and always uses its LBVH.
+// Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules, planes, convex hulls
+// and static triangle meshes; it solves with Jacobi, puts quiet islands to sleep, and always uses its
+// LBVH.
 func (b *Backend) Capabilities() sim.Capabilities { return capabilities }
 
 // settings resolves the world's settings for this backend.
@@ -142,13 +157,26 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := b.apply(w, w.TakeEdits()); err != nil {
+	e := w.TakeEdits()
+	if err := b.apply(w, e, s.Sleep); err != nil {
 		return err
 	}
 	n := w.Bodies.Len()
 	b.consts = makeConsts(s)
 	if b.planFor != s || b.plan == nil {
 		b.plan, b.planFor = sim.PlanOf(s), s
+	}
+	if b.idle(w, e, s.Sleep) {
+		// Every dynamic body sleeps and nothing can wake one: the step would make no pair, move no
+		// body and change no state but the warm-start cache, which it would leave empty.
+		b.solver.forget()
+		b.Idle++
+		r.Stats.Asleep = b.asleep
+		r.Stats.BVH = sim.BVHStats{Used: true}
+		if !b.Timed {
+			r.Stats.Timings[sim.StageSolve] = time.Since(start)
+		}
+		return nil
 	}
 	st := &r.Stats.Timings
 	var bvhStages [bvh.NumStages]time.Duration
@@ -167,7 +195,9 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 			tb = now
 		}
 	}
-	var counts [4]uint32 // pairs, contacts, blow-up index (int32), contact points
+	// pairs, contacts, blow-up index (int32), contact points; with sleeping on, the sleeping and the
+	// awake dynamic bodies
+	var counts [6]uint32
 	for attempt := 0; ; attempt++ {
 		*st = sim.Timings{}
 		bvhStages = [bvh.NumStages]time.Duration{}
@@ -180,10 +210,11 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		if err != nil {
 			return err
 		}
-		// The step's one read-back: the list counters, the blow-up index and the contact points.
+		// The step's one read-back: the list counters, the blow-up index and the contact points (and
+		// the sleeping bodies).
 		_, pairCount, pairCap := b.broad.pairList()
 		contacts, contactCount, contactCap := b.narrow.contactList()
-		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, &counts); err != nil {
+		if err := b.gatherStats(pairCount, contactCount, contacts, contactCap, s.Sleep, &counts); err != nil {
 			return err
 		}
 		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap {
@@ -207,6 +238,10 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	r.Stats.Pairs = int(counts[0])
 	r.Stats.Manifolds = int(counts[1])
 	r.Stats.Contacts = int(counts[3])
+	if s.Sleep {
+		b.asleep, b.awake = int(counts[4]), int(counts[5])
+		r.Stats.Asleep = b.asleep
+	}
 	r.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
 	if !b.Timed {
 		// Untimed, the stages are not waited for: the whole step is one figure, kept under solve.
@@ -237,6 +272,9 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 		case sim.StageNarrow:
 			pairs, pairCount, pairCap := b.broad.pairList()
 			err = b.narrow.run(b.dev, &b.bodies, pairs, pairCount, pairCap, s.Dt, s.Speculative)
+			if err == nil && s.Sleep && b.asleep > 0 {
+				err = b.wakeRounds()
+			}
 		case sim.StagePrepare:
 			contacts, contactCount, contactCap := b.narrow.contactList()
 			var hooks jointHooks
@@ -244,6 +282,18 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				hooks = &b.joints
 			}
 			err = b.solver.prepare(&run, b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts)
+		case sim.StageSleep:
+			err = b.sleep.run(b.dev, b.sleepInput())
+		case sim.StageStoreImpulses:
+			if s.Sleep {
+				err = b.sleep.still(b.dev, &b.bodies)
+			}
+			if err == nil {
+				err = b.solver.run(&run, op)
+			}
+			if err == nil && s.Sleep && b.nJoints > 0 {
+				err = b.joints.hold(b.dev, &b.bodies)
+			}
 		default:
 			err = b.solver.run(&run, op)
 		}
@@ -262,6 +312,57 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 	return nil
 }
 
+// sleepInput is what the sleep stage reads of this step: the narrow phase's contacts, the jointed
+// pairs, the step's time and the sleep time.
+func (b *Backend) sleepInput() sleepInput {
+	contacts, count, capacity := b.narrow.contactList()
+	return sleepInput{bodies: &b.bodies, contacts: contacts, contactCount: count, contactCap: capacity,
+		jointed: b.narrow.jointed.p, nJointed: b.narrow.nJointed, dt: b.consts.s.Dt, sleepTime: b.consts.s.SleepTime}
+}
+
+// wakeRounds wakes the sleeping islands that an awake body touches, is jointed to, or a moving
+// kinematic body's box reaches, after the narrow phase; when any woke, the collision stages run again
+// with them moving, so that their contacts are in this step's solve, as sim's Step does for
+// sim.MaxWakeRounds rounds at most. Whether any woke is the one read-back (4 bytes) each round costs,
+// and only a world with a sleeping body runs a round.
+func (b *Backend) wakeRounds() error {
+	s := &b.consts.s
+	for round := 1; round < sim.MaxWakeRounds; round++ {
+		in := wakeInput{sleepInput: b.sleepInput(), boxes: b.broad.boxes.p, kinematic: b.kinematic.p,
+			nKinematic: b.nKinematic}
+		if err := b.sleep.wake(b.dev, in); err != nil {
+			return err
+		}
+		var woke [1]uint32
+		if err := downloadSlice(b.dev, woke[:], b.sleep.counts.p+4); err != nil {
+			return err
+		}
+		if woke[0] == 0 {
+			return nil
+		}
+		if err := b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative); err != nil {
+			return err
+		}
+		if err := b.broad.pairsOf(b.dev, b.bodies.n); err != nil {
+			return err
+		}
+		pairs, pairCount, pairCap := b.broad.pairList()
+		if err := b.narrow.run(b.dev, &b.bodies, pairs, pairCount, pairCap, s.Dt, s.Speculative); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// idle says whether this step can launch nothing (Backend.Idle): with sleeping on, the last step left
+// every dynamic body asleep, and nothing since can wake or move one: no edit, no joint (a joint
+// between sleeping bodies is still solved, as on the CPU), no moving kinematic body.
+func (b *Backend) idle(w *sim.World, e sim.Edits, sleep bool) bool {
+	edited := e.All || e.Removed || e.Joints || e.Settings || len(e.Bodies) > 0 || len(e.Impulses) > 0
+	return sleep && !edited && b.asleep > 0 && b.awake == 0 && b.nJoints == 0 && b.nKinematic == 0 &&
+		b.bodies.n == w.Bodies.Len()
+}
+
 // reserve sizes every buffer for n bodies and the current list capacities.
 func (b *Backend) reserve(n int) error {
 	if b.pairCap == 0 {
@@ -278,8 +379,11 @@ func (b *Backend) reserve(n int) error {
 }
 
 // apply mirrors the world's edits on the device: changed bodies are uploaded one contiguous run at a
-// time (no full re-upload), the joints (few) whole when they changed.
-func (b *Backend) apply(w *sim.World, e sim.Edits) error {
+// time (no full re-upload), the joints (few) whole when they changed. With sleeping on (sleep), an edit
+// that read the bodies back first (every edit but an impulse on a body the host saw awake) leaves the
+// host's sleeping state current, so it is uploaded whole: the islands the World woke wake on the device
+// too; the bodies impulses push wake with their islands on the device.
+func (b *Backend) apply(w *sim.World, e sim.Edits, sleep bool) error {
 	n := w.Bodies.Len()
 	old := b.bodies.n
 	if e.All {
@@ -328,7 +432,76 @@ func (b *Backend) apply(w *sim.World, e sim.Edits) error {
 			return err
 		}
 	}
-	return b.bodies.applyImpulses(b.dev, &b.one, e.Impulses)
+	if err := b.bodies.applyImpulses(b.dev, &b.one, e.Impulses); err != nil {
+		return err
+	}
+	return b.applySleep(w, e, sleep, old)
+}
+
+// applySleep brings the device's sleeping state up to the edits e (apply), old being the bodies on
+// the device before them.
+func (b *Backend) applySleep(w *sim.World, e sim.Edits, sleep bool, old int) error {
+	n := w.Bodies.Len()
+	fresh := e.All || e.Removed || e.Joints || e.Settings || len(e.Bodies) > 0
+	if !sleep {
+		b.asleep, b.awake = 0, 0
+		if !e.Settings || b.sleep.n == 0 {
+			return nil // no TB_ASLEEP flag was ever set, or none since the last change of settings
+		}
+		// Sleeping turned off: the host woke every body, and the upload clears every TB_ASLEEP flag.
+		if err := b.sleep.reserve(b.dev, n, min(old, n)); err != nil {
+			return err
+		}
+		return b.sleep.put(b.dev, &b.bodies, &w.Bodies)
+	}
+	if err := b.sleep.reserve(b.dev, n, min(old, n)); err != nil {
+		return err
+	}
+	if fresh {
+		if err := b.sleep.put(b.dev, &b.bodies, &w.Bodies); err != nil {
+			return err
+		}
+		b.asleep, b.awake = 0, 0
+		for i, t := range w.Bodies.Type {
+			switch {
+			case t != sim.Dynamic:
+			case w.Bodies.Asleep[i]:
+				b.asleep++
+			default:
+				b.awake++
+			}
+		}
+		if err := b.listKinematic(&w.Bodies); err != nil {
+			return err
+		}
+	}
+	if !sleep || len(e.Impulses) == 0 {
+		return nil
+	}
+	idx := make([]int32, len(e.Impulses))
+	for k, im := range e.Impulses {
+		idx[k] = im.Body
+	}
+	b.awake++ // at least the pushed body: the next step is not idle
+	return b.sleep.pushed(b.dev, &b.bodies, idx)
+}
+
+// listKinematic uploads the list of moving kinematic bodies (Backend.kinematic).
+func (b *Backend) listKinematic(src *sim.Bodies) error {
+	var moving []int32
+	for i, t := range src.Type {
+		if t == sim.Kinematic && (src.Velocity[i] != sim.Vec3{} || src.AngularVelocity[i] != sim.Vec3{}) {
+			moving = append(moving, int32(i))
+		}
+	}
+	b.nKinematic = len(moving)
+	if len(moving) == 0 {
+		return nil
+	}
+	if err := grow(b.dev, &b.kinematic, 4*len(moving)); err != nil {
+		return err
+	}
+	return uploadSlice(b.dev, b.kinematic.p, moving)
 }
 
 // jointedPairs lists the body pairs that a joint links (they do not collide), as sorted a<<32|b keys.
@@ -399,7 +572,19 @@ func (b *Backend) savedArrays(n int) []struct {
 		{&b.saved.invIW, &b.bodies.invIW, n * sizeInvIW},
 		// The joints' impulses warm start every sub-step; the attempt left them as its end made them.
 		{&b.savedJoints, &b.joints.joints, b.joints.n * int(unsafe.Sizeof(tbJoint{}))},
+		// The sleeping state the attempt's waking and sleep stage changed (none without sleeping).
+		{&b.saved.flags, &b.bodies.flags, sleepBytes(b, n)}, {&b.savedSleep[0], &b.sleep.asleep, sleepBytes(b, n)},
+		{&b.savedSleep[1], &b.sleep.rest, sleepBytes(b, n)},
 	}
+}
+
+// sleepBytes is the size of one per-body uint32 array of sleeping state to save: 4n with sleeping
+// on, 0 without.
+func sleepBytes(b *Backend, n int) int {
+	if !b.consts.s.Sleep || b.sleep.n != n {
+		return 0
+	}
+	return 4 * n
 }
 
 // breakJoints reads the joints' forces when some joint can break, and reports in r those whose force
@@ -436,6 +621,9 @@ func (b *Backend) Pull(w *sim.World) error {
 	}
 	b.host.store(&w.Bodies)
 	b.Pulled += n
+	if b.planFor.Sleep {
+		return b.sleep.get(b.dev, &w.Bodies, n)
+	}
 	return nil
 }
 
@@ -461,6 +649,9 @@ func (b *Backend) PullStates(w *sim.World, idx []int32, out []sim.BodyState) err
 // on the device yet (added since the last step) gets NaN.
 func (b *Backend) JointForces(w *sim.World, out []float32) ([]float32, error) {
 	fp, nf := b.joints.forces()
+	if h := b.joints.held; b.planFor.Sleep && h.p != 0 && h.bytes >= 4*nf {
+		fp = h.p // a sleeping joint's is the force it held when its island fell asleep
+	}
 	dev := make([]float32, nf)
 	if err := downloadSlice(b.dev, dev, fp); err != nil {
 		return out, err
@@ -507,6 +698,10 @@ func (b *Backend) Close() {
 	b.narrow.release(b.dev)
 	b.solver.release(b.dev)
 	b.joints.release(b.dev)
+	b.sleep.release(b.dev)
+	release(b.dev, &b.savedSleep[0])
+	release(b.dev, &b.savedSleep[1])
+	release(b.dev, &b.kinematic)
 	b.bodies.release(b.dev)
 	b.saved.release(b.dev)
 	release(b.dev, &b.stats)
@@ -514,11 +709,12 @@ func (b *Backend) Close() {
 	b.dev.close()
 }
 
-// gatherStats counts the contact points and reads the step's counters back in one copy.
-func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, out *[4]uint32) error {
+// gatherStats counts the contact points (and, with sleep, the sleeping and the awake dynamic bodies)
+// and reads the step's counters back in one copy.
+func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, sleep bool, out *[6]uint32) error {
 	d := b.dev
 	if b.stats.p == 0 {
-		if err := grow(d, &b.stats, 5*4); err != nil {
+		if err := grow(d, &b.stats, 7*4); err != nil {
 			return err
 		}
 	}
@@ -535,5 +731,11 @@ func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap 
 		Points: points, Out: packed}); err != nil {
 		return err
 	}
-	return d.download(unsafe.Pointer(&out[0]), packed, 16)
+	if !sleep {
+		return d.download(unsafe.Pointer(&out[0]), packed, 16)
+	}
+	if err := b.sleep.count(d, &b.bodies, packed+16); err != nil {
+		return err
+	}
+	return d.download(unsafe.Pointer(&out[0]), packed, 24)
 }

@@ -79,6 +79,9 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 		omega[k] = float4{w[0], w[1], w[2], 0}
 		invI[k] = float4{ii[0], ii[1], ii[2], 0}
 		shape[k] = bb.hulls.pack(&src.Shape[i])
+		if src.Shape[i].Kind == geom.TriMesh {
+			bb.meshes.pack(&shape[k], src.Shape[i].Mesh)
+		}
 		mat[k] = float4{src.Friction[i], src.Restitution[i], src.RollingResistance[i], src.SpinningResistance[i]}
 		flags[k] = uint32(src.Type[i])
 		m := src.InvInertiaWorld[i] // column-major
@@ -87,6 +90,9 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 		}
 	}
 	if err := bb.hulls.upload(d); err != nil {
+		return err
+	}
+	if err := bb.meshes.upload(d); err != nil {
 		return err
 	}
 	for _, c := range []struct {
@@ -112,7 +118,7 @@ func (bb *bodyBuffers) put(d device, src *sim.Bodies, lo, hi int) error {
 }
 
 // packShape converts a shape to its device record, but for a hull's entry in the hull table
-// (hullTable.pack sets it).
+// (hullTable.pack sets it) and a mesh's record (meshTable.pack).
 func packShape(s *geom.Shape) tbShape {
 	t := tbShape{Kind: int32(s.Kind)}
 	switch s.Kind {
@@ -167,6 +173,7 @@ func (bb *bodyBuffers) release(d device) {
 		release(d, a.b)
 	}
 	bb.hulls.release(d)
+	bb.meshes.release(d)
 	bb.n = 0
 }
 

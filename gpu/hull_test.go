@@ -76,7 +76,7 @@ func TestNarrowHullPairsAreExactOnTheEmulator(t *testing.T) {
 	bb := testBodies(t, d, &w.b)
 	var s narrowStage
 	defer s.release(d)
-	must(t, s.reserve(d, len(pairs), len(pairs)))
+	must(t, s.reserve(d, len(pairs), meshSlots*len(pairs))) // a pair with a mesh may give several
 	for _, spec := range []float32{0, 0.02} {
 		const dt = 1.0 / 60
 		count, got := narrowRun(t, d, &s, bb, pairs, len(pairs), dt, spec)

@@ -29,6 +29,9 @@ type jointStage struct {
 	spare  buffer // tbJoint: the previous array while upload carries impulses over
 	from   buffer // int32 per joint: upload's map to the previous array
 	force  buffer // float32 per joint: its force in the step's last solve pass
+	// held is, with sleeping on, each joint's force at the end of the last step its island was awake
+	// (tb_joint_hold: sim's joint.held), carried over uploads as the impulses are.
+	held buffer
 	// imp is each joint's record of the impulses its last pass applied (three float4: lin, angA,
 	// angB), which tb_solver_gather adds to its bodies; start and adj list each body's joints (dense
 	// rows, k << 1 | side, by joint index: sim's jointAdjacency), made on the host at upload.
@@ -51,6 +54,10 @@ type jointStage struct {
 // stale (sim.ChangedRows), as on the CPU.
 func (j *jointStage) upload(d device, w *sim.World) error {
 	n := w.NumJoints()
+	oldHeld, err := j.heldForces(d)
+	if err != nil {
+		return err
+	}
 	j.host = j.host[:0]
 	j.fromH = j.fromH[:0]
 	j.stale = j.stale[:0]
@@ -125,6 +132,9 @@ func (j *jointStage) upload(d device, w *sim.World) error {
 		return err
 	}
 	if err := uploadSlice(d, j.joints.p, j.host); err != nil {
+		return err
+	}
+	if err := j.carryHeld(d, oldHeld); err != nil {
 		return err
 	}
 	if err := j.uploadLists(d, w.Bodies.Len()); err != nil {
@@ -279,12 +289,59 @@ func (j *jointStage) solve(d device, b *bodyBuffers, c *stepConsts, useBias bool
 // of a step is what sim's breakJoints compares with a joint's BreakForce, and the number of joints.
 func (j *jointStage) forces() (ptr, int) { return j.force.p, j.n }
 
+// heldForces downloads the joints' held forces before an upload replaces the joints (nil when none
+// were ever held: sleeping was never on).
+func (j *jointStage) heldForces(d device) ([]float32, error) {
+	if j.held.p == 0 || j.n == 0 {
+		return nil, nil
+	}
+	old := make([]float32, j.n)
+	return old, downloadSlice(d, old, j.held.p)
+}
+
+// carryHeld gives each uploaded joint the held force of the joint it was (j.fromH), and a new one
+// none, when forces were held before the upload (old, from heldForces).
+func (j *jointStage) carryHeld(d device, old []float32) error {
+	if old == nil {
+		return nil
+	}
+	held := make([]float32, j.n)
+	for i, from := range j.fromH {
+		if from >= 0 && int(from) < len(old) {
+			held[i] = old[from]
+		}
+	}
+	if err := grow(d, &j.held, 4*j.n); err != nil {
+		return err
+	}
+	return uploadSlice(d, j.held.p, held)
+}
+
+// hold keeps the force of each joint whose island is awake in held (tb_joint_hold), after the step's
+// solve.
+func (j *jointStage) hold(d device, b *bodyBuffers) error {
+	if j.n == 0 {
+		return nil
+	}
+	if j.held.bytes < 4*j.n || j.held.p == 0 {
+		if err := grow(d, &j.held, 4*j.n); err != nil {
+			return err
+		}
+		if err := d.zero(j.held.p, 4*j.n); err != nil {
+			return err
+		}
+	}
+	return kernelSet{d}.jointHold(blocks(j.n, jointThreads), jointThreads, jointHoldArgs{Joints: j.joints.p,
+		N: int32(j.n), Flags: b.flags.p, Force: j.force.p, Held: j.held.p})
+}
+
 // release frees the device joints.
 func (j *jointStage) release(d device) {
 	release(d, &j.joints)
 	release(d, &j.spare)
 	release(d, &j.from)
 	release(d, &j.force)
+	release(d, &j.held)
 	release(d, &j.imp)
 	release(d, &j.start)
 	release(d, &j.adj)

@@ -168,6 +168,31 @@ type tbHullFace struct {
 	First, Count       int32
 }
 
+// tbMesh mirrors TbMesh of kernels/layout.cuh (16 bytes).
+//
+// TbMesh is one mesh's place in the pools.
+type tbMesh struct {
+	FirstNode, FirstOrder, FirstTri, FirstVert int32
+}
+
+// tbMeshNode mirrors TbMeshNode of kernels/layout.cuh (32 bytes).
+//
+// TbMeshNode is geom.MeshNode: the node's box, and a leaf's triangles order[first : first+count]
+// (count > 0) or an inner node's second child, node first (its first child is the next node).
+type tbMeshNode struct {
+	Lo, Hi       [3]float32
+	First, Count int32
+}
+
+// tbMeshTri mirrors TbMeshTri of kernels/layout.cuh (16 bytes).
+//
+// TbMeshTri is a triangle: its vertices' numbers (v0, v1, v2, counter-clockwise seen from the side
+// bodies are kept on) and its active edges (geom.Mesh.Active: bit k for the edge from vertex k to k+1).
+type tbMeshTri struct {
+	V0, V1, V2 int32
+	Active     uint32
+}
+
 // tbPoint mirrors TbPoint of kernels/layout.cuh (20 bytes).
 //
 // TbPoint is one contact point of a narrow-phase manifold (sim/collide.Point).
@@ -182,7 +207,8 @@ type tbPoint struct {
 // TbShape is a collision shape in its body's frame (sim/geom.Shape): a box's half extents (a, b, c),
 // a sphere's radius a, a capsule's radius a and half height b (core along local y), a plane's unit
 // normal (nx, ny, nz) and offset d, a convex hull's bounding radius a and its entry hull in the hull
-// table (TbHull; 0 for the other kinds).
+// table (TbHull; 0 for the other kinds), a static triangle mesh's local box as its half extents (a, b,
+// c) and centre (nx, ny, nz), its bounding radius d and its entry hull in the mesh table (TbMesh).
 type tbShape struct {
 	Kind          int32
 	A, B, C       float32
@@ -268,7 +294,7 @@ type kernelSet struct{ dev device }
 //
 // tb_broad_bounds writes body i's box for a step of dt (its shape's box grown by how far it can move,
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
-// moves (dynamic: the GPU step has no sleeping).
+// moves (an awake dynamic body: a sleeping one makes no pair with another sleeping or a static body).
 type broadBoundsArgs struct {
 	Pos       ptr // const float4 *
 	Rot       ptr // const float4 *
@@ -460,7 +486,7 @@ func (k kernelSet) debugSizes(grid, block int, a debugSizesArgs) error {
 
 // integrateVelocitiesArgs are the parameters of tb_integrate_velocities (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_velocities applies gravity and the gyroscopic torque to each dynamic body over one
+// tb_integrate_velocities applies gravity and the gyroscopic torque to each awake dynamic body over one
 // sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
 // the body frame, two Newton steps from w2 = w1, which conserves a free body's |L| and energy.
 type integrateVelocitiesArgs struct {
@@ -483,7 +509,7 @@ func (k kernelSet) integrateVelocities(grid, block int, a integrateVelocitiesArg
 
 // integratePositionsArgs are the parameters of tb_integrate_positions (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_positions moves dynamic and kinematic bodies over one sub-step h (integratePositions):
+// tb_integrate_positions moves awake dynamic and kinematic bodies over one sub-step h (integratePositions):
 // x += h v, q += h/2 (w, 0) q, renormalised.
 type integratePositionsArgs struct {
 	Pos   ptr // float4 *
@@ -693,6 +719,24 @@ type jointAtan2Args struct {
 // jointAtan2 launches tb_joint_atan2 over grid blocks of block threads.
 func (k kernelSet) jointAtan2(grid, block int, a jointAtan2Args) error {
 	return k.dev.launch("tb_joint_atan2", grid, block, a.Y, a.X, a.Out, a.N)
+}
+
+// jointHoldArgs are the parameters of tb_joint_hold (kernels/joints.cu), in the kernel's order.
+//
+// tb_joint_hold keeps in held the force of each joint whose island is awake (sim's holdJointForces): a
+// joint is asleep when one of its bodies sleeps and the other sleeps too or is not dynamic (the world,
+// a static or kinematic body); a sleeping joint's held force is the one it carried when it fell asleep.
+type jointHoldArgs struct {
+	Joints ptr // const TbJoint *
+	N      int32
+	Flags  ptr // const unsigned int *
+	Force  ptr // const float *
+	Held   ptr // float *
+}
+
+// jointHold launches tb_joint_hold over grid blocks of block threads.
+func (k kernelSet) jointHold(grid, block int, a jointHoldArgs) error {
+	return k.dev.launch("tb_joint_hold", grid, block, a.Joints, a.N, a.Flags, a.Force, a.Held)
 }
 
 // broadSceneBlocksArgs are the parameters of tb_broad_scene_blocks (kernels/lbvh.cu), in the kernel's order.
@@ -908,11 +952,11 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 //
 // tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
-// scan over all pairCapacity flags needs no count from the host. A pair with a hull is left with no
-// points here: tb_narrow_hulls, launched after it when some body is a hull, collides it. The hull
-// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
-// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
-// hulls do not pay for them.
+// scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
+// with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
+// hull or a mesh, collide it. The hull routines keep arrays the size of a hull's clipped face on the
+// thread's stack (about 21 KB), which a kernel reserves for every thread the device can hold; in a
+// kernel of their own, scenes without hulls do not pay for them.
 type narrowCollideArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -968,13 +1012,57 @@ func (k kernelSet) narrowHulls(grid, block int, a narrowHullsArgs) error {
 	return k.dev.launch("tb_narrow_hulls", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
 }
 
+// narrowMeshesArgs are the parameters of tb_narrow_meshes (kernels/narrow.cu), in the kernel's order.
+//
+// tb_narrow_meshes collides the pairs with a static triangle mesh among pairs[:min(*pairCount,
+// pairCapacity)] (sim's meshPair): the pair's manifolds go to its slots meshCand[TB_NARROW_MESH_SLOTS
+// i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
+// number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
+// narrow kernels and writes only those pairs' slots. The mesh routines' scratch (NcMeshScratch, about
+// 24 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
+type narrowMeshesArgs struct {
+	Pairs        ptr // const int2 *
+	PairCount    ptr // const unsigned int *
+	PairCapacity int32
+	Pos          ptr // const float4 *
+	Rot          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Shape        ptr // const TbShape *
+	Hulls        ptr // const TbHull *
+	HullVerts    ptr // const float4 *
+	HullFaces    ptr // const TbHullFace *
+	HullLoops    ptr // const int *
+	HullEdges    ptr // const TbHullEdge *
+	Meshes       ptr // const TbMesh *
+	MeshNodes    ptr // const TbMeshNode *
+	MeshOrder    ptr // const int *
+	MeshTris     ptr // const TbMeshTri *
+	MeshNormals  ptr // const float4 *
+	MeshVerts    ptr // const float4 *
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Dt           float32
+	Speculative  float32
+	Cand         ptr // TbContact *
+	MeshCand     ptr // TbContact *
+	Touching     ptr // unsigned int *
+}
+
+// narrowMeshes launches tb_narrow_meshes over grid blocks of block threads.
+func (k kernelSet) narrowMeshes(grid, block int, a narrowMeshesArgs) error {
+	return k.dev.launch("tb_narrow_meshes", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Meshes, a.MeshNodes, a.MeshOrder, a.MeshTris, a.MeshNormals, a.MeshVerts, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.MeshCand, a.Touching)
+}
+
 // narrowCompactArgs are the parameters of tb_narrow_compact (kernels/narrow.cu), in the kernel's order.
 //
-// tb_narrow_compact copies each touching pair's manifold to its place offsets[i] (the exclusive scan of
-// the touching flags) in contacts, dropping those at or past capacity, and the last thread writes the
-// number of touching pairs, which may exceed capacity: the host then grows the list and runs again.
+// tb_narrow_compact copies each touching pair's manifolds to their place offsets[i] (the exclusive scan
+// of the touching counts) in contacts: cand[i], or a mesh pair's -cand[i].count manifolds from its
+// slots of meshCand. It drops those at or past capacity, and the last thread writes the number of
+// manifolds, which may exceed capacity: the host then grows the list and runs again.
 type narrowCompactArgs struct {
 	Cand         ptr // const TbContact *
+	MeshCand     ptr // const TbContact *
 	Offsets      ptr // const unsigned int *
 	PairCapacity int32
 	Contacts     ptr // TbContact *
@@ -984,7 +1072,7 @@ type narrowCompactArgs struct {
 
 // narrowCompact launches tb_narrow_compact over grid blocks of block threads.
 func (k kernelSet) narrowCompact(grid, block int, a narrowCompactArgs) error {
-	return k.dev.launch("tb_narrow_compact", grid, block, a.Cand, a.Offsets, a.PairCapacity, a.Contacts, a.Capacity, a.Count)
+	return k.dev.launch("tb_narrow_compact", grid, block, a.Cand, a.MeshCand, a.Offsets, a.PairCapacity, a.Contacts, a.Capacity, a.Count)
 }
 
 // scanBlocksArgs are the parameters of tb_scan_blocks (kernels/scan.cu), in the kernel's order.
@@ -1158,11 +1246,11 @@ func (k kernelSet) sleepLabel(grid, block int, a sleepLabelArgs) error {
 // sleepDecideArgs are the parameters of tb_sleep_decide (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
-// takes its island's label, and its velocities are zeroed.
+// takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
 type sleepDecideArgs struct {
 	Parent ptr // const int *
 	Label  ptr // const unsigned int *
-	Flags  ptr // const unsigned int *
+	Flags  ptr // unsigned int *
 	Asleep ptr // unsigned int *
 	Vel    ptr // float4 *
 	Omega  ptr // float4 *
@@ -1241,10 +1329,11 @@ func (k kernelSet) sleepWakeKinematic(grid, block int, a sleepWakeKinematicArgs)
 // sleepWakeFlushArgs are the parameters of tb_sleep_wake_flush (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
-// its rest time, and clears its mark and its slot of seen for the next pass; *awoke counts the bodies
-// woken.
+// its rest time and clearing its TB_ASLEEP flag, and clears its mark and its slot of seen for the next
+// pass; *awoke counts the bodies woken.
 type sleepWakeFlushArgs struct {
 	Asleep ptr // unsigned int *
+	Flags  ptr // unsigned int *
 	Rest   ptr // float *
 	Marked ptr // unsigned int *
 	Seen   ptr // unsigned int *
@@ -1256,7 +1345,75 @@ type sleepWakeFlushArgs struct {
 
 // sleepWakeFlush launches tb_sleep_wake_flush over grid blocks of block threads.
 func (k kernelSet) sleepWakeFlush(grid, block int, a sleepWakeFlushArgs) error {
-	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.Awoke, a.N)
+	return k.dev.launch("tb_sleep_wake_flush", grid, block, a.Asleep, a.Flags, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.Awoke, a.N)
+}
+
+// sleepMarkBodiesArgs are the parameters of tb_sleep_mark_bodies (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_mark_bodies restarts the rest time of each of the nIdx bodies idx lists (bodies the program
+// pushed: sim's markWake) and marks the sleeping ones to wake with their islands (tb_sleep_wake_flush).
+type sleepMarkBodiesArgs struct {
+	Idx    ptr // const int *
+	NIdx   int32
+	Asleep ptr // const unsigned int *
+	Rest   ptr // float *
+	Marked ptr // unsigned int *
+	Seen   ptr // unsigned int *
+	Woken  ptr // unsigned int *
+	NWoken ptr // unsigned int *
+	N      int32
+}
+
+// sleepMarkBodies launches tb_sleep_mark_bodies over grid blocks of block threads.
+func (k kernelSet) sleepMarkBodies(grid, block int, a sleepMarkBodiesArgs) error {
+	return k.dev.launch("tb_sleep_mark_bodies", grid, block, a.Idx, a.NIdx, a.Asleep, a.Rest, a.Marked, a.Seen, a.Woken, a.NWoken, a.N)
+}
+
+// sleepFlagsArgs are the parameters of tb_sleep_flags (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_flags sets each body's TB_ASLEEP flag from its island label (a dynamic body with a label
+// sleeps), after the labels were uploaded from the host.
+type sleepFlagsArgs struct {
+	Asleep ptr // const unsigned int *
+	Flags  ptr // unsigned int *
+	N      int32
+}
+
+// sleepFlags launches tb_sleep_flags over grid blocks of block threads.
+func (k kernelSet) sleepFlags(grid, block int, a sleepFlagsArgs) error {
+	return k.dev.launch("tb_sleep_flags", grid, block, a.Asleep, a.Flags, a.N)
+}
+
+// sleepStillArgs are the parameters of tb_sleep_still (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_still zeroes the velocities of the sleeping bodies after the solve (sim's restoreSleepers):
+// a joint between two sleeping bodies is still solved, and moves no pose since the integration skips
+// them, but leaves velocities that a sleeping body must not keep.
+type sleepStillArgs struct {
+	Flags ptr // const unsigned int *
+	Vel   ptr // float4 *
+	Omega ptr // float4 *
+	N     int32
+}
+
+// sleepStill launches tb_sleep_still over grid blocks of block threads.
+func (k kernelSet) sleepStill(grid, block int, a sleepStillArgs) error {
+	return k.dev.launch("tb_sleep_still", grid, block, a.Flags, a.Vel, a.Omega, a.N)
+}
+
+// sleepCountArgs are the parameters of tb_sleep_count (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_count counts into *out (zeroed first) the sleeping bodies and, in out[1], the awake dynamic
+// ones.
+type sleepCountArgs struct {
+	Flags ptr // const unsigned int *
+	N     int32
+	Out   ptr // unsigned int *
+}
+
+// sleepCount launches tb_sleep_count over grid blocks of block threads.
+func (k kernelSet) sleepCount(grid, block int, a sleepCountArgs) error {
+	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out)
 }
 
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.

@@ -1,9 +1,17 @@
 package gpu
 
-import "fmt"
+import (
+	"fmt"
+
+	"tumble/sim/collide"
+)
 
 // narrowThreads is the block size of the narrow-phase kernels (narrow.cu's TB_NARROW_THREADS).
 const narrowThreads = 128
+
+// meshSlots is the most manifolds a pair with a mesh gives (narrow.cu's TB_NARROW_MESH_SLOTS,
+// collide.MaxMeshManifolds).
+const meshSlots = collide.MaxMeshManifolds
 
 // narrowStage runs the narrow phase on the device (kernels/narrow.cu): every broad-phase pair is
 // collided by the routines of sim/collide, ported, into a slot of its own, and the touching ones are
@@ -12,10 +20,15 @@ const narrowThreads = 128
 // device for the backend to read at the end of the step (it keeps counting past the list's capacity,
 // and the backend grows the list with reserve and runs the step again when it did).
 type narrowStage struct {
-	cand     buffer // tbContact per pair: its manifold before compaction (count 0: none)
-	offsets  buffer // uint32 per pair: touching flag, then scanned in place into list positions
+	// cand holds a tbContact per pair: its manifold before compaction (count 0: none; below 0: a mesh
+	// pair's, whose manifolds are in meshCand).
+	cand buffer
+	// meshCand holds meshSlots tbContacts per pair, a mesh pair's manifolds before compaction; it is
+	// allocated when some body is a mesh.
+	meshCand buffer
+	offsets  buffer // uint32 per pair: its number of manifolds, then scanned in place into list positions
 	contacts buffer // tbContact per contact slot: the compacted list
-	count    buffer // uint32: touching pairs this step, possibly more than contactCap
+	count    buffer // uint32: manifolds this step, possibly more than contactCap
 	jointed  buffer // uint64 keys a<<32|b of jointed pairs, sorted
 	nJointed int
 	pairCap  int
@@ -102,17 +115,37 @@ func (s *narrowStage) run(d device, b *bodyBuffers, pairs, pairCount ptr, pairCa
 			return err
 		}
 	}
+	// The pairs with a mesh, last: a pair's several manifolds go to its slots of meshCand.
+	meshCand := s.cand.p // never read while no pair has a mesh
+	if b.meshes.hasMeshes() {
+		if err := grow(d, &s.meshCand, pairCapacity*meshSlots*contactBytes); err != nil {
+			return fmt.Errorf("gpu: narrow phase: %d mesh pair slots: %w", pairCapacity, err)
+		}
+		meshCand = s.meshCand.p
+		if err := k.narrowMeshes(blocks(pairCapacity, narrowThreads), narrowThreads, narrowMeshesArgs{
+			Pairs: pairs, PairCount: pairCount, PairCapacity: int32(pairCapacity),
+			Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
+			Hulls: b.hulls.dHulls.p, HullVerts: b.hulls.dVerts.p, HullFaces: b.hulls.dFaces.p,
+			HullLoops: b.hulls.dLoops.p, HullEdges: b.hulls.dEdges.p,
+			Meshes: b.meshes.dMeshes.p, MeshNodes: b.meshes.dNodes.p, MeshOrder: b.meshes.dOrder.p,
+			MeshTris: b.meshes.dTris.p, MeshNormals: b.meshes.dNormals.p, MeshVerts: b.meshes.dVerts.p,
+			Jointed: jointed, NJointed: int32(s.nJointed), Dt: dt, Speculative: speculative,
+			Cand: s.cand.p, MeshCand: meshCand, Touching: s.offsets.p,
+		}); err != nil {
+			return err
+		}
+	}
 	if err := s.scan.run(d, s.offsets.p, s.offsets.p, pairCapacity); err != nil {
 		return err
 	}
 	return k.narrowCompact(blocks(pairCapacity, narrowThreads), narrowThreads, narrowCompactArgs{
-		Cand: s.cand.p, Offsets: s.offsets.p, PairCapacity: int32(pairCapacity),
+		Cand: s.cand.p, MeshCand: meshCand, Offsets: s.offsets.p, PairCapacity: int32(pairCapacity),
 		Contacts: s.contacts.p, Capacity: int32(s.contCap), Count: s.count.p,
 	})
 }
 
 // contactList returns the device list of contacts (tbContact, in pair order), the device address of
-// its count (uint32: the number of touching pairs, which exceeds capacity when the list overflowed;
+// its count (uint32: the number of manifolds, which exceeds capacity when the list overflowed;
 // only the first capacity were written) and the list's capacity.
 func (s *narrowStage) contactList() (contacts ptr, count ptr, capacity int) {
 	return s.contacts.p, s.count.p, s.contCap
@@ -121,6 +154,7 @@ func (s *narrowStage) contactList() (contacts ptr, count ptr, capacity int) {
 // release frees the stage's buffers.
 func (s *narrowStage) release(d device) {
 	release(d, &s.cand)
+	release(d, &s.meshCand)
 	release(d, &s.offsets)
 	release(d, &s.contacts)
 	release(d, &s.count)

@@ -76,19 +76,41 @@ func narrowCPU(b *sim.Bodies, pairs []int2, dt, speculative float32, jointed []u
 			(b.AngularVelocity[ia].Len()*sim.BoundingRadius(&b.Shape[ia])+
 				b.AngularVelocity[ib].Len()*sim.BoundingRadius(&b.Shape[ib]))*dt
 		margin := speculative + rel
-		collide.Collide(&b.Shape[ia], geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]},
-			&b.Shape[ib], geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}, margin, &m)
-		if m.Count == 0 {
-			continue
+		pa, pb := geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]}, geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}
+		// A pair with a mesh gives its triangles' manifolds (sim's meshPair), the others one.
+		switch {
+		case b.Shape[ia].Kind == geom.TriMesh:
+			for _, m := range collide.CollideMesh(&b.Shape[ia], pa, &b.Shape[ib], pb, margin, nil) {
+				out = appendContact(out, ia, ib, &m, false)
+			}
+		case b.Shape[ib].Kind == geom.TriMesh:
+			for _, m := range collide.CollideMesh(&b.Shape[ib], pb, &b.Shape[ia], pa, margin, nil) {
+				out = appendContact(out, ia, ib, &m, true)
+			}
+		default:
+			collide.Collide(&b.Shape[ia], pa, &b.Shape[ib], pb, margin, &m)
+			out = appendContact(out, ia, ib, &m, false)
 		}
-		c := tbContact{A: ia, B: ib, Count: int32(m.Count), NX: m.Normal[0], NY: m.Normal[1], NZ: m.Normal[2]}
-		for i := 0; i < m.Count; i++ {
-			p := &m.Points[i]
-			c.Pts[i] = tbPoint{PX: p.Position[0], PY: p.Position[1], PZ: p.Position[2], Sep: p.Separation, ID: p.ID}
-		}
-		out = append(out, c)
 	}
 	return out
+}
+
+// appendContact appends manifold m of bodies ia and ib as a contact, its normal negated when flip,
+// unless it has no points.
+func appendContact(out []tbContact, ia, ib int32, m *collide.Manifold, flip bool) []tbContact {
+	if m.Count == 0 {
+		return out
+	}
+	n := m.Normal
+	if flip {
+		n = geom.Vec3{-n[0], -n[1], -n[2]}
+	}
+	c := tbContact{A: ia, B: ib, Count: int32(m.Count), NX: n[0], NY: n[1], NZ: n[2]}
+	for i := 0; i < m.Count; i++ {
+		p := &m.Points[i]
+		c.Pts[i] = tbPoint{PX: p.Position[0], PY: p.Position[1], PZ: p.Position[2], Sep: p.Separation, ID: p.ID}
+	}
+	return append(out, c)
 }
 
 // narrowRun runs the stage over pairs, uploaded into a buffer of pairCapacity pairs whose slots past
@@ -229,6 +251,8 @@ func narrowRandShape(rng *rand.Rand, k geom.Kind) geom.Shape {
 		return geom.Shape{Kind: k, Radius: u(0.05, 0.6), HalfHeight: hh}
 	case geom.ConvexHull:
 		return geom.Shape{Kind: k, Hull: testHulls[rng.IntN(len(testHulls))]}
+	case geom.TriMesh:
+		return geom.Shape{Kind: k, Mesh: testMesh}
 	}
 	s := geom.Shape{Kind: geom.Plane, Normal: geom.Vec3{0, 1, 0}}
 	if rng.IntN(2) == 0 {
@@ -257,9 +281,32 @@ func narrowSupport(s *geom.Shape, q geom.Quat, u geom.Vec3) float32 {
 			r = max(r, u.Dot(q.Rotate(v)))
 		}
 		return r
+	case geom.TriMesh:
+		r := float32(math.Inf(-1))
+		for _, v := range s.Mesh.Verts {
+			r = max(r, u.Dot(q.Rotate(v)))
+		}
+		return r
 	}
 	return 0
 }
+
+// testMesh is the static mesh the narrow phase's random pairs draw: a 4 m square of 8 x 8 cells, two
+// triangles each, flat over a strip (flat seams: inactive edges), with bumps and a crease elsewhere
+// (convex and concave folds, active and inactive), so a shape meets one triangle or several with
+// normals apart (several manifolds).
+var testMesh = func() *geom.Mesh {
+	m, err := geom.NewGridMesh(2, 8, func(x, z float32) float32 {
+		if x < -1 {
+			return 0
+		}
+		return 0.3*float32(math.Sin(1.7*float64(x))*math.Cos(1.3*float64(z))) + 0.2*abs(z)
+	})
+	if err != nil {
+		panic("gpu: test mesh: " + err.Error())
+	}
+	return m
+}()
 
 func unitAxis(k int) geom.Vec3 {
 	var v geom.Vec3
@@ -286,7 +333,7 @@ func narrowRandRot(rng *rand.Rand, near geom.Quat) geom.Quat {
 // narrowRandPair adds two bodies of the kinds, placed near contact: B's projection along a random
 // direction (or one of A's face normals) meets A's with a gap from -0.3 to +0.1 of the smaller size,
 // so pairs come deep, barely touching and just apart. A plane is placed under the other shape the
-// same way along its normal.
+// same way along its normal, and a shape over a mesh above a random point of a random triangle.
 func narrowRandPair(rng *rand.Rand, w *narrowTestWorld, ka, kb geom.Kind) int2 {
 	sa, sb := narrowRandShape(rng, ka), narrowRandShape(rng, kb)
 	vel := func() geom.Vec3 {
@@ -300,6 +347,23 @@ func narrowRandPair(rng *rand.Rand, w *narrowTestWorld, ka, kb geom.Kind) int2 {
 	size := min(sim.BoundingRadius(&sa), sim.BoundingRadius(&sb))
 	gap := size * (0.4*rng.Float32() - 0.3)
 	switch {
+	case ka == geom.TriMesh || kb == geom.TriMesh:
+		// Over a random point of a random triangle, along its normal, the gap under the other shape.
+		mesh, other, pm, po := &sa, &sb, &pa, &pb
+		if ka != geom.TriMesh {
+			mesh, other, pm, po = &sb, &sa, &pb, &pa
+		}
+		m := mesh.Mesh
+		ti := rng.IntN(len(m.Tris))
+		v0, v1, v2 := m.Verts[m.Tris[ti][0]], m.Verts[m.Tris[ti][1]], m.Verts[m.Tris[ti][2]]
+		r1, r2 := rng.Float32(), rng.Float32()
+		if r1+r2 > 1 {
+			r1, r2 = 1-r1, 1-r2
+		}
+		at := pm.Apply(v0.Add(v1.Sub(v0).Mul(r1)).Add(v2.Sub(v0).Mul(r2)))
+		n := pm.Q.Rotate(m.Normals[ti])
+		gap = sim.BoundingRadius(other) * (0.4*rng.Float32() - 0.3)
+		po.P = at.Add(n.Mul(narrowSupport(other, po.Q, n.Mul(-1)) + gap))
 	case ka == geom.Plane || kb == geom.Plane:
 		plane, other, pp, po := &sa, &sb, &pa, &pb
 		if kb == geom.Plane {
@@ -581,7 +645,7 @@ func TestNarrowMatchesCollideOnRandomPairs(t *testing.T) {
 	bb := testBodies(t, d, &w.b)
 	var s narrowStage
 	defer s.release(d)
-	if err := s.reserve(d, len(pairs), len(pairs)); err != nil {
+	if err := s.reserve(d, len(pairs), meshSlots*len(pairs)); err != nil {
 		t.Fatal(err)
 	}
 	var dev narrowDev

@@ -34,6 +34,9 @@ var cudaParity = []parityCase{
 	// Convex hulls (tb_narrow_hulls): exact on the emulator; not yet run on a GPU.
 	{"rocks", 600, 0, 0},
 	{"bunny", 600, 0, 0},
+	// A static triangle mesh (tb_narrow_meshes, several manifolds a pair): exact on the emulator;
+	// not yet run on a GPU.
+	{"terrain", 600, 0, 0},
 }
 
 func newCUDA(t testing.TB) *Backend {
@@ -50,6 +53,10 @@ func TestCUDAParity(t *testing.T) { checkParity(t, cudaParity, newCUDA) }
 // TestCUDAParityOfSpawnedHulls is TestEmulatedSpawnedHullsAreExact on the GPU (its name matches
 // scripts/gpu-run.sh's parity check).
 func TestCUDAParityOfSpawnedHulls(t *testing.T) { checkSpawnedHulls(t, newCUDA(t)) }
+
+// TestCUDAParityOfShapesOnATiltedMesh is TestEmulatedShapesOnATiltedMeshAreExact on the GPU (its name
+// matches scripts/gpu-run.sh's parity check).
+func TestCUDAParityOfShapesOnATiltedMesh(t *testing.T) { checkShapesOnATiltedMesh(t, newCUDA(t)) }
 
 // TestCUDARainParity: 10,000 boxes packed into a falling grid (neighbours touch from the first step)
 // are chaotic, so the whole rain is compared by what the physics fixes: no blow-up, every box inside the
@@ -154,6 +161,10 @@ func TestCUDAStepIsOneGraphAndTheSameBits(t *testing.T) {
 
 // TestCUDASleepStage, TestCUDASleepIslandRoots and TestCUDASleepWakeByLabel run the emulated
 // sleep-stage checks (sleep_test.go) on the GPU, where the union-find's and the marks' threads do race.
+// TestCUDASleepingStepIsTheCPUs is TestEmulatedSleepingStepIsTheCPUs on the GPU: with sleeping on,
+// the step equals the CPU's Jacobi step bit for bit while scenes fall asleep and are woken.
+func TestCUDASleepingStepIsTheCPUs(t *testing.T) { checkSleepParity(t, newCUDA) }
+
 func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
 func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }
 func TestCUDASleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, newCUDA(t)) }

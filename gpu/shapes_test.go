@@ -9,13 +9,12 @@ import (
 	"tumble/sim/geom"
 )
 
-// The presets with a triangle mesh or a compound body are refused when the backend is attached,
-// before anything is uploaded: the error names the first such body and its shape, and the world stays
-// on the CPU, where it steps on.
-func TestMeshAndCompoundScenesAreRefusedBeforeAnythingUploads(t *testing.T) {
+// The presets with a compound body (or another shape the backend does not run) are refused when the
+// backend is attached, before anything is uploaded: the error names the first such body and its shape,
+// and the world stays on the CPU, where it steps on.
+func TestCompoundScenesAreRefusedBeforeAnythingUploads(t *testing.T) {
 	for _, c := range []struct{ preset, want string }{
-		{"terrain", `body "terrain" is a mesh: the CUDA backend runs box, sphere, capsule, plane and hull shapes`},
-		{"furniture", `body "table0" is a compound: the CUDA backend runs box, sphere, capsule, plane and hull shapes`},
+		{"furniture", `body "table0" is a compound: the CUDA backend runs box, sphere, capsule, plane, hull and mesh shapes`},
 	} {
 		s, _ := scenes.Preset(c.preset)
 		w, err := s.World(scenes.Options{Solver: sim.Jacobi})
@@ -62,7 +61,7 @@ func TestAddingABodyOfAShapeTheBackendDoesNotRunIsRefused(t *testing.T) {
 		t.Errorf("after adding the hull: %d bodies, tetra found %v", w.Bodies.Len(), ok)
 	}
 	_, err = w.AddBody(sim.BodyDef{Name: "log", Shape: geom.Shape{Kind: geom.Cylinder, Radius: 0.3, HalfHeight: 0.5}, Mass: 1, Position: geom.Vec3{0, 2, 0}})
-	const wantCyl = `body "log" is a cylinder: the CUDA backend runs box, sphere, capsule, plane and hull shapes; the CPU backend runs every shape`
+	const wantCyl = `body "log" is a cylinder: the CUDA backend runs box, sphere, capsule, plane, hull and mesh shapes; the CPU backend runs every shape`
 	if err == nil || err.Error() != wantCyl {
 		t.Errorf("adding a cylinder: %v, want %q", err, wantCyl)
 	}
@@ -77,7 +76,7 @@ func TestAddingABodyOfAShapeTheBackendDoesNotRunIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = w.AddBody(sim.BodyDef{Name: "dumbbell", Shape: geom.Shape{Kind: geom.Compound, Compound: pair}, Position: geom.Vec3{0, 2, 0}})
-	const wantCompound = `body "dumbbell" is a compound: the CUDA backend runs box, sphere, capsule, plane and hull shapes; the CPU backend runs every shape`
+	const wantCompound = `body "dumbbell" is a compound: the CUDA backend runs box, sphere, capsule, plane, hull and mesh shapes; the CPU backend runs every shape`
 	if err == nil || err.Error() != wantCompound || w.Bodies.Len() != 2 {
 		t.Errorf("adding a compound: %v (%d bodies), want %q", err, w.Bodies.Len(), wantCompound)
 	}
@@ -97,7 +96,7 @@ func TestAddingABodyOfAShapeTheBackendDoesNotRunIsRefused(t *testing.T) {
 
 // The upload's refusal is the capabilities' own (sim.CheckShapeFor), not a second list of shapes.
 func TestTheUploadRefusesWhatTheCapabilitiesLeaveOut(t *testing.T) {
-	s, _ := scenes.Preset("terrain")
+	s, _ := scenes.Preset("furniture")
 	w, err := s.World(scenes.Options{Solver: sim.Jacobi})
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +104,7 @@ func TestTheUploadRefusesWhatTheCapabilitiesLeaveOut(t *testing.T) {
 	defer w.Close()
 	want := sim.CheckShapesFor(capabilities, &w.Bodies)
 	if want == nil {
-		t.Fatal("the terrain preset has no body the CUDA backend refuses")
+		t.Fatal("the furniture preset has no body the CUDA backend refuses")
 	}
 	bb, err := uploadBodies(emulated{}, &w.Bodies)
 	if err == nil {

@@ -25,7 +25,8 @@ type sleepStage struct {
 	marked buffer // uint32 per body: marked to wake (cleared by the flush)
 	seen   buffer // uint32 per body: a label listed in woken, at slot label % n (cleared by the flush)
 	woken  buffer // uint32 per body: the labels of the islands to wake, nWoken of them
-	counts buffer // uint32: nWoken, then the bodies the last flush woke
+	counts buffer // uint32: nWoken, then the bodies woken since counts was last cleared
+	idx    buffer // int32: pushed's staging of the bodies pushed
 	n      int
 }
 
@@ -169,7 +170,7 @@ func (s *sleepStage) wake(d device, in wakeInput) error {
 	}
 	k := kernelSet{d}
 	flags := in.bodies.flags.p
-	nWoken, awoke := s.counts.p, s.counts.p+4
+	nWoken := s.counts.p
 	if in.contactCap > 0 {
 		if err := k.sleepWakeContacts(blocks(in.contactCap, sleepThreads), sleepThreads, sleepWakeContactsArgs{
 			Contacts: in.contacts, Count: in.contactCount, Cap: int32(in.contactCap), Flags: flags, Asleep: s.asleep.p,
@@ -191,14 +192,112 @@ func (s *sleepStage) wake(d device, in wakeInput) error {
 			return err
 		}
 	}
-	return k.sleepWakeFlush(blocks(n, sleepThreads), sleepThreads, sleepWakeFlushArgs{Asleep: s.asleep.p,
-		Rest: s.rest.p, Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: nWoken, Awoke: awoke, N: int32(n)})
+	return s.flush(d, in.bodies)
+}
+
+// flush launches the waking of the islands marked since the last flush (tb_sleep_wake_flush); the
+// second counter of s.counts gains the bodies woken.
+func (s *sleepStage) flush(d device, bb *bodyBuffers) error {
+	return kernelSet{d}.sleepWakeFlush(blocks(s.n, sleepThreads), sleepThreads, sleepWakeFlushArgs{Asleep: s.asleep.p,
+		Flags: bb.flags.p, Rest: s.rest.p, Marked: s.marked.p, Seen: s.seen.p, Woken: s.woken.p, NWoken: s.counts.p,
+		Awoke: s.counts.p + 4, N: int32(s.n)})
+}
+
+// pushed restarts the rest time of the bodies at the dense indices idx (the program pushed them: an
+// impulse, a drag) and wakes the islands of those that sleep, as sim's markWake and flushWakes. idx is
+// staged through s.idx.
+func (s *sleepStage) pushed(d device, bb *bodyBuffers, idx []int32) error {
+	if len(idx) == 0 || s.n == 0 {
+		return nil
+	}
+	if err := grow(d, &s.idx, 4*len(idx)); err != nil {
+		return err
+	}
+	if err := uploadSlice(d, s.idx.p, idx); err != nil {
+		return err
+	}
+	if err := d.zero(s.counts.p, 8); err != nil {
+		return err
+	}
+	if err := (kernelSet{d}).sleepMarkBodies(blocks(len(idx), sleepThreads), sleepThreads, sleepMarkBodiesArgs{
+		Idx: s.idx.p, NIdx: int32(len(idx)), Asleep: s.asleep.p, Rest: s.rest.p, Marked: s.marked.p, Seen: s.seen.p,
+		Woken: s.woken.p, NWoken: s.counts.p, N: int32(s.n)}); err != nil {
+		return err
+	}
+	return s.flush(d, bb)
+}
+
+// put uploads the host's sleeping state of every body (sim.Bodies.Asleep, SleepTime and the island
+// labels) and sets the bodies' TB_ASLEEP flags from it. The next label given is past every label in
+// use, all of which the host holds.
+func (s *sleepStage) put(d device, bb *bodyBuffers, src *sim.Bodies) error {
+	n := src.Len()
+	if n == 0 || s.n != n {
+		return nil
+	}
+	labels, rest := make([]uint32, n), make([]float32, n)
+	last := uint32(0)
+	for i := range n {
+		if src.Asleep[i] {
+			labels[i] = src.IslandLabel(i)
+			last = max(last, labels[i])
+		}
+		rest[i] = src.SleepTime[i]
+	}
+	if err := uploadSlice(d, s.asleep.p, labels); err != nil {
+		return err
+	}
+	if err := uploadSlice(d, s.rest.p, rest); err != nil {
+		return err
+	}
+	if err := uploadSlice(d, s.next.p, []uint32{last}); err != nil {
+		return err
+	}
+	return kernelSet{d}.sleepFlags(blocks(n, sleepThreads), sleepThreads, sleepFlagsArgs{Asleep: s.asleep.p,
+		Flags: bb.flags.p, N: int32(n)})
+}
+
+// get downloads the first n bodies' sleeping state into dst (Asleep, SleepTime, the island labels).
+func (s *sleepStage) get(d device, dst *sim.Bodies, n int) error {
+	n = min(n, s.n)
+	if n == 0 {
+		return nil
+	}
+	labels, rest := make([]uint32, n), make([]float32, n)
+	if err := downloadSlice(d, labels, s.asleep.p); err != nil {
+		return err
+	}
+	if err := downloadSlice(d, rest, s.rest.p); err != nil {
+		return err
+	}
+	for i := range n {
+		dst.SetSleep(i, labels[i], rest[i])
+	}
+	return nil
+}
+
+// still zeroes the sleeping bodies' velocities after the solve (tb_sleep_still).
+func (s *sleepStage) still(d device, bb *bodyBuffers) error {
+	return kernelSet{d}.sleepStill(blocks(bb.n, sleepThreads), sleepThreads, sleepStillArgs{Flags: bb.flags.p,
+		Vel: bb.vel.p, Omega: bb.omega.p, N: int32(bb.n)})
+}
+
+// count launches the count of the sleeping and the awake dynamic bodies into out's two uint32s.
+func (s *sleepStage) count(d device, bb *bodyBuffers, out ptr) error {
+	if err := d.zero(out, 8); err != nil {
+		return err
+	}
+	if bb.n == 0 {
+		return nil
+	}
+	return kernelSet{d}.sleepCount(blocks(bb.n, sleepThreads), sleepThreads, sleepCountArgs{Flags: bb.flags.p,
+		N: int32(bb.n), Out: out})
 }
 
 // release frees the stage's buffers.
 func (s *sleepStage) release(d device) {
 	for _, b := range []*buffer{&s.rest, &s.asleep, &s.parent, &s.restMin, &s.label, &s.next, &s.marked, &s.seen, &s.woken,
-		&s.counts} {
+		&s.counts, &s.idx} {
 		release(d, b)
 	}
 	*s = sleepStage{}

@@ -67,9 +67,10 @@ func sleepWorld(t testing.TB, sleep bool) *sim.World {
 // sleep the device must put exactly that island's bodies to sleep and zero exactly their velocities; the
 // islands' labels must split the sleeping bodies as the scene's islands do; and an island must wake
 // whole at the step the CPU wakes it (touched by a ball, or in a moving kinematic body's box). The
-// device's step still moves a body its sleep stage put to sleep (the backend does not skip sleeping
-// bodies), so from then on such a body is compared for its sleep only; the islands are apart, so the
-// others still are, bit for bit, and the balls, which hit sleeping bodies, by their sleep only.
+// device's step runs with sleeping off, driving none of this itself (TestEmulatedSleepingStepIsTheCPUs
+// checks the step with sleeping on), so from the step a body falls asleep it is compared for its sleep
+// only; the islands are apart, so the others still are, bit for bit, and the balls, which hit sleeping
+// bodies, by their sleep only.
 func TestEmulatedSleepStageMatchesCPU(t *testing.T) {
 	checkSleepStage(t, NewEmulated())
 }

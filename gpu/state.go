@@ -16,6 +16,9 @@ const (
 	hullBytes           = int(unsafe.Sizeof(tbHull{}))           // TbHull
 	hullFaceBytes       = int(unsafe.Sizeof(tbHullFace{}))       // TbHullFace
 	hullEdgeBytes       = int(unsafe.Sizeof(tbHullEdge{}))       // TbHullEdge
+	meshBytes           = int(unsafe.Sizeof(tbMesh{}))           // TbMesh
+	meshNodeBytes       = int(unsafe.Sizeof(tbMeshNode{}))       // TbMeshNode
+	meshTriBytes        = int(unsafe.Sizeof(tbMeshTri{}))        // TbMeshTri
 )
 
 // bodyBuffers holds the device arrays of body state (layout.cuh), indexed by dense body index.
@@ -29,5 +32,7 @@ type bodyBuffers struct {
 	invIW buffer
 	// hulls holds the convex hulls' geometry that hull shapes index (tbShape.Hull).
 	hulls hullTable
-	n     int // bodies
+	// meshes holds the static triangle meshes' geometry that mesh shapes index (tbShape.Hull).
+	meshes meshTable
+	n      int // bodies
 }

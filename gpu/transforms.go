@@ -48,9 +48,9 @@ var ErrNotOnDevice = instance.ErrNotOnDevice
 // the device except the few bytes of style, and the bounds read back at the end (24 bytes; the
 // renderer needs them for the shadow map, and the draw waits for the kernel anyway).
 //
-// A world with a convex hull is drawn from the host copy (ErrNotOnDevice, before anything is written):
-// the instance kernel writes the boxes, spheres and capsules, whose meshes the renderer shares, and a
-// hull is drawn with a mesh of its own by the CPU fill.
+// A world with a convex hull or a triangle mesh is drawn from the host copy (ErrNotOnDevice, before
+// anything is written): the instance kernel writes the boxes, spheres and capsules, whose meshes the
+// renderer shares, and a hull or a mesh is drawn with a mesh of its own by the CPU fill.
 func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *instance.Style) (instance.Written, error) {
 	if !b.drawsOnDevice(w) {
 		return instance.Written{}, ErrNotOnDevice
@@ -59,12 +59,13 @@ func (b *Backend) WriteInstances(w *sim.World, dst uintptr, capacity int, st *in
 }
 
 // drawsOnDevice reports whether the device can write w's instances: it holds w's bodies and none is
-// a hull.
+// a hull or a mesh.
 func (b *Backend) drawsOnDevice(w *sim.World) bool {
-	return b.bodies.n == w.Bodies.Len() && !slices.ContainsFunc(w.Bodies.Shape, isHull)
+	return b.bodies.n == w.Bodies.Len() && !slices.ContainsFunc(w.Bodies.Shape, ownMesh)
 }
 
-func isHull(s geom.Shape) bool { return s.Kind == geom.ConvexHull }
+// ownMesh reports whether a shape is drawn with a mesh of its own (a hull's or a triangle mesh's).
+func ownMesh(s geom.Shape) bool { return s.Kind == geom.ConvexHull || s.Kind == geom.TriMesh }
 
 // writeInstances is WriteInstances with the records per kind given (tests give wrong ones to check
 // the kernel's capacity guard).
@@ -121,7 +122,11 @@ func (b *Backend) writeInstances(dst uintptr, capacity int, counts [instance.Num
 		}
 		contacts = iw.contacts.p
 	}
-	if st.Mode == instance.ColorBySleep && st.Sleeping != nil {
+	switch {
+	case st.Mode == instance.ColorBySleep && b.planFor.Sleep && b.sleep.n == n:
+		// The device's island labels (0: awake), where the host's Asleep may be a step behind.
+		asleep = b.sleep.asleep.p
+	case st.Mode == instance.ColorBySleep && st.Sleeping != nil:
 		iw.hostAsleep = iw.hostAsleep[:0]
 		for i := range n {
 			v := uint32(0)

@@ -18,7 +18,8 @@ type Plane struct {
 // bounds of the bodies (the shadow map covers them).
 type Frame struct {
 	Shapes [instance.NumKinds][]instance.Instance
-	Hulls  []HullBatch // convex hulls, one batch per distinct hull (drawn from the host, never Device)
+	Hulls  []HullBatch  // convex hulls, one batch per distinct hull (drawn from the host, never Device)
+	Fields []FieldBatch // height fields (drawn from the host, never Device)
 	Planes []Plane
 	Lines  []instance.LineVertex
 	// Overlay are debug lines drawn over the bodies: whole where in front, faint where behind a
@@ -26,7 +27,8 @@ type Frame struct {
 	Overlay []instance.LineVertex
 	Lo, Hi  mgl32.Vec3
 	// View is the camera's, for what depends on it: a height field is drawn in more detail near the
-	// eye and only where the view cone reaches (instance.FieldView). Set it before Fill.
+	// eye and only where the view cone reaches (instance.FieldView). Set it before Fill; its Light is
+	// left out (Fill takes LightDir into each field's frame).
 	View instance.FieldCamera
 	// Device, when set, says the instances are already in the renderer's device buffer
 	// (Renderer.DeviceBuffer), written there by CUDA through interop: Counts of them per kind, grouped
@@ -46,6 +48,7 @@ func Fill(f *Frame, w *sim.World, mode instance.ColorBy, contacts []int32, highl
 	f.Device = false
 	var found bool
 	f.Hulls = f.Hulls[:0]
+	f.Fields = f.Fields[:0]
 	if f.Lo, f.Hi, found = instance.Fill(&f.Shapes, w, mode, contacts, highlight, f.addHull, f.addField); !found {
 		f.Lo, f.Hi = mgl32.Vec3{-5, 0, -5}, mgl32.Vec3{5, 2, 5}
 	}
@@ -96,11 +99,17 @@ func FillPlanes(f *Frame, w *sim.World) {
 	}
 }
 
-// addField appends the drawing hulls of height field g, whose body's instance is in, as seen by
-// f.View (instance.FieldView, the camera taken into the field's frame).
+// addField appends height field g, whose body's instance is in, with the levels it is drawn with as
+// seen by f.View (instance.FieldView, the camera taken into the field's frame) and whether it can
+// shade anything under the light.
 func (f *Frame) addField(g *geom.HeightGrid, in instance.Instance) {
 	q := mgl32.Quat{W: in.Quat[3], V: mgl32.Vec3{in.Quat[0], in.Quat[1], in.Quat[2]}}.Conjugate()
 	c := f.View
-	c.Eye, c.Look = q.Rotate(c.Eye.Sub(in.Pos)), q.Rotate(c.Look)
-	instance.FieldView(g, c, func(h *geom.Hull) { f.addHull(h, in) })
+	c.Eye, c.Look, c.Light = q.Rotate(c.Eye.Sub(in.Pos)), q.Rotate(c.Look), q.Rotate(LightDir)
+	var levels []*instance.FieldLevel
+	if n := len(f.Fields); n < cap(f.Fields) {
+		levels = f.Fields[:n+1][n].Levels[:0] // the list a field of an earlier frame left
+	}
+	instance.FieldView(g, c, func(l *instance.FieldLevel) { levels = append(levels, l) })
+	f.Fields = append(f.Fields, FieldBatch{Instance: in, Levels: levels, Shades: instance.FieldShades(g, c.Light)})
 }

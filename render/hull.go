@@ -52,9 +52,8 @@ type gpuHull struct {
 	used                uint64
 }
 
-// hullKeepFrames is how many frames a hull's buffers are kept without being drawn: a height field's
-// chunks change their level of detail as the eye moves (instance.FieldView), and each level is a hull
-// of its own, so the buffers of levels left behind are freed rather than kept for the session.
+// hullKeepFrames is how many frames a hull's buffers are kept without being drawn: a body whose hull
+// is gone (removed, or another scene loaded) leaves its buffers freed rather than kept for the session.
 const hullKeepFrames = 120
 
 // hullBuffers returns h's buffers, making them on first use.

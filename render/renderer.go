@@ -35,6 +35,7 @@ const shadowSize = 1024
 type Renderer struct {
 	hulls     map[*geom.Hull]*gpuHull // each distinct hull's mesh, made when first drawn
 	hullFrame uint64                  // frames drawn, for freeing hulls no longer drawn
+	fields    fieldBuffers            // the height fields' chunk levels in GL
 
 	mesh, shadow, ground, line uint32
 	uMesh, uShadow, uGround    map[string]int32
@@ -238,6 +239,7 @@ func (r *Renderer) Upload(f *Frame) {
 		}
 	}
 	r.uploadHulls(f)
+	r.uploadFields(f)
 }
 
 // DrawUploaded is Draw after Upload: the frame's passes alone.
@@ -260,6 +262,7 @@ func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height 
 		gl.Enable(gl.POLYGON_OFFSET_FILL)
 		gl.PolygonOffset(2, 4)
 		r.drawShapes(f)
+		r.drawFields(f, true)
 		gl.Disable(gl.POLYGON_OFFSET_FILL)
 	}
 
@@ -275,7 +278,9 @@ func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height 
 
 	// Depth pre-pass: a software renderer (llvmpipe) shades every fragment that passes the depth test,
 	// and a heap of boxes drawn in any order overdraws many times; with the depth laid down first,
-	// each pixel is shaded once. The same program (so the same positions, to the bit) draws it.
+	// each pixel is shaded once. The same program (so the same positions, to the bit) draws it. Height
+	// fields are left out: drawn nearest first (drawFields), they overdraw little, and rasterizing
+	// the screen-wide terrain twice cost more than the overdraw it saved.
 	gl.UseProgram(r.mesh)
 	gl.UniformMatrix4fv(r.uMesh["uViewProj"], 1, false, &vp[0])
 	gl.Uniform1i(r.uMesh["uDepthOnly"], 1)
@@ -318,6 +323,7 @@ func (r *Renderer) DrawUploaded(f *Frame, cam *Camera, fb uint32, width, height 
 	}
 	gl.Uniform1i(u["uWire"], wire)
 	gl.DepthFunc(gl.LEQUAL)
+	r.drawFields(f, false)
 	r.drawShapes(f)
 	gl.DepthFunc(gl.LESS)
 	gl.PolygonMode(gl.FRONT_AND_BACK, gl.FILL)

@@ -122,7 +122,8 @@ func (b *Body) validateShapes(c *check, path string) {
 // compoundDef sets d's shape to the compound of b's shapes: each child's mass from its mass, or its
 // density (else the body's, else sim.DefaultDensity) times its volume; a hull child placed by its own
 // centre of mass and principal frame; the body's rotation turned into the compound's principal frame,
-// as hullDef does; with an inertia, that tensor's principal frame (geom.CompoundShape.WithInertia).
+// as hullDef does; with a centre of mass, the compound about it (geom.NewCompoundAbout); with an
+// inertia, that tensor's principal frame (geom.CompoundShape.WithInertia).
 // The body's mass, if given, is the whole's (sim scales the children to it). The scene must be valid.
 func compoundDef(d *sim.BodyDef, b *Body) {
 	rho := float64(sim.DefaultDensity)
@@ -173,7 +174,13 @@ func compoundDef(d *sim.BodyDef, b *Body) {
 		}
 		kids[i] = ch
 	}
-	c, err := geom.NewCompound(kids)
+	var c *geom.CompoundShape
+	var err error
+	if b.CenterOfMass != nil {
+		c, err = geom.NewCompoundAbout(kids, vec(*b.CenterOfMass))
+	} else {
+		c, err = geom.NewCompound(kids)
+	}
 	if err == nil && b.Inertia != nil {
 		// The tensor is at the body's mass: its given mass, else its parts' summed.
 		mass := float64(c.Mass)

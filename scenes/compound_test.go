@@ -42,6 +42,14 @@ var invalidCompounds = []struct{ name, json, path, value string }{
 		"bodies[0].inertia", "[1, 0, 0, 1, 0, 3]"},
 	{"inertia not positive", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}], "inertia": [1, 2, 0, 1, 0, 1]}]}`,
 		"bodies[0].inertia", "[1, 2, 0, 1, 0, 1]"},
+	{"centre of mass on a single shape", `{"bodies": [{"shape": {"type": "sphere", "radius": 1}, "centerOfMass": [0, 1, 0]}]}`,
+		"bodies[0].centerOfMass", "[0, 1, 0]"},
+	{"centre of mass on a kinematic body", `{"bodies": [{"type": "kinematic", "shapes": [{"shape": {"type": "sphere", "radius": 1}}], "centerOfMass": [0, 1, 0]}]}`,
+		"bodies[0].centerOfMass", "[0, 1, 0]"},
+	{"centre of mass out of range", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}], "centerOfMass": [0, 2e5, 0]}]}`,
+		"bodies[0].centerOfMass[1]", "200000"},
+	{"centre of mass of two numbers", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}], "centerOfMass": [0, 1]}]}`,
+		"bodies[0].centerOfMass", ""},
 	{"inertia of five numbers", `{"bodies": [{"shapes": [{"shape": {"type": "sphere", "radius": 1}}], "inertia": [1, 0, 0, 1, 0]}]}`,
 		"bodies[0].inertia", ""},
 }
@@ -71,6 +79,33 @@ func TestCompoundTakesAGivenInertia(t *testing.T) {
 	e[small] = 1
 	if a := d.Rotation.Rotate(e); math.Abs(math.Abs(float64(a[0]))-1) > 1e-5 {
 		t.Errorf("the rod's axis in the world is %v, want x", a)
+	}
+}
+
+// A compound given a centre of mass holds it there: a 2 kg ball of radius 0.5 at the parts' origin
+// with its centre declared at (0, -1, 0), placed at (0, 3, 0), has its centre of mass at (0, 3, 0) and
+// its ball 1 m above it, at (0, 4, 0); its inertia is the ball's about that point, 0.4 r^2 + 1 per kg
+// across y and 0.4 r^2 along it. Given an inertia too, it takes that one.
+func TestCompoundTakesAGivenCentreOfMass(t *testing.T) {
+	s, err := Parse("scene.json", []byte(`{"bodies": [
+	  {"position": [0, 3, 0], "centerOfMass": [0, -1, 0], "shapes": [{"shape": {"type": "sphere", "radius": 0.5}, "mass": 2}]},
+	  {"centerOfMass": [0, -1, 0], "inertia": [1, 0, 0, 1, 0, 0.5], "shapes": [{"shape": {"type": "sphere", "radius": 0.5}, "mass": 2}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.BodyDef(0)
+	c := d.Shape.Compound
+	ball := c.ChildPose(geom.Pose{P: d.Position, Q: d.Rotation}, 0).P
+	if c.Centre != (geom.Vec3{0, -1, 0}) || d.Position != (geom.Vec3{0, 3, 0}) || ball.Sub(geom.Vec3{0, 4, 0}).Len() > 1e-6 {
+		t.Errorf("centre %v in the parts' frame, body at %v, ball at %v; want (0, -1, 0), (0, 3, 0), (0, 4, 0)", c.Centre, d.Position, ball)
+	}
+	own := 0.4 * 0.25
+	if u := c.UnitInertia; math.Abs(float64(u[0])-own-1) > 1e-6 || math.Abs(float64(u[1])-own) > 1e-6 || math.Abs(float64(u[2])-own-1) > 1e-6 {
+		t.Errorf("moments per kg %v, want (%v, %v, %v)", u, own+1, own, own+1)
+	}
+	c = s.BodyDef(1).Shape.Compound
+	if u := c.UnitInertia; c.Centre != (geom.Vec3{0, -1, 0}) || math.Abs(float64(u[0])-0.5) > 1e-6 || math.Abs(float64(u[1])-0.5) > 1e-6 || math.Abs(float64(u[2])-0.25) > 1e-6 {
+		t.Errorf("centre %v, moments per kg %v; want (0, -1, 0) and the declared (0.5, 0.5, 0.25)", c.Centre, u)
 	}
 }
 
@@ -138,5 +173,18 @@ func TestCompoundBodyDef(t *testing.T) {
 	}
 	if _, err := s.World(Options{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Save writes a compound's centre of mass and inertia back as given.
+func TestSaveKeepsACompoundsCentreOfMass(t *testing.T) {
+	s, err := Parse("scene.json", []byte(`{"bodies": [{"name": "link", "position": [0, 3, 0], "centerOfMass": [0.125, -1, 0.5],
+	  "inertia": [1, 0.1, 0, 1, 0, 0.5], "shapes": [{"shape": {"type": "sphere", "radius": 0.5}, "mass": 2}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := roundTrip(t, s)
+	if !strings.Contains(string(text), `"centerOfMass": [0.125, -1, 0.5]`) {
+		t.Errorf("saved %s", text)
 	}
 }

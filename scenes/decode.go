@@ -499,7 +499,7 @@ func onOff(on bool) float64 {
 
 func (d *decoder) body(n *node, path string, b *Body) {
 	m := d.fields(n, path, "name", "type", "shape", "shapes", "position", "rotation", "velocity",
-		"angularVelocity", "mass", "density", "friction", "restitution", "rollingResistance", "spinningResistance", "inertia")
+		"angularVelocity", "mass", "density", "friction", "restitution", "rollingResistance", "spinningResistance", "inertia", "centerOfMass")
 	if _, ok := m["shapes"]; !ok {
 		d.required(m, "shape", path)
 	}
@@ -529,6 +529,7 @@ func (d *decoder) body(n *node, path string, b *Body) {
 			b.Inertia = &[6]float64{a[0], a[1], a[2], a[3], a[4], a[5]}
 		}
 	}
+	b.CenterOfMass = d.optVec(m, "centerOfMass", path)
 }
 
 // optQuat reads an optional rotation [x, y, z, w].

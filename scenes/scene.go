@@ -106,6 +106,10 @@ type Body struct {
 	// the frame its shapes are written in, [ixx, ixy, ixz, iyy, iyz, izz] in kg m^2, at the body's
 	// mass, in place of the one its shapes make; default the shapes'.
 	Inertia *[6]float64 `json:"inertia,omitempty"`
+	// CenterOfMass (a compound body, dynamic) is the whole's centre of mass in the frame its shapes
+	// are written in, m, in place of the shapes' mass-weighted centre: the point Position places and
+	// the body turns about; default the shapes'. Without Inertia, the inertia is the shapes' about it.
+	CenterOfMass *Vec3 `json:"centerOfMass,omitempty"`
 }
 
 // Shape is a body's collision shape in its local frame. Only the fields of its Type may be set.

@@ -262,6 +262,17 @@ func (b *Body) validate(c *check, path string) {
 			}
 		}
 	}
+	if p := b.CenterOfMass; p != nil && c.err == nil {
+		path := path + ".centerOfMass"
+		switch {
+		case b.Shapes == nil:
+			c.fail(path, "a centre of mass is given for a compound body (shapes; a single shape as shapes of one)", fmtVec(p[:]))
+		case b.Type != "" && b.Type != "dynamic":
+			c.fail(path, "a "+b.Type+" body has no centre of mass", fmtVec(p[:]))
+		default:
+			c.vec(path, p[:], MaxCoordinate, " m")
+		}
+	}
 }
 
 // inertiaTensor is the symmetric tensor of Body.Inertia's six numbers, divided by mass.

@@ -105,6 +105,7 @@ func (w *World) Sync() error {
 			return err
 		}
 		w.stale = false
+		w.claimLabels()
 		for i := range w.Bodies.InvInertiaWorld {
 			w.Bodies.InvInertiaWorld[i] = worldInertia(w.Bodies.Rotation[i], w.Bodies.InvInertiaLocal[i])
 		}

@@ -160,9 +160,6 @@ func (d *JointDef) drive() Motor {
 	return Motor{MaxForce: d.Friction}
 }
 
-// ballFriction reports whether joint d is a ball joint with friction (frictionPart).
-func (d *JointDef) ballFriction() bool { return d.Type == Ball && d.Friction > 0 }
-
 // BrokenJoint reports a joint that broke during the last step.
 type BrokenJoint struct {
 	Index int      // the joint's index before removal
@@ -212,6 +209,9 @@ type joint struct {
 	// anchor rows last held, |lambda| / h^2.
 	xl    [3]float32
 	xpbdF float32
+	// XPBD: joint friction's positional impulse this sub-step (an angular one on a ball joint or a
+	// hinge, a linear one along a piston's axis), its length bounded by Friction h^2.
+	xf vec
 }
 
 // AddJoint adds a joint between two bodies (or a body and the world, BodyB zero) at their current

@@ -207,7 +207,7 @@ func (w *World) JointState(i int) JointState {
 	}
 	switch {
 	case w.backend != nil:
-		s.Force = w.backendForce(i)
+		s.Force, s.Asleep = w.backendForce(i), w.jointAsleep(j)
 	case w.jointAsleep(j):
 		s.Force, s.Asleep = j.held, true
 	default:

@@ -33,8 +33,29 @@ const sleepSpeed = 0.05
 // SleepSpeed is sleepSpeed, for a backend that counts rest times itself.
 const SleepSpeed = sleepSpeed
 
+// IslandLabel returns the label of body i's sleeping island, 0 while it is awake: bodies with one
+// label wake together. It is for a backend that keeps sleeping itself (Backend.Pull).
+func (b *Bodies) IslandLabel(i int) uint32 { return b.island[i] }
+
+// SetSleep sets body i's sleeping state as a backend that keeps sleeping itself found it (Backend.Pull):
+// label is its sleeping island's label (0: awake) and rest its time at rest, seconds.
+func (b *Bodies) SetSleep(i int, label uint32, rest float32) {
+	b.Asleep[i], b.island[i], b.SleepTime[i] = label != 0, label, rest
+}
+
+// claimLabels keeps the next island label past every label a body holds: labels a backend gave
+// (Pull, through SetSleep) must not be given again to another island, whose waking would wake theirs.
+func (w *World) claimLabels() {
+	for _, l := range w.Bodies.island {
+		w.pipe.sleep.nextLabel = max(w.pipe.sleep.nextLabel, l)
+	}
+}
+
 // maxWakeRounds bounds how many times a step runs its collision stages because islands woke.
 const maxWakeRounds = 4
+
+// MaxWakeRounds is maxWakeRounds, for a backend that wakes islands itself.
+const MaxWakeRounds = maxWakeRounds
 
 // markWake wakes body i, restarts its rest time, and queues its island for flushWakes.
 func (w *World) markWake(i int) {

@@ -348,3 +348,29 @@ func TestContactsOfIsContactsFilteredByBody(t *testing.T) {
 		t.Errorf("a removed body has %d contacts", len(got))
 	}
 }
+
+// TestLabelsABackendGaveAreNotGivenAgain: a body holding an island label a backend gave (SetSleep, as
+// its Pull does) keeps that label its own after a Sync: an island that falls asleep later on the CPU
+// gets another, so waking one does not wake the other.
+func TestLabelsABackendGaveAreNotGivenAgain(t *testing.T) {
+	w, hs := sleepyStack(t, PGS, 1)
+	far := mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.5, 0.5), Position: Vec3{10, 0.5, 0}, Friction: 0.6})
+	i, _ := w.dense(far)
+	w.Bodies.SetSleep(i, 1, 1) // the label the CPU would give first
+	w.claimLabels()
+	j, _ := w.dense(hs[0])
+	for k := 0; k < 120 && !w.Bodies.Asleep[j]; k++ {
+		if err := w.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !w.Bodies.Asleep[j] || w.Bodies.IslandLabel(j) == 1 {
+		t.Fatalf("the stack's box: asleep %v, label %d (the far box holds 1)", w.Bodies.Asleep[j], w.Bodies.IslandLabel(j))
+	}
+	if err := w.SetVelocity(hs[0], Vec3{0, 1, 0}, Vec3{}); err != nil {
+		t.Fatal(err)
+	}
+	if !w.Bodies.Asleep[i] {
+		t.Error("waking the stack woke the far box")
+	}
+}

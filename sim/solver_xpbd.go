@@ -21,6 +21,11 @@ import (
 //     approach speed of the sub-step's start, none under the restitution threshold), joint motors
 //     (target speed, impulse capped at maxForce h) and joint damping (Settings.JointDamping).
 //
+// Joint friction is a position constraint (xpbdJointFriction), as static contact friction is: it
+// undoes the joint's motion since the sub-step's start with a positional impulse of at most
+// Friction h^2, so a joint whose load stays under its friction does not move at all, and one that
+// slides loses Friction h of momentum a sub-step, as the velocity rows' Coulomb bound gives.
+//
 // Joints reuse the velocity solvers' frames: the coordinate, swing and twist measures are the same
 // functions, so limits mean the same thing under every solver.
 
@@ -182,6 +187,38 @@ func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
 	}
 }
 
+// alignHinge turns body a relative to body b by the rotation vector e, perpendicular to the hinge's
+// axis n (t a unit vector perpendicular to it), leaving the turn about n free: the hinge's two
+// alignment rows, solved as one 2x2 block, K lambda = e in the basis (t, n x t) with
+// K_ij = t_i^T (IA^-1 + IB^-1) t_j. One row along e, as correctRotation solves it, turns a body
+// by I^-1 e lambda, which is not along e when the inertia is anisotropic: a shin or forearm, whose
+// inertia about its long axis is a fifth of the others, overshot about that axis by more than e
+// itself, and the next sub-step's correction overshot back, a buzz at the sub-step rate (1 to 4
+// rad/s on a leg at rest in a pile).
+func (w *World) alignHinge(a, b int32, n, t, e vec, lambda *float32) {
+	if e.Dot(e) < 1e-18 {
+		return
+	}
+	u := n.Cross(t)
+	iA, iB := w.worldInvInertia(a), w.worldInvInertia(b)
+	k := func(x, y vec) float32 { return x.Dot(mulMat(&iA, y)) + x.Dot(mulMat(&iB, y)) }
+	k11, k12, k22 := k(t, t), k(t, u), k(u, u)
+	det := k11*k22 - k12*k12
+	if det <= 0 {
+		return
+	}
+	e1, e2 := e.Dot(t), e.Dot(u)
+	l1, l2 := (k22*e1-k12*e2)/det, (k11*e2-k12*e1)/det
+	L := t.Scale(l1).Add(u.Scale(l2))
+	*lambda += vecmath.Sqrt(l1*l1 + l2*l2)
+	if _, _, _, ok := w.xpbdBody(a); ok {
+		w.rotateBody(a, mulMat(&iA, L))
+	}
+	if _, _, _, ok := w.xpbdBody(b); ok {
+		w.rotateBody(b, mulMat(&iB, L).Scale(-1))
+	}
+}
+
 // xpbdFrames returns a joint's current anchor offsets, their separation d = pB - pA and the rotation
 // matrices.
 func (w *World) xpbdFrames(j *joint) (rA, rB, d vec, RA, RB *Mat3) {
@@ -226,10 +263,11 @@ func (w *World) xpbdJoint(j *joint) {
 		}
 		rA, rB, d, _, _ := w.xpbdFrames(j)
 		l[0] += w.correctPoint(a, b, rA, rB, d)
+		w.xpbdJointFriction(j)
 	case Hinge:
 		_, _, _, RA, RB := w.xpbdFrames(j)
 		a1, a2 := mulMat(RA, j.axisA), mulMat(RB, j.axisB)
-		w.correctRotation(a, b, a1.Cross(a2), &l[1])
+		w.alignHinge(a, b, a1, mulMat(RA, j.perpA), a1.Cross(a2), &l[1])
 		if def.HasLimits {
 			_, _, _, RA, RB = w.xpbdFrames(j)
 			a1 = mulMat(RA, j.axisA)
@@ -240,6 +278,7 @@ func (w *World) xpbdJoint(j *joint) {
 		}
 		rA, rB, d, _, _ := w.xpbdFrames(j)
 		l[0] += w.correctPoint(a, b, rA, rB, d)
+		w.xpbdJointFriction(j)
 	case Piston:
 		w.correctRotation(a, b, w.relRotation(j), &l[1])
 		rA, rB, d, RA, _ := w.xpbdFrames(j)
@@ -252,6 +291,7 @@ func (w *World) xpbdJoint(j *joint) {
 		}
 		// rA + d is B's anchor seen from A: the lateral rows act there on A, as in the velocity rows.
 		l[0] += w.correctPoint(a, b, rA.Add(d), rB, E)
+		w.xpbdJointFriction(j)
 	case Fixed:
 		w.correctRotation(a, b, w.relRotation(j), &l[1])
 		rA, rB, d, _, _ := w.xpbdFrames(j)
@@ -259,25 +299,110 @@ func (w *World) xpbdJoint(j *joint) {
 	}
 }
 
+// xpbdMoved returns how far body i has moved since the sub-step's start: its displacement and its
+// rotation vector, h v + the corrections and h w + theirs (the predicted motion plus the position
+// pass's, summed as xpbdVelocities sums them, without the cancellation of a difference of poses).
+// Nothing for the static world.
+func (w *World) xpbdMoved(i int32) (dx, dth vec) {
+	if i < 0 {
+		return vec{}, vec{}
+	}
+	b := &w.Bodies
+	p := &w.pipe
+	h := p.plan.ctx.h
+	dx = ldv(&b.Velocity[i]).Scale(h).Add(p.xpbd.corrX[i])
+	dth = ldv(&b.AngularVelocity[i]).Scale(h).Add(p.xpbd.corrTh[i])
+	return dx, dth
+}
+
+// xpbdJointFriction is joint friction as a position constraint, the joint's counterpart of static
+// contact friction (Mueller et al. 2020, 3.5): the joint's relative motion since the sub-step's start
+// (the rotation of A relative to B on a ball joint, its component along the axis on a hinge, the slide
+// along the axis on a piston) is undone by a positional impulse lambda, whose sum over the sub-step's
+// passes is bounded by |lambda| <= Friction h^2 (a torque T held over h moves the pose by T h^2
+// through the inverse inertia, and the derived velocity then carries T h of angular impulse). Under
+// the bound the joint stays where the sub-step started: a load below the friction never moves it.
+// Over it, the capped correction takes Friction h of momentum a sub-step off the sliding joint, the
+// Coulomb friction the velocity rows apply, so the velocity pass adds none.
+//
+// On a ball joint lambda is a vector, solved as one 3x3 block, K lambda = e with K = IA^-1 + IB^-1
+// (world inverse inertias), which turns A relative to B by -e: a single row along e leaves the part
+// of e that an anisotropic inertia turns sideways, and with one position pass a sub-step that part
+// would creep.
+func (w *World) xpbdJointFriction(j *joint) {
+	def := &j.def
+	if def.Friction <= 0 || def.HasMotor {
+		return
+	}
+	bound := def.Friction * w.pipe.plan.ctx.h * w.pipe.plan.ctx.h
+	a, b := j.a, j.b
+	xA, thA := w.xpbdMoved(a)
+	xB, thB := w.xpbdMoved(b)
+	var dl vec // this pass's positional impulse on B, -dl on A
+	switch def.Type {
+	case Ball:
+		e := thA.Sub(thB)
+		iA, iB := w.worldInvInertia(a), w.worldInvInertia(b)
+		var k Mat3
+		for i := range k {
+			k[i] = iA[i] + iB[i]
+		}
+		inv := invert(k)
+		dl = mulMat(&inv, e) // B turns by IB^-1 dl, A by -IA^-1 dl: the relative rotation by -e
+	case Hinge:
+		_, _, _, RA, _ := w.xpbdFrames(j)
+		n := mulMat(RA, j.axisA)
+		k := w.angularInvMass(a, n) + w.angularInvMass(b, n)
+		if k == 0 {
+			return
+		}
+		dl = n.Scale(thA.Sub(thB).Dot(n) / k)
+	case Piston:
+		rA, rB, d, RA, _ := w.xpbdFrames(j)
+		n := mulMat(RA, j.axisA)
+		rA = rA.Add(d) // B's anchor seen from A, as the lateral rows
+		slide := xB.Add(thB.Cross(rB)).Sub(xA).Sub(thA.Cross(rA)).Dot(n)
+		k := w.positionalInvMass(a, rA, n) + w.positionalInvMass(b, rB, n)
+		if k == 0 {
+			return
+		}
+		dl = capFriction(j, n.Scale(-slide/k), bound)
+		w.pushPositional(b, dl, rB, 1)
+		w.pushPositional(a, dl, rA, -1)
+		return
+	default:
+		return
+	}
+	dl = capFriction(j, dl, bound)
+	if _, _, _, ok := w.xpbdBody(b); ok {
+		w.rotateBody(b, w.invInertiaTimes(b, dl))
+	}
+	if _, _, _, ok := w.xpbdBody(a); ok {
+		w.rotateBody(a, w.invInertiaTimes(a, dl).Scale(-1))
+	}
+}
+
+// capFriction adds dl to joint j's friction impulse of the sub-step, its length capped at bound, and
+// returns what it added.
+func capFriction(j *joint, dl vec, bound float32) vec {
+	next := j.xf.Add(dl)
+	if l := length(next); l > bound {
+		next = next.Scale(bound / l)
+	}
+	dl, j.xf = next.Sub(j.xf), next
+	return dl
+}
+
 // xpbdJointVelocity is a joint's velocity pass: damping of the relative motion at the anchor and of
-// the relative rotation, then the motor (or the joint's friction, JointDef.drive, or a ball joint's
-// friction rows) with an impulse capped at maxForce h per sub-step.
+// the relative rotation, then the motor with an impulse capped at maxForce h per sub-step. A joint's
+// friction acts in the position pass (xpbdJointFriction).
 func (w *World) xpbdJointVelocity(j *joint) {
 	p := &w.pipe
 	def := &j.def
 	if k := w.settings.JointDamping; k > 0 {
 		w.dampJoint(j, min(k*p.plan.ctx.h, 1))
 	}
-	if def.ballFriction() {
-		w.refreshJoint(j)
-		j.fric.impulse = vec{}
-		var s jointPair
-		w.loadJoint(j, &s)
-		j.fric.solve(&s, def.Friction*p.plan.ctx.h)
-		w.storeJoint(j, &s)
-		return
-	}
-	if !def.driven() {
+	if !def.HasMotor {
 		return
 	}
 	w.refreshJoint(j)
@@ -549,7 +674,7 @@ func (xpbdSolver) run(w *World, op Op) bool {
 		w.each(loopXSave, n, bodyGrain)
 		w.each(loopIntPos, n, bodyGrain)
 		for k := range w.joints {
-			w.joints[k].xl = [3]float32{}
+			w.joints[k].xl, w.joints[k].xf = [3]float32{}, vec{}
 		}
 	case StageSolve:
 		w.posePasses(op, func() {

@@ -431,6 +431,9 @@ type FrameTiming struct {
 	// Wait is the frame waiting for the simulation goroutine to let go of the world, before the panel
 	// and before the fill (in the window, while it steps); Panel and Fill leave it out.
 	Wait time.Duration
+	// CPU is the process's CPU time over the whole frame, every thread's (a software GL's rasterizer
+	// threads included): on a loaded machine the clock mostly measures waiting for a core, this the work.
+	CPU time.Duration
 }
 
 // headless renders Frames frames into an off-screen target, one step per frame (while a replay is
@@ -447,7 +450,7 @@ func (a *App) headless() (*image.RGBA, error) {
 		if a.win != nil {
 			glfw.PollEvents()
 		}
-		t0 := time.Now()
+		t0, cpu0 := time.Now(), processCPU()
 		if tl := a.S.Timeline(); i > 0 && tl.Cursor >= 0 {
 			// A replay (scrubbed back): each frame shows the next recorded step, up to the live end.
 			if err := a.S.ScrubTo(tl.Cursor + 1); err != nil {
@@ -477,6 +480,7 @@ func (a *App) headless() (*image.RGBA, error) {
 			ft := a.lastSplit
 			ft.Step = step
 			ft.Draw = time.Since(ft.drawStart)
+			ft.CPU = processCPU() - cpu0
 			*a.opt.Timings = append(*a.opt.Timings, ft.FrameTiming)
 		}
 		if a.opt.OnFrame != nil { // reading the frame back for a video is not part of the split
@@ -487,6 +491,15 @@ func (a *App) headless() (*image.RGBA, error) {
 	}
 	gl.Finish()
 	return render.ReadPixels(t.FBO, w, h), nil
+}
+
+// processCPU is the CPU time the process has used, user and system, all its threads together.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // open makes the OpenGL context (a GLFW window, or EGL's headless context) and everything drawn with

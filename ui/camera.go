@@ -31,24 +31,44 @@ type framePoint struct {
 	box    geom.AABB
 }
 
-// frameBounds is the box of the bulk of the scene (every body but the planes and height fields, and the points where
-// joints hold bodies to the world) and the far ones left out of it, farthest first. With all, none
-// are left out.
+// A static body more than groundFactor times as large as the moving bodies' box (its largest side
+// against theirs) is ground: only its part within groundMargin times that box's largest side (plus
+// 1 m) of the box is framed, so the patch of a slab under a pyramid is in view and not the slab's
+// 800 m (Box3D's large_pyramid), while a bin, a ramp or a terrain the size of the scene is framed
+// whole, even where the bodies start above it.
+const (
+	groundFactor = 4
+	groundMargin = 0.1
+)
+
+// frameBounds is the box of the bulk of the scene and the far ones left out of it, farthest first.
+// The bulk is the moving bodies (dynamic and kinematic) and the points where joints hold bodies to
+// the world, bodies far from the rest left out (with all, none are), and the static bodies, a ground
+// of one (groundFactor) clipped to the region near them. Planes and height fields are left out (the
+// ground: a terrain tens of metres across would shrink the bodies on it to dots). With all, or with
+// nothing moving, the static bodies are framed whole.
 func frameBounds(w *sim.World, all bool) (lo, hi mgl32.Vec3, far []framePoint, ok bool) {
 	b := &w.Bodies
-	var pts []framePoint
+	var pts, statics []framePoint
 	for i := range b.Len() {
 		if k := b.Shape[i].Kind; k == geom.Plane || k == geom.HeightField {
-			continue // the ground: a terrain tens of metres across would shrink the bodies on it to dots
+			continue
 		}
 		box := b.Shape[i].Bounds(geom.Pose{P: b.Position[i], Q: b.Rotation[i]})
-		pts = append(pts, framePoint{b.Name[i], b.Position[i], box})
+		if b.Type[i] == sim.Static {
+			statics = append(statics, framePoint{b.Name[i], b.Position[i], box})
+		} else {
+			pts = append(pts, framePoint{b.Name[i], b.Position[i], box})
+		}
 	}
 	for k := range w.NumJoints() {
 		if jf := w.JointFrame(k); jf.B < 0 {
 			p := jf.LocalB
 			pts = append(pts, framePoint{fmt.Sprintf("joint %d's pivot", k), p, geom.AABB{Min: p, Max: p}})
 		}
+	}
+	if len(pts) == 0 {
+		pts, statics = statics, nil
 	}
 	if len(pts) == 0 {
 		return lo, hi, nil, false
@@ -87,6 +107,29 @@ func frameBounds(w *sim.World, all bool) (lo, hi mgl32.Vec3, far []framePoint, o
 	for _, p := range keep[1:] {
 		for c := range 3 {
 			lo[c], hi[c] = min(lo[c], p.box.Min[c]), max(hi[c], p.box.Max[c])
+		}
+	}
+	if len(statics) == 0 {
+		return lo, hi, far, true
+	}
+	side := hi.Sub(lo)
+	size := max(side[0], side[1], side[2])
+	m := groundMargin*size + 1
+	near := geom.AABB{Min: lo.Sub(mgl32.Vec3{m, m, m}), Max: hi.Add(mgl32.Vec3{m, m, m})}
+	for _, p := range statics {
+		in, overlaps := p.box, true
+		ps := p.box.Max.Sub(p.box.Min)
+		ground := max(ps[0], ps[1], ps[2]) > groundFactor*size
+		for c := range 3 {
+			if ground && !all {
+				in.Min[c], in.Max[c] = max(in.Min[c], near.Min[c]), min(in.Max[c], near.Max[c])
+			}
+			overlaps = overlaps && in.Min[c] <= in.Max[c]
+		}
+		if overlaps { // its part within the region is framed
+			for c := range 3 {
+				lo[c], hi[c] = min(lo[c], in.Min[c]), max(hi[c], in.Max[c])
+			}
 		}
 	}
 	return lo, hi, far, true

@@ -225,13 +225,13 @@ func TestSimulationSectionSetsEverySetting(t *testing.T) {
 	if !set().Sleep {
 		t.Error("the window's world does not sleep by default")
 	}
-	// The emulated backend does not sleep: choosing it turns sleeping off, and cpu turns it back on.
+	// The emulated backend sleeps too: choosing it, and cpu again, leaves sleeping on.
 	d.choose("simulation/backend", command.BackendLabel(command.BackendEmulated))
-	if d.a.S.BackendKind() != command.BackendEmulated || set().Sleep || !strings.Contains(d.a.panel.message, "sleeping is off") {
+	if d.a.S.BackendKind() != command.BackendEmulated || !set().Sleep || strings.Contains(d.a.panel.message, "sleeping") {
 		t.Errorf("backend %q after choosing the emulated one, sleeping %v: %s", d.a.S.BackendKind(), set().Sleep, d.a.panel.message)
 	}
 	d.choose("simulation/backend", "cpu")
-	if d.a.S.BackendKind() != command.BackendCPU || !set().Sleep || !strings.Contains(d.a.panel.message, "sleeping back on") {
+	if d.a.S.BackendKind() != command.BackendCPU || !set().Sleep || strings.Contains(d.a.panel.message, "sleeping") {
 		t.Errorf("backend %q after choosing cpu, sleeping %v: %s", d.a.S.BackendKind(), set().Sleep, d.a.panel.message)
 	}
 	for _, c := range []struct {

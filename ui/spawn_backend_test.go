@@ -72,19 +72,19 @@ func TestSpawnGreysTheShapesTheBackendDoesNotRun(t *testing.T) {
 	}
 }
 
-// Switching the backend to the emulated one with the terrain preset loaded is refused: the status
-// line names the backend once, the mesh and the shapes the backend runs, the world stays on the CPU
+// Switching the backend to the emulated one with the furniture preset loaded is refused: the status
+// line names the backend once, the compound and the shapes the backend runs, the world stays on the CPU
 // backend with sleeping on, and it steps on.
 func TestSwitchingToABackendThatDoesNotRunTheScenesShapesSaysWhyAndKeepsTheCPU(t *testing.T) {
-	d := drive(t, Options{Scene: "terrain", Open: []string{"simulation"}})
+	d := drive(t, Options{Scene: "furniture", Open: []string{"simulation"}})
 	var steps int
 	d.world(func(w *sim.World) { steps = w.StepCount })
 	d.choose("simulation/backend", command.BackendLabel(command.BackendEmulated))
 	msg := d.a.panel.message
 	if d.a.S.BackendKind() != command.BackendCPU || !d.a.panel.isErr ||
-		!strings.Contains(msg, `body "terrain" is a mesh: the CUDA backend runs box, sphere, capsule, plane and hull shapes`) ||
+		!strings.Contains(msg, `body "table0" is a compound: the CUDA backend runs box, sphere, capsule, plane, hull and mesh shapes`) ||
 		strings.Count(msg, "emu") != 1 { // the backend named once, not once by the panel and again by the command
-		t.Errorf("on %q after choosing emu with terrain loaded; status %q (error %v)", d.a.S.BackendKind(), msg, d.a.panel.isErr)
+		t.Errorf("on %q after choosing emu with furniture loaded; status %q (error %v)", d.a.S.BackendKind(), msg, d.a.panel.isErr)
 	}
 	d.frames(3)
 	d.world(func(w *sim.World) {

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -79,19 +77,12 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	stalls := 0                          // helpers that stalled over the timed steps
 	gap := float32(0)                    // the joints' largest anchor gap over the timed steps (CPU backend)
 	total := make([]float64, 0, *steps)
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			prog.done()
-			return fail(stderr, "-cpuprofile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			prog.done()
-			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		prog.done()
+		return fail(stderr, "%v", err)
 	}
+	defer stopProfile()
 	for i := 0; i < *steps; i++ {
 		t0 := time.Now()
 		err := stepWorld(w)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"image"
 	"image/png"
 	"os"
@@ -14,7 +15,7 @@ var noDisplay = []string{"DISPLAY=", "TUMBLE_GL="}
 
 // TestScreenshotWithoutADisplayGoesThroughEGL: with no $DISPLAY a -frames run renders through EGL,
 // writes the PNG (the bodies in colour on the sky and ground), and -perf prints the context and the
-// frame split, upload included.
+// frame split, upload included, with the process's CPU time a frame and each part's worst frame.
 func TestScreenshotWithoutADisplayGoesThroughEGL(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out.png")
 	code, stdout, stderr := child(t, noDisplay, "-scene", "pyramid", "-frames", "3", "-screenshot", out,
@@ -22,10 +23,13 @@ func TestScreenshotWithoutADisplayGoesThroughEGL(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "wrote "+out) || !strings.Contains(stdout, "(egl: ") {
 		t.Fatalf("code %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
-	for _, part := range []string{"step", "panel", "fill", "upload", "draw", "frame"} {
+	for _, part := range []string{"step", "panel", "fill", "upload", "draw", "frame", "cpu"} {
 		if !strings.Contains(stdout, "\n"+part+" ") {
 			t.Errorf("-perf printed no %q row: %q", part, stdout)
 		}
+	}
+	if !strings.Contains(stdout, "worst ms") {
+		t.Errorf("-perf printed no worst column: %q", stdout)
 	}
 	f, err := os.Open(out)
 	if err != nil {
@@ -50,6 +54,80 @@ func TestScreenshotWithoutADisplayGoesThroughEGL(t *testing.T) {
 	}
 	if coloured < 320*200/20 { // the pyramid's coloured boxes fill about a third of the view
 		t.Errorf("%d coloured pixels: no bodies drawn?", coloured)
+	}
+}
+
+// TestOrbitTurnsTheCameraEachFrame: -orbit turns the view between frames, so the last of three
+// frames differs from the same run's without it (the steps are the same: one a frame, deterministic)
+// by most of the picture.
+func TestOrbitTurnsTheCameraEachFrame(t *testing.T) {
+	dir := t.TempDir()
+	shot := func(extra ...string) image.Image {
+		out := filepath.Join(dir, fmt.Sprintf("%d.png", len(extra)))
+		args := append([]string{"-scene", "pyramid", "-frames", "3", "-screenshot", out, "-width", "160", "-height", "100", "-no-panel", "-no-shadows"}, extra...)
+		if code, stdout, stderr := child(t, noDisplay, args...); code != 0 {
+			t.Fatalf("%v: code %d, stdout %q, stderr %q", args, code, stdout, stderr)
+		}
+		f, err := os.Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	still, turned := shot(), shot("-orbit", "40")
+	differ := 0
+	for y := 0; y < 100; y++ {
+		for x := 0; x < 160; x++ {
+			if still.At(x, y) != turned.At(x, y) {
+				differ++
+			}
+		}
+	}
+	if differ < 160*100/10 {
+		t.Errorf("%d of %d pixels differ after two turns of 40 degrees: the camera did not turn", differ, 160*100)
+	}
+}
+
+// TestAHeightFieldIsDrawnWhileTheCameraTurns: the hills' field fills the lower part of the view, in
+// grey terrain (no sky showing through), after frames that turned the camera and brought other
+// chunk levels into view.
+func TestAHeightFieldIsDrawnWhileTheCameraTurns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "hills.png")
+	code, stdout, stderr := child(t, noDisplay, "-scene", "hills", "-frames", "8", "-orbit", "20", "-screenshot", out,
+		"-width", "160", "-height", "100", "-no-panel")
+	if code != 0 {
+		t.Fatalf("code %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sky, grey, all := 0, 0, 0
+	for y := 70; y < 100; y++ {
+		for x := 0; x < 160; x++ {
+			r, g, b, _ := img.At(x, y).RGBA()
+			r, g, b = r>>8, g>>8, b>>8
+			all++
+			if max(r, g, b)-min(r, g, b) < 24 {
+				grey++
+			}
+			if r > 148 && r < 168 && g > 174 && g < 194 && b > 199 && b < 219 { // render.Sky
+				sky++
+			}
+		}
+	}
+	if sky > all/20 || grey < all/2 {
+		t.Errorf("the view's lower part: %d of %d pixels sky, %d grey: the field is not drawn", sky, all, grey)
 	}
 }
 

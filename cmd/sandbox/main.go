@@ -26,7 +26,7 @@ const (
 // usage is the help text; the solvers and broad phases are sim's own lists, so a new one shows.
 var usage = `usage:
   sandbox [-scene FILE|PRESET] [VIEW FLAGS]                     the window app
-  sandbox -scene FILE|PRESET -frames N -screenshot OUT.png [-video OUT] [-gl auto|glfw|egl] [-perf] [-cpuprofile FILE] [VIEW FLAGS]
+  sandbox -scene FILE|PRESET -frames N -screenshot OUT.png [-video OUT] [-gl auto|glfw|egl] [-perf] [-orbit DEG] [-cpuprofile FILE] [VIEW FLAGS]
                                   render N frames off screen (one step each) to a PNG (and a video);
                                   without a display through EGL (-gl, default $TUMBLE_GL, else auto)
     VIEW FLAGS: -width W -height H -no-panel -select BODY -color body|type|sleep|contact -yaw DEG -pitch DEG

@@ -380,11 +380,11 @@ func TestRunOnTheEmulatedBackend(t *testing.T) {
 	}
 }
 
-// A scene with a body of a shape the CUDA backend does not run (a compound, a cylinder, a mesh) is
-// refused on -backend emu before its first step, in one line that names the body and its shape, with
-// exit status 1 and no trace written; the same scene runs on the CPU.
+// A scene with a body of a shape the CUDA backend does not run (a compound, a cylinder, a height
+// field) is refused on -backend emu before its first step, in one line that names the body and its
+// shape, with exit status 1 and no trace written; the same scene runs on the CPU.
 func TestRunOnTheEmulatedBackendRefusesAShapeItDoesNotRunNamingTheBody(t *testing.T) {
-	const runs = "the CUDA backend runs box, sphere, capsule, plane and hull shapes; the CPU backend runs every shape\n"
+	const runs = "the CUDA backend runs box, sphere, capsule, plane, hull and mesh shapes; the CPU backend runs every shape\n"
 	wedge := writeFile(t, "wedge.json", `{"solver": {"type": "jacobi"}, "bodies": [
  {"name": "ground", "type": "static", "shape": {"type": "plane", "normal": [0, 1, 0]}},
  {"name": "ball", "shape": {"type": "sphere", "radius": 0.5}, "position": [3, 1, 0]},
@@ -396,7 +396,7 @@ func TestRunOnTheEmulatedBackendRefusesAShapeItDoesNotRunNamingTheBody(t *testin
 	}{
 		{[]string{"run", "-scene", "furniture", "-steps", "10"}, `sandbox: furniture: -backend emu: body "table0" is a compound: ` + runs},
 		{[]string{"run", "-scene", wedge, "-steps", "10"}, "sandbox: " + wedge + `: -backend emu: body "log" is a cylinder: ` + runs},
-		{[]string{"bench", "-scene", "terrain", "-steps", "1"}, `sandbox: terrain: -backend emu: body "terrain" is a mesh: ` + runs},
+		{[]string{"bench", "-scene", "hills", "-steps", "1"}, `sandbox: hills: -backend emu: body "hills" is a heightfield: ` + runs},
 	} {
 		trace := filepath.Join(t.TempDir(), "t.csv")
 		args := append(c.args, "-backend", "emu")

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime/pprof"
 	"time"
 
 	"tumble/sim"
@@ -90,17 +89,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return fail(stderr, "-cpuprofile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return fail(stderr, "%v", err)
 	}
+	defer stopProfile()
 	prog := newProgress(stderr, "run "+wf.scene, *steps)
 	start := time.Now()
 	var stepErr error

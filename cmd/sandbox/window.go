@@ -7,8 +7,8 @@ import (
 	"image"
 	"image/png"
 	"io"
+	"math"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -50,6 +50,7 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 	yaw := fs.Float64("yaw", 0, "camera yaw, degrees (0: the default view)")
 	pitch := fs.Float64("pitch", 0, "camera pitch, degrees, > 0 looks down (0: the default view)")
 	runFor := fs.Duration("for", 0, "close the window after this long and print frames and steps per second (e.g. 10s)")
+	orbit := fs.Float64("orbit", 0, "with -frames: turn the camera this many degrees about its target after each frame (with -perf: the frame times of a camera move)")
 	perf := fs.Bool("perf", false, "with -frames: print the frame time split (step, panel, fill, upload, draw) and the OpenGL context")
 	cpuProfile := fs.String("cpuprofile", "", "with -frames: write a CPU profile of the frames (step, panel, fill, draw) to this file (go tool pprof)")
 	open := fs.String("open", "", "the panel sections open at the start, comma separated: "+strings.Join(ui.SectionNames, ","))
@@ -91,16 +92,6 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "sandbox: -cpuprofile goes with -frames (a headless render)")
 		return exitUsage
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return fail(stderr, "-cpuprofile: %v", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fail(stderr, "-cpuprofile %s: %v", *cpuProfile, err)
-		}
-	}
 	var timings []ui.FrameTiming
 	var tp *[]ui.FrameTiming
 	if *perf {
@@ -130,12 +121,29 @@ func cmdWindow(args []string, stdout, stderr io.Writer) int {
 		defer prog.done()
 		onProgress = prog.update
 	}
-	img, err := ui.Run(ui.Options{OnFrame: onFrame, Progress: onProgress, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
-		Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
-		Yaw: float32(*yaw), Pitch: float32(*pitch), GL: *glFrom, Backend: *backend, Backends: backends, Log: stderr})
-	if *cpuProfile != "" {
-		pprof.StopCPUProfile() // the frames alone: encoding a video after them is not profiled
+	var setup func(*ui.App)
+	if *orbit != 0 {
+		// Progress runs on the drawing thread after each frame is drawn: the next frame sees the turn.
+		var app *ui.App
+		setup = func(a *ui.App) { app = a }
+		turn, show := float32(*orbit*math.Pi/180), onProgress
+		onProgress = func(done int) {
+			app.Cam.Orbit(turn, 0)
+			if show != nil {
+				show(done)
+			}
+		}
 	}
+	stopProfile, err := startCPUProfile(*cpuProfile)
+	if err != nil {
+		return fail(stderr, "%v", err)
+	}
+	img, err := func() (*image.RGBA, error) {
+		defer stopProfile() // the frames alone: encoding a video after them is not profiled
+		return ui.Run(ui.Options{OnFrame: onFrame, Progress: onProgress, Setup: setup, Prefs: prefs, Timings: tp, For: *runFor, Summary: &sum, Scene: *scene, Replay: *replay, Width: *width, Height: *height, Frames: *frames, NoPanel: *noPanel, NoShadows: *noShadows,
+			Select: *sel, Debug: list(*debug), Color: *color, Open: list(*open),
+			Yaw: float32(*yaw), Pitch: float32(*pitch), GL: *glFrom, Backend: *backend, Backends: backends, Log: stderr})
+	}()
 	if errors.Is(err, ui.ErrNoEGL) {
 		return fail(stderr, "%v", err) // one line: what EGL lacked (and what the display lacked, in auto mode)
 	}
@@ -198,8 +206,9 @@ func list(s string) []string {
 	return strings.Split(s, ",")
 }
 
-// printTimings prints the median and mean of each part of the frames after the first (which compiles
-// shaders and uploads the font).
+// printTimings prints the median, mean and worst of each part of the frames after the first (which
+// compiles shaders and uploads the font), and of the process's CPU time a frame (every thread's: a
+// software GL's own included), which a loaded machine does not inflate as it does the clock.
 func printTimings(w io.Writer, t []ui.FrameTiming) {
 	if len(t) > 1 {
 		t = t[1:]
@@ -214,14 +223,15 @@ func printTimings(w io.Writer, t []ui.FrameTiming) {
 		{"upload", func(f ui.FrameTiming) time.Duration { return f.Upload }},
 		{"draw", func(f ui.FrameTiming) time.Duration { return f.Draw }},
 		{"frame", func(f ui.FrameTiming) time.Duration { return f.Step + f.Panel + f.Fill + f.Upload + f.Draw + f.Wait }},
+		{"cpu", func(f ui.FrameTiming) time.Duration { return f.CPU }},
 	}
-	fmt.Fprintf(w, "%d frames timed\n%-6s %14s %14s\n", len(t), "part", "median ms", "mean ms")
+	fmt.Fprintf(w, "%d frames timed\n%-6s %14s %14s %14s\n", len(t), "part", "median ms", "mean ms", "worst ms")
 	for _, p := range parts {
 		v := make([]float64, len(t))
 		for i, f := range t {
 			v[i] = ms(p.get(f))
 		}
-		fmt.Fprintf(w, "%-6s %14.2f %14.2f\n", p.name, median(v), mean(v))
+		fmt.Fprintf(w, "%-6s %14.2f %14.2f %14.2f\n", p.name, median(v), mean(v), slices.Max(v))
 	}
 }
 

@@ -59,6 +59,27 @@ static const tbemu::field_offset tb_fields_TbHullFace[] = {
 	{"count", offsetof(TbHullFace, count)},
 };
 static tbemu::layout_registrar tb_layout_TbHullFace("TbHullFace", sizeof(TbHullFace), tb_fields_TbHullFace, 6);
+static const tbemu::field_offset tb_fields_TbMesh[] = {
+	{"firstNode", offsetof(TbMesh, firstNode)},
+	{"firstOrder", offsetof(TbMesh, firstOrder)},
+	{"firstTri", offsetof(TbMesh, firstTri)},
+	{"firstVert", offsetof(TbMesh, firstVert)},
+};
+static tbemu::layout_registrar tb_layout_TbMesh("TbMesh", sizeof(TbMesh), tb_fields_TbMesh, 4);
+static const tbemu::field_offset tb_fields_TbMeshNode[] = {
+	{"lo", offsetof(TbMeshNode, lo)},
+	{"hi", offsetof(TbMeshNode, hi)},
+	{"first", offsetof(TbMeshNode, first)},
+	{"count", offsetof(TbMeshNode, count)},
+};
+static tbemu::layout_registrar tb_layout_TbMeshNode("TbMeshNode", sizeof(TbMeshNode), tb_fields_TbMeshNode, 4);
+static const tbemu::field_offset tb_fields_TbMeshTri[] = {
+	{"v0", offsetof(TbMeshTri, v0)},
+	{"v1", offsetof(TbMeshTri, v1)},
+	{"v2", offsetof(TbMeshTri, v2)},
+	{"active", offsetof(TbMeshTri, active)},
+};
+static tbemu::layout_registrar tb_layout_TbMeshTri("TbMeshTri", sizeof(TbMeshTri), tb_fields_TbMeshTri, 4);
 static const tbemu::field_offset tb_fields_TbPoint[] = {
 	{"px", offsetof(TbPoint, px)},
 	{"py", offsetof(TbPoint, py)},

@@ -34,13 +34,13 @@ TB_FN void tbSkew(float3 v, float *s) {
 	s[6] = v.y, s[7] = -v.x, s[8] = 0;
 }
 
-// tb_integrate_velocities applies gravity and the gyroscopic torque to each dynamic body over one
+// tb_integrate_velocities applies gravity and the gyroscopic torque to each awake dynamic body over one
 // sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
 // the body frame, two Newton steps from w2 = w1, which conserves a free body's |L| and energy.
 TB_KERNEL void tb_integrate_velocities(const float4 *rot, float4 *vel, float4 *omega, const float4 *invI,
                                        const unsigned *flags, int n, float h, float gx, float gy, float gz) {
 	int i = tbThread();
-	if (i >= n || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
+	if (i >= n || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC || (flags[i] & TB_ASLEEP) != 0) {
 		return;
 	}
 	float4 v = vel[i];
@@ -105,12 +105,12 @@ TB_FN float4 tbNormalizeQuat(float4 q) {
 	return make_float4(q.x * s, q.y * s, q.z * s, q.w * 1 / len);
 }
 
-// tb_integrate_positions moves dynamic and kinematic bodies over one sub-step h (integratePositions):
+// tb_integrate_positions moves awake dynamic and kinematic bodies over one sub-step h (integratePositions):
 // x += h v, q += h/2 (w, 0) q, renormalised.
 TB_KERNEL void tb_integrate_positions(float4 *pos, float4 *rot, const float4 *vel, const float4 *omega,
                                       const unsigned *flags, int n, float h) {
 	int i = tbThread();
-	if (i >= n || (flags[i] & TB_TYPE_MASK) == TB_STATIC) {
+	if (i >= n || (flags[i] & TB_TYPE_MASK) == TB_STATIC || (flags[i] & TB_ASLEEP) != 0) {
 		return;
 	}
 	float4 p = pos[i], v = vel[i];

@@ -716,3 +716,27 @@ TB_REGISTER(tb_joint_warm)
 TB_REGISTER(tb_joint_solve)
 TB_REGISTER(tb_joint_keep)
 TB_REGISTER(tb_joint_sizes)
+
+// tb_joint_hold keeps in held the force of each joint whose island is awake (sim's holdJointForces): a
+// joint is asleep when one of its bodies sleeps and the other sleeps too or is not dynamic (the world,
+// a static or kinematic body); a sleeping joint's held force is the one it carried when it fell asleep.
+TB_KERNEL void tb_joint_hold(const TbJoint *joints, int n, const unsigned *flags, const float *force, float *held) {
+	int k = tbThread();
+	if (k >= n) {
+		return;
+	}
+	int asleep = 0, still = 0;
+	int body[2] = {joints[k].a, joints[k].b};
+	for (int s = 0; s < 2; s++) {
+		int i = body[s];
+		if (i < 0 || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
+			still++;
+		} else if ((flags[i] & TB_ASLEEP) != 0) {
+			asleep++;
+		}
+	}
+	if (!(asleep > 0 && asleep + still == 2)) {
+		held[k] = force[k];
+	}
+}
+TB_REGISTER(tb_joint_hold)

@@ -9,17 +9,22 @@
 #define TB_CAPSULE 2
 #define TB_PLANE 3
 #define TB_HULL 4
+#define TB_MESH 5
 
 // Body types, as sim.BodyType, in the low bits of a body's flags.
 #define TB_DYNAMIC 0
 #define TB_KINEMATIC 1
 #define TB_STATIC 2
 #define TB_TYPE_MASK 3u
+// TB_ASLEEP marks a dynamic body of a sleeping island (sim.Bodies.Asleep; sleep.cu sets and clears it
+// with the body's island label): it is neither integrated nor a moving body of the broad phase.
+#define TB_ASLEEP 4u
 
 // TbShape is a collision shape in its body's frame (sim/geom.Shape): a box's half extents (a, b, c),
 // a sphere's radius a, a capsule's radius a and half height b (core along local y), a plane's unit
 // normal (nx, ny, nz) and offset d, a convex hull's bounding radius a and its entry hull in the hull
-// table (TbHull; 0 for the other kinds).
+// table (TbHull; 0 for the other kinds), a static triangle mesh's local box as its half extents (a, b,
+// c) and centre (nx, ny, nz), its bounding radius d and its entry hull in the mesh table (TbMesh).
 struct TbShape {
 	int kind;
 	float a, b, c;
@@ -57,6 +62,30 @@ struct TbHullEdge {
 	int v0, v1, f0, f1;
 };
 
+// The static triangle meshes' geometry (sim/geom.Mesh) is one table too: a TbMesh per distinct mesh,
+// and pools of BVH nodes (TbMeshNode), leaf orders (int triangle numbers), triangles (TbMeshTri),
+// triangle normals (float4, w unused) and vertices (float4, w unused), each index relative to the
+// mesh's own first element, as geom.Mesh's slices number them.
+
+// TbMesh is one mesh's place in the pools.
+struct TbMesh {
+	int firstNode, firstOrder, firstTri, firstVert;
+};
+
+// TbMeshNode is geom.MeshNode: the node's box, and a leaf's triangles order[first : first+count]
+// (count > 0) or an inner node's second child, node first (its first child is the next node).
+struct TbMeshNode {
+	float lo[3], hi[3];
+	int first, count;
+};
+
+// TbMeshTri is a triangle: its vertices' numbers (v0, v1, v2, counter-clockwise seen from the side
+// bodies are kept on) and its active edges (geom.Mesh.Active: bit k for the edge from vertex k to k+1).
+struct TbMeshTri {
+	int v0, v1, v2;
+	unsigned active;
+};
+
 // tbBoundingRadius is sim's boundingRadius: the distance from the centre to the shape's farthest point
 // (zero for a plane).
 TB_FN float tbBoundingRadius(const TbShape &s) {
@@ -69,6 +98,8 @@ TB_FN float tbBoundingRadius(const TbShape &s) {
 		return s.a + s.b;
 	case TB_HULL:
 		return s.a;
+	case TB_MESH:
+		return s.d;
 	}
 	return 0;
 }

@@ -2,9 +2,13 @@
 // collide.cuh or hull.cuh (sim/collide's, ported) into a per-pair slot; a scan of the touching flags
 // then gives each touching pair its place in the contact list, so the list comes out in pair order, as the CPU's
 // gatherManifolds builds it, whatever order the threads ran in (gpu/narrow.go drives the three steps).
-#include "hull.cuh"
+// A pair with a static triangle mesh may give several manifolds (mesh.cuh): they wait in the pair's
+// NC_MAX_MESH_MANIFOLDS slots of a second array, and the scan counts them all.
+#include "mesh.cuh"
 
 #define TB_NARROW_THREADS 128
+// TB_NARROW_MESH_SLOTS is how many manifolds a mesh pair may give (collide.MaxMeshManifolds).
+#define TB_NARROW_MESH_SLOTS NC_MAX_MESH_MANIFOLDS
 
 // tbNarrowJointed reports whether the key a<<32|b is among the n sorted keys: jointed bodies do not
 // collide.
@@ -46,8 +50,14 @@ TB_FN float tbNarrowMargin(const float4 *vel, const float4 *omega, const TbShape
 	return speculative + rel;
 }
 
-// tbNarrowHasHull reports whether a pair is tb_narrow_hulls' (one of its shapes is a hull).
-TB_FN bool tbNarrowHasHull(const TbShape &sa, const TbShape &sb) { return sa.kind == TB_HULL || sb.kind == TB_HULL; }
+// tbNarrowHasMesh reports whether a pair is tb_narrow_meshes' (one of its shapes is a triangle mesh).
+TB_FN bool tbNarrowHasMesh(const TbShape &sa, const TbShape &sb) { return sa.kind == TB_MESH || sb.kind == TB_MESH; }
+
+// tbNarrowHasHull reports whether a pair is tb_narrow_hulls' (one of its shapes is a hull, and neither
+// a mesh).
+TB_FN bool tbNarrowHasHull(const TbShape &sa, const TbShape &sb) {
+	return (sa.kind == TB_HULL || sb.kind == TB_HULL) && !tbNarrowHasMesh(sa, sb);
+}
 
 // tbNarrowStore writes pair i's manifold m (count 0: none) to its slot and its touching flag.
 TB_FN void tbNarrowStore(const TbContact &m, unsigned i, TbContact *cand, unsigned *touching) {
@@ -61,11 +71,11 @@ TB_FN void tbNarrowStore(const TbContact &m, unsigned i, TbContact *cand, unsign
 
 // tb_narrow_collide collides pair i of pairs[:min(*pairCount, pairCapacity)] into cand[i] and sets
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
-// scan over all pairCapacity flags needs no count from the host. A pair with a hull is left with no
-// points here: tb_narrow_hulls, launched after it when some body is a hull, collides it. The hull
-// routines keep arrays the size of a hull's clipped face on the thread's stack (about 21 KB), which
-// a kernel reserves for every thread the device can hold; in a kernel of their own, scenes without
-// hulls do not pay for them.
+// scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
+// with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
+// hull or a mesh, collide it. The hull routines keep arrays the size of a hull's clipped face on the
+// thread's stack (about 21 KB), which a kernel reserves for every thread the device can hold; in a
+// kernel of their own, scenes without hulls do not pay for them.
 TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                  const unsigned long long *jointed, int nJointed, float dt, float speculative,
@@ -88,7 +98,7 @@ TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, i
 	m.count = 0;
 	m.nx = m.ny = m.nz = 0;
 	TbShape sa = shape[ia], sb = shape[ib];
-	if (!tbNarrowHasHull(sa, sb) && !tbNarrowJointed(jointed, nJointed, ia, ib)) {
+	if (!tbNarrowHasHull(sa, sb) && !tbNarrowHasMesh(sa, sb) && !tbNarrowJointed(jointed, nJointed, ia, ib)) {
 		float margin = tbNarrowMargin(vel, omega, sa, sb, ia, ib, dt, speculative);
 		ncCollide(sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
 	}
@@ -134,22 +144,94 @@ TB_KERNEL void tb_narrow_hulls(const int2 *pairs, const unsigned *pairCount, int
 }
 TB_REGISTER(tb_narrow_hulls)
 
-// tb_narrow_compact copies each touching pair's manifold to its place offsets[i] (the exclusive scan of
-// the touching flags) in contacts, dropping those at or past capacity, and the last thread writes the
-// number of touching pairs, which may exceed capacity: the host then grows the list and runs again.
-TB_KERNEL void tb_narrow_compact(const TbContact *cand, const unsigned *offsets, int pairCapacity,
-                                 TbContact *contacts, int capacity, unsigned *count) {
+// tb_narrow_meshes collides the pairs with a static triangle mesh among pairs[:min(*pairCount,
+// pairCapacity)] (sim's meshPair): the pair's manifolds go to its slots meshCand[TB_NARROW_MESH_SLOTS
+// i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
+// number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
+// narrow kernels and writes only those pairs' slots. The mesh routines' scratch (NcMeshScratch, about
+// 24 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
+TB_KERNEL void tb_narrow_meshes(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
+                                const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
+                                const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
+                                const int *hullLoops, const TbHullEdge *hullEdges, const TbMesh *meshes,
+                                const TbMeshNode *meshNodes, const int *meshOrder, const TbMeshTri *meshTris,
+                                const float4 *meshNormals, const float4 *meshVerts, const unsigned long long *jointed,
+                                int nJointed, float dt, float speculative, TbContact *cand, TbContact *meshCand,
+                                unsigned *touching) {
+	unsigned i = tbThread();
+	if (i >= min(*pairCount, (unsigned)pairCapacity)) {
+		return;
+	}
+	int2 pr = pairs[i];
+	int ia = pr.x, ib = pr.y;
+	TbShape sa = shape[ia], sb = shape[ib];
+	if (!tbNarrowHasMesh(sa, sb)) {
+		return;
+	}
+	int n = 0;
+	TbContact *out = &meshCand[(size_t)TB_NARROW_MESH_SLOTS * i];
+	if (!tbNarrowJointed(jointed, nJointed, ia, ib)) {
+		float margin = tbNarrowMargin(vel, omega, sa, sb, ia, ib, dt, speculative);
+		NcHulls hs;
+		hs.hulls = hulls;
+		hs.verts = hullVerts;
+		hs.faces = hullFaces;
+		hs.loops = hullLoops;
+		hs.edges = hullEdges;
+		NcMeshes ms;
+		ms.meshes = meshes;
+		ms.nodes = meshNodes;
+		ms.order = meshOrder;
+		ms.tris = meshTris;
+		ms.normals = meshNormals;
+		ms.verts = meshVerts;
+		NcMeshScratch w;
+		NcPose pa = tbNarrowPose(pos, rot, ia), pb = tbNarrowPose(pos, rot, ib);
+		if (sa.kind == TB_MESH) {
+			n = ncCollideMesh(ms, hs, sa, pa, sb, pb, margin, w, out);
+		} else {
+			n = ncCollideMesh(ms, hs, sb, pb, sa, pa, margin, w, out);
+			for (int k = 0; k < n; k++) {
+				ncFlip(&out[k]);
+			}
+		}
+		for (int k = 0; k < n; k++) {
+			out[k].a = ia;
+			out[k].b = ib;
+		}
+	}
+	cand[i].count = -n;
+	touching[i] = (unsigned)n;
+}
+TB_REGISTER(tb_narrow_meshes)
+
+// tb_narrow_compact copies each touching pair's manifolds to their place offsets[i] (the exclusive scan
+// of the touching counts) in contacts: cand[i], or a mesh pair's -cand[i].count manifolds from its
+// slots of meshCand. It drops those at or past capacity, and the last thread writes the number of
+// manifolds, which may exceed capacity: the host then grows the list and runs again.
+TB_KERNEL void tb_narrow_compact(const TbContact *cand, const TbContact *meshCand, const unsigned *offsets,
+                                 int pairCapacity, TbContact *contacts, int capacity, unsigned *count) {
 	unsigned i = tbThread();
 	if (i >= (unsigned)pairCapacity) {
 		return;
 	}
-	bool touch = cand[i].count > 0;
-	unsigned dst = offsets[i];
-	if (touch && dst < (unsigned)capacity) {
-		contacts[dst] = cand[i];
+	int c = cand[i].count;
+	unsigned dst = offsets[i], n = 0;
+	if (c > 0) {
+		n = 1;
+		if (dst < (unsigned)capacity) {
+			contacts[dst] = cand[i];
+		}
+	} else if (c < 0) {
+		n = (unsigned)-c;
+		for (unsigned k = 0; k < n; k++) {
+			if (dst + k < (unsigned)capacity) {
+				contacts[dst + k] = meshCand[(size_t)TB_NARROW_MESH_SLOTS * i + k];
+			}
+		}
 	}
 	if (i == (unsigned)pairCapacity - 1) {
-		*count = dst + (touch ? 1u : 0u);
+		*count = dst + n;
 	}
 }
 TB_REGISTER(tb_narrow_compact)

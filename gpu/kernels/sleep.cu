@@ -161,8 +161,8 @@ TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const 
 TB_REGISTER(tb_sleep_label)
 
 // tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
-// takes its island's label, and its velocities are zeroed.
-TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, const unsigned *flags, unsigned *asleep,
+// takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
+TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, unsigned *flags, unsigned *asleep,
                                float4 *vel, float4 *omega, int n) {
 	int i = tbThread();
 	if (i >= n || !tbSleepDynamic(flags, i) || asleep[i] != 0) {
@@ -171,6 +171,7 @@ TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, const u
 	unsigned l = label[parent[i]];
 	if (l != 0) {
 		asleep[i] = l;
+		flags[i] |= TB_ASLEEP;
 		vel[i] = make_float4(0, 0, 0, 0);
 		omega[i] = make_float4(0, 0, 0, 0);
 	}
@@ -260,9 +261,9 @@ TB_KERNEL void tb_sleep_wake_kinematic(const TbBox *boxes, const int *kinematic,
 TB_REGISTER(tb_sleep_wake_kinematic)
 
 // tb_sleep_wake_flush wakes every sleeping body whose label is among the nWoken queued ones, restarting
-// its rest time, and clears its mark and its slot of seen for the next pass; *awoke counts the bodies
-// woken.
-TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, float *rest, unsigned *marked, unsigned *seen,
+// its rest time and clearing its TB_ASLEEP flag, and clears its mark and its slot of seen for the next
+// pass; *awoke counts the bodies woken.
+TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, unsigned *flags, float *rest, unsigned *marked, unsigned *seen,
                                    const unsigned *woken, const unsigned *nWoken, unsigned *awoke, int n) {
 	int i = tbThread();
 	if (i >= n) {
@@ -278,6 +279,7 @@ TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, float *rest, unsigned *mark
 	for (unsigned k = 0; k < m; k++) {
 		if (woken[k] == l) {
 			asleep[i] = 0;
+			flags[i] &= ~TB_ASLEEP;
 			rest[i] = 0;
 			atomicAdd(awoke, 1u);
 			return;
@@ -285,3 +287,60 @@ TB_KERNEL void tb_sleep_wake_flush(unsigned *asleep, float *rest, unsigned *mark
 	}
 }
 TB_REGISTER(tb_sleep_wake_flush)
+
+// tb_sleep_mark_bodies restarts the rest time of each of the nIdx bodies idx lists (bodies the program
+// pushed: sim's markWake) and marks the sleeping ones to wake with their islands (tb_sleep_wake_flush).
+TB_KERNEL void tb_sleep_mark_bodies(const int *idx, int nIdx, const unsigned *asleep, float *rest, unsigned *marked,
+                                    unsigned *seen, unsigned *woken, unsigned *nWoken, int n) {
+	int k = tbThread();
+	if (k >= nIdx) {
+		return;
+	}
+	int i = idx[k];
+	if (i < 0 || i >= n) {
+		return;
+	}
+	rest[i] = 0;
+	if (asleep[i] != 0) {
+		tbSleepMark(asleep, marked, seen, woken, nWoken, i, n);
+	}
+}
+TB_REGISTER(tb_sleep_mark_bodies)
+
+// tb_sleep_flags sets each body's TB_ASLEEP flag from its island label (a dynamic body with a label
+// sleeps), after the labels were uploaded from the host.
+TB_KERNEL void tb_sleep_flags(const unsigned *asleep, unsigned *flags, int n) {
+	int i = tbThread();
+	if (i >= n) {
+		return;
+	}
+	unsigned f = flags[i] & ~TB_ASLEEP;
+	if (asleep[i] != 0 && (f & TB_TYPE_MASK) == TB_DYNAMIC) {
+		f |= TB_ASLEEP;
+	}
+	flags[i] = f;
+}
+TB_REGISTER(tb_sleep_flags)
+
+// tb_sleep_still zeroes the velocities of the sleeping bodies after the solve (sim's restoreSleepers):
+// a joint between two sleeping bodies is still solved, and moves no pose since the integration skips
+// them, but leaves velocities that a sleeping body must not keep.
+TB_KERNEL void tb_sleep_still(const unsigned *flags, float4 *vel, float4 *omega, int n) {
+	int i = tbThread();
+	if (i < n && (flags[i] & TB_ASLEEP) != 0) {
+		vel[i] = make_float4(0, 0, 0, 0);
+		omega[i] = make_float4(0, 0, 0, 0);
+	}
+}
+TB_REGISTER(tb_sleep_still)
+
+// tb_sleep_count counts into *out (zeroed first) the sleeping bodies and, in out[1], the awake dynamic
+// ones.
+TB_KERNEL void tb_sleep_count(const unsigned *flags, int n, unsigned *out) {
+	int i = tbThread();
+	if (i >= n || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
+		return;
+	}
+	atomicAdd(&out[(flags[i] & TB_ASLEEP) != 0 ? 0 : 1], 1u);
+}
+TB_REGISTER(tb_sleep_count)

@@ -137,6 +137,23 @@ TB_FN const TbSolverManifold *tbFindPrev(const TbSolverManifold *prev, int n, in
 	return 0;
 }
 
+// tbPrevPoint is sim's prevPoint: last step's point with feature id among the manifolds of old's pair
+// (old is the first of them in prev, of n; a pair with a mesh has one per contact normal, and they
+// follow it), the first found, with its manifold in *om; null when none has it.
+TB_FN const TbSolverPoint *tbPrevPoint(const TbSolverManifold *prev, int n, const TbSolverManifold *old,
+                                       unsigned id, const TbSolverManifold **om) {
+	for (const TbSolverManifold *m = old; m < prev + n && m->a == old->a && m->b == old->b; m++) {
+		for (int j = 0; j < m->count; j++) {
+			if (m->pts[j].id == id) {
+				*om = m;
+				return &m->pts[j];
+			}
+		}
+	}
+	*om = 0;
+	return 0;
+}
+
 // tbContactLever is sim's contactLever: the larger distance from a moving body's centre of mass to
 // the contact plane, over the points so far (lever) and this one's arms rA and rB.
 TB_FN float tbContactLever(float lever, float3 rA, float3 rB, float3 n, float mA, float mB) {
@@ -265,11 +282,10 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 		if (!old) {
 			continue;
 		}
-		for (int j = 0; j < old->count; j++) {
-			const TbSolverPoint &op = old->pts[j];
-			if (op.id != cp.id) {
-				continue;
-			}
+		const TbSolverManifold *om;
+		const TbSolverPoint *found = tbPrevPoint(prev, *prevCount, old, cp.id, &om);
+		if (found) {
+			const TbSolverPoint &op = *found;
 			if (!op.sliding) {
 				// Keep the old anchors unless they lie far apart along the contact plane (the feature
 				// id then names another point of the manifold).
@@ -283,9 +299,9 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 			if (rubs) {
 				// Carry the old friction impulse as a world vector onto the new tangents; clamped to the
 				// Coulomb disc of the coefficient when it was lowered since last step (sim's coulomb).
-				float3 t = tbAdd(tbScale(old->t1, op.tangentImpulse1), tbScale(old->t2, op.tangentImpulse2));
+				float3 t = tbAdd(tbScale(om->t1, op.tangentImpulse1), tbScale(om->t2, op.tangentImpulse2));
 				float l1 = tbDot(t, m.t1), l2 = tbDot(t, m.t2);
-				if (m.friction < old->friction) {
+				if (m.friction < om->friction) {
 					float maxF = m.friction * cp.normalImpulse;
 					float mag2 = l1 * l1 + l2 * l2;
 					if (mag2 > maxF * maxF) {
@@ -295,7 +311,6 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 				}
 				cp.tangentImpulse1 = l1, cp.tangentImpulse2 = l2;
 			}
-			break;
 		}
 	}
 	if (resists) {

@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sync"
@@ -17,12 +18,15 @@ import (
 // tens of thousands of triangles instead of two million. Where two chunks of different strides meet,
 // the coarser edge leaves slivers; each chunk hangs a skirt from its edges (vertical quads down by its
 // height range), which fills them. A chunk's level is made when first drawn and dropped once it has
-// not been asked for in fieldKeepCalls views, so flying over the field keeps memory to what is near;
-// the chunks in view are drawn merged, in as few hulls as hold them.
+// not been asked for in fieldKeepCalls views, so flying over the field keeps memory to what is near.
+// A level never changes once made: the renderer copies it to GL once and, while the eye moves, only
+// the list of levels it draws changes (and the new levels a move brings are copied).
 
-// fieldChunkCells is the side of a drawn chunk, in cells: 16 x 16 chunks for a 1024 x 1024 field,
-// one instanced draw call each.
+// fieldChunkCells is the side of a drawn chunk, in cells: 16 x 16 chunks for a 1024 x 1024 field.
 const fieldChunkCells = 64
+
+// FieldStrides is the number of strides a chunk can be drawn at: 1, 2, 4, ... fieldChunkCells.
+const FieldStrides = 7
 
 // fieldDetail is the most a drawn cell may subtend from the eye, radians.
 const fieldDetail = 1.0 / 12
@@ -30,29 +34,40 @@ const fieldDetail = 1.0 / 12
 // fieldKeepCalls is how many FieldView calls a chunk level is kept without being drawn.
 const fieldKeepCalls = 600
 
-// fieldTri is a drawn triangle, counter-clockwise seen from its normal's side, and its normal.
-type fieldTri struct {
-	v [3]geom.Vec3
-	n geom.Vec3
+// FieldVertex is a vertex of a drawn height field, in the field's frame: flat shaded, so each
+// triangle has three of its own, each with the triangle's unit normal.
+type FieldVertex struct {
+	Pos, Normal geom.Vec3
+}
+
+// FieldLevel is one chunk of a height field drawn at one stride: its triangles, three vertices each,
+// counter-clockwise seen from their normal's side. Verts never change once the level is made, so
+// the pointer names the contents (the renderer keys its GL copy on it).
+type FieldLevel struct {
+	Verts []FieldVertex
+	// Stride is the sample stride the chunk is drawn at (a power of two, at most the chunk's side):
+	// a full chunk holds at most FieldLevelVerts(Stride) vertices.
+	Stride int
+	used   uint64
+}
+
+// FieldLevelVerts is the most vertices a level of stride s holds: a full chunk's two triangles per
+// drawn cell and its skirts' two per drawn edge segment, four edges.
+func FieldLevelVerts(s int) int {
+	n := fieldChunkCells / s
+	return 3 * (2*n*n + 4*2*n)
 }
 
 type chunkKey struct{ ci, cj, step int }
 
-type chunkLevel struct {
-	tris []fieldTri
-	used uint64
-}
-
-// fieldState is what FieldView keeps of a field between calls: each chunk's height range, the chunk
-// levels made, and the last view's chunks with their triangles merged into a few hulls. The merged
-// hulls are the same pointers while the view's chunks and levels stay the same, so the renderer keeps
-// their buffers; llvmpipe spent more on a draw call per chunk (some 70 in view) than on the
-// triangles themselves.
+// fieldState is what FieldView keeps of a field between calls: each chunk's height range, the
+// steepest rise between neighbouring samples along x and along z (per metre), and the chunk levels
+// made.
 type fieldState struct {
 	ranges [][2]float32
-	levels map[chunkKey]*chunkLevel
-	shown  []chunkKey
-	merged []*geom.Hull
+	slope  [2]float32
+	light  geom.Vec3 // the light the levels' sides were made for
+	levels map[chunkKey]*FieldLevel
 	used   uint64
 }
 
@@ -63,61 +78,54 @@ var fieldViews struct {
 }
 
 // FieldCamera is what FieldView needs of a camera, in the field's frame: the eye, the unit view
-// direction and the half-angle of a cone about it that holds the view (radians; 0: draw every chunk).
+// direction and the half-angle of a cone about it that holds the view (radians; 0: draw every chunk),
+// and the unit direction towards the light, which shades the field's sides (zero: lit as its top).
 type FieldCamera struct {
 	Eye, Look geom.Vec3
 	Cone      float32
+	Light     geom.Vec3
 }
 
-// FieldView calls hull with the drawing hulls (flat-shaded triangles, for the renderer's hull path) of
-// height field f seen by camera c: each chunk that reaches into c's view cone, at the stride its
-// distance from the eye calls for (strideAt), with its skirts, merged into as few hulls as hold them.
-// A chunk out of view casts no shadow into it, a loss only where a hill behind the eye would shade
-// the ground in front.
-func FieldView(f *geom.HeightGrid, c FieldCamera, hull func(h *geom.Hull)) {
+// FieldView calls draw with the levels that draw height field f seen by camera c, nearest the eye
+// first (so that a depth test rejects most of the terrain hidden behind nearer terrain before it is
+// shaded): each chunk that reaches into c's view cone, at the stride its distance from the eye calls
+// for (strideAt), with its skirts. A chunk out of view casts no shadow into it, a loss only where a
+// hill behind the eye would shade the ground in front.
+func FieldView(f *geom.HeightGrid, c FieldCamera, draw func(l *FieldLevel)) {
 	fieldViews.Lock()
 	defer fieldViews.Unlock()
 	fieldViews.calls++
 	now := fieldViews.calls
-	if fieldViews.m == nil {
-		fieldViews.m = map[*geom.HeightGrid]*fieldState{}
-	}
-	st := fieldViews.m[f]
-	if st == nil {
-		st = &fieldState{ranges: chunkRanges(f), levels: map[chunkKey]*chunkLevel{}}
-		fieldViews.m[f] = st
-	}
+	st := fieldStateOf(f)
 	st.used = now
+	if c.Light != st.light { // the sides' normals follow the light: levels made under another are dropped
+		st.light, st.levels = c.Light, map[chunkKey]*FieldLevel{}
+	}
+	type shown struct {
+		k  chunkKey
+		d2 float64
+	}
+	var in []shown
 	cx, cz := chunks(f.NX), chunks(f.NZ)
-	var shown []chunkKey
 	for cj := range cz {
 		for ci := range cx {
 			lo, hi := chunkBox(f, ci, cj, st.ranges[cj*cx+ci])
 			if c.Cone > 0 && !boxInView(lo, hi, &c) {
 				continue
 			}
-			shown = append(shown, chunkKey{ci, cj, strideAt(f, lo, hi, c.Eye)})
+			d2 := boxDist2(lo, hi, c.Eye)
+			in = append(in, shown{chunkKey{ci, cj, strideAt(f, d2)}, d2})
 		}
 	}
-	if !slices.Equal(shown, st.shown) {
-		var b hullBuilder
-		for _, k := range shown {
-			l, ok := st.levels[k]
-			if !ok {
-				l = &chunkLevel{tris: chunkTris(f, k.ci, k.cj, k.step, st.ranges[k.cj*cx+k.ci])}
-				st.levels[k] = l
-			}
-			for i := range l.tris {
-				b.add(&l.tris[i])
-			}
+	slices.SortStableFunc(in, func(a, b shown) int { return cmp.Compare(a.d2, b.d2) })
+	for _, s := range in {
+		l, ok := st.levels[s.k]
+		if !ok {
+			l = &FieldLevel{Verts: chunkVerts(f, s.k.ci, s.k.cj, s.k.step, st.ranges[s.k.cj*cx+s.k.ci], c.Light), Stride: s.k.step}
+			st.levels[s.k] = l
 		}
-		st.shown, st.merged = shown, b.done()
-	}
-	for _, k := range shown {
-		st.levels[k].used = now
-	}
-	for _, h := range st.merged {
-		hull(h)
+		l.used = now
+		draw(l)
 	}
 	if now%60 == 0 {
 		for g, s := range fieldViews.m {
@@ -134,25 +142,58 @@ func FieldView(f *geom.HeightGrid, c FieldCamera, hull func(h *geom.Hull)) {
 	}
 }
 
-// hullBuilder collects triangles into hulls of at most meshChunk faces.
-type hullBuilder struct {
-	hs []*geom.Hull
-	h  *geom.Hull
-}
-
-func (b *hullBuilder) add(t *fieldTri) {
-	if b.h == nil || len(b.h.Faces) == meshChunk {
-		b.h = &geom.Hull{}
-		b.hs = append(b.hs, b.h)
+// fieldStateOf is f's state, made on first use (fieldViews locked).
+func fieldStateOf(f *geom.HeightGrid) *fieldState {
+	if fieldViews.m == nil {
+		fieldViews.m = map[*geom.HeightGrid]*fieldState{}
 	}
-	h := b.h
-	first := uint16(len(h.Verts))
-	h.Verts = append(h.Verts, t.v[0], t.v[1], t.v[2])
-	h.FaceVerts = append(h.FaceVerts, first, first+1, first+2)
-	h.Faces = append(h.Faces, geom.HullFace{Normal: t.n, First: first, Count: 3})
+	st := fieldViews.m[f]
+	if st == nil {
+		st = &fieldState{ranges: chunkRanges(f), slope: steepest(f), levels: map[chunkKey]*FieldLevel{}, used: fieldViews.calls}
+		fieldViews.m[f] = st
+	}
+	return st
 }
 
-func (b *hullBuilder) done() []*geom.Hull { return b.hs }
+// FieldShades reports whether height field f, lit from the unit direction light (towards the light,
+// in f's frame), can shade anything on or above its drawn surface, so that it must be drawn into the
+// shadow map. Every drawn triangle, at any stride, rises along x by the mean of neighbouring samples'
+// rises along a row, and along z likewise: its rise a metre along the light's horizontal direction u
+// is at most Sx |ux| + Sz |uz|, Sx and Sz the steepest rises between neighbours. When that is below
+// the light's own climb, Ly / |Lxz|, a ray from any point on or above the ground towards the light
+// climbs faster than the ground under it and meets none of it. The field's own sides, below its
+// border, are the ground's shadow where they face away from the light; FieldView gives them a
+// normal that lights them so without the map. Left out: the skirts under the edges between chunks
+// of different strides, which stand at most the sliver they fill above the finer chunk's edge, and
+// could shade only a line that narrow along it.
+func FieldShades(f *geom.HeightGrid, light geom.Vec3) bool {
+	fieldViews.Lock()
+	s := fieldStateOf(f).slope
+	fieldViews.Unlock()
+	return s[0]*abs32(light[0])+s[1]*abs32(light[2]) >= light[1]
+}
+
+func abs32(x float32) float32 { return max(x, -x) }
+
+// steepest is the steepest rise between neighbouring samples of f along x and along z, per metre.
+func steepest(f *geom.HeightGrid) [2]float32 {
+	var qx, qz int
+	for j := range f.NZ {
+		row := f.Q[j*f.NX : (j+1)*f.NX]
+		for i := 1; i < f.NX; i++ {
+			qx = max(qx, absInt(int(row[i])-int(row[i-1])))
+		}
+		if j > 0 {
+			prev := f.Q[(j-1)*f.NX : j*f.NX]
+			for i := range f.NX {
+				qz = max(qz, absInt(int(row[i])-int(prev[i])))
+			}
+		}
+	}
+	return [2]float32{float32(qx) * f.Step / f.DX, float32(qz) * f.Step / f.DZ}
+}
+
+func absInt(x int) int { return max(x, -x) }
 
 // chunkRanges is each chunk's lowest and highest sample, chunk (ci, cj) at cj chunks(NX) + ci.
 func chunkRanges(f *geom.HeightGrid) [][2]float32 {
@@ -205,15 +246,19 @@ func chunkSpan(c, n int) (int, int) {
 	return c * fieldChunkCells, min((c+1)*fieldChunkCells, n-1)
 }
 
-// strideAt is the sample stride a chunk of f with box [lo, hi] is drawn with from eye: the largest
-// power of two s, at most the chunk's side, with s DX <= fieldDetail d, d the distance from eye to
-// the box.
-func strideAt(f *geom.HeightGrid, lo, hi, eye geom.Vec3) int {
+// boxDist2 is the squared distance from eye to the box [lo, hi] (0 inside it).
+func boxDist2(lo, hi, eye geom.Vec3) float64 {
 	var d2 float64
 	for k := range 3 {
 		g := float64(max(lo[k]-eye[k], eye[k]-hi[k], 0))
 		d2 += g * g
 	}
+	return d2
+}
+
+// strideAt is the sample stride a chunk of f is drawn with from d2 squared metres away: the largest
+// power of two s, at most the chunk's side, with s DX <= fieldDetail d.
+func strideAt(f *geom.HeightGrid, d2 float64) int {
 	cell := float64(max(f.DX, f.DZ))
 	s := 1
 	for 2*float64(s)*cell <= fieldDetail*math.Sqrt(d2) && 2*s <= fieldChunkCells {
@@ -222,18 +267,20 @@ func strideAt(f *geom.HeightGrid, lo, hi, eye geom.Vec3) int {
 	return s
 }
 
-// chunkTris is chunk (ci, cj) of f, its samples' height range y, through every step-th sample of it
-// (and always its last), with a skirt along each of its four edges.
-func chunkTris(f *geom.HeightGrid, ci, cj, step int, y [2]float32) []fieldTri {
+// chunkVerts is chunk (ci, cj) of f, its samples' height range y, through every step-th sample of it
+// (and always its last), with a skirt along each of its four edges: three vertices a triangle. light
+// is the unit direction towards the light (zero: none), for the field's sides.
+func chunkVerts(f *geom.HeightGrid, ci, cj, step int, y [2]float32, light geom.Vec3) []FieldVertex {
 	i0, i1 := chunkSpan(ci, f.NX)
 	j0, j1 := chunkSpan(cj, f.NZ)
 	cols, rows := strided(i0, i1, step), strided(j0, j1, step)
 	// A coarser neighbour's edge departs from this one's by at most the chunk's height range.
 	drop := geom.Vec3{0, y[1] - y[0] + min(f.DX, f.DZ), 0}
-	out := make([]fieldTri, 0, 2*(len(cols)-1)*(len(rows)-1)+4*(len(cols)+len(rows)))
-	tri := func(a, b, c geom.Vec3) {
-		out = append(out, fieldTri{[3]geom.Vec3{a, b, c}, b.Sub(a).Cross(c.Sub(a)).Normalize()})
+	out := make([]FieldVertex, 0, 3*(2*(len(cols)-1)*(len(rows)-1)+4*(len(cols)+len(rows))))
+	tri3 := func(a, b, c, n geom.Vec3) {
+		out = append(out, FieldVertex{a, n}, FieldVertex{b, n}, FieldVertex{c, n})
 	}
+	tri := func(a, b, c geom.Vec3) { tri3(a, b, c, b.Sub(a).Cross(c.Sub(a)).Normalize()) }
 	for j := 0; j+1 < len(rows); j++ {
 		for i := 0; i+1 < len(cols); i++ {
 			a, b := f.Vertex(cols[i], rows[j]), f.Vertex(cols[i+1], rows[j])
@@ -242,21 +289,33 @@ func chunkTris(f *geom.HeightGrid, ci, cj, step int, y [2]float32) []fieldTri {
 			tri(b, c, d)
 		}
 	}
-	// The skirts: along the near and far rows, the left and right columns. They are seen only through
-	// the slivers between chunks, so they are lit as level ground: a sliver then shows the terrain's
-	// shade instead of a dark seam.
+	// The skirts: along the near and far rows, the left and right columns. Inside the field they are
+	// seen only through the slivers between chunks, so they are lit as level ground: a sliver then
+	// shows the terrain's shade instead of a dark seam. Along the field's border they are its sides,
+	// seen from outside: a side facing away from the light lies under the ground the light crosses
+	// to reach it, in shadow, and takes the normal -light, which the shaders light as in shadow (no
+	// diffuse, no highlight) whether or not the field is in the shadow map.
 	up := geom.Vec3{0, 1, 0}
-	skirt := func(a, b geom.Vec3) {
-		out = append(out, fieldTri{[3]geom.Vec3{a, b.Sub(drop), b}, up}, fieldTri{[3]geom.Vec3{a, a.Sub(drop), b.Sub(drop)}, up})
+	side := func(border bool, out geom.Vec3) geom.Vec3 {
+		if border && out.Dot(light) < 0 {
+			return light.Mul(-1)
+		}
+		return up
+	}
+	skirt := func(a, b, n geom.Vec3) {
+		tri3(a, b.Sub(drop), b, n)
+		tri3(a, a.Sub(drop), b.Sub(drop), n)
 	}
 	last, lastRow := len(cols)-1, len(rows)-1
+	near, far := side(rows[0] == 0, geom.Vec3{0, 0, -1}), side(rows[lastRow] == f.NZ-1, geom.Vec3{0, 0, 1})
+	left, right := side(cols[0] == 0, geom.Vec3{-1, 0, 0}), side(cols[last] == f.NX-1, geom.Vec3{1, 0, 0})
 	for i := 0; i < last; i++ {
-		skirt(f.Vertex(cols[i+1], rows[0]), f.Vertex(cols[i], rows[0]))
-		skirt(f.Vertex(cols[i], rows[lastRow]), f.Vertex(cols[i+1], rows[lastRow]))
+		skirt(f.Vertex(cols[i+1], rows[0]), f.Vertex(cols[i], rows[0]), near)
+		skirt(f.Vertex(cols[i], rows[lastRow]), f.Vertex(cols[i+1], rows[lastRow]), far)
 	}
 	for j := 0; j < lastRow; j++ {
-		skirt(f.Vertex(cols[0], rows[j]), f.Vertex(cols[0], rows[j+1]))
-		skirt(f.Vertex(cols[last], rows[j+1]), f.Vertex(cols[last], rows[j]))
+		skirt(f.Vertex(cols[0], rows[j]), f.Vertex(cols[0], rows[j+1]), left)
+		skirt(f.Vertex(cols[last], rows[j+1]), f.Vertex(cols[last], rows[j]), right)
 	}
 	return out
 }

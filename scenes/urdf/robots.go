@@ -16,7 +16,7 @@ func init() {
 		{scenes.Info{Name: "arm", Group: "joints", Bodies: 6, Joints: 5,
 			Description: "A URDF arm bolted down, held out level by 4 servos: turret, shoulder, elbow and wrist"}, "assets/robots/arm.urdf", robots.Arm},
 		{scenes.Info{Name: "walker", Group: "joints", Bodies: 10, Joints: 8,
-			Description: "A URDF four-legged walker standing on 8 servos: a 2 m/s sideways push rolls it over"}, "assets/robots/walker.urdf", robots.Walker},
+			Description: "A URDF four-legged walker standing on 8 servos: a 3 m/s sideways push rolls it over"}, "assets/robots/walker.urdf", robots.Walker},
 	} {
 		scenes.Register(p.info, func() *scenes.Scene {
 			s, err := robotPreset(p.file, p.data)

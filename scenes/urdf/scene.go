@@ -16,10 +16,9 @@ import (
 //
 // What it maps: a link with box, sphere, cylinder or mesh collision elements becomes a compound body
 // in the link's frame, each element a part at its origin, the link's mass shared among the parts by
-// volume, its inertia the link's <inertia> tensor (turned by the <inertial> origin's rpy); the centre
-// of mass is the parts' volume-weighted centre, not the <inertial> origin; each link says so in a
-// note. A URDF cylinder's axis is its frame's z, which the
-// z-up to y-up turn makes Tumble's y, the axis of Tumble's cylinder. A revolute joint becomes a hinge
+// volume, its inertia the link's <inertia> tensor (turned by the <inertial> origin's rpy) about its
+// centre of mass, the <inertial> origin. A URDF cylinder's axis is its frame's z, which the z-up to
+// y-up turn makes Tumble's y, the axis of Tumble's cylinder. A revolute joint becomes a hinge
 // with its limits and a servo holding the zero position with the limit's effort as its torque (its
 // velocity the servo's largest speed); prismatic, a piston likewise; continuous, a hinge without
 // limits or motor; fixed, a fixed joint; floating, no joint. Body A is the child link and body B the
@@ -178,8 +177,9 @@ func partOf(c Collision, tag string, file string) (sh scenes.Shape, turn Quat, v
 
 // linkBody returns the body of a link with collision elements and an inertial, its frame at zero
 // joint positions (URDF's world): a compound in the link's frame, each collision element a part at its
-// origin with the link's mass shared in proportion to the parts' volumes (one density), so the body's
-// centre of mass is the parts' volume-weighted centre. Its inertia is the link's <inertia>, turned
+// origin with the link's mass shared in proportion to the parts' volumes (one density); the body's
+// centre of mass is the <inertial> origin (the body's centerOfMass where it is not the parts'
+// volume-weighted centre). Its inertia is the link's <inertia>, turned
 // from the <inertial> frame into the link's (I = R I' R^T, R the origin's rpy); a tensor no mass
 // distribution has (a moment not positive, or above the sum of the other two) is left for the parts'
 // own, with a note.
@@ -219,7 +219,14 @@ func (r *Robot) linkBody(l Link, frame Frame, note func(line int, what, why stri
 		com[k] /= total
 	}
 	// A compound's position is its centre of mass; its rotation turns the frame its parts are written
-	// in, the link's.
+	// in, the link's. The centre of mass is the <inertial> origin: the parts' own centre where the two
+	// meet, else given as the body's centerOfMass (the parts are the link's collision geometry, not
+	// its mass distribution).
+	if d := l.Inertial.Origin.XYZ; math.Abs(d[0]-com[0])+math.Abs(d[1]-com[1])+math.Abs(d[2]-com[2]) > 1e-9 {
+		com = d
+		at := scenes.Vec3(d)
+		b.CenterOfMass = &at
+	}
 	f := YUpFrame(frame)
 	pos, rot := scenes.Vec3(YUp(frame.Apply(com))), scenes.Quat(f.Rot)
 	b.Position, b.Rotation = &pos, &rot
@@ -234,15 +241,12 @@ func (r *Robot) linkBody(l Link, frame Frame, note func(line int, what, why stri
 	}
 	t := linkInertia(l.Inertial)
 	if err := geom.CheckInertia([3][3]float64{{t[0], t[1], t[2]}, {t[1], t[3], t[4]}, {t[2], t[4], t[5]}}); err != nil {
-		what = append(what, "its <inertia> is no mass distribution's, so its inertia is its shapes'")
+		what = append(what, "its <inertia> is no mass distribution's, so its inertia is its shapes' about the <inertial> origin")
 	} else {
 		b.Inertia = &t
 	}
 	if len(what) > 0 {
 		note(l.Line, tag, strings.Join(what, "; "))
-	}
-	if d := l.Inertial.Origin.XYZ; math.Abs(d[0]-com[0])+math.Abs(d[1]-com[1])+math.Abs(d[2]-com[2]) > 1e-9 {
-		note(l.Line, tag, "its centre of mass is its shapes', not the <inertial> origin")
 	}
 	return b, nil
 }

@@ -2,6 +2,7 @@ package urdf
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -296,12 +297,17 @@ func robotScene(t *testing.T, body string) (*scenes.Scene, []string) {
 
 const inertial = `<inertial><mass value="2"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>`
 
+// inertialAt is inertial with its origin (the link's centre of mass) at xyz.
+func inertialAt(x, y, z float64) string {
+	return fmt.Sprintf(`<inertial><origin xyz="%v %v %v"/><mass value="2"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>`, x, y, z)
+}
+
 // A URDF cylinder's axis is its element's z: mapped, the Tumble cylinder's axis (its part's y) points
 // along that z turned to y-up, for an element rolled, pitched and yawed inside a link. Upright (no
 // rotation) it is Tumble's y, and it rests on the ground at its half length.
 func TestCylinderKeepsItsAxis(t *testing.T) {
 	rpy := [3]float64{0.3, -0.7, 1.1}
-	s, _ := robotScene(t, `<link name="c">`+inertial+`<collision><origin xyz="0.1 0.2 0.3" rpy="0.3 -0.7 1.1"/>
+	s, _ := robotScene(t, `<link name="c">`+inertialAt(0.1, 0.2, 0.3)+`<collision><origin xyz="0.1 0.2 0.3" rpy="0.3 -0.7 1.1"/>
 		<geometry><cylinder radius="0.1" length="0.6"/></geometry></collision></link>`)
 	b := s.Bodies[1]
 	if len(b.Shapes) != 1 || b.Shapes[0].Shape.Type != "cylinder" || *b.Shapes[0].Shape.Radius != 0.1 || *b.Shapes[0].Shape.HalfHeight != 0.3 {
@@ -314,7 +320,7 @@ func TestCylinderKeepsItsAxis(t *testing.T) {
 	if p := [3]float64(*b.Position); !near3(p, [3]float64{0.1, 0.3, -0.2}, 1e-12) {
 		t.Errorf("cylinder at %v", p)
 	}
-	s, _ = robotScene(t, `<link name="c">`+inertial+`<collision><origin xyz="0 0 1"/>
+	s, _ = robotScene(t, `<link name="c">`+inertialAt(0, 0, 1)+`<collision><origin xyz="0 0 1"/>
 		<geometry><cylinder radius="0.1" length="0.6"/></geometry></collision></link>`)
 	if q := Quat(*s.Bodies[1].Rotation).Mul(Quat(*s.Bodies[1].Shapes[0].Rotation)); !near3([3]float64{q[0], q[1], q[2]}, [3]float64{}, 1e-12) {
 		t.Errorf("upright cylinder turned by %v", q)
@@ -335,23 +341,24 @@ func TestCylinderKeepsItsAxis(t *testing.T) {
 
 // A link of several collision elements is one compound body in the link's frame: a 0.2 m cube at the
 // origin and a 0.1 m radius, 0.4 m cylinder across it along URDF's x at z = 0.3. The link's 2 kg is
-// shared by volume (cube 8e-3 m^3, cylinder 0.004 pi m^3), and the body sits at the parts'
-// volume-weighted centre. Dropped upright, it rests on the cube's bottom face, its centre of mass zc up.
+// shared by volume (cube 8e-3 m^3, cylinder 0.004 pi m^3); its <inertial> origin is the parts'
+// volume-weighted centre zc, where the body sits, with no centerOfMass of its own. Dropped upright, it
+// rests on the cube's bottom face, its centre of mass zc up.
 func TestSeveralCollisionsMakeACompound(t *testing.T) {
-	s, notes := robotScene(t, `<link name="c">`+inertial+`
+	vb, vc := 8e-3, math.Pi*0.01*0.4
+	zc := (vb*0.1 + vc*0.4) / (vb + vc)
+	s, notes := robotScene(t, `<link name="c">`+inertialAt(0, 0, zc)+`
 		<collision><origin xyz="0 0 0.1"/><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
 		<collision><origin xyz="0 0 0.4" rpy="0 1.5707963267948966 0"/><geometry><cylinder radius="0.1" length="0.4"/></geometry></collision></link>`)
 	b := s.Bodies[1]
 	if len(b.Shapes) != 2 || b.Shapes[0].Shape.Type != "box" || b.Shapes[1].Shape.Type != "cylinder" || *b.Mass != 2 {
 		t.Fatalf("body %+v", b)
 	}
-	vb, vc := 8e-3, math.Pi*0.01*0.4
 	if m0, m1 := *b.Shapes[0].Mass, *b.Shapes[1].Mass; math.Abs(m0-2*vb/(vb+vc)) > 1e-12 || math.Abs(m0+m1-2) > 1e-12 {
 		t.Errorf("part masses %v, %v", m0, m1)
 	}
-	zc := (vb*0.1 + vc*0.4) / (vb + vc)
-	if p := [3]float64(*b.Position); !near3(p, [3]float64{0, zc, 0}, 1e-12) {
-		t.Errorf("compound at %v, want (0, %v, 0)", p, zc)
+	if p := [3]float64(*b.Position); !near3(p, [3]float64{0, zc, 0}, 1e-12) || b.CenterOfMass != nil {
+		t.Errorf("compound at %v, centerOfMass %v; want (0, %v, 0) and none", p, b.CenterOfMass, zc)
 	}
 	// The cylinder part's axis in the body (link) frame: URDF's x, which the link's frame turned to
 	// y-up keeps as Tumble's x.
@@ -395,10 +402,11 @@ func meshScene(t *testing.T, body string) (*scenes.Scene, []string) {
 	return s, notes
 }
 
-// A moving link's mesh is the convex hull of its vertices, the body at the hull's centre of mass; in a
-// compound it is a hull part, weighted by its volume and centre.
+// A moving link's mesh is the convex hull of its vertices, at the hull's place (the body at its
+// <inertial> origin, here the hull's centre of mass); in a compound it is a hull part, weighted by its
+// volume and centre (here again the <inertial> origin is the parts' centre).
 func TestMovingMeshIsAHull(t *testing.T) {
-	s, _ := meshScene(t, `<link name="f">`+inertial+`<collision><origin xyz="0 0 1"/><geometry>`+finger+`</geometry></collision></link>`)
+	s, _ := meshScene(t, `<link name="f">`+inertialAt(0.01, 0.01, 1.01)+`<collision><origin xyz="0 0 1"/><geometry>`+finger+`</geometry></collision></link>`)
 	b := s.Bodies[1]
 	if len(b.Shapes) != 1 || b.Shapes[0].Shape.Type != "hull" || len(b.Shapes[0].Shape.Points) != 4 || b.Shapes[0].Shape.Points[1] != (scenes.Vec3{0, 0.04, 0}) {
 		t.Fatalf("body %+v", b)
@@ -406,13 +414,14 @@ func TestMovingMeshIsAHull(t *testing.T) {
 	if p := [3]float64(*b.Position); !near3(p, [3]float64{0.01, 1.01, -0.01}, 1e-6) {
 		t.Errorf("hull body at %v, want (0.01, 1.01, -0.01)", p)
 	}
-	s, _ = meshScene(t, `<link name="f">`+inertial+`<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
+	vb, vt := 1e-3, 0.04*0.04*0.04/6
+	k := vt / (vb + vt)
+	s, _ = meshScene(t, `<link name="f">`+inertialAt(0.01*k, 0.01*k, 0.06*k)+`<collision><geometry><box size="0.1 0.1 0.1"/></geometry></collision>
 		<collision><origin xyz="0 0 0.05"/><geometry>`+finger+`</geometry></collision></link>`)
 	b = s.Bodies[1]
 	if len(b.Shapes) != 2 || b.Shapes[1].Shape.Type != "hull" {
 		t.Fatalf("body %+v", b)
 	}
-	vb, vt := 1e-3, 0.04*0.04*0.04/6
 	want := [3]float64{0.01 * vt / (vb + vt), 0.06 * vt / (vb + vt), -0.01 * vt / (vb + vt)}
 	if p := [3]float64(*b.Position); !near3(p, want, 1e-7) {
 		t.Errorf("compound at %v, want %v", p, want)

@@ -75,6 +75,21 @@ var ErrCompound = errors.New("compound")
 // principal moments m_c u_c at offset d (the parallel axis theorem), in float64. The children are then
 // re-centred and turned into the whole's principal frame.
 func NewCompound(children []Child) (*CompoundShape, error) {
+	return newCompound(children, nil)
+}
+
+// NewCompoundAbout builds a compound as NewCompound does, but with its centre of mass at centre (in the
+// frame the children are given in) instead of the children's mass-weighted mean: a body whose centre
+// of mass was measured or declared (a URDF link's <inertial> origin) while its shapes are only its
+// collision geometry. The inertia is the children's summed about centre, so it is their own tensor plus
+// m (|d|^2 E - d d^T) for the offset d of their centre from the given one (a tensor the point mass
+// adds, which keeps every moment positive and within the sum of the other two); WithInertia replaces it
+// with a declared one.
+func NewCompoundAbout(children []Child, centre Vec3) (*CompoundShape, error) {
+	return newCompound(children, &centre)
+}
+
+func newCompound(children []Child, centre *Vec3) (*CompoundShape, error) {
 	if len(children) == 0 || len(children) > MaxChildren {
 		return nil, fmt.Errorf("%w: %d shapes; a compound has 1 to %d", ErrCompound, len(children), MaxChildren)
 	}
@@ -95,6 +110,9 @@ func NewCompound(children []Child) (*CompoundShape, error) {
 		c = c.add(of(ch.Pose.P).scale(m))
 	}
 	c = c.scale(1 / mass)
+	if centre != nil {
+		c = of(*centre)
+	}
 	var t [3][3]float64
 	for i := range children {
 		ch := &children[i]
@@ -161,6 +179,34 @@ func (c *CompoundShape) WithInertia(unit [3][3]float64) (*CompoundShape, error) 
 	out.Frame = frame
 	out.UnitInertia = Vec3{float32(moments[0]), float32(moments[1]), float32(moments[2])}
 	return &out, nil
+}
+
+// Own returns the mass properties the children alone give, in the compound's frame: their
+// mass-weighted centre (the origin unless the compound was built about a given centre,
+// NewCompoundAbout) and their inertia tensor per unit mass about the compound's centre of mass
+// (diag(UnitInertia) unless an inertia was given, WithInertia). A scene writer compares them with the
+// compound's own to write back only what was declared.
+func (c *CompoundShape) Own() (centre Vec3, unit [3][3]float64) {
+	var mass float64
+	var p v3
+	for i := range c.Children {
+		ch := &c.Children[i]
+		mass += float64(ch.Mass)
+		p = p.add(of(ch.Pose.P).scale(float64(ch.Mass)))
+	}
+	own, err := newCompound(c.Children, &Vec3{})
+	if err != nil {
+		panic("geom: a compound's own children are no compound: " + err.Error())
+	}
+	r := rotation(own.Frame)
+	for j := range 3 {
+		for k := range 3 {
+			for l := range 3 {
+				unit[j][k] += float64(r.At(j, l)) * float64(own.UnitInertia[l]) * float64(r.At(k, l))
+			}
+		}
+	}
+	return p.scale(1 / mass).f32(), unit
 }
 
 // CheckInertia reports whether t is an inertia tensor: symmetric and finite, its principal moments

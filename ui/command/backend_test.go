@@ -305,11 +305,10 @@ func TestThePanelWorksOnTheEmulatedBackend(t *testing.T) {
 	}
 }
 
-// A world set to a solver the CUDA backend does not run, or to sleep, stays on the CPU with the reason.
+// A world set to a solver the CUDA backend does not run stays on the CPU with the reason.
 func TestSwitchingToCUDARefusesSettingsItCannotRun(t *testing.T) {
 	for _, edit := range []func(*sim.Settings){
 		func(s *sim.Settings) { s.Solver = sim.PGS },
-		func(s *sim.Settings) { s.Sleep = true },
 	} {
 		s := preset(t, "stack")
 		s.Do(SetSettings(edit))
@@ -378,6 +377,49 @@ func TestDraggingOnTheEmulatedBackendReadsOneBody(t *testing.T) {
 	s.View(func(w *sim.World) {
 		if y := w.Bodies.Position[1][1]; math.Abs(float64(y)-2.5) > 0.1 {
 			t.Errorf("dragged box at y %.3f, want about 2.5 (grabbed at its top face, target 3)", y)
+		}
+	})
+}
+
+// TestDraggingWakesASleepingBoxOnTheEmulatedBackend: a box asleep on the emulated CUDA backend wakes
+// when dragged, as on the CPU, and is lifted to the cursor.
+func TestDraggingWakesASleepingBoxOnTheEmulatedBackend(t *testing.T) {
+	s := ground(t)
+	s.Do(Spawn(Spec{Kind: geom.Box, Pattern: Single, Size: sim.Vec3{0.5, 0.5, 0.5}}))
+	s.Do(SetSettings(func(set *sim.Settings) { set.Sleep = true }))
+	s.Do(UseBackend(BackendEmulated))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	// Peek: the host's copy of the bodies stays as it was before the box slept (as the window's does
+	// where it draws from the device), so the drag's impulses find it awake there and the device wakes
+	// it.
+	asleep := func() (n int) { s.Peek(func(w *sim.World) { n = w.Stats.Asleep }); return }
+	for k := 0; k < 300 && asleep() == 0; k++ {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if asleep() != 1 {
+		t.Fatal("the box did not fall asleep on the emulated backend in 5 s")
+	}
+	var h sim.Handle
+	s.Peek(func(w *sim.World) { h = w.HandleAt(1) })
+	s.Do(StartDrag(h, sim.Vec3{0, 1, 0}))
+	s.Do(MoveDrag(sim.Vec3{0, 3, 0}))
+	if err := s.Apply(); err != nil {
+		t.Fatal(err)
+	}
+	for k := range 120 {
+		s.SetDragTarget(sim.Vec3{0, 3, 0})
+		if err := s.Step(); err != nil {
+			t.Fatalf("step %d: %v", k, err)
+		}
+	}
+	s.View(func(w *sim.World) {
+		if y := w.Bodies.Position[1][1]; math.Abs(float64(y)-2.5) > 0.1 || w.Bodies.Asleep[1] {
+			t.Errorf("dragged box at y %.3f, asleep %v; want about 2.5 (grabbed at its top face, target 3), awake",
+				y, w.Bodies.Asleep[1])
 		}
 	})
 }

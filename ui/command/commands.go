@@ -504,8 +504,39 @@ func fileBody(b *sim.Bodies, i int) scenes.Body {
 	}
 	if b.Type[i] == sim.Dynamic {
 		body.Mass = fp(b.Mass[i])
+		if c := b.Shape[i].Compound; c != nil {
+			body.CenterOfMass, body.Inertia = declared(c, b.Mass[i])
+		}
 	}
 	return body
+}
+
+// declared returns a compound's centre of mass and inertia as a scene file writes them where they
+// were declared rather than made by its shapes (scenes.Body's CenterOfMass and Inertia), nil where the
+// shapes make them: its shapes are written in its principal frame about its centre of mass, so a
+// declared centre is the origin and a declared inertia diagonal, at the body's mass. A shape-made
+// property is told from a declared one to float32 rounding of the shapes' own (geom's Own).
+func declared(c *geom.CompoundShape, mass float32) (*scenes.Vec3, *[6]float64) {
+	centre, unit := c.Own()
+	var at *scenes.Vec3
+	if float64(centre.Len()) > 1e-5*float64(c.Radius) {
+		at = &scenes.Vec3{}
+	}
+	u := c.UnitInertia
+	tol := 1e-4 * float64(u[0]+u[1]+u[2])
+	var inertia *[6]float64
+	for j := range 3 {
+		for k := range 3 {
+			want := 0.0
+			if j == k {
+				want = float64(u[j])
+			}
+			if math.Abs(unit[j][k]-want) > tol {
+				inertia = &[6]float64{f64(mass * u[0]), 0, 0, f64(mass * u[1]), 0, f64(mass * u[2])}
+			}
+		}
+	}
+	return at, inertia
 }
 
 // sceneHead is the current state as a scene without its bodies: the settings, the joints (anchors

@@ -83,3 +83,60 @@ func TestSaveKeepsCompoundBodies(t *testing.T) {
 		}
 	}
 }
+
+// Save keeps a compound's declared centre of mass and inertia: a link whose centre is 0.8 m from its
+// box (and one whose inertia is declared too) is written with centerOfMass (and inertia), and loaded
+// back has the same centre of mass, box pose and inertia, mid-swing and turned; a compound whose
+// shapes make both is written without either.
+func TestSaveKeepsADeclaredCentreOfMass(t *testing.T) {
+	const file = `{"name": "links", "gravity": [0, 0, 0], "bodies": [
+	  {"name": "plain", "position": [3, 2, 0], "angularVelocity": [1, 2, 0.5], "shapes": [
+	    {"shape": {"type": "box", "halfExtents": [0.1, 0.5, 0.2]}, "position": [0, -0.5, 0]},
+	    {"shape": {"type": "sphere", "radius": 0.2}, "position": [0.3, 0, 0]}]},
+	  {"name": "centred", "mass": 2, "position": [0, 2, 0], "centerOfMass": [0, -0.8, 0.1], "angularVelocity": [1, 2, 0.5],
+	    "shapes": [{"shape": {"type": "box", "halfExtents": [0.05, 0.5, 0.05]}, "position": [0, -0.5, 0]}]},
+	  {"name": "declared", "mass": 1, "position": [-3, 2, 0], "centerOfMass": [0, -0.8, 0], "angularVelocity": [1, 2, 0.5],
+	    "inertia": [0.02, 0.001, 0, 0.01, 0, 0.015],
+	    "shapes": [{"shape": {"type": "box", "halfExtents": [0.05, 0.5, 0.05]}, "position": [0, -0.5, 0]}]}]}`
+	sc, err := scenes.Parse("links.json", []byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New("links", sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Steps(20)
+	type body struct {
+		at, box sim.Vec3
+		world   sim.Mat3
+	}
+	get := func(s *Session, name string) (out body) {
+		s.View(func(w *sim.World) {
+			h, _ := w.Find(name)
+			i, _ := w.Index(h)
+			b := &w.Bodies
+			out.at, out.world = b.Position[i], b.InvInertiaWorld[i]
+			out.box = b.Shape[i].Compound.ChildPose(geom.Pose{P: b.Position[i], Q: b.Rotation[i]}, 0).P
+		})
+		return out
+	}
+	saved, s2 := saveAndReload(t, s)
+	for k, name := range []string{"plain", "centred", "declared"} {
+		sb := saved.Bodies[k]
+		if (sb.CenterOfMass != nil) != (k > 0) || (sb.Inertia != nil) != (k == 2) {
+			t.Errorf("%s saved with centerOfMass %v, inertia %v", name, sb.CenterOfMass, sb.Inertia)
+		}
+		before, after := get(s, name), get(s2, name)
+		if after.at.Sub(before.at).Len() > 1e-5 || after.box.Sub(before.box).Len() > 1e-5 {
+			t.Errorf("%s: centre %v, box %v after loading; %v, %v before", name, after.at, after.box, before.at, before.box)
+		}
+		for r := range 3 {
+			for c := range 3 {
+				if d := math.Abs(float64(after.world.At(r, c) - before.world.At(r, c))); d > 1e-4*float64(before.world.At(r, r)) {
+					t.Errorf("%s: inverse world inertia [%d][%d] %v after loading, %v before", name, r, c, after.world.At(r, c), before.world.At(r, c))
+				}
+			}
+		}
+	}
+}

@@ -84,11 +84,41 @@ func TestTheWindowsScenesSleepUnlessTheySayNot(t *testing.T) {
 	}
 }
 
+// allAsleep says whether every dynamic body of b sleeps.
+func allAsleep(b sim.Bodies) bool {
+	for i, t := range b.Type {
+		if t == sim.Dynamic && !b.Asleep[i] {
+			return false
+		}
+	}
+	return len(b.Type) > 0
+}
+
+// wakeful is a backend that does not sleep: the backend it wraps, with sleeping struck from its
+// capabilities.
+type wakeful struct{ sim.Backend }
+
+func (w wakeful) Capabilities() sim.Capabilities {
+	c := w.Backend.Capabilities()
+	c.Sleep = false
+	return c
+}
+
+// wakefulBackends are testBackends with every backend but the CPU made wakeful.
+var wakefulBackends = Backends{Kinds: testBackends.Kinds, Open: func(kind string) (sim.Backend, error) {
+	b, err := testBackends.Open(kind)
+	if b == nil || err != nil {
+		return b, err
+	}
+	return wakeful{b}, nil
+}}
+
 // A backend that does not sleep: UseBackend (scripts) refuses a sleeping world, SwitchBackend (the
 // panel) turns sleeping off for it and back on with the CPU backend, and a scene loaded meanwhile
 // comes back sleeping too.
 func TestSwitchingBackendTurnsSleepingOffAndBackOn(t *testing.T) {
 	s := preset(t, "stack")
+	s.SetBackends(wakefulBackends)
 	s.SetSleepByDefault(true)
 	s.Do(UseBackend(BackendEmulated))
 	if err := s.Apply(); err == nil || !strings.Contains(err.Error(), "sleep") || s.BackendKind() != BackendCPU {
@@ -99,7 +129,7 @@ func TestSwitchingBackendTurnsSleepingOffAndBackOn(t *testing.T) {
 	if s.BackendKind() != BackendEmulated || sleeping(s) || !s.SleepParked() {
 		t.Fatalf("SwitchBackend: on %s, sleeping %v, parked %v", s.BackendKind(), sleeping(s), s.SleepParked())
 	}
-	s.Steps(3) // the emulated backend steps (it would fail every step with sleeping on)
+	s.Steps(3) // the wakeful backend steps (it would fail every step with sleeping on)
 	s.Do(LoadPreset("pyramid20"))
 	apply(t, s)
 	if s.BackendKind() != BackendEmulated || sleeping(s) || !s.SleepParked() {
@@ -117,6 +147,46 @@ func TestSwitchingBackendTurnsSleepingOffAndBackOn(t *testing.T) {
 	apply(t, s)
 	if sleeping(s) || s.SleepParked() {
 		t.Errorf("switched off, then to the emulated backend and back: sleeping %v, parked %v", sleeping(s), s.SleepParked())
+	}
+}
+
+// The emulated CUDA backend sleeps: a sleeping world moves onto it by either command with sleeping
+// left on, its sleeping bodies still asleep, and falls asleep there; back on the CPU they still sleep.
+func TestTheEmulatedBackendSleeps(t *testing.T) {
+	s := preset(t, "stack")
+	s.SetSleepByDefault(true)
+	for k := 0; k < 300 && !allAsleep(bodyState(s)); k++ {
+		s.Steps(1)
+	}
+	if !allAsleep(bodyState(s)) {
+		t.Fatal("the stack did not fall asleep on the CPU in 5 s")
+	}
+	s.Do(UseBackend(BackendEmulated))
+	apply(t, s)
+	if s.BackendKind() != BackendEmulated || !sleeping(s) || s.SleepParked() {
+		t.Fatalf("UseBackend: on %s, sleeping %v, parked %v", s.BackendKind(), sleeping(s), s.SleepParked())
+	}
+	s.Steps(2)
+	if st := bodyState(s); !allAsleep(st) {
+		t.Errorf("on the emulated backend the stack woke: asleep %v", st.Asleep)
+	}
+	s.Do(SwitchBackend(BackendCPU))
+	apply(t, s)
+	s.Do(SetSettings(func(set *sim.Settings) { set.Gravity[1] = -5 })) // a change of settings wakes every body
+	apply(t, s)
+	s.Do(SwitchBackend(BackendEmulated))
+	apply(t, s)
+	if s.BackendKind() != BackendEmulated || !sleeping(s) || s.SleepParked() {
+		t.Fatalf("SwitchBackend: on %s, sleeping %v, parked %v", s.BackendKind(), sleeping(s), s.SleepParked())
+	}
+	if allAsleep(bodyState(s)) {
+		t.Fatal("a change of settings left the stack asleep")
+	}
+	for k := 0; k < 300 && !allAsleep(bodyState(s)); k++ {
+		s.Steps(1)
+	}
+	if st := bodyState(s); !allAsleep(st) {
+		t.Errorf("the woken stack did not fall asleep again on the emulated backend in 5 s: asleep %v", st.Asleep)
 	}
 }
 
