@@ -33,8 +33,10 @@ func wideTestPrism(t testing.TB, sides int, r, h float32) *geom.Hull {
 // the wide arrays: tb_narrow_hulls alone marks exactly those pairs TB_NARROW_WIDE (more of them than
 // tb_narrow_hulls_wide has threads, so its threads go round more than once) and none of the small
 // pairs mixed in, and the whole narrow phase gives the CPU's contacts to the bit.
-func TestNarrowHullsWidePairsAreExact(t *testing.T) {
-	d := emulated{}
+func TestNarrowHullsWidePairsAreExact(t *testing.T) { checkWideHullPairs(t, emulated{}) }
+
+// checkWideHullPairs is TestNarrowHullsWidePairsAreExact on device d.
+func checkWideHullPairs(t *testing.T, d device) {
 	rng := rand.New(rand.NewPCG(39, 7))
 	prism := geom.Shape{Kind: geom.ConvexHull, Hull: wideTestPrism(t, 48, 0.5, 0.2)}
 	small := geom.Shape{Kind: geom.ConvexHull, Hull: testHulls[1]}
