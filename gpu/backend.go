@@ -110,15 +110,16 @@ func (b *Backend) Name() string { return "cuda (" + b.dev.Name() + ")" }
 
 // capabilities are the CUDA backend's: boxes, spheres, capsules, planes, convex hulls and static
 // triangle meshes (the kinds of layout.cuh and of the narrow phase's routines), the Jacobi solver (the
-// default) and PGS with their joints solved iteratively, sleeping (sleep.go), its LBVH rebuilt every
-// step.
+// default) and PGS with their joints solved iteratively, sleeping (sleep.go) under Jacobi only (its
+// PGS colours sleeping islands' rows, which the CPU's leaves out), its LBVH rebuilt every step.
 var capabilities = sim.Capabilities{
-	Name:        "the CUDA backend",
-	Shapes:      []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull, geom.TriMesh},
-	Solvers:     []sim.SolverKind{sim.Jacobi, sim.PGS},
-	Sleep:       true,
-	Broadphases: []sim.BroadphaseKind{sim.LBVH},
-	Note:        "the LBVH is rebuilt each step",
+	Name:         "the CUDA backend",
+	Shapes:       []geom.Kind{geom.Box, geom.Sphere, geom.Capsule, geom.Plane, geom.ConvexHull, geom.TriMesh},
+	Solvers:      []sim.SolverKind{sim.Jacobi, sim.PGS},
+	Sleep:        true,
+	SleepSolvers: []sim.SolverKind{sim.Jacobi},
+	Broadphases:  []sim.BroadphaseKind{sim.LBVH},
+	Note:         "the LBVH is rebuilt each step",
 }
 
 // Capabilities says what the backend runs (sim.Backend): boxes, spheres, capsules, planes, convex hulls
