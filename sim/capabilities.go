@@ -23,9 +23,6 @@ type Capabilities struct {
 	Solvers []SolverKind
 	// Sleep: it puts quiet islands to sleep (Settings.Sleep).
 	Sleep bool
-	// SleepSolvers, when not empty, are the only solvers under which it sleeps; empty, it sleeps under
-	// each of Solvers (SleepsWith).
-	SleepSolvers []SolverKind
 	// DirectJoints: it can solve the joints' equality rows directly (Settings.DirectJoints).
 	DirectJoints bool
 	// Broadphases are the broad phases it honours, its default first; asked for another, it runs its
@@ -62,15 +59,6 @@ func (w *World) Capabilities() Capabilities {
 
 // RunsShape says whether a backend with capabilities c runs bodies of shape kind k.
 func (c Capabilities) RunsShape(k geom.Kind) bool { return slices.Contains(c.Shapes, k) }
-
-// SleepsWith says whether a backend with capabilities c puts bodies to sleep under the solver k
-// (SolverDefault: its default, c.Solvers[0]).
-func (c Capabilities) SleepsWith(k SolverKind) bool {
-	if k == SolverDefault && len(c.Solvers) > 0 {
-		k = c.Solvers[0]
-	}
-	return c.Sleep && (len(c.SleepSolvers) == 0 || slices.Contains(c.SleepSolvers, k))
-}
 
 // CheckShapeFor says whether a backend with capabilities c can step the body named name, of shape
 // kind k: a kind it does not run is an error that names the body, its shape and the shapes it runs.
@@ -112,7 +100,7 @@ func CheckShapesFor(c Capabilities, b *Bodies) error {
 
 // CheckFor says whether a backend with capabilities c can step a world with the settings s (as given,
 // unresolved): an unknown value, a solver it does not run, or sleeping where it does not sleep is an
-// error that says what to change; so is sleeping under a solver it does not sleep with (SleepSolvers).
+// error that says what to change.
 func CheckFor(c Capabilities, s Settings) error {
 	if err := s.Check(); err != nil {
 		return err
@@ -126,18 +114,6 @@ func CheckFor(c Capabilities, s Settings) error {
 	}
 	if s.Sleep && !c.Sleep {
 		return errors.New(c.Name + " does not put bodies to sleep; turn sleeping off or use the CPU backend")
-	}
-	if s.Sleep && !c.SleepsWith(s.Solver) {
-		k := s.Solver
-		if k == SolverDefault {
-			k = c.Solvers[0]
-		}
-		names := make([]string, len(c.SleepSolvers))
-		for i, k := range c.SleepSolvers {
-			names[i] = k.String()
-		}
-		return fmt.Errorf("%s puts bodies to sleep only under %s; turn sleeping off, pick %s, or use the CPU backend for %s with sleeping",
-			c.Name, strings.Join(names, ", "), names[0], k)
 	}
 	if s.DirectJoints && !c.DirectJoints {
 		return errors.New(c.Name + " solves joints iteratively; turn directJoints off or use the CPU backend")

@@ -147,32 +147,3 @@ func TestAWorldRefusesShapesItsBackendDoesNotRun(t *testing.T) {
 		t.Errorf("adding a sphere on the CPU: %v", err)
 	}
 }
-
-// TestSleepingIsCheckedAgainstTheSolversABackendSleepsWith: a backend whose SleepSolvers name Jacobi
-// runs PGS awake and Jacobi (its default, too) asleep; PGS with sleeping is refused with a line that
-// says what to change. Empty SleepSolvers: it sleeps under every solver it runs.
-func TestSleepingIsCheckedAgainstTheSolversABackendSleepsWith(t *testing.T) {
-	c := sim.Capabilities{Name: "the test backend", Solvers: []sim.SolverKind{sim.Jacobi, sim.PGS}, Sleep: true,
-		SleepSolvers: []sim.SolverKind{sim.Jacobi}}
-	for _, set := range []sim.Settings{{Sleep: true}, {Solver: sim.Jacobi, Sleep: true}, {Solver: sim.PGS}} {
-		if err := sim.CheckFor(c, set); err != nil {
-			t.Errorf("%+v: %v", set, err)
-		}
-	}
-	err := sim.CheckFor(c, sim.Settings{Solver: sim.PGS, Sleep: true})
-	want := "the test backend puts bodies to sleep only under jacobi; turn sleeping off, pick jacobi, or use the CPU backend for pgs with sleeping"
-	if err == nil || err.Error() != want {
-		t.Errorf("PGS with sleeping: %v, want %q", err, want)
-	}
-	if !c.SleepsWith(sim.SolverDefault) || !c.SleepsWith(sim.Jacobi) || c.SleepsWith(sim.PGS) {
-		t.Error("SleepsWith disagrees with SleepSolvers")
-	}
-	c.SleepSolvers = nil
-	if err := sim.CheckFor(c, sim.Settings{Solver: sim.PGS, Sleep: true}); err != nil || !c.SleepsWith(sim.PGS) {
-		t.Errorf("no SleepSolvers: PGS with sleeping refused: %v", err)
-	}
-	c.Sleep = false
-	if c.SleepsWith(sim.Jacobi) {
-		t.Error("a backend that does not sleep sleeps under Jacobi")
-	}
-}

@@ -170,7 +170,7 @@ func (s *Session) attachParked(kind string) error {
 		s.world.SetSettings(set)
 		return err
 	}
-	if s.world.Capabilities().SleepsWith(set.Solver) {
+	if s.world.Capabilities().Sleep {
 		s.world.SetSettings(set)
 		return nil
 	}

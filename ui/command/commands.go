@@ -68,7 +68,7 @@ func RevertSettings() Command {
 		}
 		defer w.Close()
 		set := w.Settings()
-		set.Sleep = set.Sleep || s.sleepDefault && sleepUnset(s.initial) && s.world.Capabilities().SleepsWith(set.Solver)
+		set.Sleep = set.Sleep || s.sleepDefault && sleepUnset(s.initial) && s.world.Capabilities().Sleep
 		s.world.SetSettings(set)
 		return nil
 	}
@@ -161,9 +161,7 @@ func SetSettings(edit func(*sim.Settings)) Command {
 	return func(s *Session) error {
 		set := s.world.Settings()
 		edit(&set)
-		// The backend's refusal (sleeping under a solver it does not sleep with, ...) comes now, with
-		// the settings left as they were, rather than from every step after.
-		if err := sim.CheckFor(s.world.Capabilities(), set); err != nil {
+		if err := set.Check(); err != nil {
 			return err
 		}
 		s.world.SetSettings(set)
