@@ -172,7 +172,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		return err
 	}
 	e := w.TakeEdits()
-	if err := b.apply(w, e, s.Sleep); err != nil {
+	if err := b.apply(w, e, s.Sleep, s.Solver); err != nil {
 		return err
 	}
 	n := w.Bodies.Len()
@@ -400,8 +400,9 @@ func (b *Backend) reserve(n int) error {
 // time (no full re-upload), the joints (few) whole when they changed. With sleeping on (sleep), an edit
 // that read the bodies back first (every edit but an impulse on a body the host saw awake) leaves the
 // host's sleeping state current, so it is uploaded whole: the islands the World woke wake on the device
-// too; the bodies impulses push wake with their islands on the device.
-func (b *Backend) apply(w *sim.World, e sim.Edits, sleep bool) error {
+// too; the bodies impulses push wake with their islands on the device. Last step's contacts follow
+// removals as the CPU's do under the step's solver (solver).
+func (b *Backend) apply(w *sim.World, e sim.Edits, sleep bool, solver sim.SolverKind) error {
 	n := w.Bodies.Len()
 	old := b.bodies.n
 	if e.All {
@@ -436,8 +437,15 @@ func (b *Backend) apply(w *sim.World, e sim.Edits, sleep bool) error {
 			}
 		}
 	}
-	if e.Removed || n < old || e.All {
-		b.solver.forget() // indices moved: last step's contacts no longer name the same bodies
+	// Indices moved: last step's contacts no longer name the same bodies. They follow the moves where
+	// the solver's CPU form renames its contacts (PGS), as the CPU's do, and are dropped otherwise.
+	switch {
+	case e.All || (e.Removed || n < old) && (len(e.Moves) == 0 || !sim.RenamesContacts(solver)):
+		b.solver.forget()
+	case e.Removed:
+		if err := b.solver.rename(b.dev, e.Moves); err != nil {
+			return err
+		}
 	}
 	// Joints name bodies by dense index, which a removal changes: they are re-uploaded (they are few)
 	// after any structural edit.

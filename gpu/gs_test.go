@@ -261,3 +261,27 @@ func TestEmulatedPGSStepIsOneGraphLaunch(t *testing.T) {
 	must(t, plain.Sync(), graphed.Sync())
 	sameBodies(t, "after 4 PGS steps", plain, graphed)
 }
+
+// TestEmulatedPGSRemovalsAsOnTheCPU: removals between two steps move the last body into the removed
+// one's index; under PGS the CPU keeps last step's contacts through them, renamed (sim's dropBody), and
+// so does the device (solverStage.rename), so the steps after stay the CPU's bit for bit. One batch
+// removes a box under the pyramid's top one (the last body), which moves into its index, its pairs
+// with the boxes below renamed, and then the new last one (nothing moves); another, later, a box from
+// the bottom row, whose moved box's pairs with the boxes below it would change order and go.
+func TestEmulatedPGSRemovalsAsOnTheCPU(t *testing.T) {
+	remove := func(w *sim.World, at ...func(n int) int) error {
+		for _, f := range at {
+			if err := w.RemoveBody(w.HandleAt(f(w.Bodies.Len()))); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	c := sleepCase{"pyramid", func(t testing.TB) *sim.World { return newPGSWorld(t, "pyramid", 0) }, 20, 20,
+		func(w *sim.World) error {
+			return remove(w, func(n int) int { return n - 2 }, func(n int) int { return n - 1 })
+		}}
+	runSleepParity(t, NewEmulated(), c)
+	c.settle, c.wake = 10, func(w *sim.World) error { return remove(w, func(int) int { return 2 }) }
+	runSleepParity(t, NewEmulated(), c)
+}

@@ -980,9 +980,9 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
 // with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
-// hull or a mesh, collide it. The hull routines keep arrays the size of a hull's clipped face on the
-// thread's stack (about 21 KB), which a kernel reserves for every thread the device can hold; in a
-// kernel of their own, scenes without hulls do not pay for them.
+// hull or a mesh, collide it. Their routines keep arrays the size of a clipped face on the thread's
+// stack (1.6 KB for hulls, about 24 KB for meshes), which a kernel reserves for every thread the device
+// can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
 type narrowCollideArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -1010,7 +1010,9 @@ func (k kernelSet) narrowCollide(grid, block int, a narrowCollideArgs) error {
 // tb_narrow_hulls collides the pairs with a hull among pairs[:min(*pairCount, pairCapacity)] into
 // their slots of cand and touching, as tb_narrow_collide does the others, reading the hull table
 // (hulls and the pools it points into, layout.cuh). It runs after tb_narrow_collide and writes only
-// those pairs' slots.
+// those pairs' slots. Its clipping arrays hold NC_HULL_SMALL_CLIP points (1.3 KB on the stack, where
+// NC_MAX_CLIP's would take 20 KB, which the driver reserves for every thread the device can hold): a
+// pair that needs more is marked TB_NARROW_WIDE for tb_narrow_hulls_wide, launched after it.
 type narrowHullsArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -1036,6 +1038,41 @@ type narrowHullsArgs struct {
 // narrowHulls launches tb_narrow_hulls over grid blocks of block threads.
 func (k kernelSet) narrowHulls(grid, block int, a narrowHullsArgs) error {
 	return k.dev.launch("tb_narrow_hulls", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.Touching)
+}
+
+// narrowHullsWideArgs are the parameters of tb_narrow_hulls_wide (kernels/narrow.cu), in the kernel's order.
+//
+// tb_narrow_hulls_wide collides the hull pairs tb_narrow_hulls marked TB_NARROW_WIDE, with clipping
+// arrays of NC_MAX_CLIP points (collide's maxClip, so the CPU's result whatever the faces' sizes) in
+// global memory: scratch holds TB_NARROW_WIDE_WORDS words for each of its TB_NARROW_WIDE_THREADS
+// threads, which stride over the pairs. Such pairs are rare (faces of more than a few dozen
+// vertices), so a few threads do, and no thread keeps the arrays on its stack.
+type narrowHullsWideArgs struct {
+	Pairs        ptr // const int2 *
+	PairCount    ptr // const unsigned int *
+	PairCapacity int32
+	Pos          ptr // const float4 *
+	Rot          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Shape        ptr // const TbShape *
+	Hulls        ptr // const TbHull *
+	HullVerts    ptr // const float4 *
+	HullFaces    ptr // const TbHullFace *
+	HullLoops    ptr // const int *
+	HullEdges    ptr // const TbHullEdge *
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Dt           float32
+	Speculative  float32
+	Scratch      ptr // unsigned int *
+	Cand         ptr // TbContact *
+	Touching     ptr // unsigned int *
+}
+
+// narrowHullsWide launches tb_narrow_hulls_wide over grid blocks of block threads.
+func (k kernelSet) narrowHullsWide(grid, block int, a narrowHullsWideArgs) error {
+	return k.dev.launch("tb_narrow_hulls_wide", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Scratch, a.Cand, a.Touching)
 }
 
 // narrowMeshesArgs are the parameters of tb_narrow_meshes (kernels/narrow.cu), in the kernel's order.

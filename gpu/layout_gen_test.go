@@ -339,6 +339,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_broad_sizes":            {8},
 		"tb_narrow_collide":         {8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},
 		"tb_narrow_hulls":           {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},
+		"tb_narrow_hulls_wide":      {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8},
 		"tb_narrow_meshes":          {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8},
 		"tb_narrow_compact":         {8, 8, 8, 4, 8, 4, 8},
 		"tb_scan_blocks":            {8, 8, 8, 4},

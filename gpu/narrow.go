@@ -4,10 +4,19 @@ import (
 	"fmt"
 
 	"tumble/sim/collide"
+	"tumble/sim/geom"
 )
 
 // narrowThreads is the block size of the narrow-phase kernels (narrow.cu's TB_NARROW_THREADS).
 const narrowThreads = 128
+
+// narrowWideThreads is how many threads tb_narrow_hulls_wide runs (narrow.cu's
+// TB_NARROW_WIDE_THREADS), and narrowWideBytes each one's scratch (TB_NARROW_WIDE_WORDS words): the
+// two clipping arrays of 2 x geom.MaxHullPoints (collide's maxClip) points of 20 bytes (NcClipPt).
+const (
+	narrowWideThreads = 256
+	narrowWideBytes   = 2 * 2 * geom.MaxHullPoints * 20
+)
 
 // meshSlots is the most manifolds a pair with a mesh gives (narrow.cu's TB_NARROW_MESH_SLOTS,
 // collide.MaxMeshManifolds).
@@ -26,6 +35,9 @@ type narrowStage struct {
 	// meshCand holds meshSlots tbContacts per pair, a mesh pair's manifolds before compaction; it is
 	// allocated when some body is a mesh.
 	meshCand buffer
+	// wide is tb_narrow_hulls_wide's scratch, narrowWideBytes for each of its threads; it is allocated
+	// when some body is a hull.
+	wide     buffer
 	offsets  buffer // uint32 per pair: its number of manifolds, then scanned in place into list positions
 	contacts buffer // tbContact per contact slot: the compacted list
 	count    buffer // uint32: manifolds this step, possibly more than contactCap
@@ -114,6 +126,20 @@ func (s *narrowStage) run(d device, b *bodyBuffers, pairs, pairCount ptr, pairCa
 		}); err != nil {
 			return err
 		}
+		// The hull pairs whose clipping outgrew tb_narrow_hulls' arrays (narrow.cu says why).
+		if err := grow(d, &s.wide, narrowWideThreads*narrowWideBytes); err != nil {
+			return fmt.Errorf("gpu: narrow phase: wide hull scratch: %w", err)
+		}
+		if err := k.narrowHullsWide(narrowWideThreads/narrowThreads, narrowThreads, narrowHullsWideArgs{
+			Pairs: pairs, PairCount: pairCount, PairCapacity: int32(pairCapacity),
+			Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
+			Hulls: b.hulls.dHulls.p, HullVerts: b.hulls.dVerts.p, HullFaces: b.hulls.dFaces.p,
+			HullLoops: b.hulls.dLoops.p, HullEdges: b.hulls.dEdges.p,
+			Jointed: jointed, NJointed: int32(s.nJointed), Dt: dt, Speculative: speculative,
+			Scratch: s.wide.p, Cand: s.cand.p, Touching: s.offsets.p,
+		}); err != nil {
+			return err
+		}
 	}
 	// The pairs with a mesh, last: a pair's several manifolds go to its slots of meshCand.
 	meshCand := s.cand.p // never read while no pair has a mesh
@@ -155,6 +181,7 @@ func (s *narrowStage) contactList() (contacts ptr, count ptr, capacity int) {
 func (s *narrowStage) release(d device) {
 	release(d, &s.cand)
 	release(d, &s.meshCand)
+	release(d, &s.wide)
 	release(d, &s.offsets)
 	release(d, &s.contacts)
 	release(d, &s.count)

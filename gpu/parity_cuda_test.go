@@ -165,6 +165,12 @@ func TestCUDAStepIsOneGraphAndTheSameBits(t *testing.T) {
 // the step equals the CPU's Jacobi step bit for bit while scenes fall asleep and are woken.
 func TestCUDASleepingStepIsTheCPUs(t *testing.T) { checkSleepParity(t, newCUDA) }
 
+// TestCUDASleepingPGSStepIsTheCPUs is TestEmulatedSleepingPGSStepIsTheCPUs on the GPU: under PGS with
+// its contact cache off and sleeping on, the step equals the CPU's bit for bit.
+func TestCUDASleepingPGSStepIsTheCPUs(t *testing.T) {
+	checkSleepParityOf(t, newCUDA, pgsSleepCases())
+}
+
 func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
 func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }
 func TestCUDASleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, newCUDA(t)) }

@@ -152,8 +152,36 @@ func TestEmulatedSleepingStepIsTheCPUs(t *testing.T) {
 	checkSleepParity(t, func(testing.TB) *Backend { return NewEmulated() })
 }
 
+// TestEmulatedSleepingPGSStepIsTheCPUs is TestEmulatedSleepingStepIsTheCPUs under PGS with its contact
+// cache off (the device's PGS is the CPU's without it, gs.go): the colours, the passes and the warm
+// starts a removal renames (the islands case) stay the CPU's while islands sleep and wake.
+func TestEmulatedSleepingPGSStepIsTheCPUs(t *testing.T) {
+	checkSleepParityOf(t, func(testing.TB) *Backend { return NewEmulated() }, pgsSleepCases())
+}
+
+// pgsSleepCases are sleepCases under PGS with its contact cache off.
+func pgsSleepCases() []sleepCase {
+	cases := make([]sleepCase, len(sleepCases))
+	for k, c := range sleepCases {
+		world := c.world
+		c.world = func(t testing.TB) *sim.World {
+			w := world(t)
+			s := w.Settings()
+			s.Solver, s.NoContactCache = sim.PGS, true
+			w.SetSettings(s)
+			return w
+		}
+		cases[k] = c
+	}
+	return cases
+}
+
 func checkSleepParity(t *testing.T, newBackend func(testing.TB) *Backend) {
-	for _, c := range sleepCases {
+	checkSleepParityOf(t, newBackend, sleepCases)
+}
+
+func checkSleepParityOf(t *testing.T, newBackend func(testing.TB) *Backend, cases []sleepCase) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			b := newBackend(t)
 			before, least, jointsSlept := runSleepParity(t, b, c)

@@ -120,6 +120,66 @@ func (s *solverStage) reserve(d device, bodies, contactCapacity int) error {
 // name other bodies).
 func (s *solverStage) forget() { s.forgetPrev = true }
 
+// rename applies removals' index moves to last step's manifolds, the next step's warm starts, as
+// sim's dropBody does to the CPU's, move by move: the removed body's manifolds go, and the moved body's
+// are renamed (Last becoming Index) and merged back in by pair, so that the list stays sorted for
+// tbFindPrev; a renamed manifold whose other body is not below Index would change its bodies' order
+// and goes too. A removal is a rare edit: the list makes one round trip through the host.
+func (s *solverStage) rename(d device, moves []sim.Move) error {
+	last := 1 - s.cur
+	if s.forgetPrev || s.kept[last].p == 0 || len(moves) == 0 {
+		return nil
+	}
+	var kept [1]int32
+	if err := downloadSlice(d, kept[:], s.kept[last].p); err != nil {
+		return err
+	}
+	if kept[0] <= 0 {
+		return nil
+	}
+	prev := make([]tbSolverManifold, kept[0])
+	if err := downloadSlice(d, prev, s.man[last].p); err != nil {
+		return err
+	}
+	for _, mv := range moves {
+		prev = renameManifolds(prev, mv.Index, mv.Last)
+	}
+	kept[0] = int32(len(prev))
+	if err := uploadSlice(d, s.man[last].p, prev); err != nil {
+		return err
+	}
+	return uploadSlice(d, s.kept[last].p, kept[:])
+}
+
+// renameManifolds is one move of rename: prev, sorted by (A, B), after the body at last moved into the
+// removed body's index i.
+func renameManifolds(prev []tbSolverManifold, i, last int32) []tbSolverManifold {
+	var moved []tbSolverManifold // the renamed manifolds, in prev's order (by A)
+	for _, m := range prev {
+		if i != last && m.B == last && m.A < i {
+			m.B = i
+			moved = append(moved, m)
+		}
+	}
+	out := make([]tbSolverManifold, 0, len(prev))
+	next := 0
+	// emit appends the renamed manifolds whose pair (A, i) sorts before (a, b).
+	emit := func(a, b int32) {
+		for ; next < len(moved) && (moved[next].A < a || moved[next].A == a && i <= b); next++ {
+			out = append(out, moved[next])
+		}
+	}
+	for _, m := range prev {
+		if m.A == i || m.B == i || m.B == last {
+			continue // the removed body's, or the moved one's (renamed, or out of order)
+		}
+		emit(m.A, m.B)
+		out = append(out, m)
+	}
+	emit(last, last)
+	return out
+}
+
 // rewind undoes the last step's swap of the manifold buffers, for a re-run of that step: the re-run
 // warm starts from the same manifolds as the attempt it replaces (the previous step's, which the
 // attempt only read), as the CPU's one run of the step does. Forgetting them instead (as the re-run

@@ -56,6 +56,8 @@ type Edits struct {
 	// Removed: bodies were removed, so dense indices moved (the last body into a removed one's place)
 	// and last step's contacts no longer name the same bodies. Added bodies move none.
 	Removed bool
+	// Moves are the removals' index moves, in order (Removed is set with them).
+	Moves []Move
 	// Joints: joints were added, removed or edited (UpdateJoint). JointFrame.ID tells an edited joint
 	// from a new one.
 	Joints bool
@@ -66,6 +68,11 @@ type Edits struct {
 	// the bodies.
 	Impulses []BodyImpulse
 }
+
+// Move is one removal's change of dense indices: the body at Last (the last one) moved to Index, the
+// removed body's (Index == Last when the removed body was last). A backend that keeps last step's
+// contacts renames them with it where its solver does (RenamesContacts), and drops them all otherwise.
+type Move struct{ Index, Last int32 }
 
 // SetBackend makes b run the world's steps from now on (nil: the CPU stages of this package). The
 // previous backend's state is synced into Bodies and it is closed; b starts from the whole world. A

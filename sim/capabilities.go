@@ -25,6 +25,10 @@ type Capabilities struct {
 	Sleep bool
 	// DirectJoints: it can solve the joints' equality rows directly (Settings.DirectJoints).
 	DirectJoints bool
+	// ContactCache: it reuses a resting pair's contact points from step to step (Settings'
+	// NoContactCache off). A backend without one tests every touching pair afresh each step, and
+	// ResolveFor says so by turning the cache off.
+	ContactCache bool
 	// Broadphases are the broad phases it honours, its default first; asked for another, it runs its
 	// default (NoteFor says so).
 	Broadphases []BroadphaseKind
@@ -45,6 +49,7 @@ func CPUCapabilities() Capabilities {
 		Solvers:      Solvers(),
 		Sleep:        true,
 		DirectJoints: true,
+		ContactCache: true,
 		Broadphases:  []BroadphaseKind{LBVH, SAP, Grid, Brute},
 	}
 }
@@ -122,10 +127,14 @@ func CheckFor(c Capabilities, s Settings) error {
 }
 
 // ResolveFor fills in the defaults of s as a backend with capabilities c runs them: SolverDefault is
-// its first solver, whose defaults (sub-steps, iterations, ...) then apply.
+// its first solver, whose defaults (sub-steps, iterations, ...) then apply, and a backend without a
+// contact cache runs with it off.
 func ResolveFor(c Capabilities, s Settings) Settings {
 	if s.Solver == SolverDefault && len(c.Solvers) > 0 {
 		s.Solver = c.Solvers[0]
+	}
+	if !c.ContactCache {
+		s.NoContactCache = true
 	}
 	return s.Resolve()
 }

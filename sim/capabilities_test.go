@@ -10,7 +10,8 @@ import (
 
 // TestSettingsAreCheckedAndResolvedForABackendsCapabilities: CheckFor refuses a solver or sleeping a
 // backend does not run, naming the backend; ResolveFor picks the backend's default solver and its
-// defaults; NoteFor says when a broad phase is not honoured. The CPU runs everything.
+// defaults, with the contact cache off on a backend that has none; NoteFor says when a broad phase is
+// not honoured. The CPU runs everything.
 func TestSettingsAreCheckedAndResolvedForABackendsCapabilities(t *testing.T) {
 	gpu := sim.Capabilities{Name: "the test backend", Solvers: []sim.SolverKind{sim.Jacobi},
 		Broadphases: []sim.BroadphaseKind{sim.LBVH}}
@@ -45,7 +46,7 @@ func TestSettingsAreCheckedAndResolvedForABackendsCapabilities(t *testing.T) {
 		if c.err != "" {
 			continue
 		}
-		if got := sim.ResolveFor(gpu, c.set); got.Solver != c.solver || got != (sim.Settings{Solver: c.solver, Broadphase: c.set.Broadphase}).Resolve() {
+		if got := sim.ResolveFor(gpu, c.set); got.Solver != c.solver || got != (sim.Settings{Solver: c.solver, Broadphase: c.set.Broadphase, NoContactCache: true}).Resolve() {
 			t.Errorf("%+v: ResolveFor: %+v", c.set, got)
 		}
 		if got := sim.ResolveFor(cpu, c.set); got != c.set.Resolve() || got.Solver != c.cpuSolver {

@@ -57,6 +57,11 @@ type solverTraits struct {
 	renamesContacts bool
 }
 
+// RenamesContacts says whether the solver k keeps last step's contacts through a removal, renamed
+// with the body that moved into the removed one's index, or drops them all: a backend that keeps
+// contacts does the same for its Edits.Moves, so that its step stays the CPU's.
+func RenamesContacts(k SolverKind) bool { return SolverOf(k).traits().renamesContacts }
+
 // softSchedule is Schedule for a solver of the soft step's passes.
 func softSchedule(s *Settings) string {
 	return fmt.Sprintf("%d substeps x (%d iterations + %d relax), %.0f Hz contacts", s.Substeps, s.Iterations,

@@ -222,14 +222,14 @@ func (w *World) RemoveBody(h Handle) error {
 	w.freeSlot = append(w.freeSlot, h.Index)
 	// The last body moved to i: the state the stages keep follows it, so the other pairs keep their
 	// warm starts and cached points. Jacobi, the solver the GPU backend shares, drops its contacts
-	// instead, as the device does on a removal (Edits.Removed: its contacts are not renamed), so that
-	// the CPU's Jacobi step stays the device's bit for bit (gpu's TestEmulatedEdits).
+	// instead, as the device does for Jacobi on a removal (Edits.Moves, RenamesContacts), so that the CPU's Jacobi step stays the device's bit for bit (gpu's TestEmulatedEdits).
 	renames := SolverOf(w.settings.Solver).traits().renamesContacts
 	for _, k := range w.pipe.keepers() {
 		k.removeBody(i, last, renames)
 	}
 	if w.backend != nil {
 		w.edits.Removed = true
+		w.edits.Moves = append(w.edits.Moves, Move{Index: int32(i), Last: int32(last)})
 	}
 	w.edited(i)
 	return nil

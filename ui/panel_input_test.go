@@ -230,7 +230,21 @@ func TestSimulationSectionSetsEverySetting(t *testing.T) {
 	if d.a.S.BackendKind() != command.BackendEmulated || !set().Sleep || strings.Contains(d.a.panel.message, "sleeping") {
 		t.Errorf("backend %q after choosing the emulated one, sleeping %v: %s", d.a.S.BackendKind(), set().Sleep, d.a.panel.message)
 	}
+	// It has no contact cache: under PGS, which reads it on the CPU, the box is greyed, shows what
+	// runs (off) and a click changes nothing.
+	d.choose("simulation/solver", sim.SolverOf(sim.PGS).Title())
+	if set().Solver != sim.PGS || d.enabled("simulation/contact cache") {
+		t.Errorf("emulated backend under %v: the contact cache box takes input", set().Solver)
+	}
+	before := set().NoContactCache
+	d.click("simulation/contact cache")
+	if set().NoContactCache != before {
+		t.Error("a click on the greyed contact cache box changed the setting")
+	}
 	d.choose("simulation/backend", "cpu")
+	if !d.enabled("simulation/contact cache") {
+		t.Error("the CPU backend under PGS greys the contact cache box")
+	}
 	if d.a.S.BackendKind() != command.BackendCPU || !set().Sleep || strings.Contains(d.a.panel.message, "sleeping") {
 		t.Errorf("backend %q after choosing cpu, sleeping %v: %s", d.a.S.BackendKind(), set().Sleep, d.a.panel.message)
 	}

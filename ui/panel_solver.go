@@ -26,6 +26,9 @@ func (a *App) solverSettings(set, res sim.Settings, caps sim.Capabilities) {
 			why = "the relax pass is off"
 		case t.Param == sim.ParamDirectJoints && !caps.DirectJoints:
 			why = caps.Name + " does not solve joints directly"
+		case t.Param == sim.ParamContactCache && !caps.ContactCache:
+			// The box shows what runs (off), as the sliders show the resolved values.
+			why, set.NoContactCache = caps.Name+" has no contact cache: it tests every touching pair afresh each step", true
 		}
 		g.beginDisabled(why != "")
 		var x float64

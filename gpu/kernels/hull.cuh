@@ -14,6 +14,14 @@
 // NC_MAX_HULL_POINTS is geom.MaxHullPoints; NC_MAX_CLIP bounds the clipped polygon (collide's maxClip).
 #define NC_MAX_HULL_POINTS 256
 #define NC_MAX_CLIP (2 * NC_MAX_HULL_POINTS)
+// NC_HULL_SMALL_CLIP is the capacity of the clipping arrays a hull pair is first tried with
+// (tb_narrow_hulls keeps them on the thread's stack). A pair whose incident face, clipped polygon or
+// kept plane points would need more is not finished there but flagged (NcClipBuf.over) and collided
+// again with NC_MAX_CLIP-point arrays (tb_narrow_hulls_wide). A pair that stays within it never met
+// collide's maxClip cap either (32 < 512), so both give the CPU's result to the bit. A triangle clipped
+// by a triangle has at most 6 vertices, a quad by a quad 8, so rocks and boxes stay far below it.
+#define NC_HULL_SMALL_CLIP 32
+
 #define NC_HULL_DEPTH_TOL 1e-3f
 #define NC_HULL_AREA_TOL 1e-3f
 #define NC_TOUCH_BAND 0.25f
@@ -119,6 +127,17 @@ struct NcClipPt {
 	unsigned feat;
 };
 
+// NcClipBuf is the working memory of the hull routines' clipping: two arrays of cap points each (the
+// incident polygon and the other side of Sutherland-Hodgman's ping-pong; the plane routine uses the
+// first for its points). over is null where cap is NC_MAX_CLIP, which is collide's own cap: a point
+// past it is dropped, as collide drops it. Otherwise a point past cap sets *over and the routine gives
+// up, leaving the manifold to be made again with arrays of NC_MAX_CLIP.
+struct NcClipBuf {
+	NcClipPt *poly, *tmp;
+	int cap;
+	bool *over;
+};
+
 // ncReducePts is reducePts: at most four of p[:n] to keep (indices in keep), touching points first.
 TB_FN int ncReducePts(const NcClipPt *p, int n, NcVec nrm, float size, float band, int *keep) {
 	if (n <= 4) {
@@ -199,12 +218,13 @@ TB_FN NcVec ncRefVert(const NcPoly &A, const NcPoly &B, const NcBInA &x, bool re
 	return ncBVert(x, B, B.fv[f.first + k]);
 }
 
-// ncClipToFace is clipToFace: the convex polygon in[:n] clipped by the side planes of the reference
+// ncClipToFace is clipToFace: the convex polygon w.poly[:n] clipped by the side planes of the reference
 // face (its loop of nref vertices, ncRefVert, normal nrm), band the slack a vertex keeps its id in.
-// It returns the count; *out is the array holding the result (in or tmp).
-TB_FN int ncClipToFace(NcClipPt *in, NcClipPt *tmp, int n, const NcPoly &A, const NcPoly &B, const NcBInA &x,
-                       bool refIsB, int refFace, int nref, NcVec nrm, float band, NcClipPt **out) {
-	NcClipPt *src = in, *dst = tmp;
+// It returns the count; *out is the array holding the result (w.poly or w.tmp). A point past w.cap
+// with w.over set makes it set *w.over and return 0.
+TB_FN int ncClipToFace(const NcClipBuf &w, int n, const NcPoly &A, const NcPoly &B, const NcBInA &x, bool refIsB,
+                       int refFace, int nref, NcVec nrm, float band, NcClipPt **out) {
+	NcClipPt *src = w.poly, *dst = w.tmp;
 	for (int k = 0; k < nref; k++) {
 		if (n == 0) {
 			break;
@@ -223,13 +243,21 @@ TB_FN int ncClipToFace(NcClipPt *in, NcClipPt *tmp, int n, const NcPoly &A, cons
 			const NcClipPt &p = src[i], &q = src[(i + 1) % n];
 			float dp = ncDot(s, p.p) - lim, dq = ncDot(s, q.p) - lim;
 			if (dp <= band) {
-				if (cnt < NC_MAX_CLIP) {
+				if (cnt == w.cap && w.over) {
+					*w.over = true;
+					return 0;
+				}
+				if (cnt < w.cap) {
 					dst[cnt++] = p;
 				}
 			}
 			if ((dp <= band) != (dq <= band) && (dp < 0) != (dq < 0)) {
 				float u = dp / (dp - dq);
-				if (cnt < NC_MAX_CLIP) {
+				if (cnt == w.cap && w.over) {
+					*w.over = true;
+					return 0;
+				}
+				if (cnt < w.cap) {
 					NcClipPt c;
 					c.p = ncAdd(p.p, ncScale(ncSub(q.p, p.p), u));
 					c.sep = 0;
@@ -284,8 +312,8 @@ TB_FN int ncIncidentFace(const NcPoly &P, const NcBInA &x, bool inB, NcVec n) {
 // ncFaceContact is faceContact: the incident face clipped against the reference face (A's face iA, or
 // B's face iB when refIsB), the points below the margin, at most four, in A's frame.
 TB_FN void ncFaceContact(const NcPoly &A, const NcPoly &B, const NcBInA &x, bool refIsB, int iA, int iB, float scale,
-                         float margin, TbContact *m) {
-	NcClipPt poly[NC_MAX_CLIP], tmp[NC_MAX_CLIP];
+                         float margin, const NcClipBuf &w, TbContact *m) {
+	NcClipPt *poly = w.poly;
 	NcVec n;
 	float d;
 	int nref, ninc, refFace, incFace;
@@ -297,6 +325,10 @@ TB_FN void ncFaceContact(const NcPoly &A, const NcPoly &B, const NcBInA &x, bool
 		nref = f.count;
 		incFace = ncIncidentFace(B, x, true, n);
 		const TbHullFace &g = B.faces[incFace];
+		if (g.count > w.cap && w.over) {
+			*w.over = true;
+			return;
+		}
 		for (int k = 0; k < g.count; k++) {
 			int vi = B.fv[g.first + k];
 			poly[k].p = ncBVert(x, B, vi);
@@ -312,6 +344,10 @@ TB_FN void ncFaceContact(const NcPoly &A, const NcPoly &B, const NcBInA &x, bool
 		nref = f.count;
 		incFace = ncIncidentFace(A, x, false, n);
 		const TbHullFace &g = A.faces[incFace];
+		if (g.count > w.cap && w.over) {
+			*w.over = true;
+			return;
+		}
 		for (int k = 0; k < g.count; k++) {
 			int vi = A.fv[g.first + k];
 			poly[k].p = ncPolyVert(A, vi);
@@ -321,7 +357,10 @@ TB_FN void ncFaceContact(const NcPoly &A, const NcPoly &B, const NcBInA &x, bool
 		ninc = g.count;
 	}
 	NcClipPt *out;
-	int cnt = ncClipToFace(poly, tmp, ninc, A, B, x, refIsB, refFace, nref, n, 1e-3f * scale, &out);
+	int cnt = ncClipToFace(w, ninc, A, B, x, refIsB, refFace, nref, n, 1e-3f * scale, &out);
+	if (w.over && *w.over) {
+		return;
+	}
 	// Keep the points below the margin, compacted in place: nothing is written where none is kept, so
 	// the fallback below reads the incident polygon as the clipping left it, as the Go code does.
 	int k = 0;
@@ -368,9 +407,9 @@ TB_FN void ncFaceContact(const NcPoly &A, const NcPoly &B, const NcBInA &x, bool
 	}
 }
 
-// ncHullHull is hullHull: two polyhedra (hulls or boxes) A and B at poses pa and pb.
+// ncHullHull is hullHull: two polyhedra (hulls or boxes) A and B at poses pa and pb, clipping in w.
 TB_FN void ncHullHull(const NcPoly &A, const NcPose &pa, const NcPoly &B, const NcPose &pb, float margin,
-                      TbContact *m) {
+                      const NcClipBuf &w, TbContact *m) {
 	float lim = A.radius + B.radius + margin;
 	NcVec c = ncSub(pb.p, pa.p);
 	if (ncDot(c, c) > lim * lim) {
@@ -486,13 +525,14 @@ TB_FN void ncHullHull(const NcPoly &A, const NcPose &pa, const NcPoly &B, const 
 		ncManifoldToWorld(m, fa);
 		return;
 	}
-	ncFaceContact(A, B, x, refIsB, iA, iB, scale, margin, m);
+	ncFaceContact(A, B, x, refIsB, iA, iB, scale, margin, w, m);
 	ncManifoldToWorld(m, fa);
 }
 
-// ncPlaneHull is planeHull: plane a against hull b, the vertices below the margin, at most four.
+// ncPlaneHull is planeHull: plane a against hull b, the vertices below the margin, at most four,
+// gathered in w.poly (a hull's at most NC_MAX_HULL_POINTS vertices fit NC_MAX_CLIP).
 TB_FN void ncPlaneHull(const NcHulls &hs, const TbShape &a, const NcPose &pa, const TbShape &b, const NcPose &pb,
-                       float margin, TbContact *m) {
+                       float margin, const NcClipBuf &w, TbContact *m) {
 	float d;
 	NcVec n = ncWorldPlane(a, pa, &d);
 	NcPoly h = ncHullPoly(hs, b.hull);
@@ -500,13 +540,17 @@ TB_FN void ncPlaneHull(const NcHulls &hs, const TbShape &a, const NcPose &pa, co
 		return;
 	}
 	NcFrame f = ncMakeFrame(pb);
-	NcClipPt pts[NC_MAX_HULL_POINTS];
+	NcClipPt *pts = w.poly;
 	int k = 0;
 	for (int i = 0; i < h.nv; i++) {
-		NcVec w = ncToWorld(f, ncPolyVert(h, i));
-		float s = ncDot(n, w) - d;
+		NcVec v = ncToWorld(f, ncPolyVert(h, i));
+		float s = ncDot(n, v) - d;
 		if (s < margin) {
-			pts[k].p = w;
+			if (k == w.cap && w.over) {
+				*w.over = true;
+				return;
+			}
+			pts[k].p = v;
 			pts[k].sep = s;
 			pts[k].feat = (unsigned)i;
 			k++;
@@ -809,20 +853,20 @@ TB_FN void ncHullCapsule(const NcHulls &hs, const TbShape &a, const NcPose &pa, 
 
 // ncCollideHull is collide.Collide for the pairs with a hull (hull against hull, box, plane, sphere and
 // capsule, either way round): m gets the count, normal (from a to b) and points; hs is the hull table
-// the hull shapes index.
+// the hull shapes index, w the clipping arrays (where *w.over is set on return, m is to be ignored).
 TB_FN void ncCollideHull(const NcHulls &hs, const TbShape &a, const NcPose &pa, const TbShape &b, const NcPose &pb,
-                         float margin, TbContact *m) {
+                         float margin, const NcClipBuf &w, TbContact *m) {
 	m->count = 0;
 	int ka = a.kind, kb = b.kind;
 	if ((ka == TB_HULL && (kb == TB_HULL || kb == TB_BOX)) || (ka == TB_BOX && kb == TB_HULL)) {
 		float4 va[8], vb[8];
 		TbHullFace fa[6], fb[6];
 		NcPoly A = ncShapePoly(hs, a, va, fa), B = ncShapePoly(hs, b, vb, fb);
-		ncHullHull(A, pa, B, pb, margin, m);
+		ncHullHull(A, pa, B, pb, margin, w, m);
 	} else if (ka == TB_PLANE && kb == TB_HULL) {
-		ncPlaneHull(hs, a, pa, b, pb, margin, m);
+		ncPlaneHull(hs, a, pa, b, pb, margin, w, m);
 	} else if (ka == TB_HULL && kb == TB_PLANE) {
-		ncPlaneHull(hs, b, pb, a, pa, margin, m);
+		ncPlaneHull(hs, b, pb, a, pa, margin, w, m);
 		ncFlip(m);
 	} else if (ka == TB_HULL && kb == TB_SPHERE) {
 		ncHullSphere(hs, a, pa, b, pb, margin, m);

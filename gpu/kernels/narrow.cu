@@ -73,9 +73,9 @@ TB_FN void tbNarrowStore(const TbContact &m, unsigned i, TbContact *cand, unsign
 // touching[i] to 1 when it has points (0 past the count, for jointed pairs and for pairs apart), so the
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
 // with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
-// hull or a mesh, collide it. The hull routines keep arrays the size of a hull's clipped face on the
-// thread's stack (about 21 KB), which a kernel reserves for every thread the device can hold; in a
-// kernel of their own, scenes without hulls do not pay for them.
+// hull or a mesh, collide it. Their routines keep arrays the size of a clipped face on the thread's
+// stack (1.6 KB for hulls, about 24 KB for meshes), which a kernel reserves for every thread the device
+// can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
 TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                  const unsigned long long *jointed, int nJointed, float dt, float speculative,
@@ -106,10 +106,44 @@ TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, i
 }
 TB_REGISTER(tb_narrow_collide)
 
+// TB_NARROW_WIDE marks in touching a hull pair that tb_narrow_hulls left to tb_narrow_hulls_wide: its
+// clipping needed more than NC_HULL_SMALL_CLIP points. No pair has that many manifolds.
+#define TB_NARROW_WIDE 0xffffffffu
+// TB_NARROW_WIDE_THREADS is how many threads tb_narrow_hulls_wide runs (a multiple of
+// TB_NARROW_THREADS), each with its own TB_NARROW_WIDE_WORDS words of scratch.
+#define TB_NARROW_WIDE_THREADS 256
+#define TB_NARROW_WIDE_WORDS (2 * NC_MAX_CLIP * (int)(sizeof(NcClipPt) / 4))
+
+// tbNarrowHull collides hull pair i (pair pr) into its slot of cand and touching with the clipping
+// arrays of w; where w gives up (*w.over), the slot is left empty and touching[i] is TB_NARROW_WIDE.
+TB_FN void tbNarrowHull(unsigned i, int2 pr, const float4 *pos, const float4 *rot, const float4 *vel,
+                        const float4 *omega, const TbShape &sa, const TbShape &sb, const NcHulls &hs,
+                        const unsigned long long *jointed, int nJointed, float dt, float speculative,
+                        const NcClipBuf &w, TbContact *cand, unsigned *touching) {
+	int ia = pr.x, ib = pr.y;
+	TbContact m;
+	m.a = ia;
+	m.b = ib;
+	m.count = 0;
+	m.nx = m.ny = m.nz = 0;
+	if (!tbNarrowJointed(jointed, nJointed, ia, ib)) {
+		float margin = tbNarrowMargin(vel, omega, sa, sb, ia, ib, dt, speculative);
+		ncCollideHull(hs, sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, w, &m);
+	}
+	if (w.over && *w.over) {
+		cand[i].count = 0;
+		touching[i] = TB_NARROW_WIDE;
+		return;
+	}
+	tbNarrowStore(m, i, cand, touching);
+}
+
 // tb_narrow_hulls collides the pairs with a hull among pairs[:min(*pairCount, pairCapacity)] into
 // their slots of cand and touching, as tb_narrow_collide does the others, reading the hull table
 // (hulls and the pools it points into, layout.cuh). It runs after tb_narrow_collide and writes only
-// those pairs' slots.
+// those pairs' slots. Its clipping arrays hold NC_HULL_SMALL_CLIP points (1.3 KB on the stack, where
+// NC_MAX_CLIP's would take 20 KB, which the driver reserves for every thread the device can hold): a
+// pair that needs more is marked TB_NARROW_WIDE for tb_narrow_hulls_wide, launched after it.
 TB_KERNEL void tb_narrow_hulls(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
@@ -120,29 +154,62 @@ TB_KERNEL void tb_narrow_hulls(const int2 *pairs, const unsigned *pairCount, int
 		return;
 	}
 	int2 pr = pairs[i];
-	int ia = pr.x, ib = pr.y;
-	TbShape sa = shape[ia], sb = shape[ib];
+	TbShape sa = shape[pr.x], sb = shape[pr.y];
 	if (!tbNarrowHasHull(sa, sb)) {
 		return;
 	}
-	TbContact m;
-	m.a = ia;
-	m.b = ib;
-	m.count = 0;
-	m.nx = m.ny = m.nz = 0;
-	if (!tbNarrowJointed(jointed, nJointed, ia, ib)) {
-		float margin = tbNarrowMargin(vel, omega, sa, sb, ia, ib, dt, speculative);
-		NcHulls hs;
-		hs.hulls = hulls;
-		hs.verts = hullVerts;
-		hs.faces = hullFaces;
-		hs.loops = hullLoops;
-		hs.edges = hullEdges;
-		ncCollideHull(hs, sa, tbNarrowPose(pos, rot, ia), sb, tbNarrowPose(pos, rot, ib), margin, &m);
-	}
-	tbNarrowStore(m, i, cand, touching);
+	NcHulls hs;
+	hs.hulls = hulls;
+	hs.verts = hullVerts;
+	hs.faces = hullFaces;
+	hs.loops = hullLoops;
+	hs.edges = hullEdges;
+	NcClipPt poly[NC_HULL_SMALL_CLIP], tmp[NC_HULL_SMALL_CLIP];
+	bool over = false;
+	NcClipBuf w;
+	w.poly = poly;
+	w.tmp = tmp;
+	w.cap = NC_HULL_SMALL_CLIP;
+	w.over = &over;
+	tbNarrowHull(i, pr, pos, rot, vel, omega, sa, sb, hs, jointed, nJointed, dt, speculative, w, cand, touching);
 }
 TB_REGISTER(tb_narrow_hulls)
+
+// tb_narrow_hulls_wide collides the hull pairs tb_narrow_hulls marked TB_NARROW_WIDE, with clipping
+// arrays of NC_MAX_CLIP points (collide's maxClip, so the CPU's result whatever the faces' sizes) in
+// global memory: scratch holds TB_NARROW_WIDE_WORDS words for each of its TB_NARROW_WIDE_THREADS
+// threads, which stride over the pairs. Such pairs are rare (faces of more than a few dozen
+// vertices), so a few threads do, and no thread keeps the arrays on its stack.
+TB_KERNEL void tb_narrow_hulls_wide(const int2 *pairs, const unsigned *pairCount, int pairCapacity,
+                                    const float4 *pos, const float4 *rot, const float4 *vel, const float4 *omega,
+                                    const TbShape *shape, const TbHull *hulls, const float4 *hullVerts,
+                                    const TbHullFace *hullFaces, const int *hullLoops, const TbHullEdge *hullEdges,
+                                    const unsigned long long *jointed, int nJointed, float dt, float speculative,
+                                    unsigned *scratch, TbContact *cand, unsigned *touching) {
+	unsigned t = tbThread();
+	unsigned n = min(*pairCount, (unsigned)pairCapacity);
+	NcHulls hs;
+	hs.hulls = hulls;
+	hs.verts = hullVerts;
+	hs.faces = hullFaces;
+	hs.loops = hullLoops;
+	hs.edges = hullEdges;
+	NcClipBuf w;
+	w.poly = reinterpret_cast<NcClipPt *>(scratch + (size_t)TB_NARROW_WIDE_WORDS * t);
+	w.tmp = w.poly + NC_MAX_CLIP;
+	w.cap = NC_MAX_CLIP;
+	w.over = nullptr;
+	for (unsigned i = t; i < n; i += gridDim.x * blockDim.x) {
+		if (touching[i] != TB_NARROW_WIDE) {
+			continue;
+		}
+		int2 pr = pairs[i];
+		TbShape sa = shape[pr.x], sb = shape[pr.y];
+		tbNarrowHull(i, pr, pos, rot, vel, omega, sa, sb, hs, jointed, nJointed, dt, speculative, w, cand,
+		             touching);
+	}
+}
+TB_REGISTER(tb_narrow_hulls_wide)
 
 // tb_narrow_meshes collides the pairs with a static triangle mesh among pairs[:min(*pairCount,
 // pairCapacity)] (sim's meshPair): the pair's manifolds go to its slots meshCand[TB_NARROW_MESH_SLOTS

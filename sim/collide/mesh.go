@@ -33,13 +33,21 @@ const MaxMeshManifolds = 8
 // mergeCos is the cosine below which two triangles' contact normals start separate manifolds.
 const mergeCos = 0.9994
 
-// fieldMergeCos is mergeCos for a height field: 10 degrees. A terrain's neighbouring triangles turn
-// by a few degrees each, so at mergeCos a box on a gentle hill touched four to eight triangles in as
-// many manifolds (eight times a plane's contact points, and the solver's time with them); merged, it
-// stands on one manifold of up to four points, which take the normal of the first triangle met and
-// keep their own triangles' depths (out by at most 1 - cos 10 deg, 1.5%). Folds sharper than that (a
-// valley, a ridge) keep a manifold for each side.
-const fieldMergeCos = 0.985
+// fieldMergeCos is mergeCos for a height field: 15 degrees. A terrain's neighbouring triangles turn
+// by a few degrees each, and across a body's footprint by its curvature times the footprint (on the
+// height-field bench's hills, 0.44/m over 0.6 m: 15 degrees, plus a few of tessellation). At mergeCos
+// a box on such a hill touched four to eight triangles in as many manifolds (eight times a plane's
+// contact points, and the solver's time with them). The first manifold takes the normal under the
+// shape's centre (centreFirst), so triangles up to 15 degrees either side of it still make one
+// manifold of up to four points; they keep their own triangles' depths (out by at most
+// 1 - cos 15 deg, 3.4%). Folds sharper than that (a valley, a ridge) keep a manifold for each side.
+const fieldMergeCos = 0.9659
+
+// cullSlack, m, widens the reach within which a ball's or capsule's triangles are tested beyond the
+// radius and the margin, so that a triangle passed over by its plane's distance is one the exact test
+// would also have found out of reach, float32 rounding included (a millimetre's rounding is about
+// 1e-7 m; this is a hundred times that).
+const cullSlack = 1e-5
 
 // Feature codes of a point on a triangle: the face, vertex k (1+k), edge k from vertex k to k+1 (4+k).
 const (
@@ -68,10 +76,14 @@ func (t *tri) activeFeat(f int) bool {
 	return true
 }
 
-// meshPt is a contact point in the mesh's frame, with the manifold (cluster) it belongs to.
+// meshPt is a contact point in the mesh's frame, with the manifold (cluster) it belongs to, the
+// normal of its own triangle's contact and, for a ball or capsule, the distance between the core and
+// the triangle (else its separation).
 type meshPt struct {
 	clipPt
 	cluster int
+	n       vec
+	dist    float32
 }
 
 // meshCtx is the work of one CollideMesh call.
@@ -86,25 +98,28 @@ type meshCtx struct {
 	// mergeCos is the cosine above which a triangle's contact joins a manifold's normal.
 	mergeCos float32
 	// roundMax, when not zero, is the most points a manifold of a round shape keeps: on a height
-	// field a ball's manifold is its deepest point (1), a capsule's the deepest and the one farthest
-	// from it (2). The nearby triangles each give a ball a point of their own, a few centimetres
-	// apart on a curved terrain, which a ball resting on one spot does not need: it had five.
+	// field a ball's manifold is its nearest point (1, nearestPoint), a capsule's the deepest and
+	// the one farthest from it (2). The nearby triangles each give a ball a point of their own, a
+	// few centimetres apart on a curved terrain, which a ball resting on one spot does not need.
 	roundMax int
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
 	sel             [256]clipPt
 	clip, tmp, keep [maxClip]clipPt
 	loop            [geom.MaxHullPoints]vec
+	// polyTri: B's face normals along a triangle's edge and along its outward side.
+	faceDots, faceDotsU [2 * geom.MaxHullPoints]float32
 }
 
 // meshCtxPool keeps the scratch of CollideMesh (about 40 KB) from being allocated and cleared on
 // every call: the narrow phase calls it from several workers at once.
 var meshCtxPool = sync.Pool{New: func() any { return new(meshCtx) }}
 
-// add puts a triangle's manifold (normal n, points) into the cluster of its normal.
-func (c *meshCtx) add(n vec, pts []clipPt) {
+// add puts a triangle's manifold (normal n, points) into the cluster of its normal, and reports
+// whether it did (not when there are no points, or eight clusters deeper than it).
+func (c *meshCtx) add(n vec, pts []clipPt) bool {
 	if len(pts) == 0 {
-		return
+		return false
 	}
 	k := -1
 	for i := 0; i < c.nclus; i++ {
@@ -131,7 +146,7 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 				}
 			}
 			if deep >= c.deepest[s] {
-				return
+				return false
 			}
 			j := 0
 			for _, p := range c.pts {
@@ -147,8 +162,9 @@ func (c *meshCtx) add(n vec, pts []clipPt) {
 	}
 	c.deepest[k] = min(c.deepest[k], deep)
 	for _, p := range pts {
-		c.pts = append(c.pts, meshPt{p, k})
+		c.pts = append(c.pts, meshPt{p, k, n, p.sep})
 	}
+	return true
 }
 
 // CollideMesh appends to out the manifolds between static mesh or height field a at pose pa and
@@ -180,6 +196,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	} else {
 		c.tris = fieldTris(a.Field, box, c.tris)
+		centreFirst(a.Field, rel.P, c.tris)
 		c.mergeCos = fieldMergeCos
 		switch b.Kind {
 		case geom.Sphere:
@@ -226,9 +243,11 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	case geom.Sphere:
 		c.size = b.Radius
+		reach := b.Radius + margin + cullSlack
 		for i := range c.tris {
 			tr := &c.tris[i]
-			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+			// Behind the plane, or beyond reach of it (and so of the triangle).
+			if h := tr.n.Dot(t.Sub(tr.v[0])); h < 0 || h >= reach {
 				continue
 			}
 			c.sphereTri(tr, t, b.Radius)
@@ -237,9 +256,15 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		c.size = b.Radius + b.HalfHeight
 		axis := rb[1].Scale(b.HalfHeight)
 		p0, p1 := t.Sub(axis), t.Add(axis)
+		reach := b.Radius + margin + cullSlack
 		for i := range c.tris {
 			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
+				continue
+			}
+			// The core's distance to the triangle's plane is least at one of its ends, and the
+			// triangle is no nearer than its plane.
+			if d0 := tr.n.Dot(tr.v[0]); min(tr.n.Dot(p0), tr.n.Dot(p1))-d0 >= reach {
 				continue
 			}
 			c.capsuleTri(tr, p0, p1, b.Radius)
@@ -259,6 +284,10 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	// One manifold per cluster, its points reduced to four.
 	sel := c.sel[:0]
 	for k := 0; k < c.nclus; k++ {
+		if c.roundMax == 1 {
+			out = c.nearestPoint(k, &fa, out)
+			continue
+		}
 		sel = sel[:0]
 		for _, p := range c.pts {
 			if p.cluster == k {
@@ -283,6 +312,29 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		out = append(out, m)
 	}
 	return out
+}
+
+// nearestPoint appends cluster k's manifold for a ball on a height field: its one point nearest the
+// ball's centre, with that point's own normal, along which its separation was measured. The deepest
+// point would not do: where the nearest feature is a flat or concave edge, a triangle's separation is
+// measured along its face normal (roundContact), and on a convex terrain a neighbour's plane, turned
+// by a few degrees, cuts deeper into the ball than the terrain does.
+func (c *meshCtx) nearestPoint(k int, fa *frame, out []Manifold) []Manifold {
+	best := -1
+	for i := range c.pts {
+		if c.pts[i].cluster == k && (best < 0 || c.pts[i].dist < c.pts[best].dist) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return out
+	}
+	p := &c.pts[best]
+	var m Manifold
+	m.setNormal(p.n)
+	m.addPoint(p.p, p.sep, p.feat)
+	m.toWorld(fa)
+	return append(out, m)
 }
 
 // deepestSpread cuts the kept points keep[:nk] of sel to max (1 or 2): the deepest, then the one
@@ -337,6 +389,31 @@ func fieldTris(f *geom.HeightGrid, box geom.AABB, out []tri) []tri {
 	return out
 }
 
+// centreFirst moves the triangle under p (in the field's frame) to the front of tris, the field's
+// triangles under a shape centred at p, so that the first manifold's normal, which the triangles
+// within fieldMergeCos of it join, is the terrain's under the shape's centre: the normal of a hill's
+// middle, which its triangles on either side share within half the spread, instead of the normal at
+// one corner of the shape's box, from which the far corner's triangles may turn beyond it. It also
+// keeps the normal steady while the shape rests, as warm starting wants.
+func centreFirst(f *geom.HeightGrid, p geom.Vec3, tris []tri) {
+	s, t := (p[0]-f.X0)/f.DX, (p[2]-f.Z0)/f.DZ
+	if s < 0 || t < 0 || s >= float32(f.NX-1) || t >= float32(f.NZ-1) {
+		return
+	}
+	i, j := int(s), int(t)
+	k := uint32(0) // triangle 0 of a cell is its half with s + t < 1 (fieldTris)
+	if s-float32(i)+t-float32(j) >= 1 {
+		k = 1
+	}
+	want := 2*uint32(j*(f.NX-1)+i) + k
+	for n := range tris {
+		if tris[n].index == want {
+			tris[0], tris[n] = tris[n], tris[0]
+			return
+		}
+	}
+}
+
 // unitNormal is the unit normal of triangle abc on its counter-clockwise side.
 func unitNormal(a, b, c vec) vec {
 	n := b.Sub(a).Cross(c.Sub(a))
@@ -383,14 +460,34 @@ func (c *meshCtx) polyTri(tr *tri, B *poly, bverts, bnorm []vec, boff []float32)
 	// is the half circle from n to -n through its outward side u (a flat polygon's two faces), B's edge
 	// the arc between its negated face normals. Where they cross, L, the triangle's support along L is
 	// edge j and B's along -L its edge, so the gap along L is measured between the two edges alone.
+	//
+	// The crossing L is normal to both edges, so B's edge can only pair with edge j where the arc
+	// between its faces' normals crosses the great circle normal to edge j: where the two normals lie
+	// on opposite sides of it (their dots a, b with the edge of opposite signs). The crossing is then
+	// -(|b| n0 + |a| n1) up to scale, which must lie on the side of u. A pair that fails either by
+	// more than rounding is passed over before its crossing is computed; the exact test below
+	// decides the rest, so the result is the same.
 	sepE, eT, eB := float32(-1e30), -1, -1
 	var axisE vec
+	fd, fu := c.faceDots[:len(bnorm)], c.faceDotsU[:len(bnorm)]
 	for j := 0; j < 3; j++ {
 		q0 := tr.v[j]
 		dq := tr.v[(j+1)%3].Sub(q0)
 		u := dq.Cross(tr.n) // outward, in the triangle's plane
+		tol := 1e-5 * (abs32f(dq.X) + abs32f(dq.Y) + abs32f(dq.Z))
+		tolU := 1e-4 * (abs32f(u.X) + abs32f(u.Y) + abs32f(u.Z))
+		for f, n := range bnorm {
+			fd[f], fu[f] = n.Dot(dq), n.Dot(u)
+		}
 		for i := range B.edges {
 			eb := &B.edges[i]
+			a, b := fd[eb.F0], fd[eb.F1]
+			if (a > tol && b > tol) || (a < -tol && b < -tol) {
+				continue
+			}
+			if aa, ab := abs32f(a), abs32f(b); fu[eb.F0]*ab+fu[eb.F1]*aa > tolU*(aa+ab) {
+				continue
+			}
 			p0 := bverts[eb.V0]
 			dp := bverts[eb.V1].Sub(p0)
 			l := dq.Cross(dp)
@@ -574,7 +671,9 @@ func (c *meshCtx) roundContact(tr *tri, p, q vec, f int, r float32, id uint32) {
 		n = d.Scale(1 / dist)
 	}
 	pos := p.MAdd(n, -(r + sep/2))
-	c.add(n, []clipPt{{p: pos, sep: sep, feat: id}})
+	if c.add(n, []clipPt{{p: pos, sep: sep, feat: id}}) {
+		c.pts[len(c.pts)-1].dist = dist
+	}
 }
 
 // sphereTri is the contact of a sphere (centre p, radius r) with triangle tr.

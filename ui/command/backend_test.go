@@ -308,7 +308,7 @@ func TestThePanelWorksOnTheEmulatedBackend(t *testing.T) {
 // A world set to a solver the CUDA backend does not run stays on the CPU with the reason.
 func TestSwitchingToCUDARefusesSettingsItCannotRun(t *testing.T) {
 	for _, edit := range []func(*sim.Settings){
-		func(s *sim.Settings) { s.Solver = sim.PGS },
+		func(s *sim.Settings) { s.Solver = sim.XPBD },
 	} {
 		s := preset(t, "stack")
 		s.Do(SetSettings(edit))

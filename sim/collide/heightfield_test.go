@@ -1,0 +1,160 @@
+package collide
+
+import (
+	"math"
+	"testing"
+
+	"tumble/sim/geom"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// testField is a height field of n x n samples d apart, centred on the origin, with heights h(x, z).
+func testField(t *testing.T, n int, d float32, h func(x, z float32) float32) *geom.Shape {
+	t.Helper()
+	hs := make([]float32, n*n)
+	x0 := -float32(n-1) * d / 2
+	for j := range n {
+		for i := range n {
+			hs[j*n+i] = h(x0+float32(i)*d, x0+float32(j)*d)
+		}
+	}
+	f, err := geom.NewHeightField(n, n, d, d, hs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &geom.Shape{Kind: geom.HeightField, Field: f}
+}
+
+// A box on a dome whose normal turns by up to 12 degrees across the box's footprint gets one manifold
+// of at most four points with the normal of the triangle under its centre (the triangles within
+// fieldMergeCos of it join), however the box is placed on the dome; a box in a V of two slopes of 20
+// degrees, a fold of 40, gets a manifold on each slope with that slope's normal.
+func TestFieldBoxOneManifoldUnlessFolded(t *testing.T) {
+	const k = 0.3 // the dome's curvature, 1/m: slope tan(12 deg) under the corners, 0.71 m from the top
+	dome := testField(t, 65, 0.1, func(x, z float32) float32 { return -k / 2 * (x*x + z*z) })
+	box := &geom.Shape{Kind: geom.Box, HalfExtents: geom.Vec3{0.5, 0.25, 0.5}}
+	for _, c := range [][2]float32{{0, 0}, {0.03, 0.07}, {0.12, -0.05}} {
+		// The box sits level on the top, its bottom face 1 cm into the dome; the margin reaches the
+		// whole footprint (the dome falls 7.5 cm under its corners), so every triangle under it
+		// gives points, their normals up to 12 degrees from the top's.
+		pb := geom.Pose{P: geom.Vec3{c[0], 0.24, c[1]}, Q: mgl32.QuatIdent()}
+		out := CollideMesh(dome, geom.Identity, box, pb, 0.15, nil)
+		if len(out) != 1 || out[0].Count < 1 || out[0].Count > 4 {
+			t.Fatalf("box at %v: %d manifolds, want 1 of at most 4 points: %+v", c, len(out), out)
+		}
+		if want := triNormalAt(dome.Field, c[0], c[1]); out[0].Normal.Sub(want).Len() > 1e-5 {
+			t.Errorf("box at %v: normal %v, want the centre's triangle's %v", c, out[0].Normal, want)
+		}
+	}
+	slope := float32(math.Tan(20 * math.Pi / 180))
+	vee := testField(t, 65, 0.1, func(x, z float32) float32 { return slope * abs32(x) })
+	// Level, its bottom corners 1 cm into both slopes.
+	pb := geom.Pose{P: geom.Vec3{0, slope*0.5 - 0.01 + 0.25, 0}, Q: mgl32.QuatIdent()}
+	out := CollideMesh(vee, geom.Identity, box, pb, 0.02, nil)
+	if len(out) != 2 {
+		t.Fatalf("box in a V: %d manifolds, want 2: %+v", len(out), out)
+	}
+	s, c := float32(math.Sin(20*math.Pi/180)), float32(math.Cos(20*math.Pi/180))
+	for _, m := range out {
+		if m.Normal.Sub(geom.Vec3{-s, c, 0}).Len() > 1e-4 && m.Normal.Sub(geom.Vec3{s, c, 0}).Len() > 1e-4 {
+			t.Errorf("box in a V: normal %v, want a slope's (±%.3f, %.3f, 0)", m.Normal, s, c)
+		}
+	}
+	if out[0].Normal[0]*out[1].Normal[0] >= 0 {
+		t.Errorf("box in a V: both manifolds on one slope: %v, %v", out[0].Normal, out[1].Normal)
+	}
+}
+
+// triNormalAt is the unit normal of the field's triangle over (x, z).
+func triNormalAt(f *geom.HeightGrid, x, z float32) geom.Vec3 {
+	s, t := (x-f.X0)/f.DX, (z-f.Z0)/f.DZ
+	i, j := int(s), int(t)
+	k := 0
+	if s-float32(i)+t-float32(j) >= 1 {
+		k = 1
+	}
+	tv := f.Triangle(i, j, k)
+	return tv[1].Sub(tv[0]).Cross(tv[2].Sub(tv[0])).Normalize()
+}
+
+// A ball on the side of a dome, 5 mm into it, touches it below and downhill of its centre: its one
+// point takes the normal of the terrain there, within the tessellation's turn over a cell (0.1 m at
+// 0.3/m: under 2 degrees), and the depth, 5 mm less the triangles' sag under the dome (at most
+// k R^2 / 2 over a triangle's circumradius R = 0.071 m: 0.75 mm, shallower only). The triangles
+// around that point turn by a degree or two each; their planes, extended, cut deeper into the ball
+// than the terrain does, and it is not their normal that holds the ball.
+func TestFieldBallTakesItsNearestPoint(t *testing.T) {
+	const k = 0.3
+	h := func(x, z float32) float32 { return -k / 2 * (x*x + z*z) }
+	dome := testField(t, 65, 0.1, h)
+	ball := &geom.Shape{Kind: geom.Sphere, Radius: 0.3}
+	for _, q := range [][2]float32{{1.02, 0.33}, {-0.77, 1.14}, {0.45, -1.31}, {0.05, 0.02}} {
+		n := geom.Vec3{k * q[0], 1, k * q[1]}.Normalize() // the dome's normal at q
+		c := geom.Vec3{q[0], h(q[0], q[1]), q[1]}.Add(n.Mul(0.3 - 0.005))
+		out := CollideMesh(dome, geom.Identity, ball, geom.Pose{P: c, Q: mgl32.QuatIdent()}, 0.03, nil)
+		if len(out) != 1 || out[0].Count != 1 {
+			t.Fatalf("ball over %v: %d manifolds, want 1 of one point: %+v", q, len(out), out)
+		}
+		m := out[0]
+		if d := float64(m.Normal.Dot(n)); math.Acos(math.Min(d, 1)) > 2*math.Pi/180 {
+			t.Errorf("ball over %v: normal %v is %.2f degrees from the dome's %v", q, m.Normal, math.Acos(d)*180/math.Pi, n)
+		}
+		if s := m.Points[0].Separation; s < -0.00501 || s > -0.005+0.00076 {
+			t.Errorf("ball over %v: separation %v, want -0.005 to -0.00424", q, s)
+		}
+	}
+}
+
+// benchField collides shape against the height-field bench's terrain (sim's
+// TestHeightFieldSpeedAgainstPlane: rolling hills with bumps, 0.25 m cells), at 256 spots where the
+// shape rests on it, turned about y by each spot's own angle and lying on its side (a capsule) as on
+// the bench, 5 mm into the terrain under its centre: one CollideMesh call an iteration, spot after
+// spot. The figure is what a body the contact cache cannot serve (it rolls) costs a step.
+func benchField(b *testing.B, shape *geom.Shape, lift float32, lie bool) {
+	h := func(x, z float32) float32 {
+		return 1.5*float32(math.Sin(0.3*float64(x))*math.Cos(0.25*float64(z))) +
+			0.1*float32(math.Sin(2.1*float64(x))*math.Sin(1.7*float64(z)))
+	}
+	hs := make([]float32, 257*257)
+	x0 := -float32(256) * 0.25 / 2
+	for j := range 257 {
+		for i := range 257 {
+			hs[j*257+i] = h(x0+float32(i)*0.25, x0+float32(j)*0.25)
+		}
+	}
+	f, err := geom.NewHeightField(257, 257, 0.25, 0.25, hs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	field := &geom.Shape{Kind: geom.HeightField, Field: f}
+	poses := make([]geom.Pose, 256)
+	for k := range poses {
+		// Spots from a low-discrepancy sequence (R2), angles by the golden angle: spread, and the same
+		// from run to run.
+		u, v := float32(math.Mod(float64(k)*0.618034, 1)), float32(math.Mod(float64(k)*0.754878, 1))
+		x, z := (u-0.5)*50, (v-0.5)*50
+		q := mgl32.QuatRotate(float32(k)*2.39996, mgl32.Vec3{0, 1, 0})
+		if lie {
+			q = q.Mul(mgl32.QuatRotate(math.Pi/2, mgl32.Vec3{0, 0, 1}))
+		}
+		poses[k] = geom.Pose{P: geom.Vec3{x, h(x, z) + lift - 0.005, z}, Q: q}
+	}
+	var out []Manifold
+	b.ResetTimer()
+	for i := range b.N {
+		out = CollideMesh(field, geom.Identity, shape, poses[i%len(poses)], 0.03, out[:0])
+	}
+}
+
+func BenchmarkCollideFieldBox(b *testing.B) {
+	benchField(b, &geom.Shape{Kind: geom.Box, HalfExtents: geom.Vec3{0.3, 0.25, 0.3}}, 0.25, false)
+}
+
+func BenchmarkCollideFieldSphere(b *testing.B) {
+	benchField(b, &geom.Shape{Kind: geom.Sphere, Radius: 0.3}, 0.3, false)
+}
+
+func BenchmarkCollideFieldCapsule(b *testing.B) {
+	benchField(b, &geom.Shape{Kind: geom.Capsule, Radius: 0.2, HalfHeight: 0.3}, 0.2, true)
+}
