@@ -80,10 +80,21 @@ type Backend struct {
 // StepCounts returns LastStep.
 func (b *Backend) StepCounts() Counts { return b.LastStep }
 
+// DeviceCounts returns everything asked of the device since the backend opened: the steps' work and
+// the read-backs between steps (Pull, PullStates, Contacts, ContactsOf, JointForces), which a caller
+// compares before and after what it measures, such as a frame of the panel.
+func (b *Backend) DeviceCounts() Counts {
+	if c := counterOf(b.dev); c != nil {
+		return c.c
+	}
+	return Counts{}
+}
+
 var (
 	_ sim.Backend          = (*Backend)(nil)
 	_ sim.JointForceReader = (*Backend)(nil)
 	_ sim.StateReader      = (*Backend)(nil)
+	_ sim.ContactReader    = (*Backend)(nil)
 )
 
 // New returns the backend on the first CUDA device. A build without the cuda tag returns ErrNoCUDA.
@@ -144,8 +155,8 @@ var broadStages = map[string]bvh.Stage{"scene": bvh.StageBounds, "morton": bvh.S
 func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	start := time.Now()
 	if c := counterOf(b.dev); c != nil {
-		c.c = Counts{}
-		defer func() { b.LastStep = c.c }()
+		before := c.c
+		defer func() { b.LastStep = c.c.since(before) }()
 	}
 	// The step's device work is recorded and runs as one graph at its read-back (graph.go).
 	if err := b.graphs.record(!b.NoGraphs && !b.Timed); err != nil {
@@ -654,6 +665,15 @@ func (b *Backend) PullStates(w *sim.World, idx []int32, out []sim.BodyState) err
 			return err
 		}
 		b.one.bodyState(&out[k], false)
+		if b.planFor.Sleep && int(i) < b.sleep.n {
+			// Its island's label, as Pull reads every body's (0: awake); without sleeping the host's
+			// flag stands, as Pull leaves it.
+			var label [1]uint32
+			if err := downloadSlice(b.dev, label[:], b.sleep.asleep.at(int(i), 4)); err != nil {
+				return err
+			}
+			out[k].Asleep = label[0] != 0
+		}
 		b.Pulled++
 	}
 	return nil
@@ -698,6 +718,18 @@ func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPo
 		return out
 	}
 	return got
+}
+
+// ContactsOf appends the last step's contact points that the body at dense index i takes part in, in
+// Contacts' order, reading back that body's points alone (sim.ContactReader); ok is false for a body
+// whose points it cannot tell apart (a static or kinematic one), which World.ContactsOf then filters
+// from Contacts. A failed read-back is ok with no points, as Contacts reports one.
+func (b *Backend) ContactsOf(w *sim.World, i int, out []sim.ContactPoint) ([]sim.ContactPoint, bool) {
+	got, ok, err := b.solver.readContactsOf(b.dev, &b.bodies, i, out)
+	if err != nil {
+		return out, true
+	}
+	return got, ok
 }
 
 // Close releases the device buffers and the device. Interop registrations go first, before the

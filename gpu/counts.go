@@ -21,6 +21,14 @@ type Counts struct {
 	Zeroes        int // clears of device memory
 }
 
+// since returns what was asked between the counts o and c (c less o, field by field).
+func (c Counts) since(o Counts) Counts {
+	return Counts{Launches: c.Launches - o.Launches, Graphs: c.Graphs - o.Graphs, Syncs: c.Syncs - o.Syncs,
+		Uploads: c.Uploads - o.Uploads, UploadBytes: c.UploadBytes - o.UploadBytes, Downloads: c.Downloads - o.Downloads,
+		DownloadBytes: c.DownloadBytes - o.DownloadBytes, DeviceCopies: c.DeviceCopies - o.DeviceCopies,
+		Zeroes: c.Zeroes - o.Zeroes}
+}
+
 // counting is a device that counts what is asked of it (Counts) and passes it on.
 type counting struct {
 	device

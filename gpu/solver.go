@@ -483,6 +483,91 @@ func (s *solverStage) readContacts(d device, b *bodyBuffers, out []sim.ContactPo
 	return out, nil
 }
 
+// readContactsOf appends the last step's contact points that the body at dense index i takes part in,
+// as readContacts lists them, reading back that body's rows alone: its inverse mass (a body with none
+// has no manifold list), where its list starts and ends, the list (its manifolds by index: the
+// order readContacts gives) and the exported points of those manifolds, each run of consecutive
+// manifolds in one copy. Every manifold is exported on the device as for readContacts; only the body's
+// cross the bus. ok is false where the body has no list (a static or kinematic body, one that was
+// not on the device in the last step) or a row read back names another body: the caller reads every
+// point and filters.
+func (s *solverStage) readContactsOf(d device, b *bodyBuffers, i int, out []sim.ContactPoint) (points []sim.ContactPoint, ok bool, err error) {
+	last := 1 - s.cur
+	if s.forgetPrev || s.kept[last].p == 0 {
+		return out, true, nil
+	}
+	if i < 0 || i >= b.n || s.start.bytes < 4*(b.n+1) {
+		return out, false, nil
+	}
+	// The lists were made in the last step from the inverse masses the device still holds: an edit
+	// reaches the device at the start of the next step.
+	var invMass [1]float32
+	if err := downloadSlice(d, invMass[:], b.pos.at(i, sizeFloat4)+12); err != nil {
+		return out, false, err
+	}
+	if invMass[0] == 0 {
+		return out, false, nil
+	}
+	var span [2]uint32
+	if err := downloadSlice(d, span[:], s.start.at(i, 4)); err != nil {
+		return out, false, err
+	}
+	if span[1] <= span[0] {
+		return out, true, nil
+	}
+	adj := make([]int32, span[1]-span[0])
+	if err := downloadSlice(d, adj, s.adj.at(int(span[0]), 4)); err != nil {
+		return out, false, err
+	}
+	var kept [1]int32
+	if err := downloadSlice(d, kept[:], s.kept[last].p); err != nil {
+		return out, false, err
+	}
+	k := int(kept[0])
+	if k <= 0 {
+		return out, true, nil
+	}
+	if err := grow(d, &s.out, 4*k*contactOutBytes); err != nil {
+		return out, false, fmt.Errorf("solver: %w", err)
+	}
+	if err := (kernelSet{d}).solverExport(blocks(4*k, solverManifoldThreads), solverManifoldThreads,
+		solverExportArgs{Man: s.man[last].p, Kept: s.kept[last].p, Pos: b.pos.p, Rot: b.rot.p, Out: s.out.p}); err != nil {
+		return out, false, fmt.Errorf("solver: %w", err)
+	}
+	n := len(out)
+	var pts []tbContactOut
+	for lo := 0; lo < len(adj); {
+		first := int(adj[lo] >> 1)
+		hi := lo + 1
+		for hi < len(adj) && int(adj[hi]>>1) == first+hi-lo {
+			hi++
+		}
+		if first < 0 || first+hi-lo > k {
+			return out[:n], false, nil
+		}
+		run := make([]tbContactOut, 4*(hi-lo))
+		if err := downloadSlice(d, run, s.out.at(4*first, contactOutBytes)); err != nil {
+			return out[:n], false, err
+		}
+		pts = append(pts, run...)
+		lo = hi
+	}
+	for _, p := range pts {
+		if p.A < 0 {
+			continue
+		}
+		if int(p.A) != i && int(p.B) != i {
+			return out[:n], false, nil
+		}
+		out = append(out, sim.ContactPoint{
+			BodyA: int(p.A), BodyB: int(p.B), Position: sim.Vec3{p.PX, p.PY, p.PZ},
+			Normal: sim.Vec3{p.NX, p.NY, p.NZ}, Separation: p.Sep, NormalImpulse: p.NormalImpulse,
+			FrictionImpulse: sim.Vec3{p.FX, p.FY, p.FZ},
+		})
+	}
+	return out, true, nil
+}
+
 // release frees the stage's buffers.
 func (s *solverStage) release(d device) {
 	for _, b := range []*buffer{&s.split, &s.imp, &s.start, &s.fill, &s.adj, &s.man[0], &s.man[1], &s.kept[0],

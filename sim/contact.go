@@ -95,16 +95,32 @@ func (w *World) Contacts(out []ContactPoint) []ContactPoint {
 	return out
 }
 
+// ContactReader is a Backend that can read back the contact points of one body without reading every
+// contact (World.ContactsOf uses it): an inspector of one body among 100,000 then moves that body's
+// few points across the bus, not megabytes a frame.
+type ContactReader interface {
+	// ContactsOf appends the last step's contact points that the body at dense index i takes part in,
+	// as Contacts lists them, to out. ok is false, with out as it was given, where the backend cannot
+	// tell that body's points apart (the caller then filters Contacts).
+	ContactsOf(w *World, i int, out []ContactPoint) (points []ContactPoint, ok bool)
+}
+
 // ContactsOf appends the last step's contact points that body h takes part in, in Contacts' order:
 // Contacts with the others' left out. On the CPU only h's manifolds are turned into points, so an
-// inspector of one body among 100,000 does not build every body's points each frame; a backend's
-// points are read back and filtered. A gone handle has none.
+// inspector of one body among 100,000 does not build every body's points each frame; a backend reads
+// back h's points alone where it can (ContactReader), otherwise every point, filtered here. A gone
+// handle has none.
 func (w *World) ContactsOf(h Handle, out []ContactPoint) []ContactPoint {
 	i, ok := w.dense(h)
 	if !ok {
 		return out
 	}
 	if w.backend != nil {
+		if r, ok := w.backend.(ContactReader); ok {
+			if got, ok := r.ContactsOf(w, i, out); ok {
+				return got
+			}
+		}
 		n := len(out)
 		all := w.backend.Contacts(w, out)
 		out = all[:n]

@@ -32,6 +32,8 @@ type BodyState struct {
 	AngularVelocity Vec3
 	Mass, InvMass   float32
 	InvInertiaWorld Mat3
+	// Asleep: the body's island sleeps (Bodies.Asleep; with a backend, as the backend holds it).
+	Asleep bool
 }
 
 // Apply adds the impulse im (its Body aside) to s's velocities.
@@ -44,7 +46,7 @@ func (s *BodyState) Apply(im BodyImpulse) {
 // StateReader is a Backend that can read back the moving state of a few bodies without pulling them
 // all (World.BodyState uses it).
 type StateReader interface {
-	// PullStates fills out[k]'s Position, Rotation, Velocity and AngularVelocity with the backend's
+	// PullStates fills out[k]'s Position, Rotation, Velocity, AngularVelocity and Asleep with the backend's
 	// state of the body at dense index idx[k]; len(out) == len(idx).
 	PullStates(w *World, idx []int32, out []BodyState) error
 }
@@ -263,7 +265,8 @@ func (w *World) BodyState(h Handle) (BodyState, error) {
 	}
 	b := &w.Bodies
 	s := BodyState{Type: b.Type[i], Position: b.Position[i], Rotation: b.Rotation[i], Velocity: b.Velocity[i],
-		AngularVelocity: b.AngularVelocity[i], Mass: b.Mass[i], InvMass: b.InvMass[i], InvInertiaWorld: b.InvInertiaWorld[i]}
+		AngularVelocity: b.AngularVelocity[i], Mass: b.Mass[i], InvMass: b.InvMass[i], InvInertiaWorld: b.InvInertiaWorld[i],
+		Asleep: b.Asleep[i]}
 	if w.backend != nil && w.stale {
 		r, ok := w.backend.(StateReader)
 		if !ok {
@@ -277,6 +280,7 @@ func (w *World) BodyState(h Handle) (BodyState, error) {
 			return BodyState{}, err
 		}
 		s.Position, s.Rotation, s.Velocity, s.AngularVelocity = out[0].Position, out[0].Rotation, out[0].Velocity, out[0].AngularVelocity
+		s.Asleep = out[0].Asleep
 		s.InvInertiaWorld = worldInertia(s.Rotation, b.InvInertiaLocal[i])
 	}
 	for _, im := range w.edits.Impulses {

@@ -733,7 +733,7 @@ func (a *App) fill(w *sim.World) {
 	hl := a.highlights(w)
 	var counts []int32
 	var contacts []sim.ContactPoint
-	if a.ColorMode == instance.ColorByContact || a.Debug.Contacts || a.Debug.Normals || a.Debug.Friction || a.hoverRow >= 0 {
+	if a.ColorMode == instance.ColorByContact || a.Debug.Contacts || a.Debug.Normals || a.Debug.Friction {
 		contacts = w.Contacts(nil)
 		counts = make([]int32, w.Bodies.Len())
 		for _, c := range contacts {

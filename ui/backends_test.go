@@ -70,3 +70,19 @@ func (deviceWrites) WriteDebugLines(*sim.World, uint32, int, *instance.DebugStyl
 }
 
 func (deviceWrites) Close() {}
+
+// deviceBytesRead is the bytes w's emulated CUDA backend has read back from the device since it
+// opened (gpu.Backend.DeviceCounts): every step's read-back and every read between steps. ok is
+// false for a world on another backend.
+func deviceBytesRead(w *sim.World) (n int64, ok bool) {
+	var b *gpu.Backend
+	switch x := w.Backend().(type) {
+	case *gpu.Backend:
+		b = x
+	case countingBackend:
+		b = x.Backend
+	default:
+		return 0, false
+	}
+	return b.DeviceCounts().DownloadBytes, true
+}

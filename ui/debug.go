@@ -57,11 +57,7 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 		f.Cross(*p, s, colSpawn)
 		f.Line(*p, p.Add(mgl32.Vec3{0, 3 * s, 0}), colSpawn)
 	}
-	if a.hoverPoint != nil {
-		p := *a.hoverPoint
-		f.Cross(p, 0.25, colHover)
-		f.Box(p.Sub(mgl32.Vec3{0.08, 0.08, 0.08}), p.Add(mgl32.Vec3{0.08, 0.08, 0.08}), colHover)
-	}
+	a.hoverMark(f)
 	for i := range b.Len() {
 		if b.Shape[i].Kind == geom.Plane {
 			continue
@@ -87,9 +83,10 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 	}
 	// Joints and the selection's outline go over the bodies (a hinge sits inside its planks).
 	n0 := len(f.Lines)
+	pose := hostPoses(w)
 	if d.Joints || a.panel.joint.a != (sim.Handle{}) {
 		for k := range w.NumJoints() {
-			jointLines(f, w, k, a.showsLimits(w, k))
+			jointLines(f, w, pose, k, a.showsLimits(w, k))
 		}
 	}
 	if i, ok := w.Index(a.Selected); ok && b.Shape[i].Kind != geom.Plane {
@@ -101,23 +98,45 @@ func (a *App) debugLines(w *sim.World, contacts []sim.ContactPoint) {
 	f.Lines = f.Lines[:n0]
 	if d.Joints || a.panel.joint.a != (sim.Handle{}) {
 		for k := range w.NumJoints() {
-			jointLinks(f, w, k)
+			jointLinks(f, w, pose, k)
 		}
 	}
 }
 
+// hoverMark marks the point of the contacts table's row under the mouse, if any: a cross in a small
+// box. It needs no body state, so the interop path draws it as the host path does.
+func (a *App) hoverMark(f *render.Frame) {
+	if a.hoverPoint != nil {
+		p := *a.hoverPoint
+		f.Cross(p, 0.25, colHover)
+		f.Box(p.Sub(mgl32.Vec3{0.08, 0.08, 0.08}), p.Add(mgl32.Vec3{0.08, 0.08, 0.08}), colHover)
+	}
+}
+
+// poses gives the pose of the body at a dense index that the joints layer draws from: the host copy
+// of the bodies (hostPoses), or on the interop path the joints' bodies read back one by one
+// (App.devicePoses).
+type poses func(i int) (sim.Vec3, sim.Quat)
+
+// hostPoses reads the poses from w's Bodies (current after a Sync).
+func hostPoses(w *sim.World) poses {
+	b := &w.Bodies
+	return func(i int) (sim.Vec3, sim.Quat) { return b.Position[i], b.Rotation[i] }
+}
+
 // jointLinks draws the lines from joint k's bodies' centres to its anchors, among the bodies rather
 // than over them: drawn over, a line into a body's centre would cover it.
-func jointLinks(f *render.Frame, w *sim.World, k int) {
+func jointLinks(f *render.Frame, w *sim.World, pose poses, k int) {
 	jf := w.JointFrame(k)
-	b := &w.Bodies
 	ia, ok := w.Index(jf.Def.BodyA)
 	if !ok {
 		return
 	}
-	f.Line(b.Position[ia], b.Position[ia].Add(b.Rotation[ia].Rotate(jf.LocalA)), colJoint)
+	xA, qA := pose(ia)
+	f.Line(xA, xA.Add(qA.Rotate(jf.LocalA)), colJoint)
 	if ib, ok := w.Index(jf.Def.BodyB); ok && jf.Def.BodyB != (sim.Handle{}) {
-		f.Line(b.Position[ib], b.Position[ib].Add(b.Rotation[ib].Rotate(jf.LocalB)), colJoint)
+		xB, qB := pose(ib)
+		f.Line(xB, xB.Add(qB.Rotate(jf.LocalB)), colJoint)
 	}
 }
 
@@ -211,22 +230,21 @@ func jointScale(w *sim.World, k int) float32 {
 //   - fixed: a small box at the anchor, turned with body A.
 //
 // Without limits (a joint neither selected nor of the selected body) the red parts are left out.
-func jointLines(f *render.Frame, w *sim.World, k int, limits bool) {
+func jointLines(f *render.Frame, w *sim.World, pose poses, k int, limits bool) {
 	jf := w.JointFrame(k)
 	def := jf.Def
-	b := &w.Bodies
 	ia, ok := w.Index(def.BodyA)
 	if !ok {
 		return
 	}
-	xA, qA := b.Position[ia], b.Rotation[ia]
+	xA, qA := pose(ia)
 	xB, qB := sim.Vec3{}, mgl32.QuatIdent()
 	ib, okB := w.Index(def.BodyB)
 	if def.BodyB != (sim.Handle{}) {
 		if !okB {
 			return
 		}
-		xB, qB = b.Position[ib], b.Rotation[ib]
+		xB, qB = pose(ib)
 	}
 	anchorA, anchorB := xA.Add(qA.Rotate(jf.LocalA)), xB.Add(qB.Rotate(jf.LocalB))
 	axisA, axisB := qA.Rotate(jf.AxisA), qB.Rotate(jf.AxisB)

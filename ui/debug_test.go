@@ -38,7 +38,7 @@ type segment struct {
 
 func drawJoint(w *sim.World, k int) []segment {
 	var f render.Frame
-	jointLines(&f, w, k, true)
+	jointLines(&f, w, hostPoses(w), k, true)
 	out := make([]segment, 0, len(f.Lines)/2)
 	for i := 0; i+1 < len(f.Lines); i += 2 {
 		out = append(out, segment{f.Lines[i].Pos, f.Lines[i+1].Pos, f.Lines[i].Color})

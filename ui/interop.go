@@ -83,16 +83,71 @@ func (a *App) deviceLayers() bool {
 	return d.Contacts || d.Normals || d.AABBs || d.BVH
 }
 
-// needsHostCopy says whether this frame reads body state on the host anyway (following the selection,
-// the contacts table's hover, the debug layers the kernels do not draw: friction, joints, centres of
-// mass, velocities), so the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the
-// device when the line buffer is shared too.
+// needsHostCopy says whether this frame reads body state on the host anyway (the debug layers the
+// kernels do not draw: friction, centres of mass, velocities, and joints that join many bodies), so
+// the CPU-copy path draws it. Contacts, normals, AABBs and the BVH come from the device when the line
+// buffer is shared too; the joints of a few bodies from those bodies read alone; the contacts table's
+// hovered point from its row; the camera following the selection from the selected body's read.
 func (a *App) needsHostCopy(w *sim.World) bool {
 	d := a.Debug
-	// The joints layer is on by default: it costs the host copy only where there are joints to draw.
-	joints := d.Joints && w.NumJoints() > 0
-	return a.Follow || a.hoverRow >= 0 || a.spawnMark != nil || d.Friction || joints || d.COM || d.Velocities ||
-		a.panel.joint.a != (sim.Handle{}) || (a.deviceLayers() && a.lineInterop == nil)
+	// The joints layer is on by default: it costs the host copy only where its joints join more
+	// bodies than the interop path reads back one by one.
+	joints := a.drawsJoints(w) && !fewJointBodies(w)
+	return a.spawnMark != nil || d.Friction || joints || d.COM || d.Velocities ||
+		(a.deviceLayers() && a.lineInterop == nil)
+}
+
+// drawsJoints says whether the frame draws the joints: the joints layer is on, or the Joints
+// section's form has its body A picked (the joints are shown while one is made), and there are some.
+func (a *App) drawsJoints(w *sim.World) bool {
+	return (a.Debug.Joints || a.panel.joint.a != (sim.Handle{})) && w.NumJoints() > 0
+}
+
+// maxJointReads is the most bodies the interop path reads back one by one, each once a frame, to
+// draw the joints. Each is a copy the host waits for; past this many one read of every body (the
+// host-copy path) costs less.
+const maxJointReads = 64
+
+// fewJointBodies reports whether w's joints join at most maxJointReads bodies.
+func fewJointBodies(w *sim.World) bool {
+	seen := map[sim.Handle]bool{}
+	for k := range w.NumJoints() {
+		d := w.Joint(k)
+		for _, h := range [2]sim.Handle{d.BodyA, d.BodyB} {
+			if h != (sim.Handle{}) {
+				seen[h] = true
+			}
+		}
+		if len(seen) > maxJointReads {
+			return false
+		}
+	}
+	return true
+}
+
+// devicePoses gives the joints layer on the interop path the poses of the bodies it draws, each read
+// back alone (World.BodyState: one body across the bus) once a frame, the selected body's as the
+// Inspect section read it. A failed read gives the host copy's pose.
+func (a *App) devicePoses(w *sim.World) poses {
+	type pose struct {
+		x sim.Vec3
+		q sim.Quat
+	}
+	read := map[int]pose{}
+	return func(i int) (sim.Vec3, sim.Quat) {
+		if p, ok := read[i]; ok {
+			return p.x, p.q
+		}
+		h := w.HandleAt(i)
+		p := pose{w.Bodies.Position[i], w.Bodies.Rotation[i]}
+		if r := a.selRead; r.ok && r.h == h {
+			p = pose{r.st.Position, r.st.Rotation}
+		} else if s, err := w.BodyState(h); err == nil {
+			p = pose{s.Position, s.Rotation}
+		}
+		read[i] = p
+		return p.x, p.q
+	}
 }
 
 // fillDevice has the backend write the frame's instances into the renderer's device buffer through
@@ -133,18 +188,40 @@ func (a *App) fillDevice(w *sim.World) {
 		f.Lo, f.Hi = in.Lo, in.Hi
 	}
 	// The panel's own lines go after the device's lines, over the bodies, as the host path draws them:
-	// the selection's outline (its one body read from the device) and the probe's query, hits and
-	// normals (which read nothing the device holds).
+	// the joints (their few bodies read from the device), the selection's outline (its one body) and
+	// the probe's query, hits and normals (which read nothing the device holds); the lines from the
+	// joints' bodies' centres to their anchors go among the bodies.
 	f.Lines, f.Overlay = f.Lines[:0], f.Overlay[:0]
-	if i, ok := w.Index(a.Selected); ok && w.Bodies.Shape[i].Kind != geom.Plane {
-		if r := a.selRead; r.ok && r.h == a.Selected {
-			selectionOutline(f, w.Bodies.Shape[i], r.st.Position, r.st.Rotation)
-		} else if s, err := w.BodyState(a.Selected); err == nil {
-			selectionOutline(f, w.Bodies.Shape[i], s.Position, s.Rotation)
+	joints := a.drawsJoints(w)
+	var pose poses
+	if joints {
+		pose = a.devicePoses(w)
+		for k := range w.NumJoints() {
+			jointLines(f, w, pose, k, a.showsLimits(w, k))
+		}
+	}
+	if i, ok := w.Index(a.Selected); ok {
+		st, read := a.selRead.st, a.selRead.ok && a.selRead.h == a.Selected
+		if !read {
+			var err error
+			st, err = w.BodyState(a.Selected)
+			read = err == nil
+		}
+		if read && a.Follow {
+			a.Cam.Target = st.Position // the camera follows the selection, as on the host path
+		}
+		if read && w.Bodies.Shape[i].Kind != geom.Plane {
+			selectionOutline(f, w.Bodies.Shape[i], st.Position, st.Rotation)
 		}
 	}
 	a.probeLines(f)
 	f.Overlay, f.Lines = append(f.Overlay, f.Lines...), f.Lines[:0]
+	a.hoverMark(f) // among the bodies, as on the host path
+	if joints {
+		for k := range w.NumJoints() {
+			jointLinks(f, w, pose, k)
+		}
+	}
 }
 
 // selectedRead is the selected body's state as the Inspect section read it back this frame, which

@@ -565,7 +565,7 @@ func (a *App) clusterWidgets() {
 	g := &a.w
 	var n int
 	var c sim.ClusterDef
-	a.S.View(func(w *sim.World) {
+	a.S.Peek(func(w *sim.World) { // the clusters' definitions are the host's
 		if n = w.NumClusters(); n > 0 {
 			c = w.Cluster(0)
 		}

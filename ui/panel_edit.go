@@ -98,7 +98,9 @@ func (a *App) jointsSection() {
 
 	var joints []sim.JointDef
 	var names [][2]string
-	a.S.View(func(w *sim.World) {
+	// Peek: the joints' definitions, their IDs and the bodies' names are the host's; nothing here
+	// needs the bodies' state read back.
+	a.S.Peek(func(w *sim.World) {
 		a.followJoint(w)
 		for k := range w.NumJoints() {
 			j := w.Joint(k)

@@ -22,7 +22,9 @@ func (a *App) jointInspector(k int) {
 		nB  = "world"
 		deg = float32(180 / 3.14159265)
 	)
-	a.S.View(func(w *sim.World) {
+	// Peek, not View: the joint's definition and its bodies' names are the host's, and JointState
+	// reads the joint's two bodies alone from a backend; a View would read every body back each frame.
+	a.S.Peek(func(w *sim.World) {
 		if k >= w.NumJoints() {
 			return
 		}

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"image"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -145,6 +146,35 @@ func TestSelectionOutlineIsDrawnOnTheInteropPath(t *testing.T) {
 	// A box's outline is its 12 edges, 24 vertices.
 	if n, m := outline(f.Overlay), outline(host.frame.Overlay); n != 24 || m != 24 {
 		t.Errorf("selection outline vertices: %d on the interop path, %d on the host path; want 24", n, m)
+	}
+	if n := differentPixels(got, want); n > 0 {
+		t.Errorf("%d pixels differ between the interop path's frame and the host path's", n)
+	}
+}
+
+// The joints layer is drawn on the interop path as on the host path, from the joints' bodies read
+// back alone: the door's hinge with its limits (the joint inspected) gives the same lines among the
+// bodies, the same overlay and the same picture.
+func TestJointsAreDrawnOnTheInteropPath(t *testing.T) {
+	needDisplay(t)
+	var app *App
+	opt := Options{Scene: "door", Width: 480, Height: 320, Frames: 3, NoPanel: true, NoShadows: true,
+		Setup: func(a *App) {
+			app = a
+			a.panel.joint.selected = 0
+		}}
+	want, host := run(t, opt)
+	opt.glWriters = fakeInterop{&app}
+	got, a := run(t, opt)
+	f, hf := &a.frame, &host.frame
+	if !f.Device || hf.Device {
+		t.Fatalf("the interop run is on the device path: %v; the host run: %v", f.Device, hf.Device)
+	}
+	if len(hf.Overlay) == 0 || len(hf.Lines) == 0 {
+		t.Fatalf("the host path drew %d overlay and %d line vertices for the door's hinge", len(hf.Overlay), len(hf.Lines))
+	}
+	if !slices.Equal(f.Lines, hf.Lines) || !slices.Equal(f.Overlay, hf.Overlay) {
+		t.Errorf("interop path: %d line and %d overlay vertices; host path: %d and %d, or others", len(f.Lines), len(f.Overlay), len(hf.Lines), len(hf.Overlay))
 	}
 	if n := differentPixels(got, want); n > 0 {
 		t.Errorf("%d pixels differ between the interop path's frame and the host path's", n)
