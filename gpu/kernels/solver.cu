@@ -487,6 +487,35 @@ TB_FN float tbRowVel(float3 d, float3 ra, float3 rb, float3 vA, float3 wA, float
 	return tbDot(d, tbSub(vB, vA)) + tbDot(rb, wB) - tbDot(ra, wA);
 }
 
+// tbResistSolve is the resistance rows' solve (sim's resistRows.solve): the rolling pair clamped to a
+// disc of maxRoll times the manifold's normal impulse, the spinning row to maxSpin times it, against
+// the relative angular velocity w (wB - wA). It updates the accumulated impulses and returns their
+// changes along t1, t2 and n. The Jacobi pass and the Gauss-Seidel pass apply them their own ways.
+TB_FN void tbResistSolve(TbSolverManifold &m, float3 n, float3 w, float *e1, float *e2, float *e3) {
+	TbSolverResist &r = m.resist;
+	float total = 0;
+	for (int i = 0; i < m.count; i++) {
+		total += m.pts[i].normalImpulse;
+	}
+	float o1 = r.impulse1, o2 = r.impulse2, oN = r.impulseN;
+	float l1 = o1 - r.mass1 * tbDot(m.t1, w);
+	float l2 = o2 - r.mass2 * tbDot(m.t2, w);
+	float maxR = r.maxRoll * total;
+	if (l1 * l1 + l2 * l2 > maxR * maxR) {
+		float sc = maxR / sqrtf(l1 * l1 + l2 * l2);
+		l1 *= sc, l2 *= sc;
+	}
+	float maxS = r.maxSpin * total;
+	float l3 = oN - r.massN * tbDot(n, w);
+	if (l3 > maxS) {
+		l3 = maxS;
+	} else if (l3 < -maxS) {
+		l3 = -maxS;
+	}
+	r.impulse1 = l1, r.impulse2 = l2, r.impulseN = l3;
+	*e1 = l1 - o1, *e2 = l2 - o2, *e3 = l3 - oN;
+}
+
 // tb_solver_jacobi is one Jacobi pass over the manifolds (jacobiManifold): every row from the
 // velocities at the start of the pass, the impulse changes recorded for the gather. An open
 // contact may close its gap this sub-step and no more; a penetrating one is pushed out softly with
@@ -550,30 +579,10 @@ TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap
 		angB = tbAdd(tbAdd(angB, tbScale(cp.t1B, d1)), tbScale(cp.t2B, d2));
 	}
 	if (!noFriction && (m.rolling > 0 || m.spinning > 0)) {
-		// The resistance rows (resistRows.solve), from the pass's start velocities.
-		TbSolverResist &r = m.resist;
-		float total = 0;
-		for (int i = 0; i < m.count; i++) {
-			total += m.pts[i].normalImpulse;
-		}
-		float3 w = tbSub(wB, wA);
-		float o1 = r.impulse1, o2 = r.impulse2, oN = r.impulseN;
-		float l1 = o1 - r.mass1 * tbDot(m.t1, w);
-		float l2 = o2 - r.mass2 * tbDot(m.t2, w);
-		float maxR = r.maxRoll * total;
-		if (l1 * l1 + l2 * l2 > maxR * maxR) {
-			float sc = maxR / sqrtf(l1 * l1 + l2 * l2);
-			l1 *= sc, l2 *= sc;
-		}
-		float maxS = r.maxSpin * total;
-		float l3 = oN - r.massN * tbDot(n, w);
-		if (l3 > maxS) {
-			l3 = maxS;
-		} else if (l3 < -maxS) {
-			l3 = -maxS;
-		}
-		r.impulse1 = l1, r.impulse2 = l2, r.impulseN = l3;
-		float3 l = tbAdd(tbAdd(tbScale(m.t1, l1 - o1), tbScale(m.t2, l2 - o2)), tbScale(n, l3 - oN));
+		// The resistance rows, from the pass's start velocities.
+		float e1, e2, e3;
+		tbResistSolve(m, n, tbSub(wB, wA), &e1, &e2, &e3);
+		float3 l = tbAdd(tbAdd(tbScale(m.t1, e1), tbScale(m.t2, e2)), tbScale(n, e3));
 		angA = tbAdd(angA, l), angB = tbAdd(angB, l);
 	}
 	tbRecord(imp, k, lin, angA, angB);
@@ -873,30 +882,10 @@ TB_FN void tbSolveGS(TbSolverManifold &m, const float4 *pos, float4 *vel, float4
 		vA = tbSub(tbSub(vA, tbScale(t1, sum1 * mA)), tbScale(t2, sum2 * mA));
 		vB = tbAdd(tbAdd(vB, tbScale(t1, sum1 * mB)), tbScale(t2, sum2 * mB));
 		if (m.rolling > 0 || m.spinning > 0) {
-			// The resistance rows (resistRows.solve and apply) at the current angular velocities.
+			// The resistance rows at the current angular velocities, applied at once.
 			TbSolverResist &r = m.resist;
-			float total = 0;
-			for (int i = 0; i < m.count; i++) {
-				total += m.pts[i].normalImpulse;
-			}
-			float3 w = tbSub(wB, wA);
-			float o1 = r.impulse1, o2 = r.impulse2, oN = r.impulseN;
-			float l1 = o1 - r.mass1 * tbDot(m.t1, w);
-			float l2 = o2 - r.mass2 * tbDot(m.t2, w);
-			float maxR = r.maxRoll * total;
-			if (l1 * l1 + l2 * l2 > maxR * maxR) {
-				float sc = maxR / sqrtf(l1 * l1 + l2 * l2);
-				l1 *= sc, l2 *= sc;
-			}
-			float maxS = r.maxSpin * total;
-			float l3 = oN - r.massN * tbDot(n, w);
-			if (l3 > maxS) {
-				l3 = maxS;
-			} else if (l3 < -maxS) {
-				l3 = -maxS;
-			}
-			r.impulse1 = l1, r.impulse2 = l2, r.impulseN = l3;
-			float e1 = l1 - o1, e2 = l2 - o2, e3 = l3 - oN;
+			float e1, e2, e3;
+			tbResistSolve(m, n, tbSub(wB, wA), &e1, &e2, &e3);
 			wA = tbSub(tbSub(tbSub(wA, tbScale(r.iA1, e1)), tbScale(r.iA2, e2)), tbScale(r.iAN, e3));
 			wB = tbAdd(tbAdd(tbAdd(wB, tbScale(r.iB1, e1)), tbScale(r.iB2, e2)), tbScale(r.iBN, e3));
 		}
