@@ -102,6 +102,11 @@ type meshCtx struct {
 	// the one farthest from it (2). The nearby triangles each give a ball a point of their own, a
 	// few centimetres apart on a curved terrain, which a ball resting on one spot does not need.
 	roundMax int
+	// top is the top of the shape's box, margin included, in the field's frame: the walk of field.go
+	// gives up (above) where the terrain under the shape rises over it, on triangles fieldTris left
+	// out.
+	top   float32
+	above bool
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
 	sel             [256]clipPt
@@ -189,6 +194,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	defer meshCtxPool.Put(c)
 	c.tris = c.tris[:0]
 	c.mergeCos, c.roundMax = mergeCos, 0
+	gentle := false // a height field whose triangles under b lie within fieldMergeCos (field.go)
 	if a.Kind == geom.TriMesh {
 		var buf [64]int32
 		for _, ti := range a.Mesh.Query(box, buf[:0]) {
@@ -196,7 +202,9 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	} else {
 		c.tris = fieldTris(a.Field, box, c.tris)
-		centreFirst(a.Field, rel.P, c.tris)
+		gentle = centreFirst(a.Field, rel.P, c.tris) && (b.Kind == geom.Box || b.Kind == geom.Capsule) &&
+			fieldGentle(c.tris, vg(rel.P))
+		c.top = box.Max[1]
 		c.mergeCos = fieldMergeCos
 		switch b.Kind {
 		case geom.Sphere:
@@ -234,6 +242,13 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			bnorm[i] = dirBToA(B.faces[i].Normal)
 			boff[i] = B.faces[i].Offset + bnorm[i].Dot(t)
 		}
+		if gentle && b.Kind == geom.Box {
+			c.seed(c.tris[0].n)
+			if c.fieldBox(a.Field, &B, bverts, bnorm, boff, c.tris[0].n) {
+				break
+			}
+			c.nclus, c.pts = 0, c.pts[:0]
+		}
 		for i := range c.tris {
 			tr := &c.tris[i]
 			if tr.n.Dot(t.Sub(tr.v[0])) < 0 {
@@ -256,6 +271,13 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		c.size = b.Radius + b.HalfHeight
 		axis := rb[1].Scale(b.HalfHeight)
 		p0, p1 := t.Sub(axis), t.Add(axis)
+		if gentle {
+			c.seed(c.tris[0].n)
+			if c.fieldCapsule(a.Field, p0, p1, b.Radius) {
+				break
+			}
+			c.nclus, c.pts = 0, c.pts[:0]
+		}
 		reach := b.Radius + margin + cullSlack
 		for i := range c.tris {
 			tr := &c.tris[i]
@@ -395,10 +417,10 @@ func fieldTris(f *geom.HeightGrid, box geom.AABB, out []tri) []tri {
 // middle, which its triangles on either side share within half the spread, instead of the normal at
 // one corner of the shape's box, from which the far corner's triangles may turn beyond it. It also
 // keeps the normal steady while the shape rests, as warm starting wants.
-func centreFirst(f *geom.HeightGrid, p geom.Vec3, tris []tri) {
+func centreFirst(f *geom.HeightGrid, p geom.Vec3, tris []tri) bool {
 	s, t := (p[0]-f.X0)/f.DX, (p[2]-f.Z0)/f.DZ
 	if s < 0 || t < 0 || s >= float32(f.NX-1) || t >= float32(f.NZ-1) {
-		return
+		return false
 	}
 	i, j := int(s), int(t)
 	k := uint32(0) // triangle 0 of a cell is its half with s + t < 1 (fieldTris)
@@ -409,9 +431,10 @@ func centreFirst(f *geom.HeightGrid, p geom.Vec3, tris []tri) {
 	for n := range tris {
 		if tris[n].index == want {
 			tris[0], tris[n] = tris[n], tris[0]
-			return
+			return true
 		}
 	}
+	return false
 }
 
 // unitNormal is the unit normal of triangle abc on its counter-clockwise side.

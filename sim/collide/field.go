@@ -1,0 +1,234 @@
+package collide
+
+import (
+	"math"
+
+	"tumble/sim/geom"
+	"tumble/sim/internal/vecmath"
+)
+
+// A height field's own contact for a box or a capsule over gentle terrain. The terrain is a graph
+// y = S(x, z), linear on each triangle, so what the generic path finds by clipping the shape against
+// each triangle under it (polyTri, capsuleTri) is found here by walking the grid:
+//
+//   - a box's incident face (the one most against the terrain's normal under its centre) meets the
+//     terrain where S - B is deepest, B the face's height over (x, z): S - B is linear on each piece
+//     of the triangles cut by the face's outline, so its extremes are at the face's corners, at the
+//     crossings of the face's edges with the grid's lines (x, z and the cells' diagonals), and at the
+//     grid's samples under the face: those points, and no others, are tested;
+//   - a capsule's ends are balls, tested as a ball is (the nearest point of the triangles within
+//     reach of each end); between them the core's height over the terrain is linear between the
+//     grid lines it crosses, so its least is at an end or a crossing, where the core's distance to
+//     the triangle's plane is taken. On terrain convex along the core a triangle's plane lies above
+//     the terrain, so that distance is never more than the true one; where the terrain is concave
+//     along the core the least is at an end.
+//
+// Each point keeps its own triangle's normal and separation (its plane's distance), as a triangle's
+// contact does, and joins the manifold of the normal under the shape's centre; the manifolds are
+// reduced as the generic path's. "Gentle" (fieldGentle): every triangle under the shape's box lies
+// within fieldMergeCos (15 degrees) of the triangle under its centre, and the centre lies above that
+// triangle's plane. There every triangle's contact would have joined the one manifold, and the
+// points here are those the clipping gives up to where the vertical and the triangles' normals part:
+// a point over triangle T is measured along T's normal from the point straight above it, not from
+// the foot of its normal, so a point's separation differs from the clip's by at most
+// |sep| (1/cos 15 deg - 1) = 3.5% of it, within the merge's own 3.4% (fieldMergeCos). Elsewhere
+// (folds, cliffs, the field's border) the generic path runs.
+
+// fieldWalkCos is the cosine of the widest turn of the terrain under a shape, from the triangle under
+// its centre, within which the walk replaces the triangles' tests: 30 degrees.
+const fieldWalkCos = 0.866
+
+// fieldCells bounds the cells a shape's box may cover for the walk: a box wider than 16 x 16 cells
+// takes the generic path (fieldTris's triangles are its work too, and a walk's crossings grow with
+// the edges' length in cells).
+const fieldCells = 256
+
+// fieldGentle reports whether the triangles tris (the field's under the shape, the centre's first,
+// centreFirst) all lie within fieldMergeCos of the first, and the shape's centre t lies above it.
+func fieldGentle(tris []tri, t vec) bool {
+	if len(tris) == 0 || len(tris) > 2*fieldCells {
+		return false
+	}
+	n0 := tris[0].n
+	if n0.Dot(t.Sub(tris[0].v[0])) <= 0 {
+		return false
+	}
+	for i := 1; i < len(tris); i++ {
+		if tris[i].n.Dot(n0) < fieldWalkCos {
+			return false
+		}
+	}
+	return true
+}
+
+// surf is the terrain straight under a point: its height, its triangle's unit normal and index.
+type surf struct {
+	h   float32
+	n   vec
+	idx uint32
+}
+
+// surfaceAt returns the terrain under (x, z) (the field's frame), and false outside the field.
+func surfaceAt(f *geom.HeightGrid, x, z float32) (surf, bool) {
+	u, v := (x-f.X0)/f.DX, (z-f.Z0)/f.DZ
+	if !(u >= 0 && v >= 0 && u <= float32(f.NX-1) && v <= float32(f.NZ-1)) {
+		return surf{}, false
+	}
+	i, j := min(int(u), f.NX-2), min(int(v), f.NZ-2)
+	s, t := u-float32(i), v-float32(j)
+	h00, h10, h01 := f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1)
+	cell := uint32(j*(f.NX-1) + i)
+	var r surf
+	var n vec
+	if s+t < 1 { // triangle 0, {(i,j), (i,j+1), (i+1,j)}
+		r.h = h00 + s*(h10-h00) + t*(h01-h00)
+		n = vec{X: -f.DZ * (h10 - h00), Y: f.DX * f.DZ, Z: -f.DX * (h01 - h00)}
+		r.idx = 2 * cell
+	} else { // triangle 1, {(i+1,j), (i,j+1), (i+1,j+1)}
+		h11 := f.Height(i+1, j+1)
+		r.h = h11 + (1-s)*(h01-h11) + (1-t)*(h10-h11)
+		n = vec{X: -f.DZ * (h11 - h01), Y: f.DX * f.DZ, Z: -f.DX * (h11 - h10)}
+		r.idx = 2*cell + 1
+	}
+	r.n = n.Scale(1 / vecmath.Sqrt(n.Dot(n)))
+	return r, true
+}
+
+// addAbove adds the contact of point p (at distance r outside the shape's core, 0 for a box's
+// corner) with the terrain straight under it: its triangle's normal, the distance to that triangle's
+// plane less r, the point midway between the surfaces; nothing beyond the margin or off the field.
+func (c *meshCtx) addAbove(f *geom.HeightGrid, p vec, r float32, id uint32) {
+	s, ok := surfaceAt(f, p.X, p.Z)
+	if !ok {
+		return
+	}
+	if s.h > c.top {
+		c.above = true
+		return
+	}
+	sep := (p.Y-s.h)*s.n.Y - r
+	if sep >= c.margin {
+		return
+	}
+	c.add(s.n, []clipPt{{p: p.MAdd(s.n, -(r + sep/2)), sep: sep, feat: mix32(7, s.idx, id)}})
+}
+
+// crossings calls fn with the parameters s in (0, 1) at which segment a + s (b - a) crosses the
+// grid's lines in x and z (x = X0 + i DX, z = Z0 + j DZ) and the cells' diagonals (the lines
+// (x - X0)/DX + (z - Z0)/DZ = k), with an id for the line crossed.
+func crossings(f *geom.HeightGrid, a, b vec, fn func(s float32, line uint32)) {
+	ua, wa := (a.X-f.X0)/f.DX, (a.Z-f.Z0)/f.DZ
+	ub, wb := (b.X-f.X0)/f.DX, (b.Z-f.Z0)/f.DZ
+	for fam, ends := range [3][2]float32{{ua, ub}, {wa, wb}, {ua + wa, ub + wb}} {
+		l0, l1 := ends[0], ends[1]
+		if l0 == l1 {
+			continue
+		}
+		lo, hi := min(l0, l1), max(l0, l1)
+		for k := float32(math.Floor(float64(lo))) + 1; k < hi; k++ {
+			fn((k-l0)/(l1-l0), uint32(fam)<<28^uint32(int32(k)))
+		}
+	}
+}
+
+// fieldBox is the contact of a box (vertices bverts, face normals and offsets bnorm, boff in the
+// field's frame) with gentle terrain whose normal under the box's centre is n0, and false where the
+// terrain under the box rises above the box's top (the generic path decides there).
+func (c *meshCtx) fieldBox(f *geom.HeightGrid, B *poly, bverts, bnorm []vec, boff []float32, n0 vec) bool {
+	c.above = false
+	inc := incidentFace(B, bverts, bnorm, n0)
+	g := &B.faces[inc]
+	loop := B.fv[g.First : g.First+g.Count]
+	// The face's corners and the crossings of its edges with the grid.
+	for k, vi := range loop {
+		a := bverts[vi]
+		c.addAbove(f, a, 0, uint32(vi))
+		b := bverts[loop[(k+1)%len(loop)]]
+		d := b.Sub(a)
+		crossings(f, a, b, func(s float32, line uint32) {
+			c.addAbove(f, a.MAdd(d, s), 0, mix32(8, uint32(vi), line))
+		})
+	}
+	// The samples under the face: measured from the face's plane along its normal m, which points
+	// down into the terrain; the contact's normal is -m, as the box face's contact with a triangle.
+	m, off := bnorm[inc], boff[inc]
+	if m.Y > -0.1 {
+		return false // the face is near vertical: the terrain under the box is not gentle to it
+	}
+	x0, x1, z0, z1 := float32(1e30), float32(-1e30), float32(1e30), float32(-1e30)
+	for _, vi := range loop {
+		v := bverts[vi]
+		x0, x1, z0, z1 = min(x0, v.X), max(x1, v.X), min(z0, v.Z), max(z1, v.Z)
+	}
+	i0 := max(int(math.Ceil(float64((x0-f.X0)/f.DX))), 0)
+	i1 := min(int(math.Floor(float64((x1-f.X0)/f.DX))), f.NX-1)
+	j0 := max(int(math.Ceil(float64((z0-f.Z0)/f.DZ))), 0)
+	j1 := min(int(math.Floor(float64((z1-f.Z0)/f.DZ))), f.NZ-1)
+	// The outline's winding seen from above, the sign of its area in (x, z): a sample is inside when
+	// it lies on that side of every edge.
+	var area float32
+	for k, vi := range loop {
+		a, b := bverts[vi], bverts[loop[(k+1)%len(loop)]]
+		area += a.X*b.Z - a.Z*b.X
+	}
+	for j := j0; j <= j1; j++ {
+		z := f.Z0 + float32(j)*f.DZ
+	sample:
+		for i := i0; i <= i1; i++ {
+			p := vec{X: f.X0 + float32(i)*f.DX, Y: f.Height(i, j), Z: z}
+			if p.Y > c.top {
+				return false
+			}
+			sep := m.Dot(p) - off
+			if sep >= c.margin {
+				continue
+			}
+			for k, vi := range loop {
+				a, b := bverts[vi], bverts[loop[(k+1)%len(loop)]]
+				if ((b.X-a.X)*(p.Z-a.Z)-(b.Z-a.Z)*(p.X-a.X))*area < 0 {
+					continue sample
+				}
+			}
+			n := m.Neg()
+			c.add(n, []clipPt{{p: p.MAdd(m, -sep/2), sep: sep, feat: mix32(9, uint32(j*f.NX+i), uint32(inc))}})
+		}
+	}
+	return !c.above
+}
+
+// seed starts the call's first manifold with normal n0, the terrain's under the shape's centre, so
+// that the points within fieldMergeCos of it join it with that normal.
+func (c *meshCtx) seed(n0 vec) {
+	c.nclus, c.normals[0], c.deepest[0] = 1, n0, 1e30
+}
+
+// fieldCapsule is the contact of a capsule (core p0-p1, radius r) with gentle terrain: each end as a
+// ball against the triangles within its reach, and the core's crossings of the grid's lines against
+// the triangle under each; false where the terrain under the core rises above the capsule's box.
+func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
+	c.above = false
+	reach := r + c.margin
+	cx := uint32(f.NX - 1)
+	for e, p := range [2]vec{p0, p1} {
+		i0, i1 := (p.X-reach-f.X0)/f.DX, (p.X+reach-f.X0)/f.DX
+		j0, j1 := (p.Z-reach-f.Z0)/f.DZ, (p.Z+reach-f.Z0)/f.DZ
+		for k := range c.tris {
+			tr := &c.tris[k]
+			cell := tr.index / 2
+			ci, cj := float32(cell%cx), float32(cell/cx)
+			if ci+1 < i0 || ci > i1 || cj+1 < j0 || cj > j1 {
+				continue
+			}
+			if h := tr.n.Dot(p.Sub(tr.v[0])); h < 0 || h >= reach+cullSlack {
+				continue
+			}
+			q, ft := closestOnTri(tr, p)
+			c.roundContact(tr, p, q, ft, r, mix32(5, tr.index, uint32(ft), uint32(e)))
+		}
+	}
+	d := p1.Sub(p0)
+	crossings(f, p0, p1, func(s float32, line uint32) {
+		c.addAbove(f, p0.MAdd(d, s), r, mix32(10, line))
+	})
+	return !c.above
+}
