@@ -43,22 +43,39 @@ const fieldWalkCos = 0.866
 // the edges' length in cells).
 const fieldCells = 256
 
-// fieldGentle reports whether the triangles tris (the field's under the shape, the centre's first,
-// centreFirst) all lie within fieldMergeCos of the first, and the shape's centre t lies above it.
-func fieldGentle(tris []tri, t vec) bool {
-	if len(tris) == 0 || len(tris) > 2*fieldCells {
-		return false
+// fieldGentle returns the unit normal n0 of the field's triangle under centre t (the field's frame)
+// and whether the walk may run for a shape of bounds box there: t lies over the field and above that
+// triangle's plane, no cell under box lies wholly above it, and every triangle of the cells under it
+// lies within fieldWalkCos of n0.
+func fieldGentle(f *geom.HeightGrid, box geom.AABB, t vec) (vec, bool) {
+	s0, ok := surfaceAt(f, t.X, t.Z)
+	if !ok || t.Y <= s0.h {
+		return vec{}, false
 	}
-	n0 := tris[0].n
-	if n0.Dot(t.Sub(tris[0].v[0])) <= 0 {
-		return false
+	i0, i1, j0, j1, ok := f.Cells(box)
+	if !ok || (i1-i0+1)*(j1-j0+1) > fieldCells {
+		return vec{}, false
 	}
-	for i := 1; i < len(tris); i++ {
-		if tris[i].n.Dot(n0) < fieldWalkCos {
-			return false
+	n0 := s0.n
+	const cos2 = fieldWalkCos * fieldWalkCos
+	// Within the cone: n.n0 > 0 and (n.n0)^2 >= cos^2 |n|^2, for the triangles' normals unscaled.
+	within := func(n vec) bool {
+		d := n.Dot(n0)
+		return d > 0 && d*d >= cos2*n.Dot(n)
+	}
+	for j := j0; j <= j1; j++ {
+		for i := i0; i <= i1; i++ {
+			h00, h10, h01, h11 := f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)
+			if min(h00, h10, h01, h11) > box.Max[1] {
+				return vec{}, false
+			}
+			if !within(vec{X: -f.DZ * (h10 - h00), Y: f.DX * f.DZ, Z: -f.DX * (h01 - h00)}) ||
+				!within(vec{X: -f.DZ * (h11 - h01), Y: f.DX * f.DZ, Z: -f.DX * (h11 - h10)}) {
+				return vec{}, false
+			}
 		}
 	}
-	return true
+	return n0, true
 }
 
 // surf is the terrain straight under a point: its height, its triangle's unit normal and index.
@@ -208,22 +225,24 @@ func (c *meshCtx) seed(n0 vec) {
 func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 	c.above = false
 	reach := r + c.margin
-	cx := uint32(f.NX - 1)
 	for e, p := range [2]vec{p0, p1} {
-		i0, i1 := (p.X-reach-f.X0)/f.DX, (p.X+reach-f.X0)/f.DX
-		j0, j1 := (p.Z-reach-f.Z0)/f.DZ, (p.Z+reach-f.Z0)/f.DZ
-		for k := range c.tris {
-			tr := &c.tris[k]
-			cell := tr.index / 2
-			ci, cj := float32(cell%cx), float32(cell/cx)
-			if ci+1 < i0 || ci > i1 || cj+1 < j0 || cj > j1 {
-				continue
+		// The cells within reach of the end, their triangles tested as a ball's (sphereTri).
+		i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
+		i1 := min(int(math.Floor(float64((p.X+reach-f.X0)/f.DX))), f.NX-2)
+		j0 := max(int(math.Floor(float64((p.Z-reach-f.Z0)/f.DZ))), 0)
+		j1 := min(int(math.Floor(float64((p.Z+reach-f.Z0)/f.DZ))), f.NZ-2)
+		for j := j0; j <= j1; j++ {
+			for i := i0; i <= i1; i++ {
+				c.tris = appendCell(f, i, j, c.tris[:0])
+				for k := range c.tris {
+					tr := &c.tris[k]
+					if h := tr.n.Dot(p.Sub(tr.v[0])); h < 0 || h >= reach+cullSlack {
+						continue
+					}
+					q, ft := closestOnTri(tr, p)
+					c.roundContact(tr, p, q, ft, r, mix32(5, tr.index, uint32(ft), uint32(e)))
+				}
 			}
-			if h := tr.n.Dot(p.Sub(tr.v[0])); h < 0 || h >= reach+cullSlack {
-				continue
-			}
-			q, ft := closestOnTri(tr, p)
-			c.roundContact(tr, p, q, ft, r, mix32(5, tr.index, uint32(ft), uint32(e)))
 		}
 	}
 	d := p1.Sub(p0)

@@ -107,6 +107,8 @@ type meshCtx struct {
 	// out.
 	top   float32
 	above bool
+	// n0 is the normal of the field's triangle under the shape's centre, when the walk runs.
+	n0 vec
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
 	sel             [256]clipPt
@@ -194,18 +196,21 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	defer meshCtxPool.Put(c)
 	c.tris = c.tris[:0]
 	c.mergeCos, c.roundMax = mergeCos, 0
-	gentle := false // a height field whose triangles under b lie within fieldMergeCos (field.go)
+	gentle := false // a box or capsule over gentle terrain: the grid's walk (field.go) decides
 	if a.Kind == geom.TriMesh {
 		var buf [64]int32
 		for _, ti := range a.Mesh.Query(box, buf[:0]) {
 			c.tris = append(c.tris, meshTri(a.Mesh, ti))
 		}
 	} else {
-		c.tris = fieldTris(a.Field, box, c.tris)
-		gentle = centreFirst(a.Field, rel.P, c.tris) && (b.Kind == geom.Box || b.Kind == geom.Capsule) &&
-			fieldGentle(c.tris, vg(rel.P))
-		c.top = box.Max[1]
-		c.mergeCos = fieldMergeCos
+		c.mergeCos, c.top = fieldMergeCos, box.Max[1]
+		if b.Kind == geom.Box || b.Kind == geom.Capsule {
+			c.n0, gentle = fieldGentle(a.Field, box, vg(rel.P))
+		}
+		if !gentle {
+			c.tris = fieldTris(a.Field, box, c.tris)
+			centreFirst(a.Field, rel.P, c.tris)
+		}
 		switch b.Kind {
 		case geom.Sphere:
 			c.roundMax = 1
@@ -213,7 +218,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			c.roundMax = 2
 		}
 	}
-	if len(c.tris) == 0 {
+	if len(c.tris) == 0 && !gentle {
 		return out
 	}
 	var fb frame
@@ -243,11 +248,13 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			boff[i] = B.faces[i].Offset + bnorm[i].Dot(t)
 		}
 		if gentle && b.Kind == geom.Box {
-			c.seed(c.tris[0].n)
-			if c.fieldBox(a.Field, &B, bverts, bnorm, boff, c.tris[0].n) {
+			c.seed(c.n0)
+			if c.fieldBox(a.Field, &B, bverts, bnorm, boff, c.n0) {
 				break
 			}
 			c.nclus, c.pts = 0, c.pts[:0]
+			c.tris = fieldTris(a.Field, box, c.tris)
+			centreFirst(a.Field, rel.P, c.tris)
 		}
 		for i := range c.tris {
 			tr := &c.tris[i]
@@ -272,11 +279,13 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		axis := rb[1].Scale(b.HalfHeight)
 		p0, p1 := t.Sub(axis), t.Add(axis)
 		if gentle {
-			c.seed(c.tris[0].n)
+			c.seed(c.n0)
 			if c.fieldCapsule(a.Field, p0, p1, b.Radius) {
 				break
 			}
 			c.nclus, c.pts = 0, c.pts[:0]
+			c.tris = fieldTris(a.Field, box, c.tris)
+			centreFirst(a.Field, rel.P, c.tris)
 		}
 		reach := b.Radius + margin + cullSlack
 		for i := range c.tris {
@@ -390,25 +399,30 @@ func fieldTris(f *geom.HeightGrid, box geom.AABB, out []tri) []tri {
 	if !ok {
 		return out
 	}
-	cx := f.NX - 1
 	for j := j0; j <= j1; j++ {
-		z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
 		for i := i0; i <= i1; i++ {
 			h00, h10, h01, h11 := f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)
 			if min(h00, h10, h01, h11) > box.Max[1] || max(h00, h10, h01, h11) < box.Min[1] {
 				continue
 			}
-			x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
-			a, b := vec{X: x0, Y: h00, Z: z0}, vec{X: x1, Y: h10, Z: z0}
-			c, d := vec{X: x0, Y: h01, Z: z1}, vec{X: x1, Y: h11, Z: z1}
-			act := f.Active[j*cx+i]
-			cell := uint32(j*cx + i)
-			out = append(out,
-				tri{v: [3]vec{a, c, b}, n: unitNormal(a, c, b), active: act & 7, index: 2 * cell},
-				tri{v: [3]vec{b, c, d}, n: unitNormal(b, c, d), active: act >> 3, index: 2*cell + 1})
+			out = appendCell(f, i, j, out)
 		}
 	}
 	return out
+}
+
+// appendCell appends cell (i, j)'s two triangles to out.
+func appendCell(f *geom.HeightGrid, i, j int, out []tri) []tri {
+	cx := f.NX - 1
+	z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+	x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+	a, b := vec{X: x0, Y: f.Height(i, j), Z: z0}, vec{X: x1, Y: f.Height(i+1, j), Z: z0}
+	c, d := vec{X: x0, Y: f.Height(i, j+1), Z: z1}, vec{X: x1, Y: f.Height(i+1, j+1), Z: z1}
+	act := f.Active[j*cx+i]
+	cell := uint32(j*cx + i)
+	return append(out,
+		tri{v: [3]vec{a, c, b}, n: unitNormal(a, c, b), active: act & 7, index: 2 * cell},
+		tri{v: [3]vec{b, c, d}, n: unitNormal(b, c, d), active: act >> 3, index: 2*cell + 1})
 }
 
 // centreFirst moves the triangle under p (in the field's frame) to the front of tris, the field's
