@@ -240,14 +240,32 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 						continue
 					}
 					q, ft := closestOnTri(tr, p)
+					if v := p.Sub(q); v.Dot(v) >= reach*reach {
+						continue // beyond the margin (roundContact would pass it over)
+					}
 					c.roundContact(tr, p, q, ft, r, mix32(5, tr.index, uint32(ft), uint32(e)))
 				}
 			}
 		}
 	}
+	// Between the ends, the least of the crossings: the capsule's manifold keeps two points, the
+	// deepest and the one farthest from it (deepestSpread), and an end is always farther from a
+	// crossing than the other crossings are.
 	d := p1.Sub(p0)
+	best, bestS, bestLine := float32(1e30), float32(0), uint32(0)
 	crossings(f, p0, p1, func(s float32, line uint32) {
-		c.addAbove(f, p0.MAdd(d, s), r, mix32(10, line))
+		x := p0.MAdd(d, s)
+		if u, ok := surfaceAt(f, x.X, x.Z); ok {
+			if u.h > c.top {
+				c.above = true
+			}
+			if sep := (x.Y-u.h)*u.n.Y - r; sep < best {
+				best, bestS, bestLine = sep, s, line
+			}
+		}
 	})
+	if best < c.margin {
+		c.addAbove(f, p0.MAdd(d, bestS), r, mix32(10, bestLine))
+	}
 	return !c.above
 }
