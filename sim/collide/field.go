@@ -224,29 +224,8 @@ func (c *meshCtx) seed(n0 vec) {
 // the triangle under each; false where the terrain under the core rises above the capsule's box.
 func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 	c.above = false
-	reach := r + c.margin
 	for e, p := range [2]vec{p0, p1} {
-		// The cells within reach of the end, their triangles tested as a ball's (sphereTri).
-		i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
-		i1 := min(int(math.Floor(float64((p.X+reach-f.X0)/f.DX))), f.NX-2)
-		j0 := max(int(math.Floor(float64((p.Z-reach-f.Z0)/f.DZ))), 0)
-		j1 := min(int(math.Floor(float64((p.Z+reach-f.Z0)/f.DZ))), f.NZ-2)
-		for j := j0; j <= j1; j++ {
-			for i := i0; i <= i1; i++ {
-				c.tris = appendCell(f, i, j, c.tris[:0])
-				for k := range c.tris {
-					tr := &c.tris[k]
-					if h := tr.n.Dot(p.Sub(tr.v[0])); h < 0 || h >= reach+cullSlack {
-						continue
-					}
-					q, ft := closestOnTri(tr, p)
-					if v := p.Sub(q); v.Dot(v) >= reach*reach {
-						continue // beyond the margin (roundContact would pass it over)
-					}
-					c.roundContact(tr, p, q, ft, r, mix32(5, tr.index, uint32(ft), uint32(e)))
-				}
-			}
-		}
+		c.roundEnd(f, p, r, 5, uint32(e))
 	}
 	// Between the ends, the least of the crossings: the capsule's manifold keeps two points, the
 	// deepest and the one farthest from it (deepestSpread), and an end is always farther from a
@@ -268,4 +247,45 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 		c.addAbove(f, p0.MAdd(d, bestS), r, mix32(10, bestLine))
 	}
 	return !c.above
+}
+
+// roundEnd adds the contacts of a ball (centre p, radius r) with the triangles of the cells within
+// its reach, as sphereTri gives them (tag and e go into the feature ids): the triangles whose planes
+// lie behind p or beyond reach, and then those whose nearest point lies beyond it, are passed over
+// before their normals are scaled to unit length.
+func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r float32, tag, e uint32) {
+	reach := r + c.margin
+	cull := reach + cullSlack
+	i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
+	i1 := min(int(math.Floor(float64((p.X+reach-f.X0)/f.DX))), f.NX-2)
+	j0 := max(int(math.Floor(float64((p.Z-reach-f.Z0)/f.DZ))), 0)
+	j1 := min(int(math.Floor(float64((p.Z+reach-f.Z0)/f.DZ))), f.NZ-2)
+	cx := f.NX - 1
+	for j := j0; j <= j1; j++ {
+		z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+		for i := i0; i <= i1; i++ {
+			x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+			a, b := vec{X: x0, Y: f.Height(i, j), Z: z0}, vec{X: x1, Y: f.Height(i+1, j), Z: z0}
+			cc, d := vec{X: x0, Y: f.Height(i, j+1), Z: z1}, vec{X: x1, Y: f.Height(i+1, j+1), Z: z1}
+			act := f.Active[j*cx+i]
+			cell := uint32(j*cx + i)
+			tris := [2]tri{{v: [3]vec{a, cc, b}, active: act & 7, index: 2 * cell},
+				{v: [3]vec{b, cc, d}, active: act >> 3, index: 2*cell + 1}}
+			for k := range tris {
+				tr := &tris[k]
+				un := tr.v[1].Sub(tr.v[0]).Cross(tr.v[2].Sub(tr.v[0]))
+				nn := un.Dot(un)
+				// Behind the plane, or beyond reach of it: h / |un| >= cull.
+				if h := un.Dot(p.Sub(tr.v[0])); h < 0 || h*h >= cull*cull*nn {
+					continue
+				}
+				q, ft := closestOnTri(tr, p)
+				if v := p.Sub(q); v.Dot(v) >= reach*reach {
+					continue // beyond the margin (roundContact would pass it over)
+				}
+				tr.n = un.Scale(1 / vecmath.Sqrt(nn))
+				c.roundContact(tr, p, q, ft, r, mix32(tag, tr.index, uint32(ft), e))
+			}
+		}
+	}
 }
