@@ -7,40 +7,49 @@ import (
 	"tumble/sim/internal/vecmath"
 )
 
-// A height field's own contact for a box or a capsule over gentle terrain. The terrain is a graph
-// y = S(x, z), linear on each triangle, so what the generic path finds by clipping the shape against
-// each triangle under it (polyTri, capsuleTri) is found here by walking the grid:
+// A height field's own contact for balls, capsules and boxes. The terrain is a graph y = S(x, z),
+// linear on each triangle and indexed by division, so what the generic path finds by testing the
+// shape against every triangle under its box (polyTri's separating axes and clipping, capsuleTri) is
+// found here by walking the grid:
 //
-//   - a box's incident face (the one most against the terrain's normal under its centre) meets the
-//     terrain where S - B is deepest, B the face's height over (x, z): S - B is linear on each piece
-//     of the triangles cut by the face's outline, so its extremes are at the face's corners, at the
-//     crossings of the face's edges with the grid's lines (x, z and the cells' diagonals), and at the
-//     grid's samples under the face: those points, and no others, are tested;
-//   - a capsule's ends are balls, tested as a ball is (the nearest point of the triangles within
-//     reach of each end); between them the core's height over the terrain is linear between the
-//     grid lines it crosses, so its least is at an end or a crossing, where the core's distance to
-//     the triangle's plane is taken. On terrain convex along the core a triangle's plane lies above
-//     the terrain, so that distance is never more than the true one; where the terrain is concave
-//     along the core the least is at an end.
+//   - a ball is tested against the triangles of the cells within its reach, each as sphereTri tests
+//     it (roundEnd, roundTri), on any terrain: the same test, with a normal scaled to unit length
+//     only for a triangle within reach;
+//   - a capsule's ends are balls; between them the core's height over the terrain is linear between
+//     the grid lines it crosses (x, z and the cells' diagonals), so its least is at an end or at a
+//     crossing, and the core's point at the least crossing is tested as a ball too, its nearest
+//     point only (a probe). A core point's distance to a triangle is its true distance, also where
+//     the nearest feature is a flat or concave seam: that triangle's plane, extended past the seam,
+//     may dip towards a core's end that lies beyond it, where capsuleTri would measure from the
+//     core's point nearest the triangle. The probe's point lies off the core's nearest approach by
+//     about the gap times the slope, where the distance along the core is flat: its depth is short
+//     by second order in that offset (at most 1.6 mm on the bench's hills, 5 mm in);
+//   - a box's incident face (the one most against n0, the terrain's normal under the box's centre)
+//     meets the terrain where S - B is greatest, B the face's height over (x, z): S - B is linear on
+//     each piece of the triangles cut by the face's outline, so its extremes are at the face's
+//     corners, at the crossings of its edges with the grid's lines and at the samples under it. Those
+//     points are tested, each against the triangle straight under it (its normal, its plane's
+//     distance) or, for a sample, against the face. polyTri's clipping measures a point against the
+//     triangle whose normal prism holds it rather than the one under it; the two differ only within
+//     |sep| tan(theta) of an edge (theta the triangle's slope), where their planes, meeting on the
+//     edge at a fold phi, differ by at most |sep| tan(theta) sin(phi): 0.4 mm at most for 5 mm of
+//     depth on the bench's hills. The box's other faces rise from the incident one at 35 degrees or
+//     more (a cube on its corner), steeper than any triangle the walk accepts, so the terrain
+//     reaches them only through the incident face's outline.
 //
-// Each point keeps its own triangle's normal and separation (its plane's distance), as a triangle's
-// contact does, and joins the manifold of the normal under the shape's centre; the manifolds are
-// reduced as the generic path's. "Gentle" (fieldGentle): every triangle under the shape's box lies
-// within fieldMergeCos (15 degrees) of the triangle under its centre, and the centre lies above that
-// triangle's plane. There every triangle's contact would have joined the one manifold, and the
-// points here are those the clipping gives up to where the vertical and the triangles' normals part:
-// a point over triangle T is measured along T's normal from the point straight above it, not from
-// the foot of its normal, so a point's separation differs from the clip's by at most
-// |sep| (1/cos 15 deg - 1) = 3.5% of it, within the merge's own 3.4% (fieldMergeCos). Elsewhere
-// (folds, cliffs, the field's border) the generic path runs.
+// The walk runs for a box or capsule where the terrain is gentle (fieldGentle): the shape's centre
+// lies over the field and above the triangle under it, no cell under its box rises wholly above the
+// box, and every triangle there lies within 30 degrees (fieldWalkCos) of n0. Elsewhere (folds,
+// cliffs, the field's border) the generic path runs. Points join the manifolds as the generic path's
+// do (the first seeded with n0, as centreFirst orders the triangles, then within fieldMergeCos) and
+// are reduced as theirs.
 
 // fieldWalkCos is the cosine of the widest turn of the terrain under a shape, from the triangle under
 // its centre, within which the walk replaces the triangles' tests: 30 degrees.
 const fieldWalkCos = 0.866
 
-// fieldCells bounds the cells a shape's box may cover for the walk: a box wider than 16 x 16 cells
-// takes the generic path (fieldTris's triangles are its work too, and a walk's crossings grow with
-// the edges' length in cells).
+// fieldCells bounds the cells a shape's box may cover for the walk: over more (16 x 16) the generic
+// path runs, as the walk's crossings and samples grow with the shape's size in cells.
 const fieldCells = 256
 
 // fieldGentle returns the unit normal n0 of the field's triangle under centre t (the field's frame)
@@ -143,7 +152,7 @@ func crossings(f *geom.HeightGrid, a, b vec, fn func(s float32, line uint32)) {
 		}
 		lo, hi := min(l0, l1), max(l0, l1)
 		for k := float32(math.Floor(float64(lo))) + 1; k < hi; k++ {
-			fn((k-l0)/(l1-l0), uint32(fam)<<28^uint32(int32(k)))
+			fn((k-l0)/(l1-l0), uint32(fam)<<28|uint32(int32(k))&(1<<28-1))
 		}
 	}
 }
@@ -244,7 +253,19 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 		}
 	})
 	if best < c.margin {
-		c.addAbove(f, p0.MAdd(d, bestS), r, mix32(10, bestLine))
+		// The core's point there, tested as a ball, its nearest point only: the ends give the
+		// manifold its breadth, this its depth where the terrain bulges under the core. The least
+		// vertical gap lies off the core's least distance (where the terrain's normal is
+		// perpendicular to the core) by about the gap times the terrain's slope; the distance is
+		// flat there, so the point's is more than the least by second order in that offset: up
+		// to 1.6 mm on the height-field bench's hills (TestFieldWalkAgreesWithTriangleTests).
+		probe := meshPt{clipPt: clipPt{sep: c.margin}}
+		c.probe = &probe
+		c.roundEnd(f, p0.MAdd(d, bestS), r, 10, bestLine)
+		c.probe = nil
+		if probe.sep < c.margin && c.add(probe.n, []clipPt{probe.clipPt}) {
+			c.pts[len(c.pts)-1].dist = probe.dist
+		}
 	}
 	return !c.above
 }
@@ -255,37 +276,71 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 // before their normals are scaled to unit length.
 func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r float32, tag, e uint32) {
 	reach := r + c.margin
-	cull := reach + cullSlack
 	i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
 	i1 := min(int(math.Floor(float64((p.X+reach-f.X0)/f.DX))), f.NX-2)
 	j0 := max(int(math.Floor(float64((p.Z-reach-f.Z0)/f.DZ))), 0)
 	j1 := min(int(math.Floor(float64((p.Z+reach-f.Z0)/f.DZ))), f.NZ-2)
-	cx := f.NX - 1
 	for j := j0; j <= j1; j++ {
-		z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
 		for i := i0; i <= i1; i++ {
-			x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
-			a, b := vec{X: x0, Y: f.Height(i, j), Z: z0}, vec{X: x1, Y: f.Height(i+1, j), Z: z0}
-			cc, d := vec{X: x0, Y: f.Height(i, j+1), Z: z1}, vec{X: x1, Y: f.Height(i+1, j+1), Z: z1}
-			act := f.Active[j*cx+i]
-			cell := uint32(j*cx + i)
-			tris := [2]tri{{v: [3]vec{a, cc, b}, active: act & 7, index: 2 * cell},
-				{v: [3]vec{b, cc, d}, active: act >> 3, index: 2*cell + 1}}
-			for k := range tris {
-				tr := &tris[k]
-				un := tr.v[1].Sub(tr.v[0]).Cross(tr.v[2].Sub(tr.v[0]))
-				nn := un.Dot(un)
-				// Behind the plane, or beyond reach of it: h / |un| >= cull.
-				if h := un.Dot(p.Sub(tr.v[0])); h < 0 || h*h >= cull*cull*nn {
-					continue
-				}
-				q, ft := closestOnTri(tr, p)
-				if v := p.Sub(q); v.Dot(v) >= reach*reach {
-					continue // beyond the margin (roundContact would pass it over)
-				}
-				tr.n = un.Scale(1 / vecmath.Sqrt(nn))
-				c.roundContact(tr, p, q, ft, r, mix32(tag, tr.index, uint32(ft), e))
-			}
+			c.roundTri(f, i, j, 0, p, r, tag, e)
+			c.roundTri(f, i, j, 1, p, r, tag, e)
 		}
+	}
+}
+
+// roundTri adds the contact of a ball (centre p, radius r) with triangle k of cell (i, j), as
+// sphereTri gives it, unless the triangle's plane lies behind p or beyond reach of it, or its
+// nearest point lies beyond reach; its normal is scaled to unit length only when it is in reach.
+//
+// A ball's own test (tag 3) keeps sphereTri's rule for a nearest point on a flat or concave edge or
+// vertex: the triangle's normal, and its plane's distance where that is less. For a point of a
+// capsule's core (any other tag) the distance stays the true one: a core's end beside a triangle
+// whose plane, extended past the seam, dips towards it would be given that plane's distance, where
+// capsuleTri measures from the core's point nearest the triangle instead.
+func (c *meshCtx) roundTri(f *geom.HeightGrid, i, j, k int, p vec, r float32, tag, e uint32) {
+	if i < 0 || j < 0 || i > f.NX-2 || j > f.NZ-2 {
+		return
+	}
+	reach := r + c.margin
+	cull := reach + cullSlack
+	z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+	x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+	b, cc := vec{X: x1, Y: f.Height(i+1, j), Z: z0}, vec{X: x0, Y: f.Height(i, j+1), Z: z1}
+	act := f.Active[j*(f.NX-1)+i]
+	cell := uint32(j*(f.NX-1) + i)
+	var tr tri
+	if k == 0 {
+		tr = tri{v: [3]vec{{X: x0, Y: f.Height(i, j), Z: z0}, cc, b}, active: act & 7, index: 2 * cell}
+	} else {
+		tr = tri{v: [3]vec{b, cc, {X: x1, Y: f.Height(i+1, j+1), Z: z1}}, active: act >> 3, index: 2*cell + 1}
+	}
+	un := tr.v[1].Sub(tr.v[0]).Cross(tr.v[2].Sub(tr.v[0]))
+	nn := un.Dot(un)
+	// Behind the plane, or beyond reach of it: h / |un| >= cull.
+	if h := un.Dot(p.Sub(tr.v[0])); h < 0 || h*h >= cull*cull*nn {
+		return
+	}
+	q, ft := closestOnTri(&tr, p)
+	v := p.Sub(q)
+	if v.Dot(v) >= reach*reach {
+		return // beyond the margin (roundContact would pass it over)
+	}
+	tr.n = un.Scale(1 / vecmath.Sqrt(nn))
+	dist := vecmath.Sqrt(v.Dot(v))
+	n, sep := tr.n, dist-r
+	switch {
+	case ft != featFace && tr.activeFeat(ft) && dist >= 1e-6:
+		n = v.Scale(1 / dist)
+	case tag == 3 || ft == featFace || dist < 1e-6:
+		sep = min(sep, tr.n.Dot(p.Sub(tr.v[0]))-r)
+	}
+	if c.probe != nil {
+		if sep < c.probe.sep {
+			*c.probe = meshPt{clipPt{p: p.MAdd(n, -(r + sep/2)), sep: sep, feat: mix32(tag, tr.index, uint32(ft), e)}, 0, n, dist}
+		}
+		return
+	}
+	if c.add(n, []clipPt{{p: p.MAdd(n, -(r + sep/2)), sep: sep, feat: mix32(tag, tr.index, uint32(ft), e)}}) {
+		c.pts[len(c.pts)-1].dist = dist
 	}
 }

@@ -109,6 +109,8 @@ type meshCtx struct {
 	above bool
 	// n0 is the normal of the field's triangle under the shape's centre, when the walk runs.
 	n0 vec
+	// probe, when set, takes the nearest of roundTri's points instead of adding them.
+	probe *meshPt
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
 	sel             [256]clipPt
