@@ -7,15 +7,14 @@ import (
 	"tumble/sim/internal/vecmath"
 )
 
-// A height field's own contact for balls, capsules and boxes. The terrain is a graph y = S(x, z),
-// linear on each triangle and indexed by division, so what the generic path finds by testing the
-// shape against every triangle under its box (polyTri's separating axes and clipping, capsuleTri) is
-// found here by walking the grid:
+// A height field's own contact for capsules and boxes. The terrain is a graph y = S(x, z), linear on
+// each triangle and indexed by division, so what the generic path finds by testing the shape against
+// every triangle under its box (polyTri's separating axes and clipping, capsuleTri) is found here by
+// walking the grid:
 //
-//   - a ball is tested against the triangles of the cells within its reach, each as sphereTri tests
-//     it (roundEnd, roundTri), on any terrain: the same test, with a normal scaled to unit length
-//     only for a triangle within reach;
-//   - a capsule's ends are balls; between them the core's height over the terrain is linear between
+//   - a capsule's ends are balls, tested against the triangles of the cells within their reach as
+//     sphereTri tests a ball (roundEnd, roundTri, with a normal scaled to unit length only for a
+//     triangle within reach); between them the core's height over the terrain is linear between
 //     the grid lines it crosses (x, z and the cells' diagonals), so its least is at an end or at a
 //     crossing, and the core's point at the least crossing is tested as a ball too, its nearest
 //     point only (a probe). A core point's distance to a triangle is its true distance, also where
@@ -282,37 +281,39 @@ func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r float32, tag, e uint32) 
 	j1 := min(int(math.Floor(float64((p.Z+reach-f.Z0)/f.DZ))), f.NZ-2)
 	for j := j0; j <= j1; j++ {
 		for i := i0; i <= i1; i++ {
-			c.roundTri(f, i, j, 0, p, r, tag, e)
-			c.roundTri(f, i, j, 1, p, r, tag, e)
+			h := [4]float32{f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)}
+			// A cell wholly above or below the ball's reach, as fieldTris leaves out.
+			if min(h[0], h[1], h[2], h[3]) > p.Y+reach || max(h[0], h[1], h[2], h[3]) < p.Y-reach {
+				continue
+			}
+			c.roundTri(f, i, j, 0, &h, p, r, tag, e)
+			c.roundTri(f, i, j, 1, &h, p, r, tag, e)
 		}
 	}
 }
 
-// roundTri adds the contact of a ball (centre p, radius r) with triangle k of cell (i, j), as
+// roundTri adds the contact of a ball (centre p, radius r) with triangle k of cell (i, j) (its
+// heights h: (i, j), (i+1, j), (i, j+1), (i+1, j+1)), as
 // sphereTri gives it, unless the triangle's plane lies behind p or beyond reach of it, or its
 // nearest point lies beyond reach; its normal is scaled to unit length only when it is in reach.
 //
-// A ball's own test (tag 3) keeps sphereTri's rule for a nearest point on a flat or concave edge or
-// vertex: the triangle's normal, and its plane's distance where that is less. For a point of a
-// capsule's core (any other tag) the distance stays the true one: a core's end beside a triangle
-// whose plane, extended past the seam, dips towards it would be given that plane's distance, where
-// capsuleTri measures from the core's point nearest the triangle instead.
-func (c *meshCtx) roundTri(f *geom.HeightGrid, i, j, k int, p vec, r float32, tag, e uint32) {
-	if i < 0 || j < 0 || i > f.NX-2 || j > f.NZ-2 {
-		return
-	}
+// Where p's nearest point is on a flat or concave edge or vertex, the contact takes the triangle's
+// normal, as sphereTri's does, but keeps its true distance: sphereTri takes the plane's distance
+// where that is less, and the plane, extended past the seam, may dip towards a core's end that lies
+// beyond it, where capsuleTri measures from the core's point nearest the triangle instead.
+func (c *meshCtx) roundTri(f *geom.HeightGrid, i, j, k int, h *[4]float32, p vec, r float32, tag, e uint32) {
 	reach := r + c.margin
 	cull := reach + cullSlack
 	z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
 	x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
-	b, cc := vec{X: x1, Y: f.Height(i+1, j), Z: z0}, vec{X: x0, Y: f.Height(i, j+1), Z: z1}
+	b, cc := vec{X: x1, Y: h[1], Z: z0}, vec{X: x0, Y: h[2], Z: z1}
 	act := f.Active[j*(f.NX-1)+i]
 	cell := uint32(j*(f.NX-1) + i)
 	var tr tri
 	if k == 0 {
-		tr = tri{v: [3]vec{{X: x0, Y: f.Height(i, j), Z: z0}, cc, b}, active: act & 7, index: 2 * cell}
+		tr = tri{v: [3]vec{{X: x0, Y: h[0], Z: z0}, cc, b}, active: act & 7, index: 2 * cell}
 	} else {
-		tr = tri{v: [3]vec{b, cc, {X: x1, Y: f.Height(i+1, j+1), Z: z1}}, active: act >> 3, index: 2*cell + 1}
+		tr = tri{v: [3]vec{b, cc, {X: x1, Y: h[3], Z: z1}}, active: act >> 3, index: 2*cell + 1}
 	}
 	un := tr.v[1].Sub(tr.v[0]).Cross(tr.v[2].Sub(tr.v[0]))
 	nn := un.Dot(un)
@@ -331,7 +332,7 @@ func (c *meshCtx) roundTri(f *geom.HeightGrid, i, j, k int, p vec, r float32, ta
 	switch {
 	case ft != featFace && tr.activeFeat(ft) && dist >= 1e-6:
 		n = v.Scale(1 / dist)
-	case tag == 3 || ft == featFace || dist < 1e-6:
+	case ft == featFace || dist < 1e-6:
 		sep = min(sep, tr.n.Dot(p.Sub(tr.v[0]))-r)
 	}
 	if c.probe != nil {

@@ -198,7 +198,7 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	defer meshCtxPool.Put(c)
 	c.tris = c.tris[:0]
 	c.mergeCos, c.roundMax = mergeCos, 0
-	gentle := false // a ball, or a box or capsule over gentle terrain: the grid's walk (field.go) decides
+	gentle := false // a box or capsule over gentle terrain: the grid's walk (field.go) decides
 	if a.Kind == geom.TriMesh {
 		var buf [64]int32
 		for _, ti := range a.Mesh.Query(box, buf[:0]) {
@@ -209,15 +209,6 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		switch b.Kind {
 		case geom.Box, geom.Capsule:
 			c.n0, gentle = fieldGentle(a.Field, box, vg(rel.P))
-		case geom.Sphere:
-			// A ball's test is per triangle on any terrain (roundEnd); its first manifold takes the
-			// normal of the triangle under its centre, as centreFirst orders the triangles.
-			gentle = true
-			if s, ok := surfaceAt(a.Field, rel.P[0], rel.P[2]); ok {
-				c.n0 = s.n
-			} else {
-				c.n0 = vec{Y: 1}
-			}
 		}
 		if !gentle {
 			c.tris = fieldTris(a.Field, box, c.tris)
@@ -277,11 +268,6 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		}
 	case geom.Sphere:
 		c.size = b.Radius
-		if gentle {
-			c.seed(c.n0)
-			c.roundEnd(a.Field, t, b.Radius, 3, 0)
-			break
-		}
 		reach := b.Radius + margin + cullSlack
 		for i := range c.tris {
 			tr := &c.tris[i]
