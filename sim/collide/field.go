@@ -119,10 +119,10 @@ func surfaceAt(f *geom.HeightGrid, x, z float32) (surf, bool) {
 	return r, true
 }
 
-// addAbove adds the contact of point p (at distance r outside the shape's core, 0 for a box's
-// corner) with the terrain straight under it: its triangle's normal, the distance to that triangle's
-// plane less r, the point midway between the surfaces; nothing beyond the margin or off the field.
-func (c *meshCtx) addAbove(f *geom.HeightGrid, p vec, r float32, id uint32) {
+// addAbove adds the contact of a point p of a box's face with the terrain straight under it: its
+// triangle's normal, the distance to that triangle's plane, the point midway between the surfaces;
+// nothing beyond the margin or off the field.
+func (c *meshCtx) addAbove(f *geom.HeightGrid, p vec, id uint32) {
 	s, ok := surfaceAt(f, p.X, p.Z)
 	if !ok {
 		return
@@ -131,11 +131,11 @@ func (c *meshCtx) addAbove(f *geom.HeightGrid, p vec, r float32, id uint32) {
 		c.above = true
 		return
 	}
-	sep := (p.Y-s.h)*s.n.Y - r
+	sep := (p.Y - s.h) * s.n.Y
 	if sep >= c.margin {
 		return
 	}
-	c.add(s.n, []clipPt{{p: p.MAdd(s.n, -(r + sep/2)), sep: sep, feat: mix32(7, s.idx, id)}})
+	c.add(s.n, []clipPt{{p: p.MAdd(s.n, -sep/2), sep: sep, feat: mix32(7, s.idx, id)}})
 }
 
 // crossings calls fn with the parameters s in (0, 1) at which segment a + s (b - a) crosses the
@@ -167,11 +167,11 @@ func (c *meshCtx) fieldBox(f *geom.HeightGrid, B *poly, bverts, bnorm []vec, bof
 	// The face's corners and the crossings of its edges with the grid.
 	for k, vi := range loop {
 		a := bverts[vi]
-		c.addAbove(f, a, 0, uint32(vi))
+		c.addAbove(f, a, uint32(vi))
 		b := bverts[loop[(k+1)%len(loop)]]
 		d := b.Sub(a)
 		crossings(f, a, b, func(s float32, line uint32) {
-			c.addAbove(f, a.MAdd(d, s), 0, mix32(8, uint32(vi), line))
+			c.addAbove(f, a.MAdd(d, s), mix32(8, uint32(vi), line))
 		})
 	}
 	// The samples under the face: measured from the face's plane along its normal m, which points
