@@ -486,9 +486,7 @@ func (k kernelSet) debugSizes(grid, block int, a debugSizesArgs) error {
 
 // integrateVelocitiesArgs are the parameters of tb_integrate_velocities (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_velocities applies gravity and the gyroscopic torque to each awake dynamic body over one
-// sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
-// the body frame, two Newton steps from w2 = w1, which conserves a free body's |L| and energy.
+// tb_integrate_velocities is tbIntegrateVelocity, a thread per body.
 type integrateVelocitiesArgs struct {
 	Rot   ptr // const float4 *
 	Vel   ptr // float4 *
@@ -509,8 +507,7 @@ func (k kernelSet) integrateVelocities(grid, block int, a integrateVelocitiesArg
 
 // integratePositionsArgs are the parameters of tb_integrate_positions (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_positions moves awake dynamic and kinematic bodies over one sub-step h (integratePositions):
-// x += h v, q += h/2 (w, 0) q, renormalised.
+// tb_integrate_positions is tbIntegratePosition, a thread per body.
 type integratePositionsArgs struct {
 	Pos   ptr // float4 *
 	Rot   ptr // float4 *
@@ -639,7 +636,7 @@ func (k kernelSet) jointRefresh(grid, block int, a jointRefreshArgs) error {
 
 // jointWarmArgs are the parameters of tb_joint_warm (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_warm records the joints' accumulated impulses (sim's warmJoint).
+// tb_joint_warm is jwarm, a thread per joint.
 type jointWarmArgs struct {
 	Joints ptr // const TbJoint *
 	N      int32
@@ -653,9 +650,7 @@ func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
 
 // jointSolveArgs are the parameters of tb_joint_solve (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence from the
-// velocities at the start of the pass, records the impulses it applied, and writes the force it carries
-// (translation impulse over the sub-step, sim's joint.force) to force[k].
+// tb_joint_solve is jsolve, a thread per joint.
 type jointSolveArgs struct {
 	Joints       ptr // TbJoint *
 	N            int32
@@ -677,10 +672,8 @@ func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
 
 // jointGsArgs are the parameters of tb_joint_gs (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_gs is one Gauss-Seidel pass over colour c's joints (order, colourStart: tb_gs_colour; sim's
-// solveJoint): each solves its parts in sequence on its bodies' current velocities, with unsplit
-// masses, and writes the dynamic ones back; a thread per joint, or for the overflow one thread for
-// all of them in order. It writes each joint's force as tb_joint_solve does.
+// tb_joint_gs is jgs over colour c's joints (order, colourStart: tb_gs_colour): a thread per joint,
+// or for the overflow one thread for all of them in order.
 type jointGsArgs struct {
 	Joints       ptr // TbJoint *
 	Order        ptr // const int *
@@ -1479,6 +1472,63 @@ func (k kernelSet) sleepCount(grid, block int, a sleepCountArgs) error {
 	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out)
 }
 
+// smallSubstepsArgs are the parameters of tb_small_substeps (kernels/small.cu), in the kernel's order.
+//
+// tb_small_substeps runs the ops (nops pairs of a TB_SMALL_* stage and its passes) over the world in
+// one block of any size (gpu/small.go's smallThreads): what solverStage.run launches for the same ops,
+// phase for phase. gs
+// selects PGS's passes (the joints' colours, then the manifolds', colours and budgets from gs.go)
+// over Jacobi's (every row from the pass's start velocities, then the gather); jointLists says whether
+// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does.
+type smallSubstepsArgs struct {
+	Ops          ptr // const int *
+	Nops         int32
+	Pos          ptr // float4 *
+	Rot          ptr // float4 *
+	Vel          ptr // float4 *
+	Omega        ptr // float4 *
+	InvI         ptr // const float4 *
+	InvIW        ptr // const float4 *
+	Flags        ptr // const unsigned int *
+	N            int32
+	Man          ptr // TbSolverManifold *
+	Count        ptr // const int *
+	Cap          int32
+	Imp          ptr // float4 *
+	Start        ptr // const unsigned int *
+	Adj          ptr // const int *
+	Joints       ptr // TbJoint *
+	Nj           int32
+	Jimp         ptr // float4 *
+	Jstart       ptr // const int *
+	Jadj         ptr // const int *
+	JointLists   int32
+	Force        ptr // float *
+	Gs           int32
+	Order        ptr // const int *
+	ColourStart  ptr // const int *
+	Budget       int32
+	Jorder       ptr // const int *
+	JcolourStart ptr // const int *
+	Jbudget      int32
+	H            float32
+	InvH         float32
+	GX           float32
+	GY           float32
+	GZ           float32
+	MaxPush      float32
+	NoFriction   int32
+	Threshold    float32
+	JointBias    float32
+	JointMass    float32
+	JointImpulse float32
+}
+
+// smallSubsteps launches tb_small_substeps over grid blocks of block threads.
+func (k kernelSet) smallSubsteps(grid, block int, a smallSubstepsArgs) error {
+	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse)
+}
+
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.
 //
 // tb_solver_sizes writes the sizes of the solver's structures, so the Go side can check its mirrors.
@@ -1551,7 +1601,7 @@ func (k kernelSet) solverPrepare(grid, block int, a solverPrepareArgs) error {
 
 // solverWarmStartArgs are the parameters of tb_solver_warm_start (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_warm_start records each manifold's accumulated impulses (warmStartManifold).
+// tb_solver_warm_start is tbWarmStart, a thread per manifold.
 type solverWarmStartArgs struct {
 	Man   ptr // const TbSolverManifold *
 	Count ptr // const int *
@@ -1618,9 +1668,7 @@ func (k kernelSet) solverAdjSort(grid, block int, a solverAdjSortArgs) error {
 
 // solverGatherArgs are the parameters of tb_solver_gather (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_gather moves each dynamic body by the impulses its manifolds recorded in this pass and,
-// with joints set, those its joints recorded (sim's gatherImpulses: the sum in list order, then
-// v += invMass lin, omega += invIWorld ang). start/adj list the manifolds, jstart/jadj the joints.
+// tb_solver_gather is tbGather, a thread per body.
 type solverGatherArgs struct {
 	Pos    ptr // const float4 *
 	Vel    ptr // float4 *
@@ -1643,8 +1691,7 @@ func (k kernelSet) solverGather(grid, block int, a solverGatherArgs) error {
 
 // solverRefreshArgs are the parameters of tb_solver_refresh (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_refresh recomputes what depends on positions (refreshManifold): each point's separation,
-// measured between its anchors, and the mean drift of the friction anchors.
+// tb_solver_refresh is tbRefresh, a thread per manifold.
 type solverRefreshArgs struct {
 	Man   ptr // TbSolverManifold *
 	Count ptr // const int *
@@ -1660,11 +1707,7 @@ func (k kernelSet) solverRefresh(grid, block int, a solverRefreshArgs) error {
 
 // solverJacobiArgs are the parameters of tb_solver_jacobi (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_jacobi is one Jacobi pass over the manifolds (jacobiManifold): every row from the
-// velocities at the start of the pass, the impulse changes recorded for the gather. An open
-// contact may close its gap this sub-step and no more; a penetrating one is pushed out softly with
-// bias, not at all without. Friction is clamped to the Coulomb disc, and in the biased pass a sticking
-// contact also closes its friction anchors' drift.
+// tb_solver_jacobi is tbJacobi, a thread per manifold.
 type solverJacobiArgs struct {
 	Man        ptr // TbSolverManifold *
 	Count      ptr // const int *
@@ -1685,8 +1728,7 @@ func (k kernelSet) solverJacobi(grid, block int, a solverJacobiArgs) error {
 
 // solverRestituteArgs are the parameters of tb_solver_restitute (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_restitute is one Jacobi restitution pass (restituteManifold with record): points that
-// approached faster than the threshold and pushed this step leave at e times their approach speed.
+// tb_solver_restitute is tbRestitute, a thread per manifold.
 type solverRestituteArgs struct {
 	Man       ptr // TbSolverManifold *
 	Count     ptr // const int *
@@ -1780,8 +1822,7 @@ func (k kernelSet) solverGs(grid, block int, a solverGsArgs) error {
 
 // solverGsRestituteArgs are the parameters of tb_solver_gs_restitute (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_gs_restitute is the Gauss-Seidel restitution pass over colour c's manifolds (sim's
-// restituteManifold, unrecorded): each bouncing point's row applied to the bodies before the next.
+// tb_solver_gs_restitute is tbRestituteGS over colour c's manifolds (order, colourStart: tb_gs_colour).
 type solverGsRestituteArgs struct {
 	Man         ptr // TbSolverManifold *
 	Order       ptr // const int *

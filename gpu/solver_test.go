@@ -567,6 +567,9 @@ func (h *hookLog) gsPass(d device, b *bodyBuffers, c *stepConsts, g *colouring, 
 	return nil
 }
 
+// rows: the hook keeps no joint array; the solver stages here never take the small path.
+func (h *hookLog) rows() (joints ptr, n int, force ptr) { return 0, 0, 0 }
+
 func (h *hookLog) lists() (imp, start, adj ptr) {
 	d := emulated{}
 	if h.imp.p == 0 {

@@ -44,6 +44,9 @@ type jointHooks interface {
 	// body's list of its joints in joint order (dense rows start, adj: k << 1 | side), which
 	// tb_solver_gather adds after the contacts'.
 	lists() (imp, start, adj ptr)
+	// rows returns the joints' array (tbJoint), their number and each joint's force (float32), which
+	// the small path's one kernel (small.go) solves and writes as the per-pass kernels do.
+	rows() (joints ptr, n int, force ptr)
 	// colour colours the joints for the Gauss-Seidel passes into g, the colours they needed into the
 	// int32 at needed.
 	colour(d device, b *bodyBuffers, g *colouring, needed ptr) error
