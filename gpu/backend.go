@@ -66,8 +66,8 @@ type Backend struct {
 	Timed bool
 	// NoGraphs launches a step's kernels one by one instead of as one graph (graph.go): to compare.
 	NoGraphs bool
-	// NoSmall keeps a small world's sub-step loop on the per-pass kernels instead of the small path's
-	// one launch (small.go): to compare.
+	// NoSmall keeps a small world's sub-step loop on the per-pass kernels and its broad-phase sorts on
+	// the multi-block ones instead of the small path's one launch each (small.go): to compare.
 	NoSmall bool
 	// Reruns counts steps that ran again because a list overflowed or, under PGS, the passes launched
 	// fewer colours than the step needed.
@@ -181,6 +181,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	n := w.Bodies.Len()
 	b.consts = makeConsts(s)
 	b.solver.small = !b.NoSmall && smallWorld(n, b.nJoints, &s)
+	b.broad.small = !b.NoSmall && n <= smallBodies
 	if b.planFor != s || b.plan == nil {
 		b.plan, b.planFor = sim.PlanOf(s), s
 	}

@@ -811,10 +811,7 @@ func (k kernelSet) broadMorton(grid, block int, a broadMortonArgs) error {
 
 // broadRadixCountArgs are the parameters of tb_broad_radix_count (kernels/lbvh.cu), in the kernel's order.
 //
-// tb_broad_radix_count writes hist[d * gridDim.x + block] = how many of the block's TB_RADIX_TILE keys
-// have digit d at bit shift: digit-major, so that an exclusive scan of hist gives each (digit, block)
-// its first place in the output. Keys past tbCount(n, count) are left out. Launch with
-// TB_RADIX_THREADS threads.
+// tb_broad_radix_count is tbRadixCount, a block per tile. Launch with TB_RADIX_THREADS threads.
 type broadRadixCountArgs struct {
 	Keys  ptr // const unsigned int *
 	N     int32
@@ -830,11 +827,8 @@ func (k kernelSet) broadRadixCount(grid, block int, a broadRadixCountArgs) error
 
 // broadRadixScatterArgs are the parameters of tb_broad_radix_scatter (kernels/lbvh.cu), in the kernel's order.
 //
-// tb_broad_radix_scatter moves each key and its value to its place in the order sorted (stably) by the
-// digit at bit shift; offsets is hist after an exclusive scan. Stability within a block: each thread
-// holds TB_RADIX_PER_THREAD consecutive keys, and a block-wide exclusive scan of the per-thread digit
-// counts, digit-major, gives every thread the number of the block's keys that go before its own. Launch
-// with the grid of tb_broad_radix_count.
+// tb_broad_radix_scatter is tbRadixScatter, a block per tile: launch with the grid of
+// tb_broad_radix_count.
 type broadRadixScatterArgs struct {
 	Keys    ptr // const unsigned int *
 	Vals    ptr // const unsigned int *
@@ -849,6 +843,30 @@ type broadRadixScatterArgs struct {
 // broadRadixScatter launches tb_broad_radix_scatter over grid blocks of block threads.
 func (k kernelSet) broadRadixScatter(grid, block int, a broadRadixScatterArgs) error {
 	return k.dev.launch("tb_broad_radix_scatter", grid, block, a.Keys, a.Vals, a.KeysOut, a.ValsOut, a.N, a.Count, a.Shift, a.Offsets)
+}
+
+// broadRadixOneArgs are the parameters of tb_broad_radix_one (kernels/lbvh.cu), in the kernel's order.
+//
+// tb_broad_radix_one is the whole sort of a few tiles (gpu/broad.go's radixSort: every pass's digit
+// counts, their exclusive scan and the scatter) in one launch of one block of TB_RADIX_THREADS: each
+// phase runs tbRadixCount or tbRadixScatter on the tiles one after another where the multi-block sort
+// launches a block per tile, and the scan of a few dozen counts is thread 0's, exact as scan.cu's. The
+// passes move the data between (keys0, vals0) and (keys1, vals1), starting from the first pair; an
+// odd number of passes leaves the result in the second.
+type broadRadixOneArgs struct {
+	Keys0 ptr // unsigned int *
+	Vals0 ptr // unsigned int *
+	Keys1 ptr // unsigned int *
+	Vals1 ptr // unsigned int *
+	N     int32
+	Count ptr // const unsigned int *
+	Bits  int32
+	Hist  ptr // unsigned int *
+}
+
+// broadRadixOne launches tb_broad_radix_one over grid blocks of block threads.
+func (k kernelSet) broadRadixOne(grid, block int, a broadRadixOneArgs) error {
+	return k.dev.launch("tb_broad_radix_one", grid, block, a.Keys0, a.Vals0, a.Keys1, a.Vals1, a.N, a.Count, a.Bits, a.Hist)
 }
 
 // broadBuildArgs are the parameters of tb_broad_build (kernels/lbvh.cu), in the kernel's order.

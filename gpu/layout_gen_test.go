@@ -332,6 +332,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_broad_morton":           {8, 8, 8, 8, 4},
 		"tb_broad_radix_count":      {8, 4, 8, 4, 8},
 		"tb_broad_radix_scatter":    {8, 8, 8, 8, 4, 8, 4, 8},
+		"tb_broad_radix_one":        {8, 8, 8, 8, 4, 8, 4, 8},
 		"tb_broad_build":            {8, 8, 4, 8, 8},
 		"tb_broad_fit":              {8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8},
 		"tb_broad_query":            {8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8},

@@ -14,7 +14,9 @@ import (
 // sub-step's integration to restitution is one launch of tb_small_substeps, one block whose threads
 // stride over each phase's bodies, manifolds and joints and meet at a barrier where the per-pass path
 // has a kernel boundary. Each phase calls the per-pass kernels' own device functions on the same items,
-// so the step's bits are the same (TestEmulatedSmallPathIsThePerPassPath).
+// so the step's bits are the same (TestEmulatedSmallPathIsThePerPassPath). The broad phase's radix
+// sorts of a world of at most smallBodies bodies are one launch each too (smallSortTiles), with or
+// without sleeping and joints.
 //
 // The reach: at most smallBodies bodies and smallJoints joints, which the host knows when it records
 // the step. The manifolds are counted on the device; those of a world of smallBodies boxes number a
@@ -32,6 +34,13 @@ const (
 	smallBodies = 256
 	smallJoints = 256
 )
+
+// smallSortTiles is the most tiles (radixTile keys each) of a broad-phase sort that a small world sorts
+// in one launch (tb_broad_radix_one): its Morton codes are one tile, its pairs (a list of
+// max(1024, 8 n) at first) two. The one block runs the tiles of each pass one after another, where the
+// multi-block sort launches three kernels a pass (digit counts, their scan, the scatter): the codes'
+// 8 passes and the pairs' two sorts of 2 passes each, 36 launches in all, become 3.
+const smallSortTiles = 2
 
 // smallStages are the stages tb_small_substeps runs, by their TB_SMALL_* codes; sim's island block
 // (StageIslands) runs over all bodies at once on the device and needs none.
