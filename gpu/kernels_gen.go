@@ -525,9 +525,7 @@ func (k kernelSet) integratePositions(grid, block int, a integratePositionsArgs)
 
 // integrateFinishArgs are the parameters of tb_integrate_finish (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_finish refreshes the world inverse inertia of dynamic bodies from their final
-// orientations (finishStep; sim's worldInertia, through mathgl's rotation matrix). The solver keeps
-// the step's inertia fixed until then, as the CPU does.
+// tb_integrate_finish is tbIntegrateFinish, a thread per body.
 type integrateFinishArgs struct {
 	Rot   ptr // const float4 *
 	InvI  ptr // const float4 *
@@ -543,9 +541,7 @@ func (k kernelSet) integrateFinish(grid, block int, a integrateFinishArgs) error
 
 // integrateBlowupCheckArgs are the parameters of tb_integrate_blowup_check (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_blowup_check records in *bad the lowest index of a non-static body whose position,
-// velocity, angular velocity or rotation is non-finite, or whose speed exceeds maxSpeed (checkBlowUp).
-// *bad must hold n before the launch; tb_integrate_blowup_done turns "none" (n) into -1.
+// tb_integrate_blowup_check is tbBlowupCheck, a thread per body.
 type integrateBlowupCheckArgs struct {
 	Pos      ptr // const float4 *
 	Rot      ptr // const float4 *
@@ -1506,7 +1502,7 @@ type smallSubstepsArgs struct {
 	Vel          ptr // float4 *
 	Omega        ptr // float4 *
 	InvI         ptr // const float4 *
-	InvIW        ptr // const float4 *
+	InvIW        ptr // float4 *
 	Flags        ptr // const unsigned int *
 	N            int32
 	Man          ptr // TbSolverManifold *
@@ -1540,11 +1536,14 @@ type smallSubstepsArgs struct {
 	JointBias    float32
 	JointMass    float32
 	JointImpulse float32
+	Kept         ptr // int *
+	Bad          ptr // int *
+	MaxSpeed     float32
 }
 
 // smallSubsteps launches tb_small_substeps over grid blocks of block threads.
 func (k kernelSet) smallSubsteps(grid, block int, a smallSubstepsArgs) error {
-	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse)
+	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.Kept, a.Bad, a.MaxSpeed)
 }
 
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.

@@ -362,7 +362,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_sleep_flags":            {8, 8, 4},
 		"tb_sleep_still":            {8, 8, 8, 4},
 		"tb_sleep_count":            {8, 4, 8},
-		"tb_small_substeps":         {8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},
+		"tb_small_substeps":         {8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 8, 8, 4},
 		"tb_solver_sizes":           {8},
 		"tb_solver_split":           {8, 8, 4, 8},
 		"tb_solver_prepare":         {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4},

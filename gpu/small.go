@@ -43,7 +43,8 @@ const (
 const smallSortTiles = 2
 
 // smallStages are the stages tb_small_substeps runs, by their TB_SMALL_* codes; sim's island block
-// (StageIslands) runs over all bodies at once on the device and needs none.
+// (StageIslands) runs over all bodies at once on the device and needs none. The ops are kept until the
+// step's end (StoreImpulses), or any other stage, and launched there.
 var smallStages = map[sim.Stage]int32{
 	sim.StageIntegrateVelocities: 1,
 	sim.StageWarmStart:           2,
@@ -51,6 +52,7 @@ var smallStages = map[sim.Stage]int32{
 	sim.StageIntegratePositions:  4,
 	sim.StageRelax:               5,
 	sim.StageRestitution:         6,
+	sim.StageStoreImpulses:       7, // the step's end, which launches the kept ops
 }
 
 // smallProgram is the device's copy of the ops tb_small_substeps runs (pairs of a stage code and its
@@ -122,7 +124,8 @@ func (s *solverStage) flushSmall(r *solverRun) error {
 		Man: r.man, Count: r.contactCount, Cap: r.capM, Imp: s.imp.p, Start: s.start.p, Adj: s.adj.p,
 		Gs: flag(r.gs), H: c.h, InvH: c.invH, GX: c.s.Gravity[0], GY: c.s.Gravity[1], GZ: c.s.Gravity[2], MaxPush: c.s.MaxPushOut,
 		NoFriction: flag(c.s.NoFriction), Threshold: c.s.RestitutionThreshold, JointBias: c.joint.biasRate,
-		JointMass: c.joint.massScale, JointImpulse: c.joint.impulseScale}
+		JointMass: c.joint.massScale, JointImpulse: c.joint.impulseScale, Kept: s.kept[s.cur].p, Bad: s.bad.p,
+		MaxSpeed: c.s.MaxLinearSpeed}
 	// Under Jacobi no colour is run (budgets 0) and the colourings' arrays stay unread, as are the
 	// joints' where there are none; the gathers' joint lists point at the contacts' to stay valid, as
 	// gather's do.

@@ -320,11 +320,21 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 	d, ks, b, c, st := r.d, r.k, r.b, r.c, &r.c.s
 	n := int32(b.n)
 	if r.small {
-		if r.smallOp(op) {
+		kept := r.smallOp(op)
+		if kept && op.Stage != sim.StageStoreImpulses {
+			return nil // launched with the step's end
+		}
+		r.do(func() error { return s.flushSmall(r) })
+		if kept {
+			// The launch ran the step's end: this step's manifolds become the next step's source.
+			if r.err != nil {
+				return fmt.Errorf("solver: %w", r.err)
+			}
+			s.cur = 1 - s.cur
 			return nil
 		}
-		if err := s.flushSmall(r); err != nil {
-			return fmt.Errorf("solver: %w", err)
+		if r.err != nil {
+			return fmt.Errorf("solver: %w", r.err)
 		}
 	}
 	// refreshRows brings the contact and joint rows to the current poses, once after each move.

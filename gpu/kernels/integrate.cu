@@ -148,13 +148,11 @@ TB_KERNEL void tb_integrate_positions(float4 *pos, float4 *rot, const float4 *ve
 }
 TB_REGISTER(tb_integrate_positions)
 
-// tb_integrate_finish refreshes the world inverse inertia of dynamic bodies from their final
-// orientations (finishStep; sim's worldInertia, through mathgl's rotation matrix). The solver keeps
-// the step's inertia fixed until then, as the CPU does.
-TB_KERNEL void tb_integrate_finish(const float4 *rot, const float4 *invI, float4 *invIW, const unsigned *flags,
-                                   int n) {
-	int i = tbThread();
-	if (i >= n || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
+// tbIntegrateFinish refreshes the world inverse inertia of body i, when it is dynamic, from its final
+// orientation (finishStep; sim's worldInertia, through mathgl's rotation matrix). The solver keeps the
+// step's inertia fixed until then, as the CPU does.
+TB_FN void tbIntegrateFinish(int i, const float4 *rot, const float4 *invI, float4 *invIW, const unsigned *flags) {
+	if ((flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
 		return;
 	}
 	float4 q = rot[i], inv = invI[i];
@@ -173,16 +171,23 @@ TB_KERNEL void tb_integrate_finish(const float4 *rot, const float4 *invI, float4
 		invIW[3 * i + rr] = make_float4(e[0], e[1], e[2], 0);
 	}
 }
+
+// tb_integrate_finish is tbIntegrateFinish, a thread per body.
+TB_KERNEL void tb_integrate_finish(const float4 *rot, const float4 *invI, float4 *invIW, const unsigned *flags,
+                                   int n) {
+	int i = tbThread();
+	if (i < n) {
+		tbIntegrateFinish(i, rot, invI, invIW, flags);
+	}
+}
 TB_REGISTER(tb_integrate_finish)
 
-// tb_integrate_blowup_check records in *bad the lowest index of a non-static body whose position,
-// velocity, angular velocity or rotation is non-finite, or whose speed exceeds maxSpeed (checkBlowUp).
-// *bad must hold n before the launch; tb_integrate_blowup_done turns "none" (n) into -1.
-TB_KERNEL void tb_integrate_blowup_check(const float4 *pos, const float4 *rot, const float4 *vel,
-                                         const float4 *omega, const unsigned *flags, int n, float maxSpeed,
-                                         int *bad) {
-	int i = tbThread();
-	if (i >= n || (flags[i] & TB_TYPE_MASK) == TB_STATIC) {
+// tbBlowupCheck records in *bad the lowest index of a non-static body whose position, velocity,
+// angular velocity or rotation is non-finite, or whose speed exceeds maxSpeed (checkBlowUp), when body
+// i is one. *bad must hold n before the check; tb_integrate_blowup_done turns "none" (n) into -1.
+TB_FN void tbBlowupCheck(int i, const float4 *pos, const float4 *rot, const float4 *vel, const float4 *omega,
+                         const unsigned *flags, float maxSpeed, int *bad) {
+	if ((flags[i] & TB_TYPE_MASK) == TB_STATIC) {
 		return;
 	}
 	float4 p = pos[i], v = vel[i], o = omega[i], q = rot[i];
@@ -191,6 +196,16 @@ TB_KERNEL void tb_integrate_blowup_check(const float4 *pos, const float4 *rot, c
 	                sqrtf(v.x * v.x + v.y * v.y + v.z * v.z) > maxSpeed || !isfinite(q.w + q.x + q.y + q.z);
 	if (badState) {
 		atomicMin(bad, i);
+	}
+}
+
+// tb_integrate_blowup_check is tbBlowupCheck, a thread per body.
+TB_KERNEL void tb_integrate_blowup_check(const float4 *pos, const float4 *rot, const float4 *vel,
+                                         const float4 *omega, const unsigned *flags, int n, float maxSpeed,
+                                         int *bad) {
+	int i = tbThread();
+	if (i < n) {
+		tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
 	}
 }
 TB_REGISTER(tb_integrate_blowup_check)

@@ -1,9 +1,9 @@
 // small.cu: the small-world path (gpu/small.go). A small world's sub-step loop launches a kernel for
 // every phase of every pass (16 sub-steps of 2+2 Jacobi passes: about 200 launches a step, more under
 // PGS, one per colour), each a few microseconds of fixed cost on a GPU, for a few hundred rows. Here
-// the whole loop, and the restitution after it, is one launch of one block: its threads stride over the
-// bodies, manifolds and joints of each phase and meet at __syncthreads between phases, where the
-// per-pass path has a kernel boundary. Each phase calls the very device functions the per-pass kernels
+// the whole loop, the restitution after it and the step's end are one launch of one block: its threads
+// stride over the bodies, manifolds and joints of each phase and meet at __syncthreads between phases,
+// where the per-pass path has a kernel boundary. Each phase calls the very device functions the per-pass kernels
 // call on the same items, so the step's bits are the per-pass path's (and so the CPU's).
 #include "tumble.cuh"
 
@@ -24,6 +24,7 @@
 #define TB_SMALL_POSITIONS 4  // integrate positions
 #define TB_SMALL_RELAX 5      // passes without bias
 #define TB_SMALL_RESTITUTE 6  // restitution passes
+#define TB_SMALL_STORE 7      // the step's end: world inertia, the kept manifolds, the blow-up check
 
 // tbSmallColours runs f(k) for the entries of each colour of a colouring (order, colourStart) in turn,
 // colours 0 to budget-1 and, past TB_GS_COLOURS, the overflow, as the per-colour launches do (gs.go's
@@ -55,14 +56,14 @@ TB_FN void tbSmallColours(const int *order, const int *colourStart, int budget, 
 // over Jacobi's (every row from the pass's start velocities, then the gather); jointLists says whether
 // the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does.
 TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *rot, float4 *vel, float4 *omega,
-                                 const float4 *invI, const float4 *invIW, const unsigned *flags, int n,
+                                 const float4 *invI, float4 *invIW, const unsigned *flags, int n,
                                  TbSolverManifold *man, const int *count, int cap, float4 *imp,
                                  const unsigned *start, const int *adj, TbJoint *joints, int nj, float4 *jimp,
                                  const int *jstart, const int *jadj, int jointLists, float *force, int gs,
                                  const int *order, const int *colourStart, int budget, const int *jorder,
                                  const int *jcolourStart, int jbudget, float h, float invH, float gx, float gy,
                                  float gz, float maxPush, int noFriction, float threshold, float jointBias,
-                                 float jointMass, float jointImpulse) {
+                                 float jointMass, float jointImpulse, int *kept, int *bad, float maxSpeed) {
 	int t = threadIdx.x, stride = blockDim.x;
 	int nm = tbManifolds(count, cap);
 	TbJointSoft soft = {jointBias, jointMass, jointImpulse};
@@ -153,6 +154,25 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 				}
 				__syncthreads();
 				gather(0);
+			}
+			break;
+		case TB_SMALL_STORE:
+			// solverStage.run's launches at StoreImpulses: tb_integrate_finish, tb_solver_keep,
+			// tb_integrate_blowup_reset, tb_integrate_blowup_check, tb_integrate_blowup_done.
+			for (int i = t; i < n; i += stride) {
+				tbIntegrateFinish(i, rot, invI, invIW, flags);
+			}
+			if (t == 0) {
+				*kept = nm;
+				*bad = n;
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
+			}
+			__syncthreads();
+			if (t == 0 && *bad >= n) {
+				*bad = -1;
 			}
 			break;
 		}
