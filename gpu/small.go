@@ -56,8 +56,8 @@ var smallStages = map[sim.Stage]int32{
 }
 
 // smallProgram is the device's copy of the ops tb_small_substeps runs (pairs of a stage code and its
-// passes). It is uploaded only when the plan's ops change (a settings change), so a steady step
-// records no copy.
+// passes). It is uploaded only when the plan's ops change (a settings change), at the start of the
+// step (Backend.Step), so a steady step records no copy.
 type smallProgram struct {
 	ops  buffer
 	sent []int32 // what ops holds
@@ -85,6 +85,17 @@ func (p *smallProgram) put(d device, ops []int32) error {
 func (p *smallProgram) release(d device) {
 	release(d, &p.ops)
 	*p = smallProgram{}
+}
+
+// smallOps appends to ops the program plan gives tb_small_substeps: its ops of smallStages, in order,
+// as solverRun.smallOp keeps them.
+func smallOps(plan sim.Plan, ops []int32) []int32 {
+	for _, op := range plan {
+		if code, ok := smallStages[op.Stage]; ok {
+			ops = append(ops, code, int32(op.Passes))
+		}
+	}
+	return ops
 }
 
 // smallWorld reports whether the step of a world of n bodies and joints joints with settings s takes
