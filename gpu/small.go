@@ -25,7 +25,7 @@ import (
 // runs again as it does there. With sleeping on the step keeps the per-pass kernels.
 
 // smallThreads is tb_small_substeps' block: a world of smallBodies bodies is one stride of it in the
-// bodies' phases and a few in the manifolds'. Its 83 registers a thread (ptxas, sm_80) would let a
+// bodies' phases and a few in the manifolds'. Its 82 registers a thread (ptxas, sm_80) would let a
 // block of up to 768 threads fit an SM (gpu/kernels' TestSmallKernelFitsItsBlock holds it to 512).
 const smallThreads = 256
 
