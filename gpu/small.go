@@ -25,8 +25,9 @@ import (
 // runs again as it does there. With sleeping on the step keeps the per-pass kernels.
 
 // smallThreads is tb_small_substeps' block: a world of smallBodies bodies is one stride of it in the
-// bodies' phases and a few in the manifolds'. Its 82 registers a thread (ptxas, sm_80) would let a
-// block of up to 768 threads fit an SM (gpu/kernels' TestSmallKernelFitsItsBlock holds it to 512).
+// bodies' phases and a few in the manifolds'. Its 82 registers a thread (ptxas, sm_80; allocated in
+// eights, so 88) let a block of up to 512 threads fit an SM's 65,536 (gpu/kernels'
+// TestSmallKernelFitsItsBlock).
 const smallThreads = 256
 
 // The reach of the small path: bodies and joints (see above).
