@@ -9,10 +9,13 @@ import "tumble/sim"
 //	contact solver, integration, the sub-step loop   solver.go  (kernels/solver.cu, kernels/integrate.cu)
 //	joints                  joints.go  (kernels/joints.cu)
 //	renderer transforms     transforms.go (kernels/transforms.cu)
+//	the small-world path    small.go   (kernels/small.cu)
 //
 // backend.go owns the body buffers and runs the step's sim.Plan (runPlan): bounds and broad phase in
 // broad.go, the narrow phase in narrow.go, and Prepare and every later stage in solver.go
-// (solverStage.prepare and run), the same stages in the same order as the CPU.
+// (solverStage.prepare and run), the same stages in the same order as the CPU. In a small world
+// (small.go) solverStage.run keeps the stages from the first sub-step to the step's end and launches
+// them as one kernel there.
 
 // softness mirrors the CPU solver's soft-constraint coefficients (Box2D v3's soft step) for one sub-step.
 type softness struct {
