@@ -52,9 +52,9 @@ type solverStage struct {
 	// needed this step (two int32, which the step's read-back carries).
 	colours, jointColours colouring
 	needed                buffer
-	// small: this step's sub-step loop and restitution are one launch (small.go), of program's ops;
-	// ops is the step's list of them, kept to spare an allocation a step.
-	// smallBlock, when not 0, is its block's size instead of smallThreads (to compare on a GPU).
+	// small: this step runs its stages from the first sub-step to its end as one launch (small.go) of
+	// program's ops; ops is the step's list of them, kept to spare an allocation a step. smallBlock,
+	// when not 0, is that launch's block size instead of smallThreads (to compare on a GPU).
 	small      bool
 	smallBlock int
 	program    smallProgram
@@ -215,8 +215,8 @@ type solverRun struct {
 	// posesMoved: the bodies moved since the rows were last refreshed (sim's refreshRows).
 	posesMoved bool
 	gs         bool // the passes are Gauss-Seidel's (sim's PGS), not Jacobi's
-	// small: the sub-step loop's stages are kept in ops and launched as one (small.go) at the first
-	// stage after them.
+	// small: the stages from the first sub-step on are kept in ops and launched as one (small.go) at
+	// the step's end (StoreImpulses), or at any other stage that comes first.
 	small bool
 	ops   []int32
 	err   error
