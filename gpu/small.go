@@ -10,8 +10,9 @@ import (
 // The small-world path (kernels/small.cu). A small world's step on a GPU is bound by its launches, not
 // by its bytes: each costs the device a few microseconds however little it does, and the sub-step loop
 // launches a kernel for every phase of every pass (Jacobi's 16 sub-steps of 2+2 passes: about 200 a
-// step; PGS one per colour per pass). In a world that fits one block's reach, the loop from the first
-// sub-step's integration to restitution is one launch of tb_small_substeps, one block whose threads
+// step; PGS one per colour per pass). In a world that fits one block's reach, the step from the first
+// sub-step's integration to its end (restitution, world inertia, the kept manifolds, the blow-up
+// check) is one launch of tb_small_substeps, one block whose threads
 // stride over each phase's bodies, manifolds and joints and meet at a barrier where the per-pass path
 // has a kernel boundary. Each phase calls the per-pass kernels' own device functions on the same items,
 // so the step's bits are the same (TestEmulatedSmallPathIsThePerPassPath). The broad phase's radix
@@ -19,8 +20,8 @@ import (
 // without sleeping and joints.
 //
 // The reach: at most smallBodies bodies and smallJoints joints, which the host knows when it records
-// the step. The manifolds are counted on the device; those of a world of smallBodies boxes number a
-// few per body (a resting pile about 2 to 3), so a phase over them is a few strides of the block. The
+// the step. The manifolds are counted on the device; a resting pile has about two a box (pyramid20:
+// 400 for its 210 boxes), so a phase over them is a few strides of the block. The
 // PGS colours are the budget the per-colour launches would run (gs.go), so a step that needed more
 // runs again as it does there. With sleeping on the step keeps the per-pass kernels.
 
