@@ -66,6 +66,10 @@ type Backend struct {
 	Timed bool
 	// NoGraphs launches a step's kernels one by one instead of as one graph (graph.go): to compare.
 	NoGraphs bool
+	// NoSmall keeps a small world's sub-step loop on the per-pass kernels and its broad-phase sorts on
+	// the multi-block ones instead of the small path's one launch each (small.go): to compare. A timed
+	// step (Timed) keeps them too.
+	NoSmall bool
 	// Reruns counts steps that ran again because a list overflowed or, under PGS, the passes launched
 	// fewer colours than the step needed.
 	Reruns int
@@ -177,8 +181,20 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	}
 	n := w.Bodies.Len()
 	b.consts = makeConsts(s)
+	// A timed step splits its time by stage, which the small path's launches merge: it keeps the
+	// per-pass kernels.
+	small := !b.NoSmall && !b.Timed
+	b.solver.small = small && smallWorld(n, b.nJoints, &s)
+	b.broad.small = small && n <= smallBodies
 	if b.planFor != s || b.plan == nil {
 		b.plan, b.planFor = sim.PlanOf(s), s
+	}
+	if b.solver.small {
+		// The program goes up before the step's first launch, so that its upload (at a new plan) does
+		// not cut the step's graph in two.
+		if err := b.solver.program.put(b.dev, smallOps(b.plan, b.solver.ops[:0])); err != nil {
+			return err
+		}
 	}
 	if b.idle(w, e, s.Sleep) {
 		// Every dynamic body sleeps and nothing can wake one: the step would make no pair, move no

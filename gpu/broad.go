@@ -48,6 +48,8 @@ type broadStage struct {
 	scan           scanner
 
 	cur int // which of codes/index holds the sorted keys after the sort
+	// small: a sort of at most smallSortTiles tiles is one launch (tb_broad_radix_one, small.go).
+	small bool
 	// treeN is the number of leaves of the tree the last pairsOf built (0: none yet), for the debug
 	// draw's BVH layer (debug.go).
 	treeN int
@@ -181,6 +183,14 @@ func (s *broadStage) pairsOf(d device, n int) error {
 func (s *broadStage) radixSort(d device, keys, vals *[2]buffer, cur, n int, count ptr, bits int) (int, error) {
 	k := kernelSet{d}
 	nb := blocks(n, radixTile)
+	if s.small && nb <= smallSortTiles {
+		if err := k.broadRadixOne(1, radixThreads, broadRadixOneArgs{Keys0: keys[cur].p, Vals0: vals[cur].p,
+			Keys1: keys[1-cur].p, Vals1: vals[1-cur].p, N: int32(n), Count: count, Bits: int32(bits),
+			Hist: s.hist.p}); err != nil {
+			return cur, err
+		}
+		return cur ^ (bits+radixBits-1)/radixBits&1, nil
+	}
 	for shift := 0; shift < bits; shift += radixBits {
 		if err := k.broadRadixCount(nb, radixThreads, broadRadixCountArgs{Keys: keys[cur].p, N: int32(n),
 			Count: count, Shift: int32(shift), Hist: s.hist.p}); err != nil {

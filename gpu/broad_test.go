@@ -203,6 +203,9 @@ func TestBroadPairsMatchSim(t *testing.T) {
 	r := rand.New(rand.NewPCG(2, 2))
 	check := func(what string, w *sim.World) {
 		t.Helper()
+		if s.small {
+			what += " (the small path's one-launch sorts)"
+		}
 		boxes, moving, got := broadRun(t, d, &s, w)
 		want := bvh.New().Pairs(boxes, moving, nil)
 		broadtest.CheckPairs(t, what, got, want)
@@ -213,6 +216,13 @@ func TestBroadPairsMatchSim(t *testing.T) {
 	for _, n := range []int{0, 1, 2, 3, 17, 300, 2000} {
 		check(fmt.Sprintf("random n=%d", n), randomWorld(t, r, n))
 	}
+	// The sorts of one and two tiles in one launch (tb_broad_radix_one): the codes of 300 and 2,000
+	// bodies, and the pairs up to 2,048.
+	s.small = true
+	for _, n := range []int{2, 17, 300, 2000} {
+		check(fmt.Sprintf("random n=%d", n), randomWorld(t, r, n))
+	}
+	s.small = false
 	same := func(n int, typ func(i int) sim.BodyType, shape geom.Shape) *sim.World {
 		w := sim.NewWorld(sim.Settings{})
 		for i := 0; i < n; i++ {

@@ -30,7 +30,7 @@ func sameBodies(t *testing.T, what string, a, b *sim.World) {
 
 // TestAStepIsOneGraphLaunch: on pyramid20 and the ragdolls, a steady untimed step reaches the device as
 // one launch, a graph of the whole recorded sequence, where the same step launched kernel by kernel
-// (NoGraphs) makes hundreds; the two give the same bits step after step, through an impulse (an
+// (NoGraphs) makes dozens (the small path's: small.go); the two give the same bits step after step, through an impulse (an
 // upload at the step's start) and a changed setting (a new sequence: a new graph).
 func TestAStepIsOneGraphLaunch(t *testing.T) {
 	for _, scene := range []string{"pyramid20", "ragdoll"} {
@@ -48,7 +48,7 @@ func TestAStepIsOneGraphLaunch(t *testing.T) {
 			pc, gc := pb.StepCounts(), gb.StepCounts()
 			t.Logf("%s, a steady step: %d launches kernel by kernel, %d with graphs (%d graphs made, %d reused)",
 				scene, pc.Launches, gc.Launches, gb.graphs.Made, gb.graphs.Reused)
-			if gc.Launches != 1 || gc.Graphs != 1 || pc.Launches < 100 || pc.Graphs != 0 {
+			if gc.Launches != 1 || gc.Graphs != 1 || pc.Launches < 20 || pc.Graphs != 0 {
 				t.Errorf("steady step: %+v with graphs, %+v without; want one graph launch against the plain launches", gc, pc)
 			}
 			if gc.Syncs != pc.Syncs || gc.Downloads != pc.Downloads || gc.DownloadBytes != pc.DownloadBytes {

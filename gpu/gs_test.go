@@ -192,10 +192,10 @@ func stepLaunches(t *testing.T, w *sim.World, b *Backend) int {
 	return b.LastStep.Launches
 }
 
-// A PGS pass is one launch per colour: one more colour in the budget adds one launch to each pass of
-// the step, 6 x (4+2) = 36, and one to the restitution pass, and changes no bit. The log gives the
-// launches a step makes (no graph) on the stack, the 20-row pyramid and the ragdolls after they
-// landed, under PGS and under Jacobi.
+// A PGS pass of the per-pass path (NoSmall) is one launch per colour: one more colour in the budget
+// adds one launch to each pass of the step, 6 x (4+2) = 36, and one to the restitution pass, and
+// changes no bit. The log gives the launches a step makes (no graph) on the stack, the 20-row pyramid
+// and the ragdolls after they landed, under PGS and under Jacobi.
 func TestEmulatedPGSLaunchesAColourAPass(t *testing.T) {
 	for _, c := range []struct {
 		scene string
@@ -210,7 +210,7 @@ func TestEmulatedPGSLaunchesAColourAPass(t *testing.T) {
 			st.Solver = solver
 			w.SetSettings(st)
 			b := NewEmulated()
-			b.NoGraphs = true
+			b.NoGraphs, b.NoSmall = true, true
 			must(t, w.SetBackend(b))
 			for range c.steps {
 				per[solver] = stepLaunches(t, w, b)

@@ -264,6 +264,9 @@ func (j *jointStage) uploadLists(d device, n int) error {
 // tb_solver_gather.
 func (j *jointStage) lists() (imp, start, adj ptr) { return j.imp.p, j.start.p, j.adj.p }
 
+// rows returns the joints' array, their number and their forces (jointHooks).
+func (j *jointStage) rows() (joints ptr, n int, force ptr) { return j.joints.p, j.n, j.force.p }
+
 // warmStart records the accumulated impulses (on the refreshed rows).
 func (j *jointStage) warmStart(d device, b *bodyBuffers, c *stepConsts) error {
 	if j.n == 0 {

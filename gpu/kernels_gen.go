@@ -486,9 +486,7 @@ func (k kernelSet) debugSizes(grid, block int, a debugSizesArgs) error {
 
 // integrateVelocitiesArgs are the parameters of tb_integrate_velocities (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_velocities applies gravity and the gyroscopic torque to each awake dynamic body over one
-// sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
-// the body frame, two Newton steps from w2 = w1, which conserves a free body's |L| and energy.
+// tb_integrate_velocities is tbIntegrateVelocity, a thread per body.
 type integrateVelocitiesArgs struct {
 	Rot   ptr // const float4 *
 	Vel   ptr // float4 *
@@ -509,8 +507,7 @@ func (k kernelSet) integrateVelocities(grid, block int, a integrateVelocitiesArg
 
 // integratePositionsArgs are the parameters of tb_integrate_positions (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_positions moves awake dynamic and kinematic bodies over one sub-step h (integratePositions):
-// x += h v, q += h/2 (w, 0) q, renormalised.
+// tb_integrate_positions is tbIntegratePosition, a thread per body.
 type integratePositionsArgs struct {
 	Pos   ptr // float4 *
 	Rot   ptr // float4 *
@@ -528,9 +525,7 @@ func (k kernelSet) integratePositions(grid, block int, a integratePositionsArgs)
 
 // integrateFinishArgs are the parameters of tb_integrate_finish (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_finish refreshes the world inverse inertia of dynamic bodies from their final
-// orientations (finishStep; sim's worldInertia, through mathgl's rotation matrix). The solver keeps
-// the step's inertia fixed until then, as the CPU does.
+// tb_integrate_finish is tbIntegrateFinish, a thread per body.
 type integrateFinishArgs struct {
 	Rot   ptr // const float4 *
 	InvI  ptr // const float4 *
@@ -546,9 +541,7 @@ func (k kernelSet) integrateFinish(grid, block int, a integrateFinishArgs) error
 
 // integrateBlowupCheckArgs are the parameters of tb_integrate_blowup_check (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_blowup_check records in *bad the lowest index of a non-static body whose position,
-// velocity, angular velocity or rotation is non-finite, or whose speed exceeds maxSpeed (checkBlowUp).
-// *bad must hold n before the launch; tb_integrate_blowup_done turns "none" (n) into -1.
+// tb_integrate_blowup_check is tbBlowupCheck, a thread per body.
 type integrateBlowupCheckArgs struct {
 	Pos      ptr // const float4 *
 	Rot      ptr // const float4 *
@@ -639,7 +632,7 @@ func (k kernelSet) jointRefresh(grid, block int, a jointRefreshArgs) error {
 
 // jointWarmArgs are the parameters of tb_joint_warm (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_warm records the joints' accumulated impulses (sim's warmJoint).
+// tb_joint_warm is jwarm, a thread per joint.
 type jointWarmArgs struct {
 	Joints ptr // const TbJoint *
 	N      int32
@@ -653,9 +646,7 @@ func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
 
 // jointSolveArgs are the parameters of tb_joint_solve (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence from the
-// velocities at the start of the pass, records the impulses it applied, and writes the force it carries
-// (translation impulse over the sub-step, sim's joint.force) to force[k].
+// tb_joint_solve is jsolve, a thread per joint.
 type jointSolveArgs struct {
 	Joints       ptr // TbJoint *
 	N            int32
@@ -677,10 +668,8 @@ func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
 
 // jointGsArgs are the parameters of tb_joint_gs (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_gs is one Gauss-Seidel pass over colour c's joints (order, colourStart: tb_gs_colour; sim's
-// solveJoint): each solves its parts in sequence on its bodies' current velocities, with unsplit
-// masses, and writes the dynamic ones back; a thread per joint, or for the overflow one thread for
-// all of them in order. It writes each joint's force as tb_joint_solve does.
+// tb_joint_gs is jgs over colour c's joints (order, colourStart: tb_gs_colour): a thread per joint,
+// or for the overflow one thread for all of them in order.
 type jointGsArgs struct {
 	Joints       ptr // TbJoint *
 	Order        ptr // const int *
@@ -818,10 +807,7 @@ func (k kernelSet) broadMorton(grid, block int, a broadMortonArgs) error {
 
 // broadRadixCountArgs are the parameters of tb_broad_radix_count (kernels/lbvh.cu), in the kernel's order.
 //
-// tb_broad_radix_count writes hist[d * gridDim.x + block] = how many of the block's TB_RADIX_TILE keys
-// have digit d at bit shift: digit-major, so that an exclusive scan of hist gives each (digit, block)
-// its first place in the output. Keys past tbCount(n, count) are left out. Launch with
-// TB_RADIX_THREADS threads.
+// tb_broad_radix_count is tbRadixCount, a block per tile. Launch with TB_RADIX_THREADS threads.
 type broadRadixCountArgs struct {
 	Keys  ptr // const unsigned int *
 	N     int32
@@ -837,11 +823,8 @@ func (k kernelSet) broadRadixCount(grid, block int, a broadRadixCountArgs) error
 
 // broadRadixScatterArgs are the parameters of tb_broad_radix_scatter (kernels/lbvh.cu), in the kernel's order.
 //
-// tb_broad_radix_scatter moves each key and its value to its place in the order sorted (stably) by the
-// digit at bit shift; offsets is hist after an exclusive scan. Stability within a block: each thread
-// holds TB_RADIX_PER_THREAD consecutive keys, and a block-wide exclusive scan of the per-thread digit
-// counts, digit-major, gives every thread the number of the block's keys that go before its own. Launch
-// with the grid of tb_broad_radix_count.
+// tb_broad_radix_scatter is tbRadixScatter, a block per tile: launch with the grid of
+// tb_broad_radix_count.
 type broadRadixScatterArgs struct {
 	Keys    ptr // const unsigned int *
 	Vals    ptr // const unsigned int *
@@ -856,6 +839,30 @@ type broadRadixScatterArgs struct {
 // broadRadixScatter launches tb_broad_radix_scatter over grid blocks of block threads.
 func (k kernelSet) broadRadixScatter(grid, block int, a broadRadixScatterArgs) error {
 	return k.dev.launch("tb_broad_radix_scatter", grid, block, a.Keys, a.Vals, a.KeysOut, a.ValsOut, a.N, a.Count, a.Shift, a.Offsets)
+}
+
+// broadRadixOneArgs are the parameters of tb_broad_radix_one (kernels/lbvh.cu), in the kernel's order.
+//
+// tb_broad_radix_one is the whole sort of a few tiles (gpu/broad.go's radixSort: every pass's digit
+// counts, their exclusive scan and the scatter) in one launch of one block of TB_RADIX_THREADS: each
+// phase runs tbRadixCount or tbRadixScatter on the tiles one after another where the multi-block sort
+// launches a block per tile, and the scan of a few dozen counts is thread 0's, exact as scan.cu's. The
+// passes move the data between (keys0, vals0) and (keys1, vals1), starting from the first pair; an
+// odd number of passes leaves the result in the second.
+type broadRadixOneArgs struct {
+	Keys0 ptr // unsigned int *
+	Vals0 ptr // unsigned int *
+	Keys1 ptr // unsigned int *
+	Vals1 ptr // unsigned int *
+	N     int32
+	Count ptr // const unsigned int *
+	Bits  int32
+	Hist  ptr // unsigned int *
+}
+
+// broadRadixOne launches tb_broad_radix_one over grid blocks of block threads.
+func (k kernelSet) broadRadixOne(grid, block int, a broadRadixOneArgs) error {
+	return k.dev.launch("tb_broad_radix_one", grid, block, a.Keys0, a.Vals0, a.Keys1, a.Vals1, a.N, a.Count, a.Bits, a.Hist)
 }
 
 // broadBuildArgs are the parameters of tb_broad_build (kernels/lbvh.cu), in the kernel's order.
@@ -1479,6 +1486,66 @@ func (k kernelSet) sleepCount(grid, block int, a sleepCountArgs) error {
 	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out)
 }
 
+// smallSubstepsArgs are the parameters of tb_small_substeps (kernels/small.cu), in the kernel's order.
+//
+// tb_small_substeps runs the ops (nops pairs of a TB_SMALL_* stage and its passes) over the world in
+// one block of any size (gpu/small.go's smallThreads): what solverStage.run launches for the same ops,
+// phase for phase. gs
+// selects PGS's passes (the joints' colours, then the manifolds', colours and budgets from gs.go)
+// over Jacobi's (every row from the pass's start velocities, then the gather); jointLists says whether
+// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does.
+type smallSubstepsArgs struct {
+	Ops          ptr // const int *
+	Nops         int32
+	Pos          ptr // float4 *
+	Rot          ptr // float4 *
+	Vel          ptr // float4 *
+	Omega        ptr // float4 *
+	InvI         ptr // const float4 *
+	InvIW        ptr // float4 *
+	Flags        ptr // const unsigned int *
+	N            int32
+	Man          ptr // TbSolverManifold *
+	Count        ptr // const int *
+	Cap          int32
+	Imp          ptr // float4 *
+	Start        ptr // const unsigned int *
+	Adj          ptr // const int *
+	Joints       ptr // TbJoint *
+	Nj           int32
+	Jimp         ptr // float4 *
+	Jstart       ptr // const int *
+	Jadj         ptr // const int *
+	JointLists   int32
+	Force        ptr // float *
+	Gs           int32
+	Order        ptr // const int *
+	ColourStart  ptr // const int *
+	Budget       int32
+	Jorder       ptr // const int *
+	JcolourStart ptr // const int *
+	Jbudget      int32
+	H            float32
+	InvH         float32
+	GX           float32
+	GY           float32
+	GZ           float32
+	MaxPush      float32
+	NoFriction   int32
+	Threshold    float32
+	JointBias    float32
+	JointMass    float32
+	JointImpulse float32
+	Kept         ptr // int *
+	Bad          ptr // int *
+	MaxSpeed     float32
+}
+
+// smallSubsteps launches tb_small_substeps over grid blocks of block threads.
+func (k kernelSet) smallSubsteps(grid, block int, a smallSubstepsArgs) error {
+	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.Kept, a.Bad, a.MaxSpeed)
+}
+
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.
 //
 // tb_solver_sizes writes the sizes of the solver's structures, so the Go side can check its mirrors.
@@ -1551,7 +1618,7 @@ func (k kernelSet) solverPrepare(grid, block int, a solverPrepareArgs) error {
 
 // solverWarmStartArgs are the parameters of tb_solver_warm_start (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_warm_start records each manifold's accumulated impulses (warmStartManifold).
+// tb_solver_warm_start is tbWarmStart, a thread per manifold.
 type solverWarmStartArgs struct {
 	Man   ptr // const TbSolverManifold *
 	Count ptr // const int *
@@ -1618,9 +1685,7 @@ func (k kernelSet) solverAdjSort(grid, block int, a solverAdjSortArgs) error {
 
 // solverGatherArgs are the parameters of tb_solver_gather (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_gather moves each dynamic body by the impulses its manifolds recorded in this pass and,
-// with joints set, those its joints recorded (sim's gatherImpulses: the sum in list order, then
-// v += invMass lin, omega += invIWorld ang). start/adj list the manifolds, jstart/jadj the joints.
+// tb_solver_gather is tbGather, a thread per body.
 type solverGatherArgs struct {
 	Pos    ptr // const float4 *
 	Vel    ptr // float4 *
@@ -1643,8 +1708,7 @@ func (k kernelSet) solverGather(grid, block int, a solverGatherArgs) error {
 
 // solverRefreshArgs are the parameters of tb_solver_refresh (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_refresh recomputes what depends on positions (refreshManifold): each point's separation,
-// measured between its anchors, and the mean drift of the friction anchors.
+// tb_solver_refresh is tbRefresh, a thread per manifold.
 type solverRefreshArgs struct {
 	Man   ptr // TbSolverManifold *
 	Count ptr // const int *
@@ -1660,11 +1724,7 @@ func (k kernelSet) solverRefresh(grid, block int, a solverRefreshArgs) error {
 
 // solverJacobiArgs are the parameters of tb_solver_jacobi (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_jacobi is one Jacobi pass over the manifolds (jacobiManifold): every row from the
-// velocities at the start of the pass, the impulse changes recorded for the gather. An open
-// contact may close its gap this sub-step and no more; a penetrating one is pushed out softly with
-// bias, not at all without. Friction is clamped to the Coulomb disc, and in the biased pass a sticking
-// contact also closes its friction anchors' drift.
+// tb_solver_jacobi is tbJacobi, a thread per manifold.
 type solverJacobiArgs struct {
 	Man        ptr // TbSolverManifold *
 	Count      ptr // const int *
@@ -1685,8 +1745,7 @@ func (k kernelSet) solverJacobi(grid, block int, a solverJacobiArgs) error {
 
 // solverRestituteArgs are the parameters of tb_solver_restitute (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_restitute is one Jacobi restitution pass (restituteManifold with record): points that
-// approached faster than the threshold and pushed this step leave at e times their approach speed.
+// tb_solver_restitute is tbRestitute, a thread per manifold.
 type solverRestituteArgs struct {
 	Man       ptr // TbSolverManifold *
 	Count     ptr // const int *
@@ -1780,8 +1839,7 @@ func (k kernelSet) solverGs(grid, block int, a solverGsArgs) error {
 
 // solverGsRestituteArgs are the parameters of tb_solver_gs_restitute (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_gs_restitute is the Gauss-Seidel restitution pass over colour c's manifolds (sim's
-// restituteManifold, unrecorded): each bouncing point's row applied to the bodies before the next.
+// tb_solver_gs_restitute is tbRestituteGS over colour c's manifolds (order, colourStart: tb_gs_colour).
 type solverGsRestituteArgs struct {
 	Man         ptr // TbSolverManifold *
 	Order       ptr // const int *

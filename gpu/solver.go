@@ -52,6 +52,13 @@ type solverStage struct {
 	// needed this step (two int32, which the step's read-back carries).
 	colours, jointColours colouring
 	needed                buffer
+	// small: this step runs its stages from the first sub-step to its end as one launch (small.go) of
+	// program's ops; ops is the step's list of them, kept to spare an allocation a step. smallBlock,
+	// when not 0, is that launch's block size instead of smallThreads (to compare on a GPU).
+	small      bool
+	smallBlock int
+	program    smallProgram
+	ops        []int32
 }
 
 // reserve makes room for the given numbers of bodies and contacts (manifolds). Growing keeps last
@@ -208,7 +215,11 @@ type solverRun struct {
 	// posesMoved: the bodies moved since the rows were last refreshed (sim's refreshRows).
 	posesMoved bool
 	gs         bool // the passes are Gauss-Seidel's (sim's PGS), not Jacobi's
-	err        error
+	// small: the stages from the first sub-step on are kept in ops and launched as one (small.go) at
+	// the step's end (StoreImpulses), or at any other stage that comes first.
+	small bool
+	ops   []int32
+	err   error
 }
 
 // do runs f unless an earlier launch of the step failed.
@@ -239,7 +250,7 @@ func (s *solverStage) prepare(r *solverRun, d device, b *bodyBuffers, contacts, 
 	*r = solverRun{d: d, k: kernelSet{d}, b: b, contactCount: contactCount, capM: int32(contactCapacity),
 		capacity: contactCapacity, j: j, c: c, man: s.man[s.cur].p,
 		mg: blocks(max(contactCapacity, 1), solverManifoldThreads), bg: blocks(max(n, 1), solverBodyThreads),
-		posesMoved: true, gs: st.Solver == sim.PGS}
+		posesMoved: true, gs: st.Solver == sim.PGS, small: s.small, ops: s.ops[:0]}
 	prev := 1 - s.cur
 	sc := sim.StepConstantsOf(*st)
 	if s.forgetPrev {
@@ -308,6 +319,24 @@ func (s *solverStage) lists(r *solverRun) error {
 func (s *solverStage) run(r *solverRun, op sim.Op) error {
 	d, ks, b, c, st := r.d, r.k, r.b, r.c, &r.c.s
 	n := int32(b.n)
+	if r.small {
+		kept := r.smallOp(op)
+		if kept && op.Stage != sim.StageStoreImpulses {
+			return nil // launched with the step's end
+		}
+		r.do(func() error { return s.flushSmall(r) })
+		if kept {
+			// The launch ran the step's end: this step's manifolds become the next step's source.
+			if r.err != nil {
+				return fmt.Errorf("solver: %w", r.err)
+			}
+			s.cur = 1 - s.cur
+			return nil
+		}
+		if r.err != nil {
+			return fmt.Errorf("solver: %w", r.err)
+		}
+	}
 	// refreshRows brings the contact and joint rows to the current poses, once after each move.
 	refreshRows := func() {
 		if !r.posesMoved {
@@ -576,6 +605,7 @@ func (s *solverStage) release(d device) {
 	}
 	s.colours.release(d)
 	s.jointColours.release(d)
+	s.program.release(d)
 	s.scan.release(d)
 	*s = solverStage{}
 }

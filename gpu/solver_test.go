@@ -386,8 +386,15 @@ func TestSolverContactsMatchCPU(t *testing.T) {
 }
 
 // TestSolverBlowUpNamesFirstBadBody: the blow-up index is the first non-static body that is non-finite
-// or faster than MaxLinearSpeed, and -1 when none is.
+// or faster than MaxLinearSpeed, and -1 when none is, from the per-pass kernels and from the small
+// path's one launch (small.go).
 func TestSolverBlowUpNamesFirstBadBody(t *testing.T) {
+	for _, small := range []bool{false, true} {
+		checkBlowUp(t, small)
+	}
+}
+
+func checkBlowUp(t *testing.T, small bool) {
 	d := emulated{}
 	mk := func(v sim.Vec3) sim.BodyDef {
 		b := box("", sim.Vec3{}, 0.5)
@@ -419,7 +426,7 @@ func TestSolverBlowUpNamesFirstBadBody(t *testing.T) {
 			w.Bodies.Position[3][0] = float32(math.NaN()) // AddBody refuses it: set it as a blow-up would
 		}
 		bb := testBodies(t, d, &w.Bodies)
-		var st solverStage
+		st := solverStage{small: small}
 		var count buffer
 		must(t, grow(d, &count, 4), d.zero(count.p, 4))
 		c := makeConsts(w.Resolved())
@@ -431,7 +438,7 @@ func TestSolverBlowUpNamesFirstBadBody(t *testing.T) {
 			tc.want = want
 		}
 		if bad[0] != tc.want {
-			t.Errorf("%s: blow-up index %d, want %d", tc.name, bad[0], tc.want)
+			t.Errorf("%s (small path %v): blow-up index %d, want %d", tc.name, small, bad[0], tc.want)
 		}
 		st.release(d)
 		release(d, &count)
@@ -566,6 +573,9 @@ func (h *hookLog) gsPass(d device, b *bodyBuffers, c *stepConsts, g *colouring, 
 	h.calls = append(h.calls, map[bool]string{true: "gs solve", false: "gs relax"}[useBias])
 	return nil
 }
+
+// rows: the hook keeps no joint array; the solver stages here never take the small path.
+func (h *hookLog) rows() (joints ptr, n int, force ptr) { return 0, 0, 0 }
 
 func (h *hookLog) lists() (imp, start, adj ptr) {
 	d := emulated{}

@@ -9,10 +9,13 @@ import "tumble/sim"
 //	contact solver, integration, the sub-step loop   solver.go  (kernels/solver.cu, kernels/integrate.cu)
 //	joints                  joints.go  (kernels/joints.cu)
 //	renderer transforms     transforms.go (kernels/transforms.cu)
+//	the small-world path    small.go   (kernels/small.cu)
 //
 // backend.go owns the body buffers and runs the step's sim.Plan (runPlan): bounds and broad phase in
 // broad.go, the narrow phase in narrow.go, and Prepare and every later stage in solver.go
-// (solverStage.prepare and run), the same stages in the same order as the CPU.
+// (solverStage.prepare and run), the same stages in the same order as the CPU. In a small world
+// (small.go) solverStage.run keeps the stages from the first sub-step to the step's end and launches
+// them as one kernel there.
 
 // softness mirrors the CPU solver's soft-constraint coefficients (Box2D v3's soft step) for one sub-step.
 type softness struct {
@@ -44,6 +47,9 @@ type jointHooks interface {
 	// body's list of its joints in joint order (dense rows start, adj: k << 1 | side), which
 	// tb_solver_gather adds after the contacts'.
 	lists() (imp, start, adj ptr)
+	// rows returns the joints' array (tbJoint), their number and each joint's force (float32), which
+	// the small path's one kernel (small.go) solves and writes as the per-pass kernels do.
+	rows() (joints ptr, n int, force ptr)
 	// colour colours the joints for the Gauss-Seidel passes into g, the colours they needed into the
 	// int32 at needed.
 	colour(d device, b *bodyBuffers, g *colouring, needed ptr) error

@@ -13,7 +13,9 @@
 #      ragdoll, fewer for the piles); then the PGS solver at its defaults (6 x (4+2) passes) on
 #      pyramid20, ragdoll, pile and pile100k (bench -backend cuda -solver pgs);
 #   4. the CUDA parity tests (stack, pyramid20, pendulum, chain; TestCUDAStep*, a step as one CUDA
-#      graph, where the build has it), then the rain in the background;
+#      graph, where the build has it), the small-world path on and off (TestCUDASmallPathTimes: the
+#      untimed step of stack, pyramid20 and ragdoll through one launch of the sub-step loop and through
+#      the per-pass kernels, the same bits), then the rain in the background;
 #   5. compute-sanitizer memcheck, racecheck and synccheck over 30 steps of stack, pendulum and
 #      ragdoll on the cuda backend, API errors reported; where memcheck fails, once more with
 #      --report-api-errors no (the fallback line: kernel errors alone).
@@ -22,7 +24,7 @@
 # GPU_RUN_CPU=1 first measures the CPU step against Jolt (0., below). GPU_RUN_BUDGET=S cuts the whole
 # at S seconds instead; GPU_RUN_ONLY=REGEX runs only the checks whose
 # names it matches (egl-context, egl-interop, egl-screenshot, probe-interop, probe-screenshot,
-# frame-split-100k-cuda|cpu, parity,
+# frame-split-100k-cuda|cpu, parity, small,
 # bench-SCENE, untimed-SCENE-N, bench-pgs-SCENE, parity-rain, sanitizer-TOOL), for a device lease split
 # in two.
 # It cannot run on a machine without an NVIDIA GPU (it stops at nvidia-smi).
@@ -157,6 +159,10 @@ cat "$out/frame-split-100k-cpu.txt"
 echo "== 4a. parity (the CPU's step against the GPU's)"
 (cd gpu && step parity 240 "$bin/gpu.test" -test.run 'TestCUDAParity|TestCUDAStep|TestCUDASleep' -test.v)
 grep -E '^(\s*---|ok|FAIL|PASS)|apart|bit|difference' "$out/parity.txt" | head -20
+
+echo "== 4c. the small-world path: the sub-step loop as one launch against the per-pass kernels (untimed ms a step)"
+(cd gpu && step small 120 "$bin/gpu.test" -test.run 'TestCUDASmallPathTimes' -test.v)
+grep -E '^(\s*---|ok|FAIL|PASS)|untimed step' "$out/small.txt" | head -24
 
 echo "== 3. speed: sandbox bench -backend cuda -substeps 4 (median ms per step; the last step's device counts)"
 for scene in pile pile100k pile1m pyramid20 ragdoll; do

@@ -550,12 +550,8 @@ TB_KERNEL void tb_joint_refresh(TbJoint *joints, int n, const float4 *pos, const
 	jrefresh(joints[k], pos, rot);
 }
 
-// tb_joint_warm records the joints' accumulated impulses (sim's warmJoint).
-TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, float4 *jimp) {
-	unsigned k = tbThread();
-	if (k >= (unsigned)n) {
-		return;
-	}
+// jwarm records joint k's accumulated impulses (sim's warmJoint).
+TB_FN void jwarm(unsigned k, const TbJoint *joints, float4 *jimp) {
 	const TbJoint &j = joints[k];
 	TbJointPair s = jpair(j);
 	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
@@ -597,6 +593,14 @@ TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, float4 *jimp) {
 		break;
 	}
 	jrecord(jimp, k, s);
+}
+
+// tb_joint_warm is jwarm, a thread per joint.
+TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, float4 *jimp) {
+	unsigned k = tbThread();
+	if (k < (unsigned)n) {
+		jwarm(k, joints, jimp);
+	}
 }
 
 // jsolveParts solves joint j's parts in sequence on the pair s (motor and limits first, the equality
@@ -662,28 +666,50 @@ TB_FN TbJointPair jload(const TbJoint &j, const float4 *vel, const float4 *omega
 	return s;
 }
 
-// tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence from the
-// velocities at the start of the pass, records the impulses it applied, and writes the force it carries
-// (translation impulse over the sub-step, sim's joint.force) to force[k].
-TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const float4 *omega, float4 *jimp,
-                              float biasRate, float massScale, float impulseScale, float invH,
-                              int useBias, float *force) {
-	unsigned k = tbThread();
-	if (k >= (unsigned)n) {
-		return;
-	}
+// jsolve is one Jacobi pass over joint k: it solves its parts in sequence from the velocities at the
+// start of the pass, records the impulses it applied, and writes the force it carries (translation
+// impulse over the sub-step, sim's joint.force) to force[k].
+TB_FN void jsolve(unsigned k, TbJoint *joints, const float4 *vel, const float4 *omega, float4 *jimp,
+                  const TbJointSoft &soft, float invH, int useBias, float *force) {
 	TbJoint &j = joints[k];
-	TbJointSoft soft = {biasRate, massScale, impulseScale};
 	TbJointPair s = jload(j, vel, omega);
 	float l2 = jsolveParts(j, s, soft, useBias != 0, invH);
 	force[k] = sqrtf(l2) * invH;
 	jrecord(jimp, k, s);
 }
 
-// tb_joint_gs is one Gauss-Seidel pass over colour c's joints (order, colourStart: tb_gs_colour; sim's
-// solveJoint): each solves its parts in sequence on its bodies' current velocities, with unsplit
-// masses, and writes the dynamic ones back; a thread per joint, or for the overflow one thread for
-// all of them in order. It writes each joint's force as tb_joint_solve does.
+// tb_joint_solve is jsolve, a thread per joint.
+TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const float4 *omega, float4 *jimp,
+                              float biasRate, float massScale, float impulseScale, float invH,
+                              int useBias, float *force) {
+	unsigned k = tbThread();
+	if (k < (unsigned)n) {
+		TbJointSoft soft = {biasRate, massScale, impulseScale};
+		jsolve(k, joints, vel, omega, jimp, soft, invH, useBias, force);
+	}
+}
+
+// jgs is one Gauss-Seidel pass over joint k (sim's solveJoint): it solves its parts in sequence on its
+// bodies' current velocities, with unsplit masses, and writes the dynamic ones back, and its force as
+// jsolve does.
+TB_FN void jgs(int k, TbJoint *joints, const float4 *pos, float4 *vel, float4 *omega, const TbJointSoft &soft,
+               float invH, int useBias, float *force) {
+	TbJoint &j = joints[k];
+	TbJointPair s = jload(j, vel, omega);
+	float l2 = jsolveParts(j, s, soft, useBias != 0, invH);
+	force[k] = sqrtf(l2) * invH;
+	if (pos[j.a].w != 0) {
+		vel[j.a] = make_float4(s.vA.x, s.vA.y, s.vA.z, 0);
+		omega[j.a] = make_float4(s.wA.x, s.wA.y, s.wA.z, 0);
+	}
+	if (j.b >= 0 && pos[j.b].w != 0) {
+		vel[j.b] = make_float4(s.vB.x, s.vB.y, s.vB.z, 0);
+		omega[j.b] = make_float4(s.wB.x, s.wB.y, s.wB.z, 0);
+	}
+}
+
+// tb_joint_gs is jgs over colour c's joints (order, colourStart: tb_gs_colour): a thread per joint,
+// or for the overflow one thread for all of them in order.
 TB_KERNEL void tb_joint_gs(TbJoint *joints, const int *order, const int *colourStart, int c, const float4 *pos,
                            float4 *vel, float4 *omega, float biasRate, float massScale, float impulseScale,
                            float invH, int useBias, float *force) {
@@ -691,19 +717,7 @@ TB_KERNEL void tb_joint_gs(TbJoint *joints, const int *order, const int *colourS
 	tbColourRange(colourStart, c, &lo, &hi);
 	TbJointSoft soft = {biasRate, massScale, impulseScale};
 	for (int i = lo; i < hi; i++) {
-		int k = order[i];
-		TbJoint &j = joints[k];
-		TbJointPair s = jload(j, vel, omega);
-		float l2 = jsolveParts(j, s, soft, useBias != 0, invH);
-		force[k] = sqrtf(l2) * invH;
-		if (pos[j.a].w != 0) {
-			vel[j.a] = make_float4(s.vA.x, s.vA.y, s.vA.z, 0);
-			omega[j.a] = make_float4(s.wA.x, s.wA.y, s.wA.z, 0);
-		}
-		if (j.b >= 0 && pos[j.b].w != 0) {
-			vel[j.b] = make_float4(s.vB.x, s.vB.y, s.vB.z, 0);
-			omega[j.b] = make_float4(s.wB.x, s.wB.y, s.wB.z, 0);
-		}
+		jgs(order[i], joints, pos, vel, omega, soft, invH, useBias, force);
 	}
 }
 

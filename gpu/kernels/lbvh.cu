@@ -153,19 +153,18 @@ TB_FN unsigned tbCount(int n, const unsigned *count) {
 	return m;
 }
 
-// tb_broad_radix_count writes hist[d * gridDim.x + block] = how many of the block's TB_RADIX_TILE keys
-// have digit d at bit shift: digit-major, so that an exclusive scan of hist gives each (digit, block)
-// its first place in the output. Keys past tbCount(n, count) are left out. Launch with
-// TB_RADIX_THREADS threads.
-TB_KERNEL void tb_broad_radix_count(const unsigned *keys, int n, const unsigned *count, int shift,
-                                    unsigned *hist) {
+// tbRadixCount writes hist[d * tiles + tile] = how many of the tile's TB_RADIX_TILE keys have digit d
+// at bit shift: digit-major, so that an exclusive scan of hist gives each (digit, tile) its first place
+// in the output. Keys past tbCount(n, count) are left out. A block of TB_RADIX_THREADS threads runs it.
+TB_FN void tbRadixCount(unsigned tile, unsigned tiles, const unsigned *keys, int n, const unsigned *count,
+                        int shift, unsigned *hist) {
 	__shared__ unsigned digits[TB_RADIX_DIGITS];
 	unsigned t = threadIdx.x, m = tbCount(n, count);
 	if (t < TB_RADIX_DIGITS) {
 		digits[t] = 0;
 	}
 	__syncthreads();
-	unsigned base = blockIdx.x * TB_RADIX_TILE + t * TB_RADIX_PER_THREAD;
+	unsigned base = tile * TB_RADIX_TILE + t * TB_RADIX_PER_THREAD;
 	for (int j = 0; j < TB_RADIX_PER_THREAD; j++) {
 		if (base + j < m) {
 			atomicAdd(&digits[(keys[base + j] >> shift) & (TB_RADIX_DIGITS - 1)], 1u);
@@ -173,24 +172,30 @@ TB_KERNEL void tb_broad_radix_count(const unsigned *keys, int n, const unsigned 
 	}
 	__syncthreads();
 	if (t < TB_RADIX_DIGITS) {
-		hist[t * gridDim.x + blockIdx.x] = digits[t];
+		hist[t * tiles + tile] = digits[t];
 	}
+}
+
+// tb_broad_radix_count is tbRadixCount, a block per tile. Launch with TB_RADIX_THREADS threads.
+TB_KERNEL void tb_broad_radix_count(const unsigned *keys, int n, const unsigned *count, int shift,
+                                    unsigned *hist) {
+	tbRadixCount(blockIdx.x, gridDim.x, keys, n, count, shift, hist);
 }
 TB_REGISTER_SYNC(tb_broad_radix_count)
 
-// tb_broad_radix_scatter moves each key and its value to its place in the order sorted (stably) by the
-// digit at bit shift; offsets is hist after an exclusive scan. Stability within a block: each thread
+// tbRadixScatter moves each key of the tile and its value to its place in the order sorted (stably) by
+// the digit at bit shift; offsets is hist after an exclusive scan. Stability within a tile: each thread
 // holds TB_RADIX_PER_THREAD consecutive keys, and a block-wide exclusive scan of the per-thread digit
-// counts, digit-major, gives every thread the number of the block's keys that go before its own. Launch
-// with the grid of tb_broad_radix_count.
-TB_KERNEL void tb_broad_radix_scatter(const unsigned *keys, const unsigned *vals, unsigned *keysOut,
-                                      unsigned *valsOut, int n, const unsigned *count, int shift,
-                                      const unsigned *offsets) {
+// counts, digit-major, gives every thread the number of the tile's keys that go before its own. A block
+// of TB_RADIX_THREADS threads runs it.
+TB_FN void tbRadixScatter(unsigned tile, unsigned tiles, const unsigned *keys, const unsigned *vals,
+                          unsigned *keysOut, unsigned *valsOut, int n, const unsigned *count, int shift,
+                          const unsigned *offsets) {
 	__shared__ unsigned cnt[TB_RADIX_DIGITS * TB_RADIX_THREADS]; // [digit][thread]
 	__shared__ unsigned part[TB_RADIX_THREADS];
-	__shared__ unsigned place[TB_RADIX_DIGITS]; // global place of the block's first key of each digit
+	__shared__ unsigned place[TB_RADIX_DIGITS]; // global place of the tile's first key of each digit
 	unsigned t = threadIdx.x, m = tbCount(n, count);
-	unsigned base = blockIdx.x * TB_RADIX_TILE + t * TB_RADIX_PER_THREAD;
+	unsigned base = tile * TB_RADIX_TILE + t * TB_RADIX_PER_THREAD;
 	for (int d = 0; d < TB_RADIX_DIGITS; d++) {
 		cnt[d * TB_RADIX_THREADS + t] = 0;
 	}
@@ -225,9 +230,9 @@ TB_KERNEL void tb_broad_radix_scatter(const unsigned *keys, const unsigned *vals
 		run += v;
 	}
 	__syncthreads();
-	// cnt[d][t] now counts the block's keys of digits below d plus those of digit d in threads below t.
+	// cnt[d][t] now counts the tile's keys of digits below d plus those of digit d in threads below t.
 	if (t < TB_RADIX_DIGITS) {
-		place[t] = offsets[t * gridDim.x + blockIdx.x] - cnt[t * TB_RADIX_THREADS];
+		place[t] = offsets[t * tiles + tile] - cnt[t * TB_RADIX_THREADS];
 	}
 	__syncthreads();
 	for (int j = 0; j < TB_RADIX_PER_THREAD; j++) {
@@ -239,7 +244,49 @@ TB_KERNEL void tb_broad_radix_scatter(const unsigned *keys, const unsigned *vals
 		}
 	}
 }
+
+// tb_broad_radix_scatter is tbRadixScatter, a block per tile: launch with the grid of
+// tb_broad_radix_count.
+TB_KERNEL void tb_broad_radix_scatter(const unsigned *keys, const unsigned *vals, unsigned *keysOut,
+                                      unsigned *valsOut, int n, const unsigned *count, int shift,
+                                      const unsigned *offsets) {
+	tbRadixScatter(blockIdx.x, gridDim.x, keys, vals, keysOut, valsOut, n, count, shift, offsets);
+}
 TB_REGISTER_SYNC(tb_broad_radix_scatter)
+
+// tb_broad_radix_one is the whole sort of a few tiles (gpu/broad.go's radixSort: every pass's digit
+// counts, their exclusive scan and the scatter) in one launch of one block of TB_RADIX_THREADS: each
+// phase runs tbRadixCount or tbRadixScatter on the tiles one after another where the multi-block sort
+// launches a block per tile, and the scan of a few dozen counts is thread 0's, exact as scan.cu's. The
+// passes move the data between (keys0, vals0) and (keys1, vals1), starting from the first pair; an
+// odd number of passes leaves the result in the second.
+TB_KERNEL void tb_broad_radix_one(unsigned *keys0, unsigned *vals0, unsigned *keys1, unsigned *vals1, int n,
+                                  const unsigned *count, int bits, unsigned *hist) {
+	unsigned tiles = (unsigned)(n + TB_RADIX_TILE - 1) / TB_RADIX_TILE;
+	unsigned *keys[2] = {keys0, keys1}, *vals[2] = {vals0, vals1};
+	int cur = 0;
+	for (int shift = 0; shift < bits; shift += TB_RADIX_BITS) {
+		for (unsigned b = 0; b < tiles; b++) {
+			tbRadixCount(b, tiles, keys[cur], n, count, shift, hist);
+			__syncthreads();
+		}
+		if (threadIdx.x == 0) {
+			unsigned run = 0;
+			for (unsigned e = 0; e < TB_RADIX_DIGITS * tiles; e++) {
+				unsigned v = hist[e];
+				hist[e] = run;
+				run += v;
+			}
+		}
+		__syncthreads();
+		for (unsigned b = 0; b < tiles; b++) {
+			tbRadixScatter(b, tiles, keys[cur], vals[cur], keys[1 - cur], vals[1 - cur], n, count, shift, hist);
+			__syncthreads();
+		}
+		cur = 1 - cur;
+	}
+}
+TB_REGISTER_SYNC(tb_broad_radix_one)
 
 // --- 4. build ----------------------------------------------------------------------------------------
 

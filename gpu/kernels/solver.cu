@@ -336,12 +336,8 @@ TB_FN void tbRecord(float4 *imp, int k, float3 lin, float3 angA, float3 angB) {
 	imp[3 * k + 2] = make_float4(angB.x, angB.y, angB.z, 0);
 }
 
-// tb_solver_warm_start records each manifold's accumulated impulses (warmStartManifold).
-TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *count, int cap, float4 *imp) {
-	int k = tbThread();
-	if (k >= tbManifolds(count, cap)) {
-		return;
-	}
+// tbWarmStart records manifold k's accumulated impulses (warmStartManifold).
+TB_FN void tbWarmStart(int k, const TbSolverManifold *man, float4 *imp) {
 	const TbSolverManifold &m = man[k];
 	float3 lin = make_float3(0, 0, 0), angA = lin, angB = lin;
 	for (int i = 0; i < m.count; i++) {
@@ -357,6 +353,14 @@ TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *coun
 		angA = tbAdd(angA, l), angB = tbAdd(angB, l);
 	}
 	tbRecord(imp, k, lin, angA, angB);
+}
+
+// tb_solver_warm_start is tbWarmStart, a thread per manifold.
+TB_KERNEL void tb_solver_warm_start(const TbSolverManifold *man, const int *count, int cap, float4 *imp) {
+	int k = tbThread();
+	if (k < tbManifolds(count, cap)) {
+		tbWarmStart(k, man, imp);
+	}
 }
 TB_REGISTER(tb_solver_warm_start)
 
@@ -415,16 +419,12 @@ TB_KERNEL void tb_solver_adj_sort(const unsigned *start, int *adj, int n) {
 }
 TB_REGISTER(tb_solver_adj_sort)
 
-// tb_solver_gather moves each dynamic body by the impulses its manifolds recorded in this pass and,
+// tbGather moves body i, when it is dynamic, by the impulses its manifolds recorded in this pass and,
 // with joints set, those its joints recorded (sim's gatherImpulses: the sum in list order, then
 // v += invMass lin, omega += invIWorld ang). start/adj list the manifolds, jstart/jadj the joints.
-TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
-                                const unsigned *start, const int *adj, const float4 *imp, const int *jstart,
-                                const int *jadj, const float4 *jimp, int joints, int n) {
-	int i = tbThread();
-	if (i >= n) {
-		return;
-	}
+TB_FN void tbGather(int i, const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW, const unsigned *start,
+                    const int *adj, const float4 *imp, const int *jstart, const int *jadj, const float4 *jimp,
+                    int joints) {
 	float invMass = pos[i].w;
 	if (invMass == 0) {
 		return;
@@ -457,16 +457,21 @@ TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, c
 	vel[i] = make_float4(v.x, v.y, v.z, 0);
 	omega[i] = make_float4(w.x, w.y, w.z, 0);
 }
+
+// tb_solver_gather is tbGather, a thread per body.
+TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
+                                const unsigned *start, const int *adj, const float4 *imp, const int *jstart,
+                                const int *jadj, const float4 *jimp, int joints, int n) {
+	int i = tbThread();
+	if (i < n) {
+		tbGather(i, pos, vel, omega, invIW, start, adj, imp, jstart, jadj, jimp, joints);
+	}
+}
 TB_REGISTER(tb_solver_gather)
 
-// tb_solver_refresh recomputes what depends on positions (refreshManifold): each point's separation,
-// measured between its anchors, and the mean drift of the friction anchors.
-TB_KERNEL void tb_solver_refresh(TbSolverManifold *man, const int *count, int cap, const float4 *pos,
-                                 const float4 *rot) {
-	int k = tbThread();
-	if (k >= tbManifolds(count, cap)) {
-		return;
-	}
+// tbRefresh recomputes what of manifold k depends on positions (refreshManifold): each point's
+// separation, measured between its anchors, and the mean drift of the friction anchors.
+TB_FN void tbRefresh(int k, TbSolverManifold *man, const float4 *pos, const float4 *rot) {
 	TbSolverManifold &m = man[k];
 	float rotA[9], rotB[9];
 	tbQuatMat(rot[m.a], rotA);
@@ -479,6 +484,15 @@ TB_KERNEL void tb_solver_refresh(TbSolverManifold *man, const int *count, int ca
 		drift = tbAdd(drift, tbSub(tbSub(tbAdd(xB, tbMulMat(rotB, cp.anchorB)), xA), tbMulMat(rotA, cp.anchorA)));
 	}
 	m.drift = tbScale(drift, 1 / (float)m.count);
+}
+
+// tb_solver_refresh is tbRefresh, a thread per manifold.
+TB_KERNEL void tb_solver_refresh(TbSolverManifold *man, const int *count, int cap, const float4 *pos,
+                                 const float4 *rot) {
+	int k = tbThread();
+	if (k < tbManifolds(count, cap)) {
+		tbRefresh(k, man, pos, rot);
+	}
 }
 TB_REGISTER(tb_solver_refresh)
 
@@ -516,18 +530,13 @@ TB_FN void tbResistSolve(TbSolverManifold &m, float3 n, float3 w, float *e1, flo
 	*e1 = l1 - o1, *e2 = l2 - o2, *e3 = l3 - oN;
 }
 
-// tb_solver_jacobi is one Jacobi pass over the manifolds (jacobiManifold): every row from the
+// tbJacobi is one Jacobi pass over manifold k (jacobiManifold): every row from the
 // velocities at the start of the pass, the impulse changes recorded for the gather. An open
 // contact may close its gap this sub-step and no more; a penetrating one is pushed out softly with
 // bias, not at all without. Friction is clamped to the Coulomb disc, and in the biased pass a sticking
 // contact also closes its friction anchors' drift.
-TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap, const float4 *vel,
-                                const float4 *omega, float4 *imp, float invH, float maxPush, int useBias,
-                                int noFriction) {
-	int k = tbThread();
-	if (k >= tbManifolds(count, cap)) {
-		return;
-	}
+TB_FN void tbJacobi(int k, TbSolverManifold *man, const float4 *vel, const float4 *omega, float4 *imp, float invH,
+                    float maxPush, int useBias, int noFriction) {
 	TbSolverManifold &m = man[k];
 	float3 vA = tbXYZ(vel[m.a]), wA = tbXYZ(omega[m.a]);
 	float3 vB = tbXYZ(vel[m.b]), wB = tbXYZ(omega[m.b]);
@@ -587,16 +596,22 @@ TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap
 	}
 	tbRecord(imp, k, lin, angA, angB);
 }
+
+// tb_solver_jacobi is tbJacobi, a thread per manifold.
+TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap, const float4 *vel,
+                                const float4 *omega, float4 *imp, float invH, float maxPush, int useBias,
+                                int noFriction) {
+	int k = tbThread();
+	if (k < tbManifolds(count, cap)) {
+		tbJacobi(k, man, vel, omega, imp, invH, maxPush, useBias, noFriction);
+	}
+}
 TB_REGISTER(tb_solver_jacobi)
 
-// tb_solver_restitute is one Jacobi restitution pass (restituteManifold with record): points that
-// approached faster than the threshold and pushed this step leave at e times their approach speed.
-TB_KERNEL void tb_solver_restitute(TbSolverManifold *man, const int *count, int cap, const float4 *vel,
-                                   const float4 *omega, float4 *imp, float threshold) {
-	int k = tbThread();
-	if (k >= tbManifolds(count, cap)) {
-		return;
-	}
+// tbRestitute is one Jacobi restitution pass over manifold k (restituteManifold with record): points
+// that approached faster than the threshold and pushed this step leave at e times their approach speed.
+TB_FN void tbRestitute(int k, TbSolverManifold *man, const float4 *vel, const float4 *omega, float4 *imp,
+                       float threshold) {
 	TbSolverManifold &m = man[k];
 	float3 vA = tbXYZ(vel[m.a]), wA = tbXYZ(omega[m.a]);
 	float3 vB = tbXYZ(vel[m.b]), wB = tbXYZ(omega[m.b]);
@@ -621,6 +636,15 @@ TB_KERNEL void tb_solver_restitute(TbSolverManifold *man, const int *count, int 
 		angB = tbAdd(angB, tbScale(cp.nB, imp));
 	}
 	tbRecord(imp, k, lin, angA, angB);
+}
+
+// tb_solver_restitute is tbRestitute, a thread per manifold.
+TB_KERNEL void tb_solver_restitute(TbSolverManifold *man, const int *count, int cap, const float4 *vel,
+                                   const float4 *omega, float4 *imp, float threshold) {
+	int k = tbThread();
+	if (k < tbManifolds(count, cap)) {
+		tbRestitute(k, man, vel, omega, imp, threshold);
+	}
 }
 TB_REGISTER(tb_solver_restitute)
 
@@ -907,50 +931,54 @@ TB_KERNEL void tb_solver_gs(TbSolverManifold *man, const int *order, const int *
 }
 TB_REGISTER(tb_solver_gs)
 
-// tb_solver_gs_restitute is the Gauss-Seidel restitution pass over colour c's manifolds (sim's
-// restituteManifold, unrecorded): each bouncing point's row applied to the bodies before the next.
+// tbRestituteGS is the Gauss-Seidel restitution pass over manifold m (sim's restituteManifold,
+// unrecorded): each bouncing point's row applied to the bodies before the next.
+TB_FN void tbRestituteGS(TbSolverManifold &m, const float4 *pos, float4 *vel, float4 *omega, float threshold) {
+	bool bounces = false;
+	for (int p = 0; p < m.count; p++) {
+		if (m.pts[p].relVel <= -threshold && m.pts[p].maxNormal != 0) {
+			bounces = true;
+			break;
+		}
+	}
+	if (!bounces) {
+		return;
+	}
+	int ia = m.a, ib = m.b;
+	float mA = pos[ia].w, mB = pos[ib].w;
+	float3 vA = tbXYZ(vel[ia]), wA = tbXYZ(omega[ia]);
+	float3 vB = tbXYZ(vel[ib]), wB = tbXYZ(omega[ib]);
+	float3 n = m.normal;
+	for (int p = 0; p < m.count; p++) {
+		TbSolverPoint &cp = m.pts[p];
+		if (cp.relVel > -threshold || cp.maxNormal == 0) {
+			continue;
+		}
+		float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
+		float imp = -cp.normalMass * (vn + m.restitution * cp.relVel);
+		float acc = fmaxf(cp.normalImpulse + imp, 0);
+		imp = acc - cp.normalImpulse;
+		cp.normalImpulse = acc;
+		cp.maxNormal = fmaxf(cp.maxNormal, imp);
+		if (imp == 0) {
+			continue;
+		}
+		vA = tbSub(vA, tbScale(n, imp * mA));
+		wA = tbSub(wA, tbScale(cp.inA, imp));
+		vB = tbAdd(vB, tbScale(n, imp * mB));
+		wB = tbAdd(wB, tbScale(cp.inB, imp));
+	}
+	tbStore(vel, omega, ia, mA, vA, wA);
+	tbStore(vel, omega, ib, mB, vB, wB);
+}
+
+// tb_solver_gs_restitute is tbRestituteGS over colour c's manifolds (order, colourStart: tb_gs_colour).
 TB_KERNEL void tb_solver_gs_restitute(TbSolverManifold *man, const int *order, const int *colourStart, int c,
                                       const float4 *pos, float4 *vel, float4 *omega, float threshold) {
 	int lo, hi;
 	tbColourRange(colourStart, c, &lo, &hi);
 	for (int i = lo; i < hi; i++) {
-		TbSolverManifold &m = man[order[i]];
-		bool bounces = false;
-		for (int p = 0; p < m.count; p++) {
-			if (m.pts[p].relVel <= -threshold && m.pts[p].maxNormal != 0) {
-				bounces = true;
-				break;
-			}
-		}
-		if (!bounces) {
-			continue;
-		}
-		int ia = m.a, ib = m.b;
-		float mA = pos[ia].w, mB = pos[ib].w;
-		float3 vA = tbXYZ(vel[ia]), wA = tbXYZ(omega[ia]);
-		float3 vB = tbXYZ(vel[ib]), wB = tbXYZ(omega[ib]);
-		float3 n = m.normal;
-		for (int p = 0; p < m.count; p++) {
-			TbSolverPoint &cp = m.pts[p];
-			if (cp.relVel > -threshold || cp.maxNormal == 0) {
-				continue;
-			}
-			float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
-			float imp = -cp.normalMass * (vn + m.restitution * cp.relVel);
-			float acc = fmaxf(cp.normalImpulse + imp, 0);
-			imp = acc - cp.normalImpulse;
-			cp.normalImpulse = acc;
-			cp.maxNormal = fmaxf(cp.maxNormal, imp);
-			if (imp == 0) {
-				continue;
-			}
-			vA = tbSub(vA, tbScale(n, imp * mA));
-			wA = tbSub(wA, tbScale(cp.inA, imp));
-			vB = tbAdd(vB, tbScale(n, imp * mB));
-			wB = tbAdd(wB, tbScale(cp.inB, imp));
-		}
-		tbStore(vel, omega, ia, mA, vA, wA);
-		tbStore(vel, omega, ib, mB, vB, wB);
+		tbRestituteGS(man[order[i]], pos, vel, omega, threshold);
 	}
 }
 TB_REGISTER(tb_solver_gs_restitute)

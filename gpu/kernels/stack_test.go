@@ -74,3 +74,51 @@ func TestNarrowStackFramesStayBounded(t *testing.T) {
 		}
 	}
 }
+
+// smallBlockThreads is the largest block gpu/small.go launches tb_small_substeps with: the kernel's
+// registers a thread times it must fit one SM's 65,536, or the launch fails.
+const smallBlockThreads = 512
+
+// TestSmallKernelFitsItsBlock compiles tb_small_substeps (small.ptx) for sm_80 with ptxas -v and fails
+// when a block of smallBlockThreads would not fit an SM's registers, or when its stack frame passes
+// 256 bytes: the one block runs every phase of a small world's step, and a frame is local memory that
+// each access reaches through the caches. Skipped without ptxas, as the narrow kernels' test is.
+func TestSmallKernelFitsItsBlock(t *testing.T) {
+	ptxas, err := exec.LookPath("ptxas")
+	if err != nil {
+		t.Skip("no ptxas on PATH (the CUDA toolkit): the small kernel's registers are not checked")
+	}
+	var m *Module
+	for _, mod := range Modules() {
+		if mod.Name == "small" {
+			m = &mod
+		}
+	}
+	if m == nil {
+		t.Fatal("no small module among the embedded PTX")
+	}
+	src := filepath.Join(t.TempDir(), "small.ptx")
+	if err := os.WriteFile(src, m.PTX, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(ptxas, "-arch=sm_80", "-v", "-o", os.DevNull, "-e", "tb_small_substeps", src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("ptxas: %v\n%s", err, out)
+	}
+	frame := regexp.MustCompile(`Function properties for tb_small_substeps\s+(\d+) bytes stack frame`).FindSubmatch(out)
+	regs := regexp.MustCompile(`Used (\d+) registers`).FindSubmatch(out)
+	if frame == nil || regs == nil {
+		t.Fatalf("ptxas -v reported no stack frame or registers for tb_small_substeps:\n%s", out)
+	}
+	bytes, _ := strconv.Atoi(string(frame[1]))
+	n, _ := strconv.Atoi(string(regs[1]))
+	t.Logf("tb_small_substeps: %d registers, %d bytes of stack frame a thread", n, bytes)
+	// The SM allocates a warp's registers in units of 256, that is a thread's in eights.
+	if r := (n + 7) / 8 * 8; r*smallBlockThreads > 65536 {
+		t.Errorf("tb_small_substeps: %d registers a thread (%d allocated), %d in a block of %d: more than an SM's 65,536",
+			n, r, r*smallBlockThreads, smallBlockThreads)
+	}
+	if bytes > 256 {
+		t.Errorf("tb_small_substeps: %d bytes of stack frame a thread, bound 256", bytes)
+	}
+}

@@ -19,10 +19,10 @@
 #ifdef __CUDACC__
 
 #include <stdint.h>
-#define TB_KERNEL extern "C" __global__
+#define TB_KERNEL_0 extern "C" __global__
 #define TB_FN static __device__ __forceinline__
-#define TB_REGISTER(name)
-#define TB_REGISTER_SYNC(name)
+#define TB_REGISTER_0(name)
+#define TB_REGISTER_SYNC_0(name)
 
 #else // host emulation
 
@@ -123,10 +123,10 @@ struct registrar {
 #define __syncthreads() tbemu::syncthreads()
 #define __threadfence() std::atomic_thread_fence(std::memory_order_seq_cst)
 
-#define TB_KERNEL extern "C"
+#define TB_KERNEL_0 extern "C"
 #define TB_FN static inline
-#define TB_REGISTER(name) static tbemu::registrar tb_reg_##name(#name, &name, false);
-#define TB_REGISTER_SYNC(name) static tbemu::registrar tb_reg_##name(#name, &name, true);
+#define TB_REGISTER_0(name) static tbemu::registrar tb_reg_##name(#name, &name, false);
+#define TB_REGISTER_SYNC_0(name) static tbemu::registrar tb_reg_##name(#name, &name, true);
 
 // Atomics. The emulator runs blocks one after another, but these are real atomics so that running
 // blocks on several OS threads stays correct.
@@ -240,3 +240,18 @@ TB_FN float tbAtomicMaxFloat(float *a, float v) {
 
 // The global index of this thread in a one-dimensional grid.
 TB_FN unsigned tbThread() { return blockIdx.x * blockDim.x + threadIdx.x; }
+
+// TB_KERNEL, TB_REGISTER and TB_REGISTER_SYNC pick their form by TB_BORROWING where they are used. A
+// file may compile other files' kernels into its own module to call their device functions (one kernel
+// doing the work of several launches: small.cu): it includes their .cu files between #define
+// TB_BORROWING 1 and #define TB_BORROWING 0 (each after #undef), which makes their kernels unused
+// static functions, neither kernels of its module nor registered with the emulator a second time.
+#define TB_BORROWING 0
+#define TB_PICK(a, b) TB_PICK_(a, b)
+#define TB_PICK_(a, b) a##b
+#define TB_KERNEL TB_PICK(TB_KERNEL_, TB_BORROWING)
+#define TB_KERNEL_1 static __device__ inline
+#define TB_REGISTER(name) TB_PICK(TB_REGISTER_, TB_BORROWING)(name)
+#define TB_REGISTER_SYNC(name) TB_PICK(TB_REGISTER_SYNC_, TB_BORROWING)(name)
+#define TB_REGISTER_1(name)
+#define TB_REGISTER_SYNC_1(name)

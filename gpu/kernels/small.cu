@@ -1,0 +1,181 @@
+// small.cu: the small-world path (gpu/small.go). A small world's sub-step loop launches a kernel for
+// every phase of every pass (16 sub-steps of 2+2 Jacobi passes: about 200 launches a step, more under
+// PGS, one per colour), each a few microseconds of fixed cost on a GPU, for a few hundred rows. Here
+// the whole loop, the restitution after it and the step's end are one launch of one block: its threads
+// stride over the bodies, manifolds and joints of each phase and meet at __syncthreads between phases,
+// where the per-pass path has a kernel boundary. Each phase calls the very device functions the per-pass kernels
+// call on the same items, so the step's bits are the per-pass path's (and so the CPU's).
+#include "tumble.cuh"
+
+// The per-pass kernels' files, for their device functions (tumble.cuh, "TB_BORROWING").
+#undef TB_BORROWING
+#define TB_BORROWING 1
+#include "integrate.cu"
+#include "joints.cu"
+#include "solver.cu"
+#undef TB_BORROWING
+#define TB_BORROWING 0
+
+// The stages a program runs (gpu/small.go's smallStages): each op is a stage and its passes, sim's
+// plan from the first sub-step's integration to restitution.
+#define TB_SMALL_VELOCITIES 1 // integrate velocities
+#define TB_SMALL_WARM 2       // warm start
+#define TB_SMALL_SOLVE 3      // passes with bias
+#define TB_SMALL_POSITIONS 4  // integrate positions
+#define TB_SMALL_RELAX 5      // passes without bias
+#define TB_SMALL_RESTITUTE 6  // restitution passes
+#define TB_SMALL_STORE 7      // the step's end: world inertia, the kept manifolds, the blow-up check
+
+// tbSmallColours runs f(k) for the entries of each colour of a colouring (order, colourStart) in turn,
+// colours 0 to budget-1 and, past TB_GS_COLOURS, the overflow, as the per-colour launches do (gs.go's
+// each): a colour's rows share no dynamic body, so the block's threads share them out; the overflow's
+// rows run on thread 0 in order. A barrier closes each colour.
+template <typename F>
+TB_FN void tbSmallColours(const int *order, const int *colourStart, int budget, F f) {
+	int t = threadIdx.x, stride = blockDim.x;
+	for (int c = 0; c < budget && c < TB_GS_COLOURS; c++) {
+		for (int i = colourStart[c] + t; i < colourStart[c + 1]; i += stride) {
+			f(order[i]);
+		}
+		__syncthreads();
+	}
+	if (budget > TB_GS_COLOURS) {
+		if (t == 0) {
+			for (int i = colourStart[TB_GS_COLOURS]; i < colourStart[TB_GS_COLOURS + 1]; i++) {
+				f(order[i]);
+			}
+		}
+		__syncthreads();
+	}
+}
+
+// tb_small_substeps runs the ops (nops pairs of a TB_SMALL_* stage and its passes) over the world in
+// one block of any size (gpu/small.go's smallThreads): what solverStage.run launches for the same ops,
+// phase for phase. gs
+// selects PGS's passes (the joints' colours, then the manifolds', colours and budgets from gs.go)
+// over Jacobi's (every row from the pass's start velocities, then the gather); jointLists says whether
+// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does.
+TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *rot, float4 *vel, float4 *omega,
+                                 const float4 *invI, float4 *invIW, const unsigned *flags, int n,
+                                 TbSolverManifold *man, const int *count, int cap, float4 *imp,
+                                 const unsigned *start, const int *adj, TbJoint *joints, int nj, float4 *jimp,
+                                 const int *jstart, const int *jadj, int jointLists, float *force, int gs,
+                                 const int *order, const int *colourStart, int budget, const int *jorder,
+                                 const int *jcolourStart, int jbudget, float h, float invH, float gx, float gy,
+                                 float gz, float maxPush, int noFriction, float threshold, float jointBias,
+                                 float jointMass, float jointImpulse, int *kept, int *bad, float maxSpeed) {
+	int t = threadIdx.x, stride = blockDim.x;
+	int nm = tbManifolds(count, cap);
+	TbJointSoft soft = {jointBias, jointMass, jointImpulse};
+	// moved: the bodies moved since the rows were last refreshed (sim's refreshRows); prepare set the
+	// rows from the step's first poses, and solverStage.run refreshes once more before the first pass.
+	bool moved = true;
+	// refresh brings the contact and joint rows to the current poses, once after each move.
+	auto refresh = [&]() {
+		if (!moved) {
+			return;
+		}
+		for (int k = t; k < nm; k += stride) {
+			tbRefresh(k, man, pos, rot);
+		}
+		for (int k = t; k < nj; k += stride) {
+			jrefresh(joints[k], pos, rot);
+		}
+		__syncthreads();
+		moved = false;
+	};
+	auto gather = [&](int withJoints) {
+		for (int i = t; i < n; i += stride) {
+			tbGather(i, pos, vel, omega, invIW, start, adj, imp, jstart, jadj, jimp, withJoints);
+		}
+		__syncthreads();
+	};
+	for (int o = 0; o < nops; o++) {
+		int stage = ops[2 * o], passes = ops[2 * o + 1];
+		switch (stage) {
+		case TB_SMALL_VELOCITIES:
+			for (int i = t; i < n; i += stride) {
+				tbIntegrateVelocity(i, rot, vel, omega, invI, flags, h, gx, gy, gz);
+			}
+			__syncthreads();
+			break;
+		case TB_SMALL_WARM:
+			refresh();
+			for (int k = t; k < nm; k += stride) {
+				tbWarmStart(k, man, imp);
+			}
+			for (int k = t; k < nj; k += stride) {
+				jwarm(k, joints, jimp);
+			}
+			__syncthreads();
+			gather(jointLists);
+			break;
+		case TB_SMALL_SOLVE:
+		case TB_SMALL_RELAX: {
+			refresh();
+			int useBias = stage == TB_SMALL_SOLVE;
+			for (int p = 0; p < passes; p++) {
+				if (gs) {
+					tbSmallColours(jorder, jcolourStart, jbudget,
+					               [&](int k) { jgs(k, joints, pos, vel, omega, soft, invH, useBias, force); });
+					tbSmallColours(order, colourStart, budget, [&](int k) {
+						tbSolveGS(man[k], pos, vel, omega, invH, maxPush, useBias, noFriction);
+					});
+					continue;
+				}
+				for (int k = t; k < nm; k += stride) {
+					tbJacobi(k, man, vel, omega, imp, invH, maxPush, useBias, noFriction);
+				}
+				for (int k = t; k < nj; k += stride) {
+					jsolve(k, joints, vel, omega, jimp, soft, invH, useBias, force);
+				}
+				__syncthreads();
+				gather(jointLists);
+			}
+			break;
+		}
+		case TB_SMALL_POSITIONS:
+			for (int i = t; i < n; i += stride) {
+				tbIntegratePosition(i, pos, rot, vel, omega, flags, h);
+			}
+			__syncthreads();
+			moved = true;
+			break;
+		case TB_SMALL_RESTITUTE:
+			for (int p = 0; p < passes; p++) {
+				if (gs) {
+					tbSmallColours(order, colourStart, budget,
+					               [&](int k) { tbRestituteGS(man[k], pos, vel, omega, threshold); });
+					continue;
+				}
+				// Jacobi's restitution: joints take no part.
+				for (int k = t; k < nm; k += stride) {
+					tbRestitute(k, man, vel, omega, imp, threshold);
+				}
+				__syncthreads();
+				gather(0);
+			}
+			break;
+		case TB_SMALL_STORE:
+			// solverStage.run's launches at StoreImpulses: tb_integrate_finish, tb_solver_keep,
+			// tb_integrate_blowup_reset, tb_integrate_blowup_check, tb_integrate_blowup_done.
+			for (int i = t; i < n; i += stride) {
+				tbIntegrateFinish(i, rot, invI, invIW, flags);
+			}
+			if (t == 0) {
+				*kept = nm;
+				*bad = n;
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
+			}
+			__syncthreads();
+			if (t == 0 && *bad >= n) {
+				*bad = -1;
+			}
+			break;
+		}
+	}
+}
+TB_REGISTER_SYNC(tb_small_substeps)
