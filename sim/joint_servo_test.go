@@ -86,6 +86,26 @@ func TestServoHoldsAHeavyArmAndFollowsItsTarget(t *testing.T) {
 	}
 }
 
+// A slow servo holds as well as a fast one: its speed limit bounds how fast it moves the arm, not the
+// torque it holds it with. The 2 kg, 1 m bar on a servo of 0.02 rad/s and twice its load's torque
+// stays within servoTol of the horizontal over 2 s. A motor that caps the rate it asks for at the
+// speed limit and reaches it through the bar's inertia about its centre, I = 0.168 kg m^2 a quarter
+// of that about the pivot, pushes with at most I 0.02 rad/s a sub-step h, 4 N m at h = 1/1200 s,
+// under the load's 9.81: the bar would sag until its load fell to that.
+func TestSlowServoHoldsAHeavyArm(t *testing.T) {
+	for _, solver := range servoSolvers {
+		w, j := servoArm(t, solver, 0, 0, 0.02, 2*armMGL)
+		worst := float32(0)
+		for range 120 {
+			run(t, w, 1)
+			worst = max(worst, float32(math.Abs(float64(w.JointCoordinate(j)))))
+		}
+		if worst > servoTol {
+			t.Errorf("%v: the slow servo's arm left the horizontal by up to %.2g rad, want <= %g", solver, worst, servoTol)
+		}
+	}
+}
+
 // With a torque limit of half the load (tau = m g Lc / 2), the arm released horizontal at its target
 // cannot hold it: it falls with the motor pushing back at its full torque, so energy gives its lowest
 // angle psi below the horizontal, m g Lc sin psi = tau psi (sin psi = psi / 2: 1.8955 rad), and it
