@@ -836,7 +836,13 @@ func (xpbdSolver) run(w *World, op Op) bool {
 	case StageDeriveVelocities:
 		for k := range w.joints {
 			j := &w.joints[k]
-			j.xpbdF = vecmath.Abs(j.xl[0]) * p.plan.ctx.invH * p.plan.ctx.invH
+			l := vecmath.Abs(j.xl[0])
+			if j.def.Type == Piston && j.xm != 0 {
+				// A piston's force is its lateral rows' and its travel's, the servo's push included,
+				// as the velocity rows count it.
+				l = vecmath.Sqrt(l*l + j.xm*j.xm)
+			}
+			j.xpbdF = l * p.plan.ctx.invH * p.plan.ctx.invH
 		}
 		w.each(loopXVel, n, bodyGrain)
 	case StageSolveVelocities:
