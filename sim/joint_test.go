@@ -464,7 +464,8 @@ func TestXPBDHingeAlignsALongBodyInOneStep(t *testing.T) {
 // residue over h, 5e-3 rad/s). One row along the error, with the bar's anisotropic inertia, turns it
 // by I^-1 e lambda, about its long axis by twice the error's share there and across it by almost
 // nothing: the error swings about the long axis and crosses over to the others from sub-step to
-// sub-step.
+// sub-step (measured with one row: 0.015 rad off the pose, spun up to 18 rad/s; with the block the
+// bar stays within 4e-13 rad).
 func TestXPBDFixedAndPistonLockALongBodyInOneStep(t *testing.T) {
 	w0 := Vec3{2, 1, 1}
 	for _, typ := range []JointType{Fixed, Piston} {

@@ -197,9 +197,9 @@ func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
 // inverse inertias), A turned by IA^-1 L and B by -IB^-1 L, so the relative turn is dq itself. One
 // row along dq, as correctRotation solves it, turns a body by I^-1 dq lambda, which is not along dq
 // when the inertia is anisotropic: on a bar whose inertia about its long axis is 1/200 of the
-// others' it overshot the error's share about that axis almost twice over and left the rest, and
-// the error grew from sub-step to sub-step (a bar held by a fixed joint, set turning at 2.4 rad/s,
-// spun up to 18 rad/s). lambda accumulates |L|.
+// others' it overshoots the error's share about that axis almost twice over and leaves the rest,
+// and the error grows from sub-step to sub-step (a bar held by a fixed joint and set turning at 2.4
+// rad/s would spin up to 18 rad/s). lambda accumulates |L|.
 func (w *World) lockRotation(a, b int32, dq vec, lambda *float32) {
 	if dq.Dot(dq) < 1e-18 {
 		return
@@ -352,10 +352,12 @@ func (w *World) xpbdJoint(j *joint) {
 // The motor's rate limits (Motor.rate) bound how fast the setpoint moves (xpbdServoSetpoints), not
 // the row's correction: the correction also undoes what the load moved since the last sub-step and
 // what the joint's neighbours' rows undid of the last correction, which a servo holding still must
-// undo in full. A motor that asked the velocity pass for at most its speed limit, through the
-// inertia of the bodies about their centres, held a sub-step's impulse to that inertia times the
-// speed, less than the load's torque h on an arm whose inertia about the joint is several times
-// larger: the arm preset's shoulder (40 N m, 2 rad/s) sagged to 0.37 rad under its 11.5 N m load.
+// undo in full. A motor in the velocity pass that asks for at most its speed limit, through the
+// inertia of the bodies about their centres, gives a sub-step at most that inertia times the speed
+// of impulse, which the next position pass mostly undoes on an arm whose inertia about the joint is
+// several times larger: the arm preset's shoulder (40 N m, 2 rad/s, the upper arm against the
+// turret 0.004 kg m^2) could push 0.004 x 2 rad/s / h = 9.7 N m and would sag to 0.37 rad under its
+// 11.1 N m load.
 func (w *World) xpbdServo(j *joint) {
 	def := &j.def
 	if !def.HasMotor || def.Motor.Mode != MotorPosition {
