@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"tumble/sim/internal/vecmath"
 )
 
@@ -18,8 +19,12 @@ import (
 //     cancel their tangential slip when |lambda_t| <= mu |lambda_n|;
 //  4. velocities from the pose change, v = (x - x0) / h, w = 2 vec(q q0^-1) / h;
 //  5. the velocity pass: dynamic friction (|dv_t| <= mu |f_n| h), restitution (e times the normal
-//     approach speed of the sub-step's start, none under the restitution threshold), joint motors
+//     approach speed of the sub-step's start, none under the restitution threshold), speed motors
 //     (target speed, impulse capped at maxForce h) and joint damping (Settings.JointDamping).
+//
+// A position motor (a servo) acts in the position pass (xpbdServo): a row holds the joint's
+// coordinate to a setpoint that moves toward the target at the motor's rate, with a positional
+// impulse of at most MaxForce h^2 a sub-step.
 //
 // Joint friction is a position constraint (xpbdJointFriction), as static contact friction is: it
 // undoes the joint's motion since the sub-step's start with a positional impulse of at most
@@ -187,6 +192,40 @@ func (w *World) correctRotation(a, b int32, dq vec, lambda *float32) {
 	}
 }
 
+// lockRotation turns body a relative to body b by the rotation vector dq: a piston's or fixed joint's
+// rotation lock, its three rows solved as one 3x3 block, K L = dq with K = IA^-1 + IB^-1 (world
+// inverse inertias), A turned by IA^-1 L and B by -IB^-1 L, so the relative turn is dq itself. One
+// row along dq, as correctRotation solves it, turns a body by I^-1 dq lambda, which is not along dq
+// when the inertia is anisotropic: on a bar whose inertia about its long axis is 1/200 of the
+// others' it overshoots the error's share about that axis almost twice over and leaves the rest,
+// and the error grows from sub-step to sub-step (a bar held by a fixed joint and set turning at 2.4
+// rad/s would spin up to 18 rad/s). lambda accumulates |L|.
+func (w *World) lockRotation(a, b int32, dq vec, lambda *float32) {
+	if dq.Dot(dq) < 1e-18 {
+		return
+	}
+	iA, iB := w.worldInvInertia(a), w.worldInvInertia(b)
+	// K is scaled by its trace before it is inverted: invert takes a determinant under 1e-14 for
+	// singular, and heavy bodies' inverse inertias (1e-4 at 1e4 kg m^2) would be.
+	var k Mat3
+	tr := iA[0] + iB[0] + iA[4] + iB[4] + iA[8] + iB[8]
+	if !(tr > 0) {
+		return
+	}
+	for i := range k {
+		k[i] = (iA[i] + iB[i]) / tr
+	}
+	inv := invert(k)
+	L := mulMat(&inv, dq).Scale(1 / tr)
+	*lambda += vecmath.Sqrt(L.Dot(L))
+	if _, _, _, ok := w.xpbdBody(a); ok {
+		w.rotateBody(a, mulMat(&iA, L))
+	}
+	if _, _, _, ok := w.xpbdBody(b); ok {
+		w.rotateBody(b, mulMat(&iB, L).Scale(-1))
+	}
+}
+
 // alignHinge turns body a relative to body b by the rotation vector e, perpendicular to the hinge's
 // axis n (t a unit vector perpendicular to it), leaving the turn about n free: the hinge's two
 // alignment rows, solved as one 2x2 block, K lambda = e in the basis (t, n x t) with
@@ -268,6 +307,7 @@ func (w *World) xpbdJoint(j *joint) {
 		_, _, _, RA, RB := w.xpbdFrames(j)
 		a1, a2 := mulMat(RA, j.axisA), mulMat(RB, j.axisB)
 		w.alignHinge(a, b, a1, mulMat(RA, j.perpA), a1.Cross(a2), &l[1])
+		w.xpbdServo(j)
 		if def.HasLimits {
 			_, _, _, RA, RB = w.xpbdFrames(j)
 			a1 = mulMat(RA, j.axisA)
@@ -280,7 +320,8 @@ func (w *World) xpbdJoint(j *joint) {
 		l[0] += w.correctPoint(a, b, rA, rB, d)
 		w.xpbdJointFriction(j)
 	case Piston:
-		w.correctRotation(a, b, w.relRotation(j), &l[1])
+		w.lockRotation(a, b, w.relRotation(j), &l[1])
+		w.xpbdServo(j)
 		rA, rB, d, RA, _ := w.xpbdFrames(j)
 		n := mulMat(RA, j.axisA)
 		along := n.Dot(d)
@@ -293,9 +334,117 @@ func (w *World) xpbdJoint(j *joint) {
 		l[0] += w.correctPoint(a, b, rA.Add(d), rB, E)
 		w.xpbdJointFriction(j)
 	case Fixed:
-		w.correctRotation(a, b, w.relRotation(j), &l[1])
+		w.lockRotation(a, b, w.relRotation(j), &l[1])
 		rA, rB, d, _, _ := w.xpbdFrames(j)
 		l[0] += w.correctPoint(a, b, rA, rB, d)
+	}
+}
+
+// xpbdServo is a position motor's row (MotorPosition) in the position pass: it moves the joint's
+// coordinate x to the sub-step's setpoint j.xs by a positional impulse along the coordinate's row, a
+// turn about a hinge's axis or a push along a piston's, dlambda = (xs - x) / w with w the row's
+// generalised inverse mass (the paper's angular and positional corrections, rigid). The impulse
+// summed over the sub-step's passes is bounded by MaxForce h^2: a torque or force F held over h
+// moves the pose by F h^2 through the inverse mass, and the derived velocity then carries F h of
+// momentum, the velocity rows' bound. A load within MaxForce is held, as the joint's other rows
+// hold theirs; a larger one pushes the joint back against MaxForce.
+//
+// The motor's rate limits (Motor.rate) bound how fast the setpoint moves (xpbdServoSetpoints), not
+// the row's correction: the correction also undoes what the load moved since the last sub-step and
+// what the joint's neighbours' rows undid of the last correction, which a servo holding still must
+// undo in full. A motor in the velocity pass that asks for at most its speed limit, through the
+// inertia of the bodies about their centres, gives a sub-step at most that inertia times the speed
+// of impulse, which the next position pass mostly undoes on an arm whose inertia about the joint is
+// several times larger: the arm preset's shoulder (40 N m, 2 rad/s, the upper arm against the
+// turret 0.004 kg m^2) could push 0.004 x 2 rad/s / h = 9.7 N m and would sag to 0.37 rad under its
+// 11.1 N m load.
+func (w *World) xpbdServo(j *joint) {
+	def := &j.def
+	if !def.HasMotor || def.Motor.Mode != MotorPosition {
+		return
+	}
+	h := w.pipe.plan.ctx.h
+	bound := def.Motor.MaxForce * h * h
+	a, b := j.a, j.b
+	switch def.Type {
+	case Hinge:
+		_, _, _, RA, RB := w.xpbdFrames(j)
+		n := mulMat(RA, j.axisA)
+		c := j.xs - hingeAngle(j, RA, RB)
+		if motorWraps(def.Type, def.HasLimits) {
+			c = wrapPi(c)
+		}
+		k := w.angularInvMass(a, n) + w.angularInvMass(b, n)
+		if k == 0 {
+			return
+		}
+		// A turns by +dl about n relative to B (IA^-1 n dl against -IB^-1 n dl): x grows by k dl.
+		dl := capServo(j, c/k, bound)
+		if _, _, _, ok := w.xpbdBody(a); ok {
+			w.rotateBody(a, w.invInertiaTimes(a, n.Scale(dl)))
+		}
+		if _, _, _, ok := w.xpbdBody(b); ok {
+			w.rotateBody(b, w.invInertiaTimes(b, n.Scale(-dl)))
+		}
+	case Piston:
+		rA, rB, d, RA, _ := w.xpbdFrames(j)
+		n := mulMat(RA, j.axisA)
+		rA = rA.Add(d) // B's anchor seen from A, as the lateral rows
+		k := w.positionalInvMass(a, rA, n) + w.positionalInvMass(b, rB, n)
+		if k == 0 {
+			return
+		}
+		// x = -n.d; the impulse n dl on B and -n dl on A changes n.d by k dl, x by -k dl.
+		dl := capServo(j, -(j.xs+n.Dot(d))/k, bound)
+		P := n.Scale(dl)
+		w.pushPositional(b, P, rB, 1)
+		w.pushPositional(a, P, rA, -1)
+	}
+}
+
+// capServo adds dl to joint j's servo impulse of the sub-step, kept within [-bound, bound], and
+// returns what it added.
+func capServo(j *joint, dl, bound float32) float32 {
+	next := vecmath.Clamp(j.xm+dl, -bound, bound)
+	dl, j.xm = next-j.xm, next
+	return dl
+}
+
+// wrapPi returns the angle x taken into [-pi, pi] (x within 3 pi).
+func wrapPi(x float32) float32 {
+	if x > math.Pi {
+		return x - 2*math.Pi
+	}
+	if x < -math.Pi {
+		return x + 2*math.Pi
+	}
+	return x
+}
+
+// xpbdServoSetpoints moves each position motor's setpoint one sub-step toward its target: by the rate
+// Motor.rate asks at the setpoint (the error closed in the sub-step, no faster than the speed limit
+// nor than the braking speed sqrt(MaxForce |e| / m)), so the joint is led to the target along the
+// path the velocity solvers' motor rows drive it. The first sub-step of a step starts the setpoint
+// at the joint's coordinate (start): a joint held back by a load over MaxForce keeps its setpoint
+// within a step's travel of where it is. It also clears the servos' impulses of the sub-step.
+func (w *World) xpbdServoSetpoints(start bool) {
+	invH, h := w.pipe.plan.ctx.invH, w.pipe.plan.ctx.h
+	for k := range w.joints {
+		j := &w.joints[k]
+		j.xm = 0
+		def := &j.def
+		if !def.HasMotor || def.Motor.Mode != MotorPosition || def.Type != Hinge && def.Type != Piston {
+			continue
+		}
+		if start {
+			w.refreshJoint(j) // the coordinate and its row's mass at the step's start
+			j.xs = j.coord
+		}
+		wrap := motorWraps(def.Type, def.HasLimits)
+		j.xs += def.Motor.rate(j.xs, wrap, invH, j.angle.motor.mass) * h
+		if wrap {
+			j.xs = wrapPi(j.xs)
+		}
 	}
 }
 
@@ -394,7 +543,7 @@ func capFriction(j *joint, dl vec, bound float32) vec {
 }
 
 // xpbdJointVelocity is a joint's velocity pass: damping of the relative motion at the anchor and of
-// the relative rotation, then the motor with an impulse capped at maxForce h per sub-step. A joint's
+// the relative rotation, then a speed motor with an impulse capped at maxForce h per sub-step. A joint's
 // friction acts in the position pass (xpbdJointFriction).
 func (w *World) xpbdJointVelocity(j *joint) {
 	p := &w.pipe
@@ -402,8 +551,8 @@ func (w *World) xpbdJointVelocity(j *joint) {
 	if k := w.settings.JointDamping; k > 0 {
 		w.dampJoint(j, min(k*p.plan.ctx.h, 1))
 	}
-	if !def.HasMotor {
-		return
+	if !def.HasMotor || def.Motor.Mode == MotorPosition {
+		return // a position motor acts in the position pass (xpbdServo)
 	}
 	w.refreshJoint(j)
 	j.angle.motor.impulse = 0
@@ -665,6 +814,9 @@ func (xpbdSolver) run(w *World, op Op) bool {
 	p := &w.pipe
 	n := w.Bodies.Len()
 	switch op.Stage {
+	case StagePrepare:
+		p.xpbd.firstSub = true
+		return false // and the common prepare
 	case StageIntegratePositions:
 		p.xpbd.prevPos = resize(p.xpbd.prevPos, n)
 		p.xpbd.prevRot = resize(p.xpbd.prevRot, n)
@@ -672,6 +824,8 @@ func (xpbdSolver) run(w *World, op Op) bool {
 		p.xpbd.corrTh = resize(p.xpbd.corrTh, n)
 		w.each(loopXStart, len(p.narrow.manifolds), manifoldGrain)
 		w.each(loopXSave, n, bodyGrain)
+		w.xpbdServoSetpoints(p.xpbd.firstSub) // at the sub-step's starting poses
+		p.xpbd.firstSub = false
 		w.each(loopIntPos, n, bodyGrain)
 		for k := range w.joints {
 			w.joints[k].xl, w.joints[k].xf = [3]float32{}, vec{}
@@ -684,7 +838,13 @@ func (xpbdSolver) run(w *World, op Op) bool {
 	case StageDeriveVelocities:
 		for k := range w.joints {
 			j := &w.joints[k]
-			j.xpbdF = vecmath.Abs(j.xl[0]) * p.plan.ctx.invH * p.plan.ctx.invH
+			l := vecmath.Abs(j.xl[0])
+			if j.def.Type == Piston && j.xm != 0 {
+				// A piston's force is its lateral rows' and its travel's, the servo's push included,
+				// as the velocity rows count it.
+				l = vecmath.Sqrt(l*l + j.xm*j.xm)
+			}
+			j.xpbdF = l * p.plan.ctx.invH * p.plan.ctx.invH
 		}
 		w.each(loopXVel, n, bodyGrain)
 	case StageSolveVelocities:
@@ -717,6 +877,7 @@ type xpbdStage struct {
 	prevPos       []Vec3
 	prevRot       []Mat3
 	corrX, corrTh []vec
+	firstSub      bool // the next sub-step is the step's first: the servos' setpoints start there
 }
 
 // Title names the solver for a menu.
