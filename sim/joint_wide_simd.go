@@ -116,6 +116,14 @@ func hingeWide(w *World, bt *wideJointBatch, mode PassMode) {
 	}
 }
 
+// pistonWide is solveJoint over a batch of pistons, eight lanes at a time (piston8).
+func pistonWide(w *World, bt *wideJointBatch, mode PassMode) {
+	piston8(w, bt, 0, mode)
+	if bt.lanes > wideLanes {
+		piston8(w, bt, 1, mode)
+	}
+}
+
 // angleRow is axisPart.set for an angular row (d zero) with ra = rb = a and position error c, into
 // lane row r: its inertia products and mass.
 func angleRow(h int, r *wideAngle, a v8, c f8, iA, iB *[9]blanes, m, zero, one f8) {
