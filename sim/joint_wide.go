@@ -23,9 +23,9 @@ package sim
 // so it is set once, when the batches are laid out, by frictionPart.set itself; a hinge's friction
 // row has the lower limit row's vectors and mass (anglePart.set gives both the same), so the lanes
 // keep only its impulse (rows[2], which a hinge has no other use for) and the friction.
-// A piston's rows are set by refreshJoint in its parts, joint by joint, and copied into the lanes
-// (refreshPistons), its warm start is warmJoint's (warmPistons): the passes over its rows are the
-// wide part. refreshJoint and warmJoint otherwise skip a wide joint, whose rows in its parts are not
+// A piston's rows (widePiston) are refreshed in the lanes too (refreshPistonsWide), its rotation
+// block's K^-1 once when the batches are laid out, and its warm start's sums come from the lanes
+// (pistonWarmWide). refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not
 // kept current (nothing else reads them). The impulses are copied into the lanes when the batches are laid out, each step,
 // and back to the parts when the step stores its impulses (syncWideJoints), so joint forces, breaking
 // and inspection read the parts as before; each joint's angles (coord, swingA) are written back at
@@ -49,7 +49,7 @@ type wideAxis struct {
 	mass, c, impulse  blanes
 }
 
-// widePiston is a batch of pistons' rows (refreshPistons), lane-major: the two off-axis rows
+// widePiston is a batch of pistons' rows (refreshPistonsWide), lane-major: the two off-axis rows
 // (perp), the travel's lower limit row, whose vectors and mass the drive row has too and the upper
 // limit row has negated (anglePart.set), and the rotation block (rotationPart: K^-1 column-major,
 // its error and impulse). limits and driven are 1 in the lanes whose joint has limits or a drive
@@ -62,6 +62,7 @@ type widePiston struct {
 	limits, driven, speed, maxForce blanes
 	rotC, rotImp                    blanes3
 	rotMass                         [9]blanes
+	rel0                            [4]blanes // joint.rel0: W, X, Y, Z
 }
 
 // wideJointBatch holds up to sixteen joints of one colour and one kind. Like a contact batch
@@ -111,6 +112,8 @@ var (
 	wideJointRefreshKernel func(w *World, bt *wideJointBatch)
 	// warmJoint over a batch of ball joints or of hinges, from the lanes
 	wideBallWarmKernel, wideHingeWarmKernel func(w *World, bt *wideJointBatch)
+	// refreshJoint and warmJoint over a batch of pistons, from and into the lanes
+	widePistonRefreshKernel, widePistonWarmKernel func(w *World, bt *wideJointBatch)
 )
 
 // wideJointGrain: a loop over joint batches goes to the workers when it gives each of two at least
@@ -292,7 +295,7 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 // refreshPistons, the others through the wide refresh and the anchors' K^-1.
 func (w *World) refreshJointBatch(bt *wideJointBatch) {
 	if bt.piston {
-		w.refreshPistons(bt)
+		widePistonRefreshKernel(w, bt)
 		return
 	}
 	wideJointRefreshKernel(w, bt)
@@ -303,7 +306,7 @@ func (w *World) refreshJointBatch(bt *wideJointBatch) {
 func (w *World) warmJointBatch(bt *wideJointBatch, sums []impulseSum) {
 	switch {
 	case bt.piston:
-		w.warmPistons(bt, sums)
+		widePistonWarmKernel(w, bt)
 	case bt.hinge:
 		wideHingeWarmKernel(w, bt)
 	default:
@@ -338,6 +341,18 @@ func (w *World) packPiston(j *joint, bt *wideJointBatch, l int) {
 		pr.maxForce[l] = def.drive().MaxForce
 		bt.drive = true
 	}
+	bt.lo[l], bt.hi[l] = def.Limits[0], def.Limits[1]
+	q := j.rel0
+	pr.rel0[0][l], pr.rel0[1][l], pr.rel0[2][l], pr.rel0[3][l] = q.W, q.V[0], q.V[1], q.V[2]
+	// rotationPart.set's K^-1: (IA + IB)^-1, which only the step's inverse inertias change
+	var k, inv Mat3
+	for e := range k {
+		k[e] = j.iA[e] + j.iB[e]
+	}
+	invertTo(&inv, &k)
+	for e := range 9 {
+		pr.rotMass[e][l] = inv[e]
+	}
 }
 
 // unpackPiston copies lane l's accumulated impulses back to its piston j's parts.
@@ -346,58 +361,6 @@ func (w *World) unpackPiston(j *joint, bt *wideJointBatch, l int) {
 	j.perp[0].impulse, j.perp[1].impulse = pr.perp[0].impulse[l], pr.perp[1].impulse[l]
 	j.angle.lower.impulse, j.angle.upper.impulse, j.angle.motor.impulse = pr.travel.impulse[l], pr.upperImp[l], pr.driveImp[l]
 	j.rot.impulse = vec{X: pr.rotImp[0][l], Y: pr.rotImp[1][l], Z: pr.rotImp[2][l]}
-}
-
-// refreshPistons is refreshJoint over a batch of pistons, joint by joint through their parts, whose
-// rows it then copies into the lanes, with each drive's target rate: Motor.rate at the refreshed
-// travel, which solveJointParts computes at every pass from the same values. (The rows are few and
-// the refresh runs once for many passes: the passes are the wide part.)
-func (w *World) refreshPistons(bt *wideJointBatch) {
-	pr := &w.pipe.jwide.pist[bt.pi]
-	invH := w.pipe.plan.ctx.invH
-	for l := range bt.lanes {
-		j := &w.joints[bt.k[l]]
-		w.refreshJoint(j)
-		for r := range j.perp {
-			putAxis(&pr.perp[r], l, &j.perp[r])
-		}
-		def := &j.def
-		if def.HasLimits {
-			putAxis(&pr.travel, l, &j.angle.lower)
-			pr.upperC[l] = j.angle.upper.c
-		}
-		if def.driven() {
-			if !def.HasLimits {
-				putAxis(&pr.travel, l, &j.angle.motor)
-			}
-			drive := def.drive()
-			pr.speed[l] = drive.rate(j.coord, motorWraps(def.Type, def.HasLimits), invH, j.angle.motor.mass)
-		}
-		put3(&pr.rotC, l, j.rot.c)
-		for e := range 9 {
-			pr.rotMass[e][l] = j.rot.mass[e]
-		}
-	}
-}
-
-// putAxis copies row r's vectors, mass and error (not its impulse, which the lanes keep) into lane l.
-func putAxis(a *wideAxis, l int, r *axisPart) {
-	put3(&a.d, l, r.d)
-	put3(&a.ra, l, r.ra)
-	put3(&a.rb, l, r.rb)
-	put3(&a.ia, l, r.ia)
-	put3(&a.ib, l, r.ib)
-	a.mass[l], a.c[l] = r.mass, r.c
-}
-
-// warmPistons is warmJoint over a batch of pistons, with the impulses the lanes hold.
-func (w *World) warmPistons(bt *wideJointBatch, sums []impulseSum) {
-	for l := range bt.lanes {
-		k := bt.k[l]
-		j := &w.joints[k]
-		w.unpackPiston(j, bt, l)
-		w.warmJoint(j, &sums[k])
-	}
 }
 
 // syncWideJoints copies the lanes' impulses back to the joints' parts if a wide pass changed them
