@@ -655,7 +655,8 @@ func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
 //
 // tb_joint_solve runs one Jacobi pass over the joints: each solves its parts in sequence from the
 // velocities at the start of the pass, records the impulses it applied, and writes the force it carries
-// (translation impulse over the sub-step, sim's joint.force) to force[k].
+// (translation impulse over the sub-step, sim's joint.force) to force[k]. The limit rows' softness is
+// limitBias, limitMass, limitImpulse (sim's limitSoft).
 type jointSolveArgs struct {
 	Joints       ptr // TbJoint *
 	N            int32
@@ -665,6 +666,9 @@ type jointSolveArgs struct {
 	BiasRate     float32
 	MassScale    float32
 	ImpulseScale float32
+	LimitBias    float32
+	LimitMass    float32
+	LimitImpulse float32
 	InvH         float32
 	UseBias      int32
 	Force        ptr // float *
@@ -672,7 +676,7 @@ type jointSolveArgs struct {
 
 // jointSolve launches tb_joint_solve over grid blocks of block threads.
 func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
-	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Vel, a.Omega, a.Jimp, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
+	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Vel, a.Omega, a.Jimp, a.BiasRate, a.MassScale, a.ImpulseScale, a.LimitBias, a.LimitMass, a.LimitImpulse, a.InvH, a.UseBias, a.Force)
 }
 
 // jointGsArgs are the parameters of tb_joint_gs (kernels/joints.cu), in the kernel's order.
@@ -680,7 +684,8 @@ func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
 // tb_joint_gs is one Gauss-Seidel pass over colour c's joints (order, colourStart: tb_gs_colour; sim's
 // solveJoint): each solves its parts in sequence on its bodies' current velocities, with unsplit
 // masses, and writes the dynamic ones back; a thread per joint, or for the overflow one thread for
-// all of them in order. It writes each joint's force as tb_joint_solve does.
+// all of them in order. It writes each joint's force as tb_joint_solve does, with the limit rows'
+// softness limitBias, limitMass, limitImpulse.
 type jointGsArgs struct {
 	Joints       ptr // TbJoint *
 	Order        ptr // const int *
@@ -692,6 +697,9 @@ type jointGsArgs struct {
 	BiasRate     float32
 	MassScale    float32
 	ImpulseScale float32
+	LimitBias    float32
+	LimitMass    float32
+	LimitImpulse float32
 	InvH         float32
 	UseBias      int32
 	Force        ptr // float *
@@ -699,7 +707,7 @@ type jointGsArgs struct {
 
 // jointGs launches tb_joint_gs over grid blocks of block threads.
 func (k kernelSet) jointGs(grid, block int, a jointGsArgs) error {
-	return k.dev.launch("tb_joint_gs", grid, block, a.Joints, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
+	return k.dev.launch("tb_joint_gs", grid, block, a.Joints, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.BiasRate, a.MassScale, a.ImpulseScale, a.LimitBias, a.LimitMass, a.LimitImpulse, a.InvH, a.UseBias, a.Force)
 }
 
 // jointKeepArgs are the parameters of tb_joint_keep (kernels/joints.cu), in the kernel's order.
