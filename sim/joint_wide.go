@@ -26,10 +26,10 @@ package sim
 // A piston's rows (widePiston) are refreshed in the lanes too (refreshPistonsWide), its rotation
 // block's K^-1 once when the batches are laid out, and its warm start's sums come from the lanes
 // (pistonWarmWide). refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not
-// kept current (nothing else reads them). The impulses are copied into the lanes when the batches are laid out, each step,
-// and back to the parts when the step stores its impulses (syncWideJoints), so joint forces, breaking
-// and inspection read the parts as before; each joint's angles (coord, swingA) are written back at
-// each refresh.
+// kept current (nothing else reads them). The impulses are copied into the lanes when the batches
+// are laid out, each step, and back to the parts when the step stores its impulses
+// (syncWideJoints), so joint forces, breaking and inspection read the parts as before; each joint's
+// angles (coord, swingA) are written back at each refresh.
 
 // wideAngle is sixteen angular limit rows (an axisPart with d zero), lane-major.
 type wideAngle struct {
@@ -292,7 +292,7 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 }
 
 // refreshJointBatch brings a joint batch's rows to the bodies' poses: a batch of pistons through
-// refreshPistons, the others through the wide refresh and the anchors' K^-1.
+// refreshPistonsWide, the others through the wide refresh and the anchors' K^-1.
 func (w *World) refreshJointBatch(bt *wideJointBatch) {
 	if bt.piston {
 		widePistonRefreshKernel(w, bt)
@@ -327,7 +327,8 @@ func (w *World) solveJointBatch(kern *laneKernels, bt *wideJointBatch, mode Pass
 }
 
 // packPiston sets lane l of a batch of pistons to piston j's: which rows it has and its drive's
-// bound (the rows themselves are refreshPistons').
+// bound, its limits, its creation pose and its rotation block's K^-1 (the other rows are
+// refreshPistonsWide's).
 func (w *World) packPiston(j *joint, bt *wideJointBatch, l int) {
 	pr := &w.pipe.jwide.pist[bt.pi]
 	def := &j.def
