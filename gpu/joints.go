@@ -285,6 +285,7 @@ func (j *jointStage) solve(d device, b *bodyBuffers, c *stepConsts, useBias bool
 	return kernelSet{d}.jointSolve(blocks(j.n, jointThreads), jointThreads, jointSolveArgs{Joints: j.joints.p,
 		N: int32(j.n), Vel: b.vel.p, Omega: b.omega.p, Jimp: j.imp.p,
 		BiasRate: c.joint.biasRate, MassScale: c.joint.massScale, ImpulseScale: c.joint.impulseScale,
+		LimitBias: c.limit.biasRate, LimitMass: c.limit.massScale, LimitImpulse: c.limit.impulseScale,
 		InvH: c.invH, UseBias: flag(useBias), Force: j.force.p})
 }
 
@@ -311,7 +312,8 @@ func (j *jointStage) gsPass(d device, b *bodyBuffers, c *stepConsts, g *colourin
 	return g.each(blocks(j.n, jointThreads), func(col int32, grid int) error {
 		return ks.jointGs(grid, jointThreads, jointGsArgs{Joints: j.joints.p, Order: g.order.p, ColourStart: g.start.p,
 			C: col, Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, BiasRate: c.joint.biasRate,
-			MassScale: c.joint.massScale, ImpulseScale: c.joint.impulseScale, InvH: c.invH, UseBias: flag(useBias),
+			MassScale: c.joint.massScale, ImpulseScale: c.joint.impulseScale, LimitBias: c.limit.biasRate,
+			LimitMass: c.limit.massScale, LimitImpulse: c.limit.impulseScale, InvH: c.invH, UseBias: flag(useBias),
 			Force: j.force.p})
 	})
 }

@@ -59,8 +59,10 @@ func newJointRig(t testing.TB, w *sim.World) *jointRig {
 	}
 	s := w.Resolved()
 	h := s.Dt / float32(s.Substeps)
-	j := sim.StepConstantsOf(s).Joint
-	r.c = stepConsts{s: s, h: h, invH: 1 / h, joint: softness{j.BiasRate, j.MassScale, j.ImpulseScale}}
+	k := sim.StepConstantsOf(s)
+	j, l := k.Joint, k.Limit
+	r.c = stepConsts{s: s, h: h, invH: 1 / h, joint: softness{j.BiasRate, j.MassScale, j.ImpulseScale},
+		limit: softness{l.BiasRate, l.MassScale, l.ImpulseScale}}
 	if err := r.st.upload(d, w); err != nil {
 		t.Fatal(err)
 	}

@@ -646,7 +646,8 @@ func (k kernelSet) jointWarm(grid, block int, a jointWarmArgs) error {
 
 // jointSolveArgs are the parameters of tb_joint_solve (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_solve is jsolve, a thread per joint.
+// tb_joint_solve is jsolve, a thread per joint; the limit rows' softness is limitBias, limitMass,
+// limitImpulse.
 type jointSolveArgs struct {
 	Joints       ptr // TbJoint *
 	N            int32
@@ -656,6 +657,9 @@ type jointSolveArgs struct {
 	BiasRate     float32
 	MassScale    float32
 	ImpulseScale float32
+	LimitBias    float32
+	LimitMass    float32
+	LimitImpulse float32
 	InvH         float32
 	UseBias      int32
 	Force        ptr // float *
@@ -663,13 +667,14 @@ type jointSolveArgs struct {
 
 // jointSolve launches tb_joint_solve over grid blocks of block threads.
 func (k kernelSet) jointSolve(grid, block int, a jointSolveArgs) error {
-	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Vel, a.Omega, a.Jimp, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
+	return k.dev.launch("tb_joint_solve", grid, block, a.Joints, a.N, a.Vel, a.Omega, a.Jimp, a.BiasRate, a.MassScale, a.ImpulseScale, a.LimitBias, a.LimitMass, a.LimitImpulse, a.InvH, a.UseBias, a.Force)
 }
 
 // jointGsArgs are the parameters of tb_joint_gs (kernels/joints.cu), in the kernel's order.
 //
 // tb_joint_gs is jgs over colour c's joints (order, colourStart: tb_gs_colour): a thread per joint,
-// or for the overflow one thread for all of them in order.
+// or for the overflow one thread for all of them in order; the limit rows' softness is limitBias,
+// limitMass, limitImpulse.
 type jointGsArgs struct {
 	Joints       ptr // TbJoint *
 	Order        ptr // const int *
@@ -681,6 +686,9 @@ type jointGsArgs struct {
 	BiasRate     float32
 	MassScale    float32
 	ImpulseScale float32
+	LimitBias    float32
+	LimitMass    float32
+	LimitImpulse float32
 	InvH         float32
 	UseBias      int32
 	Force        ptr // float *
@@ -688,7 +696,7 @@ type jointGsArgs struct {
 
 // jointGs launches tb_joint_gs over grid blocks of block threads.
 func (k kernelSet) jointGs(grid, block int, a jointGsArgs) error {
-	return k.dev.launch("tb_joint_gs", grid, block, a.Joints, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.BiasRate, a.MassScale, a.ImpulseScale, a.InvH, a.UseBias, a.Force)
+	return k.dev.launch("tb_joint_gs", grid, block, a.Joints, a.Order, a.ColourStart, a.C, a.Pos, a.Vel, a.Omega, a.BiasRate, a.MassScale, a.ImpulseScale, a.LimitBias, a.LimitMass, a.LimitImpulse, a.InvH, a.UseBias, a.Force)
 }
 
 // jointKeepArgs are the parameters of tb_joint_keep (kernels/joints.cu), in the kernel's order.
@@ -1536,6 +1544,9 @@ type smallSubstepsArgs struct {
 	JointBias    float32
 	JointMass    float32
 	JointImpulse float32
+	LimitBias    float32
+	LimitMass    float32
+	LimitImpulse float32
 	Kept         ptr // int *
 	Bad          ptr // int *
 	MaxSpeed     float32
@@ -1543,7 +1554,7 @@ type smallSubstepsArgs struct {
 
 // smallSubsteps launches tb_small_substeps over grid blocks of block threads.
 func (k kernelSet) smallSubsteps(grid, block int, a smallSubstepsArgs) error {
-	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.Kept, a.Bad, a.MaxSpeed)
+	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.LimitBias, a.LimitMass, a.LimitImpulse, a.Kept, a.Bad, a.MaxSpeed)
 }
 
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.

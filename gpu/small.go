@@ -137,7 +137,8 @@ func (s *solverStage) flushSmall(r *solverRun) error {
 		Man: r.man, Count: r.contactCount, Cap: r.capM, Imp: s.imp.p, Start: s.start.p, Adj: s.adj.p,
 		Gs: flag(r.gs), H: c.h, InvH: c.invH, GX: c.s.Gravity[0], GY: c.s.Gravity[1], GZ: c.s.Gravity[2], MaxPush: c.s.MaxPushOut,
 		NoFriction: flag(c.s.NoFriction), Threshold: c.s.RestitutionThreshold, JointBias: c.joint.biasRate,
-		JointMass: c.joint.massScale, JointImpulse: c.joint.impulseScale, Kept: s.kept[s.cur].p, Bad: s.bad.p,
+		JointMass: c.joint.massScale, JointImpulse: c.joint.impulseScale, LimitBias: c.limit.biasRate,
+		LimitMass: c.limit.massScale, LimitImpulse: c.limit.impulseScale, Kept: s.kept[s.cur].p, Bad: s.bad.p,
 		MaxSpeed: c.s.MaxLinearSpeed}
 	// Under Jacobi no colour is run (budgets 0) and the colourings' arrays stay unread, as are the
 	// joints' where there are none; the gathers' joint lists point at the contacts' to stay valid, as

@@ -22,7 +22,7 @@ func makeConsts(s sim.Settings) stepConsts {
 	k := sim.StepConstantsOf(s)
 	soft := func(x sim.Softness) softness { return softness{x.BiasRate, x.MassScale, x.ImpulseScale} }
 	return stepConsts{s: s, h: k.H, invH: k.InvH, contactSoft: soft(k.Contact), staticSoft: soft(k.Static),
-		joint: soft(k.Joint)}
+		joint: soft(k.Joint), limit: soft(k.Limit)}
 }
 
 // solverStage runs everything of a step after the narrow phase: split counts, prepare with warm

@@ -27,6 +27,7 @@ type stepConsts struct {
 	s                              sim.Settings // resolved
 	h, invH                        float32      // sub-step and its inverse
 	contactSoft, staticSoft, joint softness
+	limit                          softness // the joints' limit rows' (sim.StepConstants.Limit)
 }
 
 // jointHooks is what the sub-step loop (solver.go) calls for the joints (joints.go implements it).

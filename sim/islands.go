@@ -328,8 +328,7 @@ func (w *World) islandRegionBlock(worker, g int) {
 // islandRefresh brings region g's contact and joint rows to the bodies' poses (refreshRows).
 func (w *World) islandRefresh(g int) {
 	w.islandRows(g, w.pipe.islands.rows.kern.refresh, func(w *World, bt *wideJointBatch) {
-		wideJointRefreshKernel(w, bt)
-		wideAnchorMassKernel(bt)
+		w.refreshJointBatch(bt)
 	}, func(w *World, k int32) { w.refreshJoint(&w.joints[k]) })
 }
 
@@ -338,11 +337,7 @@ func (w *World) islandRefresh(g int) {
 func (w *World) islandWarm(g int) {
 	rows := &w.pipe.islands.rows
 	w.islandRows(g, rows.kern.warm, func(w *World, bt *wideJointBatch) {
-		if bt.hinge {
-			wideHingeWarmKernel(w, bt)
-		} else {
-			wideBallWarmKernel(w, bt)
-		}
+		w.warmJointBatch(bt, rows.jsums)
 	}, func(w *World, k int32) { w.warmJoint(&w.joints[k], &rows.jsums[k]) })
 }
 
@@ -379,11 +374,7 @@ func (w *World) islandPasses(g, passes int, mode PassMode) {
 		if v.jwideOn {
 			for c := 0; c < maxColors; c++ {
 				for i := v.jwideSeg[c*r+g]; i < v.jwideSeg[c*r+g+1]; i++ {
-					if bt := &v.jwide[i]; bt.hinge {
-						v.kern.hinge(w, bt, mode)
-					} else {
-						v.kern.ball(w, bt, mode)
-					}
+					w.solveJointBatch(v.kern, &v.jwide[i], mode)
 				}
 				for _, k := range v.jrest[v.jrestSeg[c*r+g]:v.jrestSeg[c*r+g+1]] {
 					w.solveJoint(&w.joints[k], mode)

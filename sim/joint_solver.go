@@ -258,6 +258,7 @@ func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
 	useBias := mode.bias()
 	p := &w.pipe
 	soft := &p.joints.jointSoft
+	lsoft := &p.joints.limitSoft // the limit rows'
 	def := &j.def
 	pseudo := mode.pseudo() // motors and friction act on velocities, not poses
 	var motor *Motor
@@ -272,22 +273,22 @@ func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
 			j.fric.solve(s, def.Friction/p.plan.ctx.invH)
 		}
 		if def.Swing > 0 {
-			j.swing.solveLimit(s, soft, useBias, p.plan.ctx.invH)
+			j.swing.solveLimit(s, lsoft, useBias, p.plan.ctx.invH)
 		}
 		if def.HasTwist {
-			j.twist.solve(s, soft, useBias, p.plan.ctx.invH, true, nil, 0, false)
+			j.twist.solve(s, lsoft, useBias, p.plan.ctx.invH, true, nil, 0, false)
 		}
 		if !p.joints.useDirect {
 			j.point.solve(s, soft, useBias)
 		}
 	case Hinge:
-		j.angle.solve(s, soft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, lsoft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.hinge.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
 	case Piston:
-		j.angle.solve(s, soft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, lsoft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.rot.solve(s, soft, useBias)
 			j.perp[0].solveEquality(s, soft, useBias)
@@ -481,6 +482,7 @@ type jointStage struct {
 	split      bool     // the solver's rows use split masses (Jacobi)
 	splitCount []int32  // with split, per body: the rows its mass is split between (the graph's count); else nil
 	jointSoft  softness
+	limitSoft  softness     // the limit rows' (stepSoftness): jointSoft's but under split masses
 	useDirect  bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
 	direct     directSystem // the direct joint solve's system
 	jsums      []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)

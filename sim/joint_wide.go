@@ -5,12 +5,14 @@ package sim
 // (joint_wide_simd.go), in builds with the wide contact pass (wide.go). It takes the two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
 // limits, and hinges with angle limits and no motor, between two bodies, each with or without
 // friction (a batch's joints all have it or all lack it: a ball joint's frictionPart, a hinge's
-// friction as the motor row of speed 0). The joints of a colour share
-// no dynamic body, so solveBall and solveHinge visit them in any order with the same result; the wide
-// kernels (joint_wide_simd.go) do each lane's arithmetic in their order with the same float32
-// operations, so the results are theirs bit for bit (TestWideJointsMatchScalar), NaN excepted (a
-// clamped NaN impulse becomes zero instead of staying NaN). Other joints, and every joint without the
-// wide kernels or with the direct joint solve, go through solveJoint.
+// friction as the motor row of speed 0); and pistons between two bodies in every form (a lane's
+// piston with or without limits, and with a motor of either mode, friction, or no drive: widePiston's
+// masks say which rows a lane has). The joints of a colour share no dynamic body, so solveBall,
+// solveHinge and solveJointParts visit them in any order with the same result; the wide kernels
+// (rows_template.go) do each lane's arithmetic in their order with the same float32 operations, so
+// the results are theirs bit for bit (TestWideJointsMatchScalar, TestWidePistonsMatchScalar), NaN
+// excepted (a clamped NaN impulse becomes zero instead of staying NaN). Other joints, and every joint
+// without the wide kernels or with the direct joint solve, go through solveJoint.
 //
 // The rows live in wideJointBatch, lane-major, and are refreshed there, eight joints at a time (a
 // batch's halves; K^-1 and the warm start sixteen at a time measured no faster), from the bodies'
@@ -21,11 +23,13 @@ package sim
 // so it is set once, when the batches are laid out, by frictionPart.set itself; a hinge's friction
 // row has the lower limit row's vectors and mass (anglePart.set gives both the same), so the lanes
 // keep only its impulse (rows[2], which a hinge has no other use for) and the friction.
-// refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not kept current (nothing
-// else reads them). The impulses are copied into the lanes when the batches are laid out, each step,
-// and back to the parts when the step stores its impulses (syncWideJoints), so joint forces, breaking
-// and inspection read the parts as before; each joint's angles (coord, swingA) are written back at
-// each refresh.
+// A piston's rows (widePiston) are refreshed in the lanes too (refreshPistonsWide), its rotation
+// block's K^-1 once when the batches are laid out, and its warm start's sums come from the lanes
+// (pistonWarmWide). refreshJoint and warmJoint skip a wide joint, whose rows in its parts are not
+// kept current (nothing else reads them). The impulses are copied into the lanes when the batches
+// are laid out, each step, and back to the parts when the step stores its impulses
+// (syncWideJoints), so joint forces, breaking and inspection read the parts as before; each joint's
+// angles (coord, swingA) are written back at each refresh.
 
 // wideAngle is sixteen angular limit rows (an axisPart with d zero), lane-major.
 type wideAngle struct {
@@ -37,6 +41,28 @@ type wideAngle struct {
 type wideAnchor struct {
 	rA, rB, c, impulse blanes3
 	mass               [9]blanes
+}
+
+// wideAxis is sixteen linear rows (an axisPart with d not zero), lane-major.
+type wideAxis struct {
+	d, ra, rb, ia, ib blanes3
+	mass, c, impulse  blanes
+}
+
+// widePiston is a batch of pistons' rows (refreshPistonsWide), lane-major: the two off-axis rows
+// (perp), the travel's lower limit row, whose vectors and mass the drive row has too and the upper
+// limit row has negated (anglePart.set), and the rotation block (rotationPart: K^-1 column-major,
+// its error and impulse). limits and driven are 1 in the lanes whose joint has limits or a drive
+// (its motor, or its friction as a motor of speed 0) and 0 elsewhere; speed is the drive's target
+// rate (Motor.rate at the refresh's travel) and maxForce its bound.
+type widePiston struct {
+	perp                            [2]wideAxis
+	travel                          wideAxis
+	upperC, upperImp, driveImp      blanes
+	limits, driven, speed, maxForce blanes
+	rotC, rotImp                    blanes3
+	rotMass                         [9]blanes
+	rel0                            [4]blanes // joint.rel0: W, X, Y, Z
 }
 
 // wideJointBatch holds up to sixteen joints of one colour and one kind. Like a contact batch
@@ -69,10 +95,13 @@ type wideJointBatch struct {
 	a, b  [batchLanes]int32 // bodies; an empty lane repeats lane 0's, and is neither solved nor stored
 	k     [batchLanes]int32 // joint index; -1 in an empty lane
 	lanes int               // lanes in use
-	hinge bool              // hinges (rows: angle lower, upper); otherwise ball joints (swing, twist lower, upper)
+	pi    int32             // a batch of pistons: its rows are jointWideStage.pist[pi]
+	hinge bool              // hinges (rows: angle lower, upper); otherwise ball joints (swing, twist lower, upper) or pistons
 	fric  bool              // the joints have friction (a hinge's friction row's impulse is rows[2]'s)
 	safe  bool              // no body is the last of its arrays (see gather)
-	_     [53]byte
+	// pistons (widePiston's rows); limits and drive: some lane's piston has limits, a drive
+	piston, limits, drive bool
+	_                     [46]byte
 }
 
 // The wide joint kernels over one batch that do not depend on the contact lanes, all set or all nil
@@ -83,6 +112,8 @@ var (
 	wideJointRefreshKernel func(w *World, bt *wideJointBatch)
 	// warmJoint over a batch of ball joints or of hinges, from the lanes
 	wideBallWarmKernel, wideHingeWarmKernel func(w *World, bt *wideJointBatch)
+	// refreshJoint and warmJoint over a batch of pistons, from and into the lanes
+	widePistonRefreshKernel, widePistonWarmKernel func(w *World, bt *wideJointBatch)
 )
 
 // wideJointGrain: a loop over joint batches goes to the workers when it gives each of two at least
@@ -90,7 +121,8 @@ var (
 const wideJointGrain = 256
 
 // wideJointKind says which wide batches take joint j: 1 for balls, 2 for hinges, 3 and 4 for the
-// same with friction, 0 for none.
+// same with friction, 5 for pistons (with or without limits, a motor or friction: a lane's own), 0
+// for none.
 func wideJointKind(j *joint) int {
 	def := &j.def
 	kind := 0
@@ -101,6 +133,8 @@ func wideJointKind(j *joint) int {
 		kind = 1
 	case def.Type == Hinge && def.HasLimits && !def.HasMotor:
 		kind = 2
+	case def.Type == Piston:
+		return widePistonKind
 	default:
 		return 0
 	}
@@ -109,6 +143,9 @@ func wideJointKind(j *joint) int {
 	}
 	return kind
 }
+
+// widePistonKind is wideJointKind's kind of the pistons' batches.
+const widePistonKind = 5
 
 // jointWideInputs is what planWideJoints reads of the rest of the step, handed over by prepare.
 type jointWideInputs struct {
@@ -136,7 +173,7 @@ func (w *World) planWideJoints(in jointWideInputs) {
 	}
 	p.jwide.jwideStart = resize(p.jwide.jwideStart, maxColors+1)
 	p.jwide.jrestStart = resize(p.jwide.jrestStart, maxColors+2)
-	p.jwide.jwide, p.jwide.jrest = p.jwide.jwide[:0], p.jwide.jrest[:0]
+	p.jwide.jwide, p.jwide.jrest, p.jwide.pist = p.jwide.jwide[:0], p.jwide.jrest[:0], p.jwide.pist[:0]
 	order, seg, r := in.order, in.seg, in.r
 	p.jwide.jwideSeg = resize(p.jwide.jwideSeg, maxColors*r+1)
 	p.jwide.jrestSeg = resize(p.jwide.jrestSeg, maxColors*r+1)
@@ -146,7 +183,7 @@ func (w *World) planWideJoints(in jointWideInputs) {
 			p.jwide.jwideStart[c], p.jwide.jrestStart[c] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
 		}
 		p.jwide.jwideSeg[cg], p.jwide.jrestSeg[cg] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
-		for kind := 0; kind <= 4; kind++ {
+		for kind := 0; kind <= widePistonKind; kind++ {
 			var bt *wideJointBatch
 			for _, k := range order[seg[cg]:seg[cg+1]] {
 				j := &w.joints[k]
@@ -170,7 +207,16 @@ func (w *World) planWideJoints(in jointWideInputs) {
 						p.jwide.jwide = append(p.jwide.jwide, wideJointBatch{})
 					}
 					bt = &p.jwide.jwide[n]
-					bt.hinge, bt.fric = kind%2 == 0, kind > 2
+					bt.hinge, bt.fric = kind == 2 || kind == 4, kind == 3 || kind == 4
+					if bt.piston = kind == widePistonKind; bt.piston {
+						bt.pi = int32(len(p.jwide.pist))
+						if m := len(p.jwide.pist); m < cap(p.jwide.pist) { // zeroed where it lies, as the batch
+							p.jwide.pist = p.jwide.pist[:m+1]
+							clear(p.jwide.pist[m:])
+						} else {
+							p.jwide.pist = append(p.jwide.pist, widePiston{})
+						}
+					}
 					for l := range batchLanes {
 						bt.k[l] = -1
 					}
@@ -190,7 +236,9 @@ func (w *World) planWideJoints(in jointWideInputs) {
 				put3(&bt.perpA, l, j.perpA)
 				put3(&bt.perpB, l, j.perpB)
 				bt.friction[l] = j.def.Friction
-				if !bt.hinge {
+				if bt.piston {
+					w.packPiston(j, bt, l)
+				} else if !bt.hinge {
 					bt.swing[l], bt.lo[l], bt.hi[l] = j.def.Swing, j.def.Twist[0], j.def.Twist[1]
 					if bt.fric {
 						j.fric.set(j)
@@ -224,6 +272,13 @@ func (w *World) planWideJoints(in jointWideInputs) {
 // packImpulses copies joint j's accumulated impulses into lane l of its batch, where the passes
 // accumulate them until syncWideJoints copies them back.
 func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
+	if bt.piston {
+		pr := &w.pipe.jwide.pist[bt.pi]
+		pr.perp[0].impulse[l], pr.perp[1].impulse[l] = j.perp[0].impulse, j.perp[1].impulse
+		pr.travel.impulse[l], pr.upperImp[l], pr.driveImp[l] = j.angle.lower.impulse, j.angle.upper.impulse, j.angle.motor.impulse
+		put3(&pr.rotImp, l, j.rot.impulse)
+		return
+	}
 	if bt.hinge {
 		bt.rows[0].impulse[l], bt.rows[1].impulse[l] = j.angle.lower.impulse, j.angle.upper.impulse
 		bt.himp[0][l], bt.himp[1][l] = j.hinge.impulse[0], j.hinge.impulse[1]
@@ -234,6 +289,79 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 		put3(&bt.fimp, l, j.fric.impulse)
 	}
 	put3(&bt.point.impulse, l, j.point.impulse)
+}
+
+// refreshJointBatch brings a joint batch's rows to the bodies' poses: a batch of pistons through
+// refreshPistonsWide, the others through the wide refresh and the anchors' K^-1.
+func (w *World) refreshJointBatch(bt *wideJointBatch) {
+	if bt.piston {
+		widePistonRefreshKernel(w, bt)
+		return
+	}
+	wideJointRefreshKernel(w, bt)
+	wideAnchorMassKernel(bt)
+}
+
+// warmJointBatch records a joint batch's warm-start sums into sums (pipeline.jsums).
+func (w *World) warmJointBatch(bt *wideJointBatch, sums []impulseSum) {
+	switch {
+	case bt.piston:
+		widePistonWarmKernel(w, bt)
+	case bt.hinge:
+		wideHingeWarmKernel(w, bt)
+	default:
+		wideBallWarmKernel(w, bt)
+	}
+}
+
+// solveJointBatch is one pass of the given mode over a joint batch with kernels kern.
+func (w *World) solveJointBatch(kern *laneKernels, bt *wideJointBatch, mode PassMode) {
+	switch {
+	case bt.piston:
+		kern.piston(w, bt, mode)
+	case bt.hinge:
+		kern.hinge(w, bt, mode)
+	default:
+		kern.ball(w, bt, mode)
+	}
+}
+
+// packPiston sets lane l of a batch of pistons to piston j's: which rows it has and its drive's
+// bound, its limits, its creation pose and its rotation block's K^-1 (the other rows are
+// refreshPistonsWide's).
+func (w *World) packPiston(j *joint, bt *wideJointBatch, l int) {
+	pr := &w.pipe.jwide.pist[bt.pi]
+	def := &j.def
+	pr.limits[l], pr.driven[l] = 0, 0
+	if def.HasLimits {
+		pr.limits[l] = 1
+		bt.limits = true
+	}
+	if def.driven() {
+		pr.driven[l] = 1
+		pr.maxForce[l] = def.drive().MaxForce
+		bt.drive = true
+	}
+	bt.lo[l], bt.hi[l] = def.Limits[0], def.Limits[1]
+	q := j.rel0
+	pr.rel0[0][l], pr.rel0[1][l], pr.rel0[2][l], pr.rel0[3][l] = q.W, q.V[0], q.V[1], q.V[2]
+	// rotationPart.set's K^-1: (IA + IB)^-1, which only the step's inverse inertias change
+	var k, inv Mat3
+	for e := range k {
+		k[e] = j.iA[e] + j.iB[e]
+	}
+	invertTo(&inv, &k)
+	for e := range 9 {
+		pr.rotMass[e][l] = inv[e]
+	}
+}
+
+// unpackPiston copies lane l's accumulated impulses back to its piston j's parts.
+func (w *World) unpackPiston(j *joint, bt *wideJointBatch, l int) {
+	pr := &w.pipe.jwide.pist[bt.pi]
+	j.perp[0].impulse, j.perp[1].impulse = pr.perp[0].impulse[l], pr.perp[1].impulse[l]
+	j.angle.lower.impulse, j.angle.upper.impulse, j.angle.motor.impulse = pr.travel.impulse[l], pr.upperImp[l], pr.driveImp[l]
+	j.rot.impulse = vec{X: pr.rotImp[0][l], Y: pr.rotImp[1][l], Z: pr.rotImp[2][l]}
 }
 
 // syncWideJoints copies the lanes' impulses back to the joints' parts if a wide pass changed them
@@ -248,6 +376,10 @@ func (w *World) syncWideJoints() {
 		bt := &p.jwide.jwide[i]
 		for l := range bt.lanes {
 			j := &w.joints[bt.k[l]]
+			if bt.piston {
+				w.unpackPiston(j, bt, l)
+				continue
+			}
 			if bt.hinge {
 				j.angle.lower.impulse, j.angle.upper.impulse = bt.rows[0].impulse[l], bt.rows[1].impulse[l]
 				j.hinge.impulse = [2]float32{bt.himp[0][l], bt.himp[1][l]}
@@ -295,6 +427,7 @@ func (w *World) jointPass(mode PassMode) {
 type jointWideStage struct {
 	jwideOn, jwideDirty    bool
 	jwide, curJWide        []wideJointBatch
+	pist                   []widePiston // the rows of the batches of pistons (wideJointBatch.pi)
 	jwideStart, jrestStart []int32
 	jrest                  []int32
 	jwideSeg               []int32 // by island: colour c's batches of region g start at jwide[jwideSeg[c*r+g]]

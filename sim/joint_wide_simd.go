@@ -10,6 +10,7 @@ func init() {
 	if archsimd.X86.AVX2() {
 		wideAnchorMassKernel = anchorMassWide
 		wideJointRefreshKernel, wideBallWarmKernel, wideHingeWarmKernel = refreshJointsWide, ballWarmWide, hingeWarmWide
+		widePistonRefreshKernel, widePistonWarmKernel = refreshPistonsWide, pistonWarmWide
 	}
 }
 
@@ -113,6 +114,14 @@ func hingeWide(w *World, bt *wideJointBatch, mode PassMode) {
 	hinge8(w, bt, 0, mode)
 	if bt.lanes > wideLanes {
 		hinge8(w, bt, 1, mode)
+	}
+}
+
+// pistonWide is solveJoint over a batch of pistons, eight lanes at a time (piston8).
+func pistonWide(w *World, bt *wideJointBatch, mode PassMode) {
+	piston8(w, bt, 0, mode)
+	if bt.lanes > wideLanes {
+		piston8(w, bt, 1, mode)
 	}
 }
 
@@ -326,4 +335,126 @@ func storeJointSums(h int, w *World, bt *wideJointBatch, lin, angA, angB v8) {
 		j.angA = vec{X: g[3][l], Y: g[4][l], Z: g[5][l]}
 		j.angB = vec{X: g[6][l], Y: g[7][l], Z: g[8][l]}
 	}
+}
+
+// refreshPistonsWide is refreshJoint over a batch of pistons, into the lanes, in its order of
+// operations: the anchors and their gap, the two off-axis rows, the rotation block's error (its
+// K^-1, from the step's inverse inertias only, is packPiston's), the travel and its rows
+// (anglePart.set: the lower limit row's vectors and mass serve the drive and, negated, the upper
+// limit), and each driven lane's target rate (Motor.rate, lane by lane); each joint gets its travel.
+func refreshPistonsWide(w *World, bt *wideJointBatch) {
+	halves(bt, func(h int) { refreshPistonsHalf(h, w, bt) })
+}
+
+// refreshPistonsHalf is refreshPistonsWide over half h of a batch.
+func refreshPistonsHalf(h int, w *World, bt *wideJointBatch) {
+	b := &w.Bodies
+	pr := &w.pipe.jwide.pist[bt.pi]
+	// Declared (zeroed) and filled before the first vector instruction (see laneCounts): the bodies'
+	// rotations as matrices and as quaternions (W, X, Y, Z), and the travel coming back.
+	var RA, RB [9]lanes
+	var qA, qB [4]lanes
+	var travel lanes
+	ia, ib := idx8(&bt.a, h), idx8(&bt.b, h)
+	for l := range wideLanes { // an empty lane repeats lane 0's bodies
+		a, o := &b.Rotation[ia[l]], &b.Rotation[ib[l]]
+		qA[0][l], qA[1][l], qA[2][l], qA[3][l] = a.W, a.V[0], a.V[1], a.V[2]
+		qB[0][l], qB[1][l], qB[2][l], qB[3][l] = o.W, o.V[0], o.V[1], o.V[2]
+	}
+	gatherMatTo(&RA, b.rot, ia, !bt.safe)
+	gatherMatTo(&RB, b.rot, ib, !bt.safe)
+	xA, xB := gather(b.Position, ia, !bt.safe), gather(b.Position, ib, !bt.safe)
+	rA, rB := mulAt(&RA, lh3(&bt.localA, h)), mulAt(&RB, lh3(&bt.localB, h))
+	d := xB.add(rB).sub(xA).sub(rA)
+	var zero f8
+	one, minus := bc(1), bc(-1)
+	m := lh(&bt.mA, h).Add(lh(&bt.mB, h))
+	// axisPart.set: the row (n, ra x n, rB x n) with error c, its inertia products and mass
+	row := func(r *wideAxis, n, ra v8, c f8) {
+		a, o := ra.cross(n), rB.cross(n)
+		ja, jb := mulAtH(h, &bt.iA, a), mulAtH(h, &bt.iB, o)
+		k := m.Mul(n.dot(n)).Add(a.dot(ja)).Add(o.dot(jb))
+		storeV8h(h, &r.d, n)
+		storeV8h(h, &r.ra, a)
+		storeV8h(h, &r.rb, o)
+		storeV8h(h, &r.ia, ja)
+		storeV8h(h, &r.ib, jb)
+		one.Div(k).Merge(zero, k.Greater(zero)).Store(half(&r.mass, h))
+		c.Store(half(&r.c, h))
+	}
+	n := mulAt(&RA, lh3(&bt.axisA, h))
+	n1 := mulAt(&RA, lh3(&bt.perpA, h))
+	n2 := n.cross(n1)
+	ra := rA.add(d)
+	row(&pr.perp[0], n1, ra, n1.dot(d))
+	row(&pr.perp[1], n2, ra, n2.dot(d))
+	// rotationPart.set's error: qE = qB rel0^-1 qA^-1 (mgl32.Quat.Mul's order), 2 vec(qE) on the
+	// shorter way round
+	e := quat8{ld(&qB[0]), v8{ld(&qB[1]), ld(&qB[2]), ld(&qB[3])}}.mul(quat8{lh(&pr.rel0[0], h),
+		lh3((*blanes3)(pr.rel0[1:4]), h).scale(minus)})
+	e = e.mul(quat8{ld(&qA[0]), v8{ld(&qA[1]), ld(&qA[2]), ld(&qA[3])}.scale(minus)})
+	c := e.v.scale(bc(2))
+	storeV8h(h, &pr.rotC, c.scale(minus).keep(c, e.w.Less(zero)))
+	// the travel, A's along the axis relative to B: -n.d, the rate of the reversed row
+	x := neg(n.dot(d))
+	row(&pr.travel, n.scale(minus), ra, x.Sub(lh(&bt.lo, h)))
+	lh(&bt.hi, h).Sub(x).Store(half(&pr.upperC, h))
+	x.Store(&travel)
+	archsimd.ClearAVXUpperBits()
+	k := idx8(&bt.k, h)
+	invH := w.pipe.plan.ctx.invH
+	for l := range jointHalfLanes(bt, h) {
+		j := &w.joints[k[l]]
+		j.coord = travel[l]
+		if def := &j.def; def.driven() {
+			o := h*wideLanes + l
+			drive := def.drive()
+			pr.speed[o] = drive.rate(j.coord, motorWraps(def.Type, def.HasLimits), invH, pr.travel.mass[o])
+		}
+	}
+}
+
+// quat8 is a quaternion per lane: w and the vector part v.
+type quat8 struct {
+	w f8
+	v v8
+}
+
+// mul is mgl32.Quat.Mul per lane, in its order of operations.
+func (q quat8) mul(p quat8) quat8 {
+	return quat8{q.w.Mul(p.w).Sub(q.v.dot(p.v)), q.v.cross(p.v).add(p.v.scale(q.w)).add(q.v.scale(p.w))}
+}
+
+// pistonWarmWide is warmJoint over a batch of pistons: the sums of the off-axis rows' impulses and
+// the drive's and limits' (applyRow, which skips a zero impulse; a lane without a drive or limits
+// holds zero impulses there) and the rotation block's (applyAngular, which does not), from the
+// lanes, into each joint's lin, angA and angB.
+func pistonWarmWide(w *World, bt *wideJointBatch) {
+	halves(bt, func(h int) { pistonWarmHalf(h, w, bt) })
+}
+
+// pistonWarmHalf is pistonWarmWide over half h of a batch.
+func pistonWarmHalf(h int, w *World, bt *wideJointBatch) {
+	pr := &w.pipe.jwide.pist[bt.pi]
+	var zero f8
+	var lin, angA, angB v8
+	add := func(r *wideAxis, imp f8, neg bool) {
+		d, ra, rb := lh3(&r.d, h), lh3(&r.ra, h), lh3(&r.rb, h)
+		if neg {
+			minus := bc(-1)
+			d, ra, rb = d.scale(minus), ra.scale(minus), rb.scale(minus)
+		}
+		moves := imp.NotEqual(zero)
+		lin = lin.add(d.scale(imp)).keep(lin, moves)
+		angA = angA.add(ra.scale(imp)).keep(angA, moves)
+		angB = angB.add(rb.scale(imp)).keep(angB, moves)
+	}
+	add(&pr.perp[0], lh(&pr.perp[0].impulse, h), false)
+	add(&pr.perp[1], lh(&pr.perp[1].impulse, h), false)
+	L := lh3(&pr.rotImp, h)
+	angA, angB = angA.add(L), angB.add(L)
+	add(&pr.travel, lh(&pr.driveImp, h), false)
+	add(&pr.travel, lh(&pr.travel.impulse, h), false)
+	add(&pr.travel, lh(&pr.upperImp, h), true)
+	storeJointSums(h, w, bt, lin, angA, angB)
 }

@@ -1,7 +1,7 @@
 package sim
 
 // The wide row kernels have one source. PGS's wide passes (the contact rows' solve, relax, warm
-// start, refresh and prepare; the ball and hinge joints' rows) run eight lanes at a time on AVX2 and
+// start, refresh and prepare; the ball, hinge and piston joints' rows) run eight lanes at a time on AVX2 and
 // sixteen on AVX-512 (wide.go). Both forms come from rows_template.go: the generator lanegen
 // (sim/internal/lanegen) writes it out as rows8_simd.go and rows16_simd.go, renaming every identifier
 // that ends in _W for the width (f_W is f8 or f16, solve_W is solve8 or solve16), and

@@ -160,18 +160,12 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopJWideMass:
 		for i := lo; i < hi; i++ {
-			bt := &p.jwide.jwide[i]
-			wideJointRefreshKernel(w, bt)
-			wideAnchorMassKernel(bt)
+			w.refreshJointBatch(&p.jwide.jwide[i])
 		}
 
 	case loopJWideWarm:
 		for i := lo; i < hi; i++ {
-			if bt := &p.jwide.jwide[i]; bt.hinge {
-				wideHingeWarmKernel(w, bt)
-			} else {
-				wideBallWarmKernel(w, bt)
-			}
+			w.warmJointBatch(&p.jwide.jwide[i], p.joints.jsums)
 		}
 
 	case loopLoadState:
@@ -180,11 +174,7 @@ func (w *World) body(l loop, worker, lo, hi int) {
 		w.storeStateRange(lo, hi)
 	case loopJWide:
 		for i := lo; i < hi; i++ {
-			if bt := &p.jwide.curJWide[i]; bt.hinge {
-				p.work.kern.hinge(w, bt, p.loops.mode)
-			} else {
-				p.work.kern.ball(w, bt, p.loops.mode)
-			}
+			w.solveJointBatch(p.work.kern, &p.jwide.curJWide[i], p.loops.mode)
 		}
 
 	case loopJointWarm:

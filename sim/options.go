@@ -44,8 +44,9 @@ type laneKernels struct {
 	refresh func(w *World, bt *wideBatch)
 	prep    func(w *World, bt *wideBatch, src *[4][batchLanes]*contactPoint, at *[4][batchLanes]*collide.Point,
 		kept *[4]uint16, comp *blanes)
-	// ball and hinge are solveBall and solveHinge over a joint batch's lanes.
-	ball, hinge func(w *World, bt *wideJointBatch, mode PassMode)
+	// ball and hinge are solveBall and solveHinge over a joint batch's lanes, piston solveJoint
+	// over a batch of pistons'.
+	ball, hinge, piston func(w *World, bt *wideJointBatch, mode PassMode)
 }
 
 // laneKernelSets lists the wide kernels this build and CPU can run, the widest last: facts about the

@@ -391,7 +391,15 @@ func (k *jointConsts16) set(p *pipeline) {
 // where it is not zero.
 func limit16(h int, r *wideAngle, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
 	v := lhv16(&r.rb, h).dot(wB).Sub(lhv16(&r.ra, h).dot(wA))
-	c := lh16(&r.c, h)
+	acc, imp := limitImpulse16(v, lh16(&r.c, h), lh16(&r.mass, h), lh16(&r.impulse, h), k, useBias)
+	acc.Store(half16(&r.impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lhv16(&r.ia, h), imp).keep(wA, moves), wB.addS(lhv16(&r.ib, h), imp).keep(wB, moves)
+}
+
+// limitImpulse16 is axisPart.limitImpulse over a batch's lanes: the accumulated impulse acc of the
+// one-sided row of error c and mass at row velocity v that had accumulated old, and the change imp.
+func limitImpulse16(v, c, mass, old f16, k *jointConsts16, useBias bool) (acc, imp f16) {
 	bias, ms, is := k.zero, k.one, k.zero
 	if useBias {
 		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
@@ -400,14 +408,114 @@ func limit16(h int, r *wideAngle, wA, wB v16, k *jointConsts16, useBias bool) (v
 	bias = c.Mul(k.invH).Merge(bias, open)
 	ms = k.one.Merge(ms, open)
 	is = k.zero.Merge(is, open)
-	old := lh16(&r.impulse, h)
-	imp := neg16(lh16(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
-	acc := old.Add(imp)
+	imp = neg16(mass).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	acc = old.Add(imp)
 	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
-	imp = acc.Sub(old)
-	acc.Store(half16(&r.impulse, h))
-	moves := imp.NotEqual(k.zero)
-	return wA.subS(lhv16(&r.ia, h), imp).keep(wA, moves), wB.addS(lhv16(&r.ib, h), imp).keep(wB, moves)
+	return acc, acc.Sub(old)
+}
+
+// linVel16 is jointPair.rowVel for a linear row (d, ra, rb) over a joint batch's lanes, the linear
+// velocities read from lin: d.(vB - vA) + rb.wB - ra.wA.
+func linVel16(d, ra, rb v16, lin *[2][3]row16, wA, wB v16) f16 {
+	return d.dot(ldv16(&lin[1]).sub(ldv16(&lin[0]))).Add(rb.dot(wB)).Sub(ra.dot(wA))
+}
+
+// applyLin16 is jointPair.applyRow of impulse imp along a linear row (d, with ia and ib the inverse
+// inertias times ra and rb) over a joint batch's lanes, in the lanes where imp is not zero and
+// where has is set; the linear velocities are lin's.
+func applyLin16(h int, bt *wideJointBatch, d, ia, ib v16, imp f16, has mask16, lin *[2][3]row16, wA, wB v16, zero f16) (v16, v16) {
+	moves := imp.NotEqual(zero).And(has)
+	vA, vB := ldv16(&lin[0]), ldv16(&lin[1])
+	stv16(&lin[0], vA.subS(d, imp.Mul(lh16(&bt.mA, h))).keep(vA, moves))
+	stv16(&lin[1], vB.addS(d, imp.Mul(lh16(&bt.mB, h))).keep(vB, moves))
+	return wA.subS(ia, imp).keep(wA, moves), wB.addS(ib, imp).keep(wB, moves)
+}
+
+// pistonTravel16 is anglePart.solve over a batch of pistons (half h of it in the eight-lane form):
+// the drive (axisPart.solveMotor at the lane's target rate, bounded by its maxForce h) where the
+// lane has one and the pass is not the pseudo-velocity one, then the lower and upper limits where
+// it has them. The rows are the travel row's, the upper one reversed (its vectors negated: a
+// product or sum of negated floats is the negated one, as anglePart.set does).
+func pistonTravel16(h int, bt *wideJointBatch, pr *widePiston, lin *[2][3]row16, wA, wB v16, k *jointConsts16, useBias, pseudo bool) (v16, v16) {
+	r := &pr.travel
+	if bt.drive && !pseudo {
+		d, ra, rb := lhv16(&r.d, h), lhv16(&r.ra, h), lhv16(&r.rb, h)
+		v := linVel16(d, ra, rb, lin, wA, wB)
+		maxImpulse := lh16(&pr.maxForce, h).Div(k.invH)
+		lo := neg16(maxImpulse)
+		old := lh16(&pr.driveImp, h)
+		has := lh16(&pr.driven, h).Greater(k.zero)
+		acc := old.Add(lh16(&r.mass, h).Mul(lh16(&pr.speed, h).Sub(v)))
+		acc = acc.Merge(lo, acc.Greater(lo))              // max(acc, -maxImpulse)
+		acc = acc.Merge(maxImpulse, acc.Less(maxImpulse)) // min(acc, maxImpulse)
+		acc = acc.Merge(old, has)
+		acc.Store(half16(&pr.driveImp, h))
+		wA, wB = applyLin16(h, bt, d, lhv16(&r.ia, h), lhv16(&r.ib, h), acc.Sub(old), has, lin, wA, wB, k.zero)
+	}
+	if bt.limits {
+		has := lh16(&pr.limits, h).Greater(k.zero)
+		d, ra, rb := lhv16(&r.d, h), lhv16(&r.ra, h), lhv16(&r.rb, h)
+		mass := lh16(&r.mass, h)
+		// a lane without limits keeps its impulses (zero) and its velocities
+		old := lh16(&r.impulse, h)
+		acc, imp := limitImpulse16(linVel16(d, ra, rb, lin, wA, wB), lh16(&r.c, h), mass, old, k, useBias)
+		acc.Merge(old, has).Store(half16(&r.impulse, h))
+		wA, wB = applyLin16(h, bt, d, lhv16(&r.ia, h), lhv16(&r.ib, h), imp, has, lin, wA, wB, k.zero)
+		minus := bc16(-1)
+		nd, nra, nrb := d.scale(minus), ra.scale(minus), rb.scale(minus)
+		old = lh16(&pr.upperImp, h)
+		acc, imp = limitImpulse16(linVel16(nd, nra, nrb, lin, wA, wB), lh16(&pr.upperC, h), mass, old, k, useBias)
+		acc.Merge(old, has).Store(half16(&pr.upperImp, h))
+		wA, wB = applyLin16(h, bt, nd, lhv16(&r.ia, h).scale(minus), lhv16(&r.ib, h).scale(minus), imp, has, lin, wA, wB, k.zero)
+	}
+	return wA, wB
+}
+
+// equality16 is axisPart.solveEquality over a batch's linear rows r (half h of them in the
+// eight-lane form).
+func equality16(h int, bt *wideJointBatch, r *wideAxis, lin *[2][3]row16, wA, wB v16, k *jointConsts16, useBias bool) (v16, v16) {
+	v := linVel16(lhv16(&r.d, h), lhv16(&r.ra, h), lhv16(&r.rb, h), lin, wA, wB)
+	mass, old := lh16(&r.mass, h), lh16(&r.impulse, h)
+	var imp f16
+	if useBias {
+		imp = neg16(mass).Mul(k.massScale).Mul(v.Add(k.biasRate.Mul(lh16(&r.c, h)))).Sub(k.impulseScale.Mul(old))
+	} else {
+		imp = neg16(mass).Mul(v)
+	}
+	old.Add(imp).Store(half16(&r.impulse, h))
+	all := k.zero.Equal(k.zero)
+	return applyLin16(h, bt, lhv16(&r.d, h), lhv16(&r.ia, h), lhv16(&r.ib, h), imp, all, lin, wA, wB, k.zero)
+}
+
+// piston16 is solveJointParts over a batch of pistons (half h of it in the eight-lane form): the
+// travel's drive and limits (pistonTravel16), the rotation block (rotationPart.solve), then the two
+// off-axis rows.
+func piston16(w *World, bt *wideJointBatch, h int, mode PassMode) {
+	useBias := mode.bias()
+	var k jointConsts16 // both zeroed before the first vector instruction
+	var lin [2][3]row16
+	k.set(&w.pipe)
+	pr := &w.pipe.jwide.pist[bt.pi]
+	wA, wB := gatherJoint16(w, bt, h, &lin)
+	if bt.drive || bt.limits {
+		wA, wB = pistonTravel16(h, bt, pr, &lin, wA, wB, &k, useBias, mode.pseudo())
+	}
+	cdot := wB.sub(wA)
+	old := lhv16(&pr.rotImp, h)
+	var imp v16
+	if useBias {
+		imp = mulAtH16(h, &pr.rotMass, cdot.add(lhv16(&pr.rotC, h).scale(k.biasRate))).scale(neg16(k.massScale)).sub(old.scale(k.impulseScale))
+	} else {
+		imp = mulAtH16(h, &pr.rotMass, cdot).scale(neg16(k.one))
+	}
+	acc := old.add(imp)
+	acc.x.Store(half16(&pr.rotImp[0], h))
+	acc.y.Store(half16(&pr.rotImp[1], h))
+	acc.z.Store(half16(&pr.rotImp[2], h))
+	wA, wB = wA.sub(mulAtH16(h, &bt.iA, imp)), wB.add(mulAtH16(h, &bt.iB, imp))
+	wA, wB = equality16(h, bt, &pr.perp[0], &lin, wA, wB, &k, useBias)
+	wA, wB = equality16(h, bt, &pr.perp[1], &lin, wA, wB, &k, useBias)
+	scatterJoint16(w, bt, h, &lin, wA, wB)
 }
 
 // anchor16 is pointRow over a joint batch's anchor blocks (half h of them in the eight-lane form):

@@ -391,7 +391,15 @@ func (k *jointConsts8) set(p *pipeline) {
 // where it is not zero.
 func limit8(h int, r *wideAngle, wA, wB v8, k *jointConsts8, useBias bool) (v8, v8) {
 	v := lh3(&r.rb, h).dot(wB).Sub(lh3(&r.ra, h).dot(wA))
-	c := lh(&r.c, h)
+	acc, imp := limitImpulse8(v, lh(&r.c, h), lh(&r.mass, h), lh(&r.impulse, h), k, useBias)
+	acc.Store(half(&r.impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lh3(&r.ia, h), imp).keep(wA, moves), wB.addS(lh3(&r.ib, h), imp).keep(wB, moves)
+}
+
+// limitImpulse8 is axisPart.limitImpulse over a batch's lanes: the accumulated impulse acc of the
+// one-sided row of error c and mass at row velocity v that had accumulated old, and the change imp.
+func limitImpulse8(v, c, mass, old f8, k *jointConsts8, useBias bool) (acc, imp f8) {
 	bias, ms, is := k.zero, k.one, k.zero
 	if useBias {
 		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
@@ -400,14 +408,114 @@ func limit8(h int, r *wideAngle, wA, wB v8, k *jointConsts8, useBias bool) (v8, 
 	bias = c.Mul(k.invH).Merge(bias, open)
 	ms = k.one.Merge(ms, open)
 	is = k.zero.Merge(is, open)
-	old := lh(&r.impulse, h)
-	imp := neg(lh(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
-	acc := old.Add(imp)
+	imp = neg(mass).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	acc = old.Add(imp)
 	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
-	imp = acc.Sub(old)
-	acc.Store(half(&r.impulse, h))
-	moves := imp.NotEqual(k.zero)
-	return wA.subS(lh3(&r.ia, h), imp).keep(wA, moves), wB.addS(lh3(&r.ib, h), imp).keep(wB, moves)
+	return acc, acc.Sub(old)
+}
+
+// linVel8 is jointPair.rowVel for a linear row (d, ra, rb) over a joint batch's lanes, the linear
+// velocities read from lin: d.(vB - vA) + rb.wB - ra.wA.
+func linVel8(d, ra, rb v8, lin *[2][3]row8, wA, wB v8) f8 {
+	return d.dot(ldv8(&lin[1]).sub(ldv8(&lin[0]))).Add(rb.dot(wB)).Sub(ra.dot(wA))
+}
+
+// applyLin8 is jointPair.applyRow of impulse imp along a linear row (d, with ia and ib the inverse
+// inertias times ra and rb) over a joint batch's lanes, in the lanes where imp is not zero and
+// where has is set; the linear velocities are lin's.
+func applyLin8(h int, bt *wideJointBatch, d, ia, ib v8, imp f8, has mask8, lin *[2][3]row8, wA, wB v8, zero f8) (v8, v8) {
+	moves := imp.NotEqual(zero).And(has)
+	vA, vB := ldv8(&lin[0]), ldv8(&lin[1])
+	stv8(&lin[0], vA.subS(d, imp.Mul(lh(&bt.mA, h))).keep(vA, moves))
+	stv8(&lin[1], vB.addS(d, imp.Mul(lh(&bt.mB, h))).keep(vB, moves))
+	return wA.subS(ia, imp).keep(wA, moves), wB.addS(ib, imp).keep(wB, moves)
+}
+
+// pistonTravel8 is anglePart.solve over a batch of pistons (half h of it in the eight-lane form):
+// the drive (axisPart.solveMotor at the lane's target rate, bounded by its maxForce h) where the
+// lane has one and the pass is not the pseudo-velocity one, then the lower and upper limits where
+// it has them. The rows are the travel row's, the upper one reversed (its vectors negated: a
+// product or sum of negated floats is the negated one, as anglePart.set does).
+func pistonTravel8(h int, bt *wideJointBatch, pr *widePiston, lin *[2][3]row8, wA, wB v8, k *jointConsts8, useBias, pseudo bool) (v8, v8) {
+	r := &pr.travel
+	if bt.drive && !pseudo {
+		d, ra, rb := lh3(&r.d, h), lh3(&r.ra, h), lh3(&r.rb, h)
+		v := linVel8(d, ra, rb, lin, wA, wB)
+		maxImpulse := lh(&pr.maxForce, h).Div(k.invH)
+		lo := neg(maxImpulse)
+		old := lh(&pr.driveImp, h)
+		has := lh(&pr.driven, h).Greater(k.zero)
+		acc := old.Add(lh(&r.mass, h).Mul(lh(&pr.speed, h).Sub(v)))
+		acc = acc.Merge(lo, acc.Greater(lo))              // max(acc, -maxImpulse)
+		acc = acc.Merge(maxImpulse, acc.Less(maxImpulse)) // min(acc, maxImpulse)
+		acc = acc.Merge(old, has)
+		acc.Store(half(&pr.driveImp, h))
+		wA, wB = applyLin8(h, bt, d, lh3(&r.ia, h), lh3(&r.ib, h), acc.Sub(old), has, lin, wA, wB, k.zero)
+	}
+	if bt.limits {
+		has := lh(&pr.limits, h).Greater(k.zero)
+		d, ra, rb := lh3(&r.d, h), lh3(&r.ra, h), lh3(&r.rb, h)
+		mass := lh(&r.mass, h)
+		// a lane without limits keeps its impulses (zero) and its velocities
+		old := lh(&r.impulse, h)
+		acc, imp := limitImpulse8(linVel8(d, ra, rb, lin, wA, wB), lh(&r.c, h), mass, old, k, useBias)
+		acc.Merge(old, has).Store(half(&r.impulse, h))
+		wA, wB = applyLin8(h, bt, d, lh3(&r.ia, h), lh3(&r.ib, h), imp, has, lin, wA, wB, k.zero)
+		minus := bc(-1)
+		nd, nra, nrb := d.scale(minus), ra.scale(minus), rb.scale(minus)
+		old = lh(&pr.upperImp, h)
+		acc, imp = limitImpulse8(linVel8(nd, nra, nrb, lin, wA, wB), lh(&pr.upperC, h), mass, old, k, useBias)
+		acc.Merge(old, has).Store(half(&pr.upperImp, h))
+		wA, wB = applyLin8(h, bt, nd, lh3(&r.ia, h).scale(minus), lh3(&r.ib, h).scale(minus), imp, has, lin, wA, wB, k.zero)
+	}
+	return wA, wB
+}
+
+// equality8 is axisPart.solveEquality over a batch's linear rows r (half h of them in the
+// eight-lane form).
+func equality8(h int, bt *wideJointBatch, r *wideAxis, lin *[2][3]row8, wA, wB v8, k *jointConsts8, useBias bool) (v8, v8) {
+	v := linVel8(lh3(&r.d, h), lh3(&r.ra, h), lh3(&r.rb, h), lin, wA, wB)
+	mass, old := lh(&r.mass, h), lh(&r.impulse, h)
+	var imp f8
+	if useBias {
+		imp = neg(mass).Mul(k.massScale).Mul(v.Add(k.biasRate.Mul(lh(&r.c, h)))).Sub(k.impulseScale.Mul(old))
+	} else {
+		imp = neg(mass).Mul(v)
+	}
+	old.Add(imp).Store(half(&r.impulse, h))
+	all := k.zero.Equal(k.zero)
+	return applyLin8(h, bt, lh3(&r.d, h), lh3(&r.ia, h), lh3(&r.ib, h), imp, all, lin, wA, wB, k.zero)
+}
+
+// piston8 is solveJointParts over a batch of pistons (half h of it in the eight-lane form): the
+// travel's drive and limits (pistonTravel8), the rotation block (rotationPart.solve), then the two
+// off-axis rows.
+func piston8(w *World, bt *wideJointBatch, h int, mode PassMode) {
+	useBias := mode.bias()
+	var k jointConsts8 // both zeroed before the first vector instruction
+	var lin [2][3]row8
+	k.set(&w.pipe)
+	pr := &w.pipe.jwide.pist[bt.pi]
+	wA, wB := gatherJoint8(w, bt, h, &lin)
+	if bt.drive || bt.limits {
+		wA, wB = pistonTravel8(h, bt, pr, &lin, wA, wB, &k, useBias, mode.pseudo())
+	}
+	cdot := wB.sub(wA)
+	old := lh3(&pr.rotImp, h)
+	var imp v8
+	if useBias {
+		imp = mulAtH(h, &pr.rotMass, cdot.add(lh3(&pr.rotC, h).scale(k.biasRate))).scale(neg(k.massScale)).sub(old.scale(k.impulseScale))
+	} else {
+		imp = mulAtH(h, &pr.rotMass, cdot).scale(neg(k.one))
+	}
+	acc := old.add(imp)
+	acc.x.Store(half(&pr.rotImp[0], h))
+	acc.y.Store(half(&pr.rotImp[1], h))
+	acc.z.Store(half(&pr.rotImp[2], h))
+	wA, wB = wA.sub(mulAtH(h, &bt.iA, imp)), wB.add(mulAtH(h, &bt.iB, imp))
+	wA, wB = equality8(h, bt, &pr.perp[0], &lin, wA, wB, &k, useBias)
+	wA, wB = equality8(h, bt, &pr.perp[1], &lin, wA, wB, &k, useBias)
+	scatterJoint8(w, bt, h, &lin, wA, wB)
 }
 
 // anchor8 is pointRow over a joint batch's anchor blocks (half h of them in the eight-lane form):

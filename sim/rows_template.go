@@ -411,7 +411,15 @@ func (k *jointConsts_W) set(p *pipeline) {
 // where it is not zero.
 func limit_W(h int, r *wideAngle, wA, wB v_W, k *jointConsts_W, useBias bool) (v_W, v_W) {
 	v := lhv_W(&r.rb, h).dot(wB).Sub(lhv_W(&r.ra, h).dot(wA))
-	c := lh_W(&r.c, h)
+	acc, imp := limitImpulse_W(v, lh_W(&r.c, h), lh_W(&r.mass, h), lh_W(&r.impulse, h), k, useBias)
+	acc.Store(half_W(&r.impulse, h))
+	moves := imp.NotEqual(k.zero)
+	return wA.subS(lhv_W(&r.ia, h), imp).keep(wA, moves), wB.addS(lhv_W(&r.ib, h), imp).keep(wB, moves)
+}
+
+// limitImpulse_W is axisPart.limitImpulse over a batch's lanes: the accumulated impulse acc of the
+// one-sided row of error c and mass at row velocity v that had accumulated old, and the change imp.
+func limitImpulse_W(v, c, mass, old f_W, k *jointConsts_W, useBias bool) (acc, imp f_W) {
 	bias, ms, is := k.zero, k.one, k.zero
 	if useBias {
 		bias, ms, is = c.Mul(k.biasRate), k.massScale, k.impulseScale
@@ -420,14 +428,114 @@ func limit_W(h int, r *wideAngle, wA, wB v_W, k *jointConsts_W, useBias bool) (v
 	bias = c.Mul(k.invH).Merge(bias, open)
 	ms = k.one.Merge(ms, open)
 	is = k.zero.Merge(is, open)
-	old := lh_W(&r.impulse, h)
-	imp := neg_W(lh_W(&r.mass, h)).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
-	acc := old.Add(imp)
+	imp = neg_W(mass).Mul(ms).Mul(v.Add(bias)).Sub(is.Mul(old))
+	acc = old.Add(imp)
 	acc = acc.Merge(k.zero, acc.Greater(k.zero)) // max(acc, 0)
-	imp = acc.Sub(old)
-	acc.Store(half_W(&r.impulse, h))
-	moves := imp.NotEqual(k.zero)
-	return wA.subS(lhv_W(&r.ia, h), imp).keep(wA, moves), wB.addS(lhv_W(&r.ib, h), imp).keep(wB, moves)
+	return acc, acc.Sub(old)
+}
+
+// linVel_W is jointPair.rowVel for a linear row (d, ra, rb) over a joint batch's lanes, the linear
+// velocities read from lin: d.(vB - vA) + rb.wB - ra.wA.
+func linVel_W(d, ra, rb v_W, lin *[2][3]row_W, wA, wB v_W) f_W {
+	return d.dot(ldv_W(&lin[1]).sub(ldv_W(&lin[0]))).Add(rb.dot(wB)).Sub(ra.dot(wA))
+}
+
+// applyLin_W is jointPair.applyRow of impulse imp along a linear row (d, with ia and ib the inverse
+// inertias times ra and rb) over a joint batch's lanes, in the lanes where imp is not zero and
+// where has is set; the linear velocities are lin's.
+func applyLin_W(h int, bt *wideJointBatch, d, ia, ib v_W, imp f_W, has mask_W, lin *[2][3]row_W, wA, wB v_W, zero f_W) (v_W, v_W) {
+	moves := imp.NotEqual(zero).And(has)
+	vA, vB := ldv_W(&lin[0]), ldv_W(&lin[1])
+	stv_W(&lin[0], vA.subS(d, imp.Mul(lh_W(&bt.mA, h))).keep(vA, moves))
+	stv_W(&lin[1], vB.addS(d, imp.Mul(lh_W(&bt.mB, h))).keep(vB, moves))
+	return wA.subS(ia, imp).keep(wA, moves), wB.addS(ib, imp).keep(wB, moves)
+}
+
+// pistonTravel_W is anglePart.solve over a batch of pistons (half h of it in the eight-lane form):
+// the drive (axisPart.solveMotor at the lane's target rate, bounded by its maxForce h) where the
+// lane has one and the pass is not the pseudo-velocity one, then the lower and upper limits where
+// it has them. The rows are the travel row's, the upper one reversed (its vectors negated: a
+// product or sum of negated floats is the negated one, as anglePart.set does).
+func pistonTravel_W(h int, bt *wideJointBatch, pr *widePiston, lin *[2][3]row_W, wA, wB v_W, k *jointConsts_W, useBias, pseudo bool) (v_W, v_W) {
+	r := &pr.travel
+	if bt.drive && !pseudo {
+		d, ra, rb := lhv_W(&r.d, h), lhv_W(&r.ra, h), lhv_W(&r.rb, h)
+		v := linVel_W(d, ra, rb, lin, wA, wB)
+		maxImpulse := lh_W(&pr.maxForce, h).Div(k.invH)
+		lo := neg_W(maxImpulse)
+		old := lh_W(&pr.driveImp, h)
+		has := lh_W(&pr.driven, h).Greater(k.zero)
+		acc := old.Add(lh_W(&r.mass, h).Mul(lh_W(&pr.speed, h).Sub(v)))
+		acc = acc.Merge(lo, acc.Greater(lo))              // max(acc, -maxImpulse)
+		acc = acc.Merge(maxImpulse, acc.Less(maxImpulse)) // min(acc, maxImpulse)
+		acc = acc.Merge(old, has)
+		acc.Store(half_W(&pr.driveImp, h))
+		wA, wB = applyLin_W(h, bt, d, lhv_W(&r.ia, h), lhv_W(&r.ib, h), acc.Sub(old), has, lin, wA, wB, k.zero)
+	}
+	if bt.limits {
+		has := lh_W(&pr.limits, h).Greater(k.zero)
+		d, ra, rb := lhv_W(&r.d, h), lhv_W(&r.ra, h), lhv_W(&r.rb, h)
+		mass := lh_W(&r.mass, h)
+		// a lane without limits keeps its impulses (zero) and its velocities
+		old := lh_W(&r.impulse, h)
+		acc, imp := limitImpulse_W(linVel_W(d, ra, rb, lin, wA, wB), lh_W(&r.c, h), mass, old, k, useBias)
+		acc.Merge(old, has).Store(half_W(&r.impulse, h))
+		wA, wB = applyLin_W(h, bt, d, lhv_W(&r.ia, h), lhv_W(&r.ib, h), imp, has, lin, wA, wB, k.zero)
+		minus := bc_W(-1)
+		nd, nra, nrb := d.scale(minus), ra.scale(minus), rb.scale(minus)
+		old = lh_W(&pr.upperImp, h)
+		acc, imp = limitImpulse_W(linVel_W(nd, nra, nrb, lin, wA, wB), lh_W(&pr.upperC, h), mass, old, k, useBias)
+		acc.Merge(old, has).Store(half_W(&pr.upperImp, h))
+		wA, wB = applyLin_W(h, bt, nd, lhv_W(&r.ia, h).scale(minus), lhv_W(&r.ib, h).scale(minus), imp, has, lin, wA, wB, k.zero)
+	}
+	return wA, wB
+}
+
+// equality_W is axisPart.solveEquality over a batch's linear rows r (half h of them in the
+// eight-lane form).
+func equality_W(h int, bt *wideJointBatch, r *wideAxis, lin *[2][3]row_W, wA, wB v_W, k *jointConsts_W, useBias bool) (v_W, v_W) {
+	v := linVel_W(lhv_W(&r.d, h), lhv_W(&r.ra, h), lhv_W(&r.rb, h), lin, wA, wB)
+	mass, old := lh_W(&r.mass, h), lh_W(&r.impulse, h)
+	var imp f_W
+	if useBias {
+		imp = neg_W(mass).Mul(k.massScale).Mul(v.Add(k.biasRate.Mul(lh_W(&r.c, h)))).Sub(k.impulseScale.Mul(old))
+	} else {
+		imp = neg_W(mass).Mul(v)
+	}
+	old.Add(imp).Store(half_W(&r.impulse, h))
+	all := k.zero.Equal(k.zero)
+	return applyLin_W(h, bt, lhv_W(&r.d, h), lhv_W(&r.ia, h), lhv_W(&r.ib, h), imp, all, lin, wA, wB, k.zero)
+}
+
+// piston_W is solveJointParts over a batch of pistons (half h of it in the eight-lane form): the
+// travel's drive and limits (pistonTravel_W), the rotation block (rotationPart.solve), then the two
+// off-axis rows.
+func piston_W(w *World, bt *wideJointBatch, h int, mode PassMode) {
+	useBias := mode.bias()
+	var k jointConsts_W // both zeroed before the first vector instruction
+	var lin [2][3]row_W
+	k.set(&w.pipe)
+	pr := &w.pipe.jwide.pist[bt.pi]
+	wA, wB := gatherJoint_W(w, bt, h, &lin)
+	if bt.drive || bt.limits {
+		wA, wB = pistonTravel_W(h, bt, pr, &lin, wA, wB, &k, useBias, mode.pseudo())
+	}
+	cdot := wB.sub(wA)
+	old := lhv_W(&pr.rotImp, h)
+	var imp v_W
+	if useBias {
+		imp = mulAtH_W(h, &pr.rotMass, cdot.add(lhv_W(&pr.rotC, h).scale(k.biasRate))).scale(neg_W(k.massScale)).sub(old.scale(k.impulseScale))
+	} else {
+		imp = mulAtH_W(h, &pr.rotMass, cdot).scale(neg_W(k.one))
+	}
+	acc := old.add(imp)
+	acc.x.Store(half_W(&pr.rotImp[0], h))
+	acc.y.Store(half_W(&pr.rotImp[1], h))
+	acc.z.Store(half_W(&pr.rotImp[2], h))
+	wA, wB = wA.sub(mulAtH_W(h, &bt.iA, imp)), wB.add(mulAtH_W(h, &bt.iB, imp))
+	wA, wB = equality_W(h, bt, &pr.perp[0], &lin, wA, wB, &k, useBias)
+	wA, wB = equality_W(h, bt, &pr.perp[1], &lin, wA, wB, &k, useBias)
+	scatterJoint_W(w, bt, h, &lin, wA, wB)
 }
 
 // anchor_W is pointRow over a joint batch's anchor blocks (half h of them in the eight-lane form):

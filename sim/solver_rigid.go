@@ -139,9 +139,10 @@ func (w *World) positionPasses(op Op) {
 	for k := range w.joints {
 		p.rigid.jointKeep[k].save(&w.joints[k])
 	}
-	vel, ang, soft := b.Velocity, b.AngularVelocity, p.joints.jointSoft
+	vel, ang, soft, limitSoft := b.Velocity, b.AngularVelocity, p.joints.jointSoft, p.joints.limitSoft
 	b.Velocity, b.AngularVelocity = p.rigid.pseudoV, p.rigid.pseudoW
 	p.joints.jointSoft = softness{biasRate: rigidBaumgarte * p.plan.ctx.invH, massScale: 1}
+	p.joints.limitSoft = p.joints.jointSoft
 	p.loops.mode = op.Mode
 	for range op.Passes {
 		w.refreshRows()
@@ -157,7 +158,7 @@ func (w *World) positionPasses(op Op) {
 		p.plan.posesMoved = true
 	}
 	p.loops.mode = Unbiased
-	b.Velocity, b.AngularVelocity, p.joints.jointSoft = vel, ang, soft
+	b.Velocity, b.AngularVelocity, p.joints.jointSoft, p.joints.limitSoft = vel, ang, soft, limitSoft
 	for k := range w.joints {
 		p.rigid.jointKeep[k].restore(&w.joints[k])
 	}

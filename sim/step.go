@@ -306,7 +306,7 @@ func (w *World) prepare() {
 	if s.Sleep {
 		w.keepSleepers()
 	}
-	p.plan.ctx.h, p.plan.ctx.invH, p.plan.ctx.soft, p.plan.ctx.staticSoft, p.joints.jointSoft = stepSoftness(s)
+	p.plan.ctx.h, p.plan.ctx.invH, p.plan.ctx.soft, p.plan.ctx.staticSoft, p.joints.jointSoft, p.joints.limitSoft = stepSoftness(s)
 	p.plan.ctx.maxPush = s.MaxPushOut
 	p.plan.ctx.restThreshold = s.RestitutionThreshold
 	p.plan.ctx.anchorReach = 2 * s.LinearSlop

@@ -357,6 +357,16 @@ func scatterJoint16(w *World, bt *wideJointBatch, _ int, lin *[2]blanes3, wA, wB
 	storePair16(w, &bt.a, &bt.b, bt.lanes, &bt.mA, &bt.mB, vA, wA, vB, wB)
 }
 
+// pistonWide16 is pistonWide over a batch of more than eight pistons sixteen lanes at a time
+// (piston16).
+func pistonWide16(w *World, bt *wideJointBatch, mode PassMode) {
+	if bt.lanes <= wideLanes {
+		piston8(w, bt, 0, mode)
+		return
+	}
+	piston16(w, bt, 0, mode)
+}
+
 // ballWide16 is ballWide over a batch of more than eight ball joints sixteen lanes at a time (ball16).
 func ballWide16(w *World, bt *wideJointBatch, mode PassMode) {
 	if bt.lanes <= wideLanes {

@@ -14,10 +14,10 @@ func init() {
 		wideStateKernel = true
 		widePackKernel = packPointsWide
 		laneKernelSets = append(laneKernelSets, laneKernels{lanes: wideLanes, about: "8 manifolds at once (AVX2)",
-			solve: solveWide, warm: warmWide, refresh: refreshWide, prep: prepareWide, ball: ballWide, hinge: hingeWide})
+			solve: solveWide, warm: warmWide, refresh: refreshWide, prep: prepareWide, ball: ballWide, hinge: hingeWide, piston: pistonWide})
 		if archsimd.X86.AVX512() {
 			laneKernelSets = append(laneKernelSets, laneKernels{lanes: batchLanes, about: "16 manifolds at once (AVX-512)",
-				solve: solveWide16, warm: warmWide16, refresh: refreshWide16, prep: prepareWide16, ball: ballWide16, hinge: hingeWide16})
+				solve: solveWide16, warm: warmWide16, refresh: refreshWide16, prep: prepareWide16, ball: ballWide16, hinge: hingeWide16, piston: pistonWide16})
 		}
 	}
 }

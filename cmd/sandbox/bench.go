@@ -289,5 +289,5 @@ func contactPass(w *sim.World) string {
 		return "scalar (-scalar)"
 	}
 	_, about := w.ContactLanes()
-	return "wide, " + about + " (-lanes); joints 8 ball joints or hinges at once"
+	return "wide, " + about + " (-lanes); joints 8 ball joints, hinges or pistons at once"
 }

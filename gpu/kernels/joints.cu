@@ -604,9 +604,10 @@ TB_KERNEL void tb_joint_warm(const TbJoint *joints, int n, float4 *jimp) {
 }
 
 // jsolveParts solves joint j's parts in sequence on the pair s (motor and limits first, the equality
-// parts last, as sim's solveJointParts) and returns the square of the translation impulse it carries
-// (sim's joint.force before the root and the division by h).
-TB_FN float jsolveParts(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, bool bias, float invH) {
+// parts last, as sim's solveJointParts; the limit rows with their own softness, limit) and returns the
+// square of the translation impulse it carries (sim's joint.force before the root and the division by h).
+TB_FN float jsolveParts(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, const TbJointSoft &limit, bool bias,
+                        float invH) {
 	bool limits = (j.flags & TB_JOINT_LIMITS) != 0, motor = (j.flags & TB_JOINT_MOTOR) != 0;
 	float l2 = 0;
 	switch (j.type) {
@@ -615,11 +616,11 @@ TB_FN float jsolveParts(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, boo
 			jfricSolve(j, s, j.friction / invH);
 		}
 		if (j.swing > 0) {
-			jsolveLimit(j.swingRow, s, soft, bias, invH);
+			jsolveLimit(j.swingRow, s, limit, bias, invH);
 		}
 		if (j.flags & TB_JOINT_TWIST) {
-			jsolveLimit(j.twistLower, s, soft, bias, invH);
-			jsolveLimit(j.twistUpper, s, soft, bias, invH);
+			jsolveLimit(j.twistLower, s, limit, bias, invH);
+			jsolveLimit(j.twistUpper, s, limit, bias, invH);
 		}
 		jpointSolve(j, s, soft, bias);
 		l2 = tbDot(j.pointImpulse, j.pointImpulse);
@@ -630,8 +631,8 @@ TB_FN float jsolveParts(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, boo
 			jsolveMotor(j.motor, s, jmotorRate(j, limits, invH), j.motorMaxForce / invH);
 		}
 		if (limits) {
-			jsolveLimit(j.lower, s, soft, bias, invH);
-			jsolveLimit(j.upper, s, soft, bias, invH);
+			jsolveLimit(j.lower, s, limit, bias, invH);
+			jsolveLimit(j.upper, s, limit, bias, invH);
 		}
 		if (j.type == TB_JOINT_HINGE) {
 			jhingeSolve(j, s, soft, bias);
@@ -668,24 +669,27 @@ TB_FN TbJointPair jload(const TbJoint &j, const float4 *vel, const float4 *omega
 
 // jsolve is one Jacobi pass over joint k: it solves its parts in sequence from the velocities at the
 // start of the pass, records the impulses it applied, and writes the force it carries (translation
-// impulse over the sub-step, sim's joint.force) to force[k].
+// impulse over the sub-step, sim's joint.force) to force[k]. The limit rows take their own softness,
+// limit (sim's limitSoft).
 TB_FN void jsolve(unsigned k, TbJoint *joints, const float4 *vel, const float4 *omega, float4 *jimp,
-                  const TbJointSoft &soft, float invH, int useBias, float *force) {
+                  const TbJointSoft &soft, const TbJointSoft &limit, float invH, int useBias, float *force) {
 	TbJoint &j = joints[k];
 	TbJointPair s = jload(j, vel, omega);
-	float l2 = jsolveParts(j, s, soft, useBias != 0, invH);
+	float l2 = jsolveParts(j, s, soft, limit, useBias != 0, invH);
 	force[k] = sqrtf(l2) * invH;
 	jrecord(jimp, k, s);
 }
 
-// tb_joint_solve is jsolve, a thread per joint.
+// tb_joint_solve is jsolve, a thread per joint; the limit rows' softness is limitBias, limitMass,
+// limitImpulse.
 TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const float4 *omega, float4 *jimp,
-                              float biasRate, float massScale, float impulseScale, float invH,
-                              int useBias, float *force) {
+                              float biasRate, float massScale, float impulseScale, float limitBias,
+                              float limitMass, float limitImpulse, float invH, int useBias, float *force) {
 	unsigned k = tbThread();
 	if (k < (unsigned)n) {
 		TbJointSoft soft = {biasRate, massScale, impulseScale};
-		jsolve(k, joints, vel, omega, jimp, soft, invH, useBias, force);
+		TbJointSoft limit = {limitBias, limitMass, limitImpulse};
+		jsolve(k, joints, vel, omega, jimp, soft, limit, invH, useBias, force);
 	}
 }
 
@@ -693,10 +697,10 @@ TB_KERNEL void tb_joint_solve(TbJoint *joints, int n, const float4 *vel, const f
 // bodies' current velocities, with unsplit masses, and writes the dynamic ones back, and its force as
 // jsolve does.
 TB_FN void jgs(int k, TbJoint *joints, const float4 *pos, float4 *vel, float4 *omega, const TbJointSoft &soft,
-               float invH, int useBias, float *force) {
+               const TbJointSoft &limit, float invH, int useBias, float *force) {
 	TbJoint &j = joints[k];
 	TbJointPair s = jload(j, vel, omega);
-	float l2 = jsolveParts(j, s, soft, useBias != 0, invH);
+	float l2 = jsolveParts(j, s, soft, limit, useBias != 0, invH);
 	force[k] = sqrtf(l2) * invH;
 	if (pos[j.a].w != 0) {
 		vel[j.a] = make_float4(s.vA.x, s.vA.y, s.vA.z, 0);
@@ -709,15 +713,18 @@ TB_FN void jgs(int k, TbJoint *joints, const float4 *pos, float4 *vel, float4 *o
 }
 
 // tb_joint_gs is jgs over colour c's joints (order, colourStart: tb_gs_colour): a thread per joint,
-// or for the overflow one thread for all of them in order.
+// or for the overflow one thread for all of them in order; the limit rows' softness is limitBias,
+// limitMass, limitImpulse.
 TB_KERNEL void tb_joint_gs(TbJoint *joints, const int *order, const int *colourStart, int c, const float4 *pos,
                            float4 *vel, float4 *omega, float biasRate, float massScale, float impulseScale,
-                           float invH, int useBias, float *force) {
+                           float limitBias, float limitMass, float limitImpulse, float invH, int useBias,
+                           float *force) {
 	int lo, hi;
 	tbColourRange(colourStart, c, &lo, &hi);
 	TbJointSoft soft = {biasRate, massScale, impulseScale};
+	TbJointSoft limit = {limitBias, limitMass, limitImpulse};
 	for (int i = lo; i < hi; i++) {
-		jgs(order[i], joints, pos, vel, omega, soft, invH, useBias, force);
+		jgs(order[i], joints, pos, vel, omega, soft, limit, invH, useBias, force);
 	}
 }
 

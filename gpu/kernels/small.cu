@@ -63,10 +63,12 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
                                  const int *order, const int *colourStart, int budget, const int *jorder,
                                  const int *jcolourStart, int jbudget, float h, float invH, float gx, float gy,
                                  float gz, float maxPush, int noFriction, float threshold, float jointBias,
-                                 float jointMass, float jointImpulse, int *kept, int *bad, float maxSpeed) {
+                                 float jointMass, float jointImpulse, float limitBias, float limitMass,
+                                 float limitImpulse, int *kept, int *bad, float maxSpeed) {
 	int t = threadIdx.x, stride = blockDim.x;
 	int nm = tbManifolds(count, cap);
 	TbJointSoft soft = {jointBias, jointMass, jointImpulse};
+	TbJointSoft limit = {limitBias, limitMass, limitImpulse};
 	// moved: the bodies moved since the rows were last refreshed (sim's refreshRows); prepare set the
 	// rows from the step's first poses, and solverStage.run refreshes once more before the first pass.
 	bool moved = true;
@@ -117,7 +119,7 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 			for (int p = 0; p < passes; p++) {
 				if (gs) {
 					tbSmallColours(jorder, jcolourStart, jbudget,
-					               [&](int k) { jgs(k, joints, pos, vel, omega, soft, invH, useBias, force); });
+					               [&](int k) { jgs(k, joints, pos, vel, omega, soft, limit, invH, useBias, force); });
 					tbSmallColours(order, colourStart, budget, [&](int k) {
 						tbSolveGS(man[k], pos, vel, omega, invH, maxPush, useBias, noFriction);
 					});
@@ -127,7 +129,7 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 					tbJacobi(k, man, vel, omega, imp, invH, maxPush, useBias, noFriction);
 				}
 				for (int k = t; k < nj; k += stride) {
-					jsolve(k, joints, vel, omega, jimp, soft, invH, useBias, force);
+					jsolve(k, joints, vel, omega, jimp, soft, limit, invH, useBias, force);
 				}
 				__syncthreads();
 				gather(jointLists);
