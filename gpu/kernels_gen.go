@@ -1733,6 +1733,108 @@ func (k kernelSet) solverExport(grid, block int, a solverExportArgs) error {
 	return k.dev.launch("tb_solver_export", grid, block, a.Man, a.Kept, a.Pos, a.Rot, a.Out)
 }
 
+// solverSleptMarkArgs are the parameters of tb_solver_slept_mark (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_mark sets mark[k] to 1 for each of this step's *kept manifolds whose island fell
+// asleep this step, 0 for the others and for mark[*kept] (so the exclusive scan of mark[0..*kept] ends
+// with their number).
+type solverSleptMarkArgs struct {
+	Man    ptr // const TbSolverManifold *
+	Kept   ptr // const int *
+	Flags  ptr // const unsigned int *
+	Parent ptr // const int *
+	Label  ptr // const unsigned int *
+	Mark   ptr // unsigned int *
+}
+
+// solverSleptMark launches tb_solver_slept_mark over grid blocks of block threads.
+func (k kernelSet) solverSleptMark(grid, block int, a solverSleptMarkArgs) error {
+	return k.dev.launch("tb_solver_slept_mark", grid, block, a.Man, a.Kept, a.Flags, a.Parent, a.Label, a.Mark)
+}
+
+// solverSleptKeepArgs are the parameters of tb_solver_slept_keep (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_keep writes the points of each marked manifold k (offsets: mark's exclusive scan)
+// after the *sleptN manifolds kept so far, point i into slot 4j + i of slept and the island's label into
+// sleptLabel[j], j = *sleptN + offsets[k]; a manifold past cap is left out (tb_solver_slept_count
+// reports the room needed, and the step runs again with more).
+type solverSleptKeepArgs struct {
+	Man        ptr // const TbSolverManifold *
+	Kept       ptr // const int *
+	Offsets    ptr // const unsigned int *
+	Flags      ptr // const unsigned int *
+	Parent     ptr // const int *
+	Label      ptr // const unsigned int *
+	Pos        ptr // const float4 *
+	Rot        ptr // const float4 *
+	Slept      ptr // TbContactOut *
+	SleptLabel ptr // unsigned int *
+	SleptN     ptr // const unsigned int *
+	Cap        int32
+}
+
+// solverSleptKeep launches tb_solver_slept_keep over grid blocks of block threads.
+func (k kernelSet) solverSleptKeep(grid, block int, a solverSleptKeepArgs) error {
+	return k.dev.launch("tb_solver_slept_keep", grid, block, a.Man, a.Kept, a.Offsets, a.Flags, a.Parent, a.Label, a.Pos, a.Rot, a.Slept, a.SleptLabel, a.SleptN, a.Cap)
+}
+
+// solverSleptCountArgs are the parameters of tb_solver_slept_count (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_count adds this step's kept manifolds to *sleptN (at most cap) and writes into *need
+// how many the list would hold had it room for all.
+type solverSleptCountArgs struct {
+	Kept    ptr // const int *
+	Offsets ptr // const unsigned int *
+	SleptN  ptr // unsigned int *
+	Cap     int32
+	Need    ptr // unsigned int *
+}
+
+// solverSleptCount launches tb_solver_slept_count over grid blocks of block threads.
+func (k kernelSet) solverSleptCount(grid, block int, a solverSleptCountArgs) error {
+	return k.dev.launch("tb_solver_slept_count", grid, block, a.Kept, a.Offsets, a.SleptN, a.Cap, a.Need)
+}
+
+// solverSleptSelectArgs are the parameters of tb_solver_slept_select (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_select marks (mark[j] = 1) each of the *sleptN kept manifolds that body takes part
+// in (any body when body < 0) and whose island still sleeps: each of its dynamic bodies is asleep
+// (asleep holds the bodies' labels) under the label it fell asleep with; mark[*sleptN] = 0, so the
+// exclusive scan of mark ends with their number.
+type solverSleptSelectArgs struct {
+	Slept      ptr // const TbContactOut *
+	SleptLabel ptr // const unsigned int *
+	SleptN     ptr // const unsigned int *
+	Flags      ptr // const unsigned int *
+	Asleep     ptr // const unsigned int *
+	NBodies    int32
+	Body       int32
+	Mark       ptr // unsigned int *
+}
+
+// solverSleptSelect launches tb_solver_slept_select over grid blocks of block threads.
+func (k kernelSet) solverSleptSelect(grid, block int, a solverSleptSelectArgs) error {
+	return k.dev.launch("tb_solver_slept_select", grid, block, a.Slept, a.SleptLabel, a.SleptN, a.Flags, a.Asleep, a.NBodies, a.Body, a.Mark)
+}
+
+// solverSleptGatherArgs are the parameters of tb_solver_slept_gather (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_gather copies the points of the kept manifolds tb_solver_slept_select marked
+// (offsets: the marks' exclusive scan) to out, 4 slots a manifold in their order, and writes their
+// number to *outN.
+type solverSleptGatherArgs struct {
+	Slept   ptr // const TbContactOut *
+	SleptN  ptr // const unsigned int *
+	Offsets ptr // const unsigned int *
+	Out     ptr // TbContactOut *
+	OutN    ptr // unsigned int *
+}
+
+// solverSleptGather launches tb_solver_slept_gather over grid blocks of block threads.
+func (k kernelSet) solverSleptGather(grid, block int, a solverSleptGatherArgs) error {
+	return k.dev.launch("tb_solver_slept_gather", grid, block, a.Slept, a.SleptN, a.Offsets, a.Out, a.OutN)
+}
+
 // gsColourArgs are the parameters of tb_gs_colour (kernels/solver.cu), in the kernel's order.
 type gsColourArgs struct {
 	Ends        ptr // const int *

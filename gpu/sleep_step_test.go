@@ -352,3 +352,84 @@ func TestEmulatedSleepColoursComeFromTheDevice(t *testing.T) {
 	must(t, downloadSlice(b.dev, got, dst))
 	checkRecords(t, instance.ColorBySleep, got, want, res, &f)
 }
+
+// TestEmulatedSleepingStacksContactsAreTheCPUs: the emulated backend lists a sleeping stack's contacts
+// as the CPU does (Contacts and ContactsOf: the points of the step it fell asleep in, with the impulses
+// that held it), while it falls asleep, asleep, woken by a push and asleep again; the step it falls
+// asleep in finds the list short (forced) and runs again with room for them.
+func TestEmulatedSleepingStacksContactsAreTheCPUs(t *testing.T) {
+	cpu := sleepyWorld(t, "stack")
+	defer cpu.Close()
+	dev := sleepyWorld(t, "stack")
+	defer dev.Close()
+	b := NewEmulated()
+	must(t, dev.SetBackend(b))
+	defer dev.SetBackend(nil)
+	top, _ := cpu.Find("box19")
+	mid, _ := cpu.Find("box10")
+	compare := func(step int, what string) int {
+		t.Helper()
+		want, got := cpu.Contacts(nil), dev.Contacts(nil)
+		if len(got) != len(want) {
+			t.Fatalf("step %d (%s): %d contacts on the device, %d on the CPU", step, what, len(got), len(want))
+		}
+		for k := range want {
+			if got[k] != want[k] {
+				t.Fatalf("step %d (%s): contact %d: device %+v\nCPU %+v", step, what, k, got[k], want[k])
+			}
+		}
+		for _, h := range []sim.Handle{top, mid} {
+			want, got := cpu.ContactsOf(h, nil), dev.ContactsOf(h, nil)
+			if len(got) != len(want) || len(want) == 0 {
+				t.Fatalf("step %d (%s): %d contacts of a box on the device, %d on the CPU", step, what, len(got), len(want))
+			}
+			for k := range want {
+				if got[k] != want[k] {
+					t.Fatalf("step %d (%s): a box's contact %d: device %+v\nCPU %+v", step, what, k, got[k], want[k])
+				}
+			}
+		}
+		return len(want)
+	}
+	n := cpu.Bodies.Len() - 1 // the ground does not sleep
+	step := 0
+	stepBoth := func() {
+		t.Helper()
+		step++
+		must(t, cpu.Step(), dev.Step())
+	}
+	for step < 200 && cpu.Stats.Asleep < n {
+		if cpu.Stats.Asleep == 0 && step > 0 && step%10 == 0 {
+			compare(step, "awake")
+		}
+		b.slept.cap = 2 // too short for the stack's 20 manifolds: the step it sleeps in runs again
+		stepBoth()
+	}
+	if cpu.Stats.Asleep != n || dev.Stats.Asleep != n {
+		t.Fatalf("after %d steps: %d boxes asleep on the CPU, %d on the device, want %d", step, cpu.Stats.Asleep,
+			dev.Stats.Asleep, n)
+	}
+	if b.Reruns == 0 || b.slept.cap < 20 {
+		t.Errorf("%d re-runs, room for %d manifolds: the short list did not grow", b.Reruns, b.slept.cap)
+	}
+	compare(step, "falling asleep")
+	for range 3 {
+		stepBoth()
+	}
+	if dev.Stats.Manifolds != 0 {
+		t.Fatalf("asleep: %d manifolds solved", dev.Stats.Manifolds)
+	}
+	if got := compare(step, "asleep"); got != 4*n {
+		t.Errorf("asleep: %d contacts, want 4 per face on face, %d", got, 4*n)
+	}
+	for _, w := range []*sim.World{cpu, dev} {
+		must(t, w.SetVelocity(top, sim.Vec3{0.5, 0, 0}, sim.Vec3{}))
+	}
+	stepBoth()
+	compare(step, "woken")
+	for step < 400 && cpu.Stats.Asleep < n {
+		stepBoth()
+	}
+	stepBoth()
+	compare(step, "asleep again")
+}

@@ -187,6 +187,13 @@ func renameManifolds(prev []tbSolverManifold, i, last int32) []tbSolverManifold 
 // re-run at step 5; TestEmulatedRerunIsExact).
 func (s *solverStage) rewind() { s.cur = 1 - s.cur }
 
+// lastManifolds returns the manifolds the last StoreImpulses kept (the next step's warm-start source)
+// and the device int32 that counts them.
+func (s *solverStage) lastManifolds() (man, kept ptr) {
+	last := 1 - s.cur
+	return s.man[last].p, s.kept[last].p
+}
+
 // blowUp is the device int32 that step leaves: the first non-static body whose state is non-finite or
 // faster than MaxLinearSpeed, or -1.
 func (s *solverStage) blowUp() ptr { return s.bad.p }
@@ -434,6 +441,13 @@ func (s *solverStage) pass(d device, b *bodyBuffers, contactCount ptr, contactCa
 		return err
 	}
 	return s.gather(d, b, nil, false)
+}
+
+// contactPoint is p as World.Contacts reports it.
+func (p *tbContactOut) contactPoint() sim.ContactPoint {
+	return sim.ContactPoint{BodyA: int(p.A), BodyB: int(p.B), Position: sim.Vec3{p.PX, p.PY, p.PZ},
+		Normal: sim.Vec3{p.NX, p.NY, p.NZ}, Separation: p.Sep, NormalImpulse: p.NormalImpulse,
+		FrictionImpulse: sim.Vec3{p.FX, p.FY, p.FZ}}
 }
 
 // flag is a kernel's int flag.
