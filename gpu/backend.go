@@ -264,6 +264,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 			}
 		}
 	}
+	b.fitLists(int(counts[0]), int(counts[1]))
 	r.Stats.Pairs = int(counts[0])
 	r.Stats.Manifolds = int(counts[1])
 	r.Stats.Contacts = int(counts[3])
@@ -459,11 +460,32 @@ func (b *Backend) idle(w *sim.World, e sim.Edits, sleep bool) bool {
 		b.bodies.n == w.Bodies.Len()
 }
 
+// listFloor is the least capacity of the pair and the contact lists (a fresh world's first guess
+// is at least four times it).
+const listFloor = 256
+
+// fitLists lets the pair and contact lists' capacities follow the step's need: a list that used less
+// than a quarter of its capacity gets twice what it used (at least listFloor). The per-pair and
+// per-manifold kernels are launched over the capacities, each thread past the list's count returning
+// at once, so a world whose bodies mostly sleep (its pairs and manifolds those of its awake bodies) or
+// that needs far fewer than the first guess (8 pairs and 4 manifolds a body) launches grids of about
+// its lists. A list that outgrows its capacity makes the step run again with half as much room more
+// than it needed (Step), so the shrink leaves a margin of twice the need against that.
+func (b *Backend) fitLists(pairs, contacts int) {
+	fit := func(c *int, need int) {
+		if 4*need < *c && *c > listFloor {
+			*c = max(listFloor, 2*need)
+		}
+	}
+	fit(&b.pairCap, pairs)
+	fit(&b.contactCap, contacts)
+}
+
 // reserve sizes every buffer for n bodies and the current list capacities.
 func (b *Backend) reserve(n int) error {
 	if b.pairCap == 0 {
-		b.pairCap = max(1024, 8*n)
-		b.contactCap = max(1024, 4*n)
+		b.pairCap = max(4*listFloor, 8*n)
+		b.contactCap = max(4*listFloor, 4*n)
 	}
 	if err := b.broad.reserve(b.dev, n, b.pairCap); err != nil {
 		return err
