@@ -42,6 +42,10 @@ type Backend struct {
 	// at the start of the step, for a re-run.
 	slept      sleptStage
 	savedSlept buffer
+	// moving lists the bodies a step moves when some body sleeps (awake.go); woken counts the bodies
+	// the step's rounds of waking woke, for the list's estimate.
+	moving awakeList
+	woken  int
 	// savedSleep is the sleeping state at the start of the step (island labels, rest times), for a
 	// re-run; the bodies' flags, which carry TB_ASLEEP, are kept in saved.flags.
 	savedSleep [2]buffer
@@ -291,6 +295,8 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 	s := &b.consts.s
 	t := time.Now()
 	var run solverRun
+	b.woken, b.moving.on = 0, false
+	b.solver.awake = &b.moving
 	for _, op := range b.plan {
 		*tb = t
 		var err error
@@ -306,6 +312,13 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				err = b.wakeRounds()
 			}
 		case sim.StagePrepare:
+			if s.Sleep && b.asleep > 0 {
+				// Some body sleeps: the body kernels from here on run over the awake ones, listed after
+				// the waking.
+				if err = b.moving.make(b.dev, &b.bodies, b.movingEstimate()); err != nil {
+					break
+				}
+			}
 			contacts, contactCount, contactCap := b.narrow.contactList()
 			var hooks jointHooks
 			if b.nJoints > 0 {
@@ -349,7 +362,11 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 // pairs, the step's time and the sleep time.
 func (b *Backend) sleepInput() sleepInput {
 	contacts, count, capacity := b.narrow.contactList()
-	return sleepInput{bodies: &b.bodies, contacts: contacts, contactCount: count, contactCap: capacity,
+	var awake *awakeList
+	if b.moving.on {
+		awake = &b.moving
+	}
+	return sleepInput{bodies: &b.bodies, awake: awake, contacts: contacts, contactCount: count, contactCap: capacity,
 		jointed: b.narrow.jointed.p, nJointed: b.narrow.nJointed, dt: b.consts.s.Dt, sleepTime: b.consts.s.SleepTime}
 }
 
@@ -365,7 +382,7 @@ func (b *Backend) keepSlept() error {
 	}
 	man, kept := b.solver.lastManifolds()
 	return b.slept.keep(b.dev, sleptInput{man: man, kept: kept, capacity: b.contactCap, parent: b.sleep.parent.p,
-		label: b.sleep.label.p, bodies: &b.bodies, need: b.stats.p + 4*statsSleptNeed})
+		label: b.sleep.label.p, asleep: b.sleep.asleep.p, bodies: &b.bodies, need: b.stats.p + 4*statsSleptNeed})
 }
 
 // growSlept makes room for need of the sleeping islands' manifolds (a step found the list short), the
@@ -437,6 +454,7 @@ func (b *Backend) wakeRounds() error {
 		if woke[0] == 0 {
 			return nil
 		}
+		b.woken += int(woke[0])
 		if err := b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative); err != nil {
 			return err
 		}
@@ -480,6 +498,11 @@ func (b *Backend) fitLists(pairs, contacts int) {
 	fit(&b.pairCap, pairs)
 	fit(&b.contactCap, contacts)
 }
+
+// movingEstimate is the host's estimate of the bodies the step moves: the awake dynamic bodies the last
+// read-back counted (and one more for each push since), the bodies woken in this step's rounds and
+// the moving kinematic ones.
+func (b *Backend) movingEstimate() int { return b.awake + b.woken + b.nKinematic }
 
 // reserve sizes every buffer for n bodies and the current list capacities.
 func (b *Backend) reserve(n int) error {
@@ -871,6 +894,7 @@ func (b *Backend) Close() {
 	b.joints.release(b.dev)
 	b.sleep.release(b.dev)
 	b.slept.release(b.dev)
+	b.moving.release(b.dev)
 	release(b.dev, &b.savedSlept)
 	release(b.dev, &b.savedSleep[0])
 	release(b.dev, &b.savedSleep[1])

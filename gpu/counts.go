@@ -29,7 +29,7 @@ type Counts struct {
 // since returns what was asked between the counts o and c (c less o, field by field).
 func (c Counts) since(o Counts) Counts {
 	return Counts{Launches: c.Launches - o.Launches, Graphs: c.Graphs - o.Graphs, Threads: c.Threads - o.Threads,
-		Syncs: c.Syncs - o.Syncs,
+		Syncs:   c.Syncs - o.Syncs,
 		Uploads: c.Uploads - o.Uploads, UploadBytes: c.UploadBytes - o.UploadBytes, Downloads: c.Downloads - o.Downloads,
 		DownloadBytes: c.DownloadBytes - o.DownloadBytes, DeviceCopies: c.DeviceCopies - o.DeviceCopies,
 		Zeroes: c.Zeroes - o.Zeroes}

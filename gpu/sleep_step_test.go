@@ -311,7 +311,9 @@ func TestEmulatedSettledWorldCostsNothing(t *testing.T) {
 	}
 	h, _ := w.Find("box10")
 	must(t, w.SetVelocity(h, sim.Vec3{0, 0, 1}, sim.Vec3{}), w.Step())
-	if c := b.LastStep; c.Launches < awake.Launches || w.Stats.Asleep != 0 {
+	// A whole step again; its lists fitted to the stack's need after the first step, and their scans
+	// take fewer levels, so a few launches fewer than the first step's.
+	if c := b.LastStep; c.Launches < awake.Launches*9/10 || w.Stats.Asleep != 0 {
 		t.Errorf("the step after a push: %d asleep, %+v", w.Stats.Asleep, c)
 	}
 }

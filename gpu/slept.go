@@ -63,11 +63,11 @@ func (s *sleptStage) resize(d device, capacity int) error {
 // roots' labels), the bodies, and where to write the room the list needed (a word of the step's
 // read-back).
 type sleptInput struct {
-	man, kept     ptr
-	capacity      int // manifolds man holds
-	parent, label ptr
-	bodies        *bodyBuffers
-	need          ptr
+	man, kept             ptr
+	capacity              int // manifolds man holds
+	parent, label, asleep ptr
+	bodies                *bodyBuffers
+	need                  ptr
 }
 
 // keep appends the points of the step's manifolds whose island fell asleep in it.
@@ -76,7 +76,7 @@ func (s *sleptStage) keep(d device, in sleptInput) error {
 	bb := in.bodies
 	if err := k.solverSleptMark(blocks(in.capacity+1, solverManifoldThreads), solverManifoldThreads,
 		solverSleptMarkArgs{Man: in.man, Kept: in.kept, Flags: bb.flags.p, Parent: in.parent, Label: in.label,
-			Mark: s.mark.p}); err != nil {
+			Asleep: in.asleep, Mark: s.mark.p}); err != nil {
 		return err
 	}
 	if err := s.scan.run(d, s.mark.p, s.mark.p, in.capacity+1); err != nil {
@@ -84,7 +84,7 @@ func (s *sleptStage) keep(d device, in sleptInput) error {
 	}
 	if err := k.solverSleptKeep(blocks(4*max(in.capacity, 1), solverManifoldThreads), solverManifoldThreads,
 		solverSleptKeepArgs{Man: in.man, Kept: in.kept, Offsets: s.mark.p, Flags: bb.flags.p, Parent: in.parent,
-			Label: in.label, Pos: bb.pos.p, Rot: bb.rot.p, Slept: s.pts.p, SleptLabel: s.labels.p, SleptN: s.n.p,
+			Label: in.label, Asleep: in.asleep, Pos: bb.pos.p, Rot: bb.rot.p, Slept: s.pts.p, SleptLabel: s.labels.p, SleptN: s.n.p,
 			Cap: int32(s.cap)}); err != nil {
 		return err
 	}

@@ -52,6 +52,8 @@ type solverStage struct {
 	// needed this step (two int32, which the step's read-back carries).
 	colours, jointColours colouring
 	needed                buffer
+	// awake, when set and made for the step, lists the bodies it moves: the body kernels run over it.
+	awake *awakeList
 }
 
 // reserve makes room for the given numbers of bodies and contacts (manifolds). Growing keeps last
@@ -331,9 +333,10 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 	switch op.Stage {
 	case sim.StageIntegrateVelocities:
 		r.do(func() error {
-			return ks.integrateVelocities(r.bg, solverBodyThreads, integrateVelocitiesArgs{Rot: b.rot.p, Vel: b.vel.p,
+			list, listN, grid := s.bodyList(b.n)
+			return ks.integrateVelocities(grid, solverBodyThreads, integrateVelocitiesArgs{Rot: b.rot.p, Vel: b.vel.p,
 				Omega: b.omega.p, InvI: b.invI.p, Flags: b.flags.p, N: n, H: c.h, GX: st.Gravity[0], GY: st.Gravity[1],
-				GZ: st.Gravity[2]})
+				GZ: st.Gravity[2], List: list, ListN: listN})
 		})
 	case sim.StageWarmStart:
 		refreshRows()
@@ -362,8 +365,9 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 		}
 	case sim.StageIntegratePositions:
 		r.do(func() error {
-			return ks.integratePositions(r.bg, solverBodyThreads, integratePositionsArgs{Pos: b.pos.p, Rot: b.rot.p,
-				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, H: c.h})
+			list, listN, grid := s.bodyList(b.n)
+			return ks.integratePositions(grid, solverBodyThreads, integratePositionsArgs{Pos: b.pos.p, Rot: b.rot.p,
+				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, H: c.h, List: list, ListN: listN})
 		})
 		r.posesMoved = true
 	case sim.StageRestitution:
@@ -383,9 +387,10 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 			gather(false)
 		}
 	case sim.StageStoreImpulses:
+		list, listN, grid := s.bodyList(b.n)
 		r.do(func() error {
-			return ks.integrateFinish(r.bg, solverBodyThreads, integrateFinishArgs{Rot: b.rot.p, InvI: b.invI.p,
-				InvIW: b.invIW.p, Flags: b.flags.p, N: n})
+			return ks.integrateFinish(grid, solverBodyThreads, integrateFinishArgs{Rot: b.rot.p, InvI: b.invI.p,
+				InvIW: b.invIW.p, Flags: b.flags.p, N: n, List: list, ListN: listN})
 		})
 		// This step's manifolds become the next step's warm-start source.
 		r.do(func() error {
@@ -393,8 +398,9 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 		})
 		r.do(func() error { return ks.integrateBlowupReset(1, 1, integrateBlowupResetArgs{Bad: s.bad.p, N: n}) })
 		r.do(func() error {
-			return ks.integrateBlowupCheck(r.bg, solverBodyThreads, integrateBlowupCheckArgs{Pos: b.pos.p, Rot: b.rot.p,
-				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, MaxSpeed: st.MaxLinearSpeed, Bad: s.bad.p})
+			return ks.integrateBlowupCheck(grid, solverBodyThreads, integrateBlowupCheckArgs{Pos: b.pos.p, Rot: b.rot.p,
+				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, MaxSpeed: st.MaxLinearSpeed, Bad: s.bad.p,
+				List: list, ListN: listN})
 		})
 		r.do(func() error { return ks.integrateBlowupDone(1, 1, integrateBlowupDoneArgs{Bad: s.bad.p, N: n}) })
 		if r.err == nil {
@@ -419,8 +425,12 @@ func (s *solverStage) jacobi(d device, b *bodyBuffers, man, contactCount ptr, co
 }
 
 // gather launches the kernel that moves each dynamic body by the impulses its manifolds (and, with
-// joints set and j not nil, its joints) recorded, summed in the CPU's order.
+// joints set and j not nil, its joints) recorded, summed in the CPU's order. It runs over the awake
+// bodies when they are listed, but where a joint's records are gathered: a joint between two sleeping
+// bodies is still solved, and moves them until tb_sleep_still (a sleeping body has no manifold, so
+// the manifolds' gather would leave it as it is).
 func (s *solverStage) gather(d device, b *bodyBuffers, j jointHooks, joints bool) error {
+	grid := blocks(max(b.n, 1), solverBodyThreads)
 	a := solverGatherArgs{Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, InvIW: b.invIW.p, Start: s.start.p,
 		Adj: s.adj.p, Imp: s.imp.p, N: int32(b.n)}
 	// Without joints the joint arrays are never read; they point at the contacts' to stay valid.
@@ -430,7 +440,19 @@ func (s *solverStage) gather(d device, b *bodyBuffers, j jointHooks, joints bool
 			a.Jimp, a.Jstart, a.Jadj, a.Joints = imp, start, adj, 1
 		}
 	}
-	return kernelSet{d}.solverGather(blocks(max(b.n, 1), solverBodyThreads), solverBodyThreads, a)
+	if a.Joints == 0 {
+		a.List, a.ListN, grid = s.bodyList(b.n)
+	}
+	return kernelSet{d}.solverGather(grid, solverBodyThreads, a)
+}
+
+// bodyList returns the list of awake bodies a body kernel of the step runs over (none: all n) and
+// its grid of solverBodyThreads blocks.
+func (s *solverStage) bodyList(n int) (list, count ptr, grid int) {
+	if s.awake == nil {
+		return 0, 0, blocks(max(n, 1), solverBodyThreads)
+	}
+	return s.awake.args(n, solverBodyThreads)
 }
 
 // pass runs one biased Jacobi pass of the contacts over last step's manifolds and gathers it (for

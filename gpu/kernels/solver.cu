@@ -415,16 +415,12 @@ TB_KERNEL void tb_solver_adj_sort(const unsigned *start, int *adj, int n) {
 }
 TB_REGISTER(tb_solver_adj_sort)
 
-// tb_solver_gather moves each dynamic body by the impulses its manifolds recorded in this pass and,
+// tbGather moves dynamic body i by the impulses its manifolds recorded in this pass and,
 // with joints set, those its joints recorded (sim's gatherImpulses: the sum in list order, then
 // v += invMass lin, omega += invIWorld ang). start/adj list the manifolds, jstart/jadj the joints.
-TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
-                                const unsigned *start, const int *adj, const float4 *imp, const int *jstart,
-                                const int *jadj, const float4 *jimp, int joints, int n) {
-	int i = tbThread();
-	if (i >= n) {
-		return;
-	}
+TB_FN void tbGather(int i, const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW, const unsigned *start,
+                    const int *adj, const float4 *imp, const int *jstart, const int *jadj, const float4 *jimp,
+                    int joints) {
 	float invMass = pos[i].w;
 	if (invMass == 0) {
 		return;
@@ -456,6 +452,16 @@ TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, c
 	float3 w = tbAdd(tbXYZ(omega[i]), tbMulRows(&invIW[3 * i], ang));
 	vel[i] = make_float4(v.x, v.y, v.z, 0);
 	omega[i] = make_float4(w.x, w.y, w.z, 0);
+}
+// tb_solver_gather runs tbGather over the bodies (every body, or the list: see tbBodyCount).
+TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
+                                const unsigned *start, const int *adj, const float4 *imp, const int *jstart,
+                                const int *jadj, const float4 *jimp, int joints, int n, const int *list,
+                                const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		tbGather(tbBodyAt(list, t), pos, vel, omega, invIW, start, adj, imp, jstart, jadj, jimp, joints);
+	}
 }
 TB_REGISTER(tb_solver_gather)
 
@@ -678,36 +684,39 @@ TB_REGISTER(tb_solver_export)
 // while its island sleeps under the label it fell asleep with (the host filters on reading).
 
 // tbSleptLabel is the label body i's island fell asleep under this step, 0 when i is not a dynamic body
-// of such an island (parent and label are the sleep stage's: parent[i] is i's root, label[root] the
-// label tb_sleep_label gave, 0 for an island that stays awake).
-TB_FN unsigned tbSleptLabel(const unsigned *flags, const int *parent, const unsigned *label, int i) {
+// that fell asleep with it (parent and label are the sleep stage's: parent[i] is i's root, label[root]
+// the label tb_sleep_label gave, 0 for an island that stays awake; asleep holds the bodies' labels).
+TB_FN unsigned tbSleptLabel(const unsigned *flags, const int *parent, const unsigned *label, const unsigned *asleep,
+                            int i) {
 	if (i < 0 || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
 		return 0;
 	}
-	return label[parent[i]];
+	unsigned l = label[parent[i]];
+	return l != 0 && asleep[i] == l ? l : 0;
 }
 
 // tbSleptManifold is the label manifold m's island fell asleep under this step (0: none did).
 TB_FN unsigned tbSleptManifold(const TbSolverManifold &m, const unsigned *flags, const int *parent,
-                               const unsigned *label) {
+                               const unsigned *label, const unsigned *asleep) {
 	if (m.count == 0) {
 		return 0;
 	}
-	unsigned l = tbSleptLabel(flags, parent, label, m.a);
-	return l != 0 ? l : tbSleptLabel(flags, parent, label, m.b);
+	unsigned l = tbSleptLabel(flags, parent, label, asleep, m.a);
+	return l != 0 ? l : tbSleptLabel(flags, parent, label, asleep, m.b);
 }
 
 // tb_solver_slept_mark sets mark[k] to 1 for each of this step's *kept manifolds whose island fell
 // asleep this step, 0 for the others and for mark[*kept] (so the exclusive scan of mark[0..*kept] ends
 // with their number).
 TB_KERNEL void tb_solver_slept_mark(const TbSolverManifold *man, const int *kept, const unsigned *flags,
-                                    const int *parent, const unsigned *label, unsigned *mark) {
+                                    const int *parent, const unsigned *label, const unsigned *asleep,
+                                    unsigned *mark) {
 	int k = tbThread();
 	int n = *kept;
 	if (k > n) {
 		return;
 	}
-	mark[k] = k < n && tbSleptManifold(man[k], flags, parent, label) != 0 ? 1u : 0u;
+	mark[k] = k < n && tbSleptManifold(man[k], flags, parent, label, asleep) != 0 ? 1u : 0u;
 }
 TB_REGISTER(tb_solver_slept_mark)
 
@@ -717,7 +726,7 @@ TB_REGISTER(tb_solver_slept_mark)
 // reports the room needed, and the step runs again with more).
 TB_KERNEL void tb_solver_slept_keep(const TbSolverManifold *man, const int *kept, const unsigned *offsets,
                                     const unsigned *flags, const int *parent, const unsigned *label,
-                                    const float4 *pos, const float4 *rot, TbContactOut *slept,
+                                    const unsigned *asleep, const float4 *pos, const float4 *rot, TbContactOut *slept,
                                     unsigned *sleptLabel, const unsigned *sleptN, int cap) {
 	int s = tbThread();
 	int k = s >> 2, i = s & 3;
@@ -730,7 +739,7 @@ TB_KERNEL void tb_solver_slept_keep(const TbSolverManifold *man, const int *kept
 	}
 	tbExportPoint(man[k], i, pos, rot, slept[4 * j + i]);
 	if (i == 0) {
-		sleptLabel[j] = tbSleptManifold(man[k], flags, parent, label);
+		sleptLabel[j] = tbSleptManifold(man[k], flags, parent, label, asleep);
 	}
 }
 TB_REGISTER(tb_solver_slept_keep)
