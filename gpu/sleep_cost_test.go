@@ -1,8 +1,11 @@
 package gpu
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
+	"tumble/scenes"
 	"tumble/sim"
 )
 
@@ -68,4 +71,60 @@ func TestEmulatedPartlyAsleepStepCostsItsAwakeShare(t *testing.T) {
 	if asleep < n*8/10 {
 		t.Fatalf("%d of %d boxes asleep after the push, want nine in ten", asleep, n)
 	}
+	if 4*partly.Threads > awake.Threads || partly.Launches > awake.Launches+10 || partly.DownloadBytes > 2*awake.DownloadBytes {
+		t.Errorf("a step with %d of %d asleep: %d threads, %d launches, %d bytes read back; awake: %d, %d, %d", asleep, n,
+			partly.Threads, partly.Launches, partly.DownloadBytes, awake.Threads, awake.Launches, awake.DownloadBytes)
+	}
+}
+
+// TestEmulatedPilePartlyAsleepCost measures (make gpu-sleep-cost, minutes) a step of pile100k, or of
+// the preset TUMBLE_SLEEP_COST_SCENE names, on the emulated device, every kernel launched on its own:
+// the CPU steps the pile under Jacobi with sleeping on for TUMBLE_SLEEP_COST_STEPS steps (122 by
+// default, when most of pile100k sleeps), the emulated backend takes it over and steps it twice, and
+// the second step is measured, then the same with sleeping turned off (every body awake, the same
+// pile at the same moment).
+func TestEmulatedPilePartlyAsleepCost(t *testing.T) {
+	if os.Getenv("TUMBLE_SLEEP_COST") == "" {
+		t.Skip("minutes: make gpu-sleep-cost runs it")
+	}
+	scene := os.Getenv("TUMBLE_SLEEP_COST_SCENE")
+	if scene == "" {
+		scene = "pile100k"
+	}
+	steps := 122
+	if v := os.Getenv("TUMBLE_SLEEP_COST_STEPS"); v != "" {
+		var err error
+		if steps, err = strconv.Atoi(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc, ok := scenes.Preset(scene)
+	if !ok {
+		t.Fatalf("no preset %s", scene)
+	}
+	w, err := sc.World(scenes.Options{Solver: sim.Jacobi})
+	must(t, err)
+	defer w.Close()
+	set := w.Settings()
+	set.Sleep = true
+	w.SetSettings(set)
+	for range steps {
+		must(t, w.Step())
+	}
+	t.Logf("%s on the CPU: %d of %d bodies asleep at step %d", scene, w.Stats.Asleep, w.Bodies.Len(), steps)
+	b := NewEmulated()
+	b.NoGraphs = true
+	must(t, w.SetBackend(b))
+	defer w.SetBackend(nil)
+	must(t, w.Step(), w.Step())
+	partly, asleep := b.LastStep, w.Stats.Asleep
+	t.Logf("sleeping on, %d of %d asleep: %+v", asleep, w.Bodies.Len(), partly)
+	set.Sleep = false
+	w.SetSettings(set)
+	must(t, w.Step(), w.Step())
+	awake := b.LastStep
+	t.Logf("sleeping off, every body awake: %+v", awake)
+	t.Logf("threads %.1f%%, launches %.1f%%, bytes read back %.1f%% of the awake step's",
+		100*float64(partly.Threads)/float64(awake.Threads), 100*float64(partly.Launches)/float64(awake.Launches),
+		100*float64(partly.DownloadBytes)/float64(awake.DownloadBytes))
 }
