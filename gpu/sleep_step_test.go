@@ -372,12 +372,14 @@ func TestEmulatedSleepColoursComeFromTheDevice(t *testing.T) {
 // as the CPU does (Contacts and ContactsOf: the points of the step it fell asleep in, with the impulses
 // that held it), while it falls asleep, asleep, woken by a push and asleep again; the step it falls
 // asleep in finds the list short (forced) and runs again with room for them.
-func TestEmulatedSleepingStacksContactsAreTheCPUs(t *testing.T) {
+func TestEmulatedSleepingStacksContactsAreTheCPUs(t *testing.T) { checkSleptContacts(t, NewEmulated()) }
+
+// checkSleptContacts is TestEmulatedSleepingStacksContactsAreTheCPUs on backend b.
+func checkSleptContacts(t *testing.T, b *Backend) {
 	cpu := sleepyWorld(t, "stack")
 	defer cpu.Close()
 	dev := sleepyWorld(t, "stack")
 	defer dev.Close()
-	b := NewEmulated()
 	must(t, dev.SetBackend(b))
 	defer dev.SetBackend(nil)
 	top, _ := cpu.Find("box19")
