@@ -4,8 +4,8 @@ package gpu
 // the device (kernels/sleep.cu's tb_sleep_awake_mark and tb_sleep_awake_list, over the scan) after the
 // waking, with no read-back. When some body sleeps, the body kernels of the step's solve and sleep
 // stages run over it (tbBodyCount), so that a world that mostly sleeps launches them over its awake
-// bodies: their grids are sized from the host's estimate of the list (the awake bodies the last
-// read-back counted, and the bodies woken since), rounded up to a power of two so that a steady world
+// bodies: their grids are sized from the host's estimate of the list (Backend.movingEstimate),
+// rounded up to a power of two so that a steady world
 // keeps its graph, and each thread strides by the grid, so that a list longer than the estimate is
 // still covered.
 type awakeList struct {

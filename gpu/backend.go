@@ -46,6 +46,9 @@ type Backend struct {
 	// the step's rounds of waking woke, for the list's estimate.
 	moving awakeList
 	woken  int
+	// pushedWake: this step's edits pushed a body, whose island woke on the device by a size the
+	// host does not know (the list's estimate is then every body).
+	pushedWake bool
 	// savedSleep is the sleeping state at the start of the step (island labels, rest times), for a
 	// re-run; the bodies' flags, which carry TB_ASLEEP, are kept in saved.flags.
 	savedSleep [2]buffer
@@ -180,6 +183,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		return err
 	}
 	e := w.TakeEdits()
+	b.pushedWake = false
 	if err := b.apply(w, e, s.Sleep, s.Solver); err != nil {
 		return err
 	}
@@ -500,9 +504,15 @@ func (b *Backend) fitLists(pairs, contacts int) {
 }
 
 // movingEstimate is the host's estimate of the bodies the step moves: the awake dynamic bodies the last
-// read-back counted (and one more for each push since), the bodies woken in this step's rounds and
-// the moving kinematic ones.
-func (b *Backend) movingEstimate() int { return b.awake + b.woken + b.nKinematic }
+// read-back counted, the bodies woken in this step's rounds and the moving kinematic ones; every body
+// after a push, which wakes an island of a size the host does not know (an estimate too low only
+// makes each thread take more bodies).
+func (b *Backend) movingEstimate() int {
+	if b.pushedWake {
+		return b.bodies.n
+	}
+	return b.awake + b.woken + b.nKinematic
+}
 
 // reserve sizes every buffer for n bodies and the current list capacities.
 func (b *Backend) reserve(n int) error {
@@ -646,6 +656,7 @@ func (b *Backend) applySleep(w *sim.World, e sim.Edits, sleep bool, old int) err
 		idx[k] = im.Body
 	}
 	b.awake++ // at least the pushed body: the next step is not idle
+	b.pushedWake = true
 	return b.sleep.pushed(b.dev, &b.bodies, idx)
 }
 
