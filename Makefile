@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: bench-heightfield gpu-stability build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf plots
+.PHONY: bench-heightfield gpu-stability gpu-sleep-cost build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf plots
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -141,6 +141,12 @@ bench-heightfield:
 # run and ending in its bits (minutes: the emulator runs the kernels one thread at a time).
 gpu-stability:
 	TUMBLE_GPU_STABILITY=1 go test -count=1 -v -timeout 60m -run 'TestEmulatedPGS(TwentyBox|TwentyRow|HeavyOnLight|RagdollJointGaps)' ./gpu/
+
+# make gpu-sleep-cost: what a step of pile100k, mostly asleep after the CPU stepped it 122 times under
+# Jacobi, asks of the emulated CUDA backend (threads, launches, bytes), against the same pile awake
+# (minutes; TUMBLE_SLEEP_COST_SCENE and TUMBLE_SLEEP_COST_STEPS pick another preset and moment).
+gpu-sleep-cost:
+	TUMBLE_SLEEP_COST=1 $(SIMD) go test -count=1 -v -timeout 60m -run 'TestEmulatedPilePartlyAsleepCost' ./gpu/
 
 # make run SCENE=mixed opens another preset or a scene file.
 SCENE ?= pyramid

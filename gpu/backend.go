@@ -38,6 +38,17 @@ type Backend struct {
 	solver      solverStage
 	joints      jointStage
 	sleep       sleepStage
+	// slept keeps the sleeping islands' contact points for Contacts (slept.go); savedSlept is its count
+	// at the start of the step, for a re-run.
+	slept      sleptStage
+	savedSlept buffer
+	// moving lists the bodies a step moves when some body sleeps (awake.go); woken counts the bodies
+	// the step's rounds of waking woke, for the list's estimate.
+	moving awakeList
+	woken  int
+	// pushedWake: this step's edits pushed a body, whose island woke on the device by a size the
+	// host does not know (the list's estimate is then every body).
+	pushedWake bool
 	// savedSleep is the sleeping state at the start of the step (island labels, rest times), for a
 	// re-run; the bodies' flags, which carry TB_ASLEEP, are kept in saved.flags.
 	savedSleep [2]buffer
@@ -176,6 +187,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		return err
 	}
 	e := w.TakeEdits()
+	b.pushedWake = false
 	if err := b.apply(w, e, s.Sleep, s.Solver); err != nil {
 		return err
 	}
@@ -226,8 +238,9 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		}
 	}
 	// pairs, contacts, blow-up index (int32), contact points; under PGS the colours the manifolds and
-	// the joints needed; with sleeping on, the sleeping and the awake dynamic bodies
-	var counts [8]uint32
+	// the joints needed; with sleeping on, the sleeping and the awake dynamic bodies, and the room the
+	// sleeping islands' contacts needed
+	var counts [9]uint32
 	for attempt := 0; ; attempt++ {
 		*st = sim.Timings{}
 		bvhStages = [bvh.NumStages]time.Duration{}
@@ -250,7 +263,8 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		}
 		// Under PGS the passes launched a budget of colours (gs.go): a step that needed more runs again.
 		short := gs && b.solver.fitColours(counts[4], counts[5], b.nJoints > 0)
-		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap && !short {
+		sleptShort := s.Sleep && int(counts[8]) > b.slept.cap
+		if int(counts[0]) <= pairCap && int(counts[1]) <= contactCap && !short && !sleptShort {
 			break
 		}
 		if attempt == 3 {
@@ -268,7 +282,13 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		if err := b.reserve(n); err != nil {
 			return err
 		}
+		if sleptShort {
+			if err := b.growSlept(w, int(counts[8])); err != nil {
+				return err
+			}
+		}
 	}
+	b.fitLists(int(counts[0]), int(counts[1]))
 	r.Stats.Pairs = int(counts[0])
 	r.Stats.Manifolds = int(counts[1])
 	r.Stats.Contacts = int(counts[3])
@@ -295,6 +315,8 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 	s := &b.consts.s
 	t := time.Now()
 	var run solverRun
+	b.woken, b.moving.on = 0, false
+	b.solver.awake = &b.moving
 	for _, op := range b.plan {
 		*tb = t
 		var err error
@@ -310,6 +332,13 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				err = b.wakeRounds()
 			}
 		case sim.StagePrepare:
+			if s.Sleep && b.asleep > 0 {
+				// Some body sleeps: the body kernels from here on run over the awake ones, listed after
+				// the waking.
+				if err = b.moving.make(b.dev, &b.bodies, b.movingEstimate()); err != nil {
+					break
+				}
+			}
 			contacts, contactCount, contactCap := b.narrow.contactList()
 			var hooks jointHooks
 			if b.nJoints > 0 {
@@ -318,6 +347,9 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 			err = b.solver.prepare(&run, b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts)
 		case sim.StageSleep:
 			err = b.sleep.run(b.dev, b.sleepInput())
+			if err == nil {
+				err = b.keepSlept()
+			}
 		case sim.StageStoreImpulses:
 			if s.Sleep {
 				err = b.sleep.still(b.dev, &b.bodies)
@@ -350,8 +382,76 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 // pairs, the step's time and the sleep time.
 func (b *Backend) sleepInput() sleepInput {
 	contacts, count, capacity := b.narrow.contactList()
-	return sleepInput{bodies: &b.bodies, contacts: contacts, contactCount: count, contactCap: capacity,
+	var awake *awakeList
+	if b.moving.on {
+		awake = &b.moving
+	}
+	return sleepInput{bodies: &b.bodies, awake: awake, contacts: contacts, contactCount: count, contactCap: capacity,
 		jointed: b.narrow.jointed.p, nJointed: b.narrow.nJointed, dt: b.consts.s.Dt, sleepTime: b.consts.s.SleepTime}
+}
+
+// keepSlept appends the contact points of the islands that fell asleep this step to b.slept, at the
+// sleep stage (after StoreImpulses made this step's manifolds the solver's kept ones); the room the
+// list needed goes to the step's read-back.
+func (b *Backend) keepSlept() error {
+	if err := b.slept.reserve(b.dev, b.contactCap); err != nil {
+		return err
+	}
+	if err := grow(b.dev, &b.stats, statsWords*4); err != nil {
+		return err
+	}
+	man, kept := b.solver.lastManifolds()
+	return b.slept.keep(b.dev, sleptInput{man: man, kept: kept, capacity: b.contactCap, parent: b.sleep.parent.p,
+		label: b.sleep.label.p, asleep: b.sleep.asleep.p, bodies: &b.bodies, need: b.stats.p + 4*statsSleptNeed})
+}
+
+// growSlept makes room for need of the sleeping islands' manifolds (a step found the list short), the
+// step's state having been put back.
+func (b *Backend) growSlept(w *sim.World, need int) error {
+	asleep, dynamic, err := b.sleepLabels(w)
+	if err != nil {
+		return err
+	}
+	return b.slept.grow(b.dev, need, asleep, dynamic)
+}
+
+// sleepLabels reads back every body's sleeping label (0: awake), and returns with it whether a body is
+// dynamic: what tells a kept contact whose island still sleeps (sleptPoint.live).
+func (b *Backend) sleepLabels(w *sim.World) ([]uint32, func(int) bool, error) {
+	asleep := make([]uint32, b.sleep.n)
+	if err := downloadSlice(b.dev, asleep, b.sleep.asleep.p); err != nil {
+		return nil, nil, err
+	}
+	dynamic := func(i int) bool { return i < w.Bodies.Len() && w.Bodies.Type[i] == sim.Dynamic }
+	return asleep, dynamic, nil
+}
+
+// appendSlept appends the kept points of the islands that still sleep, all of them (body < 0) or
+// those body takes part in, as sim's sleep stage lists them after the solver's.
+func (b *Backend) appendSlept(w *sim.World, body int, out []sim.ContactPoint) ([]sim.ContactPoint, error) {
+	if !b.planFor.Sleep || b.sleep.n == 0 || body >= b.sleep.n {
+		return out, nil
+	}
+	if body >= 0 && body < w.Bodies.Len() && w.Bodies.Type[body] == sim.Dynamic {
+		// Only a sleeping dynamic body has points of a sleeping island.
+		var label [1]uint32
+		if err := downloadSlice(b.dev, label[:], b.sleep.asleep.at(body, 4)); err != nil {
+			return out, err
+		}
+		if label[0] == 0 {
+			return out, nil
+		}
+	}
+	pts, err := b.slept.selected(b.dev, b.bodies.flags.p, b.sleep.asleep.p, b.sleep.n, body)
+	if err != nil {
+		return out, err
+	}
+	for _, p := range pts {
+		if p.A >= 0 {
+			out = append(out, p.contactPoint())
+		}
+	}
+	return out, nil
 }
 
 // wakeRounds wakes the sleeping islands that an awake body touches, is jointed to, or a moving
@@ -374,6 +474,7 @@ func (b *Backend) wakeRounds() error {
 		if woke[0] == 0 {
 			return nil
 		}
+		b.woken += int(woke[0])
 		if err := b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative); err != nil {
 			return err
 		}
@@ -397,11 +498,43 @@ func (b *Backend) idle(w *sim.World, e sim.Edits, sleep bool) bool {
 		b.bodies.n == w.Bodies.Len()
 }
 
+// listFloor is the least capacity of the pair and the contact lists (a fresh world's first guess
+// is at least four times it).
+const listFloor = 256
+
+// fitLists lets the pair and contact lists' capacities follow the step's need: a list that used less
+// than a quarter of its capacity gets twice what it used (at least listFloor). The per-pair and
+// per-manifold kernels are launched over the capacities, each thread past the list's count returning
+// at once, so a world whose bodies mostly sleep (its pairs and manifolds those of its awake bodies) or
+// that needs far fewer than the first guess (8 pairs and 4 manifolds a body) launches grids of about
+// its lists. A list that outgrows its capacity makes the step run again with half as much room more
+// than it needed (Step), so the shrink leaves a margin of twice the need against that.
+func (b *Backend) fitLists(pairs, contacts int) {
+	fit := func(c *int, need int) {
+		if 4*need < *c && *c > listFloor {
+			*c = max(listFloor, 2*need)
+		}
+	}
+	fit(&b.pairCap, pairs)
+	fit(&b.contactCap, contacts)
+}
+
+// movingEstimate is the host's estimate of the bodies the step moves: the awake dynamic bodies the last
+// read-back counted, the bodies woken in this step's rounds and the moving kinematic ones; every body
+// after a push, which wakes an island of a size the host does not know (an estimate too low only
+// makes each thread take more bodies).
+func (b *Backend) movingEstimate() int {
+	if b.pushedWake {
+		return b.bodies.n
+	}
+	return b.awake + b.woken + b.nKinematic
+}
+
 // reserve sizes every buffer for n bodies and the current list capacities.
 func (b *Backend) reserve(n int) error {
 	if b.pairCap == 0 {
-		b.pairCap = max(1024, 8*n)
-		b.contactCap = max(1024, 4*n)
+		b.pairCap = max(4*listFloor, 8*n)
+		b.contactCap = max(4*listFloor, 4*n)
 	}
 	if err := b.broad.reserve(b.dev, n, b.pairCap); err != nil {
 		return err
@@ -463,6 +596,17 @@ func (b *Backend) apply(w *sim.World, e sim.Edits, sleep bool, solver sim.Solver
 			return err
 		}
 	}
+	// The sleeping islands' points follow the moves whatever the solver (sim's sleep stage renames
+	// them: they are points to show, not warm starts).
+	if e.All {
+		if err := b.slept.forget(b.dev); err != nil {
+			return err
+		}
+	} else if e.Removed {
+		if err := b.slept.rename(b.dev, e.Moves); err != nil {
+			return err
+		}
+	}
 	// Joints name bodies by dense index, which a removal changes: they are re-uploaded (they are few)
 	// after any structural edit.
 	if e.All || e.Joints || n != old || (len(e.Bodies) > 0 && w.NumJoints() > 0) {
@@ -499,6 +643,9 @@ func (b *Backend) applySleep(w *sim.World, e sim.Edits, sleep bool, old int) err
 	if err := b.sleep.reserve(b.dev, n, min(old, n)); err != nil {
 		return err
 	}
+	if err := b.slept.reserve(b.dev, b.contactCap); err != nil {
+		return err
+	}
 	if fresh {
 		if err := b.sleep.put(b.dev, &b.bodies, &w.Bodies); err != nil {
 			return err
@@ -525,6 +672,7 @@ func (b *Backend) applySleep(w *sim.World, e sim.Edits, sleep bool, old int) err
 		idx[k] = im.Body
 	}
 	b.awake++ // at least the pushed body: the next step is not idle
+	b.pushedWake = true
 	return b.sleep.pushed(b.dev, &b.bodies, idx)
 }
 
@@ -617,6 +765,8 @@ func (b *Backend) savedArrays(n int) []struct {
 		// The sleeping state the attempt's waking and sleep stage changed (none without sleeping).
 		{&b.saved.flags, &b.bodies.flags, sleepBytes(b, n)}, {&b.savedSleep[0], &b.sleep.asleep, sleepBytes(b, n)},
 		{&b.savedSleep[1], &b.sleep.rest, sleepBytes(b, n)},
+		// The sleeping islands' points the attempt appended.
+		{&b.savedSlept, &b.slept.n, min(sleepBytes(b, n), 4)},
 	}
 }
 
@@ -733,6 +883,9 @@ func (b *Backend) Contacts(w *sim.World, out []sim.ContactPoint) []sim.ContactPo
 	if err != nil {
 		return out
 	}
+	if got, err = b.appendSlept(w, -1, got); err != nil {
+		return out
+	}
 	return got
 }
 
@@ -744,6 +897,11 @@ func (b *Backend) ContactsOf(w *sim.World, i int, out []sim.ContactPoint) ([]sim
 	got, ok, err := b.solver.readContactsOf(b.dev, &b.bodies, i, out)
 	if err != nil {
 		return out, true
+	}
+	if ok {
+		if got, err = b.appendSlept(w, i, got); err != nil {
+			return out, true
+		}
 	}
 	return got, ok
 }
@@ -762,6 +920,9 @@ func (b *Backend) Close() {
 	b.solver.release(b.dev)
 	b.joints.release(b.dev)
 	b.sleep.release(b.dev)
+	b.slept.release(b.dev)
+	b.moving.release(b.dev)
+	release(b.dev, &b.savedSlept)
 	release(b.dev, &b.savedSleep[0])
 	release(b.dev, &b.savedSleep[1])
 	release(b.dev, &b.kinematic)
@@ -772,15 +933,20 @@ func (b *Backend) Close() {
 	b.dev.close()
 }
 
+// The words of b.stats: the contact points, then the counters the step reads back, the last of which
+// (statsSleptNeed) tb_solver_slept_count writes at the sleep stage.
+const (
+	statsWords     = 10
+	statsSleptNeed = 9
+)
+
 // gatherStats counts the contact points and reads the step's counters back in one copy: 16 bytes, 24
-// with the colours the Gauss-Seidel passes needed (gs), 32 with sleeping on (the sleeping and the
-// awake dynamic bodies, after the colours' words).
-func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, gs, sleep bool, out *[8]uint32) error {
+// with the colours the Gauss-Seidel passes needed (gs), 36 with sleeping on (the sleeping and the
+// awake dynamic bodies after the colours' words, then the room the sleeping islands' contacts needed).
+func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap int, gs, sleep bool, out *[9]uint32) error {
 	d := b.dev
-	if b.stats.p == 0 {
-		if err := grow(d, &b.stats, 9*4); err != nil {
-			return err
-		}
+	if err := grow(d, &b.stats, statsWords*4); err != nil {
+		return err
 	}
 	points, packed := b.stats.p, b.stats.p+4
 	if err := d.zero(points, 4); err != nil {
@@ -803,7 +969,7 @@ func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap 
 		if err := b.sleep.count(d, &b.bodies, packed+24); err != nil {
 			return err
 		}
-		bytes = 32
+		bytes = 36
 	}
 	return d.download(unsafe.Pointer(&out[0]), packed, bytes)
 }

@@ -55,7 +55,8 @@ type broadStage struct {
 	treeN int
 }
 
-// reserve makes room for the given number of bodies and pairs (growing, never shrinking).
+// reserve makes room for the given number of bodies and pairs (its buffers grow, never shrink) and
+// makes pairCapacity the pair list's capacity, which the pair kernels' grids are sized by.
 func (s *broadStage) reserve(d device, bodies, pairCapacity int) error {
 	bodies, pairCapacity = max(bodies, 1), max(pairCapacity, 1)
 	grows := []struct {
@@ -85,7 +86,7 @@ func (s *broadStage) reserve(d device, bodies, pairCapacity int) error {
 			return fmt.Errorf("broad phase: reserving %d bodies, %d pairs: %w", bodies, pairCapacity, err)
 		}
 	}
-	s.bodies, s.capacity = max(s.bodies, bodies), max(s.capacity, pairCapacity)
+	s.bodies, s.capacity = max(s.bodies, bodies), pairCapacity
 	return nil
 }
 

@@ -10,8 +10,13 @@ import (
 // device as well (the driver's copies from the device are synchronous), so every download is a wait.
 // They make a step's fixed cost measurable without a GPU: on the emulator the counts are the GPU's.
 type Counts struct {
-	Launches      int
-	Graphs        int // of the launches, those of a graph (a whole recorded sequence: graph.go)
+	Launches int
+	Graphs   int // of the launches, those of a graph (a whole recorded sequence: graph.go)
+	// Threads is the threads the kernels were launched with (grid x block, summed; a graph's, over its
+	// launches): the work of a step's grids, which a kernel's early return for an idle thread (a
+	// sleeping body, a slot past a list's count) makes cheap on a GPU but not free, and which the
+	// emulator runs one by one.
+	Threads       int64
 	Syncs         int
 	Uploads       int
 	UploadBytes   int64
@@ -23,7 +28,8 @@ type Counts struct {
 
 // since returns what was asked between the counts o and c (c less o, field by field).
 func (c Counts) since(o Counts) Counts {
-	return Counts{Launches: c.Launches - o.Launches, Graphs: c.Graphs - o.Graphs, Syncs: c.Syncs - o.Syncs,
+	return Counts{Launches: c.Launches - o.Launches, Graphs: c.Graphs - o.Graphs, Threads: c.Threads - o.Threads,
+		Syncs:   c.Syncs - o.Syncs,
 		Uploads: c.Uploads - o.Uploads, UploadBytes: c.UploadBytes - o.UploadBytes, Downloads: c.Downloads - o.Downloads,
 		DownloadBytes: c.DownloadBytes - o.DownloadBytes, DeviceCopies: c.DeviceCopies - o.DeviceCopies,
 		Zeroes: c.Zeroes - o.Zeroes}
@@ -60,6 +66,7 @@ func (d *counting) zero(dst ptr, bytes int) error {
 func (d *counting) launch(kernel string, grid, block int, args ...any) error {
 	if grid > 0 {
 		d.c.Launches++
+		d.c.Threads += int64(grid) * int64(block)
 	}
 	return d.device.launch(kernel, grid, block, args...)
 }

@@ -235,24 +235,41 @@ func (e emulated) runGraph(g graph) error {
 
 func (emulated) freeGraph(graph) {}
 
-// The counting device counts a graph launch as one launch (and one graph), its operations not again.
+// The counting device counts a graph launch as one launch (and one graph), its operations not again,
+// and the threads of its launches.
+
+// countedGraph is a graph of the device below the counting one, with the threads its launches start.
+type countedGraph struct {
+	g       graph
+	threads int64
+}
 
 func (d *counting) makeGraph(ops []graphOp) (graph, error) {
 	gr, ok := d.device.(grapher)
 	if !ok {
 		return nil, errNoGraphs
 	}
-	return gr.makeGraph(ops)
+	g, err := gr.makeGraph(ops)
+	if err != nil {
+		return nil, err
+	}
+	c := &countedGraph{g: g}
+	for i := range ops {
+		c.threads += int64(ops[i].grid) * int64(ops[i].block)
+	}
+	return c, nil
 }
 
 func (d *counting) runGraph(g graph) error {
+	c := g.(*countedGraph)
 	d.c.Launches++
 	d.c.Graphs++
-	return d.device.(grapher).runGraph(g)
+	d.c.Threads += c.threads
+	return d.device.(grapher).runGraph(c.g)
 }
 
 func (d *counting) freeGraph(g graph) {
 	if gr, ok := d.device.(grapher); ok {
-		gr.freeGraph(g)
+		gr.freeGraph(g.(*countedGraph).g)
 	}
 }

@@ -486,7 +486,8 @@ func (k kernelSet) debugSizes(grid, block int, a debugSizesArgs) error {
 
 // integrateVelocitiesArgs are the parameters of tb_integrate_velocities (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_velocities is tbIntegrateVelocity, a thread per body.
+// tb_integrate_velocities runs tbIntegrateVelocity over the bodies (every body, or the list: see
+// tbBodyCount).
 type integrateVelocitiesArgs struct {
 	Rot   ptr // const float4 *
 	Vel   ptr // float4 *
@@ -498,16 +499,18 @@ type integrateVelocitiesArgs struct {
 	GX    float32
 	GY    float32
 	GZ    float32
+	List  ptr // const int *
+	ListN ptr // const unsigned int *
 }
 
 // integrateVelocities launches tb_integrate_velocities over grid blocks of block threads.
 func (k kernelSet) integrateVelocities(grid, block int, a integrateVelocitiesArgs) error {
-	return k.dev.launch("tb_integrate_velocities", grid, block, a.Rot, a.Vel, a.Omega, a.InvI, a.Flags, a.N, a.H, a.GX, a.GY, a.GZ)
+	return k.dev.launch("tb_integrate_velocities", grid, block, a.Rot, a.Vel, a.Omega, a.InvI, a.Flags, a.N, a.H, a.GX, a.GY, a.GZ, a.List, a.ListN)
 }
 
 // integratePositionsArgs are the parameters of tb_integrate_positions (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_positions is tbIntegratePosition, a thread per body.
+// tb_integrate_positions runs tbIntegratePosition over the bodies (every body, or the list).
 type integratePositionsArgs struct {
 	Pos   ptr // float4 *
 	Rot   ptr // float4 *
@@ -516,32 +519,38 @@ type integratePositionsArgs struct {
 	Flags ptr // const unsigned int *
 	N     int32
 	H     float32
+	List  ptr // const int *
+	ListN ptr // const unsigned int *
 }
 
 // integratePositions launches tb_integrate_positions over grid blocks of block threads.
 func (k kernelSet) integratePositions(grid, block int, a integratePositionsArgs) error {
-	return k.dev.launch("tb_integrate_positions", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Flags, a.N, a.H)
+	return k.dev.launch("tb_integrate_positions", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Flags, a.N, a.H, a.List, a.ListN)
 }
 
 // integrateFinishArgs are the parameters of tb_integrate_finish (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_finish is tbIntegrateFinish, a thread per body.
+// tb_integrate_finish runs tbIntegrateFinish over the bodies (every body, or the list: a body off the
+// list, asleep, keeps the inertia of its unchanged orientation).
 type integrateFinishArgs struct {
 	Rot   ptr // const float4 *
 	InvI  ptr // const float4 *
 	InvIW ptr // float4 *
 	Flags ptr // const unsigned int *
 	N     int32
+	List  ptr // const int *
+	ListN ptr // const unsigned int *
 }
 
 // integrateFinish launches tb_integrate_finish over grid blocks of block threads.
 func (k kernelSet) integrateFinish(grid, block int, a integrateFinishArgs) error {
-	return k.dev.launch("tb_integrate_finish", grid, block, a.Rot, a.InvI, a.InvIW, a.Flags, a.N)
+	return k.dev.launch("tb_integrate_finish", grid, block, a.Rot, a.InvI, a.InvIW, a.Flags, a.N, a.List, a.ListN)
 }
 
 // integrateBlowupCheckArgs are the parameters of tb_integrate_blowup_check (kernels/integrate.cu), in the kernel's order.
 //
-// tb_integrate_blowup_check is tbBlowupCheck, a thread per body.
+// tb_integrate_blowup_check runs tbBlowupCheck over the bodies (every body, or the list: a body off
+// the list, asleep, keeps the state it was checked with).
 type integrateBlowupCheckArgs struct {
 	Pos      ptr // const float4 *
 	Rot      ptr // const float4 *
@@ -551,11 +560,13 @@ type integrateBlowupCheckArgs struct {
 	N        int32
 	MaxSpeed float32
 	Bad      ptr // int *
+	List     ptr // const int *
+	ListN    ptr // const unsigned int *
 }
 
 // integrateBlowupCheck launches tb_integrate_blowup_check over grid blocks of block threads.
 func (k kernelSet) integrateBlowupCheck(grid, block int, a integrateBlowupCheckArgs) error {
-	return k.dev.launch("tb_integrate_blowup_check", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Flags, a.N, a.MaxSpeed, a.Bad)
+	return k.dev.launch("tb_integrate_blowup_check", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Flags, a.N, a.MaxSpeed, a.Bad, a.List, a.ListN)
 }
 
 // integrateBlowupResetArgs are the parameters of tb_integrate_blowup_reset (kernels/integrate.cu), in the kernel's order.
@@ -1203,6 +1214,10 @@ func (k kernelSet) fillU32(grid, block int, a fillU32Args) error {
 // tb_sleep_timers counts each awake dynamic body's rest time (finishStep): dt more while its fastest
 // point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
 // sleeping body's island label, 0 for an awake body.
+// Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
+// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
+// labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
+// after the last round of waking reached.
 type sleepTimersArgs struct {
 	Vel    ptr // const float4 *
 	Omega  ptr // const float4 *
@@ -1213,11 +1228,13 @@ type sleepTimersArgs struct {
 	N      int32
 	Dt     float32
 	Speed  float32
+	List   ptr // const int *
+	ListN  ptr // const unsigned int *
 }
 
 // sleepTimers launches tb_sleep_timers over grid blocks of block threads.
 func (k kernelSet) sleepTimers(grid, block int, a sleepTimersArgs) error {
-	return k.dev.launch("tb_sleep_timers", grid, block, a.Vel, a.Omega, a.Shape, a.Flags, a.Asleep, a.Rest, a.N, a.Dt, a.Speed)
+	return k.dev.launch("tb_sleep_timers", grid, block, a.Vel, a.Omega, a.Shape, a.Flags, a.Asleep, a.Rest, a.N, a.Dt, a.Speed, a.List, a.ListN)
 }
 
 // sleepInitArgs are the parameters of tb_sleep_init (kernels/sleep.cu), in the kernel's order.
@@ -1294,11 +1311,13 @@ type sleepRestMinArgs struct {
 	Asleep  ptr // const unsigned int *
 	RestMin ptr // unsigned int *
 	N       int32
+	List    ptr // const int *
+	ListN   ptr // const unsigned int *
 }
 
 // sleepRestMin launches tb_sleep_rest_min over grid blocks of block threads.
 func (k kernelSet) sleepRestMin(grid, block int, a sleepRestMinArgs) error {
-	return k.dev.launch("tb_sleep_rest_min", grid, block, a.Parent, a.Rest, a.Flags, a.Asleep, a.RestMin, a.N)
+	return k.dev.launch("tb_sleep_rest_min", grid, block, a.Parent, a.Rest, a.Flags, a.Asleep, a.RestMin, a.N, a.List, a.ListN)
 }
 
 // sleepLabelArgs are the parameters of tb_sleep_label (kernels/sleep.cu), in the kernel's order.
@@ -1333,11 +1352,13 @@ type sleepDecideArgs struct {
 	Vel    ptr // float4 *
 	Omega  ptr // float4 *
 	N      int32
+	List   ptr // const int *
+	ListN  ptr // const unsigned int *
 }
 
 // sleepDecide launches tb_sleep_decide over grid blocks of block threads.
 func (k kernelSet) sleepDecide(grid, block int, a sleepDecideArgs) error {
-	return k.dev.launch("tb_sleep_decide", grid, block, a.Parent, a.Label, a.Flags, a.Asleep, a.Vel, a.Omega, a.N)
+	return k.dev.launch("tb_sleep_decide", grid, block, a.Parent, a.Label, a.Flags, a.Asleep, a.Vel, a.Omega, a.N, a.List, a.ListN)
 }
 
 // sleepWakeContactsArgs are the parameters of tb_sleep_wake_contacts (kernels/sleep.cu), in the kernel's order.
@@ -1492,6 +1513,37 @@ type sleepCountArgs struct {
 // sleepCount launches tb_sleep_count over grid blocks of block threads.
 func (k kernelSet) sleepCount(grid, block int, a sleepCountArgs) error {
 	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out)
+}
+
+// sleepAwakeMarkArgs are the parameters of tb_sleep_awake_mark (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_awake_mark sets mark[i] to 1 for each body neither static nor asleep, 0 for the others and
+// for mark[n] (so that the exclusive scan of mark ends with their number).
+type sleepAwakeMarkArgs struct {
+	Flags ptr // const unsigned int *
+	N     int32
+	Mark  ptr // unsigned int *
+}
+
+// sleepAwakeMark launches tb_sleep_awake_mark over grid blocks of block threads.
+func (k kernelSet) sleepAwakeMark(grid, block int, a sleepAwakeMarkArgs) error {
+	return k.dev.launch("tb_sleep_awake_mark", grid, block, a.Flags, a.N, a.Mark)
+}
+
+// sleepAwakeListArgs are the parameters of tb_sleep_awake_list (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_awake_list writes the marked bodies' indices to list (offsets: the marks' exclusive scan)
+// and their number to *listN.
+type sleepAwakeListArgs struct {
+	Offsets ptr // const unsigned int *
+	N       int32
+	List    ptr // int *
+	ListN   ptr // unsigned int *
+}
+
+// sleepAwakeList launches tb_sleep_awake_list over grid blocks of block threads.
+func (k kernelSet) sleepAwakeList(grid, block int, a sleepAwakeListArgs) error {
+	return k.dev.launch("tb_sleep_awake_list", grid, block, a.Offsets, a.N, a.List, a.ListN)
 }
 
 // smallSubstepsArgs are the parameters of tb_small_substeps (kernels/small.cu), in the kernel's order.
@@ -1696,7 +1748,7 @@ func (k kernelSet) solverAdjSort(grid, block int, a solverAdjSortArgs) error {
 
 // solverGatherArgs are the parameters of tb_solver_gather (kernels/solver.cu), in the kernel's order.
 //
-// tb_solver_gather is tbGather, a thread per body.
+// tb_solver_gather runs tbGather over the bodies (every body, or the list: see tbBodyCount).
 type solverGatherArgs struct {
 	Pos    ptr // const float4 *
 	Vel    ptr // float4 *
@@ -1710,11 +1762,13 @@ type solverGatherArgs struct {
 	Jimp   ptr // const float4 *
 	Joints int32
 	N      int32
+	List   ptr // const int *
+	ListN  ptr // const unsigned int *
 }
 
 // solverGather launches tb_solver_gather over grid blocks of block threads.
 func (k kernelSet) solverGather(grid, block int, a solverGatherArgs) error {
-	return k.dev.launch("tb_solver_gather", grid, block, a.Pos, a.Vel, a.Omega, a.InvIW, a.Start, a.Adj, a.Imp, a.Jstart, a.Jadj, a.Jimp, a.Joints, a.N)
+	return k.dev.launch("tb_solver_gather", grid, block, a.Pos, a.Vel, a.Omega, a.InvIW, a.Start, a.Adj, a.Imp, a.Jstart, a.Jadj, a.Jimp, a.Joints, a.N, a.List, a.ListN)
 }
 
 // solverRefreshArgs are the parameters of tb_solver_refresh (kernels/solver.cu), in the kernel's order.
@@ -1801,6 +1855,110 @@ type solverExportArgs struct {
 // solverExport launches tb_solver_export over grid blocks of block threads.
 func (k kernelSet) solverExport(grid, block int, a solverExportArgs) error {
 	return k.dev.launch("tb_solver_export", grid, block, a.Man, a.Kept, a.Pos, a.Rot, a.Out)
+}
+
+// solverSleptMarkArgs are the parameters of tb_solver_slept_mark (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_mark sets mark[k] to 1 for each of this step's *kept manifolds whose island fell
+// asleep this step, 0 for the others and for mark[*kept] (so the exclusive scan of mark[0..*kept] ends
+// with their number).
+type solverSleptMarkArgs struct {
+	Man    ptr // const TbSolverManifold *
+	Kept   ptr // const int *
+	Flags  ptr // const unsigned int *
+	Parent ptr // const int *
+	Label  ptr // const unsigned int *
+	Asleep ptr // const unsigned int *
+	Mark   ptr // unsigned int *
+}
+
+// solverSleptMark launches tb_solver_slept_mark over grid blocks of block threads.
+func (k kernelSet) solverSleptMark(grid, block int, a solverSleptMarkArgs) error {
+	return k.dev.launch("tb_solver_slept_mark", grid, block, a.Man, a.Kept, a.Flags, a.Parent, a.Label, a.Asleep, a.Mark)
+}
+
+// solverSleptKeepArgs are the parameters of tb_solver_slept_keep (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_keep writes the points of each marked manifold k (offsets: mark's exclusive scan)
+// after the *sleptN manifolds kept so far, point i into slot 4j + i of slept and the island's label into
+// sleptLabel[j], j = *sleptN + offsets[k]; a manifold past cap is left out (tb_solver_slept_count
+// reports the room needed, and the step runs again with more).
+type solverSleptKeepArgs struct {
+	Man        ptr // const TbSolverManifold *
+	Kept       ptr // const int *
+	Offsets    ptr // const unsigned int *
+	Flags      ptr // const unsigned int *
+	Parent     ptr // const int *
+	Label      ptr // const unsigned int *
+	Asleep     ptr // const unsigned int *
+	Pos        ptr // const float4 *
+	Rot        ptr // const float4 *
+	Slept      ptr // TbContactOut *
+	SleptLabel ptr // unsigned int *
+	SleptN     ptr // const unsigned int *
+	Cap        int32
+}
+
+// solverSleptKeep launches tb_solver_slept_keep over grid blocks of block threads.
+func (k kernelSet) solverSleptKeep(grid, block int, a solverSleptKeepArgs) error {
+	return k.dev.launch("tb_solver_slept_keep", grid, block, a.Man, a.Kept, a.Offsets, a.Flags, a.Parent, a.Label, a.Asleep, a.Pos, a.Rot, a.Slept, a.SleptLabel, a.SleptN, a.Cap)
+}
+
+// solverSleptCountArgs are the parameters of tb_solver_slept_count (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_count adds this step's kept manifolds to *sleptN (at most cap) and writes into *need
+// how many the list would hold had it room for all.
+type solverSleptCountArgs struct {
+	Kept    ptr // const int *
+	Offsets ptr // const unsigned int *
+	SleptN  ptr // unsigned int *
+	Cap     int32
+	Need    ptr // unsigned int *
+}
+
+// solverSleptCount launches tb_solver_slept_count over grid blocks of block threads.
+func (k kernelSet) solverSleptCount(grid, block int, a solverSleptCountArgs) error {
+	return k.dev.launch("tb_solver_slept_count", grid, block, a.Kept, a.Offsets, a.SleptN, a.Cap, a.Need)
+}
+
+// solverSleptSelectArgs are the parameters of tb_solver_slept_select (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_select marks (mark[j] = 1) each of the *sleptN kept manifolds that body takes part
+// in (any body when body < 0) and whose island still sleeps: each of its dynamic bodies is asleep
+// (asleep holds the bodies' labels) under the label it fell asleep with; mark[*sleptN] = 0, so the
+// exclusive scan of mark ends with their number.
+type solverSleptSelectArgs struct {
+	Slept      ptr // const TbContactOut *
+	SleptLabel ptr // const unsigned int *
+	SleptN     ptr // const unsigned int *
+	Flags      ptr // const unsigned int *
+	Asleep     ptr // const unsigned int *
+	NBodies    int32
+	Body       int32
+	Mark       ptr // unsigned int *
+}
+
+// solverSleptSelect launches tb_solver_slept_select over grid blocks of block threads.
+func (k kernelSet) solverSleptSelect(grid, block int, a solverSleptSelectArgs) error {
+	return k.dev.launch("tb_solver_slept_select", grid, block, a.Slept, a.SleptLabel, a.SleptN, a.Flags, a.Asleep, a.NBodies, a.Body, a.Mark)
+}
+
+// solverSleptGatherArgs are the parameters of tb_solver_slept_gather (kernels/solver.cu), in the kernel's order.
+//
+// tb_solver_slept_gather copies the points of the kept manifolds tb_solver_slept_select marked
+// (offsets: the marks' exclusive scan) to out, 4 slots a manifold in their order, and writes their
+// number to *outN.
+type solverSleptGatherArgs struct {
+	Slept   ptr // const TbContactOut *
+	SleptN  ptr // const unsigned int *
+	Offsets ptr // const unsigned int *
+	Out     ptr // TbContactOut *
+	OutN    ptr // unsigned int *
+}
+
+// solverSleptGather launches tb_solver_slept_gather over grid blocks of block threads.
+func (k kernelSet) solverSleptGather(grid, block int, a solverSleptGatherArgs) error {
+	return k.dev.launch("tb_solver_slept_gather", grid, block, a.Slept, a.SleptN, a.Offsets, a.Out, a.OutN)
 }
 
 // gsColourArgs are the parameters of tb_gs_colour (kernels/solver.cu), in the kernel's order.

@@ -175,6 +175,10 @@ func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
 func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }
 func TestCUDASleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, newCUDA(t)) }
 
+// TestCUDASleepingStacksContactsAreTheCPUs is TestEmulatedSleepingStacksContactsAreTheCPUs on the GPU: the
+// sleeping stack's kept contact points are the CPU's, bit for bit.
+func TestCUDASleepingStacksContactsAreTheCPUs(t *testing.T) { checkSleptContacts(t, newCUDA(t)) }
+
 // TestCUDAParityPGS runs the PGS solver on the GPU against the CPU's PGS, bit for bit (the emulated
 // cases of TestEmulatedPGSMatchesCPU, longer, and the overflowing scene): the colours computed on the
 // device (tb_gs_colour's rounds, whose threads race there) must be the CPU's greedy ones, and each

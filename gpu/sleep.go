@@ -88,7 +88,10 @@ func (s *sleepStage) reserve(d device, n, keep int) error {
 // sleepInput is what one step's sleep stage reads: the bodies, the narrow phase's contact list and
 // the jointed pairs (keys a<<32|b, as narrowStage.setJointed has them).
 type sleepInput struct {
-	bodies                 *bodyBuffers
+	bodies *bodyBuffers
+	// awake lists the awake bodies when some body sleeps (nil: none is listed), which the timers, the
+	// rest minima, the labels and the decision run over.
+	awake                  *awakeList
 	contacts, contactCount ptr
 	contactCap             int
 	jointed                ptr
@@ -109,8 +112,14 @@ func (s *sleepStage) run(d device, in sleepInput) error {
 	k := kernelSet{d}
 	bb := in.bodies
 	g := blocks(n, sleepThreads)
-	if err := k.sleepTimers(g, sleepThreads, sleepTimersArgs{Vel: bb.vel.p, Omega: bb.omega.p, Shape: bb.shape.p,
-		Flags: bb.flags.p, Asleep: s.asleep.p, Rest: s.rest.p, N: int32(n), Dt: in.dt, Speed: sim.SleepSpeed}); err != nil {
+	var list, listN ptr
+	lg := g
+	if in.awake != nil {
+		list, listN, lg = in.awake.args(n, sleepThreads)
+	}
+	if err := k.sleepTimers(lg, sleepThreads, sleepTimersArgs{Vel: bb.vel.p, Omega: bb.omega.p, Shape: bb.shape.p,
+		Flags: bb.flags.p, Asleep: s.asleep.p, Rest: s.rest.p, N: int32(n), Dt: in.dt, Speed: sim.SleepSpeed,
+		List: list, ListN: listN}); err != nil {
 		return err
 	}
 	if err := k.sleepInit(g, sleepThreads, sleepInitArgs{Parent: s.parent.p, RestMin: s.restMin.p, N: int32(n)}); err != nil {
@@ -132,16 +141,16 @@ func (s *sleepStage) run(d device, in sleepInput) error {
 	if err := k.sleepRoots(g, sleepThreads, sleepRootsArgs{Parent: s.parent.p, N: int32(n)}); err != nil {
 		return err
 	}
-	if err := k.sleepRestMin(g, sleepThreads, sleepRestMinArgs{Parent: s.parent.p, Rest: s.rest.p, Flags: bb.flags.p,
-		Asleep: s.asleep.p, RestMin: s.restMin.p, N: int32(n)}); err != nil {
+	if err := k.sleepRestMin(lg, sleepThreads, sleepRestMinArgs{Parent: s.parent.p, Rest: s.rest.p, Flags: bb.flags.p,
+		Asleep: s.asleep.p, RestMin: s.restMin.p, N: int32(n), List: list, ListN: listN}); err != nil {
 		return err
 	}
 	if err := k.sleepLabel(g, sleepThreads, sleepLabelArgs{Parent: s.parent.p, RestMin: s.restMin.p, Flags: bb.flags.p,
 		Label: s.label.p, Next: s.next.p, N: int32(n), SleepTime: in.sleepTime}); err != nil {
 		return err
 	}
-	return k.sleepDecide(g, sleepThreads, sleepDecideArgs{Parent: s.parent.p, Label: s.label.p, Flags: bb.flags.p,
-		Asleep: s.asleep.p, Vel: bb.vel.p, Omega: bb.omega.p, N: int32(n)})
+	return k.sleepDecide(lg, sleepThreads, sleepDecideArgs{Parent: s.parent.p, Label: s.label.p, Flags: bb.flags.p,
+		Asleep: s.asleep.p, Vel: bb.vel.p, Omega: bb.omega.p, N: int32(n), List: list, ListN: listN})
 }
 
 // wakeInput is what waking reads after the narrow phase: the bodies, the contact list and jointed

@@ -59,6 +59,8 @@ type solverStage struct {
 	smallBlock int
 	program    smallProgram
 	ops        []int32
+	// awake, when set and made for the step, lists the bodies it moves: the body kernels run over it.
+	awake *awakeList
 }
 
 // reserve makes room for the given numbers of bodies and contacts (manifolds). Growing keeps last
@@ -193,6 +195,13 @@ func renameManifolds(prev []tbSolverManifold, i, last int32) []tbSolverManifold 
 // once did) started the re-run cold (measured: the stack's bottom box 3.5e-3 m/s off the CPU's after a
 // re-run at step 5; TestEmulatedRerunIsExact).
 func (s *solverStage) rewind() { s.cur = 1 - s.cur }
+
+// lastManifolds returns the manifolds the last StoreImpulses kept (the next step's warm-start source)
+// and the device int32 that counts them.
+func (s *solverStage) lastManifolds() (man, kept ptr) {
+	last := 1 - s.cur
+	return s.man[last].p, s.kept[last].p
+}
 
 // blowUp is the device int32 that step leaves: the first non-static body whose state is non-finite or
 // faster than MaxLinearSpeed, or -1.
@@ -353,9 +362,10 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 	switch op.Stage {
 	case sim.StageIntegrateVelocities:
 		r.do(func() error {
-			return ks.integrateVelocities(r.bg, solverBodyThreads, integrateVelocitiesArgs{Rot: b.rot.p, Vel: b.vel.p,
+			list, listN, grid := s.bodyList(b.n)
+			return ks.integrateVelocities(grid, solverBodyThreads, integrateVelocitiesArgs{Rot: b.rot.p, Vel: b.vel.p,
 				Omega: b.omega.p, InvI: b.invI.p, Flags: b.flags.p, N: n, H: c.h, GX: st.Gravity[0], GY: st.Gravity[1],
-				GZ: st.Gravity[2]})
+				GZ: st.Gravity[2], List: list, ListN: listN})
 		})
 	case sim.StageWarmStart:
 		refreshRows()
@@ -384,8 +394,9 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 		}
 	case sim.StageIntegratePositions:
 		r.do(func() error {
-			return ks.integratePositions(r.bg, solverBodyThreads, integratePositionsArgs{Pos: b.pos.p, Rot: b.rot.p,
-				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, H: c.h})
+			list, listN, grid := s.bodyList(b.n)
+			return ks.integratePositions(grid, solverBodyThreads, integratePositionsArgs{Pos: b.pos.p, Rot: b.rot.p,
+				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, H: c.h, List: list, ListN: listN})
 		})
 		r.posesMoved = true
 	case sim.StageRestitution:
@@ -405,9 +416,10 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 			gather(false)
 		}
 	case sim.StageStoreImpulses:
+		list, listN, grid := s.bodyList(b.n)
 		r.do(func() error {
-			return ks.integrateFinish(r.bg, solverBodyThreads, integrateFinishArgs{Rot: b.rot.p, InvI: b.invI.p,
-				InvIW: b.invIW.p, Flags: b.flags.p, N: n})
+			return ks.integrateFinish(grid, solverBodyThreads, integrateFinishArgs{Rot: b.rot.p, InvI: b.invI.p,
+				InvIW: b.invIW.p, Flags: b.flags.p, N: n, List: list, ListN: listN})
 		})
 		// This step's manifolds become the next step's warm-start source.
 		r.do(func() error {
@@ -415,8 +427,9 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 		})
 		r.do(func() error { return ks.integrateBlowupReset(1, 1, integrateBlowupResetArgs{Bad: s.bad.p, N: n}) })
 		r.do(func() error {
-			return ks.integrateBlowupCheck(r.bg, solverBodyThreads, integrateBlowupCheckArgs{Pos: b.pos.p, Rot: b.rot.p,
-				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, MaxSpeed: st.MaxLinearSpeed, Bad: s.bad.p})
+			return ks.integrateBlowupCheck(grid, solverBodyThreads, integrateBlowupCheckArgs{Pos: b.pos.p, Rot: b.rot.p,
+				Vel: b.vel.p, Omega: b.omega.p, Flags: b.flags.p, N: n, MaxSpeed: st.MaxLinearSpeed, Bad: s.bad.p,
+				List: list, ListN: listN})
 		})
 		r.do(func() error { return ks.integrateBlowupDone(1, 1, integrateBlowupDoneArgs{Bad: s.bad.p, N: n}) })
 		if r.err == nil {
@@ -441,8 +454,12 @@ func (s *solverStage) jacobi(d device, b *bodyBuffers, man, contactCount ptr, co
 }
 
 // gather launches the kernel that moves each dynamic body by the impulses its manifolds (and, with
-// joints set and j not nil, its joints) recorded, summed in the CPU's order.
+// joints set and j not nil, its joints) recorded, summed in the CPU's order. It runs over the awake
+// bodies when they are listed, but where a joint's records are gathered: a joint between two sleeping
+// bodies is still solved, and moves them until tb_sleep_still (a sleeping body has no manifold, so
+// the manifolds' gather would leave it as it is).
 func (s *solverStage) gather(d device, b *bodyBuffers, j jointHooks, joints bool) error {
+	grid := blocks(max(b.n, 1), solverBodyThreads)
 	a := solverGatherArgs{Pos: b.pos.p, Vel: b.vel.p, Omega: b.omega.p, InvIW: b.invIW.p, Start: s.start.p,
 		Adj: s.adj.p, Imp: s.imp.p, N: int32(b.n)}
 	// Without joints the joint arrays are never read; they point at the contacts' to stay valid.
@@ -452,7 +469,19 @@ func (s *solverStage) gather(d device, b *bodyBuffers, j jointHooks, joints bool
 			a.Jimp, a.Jstart, a.Jadj, a.Joints = imp, start, adj, 1
 		}
 	}
-	return kernelSet{d}.solverGather(blocks(max(b.n, 1), solverBodyThreads), solverBodyThreads, a)
+	if a.Joints == 0 {
+		a.List, a.ListN, grid = s.bodyList(b.n)
+	}
+	return kernelSet{d}.solverGather(grid, solverBodyThreads, a)
+}
+
+// bodyList returns the list of awake bodies a body kernel of the step runs over (none: all n) and
+// its grid of solverBodyThreads blocks.
+func (s *solverStage) bodyList(n int) (list, count ptr, grid int) {
+	if s.awake == nil {
+		return 0, 0, blocks(max(n, 1), solverBodyThreads)
+	}
+	return s.awake.args(n, solverBodyThreads)
 }
 
 // pass runs one biased Jacobi pass of the contacts over last step's manifolds and gathers it (for
@@ -463,6 +492,13 @@ func (s *solverStage) pass(d device, b *bodyBuffers, contactCount ptr, contactCa
 		return err
 	}
 	return s.gather(d, b, nil, false)
+}
+
+// contactPoint is p as World.Contacts reports it.
+func (p *tbContactOut) contactPoint() sim.ContactPoint {
+	return sim.ContactPoint{BodyA: int(p.A), BodyB: int(p.B), Position: sim.Vec3{p.PX, p.PY, p.PZ},
+		Normal: sim.Vec3{p.NX, p.NY, p.NZ}, Separation: p.Sep, NormalImpulse: p.NormalImpulse,
+		FrictionImpulse: sim.Vec3{p.FX, p.FY, p.FZ}}
 }
 
 // flag is a kernel's int flag.

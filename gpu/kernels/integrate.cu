@@ -34,11 +34,11 @@ TB_FN void tbSkew(float3 v, float *s) {
 	s[6] = v.y, s[7] = -v.x, s[8] = 0;
 }
 
-// tbIntegrateVelocity applies gravity and the gyroscopic torque to body i, when it is an awake dynamic
-// body, over one sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
+// tbIntegrateVelocity applies gravity and the gyroscopic torque to each awake dynamic body over one
+// sub-step h (integrateVelocities). The gyroscopic term is integrated by the implicit midpoint rule in
 // the body frame, two Newton steps from w2 = w1, which conserves a free body's |L| and energy.
 TB_FN void tbIntegrateVelocity(int i, const float4 *rot, float4 *vel, float4 *omega, const float4 *invI,
-                                const unsigned *flags, float h, float gx, float gy, float gz) {
+                               const unsigned *flags, float h, float gx, float gy, float gz) {
 	if ((flags[i] & TB_TYPE_MASK) != TB_DYNAMIC || (flags[i] & TB_ASLEEP) != 0) {
 		return;
 	}
@@ -87,12 +87,14 @@ TB_FN void tbIntegrateVelocity(int i, const float4 *rot, float4 *vel, float4 *om
 	omega[i] = make_float4(o.x, o.y, o.z, 0);
 }
 
-// tb_integrate_velocities is tbIntegrateVelocity, a thread per body.
+// tb_integrate_velocities runs tbIntegrateVelocity over the bodies (every body, or the list: see
+// tbBodyCount).
 TB_KERNEL void tb_integrate_velocities(const float4 *rot, float4 *vel, float4 *omega, const float4 *invI,
-                                       const unsigned *flags, int n, float h, float gx, float gy, float gz) {
-	int i = tbThread();
-	if (i < n) {
-		tbIntegrateVelocity(i, rot, vel, omega, invI, flags, h, gx, gy, gz);
+                                       const unsigned *flags, int n, float h, float gx, float gy, float gz,
+                                       const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		tbIntegrateVelocity(tbBodyAt(list, t), rot, vel, omega, invI, flags, h, gx, gy, gz);
 	}
 }
 TB_REGISTER(tb_integrate_velocities)
@@ -113,11 +115,10 @@ TB_FN float4 tbNormalizeQuat(float4 q) {
 	return make_float4(q.x * s, q.y * s, q.z * s, q.w * 1 / len);
 }
 
-// tbIntegratePosition moves body i, when it is an awake dynamic or kinematic body, over one sub-step h
-// (integratePositions):
+// tbIntegratePosition moves awake dynamic and kinematic bodies over one sub-step h (integratePositions):
 // x += h v, q += h/2 (w, 0) q, renormalised.
 TB_FN void tbIntegratePosition(int i, float4 *pos, float4 *rot, const float4 *vel, const float4 *omega,
-                                const unsigned *flags, float h) {
+                               const unsigned *flags, float h) {
 	if ((flags[i] & TB_TYPE_MASK) == TB_STATIC || (flags[i] & TB_ASLEEP) != 0) {
 		return;
 	}
@@ -138,19 +139,20 @@ TB_FN void tbIntegratePosition(int i, float4 *pos, float4 *rot, const float4 *ve
 	rot[i] = tbNormalizeQuat(make_float4(qv.x, qv.y, qv.z, q.w));
 }
 
-// tb_integrate_positions is tbIntegratePosition, a thread per body.
+// tb_integrate_positions runs tbIntegratePosition over the bodies (every body, or the list).
 TB_KERNEL void tb_integrate_positions(float4 *pos, float4 *rot, const float4 *vel, const float4 *omega,
-                                      const unsigned *flags, int n, float h) {
-	int i = tbThread();
-	if (i < n) {
-		tbIntegratePosition(i, pos, rot, vel, omega, flags, h);
+                                      const unsigned *flags, int n, float h, const int *list,
+                                      const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		tbIntegratePosition(tbBodyAt(list, t), pos, rot, vel, omega, flags, h);
 	}
 }
 TB_REGISTER(tb_integrate_positions)
 
-// tbIntegrateFinish refreshes the world inverse inertia of body i, when it is dynamic, from its final
-// orientation (finishStep; sim's worldInertia, through mathgl's rotation matrix). The solver keeps the
-// step's inertia fixed until then, as the CPU does.
+// tbIntegrateFinish refreshes the world inverse inertia of dynamic bodies from their final
+// orientations (finishStep; sim's worldInertia, through mathgl's rotation matrix). The solver keeps
+// the step's inertia fixed until then, as the CPU does.
 TB_FN void tbIntegrateFinish(int i, const float4 *rot, const float4 *invI, float4 *invIW, const unsigned *flags) {
 	if ((flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
 		return;
@@ -172,19 +174,20 @@ TB_FN void tbIntegrateFinish(int i, const float4 *rot, const float4 *invI, float
 	}
 }
 
-// tb_integrate_finish is tbIntegrateFinish, a thread per body.
+// tb_integrate_finish runs tbIntegrateFinish over the bodies (every body, or the list: a body off the
+// list, asleep, keeps the inertia of its unchanged orientation).
 TB_KERNEL void tb_integrate_finish(const float4 *rot, const float4 *invI, float4 *invIW, const unsigned *flags,
-                                   int n) {
-	int i = tbThread();
-	if (i < n) {
-		tbIntegrateFinish(i, rot, invI, invIW, flags);
+                                   int n, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		tbIntegrateFinish(tbBodyAt(list, t), rot, invI, invIW, flags);
 	}
 }
 TB_REGISTER(tb_integrate_finish)
 
-// tbBlowupCheck records in *bad the lowest index of a non-static body whose position, velocity,
-// angular velocity or rotation is non-finite, or whose speed exceeds maxSpeed (checkBlowUp), when body
-// i is one. *bad must hold n before the check; tb_integrate_blowup_done turns "none" (n) into -1.
+// tbBlowupCheck records in *bad the lowest index of a non-static body whose position,
+// velocity, angular velocity or rotation is non-finite, or whose speed exceeds maxSpeed (checkBlowUp).
+// *bad must hold n before the launch; tb_integrate_blowup_done turns "none" (n) into -1.
 TB_FN void tbBlowupCheck(int i, const float4 *pos, const float4 *rot, const float4 *vel, const float4 *omega,
                          const unsigned *flags, float maxSpeed, int *bad) {
 	if ((flags[i] & TB_TYPE_MASK) == TB_STATIC) {
@@ -199,13 +202,14 @@ TB_FN void tbBlowupCheck(int i, const float4 *pos, const float4 *rot, const floa
 	}
 }
 
-// tb_integrate_blowup_check is tbBlowupCheck, a thread per body.
+// tb_integrate_blowup_check runs tbBlowupCheck over the bodies (every body, or the list: a body off
+// the list, asleep, keeps the state it was checked with).
 TB_KERNEL void tb_integrate_blowup_check(const float4 *pos, const float4 *rot, const float4 *vel,
                                          const float4 *omega, const unsigned *flags, int n, float maxSpeed,
-                                         int *bad) {
-	int i = tbThread();
-	if (i < n) {
-		tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
+                                         int *bad, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		tbBlowupCheck(tbBodyAt(list, t), pos, rot, vel, omega, flags, maxSpeed, bad);
 	}
 }
 TB_REGISTER(tb_integrate_blowup_check)

@@ -24,16 +24,24 @@ TB_FN bool tbSleepDynamic(const unsigned *flags, int i) { return i >= 0 && (flag
 // tb_sleep_timers counts each awake dynamic body's rest time (finishStep): dt more while its fastest
 // point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
 // sleeping body's island label, 0 for an awake body.
+// Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
+// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
+// labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
+// after the last round of waking reached.
 TB_KERNEL void tb_sleep_timers(const float4 *vel, const float4 *omega, const TbShape *shape, const unsigned *flags,
-                               const unsigned *asleep, float *rest, int n, float dt, float speed) {
-	int i = tbThread();
-	if (i >= n || !tbSleepDynamic(flags, i) || asleep[i] != 0) {
-		return;
-	}
-	if (tbSleepLen(vel[i]) + tbSleepLen(omega[i]) * tbBoundingRadius(shape[i]) < speed) {
-		rest[i] += dt;
-	} else {
-		rest[i] = 0;
+                               const unsigned *asleep, float *rest, int n, float dt, float speed, const int *list,
+                               const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
+		if (!tbSleepDynamic(flags, i) || asleep[i] != 0) {
+			continue;
+		}
+		if (tbSleepLen(vel[i]) + tbSleepLen(omega[i]) * tbBoundingRadius(shape[i]) < speed) {
+			rest[i] += dt;
+		} else {
+			rest[i] = 0;
+		}
 	}
 }
 TB_REGISTER(tb_sleep_timers)
@@ -131,10 +139,13 @@ TB_REGISTER(tb_sleep_roots)
 
 // tb_sleep_rest_min keeps at each island's root the least rest time of its awake dynamic bodies.
 TB_KERNEL void tb_sleep_rest_min(const int *parent, const float *rest, const unsigned *flags, const unsigned *asleep,
-                                 unsigned *restMin, int n) {
-	int i = tbThread();
-	if (i < n && tbSleepDynamic(flags, i) && asleep[i] == 0) {
-		atomicMin(&restMin[parent[i]], __float_as_uint(rest[i]));
+                                 unsigned *restMin, int n, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
+		if (tbSleepDynamic(flags, i) && asleep[i] == 0) {
+			atomicMin(&restMin[parent[i]], __float_as_uint(rest[i]));
+		}
 	}
 }
 TB_REGISTER(tb_sleep_rest_min)
@@ -163,17 +174,20 @@ TB_REGISTER(tb_sleep_label)
 // tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
 // takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
 TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, unsigned *flags, unsigned *asleep,
-                               float4 *vel, float4 *omega, int n) {
-	int i = tbThread();
-	if (i >= n || !tbSleepDynamic(flags, i) || asleep[i] != 0) {
-		return;
-	}
-	unsigned l = label[parent[i]];
-	if (l != 0) {
-		asleep[i] = l;
-		flags[i] |= TB_ASLEEP;
-		vel[i] = make_float4(0, 0, 0, 0);
-		omega[i] = make_float4(0, 0, 0, 0);
+                               float4 *vel, float4 *omega, int n, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
+		if (!tbSleepDynamic(flags, i) || asleep[i] != 0) {
+			continue;
+		}
+		unsigned l = label[parent[i]];
+		if (l != 0) {
+			asleep[i] = l;
+			flags[i] |= TB_ASLEEP;
+			vel[i] = make_float4(0, 0, 0, 0);
+			omega[i] = make_float4(0, 0, 0, 0);
+		}
 	}
 }
 TB_REGISTER(tb_sleep_decide)
@@ -344,3 +358,33 @@ TB_KERNEL void tb_sleep_count(const unsigned *flags, int n, unsigned *out) {
 	atomicAdd(&out[(flags[i] & TB_ASLEEP) != 0 ? 0 : 1], 1u);
 }
 TB_REGISTER(tb_sleep_count)
+
+// The awake list (gpu/awake.go): the bodies a step moves, neither static nor asleep, in index order,
+// made on the device after the waking so that the body kernels of a world that mostly sleeps run over
+// its awake bodies alone.
+
+// tb_sleep_awake_mark sets mark[i] to 1 for each body neither static nor asleep, 0 for the others and
+// for mark[n] (so that the exclusive scan of mark ends with their number).
+TB_KERNEL void tb_sleep_awake_mark(const unsigned *flags, int n, unsigned *mark) {
+	int i = tbThread();
+	if (i > n) {
+		return;
+	}
+	mark[i] = i < n && (flags[i] & TB_TYPE_MASK) != TB_STATIC && (flags[i] & TB_ASLEEP) == 0 ? 1u : 0u;
+}
+TB_REGISTER(tb_sleep_awake_mark)
+
+// tb_sleep_awake_list writes the marked bodies' indices to list (offsets: the marks' exclusive scan)
+// and their number to *listN.
+TB_KERNEL void tb_sleep_awake_list(const unsigned *offsets, int n, int *list, unsigned *listN) {
+	int i = tbThread();
+	if (i > n) {
+		return;
+	}
+	if (i == n) {
+		*listN = offsets[n];
+	} else if (offsets[i + 1] != offsets[i]) {
+		list[offsets[i]] = i;
+	}
+}
+TB_REGISTER(tb_sleep_awake_list)

@@ -419,7 +419,7 @@ TB_KERNEL void tb_solver_adj_sort(const unsigned *start, int *adj, int n) {
 }
 TB_REGISTER(tb_solver_adj_sort)
 
-// tbGather moves body i, when it is dynamic, by the impulses its manifolds recorded in this pass and,
+// tbGather moves dynamic body i by the impulses its manifolds recorded in this pass and,
 // with joints set, those its joints recorded (sim's gatherImpulses: the sum in list order, then
 // v += invMass lin, omega += invIWorld ang). start/adj list the manifolds, jstart/jadj the joints.
 TB_FN void tbGather(int i, const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW, const unsigned *start,
@@ -457,14 +457,14 @@ TB_FN void tbGather(int i, const float4 *pos, float4 *vel, float4 *omega, const 
 	vel[i] = make_float4(v.x, v.y, v.z, 0);
 	omega[i] = make_float4(w.x, w.y, w.z, 0);
 }
-
-// tb_solver_gather is tbGather, a thread per body.
+// tb_solver_gather runs tbGather over the bodies (every body, or the list: see tbBodyCount).
 TB_KERNEL void tb_solver_gather(const float4 *pos, float4 *vel, float4 *omega, const float4 *invIW,
                                 const unsigned *start, const int *adj, const float4 *imp, const int *jstart,
-                                const int *jadj, const float4 *jimp, int joints, int n) {
-	int i = tbThread();
-	if (i < n) {
-		tbGather(i, pos, vel, omega, invIW, start, adj, imp, jstart, jadj, jimp, joints);
+                                const int *jadj, const float4 *jimp, int joints, int n, const int *list,
+                                const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		tbGather(tbBodyAt(list, t), pos, vel, omega, invIW, start, adj, imp, jstart, jadj, jimp, joints);
 	}
 }
 TB_REGISTER(tb_solver_gather)
@@ -656,17 +656,9 @@ TB_KERNEL void tb_solver_keep(const int *count, int cap, int *kept) {
 }
 TB_REGISTER(tb_solver_keep)
 
-// tb_solver_export writes the kept manifolds' points as World.Contacts reports them, point i of
-// manifold k into slot 4k + i (a = -1 in unused slots).
-TB_KERNEL void tb_solver_export(const TbSolverManifold *man, const int *kept, const float4 *pos,
-                                const float4 *rot, TbContactOut *out) {
-	int s = tbThread();
-	int k = s >> 2, i = s & 3;
-	if (k >= *kept) {
-		return;
-	}
-	const TbSolverManifold &m = man[k];
-	TbContactOut &o = out[s];
+// tbExportPoint writes point i of manifold m as World.Contacts reports it (sim's manifoldContacts):
+// the midpoint of its anchors on the two bodies, posed by pos and rot, a = -1 past m's points.
+TB_FN void tbExportPoint(const TbSolverManifold &m, int i, const float4 *pos, const float4 *rot, TbContactOut &o) {
 	if (i >= m.count) {
 		o.a = -1, o.b = -1;
 		return;
@@ -686,7 +678,151 @@ TB_KERNEL void tb_solver_export(const TbSolverManifold *man, const int *kept, co
 	o.normalImpulse = cp.normalImpulse;
 	o.fx = f.x, o.fy = f.y, o.fz = f.z;
 }
+
+// tb_solver_export writes the kept manifolds' points as World.Contacts reports them, point i of
+// manifold k into slot 4k + i (a = -1 in unused slots).
+TB_KERNEL void tb_solver_export(const TbSolverManifold *man, const int *kept, const float4 *pos,
+                                const float4 *rot, TbContactOut *out) {
+	int s = tbThread();
+	int k = s >> 2, i = s & 3;
+	if (k >= *kept) {
+		return;
+	}
+	tbExportPoint(man[k], i, pos, rot, out[s]);
+}
 TB_REGISTER(tb_solver_export)
+
+// --- The sleeping islands' contacts (gpu/slept.go) ------------------------------------------------
+//
+// When an island falls asleep its pairs leave the broad phase, so the next step has no manifold of it;
+// sim's sleep stage keeps the points of the step it fell asleep in for World.Contacts (keepSleptContacts),
+// and so does the device: at the sleep stage, each of the step's manifolds with a body of an island
+// labelled this step (tb_sleep_label) is marked, the marks are scanned, and the marked manifolds'
+// points go after the points kept so far, in manifold order, as sim appends them. A kept point is listed
+// while its island sleeps under the label it fell asleep with (the host filters on reading).
+
+// tbSleptLabel is the label body i's island fell asleep under this step, 0 when i is not a dynamic body
+// that fell asleep with it (parent and label are the sleep stage's: parent[i] is i's root, label[root]
+// the label tb_sleep_label gave, 0 for an island that stays awake; asleep holds the bodies' labels).
+TB_FN unsigned tbSleptLabel(const unsigned *flags, const int *parent, const unsigned *label, const unsigned *asleep,
+                            int i) {
+	if (i < 0 || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
+		return 0;
+	}
+	unsigned l = label[parent[i]];
+	return l != 0 && asleep[i] == l ? l : 0;
+}
+
+// tbSleptManifold is the label manifold m's island fell asleep under this step (0: none did).
+TB_FN unsigned tbSleptManifold(const TbSolverManifold &m, const unsigned *flags, const int *parent,
+                               const unsigned *label, const unsigned *asleep) {
+	if (m.count == 0) {
+		return 0;
+	}
+	unsigned l = tbSleptLabel(flags, parent, label, asleep, m.a);
+	return l != 0 ? l : tbSleptLabel(flags, parent, label, asleep, m.b);
+}
+
+// tb_solver_slept_mark sets mark[k] to 1 for each of this step's *kept manifolds whose island fell
+// asleep this step, 0 for the others and for mark[*kept] (so the exclusive scan of mark[0..*kept] ends
+// with their number).
+TB_KERNEL void tb_solver_slept_mark(const TbSolverManifold *man, const int *kept, const unsigned *flags,
+                                    const int *parent, const unsigned *label, const unsigned *asleep,
+                                    unsigned *mark) {
+	int k = tbThread();
+	int n = *kept;
+	if (k > n) {
+		return;
+	}
+	mark[k] = k < n && tbSleptManifold(man[k], flags, parent, label, asleep) != 0 ? 1u : 0u;
+}
+TB_REGISTER(tb_solver_slept_mark)
+
+// tb_solver_slept_keep writes the points of each marked manifold k (offsets: mark's exclusive scan)
+// after the *sleptN manifolds kept so far, point i into slot 4j + i of slept and the island's label into
+// sleptLabel[j], j = *sleptN + offsets[k]; a manifold past cap is left out (tb_solver_slept_count
+// reports the room needed, and the step runs again with more).
+TB_KERNEL void tb_solver_slept_keep(const TbSolverManifold *man, const int *kept, const unsigned *offsets,
+                                    const unsigned *flags, const int *parent, const unsigned *label,
+                                    const unsigned *asleep, const float4 *pos, const float4 *rot, TbContactOut *slept,
+                                    unsigned *sleptLabel, const unsigned *sleptN, int cap) {
+	int s = tbThread();
+	int k = s >> 2, i = s & 3;
+	if (k >= *kept || offsets[k + 1] == offsets[k]) {
+		return;
+	}
+	unsigned j = *sleptN + offsets[k];
+	if (j >= (unsigned)cap) {
+		return;
+	}
+	tbExportPoint(man[k], i, pos, rot, slept[4 * j + i]);
+	if (i == 0) {
+		sleptLabel[j] = tbSleptManifold(man[k], flags, parent, label, asleep);
+	}
+}
+TB_REGISTER(tb_solver_slept_keep)
+
+// tb_solver_slept_count adds this step's kept manifolds to *sleptN (at most cap) and writes into *need
+// how many the list would hold had it room for all.
+TB_KERNEL void tb_solver_slept_count(const int *kept, const unsigned *offsets, unsigned *sleptN, int cap,
+                                     unsigned *need) {
+	if (tbThread() == 0) {
+		unsigned t = *sleptN + offsets[*kept];
+		*need = t;
+		*sleptN = min(t, (unsigned)cap);
+	}
+}
+TB_REGISTER(tb_solver_slept_count)
+
+// tb_solver_slept_select marks (mark[j] = 1) each of the *sleptN kept manifolds that body takes part
+// in (any body when body < 0) and whose island still sleeps: each of its dynamic bodies is asleep
+// (asleep holds the bodies' labels) under the label it fell asleep with; mark[*sleptN] = 0, so the
+// exclusive scan of mark ends with their number.
+TB_KERNEL void tb_solver_slept_select(const TbContactOut *slept, const unsigned *sleptLabel, const unsigned *sleptN,
+                                      const unsigned *flags, const unsigned *asleep, int nBodies, int body,
+                                      unsigned *mark) {
+	int j = tbThread();
+	int n = *sleptN;
+	if (j > n) {
+		return;
+	}
+	unsigned keep = 0;
+	if (j < n) {
+		int ends[2] = {slept[4 * j].a, slept[4 * j].b};
+		keep = ends[0] >= 0 && (body < 0 || ends[0] == body || ends[1] == body) ? 1u : 0u;
+		for (int e = 0; e < 2 && keep; e++) {
+			int i = ends[e];
+			if (i < 0 || i >= nBodies || ((flags[i] & TB_TYPE_MASK) == TB_DYNAMIC && asleep[i] != sleptLabel[j])) {
+				keep = 0;
+			}
+		}
+	}
+	mark[j] = keep;
+}
+TB_REGISTER(tb_solver_slept_select)
+
+// tb_solver_slept_gather copies the points of the kept manifolds tb_solver_slept_select marked
+// (offsets: the marks' exclusive scan) to out, 4 slots a manifold in their order, and writes their
+// number to *outN.
+TB_KERNEL void tb_solver_slept_gather(const TbContactOut *slept, const unsigned *sleptN, const unsigned *offsets,
+                                      TbContactOut *out, unsigned *outN) {
+	int s = tbThread();
+	int j = s >> 2, i = s & 3;
+	int n = *sleptN;
+	if (j > n) {
+		return;
+	}
+	if (j == n) {
+		if (i == 0) {
+			*outN = offsets[n];
+		}
+		return;
+	}
+	if (offsets[j + 1] != offsets[j]) {
+		out[4 * offsets[j] + i] = slept[4 * j + i];
+	}
+}
+TB_REGISTER(tb_solver_slept_gather)
 
 // --- Gauss-Seidel (sim's PGS) ------------------------------------------------------------------------
 

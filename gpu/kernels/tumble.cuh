@@ -255,3 +255,10 @@ TB_FN unsigned tbThread() { return blockIdx.x * blockDim.x + threadIdx.x; }
 #define TB_REGISTER_SYNC(name) TB_PICK(TB_REGISTER_SYNC_, TB_BORROWING)(name)
 #define TB_REGISTER_1(name)
 #define TB_REGISTER_SYNC_1(name)
+// A body kernel runs over every body (list null: thread t takes body t of n) or over a list of body
+// indices the device compacted (list, *listN of them: the awake ones, gpu/awake.go), each thread
+// striding by the grid, so that a grid the host sized from its estimate of the list still covers a
+// list that grew on the device. The bodies' work does not depend on which thread takes them.
+TB_FN int tbBodyCount(const int *list, const unsigned *listN, int n) { return list != 0 ? (int)*listN : n; }
+TB_FN int tbBodyAt(const int *list, int t) { return list != 0 ? list[t] : t; }
+TB_FN int tbStride() { return (int)(gridDim.x * blockDim.x); }
