@@ -172,3 +172,49 @@ func TestRemovingABodyKeepsTheOtherContactsWarm(t *testing.T) {
 		t.Errorf("the stacks moved at up to %.5f m/s after a box elsewhere was removed, %.5f before", moved, still)
 	}
 }
+
+// nearPoint gives a renamed point the nearest of last step's points on body A within reach, never one
+// that a point of the new manifold names by id, nor one given to an earlier point; A's rotation since
+// carries last step's points, which are fixed in A.
+func TestNearPointContinuesRenamedPoints(t *testing.T) {
+	var old, cur manifold
+	old.count = 4
+	for j, z := range []float32{-0.5, 0.5, 0.5, -0.5} {
+		x := float32(-0.5)
+		if j >= 2 {
+			x = 0.5
+		}
+		old.pts[j] = contactPoint{id: uint32(10 + j), localA: vec{X: x, Y: 0.5, Z: z}}
+	}
+	cur.count = 4
+	for j := range 4 {
+		cur.pts[j].id = uint32(20 + j)
+	}
+	const reach = 0.01
+	id := Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	for _, c := range []struct {
+		name  string
+		rA    vec
+		rot   Mat3
+		named uint32 // an id the new manifold holds (0: none)
+		taken uint8
+		want  int
+	}{
+		{"3 mm from point 1", vec{X: -0.5, Y: 0.5, Z: 0.497}, id, 0, 0, 1},
+		{"between two, nearer 2", vec{X: 0.5, Y: 0.5, Z: 0.4985}, id, 0, 0, 2},
+		{"beyond reach", vec{X: -0.5, Y: 0.5, Z: 0.485}, id, 0, 0, -1},
+		{"nearest named by a new point", vec{X: -0.5, Y: 0.5, Z: 0.497}, id, 11, 0, -1},
+		{"nearest given already", vec{X: -0.5, Y: 0.5, Z: 0.497}, id, 0, 1 << 1, -1},
+		// A turned a quarter about y (columns: the images of x, y, z): (x, y, z) in A's frame is
+		// (z, y, -x) in the world, so point 1 at (-0.5, 0.5, 0.5) is now at (0.5, 0.5, 0.5).
+		{"turned with A", vec{X: 0.5, Y: 0.5, Z: 0.5}, Mat3{0, 0, -1, 0, 1, 0, 1, 0, 0}, 0, 0, 1},
+	} {
+		cur.pts[3].id = 23
+		if c.named != 0 {
+			cur.pts[3].id = c.named
+		}
+		if got := nearPoint(&old, &cur, c.rA, &c.rot, reach, c.taken); got != c.want {
+			t.Errorf("%s: point %d, want %d", c.name, got, c.want)
+		}
+	}
+}

@@ -92,6 +92,7 @@ func (w *World) prepareContacts(lo, hi int) {
 			}
 		}
 		xA, xB := ldv(&b.Position[a]), ldv(&b.Position[o])
+		var near uint8 // the points of prev[old] that nearPoint gave to earlier points
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
 			cp.maxNormal = 0
@@ -106,6 +107,15 @@ func (w *World) prepareContacts(lo, hi int) {
 				op, om = &pm.pts[i], pm // what prevPoint finds, without the search
 			} else {
 				op, om = p.prevPoint(old, cp.id)
+			}
+			if op == nil {
+				pm := &p.narrow.prev[old]
+				pt := &p.candOf(k).Points[i]
+				rA := ldv(&pt.Position).Sub(n.Scale(0.5 * pt.Separation)).Sub(xA)
+				if j := nearPoint(pm, m, rA, &b.rot[a], p.plan.ctx.anchorReach, near); j >= 0 {
+					op, om = &pm.pts[j], pm
+					near |= 1 << j
+				}
 			}
 			if op != nil {
 				old := om
@@ -138,6 +148,38 @@ func (w *World) prepareContacts(lo, hi int) {
 			w.prepareRows(k)
 		}
 	}
+}
+
+// nearPoint returns the point of pm, last step's first manifold of m's pair, that a point of m at arm
+// rA from A's centre continues although its feature id changed, or -1: the nearest on body A within
+// reach (A's current rotation rotA carrying last step's point, fixed in A, to where it is now) among
+// those no point of m names by id and not given already (the bits of taken). A clipped manifold
+// renames a point when a corner flush with the reference face's side (equal boxes in a row, one box
+// deep) drifts across the clip band: the contact is the same one, and starting it from no impulse
+// would drop its share of the load for a step. Box2D v3 and Box3D keep such a manifold whole while
+// the bodies move less than their recycle distance.
+func nearPoint(pm, m *manifold, rA vec, rotA *Mat3, reach float32, taken uint8) int {
+	best, found := reach*reach, -1
+	for j := 0; j < int(pm.count); j++ {
+		if taken&(1<<j) != 0 || hasID(m, pm.pts[j].id) {
+			continue
+		}
+		d := mulMat(rotA, pm.pts[j].localA).Sub(rA)
+		if d2 := d.Dot(d); d2 < best {
+			best, found = d2, j
+		}
+	}
+	return found
+}
+
+// hasID reports whether a point of m has feature id id.
+func hasID(m *manifold, id uint32) bool {
+	for i := 0; i < int(m.count); i++ {
+		if m.pts[i].id == id {
+			return true
+		}
+	}
+	return false
 }
 
 // softOf returns the softness of manifold m's biased rows: the static one where a body does not move.

@@ -156,6 +156,34 @@ TB_FN const TbSolverPoint *tbPrevPoint(const TbSolverManifold *prev, int n, cons
 	return 0;
 }
 
+// tbNearPoint is sim's nearPoint: the point of old, last step's first manifold of the pair, that a new
+// point of contact c at arm rA from A's centre continues although its feature id changed, or -1: the
+// nearest on body A within reach (rotA carrying last step's point, fixed in A, to where it is now)
+// among those no point of c names by id and not given already (the bits of taken).
+TB_FN int tbNearPoint(const TbSolverManifold *old, const TbContact *c, float3 rA, const float *rotA, float reach,
+                      unsigned taken) {
+	float best = reach * reach;
+	int found = -1;
+	for (int j = 0; j < old->count; j++) {
+		if (taken & (1u << j)) {
+			continue;
+		}
+		int named = 0;
+		for (int i = 0; i < c->count; i++) {
+			named |= c->pts[i].id == old->pts[j].id;
+		}
+		if (named) {
+			continue;
+		}
+		float3 d = tbSub(tbMulMat(rotA, old->pts[j].localA), rA);
+		float d2 = tbDot(d, d);
+		if (d2 < best) {
+			best = d2, found = j;
+		}
+	}
+	return found;
+}
+
 // tbContactLever is sim's contactLever: the larger distance from a moving body's centre of mass to
 // the contact plane, over the points so far (lever) and this one's arms rA and rB.
 TB_FN float tbContactLever(float lever, float3 rA, float3 rB, float3 n, float mA, float mB) {
@@ -247,6 +275,7 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 	float3 vA = tbXYZ(vel[a]), wA = tbXYZ(omega[a]);
 	float3 vB = tbXYZ(vel[o]), wB = tbXYZ(omega[o]);
 	float lever = 0;
+	unsigned near = 0; // the points of old that tbNearPoint gave to earlier points
 	for (int i = 0; i < c.count; i++) {
 		const TbPoint &pt = c.pts[i];
 		TbSolverPoint &cp = m.pts[i];
@@ -286,6 +315,13 @@ TB_KERNEL void tb_solver_prepare(const TbContact *contacts, const int *count, in
 		}
 		const TbSolverManifold *om;
 		const TbSolverPoint *found = tbPrevPoint(prev, *prevCount, old, cp.id, &om);
+		if (!found) {
+			int j = tbNearPoint(old, &c, rA, rotA, anchorReach, near);
+			if (j >= 0) {
+				found = &old->pts[j], om = old;
+				near |= 1u << j;
+			}
+		}
 		if (found) {
 			const TbSolverPoint &op = *found;
 			if (!op.sliding) {
