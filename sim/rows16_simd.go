@@ -108,7 +108,7 @@ func solve16(w *World, bt *wideBatch, h int, useBias bool) {
 		acc.Store(p16(&cp.normalImpulse))
 		mx := l16(&cp.maxNormal)
 		imp.Merge(mx, imp.Greater(mx)).Store(p16(&cp.maxNormal))
-		nwA, nwB := wA.subS(lv16(&cp.inA), imp), wB.addS(lv16(&cp.inB), imp)
+		nwA, nwB := wA.subS(mulRows16(&hr.iA, lv16(&cp.nA)), imp), wB.addS(mulRows16(&hr.iB, lv16(&cp.nB)), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc16(i))
@@ -154,8 +154,8 @@ func solve16(w *World, bt *wideBatch, h int, useBias bool) {
 			e1, e2 := l1.Sub(old1), l2.Sub(old2)
 			l1.Store(p16(&cp.ti1))
 			l2.Store(p16(&cp.ti2))
-			nwA := wA.subS(lv16(&cp.it1A), e1).subS(lv16(&cp.it2A), e2)
-			nwB := wB.addS(lv16(&cp.it1B), e1).addS(lv16(&cp.it2B), e2)
+			nwA := wA.subS(mulRows16(&hr.iA, lv16(&cp.t1A)), e1).subS(mulRows16(&hr.iA, lv16(&cp.t2A)), e2)
+			nwB := wB.addS(mulRows16(&hr.iB, lv16(&cp.t1B)), e1).addS(mulRows16(&hr.iB, lv16(&cp.t2B)), e2)
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
@@ -183,6 +183,16 @@ func mulAt16(m *[9]row16, v v16) v16 {
 		ld16(&m[0]).Mul(v.x).Add(ld16(&m[3]).Mul(v.y)).Add(ld16(&m[6]).Mul(v.z)),
 		ld16(&m[1]).Mul(v.x).Add(ld16(&m[4]).Mul(v.y)).Add(ld16(&m[7]).Mul(v.z)),
 		ld16(&m[2]).Mul(v.x).Add(ld16(&m[5]).Mul(v.y)).Add(ld16(&m[8]).Mul(v.z)),
+	}
+}
+
+// mulRows16 is mulAt16 of a batch's matrices (batchRows.iA, iB, read through the view rows16): the
+// inertia products prepare16 computed with mulAt16, the same bits, at every use instead of from memory.
+func mulRows16(m *[9]blanes, v v16) v16 {
+	return v16{
+		l16(&m[0]).Mul(v.x).Add(l16(&m[3]).Mul(v.y)).Add(l16(&m[6]).Mul(v.z)),
+		l16(&m[1]).Mul(v.x).Add(l16(&m[4]).Mul(v.y)).Add(l16(&m[7]).Mul(v.z)),
+		l16(&m[2]).Mul(v.x).Add(l16(&m[5]).Mul(v.y)).Add(l16(&m[8]).Mul(v.z)),
 	}
 }
 
@@ -288,6 +298,10 @@ func prepare16(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 	hr := rows16(bt, h)
 	nl := used16(bt, h)
 	gatherBodies16(w, bt, h, &iA, &iB, &rA, &rB, &state)
+	for k := range iA {
+		ld16(&iA[k]).Store(p16(&hr.iA[k]))
+		ld16(&iB[k]).Store(p16(&hr.iB[k]))
+	}
 	count := l16(&hr.count)
 	var zero f16
 	one, halfS := bc16(1), bc16(0.5)
@@ -318,8 +332,6 @@ func prepare16(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		inA, inB := mulAt16(&iA, nA), mulAt16(&iB, nB)
 		put(&wp.nA, nA)
 		put(&wp.nB, nB)
-		put(&wp.inA, inA)
-		put(&wp.inB, inB)
 		nm := eff(nA, nB, inA, inB)
 		gamma := lh16(comp, h).Div(nm)
 		soft := one.Div(one.Div(nm).Add(gamma))
@@ -328,17 +340,15 @@ func prepare16(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		put1(&wp.softMass, soft.Merge(zero, pos0))
 		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
 		// the friction rows, along t1 and t2
-		friction := func(t v16, a, b, ia, ib *blanes3, m *blanes) {
+		friction := func(t v16, a, b *blanes3, m *blanes) {
 			tA, tB := ra.cross(t), rb.cross(t)
 			itA, itB := mulAt16(&iA, tA), mulAt16(&iB, tB)
 			put(a, tA)
 			put(b, tB)
-			put(ia, itA)
-			put(ib, itB)
 			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(lv16(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(lv16(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		friction(lv16(&hr.t1), &wp.t1A, &wp.t1B, &wp.tm1)
+		friction(lv16(&hr.t2), &wp.t2A, &wp.t2B, &wp.tm2)
 		zero.Store(p16(&wp.maxNormal))
 		zero.Store(p16(&wp.sep)) // refreshed before the first pass
 		la, lb := mulAtT16(&rA, ra), mulAtT16(&rB, rb)

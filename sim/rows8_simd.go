@@ -108,7 +108,7 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 		acc.Store(p8(&cp.normalImpulse))
 		mx := l8(&cp.maxNormal)
 		imp.Merge(mx, imp.Greater(mx)).Store(p8(&cp.maxNormal))
-		nwA, nwB := wA.subS(lv8(&cp.inA), imp), wB.addS(lv8(&cp.inB), imp)
+		nwA, nwB := wA.subS(mulRows8(&hr.iA, lv8(&cp.nA)), imp), wB.addS(mulRows8(&hr.iB, lv8(&cp.nB)), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc8(i))
@@ -154,8 +154,8 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 			e1, e2 := l1.Sub(old1), l2.Sub(old2)
 			l1.Store(p8(&cp.ti1))
 			l2.Store(p8(&cp.ti2))
-			nwA := wA.subS(lv8(&cp.it1A), e1).subS(lv8(&cp.it2A), e2)
-			nwB := wB.addS(lv8(&cp.it1B), e1).addS(lv8(&cp.it2B), e2)
+			nwA := wA.subS(mulRows8(&hr.iA, lv8(&cp.t1A)), e1).subS(mulRows8(&hr.iA, lv8(&cp.t2A)), e2)
+			nwB := wB.addS(mulRows8(&hr.iB, lv8(&cp.t1B)), e1).addS(mulRows8(&hr.iB, lv8(&cp.t2B)), e2)
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
@@ -183,6 +183,16 @@ func mulAt(m *[9]row8, v v8) v8 {
 		ld(&m[0]).Mul(v.x).Add(ld(&m[3]).Mul(v.y)).Add(ld(&m[6]).Mul(v.z)),
 		ld(&m[1]).Mul(v.x).Add(ld(&m[4]).Mul(v.y)).Add(ld(&m[7]).Mul(v.z)),
 		ld(&m[2]).Mul(v.x).Add(ld(&m[5]).Mul(v.y)).Add(ld(&m[8]).Mul(v.z)),
+	}
+}
+
+// mulRows8 is mulAt of a batch's matrices (batchRows.iA, iB, read through the view rows8): the
+// inertia products prepare8 computed with mulAt, the same bits, at every use instead of from memory.
+func mulRows8(m *[9]blanes, v v8) v8 {
+	return v8{
+		l8(&m[0]).Mul(v.x).Add(l8(&m[3]).Mul(v.y)).Add(l8(&m[6]).Mul(v.z)),
+		l8(&m[1]).Mul(v.x).Add(l8(&m[4]).Mul(v.y)).Add(l8(&m[7]).Mul(v.z)),
+		l8(&m[2]).Mul(v.x).Add(l8(&m[5]).Mul(v.y)).Add(l8(&m[8]).Mul(v.z)),
 	}
 }
 
@@ -288,6 +298,10 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 	hr := rows8(bt, h)
 	nl := used8(bt, h)
 	gatherBodies8(w, bt, h, &iA, &iB, &rA, &rB, &state)
+	for k := range iA {
+		ld(&iA[k]).Store(p8(&hr.iA[k]))
+		ld(&iB[k]).Store(p8(&hr.iB[k]))
+	}
 	count := l8(&hr.count)
 	var zero f8
 	one, halfS := bc(1), bc(0.5)
@@ -318,8 +332,6 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 		inA, inB := mulAt(&iA, nA), mulAt(&iB, nB)
 		put(&wp.nA, nA)
 		put(&wp.nB, nB)
-		put(&wp.inA, inA)
-		put(&wp.inB, inB)
 		nm := eff(nA, nB, inA, inB)
 		gamma := lh(comp, h).Div(nm)
 		soft := one.Div(one.Div(nm).Add(gamma))
@@ -328,17 +340,15 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 		put1(&wp.softMass, soft.Merge(zero, pos0))
 		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
 		// the friction rows, along t1 and t2
-		friction := func(t v8, a, b, ia, ib *blanes3, m *blanes) {
+		friction := func(t v8, a, b *blanes3, m *blanes) {
 			tA, tB := ra.cross(t), rb.cross(t)
 			itA, itB := mulAt(&iA, tA), mulAt(&iB, tB)
 			put(a, tA)
 			put(b, tB)
-			put(ia, itA)
-			put(ib, itB)
 			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(lv8(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(lv8(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		friction(lv8(&hr.t1), &wp.t1A, &wp.t1B, &wp.tm1)
+		friction(lv8(&hr.t2), &wp.t2A, &wp.t2B, &wp.tm2)
 		zero.Store(p8(&wp.maxNormal))
 		zero.Store(p8(&wp.sep)) // refreshed before the first pass
 		la, lb := mulAtT(&rA, ra), mulAtT(&rB, rb)

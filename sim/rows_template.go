@@ -128,7 +128,7 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 		acc.Store(p_W(&cp.normalImpulse))
 		mx := l_W(&cp.maxNormal)
 		imp.Merge(mx, imp.Greater(mx)).Store(p_W(&cp.maxNormal))
-		nwA, nwB := wA.subS(lv_W(&cp.inA), imp), wB.addS(lv_W(&cp.inB), imp)
+		nwA, nwB := wA.subS(mulRows_W(&hr.iA, lv_W(&cp.nA)), imp), wB.addS(mulRows_W(&hr.iB, lv_W(&cp.nB)), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc_W(i))
@@ -174,8 +174,8 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 			e1, e2 := l1.Sub(old1), l2.Sub(old2)
 			l1.Store(p_W(&cp.ti1))
 			l2.Store(p_W(&cp.ti2))
-			nwA := wA.subS(lv_W(&cp.it1A), e1).subS(lv_W(&cp.it2A), e2)
-			nwB := wB.addS(lv_W(&cp.it1B), e1).addS(lv_W(&cp.it2B), e2)
+			nwA := wA.subS(mulRows_W(&hr.iA, lv_W(&cp.t1A)), e1).subS(mulRows_W(&hr.iA, lv_W(&cp.t2A)), e2)
+			nwB := wB.addS(mulRows_W(&hr.iB, lv_W(&cp.t1B)), e1).addS(mulRows_W(&hr.iB, lv_W(&cp.t2B)), e2)
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
@@ -203,6 +203,16 @@ func mulAt_W(m *[9]row_W, v v_W) v_W {
 		ld_W(&m[0]).Mul(v.x).Add(ld_W(&m[3]).Mul(v.y)).Add(ld_W(&m[6]).Mul(v.z)),
 		ld_W(&m[1]).Mul(v.x).Add(ld_W(&m[4]).Mul(v.y)).Add(ld_W(&m[7]).Mul(v.z)),
 		ld_W(&m[2]).Mul(v.x).Add(ld_W(&m[5]).Mul(v.y)).Add(ld_W(&m[8]).Mul(v.z)),
+	}
+}
+
+// mulRows_W is mulAt_W of a batch's matrices (batchRows.iA, iB, read through the view rows_W): the
+// inertia products prepare_W computed with mulAt_W, the same bits, at every use instead of from memory.
+func mulRows_W(m *[9]blanes, v v_W) v_W {
+	return v_W{
+		l_W(&m[0]).Mul(v.x).Add(l_W(&m[3]).Mul(v.y)).Add(l_W(&m[6]).Mul(v.z)),
+		l_W(&m[1]).Mul(v.x).Add(l_W(&m[4]).Mul(v.y)).Add(l_W(&m[7]).Mul(v.z)),
+		l_W(&m[2]).Mul(v.x).Add(l_W(&m[5]).Mul(v.y)).Add(l_W(&m[8]).Mul(v.z)),
 	}
 }
 
@@ -308,6 +318,10 @@ func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 	hr := rows_W(bt, h)
 	nl := used_W(bt, h)
 	gatherBodies_W(w, bt, h, &iA, &iB, &rA, &rB, &state)
+	for k := range iA {
+		ld_W(&iA[k]).Store(p_W(&hr.iA[k]))
+		ld_W(&iB[k]).Store(p_W(&hr.iB[k]))
+	}
 	count := l_W(&hr.count)
 	var zero f_W
 	one, halfS := bc_W(1), bc_W(0.5)
@@ -338,8 +352,6 @@ func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		inA, inB := mulAt_W(&iA, nA), mulAt_W(&iB, nB)
 		put(&wp.nA, nA)
 		put(&wp.nB, nB)
-		put(&wp.inA, inA)
-		put(&wp.inB, inB)
 		nm := eff(nA, nB, inA, inB)
 		gamma := lh_W(comp, h).Div(nm)
 		soft := one.Div(one.Div(nm).Add(gamma))
@@ -348,17 +360,15 @@ func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		put1(&wp.softMass, soft.Merge(zero, pos0))
 		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
 		// the friction rows, along t1 and t2
-		friction := func(t v_W, a, b, ia, ib *blanes3, m *blanes) {
+		friction := func(t v_W, a, b *blanes3, m *blanes) {
 			tA, tB := ra.cross(t), rb.cross(t)
 			itA, itB := mulAt_W(&iA, tA), mulAt_W(&iB, tB)
 			put(a, tA)
 			put(b, tB)
-			put(ia, itA)
-			put(ib, itB)
 			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(lv_W(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
-		friction(lv_W(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
+		friction(lv_W(&hr.t1), &wp.t1A, &wp.t1B, &wp.tm1)
+		friction(lv_W(&hr.t2), &wp.t2A, &wp.t2B, &wp.tm2)
 		zero.Store(p_W(&wp.maxNormal))
 		zero.Store(p_W(&wp.sep)) // refreshed before the first pass
 		la, lb := mulAtT_W(&rA, ra), mulAtT_W(&rB, rb)

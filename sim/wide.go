@@ -45,10 +45,15 @@ type (
 // reads one cache line where the batches' array is 64-byte aligned (Go page-aligns one over 32 KB,
 // and smaller ones fall in size classes of multiples of 64 bytes; misaligned would be slower, not
 // wrong).
+//
+// A point keeps no inertia products (contactPoint's inA, it1A, ...): the passes compute them from the
+// batch's inverse inertias (batchRows.iA, iB) as prepareRows does, the same bits, which costs a few
+// multiplications in registers where reading them cost a third of the rows a pass streams from
+// memory.
 type widePoint struct {
-	nA, nB, inA, inB                          blanes3
-	t1A, t1B, it1A, it1B                      blanes3
-	t2A, t2B, it2A, it2B                      blanes3
+	nA, nB                                    blanes3
+	t1A, t1B                                  blanes3
+	t2A, t2B                                  blanes3
 	normalImpulse, ti1, ti2, maxNormal        blanes
 	normalMass, softMass, leak, tm1, tm2, sep blanes
 
@@ -64,6 +69,7 @@ type batchRows struct {
 	count, mA, mB                 blanes
 	n, t1, t2, drift              blanes3
 	biasRate, massScale, leak, mu blanes
+	iA, iB                        [9]blanes // the bodies' inverse inertias in the world frame (column-major, as Mat3)
 }
 
 // wideBatch holds up to sixteen manifolds of one colour. Its rows come first and its points right
@@ -83,7 +89,11 @@ type wideBatch struct {
 }
 
 // pointFloats is the number of leading float32 fields that contactPoint and widePoint share.
-const pointFloats = 46
+const pointFloats = 28
+
+// packFloats is pointFloats rounded up to whole eight-float blocks: what the transposing pack reads
+// of a contactPoint.
+const packFloats = (pointFloats + wideLanes - 1) / wideLanes * wideLanes
 
 // widePackKernel copies the first pointFloats floats of the points src[l], l below used (8 or 16),
 // into dst's rows, lane l each (a transpose); nil without the wide pass.
@@ -300,8 +310,15 @@ func (w *World) packBatch(worker, i int) {
 				c = p.candOf(int(k))
 				comp[l] = w.softOf(m).compliance
 				m.slot = int32(i*batchLanes + l)
+			} else {
+				putMat(&bt.iA, l, &b.InvInertiaWorld[m.a])
+				putMat(&bt.iB, l, &b.InvInertiaWorld[m.b])
 			}
 		} else {
+			if !prep {
+				putMat(&bt.iA, l, &Mat3{})
+				putMat(&bt.iB, l, &Mat3{})
+			}
 			bt.mA[l], bt.mB[l] = 0, 0
 			put3(&bt.n, l, vec{})
 			put3(&bt.t1, l, vec{})
@@ -361,14 +378,17 @@ func (w *World) packBatch(worker, i int) {
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
-// computed (restitution reads them).
+// computed (restitution reads them), and their inertia products as prepareRows computes them (the
+// bodies' inverse inertias are the prepare's until the step ends: finishStep).
 func (w *World) rowsFromBatch(m *manifold) {
 	bt := &w.pipe.wide.wide[m.slot/batchLanes]
 	l := int(m.slot % batchLanes)
+	iA, iB := &w.Bodies.InvInertiaWorld[m.a], &w.Bodies.InvInertiaWorld[m.b]
 	get := func(v *blanes3) vec { return vec{X: v[0][l], Y: v[1][l], Z: v[2][l]} }
 	for j := range m.pts[:m.count] {
 		cp, wp := &m.pts[j], &bt.pts[j]
-		cp.nA, cp.nB, cp.inA, cp.inB = get(&wp.nA), get(&wp.nB), get(&wp.inA), get(&wp.inB)
+		cp.nA, cp.nB = get(&wp.nA), get(&wp.nB)
+		cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
 		cp.normalMass = wp.normalMass[l]
 	}
 }
@@ -384,16 +404,10 @@ var zeroPoint contactPoint
 func packPoint(wp *widePoint, l int, cp *contactPoint) {
 	put3(&wp.nA, l, cp.nA)
 	put3(&wp.nB, l, cp.nB)
-	put3(&wp.inA, l, cp.inA)
-	put3(&wp.inB, l, cp.inB)
 	put3(&wp.t1A, l, cp.t1A)
 	put3(&wp.t1B, l, cp.t1B)
-	put3(&wp.it1A, l, cp.it1A)
-	put3(&wp.it1B, l, cp.it1B)
 	put3(&wp.t2A, l, cp.t2A)
 	put3(&wp.t2B, l, cp.t2B)
-	put3(&wp.it2A, l, cp.it2A)
-	put3(&wp.it2B, l, cp.it2B)
 	wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
 	wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
 	wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
@@ -419,6 +433,13 @@ func gatherSafe(ia, ib []int32, n int) bool { return below(ia, n) && below(ib, n
 // rotation matrices rot.
 func gatherCapOf(b *Bodies, rot []Mat3) int {
 	return min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(rot))
+}
+
+// putMat puts m in lane l of nine rows, column-major as Mat3 holds it.
+func putMat(d *[9]blanes, l int, m *Mat3) {
+	for k := range d {
+		d[k][l] = m[k]
+	}
 }
 
 // put3 puts v in lane l of a vector row, of a register's lanes or of a contact batch's.
