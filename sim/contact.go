@@ -14,9 +14,7 @@ import (
 // Jacobian terms (r x d for both bodies, and the inverse inertia times them) are fixed for the step,
 // so a pass only takes dot products and scaled additions.
 type contactPoint struct {
-	nA, nB         vec // rA x n, rB x n
-	t1A, t1B       vec // the same for the first friction direction
-	t2A, t2B       vec // and the second
+	rA, rB         vec // the point from each body's centre of mass, in the world frame
 	normalImpulse  float32
 	tangentImpulse [2]float32
 	maxNormal      float32 // largest normal impulse applied this step (restitution needs contact)
@@ -26,8 +24,10 @@ type contactPoint struct {
 	tangentMass    [2]float32
 	sep            float32 // current separation, refreshed when positions change (refreshManifold)
 
-	// The rows' inertia products: IA^-1 (rA x n), IB^-1 (rB x n), and the same for t1 and t2. The
-	// wide batches keep none (widePoint): their passes take them from the bodies' inverse inertias.
+	// The rows' angular parts, rA x n and rB x n, the same for t1 and t2, and their inertia products
+	// IA^-1 (rA x n), ... The wide batches keep none of them (widePoint): their passes compute them
+	// from rA, rB and the bodies' inverse inertias.
+	nA, nB, t1A, t1B, t2A, t2B       vec
 	inA, inB, it1A, it1B, it2A, it2B vec
 
 	sliding bool // the Coulomb clamp was active in the last friction pass

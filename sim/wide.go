@@ -38,22 +38,22 @@ type (
 )
 
 // widePoint is one contact point slot of a batch: contactPoint's rows, lane-major. Its first
-// pointFloats rows are contactPoint's first pointFloats floats in their order (the rows, impulses and
-// masses), so that a full batch packs them with a transpose (widePackKernel; TestWideLayout).
+// pointFloats rows are contactPoint's first pointFloats floats in their order (the lever arms,
+// impulses and masses), so that a full batch packs them with a transpose (widePackKernel; TestWideLayout).
 //
 // Every row is 64 bytes and starts 64 bytes after the one before it, so that a sixteen-lane load
 // reads one cache line where the batches' array is 64-byte aligned (Go page-aligns one over 32 KB,
 // and smaller ones fall in size classes of multiples of 64 bytes; misaligned would be slower, not
 // wrong).
 //
-// A point keeps no inertia products (contactPoint's inA, it1A, ...): the passes compute them from the
-// batch's inverse inertias (batchRows.iA, iB) as prepareRows does, the same bits, which costs a few
-// multiplications in registers where reading them cost a third of the rows a pass streams from
-// memory.
+// A point keeps its lever arms rA and rB but not its rows' angular parts (contactPoint's nA, t1A, ...)
+// nor their inertia products (inA, it1A, ...): the passes compute them from rA, rB, the batch's
+// directions and its inverse inertias (batchRows.iA, iB) as prepareRows does, the same bits. That
+// is a few multiplications in registers per row, against 30 more rows per point (46 in all) that
+// every pass would stream from memory: on a world larger than the caches the passes wait on memory,
+// not on arithmetic.
 type widePoint struct {
-	nA, nB                                    blanes3
-	t1A, t1B                                  blanes3
-	t2A, t2B                                  blanes3
+	rA, rB                                    blanes3
 	normalImpulse, ti1, ti2, maxNormal        blanes
 	normalMass, softMass, leak, tm1, tm2, sep blanes
 
@@ -89,7 +89,7 @@ type wideBatch struct {
 }
 
 // pointFloats is the number of leading float32 fields that contactPoint and widePoint share.
-const pointFloats = 28
+const pointFloats = 16
 
 // packFloats is pointFloats rounded up to whole eight-float blocks: what the transposing pack reads
 // of a contactPoint.
@@ -378,8 +378,9 @@ func (w *World) packBatch(worker, i int) {
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
-// computed (restitution reads them), and their inertia products as prepareRows computes them (the
-// bodies' inverse inertias are the prepare's until the step ends: finishStep).
+// computed (restitution reads them): the angular parts and inertia products as prepareRows computes
+// them, from the points' lever arms and the bodies' inverse inertias (the prepare's until the step
+// ends: finishStep).
 func (w *World) rowsFromBatch(m *manifold) {
 	bt := &w.pipe.wide.wide[m.slot/batchLanes]
 	l := int(m.slot % batchLanes)
@@ -387,7 +388,7 @@ func (w *World) rowsFromBatch(m *manifold) {
 	get := func(v *blanes3) vec { return vec{X: v[0][l], Y: v[1][l], Z: v[2][l]} }
 	for j := range m.pts[:m.count] {
 		cp, wp := &m.pts[j], &bt.pts[j]
-		cp.nA, cp.nB = get(&wp.nA), get(&wp.nB)
+		cp.nA, cp.nB = get(&wp.rA).Cross(m.normal), get(&wp.rB).Cross(m.normal)
 		cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
 		cp.normalMass = wp.normalMass[l]
 	}
@@ -402,12 +403,8 @@ var zeroPoint contactPoint
 // packPoint copies point cp's first pointFloats floats into lane l of wp's rows: widePackKernel's
 // work a lane at a time.
 func packPoint(wp *widePoint, l int, cp *contactPoint) {
-	put3(&wp.nA, l, cp.nA)
-	put3(&wp.nB, l, cp.nB)
-	put3(&wp.t1A, l, cp.t1A)
-	put3(&wp.t1B, l, cp.t1B)
-	put3(&wp.t2A, l, cp.t2A)
-	put3(&wp.t2B, l, cp.t2B)
+	put3(&wp.rA, l, cp.rA)
+	put3(&wp.rB, l, cp.rB)
 	wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
 	wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
 	wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]

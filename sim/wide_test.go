@@ -111,12 +111,8 @@ func TestWideLayout(t *testing.T) {
 		name   string
 		cp, wp uintptr
 	}{
-		{"nA", unsafe.Offsetof(cp.nA), unsafe.Offsetof(wp.nA)},
-		{"nB", unsafe.Offsetof(cp.nB), unsafe.Offsetof(wp.nB)},
-		{"t1A", unsafe.Offsetof(cp.t1A), unsafe.Offsetof(wp.t1A)},
-		{"t1B", unsafe.Offsetof(cp.t1B), unsafe.Offsetof(wp.t1B)},
-		{"t2A", unsafe.Offsetof(cp.t2A), unsafe.Offsetof(wp.t2A)},
-		{"t2B", unsafe.Offsetof(cp.t2B), unsafe.Offsetof(wp.t2B)},
+		{"rA", unsafe.Offsetof(cp.rA), unsafe.Offsetof(wp.rA)},
+		{"rB", unsafe.Offsetof(cp.rB), unsafe.Offsetof(wp.rB)},
 		{"normalImpulse", unsafe.Offsetof(cp.normalImpulse), unsafe.Offsetof(wp.normalImpulse)},
 		{"tangentImpulse[0]", unsafe.Offsetof(cp.tangentImpulse), unsafe.Offsetof(wp.ti1)},
 		{"tangentImpulse[1]", unsafe.Offsetof(cp.tangentImpulse) + 4, unsafe.Offsetof(wp.ti2)},
