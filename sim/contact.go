@@ -14,24 +14,19 @@ import (
 // Jacobian terms (r x d for both bodies, and the inverse inertia times them) are fixed for the step,
 // so a pass only takes dot products and scaled additions.
 type contactPoint struct {
-	rA, rB         vec // the point from each body's centre of mass, in the world frame
-	normalImpulse  float32
-	tangentImpulse [2]float32
-	maxNormal      float32 // largest normal impulse applied this step (restitution needs contact)
-	normalMass     float32
-	softMass       float32 // effective mass of the soft (biased) normal row
-	leak           float32 // fraction of the accumulated impulse the soft row gives back each pass
-	tangentMass    [2]float32
-	sep            float32 // current separation, refreshed when positions change (refreshManifold)
-
-	// The rows' angular parts, rA x n and rB x n, the same for t1 and t2, and their inertia products
-	// IA^-1 (rA x n), ... The wide batches keep none of them (widePoint): their passes compute them
-	// from rA, rB and the bodies' inverse inertias.
-	nA, nB, t1A, t1B, t2A, t2B       vec
-	inA, inB, it1A, it1B, it2A, it2B vec
-
-	sliding bool // the Coulomb clamp was active in the last friction pass
-	kept    bool // anchorA and anchorB are last step's (prepareContacts)
+	nA, nB, inA, inB     vec // rA x n, rB x n, IA^-1 (rA x n), IB^-1 (rB x n)
+	t1A, t1B, it1A, it1B vec // the same for the first friction direction
+	t2A, t2B, it2A, it2B vec // and the second
+	normalImpulse        float32
+	tangentImpulse       [2]float32
+	maxNormal            float32 // largest normal impulse applied this step (restitution needs contact)
+	normalMass           float32
+	softMass             float32 // effective mass of the soft (biased) normal row
+	leak                 float32 // fraction of the accumulated impulse the soft row gives back each pass
+	tangentMass          [2]float32
+	sep                  float32 // current separation, refreshed when positions change (refreshManifold)
+	sliding              bool    // the Coulomb clamp was active in the last friction pass
+	kept                 bool    // anchorA and anchorB are last step's (prepareContacts)
 
 	localA, localB vec     // anchors in the bodies' frames: current separation is measured from them
 	relVel         float32 // relative normal velocity before the solve (restitution)

@@ -177,7 +177,6 @@ func (w *World) prepareRows(k int) {
 		pos := ldv(&pt.Position)
 		rA := pos.Sub(half).Sub(xA)
 		rB := pos.Add(half).Sub(xB)
-		cp.rA, cp.rB = rA, rB
 		cp.nA, cp.nB = rA.Cross(n), rB.Cross(n)
 		cp.t1A, cp.t1B = rA.Cross(m.t1), rB.Cross(m.t1)
 		cp.t2A, cp.t2B = rA.Cross(m.t2), rB.Cross(m.t2)

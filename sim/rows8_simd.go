@@ -93,8 +93,7 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 	minPush, invH := neg(bc(w.pipe.plan.ctx.maxPush)), bc(w.pipe.plan.ctx.invH)
 	for i := range bt.maxCount {
 		cp := point8(&bt.pts[i], h)
-		nA, nB := lv8(&cp.rA).cross(nv), lv8(&cp.rB).cross(nv)
-		vn := dvn.Add(nB.dot(wB)).Sub(nA.dot(wA))
+		vn := dvn.Add(lv8(&cp.nB).dot(wB)).Sub(lv8(&cp.nA).dot(wA))
 		sep, nm, ni := l8(&cp.sep), l8(&cp.normalMass), l8(&cp.normalImpulse)
 		var imp f8
 		if useBias {
@@ -109,7 +108,7 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 		acc.Store(p8(&cp.normalImpulse))
 		mx := l8(&cp.maxNormal)
 		imp.Merge(mx, imp.Greater(mx)).Store(p8(&cp.maxNormal))
-		nwA, nwB := wA.subS(mulRows8(&hr.iA, nA), imp), wB.addS(mulRows8(&hr.iB, nB), imp)
+		nwA, nwB := wA.subS(lv8(&cp.inA), imp), wB.addS(lv8(&cp.inB), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc8(i))
@@ -132,10 +131,8 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 		sum1, sum2 := zero, zero
 		for i := range bt.maxCount {
 			cp := point8(&bt.pts[i], h)
-			rA, rB := lv8(&cp.rA), lv8(&cp.rB)
-			t1A, t1B, t2A, t2B := rA.cross(t1), rB.cross(t1), rA.cross(t2), rB.cross(t2)
-			vt1 := d1.Add(t1B.dot(wB)).Sub(t1A.dot(wA))
-			vt2 := d2.Add(t2B.dot(wB)).Sub(t2A.dot(wA))
+			vt1 := d1.Add(lv8(&cp.t1B).dot(wB)).Sub(lv8(&cp.t1A).dot(wA))
+			vt2 := d2.Add(lv8(&cp.t2B).dot(wB)).Sub(lv8(&cp.t2A).dot(wA))
 			old1, old2 := l8(&cp.ti1), l8(&cp.ti2)
 			var l1, l2 f8
 			if useBias {
@@ -157,8 +154,8 @@ func solve8(w *World, bt *wideBatch, h int, useBias bool) {
 			e1, e2 := l1.Sub(old1), l2.Sub(old2)
 			l1.Store(p8(&cp.ti1))
 			l2.Store(p8(&cp.ti2))
-			nwA := wA.subS(mulRows8(&hr.iA, t1A), e1).subS(mulRows8(&hr.iA, t2A), e2)
-			nwB := wB.addS(mulRows8(&hr.iB, t1B), e1).addS(mulRows8(&hr.iB, t2B), e2)
+			nwA := wA.subS(lv8(&cp.it1A), e1).subS(lv8(&cp.it2A), e2)
+			nwB := wB.addS(lv8(&cp.it1B), e1).addS(lv8(&cp.it2B), e2)
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
@@ -189,17 +186,6 @@ func mulAt(m *[9]row8, v v8) v8 {
 	}
 }
 
-// mulRows8 is mulAt of a batch's matrices (batchRows.iA, iB, read through the view rows8): the
-// inertia products prepare8 computed with mulAt, the same bits, at every use instead of from memory
-// (as the rows' lever arms rA x n, rA x t1, ... are crossed again from the point's rA and rB).
-func mulRows8(m *[9]blanes, v v8) v8 {
-	return v8{
-		l8(&m[0]).Mul(v.x).Add(l8(&m[3]).Mul(v.y)).Add(l8(&m[6]).Mul(v.z)),
-		l8(&m[1]).Mul(v.x).Add(l8(&m[4]).Mul(v.y)).Add(l8(&m[7]).Mul(v.z)),
-		l8(&m[2]).Mul(v.x).Add(l8(&m[5]).Mul(v.y)).Add(l8(&m[8]).Mul(v.z)),
-	}
-}
-
 // mulAtT is mulAt with the transpose: m^T v, in mulMatT's order.
 func mulAtT(m *[9]row8, v v8) v8 {
 	return v8{
@@ -222,9 +208,8 @@ func warm8(w *World, bt *wideBatch, h int) {
 		cp := point8(&bt.pts[i], h)
 		ln, l1, l2 := l8(&cp.normalImpulse), l8(&cp.ti1), l8(&cp.ti2)
 		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		rA, rB := lv8(&cp.rA), lv8(&cp.rB)
-		angA = angA.addS(rA.cross(n), ln).addS(rA.cross(t1), l1).addS(rA.cross(t2), l2)
-		angB = angB.addS(rB.cross(n), ln).addS(rB.cross(t1), l1).addS(rB.cross(t2), l2)
+		angA = angA.addS(lv8(&cp.nA), ln).addS(lv8(&cp.t1A), l1).addS(lv8(&cp.t2A), l2)
+		angB = angB.addS(lv8(&cp.nB), ln).addS(lv8(&cp.t1B), l1).addS(lv8(&cp.t2B), l2)
 	}
 	stv8(&g[0], lin)
 	stv8(&g[1], angA)
@@ -303,10 +288,6 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 	hr := rows8(bt, h)
 	nl := used8(bt, h)
 	gatherBodies8(w, bt, h, &iA, &iB, &rA, &rB, &state)
-	for k := range iA {
-		ld(&iA[k]).Store(p8(&hr.iA[k]))
-		ld(&iB[k]).Store(p8(&hr.iB[k]))
-	}
 	count := l8(&hr.count)
 	var zero f8
 	one, halfS := bc(1), bc(0.5)
@@ -335,8 +316,10 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 		}
 		nA, nB := ra.cross(n), rb.cross(n)
 		inA, inB := mulAt(&iA, nA), mulAt(&iB, nB)
-		put(&wp.rA, ra)
-		put(&wp.rB, rb)
+		put(&wp.nA, nA)
+		put(&wp.nB, nB)
+		put(&wp.inA, inA)
+		put(&wp.inB, inB)
 		nm := eff(nA, nB, inA, inB)
 		gamma := lh(comp, h).Div(nm)
 		soft := one.Div(one.Div(nm).Add(gamma))
@@ -345,12 +328,17 @@ func prepare8(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint,
 		put1(&wp.softMass, soft.Merge(zero, pos0))
 		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
 		// the friction rows, along t1 and t2
-		friction := func(t v8, m *blanes) {
+		friction := func(t v8, a, b, ia, ib *blanes3, m *blanes) {
 			tA, tB := ra.cross(t), rb.cross(t)
-			put1(m, eff(tA, tB, mulAt(&iA, tA), mulAt(&iB, tB)))
+			itA, itB := mulAt(&iA, tA), mulAt(&iB, tB)
+			put(a, tA)
+			put(b, tB)
+			put(ia, itA)
+			put(ib, itB)
+			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(lv8(&hr.t1), &wp.tm1)
-		friction(lv8(&hr.t2), &wp.tm2)
+		friction(lv8(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(lv8(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
 		zero.Store(p8(&wp.maxNormal))
 		zero.Store(p8(&wp.sep)) // refreshed before the first pass
 		la, lb := mulAtT(&rA, ra), mulAtT(&rB, rb)

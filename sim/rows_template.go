@@ -113,8 +113,7 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 	minPush, invH := neg_W(bc_W(w.pipe.plan.ctx.maxPush)), bc_W(w.pipe.plan.ctx.invH)
 	for i := range bt.maxCount {
 		cp := point_W(&bt.pts[i], h)
-		nA, nB := lv_W(&cp.rA).cross(nv), lv_W(&cp.rB).cross(nv)
-		vn := dvn.Add(nB.dot(wB)).Sub(nA.dot(wA))
+		vn := dvn.Add(lv_W(&cp.nB).dot(wB)).Sub(lv_W(&cp.nA).dot(wA))
 		sep, nm, ni := l_W(&cp.sep), l_W(&cp.normalMass), l_W(&cp.normalImpulse)
 		var imp f_W
 		if useBias {
@@ -129,7 +128,7 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 		acc.Store(p_W(&cp.normalImpulse))
 		mx := l_W(&cp.maxNormal)
 		imp.Merge(mx, imp.Greater(mx)).Store(p_W(&cp.maxNormal))
-		nwA, nwB := wA.subS(mulRows_W(&hr.iA, nA), imp), wB.addS(mulRows_W(&hr.iB, nB), imp)
+		nwA, nwB := wA.subS(lv_W(&cp.inA), imp), wB.addS(lv_W(&cp.inB), imp)
 		ndvn, nsum := dvn.Add(imp.Mul(mAB)), sum.Add(imp)
 		if bt.ragged&(1<<i) != 0 {
 			has := count.Greater(lc_W(i))
@@ -152,10 +151,8 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 		sum1, sum2 := zero, zero
 		for i := range bt.maxCount {
 			cp := point_W(&bt.pts[i], h)
-			rA, rB := lv_W(&cp.rA), lv_W(&cp.rB)
-			t1A, t1B, t2A, t2B := rA.cross(t1), rB.cross(t1), rA.cross(t2), rB.cross(t2)
-			vt1 := d1.Add(t1B.dot(wB)).Sub(t1A.dot(wA))
-			vt2 := d2.Add(t2B.dot(wB)).Sub(t2A.dot(wA))
+			vt1 := d1.Add(lv_W(&cp.t1B).dot(wB)).Sub(lv_W(&cp.t1A).dot(wA))
+			vt2 := d2.Add(lv_W(&cp.t2B).dot(wB)).Sub(lv_W(&cp.t2A).dot(wA))
 			old1, old2 := l_W(&cp.ti1), l_W(&cp.ti2)
 			var l1, l2 f_W
 			if useBias {
@@ -177,8 +174,8 @@ func solve_W(w *World, bt *wideBatch, h int, useBias bool) {
 			e1, e2 := l1.Sub(old1), l2.Sub(old2)
 			l1.Store(p_W(&cp.ti1))
 			l2.Store(p_W(&cp.ti2))
-			nwA := wA.subS(mulRows_W(&hr.iA, t1A), e1).subS(mulRows_W(&hr.iA, t2A), e2)
-			nwB := wB.addS(mulRows_W(&hr.iB, t1B), e1).addS(mulRows_W(&hr.iB, t2B), e2)
+			nwA := wA.subS(lv_W(&cp.it1A), e1).subS(lv_W(&cp.it2A), e2)
+			nwB := wB.addS(lv_W(&cp.it1B), e1).addS(lv_W(&cp.it2B), e2)
 			nd1, nd2 := d1.Add(e1.Mul(mAB)), d2.Add(e2.Mul(mAB))
 			ns1, ns2 := sum1.Add(e1), sum2.Add(e2)
 			if bt.ragged&(1<<i) != 0 {
@@ -209,17 +206,6 @@ func mulAt_W(m *[9]row_W, v v_W) v_W {
 	}
 }
 
-// mulRows_W is mulAt_W of a batch's matrices (batchRows.iA, iB, read through the view rows_W): the
-// inertia products prepare_W computed with mulAt_W, the same bits, at every use instead of from memory
-// (as the rows' lever arms rA x n, rA x t1, ... are crossed again from the point's rA and rB).
-func mulRows_W(m *[9]blanes, v v_W) v_W {
-	return v_W{
-		l_W(&m[0]).Mul(v.x).Add(l_W(&m[3]).Mul(v.y)).Add(l_W(&m[6]).Mul(v.z)),
-		l_W(&m[1]).Mul(v.x).Add(l_W(&m[4]).Mul(v.y)).Add(l_W(&m[7]).Mul(v.z)),
-		l_W(&m[2]).Mul(v.x).Add(l_W(&m[5]).Mul(v.y)).Add(l_W(&m[8]).Mul(v.z)),
-	}
-}
-
 // mulAtT_W is mulAt_W with the transpose: m^T v, in mulMatT's order.
 func mulAtT_W(m *[9]row_W, v v_W) v_W {
 	return v_W{
@@ -242,9 +228,8 @@ func warm_W(w *World, bt *wideBatch, h int) {
 		cp := point_W(&bt.pts[i], h)
 		ln, l1, l2 := l_W(&cp.normalImpulse), l_W(&cp.ti1), l_W(&cp.ti2)
 		lin = lin.addS(n, ln).addS(t1, l1).addS(t2, l2)
-		rA, rB := lv_W(&cp.rA), lv_W(&cp.rB)
-		angA = angA.addS(rA.cross(n), ln).addS(rA.cross(t1), l1).addS(rA.cross(t2), l2)
-		angB = angB.addS(rB.cross(n), ln).addS(rB.cross(t1), l1).addS(rB.cross(t2), l2)
+		angA = angA.addS(lv_W(&cp.nA), ln).addS(lv_W(&cp.t1A), l1).addS(lv_W(&cp.t2A), l2)
+		angB = angB.addS(lv_W(&cp.nB), ln).addS(lv_W(&cp.t1B), l1).addS(lv_W(&cp.t2B), l2)
 	}
 	stv_W(&g[0], lin)
 	stv_W(&g[1], angA)
@@ -323,10 +308,6 @@ func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 	hr := rows_W(bt, h)
 	nl := used_W(bt, h)
 	gatherBodies_W(w, bt, h, &iA, &iB, &rA, &rB, &state)
-	for k := range iA {
-		ld_W(&iA[k]).Store(p_W(&hr.iA[k]))
-		ld_W(&iB[k]).Store(p_W(&hr.iB[k]))
-	}
 	count := l_W(&hr.count)
 	var zero f_W
 	one, halfS := bc_W(1), bc_W(0.5)
@@ -355,8 +336,10 @@ func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		}
 		nA, nB := ra.cross(n), rb.cross(n)
 		inA, inB := mulAt_W(&iA, nA), mulAt_W(&iB, nB)
-		put(&wp.rA, ra)
-		put(&wp.rB, rb)
+		put(&wp.nA, nA)
+		put(&wp.nB, nB)
+		put(&wp.inA, inA)
+		put(&wp.inB, inB)
 		nm := eff(nA, nB, inA, inB)
 		gamma := lh_W(comp, h).Div(nm)
 		soft := one.Div(one.Div(nm).Add(gamma))
@@ -365,12 +348,17 @@ func prepare_W(w *World, bt *wideBatch, h int, src *[4][batchLanes]*contactPoint
 		put1(&wp.softMass, soft.Merge(zero, pos0))
 		put1(&wp.leak, gamma.Mul(soft).Merge(zero, pos0))
 		// the friction rows, along t1 and t2
-		friction := func(t v_W, m *blanes) {
+		friction := func(t v_W, a, b, ia, ib *blanes3, m *blanes) {
 			tA, tB := ra.cross(t), rb.cross(t)
-			put1(m, eff(tA, tB, mulAt_W(&iA, tA), mulAt_W(&iB, tB)))
+			itA, itB := mulAt_W(&iA, tA), mulAt_W(&iB, tB)
+			put(a, tA)
+			put(b, tB)
+			put(ia, itA)
+			put(ib, itB)
+			put1(m, eff(tA, tB, itA, itB))
 		}
-		friction(lv_W(&hr.t1), &wp.tm1)
-		friction(lv_W(&hr.t2), &wp.tm2)
+		friction(lv_W(&hr.t1), &wp.t1A, &wp.t1B, &wp.it1A, &wp.it1B, &wp.tm1)
+		friction(lv_W(&hr.t2), &wp.t2A, &wp.t2B, &wp.it2A, &wp.it2B, &wp.tm2)
 		zero.Store(p_W(&wp.maxNormal))
 		zero.Store(p_W(&wp.sep)) // refreshed before the first pass
 		la, lb := mulAtT_W(&rA, ra), mulAtT_W(&rB, rb)

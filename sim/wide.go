@@ -38,22 +38,17 @@ type (
 )
 
 // widePoint is one contact point slot of a batch: contactPoint's rows, lane-major. Its first
-// pointFloats rows are contactPoint's first pointFloats floats in their order (the lever arms,
-// impulses and masses), so that a full batch packs them with a transpose (widePackKernel; TestWideLayout).
+// pointFloats rows are contactPoint's first pointFloats floats in their order (the rows, impulses and
+// masses), so that a full batch packs them with a transpose (widePackKernel; TestWideLayout).
 //
 // Every row is 64 bytes and starts 64 bytes after the one before it, so that a sixteen-lane load
 // reads one cache line where the batches' array is 64-byte aligned (Go page-aligns one over 32 KB,
 // and smaller ones fall in size classes of multiples of 64 bytes; misaligned would be slower, not
 // wrong).
-//
-// A point keeps its lever arms rA and rB but not its rows' angular parts (contactPoint's nA, t1A, ...)
-// nor their inertia products (inA, it1A, ...): the passes compute them from rA, rB, the batch's
-// directions and its inverse inertias (batchRows.iA, iB) as prepareRows does, the same bits. That
-// is a few multiplications in registers per row, against 30 more rows per point (46 in all) that
-// every pass would stream from memory: on a world larger than the caches the passes wait on memory,
-// not on arithmetic.
 type widePoint struct {
-	rA, rB                                    blanes3
+	nA, nB, inA, inB                          blanes3
+	t1A, t1B, it1A, it1B                      blanes3
+	t2A, t2B, it2A, it2B                      blanes3
 	normalImpulse, ti1, ti2, maxNormal        blanes
 	normalMass, softMass, leak, tm1, tm2, sep blanes
 
@@ -69,7 +64,6 @@ type batchRows struct {
 	count, mA, mB                 blanes
 	n, t1, t2, drift              blanes3
 	biasRate, massScale, leak, mu blanes
-	iA, iB                        [9]blanes // the bodies' inverse inertias in the world frame (column-major, as Mat3)
 }
 
 // wideBatch holds up to sixteen manifolds of one colour. Its rows come first and its points right
@@ -89,11 +83,7 @@ type wideBatch struct {
 }
 
 // pointFloats is the number of leading float32 fields that contactPoint and widePoint share.
-const pointFloats = 16
-
-// packFloats is pointFloats rounded up to whole eight-float blocks: what the transposing pack reads
-// of a contactPoint.
-const packFloats = (pointFloats + wideLanes - 1) / wideLanes * wideLanes
+const pointFloats = 46
 
 // widePackKernel copies the first pointFloats floats of the points src[l], l below used (8 or 16),
 // into dst's rows, lane l each (a transpose); nil without the wide pass.
@@ -310,15 +300,8 @@ func (w *World) packBatch(worker, i int) {
 				c = p.candOf(int(k))
 				comp[l] = w.softOf(m).compliance
 				m.slot = int32(i*batchLanes + l)
-			} else {
-				putMat(&bt.iA, l, &b.InvInertiaWorld[m.a])
-				putMat(&bt.iB, l, &b.InvInertiaWorld[m.b])
 			}
 		} else {
-			if !prep {
-				putMat(&bt.iA, l, &Mat3{})
-				putMat(&bt.iB, l, &Mat3{})
-			}
 			bt.mA[l], bt.mB[l] = 0, 0
 			put3(&bt.n, l, vec{})
 			put3(&bt.t1, l, vec{})
@@ -378,18 +361,14 @@ func (w *World) packBatch(worker, i int) {
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
-// computed (restitution reads them): the angular parts and inertia products as prepareRows computes
-// them, from the points' lever arms and the bodies' inverse inertias (the prepare's until the step
-// ends: finishStep).
+// computed (restitution reads them).
 func (w *World) rowsFromBatch(m *manifold) {
 	bt := &w.pipe.wide.wide[m.slot/batchLanes]
 	l := int(m.slot % batchLanes)
-	iA, iB := &w.Bodies.InvInertiaWorld[m.a], &w.Bodies.InvInertiaWorld[m.b]
 	get := func(v *blanes3) vec { return vec{X: v[0][l], Y: v[1][l], Z: v[2][l]} }
 	for j := range m.pts[:m.count] {
 		cp, wp := &m.pts[j], &bt.pts[j]
-		cp.nA, cp.nB = get(&wp.rA).Cross(m.normal), get(&wp.rB).Cross(m.normal)
-		cp.inA, cp.inB = mulMat(iA, cp.nA), mulMat(iB, cp.nB)
+		cp.nA, cp.nB, cp.inA, cp.inB = get(&wp.nA), get(&wp.nB), get(&wp.inA), get(&wp.inB)
 		cp.normalMass = wp.normalMass[l]
 	}
 }
@@ -403,8 +382,18 @@ var zeroPoint contactPoint
 // packPoint copies point cp's first pointFloats floats into lane l of wp's rows: widePackKernel's
 // work a lane at a time.
 func packPoint(wp *widePoint, l int, cp *contactPoint) {
-	put3(&wp.rA, l, cp.rA)
-	put3(&wp.rB, l, cp.rB)
+	put3(&wp.nA, l, cp.nA)
+	put3(&wp.nB, l, cp.nB)
+	put3(&wp.inA, l, cp.inA)
+	put3(&wp.inB, l, cp.inB)
+	put3(&wp.t1A, l, cp.t1A)
+	put3(&wp.t1B, l, cp.t1B)
+	put3(&wp.it1A, l, cp.it1A)
+	put3(&wp.it1B, l, cp.it1B)
+	put3(&wp.t2A, l, cp.t2A)
+	put3(&wp.t2B, l, cp.t2B)
+	put3(&wp.it2A, l, cp.it2A)
+	put3(&wp.it2B, l, cp.it2B)
 	wp.normalMass[l], wp.softMass[l], wp.leak[l] = cp.normalMass, cp.softMass, cp.leak
 	wp.tm1[l], wp.tm2[l], wp.sep[l] = cp.tangentMass[0], cp.tangentMass[1], cp.sep
 	wp.normalImpulse[l], wp.ti1[l], wp.ti2[l] = cp.normalImpulse, cp.tangentImpulse[0], cp.tangentImpulse[1]
@@ -430,13 +419,6 @@ func gatherSafe(ia, ib []int32, n int) bool { return below(ia, n) && below(ib, n
 // rotation matrices rot.
 func gatherCapOf(b *Bodies, rot []Mat3) int {
 	return min(cap(b.Velocity), cap(b.AngularVelocity), cap(b.Position), cap(rot))
-}
-
-// putMat puts m in lane l of nine rows, column-major as Mat3 holds it.
-func putMat(d *[9]blanes, l int, m *Mat3) {
-	for k := range d {
-		d[k][l] = m[k]
-	}
 }
 
 // put3 puts v in lane l of a vector row, of a register's lanes or of a contact batch's.

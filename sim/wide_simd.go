@@ -241,12 +241,12 @@ func solveWide(w *World, bt *wideBatch, useBias bool) {
 // floats at a time, through an 8x8 transpose.
 func packPointsWide(dst *widePoint, src *[batchLanes]*contactPoint, used int) {
 	d := (*[pointFloats]blanes)(unsafe.Pointer(dst))
-	var rows [batchLanes]*[packFloats]float32 // contactPoint is longer: the last block reads past the rows
+	var rows [batchLanes]*[pointFloats + 2]float32 // contactPoint is longer: the last block reads past the rows
 	for l, cp := range src[:used] {
-		rows[l] = (*[packFloats]float32)(unsafe.Pointer(cp))
+		rows[l] = (*[pointFloats + 2]float32)(unsafe.Pointer(cp))
 	}
 	for h := range used / wideLanes {
-		r := (*[wideLanes]*[packFloats]float32)(rows[h*wideLanes:])
+		r := (*[wideLanes]*[pointFloats + 2]float32)(rows[h*wideLanes:])
 		for c := 0; c < pointFloats; c += wideLanes {
 			t0, t1, t2, t3, t4, t5, t6, t7 := transpose8(
 				archsimd.LoadFloat32x8((*[8]float32)(r[0][c:c+8])), archsimd.LoadFloat32x8((*[8]float32)(r[1][c:c+8])),
