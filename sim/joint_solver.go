@@ -275,19 +275,19 @@ func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
 			j.swing.solveLimit(s, soft, useBias, p.plan.ctx.invH)
 		}
 		if def.HasTwist {
-			j.twist.solve(s, soft, useBias, p.plan.ctx.invH, true, nil, 0, false)
+			j.twist.solve(s, soft, nil, useBias, p.plan.ctx.invH, true, nil, 0, false)
 		}
 		if !p.joints.useDirect {
 			j.point.solve(s, soft, useBias)
 		}
 	case Hinge:
-		j.angle.solve(s, soft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, soft, p.joints.servoSoft(), useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.hinge.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
 	case Piston:
-		j.angle.solve(s, soft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, soft, p.joints.servoSoft(), useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.rot.solve(s, soft, useBias)
 			j.perp[0].solveEquality(s, soft, useBias)
@@ -475,12 +475,22 @@ func (w *World) resetJointImpulses() {
 	}
 }
 
+// servoSoft returns the softness a servo's row takes near its target (axisPart.solveServo): the
+// joints' under a soft step, nil under a plan without a biased solve.
+func (s *jointStage) servoSoft() *softness {
+	if !s.softSolve {
+		return nil
+	}
+	return &s.jointSoft
+}
+
 // jointStage is the joints' rows for the step.
 type jointStage struct {
 	connected  []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
 	split      bool     // the solver's rows use split masses (Jacobi)
 	splitCount []int32  // with split, per body: the rows its mass is split between (the graph's count); else nil
 	jointSoft  softness
+	softSolve  bool         // the plan's solve passes are biased (a soft step): servos near their targets are soft rows
 	useDirect  bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
 	direct     directSystem // the direct joint solve's system
 	jsums      []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
