@@ -157,17 +157,17 @@ func (r *axisPart) solveMotor(s *jointPair, speed, maxImpulse float32) {
 	s.applyRow(imp, r)
 }
 
-// solveServo drives C' as a position motor (MotorPosition) does. Away from its target, where
-// Motor.rate's limits bound the rate that would close the error e in the sub-step h (e / h), it is a
-// motor at that rate in every pass: the servo moves at its stated speed. Within a sub-step's travel of
-// the target the error is a position error like the joint's other rows': the biased pass asks for
-// the joints' soft rate, soft.biasRate e, softened by their mass and impulse scales, and the relax
-// pass for rate 0, taking the correction's velocity out again (Box2D v3's soft step). A rigid row at
-// e / h in every pass kept each correction's velocity into the next sub-step: under Gauss-Seidel a
-// light body carrying heavy ones (a turret under an arm) fed it back as a limit cycle at the force
-// bound. Without a biased pass (soft nil: the rigid solver's velocity passes, whose position passes
-// rest the motors) it is a rigid row at Motor.rate's e / h in every pass. The accumulated impulse
-// stays within maxImpulse.
+// solveServo drives C' as a position motor (MotorPosition) does. Where Motor.rate's limits bound the
+// rate it asks for (the servo far from its target), it is a motor at that rate in every pass: the
+// servo moves at its stated speed. Nearer, the error e is a position error like the joint's other
+// rows': the biased pass asks for the joints' soft rate, soft.biasRate e, softened by their mass and
+// impulse scales, and the relax pass for rate 0, taking the correction's velocity out again (Box2D
+// v3's soft step). A rigid row at e / h in every pass, relax included, would keep each correction's
+// velocity into the next sub-step, where the warm start applies its impulse again: under
+// Gauss-Seidel a light body carrying heavy ones (a turret under an arm) feeds that back into a limit
+// cycle at the force bound. Without a biased pass (soft nil: the rigid solver's velocity passes,
+// whose position passes rest the motors) it is a rigid row at Motor.rate's e / h in every pass. The
+// accumulated impulse stays within maxImpulse.
 func (r *axisPart) solveServo(s *jointPair, m *Motor, x float32, wrap bool, soft *softness, useBias bool, invH, maxImpulse float32) {
 	s.applyRow(r.servoImpulse(s.rowVel(r), m, x, wrap, soft, useBias, invH, maxImpulse), r)
 }
