@@ -38,8 +38,9 @@ const (
 	MotorSpeed MotorMode = iota
 	// MotorPosition (a servo) drives the coordinate to Motor.Target: its error e is a position error
 	// like a joint's other rows', so each sub-step asks for the rate that closes it at the solver's
-	// rate for position errors (e / h for the XPBD setpoint, the joints' soft rate under the soft
-	// step, Motor.rate), but no faster than |Motor.Speed| (no limit when it is 0) nor than
+	// rate for position errors (e / h for XPBD's setpoint and the rigid solver, the joints' soft rate
+	// under the soft step: Motor.rate, axisPart.solveServo), but no faster than |Motor.Speed| (no
+	// limit when it is 0) nor than
 	// sqrt(MaxForce |e| / m), m the coordinate's effective mass (inertia): the speed from which half
 	// the force stops it within e, so it arrives without overshooting a load up to half its force. The
 	// force is bounded as in MotorSpeed. Against a load within its force it holds the target (each
