@@ -56,7 +56,12 @@ for p in $presets; do
 	# A joint's friction is the last field of its line; a body's lines have no "bodyA".
 	sed -e '/"bodyA"/s/, "friction": [-0-9.e+]*//' "$f" >"$tmp/$p.jolt.json"
 	[ "${JOINT_FRICTION:-on}" = off ] && cp "$tmp/$p.jolt.json" "$f"
-	sed -e 's/^  "dt": \(.*\),$/  "dt": \1,\n  "solver": {"sleep": true},/' "$f" >"$tmp/$p.sleep.json"
+	# Sleeping on: after the file's "dt", or its "name" where it keeps the default step (the robots).
+	if grep -q '^  "dt": ' "$f"; then
+		sed -e 's/^  "dt": \(.*\),$/  "dt": \1,\n  "solver": {"sleep": true},/' "$f" >"$tmp/$p.sleep.json"
+	else
+		sed -e 's/^  "name": \(.*\),$/  "name": \1,\n  "solver": {"sleep": true},/' "$f" >"$tmp/$p.sleep.json"
+	fi
 	j=$(jolt "$tmp/$p.jolt.json")
 	for s in $solvers; do
 		printf '%-15s %-8s | %-44s | %-36s | %s\n' "$p" "$s" "$(ours "$f" "$s" "$secs")" "$(asleep "$tmp/$p.sleep.json" "$s" "$sleepSecs")" "$j"

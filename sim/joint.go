@@ -36,13 +36,16 @@ type MotorMode uint8
 const (
 	// MotorSpeed drives the coordinate's rate to Motor.Speed.
 	MotorSpeed MotorMode = iota
-	// MotorPosition (a servo) drives the coordinate to Motor.Target: each sub-step it asks for the rate
-	// that closes the error e in that sub-step, e / h, but no faster than |Motor.Speed| (no limit when
-	// it is 0) nor than sqrt(MaxForce |e| / m), m the coordinate's effective mass (inertia): the speed
-	// from which half the force stops it within e, so it arrives without overshooting a load up to half
-	// its force. The force is bounded as in MotorSpeed. Against a load within its force it holds the
-	// target (each sub-step cancels what the load added since the last); against more it stalls where
-	// the load's force equals MaxForce.
+	// MotorPosition (a servo) drives the coordinate to Motor.Target: its error e is a position error
+	// like a joint's other rows', so each sub-step asks for the rate that closes it at the solver's
+	// rate for position errors (e / h for XPBD's setpoint and the rigid solver, the joints' soft rate
+	// under the soft step: Motor.rate, axisPart.solveServo), but no faster than |Motor.Speed| (no
+	// limit when it is 0) nor than
+	// sqrt(MaxForce |e| / m), m the coordinate's effective mass (inertia): the speed from which half
+	// the force stops it within e, so it arrives without overshooting a load up to half its force. The
+	// force is bounded as in MotorSpeed. Against a load within its force it holds the target (each
+	// sub-step cancels what the load added since the last); against more it stalls where the load's
+	// force equals MaxForce.
 	MotorPosition
 )
 
@@ -79,23 +82,16 @@ type Motor struct {
 	MaxForce float32 // N m or N
 }
 
-// rate returns the rate the motor drives the coordinate x to in a sub-step of 1/invH seconds, its row's
-// effective mass being mass (K^-1; 0 where no body can move it). A hinge's coordinate is an angle in
-// (-pi, pi]: with wrap (a hinge without limits, free to turn past pi) the error is taken the short way
-// round.
-func (m *Motor) rate(x float32, wrap bool, invH, mass float32) float32 {
+// rate returns the rate the motor drives the coordinate x to, closing a servo's error at gain (1/s:
+// the fraction of the error closed per second, 1/h to close it in a sub-step h), its row's effective
+// mass being mass (K^-1; 0 where no body can move it). A hinge's coordinate is an angle in (-pi, pi]:
+// with wrap (a hinge without limits, free to turn past pi) the error is taken the short way round.
+func (m *Motor) rate(x float32, wrap bool, gain, mass float32) float32 {
 	if m.Mode != MotorPosition {
 		return m.Speed
 	}
-	e := m.Target - x
-	if wrap {
-		if e > math.Pi {
-			e -= 2 * math.Pi
-		} else if e < -math.Pi {
-			e += 2 * math.Pi
-		}
-	}
-	v := e * invH
+	e := m.servoError(x, wrap)
+	v := e * gain
 	if s := vecmath.Abs(m.Speed); s > 0 {
 		v = min(max(v, -s), s)
 	}
@@ -105,6 +101,20 @@ func (m *Motor) rate(x float32, wrap bool, invH, mass float32) float32 {
 		v = min(max(v, -s), s)
 	}
 	return v
+}
+
+// servoError returns a servo's error at the coordinate x, Target - x (the short way round with wrap,
+// as in rate).
+func (m *Motor) servoError(x float32, wrap bool) float32 {
+	e := m.Target - x
+	if wrap {
+		if e > math.Pi {
+			e -= 2 * math.Pi
+		} else if e < -math.Pi {
+			e += 2 * math.Pi
+		}
+	}
+	return e
 }
 
 // motorWraps says whether joint type t with or without limits measures its motor's error the short

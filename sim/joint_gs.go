@@ -5,7 +5,7 @@ package sim
 // rotation rows, anchor point). The bodies' velocities stay in locals (registers) across the joint's
 // rows instead of in a jointPair in memory, and no impulse sums are kept (a Gauss-Seidel pass writes
 // the velocities back and reads none). Each row does the general parts' float32 operations in their
-// order (axisPart.solveMotor, frictionPart.solve, and jointPair's applyRow, applyAngular and applyPoint; the limit rows
+// order (axisPart.solveMotor and solveServo, frictionPart.solve, and jointPair's applyRow, applyAngular and applyPoint; the limit rows
 // share axisPart.limitImpulse, the hinge's rotation rows hingeRotationPart.impulse2, the anchor's
 // pointPart.impulse3), so the results are the same bits (TestJointKernelsMatchParts). The other types
 // go through solveJointParts.
@@ -46,9 +46,14 @@ func (w *World) solveHinge(j *joint, mode PassMode) {
 		m := def.drive()
 		maxImpulse := m.MaxForce / p.plan.ctx.invH
 		v := r.rb.Dot(wB) - r.ra.Dot(wA)
-		acc := min(max(r.impulse+r.mass*(m.rate(j.coord, !def.HasLimits, p.plan.ctx.invH, r.mass)-v), -maxImpulse), maxImpulse)
-		imp := acc - r.impulse
-		r.impulse = acc
+		var imp float32
+		if m.Mode == MotorPosition {
+			imp = r.servoImpulse(v, &m, j.coord, !def.HasLimits, p.joints.servoSoft(), useBias, p.plan.ctx.invH, maxImpulse)
+		} else {
+			acc := min(max(r.impulse+r.mass*(m.Speed-v), -maxImpulse), maxImpulse)
+			imp = acc - r.impulse
+			r.impulse = acc
+		}
 		if imp != 0 {
 			wA, wB = wA.Sub(r.ia.Scale(imp)), wB.Add(r.ib.Scale(imp))
 		}

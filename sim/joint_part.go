@@ -157,6 +157,40 @@ func (r *axisPart) solveMotor(s *jointPair, speed, maxImpulse float32) {
 	s.applyRow(imp, r)
 }
 
+// solveServo drives C' as a position motor (MotorPosition) does. Where Motor.rate's limits bound the
+// rate it asks for (the servo far from its target), it is a motor at that rate in every pass: the
+// servo moves at its stated speed. Nearer, the error e is a position error like the joint's other
+// rows': the biased pass asks for the joints' soft rate, soft.biasRate e, softened by their mass and
+// impulse scales, and the relax pass for rate 0, taking the correction's velocity out again (Box2D
+// v3's soft step). A rigid row at e / h in every pass, relax included, would keep each correction's
+// velocity into the next sub-step, where the warm start applies its impulse again: under
+// Gauss-Seidel a light body carrying heavy ones (a turret under an arm) feeds that back into a limit
+// cycle at the force bound. Without a biased pass (soft nil: the rigid solver's velocity passes,
+// whose position passes rest the motors) it is a rigid row at Motor.rate's e / h in every pass. The
+// accumulated impulse stays within maxImpulse.
+func (r *axisPart) solveServo(s *jointPair, m *Motor, x float32, wrap bool, soft *softness, useBias bool, invH, maxImpulse float32) {
+	s.applyRow(r.servoImpulse(s.rowVel(r), m, x, wrap, soft, useBias, invH, maxImpulse), r)
+}
+
+// servoImpulse is solveServo's impulse at the row velocity v, accumulated into r.impulse. soft is the
+// joints' softness under a soft step, nil without one.
+func (r *axisPart) servoImpulse(v float32, m *Motor, x float32, wrap bool, soft *softness, useBias bool, invH, maxImpulse float32) float32 {
+	var imp float32
+	if soft == nil {
+		imp = r.mass * (m.rate(x, wrap, invH, r.mass) - v)
+	} else if rate := m.rate(x, wrap, soft.biasRate, r.mass); rate != soft.biasRate*m.servoError(x, wrap) {
+		imp = r.mass * (rate - v) // held to a rate limit: moving
+	} else if useBias {
+		imp = soft.massScale*r.mass*(rate-v) - soft.impulseScale*r.impulse
+	} else {
+		imp = -r.mass * v
+	}
+	acc := min(max(r.impulse+imp, -maxImpulse), maxImpulse)
+	imp = acc - r.impulse
+	r.impulse = acc
+	return imp
+}
+
 // anglePart is a joint's free coordinate (hinge angle, piston travel, ball twist): a motor and lower
 // and upper one-sided limits, all rows along the same direction (the upper one reversed).
 type anglePart struct {
@@ -189,11 +223,15 @@ func (a *anglePart) warm(s *jointPair, limits, motor bool) {
 	}
 }
 
-// solve runs the coordinate's rows: the motor (when given; x is the coordinate and wrap Motor.rate's)
-// then the limits.
-func (a *anglePart) solve(s *jointPair, soft *softness, useBias bool, invH float32, limits bool, motor *Motor, x float32, wrap bool) {
-	if motor != nil {
-		a.motor.solveMotor(s, motor.rate(x, wrap, invH, a.motor.mass), motor.MaxForce/invH)
+// solve runs the coordinate's rows: the motor (when given; x is the coordinate and wrap Motor.rate's;
+// a servo takes servoSoft, solveServo's soft) then the limits.
+func (a *anglePart) solve(s *jointPair, soft, servoSoft *softness, useBias bool, invH float32, limits bool, motor *Motor, x float32, wrap bool) {
+	switch {
+	case motor == nil:
+	case motor.Mode == MotorPosition:
+		a.motor.solveServo(s, motor, x, wrap, servoSoft, useBias, invH, motor.MaxForce/invH)
+	default:
+		a.motor.solveMotor(s, motor.Speed, motor.MaxForce/invH)
 	}
 	if limits {
 		a.lower.solveLimit(s, soft, useBias, invH)

@@ -276,19 +276,19 @@ func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
 			j.swing.solveLimit(s, lsoft, useBias, p.plan.ctx.invH)
 		}
 		if def.HasTwist {
-			j.twist.solve(s, lsoft, useBias, p.plan.ctx.invH, true, nil, 0, false)
+			j.twist.solve(s, lsoft, nil, useBias, p.plan.ctx.invH, true, nil, 0, false)
 		}
 		if !p.joints.useDirect {
 			j.point.solve(s, soft, useBias)
 		}
 	case Hinge:
-		j.angle.solve(s, lsoft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, lsoft, p.joints.servoSoft(), useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.hinge.solve(s, soft, useBias)
 			j.point.solve(s, soft, useBias)
 		}
 	case Piston:
-		j.angle.solve(s, lsoft, useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
+		j.angle.solve(s, lsoft, p.joints.servoSoft(), useBias, p.plan.ctx.invH, def.HasLimits, motor, j.coord, motorWraps(def.Type, def.HasLimits))
 		if !p.joints.useDirect {
 			j.rot.solve(s, soft, useBias)
 			j.perp[0].solveEquality(s, soft, useBias)
@@ -476,6 +476,15 @@ func (w *World) resetJointImpulses() {
 	}
 }
 
+// servoSoft returns the softness a servo's row takes near its target (axisPart.solveServo): the
+// joints' under a soft step, nil under a plan without a biased solve.
+func (s *jointStage) servoSoft() *softness {
+	if !s.softSolve {
+		return nil
+	}
+	return &s.jointSoft
+}
+
 // jointStage is the joints' rows for the step.
 type jointStage struct {
 	connected  []uint64 // jointed body pairs (a<<32 | b, a < b), sorted: they do not collide
@@ -483,6 +492,7 @@ type jointStage struct {
 	splitCount []int32  // with split, per body: the rows its mass is split between (the graph's count); else nil
 	jointSoft  softness
 	limitSoft  softness     // the limit rows' (stepSoftness): jointSoft's but under split masses
+	softSolve  bool         // the plan's solve passes are biased (a soft step): servos near their targets are soft rows
 	useDirect  bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
 	direct     directSystem // the direct joint solve's system
 	jsums      []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)

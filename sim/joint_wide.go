@@ -5,9 +5,9 @@ package sim
 // (joint_wide_simd.go), in builds with the wide contact pass (wide.go). It takes the two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
 // limits, and hinges with angle limits and no motor, between two bodies, each with or without
 // friction (a batch's joints all have it or all lack it: a ball joint's frictionPart, a hinge's
-// friction as the motor row of speed 0); and pistons between two bodies in every form (a lane's
-// piston with or without limits, and with a motor of either mode, friction, or no drive: widePiston's
-// masks say which rows a lane has). The joints of a colour share no dynamic body, so solveBall,
+// friction as the motor row of speed 0); and pistons between two bodies (a lane's
+// piston with or without limits, with a speed motor, friction, or no drive: widePiston's
+// masks say which rows a lane has; a servo stays scalar: wideJointKind). The joints of a colour share no dynamic body, so solveBall,
 // solveHinge and solveJointParts visit them in any order with the same result; the wide kernels
 // (rows_template.go) do each lane's arithmetic in their order with the same float32 operations, so
 // the results are theirs bit for bit (TestWideJointsMatchScalar, TestWidePistonsMatchScalar), NaN
@@ -121,8 +121,9 @@ var (
 const wideJointGrain = 256
 
 // wideJointKind says which wide batches take joint j: 1 for balls, 2 for hinges, 3 and 4 for the
-// same with friction, 5 for pistons (with or without limits, a motor or friction: a lane's own), 0
-// for none.
+// same with friction, 5 for pistons (with or without limits, a speed motor or friction: a lane's
+// own), 0 for none. A servo (MotorPosition) stays on the scalar rows: near its target it is a soft
+// row under a soft step (axisPart.solveServo), which the lanes' drive does not have.
 func wideJointKind(j *joint) int {
 	def := &j.def
 	kind := 0
@@ -133,7 +134,7 @@ func wideJointKind(j *joint) int {
 		kind = 1
 	case def.Type == Hinge && def.HasLimits && !def.HasMotor:
 		kind = 2
-	case def.Type == Piston:
+	case def.Type == Piston && (!def.HasMotor || def.Motor.Mode != MotorPosition):
 		return widePistonKind
 	default:
 		return 0

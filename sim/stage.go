@@ -103,6 +103,17 @@ func (m PassMode) bias() bool { return m != Unbiased }
 // pseudo reports whether the rows run over pseudo-velocities (motors rest).
 func (m PassMode) pseudo() bool { return m == Pseudo }
 
+// solvesBiased reports whether the plan's solve passes are biased: a soft step, whose relax passes
+// then take the bias out of the velocities.
+func (p Plan) solvesBiased() bool {
+	for _, op := range p {
+		if op.Stage == StageSolve && op.Mode == Biased {
+			return true
+		}
+	}
+	return false
+}
+
 // Plan is the ordered list of stages one step runs. Solvers write it (Solver.Plan); every backend runs
 // it as it is, so a stage and its order are decided in one place.
 type Plan []Op

@@ -308,6 +308,7 @@ func (w *World) prepare() {
 	}
 	p.plan.ctx.h, p.plan.ctx.invH, p.plan.ctx.soft, p.plan.ctx.staticSoft, p.joints.jointSoft, p.joints.limitSoft = stepSoftness(s)
 	p.plan.ctx.maxPush = s.MaxPushOut
+	p.joints.softSolve = w.plan().solvesBiased()
 	p.plan.ctx.restThreshold = s.RestitutionThreshold
 	p.plan.ctx.anchorReach = 2 * s.LinearSlop
 	p.joints.split = p.plan.solver.traits().split

@@ -223,14 +223,9 @@ TB_FN void jsolveMotor(TbJointRow &r, TbJointPair &s, float speed, float maxImpu
 	japplyRow(s, imp, r);
 }
 
-// jmotorRate is sim's Motor.rate: the rate the motor drives the coordinate to, its speed or, for a
-// servo, the rate that closes the error in the sub-step, no faster than |motorSpeed| (when not 0) nor
-// than the speed from which half the force stops the coordinate within the error. A hinge without
-// limits takes the error the short way round (its angle is in (-pi, pi]).
-TB_FN float jmotorRate(const TbJoint &j, bool limits, float invH) {
-	if ((j.flags & TB_JOINT_SERVO) == 0) {
-		return j.motorSpeed;
-	}
+// jservoError is sim's Motor.servoError: a servo's error, motorTarget - coord, taken the short way
+// round on a hinge without limits (its angle is in (-pi, pi]).
+TB_FN float jservoError(const TbJoint &j, bool limits) {
 	float e = j.motorTarget - j.coord;
 	if (j.type == TB_JOINT_HINGE && !limits) {
 		// float32(pi) and float32(2 pi), as Go rounds its constants.
@@ -240,7 +235,18 @@ TB_FN float jmotorRate(const TbJoint &j, bool limits, float invH) {
 			e += 6.28318531f;
 		}
 	}
-	float v = e * invH;
+	return e;
+}
+
+// jmotorRate is sim's Motor.rate: the rate the motor drives the coordinate to, its speed or, for a
+// servo, the error times gain, no faster than |motorSpeed| (when not 0) nor than the speed from which
+// half the force stops the coordinate within the error.
+TB_FN float jmotorRate(const TbJoint &j, bool limits, float gain) {
+	if ((j.flags & TB_JOINT_SERVO) == 0) {
+		return j.motorSpeed;
+	}
+	float e = jservoError(j, limits);
+	float v = e * gain;
 	float s = fabsf(j.motorSpeed);
 	if (s > 0) {
 		v = fminf(fmaxf(v, -s), s);
@@ -250,6 +256,27 @@ TB_FN float jmotorRate(const TbJoint &j, bool limits, float invH) {
 		v = fminf(fmaxf(v, -s), s);
 	}
 	return v;
+}
+
+// jsolveServo is sim's axisPart.solveServo under the soft step: a motor at its rate limit away from
+// the target; within a sub-step's travel of it a soft position row at the joints' soft rate in the
+// biased pass and a row to rate 0 in the relax pass.
+TB_FN void jsolveServo(TbJointRow &r, TbJointPair &s, const TbJoint &j, bool limits, const TbJointSoft &soft,
+                       bool useBias, float maxImpulse) {
+	float v = jrowVel(s, r);
+	float imp;
+	float rate = jmotorRate(j, limits, soft.biasRate);
+	if (rate != soft.biasRate * jservoError(j, limits)) {
+		imp = r.mass * (rate - v);
+	} else if (useBias) {
+		imp = soft.massScale * r.mass * (rate - v) - soft.impulseScale * r.impulse;
+	} else {
+		imp = -r.mass * v;
+	}
+	float acc = fminf(fmaxf(r.impulse + imp, -maxImpulse), maxImpulse);
+	imp = acc - r.impulse;
+	r.impulse = acc;
+	japplyRow(s, imp, r);
 }
 
 // Angle parts: a motor and lower and upper limits on one coordinate x with rate (d, ra, rb).
@@ -627,8 +654,10 @@ TB_FN float jsolveParts(TbJoint &j, TbJointPair &s, const TbJointSoft &soft, con
 		break;
 	case TB_JOINT_HINGE:
 	case TB_JOINT_PISTON:
-		if (motor) {
-			jsolveMotor(j.motor, s, jmotorRate(j, limits, invH), j.motorMaxForce / invH);
+		if (motor && (j.flags & TB_JOINT_SERVO) != 0) {
+			jsolveServo(j.motor, s, j, limits, soft, bias, j.motorMaxForce / invH);
+		} else if (motor) {
+			jsolveMotor(j.motor, s, j.motorSpeed, j.motorMaxForce / invH);
 		}
 		if (limits) {
 			jsolveLimit(j.lower, s, limit, bias, invH);
