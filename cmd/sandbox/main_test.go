@@ -454,7 +454,7 @@ func TestBenchOnTheEmulatorPrintsLaunchesAndWalks(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errs)
 	}
-	for _, want := range []string{"device, last timed step: 287 launches (0 of them graphs)",
+	for _, want := range []string{"device, last timed step: 285 launches (0 of them graphs)",
 		"device, one untimed step: 1 launches (1 of them graphs), 0 waits, 1 read-backs (16 bytes)",
 		"lbvh query, last step: 211 threads, longest walk", "1 big bodies tested by every leaf",
 		"move as", "of 32-byte sectors"} {
