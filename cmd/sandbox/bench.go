@@ -288,6 +288,10 @@ func contactPass(w *sim.World) string {
 	case w.Options().Scalar:
 		return "scalar (-scalar)"
 	}
-	_, about := w.ContactLanes()
+	lanes, about := w.ContactLanes()
+	if lanes == 16 {
+		// the 16-lane kernels take a batch of more than eight joints in one go, the 8-lane ones the rest
+		return "wide, " + about + " (-lanes); joints 16 ball joints, hinges or pistons at once (8 in a batch of eight or fewer)"
+	}
 	return "wide, " + about + " (-lanes); joints 8 ball joints, hinges or pistons at once"
 }
