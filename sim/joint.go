@@ -38,12 +38,12 @@ const (
 	MotorSpeed MotorMode = iota
 	// MotorPosition (a servo) drives the coordinate to Motor.Target: its error e is a position error
 	// like a joint's other rows', so each sub-step asks for the rate that closes it at the solver's
-	// rate for position errors (e / h for XPBD's setpoint and the rigid solver, the joints' soft rate
-	// under the soft step: Motor.rate, axisPart.solveServo), but no faster than |Motor.Speed| (no
-	// limit when it is 0) nor than
-	// sqrt(MaxForce |e| / m), m the coordinate's effective mass (inertia): the speed from which half
-	// the force stops it within e, so it arrives without overshooting a load up to half its force. The
-	// force is bounded as in MotorSpeed. Against a load within its force it holds the target (each
+	// rate for position errors (e / h for XPBD's setpoint, rigidBaumgarte e / h in the rigid solver's
+	// position pass, the joints' soft rate under the soft step: Motor.rate, axisPart.solveServo), but
+	// no faster than |Motor.Speed| (no limit when it is 0) nor than sqrt(MaxForce |e| / m), m the
+	// coordinate's effective mass (inertia): the speed from which half the force stops it within e,
+	// so it arrives without overshooting a load up to half its force. The force is bounded as in
+	// MotorSpeed. Against a load within its force it holds the target (each
 	// sub-step cancels what the load added since the last); against more it stalls where the load's
 	// force equals MaxForce.
 	MotorPosition
@@ -159,6 +159,10 @@ type JointDef struct {
 func (d *JointDef) driven() bool {
 	return d.HasMotor || d.Friction > 0 && (d.Type == Hinge || d.Type == Piston)
 }
+
+// servo reports whether the joint's motor is a position motor (MotorPosition): the one drive that
+// acts in the rigid solver's position passes too (axisPart.servoImpulse).
+func (d *JointDef) servo() bool { return d.HasMotor && d.Motor.Mode == MotorPosition }
 
 // drive returns the motor that drives the coordinate of a driven joint: its own, or its friction as a
 // motor of speed 0 bounded by Friction (the row holds the coordinate's rate at 0 with a force of at

@@ -41,7 +41,7 @@ func (w *World) solveHinge(j *joint, mode PassMode) {
 	soft := &p.joints.jointSoft
 	def := &j.def
 	vA, wA, vB, wB := w.pairVelocities(j)
-	if def.driven() && !mode.pseudo() { // a motor or friction drives velocities, not poses
+	if def.driven() && (!mode.pseudo() || def.servo()) { // a speed motor or friction drives velocities, not poses
 		r := &j.angle.motor
 		m := def.drive()
 		maxImpulse := m.MaxForce / p.plan.ctx.invH

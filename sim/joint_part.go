@@ -158,16 +158,27 @@ func (r *axisPart) solveMotor(s *jointPair, speed, maxImpulse float32) {
 }
 
 // solveServo drives C' as a position motor (MotorPosition) does. Where Motor.rate's limits bound the
-// rate it asks for (the servo far from its target), it is a motor at that rate in every pass: the
-// servo moves at its stated speed. Nearer, the error e is a position error like the joint's other
-// rows': the biased pass asks for the joints' soft rate, soft.biasRate e, softened by their mass and
-// impulse scales, and the relax pass for rate 0, taking the correction's velocity out again (Box2D
-// v3's soft step). A rigid row at e / h in every pass, relax included, would keep each correction's
-// velocity into the next sub-step, where the warm start applies its impulse again: under
-// Gauss-Seidel a light body carrying heavy ones (a turret under an arm) feeds that back into a limit
-// cycle at the force bound. Without a biased pass (soft nil: the rigid solver's velocity passes,
-// whose position passes rest the motors) it is a rigid row at Motor.rate's e / h in every pass. The
-// accumulated impulse stays within maxImpulse.
+// rate it asks for (the servo far from its target), it is a motor at that rate in every velocity
+// pass: the servo moves at its stated speed. Nearer, the error e is a position error like the
+// joint's other rows'. Under a soft step (soft given) the biased pass asks for the joints' soft rate,
+// soft.biasRate e, softened by their mass and impulse scales, and the relax pass for rate 0, taking
+// the correction's velocity out again (Box2D v3's soft step). A rigid row at e / h in every pass,
+// relax included, would keep each correction's velocity into the next sub-step, where the warm
+// start applies its impulse again: under Gauss-Seidel a light body carrying heavy ones (a turret
+// under an arm) feeds that back into a limit cycle at the force bound.
+//
+// Without a soft step (soft nil: the rigid solver) the same split runs over its two kinds of pass,
+// at the rate its position pass closes a position error, rigidBaumgarte e / h. Where Motor.rate's
+// limits bound that rate, the velocity passes (useBias false) drive the servo at the bound and the
+// position pass leaves it to them. Nearer, the velocity passes ask for rate 0 and the position pass
+// (useBias true, over pseudo-velocities) for rigidBaumgarte e / h, which moves the pose and leaves no
+// velocity behind. Judged at e / h instead, the near zone is a fifth (rigidBaumgarte) as wide: Motor.rate's
+// braking bound takes the row's two bodies' inertia, not the chain's they carry, so a shoulder
+// between a light turret and an arm brakes late, overshoots that zone and returns at the rate bound
+// (the arm preset's limit cycle at 1.8 m/s).
+//
+// The accumulated impulse stays within maxImpulse (the motor's force over the sub-step) in every
+// pass.
 func (r *axisPart) solveServo(s *jointPair, m *Motor, x float32, wrap bool, soft *softness, useBias bool, invH, maxImpulse float32) {
 	s.applyRow(r.servoImpulse(s.rowVel(r), m, x, wrap, soft, useBias, invH, maxImpulse), r)
 }
@@ -177,7 +188,19 @@ func (r *axisPart) solveServo(s *jointPair, m *Motor, x float32, wrap bool, soft
 func (r *axisPart) servoImpulse(v float32, m *Motor, x float32, wrap bool, soft *softness, useBias bool, invH, maxImpulse float32) float32 {
 	var imp float32
 	if soft == nil {
-		imp = r.mass * (m.rate(x, wrap, invH, r.mass) - v)
+		gain := rigidBaumgarte * invH // the position pass's rate for a position error
+		rate := m.rate(x, wrap, gain, r.mass)
+		near := rate == gain*m.servoError(x, wrap)
+		switch {
+		case !near && useBias:
+			return 0 // moving: the velocity passes' motor
+		case !near:
+			imp = r.mass * (rate - v) // held to a rate limit: moving
+		case useBias:
+			imp = r.mass * (rate - v) // the position pass closes rigidBaumgarte of e
+		default:
+			imp = -r.mass * v
+		}
 	} else if rate := m.rate(x, wrap, soft.biasRate, r.mass); rate != soft.biasRate*m.servoError(x, wrap) {
 		imp = r.mass * (rate - v) // held to a rate limit: moving
 	} else if useBias {

@@ -260,10 +260,10 @@ func (w *World) solveJointParts(j *joint, s *jointPair, mode PassMode) {
 	soft := &p.joints.jointSoft
 	lsoft := &p.joints.limitSoft // the limit rows'
 	def := &j.def
-	pseudo := mode.pseudo() // motors and friction act on velocities, not poses
+	pseudo := mode.pseudo() // speed motors and friction act on velocities, not poses; a servo on both
 	var motor *Motor
 	var drive Motor
-	if def.driven() && !pseudo {
+	if def.driven() && (!pseudo || def.servo()) {
 		drive = def.drive()
 		motor = &drive
 	}

@@ -16,7 +16,8 @@ import (
 //
 // A position pass is a pass of the same rows over pseudo-velocities that start at zero, biased by
 // rigidBaumgarte times the position error over the sub-step (contact overlap beyond Settings.LinearSlop,
-// a joint's drift and its limits; motors and friction take no part); the pseudo-velocities are then
+// a joint's drift, its limits and a servo's error near its target (axisPart.servoImpulse); speed
+// motors and friction take no part); the pseudo-velocities are then
 // integrated into the poses over one sub-step and the rows' errors measured again, so each pass
 // starts from the poses the last one left (non-linear Gauss-Seidel). The velocity passes and a
 // position pass visit the rows by graph colour like PGS, so both run in parallel within a colour.

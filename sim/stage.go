@@ -93,14 +93,15 @@ const (
 	// Biased rows also push overlap and joint drift out, softly (a soft step's solve).
 	Biased
 	// Pseudo rows run over pseudo-velocities that start at zero and move only the poses: contacts
-	// push overlap out, motors rest (a rigid solver's position passes).
+	// push overlap out, servos close their error, speed motors and friction rest (a rigid solver's
+	// position passes).
 	Pseudo
 )
 
 // bias reports whether the rows push position error out.
 func (m PassMode) bias() bool { return m != Unbiased }
 
-// pseudo reports whether the rows run over pseudo-velocities (motors rest).
+// pseudo reports whether the rows run over pseudo-velocities (speed motors and friction rest).
 func (m PassMode) pseudo() bool { return m == Pseudo }
 
 // solvesBiased reports whether the plan's solve passes are biased: a soft step, whose relax passes
