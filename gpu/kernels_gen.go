@@ -1007,8 +1007,8 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
 // with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
 // hull or a mesh, collide it. Their routines keep arrays the size of a clipped face on the thread's
-// stack (1.9 KB for hulls, 2.8 KB for meshes), which a kernel reserves for every thread the device can
-// hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
+// stack (a frame of 1.9 KB for hulls, 3.7 KB for meshes), which a kernel reserves for every thread the
+// device can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
 type narrowCollideArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -1109,7 +1109,7 @@ func (k kernelSet) narrowHullsWide(grid, block int, a narrowHullsWideArgs) error
 // number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
 // narrow kernels and writes only those pairs' slots. Its working memory is on the thread's stack with
 // NC_MESH_SMALL_PTS gathered points and clipping arrays of NC_MESH_SMALL_CLIP (2.8 KB, where the
-// largest caps' would take 23 KB, which the driver reserves for every thread the device can hold): a
+// largest caps' take 23 KB, which the driver would reserve for every thread the device can hold): a
 // pair that needs more is marked TB_NARROW_WIDE for tb_narrow_meshes_wide, launched after it.
 type narrowMeshesArgs struct {
 	Pairs        ptr // const int2 *

@@ -74,8 +74,8 @@ TB_FN void tbNarrowStore(const TbContact &m, unsigned i, TbContact *cand, unsign
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
 // with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
 // hull or a mesh, collide it. Their routines keep arrays the size of a clipped face on the thread's
-// stack (1.9 KB for hulls, 2.8 KB for meshes), which a kernel reserves for every thread the device can
-// hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
+// stack (a frame of 1.9 KB for hulls, 3.7 KB for meshes), which a kernel reserves for every thread the
+// device can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
 TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                  const unsigned long long *jointed, int nJointed, float dt, float speculative,
@@ -277,7 +277,7 @@ TB_FN void tbNarrowMeshTables(const TbHull *hulls, const float4 *hullVerts, cons
 // number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
 // narrow kernels and writes only those pairs' slots. Its working memory is on the thread's stack with
 // NC_MESH_SMALL_PTS gathered points and clipping arrays of NC_MESH_SMALL_CLIP (2.8 KB, where the
-// largest caps' would take 23 KB, which the driver reserves for every thread the device can hold): a
+// largest caps' take 23 KB, which the driver would reserve for every thread the device can hold): a
 // pair that needs more is marked TB_NARROW_WIDE for tb_narrow_meshes_wide, launched after it.
 TB_KERNEL void tb_narrow_meshes(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                 const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
