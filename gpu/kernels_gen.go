@@ -1007,8 +1007,8 @@ func (k kernelSet) broadSizes(grid, block int, a broadSizesArgs) error {
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
 // with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
 // hull or a mesh, collide it. Their routines keep arrays the size of a clipped face on the thread's
-// stack (1.6 KB for hulls, about 24 KB for meshes), which a kernel reserves for every thread the device
-// can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
+// stack (a frame of 1.9 KB for hulls, 3.7 KB for meshes), which a kernel reserves for every thread the
+// device can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
 type narrowCollideArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -1107,8 +1107,10 @@ func (k kernelSet) narrowHullsWide(grid, block int, a narrowHullsWideArgs) error
 // pairCapacity)] (sim's meshPair): the pair's manifolds go to its slots meshCand[TB_NARROW_MESH_SLOTS
 // i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
 // number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
-// narrow kernels and writes only those pairs' slots. The mesh routines' scratch (NcMeshScratch, about
-// 24 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
+// narrow kernels and writes only those pairs' slots. Its working memory is on the thread's stack with
+// NC_MESH_SMALL_PTS gathered points and clipping arrays of NC_MESH_SMALL_CLIP (2.8 KB, where the
+// largest caps' take 23 KB, which the driver would reserve for every thread the device can hold): a
+// pair that needs more is marked TB_NARROW_WIDE for tb_narrow_meshes_wide, launched after it.
 type narrowMeshesArgs struct {
 	Pairs        ptr // const int2 *
 	PairCount    ptr // const unsigned int *
@@ -1141,6 +1143,50 @@ type narrowMeshesArgs struct {
 // narrowMeshes launches tb_narrow_meshes over grid blocks of block threads.
 func (k kernelSet) narrowMeshes(grid, block int, a narrowMeshesArgs) error {
 	return k.dev.launch("tb_narrow_meshes", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Meshes, a.MeshNodes, a.MeshOrder, a.MeshTris, a.MeshNormals, a.MeshVerts, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Cand, a.MeshCand, a.Touching)
+}
+
+// narrowMeshesWideArgs are the parameters of tb_narrow_meshes_wide (kernels/narrow.cu), in the kernel's order.
+//
+// tb_narrow_meshes_wide collides the mesh pairs tb_narrow_meshes marked TB_NARROW_WIDE, with
+// NC_MESH_MAX_PTS gathered points and clipping arrays of NC_MESH_CLIP (the caps the pair would have
+// had on the stack) in global memory: scratch holds TB_NARROW_MESH_WIDE_WORDS words for each of its
+// TB_NARROW_WIDE_THREADS threads, which stride over the pairs. Such pairs are rare (a shape over a
+// fine grid's dozens of triangles, or a hull face of more than NC_MESH_SMALL_CLIP points), so a few
+// threads do, and no thread keeps the arrays on its stack. It runs after tb_narrow_hulls_wide, which
+// has cleared the hull pairs' marks by then.
+type narrowMeshesWideArgs struct {
+	Pairs        ptr // const int2 *
+	PairCount    ptr // const unsigned int *
+	PairCapacity int32
+	Pos          ptr // const float4 *
+	Rot          ptr // const float4 *
+	Vel          ptr // const float4 *
+	Omega        ptr // const float4 *
+	Shape        ptr // const TbShape *
+	Hulls        ptr // const TbHull *
+	HullVerts    ptr // const float4 *
+	HullFaces    ptr // const TbHullFace *
+	HullLoops    ptr // const int *
+	HullEdges    ptr // const TbHullEdge *
+	Meshes       ptr // const TbMesh *
+	MeshNodes    ptr // const TbMeshNode *
+	MeshOrder    ptr // const int *
+	MeshTris     ptr // const TbMeshTri *
+	MeshNormals  ptr // const float4 *
+	MeshVerts    ptr // const float4 *
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Dt           float32
+	Speculative  float32
+	Scratch      ptr // unsigned int *
+	Cand         ptr // TbContact *
+	MeshCand     ptr // TbContact *
+	Touching     ptr // unsigned int *
+}
+
+// narrowMeshesWide launches tb_narrow_meshes_wide over grid blocks of block threads.
+func (k kernelSet) narrowMeshesWide(grid, block int, a narrowMeshesWideArgs) error {
+	return k.dev.launch("tb_narrow_meshes_wide", grid, block, a.Pairs, a.PairCount, a.PairCapacity, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.HullFaces, a.HullLoops, a.HullEdges, a.Meshes, a.MeshNodes, a.MeshOrder, a.MeshTris, a.MeshNormals, a.MeshVerts, a.Jointed, a.NJointed, a.Dt, a.Speculative, a.Scratch, a.Cand, a.MeshCand, a.Touching)
 }
 
 // narrowCompactArgs are the parameters of tb_narrow_compact (kernels/narrow.cu), in the kernel's order.

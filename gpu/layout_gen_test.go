@@ -342,6 +342,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_narrow_hulls":           {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},
 		"tb_narrow_hulls_wide":      {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8},
 		"tb_narrow_meshes":          {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8},
+		"tb_narrow_meshes_wide":     {8, 8, 4, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8, 8, 8},
 		"tb_narrow_compact":         {8, 8, 8, 4, 8, 4, 8},
 		"tb_scan_blocks":            {8, 8, 8, 4},
 		"tb_scan_add":               {8, 8, 4},

@@ -152,8 +152,9 @@ func checkShapesOnATiltedMesh(t *testing.T, be *Backend) {
 
 // TestNarrowMeshPairOverManyTrianglesIsExact: a box lying on a fine flat grid gathers three points
 // from each of the 100 to 150 triangles under it (more than the CPU's first buffer of 256, which its
-// slice grows past) before they are reduced to one manifold of four; the device's buffer
-// (NC_MESH_MAX_PTS) holds them, and the manifold is the CPU's to the bit.
+// slice grows past) before they are reduced to one manifold of four; more than tb_narrow_meshes'
+// stack holds, so tb_narrow_meshes_wide's buffer (NC_MESH_MAX_PTS) takes them, and the manifold is
+// the CPU's to the bit.
 func TestNarrowMeshPairOverManyTrianglesIsExact(t *testing.T) {
 	d := emulated{}
 	grid, err := geom.NewGridMesh(3, 24, nil) // 0.25 m cells

@@ -10,12 +10,17 @@ import (
 // narrowThreads is the block size of the narrow-phase kernels (narrow.cu's TB_NARROW_THREADS).
 const narrowThreads = 128
 
-// narrowWideThreads is how many threads tb_narrow_hulls_wide runs (narrow.cu's
-// TB_NARROW_WIDE_THREADS), and narrowWideBytes each one's scratch (TB_NARROW_WIDE_WORDS words): the
-// two clipping arrays of 2 x geom.MaxHullPoints (collide's maxClip) points of 20 bytes (NcClipPt).
+// narrowWideThreads is how many threads tb_narrow_hulls_wide and tb_narrow_meshes_wide run (narrow.cu's
+// TB_NARROW_WIDE_THREADS), and narrowWideBytes each hull thread's scratch (TB_NARROW_WIDE_WORDS
+// words): the two clipping arrays of 2 x geom.MaxHullPoints (collide's maxClip) points of 20 bytes
+// (NcClipPt). narrowMeshWideBytes is each mesh thread's (TB_NARROW_MESH_WIDE_WORDS words): the
+// gathered points, 2 x meshClip of 24 bytes (NcMeshPt), and the two clipping arrays of meshClip
+// points (NC_MESH_CLIP: a hull face and one vertex for each side it is clipped by).
 const (
-	narrowWideThreads = 256
-	narrowWideBytes   = 2 * 2 * geom.MaxHullPoints * 20
+	narrowWideThreads   = 256
+	narrowWideBytes     = 2 * 2 * geom.MaxHullPoints * 20
+	meshClip            = geom.MaxHullPoints + 8
+	narrowMeshWideBytes = 2*meshClip*24 + 2*meshClip*20
 )
 
 // meshSlots is the most manifolds a pair with a mesh gives (narrow.cu's TB_NARROW_MESH_SLOTS,
@@ -35,8 +40,9 @@ type narrowStage struct {
 	// meshCand holds meshSlots tbContacts per pair, a mesh pair's manifolds before compaction; it is
 	// allocated when some body is a mesh.
 	meshCand buffer
-	// wide is tb_narrow_hulls_wide's scratch, narrowWideBytes for each of its threads; it is allocated
-	// when some body is a hull.
+	// wide is the scratch of tb_narrow_hulls_wide (narrowWideBytes for each of its threads) and of
+	// tb_narrow_meshes_wide (narrowMeshWideBytes), which run one after the other and so share it; it
+	// is allocated when some body is a hull or a mesh.
 	wide     buffer
 	offsets  buffer // uint32 per pair: its number of manifolds, then scanned in place into list positions
 	contacts buffer // tbContact per contact slot: the compacted list
@@ -157,6 +163,22 @@ func (s *narrowStage) run(d device, b *bodyBuffers, pairs, pairCount ptr, pairCa
 			MeshTris: b.meshes.dTris.p, MeshNormals: b.meshes.dNormals.p, MeshVerts: b.meshes.dVerts.p,
 			Jointed: jointed, NJointed: int32(s.nJointed), Dt: dt, Speculative: speculative,
 			Cand: s.cand.p, MeshCand: meshCand, Touching: s.offsets.p,
+		}); err != nil {
+			return err
+		}
+		// The mesh pairs that outgrew tb_narrow_meshes' arrays (narrow.cu says why).
+		if err := grow(d, &s.wide, narrowWideThreads*narrowMeshWideBytes); err != nil {
+			return fmt.Errorf("gpu: narrow phase: wide mesh scratch: %w", err)
+		}
+		if err := k.narrowMeshesWide(narrowWideThreads/narrowThreads, narrowThreads, narrowMeshesWideArgs{
+			Pairs: pairs, PairCount: pairCount, PairCapacity: int32(pairCapacity),
+			Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
+			Hulls: b.hulls.dHulls.p, HullVerts: b.hulls.dVerts.p, HullFaces: b.hulls.dFaces.p,
+			HullLoops: b.hulls.dLoops.p, HullEdges: b.hulls.dEdges.p,
+			Meshes: b.meshes.dMeshes.p, MeshNodes: b.meshes.dNodes.p, MeshOrder: b.meshes.dOrder.p,
+			MeshTris: b.meshes.dTris.p, MeshNormals: b.meshes.dNormals.p, MeshVerts: b.meshes.dVerts.p,
+			Jointed: jointed, NJointed: int32(s.nJointed), Dt: dt, Speculative: speculative,
+			Scratch: s.wide.p, Cand: s.cand.p, MeshCand: meshCand, Touching: s.offsets.p,
 		}); err != nil {
 			return err
 		}

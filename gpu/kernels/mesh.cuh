@@ -23,10 +23,20 @@
 #define NC_MESH_CLIP (NC_MAX_HULL_POINTS + 8)
 // NC_MESH_MAX_PTS bounds the points a pair gathers from its triangles before the manifolds are
 // reduced (collide's ptsBuf, 256, is a slice that grows past it; this array does not: a pair that
-// gathers more keeps the first ones, and the result differs from the CPU's). A box lying on a flat grid gathers three points a triangle under it, so this is about 170
-// triangles under one shape. The reduction's copy of a cluster's points shares the clipping arrays'
-// space (NcMeshScratch), which the gathering is done with by then.
+// gathers more keeps the first ones, and the result differs from the CPU's). A box lying on a flat
+// grid gathers three points a triangle under it, so this is about 170 triangles under one shape. The
+// reduction's copy of a cluster's points shares the clipping arrays' space (NcMeshBuf), which the
+// gathering is done with by then.
 #define NC_MESH_MAX_PTS (2 * NC_MESH_CLIP)
+// NC_MESH_SMALL_CLIP and NC_MESH_SMALL_PTS are the capacities a mesh pair is first collided with
+// (tb_narrow_meshes, on the thread's stack): a box's face clipped by a triangle, or a triangle by a
+// box's face, has at most 7 points, and a box on a terrain's few triangles gathers a few dozen. A pair
+// that would need more is not finished there but flagged (NcMeshBuf.over) and collided again with
+// NC_MESH_CLIP and NC_MESH_MAX_PTS (tb_narrow_meshes_wide). A pair that stays within them never met
+// the larger caps either, so both give the same bits. The reduction's copy of a cluster (at most
+// NC_MESH_SMALL_PTS points) fits the two clipping arrays' space.
+#define NC_MESH_SMALL_CLIP 32
+#define NC_MESH_SMALL_PTS (2 * NC_MESH_SMALL_CLIP)
 // Feature codes of a point on a triangle: the face, vertex k (1+k), edge k from vertex k to k+1 (4+k).
 #define NC_FEAT_FACE 0
 #define NC_FEAT_VERT 1
@@ -68,14 +78,32 @@ struct NcMeshPt {
 	int cluster;
 };
 
-// NcMeshCtx is collide's meshCtx: the clusters' normals and deepest separations, and the points.
+// NcMeshBuf is ncCollideMesh's working memory, kept apart so the caller places it: pts for the
+// gathered points (ptsCap of them), clip and tmp the clipping arrays (clipCap points each) while the
+// triangles are collided, then sel, ptsCap points for the reduction's copy of a cluster, which may
+// share clip's and tmp's space. over is null where the caps are NC_MESH_MAX_PTS and NC_MESH_CLIP, the
+// largest: a point past them is dropped, as it always has been there. Otherwise a point past a cap
+// sets *over and the routine gives up, leaving the pair to be collided again with the largest caps.
+struct NcMeshBuf {
+	NcMeshPt *pts;
+	NcClipPt *clip, *tmp, *sel;
+	int ptsCap, clipCap;
+	bool *over;
+};
+
+// ncMeshOver reports whether the routine gave up on w's caps.
+TB_FN bool ncMeshOver(const NcMeshBuf &w) { return w.over && *w.over; }
+
+// NcMeshCtx is collide's meshCtx: the clusters' normals and deepest separations, and the points (in
+// w.pts).
 struct NcMeshCtx {
 	NcVec normals[NC_MAX_MESH_MANIFOLDS];
 	float deepest[NC_MAX_MESH_MANIFOLDS];
 	int nclus;
-	NcMeshPt pts[NC_MESH_MAX_PTS];
+	NcMeshPt *pts;
 	int npts;
 	float margin, size;
+	const NcMeshBuf *w;
 };
 
 // ncMeshAdd is meshCtx.add: a triangle's manifold (normal n, points pts[:n]) into the cluster of its
@@ -125,7 +153,10 @@ TB_FN void ncMeshAdd(NcMeshCtx &c, NcVec n, const NcClipPt *pts, int cnt) {
 	}
 	c.deepest[k] = fminf(c.deepest[k], deep);
 	for (int i = 0; i < cnt; i++) {
-		if (c.npts == NC_MESH_MAX_PTS) {
+		if (c.npts == c.w->ptsCap) {
+			if (c.w->over) {
+				*c.w->over = true;
+			}
 			break;
 		}
 		c.pts[c.npts].p = pts[i];
@@ -180,12 +211,13 @@ TB_FN NcVec ncLoopVert(const NcLoop &l, int k) {
 	return ncBVert(*l.x, *l.B, l.B->fv[l.B->faces[l.fi].first + k]);
 }
 
-// ncClipToLoop is clipToFace with the loop of l: the convex polygon in[:n] clipped by the side planes
-// of the loop (normal nrm), band the slack a vertex keeps its id in. It returns the count; *out is
-// the array holding the result (in or tmp).
-TB_FN int ncClipToLoop(NcClipPt *in, NcClipPt *tmp, int n, const NcLoop &loop, NcVec nrm, float band,
-                       NcClipPt **out) {
-	NcClipPt *src = in, *dst = tmp;
+// ncClipToLoop is clipToFace with the loop of l: the convex polygon w.clip[:n] clipped by the side
+// planes of the loop (normal nrm), band the slack a vertex keeps its id in. It returns the count; *out
+// is the array holding the result (w.clip or w.tmp). A point past w.clipCap with w.over set makes it
+// set *w.over and return 0.
+TB_FN int ncClipToLoop(const NcMeshBuf &w, int n, const NcLoop &loop, NcVec nrm, float band, NcClipPt **out) {
+	NcClipPt *src = w.clip, *dst = w.tmp;
+	*out = src;
 	for (int k = 0; k < loop.n; k++) {
 		if (n == 0) {
 			break;
@@ -204,13 +236,21 @@ TB_FN int ncClipToLoop(NcClipPt *in, NcClipPt *tmp, int n, const NcLoop &loop, N
 			const NcClipPt &p = src[i], &q = src[(i + 1) % n];
 			float dp = ncDot(s, p.p) - lim, dq = ncDot(s, q.p) - lim;
 			if (dp <= band) {
-				if (cnt < NC_MESH_CLIP) {
+				if (cnt == w.clipCap && w.over) {
+					*w.over = true;
+					return 0;
+				}
+				if (cnt < w.clipCap) {
 					dst[cnt++] = p;
 				}
 			}
 			if ((dp <= band) != (dq <= band) && (dp < 0) != (dq < 0)) {
 				float u = dp / (dp - dq);
-				if (cnt < NC_MESH_CLIP) {
+				if (cnt == w.clipCap && w.over) {
+					*w.over = true;
+					return 0;
+				}
+				if (cnt < w.clipCap) {
 					NcClipPt c;
 					c.p = ncAdd(p.p, ncScale(ncSub(q.p, p.p), u));
 					c.sep = 0;
@@ -229,10 +269,11 @@ TB_FN int ncClipToLoop(NcClipPt *in, NcClipPt *tmp, int n, const NcLoop &loop, N
 }
 
 // ncMeshPolyTri is meshCtx.polyTri: the separating axis test between triangle tr and polyhedron B (in
-// the mesh's frame through x), and the contact it gives. pts and tmp are clipping scratch.
-TB_FN void ncMeshPolyTri(NcMeshCtx &c, const NcTri &tr, const NcPoly &B, const NcBInA &x, NcClipPt *pts,
-                         NcClipPt *tmp) {
+// the mesh's frame through x), and the contact it gives. The clipping arrays are c.w's.
+TB_FN void ncMeshPolyTri(NcMeshCtx &c, const NcTri &tr, const NcPoly &B, const NcBInA &x) {
 	float margin = c.margin;
+	const NcMeshBuf &w = *c.w;
+	NcClipPt *pts = w.clip;
 	// The triangle's face: the deepest vertex of B below it.
 	float d0 = ncDot(tr.n, tr.v[0]);
 	float sepT = 1e30f;
@@ -368,6 +409,10 @@ TB_FN void ncMeshPolyTri(NcMeshCtx &c, const NcTri &tr, const NcPoly &B, const N
 		// Reference: the triangle; incident: B's face most against its normal.
 		int inc = ncIncidentFace(B, x, true, tr.n);
 		const TbHullFace &g = B.faces[inc];
+		if (g.count > w.clipCap && w.over) {
+			*w.over = true;
+			return;
+		}
 		for (int k = 0; k < g.count; k++) {
 			int vi = B.fv[g.first + k];
 			pts[k].p = ncBVert(x, B, vi);
@@ -376,7 +421,7 @@ TB_FN void ncMeshPolyTri(NcMeshCtx &c, const NcTri &tr, const NcPoly &B, const N
 		}
 		loop.tri = tr.v;
 		loop.n = 3;
-		int cnt = ncClipToLoop(pts, tmp, g.count, loop, tr.n, 1e-3f * scale, &res);
+		int cnt = ncClipToLoop(w, g.count, loop, tr.n, 1e-3f * scale, &res);
 		// The kept points are compacted into res in place: a point is read before its slot is written.
 		int k = 0;
 		for (int i = 0; i < cnt; i++) {
@@ -404,7 +449,7 @@ TB_FN void ncMeshPolyTri(NcMeshCtx &c, const NcTri &tr, const NcPoly &B, const N
 	loop.x = &x;
 	loop.fi = iB;
 	loop.n = B.faces[iB].count;
-	int cnt = ncClipToLoop(pts, tmp, 3, loop, n, 1e-3f * scale, &res);
+	int cnt = ncClipToLoop(w, 3, loop, n, 1e-3f * scale, &res);
 	int k = 0;
 	for (int i = 0; i < cnt; i++) {
 		NcClipPt p = res[i];
@@ -598,24 +643,12 @@ TB_FN float4 ncQuatMulConj(const NcPose &pa, const NcPose &pb) {
 	return make_float4(cx + x2 * w1 + x1 * w2, cy + y2 * w1 + y1 * w2, cz + z2 * w1 + z1 * w2, w);
 }
 
-// NcMeshScratch is ncCollideMesh's working memory, kept apart so the caller places it: the gathered
-// points, the clipping arrays while the triangles are collided, then, in the same space, a cluster's
-// points for the reduction.
-struct NcMeshScratch {
-	NcMeshCtx ctx;
-	union {
-		struct {
-			NcClipPt clip[NC_MESH_CLIP], tmp[NC_MESH_CLIP];
-		} c;
-		NcClipPt sel[NC_MESH_MAX_PTS];
-	} u;
-};
-
 // ncCollideMesh is CollideMesh: static mesh a (shape sa, pose pa) against convex shape b (box, hull,
 // sphere or capsule) at pose pb, its manifolds written to out[0:n] with normals from a to b; it returns
-// n (at most NC_MAX_MESH_MANIFOLDS). Points whose separation is below margin are kept.
+// n (at most NC_MAX_MESH_MANIFOLDS). Points whose separation is below margin are kept. Where it gives
+// up on w's caps (*w.over set on return), it returns 0 and out is not written.
 TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa, const NcPose &pa,
-                        const TbShape &sb, const NcPose &pb, float margin, NcMeshScratch &w, TbContact *out) {
+                        const TbShape &sb, const NcPose &pb, float margin, const NcMeshBuf &w, TbContact *out) {
 	if (sb.kind != TB_BOX && sb.kind != TB_HULL && sb.kind != TB_SPHERE && sb.kind != TB_CAPSULE) {
 		return 0;
 	}
@@ -632,7 +665,9 @@ TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa
 	for (int k = 0; k < 3; k++) {
 		x.rb[k] = ncDirToLocal(fa, fb.ax[k]);
 	}
-	NcMeshCtx &c = w.ctx;
+	NcMeshCtx c;
+	c.w = &w;
+	c.pts = w.pts;
 	c.nclus = 0;
 	c.npts = 0;
 	c.margin = margin;
@@ -681,7 +716,7 @@ TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa
 					switch (sb.kind) {
 					case TB_BOX:
 					case TB_HULL:
-						ncMeshPolyTri(c, tr, B, x, w.u.c.clip, w.u.c.tmp);
+						ncMeshPolyTri(c, tr, B, x);
 						break;
 					case TB_SPHERE:
 						ncMeshSphereTri(c, tr, x.t, sb.a);
@@ -689,6 +724,9 @@ TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa
 					case TB_CAPSULE:
 						ncMeshCapsuleTri(c, tr, p0, p1, sb.a);
 						break;
+					}
+					if (ncMeshOver(w)) {
+						return 0;
 					}
 				}
 			} else {
@@ -708,19 +746,19 @@ TB_FN int ncCollideMesh(const NcMeshes &ms, const NcHulls &hs, const TbShape &sa
 		int ns = 0;
 		for (int j = 0; j < c.npts; j++) {
 			if (c.pts[j].cluster == k) {
-				w.u.sel[ns++] = c.pts[j].p;
+				w.sel[ns++] = c.pts[j].p;
 			}
 		}
 		if (ns == 0) {
 			continue;
 		}
 		int keep[4];
-		int nk = ncReducePts(w.u.sel, ns, c.normals[k], c.size, NC_TOUCH_BAND * c.margin, keep);
+		int nk = ncReducePts(w.sel, ns, c.normals[k], c.size, NC_TOUCH_BAND * c.margin, keep);
 		TbContact *m = &out[n++];
 		m->count = 0;
 		ncSetNormal(m, c.normals[k]);
 		for (int j = 0; j < nk; j++) {
-			const NcClipPt &p = w.u.sel[keep[j]];
+			const NcClipPt &p = w.sel[keep[j]];
 			ncAddPoint(m, p.p, p.sep, p.feat);
 		}
 		ncManifoldToWorld(m, fa);

@@ -74,8 +74,8 @@ TB_FN void tbNarrowStore(const TbContact &m, unsigned i, TbContact *cand, unsign
 // scan over all pairCapacity flags needs no count from the host. A pair with a hull or a mesh is left
 // with no points here: tb_narrow_hulls and tb_narrow_meshes, launched after it when some body is a
 // hull or a mesh, collide it. Their routines keep arrays the size of a clipped face on the thread's
-// stack (1.6 KB for hulls, about 24 KB for meshes), which a kernel reserves for every thread the device
-// can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
+// stack (a frame of 1.9 KB for hulls, 3.7 KB for meshes), which a kernel reserves for every thread the
+// device can hold; in kernels of their own, scenes without hulls or meshes do not pay for them.
 TB_KERNEL void tb_narrow_collide(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
                                  const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
                                  const unsigned long long *jointed, int nJointed, float dt, float speculative,
@@ -211,48 +211,25 @@ TB_KERNEL void tb_narrow_hulls_wide(const int2 *pairs, const unsigned *pairCount
 }
 TB_REGISTER(tb_narrow_hulls_wide)
 
-// tb_narrow_meshes collides the pairs with a static triangle mesh among pairs[:min(*pairCount,
-// pairCapacity)] (sim's meshPair): the pair's manifolds go to its slots meshCand[TB_NARROW_MESH_SLOTS
-// i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
-// number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
-// narrow kernels and writes only those pairs' slots. The mesh routines' scratch (NcMeshScratch, about
-// 24 KB) is on the thread's stack, in a kernel of its own for the reason tb_narrow_collide gives.
-TB_KERNEL void tb_narrow_meshes(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
-                                const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
-                                const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
-                                const int *hullLoops, const TbHullEdge *hullEdges, const TbMesh *meshes,
-                                const TbMeshNode *meshNodes, const int *meshOrder, const TbMeshTri *meshTris,
-                                const float4 *meshNormals, const float4 *meshVerts, const unsigned long long *jointed,
-                                int nJointed, float dt, float speculative, TbContact *cand, TbContact *meshCand,
-                                unsigned *touching) {
-	unsigned i = tbThread();
-	if (i >= min(*pairCount, (unsigned)pairCapacity)) {
-		return;
-	}
-	int2 pr = pairs[i];
+// TB_NARROW_MESH_WIDE_WORDS is how many words of scratch each of tb_narrow_meshes_wide's
+// TB_NARROW_WIDE_THREADS threads has: NC_MESH_MAX_PTS gathered points, then the two clipping arrays of
+// NC_MESH_CLIP points, whose space the reduction's NC_MESH_MAX_PTS points share.
+#define TB_NARROW_MESH_WIDE_WORDS                                                                                   \
+	((NC_MESH_MAX_PTS * (int)sizeof(NcMeshPt) + 2 * NC_MESH_CLIP * (int)sizeof(NcClipPt)) / 4)
+
+// tbNarrowMesh collides mesh pair i (pair pr) into its slots of meshCand, cand and touching with the
+// working memory w; where w gives up (*w.over), the slots are left empty and touching[i] is
+// TB_NARROW_WIDE.
+TB_FN void tbNarrowMesh(unsigned i, int2 pr, const float4 *pos, const float4 *rot, const float4 *vel,
+                        const float4 *omega, const TbShape &sa, const TbShape &sb, const NcHulls &hs,
+                        const NcMeshes &ms, const unsigned long long *jointed, int nJointed, float dt,
+                        float speculative, const NcMeshBuf &w, TbContact *cand, TbContact *meshCand,
+                        unsigned *touching) {
 	int ia = pr.x, ib = pr.y;
-	TbShape sa = shape[ia], sb = shape[ib];
-	if (!tbNarrowHasMesh(sa, sb)) {
-		return;
-	}
 	int n = 0;
 	TbContact *out = &meshCand[(size_t)TB_NARROW_MESH_SLOTS * i];
 	if (!tbNarrowJointed(jointed, nJointed, ia, ib)) {
 		float margin = tbNarrowMargin(vel, omega, sa, sb, ia, ib, dt, speculative);
-		NcHulls hs;
-		hs.hulls = hulls;
-		hs.verts = hullVerts;
-		hs.faces = hullFaces;
-		hs.loops = hullLoops;
-		hs.edges = hullEdges;
-		NcMeshes ms;
-		ms.meshes = meshes;
-		ms.nodes = meshNodes;
-		ms.order = meshOrder;
-		ms.tris = meshTris;
-		ms.normals = meshNormals;
-		ms.verts = meshVerts;
-		NcMeshScratch w;
 		NcPose pa = tbNarrowPose(pos, rot, ia), pb = tbNarrowPose(pos, rot, ib);
 		if (sa.kind == TB_MESH) {
 			n = ncCollideMesh(ms, hs, sa, pa, sb, pb, margin, w, out);
@@ -267,10 +244,121 @@ TB_KERNEL void tb_narrow_meshes(const int2 *pairs, const unsigned *pairCount, in
 			out[k].b = ib;
 		}
 	}
+	if (ncMeshOver(w)) {
+		cand[i].count = 0;
+		touching[i] = TB_NARROW_WIDE;
+		return;
+	}
 	cand[i].count = -n;
 	touching[i] = (unsigned)n;
 }
+
+// tbNarrowMeshTables gathers the hull and mesh tables' pointers the mesh routines read.
+TB_FN void tbNarrowMeshTables(const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
+                              const int *hullLoops, const TbHullEdge *hullEdges, const TbMesh *meshes,
+                              const TbMeshNode *meshNodes, const int *meshOrder, const TbMeshTri *meshTris,
+                              const float4 *meshNormals, const float4 *meshVerts, NcHulls *hs, NcMeshes *ms) {
+	hs->hulls = hulls;
+	hs->verts = hullVerts;
+	hs->faces = hullFaces;
+	hs->loops = hullLoops;
+	hs->edges = hullEdges;
+	ms->meshes = meshes;
+	ms->nodes = meshNodes;
+	ms->order = meshOrder;
+	ms->tris = meshTris;
+	ms->normals = meshNormals;
+	ms->verts = meshVerts;
+}
+
+// tb_narrow_meshes collides the pairs with a static triangle mesh among pairs[:min(*pairCount,
+// pairCapacity)] (sim's meshPair): the pair's manifolds go to its slots meshCand[TB_NARROW_MESH_SLOTS
+// i : ...], in the CPU's order, each with its normal from a to b, and cand[i].count is minus their
+// number (tb_narrow_compact reads them there); touching[i] is their number. It runs after the other
+// narrow kernels and writes only those pairs' slots. Its working memory is on the thread's stack with
+// NC_MESH_SMALL_PTS gathered points and clipping arrays of NC_MESH_SMALL_CLIP (2.8 KB, where the
+// largest caps' take 23 KB, which the driver would reserve for every thread the device can hold): a
+// pair that needs more is marked TB_NARROW_WIDE for tb_narrow_meshes_wide, launched after it.
+TB_KERNEL void tb_narrow_meshes(const int2 *pairs, const unsigned *pairCount, int pairCapacity, const float4 *pos,
+                                const float4 *rot, const float4 *vel, const float4 *omega, const TbShape *shape,
+                                const TbHull *hulls, const float4 *hullVerts, const TbHullFace *hullFaces,
+                                const int *hullLoops, const TbHullEdge *hullEdges, const TbMesh *meshes,
+                                const TbMeshNode *meshNodes, const int *meshOrder, const TbMeshTri *meshTris,
+                                const float4 *meshNormals, const float4 *meshVerts, const unsigned long long *jointed,
+                                int nJointed, float dt, float speculative, TbContact *cand, TbContact *meshCand,
+                                unsigned *touching) {
+	unsigned i = tbThread();
+	if (i >= min(*pairCount, (unsigned)pairCapacity)) {
+		return;
+	}
+	int2 pr = pairs[i];
+	TbShape sa = shape[pr.x], sb = shape[pr.y];
+	if (!tbNarrowHasMesh(sa, sb)) {
+		return;
+	}
+	NcHulls hs;
+	NcMeshes ms;
+	tbNarrowMeshTables(hulls, hullVerts, hullFaces, hullLoops, hullEdges, meshes, meshNodes, meshOrder, meshTris,
+	                   meshNormals, meshVerts, &hs, &ms);
+	NcMeshPt pts[NC_MESH_SMALL_PTS];
+	NcClipPt clip[2 * NC_MESH_SMALL_CLIP];
+	bool over = false;
+	NcMeshBuf w;
+	w.pts = pts;
+	w.clip = clip;
+	w.tmp = clip + NC_MESH_SMALL_CLIP;
+	w.sel = clip;
+	w.ptsCap = NC_MESH_SMALL_PTS;
+	w.clipCap = NC_MESH_SMALL_CLIP;
+	w.over = &over;
+	tbNarrowMesh(i, pr, pos, rot, vel, omega, sa, sb, hs, ms, jointed, nJointed, dt, speculative, w, cand, meshCand,
+	             touching);
+}
 TB_REGISTER(tb_narrow_meshes)
+
+// tb_narrow_meshes_wide collides the mesh pairs tb_narrow_meshes marked TB_NARROW_WIDE, with
+// NC_MESH_MAX_PTS gathered points and clipping arrays of NC_MESH_CLIP (the caps the pair would have
+// had on the stack) in global memory: scratch holds TB_NARROW_MESH_WIDE_WORDS words for each of its
+// TB_NARROW_WIDE_THREADS threads, which stride over the pairs. Such pairs are rare (a shape over a
+// fine grid's dozens of triangles, or a hull face of more than NC_MESH_SMALL_CLIP points), so a few
+// threads do, and no thread keeps the arrays on its stack. It runs after tb_narrow_hulls_wide, which
+// has cleared the hull pairs' marks by then.
+TB_KERNEL void tb_narrow_meshes_wide(const int2 *pairs, const unsigned *pairCount, int pairCapacity,
+                                     const float4 *pos, const float4 *rot, const float4 *vel, const float4 *omega,
+                                     const TbShape *shape, const TbHull *hulls, const float4 *hullVerts,
+                                     const TbHullFace *hullFaces, const int *hullLoops, const TbHullEdge *hullEdges,
+                                     const TbMesh *meshes, const TbMeshNode *meshNodes, const int *meshOrder,
+                                     const TbMeshTri *meshTris, const float4 *meshNormals, const float4 *meshVerts,
+                                     const unsigned long long *jointed, int nJointed, float dt, float speculative,
+                                     unsigned *scratch, TbContact *cand, TbContact *meshCand, unsigned *touching) {
+	unsigned t = tbThread();
+	unsigned n = min(*pairCount, (unsigned)pairCapacity);
+	NcHulls hs;
+	NcMeshes ms;
+	tbNarrowMeshTables(hulls, hullVerts, hullFaces, hullLoops, hullEdges, meshes, meshNodes, meshOrder, meshTris,
+	                   meshNormals, meshVerts, &hs, &ms);
+	NcMeshBuf w;
+	w.pts = reinterpret_cast<NcMeshPt *>(scratch + (size_t)TB_NARROW_MESH_WIDE_WORDS * t);
+	w.clip = reinterpret_cast<NcClipPt *>(w.pts + NC_MESH_MAX_PTS);
+	w.tmp = w.clip + NC_MESH_CLIP;
+	w.sel = w.clip;
+	w.ptsCap = NC_MESH_MAX_PTS;
+	w.clipCap = NC_MESH_CLIP;
+	w.over = nullptr;
+	for (unsigned i = t; i < n; i += gridDim.x * blockDim.x) {
+		if (touching[i] != TB_NARROW_WIDE) {
+			continue;
+		}
+		int2 pr = pairs[i];
+		TbShape sa = shape[pr.x], sb = shape[pr.y];
+		if (!tbNarrowHasMesh(sa, sb)) {
+			continue;
+		}
+		tbNarrowMesh(i, pr, pos, rot, vel, omega, sa, sb, hs, ms, jointed, nJointed, dt, speculative, w, cand,
+		             meshCand, touching);
+	}
+}
+TB_REGISTER(tb_narrow_meshes_wide)
 
 // tb_narrow_compact copies each touching pair's manifolds to their place offsets[i] (the exclusive scan
 // of the touching counts) in contacts: cand[i], or a mesh pair's -cand[i].count manifolds from its
