@@ -8,7 +8,7 @@ import (
 )
 
 // servoSolvers are the solvers whose joint rows drive motors: the soft step's (PGS, Jacobi), XPBD's
-// position pass (its speed motors: its velocity pass) and the rigid solver's velocity passes. The impulse, penalty and shape-matching
+// position pass and the rigid solver's velocity passes. The impulse, penalty and shape-matching
 // solvers run PGS's joint rows too.
 var servoSolvers = []SolverKind{PGS, Jacobi, XPBD, Rigid}
 
