@@ -226,8 +226,8 @@ type joint struct {
 	// XPBD: joint friction's positional impulse this sub-step (an angular one on a ball joint or a
 	// hinge, a linear one along a piston's axis), its length bounded by Friction h^2.
 	xf vec
-	// XPBD: a position motor's setpoint, the coordinate its position row holds the joint to this
-	// sub-step, and that row's positional impulse this sub-step, bounded by MaxForce h^2.
+	// XPBD: a motor's setpoint, the coordinate its position row holds the joint to this sub-step,
+	// and that row's positional impulse this sub-step, bounded by MaxForce h^2.
 	xs, xm float32
 }
 

@@ -8,8 +8,8 @@ import (
 )
 
 // servoSolvers are the solvers whose joint rows drive motors: the soft step's (PGS, Jacobi), XPBD's
-// position pass (its speed motors: its velocity pass) and the rigid solver's velocity and position
-// passes (a servo: axisPart.servoImpulse). The impulse, penalty and shape-matching
+// position pass (every motor) and the rigid solver's velocity and position passes (a servo:
+// axisPart.servoImpulse). The impulse, penalty and shape-matching
 // solvers run PGS's joint rows too.
 var servoSolvers = []SolverKind{PGS, Jacobi, XPBD, Rigid}
 

@@ -19,12 +19,13 @@ import (
 //     cancel their tangential slip when |lambda_t| <= mu |lambda_n|;
 //  4. velocities from the pose change, v = (x - x0) / h, w = 2 vec(q q0^-1) / h;
 //  5. the velocity pass: dynamic friction (|dv_t| <= mu |f_n| h), restitution (e times the normal
-//     approach speed of the sub-step's start, none under the restitution threshold), speed motors
-//     (target speed, impulse capped at maxForce h) and joint damping (Settings.JointDamping).
+//     approach speed of the sub-step's start, none under the restitution threshold) and joint
+//     damping (Settings.JointDamping).
 //
-// A position motor (a servo) acts in the position pass (xpbdServo): a row holds the joint's
-// coordinate to a setpoint that moves toward the target at the motor's rate, with a positional
-// impulse of at most MaxForce h^2 a sub-step.
+// A motor acts in the position pass (xpbdMotor): a row holds the joint's coordinate to a setpoint,
+// with a positional impulse of at most MaxForce h^2 a sub-step. A speed motor's setpoint advances
+// at its speed from the coordinate at the step's start; a position motor's (a servo's) moves toward
+// the target at the motor's rate.
 //
 // Joint friction is a position constraint (xpbdJointFriction), as static contact friction is: it
 // undoes the joint's motion since the sub-step's start with a positional impulse of at most
@@ -307,7 +308,7 @@ func (w *World) xpbdJoint(j *joint) {
 		_, _, _, RA, RB := w.xpbdFrames(j)
 		a1, a2 := mulMat(RA, j.axisA), mulMat(RB, j.axisB)
 		w.alignHinge(a, b, a1, mulMat(RA, j.perpA), a1.Cross(a2), &l[1])
-		w.xpbdServo(j)
+		w.xpbdMotor(j)
 		if def.HasLimits {
 			_, _, _, RA, RB = w.xpbdFrames(j)
 			a1 = mulMat(RA, j.axisA)
@@ -321,7 +322,7 @@ func (w *World) xpbdJoint(j *joint) {
 		w.xpbdJointFriction(j)
 	case Piston:
 		w.lockRotation(a, b, w.relRotation(j), &l[1])
-		w.xpbdServo(j)
+		w.xpbdMotor(j)
 		rA, rB, d, RA, _ := w.xpbdFrames(j)
 		n := mulMat(RA, j.axisA)
 		along := n.Dot(d)
@@ -340,7 +341,7 @@ func (w *World) xpbdJoint(j *joint) {
 	}
 }
 
-// xpbdServo is a position motor's row (MotorPosition) in the position pass: it moves the joint's
+// xpbdMotor is a motor's row in the position pass: it moves the joint's
 // coordinate x to the sub-step's setpoint j.xs by a positional impulse along the coordinate's row, a
 // turn about a hinge's axis or a push along a piston's, dlambda = (xs - x) / w with w the row's
 // generalised inverse mass (the paper's angular and positional corrections, rigid). The impulse
@@ -349,18 +350,19 @@ func (w *World) xpbdJoint(j *joint) {
 // momentum, the velocity rows' bound. A load within MaxForce is held, as the joint's other rows
 // hold theirs; a larger one pushes the joint back against MaxForce.
 //
-// The motor's rate limits (Motor.rate) bound how fast the setpoint moves (xpbdServoSetpoints), not
-// the row's correction: the correction also undoes what the load moved since the last sub-step and
-// what the joint's neighbours' rows undid of the last correction, which a servo holding still must
-// undo in full. A motor in the velocity pass that asks for at most its speed limit, through the
-// inertia of the bodies about their centres, gives a sub-step at most that inertia times the speed
-// of impulse, which the next position pass mostly undoes on an arm whose inertia about the joint is
-// several times larger: the arm preset's shoulder (40 N m, 2 rad/s, the upper arm against the
-// turret 0.004 kg m^2) could push 0.004 x 2 rad/s / h = 9.7 N m and would sag to 0.37 rad under its
-// 11.1 N m load.
-func (w *World) xpbdServo(j *joint) {
+// The motor's speed (a speed motor's) or rate (Motor.rate, a servo's) sets how fast the setpoint
+// moves (xpbdMotorSetpoints), not the row's correction: the correction also undoes what the load
+// moved since the last sub-step and what the joint's neighbours' rows undid of the last correction,
+// which a motor must undo in full to move its load at its speed. A motor in the velocity pass that
+// asks for at most its speed, through the inertia of the bodies about their centres, gives a
+// sub-step at most that inertia times the speed of impulse, which the next position pass mostly
+// undoes on an arm whose inertia about the joint is several times larger: the arm preset's shoulder
+// (40 N m, 2 rad/s, the upper arm against the turret 0.004 kg m^2) could push
+// 0.004 x 2 rad/s / h = 9.7 N m and would sag to 0.37 rad under its 11.1 N m load, and a speed
+// motor of 0.05 rad/s lifting a 1 m bar with twice its load's torque turned it 0.0014 rad in 1 s.
+func (w *World) xpbdMotor(j *joint) {
 	def := &j.def
-	if !def.HasMotor || def.Motor.Mode != MotorPosition {
+	if !def.HasMotor {
 		return
 	}
 	h := w.pipe.plan.ctx.h
@@ -379,7 +381,7 @@ func (w *World) xpbdServo(j *joint) {
 			return
 		}
 		// A turns by +dl about n relative to B (IA^-1 n dl against -IB^-1 n dl): x grows by k dl.
-		dl := capServo(j, c/k, bound)
+		dl := capMotor(j, c/k, bound)
 		if _, _, _, ok := w.xpbdBody(a); ok {
 			w.rotateBody(a, w.invInertiaTimes(a, n.Scale(dl)))
 		}
@@ -395,16 +397,16 @@ func (w *World) xpbdServo(j *joint) {
 			return
 		}
 		// x = -n.d; the impulse n dl on B and -n dl on A changes n.d by k dl, x by -k dl.
-		dl := capServo(j, -(j.xs+n.Dot(d))/k, bound)
+		dl := capMotor(j, -(j.xs+n.Dot(d))/k, bound)
 		P := n.Scale(dl)
 		w.pushPositional(b, P, rB, 1)
 		w.pushPositional(a, P, rA, -1)
 	}
 }
 
-// capServo adds dl to joint j's servo impulse of the sub-step, kept within [-bound, bound], and
+// capMotor adds dl to joint j's motor impulse of the sub-step, kept within [-bound, bound], and
 // returns what it added.
-func capServo(j *joint, dl, bound float32) float32 {
+func capMotor(j *joint, dl, bound float32) float32 {
 	next := vecmath.Clamp(j.xm+dl, -bound, bound)
 	dl, j.xm = next-j.xm, next
 	return dl
@@ -421,26 +423,44 @@ func wrapPi(x float32) float32 {
 	return x
 }
 
-// xpbdServoSetpoints moves each position motor's setpoint one sub-step toward its target: by the rate
-// Motor.rate asks at the setpoint (the error closed in the sub-step, no faster than the speed limit
-// nor than the braking speed sqrt(MaxForce |e| / m)), so the joint is led to the target along the
-// path the velocity solvers' motor rows drive it. The first sub-step of a step starts the setpoint
-// at the joint's coordinate (start): a joint held back by a load over MaxForce keeps its setpoint
-// within a step's travel of where it is. It also clears the servos' impulses of the sub-step.
-func (w *World) xpbdServoSetpoints(start bool) {
+// xpbdMotorSetpoints moves each motor's setpoint one sub-step: a speed motor's by its speed times h,
+// a position motor's toward its target by the rate Motor.rate asks at the setpoint (the error closed
+// in the sub-step, no faster than the speed limit nor than the braking speed sqrt(MaxForce |e| / m)),
+// so the joint is led to the target along the path the velocity solvers' motor rows drive it. The
+// first sub-step of a step starts the setpoint at the joint's coordinate (start): a joint held back
+// by a load over MaxForce keeps its setpoint within a step's travel of where it is, so the motor
+// gives way to the load rather than storing the travel it missed. It also clears the motors'
+// impulses of the sub-step.
+//
+// A speed motor's setpoint keeps the lead it had over the coordinate at the step's end, up to what
+// one sub-step's capped impulse closes, MaxForce h^2 / m (m the row's effective mass): a load within
+// MaxForce holds the joint behind its setpoint by its own sub-step's sag, tau h^2 / m, and a
+// setpoint restarted at the coordinate would lose that sag every step (4e-5 rad a step for a 1 m
+// bar's 9.81 N m, 5% of a 0.05 rad/s motor's travel); a load over MaxForce, or a pose set from
+// outside, leaves the setpoint no further ahead than the motor can pull in one sub-step.
+func (w *World) xpbdMotorSetpoints(start bool) {
 	invH, h := w.pipe.plan.ctx.invH, w.pipe.plan.ctx.h
 	for k := range w.joints {
 		j := &w.joints[k]
 		j.xm = 0
 		def := &j.def
-		if !def.HasMotor || def.Motor.Mode != MotorPosition || def.Type != Hinge && def.Type != Piston {
+		if !def.HasMotor || def.Type != Hinge && def.Type != Piston {
 			continue
 		}
+		wrap := motorWraps(def.Type, def.HasLimits)
 		if start {
 			w.refreshJoint(j) // the coordinate and its row's mass at the step's start
-			j.xs = j.coord
+			lead := float32(0)
+			if m := j.angle.motor.mass; def.Motor.Mode == MotorSpeed && m > 0 {
+				lead = j.xs - j.coord
+				if wrap {
+					lead = wrapPi(lead)
+				}
+				reach := def.Motor.MaxForce * h * h / m
+				lead = vecmath.Clamp(lead, -reach, reach)
+			}
+			j.xs = j.coord + lead
 		}
-		wrap := motorWraps(def.Type, def.HasLimits)
 		j.xs += def.Motor.rate(j.xs, wrap, invH, j.angle.motor.mass) * h
 		if wrap {
 			j.xs = wrapPi(j.xs)
@@ -543,24 +563,12 @@ func capFriction(j *joint, dl vec, bound float32) vec {
 }
 
 // xpbdJointVelocity is a joint's velocity pass: damping of the relative motion at the anchor and of
-// the relative rotation, then a speed motor with an impulse capped at maxForce h per sub-step. A joint's
-// friction acts in the position pass (xpbdJointFriction).
+// the relative rotation. A joint's motor (xpbdMotor) and friction (xpbdJointFriction) act in the
+// position pass.
 func (w *World) xpbdJointVelocity(j *joint) {
-	p := &w.pipe
-	def := &j.def
 	if k := w.settings.JointDamping; k > 0 {
-		w.dampJoint(j, min(k*p.plan.ctx.h, 1))
+		w.dampJoint(j, min(k*w.pipe.plan.ctx.h, 1))
 	}
-	if !def.HasMotor || def.Motor.Mode == MotorPosition {
-		return // a position motor acts in the position pass (xpbdServo)
-	}
-	w.refreshJoint(j)
-	j.angle.motor.impulse = 0
-	var s jointPair
-	w.loadJoint(j, &s)
-	m := def.drive()
-	j.angle.motor.solveMotor(&s, m.rate(j.coord, motorWraps(def.Type, def.HasLimits), p.plan.ctx.invH, j.angle.motor.mass), m.MaxForce*p.plan.ctx.h)
-	w.storeJoint(j, &s)
 }
 
 // dampJoint removes the fraction f of the relative angular velocity and of the relative velocity of
@@ -824,7 +832,7 @@ func (xpbdSolver) run(w *World, op Op) bool {
 		p.xpbd.corrTh = resize(p.xpbd.corrTh, n)
 		w.each(loopXStart, len(p.narrow.manifolds), manifoldGrain)
 		w.each(loopXSave, n, bodyGrain)
-		w.xpbdServoSetpoints(p.xpbd.firstSub) // at the sub-step's starting poses
+		w.xpbdMotorSetpoints(p.xpbd.firstSub) // at the sub-step's starting poses
 		p.xpbd.firstSub = false
 		w.each(loopIntPos, n, bodyGrain)
 		for k := range w.joints {
@@ -877,7 +885,7 @@ type xpbdStage struct {
 	prevPos       []Vec3
 	prevRot       []Mat3
 	corrX, corrTh []vec
-	firstSub      bool // the next sub-step is the step's first: the servos' setpoints start there
+	firstSub      bool // the next sub-step is the step's first: the motors' setpoints start there
 }
 
 // Title names the solver for a menu.
