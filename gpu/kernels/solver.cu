@@ -644,6 +644,24 @@ TB_KERNEL void tb_solver_jacobi(TbSolverManifold *man, const int *count, int cap
 }
 TB_REGISTER(tb_solver_jacobi)
 
+// tbRestitutePoint is one point's restitution row (sim's restituteManifold): a point that approached
+// faster than the threshold and pushed this step is driven to leave at e times its approach speed,
+// its accumulated normal impulse kept non-negative. It returns the impulse it added (0 for a point
+// that does not bounce), for the caller to apply or record.
+TB_FN float tbRestitutePoint(TbSolverPoint &cp, float3 n, float e, float threshold, float3 vA, float3 wA, float3 vB,
+                             float3 wB) {
+	if (cp.relVel > -threshold || cp.maxNormal == 0) {
+		return 0;
+	}
+	float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
+	float imp = -cp.normalMass * (vn + e * cp.relVel);
+	float acc = fmaxf(cp.normalImpulse + imp, 0);
+	imp = acc - cp.normalImpulse;
+	cp.normalImpulse = acc;
+	cp.maxNormal = fmaxf(cp.maxNormal, imp);
+	return imp;
+}
+
 // tbRestitute is one Jacobi restitution pass over manifold k (restituteManifold with record): points
 // that approached faster than the threshold and pushed this step leave at e times their approach speed.
 TB_FN void tbRestitute(int k, TbSolverManifold *man, const float4 *vel, const float4 *omega, float4 *imp,
@@ -655,15 +673,7 @@ TB_FN void tbRestitute(int k, TbSolverManifold *man, const float4 *vel, const fl
 	float3 lin = make_float3(0, 0, 0), angA = lin, angB = lin;
 	for (int i = 0; i < m.count; i++) {
 		TbSolverPoint &cp = m.pts[i];
-		if (cp.relVel > -threshold || cp.maxNormal == 0) {
-			continue;
-		}
-		float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
-		float imp = -cp.normalMass * (vn + m.restitution * cp.relVel);
-		float acc = fmaxf(cp.normalImpulse + imp, 0);
-		imp = acc - cp.normalImpulse;
-		cp.normalImpulse = acc;
-		cp.maxNormal = fmaxf(cp.maxNormal, imp);
+		float imp = tbRestitutePoint(cp, n, m.restitution, threshold, vA, wA, vB, wB);
 		if (imp == 0) {
 			continue;
 		}
@@ -1123,15 +1133,7 @@ TB_FN void tbRestituteGS(TbSolverManifold &m, const float4 *pos, float4 *vel, fl
 	float3 n = m.normal;
 	for (int p = 0; p < m.count; p++) {
 		TbSolverPoint &cp = m.pts[p];
-		if (cp.relVel > -threshold || cp.maxNormal == 0) {
-			continue;
-		}
-		float vn = tbRowVel(n, cp.nA, cp.nB, vA, wA, vB, wB);
-		float imp = -cp.normalMass * (vn + m.restitution * cp.relVel);
-		float acc = fmaxf(cp.normalImpulse + imp, 0);
-		imp = acc - cp.normalImpulse;
-		cp.normalImpulse = acc;
-		cp.maxNormal = fmaxf(cp.maxNormal, imp);
+		float imp = tbRestitutePoint(cp, n, m.restitution, threshold, vA, wA, vB, wB);
 		if (imp == 0) {
 			continue;
 		}
