@@ -270,9 +270,10 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 }
 
 // roundEnd adds the contacts of a ball (centre p, radius r) with the triangles of the cells within
-// its reach, as sphereTri gives them (tag and e go into the feature ids): the triangles whose planes
-// lie behind p or beyond reach, and then those whose nearest point lies beyond it, are passed over
-// before their normals are scaled to unit length.
+// its reach, as sphereTri gives them (tag and e go into the feature ids): the cells whose boxes lie
+// beyond reach (cellFar), then the triangles whose planes lie behind p or beyond reach, and then
+// those whose nearest point lies beyond it, are passed over before their normals are scaled to unit
+// length.
 func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r float32, tag, e uint32) {
 	reach := r + c.margin
 	i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
@@ -282,8 +283,10 @@ func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r float32, tag, e uint32) 
 	for j := j0; j <= j1; j++ {
 		for i := i0; i <= i1; i++ {
 			h := [4]float32{f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)}
-			// A cell wholly above or below the ball's reach, as fieldTris leaves out.
-			if min(h[0], h[1], h[2], h[3]) > p.Y+reach || max(h[0], h[1], h[2], h[3]) < p.Y-reach {
+			lo, hi := min(h[0], h[1], h[2], h[3]), max(h[0], h[1], h[2], h[3])
+			// A cell wholly above or below the ball's reach, as fieldTris leaves out, or whose box
+			// lies beyond it.
+			if lo > p.Y+reach || hi < p.Y-reach || cellFar(f, i, j, lo, hi, p, reach+cullSlack) {
 				continue
 			}
 			c.roundTri(f, i, j, 0, &h, p, r, tag, e)
@@ -344,4 +347,19 @@ func (c *meshCtx) roundTri(f *geom.HeightGrid, i, j, k int, h *[4]float32, p vec
 	if c.add(n, []clipPt{{p: p.MAdd(n, -(r + sep/2)), sep: sep, feat: mix32(tag, tr.index, uint32(ft), e)}}) {
 		c.pts[len(c.pts)-1].dist = dist
 	}
+}
+
+// cellFar reports whether every point of cell (i, j) of the field, whose heights lie in [lo, hi], is
+// at least d from p: the distance to the cell's box, a lower bound of the distance to its two
+// triangles. A ball's test of a triangle of such a cell (roundTri, sphereTri: d the reach plus
+// cullSlack) finds it beyond reach, so passing the cell over changes no contact: its triangles add
+// nothing, and the others are tested in the same order.
+func cellFar(f *geom.HeightGrid, i, j int, lo, hi float32, p vec, d float32) bool {
+	// The corners as roundTri and appendCell compute them: p's differences from them are exact.
+	x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+	z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+	dx := max(x0-p.X, p.X-x1, 0)
+	dz := max(z0-p.Z, p.Z-z1, 0)
+	dy := max(lo-p.Y, p.Y-hi, 0)
+	return dx*dx+dy*dy+dz*dz >= d*d
 }
