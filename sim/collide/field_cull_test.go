@@ -96,20 +96,24 @@ func TestFieldBallCullChangesNoContact(t *testing.T) {
 }
 
 // A capsule's end (roundEnd), passing over the cells whose boxes lie beyond its reach (cellFar),
-// gives the contacts of every cell within its box's reach, bit for bit, at the same spots.
+// gives the contacts of every cell within its box's reach, bit for bit, and a probe (probeAt), passing
+// over the cells farther than the triangle under it, the nearest of them, at the same spots.
 func TestFieldEndCullChangesNoContact(t *testing.T) {
 	c := new(meshCtx)
 	for _, field := range cullTerrains(t) {
 		f := field.Field
-		spots, far := 0, 0
+		spots, far, probes := 0, 0, 0
 		cullSpots(f, 2000, 0.2, func(p vec, margin float32) {
 			const r = 0.2
 			c.nclus, c.margin, c.mergeCos, c.roundMax = 0, margin, fieldMergeCos, 2
 			c.pts = c.ptsBuf[:0]
-			c.roundEnd(f, p, r, 5, 1)
+			c.roundEnd(f, p, r, r+margin+cullSlack, 5, 1)
 			got := append([]meshPt(nil), c.pts...)
+			u, _ := surfaceAt(f, p.X, p.Z)
+			probe := c.probeAt(f, p, r, u.idx, 1)
 			// Every cell of the end's box, but those wholly above or below its reach.
 			c.nclus, c.pts = 0, c.ptsBuf[:0]
+			nearest := meshPt{clipPt: clipPt{sep: margin}}
 			reach := r + margin
 			i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
 			i1 := min(int(math.Floor(float64((p.X+reach-f.X0)/f.DX))), f.NX-2)
@@ -127,9 +131,19 @@ func TestFieldEndCullChangesNoContact(t *testing.T) {
 					}
 					c.roundTri(f, i, j, 0, &h, p, r, 5, 1)
 					c.roundTri(f, i, j, 1, &h, p, r, 5, 1)
+					c.probe = &nearest
+					c.roundTri(f, i, j, 0, &h, p, r, 10, 1)
+					c.roundTri(f, i, j, 1, &h, p, r, 10, 1)
+					c.probe = nil
 				}
 			}
 			spots++
+			if probe != nearest {
+				t.Fatalf("probe at %v, margin %.3f: %+v over the near cells, %+v over every cell", p, margin, probe, nearest)
+			}
+			if nearest.sep < margin {
+				probes++
+			}
 			if len(got) != len(c.pts) {
 				t.Fatalf("end at %v, margin %.3f: %d points over the near cells, %d over every cell", p, margin, len(got), len(c.pts))
 			}
@@ -139,7 +153,7 @@ func TestFieldEndCullChangesNoContact(t *testing.T) {
 				}
 			}
 		})
-		t.Logf("%d spots, %d cells passed over", spots, far)
+		t.Logf("%d spots, %d cells passed over, %d probes touching", spots, far, probes)
 		if far < spots {
 			t.Errorf("%d cells passed over at %d spots, want more than one a spot", far, spots)
 		}
