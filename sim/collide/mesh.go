@@ -180,8 +180,9 @@ func (c *meshCtx) add(n vec, pts []clipPt) bool {
 // convex shape b (box, sphere, capsule or hull) at pose pb, with normals from a to b, and returns out.
 // Points whose separation is below margin are kept (speculative contacts, as Collide). Both kinds of
 // a are triangles to b: the mesh's from its BVH, the height field's from the cells under b's box
-// (fieldTris); everything after that is the same code, but for a box or capsule over a height
-// field's gentle terrain, which walks the grid instead (field.go).
+// (fieldTris; for a ball, those within its reach, fieldTrisNear); everything after that is the same
+// code, but for a box or capsule over a height field's gentle terrain, which walks the grid instead
+// (field.go).
 func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, out []Manifold) []Manifold {
 	if b.Kind == geom.Plane || b.Kind == geom.TriMesh || b.Kind == geom.HeightField {
 		return out
