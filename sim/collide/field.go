@@ -284,10 +284,10 @@ func (c *meshCtx) probeAt(f *geom.HeightGrid, p vec, r float32, under, line uint
 
 // roundEnd adds the contacts of a ball (centre p, radius r) with the triangles of the cells within
 // its reach, as sphereTri gives them (tag and e go into the feature ids): the cells whose boxes lie
-// within of p or farther (cellFar; within is the reach plus cullSlack, or for a probe, which keeps
-// only the nearest point, the distance to a triangle plus cullSlack), then the triangles whose planes
-// lie behind p or beyond reach, and then those whose nearest point lies beyond it, are passed over
-// before their normals are scaled to unit length.
+// at distance within from p or farther (cellFar; within is the reach plus cullSlack, or for a probe,
+// which keeps only the nearest point, the distance to a triangle plus cullSlack), then the triangles
+// whose planes lie behind p or beyond reach, and then those whose nearest point lies beyond it, are
+// passed over before their normals are scaled to unit length.
 func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r, within float32, tag, e uint32) {
 	reach := r + c.margin
 	i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
