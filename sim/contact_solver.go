@@ -83,9 +83,11 @@ func (w *World) prepareContacts(lo, hi int) {
 		rubs := !noFriction && m.friction > 0
 		old, cached := -1, false
 		if warm {
-			if p.narrow.cacheOn && p.narrow.manSub[k] < 0 && p.narrow.candFrom[m.pair] >= 0 {
+			if p.narrow.cacheOn && p.narrow.manSub[k] <= 0 && p.narrow.candFrom[m.pair] >= 0 {
 				// Reused from the cache: last step's manifold of the pair, with the same points in the
-				// same order.
+				// same order. A height field's pair (reuseField) copies last step's manifolds in
+				// order, so its first is the pair's first: prevPoint, which searches from there,
+				// finds each point where it was.
 				old, cached = int(p.narrow.candFrom[m.pair]), true
 			} else {
 				old, hint = p.findPrev(a, o, hint)

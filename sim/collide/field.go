@@ -233,13 +233,13 @@ func (c *meshCtx) seed(n0 vec) {
 func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 	c.above = false
 	for e, p := range [2]vec{p0, p1} {
-		c.roundEnd(f, p, r, 5, uint32(e))
+		c.roundEnd(f, p, r, r+c.margin+cullSlack, 5, uint32(e))
 	}
 	// Between the ends, the least of the crossings: the capsule's manifold keeps two points, the
 	// deepest and the one farthest from it (deepestSpread), and an end is always farther from a
 	// crossing than the other crossings are.
 	d := p1.Sub(p0)
-	best, bestS, bestLine := float32(1e30), float32(0), uint32(0)
+	best, bestS, bestLine, bestTri := float32(1e30), float32(0), uint32(0), uint32(0)
 	crossings(f, p0, p1, func(s float32, line uint32) {
 		x := p0.MAdd(d, s)
 		if u, ok := surfaceAt(f, x.X, x.Z); ok {
@@ -247,7 +247,7 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 				c.above = true
 			}
 			if sep := (x.Y-u.h)*u.n.Y - r; sep < best {
-				best, bestS, bestLine = sep, s, line
+				best, bestS, bestLine, bestTri = sep, s, line, u.idx
 			}
 		}
 	})
@@ -258,10 +258,7 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 		// perpendicular to the core) by about the gap times the terrain's slope; the distance is
 		// flat there, so the point's is more than the least by second order in that offset: up
 		// to 1.6 mm on the height-field bench's hills (TestFieldWalkAgreesWithTriangleTests).
-		probe := meshPt{clipPt: clipPt{sep: c.margin}}
-		c.probe = &probe
-		c.roundEnd(f, p0.MAdd(d, bestS), r, 10, bestLine)
-		c.probe = nil
+		probe := c.probeAt(f, p0.MAdd(d, bestS), r, bestTri, bestLine)
 		if probe.sep < c.margin && c.add(probe.n, []clipPt{probe.clipPt}) {
 			c.pts[len(c.pts)-1].dist = probe.dist
 		}
@@ -269,11 +266,29 @@ func (c *meshCtx) fieldCapsule(f *geom.HeightGrid, p0, p1 vec, r float32) bool {
 	return !c.above
 }
 
+// probeAt returns the nearest of the contacts of a ball (centre p, radius r) with the field's
+// triangles within its reach, as roundEnd gives them (separation c.margin where there is none); under
+// is a triangle near p (the one under it), line goes into the feature id. The nearest point lies no
+// farther than under's, so the cells beyond that distance are passed over: their triangles' contacts
+// would be farther, and the nearest is the same one.
+func (c *meshCtx) probeAt(f *geom.HeightGrid, p vec, r float32, under, line uint32) meshPt {
+	probe := meshPt{clipPt: clipPt{sep: c.margin}}
+	tr := fieldTri(f, under)
+	q, _ := closestOnTri(&tr, p)
+	v := p.Sub(q)
+	c.probe = &probe
+	c.roundEnd(f, p, r, min(r+c.margin, vecmath.Sqrt(v.Dot(v)))+cullSlack, 10, line)
+	c.probe = nil
+	return probe
+}
+
 // roundEnd adds the contacts of a ball (centre p, radius r) with the triangles of the cells within
-// its reach, as sphereTri gives them (tag and e go into the feature ids): the triangles whose planes
-// lie behind p or beyond reach, and then those whose nearest point lies beyond it, are passed over
-// before their normals are scaled to unit length.
-func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r float32, tag, e uint32) {
+// its reach, as sphereTri gives them (tag and e go into the feature ids): the cells whose boxes lie
+// at distance within from p or farther (cellFar; within is the reach plus cullSlack, or for a probe,
+// which keeps only the nearest point, the distance to a triangle plus cullSlack), then the triangles
+// whose planes lie behind p or beyond reach, and then those whose nearest point lies beyond it, are
+// passed over before their normals are scaled to unit length.
+func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r, within float32, tag, e uint32) {
 	reach := r + c.margin
 	i0 := max(int(math.Floor(float64((p.X-reach-f.X0)/f.DX))), 0)
 	i1 := min(int(math.Floor(float64((p.X+reach-f.X0)/f.DX))), f.NX-2)
@@ -282,8 +297,10 @@ func (c *meshCtx) roundEnd(f *geom.HeightGrid, p vec, r float32, tag, e uint32) 
 	for j := j0; j <= j1; j++ {
 		for i := i0; i <= i1; i++ {
 			h := [4]float32{f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)}
-			// A cell wholly above or below the ball's reach, as fieldTris leaves out.
-			if min(h[0], h[1], h[2], h[3]) > p.Y+reach || max(h[0], h[1], h[2], h[3]) < p.Y-reach {
+			lo, hi := min(h[0], h[1], h[2], h[3]), max(h[0], h[1], h[2], h[3])
+			// A cell wholly above or below the ball's reach, as fieldTris leaves out, or whose box
+			// lies beyond it.
+			if lo > p.Y+reach || hi < p.Y-reach || cellFar(f, i, j, lo, hi, p, within) {
 				continue
 			}
 			c.roundTri(f, i, j, 0, &h, p, r, tag, e)
@@ -344,4 +361,33 @@ func (c *meshCtx) roundTri(f *geom.HeightGrid, i, j, k int, h *[4]float32, p vec
 	if c.add(n, []clipPt{{p: p.MAdd(n, -(r + sep/2)), sep: sep, feat: mix32(tag, tr.index, uint32(ft), e)}}) {
 		c.pts[len(c.pts)-1].dist = dist
 	}
+}
+
+// cellFar reports whether every point of cell (i, j) of the field, whose heights lie in [lo, hi], is
+// at least d from p: the distance to the cell's box, a lower bound of the distance to its two
+// triangles. A ball's test of a triangle of such a cell (roundTri, sphereTri: d the reach plus
+// cullSlack) finds it beyond reach, so passing the cell over changes no contact: its triangles add
+// nothing, and the others are tested in the same order.
+func cellFar(f *geom.HeightGrid, i, j int, lo, hi float32, p vec, d float32) bool {
+	// The corners as roundTri and appendCell compute them: p's differences from them are exact.
+	x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+	z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+	dx := max(x0-p.X, p.X-x1, 0)
+	dz := max(z0-p.Z, p.Z-z1, 0)
+	dy := max(lo-p.Y, p.Y-hi, 0)
+	return dx*dx+dy*dy+dz*dz >= d*d
+}
+
+// fieldTri returns the field's triangle of index idx, 2 (j (NX-1) + i) + k for triangle k of cell
+// (i, j), with the corners roundTri gives it (its normal left unset).
+func fieldTri(f *geom.HeightGrid, idx uint32) tri {
+	cell := int(idx / 2)
+	i, j := cell%(f.NX-1), cell/(f.NX-1)
+	z0, z1 := f.Z0+float32(j)*f.DZ, f.Z0+float32(j+1)*f.DZ
+	x0, x1 := f.X0+float32(i)*f.DX, f.X0+float32(i+1)*f.DX
+	b, cc := vec{X: x1, Y: f.Height(i+1, j), Z: z0}, vec{X: x0, Y: f.Height(i, j+1), Z: z1}
+	if idx%2 == 0 {
+		return tri{v: [3]vec{{X: x0, Y: f.Height(i, j), Z: z0}, cc, b}, index: idx}
+	}
+	return tri{v: [3]vec{b, cc, {X: x1, Y: f.Height(i+1, j+1), Z: z1}}, index: idx}
 }

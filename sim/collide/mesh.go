@@ -180,8 +180,9 @@ func (c *meshCtx) add(n vec, pts []clipPt) bool {
 // convex shape b (box, sphere, capsule or hull) at pose pb, with normals from a to b, and returns out.
 // Points whose separation is below margin are kept (speculative contacts, as Collide). Both kinds of
 // a are triangles to b: the mesh's from its BVH, the height field's from the cells under b's box
-// (fieldTris); everything after that is the same code, but for a box or capsule over a height
-// field's gentle terrain, which walks the grid instead (field.go).
+// (fieldTris; for a ball, those within its reach, fieldTrisNear); everything after that is the same
+// code, but for a box or capsule over a height field's gentle terrain, which walks the grid instead
+// (field.go).
 func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, out []Manifold) []Manifold {
 	if b.Kind == geom.Plane || b.Kind == geom.TriMesh || b.Kind == geom.HeightField {
 		return out
@@ -212,7 +213,11 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			c.n0, gentle = fieldGentle(a.Field, box, vg(rel.P))
 		}
 		if !gentle {
-			c.tris = fieldTris(a.Field, box, c.tris)
+			if b.Kind == geom.Sphere {
+				c.tris = fieldTrisNear(a.Field, box, rel.P, b.Radius+margin+cullSlack, c.tris)
+			} else {
+				c.tris = fieldTris(a.Field, box, c.tris)
+			}
 			centreFirst(a.Field, rel.P, c.tris)
 		}
 		switch b.Kind {
@@ -407,6 +412,38 @@ func fieldTris(f *geom.HeightGrid, box geom.AABB, out []tri) []tri {
 		for i := i0; i <= i1; i++ {
 			h00, h10, h01, h11 := f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)
 			if min(h00, h10, h01, h11) > box.Max[1] || max(h00, h10, h01, h11) < box.Min[1] {
+				continue
+			}
+			out = appendCell(f, i, j, out)
+		}
+	}
+	return out
+}
+
+// fieldTrisNear is fieldTris for a ball centred at p (the field's frame) whose tests reach d (its
+// radius, the margin and cullSlack): the cells whose boxes lie d or more from p (cellFar) are left
+// out too, their triangles beyond the ball's reach, but for the first cell fieldTris would give and
+// the one under p. With those two kept, centreFirst orders the triangles that remain as it orders
+// them in fieldTris' list (the one under p first, the first cell's in its place), so the ball's
+// tests meet the triangles that touch it in the same order and give the same contacts.
+func fieldTrisNear(f *geom.HeightGrid, box geom.AABB, p geom.Vec3, d float32, out []tri) []tri {
+	i0, i1, j0, j1, ok := f.Cells(box)
+	if !ok {
+		return out
+	}
+	ci, cj := -1, -1 // the cell under p, as centreFirst finds it
+	if s, t := (p[0]-f.X0)/f.DX, (p[2]-f.Z0)/f.DZ; s >= 0 && t >= 0 && s < float32(f.NX-1) && t < float32(f.NZ-1) {
+		ci, cj = int(s), int(t)
+	}
+	start := len(out)
+	for j := j0; j <= j1; j++ {
+		for i := i0; i <= i1; i++ {
+			h00, h10, h01, h11 := f.Height(i, j), f.Height(i+1, j), f.Height(i, j+1), f.Height(i+1, j+1)
+			lo, hi := min(h00, h10, h01, h11), max(h00, h10, h01, h11)
+			if lo > box.Max[1] || hi < box.Min[1] {
+				continue
+			}
+			if len(out) > start && (i != ci || j != cj) && cellFar(f, i, j, lo, hi, vg(p), d) {
 				continue
 			}
 			out = appendCell(f, i, j, out)
