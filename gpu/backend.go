@@ -196,7 +196,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	// A timed step splits its time by stage, which the small path's launches merge: it keeps the
 	// per-pass kernels.
 	small := !b.NoSmall && !b.Timed
-	b.solver.small = small && smallWorld(n, b.nJoints, &s)
+	b.solver.small = small && smallWorld(n, b.nJoints)
 	b.broad.small = small && n <= smallBodies
 	if b.planFor != s || b.plan == nil {
 		b.plan, b.planFor = sim.PlanOf(s), s
@@ -332,9 +332,10 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				err = b.wakeRounds()
 			}
 		case sim.StagePrepare:
-			if s.Sleep && b.asleep > 0 {
+			if s.Sleep && b.asleep > 0 && !b.solver.small {
 				// Some body sleeps: the body kernels from here on run over the awake ones, listed after
-				// the waking.
+				// the waking. The small path's one block skips the sleeping bodies by their flags, and
+				// the sleep stage's kernels without the list run over every body to the same effect.
 				if err = b.moving.make(b.dev, &b.bodies, b.movingEstimate()); err != nil {
 					break
 				}
@@ -351,7 +352,8 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				err = b.keepSlept()
 			}
 		case sim.StageStoreImpulses:
-			if s.Sleep {
+			if s.Sleep && !b.solver.small {
+				// (The small path's launch zeroes the sleeping bodies' velocities at its end itself.)
 				err = b.sleep.still(b.dev, &b.bodies)
 			}
 			if err == nil {

@@ -101,9 +101,9 @@ func smallOps(plan sim.Plan, ops []int32) []int32 {
 }
 
 // smallWorld reports whether the step of a world of n bodies and joints joints with settings s takes
-// the small path.
-func smallWorld(n, joints int, s *sim.Settings) bool {
-	return n <= smallBodies && joints <= smallJoints && !s.Sleep
+// the small path: with sleeping on or off, it is the world's size that decides.
+func smallWorld(n, joints int) bool {
+	return n <= smallBodies && joints <= smallJoints
 }
 
 // smallOp keeps op for the small path's launch when it is one of its stages, tracking whether it moved

@@ -26,6 +26,13 @@
 #define TB_SMALL_RESTITUTE 6  // restitution passes
 #define TB_SMALL_STORE 7      // the step's end: world inertia, the kept manifolds, the blow-up check
 
+// tbSmallAsleep reports whether body i sleeps. The per-pass path runs its body kernels that do not
+// skip a sleeping body themselves (the world inertia, the blow-up check, a gather without joints) over
+// the awake list (gpu/awake.go), the bodies neither static nor asleep; a static body returns early from
+// each, so the block skips the sleeping ones alone and needs no list. Without sleeping no body has the
+// flag.
+TB_FN bool tbSmallAsleep(const unsigned *flags, int i) { return (flags[i] & TB_ASLEEP) != 0; }
+
 // tbSmallColours runs f(k) for the entries of each colour of a colouring (order, colourStart) in turn,
 // colours 0 to budget-1 and, past TB_GS_COLOURS, the overflow, as the per-colour launches do (gs.go's
 // each): a colour's rows share no dynamic body, so the block's threads share them out; the overflow's
@@ -86,8 +93,13 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 		__syncthreads();
 		moved = false;
 	};
+	// A gather with the joints' records runs over every body: a joint between two sleeping bodies is
+	// still solved (solverStage.gather).
 	auto gather = [&](int withJoints) {
 		for (int i = t; i < n; i += stride) {
+			if (!withJoints && tbSmallAsleep(flags, i)) {
+				continue;
+			}
 			tbGather(i, pos, vel, omega, invIW, start, adj, imp, jstart, jadj, jimp, withJoints);
 		}
 		__syncthreads();
@@ -159,9 +171,17 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 			}
 			break;
 		case TB_SMALL_STORE:
-			// solverStage.run's launches at StoreImpulses: tb_integrate_finish, tb_solver_keep,
-			// tb_integrate_blowup_reset, tb_integrate_blowup_check, tb_integrate_blowup_done.
+			// Backend.runPlan's launches at StoreImpulses: tb_sleep_still (the sleeping bodies' velocities,
+			// which a joint between two of them left, zeroed; each thread's bodies are the ones it checks
+			// below), then solverStage.run's tb_integrate_finish, tb_solver_keep,
+			// tb_integrate_blowup_reset, tb_integrate_blowup_check, tb_integrate_blowup_done, the last two
+			// over the awake bodies.
 			for (int i = t; i < n; i += stride) {
+				if (tbSmallAsleep(flags, i)) {
+					vel[i] = make_float4(0, 0, 0, 0);
+					omega[i] = make_float4(0, 0, 0, 0);
+					continue;
+				}
 				tbIntegrateFinish(i, rot, invI, invIW, flags);
 			}
 			if (t == 0) {
@@ -170,7 +190,9 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 			}
 			__syncthreads();
 			for (int i = t; i < n; i += stride) {
-				tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
+				if (!tbSmallAsleep(flags, i)) {
+					tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
+				}
 			}
 			__syncthreads();
 			if (t == 0 && *bad >= n) {
