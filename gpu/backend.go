@@ -347,19 +347,25 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 			}
 			err = b.solver.prepare(&run, b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts)
 		case sim.StageSleep:
-			err = b.sleep.run(b.dev, b.sleepInput())
+			if b.solver.small {
+				// The small path's launch runs the sleep stage, with the still bodies and the joints'
+				// held forces of the step's end before it.
+				err = b.smallSleep(&run, op)
+			} else {
+				err = b.sleep.run(b.dev, b.sleepInput())
+			}
 			if err == nil {
 				err = b.keepSlept()
 			}
 		case sim.StageStoreImpulses:
-			if s.Sleep && !b.solver.small {
-				// (The small path's launch zeroes the sleeping bodies' velocities at its end itself.)
+			small := s.Sleep && b.solver.small // the launch at the sleep stage does both
+			if s.Sleep && !small {
 				err = b.sleep.still(b.dev, &b.bodies)
 			}
 			if err == nil {
 				err = b.solver.run(&run, op)
 			}
-			if err == nil && s.Sleep && b.nJoints > 0 {
+			if err == nil && s.Sleep && b.nJoints > 0 && !small {
 				err = b.joints.hold(b.dev, &b.bodies)
 			}
 		default:
@@ -378,6 +384,19 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 		}
 	}
 	return nil
+}
+
+// smallSleep launches the small path's kept ops with the sleep stage (op) at their end.
+func (b *Backend) smallSleep(run *solverRun, op sim.Op) error {
+	z := &smallSleep{in: b.sleepInput(), stage: &b.sleep}
+	if b.nJoints > 0 {
+		var err error
+		if z.held, err = b.joints.heldBuffer(b.dev); err != nil {
+			return err
+		}
+	}
+	run.sleep = z
+	return b.solver.run(run, op)
 }
 
 // sleepInput is what the sleep stage reads of this step: the narrow phase's contacts, the jointed

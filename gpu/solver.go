@@ -228,6 +228,9 @@ type solverRun struct {
 	// the step's end (StoreImpulses), or at any other stage that comes first.
 	small bool
 	ops   []int32
+	// sleep, with sleeping on, is what the small path's launch runs of sleeping (small.go), set before
+	// the sleep stage, whose op launches it.
+	sleep *smallSleep
 	err   error
 }
 
@@ -330,7 +333,7 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 	n := int32(b.n)
 	if r.small {
 		kept := r.smallOp(op)
-		if kept && op.Stage != sim.StageStoreImpulses {
+		if kept && op.Stage != smallEnd(st.Sleep) {
 			return nil // launched with the step's end
 		}
 		r.do(func() error { return s.flushSmall(r) })

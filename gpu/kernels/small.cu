@@ -13,6 +13,7 @@
 #include "integrate.cu"
 #include "joints.cu"
 #include "solver.cu"
+#include "sleep.cu"
 #undef TB_BORROWING
 #define TB_BORROWING 0
 
@@ -24,13 +25,14 @@
 #define TB_SMALL_POSITIONS 4  // integrate positions
 #define TB_SMALL_RELAX 5      // passes without bias
 #define TB_SMALL_RESTITUTE 6  // restitution passes
-#define TB_SMALL_STORE 7      // the step's end: world inertia, the kept manifolds, the blow-up check
+#define TB_SMALL_STORE 7      // world inertia, the kept manifolds, the blow-up check, the joints' held forces
+#define TB_SMALL_SLEEP 8      // the sleep stage: rest times, islands, the islands that fall asleep
 
 // tbSmallAsleep reports whether body i sleeps. The per-pass path runs its body kernels that do not
 // skip a sleeping body themselves (the world inertia, the blow-up check, a gather without joints) over
 // the awake list (gpu/awake.go), the bodies neither static nor asleep; a static body returns early from
-// each, so the block skips the sleeping ones alone and needs no list. Without sleeping no body has the
-// flag.
+// each, so the block skips the sleeping ones alone and needs no list (nor does the sleep stage, whose
+// device functions skip them too). Without sleeping no body has the flag.
 TB_FN bool tbSmallAsleep(const unsigned *flags, int i) { return (flags[i] & TB_ASLEEP) != 0; }
 
 // tbSmallColours runs f(k) for the entries of each colour of a colouring (order, colourStart) in turn,
@@ -58,12 +60,17 @@ TB_FN void tbSmallColours(const int *order, const int *colourStart, int budget, 
 
 // tb_small_substeps runs the ops (nops pairs of a TB_SMALL_* stage and its passes) over the world in
 // one block of any size (gpu/small.go's smallThreads): what solverStage.run launches for the same ops,
-// phase for phase. gs
+// phase for phase, and with sleeping on what Backend.runPlan launches at the step's end (sleepStage's
+// still and run, jointStage's hold). gs
 // selects PGS's passes (the joints' colours, then the manifolds', colours and budgets from gs.go)
 // over Jacobi's (every row from the pass's start velocities, then the gather); jointLists says whether
-// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does.
+// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does. held, when not
+// null, takes the forces of the joints whose island is awake at the step's end (TB_SMALL_STORE); the
+// sleep stage (TB_SMALL_SLEEP) reads the narrow phase's contacts (contacts, contactCount, contactCap) and
+// the jointed pairs (jointed, nJointed) and keeps sleepStage's arrays (asleep, rest, parent, restMin,
+// label, next).
 TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *rot, float4 *vel, float4 *omega,
-                                 const float4 *invI, float4 *invIW, const unsigned *flags, int n,
+                                 const float4 *invI, float4 *invIW, unsigned *flags, int n,
                                  TbSolverManifold *man, const int *count, int cap, float4 *imp,
                                  const unsigned *start, const int *adj, TbJoint *joints, int nj, float4 *jimp,
                                  const int *jstart, const int *jadj, int jointLists, float *force, int gs,
@@ -71,7 +78,11 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
                                  const int *jcolourStart, int jbudget, float h, float invH, float gx, float gy,
                                  float gz, float maxPush, int noFriction, float threshold, float jointBias,
                                  float jointMass, float jointImpulse, float limitBias, float limitMass,
-                                 float limitImpulse, int *kept, int *bad, float maxSpeed) {
+                                 float limitImpulse, int *kept, int *bad, float maxSpeed, float *held,
+                                 const TbShape *shape, const TbContact *contacts, const unsigned *contactCount,
+                                 int contactCap, const unsigned long long *jointed, int nJointed, unsigned *asleep,
+                                 float *rest, int *parent, unsigned *restMin, unsigned *label, unsigned *next, float dt,
+                                 float sleepSpeed, float sleepTime) {
 	int t = threadIdx.x, stride = blockDim.x;
 	int nm = tbManifolds(count, cap);
 	TbJointSoft soft = {jointBias, jointMass, jointImpulse};
@@ -178,8 +189,7 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 			// over the awake bodies.
 			for (int i = t; i < n; i += stride) {
 				if (tbSmallAsleep(flags, i)) {
-					vel[i] = make_float4(0, 0, 0, 0);
-					omega[i] = make_float4(0, 0, 0, 0);
+					tbSleepStill(i, flags, vel, omega);
 					continue;
 				}
 				tbIntegrateFinish(i, rot, invI, invIW, flags);
@@ -198,6 +208,44 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 			if (t == 0 && *bad >= n) {
 				*bad = -1;
 			}
+			if (held != 0) {
+				for (int k = t; k < nj; k += stride) {
+					tbJointHold(k, joints, flags, force, held);
+				}
+				__syncthreads();
+			}
+			break;
+		case TB_SMALL_SLEEP:
+			// sleepStage.run's launches: tb_sleep_timers and tb_sleep_init, tb_sleep_link_contacts and
+			// tb_sleep_link_joints, tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide.
+			for (int i = t; i < n; i += stride) {
+				tbSleepTimer(i, vel, omega, shape, flags, asleep, rest, dt, sleepSpeed);
+				tbSleepInit(i, parent, restMin);
+			}
+			__syncthreads();
+			for (int k = t; k < contactCap; k += stride) {
+				tbSleepLinkContact(k, contacts, contactCount, contactCap, vel, omega, flags, parent, rest);
+			}
+			for (int k = t; k < nJointed; k += stride) {
+				tbSleepLinkJoint(k, jointed, flags, parent);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				parent[i] = tbSleepFind(parent, i);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbSleepRestMin(i, parent, rest, flags, asleep, restMin);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbSleepLabel(i, parent, restMin, flags, label, next, sleepTime);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbSleepDecide(i, parent, label, flags, asleep, vel, omega);
+			}
+			__syncthreads();
 			break;
 		}
 	}
