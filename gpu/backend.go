@@ -348,12 +348,12 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 			err = b.solver.prepare(&run, b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts)
 		case sim.StageSleep:
 			if b.solver.small {
-				// The small path's launch runs the sleep stage, with the still bodies and the joints'
-				// held forces of the step's end before it.
+				// The small path's launch runs the sleep stage and keeps the sleeping islands'
+				// contacts, with the still bodies and the joints' held forces of the step's end before.
 				err = b.smallSleep(&run, op)
-			} else {
-				err = b.sleep.run(b.dev, b.sleepInput())
+				break
 			}
+			err = b.sleep.run(b.dev, b.sleepInput())
 			if err == nil {
 				err = b.keepSlept()
 			}
@@ -388,7 +388,13 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 
 // smallSleep launches the small path's kept ops with the sleep stage (op) at their end.
 func (b *Backend) smallSleep(run *solverRun, op sim.Op) error {
-	z := &smallSleep{in: b.sleepInput(), stage: &b.sleep}
+	if err := b.slept.reserve(b.dev, b.contactCap); err != nil {
+		return err
+	}
+	if err := grow(b.dev, &b.stats, statsWords*4); err != nil {
+		return err
+	}
+	z := &smallSleep{in: b.sleepInput(), stage: &b.sleep, slept: &b.slept, need: b.stats.p + 4*statsSleptNeed}
 	if b.nJoints > 0 {
 		var err error
 		if z.held, err = b.joints.heldBuffer(b.dev); err != nil {

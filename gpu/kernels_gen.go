@@ -1595,7 +1595,9 @@ func (k kernelSet) sleepAwakeList(grid, block int, a sleepAwakeListArgs) error {
 // null, takes the forces of the joints whose island is awake at the step's end (TB_SMALL_STORE); the
 // sleep stage (TB_SMALL_SLEEP) reads the narrow phase's contacts (contacts, contactCount, contactCap) and
 // the jointed pairs (jointed, nJointed) and keeps sleepStage's arrays (asleep, rest, parent, restMin,
-// label, next).
+// label, next) and, with slept not null, appends the points of the manifolds whose island fell asleep
+// to the sleeping islands' list (Backend.keepSlept's launches: sleptMark the marks and their scan,
+// slept, sleptLabel and sleptN the list, sleptCap its room, *sleptNeed the room it needed).
 type smallSubstepsArgs struct {
 	Ops          ptr // const int *
 	Nops         int32
@@ -1660,11 +1662,17 @@ type smallSubstepsArgs struct {
 	Dt           float32
 	SleepSpeed   float32
 	SleepTime    float32
+	SleptMark    ptr // unsigned int *
+	Slept        ptr // TbContactOut *
+	SleptLabel   ptr // unsigned int *
+	SleptN       ptr // unsigned int *
+	SleptCap     int32
+	SleptNeed    ptr // unsigned int *
 }
 
 // smallSubsteps launches tb_small_substeps over grid blocks of block threads.
 func (k kernelSet) smallSubsteps(grid, block int, a smallSubstepsArgs) error {
-	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.LimitBias, a.LimitMass, a.LimitImpulse, a.Kept, a.Bad, a.MaxSpeed, a.Held, a.Shape, a.Contacts, a.ContactCount, a.ContactCap, a.Jointed, a.NJointed, a.Asleep, a.Rest, a.Parent, a.RestMin, a.Label, a.Next, a.Dt, a.SleepSpeed, a.SleepTime)
+	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.LimitBias, a.LimitMass, a.LimitImpulse, a.Kept, a.Bad, a.MaxSpeed, a.Held, a.Shape, a.Contacts, a.ContactCount, a.ContactCap, a.Jointed, a.NJointed, a.Asleep, a.Rest, a.Parent, a.RestMin, a.Label, a.Next, a.Dt, a.SleepSpeed, a.SleepTime, a.SleptMark, a.Slept, a.SleptLabel, a.SleptN, a.SleptCap, a.SleptNeed)
 }
 
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.
@@ -1936,11 +1944,6 @@ func (k kernelSet) solverSleptMark(grid, block int, a solverSleptMarkArgs) error
 }
 
 // solverSleptKeepArgs are the parameters of tb_solver_slept_keep (kernels/solver.cu), in the kernel's order.
-//
-// tb_solver_slept_keep writes the points of each marked manifold k (offsets: mark's exclusive scan)
-// after the *sleptN manifolds kept so far, point i into slot 4j + i of slept and the island's label into
-// sleptLabel[j], j = *sleptN + offsets[k]; a manifold past cap is left out (tb_solver_slept_count
-// reports the room needed, and the step runs again with more).
 type solverSleptKeepArgs struct {
 	Man        ptr // const TbSolverManifold *
 	Kept       ptr // const int *
@@ -1963,9 +1966,6 @@ func (k kernelSet) solverSleptKeep(grid, block int, a solverSleptKeepArgs) error
 }
 
 // solverSleptCountArgs are the parameters of tb_solver_slept_count (kernels/solver.cu), in the kernel's order.
-//
-// tb_solver_slept_count adds this step's kept manifolds to *sleptN (at most cap) and writes into *need
-// how many the list would hold had it room for all.
 type solverSleptCountArgs struct {
 	Kept    ptr // const int *
 	Offsets ptr // const unsigned int *

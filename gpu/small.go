@@ -30,13 +30,13 @@ import (
 // the joints' held forces, the rest times, the islands (the union-find of sleep.cu, its phases between
 // barriers) and the islands that fall asleep, each phase the per-pass kernels' device function on the
 // same items, so that the bits are the per-pass path's. The block skips the sleeping bodies by their
-// flags where the per-pass path runs over the awake list, which it then does not make. The waking after
-// the narrow phase (Backend.wakeRounds) and the sleeping islands' kept contacts (keepSlept) stay
-// launches of their own.
+// flags where the per-pass path runs over the awake list, which it then does not make. It ends with
+// the sleeping islands' kept contacts (Backend.keepSlept's marks, their scan in the block, the points,
+// the count). The waking after the narrow phase (Backend.wakeRounds) stays launches of its own.
 
 // smallThreads is tb_small_substeps' block: a world of smallBodies bodies is one stride of it in the
-// bodies' phases and a few in the manifolds'. Its 84 registers a thread (ptxas, sm_80; allocated in
-// eights, so 88) let a block of up to 512 threads fit an SM's 65,536 (gpu/kernels'
+// bodies' phases and a few in the manifolds'. Its 92 registers a thread (ptxas, sm_80; allocated in
+// eights, so 96) let a block of up to 512 threads fit an SM's 65,536 (gpu/kernels'
 // TestSmallKernelFitsItsBlock).
 const smallThreads = 256
 
@@ -124,6 +124,10 @@ type smallSleep struct {
 	in    sleepInput
 	stage *sleepStage
 	held  ptr
+	// slept is the sleeping islands' list the launch appends to, and need the word of the step's
+	// read-back that takes the room it needed (keepSlept's).
+	slept *sleptStage
+	need  ptr
 }
 
 // smallEnd is the stage whose op launches the small path's kept ops: the plan's last of smallStages.
@@ -179,6 +183,12 @@ func (s *solverStage) flushSmall(r *solverRun) error {
 			z.stage.rest.p, z.stage.parent.p
 		a.RestMin, a.Label, a.Next, a.Dt, a.SleepSpeed, a.SleepTime = z.stage.restMin.p, z.stage.label.p,
 			z.stage.next.p, in.dt, sim.SleepSpeed, in.sleepTime
+		if z.slept.mark.bytes < 4*(r.capacity+1) {
+			return fmt.Errorf("gpu: sleeping contacts: marks for %d manifolds, stepping %d", z.slept.mark.bytes/4-1,
+				r.capacity)
+		}
+		a.SleptMark, a.Slept, a.SleptLabel, a.SleptN = z.slept.mark.p, z.slept.pts.p, z.slept.labels.p, z.slept.n.p
+		a.SleptCap, a.SleptNeed = int32(z.slept.cap), z.need
 	}
 	// Under Jacobi no colour is run (budgets 0) and the colourings' arrays stay unread, as are the
 	// joints' where there are none; the gathers' joint lists point at the contacts' to stay valid, as

@@ -35,6 +35,41 @@
 // device functions skip them too). Without sleeping no body has the flag.
 TB_FN bool tbSmallAsleep(const unsigned *flags, int i) { return (flags[i] & TB_ASLEEP) != 0; }
 
+// TB_SMALL_MAX_THREADS bounds the block tbSmallScan's shared sums serve (gpu/small.go launches 256 or,
+// to compare, up to 512 threads).
+#define TB_SMALL_MAX_THREADS 1024
+
+// tbSmallScan makes a[0..m) its exclusive prefix sums in one block (scan.cu's in several launches):
+// each thread sums a run of consecutive entries, thread 0 scans the runs' sums in order, and each
+// thread writes its run's prefix sums from its start. part is the block's shared scratch.
+TB_FN void tbSmallScan(unsigned *a, int m, unsigned *part) {
+	int t = threadIdx.x, nt = blockDim.x;
+	int run = (m + nt - 1) / nt;
+	int lo = min(t * run, m), hi = min(lo + run, m);
+	unsigned sum = 0;
+	for (int i = lo; i < hi; i++) {
+		sum += a[i];
+	}
+	part[t] = sum;
+	__syncthreads();
+	if (t == 0) {
+		unsigned total = 0;
+		for (int k = 0; k < nt; k++) {
+			unsigned v = part[k];
+			part[k] = total;
+			total += v;
+		}
+	}
+	__syncthreads();
+	sum = part[t];
+	for (int i = lo; i < hi; i++) {
+		unsigned v = a[i];
+		a[i] = sum;
+		sum += v;
+	}
+	__syncthreads();
+}
+
 // tbSmallColours runs f(k) for the entries of each colour of a colouring (order, colourStart) in turn,
 // colours 0 to budget-1 and, past TB_GS_COLOURS, the overflow, as the per-colour launches do (gs.go's
 // each): a colour's rows share no dynamic body, so the block's threads share them out; the overflow's
@@ -68,7 +103,9 @@ TB_FN void tbSmallColours(const int *order, const int *colourStart, int budget, 
 // null, takes the forces of the joints whose island is awake at the step's end (TB_SMALL_STORE); the
 // sleep stage (TB_SMALL_SLEEP) reads the narrow phase's contacts (contacts, contactCount, contactCap) and
 // the jointed pairs (jointed, nJointed) and keeps sleepStage's arrays (asleep, rest, parent, restMin,
-// label, next).
+// label, next) and, with slept not null, appends the points of the manifolds whose island fell asleep
+// to the sleeping islands' list (Backend.keepSlept's launches: sleptMark the marks and their scan,
+// slept, sleptLabel and sleptN the list, sleptCap its room, *sleptNeed the room it needed).
 TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *rot, float4 *vel, float4 *omega,
                                  const float4 *invI, float4 *invIW, unsigned *flags, int n,
                                  TbSolverManifold *man, const int *count, int cap, float4 *imp,
@@ -82,7 +119,9 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
                                  const TbShape *shape, const TbContact *contacts, const unsigned *contactCount,
                                  int contactCap, const unsigned long long *jointed, int nJointed, unsigned *asleep,
                                  float *rest, int *parent, unsigned *restMin, unsigned *label, unsigned *next, float dt,
-                                 float sleepSpeed, float sleepTime) {
+                                 float sleepSpeed, float sleepTime, unsigned *sleptMark, TbContactOut *slept,
+                                 unsigned *sleptLabel, unsigned *sleptN, int sleptCap, unsigned *sleptNeed) {
+	__shared__ unsigned part[TB_SMALL_MAX_THREADS];
 	int t = threadIdx.x, stride = blockDim.x;
 	int nm = tbManifolds(count, cap);
 	TbJointSoft soft = {jointBias, jointMass, jointImpulse};
@@ -246,6 +285,24 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 				tbSleepDecide(i, parent, label, flags, asleep, vel, omega);
 			}
 			__syncthreads();
+			if (slept == 0) {
+				break;
+			}
+			// sleptStage.keep's launches: tb_solver_slept_mark, the scan, tb_solver_slept_keep,
+			// tb_solver_slept_count, over the step's nm manifolds.
+			for (int k = t; k <= nm; k += stride) {
+				sleptMark[k] = k < nm && tbSleptManifold(man[k], flags, parent, label, asleep) != 0 ? 1u : 0u;
+			}
+			__syncthreads();
+			tbSmallScan(sleptMark, nm + 1, part);
+			for (int p = t; p < 4 * nm; p += stride) {
+				tbSleptKeep(p >> 2, p & 3, man, sleptMark, flags, parent, label, asleep, pos, rot, slept, sleptLabel,
+				            sleptN, sleptCap);
+			}
+			__syncthreads();
+			if (t == 0) {
+				tbSleptCount(nm, sleptMark, sleptN, sleptCap, sleptNeed);
+			}
 			break;
 		}
 	}
