@@ -31,6 +31,11 @@ func smallSleepCases() []sleepCase {
 // (smallSleepCases), and every body's pose, velocity, sleep and rest time stays the CPU's Jacobi
 // step's, bit for bit (runSleepParity); so does PGS's.
 func TestEmulatedSmallPathSleepsAsTheCPU(t *testing.T) {
+	checkSmallPathSleeps(t, func(testing.TB) *Backend { return NewEmulated() })
+}
+
+// checkSmallPathSleeps is TestEmulatedSmallPathSleepsAsTheCPU on the backends newBackend opens.
+func checkSmallPathSleeps(t *testing.T, newBackend func(testing.TB) *Backend) {
 	pgs := smallSleepCases()
 	for k := range pgs {
 		world := pgs[k].world
@@ -48,7 +53,7 @@ func TestEmulatedSmallPathSleepsAsTheCPU(t *testing.T) {
 	}{{"jacobi", smallSleepCases()}, {"pgs", pgs}} {
 		for _, c := range set.cases {
 			t.Run(set.name+"/"+c.name, func(t *testing.T) {
-				b := NewEmulated()
+				b := newBackend(t)
 				fell := 0
 				before, least, _ := runSleepParityWith(t, b, c, func(step int) {
 					// The step before this one: a step of a world that sleeps whole launches nothing
