@@ -394,7 +394,9 @@ func (b *Backend) smallSleep(run *solverRun, op sim.Op) error {
 	if err := grow(b.dev, &b.stats, statsWords*4); err != nil {
 		return err
 	}
-	z := &smallSleep{in: b.sleepInput(), stage: &b.sleep, slept: &b.slept, need: b.stats.p + 4*statsSleptNeed}
+	// The arguments live in the solver stage, which spares an allocation a step.
+	z := &b.solver.sleepArgs
+	*z = smallSleep{in: b.sleepInput(), stage: &b.sleep, slept: &b.slept, need: b.stats.p + 4*statsSleptNeed}
 	if b.nJoints > 0 {
 		var err error
 		if z.held, err = b.joints.heldBuffer(b.dev); err != nil {

@@ -368,10 +368,10 @@ func (j *jointStage) hold(d device, b *bodyBuffers) error {
 // (zeroed) at first.
 func (j *jointStage) heldBuffer(d device) (ptr, error) {
 	if j.held.bytes < 4*j.n || j.held.p == 0 {
-		if err := grow(d, &j.held, 4*max(j.n, 1)); err != nil {
+		if err := grow(d, &j.held, 4*j.n); err != nil {
 			return 0, err
 		}
-		if err := d.zero(j.held.p, 4*max(j.n, 1)); err != nil {
+		if err := d.zero(j.held.p, 4*j.n); err != nil {
 			return 0, err
 		}
 	}

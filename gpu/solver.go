@@ -59,6 +59,8 @@ type solverStage struct {
 	smallBlock int
 	program    smallProgram
 	ops        []int32
+	// sleepArgs are the small path's launch's arguments of sleeping (solverRun.sleep points at them).
+	sleepArgs smallSleep
 	// awake, when set and made for the step, lists the bodies it moves: the body kernels run over it.
 	awake *awakeList
 }
