@@ -196,7 +196,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	// A timed step splits its time by stage, which the small path's launches merge: it keeps the
 	// per-pass kernels.
 	small := !b.NoSmall && !b.Timed
-	b.solver.small = small && smallWorld(n, b.nJoints, &s)
+	b.solver.small = small && smallWorld(n, b.nJoints)
 	b.broad.small = small && n <= smallBodies
 	if b.planFor != s || b.plan == nil {
 		b.plan, b.planFor = sim.PlanOf(s), s
@@ -332,9 +332,10 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				err = b.wakeRounds()
 			}
 		case sim.StagePrepare:
-			if s.Sleep && b.asleep > 0 {
+			if s.Sleep && b.asleep > 0 && !b.solver.small {
 				// Some body sleeps: the body kernels from here on run over the awake ones, listed after
-				// the waking.
+				// the waking. The small path's one block skips the sleeping bodies by their flags, and
+				// the sleep stage's kernels without the list run over every body to the same effect.
 				if err = b.moving.make(b.dev, &b.bodies, b.movingEstimate()); err != nil {
 					break
 				}
@@ -346,18 +347,25 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 			}
 			err = b.solver.prepare(&run, b.dev, &b.bodies, contacts, contactCount, contactCap, hooks, &b.consts)
 		case sim.StageSleep:
+			if b.solver.small {
+				// The small path's launch runs the sleep stage and keeps the sleeping islands'
+				// contacts, with the still bodies and the joints' held forces of the step's end before.
+				err = b.smallSleep(&run, op)
+				break
+			}
 			err = b.sleep.run(b.dev, b.sleepInput())
 			if err == nil {
 				err = b.keepSlept()
 			}
 		case sim.StageStoreImpulses:
-			if s.Sleep {
+			small := s.Sleep && b.solver.small // the launch at the sleep stage does both
+			if s.Sleep && !small {
 				err = b.sleep.still(b.dev, &b.bodies)
 			}
 			if err == nil {
 				err = b.solver.run(&run, op)
 			}
-			if err == nil && s.Sleep && b.nJoints > 0 {
+			if err == nil && s.Sleep && b.nJoints > 0 && !small {
 				err = b.joints.hold(b.dev, &b.bodies)
 			}
 		default:
@@ -376,6 +384,27 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 		}
 	}
 	return nil
+}
+
+// smallSleep launches the small path's kept ops with the sleep stage (op) at their end.
+func (b *Backend) smallSleep(run *solverRun, op sim.Op) error {
+	if err := b.slept.reserve(b.dev, b.contactCap); err != nil {
+		return err
+	}
+	if err := grow(b.dev, &b.stats, statsWords*4); err != nil {
+		return err
+	}
+	// The arguments live in the solver stage, which spares an allocation a step.
+	z := &b.solver.sleepArgs
+	*z = smallSleep{in: b.sleepInput(), stage: &b.sleep, slept: &b.slept, need: b.stats.p + 4*statsSleptNeed}
+	if b.nJoints > 0 {
+		var err error
+		if z.held, err = b.joints.heldBuffer(b.dev); err != nil {
+			return err
+		}
+	}
+	run.sleep = z
+	return b.solver.run(run, op)
 }
 
 // sleepInput is what the sleep stage reads of this step: the narrow phase's contacts, the jointed

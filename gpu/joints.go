@@ -356,16 +356,26 @@ func (j *jointStage) hold(d device, b *bodyBuffers) error {
 	if j.n == 0 {
 		return nil
 	}
-	if j.held.bytes < 4*j.n || j.held.p == 0 {
-		if err := grow(d, &j.held, 4*j.n); err != nil {
-			return err
-		}
-		if err := d.zero(j.held.p, 4*j.n); err != nil {
-			return err
-		}
+	held, err := j.heldBuffer(d)
+	if err != nil {
+		return err
 	}
 	return kernelSet{d}.jointHold(blocks(j.n, jointThreads), jointThreads, jointHoldArgs{Joints: j.joints.p,
-		N: int32(j.n), Flags: b.flags.p, Force: j.force.p, Held: j.held.p})
+		N: int32(j.n), Flags: b.flags.p, Force: j.force.p, Held: held})
+}
+
+// heldBuffer returns the device array of the joints' held forces (float32 per joint), made room for
+// (zeroed) at first.
+func (j *jointStage) heldBuffer(d device) (ptr, error) {
+	if j.held.bytes < 4*j.n || j.held.p == 0 {
+		if err := grow(d, &j.held, 4*j.n); err != nil {
+			return 0, err
+		}
+		if err := d.zero(j.held.p, 4*j.n); err != nil {
+			return 0, err
+		}
+	}
+	return j.held.p, nil
 }
 
 // release frees the device joints.

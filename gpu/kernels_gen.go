@@ -757,9 +757,7 @@ func (k kernelSet) jointAtan2(grid, block int, a jointAtan2Args) error {
 
 // jointHoldArgs are the parameters of tb_joint_hold (kernels/joints.cu), in the kernel's order.
 //
-// tb_joint_hold keeps in held the force of each joint whose island is awake (sim's holdJointForces): a
-// joint is asleep when one of its bodies sleeps and the other sleeps too or is not dynamic (the world,
-// a static or kinematic body); a sleeping joint's held force is the one it carried when it fell asleep.
+// tb_joint_hold runs tbJointHold over the n joints.
 type jointHoldArgs struct {
 	Joints ptr // const TbJoint *
 	N      int32
@@ -1257,9 +1255,7 @@ func (k kernelSet) fillU32(grid, block int, a fillU32Args) error {
 
 // sleepTimersArgs are the parameters of tb_sleep_timers (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_timers counts each awake dynamic body's rest time (finishStep): dt more while its fastest
-// point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
-// sleeping body's island label, 0 for an awake body.
+// tb_sleep_timers runs tbSleepTimer over the bodies.
 // Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
 // run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
 // labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
@@ -1285,7 +1281,7 @@ func (k kernelSet) sleepTimers(grid, block int, a sleepTimersArgs) error {
 
 // sleepInitArgs are the parameters of tb_sleep_init (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_init makes every body its own island, with no rest time yet.
+// tb_sleep_init makes every body its own island (tbSleepInit).
 type sleepInitArgs struct {
 	Parent  ptr // int *
 	RestMin ptr // unsigned int *
@@ -1299,8 +1295,7 @@ func (k kernelSet) sleepInit(grid, block int, a sleepInitArgs) error {
 
 // sleepLinkContactsArgs are the parameters of tb_sleep_link_contacts (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_link_contacts joins the islands of two dynamic bodies in a touching contact, and restarts
-// the rest time of a dynamic body touching a moving kinematic one (updateSleep: it does not rest).
+// tb_sleep_link_contacts runs tbSleepLinkContact over the contact list.
 type sleepLinkContactsArgs struct {
 	Contacts ptr // const TbContact *
 	Count    ptr // const unsigned int *
@@ -1319,8 +1314,8 @@ func (k kernelSet) sleepLinkContacts(grid, block int, a sleepLinkContactsArgs) e
 
 // sleepLinkJointsArgs are the parameters of tb_sleep_link_joints (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_link_joints joins the islands of two dynamic bodies a joint links: jointed holds the
-// jointed pairs as the narrow phase has them, n keys a<<32|b.
+// tb_sleep_link_joints joins the islands of two dynamic bodies a joint links (tbSleepLinkJoint over
+// the n jointed pairs).
 type sleepLinkJointsArgs struct {
 	Jointed ptr // const unsigned long long *
 	N       int32
@@ -1349,7 +1344,8 @@ func (k kernelSet) sleepRoots(grid, block int, a sleepRootsArgs) error {
 
 // sleepRestMinArgs are the parameters of tb_sleep_rest_min (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_rest_min keeps at each island's root the least rest time of its awake dynamic bodies.
+// tb_sleep_rest_min keeps at each island's root the least rest time of its awake dynamic bodies
+// (tbSleepRestMin over the bodies).
 type sleepRestMinArgs struct {
 	Parent  ptr // const int *
 	Rest    ptr // const float *
@@ -1368,9 +1364,8 @@ func (k kernelSet) sleepRestMin(grid, block int, a sleepRestMinArgs) error {
 
 // sleepLabelArgs are the parameters of tb_sleep_label (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_label gives a fresh label (from *next, never 0) to the root of each island with an awake
-// body that has rested for sleepTime. The order of the labels is the threads', which does not matter:
-// a label only tells one sleeping island from another.
+// tb_sleep_label runs tbSleepLabel over the bodies. The order of the labels is the threads', which
+// does not matter: a label only tells one sleeping island from another.
 type sleepLabelArgs struct {
 	Parent    ptr // const int *
 	RestMin   ptr // const unsigned int *
@@ -1388,8 +1383,8 @@ func (k kernelSet) sleepLabel(grid, block int, a sleepLabelArgs) error {
 
 // sleepDecideArgs are the parameters of tb_sleep_decide (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
-// takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
+// tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled
+// (tbSleepDecide over the bodies).
 type sleepDecideArgs struct {
 	Parent ptr // const int *
 	Label  ptr // const unsigned int *
@@ -1530,10 +1525,6 @@ func (k kernelSet) sleepFlags(grid, block int, a sleepFlagsArgs) error {
 }
 
 // sleepStillArgs are the parameters of tb_sleep_still (kernels/sleep.cu), in the kernel's order.
-//
-// tb_sleep_still zeroes the velocities of the sleeping bodies after the solve (sim's restoreSleepers):
-// a joint between two sleeping bodies is still solved, and moves no pose since the integration skips
-// them, but leaves velocities that a sleeping body must not keep.
 type sleepStillArgs struct {
 	Flags ptr // const unsigned int *
 	Vel   ptr // float4 *
@@ -1596,10 +1587,17 @@ func (k kernelSet) sleepAwakeList(grid, block int, a sleepAwakeListArgs) error {
 //
 // tb_small_substeps runs the ops (nops pairs of a TB_SMALL_* stage and its passes) over the world in
 // one block of any size (gpu/small.go's smallThreads): what solverStage.run launches for the same ops,
-// phase for phase. gs
+// phase for phase, and with sleeping on what Backend.runPlan launches at the step's end (sleepStage's
+// still and run, jointStage's hold). gs
 // selects PGS's passes (the joints' colours, then the manifolds', colours and budgets from gs.go)
 // over Jacobi's (every row from the pass's start velocities, then the gather); jointLists says whether
-// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does.
+// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does. held, when not
+// null, takes the forces of the joints whose island is awake at the step's end (TB_SMALL_STORE); the
+// sleep stage (TB_SMALL_SLEEP) reads the narrow phase's contacts (contacts, contactCount, contactCap) and
+// the jointed pairs (jointed, nJointed) and keeps sleepStage's arrays (asleep, rest, parent, restMin,
+// label, next) and, with slept not null, appends the points of the manifolds whose island fell asleep
+// to the sleeping islands' list (Backend.keepSlept's launches: sleptMark the marks and their scan,
+// slept, sleptLabel and sleptN the list, sleptCap its room, *sleptNeed the room it needed).
 type smallSubstepsArgs struct {
 	Ops          ptr // const int *
 	Nops         int32
@@ -1609,7 +1607,7 @@ type smallSubstepsArgs struct {
 	Omega        ptr // float4 *
 	InvI         ptr // const float4 *
 	InvIW        ptr // float4 *
-	Flags        ptr // const unsigned int *
+	Flags        ptr // unsigned int *
 	N            int32
 	Man          ptr // TbSolverManifold *
 	Count        ptr // const int *
@@ -1648,11 +1646,33 @@ type smallSubstepsArgs struct {
 	Kept         ptr // int *
 	Bad          ptr // int *
 	MaxSpeed     float32
+	Held         ptr // float *
+	Shape        ptr // const TbShape *
+	Contacts     ptr // const TbContact *
+	ContactCount ptr // const unsigned int *
+	ContactCap   int32
+	Jointed      ptr // const unsigned long long *
+	NJointed     int32
+	Asleep       ptr // unsigned int *
+	Rest         ptr // float *
+	Parent       ptr // int *
+	RestMin      ptr // unsigned int *
+	Label        ptr // unsigned int *
+	Next         ptr // unsigned int *
+	Dt           float32
+	SleepSpeed   float32
+	SleepTime    float32
+	SleptMark    ptr // unsigned int *
+	Slept        ptr // TbContactOut *
+	SleptLabel   ptr // unsigned int *
+	SleptN       ptr // unsigned int *
+	SleptCap     int32
+	SleptNeed    ptr // unsigned int *
 }
 
 // smallSubsteps launches tb_small_substeps over grid blocks of block threads.
 func (k kernelSet) smallSubsteps(grid, block int, a smallSubstepsArgs) error {
-	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.LimitBias, a.LimitMass, a.LimitImpulse, a.Kept, a.Bad, a.MaxSpeed)
+	return k.dev.launch("tb_small_substeps", grid, block, a.Ops, a.Nops, a.Pos, a.Rot, a.Vel, a.Omega, a.InvI, a.InvIW, a.Flags, a.N, a.Man, a.Count, a.Cap, a.Imp, a.Start, a.Adj, a.Joints, a.Nj, a.Jimp, a.Jstart, a.Jadj, a.JointLists, a.Force, a.Gs, a.Order, a.ColourStart, a.Budget, a.Jorder, a.JcolourStart, a.Jbudget, a.H, a.InvH, a.GX, a.GY, a.GZ, a.MaxPush, a.NoFriction, a.Threshold, a.JointBias, a.JointMass, a.JointImpulse, a.LimitBias, a.LimitMass, a.LimitImpulse, a.Kept, a.Bad, a.MaxSpeed, a.Held, a.Shape, a.Contacts, a.ContactCount, a.ContactCap, a.Jointed, a.NJointed, a.Asleep, a.Rest, a.Parent, a.RestMin, a.Label, a.Next, a.Dt, a.SleepSpeed, a.SleepTime, a.SleptMark, a.Slept, a.SleptLabel, a.SleptN, a.SleptCap, a.SleptNeed)
 }
 
 // solverSizesArgs are the parameters of tb_solver_sizes (kernels/solver.cu), in the kernel's order.
@@ -1924,11 +1944,6 @@ func (k kernelSet) solverSleptMark(grid, block int, a solverSleptMarkArgs) error
 }
 
 // solverSleptKeepArgs are the parameters of tb_solver_slept_keep (kernels/solver.cu), in the kernel's order.
-//
-// tb_solver_slept_keep writes the points of each marked manifold k (offsets: mark's exclusive scan)
-// after the *sleptN manifolds kept so far, point i into slot 4j + i of slept and the island's label into
-// sleptLabel[j], j = *sleptN + offsets[k]; a manifold past cap is left out (tb_solver_slept_count
-// reports the room needed, and the step runs again with more).
 type solverSleptKeepArgs struct {
 	Man        ptr // const TbSolverManifold *
 	Kept       ptr // const int *
@@ -1951,9 +1966,6 @@ func (k kernelSet) solverSleptKeep(grid, block int, a solverSleptKeepArgs) error
 }
 
 // solverSleptCountArgs are the parameters of tb_solver_slept_count (kernels/solver.cu), in the kernel's order.
-//
-// tb_solver_slept_count adds this step's kept manifolds to *sleptN (at most cap) and writes into *need
-// how many the list would hold had it room for all.
 type solverSleptCountArgs struct {
 	Kept    ptr // const int *
 	Offsets ptr // const unsigned int *

@@ -285,8 +285,9 @@ func TestEmulatedImpulseWakesAnIslandTheHostSawAwake(t *testing.T) {
 }
 
 // TestEmulatedSettledWorldCostsNothing: once the stack sleeps whole, a step asks nothing of the device
-// (no launch, no copy), where an awake step of it launches a few hundred kernels and reads back its
-// counters; the first step after a push is a whole step again.
+// (no launch, no copy), where an awake step of it launches a few dozen kernels (the small path's
+// one launch for the sub-steps among them) and reads back its counters; the first step after a push is
+// a whole step again.
 func TestEmulatedSettledWorldCostsNothing(t *testing.T) {
 	w := sleepyWorld(t, "stack")
 	defer w.Close()
@@ -306,7 +307,7 @@ func TestEmulatedSettledWorldCostsNothing(t *testing.T) {
 	if w.Stats.Asleep != n || asleep != (Counts{}) || b.Idle == 0 {
 		t.Errorf("%d of %d boxes asleep, %d idle steps; a step asleep asked %+v of the device", w.Stats.Asleep, n, b.Idle, asleep)
 	}
-	if awake.Launches < 100 || awake.Downloads == 0 {
+	if awake.Launches < 20 || awake.Downloads == 0 {
 		t.Errorf("an awake step: %+v", awake)
 	}
 	h, _ := w.Find("box10")

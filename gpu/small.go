@@ -2,6 +2,7 @@ package gpu
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	"tumble/sim"
@@ -23,11 +24,19 @@ import (
 // the step. The manifolds are counted on the device; a resting pile has about two a box (pyramid20:
 // 400 for its 210 boxes), so a phase over them is a few strides of the block. The
 // PGS colours are the budget the per-colour launches would run (gs.go), so a step that needed more
-// runs again as it does there. With sleeping on the step keeps the per-pass kernels.
+// runs again as it does there.
+//
+// With sleeping on, the launch runs on to the sleep stage's end: the sleeping bodies' velocities zeroed,
+// the joints' held forces, the rest times, the islands (the union-find of sleep.cu, its phases between
+// barriers) and the islands that fall asleep, each phase the per-pass kernels' device function on the
+// same items, so that the bits are the per-pass path's. The block skips the sleeping bodies by their
+// flags where the per-pass path runs over the awake list, which it then does not make. It ends with
+// the sleeping islands' kept contacts (Backend.keepSlept's marks, their scan in the block, the points,
+// the count). The waking after the narrow phase (Backend.wakeRounds) stays launches of its own.
 
 // smallThreads is tb_small_substeps' block: a world of smallBodies bodies is one stride of it in the
-// bodies' phases and a few in the manifolds'. Its 82 registers a thread (ptxas, sm_80; allocated in
-// eights, so 88) let a block of up to 512 threads fit an SM's 65,536 (gpu/kernels'
+// bodies' phases and a few in the manifolds'. Its 92 registers a thread (ptxas, sm_80; allocated in
+// eights, so 96) let a block of up to 512 threads fit an SM's 65,536 (gpu/kernels'
 // TestSmallKernelFitsItsBlock).
 const smallThreads = 256
 
@@ -46,7 +55,8 @@ const smallSortTiles = 2
 
 // smallStages are the stages tb_small_substeps runs, by their TB_SMALL_* codes; sim's island block
 // (StageIslands) runs over all bodies at once on the device and needs none. The ops are kept until the
-// step's end (StoreImpulses), or any other stage, and launched there.
+// step's end (StoreImpulses, or with sleeping on the sleep stage that follows it), or any other stage,
+// and launched there.
 var smallStages = map[sim.Stage]int32{
 	sim.StageIntegrateVelocities: 1,
 	sim.StageWarmStart:           2,
@@ -54,7 +64,8 @@ var smallStages = map[sim.Stage]int32{
 	sim.StageIntegratePositions:  4,
 	sim.StageRelax:               5,
 	sim.StageRestitution:         6,
-	sim.StageStoreImpulses:       7, // the step's end, which launches the kept ops
+	sim.StageStoreImpulses:       7, // the step's end without sleeping, which launches the kept ops
+	sim.StageSleep:               8, // the step's end with sleeping on
 }
 
 // smallProgram is the device's copy of the ops tb_small_substeps runs (pairs of a stage code and its
@@ -101,9 +112,30 @@ func smallOps(plan sim.Plan, ops []int32) []int32 {
 }
 
 // smallWorld reports whether the step of a world of n bodies and joints joints with settings s takes
-// the small path.
-func smallWorld(n, joints int, s *sim.Settings) bool {
-	return n <= smallBodies && joints <= smallJoints && !s.Sleep
+// the small path: with sleeping on or off, it is the world's size that decides.
+func smallWorld(n, joints int) bool {
+	return n <= smallBodies && joints <= smallJoints
+}
+
+// smallSleep is what the small path's launch reads and keeps of sleeping, with sleeping on: the
+// sleep stage's input and state (its TB_SMALL_SLEEP op) and the joints' held forces (0 without joints),
+// which Backend.runPlan launches apart on the per-pass path.
+type smallSleep struct {
+	in    sleepInput
+	stage *sleepStage
+	held  ptr
+	// slept is the sleeping islands' list the launch appends to, and need the word of the step's
+	// read-back that takes the room it needed (keepSlept's).
+	slept *sleptStage
+	need  ptr
+}
+
+// smallEnd is the stage whose op launches the small path's kept ops: the plan's last of smallStages.
+func smallEnd(sleep bool) sim.Stage {
+	if sleep {
+		return sim.StageSleep
+	}
+	return sim.StageStoreImpulses
 }
 
 // smallOp keeps op for the small path's launch when it is one of its stages, tracking whether it moved
@@ -140,6 +172,24 @@ func (s *solverStage) flushSmall(r *solverRun) error {
 		JointMass: c.joint.massScale, JointImpulse: c.joint.impulseScale, LimitBias: c.limit.biasRate,
 		LimitMass: c.limit.massScale, LimitImpulse: c.limit.impulseScale, Kept: s.kept[s.cur].p, Bad: s.bad.p,
 		MaxSpeed: c.s.MaxLinearSpeed}
+	if z := r.sleep; z != nil {
+		in := &z.in
+		if z.stage.n != b.n {
+			return fmt.Errorf("gpu: sleeping: reserved for %d bodies, stepping %d", z.stage.n, b.n)
+		}
+		a.Held, a.Shape, a.Contacts, a.ContactCount, a.ContactCap = z.held, b.shape.p, in.contacts, in.contactCount,
+			int32(in.contactCap)
+		a.Jointed, a.NJointed, a.Asleep, a.Rest, a.Parent = in.jointed, int32(in.nJointed), z.stage.asleep.p,
+			z.stage.rest.p, z.stage.parent.p
+		a.RestMin, a.Label, a.Next, a.Dt, a.SleepSpeed, a.SleepTime = z.stage.restMin.p, z.stage.label.p,
+			z.stage.next.p, in.dt, sim.SleepSpeed, in.sleepTime
+		if z.slept.mark.bytes < 4*(r.capacity+1) {
+			return fmt.Errorf("gpu: sleeping contacts: marks for %d manifolds, stepping %d", z.slept.mark.bytes/4-1,
+				r.capacity)
+		}
+		a.SleptMark, a.Slept, a.SleptLabel, a.SleptN = z.slept.mark.p, z.slept.pts.p, z.slept.labels.p, z.slept.n.p
+		a.SleptCap, a.SleptNeed = int32(z.slept.cap), z.need
+	}
 	// Under Jacobi no colour is run (budgets 0) and the colourings' arrays stay unread, as are the
 	// joints' where there are none; the gathers' joint lists point at the contacts' to stay valid, as
 	// gather's do.

@@ -12,7 +12,9 @@ import (
 // TestCUDASmallPathTimes times the untimed step (graphs on, no wait but the step's read-back: the wall
 // clock of World.Step) of the small scenes with the small path (small.go) on, with its block at 512
 // threads, and off (NoSmall: the per-pass kernels), under Jacobi at 4 sub-steps (docs/PERF.md's speed
-// table), Jacobi at its defaults and PGS at its defaults; and it fails where the three runs of a
+// table), Jacobi at its defaults, Jacobi at its defaults with sleeping on (the window's default: after
+// the warm-up, stack and pyramid20 sleep whole and their steps are idle, the ragdolls partly) and PGS
+// at its defaults; and it fails where the three runs of a
 // scene do not end in the same bits, or the small path's differs from the CPU's. scripts/gpu-run.sh
 // runs it as its "small" check; the log's lines are the figures.
 func TestCUDASmallPathTimes(t *testing.T) {
@@ -21,16 +23,19 @@ func TestCUDASmallPathTimes(t *testing.T) {
 		name     string
 		solver   sim.SolverKind
 		substeps int // 0: the solver's default
-	}{{"jacobi-4", sim.Jacobi, 4}, {"jacobi", sim.Jacobi, 0}, {"pgs", sim.PGS, 0}} {
+		sleep    bool
+	}{{"jacobi-4", sim.Jacobi, 4, false}, {"jacobi", sim.Jacobi, 0, false}, {"jacobi-sleep", sim.Jacobi, 0, true},
+		{"pgs", sim.PGS, 0, false}} {
 		for _, scene := range []string{"stack", "pyramid20", "ragdoll"} {
 			t.Run(c.name+"/"+scene, func(t *testing.T) {
 				build := func() *sim.World {
 					w := newSolverWorld(t, scene, c.solver)
+					s := w.Settings()
 					if c.substeps > 0 {
-						s := w.Settings()
 						s.Substeps = c.substeps
-						w.SetSettings(s)
 					}
+					s.Sleep = c.sleep
+					w.SetSettings(s)
 					return w
 				}
 				cpu := build()
@@ -86,3 +91,9 @@ func TestCUDASmallPathTimes(t *testing.T) {
 		}
 	}
 }
+
+// TestCUDASmallPathSleepsAsTheCPU is TestEmulatedSmallPathSleepsAsTheCPU on the GPU, where the block's
+// threads do race: the islands' union-find, the rest minima, the labels and the scan of the sleeping
+// islands' contacts inside tb_small_substeps leave every body's state, sleep and rest time, and the
+// contacts listed, the CPU's bit for bit, and no step falls back to the per-pass kernels.
+func TestCUDASmallPathSleepsAsTheCPU(t *testing.T) { checkSmallPathSleeps(t, newCUDA) }

@@ -88,21 +88,18 @@ func TestEmulatedSmallPathIsThePerPassPath(t *testing.T) {
 	}
 }
 
-// A world past the small path's reach, or with sleeping on, keeps the per-pass kernels.
+// A world past the small path's reach keeps the per-pass kernels; sleeping does not decide it.
 func TestSmallWorldReach(t *testing.T) {
-	var s sim.Settings
 	for _, c := range []struct {
 		bodies, joints int
-		sleep, want    bool
+		want           bool
 	}{
-		{smallBodies, smallJoints, false, true},
-		{smallBodies + 1, 0, false, false},
-		{10, smallJoints + 1, false, false},
-		{10, 0, true, false},
+		{smallBodies, smallJoints, true},
+		{smallBodies + 1, 0, false},
+		{10, smallJoints + 1, false},
 	} {
-		s.Sleep = c.sleep
-		if got := smallWorld(c.bodies, c.joints, &s); got != c.want {
-			t.Errorf("%d bodies, %d joints, sleeping %v: small %v, want %v", c.bodies, c.joints, c.sleep, got, c.want)
+		if got := smallWorld(c.bodies, c.joints); got != c.want {
+			t.Errorf("%d bodies, %d joints: small %v, want %v", c.bodies, c.joints, got, c.want)
 		}
 	}
 }

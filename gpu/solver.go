@@ -59,6 +59,8 @@ type solverStage struct {
 	smallBlock int
 	program    smallProgram
 	ops        []int32
+	// sleepArgs are the small path's launch's arguments of sleeping (solverRun.sleep points at them).
+	sleepArgs smallSleep
 	// awake, when set and made for the step, lists the bodies it moves: the body kernels run over it.
 	awake *awakeList
 }
@@ -228,6 +230,9 @@ type solverRun struct {
 	// the step's end (StoreImpulses), or at any other stage that comes first.
 	small bool
 	ops   []int32
+	// sleep, with sleeping on, is what the small path's launch runs of sleeping (small.go), set before
+	// the sleep stage, whose op launches it.
+	sleep *smallSleep
 	err   error
 }
 
@@ -330,7 +335,7 @@ func (s *solverStage) run(r *solverRun, op sim.Op) error {
 	n := int32(b.n)
 	if r.small {
 		kept := r.smallOp(op)
-		if kept && op.Stage != sim.StageStoreImpulses {
+		if kept && op.Stage != smallEnd(st.Sleep) {
 			return nil // launched with the step's end
 		}
 		r.do(func() error { return s.flushSmall(r) })

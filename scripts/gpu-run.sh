@@ -15,7 +15,9 @@
 #   4. the CUDA parity tests (stack, pyramid20, pendulum, chain; TestCUDAStep*, a step as one CUDA
 #      graph, where the build has it), the small-world path on and off (TestCUDASmallPathTimes: the
 #      untimed step of stack, pyramid20 and ragdoll through one launch of the sub-step loop and through
-#      the per-pass kernels, the same bits), then the rain in the background;
+#      the per-pass kernels, the same bits, sleeping off and on; TestCUDASmallPathSleepsAsTheCPU: with
+#      sleeping on, scenes that sleep and wake on the small path, the CPU's bits), then the rain in the
+#      background;
 #   5. compute-sanitizer memcheck, racecheck and synccheck over 30 steps of stack, pendulum and
 #      ragdoll on the cuda backend, API errors reported; where memcheck fails, once more with
 #      --report-api-errors no (the fallback line: kernel errors alone).
@@ -161,8 +163,8 @@ echo "== 4a. parity (the CPU's step against the GPU's)"
 grep -E '^(\s*---|ok|FAIL|PASS)|apart|bit|difference' "$out/parity.txt" | head -20
 
 echo "== 4c. the small-world path: the sub-step loop as one launch against the per-pass kernels (untimed ms a step)"
-(cd gpu && step small 120 "$bin/gpu.test" -test.run 'TestCUDASmallPathTimes' -test.v)
-grep -E '^(\s*---|ok|FAIL|PASS)|untimed step' "$out/small.txt" | head -24
+(cd gpu && step small 180 "$bin/gpu.test" -test.run 'TestCUDASmallPath' -test.v)
+grep -E '^(\s*---|ok|FAIL|PASS)|untimed step' "$out/small.txt" | head -40
 
 echo "== 3. speed: sandbox bench -backend cuda -substeps 4 (median ms per step; the last step's device counts)"
 for scene in pile pile100k pile1m pyramid20 ragdoll; do

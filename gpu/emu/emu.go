@@ -142,7 +142,7 @@ func Offsetof(name, field string) (uintptr, bool) {
 func ParamSizes(name string) ([]uintptr, bool) {
 	cs := C.CString(name)
 	defer C.free(unsafe.Pointer(cs))
-	var sizes [64]C.size_t
+	var sizes [128]C.size_t
 	n := int(C.tb_kernel_params(cs, &sizes[0], C.int(len(sizes))))
 	if n < 0 {
 		return nil, false

@@ -809,14 +809,10 @@ TB_REGISTER(tb_joint_gs)
 TB_REGISTER(tb_joint_keep)
 TB_REGISTER(tb_joint_sizes)
 
-// tb_joint_hold keeps in held the force of each joint whose island is awake (sim's holdJointForces): a
+// tbJointHold keeps in held the force of joint k if its island is awake (sim's holdJointForces): a
 // joint is asleep when one of its bodies sleeps and the other sleeps too or is not dynamic (the world,
 // a static or kinematic body); a sleeping joint's held force is the one it carried when it fell asleep.
-TB_KERNEL void tb_joint_hold(const TbJoint *joints, int n, const unsigned *flags, const float *force, float *held) {
-	int k = tbThread();
-	if (k >= n) {
-		return;
-	}
+TB_FN void tbJointHold(int k, const TbJoint *joints, const unsigned *flags, const float *force, float *held) {
 	int asleep = 0, still = 0;
 	int body[2] = {joints[k].a, joints[k].b};
 	for (int s = 0; s < 2; s++) {
@@ -829,6 +825,14 @@ TB_KERNEL void tb_joint_hold(const TbJoint *joints, int n, const unsigned *flags
 	}
 	if (!(asleep > 0 && asleep + still == 2)) {
 		held[k] = force[k];
+	}
+}
+
+// tb_joint_hold runs tbJointHold over the n joints.
+TB_KERNEL void tb_joint_hold(const TbJoint *joints, int n, const unsigned *flags, const float *force, float *held) {
+	int k = tbThread();
+	if (k < n) {
+		tbJointHold(k, joints, flags, force, held);
 	}
 }
 TB_REGISTER(tb_joint_hold)

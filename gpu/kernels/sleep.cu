@@ -21,9 +21,25 @@ TB_FN float tbSleepLen(float4 v) { return sqrtf(v.x * v.x + v.y * v.y + v.z * v.
 
 TB_FN bool tbSleepDynamic(const unsigned *flags, int i) { return i >= 0 && (flags[i] & TB_TYPE_MASK) == TB_DYNAMIC; }
 
-// tb_sleep_timers counts each awake dynamic body's rest time (finishStep): dt more while its fastest
-// point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
-// sleeping body's island label, 0 for an awake body.
+// The end of the step's kernels each run one of the device functions below over their items, which
+// the small path's one block (small.cu) runs over the same items between barriers.
+
+// tbSleepTimer counts body i's rest time if it is an awake dynamic body (finishStep): dt more while its
+// fastest point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep
+// holds a sleeping body's island label, 0 for an awake body.
+TB_FN void tbSleepTimer(int i, const float4 *vel, const float4 *omega, const TbShape *shape, const unsigned *flags,
+                        const unsigned *asleep, float *rest, float dt, float speed) {
+	if (!tbSleepDynamic(flags, i) || asleep[i] != 0) {
+		return;
+	}
+	if (tbSleepLen(vel[i]) + tbSleepLen(omega[i]) * tbBoundingRadius(shape[i]) < speed) {
+		rest[i] += dt;
+	} else {
+		rest[i] = 0;
+	}
+}
+
+// tb_sleep_timers runs tbSleepTimer over the bodies.
 // Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
 // run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
 // labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
@@ -33,25 +49,22 @@ TB_KERNEL void tb_sleep_timers(const float4 *vel, const float4 *omega, const TbS
                                const unsigned *listN) {
 	int m = tbBodyCount(list, listN, n);
 	for (int t = tbThread(); t < m; t += tbStride()) {
-		int i = tbBodyAt(list, t);
-		if (!tbSleepDynamic(flags, i) || asleep[i] != 0) {
-			continue;
-		}
-		if (tbSleepLen(vel[i]) + tbSleepLen(omega[i]) * tbBoundingRadius(shape[i]) < speed) {
-			rest[i] += dt;
-		} else {
-			rest[i] = 0;
-		}
+		tbSleepTimer(tbBodyAt(list, t), vel, omega, shape, flags, asleep, rest, dt, speed);
 	}
 }
 TB_REGISTER(tb_sleep_timers)
 
-// tb_sleep_init makes every body its own island, with no rest time yet.
+// tbSleepInit makes body i its own island, with no rest time yet.
+TB_FN void tbSleepInit(int i, int *parent, unsigned *restMin) {
+	parent[i] = i;
+	restMin[i] = TB_SLEEP_NONE;
+}
+
+// tb_sleep_init makes every body its own island (tbSleepInit).
 TB_KERNEL void tb_sleep_init(int *parent, unsigned *restMin, int n) {
 	int i = tbThread();
 	if (i < n) {
-		parent[i] = i;
-		restMin[i] = TB_SLEEP_NONE;
+		tbSleepInit(i, parent, restMin);
 	}
 }
 TB_REGISTER(tb_sleep_init)
@@ -89,11 +102,11 @@ TB_FN void tbSleepUnion(int *parent, int a, int b) {
 	}
 }
 
-// tb_sleep_link_contacts joins the islands of two dynamic bodies in a touching contact, and restarts
-// the rest time of a dynamic body touching a moving kinematic one (updateSleep: it does not rest).
-TB_KERNEL void tb_sleep_link_contacts(const TbContact *contacts, const unsigned *count, int cap, const float4 *vel,
-                                      const float4 *omega, const unsigned *flags, int *parent, float *rest) {
-	unsigned k = tbThread();
+// tbSleepLinkContact joins the islands of the two bodies of contact k (of the count the narrow phase
+// made, at most cap) when both are dynamic and it touches, and restarts the rest time of a dynamic body
+// touching a moving kinematic one (updateSleep: it does not rest).
+TB_FN void tbSleepLinkContact(unsigned k, const TbContact *contacts, const unsigned *count, int cap, const float4 *vel,
+                              const float4 *omega, const unsigned *flags, int *parent, float *rest) {
 	if (k >= min(*count, (unsigned)cap) || contacts[k].count == 0) {
 		return;
 	}
@@ -111,18 +124,29 @@ TB_KERNEL void tb_sleep_link_contacts(const TbContact *contacts, const unsigned 
 		}
 	}
 }
+
+// tb_sleep_link_contacts runs tbSleepLinkContact over the contact list.
+TB_KERNEL void tb_sleep_link_contacts(const TbContact *contacts, const unsigned *count, int cap, const float4 *vel,
+                                      const float4 *omega, const unsigned *flags, int *parent, float *rest) {
+	tbSleepLinkContact(tbThread(), contacts, count, cap, vel, omega, flags, parent, rest);
+}
 TB_REGISTER(tb_sleep_link_contacts)
 
-// tb_sleep_link_joints joins the islands of two dynamic bodies a joint links: jointed holds the
-// jointed pairs as the narrow phase has them, n keys a<<32|b.
-TB_KERNEL void tb_sleep_link_joints(const unsigned long long *jointed, int n, const unsigned *flags, int *parent) {
-	int k = tbThread();
-	if (k >= n) {
-		return;
-	}
+// tbSleepLinkJoint joins the islands of the two bodies of jointed pair k when both are dynamic:
+// jointed holds the jointed pairs as the narrow phase has them, keys a<<32|b.
+TB_FN void tbSleepLinkJoint(int k, const unsigned long long *jointed, const unsigned *flags, int *parent) {
 	int a = (int)(jointed[k] >> 32), b = (int)(jointed[k] & 0xffffffffu);
 	if (tbSleepDynamic(flags, a) && tbSleepDynamic(flags, b)) {
 		tbSleepUnion(parent, a, b);
+	}
+}
+
+// tb_sleep_link_joints joins the islands of two dynamic bodies a joint links (tbSleepLinkJoint over
+// the n jointed pairs).
+TB_KERNEL void tb_sleep_link_joints(const unsigned long long *jointed, int n, const unsigned *flags, int *parent) {
+	int k = tbThread();
+	if (k < n) {
+		tbSleepLinkJoint(k, jointed, flags, parent);
 	}
 }
 TB_REGISTER(tb_sleep_link_joints)
@@ -137,26 +161,31 @@ TB_KERNEL void tb_sleep_roots(int *parent, int n) {
 }
 TB_REGISTER(tb_sleep_roots)
 
-// tb_sleep_rest_min keeps at each island's root the least rest time of its awake dynamic bodies.
+// tbSleepRestMin brings body i's rest time to its island's least, at the root, if it is an awake
+// dynamic body.
+TB_FN void tbSleepRestMin(int i, const int *parent, const float *rest, const unsigned *flags, const unsigned *asleep,
+                          unsigned *restMin) {
+	if (tbSleepDynamic(flags, i) && asleep[i] == 0) {
+		atomicMin(&restMin[parent[i]], __float_as_uint(rest[i]));
+	}
+}
+
+// tb_sleep_rest_min keeps at each island's root the least rest time of its awake dynamic bodies
+// (tbSleepRestMin over the bodies).
 TB_KERNEL void tb_sleep_rest_min(const int *parent, const float *rest, const unsigned *flags, const unsigned *asleep,
                                  unsigned *restMin, int n, const int *list, const unsigned *listN) {
 	int m = tbBodyCount(list, listN, n);
 	for (int t = tbThread(); t < m; t += tbStride()) {
-		int i = tbBodyAt(list, t);
-		if (tbSleepDynamic(flags, i) && asleep[i] == 0) {
-			atomicMin(&restMin[parent[i]], __float_as_uint(rest[i]));
-		}
+		tbSleepRestMin(tbBodyAt(list, t), parent, rest, flags, asleep, restMin);
 	}
 }
 TB_REGISTER(tb_sleep_rest_min)
 
-// tb_sleep_label gives a fresh label (from *next, never 0) to the root of each island with an awake
-// body that has rested for sleepTime. The order of the labels is the threads', which does not matter:
-// a label only tells one sleeping island from another.
-TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
-                              unsigned *next, int n, float sleepTime) {
-	int i = tbThread();
-	if (i >= n || parent[i] != i || !tbSleepDynamic(flags, i)) {
+// tbSleepLabel gives a fresh label (from *next, never 0) to body i if it is the root of an island with
+// an awake body that has rested for sleepTime.
+TB_FN void tbSleepLabel(int i, const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
+                        unsigned *next, float sleepTime) {
+	if (parent[i] != i || !tbSleepDynamic(flags, i)) {
 		return;
 	}
 	unsigned r = restMin[i];
@@ -169,25 +198,41 @@ TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const 
 		label[i] = l;
 	}
 }
+
+// tb_sleep_label runs tbSleepLabel over the bodies. The order of the labels is the threads', which
+// does not matter: a label only tells one sleeping island from another.
+TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
+                              unsigned *next, int n, float sleepTime) {
+	int i = tbThread();
+	if (i < n) {
+		tbSleepLabel(i, parent, restMin, flags, label, next, sleepTime);
+	}
+}
 TB_REGISTER(tb_sleep_label)
 
-// tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
-// takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
+// tbSleepDecide puts body i to sleep if it is an awake dynamic body of an island tbSleepLabel
+// labelled: it takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
+TB_FN void tbSleepDecide(int i, const int *parent, const unsigned *label, unsigned *flags, unsigned *asleep, float4 *vel,
+                         float4 *omega) {
+	if (!tbSleepDynamic(flags, i) || asleep[i] != 0) {
+		return;
+	}
+	unsigned l = label[parent[i]];
+	if (l != 0) {
+		asleep[i] = l;
+		flags[i] |= TB_ASLEEP;
+		vel[i] = make_float4(0, 0, 0, 0);
+		omega[i] = make_float4(0, 0, 0, 0);
+	}
+}
+
+// tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled
+// (tbSleepDecide over the bodies).
 TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, unsigned *flags, unsigned *asleep,
                                float4 *vel, float4 *omega, int n, const int *list, const unsigned *listN) {
 	int m = tbBodyCount(list, listN, n);
 	for (int t = tbThread(); t < m; t += tbStride()) {
-		int i = tbBodyAt(list, t);
-		if (!tbSleepDynamic(flags, i) || asleep[i] != 0) {
-			continue;
-		}
-		unsigned l = label[parent[i]];
-		if (l != 0) {
-			asleep[i] = l;
-			flags[i] |= TB_ASLEEP;
-			vel[i] = make_float4(0, 0, 0, 0);
-			omega[i] = make_float4(0, 0, 0, 0);
-		}
+		tbSleepDecide(tbBodyAt(list, t), parent, label, flags, asleep, vel, omega);
 	}
 }
 TB_REGISTER(tb_sleep_decide)
@@ -336,14 +381,21 @@ TB_KERNEL void tb_sleep_flags(const unsigned *asleep, unsigned *flags, int n) {
 }
 TB_REGISTER(tb_sleep_flags)
 
-// tb_sleep_still zeroes the velocities of the sleeping bodies after the solve (sim's restoreSleepers):
+// tbSleepStill zeroes body i's velocities if it sleeps, after the solve (sim's restoreSleepers), and
+// tb_sleep_still does so for every body:
 // a joint between two sleeping bodies is still solved, and moves no pose since the integration skips
 // them, but leaves velocities that a sleeping body must not keep.
-TB_KERNEL void tb_sleep_still(const unsigned *flags, float4 *vel, float4 *omega, int n) {
-	int i = tbThread();
-	if (i < n && (flags[i] & TB_ASLEEP) != 0) {
+TB_FN void tbSleepStill(int i, const unsigned *flags, float4 *vel, float4 *omega) {
+	if ((flags[i] & TB_ASLEEP) != 0) {
 		vel[i] = make_float4(0, 0, 0, 0);
 		omega[i] = make_float4(0, 0, 0, 0);
+	}
+}
+
+TB_KERNEL void tb_sleep_still(const unsigned *flags, float4 *vel, float4 *omega, int n) {
+	int i = tbThread();
+	if (i < n) {
+		tbSleepStill(i, flags, vel, omega);
 	}
 }
 TB_REGISTER(tb_sleep_still)

@@ -13,6 +13,7 @@
 #include "integrate.cu"
 #include "joints.cu"
 #include "solver.cu"
+#include "sleep.cu"
 #undef TB_BORROWING
 #define TB_BORROWING 0
 
@@ -24,7 +25,50 @@
 #define TB_SMALL_POSITIONS 4  // integrate positions
 #define TB_SMALL_RELAX 5      // passes without bias
 #define TB_SMALL_RESTITUTE 6  // restitution passes
-#define TB_SMALL_STORE 7      // the step's end: world inertia, the kept manifolds, the blow-up check
+#define TB_SMALL_STORE 7      // world inertia, the kept manifolds, the blow-up check, the joints' held forces
+#define TB_SMALL_SLEEP 8      // the sleep stage: rest times, islands, the islands that fall asleep
+
+// tbSmallAsleep reports whether body i sleeps. The per-pass path runs its body kernels that do not
+// skip a sleeping body themselves (the world inertia, the blow-up check, a gather without joints) over
+// the awake list (gpu/awake.go), the bodies neither static nor asleep; a static body returns early from
+// each, so the block skips the sleeping ones alone and needs no list (nor does the sleep stage, whose
+// device functions skip them too). Without sleeping no body has the flag.
+TB_FN bool tbSmallAsleep(const unsigned *flags, int i) { return (flags[i] & TB_ASLEEP) != 0; }
+
+// TB_SMALL_MAX_THREADS bounds the block tbSmallScan's shared sums serve (gpu/small.go launches 256 or,
+// to compare, up to 512 threads).
+#define TB_SMALL_MAX_THREADS 1024
+
+// tbSmallScan makes a[0..m) its exclusive prefix sums in one block (scan.cu's in several launches):
+// each thread sums a run of consecutive entries, thread 0 scans the runs' sums in order, and each
+// thread writes its run's prefix sums from its start. part is the block's shared scratch.
+TB_FN void tbSmallScan(unsigned *a, int m, unsigned *part) {
+	int t = threadIdx.x, nt = blockDim.x;
+	int run = (m + nt - 1) / nt;
+	int lo = min(t * run, m), hi = min(lo + run, m);
+	unsigned sum = 0;
+	for (int i = lo; i < hi; i++) {
+		sum += a[i];
+	}
+	part[t] = sum;
+	__syncthreads();
+	if (t == 0) {
+		unsigned total = 0;
+		for (int k = 0; k < nt; k++) {
+			unsigned v = part[k];
+			part[k] = total;
+			total += v;
+		}
+	}
+	__syncthreads();
+	sum = part[t];
+	for (int i = lo; i < hi; i++) {
+		unsigned v = a[i];
+		a[i] = sum;
+		sum += v;
+	}
+	__syncthreads();
+}
 
 // tbSmallColours runs f(k) for the entries of each colour of a colouring (order, colourStart) in turn,
 // colours 0 to budget-1 and, past TB_GS_COLOURS, the overflow, as the per-colour launches do (gs.go's
@@ -51,12 +95,19 @@ TB_FN void tbSmallColours(const int *order, const int *colourStart, int budget, 
 
 // tb_small_substeps runs the ops (nops pairs of a TB_SMALL_* stage and its passes) over the world in
 // one block of any size (gpu/small.go's smallThreads): what solverStage.run launches for the same ops,
-// phase for phase. gs
+// phase for phase, and with sleeping on what Backend.runPlan launches at the step's end (sleepStage's
+// still and run, jointStage's hold). gs
 // selects PGS's passes (the joints' colours, then the manifolds', colours and budgets from gs.go)
 // over Jacobi's (every row from the pass's start velocities, then the gather); jointLists says whether
-// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does.
+// the gathers add the joints' records (jimp, jstart, jadj), as solverStage.gather does. held, when not
+// null, takes the forces of the joints whose island is awake at the step's end (TB_SMALL_STORE); the
+// sleep stage (TB_SMALL_SLEEP) reads the narrow phase's contacts (contacts, contactCount, contactCap) and
+// the jointed pairs (jointed, nJointed) and keeps sleepStage's arrays (asleep, rest, parent, restMin,
+// label, next) and, with slept not null, appends the points of the manifolds whose island fell asleep
+// to the sleeping islands' list (Backend.keepSlept's launches: sleptMark the marks and their scan,
+// slept, sleptLabel and sleptN the list, sleptCap its room, *sleptNeed the room it needed).
 TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *rot, float4 *vel, float4 *omega,
-                                 const float4 *invI, float4 *invIW, const unsigned *flags, int n,
+                                 const float4 *invI, float4 *invIW, unsigned *flags, int n,
                                  TbSolverManifold *man, const int *count, int cap, float4 *imp,
                                  const unsigned *start, const int *adj, TbJoint *joints, int nj, float4 *jimp,
                                  const int *jstart, const int *jadj, int jointLists, float *force, int gs,
@@ -64,7 +115,13 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
                                  const int *jcolourStart, int jbudget, float h, float invH, float gx, float gy,
                                  float gz, float maxPush, int noFriction, float threshold, float jointBias,
                                  float jointMass, float jointImpulse, float limitBias, float limitMass,
-                                 float limitImpulse, int *kept, int *bad, float maxSpeed) {
+                                 float limitImpulse, int *kept, int *bad, float maxSpeed, float *held,
+                                 const TbShape *shape, const TbContact *contacts, const unsigned *contactCount,
+                                 int contactCap, const unsigned long long *jointed, int nJointed, unsigned *asleep,
+                                 float *rest, int *parent, unsigned *restMin, unsigned *label, unsigned *next, float dt,
+                                 float sleepSpeed, float sleepTime, unsigned *sleptMark, TbContactOut *slept,
+                                 unsigned *sleptLabel, unsigned *sleptN, int sleptCap, unsigned *sleptNeed) {
+	__shared__ unsigned part[TB_SMALL_MAX_THREADS];
 	int t = threadIdx.x, stride = blockDim.x;
 	int nm = tbManifolds(count, cap);
 	TbJointSoft soft = {jointBias, jointMass, jointImpulse};
@@ -86,8 +143,13 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 		__syncthreads();
 		moved = false;
 	};
+	// A gather with the joints' records runs over every body: a joint between two sleeping bodies is
+	// still solved (solverStage.gather).
 	auto gather = [&](int withJoints) {
 		for (int i = t; i < n; i += stride) {
+			if (!withJoints && tbSmallAsleep(flags, i)) {
+				continue;
+			}
 			tbGather(i, pos, vel, omega, invIW, start, adj, imp, jstart, jadj, jimp, withJoints);
 		}
 		__syncthreads();
@@ -159,9 +221,16 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 			}
 			break;
 		case TB_SMALL_STORE:
-			// solverStage.run's launches at StoreImpulses: tb_integrate_finish, tb_solver_keep,
-			// tb_integrate_blowup_reset, tb_integrate_blowup_check, tb_integrate_blowup_done.
+			// Backend.runPlan's launches at StoreImpulses: tb_sleep_still (the sleeping bodies' velocities,
+			// which a joint between two of them left, zeroed; each thread's bodies are the ones it checks
+			// below), then solverStage.run's tb_integrate_finish, tb_solver_keep,
+			// tb_integrate_blowup_reset, tb_integrate_blowup_check, tb_integrate_blowup_done, the last two
+			// over the awake bodies.
 			for (int i = t; i < n; i += stride) {
+				if (tbSmallAsleep(flags, i)) {
+					tbSleepStill(i, flags, vel, omega);
+					continue;
+				}
 				tbIntegrateFinish(i, rot, invI, invIW, flags);
 			}
 			if (t == 0) {
@@ -170,11 +239,69 @@ TB_KERNEL void tb_small_substeps(const int *ops, int nops, float4 *pos, float4 *
 			}
 			__syncthreads();
 			for (int i = t; i < n; i += stride) {
-				tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
+				if (!tbSmallAsleep(flags, i)) {
+					tbBlowupCheck(i, pos, rot, vel, omega, flags, maxSpeed, bad);
+				}
 			}
 			__syncthreads();
 			if (t == 0 && *bad >= n) {
 				*bad = -1;
+			}
+			if (held != 0) {
+				for (int k = t; k < nj; k += stride) {
+					tbJointHold(k, joints, flags, force, held);
+				}
+				__syncthreads();
+			}
+			break;
+		case TB_SMALL_SLEEP:
+			// sleepStage.run's launches: tb_sleep_timers and tb_sleep_init, tb_sleep_link_contacts and
+			// tb_sleep_link_joints, tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide.
+			for (int i = t; i < n; i += stride) {
+				tbSleepTimer(i, vel, omega, shape, flags, asleep, rest, dt, sleepSpeed);
+				tbSleepInit(i, parent, restMin);
+			}
+			__syncthreads();
+			for (int k = t; k < contactCap; k += stride) {
+				tbSleepLinkContact(k, contacts, contactCount, contactCap, vel, omega, flags, parent, rest);
+			}
+			for (int k = t; k < nJointed; k += stride) {
+				tbSleepLinkJoint(k, jointed, flags, parent);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				parent[i] = tbSleepFind(parent, i);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbSleepRestMin(i, parent, rest, flags, asleep, restMin);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbSleepLabel(i, parent, restMin, flags, label, next, sleepTime);
+			}
+			__syncthreads();
+			for (int i = t; i < n; i += stride) {
+				tbSleepDecide(i, parent, label, flags, asleep, vel, omega);
+			}
+			__syncthreads();
+			if (slept == 0) {
+				break;
+			}
+			// sleptStage.keep's launches: tb_solver_slept_mark, the scan, tb_solver_slept_keep,
+			// tb_solver_slept_count, over the step's nm manifolds.
+			for (int k = t; k <= nm; k += stride) {
+				sleptMark[k] = k < nm && tbSleptManifold(man[k], flags, parent, label, asleep) != 0 ? 1u : 0u;
+			}
+			__syncthreads();
+			tbSmallScan(sleptMark, nm + 1, part);
+			for (int p = t; p < 4 * nm; p += stride) {
+				tbSleptKeep(p >> 2, p & 3, man, sleptMark, flags, parent, label, asleep, pos, rot, slept, sleptLabel,
+				            sleptN, sleptCap);
+			}
+			__syncthreads();
+			if (t == 0) {
+				tbSleptCount(nm, sleptMark, sleptN, sleptCap, sleptNeed);
 			}
 			break;
 		}

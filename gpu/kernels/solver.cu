@@ -784,17 +784,15 @@ TB_KERNEL void tb_solver_slept_mark(const TbSolverManifold *man, const int *kept
 }
 TB_REGISTER(tb_solver_slept_mark)
 
-// tb_solver_slept_keep writes the points of each marked manifold k (offsets: mark's exclusive scan)
-// after the *sleptN manifolds kept so far, point i into slot 4j + i of slept and the island's label into
+// tb_solver_slept_keep (tbSleptKeep) writes the points of each marked manifold k (offsets: mark's
+// exclusive scan) after the *sleptN manifolds kept so far, point i into slot 4j + i of slept and the island's label into
 // sleptLabel[j], j = *sleptN + offsets[k]; a manifold past cap is left out (tb_solver_slept_count
 // reports the room needed, and the step runs again with more).
-TB_KERNEL void tb_solver_slept_keep(const TbSolverManifold *man, const int *kept, const unsigned *offsets,
-                                    const unsigned *flags, const int *parent, const unsigned *label,
-                                    const unsigned *asleep, const float4 *pos, const float4 *rot, TbContactOut *slept,
-                                    unsigned *sleptLabel, const unsigned *sleptN, int cap) {
-	int s = tbThread();
-	int k = s >> 2, i = s & 3;
-	if (k >= *kept || offsets[k + 1] == offsets[k]) {
+// tbSleptKeep is tb_solver_slept_keep's work for point i of manifold k (below *kept).
+TB_FN void tbSleptKeep(int k, int i, const TbSolverManifold *man, const unsigned *offsets, const unsigned *flags,
+                       const int *parent, const unsigned *label, const unsigned *asleep, const float4 *pos,
+                       const float4 *rot, TbContactOut *slept, unsigned *sleptLabel, const unsigned *sleptN, int cap) {
+	if (offsets[k + 1] == offsets[k]) {
 		return;
 	}
 	unsigned j = *sleptN + offsets[k];
@@ -806,16 +804,31 @@ TB_KERNEL void tb_solver_slept_keep(const TbSolverManifold *man, const int *kept
 		sleptLabel[j] = tbSleptManifold(man[k], flags, parent, label, asleep);
 	}
 }
+
+TB_KERNEL void tb_solver_slept_keep(const TbSolverManifold *man, const int *kept, const unsigned *offsets,
+                                    const unsigned *flags, const int *parent, const unsigned *label,
+                                    const unsigned *asleep, const float4 *pos, const float4 *rot, TbContactOut *slept,
+                                    unsigned *sleptLabel, const unsigned *sleptN, int cap) {
+	int s = tbThread();
+	int k = s >> 2, i = s & 3;
+	if (k < *kept) {
+		tbSleptKeep(k, i, man, offsets, flags, parent, label, asleep, pos, rot, slept, sleptLabel, sleptN, cap);
+	}
+}
 TB_REGISTER(tb_solver_slept_keep)
 
-// tb_solver_slept_count adds this step's kept manifolds to *sleptN (at most cap) and writes into *need
+// tb_solver_slept_count (tbSleptCount) adds this step's kept manifolds to *sleptN (at most cap) and writes into *need
 // how many the list would hold had it room for all.
+TB_FN void tbSleptCount(int kept, const unsigned *offsets, unsigned *sleptN, int cap, unsigned *need) {
+	unsigned t = *sleptN + offsets[kept];
+	*need = t;
+	*sleptN = min(t, (unsigned)cap);
+}
+
 TB_KERNEL void tb_solver_slept_count(const int *kept, const unsigned *offsets, unsigned *sleptN, int cap,
                                      unsigned *need) {
 	if (tbThread() == 0) {
-		unsigned t = *sleptN + offsets[*kept];
-		*need = t;
-		*sleptN = min(t, (unsigned)cap);
+		tbSleptCount(*kept, offsets, sleptN, cap, need);
 	}
 }
 TB_REGISTER(tb_solver_slept_count)
