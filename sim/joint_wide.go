@@ -178,13 +178,21 @@ type jointWideInputs struct {
 // (prepare, after the joints' masses).
 func (w *World) planWideJoints(in jointWideInputs) {
 	p := &w.pipe
-	for k := range w.joints {
-		w.joints[k].wide = -1
-	}
 	p.jwide.jwideOn = in.on && len(w.joints) > 0
 	p.jwide.jwideDirty = false
 	if !p.jwide.jwideOn {
+		for k := range w.joints {
+			w.joints[k].wide = -1
+		}
 		return
+	}
+	// Each joint's kind, once: the layout below goes over a region's joints once per kind, and a
+	// joint's definition lies a few cache lines into it.
+	p.jwide.kinds = resize(p.jwide.kinds, len(w.joints))
+	for k := range w.joints {
+		j := &w.joints[k]
+		j.wide = -1
+		p.jwide.kinds[k] = uint8(wideJointKind(j))
 	}
 	p.jwide.jwideStart = resize(p.jwide.jwideStart, maxColors+1)
 	p.jwide.jrestStart = resize(p.jwide.jrestStart, maxColors+2)
@@ -201,12 +209,10 @@ func (w *World) planWideJoints(in jointWideInputs) {
 		for kind := 0; kind <= widePlainBallKind+1; kind++ {
 			var bt *wideJointBatch
 			for _, k := range order[seg[cg]:seg[cg+1]] {
-				j := &w.joints[k]
-				switch wideJointKind(j) {
-				case kind:
-				default:
+				if int(p.jwide.kinds[k]) != kind {
 					continue
 				}
+				j := &w.joints[k]
 				if kind == 0 {
 					p.jwide.jrest = append(p.jwide.jrest, k)
 					continue
@@ -297,11 +303,16 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 		put3(&pr.rotImp, l, j.rot.impulse)
 		return
 	}
-	if bt.hinge {
+	switch {
+	case bt.hinge:
 		bt.rows[0].impulse[l], bt.rows[1].impulse[l] = j.angle.lower.impulse, j.angle.upper.impulse
 		bt.himp[0][l], bt.himp[1][l] = j.hinge.impulse[0], j.hinge.impulse[1]
 		bt.rows[2].impulse[l] = j.angle.motor.impulse
-	} else {
+	case bt.plain: // no swing or twist rows
+		if bt.fric {
+			put3(&bt.fimp, l, j.fric.impulse)
+		}
+	default:
 		bt.rows[0].impulse[l] = j.swing.impulse
 		bt.rows[1].impulse[l], bt.rows[2].impulse[l] = j.twist.lower.impulse, j.twist.upper.impulse
 		put3(&bt.fimp, l, j.fric.impulse)
@@ -405,8 +416,10 @@ func (w *World) syncWideJoints() {
 					j.angle.motor.impulse = bt.rows[2].impulse[l]
 				}
 			} else {
-				j.swing.impulse = bt.rows[0].impulse[l]
-				j.twist.lower.impulse, j.twist.upper.impulse = bt.rows[1].impulse[l], bt.rows[2].impulse[l]
+				if !bt.plain {
+					j.swing.impulse = bt.rows[0].impulse[l]
+					j.twist.lower.impulse, j.twist.upper.impulse = bt.rows[1].impulse[l], bt.rows[2].impulse[l]
+				}
 				if bt.fric {
 					j.fric.impulse = vec{X: bt.fimp[0][l], Y: bt.fimp[1][l], Z: bt.fimp[2][l]}
 				}
@@ -448,6 +461,7 @@ type jointWideStage struct {
 	pist                   []widePiston // the rows of the batches of pistons (wideJointBatch.pi)
 	jwideStart, jrestStart []int32
 	jrest                  []int32
+	kinds                  []uint8 // per joint: wideJointKind, for the layout
 	jwideSeg               []int32 // by island: colour c's batches of region g start at jwide[jwideSeg[c*r+g]]
 	jrestSeg               []int32 // and its joints left to solveJoint at jrest[jrestSeg[c*r+g]]
 	gatherCap              int     // the least capacity of the arrays the wide kernels gather from
