@@ -175,9 +175,10 @@ type jointWideInputs struct {
 
 // planWideJoints decides whether this step's joint passes are wide and if so lays out each colour's
 // batches (by kind) and the joints left to solveJoint, and copies the step's masses into the lanes
-// (prepare, after the joints' masses).
+// (prepare: the joints left to solveJoint get theirs after it, jointMasses).
 func (w *World) planWideJoints(in jointWideInputs) {
 	p := &w.pipe
+	b := &w.Bodies
 	p.jwide.jwideOn = in.on && len(w.joints) > 0
 	p.jwide.jwideDirty = false
 	if !p.jwide.jwideOn {
@@ -247,16 +248,25 @@ func (w *World) planWideJoints(in jointWideInputs) {
 				bt.lanes++
 				j.wide = int32(len(p.jwide.jwide)-1)<<4 | int32(l)
 				bt.a[l], bt.b[l], bt.k[l] = j.a, j.b, k
-				bt.mA[l], bt.mB[l] = j.mA, j.mB
+				// The step's masses, unsplit (the wide pass runs under no split), straight from the
+				// bodies: jointMasses' values (m * 1 is m) without storing them in the joint, except
+				// for the parts set from the joint's own below (frictionPart.set, packPiston).
+				if bt.fric || bt.piston {
+					w.jointMasses(int(k), int(k)+1)
+				}
+				bt.mA[l], bt.mB[l] = b.InvMass[j.a], b.InvMass[j.b]
+				iA, iB := &b.InvInertiaWorld[j.a], &b.InvInertiaWorld[j.b]
 				for e := range 9 {
-					bt.iA[e][l], bt.iB[e][l] = j.iA[e], j.iB[e]
+					bt.iA[e][l], bt.iB[e][l] = iA[e], iB[e]
 				}
 				put3(&bt.localA, l, j.localA)
 				put3(&bt.localB, l, j.localB)
-				put3(&bt.axisA, l, j.axisA)
-				put3(&bt.axisB, l, j.axisB)
-				put3(&bt.perpA, l, j.perpA)
-				put3(&bt.perpB, l, j.perpB)
+				if !bt.plain { // a plain ball joint has no axis
+					put3(&bt.axisA, l, j.axisA)
+					put3(&bt.axisB, l, j.axisB)
+					put3(&bt.perpA, l, j.perpA)
+					put3(&bt.perpB, l, j.perpB)
+				}
 				bt.friction[l] = j.def.Friction
 				if bt.piston {
 					w.packPiston(j, bt, l)

@@ -28,6 +28,7 @@ const (
 	loopJointWarm                // the joints' warm start (those outside wide batches)
 	loopJRestRefresh             // loopJointRefresh over a list of joints (jointWideStage.jrest: those outside the batches)
 	loopJRestWarm                // loopJointWarm over such a list
+	loopJRestMass                // loopJointMass over such a list
 	loopJointJacobi              // a Jacobi pass over joints
 	loopJointColour              // a Gauss-Seidel pass over the joints of the colour being solved
 	loopXStart                   // XPBD: the manifolds' sub-step start
@@ -189,6 +190,10 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopJRestRefresh:
 		for _, k := range p.loops.items[lo:hi] {
 			w.refreshJoint(&w.joints[k])
+		}
+	case loopJRestMass:
+		for _, k := range p.loops.items[lo:hi] {
+			w.jointMasses(int(k), int(k)+1)
 		}
 	case loopJRestWarm:
 		for _, k := range p.loops.items[lo:hi] {
