@@ -267,7 +267,9 @@ func (w *World) planWideJoints(in jointWideInputs) {
 					put3(&bt.perpA, l, j.perpA)
 					put3(&bt.perpB, l, j.perpB)
 				}
-				bt.friction[l] = j.def.Friction
+				if bt.fric { // (read only by the friction rows)
+					bt.friction[l] = j.def.Friction
+				}
 				if bt.piston {
 					w.packPiston(j, bt, l)
 				} else if !bt.hinge {
