@@ -187,8 +187,8 @@ func (w *World) planWideJoints(in jointWideInputs) {
 		}
 		return
 	}
-	// Each joint's kind, once: the layout below goes over a region's joints once per kind, and a
-	// joint's definition lies a few cache lines into it.
+	// Each joint's kind, once: the layout below goes over a region's joints once per kind, and reads
+	// a byte per joint there instead of the joint's definition and bodies (two cache lines of it).
 	p.jwide.kinds = resize(p.jwide.kinds, len(w.joints))
 	for k := range w.joints {
 		j := &w.joints[k]

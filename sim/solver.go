@@ -190,7 +190,7 @@ func (w *World) refreshRows() {
 		return
 	}
 	w.refreshContacts()
-	if p.jwide.jwideOn { // the joints outside the batches (jrest) alone: a scan for them touched every joint
+	if p.jwide.jwideOn { // the joints outside the batches from their list (jrest), not a scan of every joint
 		w.eachOf(loopJRestRefresh, p.jwide.jrest, jointGrain)
 		w.each(loopJWideMass, len(p.jwide.jwide), wideJointGrain)
 	} else {
