@@ -12,10 +12,13 @@ import (
 var identity3 = Mat3{1, 0, 0, 0, 1, 0, 0, 0, 1}
 
 // prepareJoints resolves each joint's bodies to dense indices, fixes their (split) masses for the
-// step, and lists the body pairs that joints connect (they do not collide with each other).
+// step, and lists the body pairs that joints connect (they do not collide with each other). The
+// pairs come in the joints' order; the sorted list is made again only when that order's list
+// differs from the last step's (a joint or a body added, removed or renumbered): comparing is
+// linear, sorting is not.
 func (w *World) prepareJoints() {
 	p := &w.pipe
-	p.joints.connected = p.joints.connected[:0]
+	pairs := p.joints.pairs[:0]
 	for k := range w.joints {
 		j := &w.joints[k]
 		a, _ := w.dense(j.def.BodyA)
@@ -24,10 +27,16 @@ func (w *World) prepareJoints() {
 			o, _ := w.dense(j.def.BodyB)
 			j.b = int32(o)
 			lo, hi := min(a, o), max(a, o)
-			p.joints.connected = append(p.joints.connected, uint64(lo)<<32|uint64(hi))
+			pairs = append(pairs, uint64(lo)<<32|uint64(hi))
 		}
 	}
+	if slices.Equal(pairs, p.joints.lastPairs) {
+		p.joints.pairs = pairs
+		return
+	}
+	p.joints.connected = append(p.joints.connected[:0], pairs...)
 	slices.Sort(p.joints.connected)
+	p.joints.pairs, p.joints.lastPairs = p.joints.lastPairs, pairs
 }
 
 // jointMasses fixes each joint's inverse masses and inertias for the step; under Jacobi they are split
@@ -496,4 +505,8 @@ type jointStage struct {
 	useDirect  bool         // the joints' equality rows are solved directly (Settings.DirectJoints)
 	direct     directSystem // the direct joint solve's system
 	jsums      []impulseSum // per joint: the same (kept apart from the joints for the gather, as sums)
+
+	// the jointed pairs in the joints' order as prepareJoints found them last (lastPairs, which
+	// connected holds sorted), and its scratch list (pairs)
+	pairs, lastPairs []uint64
 }

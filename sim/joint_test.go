@@ -535,3 +535,48 @@ func TestXPBDFixedJointHoldsAPairOfBarsAsOneBody(t *testing.T) {
 		t.Errorf("the bars' angular velocities differ by up to %.2g rad/s, want <= %.2g", worstSpin, fastest*fastest*sub)
 	}
 }
+
+// Bodies a joint connects do not collide, and the rule follows the joints: a pair of overlapping
+// spheres on a joint has no contact while its neighbour (not jointed) has one; after the joint is
+// moved to the neighbour the contacts swap; and after a body before them is removed (every dense
+// index moves down one) the jointed pair still has none.
+func TestJointedBodiesDoNotCollide(t *testing.T) {
+	for _, solver := range jointSolvers {
+		w := NewWorld(Settings{Solver: solver})
+		far := mustAdd(t, w, BodyDef{Shape: sphereShape(0.3), Position: Vec3{-10, 0, 0}, Mass: 1})
+		var s [3]Handle
+		for k := range s {
+			s[k] = mustAdd(t, w, BodyDef{Shape: sphereShape(0.3), Position: Vec3{0.5 * float32(k), 0, 0}, Mass: 1})
+		}
+		touching := func(a, b Handle) bool {
+			ia, _ := w.dense(a)
+			ib, _ := w.dense(b)
+			for _, c := range w.Contacts(nil) {
+				if c.BodyA == ia && c.BodyB == ib || c.BodyA == ib && c.BodyB == ia {
+					return true
+				}
+			}
+			return false
+		}
+		check := func(when string, jointed, free [2]Handle) {
+			t.Helper()
+			run(t, w, 1)
+			if touching(jointed[0], jointed[1]) || !touching(free[0], free[1]) {
+				t.Fatalf("%v, %s: jointed pair in contact %v, free pair in contact %v", solver, when,
+					touching(jointed[0], jointed[1]), touching(free[0], free[1]))
+			}
+		}
+		mustJoint(t, w, JointDef{Type: Ball, BodyA: s[0], BodyB: s[1], Anchor: Vec3{0.25, 0, 0}})
+		check("0-1 jointed", [2]Handle{s[0], s[1]}, [2]Handle{s[1], s[2]})
+		if err := w.RemoveJoint(0); err != nil {
+			t.Fatal(err)
+		}
+		p1 := w.Bodies.Position[2]
+		mustJoint(t, w, JointDef{Type: Ball, BodyA: s[1], BodyB: s[2], Anchor: Vec3{p1[0] + 0.25, p1[1], p1[2]}})
+		check("1-2 jointed", [2]Handle{s[1], s[2]}, [2]Handle{s[0], s[1]})
+		if err := w.RemoveBody(far); err != nil {
+			t.Fatal(err)
+		}
+		check("a body before them removed", [2]Handle{s[1], s[2]}, [2]Handle{s[0], s[1]})
+	}
+}

@@ -3,7 +3,8 @@ package sim
 // The wide joint pass: PGS's Gauss-Seidel pass over sixteen joints of one graph colour at
 // once, one per lane of an AVX-512 register (wide16_simd.go), or eight at once with AVX2 only
 // (joint_wide_simd.go), in builds with the wide contact pass (wide.go). It takes the two joint types a ragdoll is made of, in their common form: ball joints with a swing cone and twist
-// limits, and hinges with angle limits and no motor, between two bodies, each with or without
+// limits, and hinges with angle limits and no motor; plain ball joints (the anchor block alone, as
+// a chain or a grid of spheres has them); all between two bodies, each with or without
 // friction (a batch's joints all have it or all lack it: a ball joint's frictionPart, a hinge's
 // friction as the motor row of speed 0); and pistons between two bodies (a lane's
 // piston with or without limits, with a speed motor, friction, or no drive: widePiston's
@@ -97,11 +98,12 @@ type wideJointBatch struct {
 	lanes int               // lanes in use
 	pi    int32             // a batch of pistons: its rows are jointWideStage.pist[pi]
 	hinge bool              // hinges (rows: angle lower, upper); otherwise ball joints (swing, twist lower, upper) or pistons
+	plain bool              // ball joints without cone or twist limits: their rows (swing, twist) are unused
 	fric  bool              // the joints have friction (a hinge's friction row's impulse is rows[2]'s)
 	safe  bool              // no body is the last of its arrays (see gather)
 	// pistons (widePiston's rows); limits and drive: some lane's piston has limits, a drive
 	piston, limits, drive bool
-	_                     [46]byte
+	_                     [45]byte
 }
 
 // The wide joint kernels over one batch that do not depend on the contact lanes, all set or all nil
@@ -120,10 +122,13 @@ var (
 // this many (about 50 us of work; a batch's pass is about 0.2 us).
 const wideJointGrain = 256
 
-// wideJointKind says which wide batches take joint j: 1 for balls, 2 for hinges, 3 and 4 for the
-// same with friction, 5 for pistons (with or without limits, a speed motor or friction: a lane's
-// own), 0 for none. A servo (MotorPosition) stays on the scalar rows: near its target it is a soft
-// row under a soft step (axisPart.solveServo), which the lanes' drive does not have.
+// wideJointKind says which wide batches take joint j: 1 for balls with a swing cone and twist
+// limits, 2 for hinges, 3 and 4 for the same with friction, 5 for pistons (with or without limits,
+// a speed motor or friction: a lane's own), 6 and 7 for plain balls (neither cone nor twist limits:
+// the anchor block alone) without and with friction, 0 for none. A servo (MotorPosition) stays on
+// the scalar rows: near its target it is a soft row under a soft step (axisPart.solveServo), which
+// the lanes' drive does not have. A ball joint with only one of the cone and the twist limits stays
+// scalar too.
 func wideJointKind(j *joint) int {
 	def := &j.def
 	kind := 0
@@ -132,6 +137,11 @@ func wideJointKind(j *joint) int {
 		return 0
 	case def.Type == Ball && def.Swing > 0 && def.HasTwist:
 		kind = 1
+	case def.Type == Ball && def.Swing == 0 && !def.HasTwist:
+		if def.Friction > 0 {
+			return widePlainBallKind + 1
+		}
+		return widePlainBallKind
 	case def.Type == Hinge && def.HasLimits && !def.HasMotor:
 		kind = 2
 	case def.Type == Piston && (!def.HasMotor || def.Motor.Mode != MotorPosition):
@@ -145,8 +155,12 @@ func wideJointKind(j *joint) int {
 	return kind
 }
 
-// widePistonKind is wideJointKind's kind of the pistons' batches.
-const widePistonKind = 5
+// widePistonKind is wideJointKind's kind of the pistons' batches; widePlainBallKind its kind of
+// the plain ball joints' without friction (and the next, with), the last kind.
+const (
+	widePistonKind    = 5
+	widePlainBallKind = 6
+)
 
 // jointWideInputs is what planWideJoints reads of the rest of the step, handed over by prepare.
 type jointWideInputs struct {
@@ -161,16 +175,25 @@ type jointWideInputs struct {
 
 // planWideJoints decides whether this step's joint passes are wide and if so lays out each colour's
 // batches (by kind) and the joints left to solveJoint, and copies the step's masses into the lanes
-// (prepare, after the joints' masses).
+// (prepare: the joints left to solveJoint get theirs after it, jointMasses).
 func (w *World) planWideJoints(in jointWideInputs) {
 	p := &w.pipe
-	for k := range w.joints {
-		w.joints[k].wide = -1
-	}
+	b := &w.Bodies
 	p.jwide.jwideOn = in.on && len(w.joints) > 0
 	p.jwide.jwideDirty = false
 	if !p.jwide.jwideOn {
+		for k := range w.joints {
+			w.joints[k].wide = -1
+		}
 		return
+	}
+	// Each joint's kind, once: the layout below goes over a region's joints once per kind, and reads
+	// a byte per joint there instead of the joint's definition and bodies (two cache lines of it).
+	p.jwide.kinds = resize(p.jwide.kinds, len(w.joints))
+	for k := range w.joints {
+		j := &w.joints[k]
+		j.wide = -1
+		p.jwide.kinds[k] = uint8(wideJointKind(j))
 	}
 	p.jwide.jwideStart = resize(p.jwide.jwideStart, maxColors+1)
 	p.jwide.jrestStart = resize(p.jwide.jrestStart, maxColors+2)
@@ -184,15 +207,13 @@ func (w *World) planWideJoints(in jointWideInputs) {
 			p.jwide.jwideStart[c], p.jwide.jrestStart[c] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
 		}
 		p.jwide.jwideSeg[cg], p.jwide.jrestSeg[cg] = int32(len(p.jwide.jwide)), int32(len(p.jwide.jrest))
-		for kind := 0; kind <= widePistonKind; kind++ {
+		for kind := 0; kind <= widePlainBallKind+1; kind++ {
 			var bt *wideJointBatch
 			for _, k := range order[seg[cg]:seg[cg+1]] {
-				j := &w.joints[k]
-				switch wideJointKind(j) {
-				case kind:
-				default:
+				if int(p.jwide.kinds[k]) != kind {
 					continue
 				}
+				j := &w.joints[k]
 				if kind == 0 {
 					p.jwide.jrest = append(p.jwide.jrest, k)
 					continue
@@ -208,7 +229,8 @@ func (w *World) planWideJoints(in jointWideInputs) {
 						p.jwide.jwide = append(p.jwide.jwide, wideJointBatch{})
 					}
 					bt = &p.jwide.jwide[n]
-					bt.hinge, bt.fric = kind == 2 || kind == 4, kind == 3 || kind == 4
+					bt.hinge, bt.fric = kind == 2 || kind == 4, kind == 3 || kind == 4 || kind == widePlainBallKind+1
+					bt.plain = kind >= widePlainBallKind
 					if bt.piston = kind == widePistonKind; bt.piston {
 						bt.pi = int32(len(p.jwide.pist))
 						if m := len(p.jwide.pist); m < cap(p.jwide.pist) { // zeroed where it lies, as the batch
@@ -226,21 +248,34 @@ func (w *World) planWideJoints(in jointWideInputs) {
 				bt.lanes++
 				j.wide = int32(len(p.jwide.jwide)-1)<<4 | int32(l)
 				bt.a[l], bt.b[l], bt.k[l] = j.a, j.b, k
-				bt.mA[l], bt.mB[l] = j.mA, j.mB
+				// The step's masses, unsplit (the wide pass runs under no split), straight from the
+				// bodies: jointMasses' values (m * 1 is m) without storing them in the joint, except
+				// for the parts set from the joint's own below (frictionPart.set, packPiston).
+				if bt.fric || bt.piston {
+					w.jointMasses(int(k), int(k)+1)
+				}
+				bt.mA[l], bt.mB[l] = b.InvMass[j.a], b.InvMass[j.b]
+				iA, iB := &b.InvInertiaWorld[j.a], &b.InvInertiaWorld[j.b]
 				for e := range 9 {
-					bt.iA[e][l], bt.iB[e][l] = j.iA[e], j.iB[e]
+					bt.iA[e][l], bt.iB[e][l] = iA[e], iB[e]
 				}
 				put3(&bt.localA, l, j.localA)
 				put3(&bt.localB, l, j.localB)
-				put3(&bt.axisA, l, j.axisA)
-				put3(&bt.axisB, l, j.axisB)
-				put3(&bt.perpA, l, j.perpA)
-				put3(&bt.perpB, l, j.perpB)
-				bt.friction[l] = j.def.Friction
+				if !bt.plain { // a plain ball joint has no axis
+					put3(&bt.axisA, l, j.axisA)
+					put3(&bt.axisB, l, j.axisB)
+					put3(&bt.perpA, l, j.perpA)
+					put3(&bt.perpB, l, j.perpB)
+				}
+				if bt.fric { // (read only by the friction rows)
+					bt.friction[l] = j.def.Friction
+				}
 				if bt.piston {
 					w.packPiston(j, bt, l)
 				} else if !bt.hinge {
-					bt.swing[l], bt.lo[l], bt.hi[l] = j.def.Swing, j.def.Twist[0], j.def.Twist[1]
+					if !bt.plain {
+						bt.swing[l], bt.lo[l], bt.hi[l] = j.def.Swing, j.def.Twist[0], j.def.Twist[1]
+					}
 					if bt.fric {
 						j.fric.set(j)
 						for e := range 9 {
@@ -280,11 +315,16 @@ func (w *World) packImpulses(j *joint, bt *wideJointBatch, l int) {
 		put3(&pr.rotImp, l, j.rot.impulse)
 		return
 	}
-	if bt.hinge {
+	switch {
+	case bt.hinge:
 		bt.rows[0].impulse[l], bt.rows[1].impulse[l] = j.angle.lower.impulse, j.angle.upper.impulse
 		bt.himp[0][l], bt.himp[1][l] = j.hinge.impulse[0], j.hinge.impulse[1]
 		bt.rows[2].impulse[l] = j.angle.motor.impulse
-	} else {
+	case bt.plain: // no swing or twist rows
+		if bt.fric {
+			put3(&bt.fimp, l, j.fric.impulse)
+		}
+	default:
 		bt.rows[0].impulse[l] = j.swing.impulse
 		bt.rows[1].impulse[l], bt.rows[2].impulse[l] = j.twist.lower.impulse, j.twist.upper.impulse
 		put3(&bt.fimp, l, j.fric.impulse)
@@ -388,8 +428,10 @@ func (w *World) syncWideJoints() {
 					j.angle.motor.impulse = bt.rows[2].impulse[l]
 				}
 			} else {
-				j.swing.impulse = bt.rows[0].impulse[l]
-				j.twist.lower.impulse, j.twist.upper.impulse = bt.rows[1].impulse[l], bt.rows[2].impulse[l]
+				if !bt.plain {
+					j.swing.impulse = bt.rows[0].impulse[l]
+					j.twist.lower.impulse, j.twist.upper.impulse = bt.rows[1].impulse[l], bt.rows[2].impulse[l]
+				}
 				if bt.fric {
 					j.fric.impulse = vec{X: bt.fimp[0][l], Y: bt.fimp[1][l], Z: bt.fimp[2][l]}
 				}
@@ -431,6 +473,7 @@ type jointWideStage struct {
 	pist                   []widePiston // the rows of the batches of pistons (wideJointBatch.pi)
 	jwideStart, jrestStart []int32
 	jrest                  []int32
+	kinds                  []uint8 // per joint: wideJointKind, for the layout
 	jwideSeg               []int32 // by island: colour c's batches of region g start at jwide[jwideSeg[c*r+g]]
 	jrestSeg               []int32 // and its joints left to solveJoint at jrest[jrestSeg[c*r+g]]
 	gatherCap              int     // the least capacity of the arrays the wide kernels gather from

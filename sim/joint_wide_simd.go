@@ -154,7 +154,8 @@ func limitRows(h int, bt *wideJointBatch, lo, up *wideAngle, a v8, x, m, zero, o
 
 // refreshJointsWide is refreshJoint over a batch, into the lanes, in its order of operations: the
 // anchors and their gap, then a ball joint's swing and twist rows (swingTwistRows) or a hinge's
-// rotation and limit rows and angle (hingeRows). The anchor blocks' K^-1 is anchorMassWide's.
+// rotation and limit rows and angle (hingeRows); a plain ball joint has the anchors alone. The
+// anchor blocks' K^-1 is anchorMassWide's.
 func refreshJointsWide(w *World, bt *wideJointBatch) {
 	halves(bt, func(h int) { refreshJointsHalf(h, w, bt) })
 }
@@ -172,9 +173,10 @@ func refreshJointsHalf(h int, w *World, bt *wideJointBatch) {
 	storeV8h(h, &pt.rA, rA)
 	storeV8h(h, &pt.rB, rB)
 	storeV8h(h, &pt.c, xB.add(rB).sub(xA).sub(rA))
-	if bt.hinge {
+	switch {
+	case bt.hinge:
 		hingeRows(h, w, bt, &RA, &RB)
-	} else {
+	case !bt.plain:
 		swingTwistRows(h, w, bt, &RA, &RB)
 	}
 }
@@ -270,14 +272,16 @@ func hingeWarmHalf(h int, w *World, bt *wideJointBatch) {
 
 // ballWarmWide is warmJoint over a batch of ball joints: the sums of the anchor's, the swing row's
 // and the twist rows' accumulated impulses (jointPair.applyPoint, then applyRow, which skips a zero
-// impulse) and the friction's (applyAngular, which does not), from the lanes, into each joint's lin,
-// angA and angB.
+// impulse; plain ball joints have no such rows) and the friction's (applyAngular, which does not),
+// from the lanes, into each joint's lin, angA and angB.
 func ballWarmWide(w *World, bt *wideJointBatch) { halves(bt, func(h int) { ballWarmHalf(h, w, bt) }) }
 
 // ballWarmHalf is ballWarmWide over half h of a batch.
 func ballWarmHalf(h int, w *World, bt *wideJointBatch) {
 	lin, angA, angB := anchorSums(h, bt)
-	lin, angA, angB = addRowSums(h, bt.rows[:], 2, lin, angA, angB)
+	if !bt.plain {
+		lin, angA, angB = addRowSums(h, bt.rows[:], 2, lin, angA, angB)
+	}
 	if bt.fric {
 		L := lh3(&bt.fimp, h)
 		angA, angB = angA.add(L), angB.add(L)

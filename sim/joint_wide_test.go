@@ -125,3 +125,99 @@ func testWideJoints(t *testing.T, name string, s Settings, o Options, rest, stat
 	t.Logf("%s: %d wide joint batches, limits held %d joint-steps, friction slid %d and held %d", name,
 		len(got.pipe.jwide.jwide), limits, sliding, holding)
 }
+
+// plainBallGrid is a small joint_grid: cols x rows spheres 1 m apart, the top row static, each other
+// sphere joined by a plain ball joint (no cone, no twist limits) to the one above it and to the one
+// before it in x, every second column kicked sideways and spun so that the grid swings and twists,
+// and the joints of the even columns' vertical links resisting with jointWideFriction (N m, scaled
+// to the spheres: about 0.03 kg m^2 each). With world, a sphere beside the grid hangs from the
+// world on a plain ball joint, which stays on solveJoint.
+func plainBallGrid(t *testing.T, s Settings, cols, rows int, world bool) *World {
+	w := gravityWorld(s)
+	ball := sphereShape(0.3)
+	h := make([]Handle, cols*rows)
+	for k := range cols {
+		for i := range rows {
+			d := BodyDef{Shape: ball, Position: Vec3{float32(k), -float32(i), 0}, Mass: 1 + 0.25*float32((k+i)%3)}
+			if i == 0 {
+				d.Type = Static
+			} else if k%2 == 1 {
+				d.Velocity, d.AngularVelocity = Vec3{0, 0, float32(i%3) - 1}, Vec3{0, 3, float32(k % 4)}
+			}
+			n := k*rows + i
+			h[n] = mustAdd(t, w, d)
+			if i > 0 {
+				j := JointDef{Type: Ball, BodyA: h[n-1], BodyB: h[n], Anchor: Vec3{float32(k), 0.5 - float32(i), 0}}
+				if k%2 == 0 {
+					j.Friction = jointWideFriction
+				}
+				mustJoint(t, w, j)
+			}
+			if k > 0 && i > 0 {
+				mustJoint(t, w, JointDef{Type: Ball, BodyA: h[n-rows], BodyB: h[n], Anchor: Vec3{float32(k) - 0.5, -float32(i), 0}})
+			}
+		}
+	}
+	if world {
+		e := mustAdd(t, w, BodyDef{Shape: ball, Position: Vec3{-2, -1, 0}, Mass: 1, Velocity: Vec3{0, 0, 2}})
+		mustJoint(t, w, JointDef{Type: Ball, BodyA: e, Anchor: Vec3{-2, 0, 0}})
+	}
+	return w
+}
+
+// The wide pass's plain ball joints (the anchor block alone, with friction and without, static
+// bodies on one side: joint_grid's joints) give solveBall's results bit for bit over 150 steps, with
+// each set of kernels the CPU can run, 1 and 2 workers, on the bodies' rows and on the state rows,
+// with a joint to the world left to solveJoint beside them and without it.
+func TestWidePlainBallsMatchScalar(t *testing.T) {
+	if !WideAvailable() {
+		t.Skip("no wide joint pass in this build (it needs GOEXPERIMENT=simd and AVX2): make test runs this package again with it")
+	}
+	eachWideSetting(t, func(name string, s Settings, o Options) {
+		for _, world := range []bool{true, false} {
+			ref := plainBallGrid(t, s, 7, 9, world)
+			mustOptions(t, ref, Options{Scalar: true})
+			got := plainBallGrid(t, s, 7, 9, world)
+			mustOptions(t, got, o)
+			var kinds [2]bool // plain batches without and with friction
+			var sizes [3]bool // batches of sixteen joints, of nine to fifteen, of eight or fewer
+			fricHeld := 0
+			for step := range 150 {
+				run(t, ref, 1)
+				run(t, got, 1)
+				p := &got.pipe
+				if !p.jwide.jwideOn || p.wide.stateOn != (!world && !o.bodyRows) {
+					t.Fatalf("%s, world joint %v: the wide joint pass on %v, on the state rows %v", name, world, p.jwide.jwideOn, p.wide.stateOn)
+				}
+				for i := range p.jwide.jwide {
+					bt := &p.jwide.jwide[i]
+					if !bt.plain {
+						t.Fatalf("%s: batch %d is not of plain ball joints", name, i)
+					}
+					kinds[b2i(bt.fric)] = true
+					n := bt.lanes
+					sizes[0], sizes[1], sizes[2] = sizes[0] || n == batchLanes, sizes[1] || n > wideLanes && n < batchLanes, sizes[2] || n <= wideLanes
+				}
+				for i := range ref.Bodies.Position {
+					a, b := &ref.Bodies, &got.Bodies
+					if !sameBits(a.Position[i], b.Position[i]) || !sameBits(a.Velocity[i], b.Velocity[i]) ||
+						!sameBits(a.AngularVelocity[i], b.AngularVelocity[i]) || a.Rotation[i] != b.Rotation[i] {
+						t.Fatalf("%s, world joint %v, step %d, body %d: scalar %v %v, wide %v %v", name, world, step, i,
+							a.Position[i], a.Velocity[i], b.Position[i], b.Velocity[i])
+					}
+				}
+				for k := range got.joints {
+					if j := &got.joints[k]; j.def.Friction > 0 && j.fric.impulse != (vec{}) {
+						fricHeld++
+					}
+				}
+			}
+			if kinds != [2]bool{true, true} || sizes != [3]bool{true, true, true} {
+				t.Fatalf("%s: plain batches without and with friction %v; of 16, 9-15 and at most 8 joints %v", name, kinds, sizes)
+			}
+			if fricHeld < 200 {
+				t.Fatalf("%s: the joints' friction acted in only %d joint-steps", name, fricHeld)
+			}
+		}
+	})
+}

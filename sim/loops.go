@@ -26,6 +26,9 @@ const (
 	loopStoreState               // the velocity rows back into the bodies
 	loopJWide                    // a wide pass over the joint batches of the colour being solved
 	loopJointWarm                // the joints' warm start (those outside wide batches)
+	loopJRestRefresh             // loopJointRefresh over a list of joints (jointWideStage.jrest: those outside the batches)
+	loopJRestWarm                // loopJointWarm over such a list
+	loopJRestMass                // loopJointMass over such a list
 	loopJointJacobi              // a Jacobi pass over joints
 	loopJointColour              // a Gauss-Seidel pass over the joints of the colour being solved
 	loopXStart                   // XPBD: the manifolds' sub-step start
@@ -182,6 +185,19 @@ func (w *World) body(l loop, worker, lo, hi int) {
 			if j := &w.joints[k]; !p.jwide.jwideOn || j.wide < 0 {
 				w.warmJoint(j, &p.joints.jsums[k]) // a wide batch's joints: fnJWideWarm
 			}
+		}
+
+	case loopJRestRefresh:
+		for _, k := range p.loops.items[lo:hi] {
+			w.refreshJoint(&w.joints[k])
+		}
+	case loopJRestMass:
+		for _, k := range p.loops.items[lo:hi] {
+			w.jointMasses(int(k), int(k)+1)
+		}
+	case loopJRestWarm:
+		for _, k := range p.loops.items[lo:hi] {
+			w.warmJoint(&w.joints[k], &p.joints.jsums[k])
 		}
 
 	case loopJointJacobi:

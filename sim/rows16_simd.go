@@ -579,7 +579,8 @@ func hingeFriction16(h int, bt *wideJointBatch, wA, wB v16, k *jointConsts16) (v
 }
 
 // ball16 is solveBall over a batch of ball joints (half h of it in the eight-lane form): friction
-// where the batch has it, swing, twist lower and upper, then the anchor.
+// where the batch has it, swing, twist lower and upper (none in a batch of plain ball joints), then
+// the anchor.
 func ball16(w *World, bt *wideJointBatch, h int, mode PassMode) {
 	useBias := mode.bias()
 	var k jointConsts16 // both zeroed before the first vector instruction
@@ -589,9 +590,11 @@ func ball16(w *World, bt *wideJointBatch, h int, mode PassMode) {
 	if bt.fric && !mode.pseudo() { // friction acts on velocities, not poses
 		wA, wB = ballFriction16(h, bt, wA, wB, &k)
 	}
-	wA, wB = limit16(h, &bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limit16(h, &bt.rows[1], wA, wB, &k, useBias)
-	wA, wB = limit16(h, &bt.rows[2], wA, wB, &k, useBias)
+	if !bt.plain {
+		wA, wB = limit16(h, &bt.rows[0], wA, wB, &k, useBias)
+		wA, wB = limit16(h, &bt.rows[1], wA, wB, &k, useBias)
+		wA, wB = limit16(h, &bt.rows[2], wA, wB, &k, useBias)
+	}
 	wA, wB = anchor16(h, bt, &lin, wA, wB, &k, useBias)
 	scatterJoint16(w, bt, h, &lin, wA, wB)
 }

@@ -579,7 +579,8 @@ func hingeFriction8(h int, bt *wideJointBatch, wA, wB v8, k *jointConsts8) (v8, 
 }
 
 // ball8 is solveBall over a batch of ball joints (half h of it in the eight-lane form): friction
-// where the batch has it, swing, twist lower and upper, then the anchor.
+// where the batch has it, swing, twist lower and upper (none in a batch of plain ball joints), then
+// the anchor.
 func ball8(w *World, bt *wideJointBatch, h int, mode PassMode) {
 	useBias := mode.bias()
 	var k jointConsts8 // both zeroed before the first vector instruction
@@ -589,9 +590,11 @@ func ball8(w *World, bt *wideJointBatch, h int, mode PassMode) {
 	if bt.fric && !mode.pseudo() { // friction acts on velocities, not poses
 		wA, wB = ballFriction8(h, bt, wA, wB, &k)
 	}
-	wA, wB = limit8(h, &bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limit8(h, &bt.rows[1], wA, wB, &k, useBias)
-	wA, wB = limit8(h, &bt.rows[2], wA, wB, &k, useBias)
+	if !bt.plain {
+		wA, wB = limit8(h, &bt.rows[0], wA, wB, &k, useBias)
+		wA, wB = limit8(h, &bt.rows[1], wA, wB, &k, useBias)
+		wA, wB = limit8(h, &bt.rows[2], wA, wB, &k, useBias)
+	}
 	wA, wB = anchor8(h, bt, &lin, wA, wB, &k, useBias)
 	scatterJoint8(w, bt, h, &lin, wA, wB)
 }

@@ -599,7 +599,8 @@ func hingeFriction_W(h int, bt *wideJointBatch, wA, wB v_W, k *jointConsts_W) (v
 }
 
 // ball_W is solveBall over a batch of ball joints (half h of it in the eight-lane form): friction
-// where the batch has it, swing, twist lower and upper, then the anchor.
+// where the batch has it, swing, twist lower and upper (none in a batch of plain ball joints), then
+// the anchor.
 func ball_W(w *World, bt *wideJointBatch, h int, mode PassMode) {
 	useBias := mode.bias()
 	var k jointConsts_W // both zeroed before the first vector instruction
@@ -609,9 +610,11 @@ func ball_W(w *World, bt *wideJointBatch, h int, mode PassMode) {
 	if bt.fric && !mode.pseudo() { // friction acts on velocities, not poses
 		wA, wB = ballFriction_W(h, bt, wA, wB, &k)
 	}
-	wA, wB = limit_W(h, &bt.rows[0], wA, wB, &k, useBias)
-	wA, wB = limit_W(h, &bt.rows[1], wA, wB, &k, useBias)
-	wA, wB = limit_W(h, &bt.rows[2], wA, wB, &k, useBias)
+	if !bt.plain {
+		wA, wB = limit_W(h, &bt.rows[0], wA, wB, &k, useBias)
+		wA, wB = limit_W(h, &bt.rows[1], wA, wB, &k, useBias)
+		wA, wB = limit_W(h, &bt.rows[2], wA, wB, &k, useBias)
+	}
 	wA, wB = anchor_W(h, bt, &lin, wA, wB, &k, useBias)
 	scatterJoint_W(w, bt, h, &lin, wA, wB)
 }

@@ -190,9 +190,11 @@ func (w *World) refreshRows() {
 		return
 	}
 	w.refreshContacts()
-	w.each(loopJointRefresh, len(w.joints), jointGrain)
-	if p.jwide.jwideOn {
+	if p.jwide.jwideOn { // the joints outside the batches from their list (jrest), not a scan of every joint
+		w.eachOf(loopJRestRefresh, p.jwide.jrest, jointGrain)
 		w.each(loopJWideMass, len(p.jwide.jwide), wideJointGrain)
+	} else {
+		w.each(loopJointRefresh, len(w.joints), jointGrain)
 	}
 	p.plan.posesMoved = false
 }
@@ -203,9 +205,11 @@ func (w *World) warmStart() {
 	p := &w.pipe
 	w.refreshRows()
 	w.warmStartContacts()
-	w.each(loopJointWarm, len(w.joints), jointGrain)
 	if p.jwide.jwideOn {
+		w.eachOf(loopJRestWarm, p.jwide.jrest, jointGrain)
 		w.each(loopJWideWarm, len(p.jwide.jwide), wideJointGrain)
+	} else {
+		w.each(loopJointWarm, len(w.joints), jointGrain)
 	}
 	p.graph.gather.joints = true
 	w.each(loopGather, w.Bodies.Len(), bodyGrain)

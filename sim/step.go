@@ -342,14 +342,20 @@ func (w *World) prepare() {
 	p.narrow.mayBounce = 0 // (noteApproach sets it)
 	p.narrow.widePrep = p.wide.widePrep
 	w.each(loopPrepare, len(p.narrow.manifolds), manifoldGrain)
-	w.each(loopJointMass, len(w.joints), jointGrain)
+	jin := w.jointWideInputs()
+	if !jin.on { // else the lanes take the masses from the bodies, and the joints left out get theirs below
+		w.each(loopJointMass, len(w.joints), jointGrain)
+	}
 	if p.joints.useDirect {
 		w.prepareDirect()
 	}
 	if s.NoWarmStart {
 		w.resetJointImpulses()
 	}
-	w.planWideJoints(w.jointWideInputs())
+	w.planWideJoints(jin)
+	if p.jwide.jwideOn {
+		w.eachOf(loopJRestMass, p.jwide.jrest, jointGrain)
+	}
 	w.packWide(w.wideInputs())
 	overflow := 0
 	if p.wide.wideOn {
@@ -361,10 +367,10 @@ func (w *World) prepare() {
 }
 
 // jointsWide reports whether the joints' passes may run wide: lane kernels, a solver whose traits
-// allow it, the options, and no direct joint solve.
+// allow it, the options, no direct joint solve and no split masses.
 func (w *World) jointsWide() bool {
 	p := &w.pipe
-	return p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints && !p.joints.useDirect
+	return p.work.kern != nil && !p.work.opts.partJoints && p.plan.solver.traits().wideJoints && !p.joints.useDirect && !p.joints.split
 }
 
 // islandInputs hands planIslands what it reads of the other stages: whether the step may run its
