@@ -59,6 +59,7 @@ type loopStage struct {
 	cur, inner loop
 	items      []int32
 	mode       PassMode
+	sums       bool // the wide pass also records its batches' warm-start sums (warmFollows)
 	body       func(worker, lo, hi int)
 	phase      func(worker, phase, chunk int)
 	parallel   func(n int, fn func(worker, lo, hi int))
@@ -241,14 +242,22 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopWide:
 		for i := lo; i < hi; i++ {
-			p.work.kern.solve(w, &p.wide.curWide[i], p.loops.mode.bias())
+			bt := &p.wide.curWide[i]
+			p.work.kern.solve(w, bt, p.loops.mode.bias())
+			if p.loops.sums {
+				p.work.kern.warm(w, bt) // while the batch is in the cache
+			}
 		}
 
 	case loopWideRegion:
 		for g := lo; g < hi; g++ {
 			first, end := p.wide.segment(p.wide.curColour, g)
 			for i := first; i < end; i++ {
-				p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
+				bt := &p.wide.wide[i]
+				p.work.kern.solve(w, bt, p.loops.mode.bias())
+				if p.loops.sums {
+					p.work.kern.warm(w, bt)
+				}
 			}
 		}
 
@@ -290,7 +299,11 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopWidePhase:
 		first, end := p.wide.phaseBatches(lo, hi) // a phase and its chunk
 		for i := first; i < end; i++ {
-			p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
+			bt := &p.wide.wide[i]
+			p.work.kern.solve(w, bt, p.loops.mode.bias())
+			if p.loops.sums {
+				p.work.kern.warm(w, bt)
+			}
 		}
 	default:
 		panic("sim: unknown loop")
