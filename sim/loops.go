@@ -242,22 +242,14 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopWide:
 		for i := lo; i < hi; i++ {
-			bt := &p.wide.curWide[i]
-			p.work.kern.solve(w, bt, p.loops.mode.bias())
-			if p.loops.sums {
-				p.work.kern.warm(w, bt) // while the batch is in the cache
-			}
+			w.solveBatch(&p.wide.curWide[i])
 		}
 
 	case loopWideRegion:
 		for g := lo; g < hi; g++ {
 			first, end := p.wide.segment(p.wide.curColour, g)
 			for i := first; i < end; i++ {
-				bt := &p.wide.wide[i]
-				p.work.kern.solve(w, bt, p.loops.mode.bias())
-				if p.loops.sums {
-					p.work.kern.warm(w, bt)
-				}
+				w.solveBatch(&p.wide.wide[i])
 			}
 		}
 
@@ -299,13 +291,20 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopWidePhase:
 		first, end := p.wide.phaseBatches(lo, hi) // a phase and its chunk
 		for i := first; i < end; i++ {
-			bt := &p.wide.wide[i]
-			p.work.kern.solve(w, bt, p.loops.mode.bias())
-			if p.loops.sums {
-				p.work.kern.warm(w, bt)
-			}
+			w.solveBatch(&p.wide.wide[i])
 		}
 	default:
 		panic("sim: unknown loop")
+	}
+}
+
+// solveBatch runs the wide pass over batch bt in the loop stage's mode, and where the pass is the last
+// before a warm start (loopStage.sums) records the batch's warm-start sums after it, while its rows
+// are in the cache.
+func (w *World) solveBatch(bt *wideBatch) {
+	p := &w.pipe
+	p.work.kern.solve(w, bt, p.loops.mode.bias())
+	if p.loops.sums {
+		p.work.kern.warm(w, bt)
 	}
 }
