@@ -228,7 +228,7 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 	p.islands.islandOps = ops
 	p.islands.rows = regionRows{
 		r: p.graph.nRegions, kern: p.work.kern, stateOn: p.wide.stateOn, jsums: p.joints.jsums,
-		wideOn: p.wide.wideOn, wide: p.wide.wide, wideSeg: p.wide.wideSeg,
+		wideOn: p.wide.wideOn, sumsReady: p.wide.wideOn && p.wide.sumsReady, wide: p.wide.wide, wideSeg: p.wide.wideSeg,
 		jwideOn: p.jwide.jwideOn, jwide: p.jwide.jwide, jwideSeg: p.jwide.jwideSeg, jrest: p.jwide.jrest, jrestSeg: p.jwide.jrestSeg,
 	}
 	p.islands.islandTimes = resize(p.islands.islandTimes, max(p.work.workers, 1))
@@ -236,6 +236,7 @@ func (w *World) islandBlock(ops []Op, st *Timings) {
 	w.each(loopIslandBlock, p.graph.nRegions, 1)
 	// as the stages would leave them
 	p.wide.wideDirty, p.jwide.jwideDirty = p.wide.wideOn, p.jwide.jwideOn
+	p.wide.sumsReady = false
 	last := ops[len(ops)-1]
 	p.plan.posesMoved = last.Stage == StageIntegratePositions
 	p.loops.mode = last.Mode
@@ -271,6 +272,7 @@ type regionRows struct {
 	stateOn            bool
 	jsums              []impulseSum
 	wideOn             bool
+	sumsReady          bool // the packing recorded the batches' warm-start sums (wideInputs.warmSums)
 	wide               []wideBatch
 	wideSeg            []int32
 	jwideOn            bool
@@ -291,8 +293,9 @@ func (w *World) islandRegionBlock(worker, g int) {
 	}
 	tm := &s.islandTimes[worker].t
 	moved := true // prepare leaves the rows to be refreshed
+	ready := s.rows.sumsReady
 	t := time.Now()
-	for _, op := range s.islandOps {
+	for k, op := range s.islandOps {
 		switch op.Stage {
 		case StageIntegrateVelocities:
 			bodies(w.integrateVelocities)
@@ -304,7 +307,8 @@ func (w *World) islandRegionBlock(worker, g int) {
 				w.islandRefresh(g)
 				moved = false
 			}
-			w.islandWarm(g)
+			w.islandWarm(g, ready)
+			ready = false
 			bodies(w.gatherImpulses)
 		case StageSolve, StageRelax:
 			if moved {
@@ -314,7 +318,9 @@ func (w *World) islandRegionBlock(worker, g int) {
 			if s.rows.stateOn {
 				bodies(w.loadStateRange)
 			}
-			w.islandPasses(g, op.Passes, op.Mode)
+			// the last pass records the warm-start sums where a warm start reads them next
+			ready = s.rows.wideOn && op.Passes > 0 && warmFollows(s.islandOps, k)
+			w.islandPasses(g, op.Passes, op.Mode, ready)
 			if s.rows.stateOn {
 				bodies(w.storeStateRange)
 			}
@@ -333,10 +339,14 @@ func (w *World) islandRefresh(g int) {
 }
 
 // islandWarm records region g's contacts' and joints' warm-start impulses (warmStart, before the
-// gather).
-func (w *World) islandWarm(g int) {
+// gather); the contact batches' only where the last pass over them has not (ready).
+func (w *World) islandWarm(g int, ready bool) {
 	rows := &w.pipe.islands.rows
-	w.islandRows(g, rows.kern.warm, func(w *World, bt *wideJointBatch) {
+	contact := rows.kern.warm
+	if ready {
+		contact = func(*World, *wideBatch) {}
+	}
+	w.islandRows(g, contact, func(w *World, bt *wideJointBatch) {
 		w.warmJointBatch(bt, rows.jsums)
 	}, func(w *World, k int32) { w.warmJoint(&w.joints[k], &rows.jsums[k]) })
 }
@@ -365,12 +375,13 @@ func (w *World) islandRows(g int, contact func(*World, *wideBatch), joint func(*
 }
 
 // islandPasses runs passes of the given mode over region g's rows: its joints colour by colour, then its contacts
-// colour by colour, as jointPass and eachContactColour visit them.
-func (w *World) islandPasses(g, passes int, mode PassMode) {
+// colour by colour, as jointPass and eachContactColour visit them. With sums the last pass records the
+// contact batches' warm-start sums after each batch (loopStage.sums).
+func (w *World) islandPasses(g, passes int, mode PassMode, sums bool) {
 	useBias := mode.bias()
 	v := &w.pipe.islands.rows
 	r := v.r
-	for range passes {
+	for pass := range passes {
 		if v.jwideOn {
 			for c := 0; c < maxColors; c++ {
 				for i := v.jwideSeg[c*r+g]; i < v.jwideSeg[c*r+g+1]; i++ {
@@ -385,6 +396,9 @@ func (w *World) islandPasses(g, passes int, mode PassMode) {
 			for c := 0; c < maxColors; c++ {
 				for i := v.wideSeg[c*r+g]; i < v.wideSeg[c*r+g+1]; i++ {
 					v.kern.solve(w, &v.wide[i], useBias)
+					if sums && pass == passes-1 {
+						v.kern.warm(w, &v.wide[i])
+					}
 				}
 			}
 		}

@@ -62,6 +62,7 @@ type loopStage struct {
 	cur, inner loop
 	items      []int32
 	mode       PassMode
+	sums       bool // the wide pass also records its batches' warm-start sums (warmFollows)
 	body       func(worker, lo, hi int)
 	phase      func(worker, phase, chunk int)
 	parallel   func(n int, fn func(worker, lo, hi int))
@@ -257,14 +258,14 @@ func (w *World) body(l loop, worker, lo, hi int) {
 
 	case loopWide:
 		for i := lo; i < hi; i++ {
-			p.work.kern.solve(w, &p.wide.curWide[i], p.loops.mode.bias())
+			w.solveBatch(&p.wide.curWide[i])
 		}
 
 	case loopWideRegion:
 		for g := lo; g < hi; g++ {
 			first, end := p.wide.segment(p.wide.curColour, g)
 			for i := first; i < end; i++ {
-				p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
+				w.solveBatch(&p.wide.wide[i])
 			}
 		}
 
@@ -306,9 +307,20 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopWidePhase:
 		first, end := p.wide.phaseBatches(lo, hi) // a phase and its chunk
 		for i := first; i < end; i++ {
-			p.work.kern.solve(w, &p.wide.wide[i], p.loops.mode.bias())
+			w.solveBatch(&p.wide.wide[i])
 		}
 	default:
 		panic("sim: unknown loop")
+	}
+}
+
+// solveBatch runs the wide pass over batch bt in the loop stage's mode, and where the pass is the last
+// before a warm start (loopStage.sums) records the batch's warm-start sums after it, while its rows
+// are in the cache.
+func (w *World) solveBatch(bt *wideBatch) {
+	p := &w.pipe
+	p.work.kern.solve(w, bt, p.loops.mode.bias())
+	if p.loops.sums {
+		p.work.kern.warm(w, bt)
 	}
 }

@@ -249,12 +249,20 @@ func (w *World) runSoftStep(op Op, pass, restitute func()) bool {
 		w.refreshRows()
 		p.loops.mode = op.Mode
 		w.loadState()
+		// The last pass records the batches' warm-start sums where the next sub-step's warm start
+		// would read the impulses it leaves (warmFollows).
+		sums := p.wide.wideOn && op.Passes > 0 && warmFollows(p.plan.steps, p.plan.at)
+		k := 0
 		w.passes(op, func() {
+			k++
+			p.loops.sums = sums && k == op.Passes
 			pass()
 			if p.joints.useDirect {
 				w.solveJointsDirect(p.loops.mode.bias()) // the joints' equality rows, exactly (joint_direct.go)
 			}
 		})
+		p.loops.sums = false
+		p.wide.sumsReady = sums
 		w.storeState() // the wide joints' impulses go back to the joints once a step (StageStoreImpulses)
 	case StageRestitution:
 		w.syncWideImpulses()

@@ -161,6 +161,7 @@ func (w *World) Step() error {
 			t = time.Now()
 			continue
 		}
+		p.plan.at = k
 		w.runStage(op)
 		now := time.Now()
 		st[op.Stage] += now.Sub(t)
@@ -412,6 +413,7 @@ func (w *World) wideInputs() wideInputs {
 		manifolds: p.narrow.manifolds, colorOrder: p.graph.colorOrder, segStart: p.graph.segStart,
 		split: p.graph.splitColour, r: p.graph.nRegions, workers: p.work.workers, kern: p.work.kern,
 		gatherCap: gatherCapOf(&w.Bodies, w.Bodies.rot),
+		warmSums:  warmFollows(p.plan.steps, p.plan.at),
 	}
 	if p.wide.wideOn {
 		in.overflow = p.graph.overflow()
@@ -518,6 +520,27 @@ type planStage struct {
 	steps      Plan
 	ctx        stepContext
 	posesMoved bool // the bodies moved since the rows were last refreshed (refreshRows)
+	at         int  // the index in steps of the op that runs (runStage)
+}
+
+// warmFollows reports whether the first op after ops[k] that reads or writes the contacts'
+// accumulated impulses is a warm start: the ops between only integrate (velocities from forces,
+// positions from velocities) or mark an island block, which move no impulse and no row the warm
+// start reads (the rows' lever arms and masses are fixed at prepare; a refresh writes only the
+// separations and the friction drift). Then the sums the warm start records (warm_W) can be taken
+// from ops[k]'s last pass over a batch, while its rows are in the cache, instead of from a pass of
+// their own over every batch.
+func warmFollows(ops []Op, k int) bool {
+	for _, o := range ops[k+1:] {
+		switch o.Stage {
+		case StageIntegrateVelocities, StageIntegratePositions, StageIslands:
+			continue
+		case StageWarmStart:
+			return true
+		}
+		return false
+	}
+	return false
 }
 
 // markPosesMoved tells the executor that an op moved the bodies, so that the next refreshRows brings

@@ -194,13 +194,16 @@ type wideInputs struct {
 	workers    int
 	kern       *laneKernels
 	gatherCap  int // the least capacity of the arrays the wide kernels gather from (gatherCapOf)
+	// warmSums: the plan's next use of the impulses is a warm start (warmFollows), so packBatch
+	// records each batch's warm-start sums as it fills the batch
+	warmSums bool
 }
 
 // packWide builds the batches of the colours' manifolds after Prepare (decideWide).
 func (w *World) packWide(in wideInputs) {
 	p := &w.pipe
 	p.wide.in = in
-	p.wide.wideDirty = false
+	p.wide.wideDirty, p.wide.sumsReady = false, false
 	if !p.wide.wideOn {
 		return
 	}
@@ -234,6 +237,7 @@ func (w *World) packWide(in wideInputs) {
 	p.wide.wideSeg[maxColors*r] = nb
 	p.wide.wide = resize(p.wide.wide, int(nb))
 	w.eachRegion(loopWidePack)
+	p.wide.sumsReady = in.warmSums
 	if p.wide.widePrep {
 		for _, k := range in.overflow {
 			w.prepareRows(int(k))
@@ -358,6 +362,11 @@ func (w *World) packBatch(worker, i int) {
 		}
 	}
 	bt.safe = gatherSafe(bt.a[:n], bt.b[:n], p.wide.in.gatherCap)
+	if p.wide.in.warmSums {
+		// the warm start's sums while the batch is in the cache: nothing moves its impulses or its
+		// rows before the warm start reads them (warmFollows)
+		p.wide.in.kern.warm(w, bt)
+	}
 }
 
 // rowsFromBatch copies the normal rows of manifold m's points from the batch whose rows prepareWide
@@ -527,13 +536,18 @@ func (g *graphStage) overflow() []int32 {
 
 // warmStartContacts records every manifold's warm-start impulses for gatherImpulses: from the batches
 // where they are packed (their impulses are the current ones), the overflow's from the manifolds.
+// Where the last pass over the batches (or their packing) recorded the batches' sums already
+// (sumsReady), only the overflow's are left.
 func (w *World) warmStartContacts() {
 	s := &w.pipe.wide
 	if !s.wideOn {
 		w.each(loopWarm, len(s.in.manifolds), refreshGrain)
 		return
 	}
-	w.eachRegion(loopWideWarm)
+	if !s.sumsReady {
+		w.eachRegion(loopWideWarm)
+	}
+	s.sumsReady = false
 	for _, k := range s.in.overflow {
 		w.warmStartManifold(int(k))
 	}
@@ -577,5 +591,8 @@ type wideStage struct {
 	// (wide.go: loadState)
 	vel     []stateRow
 	stateOn bool
-	in      wideInputs // what the stage reads of the others (packWide)
+	// sumsReady: narrow.sums holds every batch's warm-start sums of the batches' current impulses,
+	// recorded by their packing or by the last pass before the warm start (warmFollows)
+	sumsReady bool
+	in        wideInputs // what the stage reads of the others (packWide)
 }
