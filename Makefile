@@ -26,7 +26,7 @@ CONTRACT_CHECK := ../shared/tools/contract-check.py
 # when it ends. TUMBLE_REQUIRE_DISPLAY makes the window tests fail, not skip, if it does not work.
 XVFB := xvfb-run -a -s '-screen 0 1280x800x24'
 
-.PHONY: bench-heightfield gpu-stability gpu-sleep-cost build deps cuda-deps generate kernels test bench bench-go soak fuzz run screenshots perf plots
+.PHONY: bench-heightfield gpu-stability gpu-sleep-cost build deps cuda-deps generate kernels test bench bench-go soak soak-estimate fuzz run screenshots perf plots
 
 # Go's SIMD experiment: PGS's contact pass sixteen or eight manifolds at a time (sim/wide16_simd.go, AVX-512; sim/wide_simd.go, AVX2), bit for
 # bit the scalar pass's results. make build SIMD= builds without it.
@@ -116,15 +116,23 @@ bench-go:
 # bodies under every solver for SOAK_STEPS steps, and the piles (rain, pile) under their default solver
 # for SOAK_PILE_STEPS, SOAK_JOBS at a time (default: one per core, each on one worker, the costliest
 # first); each reports its memory early and at the end, any blow-up and its slowest step. In full about
-# 6.2 hours of CPU, its longest run (the pyramid under XPBD) about 1.1 hours: under 2 hours of wall
-# time on 4 or more cores, about 3.1 on 2 (docs/PERF.md); make soak SOAK_STEPS=1000 SOAK_PILE_STEPS=200
-# is a shorter version; SOAK_SCENES, SOAK_SOLVERS, SOAK_PILES (space-separated) and SOAK_FLAGS (sandbox
-# soak's flags), on this command line or in the environment, narrow it.
+# 4.3 hours of CPU on the loaded development machine (about 3.8 quiet), its longest run (the pyramid
+# under XPBD) about 34 minutes: about 1.1 hours of wall time on 4 cores, 1.9-2.15 on 2 (make
+# soak-estimate; docs/PERF.md); make soak SOAK_STEPS=1000 SOAK_PILE_STEPS=200 is a shorter version;
+# SOAK_SCENES, SOAK_SOLVERS, SOAK_PILES (space-separated) and SOAK_FLAGS (sandbox soak's flags), on
+# this command line or in the environment, narrow it.
 SOAK_STEPS ?= 100000
 SOAK_PILE_STEPS ?= 10000
 SOAK_JOBS ?= $(shell nproc)
 soak: build
 	SOAK_JOBS=$(SOAK_JOBS) scripts/soak.sh bin/sandbox $(SOAK_STEPS) $(SOAK_PILE_STEPS)
+
+# make soak-estimate: how long make soak takes on this machine, without running it (scripts/soak-estimate.sh):
+# every run of the soak at 1,000 and 3,000 steps (the piles at 200 and 600), one at a time on one worker,
+# each run's full cost extrapolated from the difference, then the total CPU time and the wall time on
+# 1, 2, 4 and 8 jobs: 12 minutes of CPU on the development machine.
+soak-estimate: build
+	scripts/soak-estimate.sh bin/sandbox 1000 3000
 
 # make fuzz: the step's fuzz test (sim/fuzz_step_test.go) with random worlds for FUZZTIME; a crasher
 # goes to sim/testdata/fuzz/FuzzStep, whose files make test runs as ordinary cases.

@@ -289,10 +289,18 @@ func (p *pipeline) normalRow(cp *contactPoint, biasRate, s, vn float32, useBias 
 	default:
 		imp = -cp.normalMass * vn
 	}
-	acc := max(cp.normalImpulse+imp, 0)
+	// max(acc, 0) and max(maxNormal, imp) as comparisons, as solveManifold writes them: the same
+	// values for every non-NaN input (acc is never -0, so neither is imp), without the branches Go's
+	// max takes to order -0 below +0 and pass NaN on.
+	acc := cp.normalImpulse + imp
+	if !(acc > 0) {
+		acc = 0
+	}
 	imp = acc - cp.normalImpulse
 	cp.normalImpulse = acc
-	cp.maxNormal = max(cp.maxNormal, imp)
+	if imp > cp.maxNormal {
+		cp.maxNormal = imp
+	}
 	return imp
 }
 
@@ -535,15 +543,20 @@ func (w *World) jacobiManifold(k int, useBias bool) {
 	m := &p.narrow.manifolds[k]
 	s := w.loadPair(m)
 	n := m.normal
+	// Every row reads the pass's start velocities, so the linear part of each row's relative
+	// velocity, d . (vB - vA) (s.rowVel's first term), is the same for all the manifold's points.
+	dv := s.vB.Sub(s.vA)
+	dn, dt1, dt2 := n.Dot(dv), m.t1.Dot(dv), m.t2.Dot(dv)
+	fric := !w.settings.NoFriction
 	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		imp := p.normalRow(cp, m.biasRate, cp.sep, s.rowVel(n, cp.nA, cp.nB), useBias)
+		imp := p.normalRow(cp, m.biasRate, cp.sep, dn+cp.nB.Dot(s.wB)-cp.nA.Dot(s.wA), useBias)
 		lin = lin.Add(n.Scale(imp))
 		angA = angA.Add(cp.nA.Scale(imp))
 		angB = angB.Add(cp.nB.Scale(imp))
-		if !w.settings.NoFriction {
-			d1, d2 := friction(cp, m, s.rowVel(m.t1, cp.t1A, cp.t1B), s.rowVel(m.t2, cp.t2A, cp.t2B), useBias)
+		if fric {
+			d1, d2 := friction(cp, m, dt1+cp.t1B.Dot(s.wB)-cp.t1A.Dot(s.wA), dt2+cp.t2B.Dot(s.wB)-cp.t2A.Dot(s.wA), useBias)
 			lin = lin.Add(m.t1.Scale(d1)).Add(m.t2.Scale(d2))
 			angA = angA.Add(cp.t1A.Scale(d1)).Add(cp.t2A.Scale(d2))
 			angB = angB.Add(cp.t1B.Scale(d1)).Add(cp.t2B.Scale(d2))
@@ -582,10 +595,18 @@ func (p *pipeline) restitutionImpulse(cp *contactPoint, e, vn float32) float32 {
 		return 0
 	}
 	imp := -cp.normalMass * (vn + e*cp.relVel)
-	acc := max(cp.normalImpulse+imp, 0)
+	// max(acc, 0) and max(maxNormal, imp) as comparisons, as solveManifold writes them: the same
+	// values for every non-NaN input (acc is never -0, so neither is imp), without the branches Go's
+	// max takes to order -0 below +0 and pass NaN on.
+	acc := cp.normalImpulse + imp
+	if !(acc > 0) {
+		acc = 0
+	}
 	imp = acc - cp.normalImpulse
 	cp.normalImpulse = acc
-	cp.maxNormal = max(cp.maxNormal, imp)
+	if imp > cp.maxNormal {
+		cp.maxNormal = imp
+	}
 	return imp
 }
 

@@ -159,3 +159,40 @@ func sameQuatBits(a, b Quat) bool {
 	}
 	return same(a.W, b.W) && same(a.V[0], b.V[0]) && same(a.V[1], b.V[1]) && same(a.V[2], b.V[2])
 }
+
+// XPBD's rotateBody, written out in scalars, gives mathgl's bits: q + 1/2 (th, 0) q through Quat and
+// Vec3 operations, Normalize, and quatMat3 of the result, for random orientations and
+// rotation vectors from 1e-9 to 1 rad (the position pass's corrections are small), and the body's
+// summed correction grows by th.
+func TestXPBDRotateBodyMatchesMathgl(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	w := NewWorld(Settings{})
+	mustAdd(t, w, BodyDef{Shape: boxShape(0.5, 0.2, 0.1), Mass: 1})
+	w.Bodies.rot = resize(w.Bodies.rot, 1)
+	w.pipe.xpbd.corrTh = resize(w.pipe.xpbd.corrTh, 1)
+	for k := 0; k < 100000; k++ {
+		q := Quat{W: r.Float32()*2 - 1, V: Vec3{r.Float32()*2 - 1, r.Float32()*2 - 1, r.Float32()*2 - 1}}
+		if k%2 == 0 {
+			q = q.Normalize() // as a body's rotation is; the odd ones are off unit length
+		}
+		size := float32(math.Pow(10, -9*r.Float64()))
+		th := vec{X: (r.Float32()*2 - 1) * size, Y: (r.Float32()*2 - 1) * size, Z: (r.Float32()*2 - 1) * size}
+		tv := th.Vec3()
+		want := q
+		want.W += 0.5 * -dot(tv, q.V)
+		want.V = want.V.Add(tv.Mul(q.W).Add(cross(tv, q.V)).Mul(0.5))
+		want = want.Normalize()
+		corr := w.pipe.xpbd.corrTh[0]
+		w.Bodies.Rotation[0] = q
+		w.rotateBody(0, th)
+		if got := w.Bodies.Rotation[0]; got != want {
+			t.Fatalf("q %v, th %v: %v, want %v", q, th, got, want)
+		}
+		if got := w.Bodies.rot[0]; got != quatMat3(want) {
+			t.Fatalf("q %v, th %v: matrix %v, want %v", q, th, got, quatMat3(want))
+		}
+		if got := w.pipe.xpbd.corrTh[0]; got != corr.Add(th) {
+			t.Fatalf("summed correction %v, want %v", got, corr.Add(th))
+		}
+	}
+}

@@ -78,19 +78,25 @@ func (w *World) invInertiaTimes(i int32, v vec) vec {
 	return mulMat(r, vec{X: inv[0] * u.X, Y: inv[1] * u.Y, Z: inv[2] * u.Z})
 }
 
-// rotateBody turns body i by the small rotation vector th: q += 1/2 (th, 0) q, normalised.
+// rotateBody turns body i by the small rotation vector th: q += 1/2 (th, 0) q, normalised. It runs
+// once per body of every position correction (twice per contact point a pass), so it works in
+// scalars, mathgl's Quat product and Normalize written out in the same operations and order (the
+// same bits): the Quat and Vec3 arrays went through memory at each operation, and quatMat3's Mat3
+// returned by value was copied over its narrow stores, which stalled store forwarding.
 func (w *World) rotateBody(i int32, th vec) {
 	b := &w.Bodies
-	q := b.Rotation[i]
-	t := th.Vec3()
-	dw := -dot(t, q.V)
-	dv := t.Mul(q.W).Add(cross(t, q.V))
-	q.W += 0.5 * dw
-	q.V = q.V.Add(dv.Mul(0.5))
-	q = q.Normalize()
-	b.Rotation[i] = q
-	b.rot[i] = quatMat3(q)
-	w.pipe.xpbd.corrTh[i] = w.pipe.xpbd.corrTh[i].Add(th)
+	q := &b.Rotation[i]
+	qw, qx, qy, qz := q.W, q.V[0], q.V[1], q.V[2]
+	// (th, 0) q = (-th . v, w th + th x v)
+	dw := -(th.X*qx + th.Y*qy + th.Z*qz)
+	dx := th.X*qw + (th.Y*qz - th.Z*qy)
+	dy := th.Y*qw + (th.Z*qx - th.X*qz)
+	dz := th.Z*qw + (th.X*qy - th.Y*qx)
+	qw, qx, qy, qz = normalizeQuat(qw+0.5*dw, qx+dx*0.5, qy+dy*0.5, qz+dz*0.5)
+	q.W, q.V[0], q.V[1], q.V[2] = qw, qx, qy, qz
+	setRotation(&b.rot[i], qw, qx, qy, qz)
+	c := &w.pipe.xpbd.corrTh[i]
+	*c = c.Add(th)
 }
 
 // pushPositional applies the positional impulse P at offset r to body i with sign s (+1 or -1).
