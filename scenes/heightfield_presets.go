@@ -35,7 +35,9 @@ func hillsHeights(n int) [][]float64 {
 }
 
 // hills: a 64 m height field of rolling hills (257 x 257 samples, 0.25 m apart) with 80 boxes,
-// balls, capsules and rocks dropped over its middle: they roll down the slopes into the basin.
+// balls, capsules and rocks dropped over its middle: they roll down the slopes into the basin. The
+// round bodies carry the presets' rolling resistance: without it a ball on these slopes keeps rolling
+// until it leaves the field's edge and falls.
 func hills() *Scene {
 	s := newScene("hills")
 	const n = 257
@@ -57,8 +59,10 @@ func hills() *Scene {
 					b.Shape = box(0.35, 0.25, 0.3)
 				case 1:
 					b.Shape = sphere(0.3)
+					b.RollingResistance, b.SpinningResistance = num(roundResistance), num(roundResistance)
 				case 2:
 					b.Shape = capsule(0.2, 0.3)
+					b.RollingResistance, b.SpinningResistance = num(roundResistance), num(roundResistance)
 				default:
 					b.Shape = rock
 					b.Density = num(2600)
@@ -70,7 +74,8 @@ func hills() *Scene {
 	for i := range 5 {
 		x, z := -9+4.5*float64(i), -12.0
 		s.add(Body{Name: fmt.Sprintf("ball%d", i), Shape: sphere(0.45), Position: v3(x, hillsHeight(x, z)+0.6, z),
-			Velocity: v3(0, 0, 6), Friction: num(0.6)})
+			Velocity: v3(0, 0, 6), Friction: num(0.6),
+			RollingResistance: num(roundResistance), SpinningResistance: num(roundResistance)})
 	}
 	return s
 }
