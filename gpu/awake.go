@@ -5,9 +5,8 @@ package gpu
 // waking, with no read-back. When some body sleeps, the body kernels of the step's solve and sleep
 // stages run over it (tbBodyCount), so that a world that mostly sleeps launches them over its awake
 // bodies: their grids are sized from the host's estimate of the list (Backend.movingEstimate),
-// rounded up to a power of two so that a steady world
-// keeps its graph, and each thread strides by the grid, so that a list longer than the estimate is
-// still covered.
+// rounded up to an eighth of an octave (listGrid) so that a steady world keeps its graph, and each
+// thread strides by the grid, so that a list longer than the estimate is still covered.
 type awakeList struct {
 	mark buffer // uint32 per body, and one: the marks, then their exclusive scan
 	list buffer // int32 per body: the listed bodies' indices
@@ -47,15 +46,18 @@ func (a *awakeList) make(d device, bb *bodyBuffers, estimate int) error {
 	return nil
 }
 
-// listGrid is the blocks of threads threads that cover estimate bodies of n, rounded up to a power of
-// two (at most those that cover n).
+// listGrid is the blocks of threads threads that cover estimate bodies of n, rounded up to an eighth
+// of an octave (a multiple of g/8 blocks, g the power of two at or above the blocks needed; at most
+// those that cover n): a grid at most a quarter larger than the list it covers, of which a steady
+// world, whose awake count drifts within a step of the eight, keeps the same.
 func listGrid(estimate, n, threads int) int {
 	want := blocks(max(min(estimate, n), 1), threads)
 	g := 1
 	for g < want {
 		g *= 2
 	}
-	return min(g, blocks(max(n, 1), threads))
+	step := max(g/8, 1)
+	return min((want+step-1)/step*step, blocks(max(n, 1), threads))
 }
 
 // args returns the list and its count for a body kernel's launch, and its grid of blocks of threads

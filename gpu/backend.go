@@ -351,7 +351,9 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				err = b.keepSlept()
 			}
 		case sim.StageStoreImpulses:
-			if s.Sleep {
+			// Jacobi's step over the awake list, with no joint and not on the small path, moves no
+			// sleeping body's velocity (its integration and gathers skip them): there is none to zero.
+			if s.Sleep && (!b.moving.on || b.nJoints > 0 || s.Solver != sim.Jacobi || b.solver.small) {
 				err = b.sleep.still(b.dev, &b.bodies)
 			}
 			if err == nil {

@@ -1261,9 +1261,10 @@ func (k kernelSet) fillU32(grid, block int, a fillU32Args) error {
 // point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
 // sleeping body's island label, 0 for an awake body.
 // Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
-// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
-// labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
-// after the last round of waking reached.
+// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. So do
+// the islands' set-up, roots and labels, with tb_sleep_ends over the step's contacts and joints: an
+// island of awake bodies may hang from a sleeping one that a contact left after the last round of
+// waking reached, or that a joint holds.
 type sleepTimersArgs struct {
 	Vel    ptr // const float4 *
 	Omega  ptr // const float4 *
@@ -1285,16 +1286,23 @@ func (k kernelSet) sleepTimers(grid, block int, a sleepTimersArgs) error {
 
 // sleepInitArgs are the parameters of tb_sleep_init (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_init makes every body its own island, with no rest time yet.
+// tb_sleep_init makes each body its own island, with no rest time yet and no label: every body, or
+// those a list names (the step's awake bodies), with tb_sleep_ends doing the same for the bodies the
+// step's contacts and joints name. No other body takes part in the step's unions, and no kernel reads
+// another body's parent, rest minimum or label: a world that mostly sleeps sets up its islands over
+// its awake part.
 type sleepInitArgs struct {
 	Parent  ptr // int *
 	RestMin ptr // unsigned int *
+	Label   ptr // unsigned int *
 	N       int32
+	List    ptr // const int *
+	ListN   ptr // const unsigned int *
 }
 
 // sleepInit launches tb_sleep_init over grid blocks of block threads.
 func (k kernelSet) sleepInit(grid, block int, a sleepInitArgs) error {
-	return k.dev.launch("tb_sleep_init", grid, block, a.Parent, a.RestMin, a.N)
+	return k.dev.launch("tb_sleep_init", grid, block, a.Parent, a.RestMin, a.Label, a.N, a.List, a.ListN)
 }
 
 // sleepLinkContactsArgs are the parameters of tb_sleep_link_contacts (kernels/sleep.cu), in the kernel's order.
@@ -1335,16 +1343,19 @@ func (k kernelSet) sleepLinkJoints(grid, block int, a sleepLinkJointsArgs) error
 
 // sleepRootsArgs are the parameters of tb_sleep_roots (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_roots points every body straight at its island's root (the unions are all done: roots no
-// longer move, and a thread that reads a parent another one has just rewritten still finds the root).
+// tb_sleep_roots points every body (or each one a list names) straight at its island's root (the
+// unions are all done: roots no longer move, and a thread that reads a parent another one has just
+// rewritten still finds the root).
 type sleepRootsArgs struct {
 	Parent ptr // int *
 	N      int32
+	List   ptr // const int *
+	ListN  ptr // const unsigned int *
 }
 
 // sleepRoots launches tb_sleep_roots over grid blocks of block threads.
 func (k kernelSet) sleepRoots(grid, block int, a sleepRootsArgs) error {
-	return k.dev.launch("tb_sleep_roots", grid, block, a.Parent, a.N)
+	return k.dev.launch("tb_sleep_roots", grid, block, a.Parent, a.N, a.List, a.ListN)
 }
 
 // sleepRestMinArgs are the parameters of tb_sleep_rest_min (kernels/sleep.cu), in the kernel's order.
@@ -1368,9 +1379,8 @@ func (k kernelSet) sleepRestMin(grid, block int, a sleepRestMinArgs) error {
 
 // sleepLabelArgs are the parameters of tb_sleep_label (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_label gives a fresh label (from *next, never 0) to the root of each island with an awake
-// body that has rested for sleepTime. The order of the labels is the threads', which does not matter:
-// a label only tells one sleeping island from another.
+// tb_sleep_label labels the root of each island (tbSleepLabelRoot) among every body, or among those a
+// list names: the awake bodies, whose islands' sleeping roots tb_sleep_ends labels.
 type sleepLabelArgs struct {
 	Parent    ptr // const int *
 	RestMin   ptr // const unsigned int *
@@ -1379,11 +1389,44 @@ type sleepLabelArgs struct {
 	Next      ptr // unsigned int *
 	N         int32
 	SleepTime float32
+	List      ptr // const int *
+	ListN     ptr // const unsigned int *
 }
 
 // sleepLabel launches tb_sleep_label over grid blocks of block threads.
 func (k kernelSet) sleepLabel(grid, block int, a sleepLabelArgs) error {
-	return k.dev.launch("tb_sleep_label", grid, block, a.Parent, a.RestMin, a.Flags, a.Label, a.Next, a.N, a.SleepTime)
+	return k.dev.launch("tb_sleep_label", grid, block, a.Parent, a.RestMin, a.Flags, a.Label, a.Next, a.N, a.SleepTime, a.List, a.ListN)
+}
+
+// sleepEndsArgs are the parameters of tb_sleep_ends (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_ends does op to both bodies of each of the step's first min(*count, cap) contacts (threads
+// 0 to cap-1) and nJointed jointed pairs (keys a<<32|b, the next nJointed threads), when the body
+// kernels of the sleep stage run over the awake list: the islands' unions reach only those bodies and
+// the listed ones, so initialising, flattening and labelling them with the listed bodies sets up every
+// island of the step. Of a contact's or joint's bodies only those not listed need it; the listed ones
+// get the same writes twice, before the unions (init) or of their roots (roots), which changes
+// nothing. An island's root that sleeps (a sleeping body that touches, after the last round of
+// waking, or is jointed to awake ones) is labelled here, once: the first thread to reach it swaps its
+// rest minimum for TB_SLEEP_CLAIMED, the others see the claim.
+type sleepEndsArgs struct {
+	Contacts  ptr // const TbContact *
+	Count     ptr // const unsigned int *
+	Cap       int32
+	Jointed   ptr // const unsigned long long *
+	NJointed  int32
+	Op        int32
+	Flags     ptr // const unsigned int *
+	Parent    ptr // int *
+	RestMin   ptr // unsigned int *
+	Label     ptr // unsigned int *
+	Next      ptr // unsigned int *
+	SleepTime float32
+}
+
+// sleepEnds launches tb_sleep_ends over grid blocks of block threads.
+func (k kernelSet) sleepEnds(grid, block int, a sleepEndsArgs) error {
+	return k.dev.launch("tb_sleep_ends", grid, block, a.Contacts, a.Count, a.Cap, a.Jointed, a.NJointed, a.Op, a.Flags, a.Parent, a.RestMin, a.Label, a.Next, a.SleepTime)
 }
 
 // sleepDecideArgs are the parameters of tb_sleep_decide (kernels/sleep.cu), in the kernel's order.
@@ -1779,17 +1822,21 @@ func (k kernelSet) solverAdjFill(grid, block int, a solverAdjFillArgs) error {
 // solverAdjSortArgs are the parameters of tb_solver_adj_sort (kernels/solver.cu), in the kernel's order.
 //
 // tb_solver_adj_sort sorts each body's list, that is by manifold index, the order in which the CPU's
-// gather adds the impulses. Lists are short (a dynamic body touches a few dozen manifolds at most in the
-// scenes; static bodies, which touch thousands, have none), so an insertion sort per body does.
+// gather adds the impulses: every body's, or the listed bodies' only when the step's gathers read no
+// other list (Jacobi's, without joints, over the awake list). Lists are short (a dynamic body touches
+// a few dozen manifolds at most in the scenes; static bodies, which touch thousands, have none), so an
+// insertion sort per body does.
 type solverAdjSortArgs struct {
 	Start ptr // const unsigned int *
 	Adj   ptr // int *
 	N     int32
+	List  ptr // const int *
+	ListN ptr // const unsigned int *
 }
 
 // solverAdjSort launches tb_solver_adj_sort over grid blocks of block threads.
 func (k kernelSet) solverAdjSort(grid, block int, a solverAdjSortArgs) error {
-	return k.dev.launch("tb_solver_adj_sort", grid, block, a.Start, a.Adj, a.N)
+	return k.dev.launch("tb_solver_adj_sort", grid, block, a.Start, a.Adj, a.N, a.List, a.ListN)
 }
 
 // solverGatherArgs are the parameters of tb_solver_gather (kernels/solver.cu), in the kernel's order.

@@ -7,7 +7,8 @@
 // zeroed.
 //
 // At the end of a step: tb_sleep_timers, tb_sleep_init, tb_sleep_link_contacts, tb_sleep_link_joints,
-// tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide. After the narrow phase:
+// tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide (and tb_sleep_ends over the
+// awake list). After the narrow phase:
 // tb_sleep_wake_contacts, tb_sleep_wake_joints, tb_sleep_wake_kinematic, tb_sleep_wake_flush.
 #include "broad.cuh"
 
@@ -25,9 +26,10 @@ TB_FN bool tbSleepDynamic(const unsigned *flags, int i) { return i >= 0 && (flag
 // point, speed plus spin times bounding radius, moves slower than speed; 0 otherwise. asleep holds a
 // sleeping body's island label, 0 for an awake body.
 // Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
-// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
-// labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
-// after the last round of waking reached.
+// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. So do
+// the islands' set-up, roots and labels, with tb_sleep_ends over the step's contacts and joints: an
+// island of awake bodies may hang from a sleeping one that a contact left after the last round of
+// waking reached, or that a joint holds.
 TB_KERNEL void tb_sleep_timers(const float4 *vel, const float4 *omega, const TbShape *shape, const unsigned *flags,
                                const unsigned *asleep, float *rest, int n, float dt, float speed, const int *list,
                                const unsigned *listN) {
@@ -46,12 +48,19 @@ TB_KERNEL void tb_sleep_timers(const float4 *vel, const float4 *omega, const TbS
 }
 TB_REGISTER(tb_sleep_timers)
 
-// tb_sleep_init makes every body its own island, with no rest time yet.
-TB_KERNEL void tb_sleep_init(int *parent, unsigned *restMin, int n) {
-	int i = tbThread();
-	if (i < n) {
+// tb_sleep_init makes each body its own island, with no rest time yet and no label: every body, or
+// those a list names (the step's awake bodies), with tb_sleep_ends doing the same for the bodies the
+// step's contacts and joints name. No other body takes part in the step's unions, and no kernel reads
+// another body's parent, rest minimum or label: a world that mostly sleeps sets up its islands over
+// its awake part.
+TB_KERNEL void tb_sleep_init(int *parent, unsigned *restMin, unsigned *label, int n, const int *list,
+                             const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
 		parent[i] = i;
 		restMin[i] = TB_SLEEP_NONE;
+		label[i] = 0;
 	}
 }
 TB_REGISTER(tb_sleep_init)
@@ -127,11 +136,13 @@ TB_KERNEL void tb_sleep_link_joints(const unsigned long long *jointed, int n, co
 }
 TB_REGISTER(tb_sleep_link_joints)
 
-// tb_sleep_roots points every body straight at its island's root (the unions are all done: roots no
-// longer move, and a thread that reads a parent another one has just rewritten still finds the root).
-TB_KERNEL void tb_sleep_roots(int *parent, int n) {
-	int i = tbThread();
-	if (i < n) {
+// tb_sleep_roots points every body (or each one a list names) straight at its island's root (the
+// unions are all done: roots no longer move, and a thread that reads a parent another one has just
+// rewritten still finds the root).
+TB_KERNEL void tb_sleep_roots(int *parent, int n, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
 		parent[i] = tbSleepFind(parent, i);
 	}
 }
@@ -150,16 +161,10 @@ TB_KERNEL void tb_sleep_rest_min(const int *parent, const float *rest, const uns
 }
 TB_REGISTER(tb_sleep_rest_min)
 
-// tb_sleep_label gives a fresh label (from *next, never 0) to the root of each island with an awake
-// body that has rested for sleepTime. The order of the labels is the threads', which does not matter:
-// a label only tells one sleeping island from another.
-TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
-                              unsigned *next, int n, float sleepTime) {
-	int i = tbThread();
-	if (i >= n || parent[i] != i || !tbSleepDynamic(flags, i)) {
-		return;
-	}
-	unsigned r = restMin[i];
+// tbSleepLabelRoot gives root i of a dynamic island a fresh label (from *next, never 0) when r, the
+// least rest time of its awake bodies, reaches sleepTime, and 0 otherwise. The order of the labels is
+// the threads', which does not matter: a label only tells one sleeping island from another.
+TB_FN void tbSleepLabelRoot(unsigned *label, unsigned *next, int i, unsigned r, float sleepTime) {
 	label[i] = 0;
 	if (r != TB_SLEEP_NONE && __uint_as_float(r) >= sleepTime) {
 		unsigned l = atomicAdd(next, 1u) + 1u;
@@ -169,7 +174,80 @@ TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const 
 		label[i] = l;
 	}
 }
+
+// tb_sleep_label labels the root of each island (tbSleepLabelRoot) among every body, or among those a
+// list names: the awake bodies, whose islands' sleeping roots tb_sleep_ends labels.
+TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
+                              unsigned *next, int n, float sleepTime, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
+		if (parent[i] == i && tbSleepDynamic(flags, i)) {
+			tbSleepLabelRoot(label, next, i, restMin[i], sleepTime);
+		}
+	}
+}
 TB_REGISTER(tb_sleep_label)
+
+// TB_SLEEP_CLAIMED marks the rest minimum of a root tb_sleep_ends has labelled: NaN bits, which no
+// rest time has.
+#define TB_SLEEP_CLAIMED 0xffffffffU
+
+// Operations of tb_sleep_ends on the bodies of the step's contacts and joints.
+#define TB_SLEEP_ENDS_INIT 0  // tb_sleep_init's, before the unions
+#define TB_SLEEP_ENDS_ROOTS 1 // tb_sleep_roots', after them
+#define TB_SLEEP_ENDS_LABEL 2 // the label of a sleeping root, after tb_sleep_label
+
+// tb_sleep_ends does op to both bodies of each of the step's first min(*count, cap) contacts (threads
+// 0 to cap-1) and nJointed jointed pairs (keys a<<32|b, the next nJointed threads), when the body
+// kernels of the sleep stage run over the awake list: the islands' unions reach only those bodies and
+// the listed ones, so initialising, flattening and labelling them with the listed bodies sets up every
+// island of the step. Of a contact's or joint's bodies only those not listed need it; the listed ones
+// get the same writes twice, before the unions (init) or of their roots (roots), which changes
+// nothing. An island's root that sleeps (a sleeping body that touches, after the last round of
+// waking, or is jointed to awake ones) is labelled here, once: the first thread to reach it swaps its
+// rest minimum for TB_SLEEP_CLAIMED, the others see the claim.
+TB_KERNEL void tb_sleep_ends(const TbContact *contacts, const unsigned *count, int cap,
+                             const unsigned long long *jointed, int nJointed, int op, const unsigned *flags,
+                             int *parent, unsigned *restMin, unsigned *label, unsigned *next, float sleepTime) {
+	int k = tbThread();
+	int a, b;
+	if (k < cap) {
+		if ((unsigned)k >= min(*count, (unsigned)cap)) {
+			return;
+		}
+		a = contacts[k].a, b = contacts[k].b;
+	} else if (k - cap < nJointed) {
+		unsigned long long key = jointed[k - cap];
+		a = (int)(key >> 32), b = (int)(key & 0xffffffffu);
+	} else {
+		return;
+	}
+	int ends[2] = {a, b};
+	for (int e = 0; e < 2; e++) {
+		int i = ends[e];
+		if (i < 0) {
+			continue;
+		}
+		if (op == TB_SLEEP_ENDS_INIT) {
+			parent[i] = i;
+			restMin[i] = TB_SLEEP_NONE;
+			label[i] = 0;
+		} else if (op == TB_SLEEP_ENDS_ROOTS) {
+			parent[i] = tbSleepFind(parent, i);
+		} else {
+			int r = parent[i];
+			if (!tbSleepDynamic(flags, r) || (flags[r] & TB_ASLEEP) == 0) {
+				continue; // no island, or an awake root: listed, and labelled by tb_sleep_label
+			}
+			unsigned rest = atomicExch(&restMin[r], TB_SLEEP_CLAIMED);
+			if (rest != TB_SLEEP_CLAIMED) {
+				tbSleepLabelRoot(label, next, r, rest, sleepTime);
+			}
+		}
+	}
+}
+TB_REGISTER(tb_sleep_ends)
 
 // tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled: each
 // takes its island's label and the TB_ASLEEP flag, and its velocities are zeroed.
