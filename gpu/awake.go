@@ -19,9 +19,16 @@ type awakeList struct {
 }
 
 // make builds the list of the bodies of bb that a step moves, which the host expects to be about
-// estimate.
-func (a *awakeList) make(d device, bb *bodyBuffers, estimate int) error {
+// estimate, and, when rest is not nil, the list of the others (static or asleep) in it.
+func (a *awakeList) make(d device, bb *bodyBuffers, estimate int, rest *buffer) error {
 	n := bb.n
+	var restP ptr
+	if rest != nil {
+		if err := grow(d, rest, 4*max(n, 1)); err != nil {
+			return err
+		}
+		restP = rest.p
+	}
 	for _, g := range []struct {
 		b     *buffer
 		bytes int
@@ -39,7 +46,7 @@ func (a *awakeList) make(d device, bb *bodyBuffers, estimate int) error {
 		return err
 	}
 	if err := k.sleepAwakeList(blocks(n+1, sleepThreads), sleepThreads, sleepAwakeListArgs{Offsets: a.mark.p,
-		N: int32(n), List: a.list.p, ListN: a.n.p}); err != nil {
+		N: int32(n), List: a.list.p, ListN: a.n.p, Rest: restP}); err != nil {
 		return err
 	}
 	a.on, a.estimate = true, estimate

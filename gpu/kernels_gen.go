@@ -294,7 +294,9 @@ type kernelSet struct{ dev device }
 //
 // tb_broad_bounds writes body i's box for a step of dt (its shape's box grown by how far it can move,
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
-// moves (an awake dynamic body: a sleeping one makes no pair with another sleeping or a static body).
+// moves (an awake dynamic body: a sleeping one makes no pair with another sleeping or a static body),
+// for every body or for those a list names (the awake bodies, whose tree is built apart from the
+// sleeping ones': gpu/broad.go).
 type broadBoundsArgs struct {
 	Pos       ptr // const float4 *
 	Rot       ptr // const float4 *
@@ -309,11 +311,32 @@ type broadBoundsArgs struct {
 	N         int32
 	Dt        float32
 	Margin    float32
+	List      ptr // const int *
+	ListN     ptr // const unsigned int *
 }
 
 // broadBounds launches tb_broad_bounds over grid blocks of block threads.
 func (k kernelSet) broadBounds(grid, block int, a broadBoundsArgs) error {
-	return k.dev.launch("tb_broad_bounds", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.Flags, a.Boxes, a.Moving, a.N, a.Dt, a.Margin)
+	return k.dev.launch("tb_broad_bounds", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.Flags, a.Boxes, a.Moving, a.N, a.Dt, a.Margin, a.List, a.ListN)
+}
+
+// broadGatherArgs are the parameters of tb_broad_gather (kernels/bounds.cu), in the kernel's order.
+//
+// tb_broad_gather copies the boxes and moving flags of the n bodies ids lists (body indices, in
+// increasing order) to boxesOut and movingOut, in the list's order: the leaves of a tree over part of
+// the world, whose leaf j is body ids[j].
+type broadGatherArgs struct {
+	Boxes     ptr // const TbBox *
+	Moving    ptr // const unsigned int *
+	Ids       ptr // const int *
+	N         int32
+	BoxesOut  ptr // TbBox *
+	MovingOut ptr // unsigned int *
+}
+
+// broadGather launches tb_broad_gather over grid blocks of block threads.
+func (k kernelSet) broadGather(grid, block int, a broadGatherArgs) error {
+	return k.dev.launch("tb_broad_gather", grid, block, a.Boxes, a.Moving, a.Ids, a.N, a.BoxesOut, a.MovingOut)
 }
 
 // debugContactFlagArgs are the parameters of tb_debug_contact_flag (kernels/debug.cu), in the kernel's order.
@@ -950,6 +973,9 @@ func (k kernelSet) broadFit(grid, block int, a broadFitArgs) error {
 // listed, with the same overlap and moving tests: the pairs are the same, and so is their sorted list.
 // visits[k] is the number of internal nodes and listed bodies leaf k's thread tested (0 for an
 // invalid body), so that the longest walk is measurable (Backend.QueryWalks).
+//
+// A tree over part of the world (ids not 0) has leaf j for body ids[j]: the pairs name the bodies. The
+// ids increase with j, so the smaller leaf is the smaller body.
 type broadQueryArgs struct {
 	Nodes    ptr // const TbNode *
 	Parent   ptr // const int *
@@ -964,11 +990,42 @@ type broadQueryArgs struct {
 	Count    ptr // unsigned int *
 	Cap      int32
 	Visits   ptr // unsigned int *
+	Ids      ptr // const int *
 }
 
 // broadQuery launches tb_broad_query over grid blocks of block threads.
 func (k kernelSet) broadQuery(grid, block int, a broadQueryArgs) error {
-	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.Big, a.BigCount, a.PairA, a.PairB, a.Count, a.Cap, a.Visits)
+	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.Big, a.BigCount, a.PairA, a.PairB, a.Count, a.Cap, a.Visits, a.Ids)
+}
+
+// broadCrossArgs are the parameters of tb_broad_cross (kernels/lbvh.cu), in the kernel's order.
+//
+// tb_broad_cross finds the pairs of the moving bodies of one tree (the awake bodies' leaves: boxes,
+// moving and ids, n of them, in body order) with the bodies of another (the sleeping and static
+// bodies': nodes and leaf boxes over nOther leaves, leaf j body otherIds[j]), each moving leaf walking
+// the other tree from its root depth first. The other tree is kept while no body falls asleep, so a
+// body of it that has woken since (dynamic and not TB_ASLEEP in flags) is skipped: it is a leaf of
+// the awake tree now, where its pairs are found. The pairs of a moving body and a resting one are
+// those a tree over all bodies finds (tb_broad_query), with the same overlap test.
+type broadCrossArgs struct {
+	Boxes      ptr // const TbBox *
+	Moving     ptr // const unsigned int *
+	Ids        ptr // const int *
+	N          int32
+	Nodes      ptr // const TbNode *
+	OtherBoxes ptr // const TbBox *
+	OtherIds   ptr // const int *
+	NOther     int32
+	Flags      ptr // const unsigned int *
+	PairA      ptr // unsigned int *
+	PairB      ptr // unsigned int *
+	Count      ptr // unsigned int *
+	Cap        int32
+}
+
+// broadCross launches tb_broad_cross over grid blocks of block threads.
+func (k kernelSet) broadCross(grid, block int, a broadCrossArgs) error {
+	return k.dev.launch("tb_broad_cross", grid, block, a.Boxes, a.Moving, a.Ids, a.N, a.Nodes, a.OtherBoxes, a.OtherIds, a.NOther, a.Flags, a.PairA, a.PairB, a.Count, a.Cap)
 }
 
 // broadPairsOutArgs are the parameters of tb_broad_pairs_out (kernels/lbvh.cu), in the kernel's order.
@@ -1622,17 +1679,19 @@ func (k kernelSet) sleepAwakeMark(grid, block int, a sleepAwakeMarkArgs) error {
 // sleepAwakeListArgs are the parameters of tb_sleep_awake_list (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_awake_list writes the marked bodies' indices to list (offsets: the marks' exclusive scan)
-// and their number to *listN.
+// and their number to *listN; and, when rest is not 0, the others' (static or asleep) to rest, in
+// index order too (body i is the (i - offsets[i])-th of them).
 type sleepAwakeListArgs struct {
 	Offsets ptr // const unsigned int *
 	N       int32
 	List    ptr // int *
 	ListN   ptr // unsigned int *
+	Rest    ptr // int *
 }
 
 // sleepAwakeList launches tb_sleep_awake_list over grid blocks of block threads.
 func (k kernelSet) sleepAwakeList(grid, block int, a sleepAwakeListArgs) error {
-	return k.dev.launch("tb_sleep_awake_list", grid, block, a.Offsets, a.N, a.List, a.ListN)
+	return k.dev.launch("tb_sleep_awake_list", grid, block, a.Offsets, a.N, a.List, a.ListN, a.Rest)
 }
 
 // smallSubstepsArgs are the parameters of tb_small_substeps (kernels/small.cu), in the kernel's order.

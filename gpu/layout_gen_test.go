@@ -301,7 +301,8 @@ func TestLayoutsMatchC(t *testing.T) {
 // has parameters, each of the size the compiled kernel takes.
 func TestWrappersMatchKernels(t *testing.T) {
 	for name, want := range map[string][]uintptr{
-		"tb_broad_bounds":           {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4},
+		"tb_broad_bounds":           {8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},
+		"tb_broad_gather":           {8, 8, 8, 4, 8, 8},
 		"tb_debug_contact_flag":     {8, 8, 4, 8, 8},
 		"tb_debug_contacts":         {8, 8, 8, 4, 8, 4, 4, 8, 8, 4, 4},
 		"tb_debug_body_flag":        {8, 8, 4},
@@ -335,7 +336,8 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_broad_radix_one":        {8, 8, 8, 8, 4, 8, 4, 8},
 		"tb_broad_build":            {8, 8, 4, 8, 8},
 		"tb_broad_fit":              {8, 8, 8, 4, 8, 8, 8, 8, 8, 8, 8},
-		"tb_broad_query":            {8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8},
+		"tb_broad_query":            {8, 8, 8, 8, 8, 4, 8, 8, 8, 8, 8, 4, 8, 8},
+		"tb_broad_cross":            {8, 8, 8, 4, 8, 8, 8, 4, 8, 8, 8, 8, 4},
 		"tb_broad_pairs_out":        {8, 8, 8, 4, 8},
 		"tb_broad_sizes":            {8},
 		"tb_narrow_collide":         {8, 8, 4, 8, 8, 8, 8, 8, 8, 4, 4, 4, 8, 8},
@@ -365,7 +367,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_sleep_still":            {8, 8, 8, 4},
 		"tb_sleep_count":            {8, 4, 8},
 		"tb_sleep_awake_mark":       {8, 4, 8},
-		"tb_sleep_awake_list":       {8, 4, 8, 8},
+		"tb_sleep_awake_list":       {8, 4, 8, 8, 8},
 		"tb_small_substeps":         {8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 8, 8, 4},
 		"tb_solver_sizes":           {8},
 		"tb_solver_split":           {8, 8, 4, 8},

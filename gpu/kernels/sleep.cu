@@ -453,8 +453,9 @@ TB_KERNEL void tb_sleep_awake_mark(const unsigned *flags, int n, unsigned *mark)
 TB_REGISTER(tb_sleep_awake_mark)
 
 // tb_sleep_awake_list writes the marked bodies' indices to list (offsets: the marks' exclusive scan)
-// and their number to *listN.
-TB_KERNEL void tb_sleep_awake_list(const unsigned *offsets, int n, int *list, unsigned *listN) {
+// and their number to *listN; and, when rest is not 0, the others' (static or asleep) to rest, in
+// index order too (body i is the (i - offsets[i])-th of them).
+TB_KERNEL void tb_sleep_awake_list(const unsigned *offsets, int n, int *list, unsigned *listN, int *rest) {
 	int i = tbThread();
 	if (i > n) {
 		return;
@@ -463,6 +464,8 @@ TB_KERNEL void tb_sleep_awake_list(const unsigned *offsets, int n, int *list, un
 		*listN = offsets[n];
 	} else if (offsets[i + 1] != offsets[i]) {
 		list[offsets[i]] = i;
+	} else if (rest != 0) {
+		rest[i - (int)offsets[i]] = i;
 	}
 }
 TB_REGISTER(tb_sleep_awake_list)
