@@ -169,7 +169,7 @@ func (p *part) release(d device) {
 // the integration skips it), so its box stays what it was when the tree was built; one that woke
 // since is skipped there, being a leaf of the awake tree.
 type restTree struct {
-	stage broadStage // the tree, over leaves.boxes and leaves.moving
+	stage  broadStage // the tree, over leaves.boxes and leaves.moving
 	leaves part
 }
 
