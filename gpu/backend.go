@@ -57,8 +57,10 @@ type Backend struct {
 	kinematic  buffer
 	nKinematic int
 	// asleep and awake count the sleeping and the awake dynamic bodies at the end of the last step (the
-	// step's read-back), or as the host's state uploaded since says; kinematic counts the kinematic
-	// bodies, moving or not (with awake and the bodies woken since, the length of the awake list).
+	// step's read-back; a split step's counts the bodies of its awake list that fell asleep, which the
+	// host adds to those asleep before less those woken), or as the host's state uploaded since says;
+	// kinematics counts the kinematic bodies, moving or not (with awake and the bodies woken since,
+	// the length of the awake list).
 	asleep, awake, kinematics int
 	// split: this step's broad phase runs over the awake bodies, with the resting bodies' tree rest
 	// (broad.go's restTree), which restOK says holds every body that rests now: it is built at a split
@@ -310,10 +312,14 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	r.Stats.Contacts = int(counts[3])
 	if s.Sleep {
 		b.asleep, b.awake = int(counts[6]), int(counts[7])
-		r.Stats.Asleep = b.asleep
-		if b.asleep-asleepBefore+b.woken > 0 {
-			b.restOK = false // bodies fell asleep: the resting tree lacks them
+		if b.split {
+			// counts[6] is the bodies that fell asleep: the resting tree lacks them.
+			b.asleep = asleepBefore - b.woken + int(counts[6])
+			if counts[6] > 0 {
+				b.restOK = false
+			}
 		}
+		r.Stats.Asleep = b.asleep
 	}
 	r.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
 	if !b.Timed {
@@ -1057,7 +1063,12 @@ func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap 
 		bytes = 24
 	}
 	if sleep {
-		if err := b.sleep.count(d, &b.bodies, packed+24); err != nil {
+		// A split step knows the sleeping bodies but for those of its awake list that fell asleep.
+		var awake *awakeList
+		if b.split {
+			awake = &b.moving
+		}
+		if err := b.sleep.count(d, &b.bodies, packed+24, awake); err != nil {
 			return err
 		}
 		bytes = 36

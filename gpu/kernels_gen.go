@@ -1649,16 +1649,19 @@ func (k kernelSet) sleepStill(grid, block int, a sleepStillArgs) error {
 // sleepCountArgs are the parameters of tb_sleep_count (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_count counts into *out (zeroed first) the sleeping bodies and, in out[1], the awake dynamic
-// ones.
+// ones: of every body, or of those a list names (the step's awake list: out[0] is then the bodies
+// that fell asleep in the step).
 type sleepCountArgs struct {
 	Flags ptr // const unsigned int *
 	N     int32
 	Out   ptr // unsigned int *
+	List  ptr // const int *
+	ListN ptr // const unsigned int *
 }
 
 // sleepCount launches tb_sleep_count over grid blocks of block threads.
 func (k kernelSet) sleepCount(grid, block int, a sleepCountArgs) error {
-	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out)
+	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out, a.List, a.ListN)
 }
 
 // sleepAwakeMarkArgs are the parameters of tb_sleep_awake_mark (kernels/sleep.cu), in the kernel's order.

@@ -365,7 +365,7 @@ func TestWrappersMatchKernels(t *testing.T) {
 		"tb_sleep_mark_bodies":      {8, 4, 8, 8, 8, 8, 8, 8, 4},
 		"tb_sleep_flags":            {8, 8, 4},
 		"tb_sleep_still":            {8, 8, 8, 4},
-		"tb_sleep_count":            {8, 4, 8},
+		"tb_sleep_count":            {8, 4, 8, 8, 8},
 		"tb_sleep_awake_mark":       {8, 4, 8},
 		"tb_sleep_awake_list":       {8, 4, 8, 8, 8},
 		"tb_small_substeps":         {8, 4, 8, 8, 8, 8, 8, 8, 8, 4, 8, 8, 4, 8, 8, 8, 8, 4, 8, 8, 8, 4, 8, 4, 8, 8, 4, 8, 8, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 8, 8, 4},

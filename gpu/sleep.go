@@ -320,16 +320,22 @@ func (s *sleepStage) still(d device, bb *bodyBuffers) error {
 		Vel: bb.vel.p, Omega: bb.omega.p, N: int32(bb.n)})
 }
 
-// count launches the count of the sleeping and the awake dynamic bodies into out's two uint32s.
-func (s *sleepStage) count(d device, bb *bodyBuffers, out ptr) error {
+// count launches the count of the sleeping and the awake dynamic bodies into out's two uint32s; over
+// the awake list when awake is not nil, when the first counts those of the list that fell asleep.
+func (s *sleepStage) count(d device, bb *bodyBuffers, out ptr, awake *awakeList) error {
 	if err := d.zero(out, 8); err != nil {
 		return err
 	}
 	if bb.n == 0 {
 		return nil
 	}
-	return kernelSet{d}.sleepCount(blocks(bb.n, sleepThreads), sleepThreads, sleepCountArgs{Flags: bb.flags.p,
-		N: int32(bb.n), Out: out})
+	var list, listN ptr
+	grid := blocks(bb.n, sleepThreads)
+	if awake != nil {
+		list, listN, grid = awake.args(bb.n, sleepThreads)
+	}
+	return kernelSet{d}.sleepCount(grid, sleepThreads, sleepCountArgs{Flags: bb.flags.p, N: int32(bb.n), Out: out,
+		List: list, ListN: listN})
 }
 
 // release frees the stage's buffers.

@@ -427,13 +427,16 @@ TB_KERNEL void tb_sleep_still(const unsigned *flags, float4 *vel, float4 *omega,
 TB_REGISTER(tb_sleep_still)
 
 // tb_sleep_count counts into *out (zeroed first) the sleeping bodies and, in out[1], the awake dynamic
-// ones.
-TB_KERNEL void tb_sleep_count(const unsigned *flags, int n, unsigned *out) {
-	int i = tbThread();
-	if (i >= n || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
-		return;
+// ones: of every body, or of those a list names (the step's awake list: out[0] is then the bodies
+// that fell asleep in the step).
+TB_KERNEL void tb_sleep_count(const unsigned *flags, int n, unsigned *out, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
+		if ((flags[i] & TB_TYPE_MASK) == TB_DYNAMIC) {
+			atomicAdd(&out[(flags[i] & TB_ASLEEP) != 0 ? 0 : 1], 1u);
+		}
 	}
-	atomicAdd(&out[(flags[i] & TB_ASLEEP) != 0 ? 0 : 1], 1u);
 }
 TB_REGISTER(tb_sleep_count)
 
