@@ -26,6 +26,13 @@ func stagePairs(t *testing.T, d device, s *broadStage) (pairs []int32, count int
 // boxes they land on (bodies that leave the resting tree without its being built again) and others
 // fall asleep (after which it is built again).
 func TestSplitBroadPhaseFindsTheWholeTreesPairs(t *testing.T) {
+	b := NewEmulated()
+	b.NoGraphs = true
+	checkSplitBroadPhase(t, b)
+}
+
+// checkSplitBroadPhase is TestSplitBroadPhaseFindsTheWholeTreesPairs on the backend b.
+func checkSplitBroadPhase(t *testing.T, b *Backend) {
 	w := restingGrid(t, 6, true)
 	defer w.Close()
 	// A box on the corner box, and one across the four boxes around (1, 1): the boxes are 2 m apart,
@@ -34,8 +41,6 @@ func TestSplitBroadPhaseFindsTheWholeTreesPairs(t *testing.T) {
 	must(t, err)
 	_, err = w.AddBody(box("across", sim.Vec3{1, 2.5, 1}, 0.7))
 	must(t, err)
-	b := NewEmulated()
-	b.NoGraphs = true
 	must(t, w.SetBackend(b))
 	defer w.SetBackend(nil)
 	kept, woke, compared := 0, 0, 0
