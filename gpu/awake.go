@@ -53,6 +53,12 @@ func (a *awakeList) make(d device, bb *bodyBuffers, estimate int, rest *buffer) 
 	return nil
 }
 
+// keep takes the list the last make left as this step's, expected to hold about estimate bodies: the
+// caller knows that no body has fallen asleep or woken since it was made.
+func (a *awakeList) keep(estimate int) {
+	a.on, a.estimate = true, estimate
+}
+
 // listGrid is the blocks of threads threads that cover estimate bodies of n, rounded up to an eighth
 // of an octave (a multiple of g/8 blocks, g the power of two at or above the blocks needed; at most
 // those that cover n): a grid at most a quarter larger than the list it covers, of which a steady

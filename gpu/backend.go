@@ -70,6 +70,10 @@ type Backend struct {
 	rest        restTree
 	restOK      bool
 	awakeLeaves part
+	// listKept: the awake list holds the bodies the last step left awake (it was a split step, after
+	// which no body fell asleep, no edit came, and nothing woke but in its rounds, which made the list
+	// again); listReused: this attempt takes it as it is instead of making it over every body.
+	listKept, listReused bool
 
 	nJoints             int
 	pairCap, contactCap int
@@ -265,6 +269,9 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		if err := b.save(n); err != nil {
 			return err
 		}
+		// A re-run's first attempt may have listed bodies that its waking woke, which the restore put
+		// back to sleep: it makes the list again.
+		b.listReused = attempt == 0 && b.split && b.listKept
 		if err := b.runPlan(st, &tb); err != nil {
 			return err
 		}
@@ -321,6 +328,7 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		}
 		r.Stats.Asleep = b.asleep
 	}
+	b.listKept = b.split && b.restOK
 	r.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
 	if !b.Timed {
 		// Untimed, the stages are not waited for: the whole step is one figure, kept under solve.
@@ -540,7 +548,9 @@ func (b *Backend) wakeRounds() error {
 // does not hold every resting body, every body's box and the resting tree over the resting ones.
 func (b *Backend) splitBounds() error {
 	s := &b.consts.s
-	if !b.moving.on || b.woken > 0 {
+	if !b.moving.on && b.woken == 0 && b.listReused && b.restOK {
+		b.moving.keep(b.movingEstimate())
+	} else if !b.moving.on || b.woken > 0 {
 		var rest *buffer
 		if !b.restOK {
 			rest = &b.rest.leaves.ids
