@@ -96,11 +96,13 @@ func partlyAsleepStep(t testing.TB, side int) (awake, partly Counts, awakeK, par
 
 // TestEmulatedPartlyAsleepStepCostsItsAwakeShare: a step of 900 resting boxes with nine in ten asleep
 // launches its kernels over the awake bodies and the step's pairs and rows, not the whole world: its
-// threads are at most 17% of an awake step's. The share its grids allow is about 14%: the body
-// kernels run one block of 128 threads over the 90 awake boxes against eight over the 900 (12.5%),
-// the per-manifold ones over the lists' least capacity, listFloor (256) rows, against about 1,850
-// (13.8%); the awake list's mark, scan and list and the waking's flush, four launches over every body
-// (about 1% of the awake step), and the radix sorts' and scans' least grids make up the rest.
+// threads are at most 16.5% of an awake step's (16.0% measured). The solver's, the narrow phase's and
+// the slept points' kernels take about 12% of the awake step's threads at their grids' granularity:
+// the body kernels one block of 128 threads over the 90 awake boxes against eight over the 900
+// (12.5%), the per-manifold ones the lists' least capacity, listFloor (256) rows, against about 1,850
+// (13.8%). The broad phase's and the sleep stage's launches over the awake part take a block each
+// whatever their size (1.5%), the radix sorts' and scans' least grids 2.1%, and the waking's flush,
+// the one launch left over every body, 0.3%.
 func TestEmulatedPartlyAsleepStepCostsItsAwakeShare(t *testing.T) {
 	awake, partly, awakeK, partlyK, asleep, n := partlyAsleepStep(t, 30)
 	t.Logf("awake step: %+v%s", awake, byKernel(awakeK, awake.Threads))
@@ -108,7 +110,7 @@ func TestEmulatedPartlyAsleepStepCostsItsAwakeShare(t *testing.T) {
 	if asleep < n*8/10 {
 		t.Fatalf("%d of %d boxes asleep after the push, want nine in ten", asleep, n)
 	}
-	if 100*partly.Threads > 17*awake.Threads || partly.Launches > awake.Launches+10 || partly.DownloadBytes > 2*awake.DownloadBytes {
+	if 1000*partly.Threads > 165*awake.Threads || partly.Launches > awake.Launches+10 || partly.DownloadBytes > 2*awake.DownloadBytes {
 		t.Errorf("a step with %d of %d asleep: %d threads, %d launches, %d bytes read back; awake: %d, %d, %d", asleep, n,
 			partly.Threads, partly.Launches, partly.DownloadBytes, awake.Threads, awake.Launches, awake.DownloadBytes)
 	}
