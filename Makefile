@@ -152,7 +152,7 @@ gpu-stability:
 
 # make gpu-sleep-cost: what a step of pile100k, mostly asleep after the CPU stepped it 122 times under
 # Jacobi, asks of the emulated CUDA backend (threads, launches, bytes), against the same pile awake
-# (minutes; TUMBLE_SLEEP_COST_SCENE and TUMBLE_SLEEP_COST_STEPS pick another preset and moment).
+# (minutes; TUMBLE_SLEEP_COST_SCENE and TUMBLE_SLEEP_COST_STEPS pick another preset or scene file and moment).
 gpu-sleep-cost:
 	TUMBLE_SLEEP_COST=1 $(SIMD) go test -count=1 -v -timeout 60m -run 'TestEmulatedPilePartlyAsleepCost' ./gpu/
 

@@ -57,8 +57,23 @@ type Backend struct {
 	kinematic  buffer
 	nKinematic int
 	// asleep and awake count the sleeping and the awake dynamic bodies at the end of the last step (the
-	// step's read-back), or as the host's state uploaded since says.
-	asleep, awake int
+	// step's read-back; a split step's counts the bodies of its awake list that fell asleep, which the
+	// host adds to those asleep before less those woken), or as the host's state uploaded since says;
+	// kinematics counts the kinematic bodies, moving or not (with awake and the bodies woken since,
+	// the length of the awake list).
+	asleep, awake, kinematics int
+	// split: this step's broad phase runs over the awake bodies, with the resting bodies' tree rest
+	// (broad.go's restTree), which restOK says holds every body that rests now: it is built at a split
+	// step without it and kept until an edit, a push or a body falling asleep changes the set of
+	// resting bodies. awakeLeaves are the awake tree's leaves.
+	split       bool
+	rest        restTree
+	restOK      bool
+	awakeLeaves part
+	// listKept: the awake list holds the bodies the last step left awake (it was a split step, after
+	// which no body fell asleep, no edit came, and nothing woke but in its rounds, which made the list
+	// again); listReused: this attempt takes it as it is instead of making it over every body.
+	listKept, listReused bool
 
 	nJoints             int
 	pairCap, contactCap int
@@ -208,6 +223,13 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 			return err
 		}
 	}
+	// A world of which some body sleeps, pushed by no impulse this step (whose island's size the host
+	// does not know), runs its broad phase over the awake bodies and the resting tree (splitBounds).
+	b.split = s.Sleep && b.asleep > 0 && !b.pushedWake
+	if !b.split {
+		b.restOK = false
+	}
+	asleepBefore := b.asleep
 	if b.idle(w, e, s.Sleep) {
 		// Every dynamic body sleeps and nothing can wake one: the step would make no pair, move no
 		// body and change no state but the warm-start cache, which it would leave empty.
@@ -247,6 +269,9 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 		if err := b.save(n); err != nil {
 			return err
 		}
+		// A re-run's first attempt may have listed bodies that its waking woke, which the restore put
+		// back to sleep: it makes the list again.
+		b.listReused = attempt == 0 && b.split && b.listKept
 		if err := b.runPlan(st, &tb); err != nil {
 			return err
 		}
@@ -294,8 +319,16 @@ func (b *Backend) Step(w *sim.World, r *sim.StepReport) (err error) {
 	r.Stats.Contacts = int(counts[3])
 	if s.Sleep {
 		b.asleep, b.awake = int(counts[6]), int(counts[7])
+		if b.split {
+			// counts[6] is the bodies that fell asleep: the resting tree lacks them.
+			b.asleep = asleepBefore - b.woken + int(counts[6])
+			if counts[6] > 0 {
+				b.restOK = false
+			}
+		}
 		r.Stats.Asleep = b.asleep
 	}
+	b.listKept = b.split && b.restOK
 	r.Stats.BVH = sim.BVHStats{Used: true, Rebuilt: true, Stages: bvhStages}
 	if !b.Timed {
 		// Untimed, the stages are not waited for: the whole step is one figure, kept under solve.
@@ -322,9 +355,17 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 		var err error
 		switch op.Stage {
 		case sim.StageBounds:
-			err = b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative)
+			if b.split {
+				err = b.splitBounds()
+			} else {
+				err = b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative, 0, 0, 0)
+			}
 		case sim.StageBroad:
-			err = b.broad.pairsOf(b.dev, b.bodies.n)
+			if b.split {
+				err = b.splitPairs()
+			} else {
+				err = b.broad.pairsOf(b.dev, b.bodies.n)
+			}
 		case sim.StageNarrow:
 			pairs, pairCount, pairCap := b.broad.pairList()
 			err = b.narrow.run(b.dev, &b.bodies, pairs, pairCount, pairCap, s.Dt, s.Speculative)
@@ -332,11 +373,12 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 				err = b.wakeRounds()
 			}
 		case sim.StagePrepare:
-			if s.Sleep && b.asleep > 0 && !b.solver.small {
+			if s.Sleep && b.asleep > 0 && !b.solver.small && !b.split {
 				// Some body sleeps: the body kernels from here on run over the awake ones, listed after
-				// the waking. The small path's one block skips the sleeping bodies by their flags, and
-				// the sleep stage's kernels without the list run over every body to the same effect.
-				if err = b.moving.make(b.dev, &b.bodies, b.movingEstimate()); err != nil {
+				// the waking (a split step listed them for its broad phase, and again after a waking).
+				// The small path's one block skips the sleeping bodies by their flags, and the sleep
+				// stage's kernels without the list run over every body to the same effect.
+				if err = b.moving.make(b.dev, &b.bodies, b.movingEstimate(), nil); err != nil {
 					break
 				}
 			}
@@ -359,7 +401,9 @@ func (b *Backend) runPlan(st *sim.Timings, tb *time.Time) error {
 			}
 		case sim.StageStoreImpulses:
 			small := s.Sleep && b.solver.small // the launch at the sleep stage does both
-			if s.Sleep && !small {
+			// Jacobi's step over the awake list, with no joint, moves no sleeping body's velocity (its
+			// integration and gathers skip them): there is none to zero.
+			if s.Sleep && !small && (!b.moving.on || b.nJoints > 0 || s.Solver != sim.Jacobi) {
 				err = b.sleep.still(b.dev, &b.bodies)
 			}
 			if err == nil {
@@ -504,11 +548,21 @@ func (b *Backend) wakeRounds() error {
 			return nil
 		}
 		b.woken += int(woke[0])
-		if err := b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative); err != nil {
-			return err
-		}
-		if err := b.broad.pairsOf(b.dev, b.bodies.n); err != nil {
-			return err
+		if b.split {
+			// The woken bodies join the awake list and tree; the resting tree skips them.
+			if err := b.splitBounds(); err != nil {
+				return err
+			}
+			if err := b.splitPairs(); err != nil {
+				return err
+			}
+		} else {
+			if err := b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative, 0, 0, 0); err != nil {
+				return err
+			}
+			if err := b.broad.pairsOf(b.dev, b.bodies.n); err != nil {
+				return err
+			}
 		}
 		pairs, pairCount, pairCap := b.broad.pairList()
 		if err := b.narrow.run(b.dev, &b.bodies, pairs, pairCount, pairCap, s.Dt, s.Speculative); err != nil {
@@ -517,6 +571,53 @@ func (b *Backend) wakeRounds() error {
 	}
 	return nil
 }
+
+// splitBounds is a split step's Bounds stage (and a round of waking's): the awake list, made here
+// (with its complement, the resting bodies, when the resting tree is to be built: made again by a
+// round of waking after it woke bodies), the boxes of the awake bodies, and, when the resting tree
+// does not hold every resting body, every body's box and the resting tree over the resting ones.
+func (b *Backend) splitBounds() error {
+	s := &b.consts.s
+	if !b.moving.on && b.woken == 0 && b.listReused && b.restOK {
+		b.moving.keep(b.movingEstimate())
+	} else if !b.moving.on || b.woken > 0 {
+		var rest *buffer
+		if !b.restOK {
+			rest = &b.rest.leaves.ids
+		}
+		if err := b.moving.make(b.dev, &b.bodies, b.movingEstimate(), rest); err != nil {
+			return err
+		}
+	}
+	if !b.restOK {
+		if err := b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative, 0, 0, 0); err != nil {
+			return err
+		}
+		if err := b.rest.build(b.dev, b.broad.boxes.p, b.broad.moving.p, b.bodies.n-b.awakeListed()); err != nil {
+			return err
+		}
+		b.restOK = true
+		return nil
+	}
+	list, listN, grid := b.moving.args(b.bodies.n, broadThreads)
+	return b.broad.bounds(b.dev, &b.bodies, s.Dt, s.Speculative, list, listN, grid)
+}
+
+// splitPairs is a split step's Broad stage: the awake bodies' tree, its pairs and theirs with the
+// resting tree's bodies, the same sorted list as one tree over every body gives.
+func (b *Backend) splitPairs() error {
+	m := b.awakeListed()
+	if err := b.awakeLeaves.gather(b.dev, b.broad.boxes.p, b.broad.moving.p, b.moving.list.p, m); err != nil {
+		return err
+	}
+	return b.broad.pairsOver(b.dev, b.awakeLeaves.boxes.p, b.awakeLeaves.moving.p, m, partOf{ids: b.moving.list.p,
+		bodies: b.bodies.n, flags: b.bodies.flags.p, rest: &b.rest})
+}
+
+// awakeListed is the length of the awake list as the host knows it exactly at a split step: the
+// dynamic bodies awake at the end of the last step (or as uploaded since), those woken in this step's
+// rounds, and the kinematic ones.
+func (b *Backend) awakeListed() int { return b.awake + b.woken + b.kinematics }
 
 // idle says whether this step can launch nothing (Backend.Idle): with sleeping on, the last step left
 // every dynamic body asleep, and nothing since can wake or move one: no edit, no joint (a joint
@@ -658,6 +759,9 @@ func (b *Backend) apply(w *sim.World, e sim.Edits, sleep bool, solver sim.Solver
 func (b *Backend) applySleep(w *sim.World, e sim.Edits, sleep bool, old int) error {
 	n := w.Bodies.Len()
 	fresh := e.All || e.Removed || e.Joints || e.Settings || len(e.Bodies) > 0
+	if fresh || n != old || len(e.Impulses) > 0 {
+		b.restOK = false // the resting bodies, their boxes or the bodies' indices may have changed
+	}
 	if !sleep {
 		b.asleep, b.awake = 0, 0
 		if !e.Settings || b.sleep.n == 0 {
@@ -679,9 +783,11 @@ func (b *Backend) applySleep(w *sim.World, e sim.Edits, sleep bool, old int) err
 		if err := b.sleep.put(b.dev, &b.bodies, &w.Bodies); err != nil {
 			return err
 		}
-		b.asleep, b.awake = 0, 0
+		b.asleep, b.awake, b.kinematics = 0, 0, 0
 		for i, t := range w.Bodies.Type {
 			switch {
+			case t == sim.Kinematic:
+				b.kinematics++
 			case t != sim.Dynamic:
 			case w.Bodies.Asleep[i]:
 				b.asleep++
@@ -945,6 +1051,8 @@ func (b *Backend) Close() {
 	b.inst.release(b.dev)
 	b.dbg.release(b.dev)
 	b.broad.release(b.dev)
+	b.rest.release(b.dev)
+	b.awakeLeaves.release(b.dev)
 	b.narrow.release(b.dev)
 	b.solver.release(b.dev)
 	b.joints.release(b.dev)
@@ -995,7 +1103,12 @@ func (b *Backend) gatherStats(pairCount, contactCount, contacts ptr, contactCap 
 		bytes = 24
 	}
 	if sleep {
-		if err := b.sleep.count(d, &b.bodies, packed+24); err != nil {
+		// A split step knows the sleeping bodies but for those of its awake list that fell asleep.
+		var awake *awakeList
+		if b.split {
+			awake = &b.moving
+		}
+		if err := b.sleep.count(d, &b.bodies, packed+24, awake); err != nil {
 			return err
 		}
 		bytes = 36

@@ -91,12 +91,16 @@ func (s *broadStage) reserve(d device, bodies, pairCapacity int) error {
 }
 
 // bounds is the Bounds stage on the device: each body's box, enlarged by its motion over the step
-// (dt) and half the speculative distance, and its moving flag, for pairsOf.
-func (s *broadStage) bounds(d device, b *bodyBuffers, dt, speculative float32) error {
+// (dt) and half the speculative distance, and its moving flag, for pairsOf; of every body, or of
+// those list names (listN of them, over grid blocks) when list is not 0.
+func (s *broadStage) bounds(d device, b *bodyBuffers, dt, speculative float32, list, listN ptr, grid int) error {
 	if err := s.reserve(d, b.n, s.capacity); err != nil {
 		return err
 	}
-	if err := (kernelSet{d}).broadBounds(blocks(b.n, broadThreads), broadThreads, broadBoundsArgs{
+	if list == 0 {
+		grid = blocks(b.n, broadThreads)
+	}
+	if err := (kernelSet{d}).broadBounds(grid, broadThreads, broadBoundsArgs{List: list, ListN: listN,
 		Pos: b.pos.p, Rot: b.rot.p, Vel: b.vel.p, Omega: b.omega.p, Shape: b.shape.p,
 		Hulls: b.hulls.dHulls.p, HullVerts: b.hulls.dVerts.p, Flags: b.flags.p, Boxes: s.boxes.p, Moving: s.moving.p, N: int32(b.n), Dt: dt, Margin: 0.5 * speculative,
 	}); err != nil {
@@ -107,16 +111,156 @@ func (s *broadStage) bounds(d device, b *bodyBuffers, dt, speculative float32) e
 
 // pairsOf runs the LBVH over the first n boxes and moving flags in s.boxes and s.moving.
 func (s *broadStage) pairsOf(d device, n int) error {
+	return s.pairsOver(d, s.boxes.p, s.moving.p, n, partOf{})
+}
+
+// partOf says which bodies a tree's leaves are when they are not the world's n first ones: leaf j is
+// body ids[j] of a world of bodies bodies, whose flags are flags; rest, when not nil, is the tree of
+// the resting bodies to find the leaves' pairs with (tb_broad_cross).
+type partOf struct {
+	ids    ptr
+	bodies int
+	flags  ptr
+	rest   *restTree
+}
+
+// part is a tree over part of the world's bodies, leaf j being body ids[j] (ids in increasing order):
+// the awake bodies' (the boxes and moving flags of its leaves gathered in leaves and moving), or the
+// resting bodies' (restTree).
+type part struct {
+	boxes, moving buffer // per leaf: TbBox, uint32
+	ids           buffer // per leaf: int32, its body
+	n             int
+}
+
+// gather fills p's leaves with the boxes and moving flags of the n bodies ids lists (the bounds stage's
+// per-body boxes and flags), ids being kept as p's.
+func (p *part) gather(d device, boxes, moving, ids ptr, n int) error {
+	for _, g := range []*buffer{&p.boxes, &p.moving} {
+		size := 4
+		if g == &p.boxes {
+			size = tbBoxSize
+		}
+		if err := grow(d, g, size*max(n, 1)); err != nil {
+			return err
+		}
+	}
+	p.n = n
+	if n == 0 {
+		return nil
+	}
+	return kernelSet{d}.broadGather(blocks(n, broadThreads), broadThreads, broadGatherArgs{Boxes: boxes,
+		Moving: moving, Ids: ids, N: int32(n), BoxesOut: p.boxes.p, MovingOut: p.moving.p})
+}
+
+// release frees p's buffers.
+func (p *part) release(d device) {
+	for _, b := range []*buffer{&p.boxes, &p.moving, &p.ids} {
+		release(d, b)
+	}
+	*p = part{}
+}
+
+// restTree is the LBVH of the bodies that move in no step while they stay as they are: the static
+// bodies and the sleeping ones. A world that mostly sleeps builds it when the set of sleeping bodies
+// grows (Backend.restTree) and keeps it, building each step only the awake bodies' tree: the pairs of
+// two awake bodies come from that tree's query, those of an awake body and a resting one from
+// tb_broad_cross, which walks this tree. A sleeping body does not move (its velocity is zeroed and
+// the integration skips it), so its box stays what it was when the tree was built; one that woke
+// since is skipped there, being a leaf of the awake tree.
+type restTree struct {
+	stage  broadStage // the tree, over leaves.boxes and leaves.moving
+	leaves part
+}
+
+// build makes the tree over the n bodies ids lists, whose boxes and moving flags are in boxes and
+// moving (per body, just bounded).
+func (r *restTree) build(d device, boxes, moving ptr, n int) error {
+	if err := r.leaves.gather(d, boxes, moving, r.leaves.ids.p, n); err != nil {
+		return err
+	}
+	if err := r.stage.reserve(d, n, 1); err != nil {
+		return err
+	}
+	if err := d.zero(r.stage.count.p, 8); err != nil { // the big list's count
+		return err
+	}
+	if n < 2 {
+		return nil
+	}
+	return r.stage.tree(d, r.leaves.boxes.p, r.leaves.moving.p, n)
+}
+
+// release frees the tree's buffers.
+func (r *restTree) release(d device) {
+	r.stage.release(d)
+	r.leaves.release(d)
+}
+
+// pairsOver runs the LBVH over the n leaves boxes and moving (the bodies of, or the world's first n),
+// and, with of.rest, finds the pairs of the leaves that move with the bodies of its tree: the pair
+// list, sorted by bodies.
+func (s *broadStage) pairsOver(d device, boxes, moving ptr, n int, of partOf) error {
+	ids, rest := of.ids, of.rest
 	if err := d.zero(s.count.p, 8); err != nil { // the pair count and the big list's
 		return err
 	}
 	s.treeN = 0
-	if n < 2 {
+	k := kernelSet{d}
+	if n >= 2 {
+		if err := s.tree(d, boxes, moving, n); err != nil {
+			return err
+		}
+		s.treeN = n
+		if err := k.broadQuery(blocks(n, broadThreads), broadThreads, broadQueryArgs{Nodes: s.nodes.p,
+			Parent: s.parent.p, LeafBox: s.leafBox.p, Index: s.index[s.cur].p, Moving: moving, N: int32(n),
+			Big: s.big.p, BigCount: s.count.p + 4, PairA: s.pairA[0].p, PairB: s.pairB[0].p, Count: s.count.p,
+			Cap: int32(s.capacity), Visits: s.visits.p, Ids: ids}); err != nil {
+			return err
+		}
+	}
+	if rest != nil && n > 0 && rest.leaves.n > 0 {
+		if err := k.broadCross(blocks(n, broadThreads), broadThreads, broadCrossArgs{Boxes: boxes, Moving: moving,
+			Ids: ids, N: int32(n), Nodes: rest.stage.nodes.p, OtherBoxes: rest.leaves.boxes.p,
+			OtherIds: rest.leaves.ids.p, NOther: int32(rest.leaves.n), Flags: of.flags, PairA: s.pairA[0].p,
+			PairB: s.pairB[0].p, Count: s.count.p, Cap: int32(s.capacity)}); err != nil {
+			return err
+		}
+	}
+	if n < 2 && (rest == nil || rest.leaves.n == 0) {
 		return nil
 	}
+	s.lap("query")
+	// Sort by (a, b): stably by b, then by a. Indices are below the world's bodies, so bits.Len of the
+	// largest of each.
+	bodies := n
+	if ids != 0 {
+		bodies = of.bodies
+	}
+	width := bits.Len(uint(bodies - 1))
+	cur, err := s.radixSort(d, &s.pairB, &s.pairA, 0, s.capacity, s.count.p, width)
+	if err != nil {
+		return err
+	}
+	if cur, err = s.radixSort(d, &s.pairA, &s.pairB, cur, s.capacity, s.count.p, width); err != nil {
+		return err
+	}
+	if err := k.broadPairsOut(blocks(s.capacity, broadThreads), broadThreads, broadPairsOutArgs{
+		PairA: s.pairA[cur].p, PairB: s.pairB[cur].p, Count: s.count.p, Cap: int32(s.capacity),
+		Pairs: s.pairs.p}); err != nil {
+		return err
+	}
+	s.lap("pairs")
+	return nil
+}
+
+// tree builds the LBVH over the n >= 2 leaves boxes and moving: the Morton frame, the codes, their
+// sort (s.cur then says which of s.codes and s.index holds them), the tree and its fit, with the big
+// list (whose count, s.count's second word, the caller zeroed).
+func (s *broadStage) tree(d device, boxes, moving ptr, n int) error {
 	k := kernelSet{d}
 	nb := min(blocks(n, broadThreads), sceneBlocks)
-	if err := k.broadSceneBlocks(nb, broadThreads, broadSceneBlocksArgs{Boxes: s.boxes.p, N: int32(n),
+	if err := k.broadSceneBlocks(nb, broadThreads, broadSceneBlocksArgs{Boxes: boxes, N: int32(n),
 		Partial: s.partial.p}); err != nil {
 		return err
 	}
@@ -125,7 +269,7 @@ func (s *broadStage) pairsOf(d device, n int) error {
 		return err
 	}
 	s.lap("scene")
-	if err := k.broadMorton(blocks(n, broadThreads), broadThreads, broadMortonArgs{Boxes: s.boxes.p,
+	if err := k.broadMorton(blocks(n, broadThreads), broadThreads, broadMortonArgs{Boxes: boxes,
 		Frame: s.frame.p, Codes: s.codes[0].p, Index: s.index[0].p, N: int32(n)}); err != nil {
 		return err
 	}
@@ -146,35 +290,12 @@ func (s *broadStage) pairsOf(d device, n int) error {
 	if err := d.zero(s.flags.p, 4*(n-1)); err != nil {
 		return err
 	}
-	if err := k.broadFit(blocks(n, broadThreads), broadThreads, broadFitArgs{Boxes: s.boxes.p, Moving: s.moving.p,
+	if err := k.broadFit(blocks(n, broadThreads), broadThreads, broadFitArgs{Boxes: boxes, Moving: moving,
 		Index: index.p, N: int32(n), Parent: s.parent.p, Nodes: s.nodes.p, LeafBox: s.leafBox.p,
 		Flags: s.flags.p, Frame: s.frame.p, Big: s.big.p, BigCount: s.count.p + 4}); err != nil {
 		return err
 	}
 	s.lap("fit")
-	s.treeN = n
-	if err := k.broadQuery(blocks(n, broadThreads), broadThreads, broadQueryArgs{Nodes: s.nodes.p,
-		Parent: s.parent.p, LeafBox: s.leafBox.p, Index: index.p, Moving: s.moving.p, N: int32(n),
-		Big: s.big.p, BigCount: s.count.p + 4, PairA: s.pairA[0].p, PairB: s.pairB[0].p, Count: s.count.p,
-		Cap: int32(s.capacity), Visits: s.visits.p}); err != nil {
-		return err
-	}
-	s.lap("query")
-	// Sort by (a, b): stably by b, then by a. Indices are below n, so bits.Len(n-1) bits of each.
-	width := bits.Len(uint(n - 1))
-	cur, err := s.radixSort(d, &s.pairB, &s.pairA, 0, s.capacity, s.count.p, width)
-	if err != nil {
-		return err
-	}
-	if cur, err = s.radixSort(d, &s.pairA, &s.pairB, cur, s.capacity, s.count.p, width); err != nil {
-		return err
-	}
-	if err := k.broadPairsOut(blocks(s.capacity, broadThreads), broadThreads, broadPairsOutArgs{
-		PairA: s.pairA[cur].p, PairB: s.pairB[cur].p, Count: s.count.p, Cap: int32(s.capacity),
-		Pairs: s.pairs.p}); err != nil {
-		return err
-	}
-	s.lap("pairs")
 	return nil
 }
 

@@ -77,7 +77,7 @@ func broadRun(t testing.TB, d device, s *broadStage, w *sim.World) ([]geom.AABB,
 	defer b.release(d)
 	st := w.Resolved()
 	run := func() error {
-		if err := s.bounds(d, b, st.Dt, st.Speculative); err != nil {
+		if err := s.bounds(d, b, st.Dt, st.Speculative, 0, 0, 0); err != nil {
 			return err
 		}
 		return s.pairsOf(d, b.n)

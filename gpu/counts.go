@@ -39,6 +39,9 @@ func (c Counts) since(o Counts) Counts {
 type counting struct {
 	device
 	c Counts
+	// threads, when not nil, gains each launch's threads under its kernel's name: the split of
+	// Counts.Threads by kernel that a measurement asks for (nil otherwise, so that a step pays no map).
+	threads map[string]int64
 }
 
 func (d *counting) upload(dst ptr, src unsafe.Pointer, bytes int) error {
@@ -67,6 +70,9 @@ func (d *counting) launch(kernel string, grid, block int, args ...any) error {
 	if grid > 0 {
 		d.c.Launches++
 		d.c.Threads += int64(grid) * int64(block)
+		if d.threads != nil {
+			d.threads[kernel] += int64(grid) * int64(block)
+		}
 	}
 	return d.device.launch(kernel, grid, block, args...)
 }

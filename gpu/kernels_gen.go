@@ -294,7 +294,9 @@ type kernelSet struct{ dev device }
 //
 // tb_broad_bounds writes body i's box for a step of dt (its shape's box grown by how far it can move,
 // velocity x dt plus the sweep of its farthest point under rotation, and by margin) and whether it
-// moves (an awake dynamic body: a sleeping one makes no pair with another sleeping or a static body).
+// moves (an awake dynamic body: a sleeping one makes no pair with another sleeping or a static body),
+// for every body or for those a list names (the awake bodies, whose tree is built apart from the
+// sleeping ones': gpu/broad.go).
 type broadBoundsArgs struct {
 	Pos       ptr // const float4 *
 	Rot       ptr // const float4 *
@@ -309,11 +311,32 @@ type broadBoundsArgs struct {
 	N         int32
 	Dt        float32
 	Margin    float32
+	List      ptr // const int *
+	ListN     ptr // const unsigned int *
 }
 
 // broadBounds launches tb_broad_bounds over grid blocks of block threads.
 func (k kernelSet) broadBounds(grid, block int, a broadBoundsArgs) error {
-	return k.dev.launch("tb_broad_bounds", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.Flags, a.Boxes, a.Moving, a.N, a.Dt, a.Margin)
+	return k.dev.launch("tb_broad_bounds", grid, block, a.Pos, a.Rot, a.Vel, a.Omega, a.Shape, a.Hulls, a.HullVerts, a.Flags, a.Boxes, a.Moving, a.N, a.Dt, a.Margin, a.List, a.ListN)
+}
+
+// broadGatherArgs are the parameters of tb_broad_gather (kernels/bounds.cu), in the kernel's order.
+//
+// tb_broad_gather copies the boxes and moving flags of the n bodies ids lists (body indices, in
+// increasing order) to boxesOut and movingOut, in the list's order: the leaves of a tree over part of
+// the world, whose leaf j is body ids[j].
+type broadGatherArgs struct {
+	Boxes     ptr // const TbBox *
+	Moving    ptr // const unsigned int *
+	Ids       ptr // const int *
+	N         int32
+	BoxesOut  ptr // TbBox *
+	MovingOut ptr // unsigned int *
+}
+
+// broadGather launches tb_broad_gather over grid blocks of block threads.
+func (k kernelSet) broadGather(grid, block int, a broadGatherArgs) error {
+	return k.dev.launch("tb_broad_gather", grid, block, a.Boxes, a.Moving, a.Ids, a.N, a.BoxesOut, a.MovingOut)
 }
 
 // debugContactFlagArgs are the parameters of tb_debug_contact_flag (kernels/debug.cu), in the kernel's order.
@@ -948,6 +971,9 @@ func (k kernelSet) broadFit(grid, block int, a broadFitArgs) error {
 // listed, with the same overlap and moving tests: the pairs are the same, and so is their sorted list.
 // visits[k] is the number of internal nodes and listed bodies leaf k's thread tested (0 for an
 // invalid body), so that the longest walk is measurable (Backend.QueryWalks).
+//
+// A tree over part of the world (ids not 0) has leaf j for body ids[j]: the pairs name the bodies. The
+// ids increase with j, so the smaller leaf is the smaller body.
 type broadQueryArgs struct {
 	Nodes    ptr // const TbNode *
 	Parent   ptr // const int *
@@ -962,11 +988,42 @@ type broadQueryArgs struct {
 	Count    ptr // unsigned int *
 	Cap      int32
 	Visits   ptr // unsigned int *
+	Ids      ptr // const int *
 }
 
 // broadQuery launches tb_broad_query over grid blocks of block threads.
 func (k kernelSet) broadQuery(grid, block int, a broadQueryArgs) error {
-	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.Big, a.BigCount, a.PairA, a.PairB, a.Count, a.Cap, a.Visits)
+	return k.dev.launch("tb_broad_query", grid, block, a.Nodes, a.Parent, a.LeafBox, a.Index, a.Moving, a.N, a.Big, a.BigCount, a.PairA, a.PairB, a.Count, a.Cap, a.Visits, a.Ids)
+}
+
+// broadCrossArgs are the parameters of tb_broad_cross (kernels/lbvh.cu), in the kernel's order.
+//
+// tb_broad_cross finds the pairs of the moving bodies of one tree (the awake bodies' leaves: boxes,
+// moving and ids, n of them, in body order) with the bodies of another (the sleeping and static
+// bodies': nodes and leaf boxes over nOther leaves, leaf j body otherIds[j]), each moving leaf walking
+// the other tree from its root depth first. The other tree is kept while no body falls asleep, so a
+// body of it that has woken since (dynamic and not TB_ASLEEP in flags) is skipped: it is a leaf of
+// the awake tree now, where its pairs are found. The pairs of a moving body and a resting one are
+// those a tree over all bodies finds (tb_broad_query), with the same overlap test.
+type broadCrossArgs struct {
+	Boxes      ptr // const TbBox *
+	Moving     ptr // const unsigned int *
+	Ids        ptr // const int *
+	N          int32
+	Nodes      ptr // const TbNode *
+	OtherBoxes ptr // const TbBox *
+	OtherIds   ptr // const int *
+	NOther     int32
+	Flags      ptr // const unsigned int *
+	PairA      ptr // unsigned int *
+	PairB      ptr // unsigned int *
+	Count      ptr // unsigned int *
+	Cap        int32
+}
+
+// broadCross launches tb_broad_cross over grid blocks of block threads.
+func (k kernelSet) broadCross(grid, block int, a broadCrossArgs) error {
+	return k.dev.launch("tb_broad_cross", grid, block, a.Boxes, a.Moving, a.Ids, a.N, a.Nodes, a.OtherBoxes, a.OtherIds, a.NOther, a.Flags, a.PairA, a.PairB, a.Count, a.Cap)
 }
 
 // broadPairsOutArgs are the parameters of tb_broad_pairs_out (kernels/lbvh.cu), in the kernel's order.
@@ -1257,9 +1314,10 @@ func (k kernelSet) fillU32(grid, block int, a fillU32Args) error {
 //
 // tb_sleep_timers runs tbSleepTimer over the bodies.
 // Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
-// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
-// labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
-// after the last round of waking reached.
+// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. So do
+// the islands' set-up, roots and labels, with tb_sleep_ends over the step's contacts and joints: an
+// island of awake bodies may hang from a sleeping one that a contact left after the last round of
+// waking reached, or that a joint holds.
 type sleepTimersArgs struct {
 	Vel    ptr // const float4 *
 	Omega  ptr // const float4 *
@@ -1281,16 +1339,23 @@ func (k kernelSet) sleepTimers(grid, block int, a sleepTimersArgs) error {
 
 // sleepInitArgs are the parameters of tb_sleep_init (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_init makes every body its own island (tbSleepInit).
+// tb_sleep_init makes each body its own island (tbSleepInit), with no label: every body, or those a
+// list names (the step's awake bodies), with tb_sleep_ends doing the same for the bodies the step's
+// contacts and joints name. No other body takes part in the step's unions, and no kernel reads
+// another body's parent, rest minimum or label: a world that mostly sleeps sets up its islands over
+// its awake part.
 type sleepInitArgs struct {
 	Parent  ptr // int *
 	RestMin ptr // unsigned int *
+	Label   ptr // unsigned int *
 	N       int32
+	List    ptr // const int *
+	ListN   ptr // const unsigned int *
 }
 
 // sleepInit launches tb_sleep_init over grid blocks of block threads.
 func (k kernelSet) sleepInit(grid, block int, a sleepInitArgs) error {
-	return k.dev.launch("tb_sleep_init", grid, block, a.Parent, a.RestMin, a.N)
+	return k.dev.launch("tb_sleep_init", grid, block, a.Parent, a.RestMin, a.Label, a.N, a.List, a.ListN)
 }
 
 // sleepLinkContactsArgs are the parameters of tb_sleep_link_contacts (kernels/sleep.cu), in the kernel's order.
@@ -1330,16 +1395,19 @@ func (k kernelSet) sleepLinkJoints(grid, block int, a sleepLinkJointsArgs) error
 
 // sleepRootsArgs are the parameters of tb_sleep_roots (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_roots points every body straight at its island's root (the unions are all done: roots no
-// longer move, and a thread that reads a parent another one has just rewritten still finds the root).
+// tb_sleep_roots points every body (or each one a list names) straight at its island's root (the
+// unions are all done: roots no longer move, and a thread that reads a parent another one has just
+// rewritten still finds the root).
 type sleepRootsArgs struct {
 	Parent ptr // int *
 	N      int32
+	List   ptr // const int *
+	ListN  ptr // const unsigned int *
 }
 
 // sleepRoots launches tb_sleep_roots over grid blocks of block threads.
 func (k kernelSet) sleepRoots(grid, block int, a sleepRootsArgs) error {
-	return k.dev.launch("tb_sleep_roots", grid, block, a.Parent, a.N)
+	return k.dev.launch("tb_sleep_roots", grid, block, a.Parent, a.N, a.List, a.ListN)
 }
 
 // sleepRestMinArgs are the parameters of tb_sleep_rest_min (kernels/sleep.cu), in the kernel's order.
@@ -1364,8 +1432,8 @@ func (k kernelSet) sleepRestMin(grid, block int, a sleepRestMinArgs) error {
 
 // sleepLabelArgs are the parameters of tb_sleep_label (kernels/sleep.cu), in the kernel's order.
 //
-// tb_sleep_label runs tbSleepLabel over the bodies. The order of the labels is the threads', which
-// does not matter: a label only tells one sleeping island from another.
+// tb_sleep_label labels the root of each island (tbSleepLabel) among every body, or among those a
+// list names: the awake bodies, whose islands' sleeping roots tb_sleep_ends labels.
 type sleepLabelArgs struct {
 	Parent    ptr // const int *
 	RestMin   ptr // const unsigned int *
@@ -1374,17 +1442,50 @@ type sleepLabelArgs struct {
 	Next      ptr // unsigned int *
 	N         int32
 	SleepTime float32
+	List      ptr // const int *
+	ListN     ptr // const unsigned int *
 }
 
 // sleepLabel launches tb_sleep_label over grid blocks of block threads.
 func (k kernelSet) sleepLabel(grid, block int, a sleepLabelArgs) error {
-	return k.dev.launch("tb_sleep_label", grid, block, a.Parent, a.RestMin, a.Flags, a.Label, a.Next, a.N, a.SleepTime)
+	return k.dev.launch("tb_sleep_label", grid, block, a.Parent, a.RestMin, a.Flags, a.Label, a.Next, a.N, a.SleepTime, a.List, a.ListN)
+}
+
+// sleepEndsArgs are the parameters of tb_sleep_ends (kernels/sleep.cu), in the kernel's order.
+//
+// tb_sleep_ends does op to both bodies of each of the step's first min(*count, cap) contacts (threads
+// 0 to cap-1) and nJointed jointed pairs (keys a<<32|b, the next nJointed threads), when the body
+// kernels of the sleep stage run over the awake list: the islands' unions reach only those bodies and
+// the listed ones, so initialising, flattening and labelling them with the listed bodies sets up every
+// island of the step. Of a contact's or joint's bodies only those not listed need it; the listed ones
+// get the same writes twice, before the unions (init) or of their roots (roots), which changes
+// nothing. An island's root that sleeps (a sleeping body that touches, after the last round of
+// waking, or is jointed to awake ones) is labelled here, once: the first thread to reach it swaps its
+// rest minimum for TB_SLEEP_CLAIMED, the others see the claim.
+type sleepEndsArgs struct {
+	Contacts  ptr // const TbContact *
+	Count     ptr // const unsigned int *
+	Cap       int32
+	Jointed   ptr // const unsigned long long *
+	NJointed  int32
+	Op        int32
+	Flags     ptr // const unsigned int *
+	Parent    ptr // int *
+	RestMin   ptr // unsigned int *
+	Label     ptr // unsigned int *
+	Next      ptr // unsigned int *
+	SleepTime float32
+}
+
+// sleepEnds launches tb_sleep_ends over grid blocks of block threads.
+func (k kernelSet) sleepEnds(grid, block int, a sleepEndsArgs) error {
+	return k.dev.launch("tb_sleep_ends", grid, block, a.Contacts, a.Count, a.Cap, a.Jointed, a.NJointed, a.Op, a.Flags, a.Parent, a.RestMin, a.Label, a.Next, a.SleepTime)
 }
 
 // sleepDecideArgs are the parameters of tb_sleep_decide (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled
-// (tbSleepDecide over the bodies).
+// (tbSleepDecide over the bodies, or those a list names).
 type sleepDecideArgs struct {
 	Parent ptr // const int *
 	Label  ptr // const unsigned int *
@@ -1540,16 +1641,19 @@ func (k kernelSet) sleepStill(grid, block int, a sleepStillArgs) error {
 // sleepCountArgs are the parameters of tb_sleep_count (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_count counts into *out (zeroed first) the sleeping bodies and, in out[1], the awake dynamic
-// ones.
+// ones: of every body, or of those a list names (the step's awake list: out[0] is then the bodies
+// that fell asleep in the step).
 type sleepCountArgs struct {
 	Flags ptr // const unsigned int *
 	N     int32
 	Out   ptr // unsigned int *
+	List  ptr // const int *
+	ListN ptr // const unsigned int *
 }
 
 // sleepCount launches tb_sleep_count over grid blocks of block threads.
 func (k kernelSet) sleepCount(grid, block int, a sleepCountArgs) error {
-	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out)
+	return k.dev.launch("tb_sleep_count", grid, block, a.Flags, a.N, a.Out, a.List, a.ListN)
 }
 
 // sleepAwakeMarkArgs are the parameters of tb_sleep_awake_mark (kernels/sleep.cu), in the kernel's order.
@@ -1570,17 +1674,19 @@ func (k kernelSet) sleepAwakeMark(grid, block int, a sleepAwakeMarkArgs) error {
 // sleepAwakeListArgs are the parameters of tb_sleep_awake_list (kernels/sleep.cu), in the kernel's order.
 //
 // tb_sleep_awake_list writes the marked bodies' indices to list (offsets: the marks' exclusive scan)
-// and their number to *listN.
+// and their number to *listN; and, when rest is not 0, the others' (static or asleep) to rest, in
+// index order too (body i is the (i - offsets[i])-th of them).
 type sleepAwakeListArgs struct {
 	Offsets ptr // const unsigned int *
 	N       int32
 	List    ptr // int *
 	ListN   ptr // unsigned int *
+	Rest    ptr // int *
 }
 
 // sleepAwakeList launches tb_sleep_awake_list over grid blocks of block threads.
 func (k kernelSet) sleepAwakeList(grid, block int, a sleepAwakeListArgs) error {
-	return k.dev.launch("tb_sleep_awake_list", grid, block, a.Offsets, a.N, a.List, a.ListN)
+	return k.dev.launch("tb_sleep_awake_list", grid, block, a.Offsets, a.N, a.List, a.ListN, a.Rest)
 }
 
 // smallSubstepsArgs are the parameters of tb_small_substeps (kernels/small.cu), in the kernel's order.
@@ -1799,17 +1905,21 @@ func (k kernelSet) solverAdjFill(grid, block int, a solverAdjFillArgs) error {
 // solverAdjSortArgs are the parameters of tb_solver_adj_sort (kernels/solver.cu), in the kernel's order.
 //
 // tb_solver_adj_sort sorts each body's list, that is by manifold index, the order in which the CPU's
-// gather adds the impulses. Lists are short (a dynamic body touches a few dozen manifolds at most in the
-// scenes; static bodies, which touch thousands, have none), so an insertion sort per body does.
+// gather adds the impulses: every body's, or the listed bodies' only when the step's gathers read no
+// other list (Jacobi's, without joints, over the awake list). Lists are short (a dynamic body touches
+// a few dozen manifolds at most in the scenes; static bodies, which touch thousands, have none), so an
+// insertion sort per body does.
 type solverAdjSortArgs struct {
 	Start ptr // const unsigned int *
 	Adj   ptr // int *
 	N     int32
+	List  ptr // const int *
+	ListN ptr // const unsigned int *
 }
 
 // solverAdjSort launches tb_solver_adj_sort over grid blocks of block threads.
 func (k kernelSet) solverAdjSort(grid, block int, a solverAdjSortArgs) error {
-	return k.dev.launch("tb_solver_adj_sort", grid, block, a.Start, a.Adj, a.N)
+	return k.dev.launch("tb_solver_adj_sort", grid, block, a.Start, a.Adj, a.N, a.List, a.ListN)
 }
 
 // solverGatherArgs are the parameters of tb_solver_gather (kernels/solver.cu), in the kernel's order.

@@ -171,6 +171,11 @@ func TestCUDASleepingPGSStepIsTheCPUs(t *testing.T) {
 	checkSleepParityOf(t, newCUDA, pgsSleepCases())
 }
 
+// TestCUDASleepSplitBroadPhase is TestSplitBroadPhaseFindsTheWholeTreesPairs on the GPU, whose
+// tb_broad_cross and tree builds over part of the world run their threads at once: the awake bodies'
+// tree with the kept tree of the resting ones gives the pairs of one tree over every body.
+func TestCUDASleepSplitBroadPhase(t *testing.T) { checkSplitBroadPhase(t, newCUDA(t)) }
+
 func TestCUDASleepStage(t *testing.T)       { checkSleepStage(t, newCUDA(t)) }
 func TestCUDASleepIslandRoots(t *testing.T) { checkIslandRoots(t, newCUDA(t)) }
 func TestCUDASleepWakeByLabel(t *testing.T) { checkWakeByLabel(t, newCUDA(t)) }

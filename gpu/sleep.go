@@ -9,6 +9,13 @@ import (
 // sleepThreads is the block size of sleep.cu's launches.
 const sleepThreads = 256
 
+// Operations of tb_sleep_ends (TB_SLEEP_ENDS_INIT, _ROOTS, _LABEL).
+const (
+	sleepEndsInit int32 = iota
+	sleepEndsRoots
+	sleepEndsLabel
+)
+
 // sleepStage is sleeping's bookkeeping on the device (kernels/sleep.cu): the awake dynamic bodies' rest
 // times, the islands of the step's touching contacts and joints, and the decision that puts an island
 // to sleep (run), as sim's finishStep and updateSleep make them, and the waking of the islands an awake
@@ -100,7 +107,10 @@ type sleepInput struct {
 }
 
 // run launches one step's sleeping at its end, after the bodies' final velocities: the rest times,
-// the islands, and the islands that fall asleep (their bodies labelled, their velocities zeroed).
+// the islands, and the islands that fall asleep (their bodies labelled, their velocities zeroed). With
+// an awake list, every per-body kernel runs over it, and the islands' set-up, roots and labels reach
+// the sleeping bodies the step's contacts and joints name through tb_sleep_ends: the step's cost
+// follows its awake bodies, not the world.
 func (s *sleepStage) run(d device, in sleepInput) error {
 	n := in.bodies.n
 	if n == 0 {
@@ -111,9 +121,8 @@ func (s *sleepStage) run(d device, in sleepInput) error {
 	}
 	k := kernelSet{d}
 	bb := in.bodies
-	g := blocks(n, sleepThreads)
 	var list, listN ptr
-	lg := g
+	lg := blocks(n, sleepThreads)
 	if in.awake != nil {
 		list, listN, lg = in.awake.args(n, sleepThreads)
 	}
@@ -122,7 +131,20 @@ func (s *sleepStage) run(d device, in sleepInput) error {
 		List: list, ListN: listN}); err != nil {
 		return err
 	}
-	if err := k.sleepInit(g, sleepThreads, sleepInitArgs{Parent: s.parent.p, RestMin: s.restMin.p, N: int32(n)}); err != nil {
+	ends := func(op int32) error {
+		if list == 0 || in.contactCap+in.nJointed == 0 {
+			return nil
+		}
+		return k.sleepEnds(blocks(in.contactCap+in.nJointed, sleepThreads), sleepThreads, sleepEndsArgs{
+			Contacts: in.contacts, Count: in.contactCount, Cap: int32(in.contactCap), Jointed: in.jointed,
+			NJointed: int32(in.nJointed), Op: op, Flags: bb.flags.p, Parent: s.parent.p, RestMin: s.restMin.p,
+			Label: s.label.p, Next: s.next.p, SleepTime: in.sleepTime})
+	}
+	if err := k.sleepInit(lg, sleepThreads, sleepInitArgs{Parent: s.parent.p, RestMin: s.restMin.p, Label: s.label.p,
+		N: int32(n), List: list, ListN: listN}); err != nil {
+		return err
+	}
+	if err := ends(sleepEndsInit); err != nil {
 		return err
 	}
 	if in.contactCap > 0 {
@@ -138,15 +160,22 @@ func (s *sleepStage) run(d device, in sleepInput) error {
 			return err
 		}
 	}
-	if err := k.sleepRoots(g, sleepThreads, sleepRootsArgs{Parent: s.parent.p, N: int32(n)}); err != nil {
+	if err := k.sleepRoots(lg, sleepThreads, sleepRootsArgs{Parent: s.parent.p, N: int32(n), List: list,
+		ListN: listN}); err != nil {
+		return err
+	}
+	if err := ends(sleepEndsRoots); err != nil {
 		return err
 	}
 	if err := k.sleepRestMin(lg, sleepThreads, sleepRestMinArgs{Parent: s.parent.p, Rest: s.rest.p, Flags: bb.flags.p,
 		Asleep: s.asleep.p, RestMin: s.restMin.p, N: int32(n), List: list, ListN: listN}); err != nil {
 		return err
 	}
-	if err := k.sleepLabel(g, sleepThreads, sleepLabelArgs{Parent: s.parent.p, RestMin: s.restMin.p, Flags: bb.flags.p,
-		Label: s.label.p, Next: s.next.p, N: int32(n), SleepTime: in.sleepTime}); err != nil {
+	if err := k.sleepLabel(lg, sleepThreads, sleepLabelArgs{Parent: s.parent.p, RestMin: s.restMin.p, Flags: bb.flags.p,
+		Label: s.label.p, Next: s.next.p, N: int32(n), SleepTime: in.sleepTime, List: list, ListN: listN}); err != nil {
+		return err
+	}
+	if err := ends(sleepEndsLabel); err != nil {
 		return err
 	}
 	return k.sleepDecide(lg, sleepThreads, sleepDecideArgs{Parent: s.parent.p, Label: s.label.p, Flags: bb.flags.p,
@@ -291,16 +320,22 @@ func (s *sleepStage) still(d device, bb *bodyBuffers) error {
 		Vel: bb.vel.p, Omega: bb.omega.p, N: int32(bb.n)})
 }
 
-// count launches the count of the sleeping and the awake dynamic bodies into out's two uint32s.
-func (s *sleepStage) count(d device, bb *bodyBuffers, out ptr) error {
+// count launches the count of the sleeping and the awake dynamic bodies into out's two uint32s; over
+// the awake list when awake is not nil, when the first counts those of the list that fell asleep.
+func (s *sleepStage) count(d device, bb *bodyBuffers, out ptr, awake *awakeList) error {
 	if err := d.zero(out, 8); err != nil {
 		return err
 	}
 	if bb.n == 0 {
 		return nil
 	}
-	return kernelSet{d}.sleepCount(blocks(bb.n, sleepThreads), sleepThreads, sleepCountArgs{Flags: bb.flags.p,
-		N: int32(bb.n), Out: out})
+	var list, listN ptr
+	grid := blocks(bb.n, sleepThreads)
+	if awake != nil {
+		list, listN, grid = awake.args(bb.n, sleepThreads)
+	}
+	return kernelSet{d}.sleepCount(grid, sleepThreads, sleepCountArgs{Flags: bb.flags.p, N: int32(bb.n), Out: out,
+		List: list, ListN: listN})
 }
 
 // release frees the stage's buffers.

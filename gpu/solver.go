@@ -325,7 +325,17 @@ func (s *solverStage) lists(r *solverRun) error {
 		Cap: r.capM, Pos: r.b.pos.p, Start: s.start.p, Fill: s.fill.p, Adj: s.adj.p}); err != nil {
 		return err
 	}
-	return ks.solverAdjSort(r.bg, solverBodyThreads, solverAdjSortArgs{Start: s.start.p, Adj: s.adj.p, N: int32(n)})
+	// Only the gathers read the lists after the sort when the passes are Jacobi's without joints and
+	// the step's own kernels (not the small path's): those run over the awake list when there is one,
+	// and so does the sort. Gauss-Seidel's colouring, the joints' gather and the small path read every
+	// body's.
+	var list, listN ptr
+	grid := r.bg
+	if r.j == nil && !r.gs && !r.small {
+		list, listN, grid = s.bodyList(n)
+	}
+	return ks.solverAdjSort(grid, solverBodyThreads, solverAdjSortArgs{Start: s.start.p, Adj: s.adj.p, N: int32(n),
+		List: list, ListN: listN})
 }
 
 // run runs one of the solver's stages of the plan (after Prepare) on the device: sim's Jacobi solver,

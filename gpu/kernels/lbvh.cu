@@ -441,6 +441,9 @@ TB_FN void tbEmit(unsigned *pairA, unsigned *pairB, unsigned *count, int cap, in
 	}
 }
 
+// tbId is the body of leaf j of a tree over the bodies ids lists (all bodies: ids is 0).
+TB_FN int tbId(const int *ids, int j) { return ids != 0 ? ids[j] : j; }
+
 // tb_broad_query finds the pairs of leaf k (sorted position) with the leaves after it, as sim/bvh's
 // queryKernel: those leaves are the right children of the ancestors whose left subtree holds k, so the
 // query walks up the parent links and, at each such ancestor, tests the right child's box and walks an
@@ -453,9 +456,13 @@ TB_FN void tbEmit(unsigned *pairA, unsigned *pairB, unsigned *count, int cap, in
 // listed, with the same overlap and moving tests: the pairs are the same, and so is their sorted list.
 // visits[k] is the number of internal nodes and listed bodies leaf k's thread tested (0 for an
 // invalid body), so that the longest walk is measurable (Backend.QueryWalks).
+//
+// A tree over part of the world (ids not 0) has leaf j for body ids[j]: the pairs name the bodies. The
+// ids increase with j, so the smaller leaf is the smaller body.
 TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBox *leafBox, const unsigned *index,
                               const unsigned *moving, int n, const TbBig *big, const unsigned *bigCount,
-                              unsigned *pairA, unsigned *pairB, unsigned *count, int cap, unsigned *visits) {
+                              unsigned *pairA, unsigned *pairB, unsigned *count, int cap, unsigned *visits,
+                              const int *ids) {
 	unsigned k = tbThread();
 	if (k >= (unsigned)n) {
 		return;
@@ -478,7 +485,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 		} else if (g->leaf < (int)k) {
 			seen++;
 			if ((mv || g->moving) && tbOverlaps(q, g->box)) {
-				tbEmit(pairA, pairB, count, cap, body, g->body);
+				tbEmit(pairA, pairB, count, cap, tbId(ids, body), tbId(ids, g->body));
 			}
 		}
 	}
@@ -504,7 +511,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 		}
 		int c = nd->child[1];
 		if (c < 0) {
-			tbEmit(pairA, pairB, count, cap, body, ~c);
+			tbEmit(pairA, pairB, count, cap, tbId(ids, body), tbId(ids, ~c));
 			continue;
 		}
 		int top = 0;
@@ -515,11 +522,11 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 			bool hit1 = (m->last[1] & need) == need && tbOverlaps(q, m->box[1]);
 			int c0 = m->child[0], c1 = m->child[1];
 			if (hit0 && c0 < 0) {
-				tbEmit(pairA, pairB, count, cap, body, ~c0);
+				tbEmit(pairA, pairB, count, cap, tbId(ids, body), tbId(ids, ~c0));
 				hit0 = false;
 			}
 			if (hit1 && c1 < 0) {
-				tbEmit(pairA, pairB, count, cap, body, ~c1);
+				tbEmit(pairA, pairB, count, cap, tbId(ids, body), tbId(ids, ~c1));
 				hit1 = false;
 			}
 			if (hit0 && hit1 && top < 64) {
@@ -539,6 +546,71 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 	visits[k] = seen;
 }
 TB_REGISTER(tb_broad_query)
+
+// tb_broad_cross finds the pairs of the moving bodies of one tree (the awake bodies' leaves: boxes,
+// moving and ids, n of them, in body order) with the bodies of another (the sleeping and static
+// bodies': nodes and leaf boxes over nOther leaves, leaf j body otherIds[j]), each moving leaf walking
+// the other tree from its root depth first. The other tree is kept while no body falls asleep, so a
+// body of it that has woken since (dynamic and not TB_ASLEEP in flags) is skipped: it is a leaf of
+// the awake tree now, where its pairs are found. The pairs of a moving body and a resting one are
+// those a tree over all bodies finds (tb_broad_query), with the same overlap test.
+TB_KERNEL void tb_broad_cross(const TbBox *boxes, const unsigned *moving, const int *ids, int n, const TbNode *nodes,
+                              const TbBox *otherBoxes, const int *otherIds, int nOther, const unsigned *flags,
+                              unsigned *pairA, unsigned *pairB, unsigned *count, int cap) {
+	int j = tbThread();
+	if (j >= n || nOther == 0 || !moving[j]) {
+		return;
+	}
+	TbBox q = boxes[j];
+	if (!tbBoxValid(q)) {
+		return;
+	}
+	int body = ids[j];
+	// A resting body of the other tree that has not woken since it was built.
+	auto rests = [&](int leaf) {
+		unsigned f = flags[otherIds[leaf]];
+		return (f & TB_TYPE_MASK) != TB_DYNAMIC || (f & TB_ASLEEP) != 0;
+	};
+	if (nOther == 1) {
+		if (tbBoxValid(otherBoxes[0]) && tbOverlaps(q, otherBoxes[0]) && rests(0)) {
+			tbEmit(pairA, pairB, count, cap, body, otherIds[0]);
+		}
+		return;
+	}
+	int stack[64];
+	int top = 0, c = 0;
+	// Each internal node is visited at most once; the budget only ends a walk over a corrupt tree.
+	for (int budget = 2 * nOther; --budget > 0;) {
+		const TbNode *m = &nodes[c];
+		bool hit0 = tbOverlaps(q, m->box[0]), hit1 = tbOverlaps(q, m->box[1]);
+		int c0 = m->child[0], c1 = m->child[1];
+		if (hit0 && c0 < 0) {
+			if (rests(~c0)) {
+				tbEmit(pairA, pairB, count, cap, body, otherIds[~c0]);
+			}
+			hit0 = false;
+		}
+		if (hit1 && c1 < 0) {
+			if (rests(~c1)) {
+				tbEmit(pairA, pairB, count, cap, body, otherIds[~c1]);
+			}
+			hit1 = false;
+		}
+		if (hit0 && hit1 && top < 64) {
+			stack[top++] = c1;
+			c = c0;
+		} else if (hit0) {
+			c = c0;
+		} else if (hit1) {
+			c = c1;
+		} else if (top > 0) {
+			c = stack[--top];
+		} else {
+			break;
+		}
+	}
+}
+TB_REGISTER(tb_broad_cross)
 
 // --- 7. output ---------------------------------------------------------------------------------------
 

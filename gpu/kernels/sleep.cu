@@ -7,7 +7,8 @@
 // zeroed.
 //
 // At the end of a step: tb_sleep_timers, tb_sleep_init, tb_sleep_link_contacts, tb_sleep_link_joints,
-// tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide. After the narrow phase:
+// tb_sleep_roots, tb_sleep_rest_min, tb_sleep_label, tb_sleep_decide (and tb_sleep_ends over the
+// awake list). After the narrow phase:
 // tb_sleep_wake_contacts, tb_sleep_wake_joints, tb_sleep_wake_kinematic, tb_sleep_wake_flush.
 #include "broad.cuh"
 
@@ -41,9 +42,10 @@ TB_FN void tbSleepTimer(int i, const float4 *vel, const float4 *omega, const TbS
 
 // tb_sleep_timers runs tbSleepTimer over the bodies.
 // Those of the end of the step that read only awake bodies (the timers, the rest minima, the decision)
-// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. The
-// labels go to every root: an island of awake bodies may hang from a sleeping one that a contact left
-// after the last round of waking reached.
+// run over the bodies a list names when there is one (see tbBodyCount): the step's awake bodies. So do
+// the islands' set-up, roots and labels, with tb_sleep_ends over the step's contacts and joints: an
+// island of awake bodies may hang from a sleeping one that a contact left after the last round of
+// waking reached, or that a joint holds.
 TB_KERNEL void tb_sleep_timers(const float4 *vel, const float4 *omega, const TbShape *shape, const unsigned *flags,
                                const unsigned *asleep, float *rest, int n, float dt, float speed, const int *list,
                                const unsigned *listN) {
@@ -60,11 +62,18 @@ TB_FN void tbSleepInit(int i, int *parent, unsigned *restMin) {
 	restMin[i] = TB_SLEEP_NONE;
 }
 
-// tb_sleep_init makes every body its own island (tbSleepInit).
-TB_KERNEL void tb_sleep_init(int *parent, unsigned *restMin, int n) {
-	int i = tbThread();
-	if (i < n) {
+// tb_sleep_init makes each body its own island (tbSleepInit), with no label: every body, or those a
+// list names (the step's awake bodies), with tb_sleep_ends doing the same for the bodies the step's
+// contacts and joints name. No other body takes part in the step's unions, and no kernel reads
+// another body's parent, rest minimum or label: a world that mostly sleeps sets up its islands over
+// its awake part.
+TB_KERNEL void tb_sleep_init(int *parent, unsigned *restMin, unsigned *label, int n, const int *list,
+                             const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
 		tbSleepInit(i, parent, restMin);
+		label[i] = 0;
 	}
 }
 TB_REGISTER(tb_sleep_init)
@@ -151,11 +160,13 @@ TB_KERNEL void tb_sleep_link_joints(const unsigned long long *jointed, int n, co
 }
 TB_REGISTER(tb_sleep_link_joints)
 
-// tb_sleep_roots points every body straight at its island's root (the unions are all done: roots no
-// longer move, and a thread that reads a parent another one has just rewritten still finds the root).
-TB_KERNEL void tb_sleep_roots(int *parent, int n) {
-	int i = tbThread();
-	if (i < n) {
+// tb_sleep_roots points every body (or each one a list names) straight at its island's root (the
+// unions are all done: roots no longer move, and a thread that reads a parent another one has just
+// rewritten still finds the root).
+TB_KERNEL void tb_sleep_roots(int *parent, int n, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
 		parent[i] = tbSleepFind(parent, i);
 	}
 }
@@ -181,14 +192,10 @@ TB_KERNEL void tb_sleep_rest_min(const int *parent, const float *rest, const uns
 }
 TB_REGISTER(tb_sleep_rest_min)
 
-// tbSleepLabel gives a fresh label (from *next, never 0) to body i if it is the root of an island with
-// an awake body that has rested for sleepTime.
-TB_FN void tbSleepLabel(int i, const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
-                        unsigned *next, float sleepTime) {
-	if (parent[i] != i || !tbSleepDynamic(flags, i)) {
-		return;
-	}
-	unsigned r = restMin[i];
+// tbSleepLabelRoot gives root i of a dynamic island a fresh label (from *next, never 0) when r, the
+// least rest time of its awake bodies, reaches sleepTime, and 0 otherwise. The order of the labels is
+// the threads', which does not matter: a label only tells one sleeping island from another.
+TB_FN void tbSleepLabelRoot(unsigned *label, unsigned *next, int i, unsigned r, float sleepTime) {
 	label[i] = 0;
 	if (r != TB_SLEEP_NONE && __uint_as_float(r) >= sleepTime) {
 		unsigned l = atomicAdd(next, 1u) + 1u;
@@ -199,13 +206,21 @@ TB_FN void tbSleepLabel(int i, const int *parent, const unsigned *restMin, const
 	}
 }
 
-// tb_sleep_label runs tbSleepLabel over the bodies. The order of the labels is the threads', which
-// does not matter: a label only tells one sleeping island from another.
+// tbSleepLabel labels body i (tbSleepLabelRoot) if it is the root of a dynamic island.
+TB_FN void tbSleepLabel(int i, const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
+                        unsigned *next, float sleepTime) {
+	if (parent[i] == i && tbSleepDynamic(flags, i)) {
+		tbSleepLabelRoot(label, next, i, restMin[i], sleepTime);
+	}
+}
+
+// tb_sleep_label labels the root of each island (tbSleepLabel) among every body, or among those a
+// list names: the awake bodies, whose islands' sleeping roots tb_sleep_ends labels.
 TB_KERNEL void tb_sleep_label(const int *parent, const unsigned *restMin, const unsigned *flags, unsigned *label,
-                              unsigned *next, int n, float sleepTime) {
-	int i = tbThread();
-	if (i < n) {
-		tbSleepLabel(i, parent, restMin, flags, label, next, sleepTime);
+                              unsigned *next, int n, float sleepTime, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		tbSleepLabel(tbBodyAt(list, t), parent, restMin, flags, label, next, sleepTime);
 	}
 }
 TB_REGISTER(tb_sleep_label)
@@ -226,8 +241,68 @@ TB_FN void tbSleepDecide(int i, const int *parent, const unsigned *label, unsign
 	}
 }
 
+// TB_SLEEP_CLAIMED marks the rest minimum of a root tb_sleep_ends has labelled: NaN bits, which no
+// rest time has.
+#define TB_SLEEP_CLAIMED 0xffffffffU
+
+// Operations of tb_sleep_ends on the bodies of the step's contacts and joints.
+#define TB_SLEEP_ENDS_INIT 0  // tb_sleep_init's, before the unions
+#define TB_SLEEP_ENDS_ROOTS 1 // tb_sleep_roots', after them
+#define TB_SLEEP_ENDS_LABEL 2 // the label of a sleeping root, after tb_sleep_label
+
+// tb_sleep_ends does op to both bodies of each of the step's first min(*count, cap) contacts (threads
+// 0 to cap-1) and nJointed jointed pairs (keys a<<32|b, the next nJointed threads), when the body
+// kernels of the sleep stage run over the awake list: the islands' unions reach only those bodies and
+// the listed ones, so initialising, flattening and labelling them with the listed bodies sets up every
+// island of the step. Of a contact's or joint's bodies only those not listed need it; the listed ones
+// get the same writes twice, before the unions (init) or of their roots (roots), which changes
+// nothing. An island's root that sleeps (a sleeping body that touches, after the last round of
+// waking, or is jointed to awake ones) is labelled here, once: the first thread to reach it swaps its
+// rest minimum for TB_SLEEP_CLAIMED, the others see the claim.
+TB_KERNEL void tb_sleep_ends(const TbContact *contacts, const unsigned *count, int cap,
+                             const unsigned long long *jointed, int nJointed, int op, const unsigned *flags,
+                             int *parent, unsigned *restMin, unsigned *label, unsigned *next, float sleepTime) {
+	int k = tbThread();
+	int a, b;
+	if (k < cap) {
+		if ((unsigned)k >= min(*count, (unsigned)cap)) {
+			return;
+		}
+		a = contacts[k].a, b = contacts[k].b;
+	} else if (k - cap < nJointed) {
+		unsigned long long key = jointed[k - cap];
+		a = (int)(key >> 32), b = (int)(key & 0xffffffffu);
+	} else {
+		return;
+	}
+	int ends[2] = {a, b};
+	for (int e = 0; e < 2; e++) {
+		int i = ends[e];
+		if (i < 0) {
+			continue;
+		}
+		if (op == TB_SLEEP_ENDS_INIT) {
+			parent[i] = i;
+			restMin[i] = TB_SLEEP_NONE;
+			label[i] = 0;
+		} else if (op == TB_SLEEP_ENDS_ROOTS) {
+			parent[i] = tbSleepFind(parent, i);
+		} else {
+			int r = parent[i];
+			if (!tbSleepDynamic(flags, r) || (flags[r] & TB_ASLEEP) == 0) {
+				continue; // no island, or an awake root: listed, and labelled by tb_sleep_label
+			}
+			unsigned rest = atomicExch(&restMin[r], TB_SLEEP_CLAIMED);
+			if (rest != TB_SLEEP_CLAIMED) {
+				tbSleepLabelRoot(label, next, r, rest, sleepTime);
+			}
+		}
+	}
+}
+TB_REGISTER(tb_sleep_ends)
+
 // tb_sleep_decide puts to sleep the awake dynamic bodies of the islands tb_sleep_label labelled
-// (tbSleepDecide over the bodies).
+// (tbSleepDecide over the bodies, or those a list names).
 TB_KERNEL void tb_sleep_decide(const int *parent, const unsigned *label, unsigned *flags, unsigned *asleep,
                                float4 *vel, float4 *omega, int n, const int *list, const unsigned *listN) {
 	int m = tbBodyCount(list, listN, n);
@@ -401,13 +476,16 @@ TB_KERNEL void tb_sleep_still(const unsigned *flags, float4 *vel, float4 *omega,
 TB_REGISTER(tb_sleep_still)
 
 // tb_sleep_count counts into *out (zeroed first) the sleeping bodies and, in out[1], the awake dynamic
-// ones.
-TB_KERNEL void tb_sleep_count(const unsigned *flags, int n, unsigned *out) {
-	int i = tbThread();
-	if (i >= n || (flags[i] & TB_TYPE_MASK) != TB_DYNAMIC) {
-		return;
+// ones: of every body, or of those a list names (the step's awake list: out[0] is then the bodies
+// that fell asleep in the step).
+TB_KERNEL void tb_sleep_count(const unsigned *flags, int n, unsigned *out, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
+		if ((flags[i] & TB_TYPE_MASK) == TB_DYNAMIC) {
+			atomicAdd(&out[(flags[i] & TB_ASLEEP) != 0 ? 0 : 1], 1u);
+		}
 	}
-	atomicAdd(&out[(flags[i] & TB_ASLEEP) != 0 ? 0 : 1], 1u);
 }
 TB_REGISTER(tb_sleep_count)
 
@@ -427,8 +505,9 @@ TB_KERNEL void tb_sleep_awake_mark(const unsigned *flags, int n, unsigned *mark)
 TB_REGISTER(tb_sleep_awake_mark)
 
 // tb_sleep_awake_list writes the marked bodies' indices to list (offsets: the marks' exclusive scan)
-// and their number to *listN.
-TB_KERNEL void tb_sleep_awake_list(const unsigned *offsets, int n, int *list, unsigned *listN) {
+// and their number to *listN; and, when rest is not 0, the others' (static or asleep) to rest, in
+// index order too (body i is the (i - offsets[i])-th of them).
+TB_KERNEL void tb_sleep_awake_list(const unsigned *offsets, int n, int *list, unsigned *listN, int *rest) {
 	int i = tbThread();
 	if (i > n) {
 		return;
@@ -437,6 +516,8 @@ TB_KERNEL void tb_sleep_awake_list(const unsigned *offsets, int n, int *list, un
 		*listN = offsets[n];
 	} else if (offsets[i + 1] != offsets[i]) {
 		list[offsets[i]] = i;
+	} else if (rest != 0) {
+		rest[i - (int)offsets[i]] = i;
 	}
 }
 TB_REGISTER(tb_sleep_awake_list)

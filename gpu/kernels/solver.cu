@@ -437,20 +437,22 @@ TB_KERNEL void tb_solver_adj_fill(const TbSolverManifold *man, const int *count,
 TB_REGISTER(tb_solver_adj_fill)
 
 // tb_solver_adj_sort sorts each body's list, that is by manifold index, the order in which the CPU's
-// gather adds the impulses. Lists are short (a dynamic body touches a few dozen manifolds at most in the
-// scenes; static bodies, which touch thousands, have none), so an insertion sort per body does.
-TB_KERNEL void tb_solver_adj_sort(const unsigned *start, int *adj, int n) {
-	int i = tbThread();
-	if (i >= n) {
-		return;
-	}
-	for (unsigned p = start[i] + 1; p < start[i + 1]; p++) {
-		int e = adj[p];
-		unsigned q = p;
-		for (; q > start[i] && adj[q - 1] > e; q--) {
-			adj[q] = adj[q - 1];
+// gather adds the impulses: every body's, or the listed bodies' only when the step's gathers read no
+// other list (Jacobi's, without joints, over the awake list). Lists are short (a dynamic body touches
+// a few dozen manifolds at most in the scenes; static bodies, which touch thousands, have none), so an
+// insertion sort per body does.
+TB_KERNEL void tb_solver_adj_sort(const unsigned *start, int *adj, int n, const int *list, const unsigned *listN) {
+	int m = tbBodyCount(list, listN, n);
+	for (int t = tbThread(); t < m; t += tbStride()) {
+		int i = tbBodyAt(list, t);
+		for (unsigned p = start[i] + 1; p < start[i + 1]; p++) {
+			int e = adj[p];
+			unsigned q = p;
+			for (; q > start[i] && adj[q - 1] > e; q--) {
+				adj[q] = adj[q - 1];
+			}
+			adj[q] = e;
 		}
-		adj[q] = e;
 	}
 }
 TB_REGISTER(tb_solver_adj_sort)
