@@ -66,6 +66,7 @@ func hills() *Scene {
 				default:
 					b.Shape = rock
 					b.Density = num(2600)
+					b.RollingResistance, b.SpinningResistance = num(roundResistance), num(roundResistance)
 				}
 				s.add(b)
 			}
