@@ -12,19 +12,22 @@ import (
 type restWatch struct {
 	w        *sim.World
 	sleep    bool
+	dynamic  int // the world's dynamic bodies (a run adds or removes none)
 	asleepAt int // the first step with every dynamic body asleep; 0: none yet
 }
 
 func newRestWatch(w *sim.World) *restWatch {
-	return &restWatch{w: w, sleep: w.Resolved().Sleep}
+	return &restWatch{w: w, sleep: w.Resolved().Sleep, dynamic: w.Bodies.Motion(sim.RestSpeed).Dynamic}
 }
 
-// step notes step i's sleep. Sleeping runs on the CPU backend only, whose bodies need no Sync.
+// step notes step i's sleep from the step's count of sleeping bodies (World.Stats.Asleep), which
+// every backend keeps: a device backend's bodies on the host are those of the last Sync, and a Sync
+// each step would read back every body to learn one number.
 func (r *restWatch) step(i int) {
 	if !r.sleep || r.asleepAt != 0 {
 		return
 	}
-	if m := r.w.Bodies.Motion(sim.RestSpeed); m.Awake == 0 {
+	if r.w.Stats.Asleep >= r.dynamic {
 		r.asleepAt = i
 	}
 }

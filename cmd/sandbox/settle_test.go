@@ -7,7 +7,7 @@ import (
 
 // run -settle steps the scene for the seconds given and prints the check of rest: a standing stack has
 // no body above 1 cm/s, a swinging pendulum both, and a box dropped with sleeping on falls asleep
-// after resting for the sleep time (0.5 s).
+// after resting for the sleep time (0.5 s), on the CPU and on the emulated device.
 func TestRunSettlePrintsTheCheckOfRest(t *testing.T) {
 	code, out, errs := sandbox("run", "-scene", "stack", "-settle", "2", "-workers", "1")
 	if code != 0 || !strings.Contains(out, "stack: 21 bodies, 120 steps") ||
@@ -25,6 +25,14 @@ func TestRunSettlePrintsTheCheckOfRest(t *testing.T) {
 	code, out, errs = sandbox("run", "-scene", box, "-settle", "2")
 	if code != 0 || !strings.Contains(out, "0 of 1 bodies above 0.01 m/s") || !strings.Contains(out, "; sleeping: 0 of 1 bodies awake, all asleep from 0.6") {
 		t.Errorf("sleeping: code %d, %q %q", code, out, errs)
+	}
+	// The emulated device sleeps the box as the CPU's Jacobi step does, at the same step: the check
+	// reads the step's count of sleeping bodies, not the host's copy of the bodies.
+	for _, backend := range []string{"cpu", "emu"} {
+		code, out, errs = sandbox("run", "-scene", box, "-settle", "2", "-solver", "jacobi", "-backend", backend)
+		if code != 0 || !strings.Contains(out, "; sleeping: 0 of 1 bodies awake, all asleep from 0.") {
+			t.Errorf("sleeping, jacobi on %s: code %d, %q %q", backend, code, out, errs)
+		}
 	}
 	for _, c := range []struct {
 		args []string
