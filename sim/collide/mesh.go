@@ -26,7 +26,10 @@ import (
 // is not caught on them. The triangles' manifolds whose normals agree (within 2 degrees) are merged and
 // reduced to four points; at most MaxMeshManifolds remain, the deepest ones. Feature ids hash the
 // triangle's index with the features that made the point, so they are stable while the same triangle
-// features touch.
+// features touch (the height field walk's box points name the box's corner, or its edge and the grid
+// line it crosses, instead: field.go). Over a height field, a pair's manifold keeps last step's four
+// points while they hold (CollideMeshKeeping, FieldKeepDepth), so that a body rocking on points of
+// nearly equal depth keeps them and their warm starts.
 
 // MaxMeshManifolds is the most manifolds one shape gets against one mesh.
 const MaxMeshManifolds = 8
