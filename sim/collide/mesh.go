@@ -216,11 +216,13 @@ type KeptPoints struct {
 	Count int
 }
 
-// CollideMeshKeeping is CollideMesh for a pair that touched last step, kept its manifolds' points
-// then. Over a height field, a manifold of more than four points whose points include all four of
-// one of kept's, none of its other points deeper than the deepest of those by FieldKeepDepth or
-// more, keeps those four instead of reducing afresh, so that a body rocking on points of nearly
-// equal depth keeps its points and their warm starts. Meshes ignore kept.
+// CollideMeshKeeping is CollideMesh for a pair that touched last step, kept the ids of its manifolds'
+// points then (in order, the reduction's first, the deepest, first). Over a height field, a manifold
+// of more than four points whose points include all four of one of kept's, none of its other points
+// FieldKeepDepth or more below the deepest of those, keeps those four instead of reducing afresh
+// (keptOf); otherwise its reduction starts from a kept manifold's first point where that is among
+// them and no point lies FieldKeepDepth or more below it (anchor), else from the deepest. So a body
+// rocking on points of nearly equal depth keeps its points and their warm starts. Meshes ignore kept.
 func CollideMeshKeeping(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, kept []KeptPoints, out []Manifold) []Manifold {
 	if b.Kind == geom.Plane || b.Kind == geom.TriMesh || b.Kind == geom.HeightField {
 		return out
@@ -405,10 +407,9 @@ func CollideMeshKeeping(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose
 	return out
 }
 
-// keptOf replaces the reduction's choice keep[:nk] of a manifold's points sel (more than four) with
-// the points of one of c.kept's manifolds, and reports whether it did: where all four of that
-// manifold's points are among sel and no point of sel lies FieldKeepDepth or more below the deepest
-// of them.
+// keptOf puts into keep the indices in sel (a manifold's points, more than four) of the points of one
+// of c.kept's manifolds, and reports whether it did: where all four of that manifold's points are
+// among sel and no point of sel lies FieldKeepDepth or more below the deepest of them.
 func (c *meshCtx) keptOf(sel []clipPt, keep *[4]int) bool {
 	least := sel[0].sep
 	for i := range sel {
