@@ -319,7 +319,12 @@ func (w *World) narrowPhase(lo, hi int) {
 						continue
 					}
 				}
-				p.narrow.multiCand[k] = meshPair(b, ia, ib, margin, p.narrow.multiCand[k][:0])
+				var buf [collide.MaxMeshManifolds]collide.KeptPoints
+				kept := buf[:0]
+				if fieldPair(b, ia, ib) {
+					kept = p.lastPoints(ia, ib, &hint, kept)
+				}
+				p.narrow.multiCand[k] = meshPair(b, ia, ib, margin, kept, p.narrow.multiCand[k][:0])
 				p.narrow.multiChild[k] = resize(p.narrow.multiChild[k], len(p.narrow.multiCand[k]))
 				clear(p.narrow.multiChild[k])
 			}
@@ -351,14 +356,15 @@ func (w *World) narrowPhase(lo, hi int) {
 func triangles(k geom.Kind) bool { return k == geom.TriMesh || k == geom.HeightField }
 
 // meshPair collides a mesh or height field body with another body (either order) into out: the
-// triangles' manifolds, each with its normal from ia to ib.
-func meshPair(b *Bodies, ia, ib int32, margin float32, out []collide.Manifold) []collide.Manifold {
+// triangles' manifolds, each with its normal from ia to ib. kept is the ids of the pair's manifolds'
+// points last step (lastPoints; collide.CollideMeshKeeping), nil for none.
+func meshPair(b *Bodies, ia, ib int32, margin float32, kept []collide.KeptPoints, out []collide.Manifold) []collide.Manifold {
 	pa := geom.Pose{P: b.Position[ia], Q: b.Rotation[ia]}
 	pb := geom.Pose{P: b.Position[ib], Q: b.Rotation[ib]}
 	if triangles(b.Shape[ia].Kind) {
-		return collide.CollideMesh(&b.Shape[ia], pa, &b.Shape[ib], pb, margin, out)
+		return collide.CollideMeshKeeping(&b.Shape[ia], pa, &b.Shape[ib], pb, margin, kept, out)
 	}
-	out = collide.CollideMesh(&b.Shape[ib], pb, &b.Shape[ia], pa, margin, out)
+	out = collide.CollideMeshKeeping(&b.Shape[ib], pb, &b.Shape[ia], pa, margin, kept, out)
 	for i := range out {
 		n := out[i].Normal
 		out[i].Normal = geom.Vec3{-n[0], -n[1], -n[2]}
@@ -620,6 +626,25 @@ func (p *pipeline) findPrev(a, b int32, hint int) (int, int) {
 		return lo, lo
 	}
 	return -1, lo
+}
+
+// lastPoints appends to kept the ids of the points of pair (a, b)'s manifolds last step, which
+// collide.CollideMeshKeeping keeps while they still hold, and returns it; hint is findPrev's.
+func (p *pipeline) lastPoints(a, b int32, hint *int, kept []collide.KeptPoints) []collide.KeptPoints {
+	old, h := p.findPrev(a, b, *hint)
+	*hint = h
+	if old < 0 {
+		return kept
+	}
+	for j := old; j < len(p.narrow.prev) && p.narrow.prev[j].a == a && p.narrow.prev[j].b == b; j++ {
+		m := &p.narrow.prev[j]
+		kp := collide.KeptPoints{Count: int(m.count)}
+		for i := range kp.Count {
+			kp.IDs[i] = m.pts[i].id
+		}
+		kept = append(kept, kp)
+	}
+	return kept
 }
 
 // boundsStage is the Bounds stage's: each body's box and rotation for the step.

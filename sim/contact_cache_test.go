@@ -125,9 +125,15 @@ func TestTheCacheRetestsAPairThatMovedOrTurned(t *testing.T) {
 }
 
 // TestFieldPairsReuseTheirManifolds: bodies at rest on a height field reuse every manifold of their
-// pairs with the field, and those match a fresh test of the pair: the same manifolds in the same
+// pairs with the field, and those match a fresh test of the pair that keeps the points the pair has
+// (lastPoints, as the narrow phase's would): the same manifolds in the same
 // order, each with the same feature ids, separations within a tenth of a millimetre and normals
-// within rounding. A box across a V-shaped crease (faces 20 degrees up on either side) stands on two
+// within rounding. The fresh test gives up the kept points where another lies
+// collide.FieldKeepDepth below them, and the cache's points were kept at a pose within its
+// tolerances of this one, so a manifold may have other ids where the fresh test gave them up: it
+// reduced afresh (the ids of a test that keeps nothing), its deepest point within half a millimetre
+// (the reduction's tolerance for the deepest, and the cache's shift) of that depth below the cached
+// points. A box across a V-shaped crease (faces 20 degrees up on either side) stands on two
 // manifolds, one a face; a box and a ball on a gently bumped part stand on one each.
 func TestFieldPairsReuseTheirManifolds(t *testing.T) {
 	const n, d = 41, 0.25
@@ -161,6 +167,7 @@ func TestFieldPairsReuseTheirManifolds(t *testing.T) {
 	}
 	p, b := &w.pipe, &w.Bodies
 	worstSep := 0.0
+	hint := 0
 	for k, pr := range p.broad.pairs {
 		if p.narrow.candN[k] == 0 {
 			continue
@@ -169,7 +176,7 @@ func TestFieldPairsReuseTheirManifolds(t *testing.T) {
 			t.Fatalf("pair %s-%s was tested afresh", b.Name[pr.A], b.Name[pr.B])
 		}
 		got := p.narrow.multiCand[k]
-		fresh := meshPair(b, pr.A, pr.B, p.narrow.candMargin[k], nil)
+		fresh := meshPair(b, pr.A, pr.B, p.narrow.candMargin[k], p.lastPoints(pr.A, pr.B, &hint, nil), nil)
 		if len(fresh) != len(got) {
 			t.Fatalf("pair %s-%s: %d cached manifolds, a fresh test gives %d", b.Name[pr.A], b.Name[pr.B], len(got), len(fresh))
 		}
@@ -178,14 +185,20 @@ func TestFieldPairsReuseTheirManifolds(t *testing.T) {
 			if g.Count != f.Count {
 				t.Fatalf("pair %s-%s manifold %d: %d cached points, %d fresh", b.Name[pr.A], b.Name[pr.B], s, g.Count, f.Count)
 			}
+			gaveWay := false
+			if plain := meshPair(b, pr.A, pr.B, p.narrow.candMargin[k], nil, nil); len(plain) == len(got) {
+				gaveWay = sameIDs(f, &plain[s]) && lowest(&plain[s]) <= lowest(g)-(collide.FieldKeepDepth-5e-4)
+			}
 			if c := g.Normal.Dot(f.Normal); c < 1-1e-5 {
 				t.Errorf("pair %s-%s manifold %d: cached normal %v, fresh %v", b.Name[pr.A], b.Name[pr.B], s, g.Normal, f.Normal)
 			}
 			for i := range g.Count {
 				gp, fp := &g.Points[i], &f.Points[i]
 				ds := math.Abs(float64(gp.Separation - fp.Separation))
-				worstSep = math.Max(worstSep, ds)
-				if gp.ID != fp.ID || ds > 1e-4 {
+				if gp.ID == fp.ID {
+					worstSep = math.Max(worstSep, ds)
+				}
+				if (gp.ID != fp.ID && !gaveWay) || (gp.ID == fp.ID && ds > 1e-4) {
 					t.Errorf("pair %s-%s manifold %d point %d: cached id %d separation %v, fresh id %d separation %v",
 						b.Name[pr.A], b.Name[pr.B], s, i, gp.ID, gp.Separation, fp.ID, fp.Separation)
 				}
@@ -196,4 +209,26 @@ func TestFieldPairsReuseTheirManifolds(t *testing.T) {
 		}
 	}
 	t.Logf("%d manifolds, all reused; largest separation off a fresh test %.2g m", w.Stats.Manifolds, worstSep)
+}
+
+// sameIDs reports whether manifolds a and b have the same points' ids in the same order.
+func sameIDs(a, b *collide.Manifold) bool {
+	if a.Count != b.Count {
+		return false
+	}
+	for i := range a.Count {
+		if a.Points[i].ID != b.Points[i].ID {
+			return false
+		}
+	}
+	return true
+}
+
+// lowest is the least separation of m's points.
+func lowest(m *collide.Manifold) float32 {
+	d := float32(math.MaxFloat32)
+	for i := range m.Count {
+		d = min(d, m.Points[i].Separation)
+	}
+	return d
 }

@@ -121,7 +121,10 @@ func surfaceAt(f *geom.HeightGrid, x, z float32) (surf, bool) {
 
 // addAbove adds the contact of a point p of a box's face with the terrain straight under it: its
 // triangle's normal, the distance to that triangle's plane, the point midway between the surfaces;
-// nothing beyond the margin or off the field.
+// nothing beyond the margin or off the field. Its feature id is id's (the box's corner, or its edge
+// and the grid line crossed), not the triangle's: a crossing lies on the line between two triangles
+// and a corner may lie on one, so the triangle under them changes with the rounding of a rocking of
+// a micrometre, where the point and its warm start do not.
 func (c *meshCtx) addAbove(f *geom.HeightGrid, p vec, id uint32) {
 	s, ok := surfaceAt(f, p.X, p.Z)
 	if !ok {
@@ -135,7 +138,7 @@ func (c *meshCtx) addAbove(f *geom.HeightGrid, p vec, id uint32) {
 	if sep >= c.margin {
 		return
 	}
-	c.add(s.n, []clipPt{{p: p.MAdd(s.n, -sep/2), sep: sep, feat: mix32(7, s.idx, id)}})
+	c.add(s.n, []clipPt{{p: p.MAdd(s.n, -sep/2), sep: sep, feat: mix32(7, id)}})
 }
 
 // crossings calls fn with the parameters s in (0, 1) at which segment a + s (b - a) crosses the

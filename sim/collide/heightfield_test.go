@@ -2,6 +2,7 @@ package collide
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"tumble/sim/geom"
@@ -330,5 +331,86 @@ func TestFieldWalkAgreesWithTriangleTests(t *testing.T) {
 			t.Errorf("%v: the walk ran at %d of 256 spots, want most", s.Kind, walked)
 		}
 		t.Logf("%v: walked at %d of 256 spots; deepest points at most %.2e m apart", s.Kind, walked, worst)
+	}
+}
+
+// A box resting on a height field's nearly level points keeps last step's four points while it rocks
+// (CollideMeshKeeping): tilted by 3 mrad one way and then the other about an axis across its face,
+// the fresh reduction's points change (the deepest moves to the other side), but the keeping test
+// returns the first tilt's points, ids in the same order, none of the others FieldKeepDepth or more
+// below them. The box's corners lie on the grid's diagonals, where the triangle under them changes
+// as the box rocks: their ids name the corner, not the triangle.
+func TestFieldBoxKeepsItsPointsWhileItRocks(t *testing.T) {
+	const k = 0.05 // the dome's curvature, 1/m: 2.3 mm down under the face's corners
+	dome := testField(t, 65, 0.1, func(x, z float32) float32 { return -k / 2 * (x*x + z*z) })
+	box := &geom.Shape{Kind: geom.Box, HalfExtents: geom.Vec3{0.3, 0.2, 0.3}}
+	axis := mgl32.Vec3{0.6, 0, 0.8}
+	at := func(theta float32) geom.Pose {
+		return geom.Pose{P: geom.Vec3{0.07, 0.2 - 0.001, 0.03}, Q: mgl32.QuatRotate(theta, axis)}
+	}
+	one := func(out []Manifold) *Manifold {
+		t.Helper()
+		if len(out) != 1 || out[0].Count != 4 {
+			t.Fatalf("%d manifolds, want one of 4 points: %+v", len(out), out)
+		}
+		return &out[0]
+	}
+	kept := func(m *Manifold) []KeptPoints {
+		kp := KeptPoints{Count: m.Count}
+		for i := range m.Count {
+			kp.IDs[i] = m.Points[i].ID
+		}
+		return []KeptPoints{kp}
+	}
+	// Tilted 3 mrad one way and then the other, the face's points rise and sink by up to a millimetre.
+	const theta = 0.003
+	a := one(CollideMesh(dome, geom.Identity, box, at(theta), 0.02, nil))
+	fresh := one(CollideMesh(dome, geom.Identity, box, at(-theta), 0.02, nil))
+	if slices.Equal(ids(a), ids(fresh)) {
+		t.Fatalf("the fresh reduction keeps the same points tilted either way (%v): the test needs it to change", ids(a))
+	}
+	got := one(CollideMeshKeeping(dome, geom.Identity, box, at(-theta), 0.02, kept(a), nil))
+	for i := range 4 {
+		if got.Points[i].ID != a.Points[i].ID {
+			t.Errorf("tilted back, point %d has id %x, want last step's %x (ids %x, last %x)", i, got.Points[i].ID,
+				a.Points[i].ID, ids(got), ids(a))
+		}
+	}
+	if d := deepest([]Manifold{*fresh}) - deepest([]Manifold{*got}); d <= -FieldKeepDepth {
+		t.Errorf("the kept points lie %.5f m above the deepest, more than FieldKeepDepth", -d)
+	}
+}
+
+// The kept points give way where a point lies FieldKeepDepth or more below the deepest of them, or
+// where one of them is gone; a height field's manifold without kept points takes the deepest first.
+func TestFieldKeptPointsGiveWay(t *testing.T) {
+	// Six points of a face, ids 1 to 6; the kept ones are 1 to 4, the deepest of them at -1 mm.
+	sel := func(sep5 float32) []clipPt {
+		return []clipPt{
+			{p: vec{X: -0.3, Z: -0.3}, sep: -0.001, feat: 1}, {p: vec{X: 0.3, Z: -0.3}, sep: 0.002, feat: 2},
+			{p: vec{X: 0.3, Z: 0.3}, sep: 0.003, feat: 3}, {p: vec{X: -0.3, Z: 0.3}, sep: 0.001, feat: 4},
+			{p: vec{X: 0, Z: 0.1}, sep: sep5, feat: 5}, {p: vec{X: 0.1, Z: 0}, sep: 0.004, feat: 6},
+		}
+	}
+	c := &meshCtx{nkept: 1}
+	c.kept[0] = KeptPoints{IDs: [4]uint32{3, 1, 4, 2}, Count: 4}
+	for _, tc := range []struct {
+		sep5 float32
+		kept bool
+	}{{-0.0025, true}, {-0.001 - FieldKeepDepth*0.99, true}, {-0.001 - FieldKeepDepth*1.01, false}, {-0.01, false}} {
+		var keep [4]int
+		s := sel(tc.sep5)
+		got := c.keptOf(s, &keep)
+		if got != tc.kept {
+			t.Errorf("point 5 at %.4f m: kept %v, want %v", tc.sep5, got, tc.kept)
+		}
+		if got && (s[keep[0]].feat != 3 || s[keep[1]].feat != 1 || s[keep[2]].feat != 4 || s[keep[3]].feat != 2) {
+			t.Errorf("point 5 at %.4f m: kept %v, want the ids 3, 1, 4, 2 in order", tc.sep5, keep)
+		}
+	}
+	c.kept[0].IDs[2] = 7 // one of them gone
+	var keep [4]int
+	if c.keptOf(sel(0.004), &keep) {
+		t.Errorf("kept points of which one is gone are kept")
 	}
 }

@@ -419,12 +419,24 @@ func reducePts(p []clipPt, n vec, size, band float32, keep *[4]int) int {
 		}
 		return len(p)
 	}
+	return reduceFrom(p, n, size, band, deepestPt(p, size), keep)
+}
+
+// deepestPt returns the index of the deepest of points p, the first among those within hullDepthTol
+// times size of it.
+func deepestPt(p []clipPt, size float32) int {
 	i0 := 0
 	for i := range p {
 		if p[i].sep < p[i0].sep-hullDepthTol*size {
 			i0 = i
 		}
 	}
+	return i0
+}
+
+// reduceFrom is reducePts for more than four points with the first choice, i0, made: the farthest from
+// it, then the two widest triangles, touching points first.
+func reduceFrom(p []clipPt, n vec, size, band float32, i0 int, keep *[4]int) int {
 	touching := p[i0].sep + band
 	i1, i2, i3 := -1, -1, -1
 	for _, all := range [2]bool{false, true} {

@@ -2,6 +2,7 @@ package collide
 
 import (
 	"math"
+	"slices"
 	"sync"
 
 	"tumble/sim/geom"
@@ -25,7 +26,10 @@ import (
 // is not caught on them. The triangles' manifolds whose normals agree (within 2 degrees) are merged and
 // reduced to four points; at most MaxMeshManifolds remain, the deepest ones. Feature ids hash the
 // triangle's index with the features that made the point, so they are stable while the same triangle
-// features touch.
+// features touch (the height field walk's box points name the box's corner, or its edge and the grid
+// line it crosses, instead: field.go). Over a height field, a pair's manifold keeps last step's four
+// points while they hold (CollideMeshKeeping, FieldKeepDepth), so that a body rocking on points of
+// nearly equal depth keeps them and their warm starts.
 
 // MaxMeshManifolds is the most manifolds one shape gets against one mesh.
 const MaxMeshManifolds = 8
@@ -111,6 +115,10 @@ type meshCtx struct {
 	n0 vec
 	// probe, when set, takes the nearest of roundTri's points instead of adding them.
 	probe *meshPt
+	// kept is the ids of the pair's manifolds' points last step, for a height field
+	// (CollideMeshKeeping).
+	kept  [MaxMeshManifolds]KeptPoints
+	nkept int
 	// Scratch, reused from call to call through meshCtxPool (every routine writes what it reads).
 	ptsBuf          [256]meshPt
 	sel             [256]clipPt
@@ -184,6 +192,38 @@ func (c *meshCtx) add(n vec, pts []clipPt) bool {
 // code, but for a box or capsule over a height field's gentle terrain, which walks the grid instead
 // (field.go).
 func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, out []Manifold) []Manifold {
+	return CollideMeshKeeping(a, pa, b, pb, margin, nil, out)
+}
+
+// FieldKeepDepth, m, is how much deeper than last step's points of a manifold over a height field
+// another point may lie and those points still be kept (CollideMeshKeeping). A body resting on a
+// terrain stands on several points within a millimetre or two of level (a box's corners and its
+// edges' crossings of the grid, a rock's vertices over the grid's edges). The reduction to four
+// starts from the deepest and chooses the rest around it (reducePts), so when a rocking of a fraction
+// of a millimetre turns another point into the deepest, or a speculative point a few millimetres up
+// into a wider triangle, the four points and their ids change, their warm starts are lost, and the
+// solver's fresh impulses push the body back the other way: a box alone on the hills rocks at
+// 0.1 m/s for ever, a rock at 0.02 (scenes' TestBodiesOnHillsComeToRest). Kept, the points stay while
+// the rocking dies. A point deeper than the kept ones by up to this much may be left out and overlap
+// by that much more: 2 mm, under half the default allowed overlap (LinearSlop, 5 mm). From 1 mm up
+// both rest; half a millimetre is not enough.
+const FieldKeepDepth = 0.002
+
+// KeptPoints is the feature ids of one manifold's points (Manifold.Points' IDs, in order) as a pair
+// had them last step, for CollideMeshKeeping.
+type KeptPoints struct {
+	IDs   [4]uint32
+	Count int
+}
+
+// CollideMeshKeeping is CollideMesh for a pair that touched last step, kept the ids of its manifolds'
+// points then (in order, the reduction's first, the deepest, first). Over a height field, a manifold
+// of more than four points whose points include all four of one of kept's, none of its other points
+// FieldKeepDepth or more below the deepest of those, keeps those four instead of reducing afresh
+// (keptOf); otherwise its reduction starts from a kept manifold's first point where that is among
+// them and no point lies FieldKeepDepth or more below it (anchor), else from the deepest. So a body
+// rocking on points of nearly equal depth keeps its points and their warm starts. Meshes ignore kept.
+func CollideMeshKeeping(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margin float32, kept []KeptPoints, out []Manifold) []Manifold {
 	if b.Kind == geom.Plane || b.Kind == geom.TriMesh || b.Kind == geom.HeightField {
 		return out
 	}
@@ -238,6 +278,10 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 	dirBToA := func(v geom.Vec3) vec { return rb[0].Scale(v[0]).MAdd(rb[1], v[1]).MAdd(rb[2], v[2]) }
 
 	c.nclus, c.margin, c.size = 0, margin, 0
+	c.nkept = 0
+	if a.Kind == geom.HeightField {
+		c.nkept = copy(c.kept[:], kept)
+	}
 	c.pts = c.ptsBuf[:0]
 	switch b.Kind {
 	case geom.Box, geom.ConvexHull:
@@ -338,7 +382,16 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 			continue
 		}
 		var keep [4]int
-		nk := reducePts(sel, c.normals[k], c.size, touchBand*c.margin, &keep)
+		var nk int
+		if c.nkept > 0 && len(sel) > 4 {
+			if c.keptOf(sel, &keep) {
+				nk = 4
+			} else {
+				nk = reduceFrom(sel, c.normals[k], c.size, touchBand*c.margin, c.anchor(sel), &keep)
+			}
+		} else {
+			nk = reducePts(sel, c.normals[k], c.size, touchBand*c.margin, &keep)
+		}
 		if c.roundMax > 0 && nk > c.roundMax {
 			nk = deepestSpread(sel, &keep, nk, c.roundMax)
 		}
@@ -352,6 +405,57 @@ func CollideMesh(a *geom.Shape, pa geom.Pose, b *geom.Shape, pb geom.Pose, margi
 		out = append(out, m)
 	}
 	return out
+}
+
+// keptOf puts into keep the indices in sel (a manifold's points, more than four) of the points of one
+// of c.kept's manifolds, and reports whether it did: where all four of that manifold's points are
+// among sel and no point of sel lies FieldKeepDepth or more below the deepest of them.
+func (c *meshCtx) keptOf(sel []clipPt, keep *[4]int) bool {
+	least := sel[0].sep
+	for i := range sel {
+		least = min(least, sel[i].sep)
+	}
+	var old [4]int
+next:
+	for _, kp := range c.kept[:c.nkept] {
+		if kp.Count != 4 {
+			continue
+		}
+		deep := float32(math.MaxFloat32)
+		for j, id := range kp.IDs {
+			i := slices.IndexFunc(sel, func(p clipPt) bool { return p.feat == id })
+			if i < 0 {
+				continue next
+			}
+			old[j] = i
+			deep = min(deep, sel[i].sep)
+		}
+		if least > deep-FieldKeepDepth {
+			*keep = old
+			return true
+		}
+	}
+	return false
+}
+
+// anchor returns the first point for the reduction of a manifold's points sel: the deepest of them
+// (deepestPt), or the deepest of those that were the first points of c.kept's manifolds where no
+// point of sel lies FieldKeepDepth or more below it.
+func (c *meshCtx) anchor(sel []clipPt) int {
+	best := -1
+	least := sel[0].sep
+	for i := range sel {
+		least = min(least, sel[i].sep)
+		for _, kp := range c.kept[:c.nkept] {
+			if kp.Count > 0 && kp.IDs[0] == sel[i].feat && (best < 0 || sel[i].sep < sel[best].sep) {
+				best = i
+			}
+		}
+	}
+	if best >= 0 && least > sel[best].sep-FieldKeepDepth {
+		return best
+	}
+	return deepestPt(sel, c.size)
 }
 
 // nearestPoint appends cluster k's manifold for a ball on a height field: its one point nearest the
