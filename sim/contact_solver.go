@@ -508,10 +508,29 @@ func (w *World) refreshManifold(m *manifold) {
 	var drift vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		cp.sep = xB.Add(mulMat(rotB, cp.localB)).Sub(xA).Sub(mulMat(rotA, cp.localA)).Dot(m.normal)
+		cp.sep = pointSep(xA, xB, rotA, rotB, cp, m.normal)
 		drift = drift.Add(xB.Add(mulMat(rotB, cp.anchorB)).Sub(xA).Sub(mulMat(rotA, cp.anchorA)))
 	}
 	m.drift = drift.Scale(1 / float32(m.count))
+}
+
+// refreshSeparations is refreshManifold for a solver whose rows read the separations alone
+// (solverTraits.separationsOnly): each point's current separation, not the friction anchors' drift,
+// which costs as much again.
+func (w *World) refreshSeparations(m *manifold) {
+	b := &w.Bodies
+	rotA, rotB := &b.rot[m.a], &b.rot[m.b]
+	xA, xB := ldv(&b.Position[m.a]), ldv(&b.Position[m.b])
+	for i := 0; i < int(m.count); i++ {
+		cp := &m.pts[i]
+		cp.sep = pointSep(xA, xB, rotA, rotB, cp, m.normal)
+	}
+}
+
+// pointSep is a contact point's separation along normal n at the bodies' poses (centres xA, xB,
+// rotations rotA, rotB): the offset between its two anchors, (xB + RB lB) - (xA + RA lA), along n.
+func pointSep(xA, xB vec, rotA, rotB *Mat3, cp *contactPoint, n vec) float32 {
+	return xB.Add(mulMat(rotB, cp.localB)).Sub(xA).Sub(mulMat(rotA, cp.localA)).Dot(n)
 }
 
 // frictionBias returns the velocities along t1 and t2 at which the biased pass closes a manifold's
