@@ -116,11 +116,11 @@ bench-go:
 # bodies under every solver for SOAK_STEPS steps, and the piles (rain, pile) under their default solver
 # for SOAK_PILE_STEPS, SOAK_JOBS at a time (default: one per core, each on one worker, the costliest
 # first); each reports its memory early and at the end, any blow-up and its slowest step. In full about
-# 4.3 hours of CPU on the loaded development machine (about 3.8 quiet), its longest run (the pyramid
-# under XPBD) about 34 minutes: about 1.1 hours of wall time on 4 cores, 1.9-2.15 on 2 (make
-# soak-estimate; docs/PERF.md); make soak SOAK_STEPS=1000 SOAK_PILE_STEPS=200 is a shorter version;
-# SOAK_SCENES, SOAK_SOLVERS, SOAK_PILES (space-separated) and SOAK_FLAGS (sandbox soak's flags), on
-# this command line or in the environment, narrow it.
+# 4.2 hours of CPU on the loaded development machine (about 3.7 quiet), its longest run (the pyramid
+# under XPBD) about 34 minutes: about 1.05 hours of wall time on 4 cores, 1.85-2.1 on 2, so on 2 cores
+# no margin under 2 hours (make soak-estimate; docs/PERF.md); make soak SOAK_STEPS=1000
+# SOAK_PILE_STEPS=200 is a shorter version; SOAK_SCENES, SOAK_SOLVERS, SOAK_PILES (space-separated)
+# and SOAK_FLAGS (sandbox soak's flags), on this command line or in the environment, narrow it.
 SOAK_STEPS ?= 100000
 SOAK_PILE_STEPS ?= 10000
 SOAK_JOBS ?= $(shell nproc)

@@ -285,7 +285,13 @@ func (p *pipeline) normalRow(cp *contactPoint, biasRate, s, vn float32, useBias 
 	case s > 0:
 		imp = -cp.normalMass * (vn + s*p.plan.ctx.invH)
 	case useBias:
-		imp = -cp.softMass*(vn+max(biasRate*s, -p.plan.ctx.maxPush)) - cp.leak*cp.normalImpulse
+		// max(biasRate s, -maxPush) as a comparison: the same value for every input (NaN passes,
+		// and maxPush, 0 meaning 3, is never a zero), without the branches of Go's max.
+		push := biasRate * s
+		if push < -p.plan.ctx.maxPush {
+			push = -p.plan.ctx.maxPush
+		}
+		imp = -cp.softMass*(vn+push) - cp.leak*cp.normalImpulse
 	default:
 		imp = -cp.normalMass * vn
 	}
@@ -478,9 +484,10 @@ func (w *World) solveManifoldHelpers(m *manifold, useBias bool) {
 		s.apply(imp, n, cp.inA, cp.inB)
 	}
 	if !w.settings.NoFriction {
+		b1, b2 := frictionBias(m)
 		for i := 0; i < int(m.count); i++ {
 			cp := &m.pts[i]
-			d1, d2 := friction(cp, m, s.rowVel(m.t1, cp.t1A, cp.t1B), s.rowVel(m.t2, cp.t2A, cp.t2B), useBias)
+			d1, d2 := friction(cp, m, s.rowVel(m.t1, cp.t1A, cp.t1B), s.rowVel(m.t2, cp.t2A, cp.t2B), b1, b2, useBias)
 			s.apply(d1, m.t1, cp.it1A, cp.it1B)
 			s.apply(d2, m.t2, cp.it2A, cp.it2B)
 		}
@@ -501,10 +508,35 @@ func (w *World) refreshManifold(m *manifold) {
 	var drift vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
-		cp.sep = xB.Add(mulMat(rotB, cp.localB)).Sub(xA).Sub(mulMat(rotA, cp.localA)).Dot(m.normal)
+		cp.sep = pointSep(xA, xB, rotA, rotB, cp, m.normal)
 		drift = drift.Add(xB.Add(mulMat(rotB, cp.anchorB)).Sub(xA).Sub(mulMat(rotA, cp.anchorA)))
 	}
 	m.drift = drift.Scale(1 / float32(m.count))
+}
+
+// refreshSeparations is refreshManifold for a solver whose rows read the separations alone
+// (solverTraits.separationsOnly): each point's current separation, not the friction anchors' drift,
+// which costs as much again.
+func (w *World) refreshSeparations(m *manifold) {
+	b := &w.Bodies
+	rotA, rotB := &b.rot[m.a], &b.rot[m.b]
+	xA, xB := ldv(&b.Position[m.a]), ldv(&b.Position[m.b])
+	for i := 0; i < int(m.count); i++ {
+		cp := &m.pts[i]
+		cp.sep = pointSep(xA, xB, rotA, rotB, cp, m.normal)
+	}
+}
+
+// pointSep is a contact point's separation along normal n at the bodies' poses (centres xA, xB,
+// rotations rotA, rotB): the offset between its two anchors, (xB + RB lB) - (xA + RA lA), along n.
+func pointSep(xA, xB vec, rotA, rotB *Mat3, cp *contactPoint, n vec) float32 {
+	return xB.Add(mulMat(rotB, cp.localB)).Sub(xA).Sub(mulMat(rotA, cp.localA)).Dot(n)
+}
+
+// frictionBias returns the velocities along t1 and t2 at which the biased pass closes a manifold's
+// mean anchor drift (refreshManifold), the same for all its points: friction adds them.
+func frictionBias(m *manifold) (float32, float32) {
+	return m.drift.Dot(m.t1) * m.biasRate, m.drift.Dot(m.t2) * m.biasRate
 }
 
 // friction updates a point's two friction impulses for relative tangential velocities vt1, vt2 and
@@ -513,12 +545,13 @@ func (w *World) refreshManifold(m *manifold) {
 // softly, with the normal row's spring and damping, so static friction holds positions and not only
 // velocities: without it a tall pyramid creeps apart by centimetres. The pair of impulses is clamped
 // to the Coulomb disc |f_t| <= mu f_n using the current normal impulse, so friction is isotropic; a
-// clamped point is sliding and its anchors are dropped at the next step.
-func friction(cp *contactPoint, m *manifold, vt1, vt2 float32, useBias bool) (float32, float32) {
+// clamped point is sliding and its anchors are dropped at the next step. b1 and b2 are the drift's
+// closing velocities along t1 and t2 (frictionBias), read in the biased pass.
+func friction(cp *contactPoint, m *manifold, vt1, vt2, b1, b2 float32, useBias bool) (float32, float32) {
 	ms, leak := float32(1), float32(0)
 	if useBias {
-		vt1 += m.drift.Dot(m.t1) * m.biasRate
-		vt2 += m.drift.Dot(m.t2) * m.biasRate
+		vt1 += b1
+		vt2 += b2
 		ms, leak = m.massScale, m.leak
 	}
 	l1 := cp.tangentImpulse[0] - cp.tangentMass[0]*ms*vt1 - leak*cp.tangentImpulse[0]
@@ -548,6 +581,10 @@ func (w *World) jacobiManifold(k int, useBias bool) {
 	dv := s.vB.Sub(s.vA)
 	dn, dt1, dt2 := n.Dot(dv), m.t1.Dot(dv), m.t2.Dot(dv)
 	fric := !w.settings.NoFriction
+	var b1, b2 float32
+	if fric && useBias {
+		b1, b2 = frictionBias(m)
+	}
 	var lin, angA, angB vec
 	for i := 0; i < int(m.count); i++ {
 		cp := &m.pts[i]
@@ -556,7 +593,7 @@ func (w *World) jacobiManifold(k int, useBias bool) {
 		angA = angA.Add(cp.nA.Scale(imp))
 		angB = angB.Add(cp.nB.Scale(imp))
 		if fric {
-			d1, d2 := friction(cp, m, dt1+cp.t1B.Dot(s.wB)-cp.t1A.Dot(s.wA), dt2+cp.t2B.Dot(s.wB)-cp.t2A.Dot(s.wA), useBias)
+			d1, d2 := friction(cp, m, dt1+cp.t1B.Dot(s.wB)-cp.t1A.Dot(s.wA), dt2+cp.t2B.Dot(s.wB)-cp.t2A.Dot(s.wA), b1, b2, useBias)
 			lin = lin.Add(m.t1.Scale(d1)).Add(m.t2.Scale(d2))
 			angA = angA.Add(cp.t1A.Scale(d1)).Add(cp.t2A.Scale(d2))
 			angB = angB.Add(cp.t1B.Scale(d1)).Add(cp.t2B.Scale(d2))

@@ -18,6 +18,7 @@ const (
 	loopWarm                     // the warm start's impulses of manifolds
 	loopGatherFill               // the narrow phase's manifolds gathered into the step's list, over chunks of pairs
 	loopRefresh                  // the rows of manifolds brought to the current poses
+	loopRefreshSep               // the same, the separations alone (solverTraits.separationsOnly)
 	loopJointMass                // the joints' masses for the step
 	loopJointRefresh             // the joints' rows brought to the current poses (those outside wide batches)
 	loopJWideMass                // the same for the wide joint batches
@@ -151,6 +152,10 @@ func (w *World) body(l loop, worker, lo, hi int) {
 	case loopRefresh:
 		for k := lo; k < hi; k++ {
 			w.refreshManifold(&p.narrow.manifolds[k])
+		}
+	case loopRefreshSep:
+		for k := lo; k < hi; k++ {
+			w.refreshSeparations(&p.narrow.manifolds[k])
 		}
 
 	case loopJointMass:

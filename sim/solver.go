@@ -55,6 +55,9 @@ type solverTraits struct {
 	// does on the device (its contacts are not renamed), so that the solver it shares with the CPU
 	// steps the same bits on both.
 	renamesContacts bool
+	// separationsOnly: its contact rows read the points' separations and nothing else that
+	// refreshRows brings to the poses (no friction anchors' drift), so the refresh skips the rest.
+	separationsOnly bool
 }
 
 // RenamesContacts says whether the solver k keeps last step's contacts through a removal, renamed
@@ -189,7 +192,7 @@ func (w *World) refreshRows() {
 	if !p.plan.posesMoved {
 		return
 	}
-	w.refreshContacts()
+	w.refreshContacts(p.plan.solver.traits().separationsOnly)
 	if p.jwide.jwideOn { // the joints outside the batches from their list (jrest), not a scan of every joint
 		w.eachOf(loopJRestRefresh, p.jwide.jrest, jointGrain)
 		w.each(loopJWideMass, len(p.jwide.jwide), wideJointGrain)

@@ -64,10 +64,12 @@ func (impulseSolver) run(w *World, op Op) bool {
 	case StageSolve:
 		w.refreshRows()
 		w.pipe.loops.mode = op.Mode
+		st := &w.pipe.impulse
+		st.begin(len(w.pipe.narrow.manifolds))
 		w.passes(op, func() {
 			w.eachJointColour(loopJointColour)
 			for k := range w.pipe.narrow.manifolds {
-				w.impulseManifold(&w.pipe.narrow.manifolds[k])
+				w.impulseManifold(&w.pipe.narrow.manifolds[k], st.pts[impulsePointsPer*k:impulsePointsPer*(k+1)], st.epoch)
 			}
 		})
 	case StageProject:
@@ -94,8 +96,58 @@ const (
 	impulseProjectFraction = 0.5
 )
 
-// impulseManifold gives each approaching point of a manifold the seed's post-impulse velocity.
-func (w *World) impulseManifold(m *manifold) {
+// impulseStage keeps, over the sweeps of one solve op, what a touching point's impulse needs that
+// only the poses set: its arms r_A, r_B and K^-1. The sweeps of a sub-step change velocities alone
+// (the joints' rows included); the poses, the world inertias and the points' separations move only
+// between ops. So the values a point computes at its first sweep hold for the op's other sweeps, and
+// K, six matrix products and an inverse, is built once per point and sub-step instead of once per
+// sweep, with the same operations (the same bits).
+type impulseStage struct {
+	pts   []impulsePoint // impulsePointsPer a manifold, in the order of the narrow stage's manifolds
+	epoch uint32         // the current solve op's number; a point's values stamped otherwise are stale
+}
+
+// impulsePointsPer is the room a manifold's points take in impulseStage.pts (manifold.pts's length).
+const impulsePointsPer = len(manifold{}.pts)
+
+// impulsePoint is one contact point's cached arms and K^-1, each stamped with the op that computed it.
+type impulsePoint struct {
+	rA, rB vec
+	kinv   Mat3
+	arms   uint32 // the epoch whose rA and rB these are
+	k      uint32 // the epoch whose kinv this is
+}
+
+// begin opens a solve op over n manifolds: every point's cached values become stale.
+func (s *impulseStage) begin(n int) {
+	if s.epoch++; s.epoch == 0 { // wrapped: no stamp may match by age
+		clear(s.pts[:cap(s.pts)])
+		s.epoch = 1
+	}
+	if need := impulsePointsPer * n; cap(s.pts) < need {
+		s.pts = make([]impulsePoint, need)
+	} else {
+		s.pts = s.pts[:need]
+	}
+}
+
+// impulseK returns K^-1 for a point of arms rA and rB between bodies of inverse masses mA, mB and
+// world inverse inertias iA, iB: K = (mA + mB) 1 - [rA]x IA [rA]x - [rB]x IB [rB]x, column by
+// column K u = (mA + mB) u + (IA (rA x u)) x rA + (IB (rB x u)) x rB.
+func impulseK(iA, iB *Mat3, rA, rB vec, mA, mB float32) Mat3 {
+	var k Mat3
+	for col, u := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
+		kc := u.Scale(mA + mB).
+			Add(mulMat(iA, rA.Cross(u)).Cross(rA)).
+			Add(mulMat(iB, rB.Cross(u)).Cross(rB))
+		k[3*col], k[3*col+1], k[3*col+2] = kc.X, kc.Y, kc.Z
+	}
+	return invert(k)
+}
+
+// impulseManifold gives each approaching point of a manifold the seed's post-impulse velocity. cache
+// holds the manifold's points' arms and K^-1 for the solve op numbered epoch (impulseStage).
+func (w *World) impulseManifold(m *manifold, cache []impulsePoint, epoch uint32) {
 	b := &w.Bodies
 	p := &w.pipe
 	s := w.loadPair(m)
@@ -113,7 +165,11 @@ func (w *World) impulseManifold(m *manifold) {
 		if cp.sep > w.settings.LinearSlop {
 			continue // not touching yet (a speculative point)
 		}
-		rA, rB := mulMat(&b.rot[m.a], cp.localA), mulMat(&b.rot[m.b], cp.localB)
+		c := &cache[i]
+		if c.arms != epoch {
+			c.rA, c.rB, c.arms = mulMat(&b.rot[m.a], cp.localA), mulMat(&b.rot[m.b], cp.localB), epoch
+		}
+		rA, rB := c.rA, c.rB
 		v := s.vB.Add(s.wB.Cross(rB)).Sub(s.vA).Sub(s.wA.Cross(rA))
 		vn := v.Dot(n)
 		if vn >= 0 {
@@ -134,15 +190,10 @@ func (w *World) impulseManifold(m *manifold) {
 		} else {
 			target = target.Add(vt)
 		}
-		var k Mat3
-		for col, u := range [3]vec{{X: 1, Y: 0, Z: 0}, {X: 0, Y: 1, Z: 0}, {X: 0, Y: 0, Z: 1}} {
-			kc := u.Scale(s.mA + s.mB).
-				Add(mulMat(iA, rA.Cross(u)).Cross(rA)).
-				Add(mulMat(iB, rB.Cross(u)).Cross(rB))
-			k[3*col], k[3*col+1], k[3*col+2] = kc.X, kc.Y, kc.Z
+		if c.k != epoch {
+			c.kinv, c.k = impulseK(iA, iB, rA, rB, s.mA, s.mB), epoch
 		}
-		kinv := invert(k)
-		j := mulMat(&kinv, target.Sub(v))
+		j := mulMat(&c.kinv, target.Sub(v))
 		if s.mA != 0 {
 			s.vA = s.vA.Sub(j.Scale(s.mA))
 			s.wA = s.wA.Sub(mulMat(iA, rA.Cross(j)))

@@ -80,7 +80,10 @@ func (penaltySolver) defaults(s *Settings) {
 	s.NoWarmStart = true
 }
 
-func (penaltySolver) traits() solverTraits { return solverTraits{colours: true, renamesContacts: true} } // the joints are solved by colour
+// traits: the joints are solved by colour; the springs read the separations and no friction anchor.
+func (penaltySolver) traits() solverTraits {
+	return solverTraits{colours: true, renamesContacts: true, separationsOnly: true}
+}
 
 func (penaltySolver) run(w *World, op Op) bool {
 	if op.Stage != StageSolve {

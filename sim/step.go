@@ -22,6 +22,7 @@ type pipeline struct {
 	joints  jointStage
 	match   matchStage
 	xpbd    xpbdStage
+	impulse impulseStage
 	rigid   rigidStage
 	wide    wideStage
 	jwide   jointWideStage

@@ -435,11 +435,16 @@ func put3[L lanes | blanes](d *[3]L, l int, v vec) { d[0][l], d[1][l], d[2][l] =
 
 // refreshContacts brings every manifold's separations and friction drift to the current poses: the
 // batches' with the wide refresh (the manifolds' own copies are then stale; nothing reads them until
-// the next Prepare), the overflow's and every manifold's without the wide pass with refreshManifold.
-func (w *World) refreshContacts() {
+// the next Prepare), the overflow's and every manifold's without the wide pass with refreshManifold;
+// sepOnly (a solver of no wide pass whose rows read no drift) the separations alone.
+func (w *World) refreshContacts(sepOnly bool) {
 	s := &w.pipe.wide
 	if !s.wideOn {
-		w.each(loopRefresh, len(s.in.manifolds), refreshGrain)
+		loop := loopRefresh
+		if sepOnly {
+			loop = loopRefreshSep
+		}
+		w.each(loop, len(s.in.manifolds), refreshGrain)
 		return
 	}
 	w.eachRegion(loopWideRefresh)
