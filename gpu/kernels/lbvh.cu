@@ -444,6 +444,27 @@ TB_FN void tbEmit(unsigned *pairA, unsigned *pairB, unsigned *count, int cap, in
 // tbId is the body of leaf j of a tree over the bodies ids lists (all bodies: ids is 0).
 TB_FN int tbId(const int *ids, int j) { return ids != 0 ? ids[j] : j; }
 
+// tbWalkNext takes a depth-first walk of a tree to the next internal node: from node c, whose
+// children c0 and c1 the query's box overlaps as hit0 and hit1 say (a leaf child already handled and
+// its hit cleared), it goes down to c0, keeping c1 on the stack when both are hit (while the stack of
+// 64 has room: a tree that deep is lost to the walk, not overrun), else to the one hit, else back to
+// the last node kept. false: the walk is over.
+TB_FN bool tbWalkNext(int *c, int *stack, int *top, bool hit0, bool hit1, int c0, int c1) {
+	if (hit0 && hit1 && *top < 64) {
+		stack[(*top)++] = c1;
+		*c = c0;
+	} else if (hit0) {
+		*c = c0;
+	} else if (hit1) {
+		*c = c1;
+	} else if (*top > 0) {
+		*c = stack[--*top];
+	} else {
+		return false;
+	}
+	return true;
+}
+
 // tb_broad_query finds the pairs of leaf k (sorted position) with the leaves after it, as sim/bvh's
 // queryKernel: those leaves are the right children of the ancestors whose left subtree holds k, so the
 // query walks up the parent links and, at each such ancestor, tests the right child's box and walks an
@@ -529,16 +550,7 @@ TB_KERNEL void tb_broad_query(const TbNode *nodes, const int *parent, const TbBo
 				tbEmit(pairA, pairB, count, cap, tbId(ids, body), tbId(ids, ~c1));
 				hit1 = false;
 			}
-			if (hit0 && hit1 && top < 64) {
-				stack[top++] = c1;
-				c = c0;
-			} else if (hit0) {
-				c = c0;
-			} else if (hit1) {
-				c = c1;
-			} else if (top > 0) {
-				c = stack[--top];
-			} else {
+			if (!tbWalkNext(&c, stack, &top, hit0, hit1, c0, c1)) {
 				break;
 			}
 		}
@@ -596,16 +608,7 @@ TB_KERNEL void tb_broad_cross(const TbBox *boxes, const unsigned *moving, const 
 			}
 			hit1 = false;
 		}
-		if (hit0 && hit1 && top < 64) {
-			stack[top++] = c1;
-			c = c0;
-		} else if (hit0) {
-			c = c0;
-		} else if (hit1) {
-			c = c1;
-		} else if (top > 0) {
-			c = stack[--top];
-		} else {
+		if (!tbWalkNext(&c, stack, &top, hit0, hit1, c0, c1)) {
 			break;
 		}
 	}
